@@ -1,0 +1,48 @@
+/**
+ * What a rule reports. Every finding names the object, the field and the fix, so the same text
+ * serves a synth error, an admission denial and a preview line.
+ */
+import { RayObject } from './gang';
+
+export type Severity = 'error' | 'warning';
+
+/** Who would act on the problem if the library did not catch it first. */
+export type FindingSource =
+  | 'kueue-webhook' // Kueue's admission webhook denies the object
+  | 'kueue-workload' // the object is accepted, but its Workload is rejected or never admitted
+  | 'kuberay-operator' // the CRD accepts it, KubeRay then refuses or stalls it
+  | 'kubernetes' // the API server rejects or prunes it
+  | 'version' // the chosen versions lack a feature or are a known-bad pair
+  | 'app'; // the object contradicts other objects of the app (queues, priorities, quota)
+
+export interface Finding {
+  /** Name of the rule (a function in src/policy/rules). */
+  readonly rule: string;
+  readonly severity: Severity;
+  /** e.g. "RayJob default/rayjob-sample-*". */
+  readonly object: string;
+  /** JSON path of the offending field, e.g. "spec.shutdownAfterJobFinishes". */
+  readonly field: string;
+  readonly message: string;
+  readonly fix: string;
+  readonly source: FindingSource;
+}
+
+/** A human reference to a Ray object: Kind namespace/name (generateName shown as prefix-*). */
+export function objectRef(obj: RayObject): string {
+  const ns = obj.metadata?.namespace ?? 'default';
+  const name = obj.metadata?.name ?? (obj.metadata?.generateName ? `${obj.metadata.generateName}*` : '<unnamed>');
+  return `${obj.kind ?? '<kind?>'} ${ns}/${name}`;
+}
+
+export function formatFinding(f: Finding): string {
+  return `${f.object}: ${f.field}: ${f.message}. Fix: ${f.fix} [${f.rule}]`;
+}
+
+export function errorsOf(findings: readonly Finding[]): Finding[] {
+  return findings.filter((f) => f.severity === 'error');
+}
+
+export function warningsOf(findings: readonly Finding[]): Finding[] {
+  return findings.filter((f) => f.severity === 'warning');
+}

@@ -1,0 +1,178 @@
+/**
+ * The gang: the PodSets Kueue builds for a Ray object and the total it must fit into quota,
+ * counted exactly as the chosen Kueue version counts them (domain.md §4, versions.md K8/K9).
+ *
+ * Pure: input is the Kubernetes JSON of a RayJob, RayCluster or RayService.
+ */
+import { addInto, maxInto, parseQuantity, parseResourceList, ResourceMap } from './quantity';
+import { KueueCapabilities } from './versions';
+
+/** A Ray object as the API server sees it (plain Kubernetes JSON). */
+export interface RayObject {
+  readonly apiVersion?: string;
+  readonly kind?: string;
+  readonly metadata?: {
+    readonly name?: string;
+    readonly generateName?: string;
+    readonly namespace?: string;
+    readonly labels?: Record<string, string>;
+    readonly annotations?: Record<string, string>;
+    readonly ownerReferences?: ReadonlyArray<{ kind?: string; name?: string; apiVersion?: string; controller?: boolean }>;
+  };
+  readonly spec?: any;
+}
+
+export interface PodSetAccounting {
+  /** PodSet name as Kueue writes it (head, lower-cased group name, submitter). */
+  readonly name: string;
+  /** Where the template lives in the object, e.g. spec.rayClusterSpec.workerGroupSpecs[0]. */
+  readonly path: string;
+  /** Number of pods. */
+  readonly count: number;
+  /** Requests of one pod, in milli-units. */
+  readonly perPod: ResourceMap;
+  /** perPod × count. */
+  readonly total: ResourceMap;
+  /** Version extras that were added (e.g. "autoscaler sidecar 500m/512Mi"). */
+  readonly extras: readonly string[];
+}
+
+export interface Gang {
+  readonly podSets: readonly PodSetAccounting[];
+  readonly total: ResourceMap;
+}
+
+export const DEFAULT_SUBMITTER_REQUESTS = { cpu: '500m', memory: '200Mi' } as const;
+export const DEFAULT_SUBMITTER_LIMITS = { cpu: '1', memory: '1Gi' } as const;
+export const SIDECAR_SUBMITTER_REQUESTS = { cpu: '500m', memory: '200Mi' } as const;
+export const REDIS_CLEANUP_REQUESTS = { cpu: '200m', memory: '256Mi' } as const;
+export const AUTOSCALER_SIDECAR_REQUESTS = { cpu: '500m', memory: '512Mi' } as const;
+
+/** The RayClusterSpec inside a Ray object, and its path. */
+export function clusterSpecOf(obj: RayObject): { spec: any; path: string } | undefined {
+  switch (obj.kind) {
+    case 'RayJob': return obj.spec?.rayClusterSpec ? { spec: obj.spec.rayClusterSpec, path: 'spec.rayClusterSpec' } : undefined;
+    case 'RayCluster': return obj.spec ? { spec: obj.spec, path: 'spec' } : undefined;
+    case 'RayService': return obj.spec?.rayClusterConfig ? { spec: obj.spec.rayClusterConfig, path: 'spec.rayClusterConfig' } : undefined;
+    default: return undefined;
+  }
+}
+
+/** A container's requests as Kueue counts them: missing requests are filled from limits. */
+export function containerRequests(container: any, where: string): ResourceMap {
+  const req = parseResourceList(container?.resources?.requests, `${where}.resources.requests`);
+  const lim = parseResourceList(container?.resources?.limits, `${where}.resources.limits`);
+  for (const [k, v] of lim) if (!req.has(k)) req.set(k, v);
+  return req;
+}
+
+/**
+ * Requests of one pod, per k8s.io/component-helpers resource.PodRequests: regular containers
+ * summed, restartable (sidecar) init containers added, each other init container max'ed (on top of
+ * the sidecars started before it), plus spec.overhead.
+ */
+export function podRequests(podSpec: any, where: string, extraContainers: ResourceMap[] = []): ResourceMap {
+  const sum: ResourceMap = new Map();
+  (podSpec?.containers ?? []).forEach((c: any, i: number) => addInto(sum, containerRequests(c, `${where}.containers[${i}]`)));
+  for (const extra of extraContainers) addInto(sum, extra);
+  const sidecars: ResourceMap = new Map();
+  const initMax: ResourceMap = new Map();
+  (podSpec?.initContainers ?? []).forEach((c: any, i: number) => {
+    const r = containerRequests(c, `${where}.initContainers[${i}]`);
+    if (c?.restartPolicy === 'Always') {
+      addInto(sidecars, r);
+      maxInto(initMax, sidecars);
+    } else {
+      maxInto(initMax, addInto(new Map(sidecars), r));
+    }
+  });
+  addInto(sum, sidecars);
+  maxInto(sum, initMax);
+  addInto(sum, parseResourceList(podSpec?.overhead, `${where}.overhead`));
+  return sum;
+}
+
+function literal(list: Record<string, string>): ResourceMap {
+  return new Map(Object.entries(list).map(([k, v]) => [k, parseQuantity(v)]));
+}
+
+function times(map: ResourceMap, n: number): ResourceMap {
+  return addInto(new Map(), map, BigInt(n));
+}
+
+function gcsFaultToleranceEnabled(obj: RayObject, cluster: any): boolean {
+  return cluster?.gcsFaultToleranceOptions !== undefined || obj.metadata?.annotations?.['ray.io/ft-enabled'] === 'true';
+}
+
+/** Worker-group pod count as Kueue counts it: replicas × numOfHosts. */
+export function workerCount(group: any, replicasOverride?: number): number {
+  // The CRD defaults replicas to 0 and numOfHosts to 1 before any webhook or controller sees the object.
+  const replicas = replicasOverride ?? (typeof group?.replicas === 'number' ? group.replicas : 0);
+  const hosts = typeof group?.numOfHosts === 'number' && group.numOfHosts > 0 ? group.numOfHosts : 1;
+  return replicas * hosts;
+}
+
+export interface GangOptions {
+  /** Count each worker group at this many replicas instead of `replicas` (e.g. maxReplicas for elastic scale-up). */
+  readonly workerReplicas?: (group: any) => number | undefined;
+}
+
+/** Builds the PodSets and the total request of a Ray object for a Kueue version. */
+export function computeGang(obj: RayObject, kueue: KueueCapabilities, opts: GangOptions = {}): Gang {
+  const podSets: PodSetAccounting[] = [];
+  const cs = clusterSpecOf(obj);
+  if (cs) {
+    const cluster = cs.spec;
+    const headPath = `${cs.path}.headGroupSpec`;
+    const headTemplate = cluster.headGroupSpec?.template;
+    const extras: string[] = [];
+    const extraContainers: ResourceMap[] = [];
+    let headSpec = headTemplate?.spec;
+    if (kueue.countsRedisCleanup && gcsFaultToleranceEnabled(obj, cluster) && headSpec?.containers?.length) {
+      // Redis cleanup job requests are max-merged into the head's Ray container (0.17.6+).
+      const merged = maxInto(containerRequests(headSpec.containers[0], `${headPath}.template.spec.containers[0]`), literal(REDIS_CLEANUP_REQUESTS));
+      headSpec = { ...headSpec, containers: [{ name: headSpec.containers[0].name, resources: { requests: mapToList(merged) } }, ...headSpec.containers.slice(1)] };
+      extras.push('GCS fault-tolerance Redis cleanup 200m/256Mi max-merged into the Ray container');
+    }
+    if (kueue.countsAutoscalerSidecar && cluster.enableInTreeAutoscaling === true) {
+      const res = cluster.autoscalerOptions?.resources;
+      const sidecar = res ? containerRequests({ resources: res }, `${cs.path}.autoscalerOptions`) : literal(AUTOSCALER_SIDECAR_REQUESTS);
+      extraContainers.push(sidecar);
+      extras.push(res ? 'autoscaler sidecar (autoscalerOptions.resources)' : 'autoscaler sidecar 500m/512Mi');
+    }
+    if (obj.kind === 'RayJob' && kueue.countsSidecarSubmitter && obj.spec?.submissionMode === 'SidecarMode') {
+      extraContainers.push(literal(SIDECAR_SUBMITTER_REQUESTS));
+      extras.push('SidecarMode submitter 500m/200Mi');
+    }
+    const perPod = podRequests(headSpec, `${headPath}.template.spec`, extraContainers);
+    podSets.push({ name: 'head', path: headPath, count: 1, perPod, total: times(perPod, 1), extras });
+
+    (cluster.workerGroupSpecs ?? []).forEach((g: any, i: number) => {
+      const path = `${cs.path}.workerGroupSpecs[${i}]`;
+      const per = podRequests(g?.template?.spec, `${path}.template.spec`);
+      const count = workerCount(g, opts.workerReplicas?.(g));
+      podSets.push({ name: String(g?.groupName ?? '').toLowerCase(), path, count, perPod: per, total: times(per, count), extras: [] });
+    });
+  }
+  if (obj.kind === 'RayJob' && rayJobHasSubmitterPodSet(obj)) {
+    const tpl = obj.spec?.submitterPodTemplate;
+    const per = tpl
+      ? podRequests(tpl.spec, 'spec.submitterPodTemplate.spec')
+      : literal(DEFAULT_SUBMITTER_REQUESTS);
+    podSets.push({ name: 'submitter', path: tpl ? 'spec.submitterPodTemplate' : 'spec.submissionMode', count: 1, perPod: per, total: times(per, 1), extras: tpl ? [] : ['default submitter 500m/200Mi'] });
+  }
+  const total: ResourceMap = new Map();
+  for (const ps of podSets) addInto(total, ps.total);
+  return { podSets, total };
+}
+
+/** A RayJob in K8sJobMode (the CRD default) gets a `submitter` PodSet. */
+export function rayJobHasSubmitterPodSet(obj: RayObject): boolean {
+  return obj.kind === 'RayJob' && (obj.spec?.submissionMode ?? 'K8sJobMode') === 'K8sJobMode';
+}
+
+function mapToList(map: ResourceMap): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of map) out[k] = `${v}m`;
+  return out;
+}

@@ -1,0 +1,37 @@
+/**
+ * Version-pair rules: Kueue × KubeRay combinations known to break, and quota a version under-counts.
+ */
+import { clusterSpecOf } from '../gang';
+import { isQueued, usesAutoscaling } from '../ray-object';
+import { FIRST_KUEUE_VERSION, rayServicePair } from '../versions';
+import { Reporter, Rule } from './rule';
+
+/** A queued RayService on a Kueue × KubeRay pair that deadlocks or misbehaves (versions.md §3). */
+export const rayServiceVersionPair: Rule = (obj, ctx) => {
+  const r = new Reporter('rayServiceVersionPair', obj, 'version');
+  if (obj.kind !== 'RayService' || !isQueued(obj)) return r.findings;
+  const v = rayServicePair(ctx.kueue, ctx.kuberay);
+  const fix = ctx.kueue.rayServiceQueueing === 'native'
+    ? 'choose KubeRay v1.5.2 or v1.6.2 (the default pair is Kueue v0.19.2 + KubeRay v1.6.2)'
+    : `choose KubeRay v1.4.2 for Kueue ${ctx.kueue.version}, or Kueue >= ${FIRST_KUEUE_VERSION.nativeRayService} with KubeRay v1.6.2`;
+  if (v.status === 'broken') r.error('metadata.labels[kueue.x-k8s.io/queue-name]', v.reason, fix);
+  if (v.status === 'suspect') r.warn('metadata.labels[kueue.x-k8s.io/queue-name]', v.reason, fix);
+  return r.findings;
+};
+
+/** Quota the chosen Kueue does not count: the pods then run above what was admitted. */
+export const underCountedQuota: Rule = (obj, ctx) => {
+  const r = new Reporter('underCountedQuota', obj, 'version');
+  if (!isQueued(obj)) return r.findings;
+  if (obj.kind === 'RayJob' && obj.spec?.submissionMode === 'SidecarMode' && !ctx.kueue.countsSidecarSubmitter) {
+    r.warn('spec.submissionMode', `Kueue ${ctx.kueue.version} does not count the SidecarMode submitter container (500m CPU / 200Mi) in the head PodSet: the head runs above its admitted quota`,
+      `choose Kueue >= ${FIRST_KUEUE_VERSION.sidecarModeAccounting}, or keep that headroom outside the ClusterQueue's nominal quota`);
+  }
+  if (usesAutoscaling(obj) && !ctx.kueue.countsAutoscalerSidecar) {
+    r.warn(`${clusterSpecOf(obj)?.path}.enableInTreeAutoscaling`, `Kueue ${ctx.kueue.version} does not count the autoscaler sidecar (500m CPU / 512Mi by default) in the head PodSet: the head runs above its admitted quota`,
+      `choose Kueue >= ${FIRST_KUEUE_VERSION.autoscalerAccounting}, or keep that headroom outside the ClusterQueue's nominal quota`);
+  }
+  return r.findings;
+};
+
+export const COMPATIBILITY_RULES: Record<string, Rule> = { rayServiceVersionPair, underCountedQuota };

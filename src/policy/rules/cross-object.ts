@@ -1,0 +1,247 @@
+/**
+ * Rules across objects: the workload's queue, its ClusterQueue, priority classes and quota.
+ * They need an inventory (from the app at synth, from the cluster in the webhook).
+ */
+import { ClusterQueueEntry, Inventory, LabelSelector, LocalQueueEntry, PolicyContext } from '../context';
+import { computeGang, Gang } from '../gang';
+import { formatQuantity, formatResources, ResourceMap, sortedResourceNames } from '../quantity';
+import { isElastic, namespaceOf, PRIORITY_CLASS_LABEL, priorityClassOf, QUEUE_NAME_LABEL, queueNameOf, usesAutoscaling } from '../ray-object';
+import { Reporter, Rule } from './rule';
+
+const QUEUE_FIELD = `metadata.labels[${QUEUE_NAME_LABEL}]`;
+const PRIORITY_FIELD = `metadata.labels[${PRIORITY_CLASS_LABEL}]`;
+
+export function findLocalQueue(inv: Inventory, namespace: string, name: string): LocalQueueEntry | undefined {
+  return inv.localQueues.find((q) => q.namespace === namespace && q.name === name);
+}
+
+export function findClusterQueue(inv: Inventory, name: string): ClusterQueueEntry | undefined {
+  return inv.clusterQueues.find((q) => q.name === name);
+}
+
+/** Kubernetes label-selector semantics. */
+export function selectorMatches(sel: LabelSelector | null | undefined, labels: Record<string, string>): boolean {
+  if (sel === null || sel === undefined) return false; // Kueue: a nil namespaceSelector matches no namespace
+  for (const [k, v] of Object.entries(sel.matchLabels ?? {})) if (labels[k] !== v) return false;
+  for (const e of sel.matchExpressions ?? []) {
+    const has = Object.prototype.hasOwnProperty.call(labels, e.key);
+    const vals = e.values ?? [];
+    switch (e.operator) {
+      case 'In': if (!has || !vals.includes(labels[e.key])) return false; break;
+      case 'NotIn': if (has && vals.includes(labels[e.key])) return false; break;
+      case 'Exists': if (!has) return false; break;
+      case 'DoesNotExist': if (has) return false; break;
+      default: return false;
+    }
+  }
+  return true;
+}
+
+function selectorKeys(sel: LabelSelector): string[] {
+  return [...Object.keys(sel.matchLabels ?? {}), ...(sel.matchExpressions ?? []).map((e) => e.key)];
+}
+
+/** The workload's LocalQueue exists in its namespace. */
+export const queueExists: Rule = (obj, ctx) => {
+  const r = new Reporter('queueExists', obj, 'app');
+  const inv = ctx.inventory;
+  const q = queueNameOf(obj);
+  if (!inv || !q || ctx.external?.localQueue) return r.findings;
+  const ns = namespaceOf(obj);
+  if (!findLocalQueue(inv, ns, q)) {
+    const elsewhere = inv.localQueues.filter((lq) => lq.name === q).map((lq) => lq.namespace);
+    r.error(QUEUE_FIELD, `LocalQueue "${q}" does not exist in namespace "${ns}"${elsewhere.length ? ` (it exists in ${elsewhere.join(', ')}; a LocalQueue serves only its own namespace)` : ''}: Kueue keeps the workload suspended with no Workload`,
+      `create LocalQueue ${ns}/${q} (LocalQueue or TenantQueue), put the workload in the queue's namespace, or reference a queue defined elsewhere with LocalQueue.fromLocalQueueName()`);
+  }
+  return r.findings;
+};
+
+/** The LocalQueue's ClusterQueue exists and admits the workload's namespace. */
+export const clusterQueueAdmitsNamespace: Rule = (obj, ctx) => {
+  const r = new Reporter('clusterQueueAdmitsNamespace', obj, 'app');
+  const inv = ctx.inventory;
+  const q = queueNameOf(obj);
+  if (!inv || !q) return r.findings;
+  const ns = namespaceOf(obj);
+  const lq = findLocalQueue(inv, ns, q);
+  if (!lq) return r.findings;
+  const cq = findClusterQueue(inv, lq.clusterQueue);
+  if (!cq) {
+    if (!ctx.external?.localQueue) {
+      r.error(QUEUE_FIELD, `LocalQueue ${ns}/${q} points at ClusterQueue "${lq.clusterQueue}", which does not exist: Workloads stay pending (ClusterQueue is inactive)`,
+        `create ClusterQueue "${lq.clusterQueue}" or point the LocalQueue at an existing one`);
+    }
+    return r.findings;
+  }
+  const known = inv.namespaces.find((n) => n.name === ns);
+  const labels = known?.labels ?? { 'kubernetes.io/metadata.name': ns };
+  if (!selectorMatches(cq.namespaceSelector, labels)) {
+    const onlyName = cq.namespaceSelector && selectorKeys(cq.namespaceSelector).every((k) => k === 'kubernetes.io/metadata.name');
+    const msg = cq.namespaceSelector === null || cq.namespaceSelector === undefined
+      ? `ClusterQueue "${cq.name}" has no namespaceSelector, which admits no namespace: the Workload stays pending`
+      : `ClusterQueue "${cq.name}" namespaceSelector ${JSON.stringify(cq.namespaceSelector)} does not match namespace "${ns}" (labels ${JSON.stringify(labels)}): the Workload stays pending`;
+    if (known || onlyName || cq.namespaceSelector === null || cq.namespaceSelector === undefined) {
+      r.error(QUEUE_FIELD, msg, `widen ClusterQueue "${cq.name}" namespaceSelector (namespaceSelector: {} admits every namespace) or label namespace "${ns}" to match`);
+    } else {
+      r.warn(QUEUE_FIELD, `${msg}; namespace "${ns}" is not defined in this app, so its other labels are unknown`, `define the namespace in the app (TenantQueue) or check its labels`);
+    }
+  }
+  if (cq.stopPolicy && cq.stopPolicy !== 'None') {
+    r.warn(QUEUE_FIELD, `ClusterQueue "${cq.name}" has stopPolicy ${cq.stopPolicy}: it admits no new workloads`, 'set stopPolicy: None to resume admission');
+  }
+  return r.findings;
+};
+
+/** The priority class exists, and a tenant allows it. */
+export const priorityClassAllowed: Rule = (obj, ctx) => {
+  const r = new Reporter('priorityClassAllowed', obj, 'app');
+  const inv = ctx.inventory;
+  const p = priorityClassOf(obj);
+  if (!inv) return r.findings;
+  if (p && !ctx.external?.priorityClass && !inv.priorityClasses.some((c) => c.name === p)) {
+    r.error(PRIORITY_FIELD, `WorkloadPriorityClass "${p}" does not exist: Kueue cannot build the Workload and the job stays suspended`,
+      `create WorkloadPriorityClass "${p}", use one of ${inv.priorityClasses.map((c) => `"${c.name}"`).join(', ') || '(none defined)'}, or reference one defined elsewhere with WorkloadPriorityClass.fromWorkloadPriorityClassName()`);
+  }
+  const q = queueNameOf(obj);
+  const lq = q ? findLocalQueue(inv, namespaceOf(obj), q) : undefined;
+  const allowed = lq?.tenant?.allowedPriorityClasses;
+  if (p && allowed && allowed.length > 0 && !allowed.includes(p)) {
+    r.error(PRIORITY_FIELD, `priority class "${p}" is not allowed for tenant queue ${lq!.namespace}/${lq!.name} (allowed: ${allowed.join(', ')})`,
+      `use one of ${allowed.join(', ')}, or add "${p}" to the TenantQueue's allowedPriorityClasses`);
+  }
+  return r.findings;
+};
+
+interface Cap { nominal: bigint; ceiling: bigint }
+
+/** Nominal quota and the most a ClusterQueue can ever use (nominal + borrowing ceiling), per flavor and resource. */
+export function clusterQueueCapacity(cq: ClusterQueueEntry, inv: Inventory): Map<string, Map<string, Cap>> {
+  const out = new Map<string, Map<string, Cap>>();
+  const treeCohorts = cohortTree(cq.cohort, inv);
+  const lenders = cq.cohort ? inv.clusterQueues.filter((o) => o.name !== cq.name && o.cohort && treeCohorts.has(o.cohort)) : [];
+  const pool = (flavor: string, resource: string): bigint => {
+    let sum = 0n;
+    for (const o of lenders) {
+      for (const g of o.resourceGroups) for (const f of g.flavors) if (f.flavor === flavor) {
+        for (const q of f.resources) if (q.resource === resource) sum += q.lendingLimit ?? q.nominal;
+      }
+    }
+    for (const c of inv.cohorts.filter((x) => treeCohorts.has(x.name))) {
+      for (const g of c.resourceGroups) for (const f of g.flavors) if (f.flavor === flavor) {
+        for (const q of f.resources) if (q.resource === resource) sum += q.nominal;
+      }
+    }
+    return sum;
+  };
+  for (const g of cq.resourceGroups) {
+    for (const f of g.flavors) {
+      const m = out.get(f.flavor) ?? new Map<string, Cap>();
+      for (const q of f.resources) {
+        let borrow = cq.cohort ? pool(f.flavor, q.resource) : 0n;
+        if (q.borrowingLimit !== undefined && q.borrowingLimit < borrow) borrow = q.borrowingLimit;
+        m.set(q.resource, { nominal: q.nominal, ceiling: q.nominal + borrow });
+      }
+      out.set(f.flavor, m);
+    }
+  }
+  return out;
+}
+
+/** All cohorts sharing a root with `cohort` (the borrowing domain). */
+function cohortTree(cohort: string | undefined, inv: Inventory): Set<string> {
+  if (!cohort) return new Set();
+  const parent = new Map<string, string | undefined>(inv.cohorts.map((c) => [c.name, c.parent]));
+  const rootOf = (c: string) => {
+    const seen = new Set<string>();
+    let cur = c;
+    while (parent.get(cur) && !seen.has(cur)) { seen.add(cur); cur = parent.get(cur)!; }
+    return cur;
+  };
+  const root = rootOf(cohort);
+  const names = new Set<string>([cohort, ...inv.cohorts.map((c) => c.name), ...inv.clusterQueues.map((q) => q.cohort).filter((c): c is string => !!c)]);
+  return new Set([...names].filter((n) => rootOf(n) === root));
+}
+
+function describeGang(g: Gang): string {
+  return g.podSets.filter((p) => p.count > 0).map((p) => `${p.name} ${p.count}×(${formatResources(p.perPod)})`).join(' + ');
+}
+
+/**
+ * The gang can ever fit its ClusterQueue: every requested resource is covered, each PodSet fits one
+ * flavor, and the total fits nominal + borrowing ceiling. Warns when it fits only by borrowing and
+ * when an elastic cluster cannot reach its maxReplicas.
+ */
+export const gangCanEverFit: Rule = (obj, ctx) => {
+  const r = new Reporter('gangCanEverFit', obj, 'kueue-workload');
+  const inv = ctx.inventory;
+  const q = queueNameOf(obj);
+  if (!inv || !q) return r.findings;
+  const lq = findLocalQueue(inv, namespaceOf(obj), q);
+  const cq = lq ? findClusterQueue(inv, lq.clusterQueue) : undefined;
+  if (!cq) return r.findings;
+  let gang: Gang;
+  try {
+    gang = computeGang(obj, ctx.kueue);
+  } catch {
+    return r.findings; // containerResources reports unparsable quantities
+  }
+  const caps = clusterQueueCapacity(cq, inv);
+  const field = QUEUE_FIELD;
+  const covered = new Set(cq.resourceGroups.flatMap((g) => g.coveredResources));
+  const requested = sortedResourceNames(gang.total).filter((res) => gang.total.get(res)! > 0n);
+  const uncovered = requested.filter((res) => !covered.has(res));
+  if (uncovered.length) {
+    r.error(field, `the gang requests ${uncovered.join(', ')}, which ClusterQueue "${cq.name}" does not cover: the Workload can never be admitted`,
+      `add ${uncovered.join(', ')} to a resource group of ClusterQueue "${cq.name}", or remove the request`);
+    return r.findings;
+  }
+  const maxOver = (res: string, pick: (c: Cap) => bigint, sum: boolean): bigint => {
+    let v = 0n;
+    for (const m of caps.values()) {
+      const c = m.get(res);
+      if (!c) continue;
+      v = sum ? v + pick(c) : (pick(c) > v ? pick(c) : v);
+    }
+    return v;
+  };
+  // Each PodSet is assigned one flavor per resource group: it must fit a single flavor.
+  for (const ps of gang.podSets) {
+    if (ps.count === 0) continue;
+    for (const g of cq.resourceGroups) {
+      const rs = [...ps.total.keys()].filter((k) => g.coveredResources.includes(k) && ps.total.get(k)! > 0n);
+      if (!rs.length) continue;
+      const fits = g.flavors.some((f) => rs.every((k) => (caps.get(f.flavor)?.get(k)?.ceiling ?? 0n) >= ps.total.get(k)!));
+      if (!fits) {
+        r.error(`${ps.path}`, `PodSet "${ps.name}" needs ${formatResources(new Map(rs.map((k) => [k, ps.total.get(k)!])))} (${ps.count} pods) in one flavor, but no flavor of ClusterQueue "${cq.name}" offers that even with borrowing (${g.flavors.map((f) => `${f.flavor}: ${rs.map((k) => `${k} ${formatQuantity(caps.get(f.flavor)?.get(k)?.ceiling ?? 0n, k)}`).join(', ')}`).join('; ')}): the Workload can never be admitted`,
+          `shrink the PodSet (fewer replicas or smaller pods) or raise that flavor's quota`);
+        return r.findings;
+      }
+    }
+  }
+  const nominal: ResourceMap = new Map(requested.map((res) => [res, maxOver(res, (c) => c.nominal, true)]));
+  const ceiling: ResourceMap = new Map(requested.map((res) => [res, maxOver(res, (c) => c.ceiling, true)]));
+  const over = requested.filter((res) => gang.total.get(res)! > ceiling.get(res)!);
+  if (over.length) {
+    r.error(field, `the gang needs ${formatResources(new Map(requested.map((k) => [k, gang.total.get(k)!])))} (${describeGang(gang)}), but ClusterQueue "${cq.name}" can provide at most ${formatResources(ceiling)} (nominal ${formatResources(nominal)}${cq.cohort ? ` plus borrowing in cohort "${cq.cohort}"` : ', no cohort to borrow from'}): the Workload stays pending forever`,
+      `raise the quota of ClusterQueue "${cq.name}" for ${over.join(', ')}, put it in a cohort it can borrow from, or shrink the gang`);
+    return r.findings;
+  }
+  const borrowing = requested.filter((res) => gang.total.get(res)! > nominal.get(res)!);
+  if (borrowing.length) {
+    r.warn(field, `the gang needs ${formatResources(new Map(requested.map((k) => [k, gang.total.get(k)!])))}, above ClusterQueue "${cq.name}" nominal ${formatResources(nominal)}: it is admitted only by borrowing ${borrowing.join(', ')} from cohort "${cq.cohort}", and can be preempted when lenders reclaim it`,
+      `raise the nominal quota of ClusterQueue "${cq.name}" if this workload must not depend on borrowing`);
+  }
+  if (isElastic(obj) && usesAutoscaling(obj)) {
+    const atMax = computeGang(obj, ctx.kueue, { workerReplicas: (g) => (typeof g?.maxReplicas === 'number' && g.maxReplicas < 1_000_000 ? g.maxReplicas : undefined) });
+    const overMax = requested.filter((res) => (atMax.total.get(res) ?? 0n) > ceiling.get(res)!);
+    if (overMax.length) {
+      r.warn(field, `at maxReplicas the cluster needs ${formatResources(atMax.total)}, above what ClusterQueue "${cq.name}" can ever provide (${formatResources(ceiling)}): scale-ups past the quota stay pending with gated pods and no feedback to the autoscaler (kuberay#4846)`,
+        `lower maxReplicas or raise the quota of ClusterQueue "${cq.name}"`);
+    }
+  }
+  return r.findings;
+};
+
+export const CROSS_OBJECT_RULES: Record<string, Rule> = { queueExists, clusterQueueAdmitsNamespace, priorityClassAllowed, gangCanEverFit };
+
+export type { PolicyContext };

@@ -1,0 +1,257 @@
+/**
+ * Rules only the KubeRay operator enforces (domain.md §6): the CRD accepts the object, then KubeRay
+ * refuses it with an Event and the object stalls, sometimes holding admitted quota (kueue#13413).
+ * Plus Kubernetes rules the library can check before the API server does.
+ */
+import { parse as parseYaml } from 'yaml';
+import { clusterSpecOf, containerRequests } from '../gang';
+import { parseResourceList } from '../quantity';
+import { DNS1035_LABEL, MAX_NAME_LENGTH, podTemplatesOf, workerGroupsOf } from '../ray-object';
+import { FIRST_KUBERAY_VERSION } from '../versions';
+import { Reporter, Rule } from './rule';
+
+/** Ray object names: DNS-1035, ≤47 (RayJob, RayService) or ≤53 (RayCluster) characters. */
+export const rayObjectName: Rule = (obj) => {
+  const r = new Reporter('rayObjectName', obj, 'kuberay-operator');
+  const max = MAX_NAME_LENGTH[obj.kind ?? ''];
+  if (!max) return r.findings;
+  const name = obj.metadata?.name;
+  const gen = obj.metadata?.generateName;
+  if (name !== undefined) {
+    if (name.length > max) {
+      r.error('metadata.name', `"${name}" has ${name.length} characters; KubeRay refuses ${obj.kind} names longer than ${max} (it derives child object names from them)`, `shorten the name to at most ${max} characters`);
+    }
+    if (!DNS1035_LABEL.test(name)) {
+      r.error('metadata.name', `"${name}" is not a DNS-1035 label, which KubeRay requires`, 'use lowercase letters, digits and "-", starting with a letter');
+    }
+  } else if (gen !== undefined) {
+    // The API server appends 5 random characters to generateName.
+    if (gen.length + 5 > max) {
+      r.error('metadata.generateName', `"${gen}" plus the 5 generated characters exceeds KubeRay's ${max}-character limit for ${obj.kind}`, `shorten generateName to at most ${max - 5} characters`);
+    }
+    if (!/^[a-z]([-a-z0-9]*)?$/.test(gen)) {
+      r.error('metadata.generateName', `"${gen}" cannot start a DNS-1035 label`, 'use lowercase letters, digits and "-", starting with a letter');
+    }
+  } else {
+    r.error('metadata.name', 'the object has neither metadata.name nor metadata.generateName', 'set a name', 'kubernetes');
+  }
+  return r.findings;
+};
+
+/** Every pod template has containers; KubeRay treats containers[0] as the Ray container. */
+export const podTemplateContainers: Rule = (obj) => {
+  const r = new Reporter('podTemplateContainers', obj, 'kuberay-operator');
+  for (const t of podTemplatesOf(obj)) {
+    const containers = t.template?.spec?.containers;
+    if (!Array.isArray(containers) || containers.length === 0) {
+      r.error(`${t.path}.spec.containers`, 'the pod template has no containers; KubeRay needs the Ray container first', 'add the Ray container as containers[0]');
+      continue;
+    }
+    containers.forEach((c: any, i: number) => {
+      if (!c?.name) r.error(`${t.path}.spec.containers[${i}].name`, 'container has no name', 'name the container', 'kubernetes');
+      if (!c?.image) r.error(`${t.path}.spec.containers[${i}].image`, 'container has no image', 'set the image', 'kubernetes');
+    });
+  }
+  return r.findings;
+};
+
+/** Worker group names must be unique (KubeRay's validation; Kueue's PodSets would collide too). */
+export const uniqueWorkerGroupNames: Rule = (obj) => {
+  const r = new Reporter('uniqueWorkerGroupNames', obj, 'kuberay-operator');
+  const cs = clusterSpecOf(obj);
+  const seen = new Set<string>();
+  workerGroupsOf(obj).forEach((g, i) => {
+    const name = g?.groupName;
+    if (!name) {
+      r.error(`${cs?.path}.workerGroupSpecs[${i}].groupName`, 'worker group has no groupName', 'name every worker group', 'kubernetes');
+    } else if (seen.has(name)) {
+      r.error(`${cs?.path}.workerGroupSpecs[${i}].groupName`, `worker group name "${name}" is used twice`, 'give each worker group a unique groupName');
+    }
+    if (name) seen.add(name);
+  });
+  return r.findings;
+};
+
+/** Replicas within [minReplicas, maxReplicas]: KubeRay clamps, Kueue counts the raw value. */
+export const workerReplicaBounds: Rule = (obj) => {
+  const r = new Reporter('workerReplicaBounds', obj, 'kuberay-operator');
+  const cs = clusterSpecOf(obj);
+  workerGroupsOf(obj).forEach((g, i) => {
+    const p = `${cs?.path}.workerGroupSpecs[${i}]`;
+    const min = g?.minReplicas ?? 0;
+    const max = g?.maxReplicas ?? 2147483647;
+    const rep = g?.replicas ?? 0;
+    if (min > max) {
+      r.error(`${p}.minReplicas`, `minReplicas ${min} is above maxReplicas ${max}; KubeRay silently uses maxReplicas`, 'make minReplicas <= maxReplicas');
+    } else if (rep < min || rep > max) {
+      r.error(`${p}.replicas`, `replicas ${rep} is outside [${min}, ${max}]: KubeRay creates ${Math.min(Math.max(rep, min), max)} pods while Kueue admits quota for ${rep}`, `set replicas between minReplicas and maxReplicas`);
+    }
+    if (g?.numOfHosts !== undefined && !(Number.isInteger(g.numOfHosts) && g.numOfHosts >= 1)) {
+      r.error(`${p}.numOfHosts`, `numOfHosts ${g.numOfHosts} must be an integer >= 1`, 'set numOfHosts to the pods per replica (1 unless multi-host TPU)', 'kubernetes');
+    }
+  });
+  return r.findings;
+};
+
+/** submissionMode must exist in the chosen KubeRay; SidecarMode has its own constraints. */
+export const rayJobSubmissionMode: Rule = (obj, ctx) => {
+  const r = new Reporter('rayJobSubmissionMode', obj, 'kuberay-operator');
+  if (obj.kind !== 'RayJob') return r.findings;
+  const mode = obj.spec?.submissionMode ?? 'K8sJobMode';
+  if (!ctx.kuberay.submissionModes.includes(mode)) {
+    const fix = mode === 'SidecarMode'
+      ? `choose KubeRay >= ${FIRST_KUBERAY_VERSION.sidecarMode} (v1.6.2 is the default), or use K8sJobMode`
+      : `use one of ${ctx.kuberay.submissionModes.join(', ')}`;
+    r.error('spec.submissionMode', `submissionMode "${mode}" is not supported by KubeRay ${ctx.kuberay.version}${mode === 'SidecarMode' ? ` (SidecarMode needs KubeRay >= ${FIRST_KUBERAY_VERSION.sidecarMode})` : ''}`, fix);
+  }
+  if (mode === 'SidecarMode') {
+    if (obj.spec?.submitterPodTemplate) r.error('spec.submitterPodTemplate', 'SidecarMode does not use a submitter pod', 'remove submitterPodTemplate or use K8sJobMode');
+    if (obj.spec?.submitterConfig) r.error('spec.submitterConfig', 'SidecarMode does not use submitterConfig', 'remove submitterConfig or use K8sJobMode');
+    if (obj.spec?.clusterSelector) r.error('spec.clusterSelector', 'SidecarMode cannot use an existing cluster', 'remove clusterSelector');
+    const rp = obj.spec?.rayClusterSpec?.headGroupSpec?.template?.spec?.restartPolicy;
+    if (rp !== undefined && rp !== 'Never') r.error('spec.rayClusterSpec.headGroupSpec.template.spec.restartPolicy', `SidecarMode needs the head restartPolicy Never or unset, not ${rp}`, 'set restartPolicy: Never or remove it');
+  }
+  if (mode === 'InteractiveMode' && (obj.spec?.backoffLimit ?? 0) > 0) {
+    r.error('spec.backoffLimit', 'InteractiveMode does not support backoffLimit > 0', 'set backoffLimit: 0 or use K8sJobMode');
+  }
+  return r.findings;
+};
+
+/** RayJob lifecycle fields KubeRay validates (ValidateRayJobSpec). */
+export const rayJobLifecycle: Rule = (obj) => {
+  const r = new Reporter('rayJobLifecycle', obj, 'kuberay-operator');
+  if (obj.kind !== 'RayJob') return r.findings;
+  const s = obj.spec ?? {};
+  if (s.suspend === true && s.shutdownAfterJobFinishes !== true) {
+    r.error('spec.suspend', 'a suspended RayJob needs shutdownAfterJobFinishes: true (KubeRay)', 'set spec.shutdownAfterJobFinishes: true');
+  }
+  if (s.suspend === true && s.clusterSelector) {
+    r.error('spec.suspend', 'a RayJob using clusterSelector cannot be suspended (KubeRay)', 'remove suspend or clusterSelector');
+  }
+  const ttl = s.ttlSecondsAfterFinished;
+  if (typeof ttl === 'number' && ttl < 0) r.error('spec.ttlSecondsAfterFinished', `ttlSecondsAfterFinished ${ttl} is negative`, 'use 0 or more seconds');
+  if (typeof ttl === 'number' && ttl > 0 && s.shutdownAfterJobFinishes !== true) {
+    r.error('spec.ttlSecondsAfterFinished', 'ttlSecondsAfterFinished > 0 needs shutdownAfterJobFinishes: true (KubeRay)', 'set shutdownAfterJobFinishes: true or remove the TTL');
+  }
+  if (s.activeDeadlineSeconds !== undefined && !(s.activeDeadlineSeconds > 0)) {
+    r.error('spec.activeDeadlineSeconds', `activeDeadlineSeconds ${s.activeDeadlineSeconds} must be > 0`, 'use a positive number of seconds or remove it');
+  }
+  if (s.backoffLimit !== undefined && s.backoffLimit < 0) r.error('spec.backoffLimit', `backoffLimit ${s.backoffLimit} is negative`, 'use 0 or more');
+  if (typeof s.runtimeEnvYAML === 'string') {
+    try {
+      const v = parseYaml(s.runtimeEnvYAML);
+      if (v !== null && v !== undefined && (typeof v !== 'object' || Array.isArray(v))) throw new Error('not a mapping');
+    } catch (e) {
+      r.error('spec.runtimeEnvYAML', `runtimeEnvYAML is not a YAML mapping (${(e as Error).message.split('\n')[0]})`, 'give a YAML mapping such as "pip: [requests]"');
+    }
+  }
+  if (!s.rayClusterSpec && !s.clusterSelector) {
+    r.error('spec.rayClusterSpec', 'a RayJob needs rayClusterSpec or clusterSelector (KubeRay)', 'add a rayClusterSpec');
+  }
+  return r.findings;
+};
+
+/** deletionPolicy (1.4) and deletionStrategy (1.5+) are pruned on the other line; deletionRules excludes shutdownAfterJobFinishes. */
+export const rayJobDeletion: Rule = (obj, ctx) => {
+  const r = new Reporter('rayJobDeletion', obj, 'kuberay-operator');
+  if (obj.kind !== 'RayJob') return r.findings;
+  const s = obj.spec ?? {};
+  if (s.deletionPolicy !== undefined && ctx.kuberay.deletionField !== 'deletionPolicy') {
+    r.error('spec.deletionPolicy', `KubeRay ${ctx.kuberay.version} has no deletionPolicy: the API server silently prunes it`, 'use spec.deletionStrategy (KubeRay >= v1.5.0)', 'kubernetes');
+  }
+  if (s.deletionStrategy !== undefined && ctx.kuberay.deletionField !== 'deletionStrategy') {
+    r.error('spec.deletionStrategy', `KubeRay ${ctx.kuberay.version} has no deletionStrategy: the API server silently prunes it`, `use spec.deletionPolicy on ${ctx.kuberay.version}, or choose KubeRay >= ${FIRST_KUBERAY_VERSION.deletionStrategy}`, 'kubernetes');
+  }
+  if (s.deletionStrategy?.deletionRules !== undefined && s.shutdownAfterJobFinishes === true) {
+    r.error('spec.deletionStrategy.deletionRules', 'deletionRules cannot be combined with shutdownAfterJobFinishes, which Kueue requires', 'use the onSuccess/onFailure form of deletionStrategy');
+  }
+  return r.findings;
+};
+
+/** Autoscaler v2 needs restartPolicy Never/unset; worker-group suspend is not allowed with autoscaling. */
+export const autoscalerConstraints: Rule = (obj) => {
+  const r = new Reporter('autoscalerConstraints', obj, 'kuberay-operator');
+  const cs = clusterSpecOf(obj);
+  if (!cs) return r.findings;
+  const head = cs.spec.headGroupSpec?.template?.spec;
+  const envV2 = (head?.containers?.[0]?.env ?? []).some((e: any) => e?.name === 'RAY_enable_autoscaler_v2');
+  const v2 = cs.spec.autoscalerOptions?.version === 'v2';
+  if (v2 && envV2) {
+    r.error(`${cs.path}.autoscalerOptions.version`, 'autoscalerOptions.version and the head env RAY_enable_autoscaler_v2 cannot both be set', 'keep autoscalerOptions.version only');
+  }
+  if (v2 || envV2) {
+    for (const t of podTemplatesOf(obj).filter((x) => x.role !== 'submitter')) {
+      const rp = t.template?.spec?.restartPolicy;
+      if (rp !== undefined && rp !== 'Never') {
+        r.error(`${t.path}.spec.restartPolicy`, `autoscaler v2 needs restartPolicy Never or unset, not ${rp}`, 'remove restartPolicy');
+      }
+    }
+  }
+  if (cs.spec.enableInTreeAutoscaling === true) {
+    workerGroupsOf(obj).forEach((g, i) => {
+      if (g?.suspend === true) r.error(`${cs.path}.workerGroupSpecs[${i}].suspend`, 'worker-group suspend cannot be combined with autoscaling', 'remove suspend from the worker group');
+    });
+  }
+  return r.findings;
+};
+
+/** managedBy only takes KubeRay's two values, and RayService has it from KubeRay 1.6. */
+export const managedByField: Rule = (obj, ctx) => {
+  const r = new Reporter('managedByField', obj, 'kubernetes');
+  const allowed = ['ray.io/kuberay-operator', 'kueue.x-k8s.io/multikueue'];
+  const check = (v: unknown, field: string) => {
+    if (v !== undefined && !allowed.includes(v as string)) r.error(field, `managedBy "${v}" is not one of ${allowed.join(', ')} (CRD validation)`, 'leave managedBy unset for single-cluster Kueue');
+  };
+  if (obj.kind === 'RayService') {
+    if (obj.spec?.managedBy !== undefined && !ctx.kuberay.rayServiceManagedBy) {
+      r.error('spec.managedBy', `KubeRay ${ctx.kuberay.version} has no RayService managedBy: it is pruned`, `choose KubeRay >= ${FIRST_KUBERAY_VERSION.rayServiceManagedBy} or remove managedBy`);
+    } else check(obj.spec?.managedBy, 'spec.managedBy');
+  } else {
+    check(obj.spec?.managedBy, 'spec.managedBy');
+  }
+  const cs = clusterSpecOf(obj);
+  if (cs && cs.path !== 'spec') check(cs.spec.managedBy, `${cs.path}.managedBy`);
+  return r.findings;
+};
+
+/** Requests above limits are rejected (Kubernetes, Kueue); a Ray container without requests counts as 0. */
+export const containerResources: Rule = (obj) => {
+  const r = new Reporter('containerResources', obj, 'kubernetes');
+  for (const t of podTemplatesOf(obj)) {
+    const all = [
+      ...(t.template?.spec?.containers ?? []).map((c: any, i: number) => ({ c, p: `${t.path}.spec.containers[${i}]` })),
+      ...(t.template?.spec?.initContainers ?? []).map((c: any, i: number) => ({ c, p: `${t.path}.spec.initContainers[${i}]` })),
+    ];
+    for (const { c, p } of all) {
+      let req;
+      let lim;
+      try {
+        req = parseResourceList(c?.resources?.requests, `${p}.resources.requests`);
+        lim = parseResourceList(c?.resources?.limits, `${p}.resources.limits`);
+      } catch (e) {
+        r.error(`${p}.resources`, (e as Error).message, 'write quantities like 500m, 2, 2Gi, 6G');
+        continue;
+      }
+      for (const [k, v] of req) {
+        const l = lim.get(k);
+        if (l !== undefined && v > l) {
+          r.error(`${p}.resources.requests.${k}`, `request ${c.resources.requests[k]} exceeds limit ${c.resources.limits[k]}`, `lower the request or raise the limit of ${k}`);
+        }
+      }
+    }
+    const ray = t.template?.spec?.containers?.[0];
+    if (ray && t.role !== 'submitter') {
+      const eff = (() => { try { return containerRequests(ray, t.path); } catch { return new Map(); } })();
+      const missing = ['cpu', 'memory'].filter((k) => !eff.has(k));
+      if (missing.length) {
+        r.warn(`${t.path}.spec.containers[0].resources`, `the Ray container has no ${missing.join(' or ')} request or limit, so Kueue counts 0 for it and admits more than the nodes can run`, `set requests (and limits) for ${missing.join(' and ')}`, 'kueue-workload');
+      }
+    }
+  }
+  return r.findings;
+};
+
+export const KUBERAY_OPERATOR_RULES: Record<string, Rule> = {
+  rayObjectName, podTemplateContainers, uniqueWorkerGroupNames, workerReplicaBounds, rayJobSubmissionMode,
+  rayJobLifecycle, rayJobDeletion, autoscalerConstraints, managedByField, containerResources,
+};

@@ -1,0 +1,188 @@
+/**
+ * Rules Kueue's own admission webhooks apply to Ray objects (domain.md §5, versions.md K6/K8/K10).
+ * Failing any of these makes `kubectl apply` fail with Kueue's message; the library says it first,
+ * with the fix.
+ */
+import { compareVersions, FIRST_KUEUE_VERSION } from '../versions';
+import { clusterSpecOf, rayJobHasSubmitterPodSet } from '../gang';
+import {
+  DNS1123_SUBDOMAIN, ELASTIC_JOB_ANNOTATION, isElastic, isQueued, PRIORITY_CLASS_LABEL, priorityClassOf,
+  QUEUE_NAME_LABEL, queueNameOf, usesAutoscaling, workerGroupsOf,
+} from '../ray-object';
+import { Reporter, Rule } from './rule';
+
+/** Kueue ignores a RayJob that only selects an existing cluster (≥0.13.7). */
+function selectsExistingClusterOnly(obj: any, rules: boolean): boolean {
+  return rules && obj.kind === 'RayJob' && !!obj.spec?.clusterSelector && Object.keys(obj.spec.clusterSelector).length > 0 && !obj.spec?.rayClusterSpec;
+}
+
+/** A queued RayJob must delete its cluster when it finishes, or its quota would never be released. */
+export const rayJobShutdownAfterFinish: Rule = (obj, ctx) => {
+  const r = new Reporter('rayJobShutdownAfterFinish', obj, 'kueue-webhook');
+  if (obj.kind !== 'RayJob' || !isQueued(obj) || selectsExistingClusterOnly(obj, ctx.kueue.rayJobClusterSelectorRules)) return r.findings;
+  if (obj.spec?.shutdownAfterJobFinishes !== true) {
+    r.error('spec.shutdownAfterJobFinishes', 'a kueue managed job should delete the cluster after finishing (Kueue webhook)',
+      'set spec.shutdownAfterJobFinishes: true (QueuedRayJob always does); use ttlSecondsAfterFinished to keep the cluster around briefly');
+  }
+  return r.findings;
+};
+
+/** clusterSelector and rayClusterSpec together, or neither, are refused; clusterSelector alone is ignored by Kueue. */
+export const rayJobClusterSource: Rule = (obj, ctx) => {
+  const r = new Reporter('rayJobClusterSource', obj, 'kueue-webhook');
+  if (obj.kind !== 'RayJob' || !isQueued(obj)) return r.findings;
+  const hasSelector = !!obj.spec?.clusterSelector && Object.keys(obj.spec.clusterSelector).length > 0;
+  const hasSpec = !!obj.spec?.rayClusterSpec;
+  if (hasSelector && (hasSpec || !ctx.kueue.rayJobClusterSelectorRules)) {
+    r.error('spec.clusterSelector', 'a kueue managed job should not use an existing cluster (Kueue webhook)',
+      'remove spec.clusterSelector and let the job create its own cluster, or drop the queue-name label and run on the existing, already-admitted cluster');
+  } else if (hasSelector) {
+    r.warn(`metadata.labels[${QUEUE_NAME_LABEL}]`, `Kueue ${ctx.kueue.version} ignores a RayJob that selects an existing cluster: the queue-name label has no effect`,
+      'drop the queue-name label (the selected RayCluster holds the quota), or replace clusterSelector with a rayClusterSpec');
+  } else if (!hasSpec) {
+    r.error('spec.rayClusterSpec', "rayClusterSpec is required for Kueue-managed jobs that don't use clusterSelector (Kueue webhook)",
+      'give the job a rayClusterSpec (QueuedRayJob builds one from headGroup and workerGroups)');
+  }
+  return r.findings;
+};
+
+function elasticKindSupport(kind: string | undefined, ctx: Parameters<Rule>[1]): { supported: boolean; first: string; what: string } {
+  switch (kind) {
+    case 'RayCluster': return { supported: ctx.kueue.elasticRayCluster, first: FIRST_KUEUE_VERSION.elasticRayCluster, what: 'elastic RayCluster' };
+    case 'RayJob': return { supported: ctx.kueue.elasticRayJob !== 'none', first: FIRST_KUEUE_VERSION.elasticRayJob, what: 'elastic RayJob' };
+    case 'RayService': return { supported: ctx.kueue.elasticRayService, first: FIRST_KUEUE_VERSION.elasticRayService, what: 'elastic RayService' };
+    default: return { supported: false, first: '?', what: `elastic ${kind}` };
+  }
+}
+
+/** An elastic or autoscaling Ray object on a Kueue version that cannot admit it. */
+export const elasticNeedsKueueVersion: Rule = (obj, ctx) => {
+  const r = new Reporter('elasticNeedsKueueVersion', obj, 'version');
+  if (!isQueued(obj) || !(isElastic(obj) || usesAutoscaling(obj))) return r.findings;
+  const s = elasticKindSupport(obj.kind, ctx);
+  if (!s.supported) {
+    const field = isElastic(obj) ? `metadata.annotations[${ELASTIC_JOB_ANNOTATION}]` : `${clusterSpecOf(obj)?.path}.enableInTreeAutoscaling`;
+    const msg = ctx.kueue.version === 'v0.13.4' && obj.kind !== 'RayService'
+      ? `${s.what} needs Kueue >= ${s.first}; Kueue ${ctx.kueue.version} refuses it ("a kueue managed job should not use autoscaling")`
+      : `${s.what} needs Kueue >= ${s.first}; the chosen Kueue is ${ctx.kueue.version}`;
+    r.error(field, msg, `choose Kueue >= ${s.first} (v0.19.2 is the default), or remove autoscaling and the elastic annotation to run a fixed-size gang`);
+  }
+  return r.findings;
+};
+
+/** Autoscaling is allowed only as an elastic job (annotation + gate), with version-specific messages. */
+export const autoscalingOnlyWhenElastic: Rule = (obj, ctx) => {
+  const r = new Reporter('autoscalingOnlyWhenElastic', obj, 'kueue-webhook');
+  if (!usesAutoscaling(obj) || isElastic(obj)) return r.findings;
+  // The 0.14.7+ short-term RayJob path checks every RayJob with autoscaling, queued or not.
+  const shortTermRayJob = obj.kind === 'RayJob' && ctx.kueue.elasticRayJob === 'short-term';
+  if (!isQueued(obj) && !shortTermRayJob) return r.findings;
+  if (!elasticKindSupport(obj.kind, ctx).supported) return r.findings; // elasticNeedsKueueVersion reports it
+  const path = `${clusterSpecOf(obj)?.path}.enableInTreeAutoscaling`;
+  let msg: string;
+  if (obj.kind === 'RayJob' && shortTermRayJob) msg = 'RayJob should enable workload slicing if autoscaling is enabled';
+  else if (obj.kind !== 'RayCluster') msg = 'a kueue managed job should only use autoscaling when workload slicing is enabled';
+  else if (compareVersions(ctx.kueue.version, 'v0.18.0') >= 0) msg = 'a kueue-managed RayCluster can use autoscaling only as an elastic job: enable the ElasticJobsViaWorkloadSlices feature gate and set the "kueue.x-k8s.io/elastic-job": "true" annotation';
+  else msg = 'a kueue managed job can use autoscaling only when the ElasticJobsViaWorkloadSlices feature gate is on and the job is an elastic job';
+  r.error(path, `${msg} (Kueue webhook)`, `add the annotation ${ELASTIC_JOB_ANNOTATION}: "true" (ElasticRayCluster/ElasticRayService do), or set enableInTreeAutoscaling: false`);
+  return r.findings;
+};
+
+/** The elastic feature gate must be on for an elastic workload to be admitted as one. */
+export const elasticFeatureGate: Rule = (obj, ctx) => {
+  const r = new Reporter('elasticFeatureGate', obj, 'kueue-webhook');
+  if (!isQueued(obj) || !isElastic(obj) || !elasticKindSupport(obj.kind, ctx).supported) return r.findings;
+  const gate = ctx.elasticGate ?? 'unknown';
+  const field = `metadata.annotations[${ELASTIC_JOB_ANNOTATION}]`;
+  if (gate === 'off') {
+    r.error(field, `the ElasticJobsViaWorkloadSlices feature gate is off, so Kueue ${ctx.kueue.version} treats the object as non-elastic${usesAutoscaling(obj) ? ' and refuses its autoscaling' : ''}`,
+      'enable --feature-gates=ElasticJobsViaWorkloadSlices=true on kueue-controller-manager (the Kueue install construct does it when the app holds elastic workloads)');
+  } else if (gate === 'unknown' && !ctx.kueue.elasticGateDefaultOn) {
+    r.warn(field, `ElasticJobsViaWorkloadSlices is Alpha and off by default on Kueue ${ctx.kueue.version}; without it the object is refused or admitted as a fixed gang`,
+      'enable the gate on kueue-controller-manager (--feature-gates=ElasticJobsViaWorkloadSlices=true), or declare it with KueueRayVersions.use(app, { elasticGateEnabled: true }) once it is on');
+  }
+  return r.findings;
+};
+
+/** 0.14.7–0.16.0 short-term elastic RayJob: Kueue's webhook refuses suspend: true with autoscaling. */
+export const elasticRayJobNoSuspend: Rule = (obj, ctx) => {
+  const r = new Reporter('elasticRayJobNoSuspend', obj, 'kueue-webhook');
+  if (obj.kind === 'RayJob' && ctx.kueue.elasticRayJob === 'short-term' && usesAutoscaling(obj) && obj.spec?.suspend === true) {
+    r.error('spec.suspend', `RayJob should not set suspend to true if autoscaling is enabled (Kueue ${ctx.kueue.version} webhook; its child RayCluster is queued instead)`,
+      'leave spec.suspend unset on an elastic RayJob for this Kueue version (QueuedRayJob does)');
+  }
+  return r.findings;
+};
+
+/**
+ * Worker groups within the PodSet limit. Kueue's webhook cap ignores the K8sJobMode submitter PodSet,
+ * so a RayJob can pass the webhook and still have its Workload rejected.
+ */
+export const workerGroupLimit: Rule = (obj, ctx) => {
+  const r = new Reporter('workerGroupLimit', obj, 'kueue-webhook');
+  if (!isQueued(obj)) return r.findings;
+  const cs = clusterSpecOf(obj);
+  if (!cs) return r.findings;
+  const workers = workerGroupsOf(obj).length;
+  const submitter = rayJobHasSubmitterPodSet(obj) ? 1 : 0;
+  const max = ctx.kueue.maxPodSets;
+  const maxWorkers = max - 1 - submitter;
+  const field = `${cs.path}.workerGroupSpecs`;
+  const fix = `use at most ${maxWorkers} worker groups on Kueue ${ctx.kueue.version}${submitter ? ' (the K8sJobMode submitter takes one PodSet; HTTPMode/SidecarMode does not)' : ''}, or merge groups with the same pod shape`;
+  if (ctx.kueue.workerGroupCapStyle === 'seven-workers' && workers > 7) {
+    r.error(field, `Too many: ${workers}: must have at most 7 items (Kueue webhook)`, fix);
+  } else if (ctx.kueue.workerGroupCapStyle === 'workers-plus-head' && workers + 1 > max) {
+    r.error(field, `Too many: ${workers + 1}: must have at most ${max} items (Kueue webhook)`, fix);
+  } else if (workers + 1 + submitter > max) {
+    r.error(field, `${workers} worker groups + head + submitter = ${workers + 1 + submitter} PodSets, above the Workload limit of ${max}: Kueue's webhook accepts the object but its Workload is rejected, so it never runs`,
+      fix, 'kueue-workload');
+  }
+  return r.findings;
+};
+
+/** Worker group names become PodSet names: `head`, `submitter` and case-insensitive duplicates collide. */
+export const podSetNames: Rule = (obj) => {
+  const r = new Reporter('podSetNames', obj, 'kueue-webhook');
+  if (!isQueued(obj)) return r.findings;
+  const cs = clusterSpecOf(obj);
+  const seen = new Map<string, number>();
+  workerGroupsOf(obj).forEach((g, i) => {
+    const name = String(g?.groupName ?? '');
+    const field = `${cs?.path}.workerGroupSpecs[${i}].groupName`;
+    if (name === 'head') {
+      r.error(field, '"head" is reserved for the head group (Kueue webhook)', 'rename the worker group, e.g. "workers"');
+      return;
+    }
+    const lower = name.toLowerCase();
+    if (lower === 'submitter' && rayJobHasSubmitterPodSet(obj)) {
+      r.error(field, 'worker group "submitter" collides with the K8sJobMode submitter PodSet, so the Workload is invalid', 'rename the worker group', 'kueue-workload');
+    }
+    if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(lower) || lower.length > 63) {
+      r.error(field, `PodSet name "${lower}" (the lower-cased group name) is not a DNS-1123 label, so the Workload is invalid`, 'use lowercase letters, digits and "-" (at most 63 characters)', 'kueue-workload');
+    }
+    if (seen.has(lower) && name !== String(workerGroupsOf(obj)[seen.get(lower)!]?.groupName)) {
+      r.error(field, `"${name}" and "${workerGroupsOf(obj)[seen.get(lower)!]?.groupName}" give the same PodSet name "${lower}"`, 'give worker groups names that differ in more than case', 'kueue-workload');
+    }
+    seen.set(lower, i);
+  });
+  return r.findings;
+};
+
+/** The queue-name and priority-class labels must be valid object names. */
+export const kueueLabelValues: Rule = (obj) => {
+  const r = new Reporter('kueueLabelValues', obj, 'kueue-webhook');
+  const q = queueNameOf(obj);
+  if (q !== undefined && (!DNS1123_SUBDOMAIN.test(q) || q.length > 253)) {
+    r.error(`metadata.labels[${QUEUE_NAME_LABEL}]`, `"${q}" is not a valid LocalQueue name (a DNS-1123 subdomain)`, 'use the metadata.name of a LocalQueue in this namespace');
+  }
+  const p = priorityClassOf(obj);
+  if (p !== undefined && (!DNS1123_SUBDOMAIN.test(p) || p.length > 253)) {
+    r.error(`metadata.labels[${PRIORITY_CLASS_LABEL}]`, `"${p}" is not a valid WorkloadPriorityClass name`, 'use the metadata.name of a WorkloadPriorityClass', 'kueue-workload');
+  }
+  return r.findings;
+};
+
+export const KUEUE_WEBHOOK_RULES: Record<string, Rule> = {
+  rayJobShutdownAfterFinish, rayJobClusterSource, elasticNeedsKueueVersion, autoscalingOnlyWhenElastic,
+  elasticFeatureGate, elasticRayJobNoSuspend, workerGroupLimit, podSetNames, kueueLabelValues,
+};

@@ -1,0 +1,233 @@
+/**
+ * The capability table: what each supported Kueue and KubeRay version can do.
+ *
+ * One file, pure data. Every fact is taken from ../shared/docs/domain.md §3 and
+ * research/versions.md (K1..K11, KR1..KR6). Constructs, the webhook and the preview read it through
+ * `kueueCapabilities()` / `kuberayCapabilities()`; nothing else hard-codes a version.
+ */
+
+/** Kueue versions this library synthesizes for. */
+export const SUPPORTED_KUEUE_VERSIONS = ['v0.13.4', 'v0.14.8', 'v0.17.0', 'v0.17.8', 'v0.19.2'] as const;
+/** KubeRay versions this library synthesizes for. */
+export const SUPPORTED_KUBERAY_VERSIONS = ['v1.4.2', 'v1.5.2', 'v1.6.2'] as const;
+
+export const DEFAULT_KUEUE_VERSION = 'v0.19.2';
+export const DEFAULT_KUBERAY_VERSION = 'v1.6.2';
+
+/** How Kueue queues a RayService. */
+export type RayServiceQueueing = 'through-raycluster' | 'native';
+/** How Kueue handles an elastic (autoscaling) RayJob. */
+export type ElasticRayJobMode = 'none' | 'short-term' | 'top-level';
+
+export interface KueueCapabilities {
+  readonly version: string;
+  /** apiVersion the library emits for ClusterQueue, LocalQueue, ResourceFlavor, WorkloadPriorityClass, Cohort. */
+  readonly apiVersion: 'kueue.x-k8s.io/v1beta1' | 'kueue.x-k8s.io/v1beta2';
+  /** ClusterQueue field that names the cohort (renamed in v1beta2). */
+  readonly cohortField: 'cohort' | 'cohortName';
+  /** flavorFungibility values accepted by the emitted API version. */
+  readonly whenCanBorrowValues: readonly string[];
+  readonly whenCanPreemptValues: readonly string[];
+  /** CQ/LQ/Cohort are served through a CRD conversion webhook: Kueue must be Ready before they are applied. */
+  readonly conversionWebhook: boolean;
+  /** The ElasticJobsViaWorkloadSlices gate is on without configuration. */
+  readonly elasticGateDefaultOn: boolean;
+  /** Kueue accepts an elastic, autoscaling RayCluster. */
+  readonly elasticRayCluster: boolean;
+  readonly elasticRayJob: ElasticRayJobMode;
+  readonly rayServiceQueueing: RayServiceQueueing;
+  /** Elastic RayService works (through its RayCluster before 0.17, natively after). */
+  readonly elasticRayService: boolean;
+  /** Workload.spec.podSets maxItems. */
+  readonly maxPodSets: number;
+  /** ≤0.17 the webhook caps worker groups at 7; ≥0.18 it caps workers+1 at maxPodSets. */
+  readonly workerGroupCapStyle: 'seven-workers' | 'workers-plus-head';
+  /** The SidecarMode submitter (500m/200Mi) is added to the head PodSet. */
+  readonly countsSidecarSubmitter: boolean;
+  /** GCS-FT Redis cleanup (200m/256Mi) is max-merged into the head Ray container. */
+  readonly countsRedisCleanup: boolean;
+  /** The autoscaler sidecar (500m/512Mi or autoscalerOptions.resources) is added to the head PodSet. */
+  readonly countsAutoscalerSidecar: boolean;
+  /** RayJob with clusterSelector only is skipped; with neither clusterSelector nor rayClusterSpec it is refused. */
+  readonly rayJobClusterSelectorRules: boolean;
+  /** The Ray kinds the shipped Configuration enables in integrations.frameworks. */
+  readonly rayFrameworks: readonly string[];
+  /** KubeRay version Kueue builds and e2e-tests against at this tag. */
+  readonly testedKubeRay: string;
+}
+
+export interface KubeRayCapabilities {
+  readonly version: string;
+  readonly submissionModes: readonly string[];
+  /** RayJob deletion field: `deletionPolicy` (1.4) or `deletionStrategy` (1.5+); the other is pruned. */
+  readonly deletionField: 'deletionPolicy' | 'deletionStrategy';
+  /** RayService has spec.managedBy. */
+  readonly rayServiceManagedBy: boolean;
+  /** KubeRay copies rayClusterConfig.suspend onto the running RayCluster in place (kuberay#4686). */
+  readonly rayServiceSuspendSync: boolean;
+  /** RayJob spec.preRunningDeadlineSeconds exists. */
+  readonly preRunningDeadline: boolean;
+  readonly operatorImage: string;
+}
+
+const V1BETA1_BORROW = ['Borrow', 'TryNextFlavor'];
+const V1BETA1_PREEMPT = ['Preempt', 'TryNextFlavor'];
+const V1BETA2_BORROW = ['MayStopSearch', 'TryNextFlavor'];
+const V1BETA2_PREEMPT = ['MayStopSearch', 'TryNextFlavor'];
+const FRAMEWORKS_PRE_017 = ['ray.io/rayjob', 'ray.io/raycluster'];
+const FRAMEWORKS_017 = ['ray.io/rayjob', 'ray.io/raycluster', 'ray.io/rayservice'];
+
+const KUEUE: Record<string, KueueCapabilities> = {
+  'v0.13.4': {
+    version: 'v0.13.4', apiVersion: 'kueue.x-k8s.io/v1beta1', cohortField: 'cohort',
+    whenCanBorrowValues: V1BETA1_BORROW, whenCanPreemptValues: V1BETA1_PREEMPT, conversionWebhook: false,
+    elasticGateDefaultOn: false, elasticRayCluster: false, elasticRayJob: 'none',
+    rayServiceQueueing: 'through-raycluster', elasticRayService: false,
+    maxPodSets: 8, workerGroupCapStyle: 'seven-workers',
+    countsSidecarSubmitter: false, countsRedisCleanup: false, countsAutoscalerSidecar: false,
+    // The clusterSelector rules were backported to 0.13.7, so 0.13.4 still refuses clusterSelector outright.
+    rayJobClusterSelectorRules: false, rayFrameworks: FRAMEWORKS_PRE_017, testedKubeRay: 'v1.4.2',
+  },
+  'v0.14.8': {
+    version: 'v0.14.8', apiVersion: 'kueue.x-k8s.io/v1beta1', cohortField: 'cohort',
+    whenCanBorrowValues: V1BETA1_BORROW, whenCanPreemptValues: V1BETA1_PREEMPT, conversionWebhook: false,
+    elasticGateDefaultOn: false, elasticRayCluster: true, elasticRayJob: 'short-term',
+    rayServiceQueueing: 'through-raycluster', elasticRayService: true,
+    maxPodSets: 8, workerGroupCapStyle: 'seven-workers',
+    countsSidecarSubmitter: false, countsRedisCleanup: false, countsAutoscalerSidecar: false,
+    rayJobClusterSelectorRules: true, rayFrameworks: FRAMEWORKS_PRE_017, testedKubeRay: 'v1.4.2',
+  },
+  'v0.17.0': {
+    version: 'v0.17.0', apiVersion: 'kueue.x-k8s.io/v1beta2', cohortField: 'cohortName',
+    whenCanBorrowValues: V1BETA2_BORROW, whenCanPreemptValues: V1BETA2_PREEMPT, conversionWebhook: true,
+    elasticGateDefaultOn: false, elasticRayCluster: true, elasticRayJob: 'top-level',
+    rayServiceQueueing: 'native', elasticRayService: true,
+    maxPodSets: 8, workerGroupCapStyle: 'seven-workers',
+    // SidecarMode submitter accounting arrived in 0.17.7, Redis cleanup in 0.17.6: 0.17.0 under-counts both.
+    countsSidecarSubmitter: false, countsRedisCleanup: false, countsAutoscalerSidecar: false,
+    rayJobClusterSelectorRules: true, rayFrameworks: FRAMEWORKS_017, testedKubeRay: 'v1.6.2',
+  },
+  'v0.17.8': {
+    version: 'v0.17.8', apiVersion: 'kueue.x-k8s.io/v1beta2', cohortField: 'cohortName',
+    whenCanBorrowValues: V1BETA2_BORROW, whenCanPreemptValues: V1BETA2_PREEMPT, conversionWebhook: true,
+    elasticGateDefaultOn: false, elasticRayCluster: true, elasticRayJob: 'top-level',
+    rayServiceQueueing: 'native', elasticRayService: true,
+    maxPodSets: 8, workerGroupCapStyle: 'seven-workers',
+    countsSidecarSubmitter: true, countsRedisCleanup: true, countsAutoscalerSidecar: false,
+    rayJobClusterSelectorRules: true, rayFrameworks: FRAMEWORKS_017, testedKubeRay: 'v1.6.2',
+  },
+  'v0.19.2': {
+    version: 'v0.19.2', apiVersion: 'kueue.x-k8s.io/v1beta2', cohortField: 'cohortName',
+    whenCanBorrowValues: V1BETA2_BORROW, whenCanPreemptValues: V1BETA2_PREEMPT, conversionWebhook: true,
+    elasticGateDefaultOn: true, elasticRayCluster: true, elasticRayJob: 'top-level',
+    rayServiceQueueing: 'native', elasticRayService: true,
+    maxPodSets: 18, workerGroupCapStyle: 'workers-plus-head',
+    countsSidecarSubmitter: true, countsRedisCleanup: true, countsAutoscalerSidecar: true,
+    rayJobClusterSelectorRules: true, rayFrameworks: FRAMEWORKS_017, testedKubeRay: 'v1.6.2',
+  },
+};
+
+const KUBERAY: Record<string, KubeRayCapabilities> = {
+  'v1.4.2': {
+    version: 'v1.4.2', submissionModes: ['K8sJobMode', 'HTTPMode', 'InteractiveMode'], deletionField: 'deletionPolicy',
+    rayServiceManagedBy: false, rayServiceSuspendSync: false, preRunningDeadline: false,
+    operatorImage: 'quay.io/kuberay/operator:v1.4.2',
+  },
+  'v1.5.2': {
+    version: 'v1.5.2', submissionModes: ['K8sJobMode', 'HTTPMode', 'InteractiveMode', 'SidecarMode'], deletionField: 'deletionStrategy',
+    rayServiceManagedBy: false, rayServiceSuspendSync: true, preRunningDeadline: false,
+    operatorImage: 'quay.io/kuberay/operator:v1.5.2',
+  },
+  'v1.6.2': {
+    version: 'v1.6.2', submissionModes: ['K8sJobMode', 'HTTPMode', 'InteractiveMode', 'SidecarMode'], deletionField: 'deletionStrategy',
+    rayServiceManagedBy: true, rayServiceSuspendSync: true, preRunningDeadline: true,
+    operatorImage: 'quay.io/kuberay/operator:v1.6.2',
+  },
+};
+
+/**
+ * The first version of each feature, for "needs Kueue >= vX" messages. These are upstream release
+ * versions (not necessarily versions this library supports), so the message tells the user exactly
+ * what to upgrade to.
+ */
+export const FIRST_KUEUE_VERSION = {
+  elasticRayCluster: 'v0.14.0',
+  elasticRayJob: 'v0.14.7',
+  elasticRayJobTopLevel: 'v0.15.4',
+  elasticRayService: 'v0.14.0',
+  nativeRayService: 'v0.17.0',
+  v1beta2: 'v0.16.0',
+  sidecarModeAccounting: 'v0.17.7',
+  autoscalerAccounting: 'v0.19.0',
+} as const;
+
+export const FIRST_KUBERAY_VERSION = {
+  sidecarMode: 'v1.5.0',
+  deletionStrategy: 'v1.5.0',
+  rayServiceManagedBy: 'v1.6.0',
+  preRunningDeadline: 'v1.6.0',
+} as const;
+
+function normalize(v: string): string {
+  const t = v.trim();
+  return t.startsWith('v') ? t : `v${t}`;
+}
+
+/** Capabilities of a supported Kueue version; throws a message listing the supported ones otherwise. */
+export function kueueCapabilities(version: string): KueueCapabilities {
+  const caps = KUEUE[normalize(version)];
+  if (!caps) {
+    throw new Error(`Kueue version '${version}' is not supported: choose one of ${SUPPORTED_KUEUE_VERSIONS.join(', ')} (default ${DEFAULT_KUEUE_VERSION}).`);
+  }
+  return caps;
+}
+
+/** Capabilities of a supported KubeRay version; throws a message listing the supported ones otherwise. */
+export function kuberayCapabilities(version: string): KubeRayCapabilities {
+  const caps = KUBERAY[normalize(version)];
+  if (!caps) {
+    throw new Error(`KubeRay version '${version}' is not supported: choose one of ${SUPPORTED_KUBERAY_VERSIONS.join(', ')} (default ${DEFAULT_KUBERAY_VERSION}).`);
+  }
+  return caps;
+}
+
+/** Compares two `vX.Y.Z` strings numerically. */
+export function compareVersions(a: string, b: string): number {
+  const pa = normalize(a).slice(1).split('.').map(Number);
+  const pb = normalize(b).slice(1).split('.').map(Number);
+  for (let i = 0; i < 3; i++) {
+    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
+    if (d !== 0) return d;
+  }
+  return 0;
+}
+
+export type PairStatus = 'works' | 'broken' | 'suspect';
+
+export interface PairVerdict {
+  readonly status: PairStatus;
+  readonly reason: string;
+}
+
+/**
+ * Kueue × KubeRay pairs known to break for RayService (versions.md §3). RayJob and RayCluster work
+ * with every supported pair.
+ */
+export function rayServicePair(kueue: KueueCapabilities, kuberay: KubeRayCapabilities): PairVerdict {
+  if (kueue.rayServiceQueueing === 'native') {
+    if (!kuberay.rayServiceSuspendSync) {
+      return {
+        status: 'broken',
+        reason: `Kueue ${kueue.version} queues a RayService through spec.rayClusterConfig.suspend, which KubeRay ${kuberay.version} does not copy onto the running RayCluster: the cluster stays suspended with no head pod (kuberay#4686). Use KubeRay v1.5.2 or v1.6.1+ (v1.6.2 is the tested pair).`,
+      };
+    }
+    return { status: 'works', reason: `Kueue ${kueue.version} with KubeRay ${kuberay.version} is an upstream-tested RayService pair.` };
+  }
+  if (kuberay.rayServiceSuspendSync) {
+    return {
+      status: 'suspect',
+      reason: `Kueue ${kueue.version} suspends the RayService's RayCluster directly, but KubeRay ${kuberay.version} resets the cluster's suspend to the RayService value, so pods may start before admission and be re-suspended. KubeRay v1.4.2 is the tested pair for this Kueue line.`,
+    };
+  }
+  return { status: 'works', reason: `Kueue ${kueue.version} queues a RayService through its RayCluster; KubeRay ${kuberay.version} keeps the cluster's own suspend.` };
+}
