@@ -40,7 +40,7 @@ function main() {
     const input = path.join(tmp, `${imp.name}.yaml`);
     fs.writeFileSync(input, docs.join('---\n'));
     execFileSync(path.join(ROOT, 'node_modules', '.bin', 'cdk8s'),
-      ['import', `${imp.name}:=${input}`, '--language', 'typescript', '--output', outDir, '--no-save'],
+      ['import', '--no-check-upgrade', `${imp.name}:=${input}`, '--language', 'typescript', '--output', outDir, '--no-save'],
       { stdio: 'inherit', cwd: ROOT });
   }
   fs.rmSync(tmp, { recursive: true, force: true });

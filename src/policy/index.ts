@@ -17,6 +17,7 @@ export * from './gang';
 export * from './quantity';
 export * from './ray-object';
 export * from './versions';
+export * from './tenant';
 export { Rule } from './rules/rule';
 export * from './rules/compatibility';
 export * from './rules/cross-object';

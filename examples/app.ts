@@ -1,0 +1,65 @@
+// The examples app: every scenario of domain.md §2 plus the shared-cohort tenants, for one version pair.
+import * as fs from 'fs';
+import * as path from 'path';
+import { App, Chart, Yaml } from 'cdk8s';
+import { KubeRayVersion, KueueRayVersions, KueueVersion } from '../src';
+import { ElasticQueues } from './elastic-queues';
+import { ElasticRayClusterScenario } from './elastic-raycluster';
+import { ElasticRayServiceScenario } from './elastic-rayservice';
+import { GangScheduling } from './gang-scheduling';
+import { GuideQueues } from './guide-queues';
+import { PriorityScenario } from './priority';
+import { SharedCohortTenants } from './tenants';
+
+export const SCENARIOS = ['queues', 'gang-scheduling', 'priority', 'elastic-raycluster', 'elastic-rayservice', 'tenants'] as const;
+export type Scenario = typeof SCENARIOS[number];
+
+export interface ExamplesOptions {
+  readonly outdir: string;
+  readonly kueue?: string;
+  readonly kubeRay?: string;
+  /** @default all scenarios */
+  readonly scenarios?: readonly Scenario[];
+}
+
+/**
+ * Charts holding generateName jobs cannot be server-side applied (apply needs a name): they are
+ * written to <outdir>/create/ for `kubectl create -f`, everything else to <outdir>/ for
+ * `kubectl apply --server-side -f`.
+ */
+export class ExamplesApp extends App {
+  public readonly createOnly = new Set<Chart>();
+
+  public override get charts(): Chart[] {
+    return super.charts.filter((c) => !this.createOnly.has(c));
+  }
+
+  public override synth(): void {
+    super.synth();
+    const createDir = path.join(this.outdir, 'create');
+    fs.rmSync(createDir, { recursive: true, force: true });
+    if (this.createOnly.size) fs.mkdirSync(createDir, { recursive: true });
+    for (const chart of this.createOnly) {
+      Yaml.save(path.join(createDir, `${chart.node.id}.k8s.yaml`), chart.toJson());
+    }
+  }
+}
+
+export function buildExamples(opts: ExamplesOptions): ExamplesApp {
+  const app = new ExamplesApp({ outdir: opts.outdir });
+  KueueRayVersions.use(app, {
+    kueue: opts.kueue ? KueueVersion.of(opts.kueue) : undefined,
+    kubeRay: opts.kubeRay ? KubeRayVersion.of(opts.kubeRay) : undefined,
+  });
+  const want = new Set<Scenario>(opts.scenarios ?? SCENARIOS);
+  const queues = new GuideQueues(app, 'queues');
+  if (want.has('gang-scheduling')) app.createOnly.add(new GangScheduling(app, 'gang-scheduling', queues));
+  if (want.has('priority')) app.createOnly.add(new PriorityScenario(app, 'priority', queues));
+  if (want.has('elastic-raycluster') || want.has('elastic-rayservice')) {
+    const elastic = new ElasticQueues(app, 'elastic-queues', queues.defaultFlavor);
+    if (want.has('elastic-raycluster')) new ElasticRayClusterScenario(app, 'elastic-raycluster', elastic);
+    if (want.has('elastic-rayservice')) new ElasticRayServiceScenario(app, 'elastic-rayservice', elastic);
+  }
+  if (want.has('tenants')) new SharedCohortTenants(app, 'tenants', queues.defaultFlavor, queues.devPriority, queues.prodPriority);
+  return app;
+}

@@ -1,0 +1,26 @@
+// The guide's elastic queues: ClusterQueue ray-cq (cohort ray-example, 8 CPU / 16Gi) and LocalQueue ray-lq.
+import { Chart } from 'cdk8s';
+import { Construct } from 'constructs';
+import { ClusterQueue, Cohort, IResourceFlavor, LocalQueue, NamespaceSelector, Quantity, ResourceName } from '../src';
+
+export class ElasticQueues extends Chart {
+  public readonly clusterQueue: ClusterQueue;
+  public readonly localQueue: LocalQueue;
+  constructor(scope: Construct, id: string, flavor: IResourceFlavor) {
+    super(scope, id);
+    this.clusterQueue = new ClusterQueue(this, 'ray-cq', {
+      cohort: Cohort.fromCohortName('ray-example'),
+      namespaceSelector: NamespaceSelector.all(),
+      resourceGroups: [{
+        flavors: [{
+          flavor,
+          quotas: [
+            { resource: ResourceName.CPU, nominalQuota: Quantity.cpu(8) },
+            { resource: ResourceName.MEMORY, nominalQuota: Quantity.gibibytes(16) },
+          ],
+        }],
+      }],
+    });
+    this.localQueue = new LocalQueue(this, 'ray-lq', { namespace: 'default', clusterQueue: this.clusterQueue });
+  }
+}

@@ -1,0 +1,24 @@
+// Elastic RayCluster (Kueue >= v0.14): the in-tree autoscaler scales workers 0..4 within ray-cq's quota.
+import { Chart } from 'cdk8s';
+import { Construct } from 'constructs';
+import { ElasticRayCluster, Quantity } from '../src';
+import { ElasticQueues } from './elastic-queues';
+
+export class ElasticRayClusterScenario extends Chart {
+  public readonly cluster: ElasticRayCluster;
+  constructor(scope: Construct, id: string, queues: ElasticQueues) {
+    super(scope, id);
+    this.cluster = new ElasticRayCluster(this, 'raycluster-kueue-autoscaler', {
+      queue: queues.localQueue,
+      rayVersion: '2.46.0',
+      autoscaling: { idleTimeoutSeconds: 60 },
+      headGroup: {
+        resources: { cpu: Quantity.cpu(1), memory: Quantity.gibibytes(2), cpuLimit: Quantity.cpu(2), memoryLimit: Quantity.gibibytes(5) },
+      },
+      workerGroups: [{
+        groupName: 'workers', replicas: 0, minReplicas: 0, maxReplicas: 4,
+        resources: { cpu: Quantity.cpu(1), memory: Quantity.gibibytes(1), cpuLimit: Quantity.cpu(2), memoryLimit: Quantity.gibibytes(5) },
+      }],
+    });
+  }
+}

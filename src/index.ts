@@ -1,0 +1,20 @@
+// Constructs
+export * from './platform/versions';
+export * from './platform/quantity';
+export * from './kueue/resource-flavor';
+export { ResourceQuota, FlavorQuotas, ResourceGroup } from './kueue/resource-group';
+export * from './kueue/cluster-queue';
+export * from './kueue/local-queue';
+export * from './kueue/workload-priority-class';
+export * from './kueue/cohort';
+export * from './kueue/tenant-queue';
+export { ContainerResources, ExtendedResourceRequest } from './ray/pod-template';
+export {
+  RayGroupOptions, HeadGroupOptions, WorkerGroupOptions, UpscalingMode, AutoscalerVersion, AutoscalingOptions,
+} from './ray/ray-cluster-spec';
+export * from './ray/ray-workload';
+export * from './ray/queued-ray-job';
+export * from './ray/elastic-ray-cluster';
+export * from './ray/elastic-ray-service';
+// The pure policy (rules, gang accounting, version table) is a separate entry point, 'cdk8s-kueue-ray/policy',
+// because its API (bigint quantities, free functions) is for the controller and CLI, not for jsii bindings.

@@ -1,0 +1,239 @@
+import { ApiObject } from 'cdk8s';
+import { Construct } from 'constructs';
+import { LabelSelector } from '../policy/context';
+import { AppInventory, InventoryEntry } from '../platform/inventory';
+import { KueueRayVersions } from '../platform/versions';
+import { ICohort } from './cohort';
+import { checkedName, createKueueObject } from './kueue-api-object';
+import { ResourceGroup, resourceGroupEntries, renderResourceGroups, validateResourceGroups } from './resource-group';
+
+/** Which namespaces may submit to a ClusterQueue (through their LocalQueues). */
+export class NamespaceSelector {
+  /** Every namespace (`namespaceSelector: {}`). */
+  public static all(): NamespaceSelector {
+    return new NamespaceSelector({});
+  }
+
+  /** Namespaces with all of these labels. */
+  public static matchLabels(labels: Record<string, string>): NamespaceSelector {
+    return new NamespaceSelector({ matchLabels: { ...labels } });
+  }
+
+  /** Exactly these namespaces, by name (uses the kubernetes.io/metadata.name label). */
+  public static names(names: string[]): NamespaceSelector {
+    if (!names.length) throw new Error('NamespaceSelector.names([]): give at least one namespace');
+    return new NamespaceSelector({ matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'In', values: [...names] }] });
+  }
+
+  private constructor(
+    /** @internal */
+    public readonly _selector: LabelSelector,
+  ) {}
+}
+
+/** Queueing order within a ClusterQueue. */
+export enum QueueingStrategy {
+  /** Older workloads first, but a workload that does not fit does not block newer ones (Kueue's default). */
+  BEST_EFFORT_FIFO = 'BestEffortFIFO',
+  /** Strict order: the head blocks the queue until it is admitted. */
+  STRICT_FIFO = 'StrictFIFO',
+}
+
+/** Preemption within the ClusterQueue. */
+export enum WithinClusterQueuePolicy {
+  NEVER = 'Never',
+  LOWER_PRIORITY = 'LowerPriority',
+  LOWER_OR_NEWER_EQUAL_PRIORITY = 'LowerOrNewerEqualPriority',
+}
+
+/** Reclaiming lent quota from other ClusterQueues of the cohort. */
+export enum ReclaimWithinCohortPolicy {
+  NEVER = 'Never',
+  LOWER_PRIORITY = 'LowerPriority',
+  ANY = 'Any',
+}
+
+/** Preempting in other ClusterQueues while borrowing. */
+export enum BorrowWithinCohortPolicy {
+  NEVER = 'Never',
+  LOWER_PRIORITY = 'LowerPriority',
+}
+
+export interface PreemptionOptions {
+  /** @default WithinClusterQueuePolicy.NEVER */
+  readonly withinClusterQueue?: WithinClusterQueuePolicy;
+  /** @default ReclaimWithinCohortPolicy.NEVER */
+  readonly reclaimWithinCohort?: ReclaimWithinCohortPolicy;
+  /** @default BorrowWithinCohortPolicy.NEVER */
+  readonly borrowWithinCohort?: BorrowWithinCohortPolicy;
+  /**
+   * With borrowWithinCohort LOWER_PRIORITY: only preempt workloads at or below this priority.
+   * @default - no threshold
+   */
+  readonly borrowWithinCohortMaxPriorityThreshold?: number;
+}
+
+/** Flavor fungibility choices; which are valid depends on the Kueue API version. */
+export enum FungibilityPolicy {
+  /** v1beta1 (Kueue ≤ 0.15) only: stop at the first flavor where the workload can borrow. */
+  BORROW = 'Borrow',
+  /** v1beta1 (Kueue ≤ 0.15) only: stop at the first flavor where the workload can preempt. */
+  PREEMPT = 'Preempt',
+  /** v1beta2 (Kueue ≥ 0.16) only: may stop the search at this flavor (replaces Borrow/Preempt). */
+  MAY_STOP_SEARCH = 'MayStopSearch',
+  /** Try the next flavor first. */
+  TRY_NEXT_FLAVOR = 'TryNextFlavor',
+}
+
+export interface FlavorFungibilityOptions {
+  /** @default - Kueue's default for the version */
+  readonly whenCanBorrow?: FungibilityPolicy;
+  /** @default - Kueue's default for the version */
+  readonly whenCanPreempt?: FungibilityPolicy;
+}
+
+/** Stopping a queue. */
+export enum StopPolicy {
+  NONE = 'None',
+  /** Admit nothing new; running workloads continue. */
+  HOLD = 'Hold',
+  /** Admit nothing new and evict admitted workloads. */
+  HOLD_AND_DRAIN = 'HoldAndDrain',
+}
+
+/** A reference to a ClusterQueue. */
+export interface IClusterQueue {
+  readonly clusterQueueName: string;
+}
+
+export interface ClusterQueueProps {
+  /**
+   * metadata.name.
+   * @default - the construct id
+   */
+  readonly name?: string;
+  /**
+   * Quota: resource groups of flavors and their quotas. More can be added with addResourceGroup().
+   * @default - none (then add at least one with addResourceGroup())
+   */
+  readonly resourceGroups?: ResourceGroup[];
+  /**
+   * Cohort to borrow from and lend to.
+   * @default - no cohort: no borrowing or lending
+   */
+  readonly cohort?: ICohort;
+  /**
+   * Namespaces whose LocalQueues may point here. Kueue's own default (no selector) admits no namespace,
+   * which leaves every workload pending; this library defaults to all namespaces, as the Ray guide does.
+   * @default NamespaceSelector.all()
+   */
+  readonly namespaceSelector?: NamespaceSelector;
+  /** @default QueueingStrategy.BEST_EFFORT_FIFO */
+  readonly queueingStrategy?: QueueingStrategy;
+  /** @default - no preemption */
+  readonly preemption?: PreemptionOptions;
+  /** @default - Kueue's defaults */
+  readonly flavorFungibility?: FlavorFungibilityOptions;
+  /**
+   * Fair-sharing weight in the cohort.
+   * @default - Kueue's default (1)
+   */
+  readonly fairSharingWeight?: number;
+  /** @default StopPolicy.NONE */
+  readonly stopPolicy?: StopPolicy;
+}
+
+/** A Kueue ClusterQueue (cluster-scoped): quota per flavor, admission and preemption policy. */
+export class ClusterQueue extends Construct implements IClusterQueue {
+  /** A ClusterQueue defined outside this app. */
+  public static fromClusterQueueName(name: string): IClusterQueue {
+    return { clusterQueueName: name };
+  }
+
+  public readonly clusterQueueName: string;
+  public readonly apiObject: ApiObject;
+  private readonly groups: ResourceGroup[] = [];
+  private readonly props: ClusterQueueProps;
+  private readonly selector: LabelSelector;
+
+  public constructor(scope: Construct, id: string, props: ClusterQueueProps = {}) {
+    super(scope, id);
+    const caps = KueueRayVersions.of(this).kueue;
+    this.props = props;
+    this.clusterQueueName = checkedName(this, 'ClusterQueue', props.name ?? id);
+    this.selector = (props.namespaceSelector ?? NamespaceSelector.all())._selector;
+    const where = `ClusterQueue '${this.node.path}'`;
+    for (const [field, v, allowed] of [
+      ['whenCanBorrow', props.flavorFungibility?.whenCanBorrow, caps.whenCanBorrowValues],
+      ['whenCanPreempt', props.flavorFungibility?.whenCanPreempt, caps.whenCanPreemptValues],
+    ] as const) {
+      if (v !== undefined && !allowed.includes(v)) {
+        throw new Error(`${where}: spec.flavorFungibility.${field} "${v}" is not valid for Kueue ${caps.version} (${caps.apiVersion}); allowed: ${allowed.join(', ')}. Fix: ${v === 'Borrow' || v === 'Preempt' ? 'use FungibilityPolicy.MAY_STOP_SEARCH (v1beta2 renamed Borrow/Preempt)' : 'use BORROW or PREEMPT on v1beta1'}.`);
+      }
+    }
+    const pre = props.preemption;
+    if (pre?.borrowWithinCohort && pre.borrowWithinCohort !== BorrowWithinCohortPolicy.NEVER && (pre.reclaimWithinCohort ?? ReclaimWithinCohortPolicy.NEVER) === ReclaimWithinCohortPolicy.NEVER) {
+      throw new Error(`${where}: spec.preemption: reclaimWithinCohort=Never and borrowWithinCohort.policy!=Never is rejected by Kueue. Fix: set reclaimWithinCohort to LOWER_PRIORITY or ANY, or borrowWithinCohort to NEVER.`);
+    }
+    if (pre?.borrowWithinCohortMaxPriorityThreshold !== undefined && (pre.borrowWithinCohort ?? BorrowWithinCohortPolicy.NEVER) === BorrowWithinCohortPolicy.NEVER) {
+      throw new Error(`${where}: spec.preemption.borrowWithinCohort.maxPriorityThreshold needs borrowWithinCohort LOWER_PRIORITY. Fix: set borrowWithinCohort or drop the threshold.`);
+    }
+    if (pre && (pre.reclaimWithinCohort || pre.borrowWithinCohort) && !props.cohort) {
+      throw new Error(`${where}: spec.preemption.reclaimWithinCohort/borrowWithinCohort have no effect without a cohort. Fix: set 'cohort' or remove them.`);
+    }
+    for (const g of props.resourceGroups ?? []) this.groups.push(g);
+    validateResourceGroups(this, 'ClusterQueue', this.groups, !!props.cohort);
+
+    this.apiObject = createKueueObject(this, { kind: 'ClusterQueue', caps, name: this.clusterQueueName, body: () => ({ spec: this.renderSpec(caps.cohortField) }) });
+    const inv = AppInventory.of(this);
+    inv.register(this);
+    this.node.addValidation({
+      validate: () => [
+        ...inv.duplicatesOf(this).map((p) => `ClusterQueue "${this.clusterQueueName}" is also defined at '${p}'. Fix: give each ClusterQueue a unique name.`),
+        ...(this.groups.length ? [] : [`${where}: spec.resourceGroups is empty, so the queue admits nothing. Fix: pass resourceGroups or call addResourceGroup().`]),
+      ],
+    });
+  }
+
+  /** Adds a resource group (quota) after construction. */
+  public addResourceGroup(group: ResourceGroup): void {
+    const next = [...this.groups, group];
+    validateResourceGroups(this, 'ClusterQueue', next, !!this.props.cohort);
+    this.groups.push(group);
+    AppInventory.of(this).invalidate();
+  }
+
+  private renderSpec(cohortField: string): Record<string, any> {
+    const p = this.props;
+    const spec: Record<string, any> = {
+      namespaceSelector: this.selector,
+      resourceGroups: renderResourceGroups(this.groups),
+    };
+    if (p.cohort) spec[cohortField] = p.cohort.cohortName;
+    if (p.queueingStrategy) spec.queueingStrategy = p.queueingStrategy;
+    if (p.preemption) {
+      spec.preemption = {
+        withinClusterQueue: p.preemption.withinClusterQueue,
+        reclaimWithinCohort: p.preemption.reclaimWithinCohort,
+        borrowWithinCohort: p.preemption.borrowWithinCohort
+          ? { policy: p.preemption.borrowWithinCohort, maxPriorityThreshold: p.preemption.borrowWithinCohortMaxPriorityThreshold }
+          : undefined,
+      };
+    }
+    if (p.flavorFungibility) spec.flavorFungibility = { whenCanBorrow: p.flavorFungibility.whenCanBorrow, whenCanPreempt: p.flavorFungibility.whenCanPreempt };
+    if (p.fairSharingWeight !== undefined) spec.fairSharing = { weight: String(p.fairSharingWeight) };
+    if (p.stopPolicy) spec.stopPolicy = p.stopPolicy;
+    return spec;
+  }
+
+  /** @internal */
+  public _inventoryEntry(): InventoryEntry {
+    return {
+      kind: 'ClusterQueue',
+      entry: {
+        name: this.clusterQueueName, cohort: this.props.cohort?.cohortName, namespaceSelector: this.selector,
+        resourceGroups: resourceGroupEntries(this.groups), stopPolicy: this.props.stopPolicy,
+      },
+    };
+  }
+}

@@ -1,0 +1,92 @@
+import { ApiObject } from 'cdk8s';
+import { Construct } from 'constructs';
+import { DNS1123_SUBDOMAIN } from '../policy/ray-object';
+import { AppInventory, InventoryEntry } from '../platform/inventory';
+import { KueueRayVersions } from '../platform/versions';
+import { IClusterQueue, StopPolicy } from './cluster-queue';
+import { checkedName, createKueueObject } from './kueue-api-object';
+
+/** A reference to a LocalQueue: what Ray workloads are labelled with. */
+export interface ILocalQueue {
+  /** metadata.name, the value of the kueue.x-k8s.io/queue-name label. */
+  readonly localQueueName: string;
+  /** The namespace the queue (and its workloads) live in. */
+  readonly namespace: string;
+  /** False for queues referenced by name from outside the app (not checked at synth). */
+  readonly definedInApp: boolean;
+}
+
+export interface LocalQueueProps {
+  /**
+   * metadata.name (the queue-name label value).
+   * @default - the construct id
+   */
+  readonly name?: string;
+  /**
+   * Namespace of the queue; workloads using it must be in the same namespace.
+   * @default "default"
+   */
+  readonly namespace?: string;
+  /** The ClusterQueue this queue submits to. */
+  readonly clusterQueue: IClusterQueue;
+  /** @default StopPolicy.NONE */
+  readonly stopPolicy?: StopPolicy;
+  /**
+   * Fair-sharing weight (admission fair sharing).
+   * @default - Kueue's default (1)
+   */
+  readonly fairSharingWeight?: number;
+  /**
+   * Extra annotations on the LocalQueue.
+   * @default - none
+   */
+  readonly annotations?: Record<string, string>;
+}
+
+/** Tenant rules recorded on a LocalQueue by TenantQueue. @internal */
+export interface TenantRules {
+  readonly allowedPriorityClasses?: readonly string[];
+  readonly defaultPriorityClass?: string;
+}
+
+/** A Kueue LocalQueue (namespaced): the queue users submit to. */
+export class LocalQueue extends Construct implements ILocalQueue {
+  /** A LocalQueue defined outside this app: its existence and quota are not checked at synth. */
+  public static fromLocalQueueName(namespace: string, name: string): ILocalQueue {
+    if (!DNS1123_SUBDOMAIN.test(name)) throw new Error(`LocalQueue.fromLocalQueueName(): "${name}" is not a valid queue name. Fix: use the LocalQueue's metadata.name.`);
+    return { localQueueName: name, namespace, definedInApp: false };
+  }
+
+  public readonly localQueueName: string;
+  public readonly namespace: string;
+  public readonly definedInApp = true;
+  public readonly clusterQueue: IClusterQueue;
+  public readonly apiObject: ApiObject;
+  /** @internal */
+  public _tenant?: TenantRules;
+
+  public constructor(scope: Construct, id: string, props: LocalQueueProps) {
+    super(scope, id);
+    const caps = KueueRayVersions.of(this).kueue;
+    this.localQueueName = checkedName(this, 'LocalQueue', props.name ?? id);
+    this.namespace = props.namespace ?? 'default';
+    this.clusterQueue = props.clusterQueue;
+    this.apiObject = createKueueObject(this, {
+      kind: 'LocalQueue', caps, name: this.localQueueName, namespace: this.namespace, annotations: props.annotations,
+      body: () => {
+        const spec: Record<string, any> = { clusterQueue: props.clusterQueue.clusterQueueName };
+        if (props.stopPolicy) spec.stopPolicy = props.stopPolicy;
+        if (props.fairSharingWeight !== undefined) spec.fairSharing = { weight: String(props.fairSharingWeight) };
+        return { spec };
+      },
+    });
+    const inv = AppInventory.of(this);
+    inv.register(this);
+    this.node.addValidation({ validate: () => inv.duplicatesOf(this).map((p) => `LocalQueue ${this.namespace}/${this.localQueueName} is also defined at '${p}'. Fix: one LocalQueue per name and namespace.`) });
+  }
+
+  /** @internal */
+  public _inventoryEntry(): InventoryEntry {
+    return { kind: 'LocalQueue', entry: { namespace: this.namespace, name: this.localQueueName, clusterQueue: this.clusterQueue.clusterQueueName, tenant: this._tenant } };
+  }
+}

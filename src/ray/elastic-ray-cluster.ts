@@ -1,0 +1,37 @@
+import { Construct } from 'constructs';
+import { AutoscalingOptions, buildClusterSpec } from './ray-cluster-spec';
+import { RayWorkload, RayWorkloadProps } from './ray-workload';
+
+export interface ElasticRayClusterProps extends RayWorkloadProps {
+  /**
+   * In-tree autoscaler settings.
+   * @default - idleTimeoutSeconds 60, KubeRay's other defaults
+   */
+  readonly autoscaling?: AutoscalingOptions;
+}
+
+/**
+ * A RayCluster admitted by Kueue as an elastic workload (Kueue >= 0.14): the in-tree autoscaler
+ * scales workers between min and max, each scale-up is a new Workload slice that must fit quota.
+ * A RayCluster is never "finished": it holds its quota until deleted.
+ */
+export class ElasticRayCluster extends RayWorkload {
+  private readonly clusterProps: ElasticRayClusterProps;
+
+  public constructor(scope: Construct, id: string, props: ElasticRayClusterProps) {
+    super(scope, id, 'RayCluster', props, { elastic: true });
+    this.clusterProps = props;
+  }
+
+  /** @internal */
+  protected _buildSpec(): Record<string, any> {
+    const p = this.clusterProps;
+    const rayVersion = p.rayVersion ?? '2.46.0';
+    return buildClusterSpec({
+      where: `RayCluster '${this.node.path}'`, rayVersion, image: p.image ?? `rayproject/ray:${rayVersion}`,
+      head: p.headGroup, workers: this._workers, elastic: true, autoscaling: p.autoscaling,
+      // Kueue's webhook would set it too; being explicit keeps pods from starting if webhooks run out of order.
+      suspend: true,
+    });
+  }
+}

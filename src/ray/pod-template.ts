@@ -1,0 +1,114 @@
+import { Quantity, ResourceName } from '../platform/quantity';
+
+/** An extended resource request, e.g. 2 × example.com/fpga. */
+export interface ExtendedResourceRequest {
+  readonly resource: ResourceName;
+  readonly quantity: Quantity;
+}
+
+/**
+ * Resources of a Ray container. Kueue counts requests (or limits where a request is missing).
+ * Limits default to the requests, as Ray recommends for Ray containers.
+ */
+export interface ContainerResources {
+  /**
+   * CPU request.
+   * @default - none (Kueue then counts no CPU for the container; the library warns)
+   */
+  readonly cpu?: Quantity;
+  /**
+   * Memory request.
+   * @default - none (Kueue then counts no memory for the container; the library warns)
+   */
+  readonly memory?: Quantity;
+  /**
+   * CPU limit.
+   * @default - equal to `cpu`
+   */
+  readonly cpuLimit?: Quantity;
+  /**
+   * Memory limit.
+   * @default - equal to `memory`
+   */
+  readonly memoryLimit?: Quantity;
+  /**
+   * NVIDIA GPUs (nvidia.com/gpu, requests = limits).
+   * @default 0
+   */
+  readonly gpus?: number;
+  /**
+   * Other extended resources (requests = limits).
+   * @default - none
+   */
+  readonly extendedResources?: ExtendedResourceRequest[];
+}
+
+/** Renders Kubernetes `resources` from ContainerResources. */
+export function renderResources(r: ContainerResources | undefined, where: string): Record<string, any> | undefined {
+  if (!r) return undefined;
+  const requests: Record<string, string> = {};
+  const limits: Record<string, string> = {};
+  if (r.cpu) requests.cpu = r.cpu.value;
+  if (r.memory) requests.memory = r.memory.value;
+  const cpuLimit = r.cpuLimit ?? r.cpu;
+  const memLimit = r.memoryLimit ?? r.memory;
+  if (cpuLimit) limits.cpu = cpuLimit.value;
+  if (memLimit) limits.memory = memLimit.value;
+  if (r.gpus !== undefined && r.gpus !== 0) {
+    if (!Number.isInteger(r.gpus) || r.gpus < 0) throw new Error(`${where}: resources.gpus ${r.gpus} must be a whole number >= 0. Fix: use e.g. gpus: 1.`);
+    requests['nvidia.com/gpu'] = limits['nvidia.com/gpu'] = String(r.gpus);
+  }
+  for (const e of r.extendedResources ?? []) {
+    if (e.resource.name === 'cpu' || e.resource.name === 'memory' || (e.resource.name === 'nvidia.com/gpu' && r.gpus)) {
+      throw new Error(`${where}: resources.extendedResources repeats "${e.resource.name}". Fix: set it once (cpu/memory/gpus have their own fields).`);
+    }
+    requests[e.resource.name] = limits[e.resource.name] = e.quantity.value;
+  }
+  const out: Record<string, any> = {};
+  if (Object.keys(requests).length) out.requests = requests;
+  if (Object.keys(limits).length) out.limits = limits;
+  return out;
+}
+
+const MERGE_BY_NAME = new Set(['containers', 'initContainers', 'volumes', 'volumeMounts', 'env', 'ports', 'ephemeralContainers']);
+
+/**
+ * Deep-merges a user's pod-template fragment over the generated template. Objects merge key by key;
+ * lists of named items (containers, volumes, env, ports, ...) merge by `name`, like a strategic merge
+ * patch; other lists are replaced. Every field the user gives ends up in the output.
+ */
+export function mergeTemplate(base: any, overlay: any, key?: string): any {
+  if (overlay === undefined) return base;
+  if (Array.isArray(overlay)) {
+    if (key && MERGE_BY_NAME.has(key) && Array.isArray(base) && overlay.every((x) => x && typeof x === 'object' && typeof x.name === 'string')) {
+      const out = base.map((b: any) => {
+        const o = overlay.find((x: any) => x.name === b?.name);
+        return o ? mergeTemplate(b, o) : b;
+      });
+      for (const o of overlay) if (!base.some((b: any) => b?.name === o.name)) out.push(o);
+      return out;
+    }
+    return overlay.map((x) => clone(x));
+  }
+  if (overlay && typeof overlay === 'object') {
+    const out: any = base && typeof base === 'object' && !Array.isArray(base) ? { ...base } : {};
+    for (const [k, v] of Object.entries(overlay)) out[k] = mergeTemplate(out[k], v, k);
+    return out;
+  }
+  return overlay;
+}
+
+function clone(x: any): any {
+  return x && typeof x === 'object' ? JSON.parse(JSON.stringify(x)) : x;
+}
+
+/** Removes undefined values recursively (what cdk8s does at synth), so policy sees the output shape. */
+export function compact(x: any): any {
+  if (Array.isArray(x)) return x.map(compact);
+  if (x && typeof x === 'object') {
+    const out: any = {};
+    for (const [k, v] of Object.entries(x)) if (v !== undefined) out[k] = compact(v);
+    return out;
+  }
+  return x;
+}

@@ -1,0 +1,133 @@
+import { Construct } from 'constructs';
+import { stringify } from 'yaml';
+import { buildClusterSpec, AutoscalingOptions } from './ray-cluster-spec';
+import { ContainerResources, mergeTemplate, renderResources } from './pod-template';
+import { RayWorkload, RayWorkloadProps } from './ray-workload';
+
+/** How KubeRay submits the job. */
+export enum SubmissionMode {
+  /** A submitter Job pod (Kueue counts it as the `submitter` PodSet, default 500m/200Mi). KubeRay's default. */
+  K8S_JOB_MODE = 'K8sJobMode',
+  /** KubeRay submits over HTTP; no submitter pod. */
+  HTTP_MODE = 'HTTPMode',
+  /** A submitter container in the head pod (KubeRay >= 1.5; Kueue >= 0.17.7 counts it). */
+  SIDECAR_MODE = 'SidecarMode',
+  /** The user submits; KubeRay waits. */
+  INTERACTIVE_MODE = 'InteractiveMode',
+}
+
+export interface QueuedRayJobProps extends RayWorkloadProps {
+  /** The command `ray job submit` runs, e.g. "python train.py". */
+  readonly entrypoint: string;
+  /**
+   * Create with metadata.generateName instead of a name (for `kubectl create`; server-side apply needs a name).
+   * @default - a fixed name (the `name` prop or construct id)
+   */
+  readonly generateName?: string;
+  /**
+   * Ray runtime environment (rendered as runtimeEnvYAML), e.g. { pip: ['torch'], env_vars: { A: '1' } }.
+   * @default - none
+   */
+  readonly runtimeEnv?: Record<string, any>;
+  /**
+   * Seconds to keep the cluster after the job finishes (the cluster is always deleted then, which Kueue requires).
+   * @default 0
+   */
+  readonly ttlSecondsAfterFinished?: number;
+  /**
+   * Deadline for the job, from its start.
+   * @default - none
+   */
+  readonly activeDeadlineSeconds?: number;
+  /**
+   * Retries; each creates a new RayCluster.
+   * @default 0
+   */
+  readonly backoffLimit?: number;
+  /** @default SubmissionMode.K8S_JOB_MODE */
+  readonly submissionMode?: SubmissionMode;
+  /**
+   * Resources of the submitter pod (K8sJobMode). Kueue counts them as the `submitter` PodSet.
+   * @default - KubeRay's default submitter, 500m CPU / 200Mi requests (1 CPU / 1Gi limits)
+   */
+  readonly submitterResources?: ContainerResources;
+  /**
+   * Escape hatch: a full submitterPodTemplate fragment (Kubernetes JSON), merged over the generated one.
+   * @default - none
+   */
+  readonly submitterPodTemplate?: Record<string, any>;
+  /**
+   * Run as an elastic job with the in-tree autoscaler (Kueue >= 0.14.7).
+   * @default - a fixed-size gang
+   */
+  readonly autoscaling?: AutoscalingOptions;
+  /**
+   * spec.jobId.
+   * @default - KubeRay generates one
+   */
+  readonly jobId?: string;
+  /**
+   * spec.metadata passed to `ray job submit --metadata-json`.
+   * @default - none
+   */
+  readonly jobMetadata?: Record<string, string>;
+}
+
+/**
+ * A RayJob submitted through a Kueue LocalQueue: created suspended, admitted as one gang (head +
+ * workers + submitter), its cluster deleted when it finishes.
+ */
+export class QueuedRayJob extends RayWorkload {
+  private readonly jobProps: QueuedRayJobProps;
+
+  public constructor(scope: Construct, id: string, props: QueuedRayJobProps) {
+    super(scope, id, 'RayJob', props, { elastic: props.autoscaling !== undefined, generateName: props.generateName });
+    if (props.name && props.generateName) {
+      throw new Error(`RayJob '${this.node.path}': give 'name' or 'generateName', not both.`);
+    }
+    if (!props.entrypoint?.trim()) {
+      throw new Error(`RayJob '${this.node.path}': spec.entrypoint is empty. Fix: give the command to run, e.g. "python train.py".`);
+    }
+    this.jobProps = props;
+  }
+
+  /** @internal */
+  protected _buildSpec(): Record<string, any> {
+    const p = this.jobProps;
+    const where = `RayJob '${this.node.path}'`;
+    const rayVersion = p.rayVersion ?? '2.46.0';
+    const image = p.image ?? `rayproject/ray:${rayVersion}`;
+    const elastic = this.elastic;
+    // Kueue 0.14.7–0.16.0 queues an elastic RayJob through its RayCluster and refuses suspend: true on it.
+    const suspend = !(elastic && this._versions.kueue.elasticRayJob === 'short-term');
+    const spec: Record<string, any> = {
+      entrypoint: p.entrypoint,
+      shutdownAfterJobFinishes: true,
+      ttlSecondsAfterFinished: p.ttlSecondsAfterFinished ?? 0,
+    };
+    if (suspend) spec.suspend = true;
+    if (p.submissionMode) spec.submissionMode = p.submissionMode;
+    if (p.runtimeEnv) spec.runtimeEnvYAML = stringify(p.runtimeEnv);
+    if (p.activeDeadlineSeconds !== undefined) spec.activeDeadlineSeconds = p.activeDeadlineSeconds;
+    if (p.backoffLimit !== undefined) spec.backoffLimit = p.backoffLimit;
+    if (p.jobId) spec.jobId = p.jobId;
+    if (p.jobMetadata) spec.metadata = { ...p.jobMetadata };
+    if (p.submitterResources || p.submitterPodTemplate) {
+      const mode = p.submissionMode ?? SubmissionMode.K8S_JOB_MODE;
+      if (mode !== SubmissionMode.K8S_JOB_MODE) {
+        throw new Error(`${where}: submitterResources/submitterPodTemplate apply only to K8sJobMode, not ${mode}. Fix: remove them or use SubmissionMode.K8S_JOB_MODE.`);
+      }
+      const base = {
+        spec: {
+          restartPolicy: 'Never',
+          containers: [{ name: 'ray-job-submitter', image: p.headGroup.image ?? image, resources: renderResources(p.submitterResources ?? { cpu: undefined }, `${where} submitterResources`) }],
+        },
+      };
+      spec.submitterPodTemplate = mergeTemplate(base, p.submitterPodTemplate);
+    }
+    spec.rayClusterSpec = buildClusterSpec({
+      where, rayVersion, image, head: p.headGroup, workers: this._workers, elastic, autoscaling: p.autoscaling,
+    });
+    return spec;
+  }
+}

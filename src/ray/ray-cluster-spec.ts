@@ -1,0 +1,198 @@
+import { ContainerResources, mergeTemplate, renderResources } from './pod-template';
+
+/** Options shared by the head group and worker groups. */
+export interface RayGroupOptions {
+  /** Resources of the Ray container (containers[0]). */
+  readonly resources: ContainerResources;
+  /**
+   * Ray container image.
+   * @default - the workload's image (rayproject/ray:<rayVersion>)
+   */
+  readonly image?: string;
+  /**
+   * Name of the Ray container.
+   * @default "ray-head" for the head, "ray-worker" for workers
+   */
+  readonly containerName?: string;
+  /**
+   * `ray start` parameters.
+   * @default {}
+   */
+  readonly rayStartParams?: Record<string, string>;
+  /**
+   * Environment variables of the Ray container.
+   * @default - none
+   */
+  readonly env?: Record<string, string>;
+  /**
+   * Escape hatch: any other PodTemplateSpec fields, in Kubernetes JSON (e.g. `{ spec: { nodeSelector, volumes,
+   * tolerations, serviceAccountName }, metadata: { labels } }`). Deep-merged over the generated template;
+   * containers, volumes, env and ports merge by name. Everything given is emitted, then checked by the policy.
+   * @default - none
+   */
+  readonly podTemplate?: Record<string, any>;
+}
+
+/** The head group. */
+export interface HeadGroupOptions extends RayGroupOptions {
+  /**
+   * Service type of the head service (ClusterIP, NodePort, LoadBalancer).
+   * @default - KubeRay's default (ClusterIP)
+   */
+  readonly serviceType?: string;
+}
+
+/** A worker group. */
+export interface WorkerGroupOptions extends RayGroupOptions {
+  /** groupName (its lower-cased form is the Kueue PodSet name). */
+  readonly groupName: string;
+  /**
+   * Desired replicas. Kueue counts replicas × numOfHosts.
+   * @default - minReplicas when given, else 1 (0 for elastic workloads)
+   */
+  readonly replicas?: number;
+  /**
+   * @default - equal to replicas (0 for elastic workloads)
+   */
+  readonly minReplicas?: number;
+  /**
+   * @default - equal to replicas for fixed gangs; required for elastic workloads
+   */
+  readonly maxReplicas?: number;
+  /**
+   * Pods per replica (multi-host, e.g. TPU slices).
+   * @default 1
+   */
+  readonly numOfHosts?: number;
+}
+
+/** Autoscaler upscaling modes. */
+export enum UpscalingMode {
+  DEFAULT = 'Default',
+  AGGRESSIVE = 'Aggressive',
+  CONSERVATIVE = 'Conservative',
+}
+
+/** Ray autoscaler versions. */
+export enum AutoscalerVersion {
+  V1 = 'v1',
+  V2 = 'v2',
+}
+
+/** In-tree Ray autoscaler settings for elastic workloads. */
+export interface AutoscalingOptions {
+  /**
+   * Seconds a worker stays idle before the autoscaler removes it.
+   * @default 60
+   */
+  readonly idleTimeoutSeconds?: number;
+  /** @default - Ray's default (UpscalingMode.DEFAULT) */
+  readonly upscalingMode?: UpscalingMode;
+  /** @default - Ray's default for the Ray version */
+  readonly version?: AutoscalerVersion;
+  /**
+   * Resources of the autoscaler sidecar (Kueue >= 0.19 counts them in the head PodSet).
+   * @default - KubeRay's default, 500m CPU / 512Mi
+   */
+  readonly resources?: ContainerResources;
+  /**
+   * @default - the head image
+   */
+  readonly image?: string;
+}
+
+export interface ClusterSpecInput {
+  readonly where: string;
+  readonly rayVersion: string;
+  readonly image: string;
+  readonly head: HeadGroupOptions;
+  readonly workers: readonly WorkerGroupOptions[];
+  readonly elastic: boolean;
+  readonly autoscaling?: AutoscalingOptions;
+  readonly suspend?: boolean;
+}
+
+const HEAD_PORTS = [
+  { containerPort: 6379, name: 'gcs-server' },
+  { containerPort: 8265, name: 'dashboard' },
+  { containerPort: 10001, name: 'client' },
+];
+
+function envList(env: Record<string, string> | undefined): any[] | undefined {
+  if (!env || !Object.keys(env).length) return undefined;
+  return Object.entries(env).map(([name, value]) => ({ name, value }));
+}
+
+function groupTemplate(g: RayGroupOptions, image: string, defaultName: string, where: string, head: boolean): any {
+  const container: Record<string, any> = {
+    name: g.containerName ?? defaultName,
+    image: g.image ?? image,
+  };
+  if (head) container.ports = HEAD_PORTS.map((p) => ({ ...p }));
+  const env = envList(g.env);
+  if (env) container.env = env;
+  const resources = renderResources(g.resources, where);
+  if (resources) container.resources = resources;
+  const template = { spec: { containers: [container] } };
+  const merged = mergeTemplate(template, g.podTemplate);
+  if (merged?.spec?.containers?.[0]?.name !== container.name) {
+    throw new Error(`${where}: podTemplate puts another container first; KubeRay treats containers[0] as the Ray container. Fix: add sidecars after it (merge by name keeps "${container.name}" first).`);
+  }
+  return merged;
+}
+
+function nonNegInt(v: number | undefined, field: string, where: string): void {
+  if (v !== undefined && (!Number.isInteger(v) || v < 0)) throw new Error(`${where}: ${field} ${v} must be a whole number >= 0.`);
+}
+
+/** Resolves worker replica defaults (documented on WorkerGroupOptions). */
+export function workerReplicas(w: WorkerGroupOptions, elastic: boolean, where: string): { replicas: number; min: number; max: number } {
+  nonNegInt(w.replicas, 'replicas', where);
+  nonNegInt(w.minReplicas, 'minReplicas', where);
+  nonNegInt(w.maxReplicas, 'maxReplicas', where);
+  if (elastic) {
+    if (w.maxReplicas === undefined) throw new Error(`${where}: maxReplicas is required for an elastic workload (it bounds scale-up and the quota it can reach). Fix: set maxReplicas.`);
+    const min = w.minReplicas ?? 0;
+    return { replicas: w.replicas ?? min, min, max: w.maxReplicas };
+  }
+  const replicas = w.replicas ?? w.minReplicas ?? 1;
+  return { replicas, min: w.minReplicas ?? replicas, max: w.maxReplicas ?? replicas };
+}
+
+/** Builds a RayClusterSpec in Kubernetes JSON. */
+export function buildClusterSpec(input: ClusterSpecInput): Record<string, any> {
+  const spec: Record<string, any> = { rayVersion: input.rayVersion };
+  if (input.elastic) {
+    spec.enableInTreeAutoscaling = true;
+    const a = input.autoscaling ?? {};
+    const opts: Record<string, any> = { idleTimeoutSeconds: a.idleTimeoutSeconds ?? 60 };
+    if (a.upscalingMode) opts.upscalingMode = a.upscalingMode;
+    if (a.version) opts.version = a.version;
+    if (a.image) opts.image = a.image;
+    const res = renderResources(a.resources, `${input.where} autoscaling`);
+    if (res) opts.resources = res;
+    spec.autoscalerOptions = opts;
+  }
+  if (input.suspend !== undefined) spec.suspend = input.suspend;
+  const head: Record<string, any> = {
+    rayStartParams: { ...(input.head.rayStartParams ?? {}) },
+    template: groupTemplate(input.head, input.image, 'ray-head', `${input.where} headGroup`, true),
+  };
+  if (input.head.serviceType) head.serviceType = input.head.serviceType;
+  spec.headGroupSpec = head;
+  spec.workerGroupSpecs = input.workers.map((w, i) => {
+    const where = `${input.where} workerGroups[${i}] ("${w.groupName}")`;
+    const r = workerReplicas(w, input.elastic, where);
+    const g: Record<string, any> = {
+      groupName: w.groupName,
+      replicas: r.replicas,
+      minReplicas: r.min,
+      maxReplicas: r.max,
+      rayStartParams: { ...(w.rayStartParams ?? {}) },
+      template: groupTemplate(w, input.image, 'ray-worker', where, false),
+    };
+    if (w.numOfHosts !== undefined) g.numOfHosts = w.numOfHosts;
+    return g;
+  });
+  return spec;
+}

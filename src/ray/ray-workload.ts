@@ -1,0 +1,254 @@
+import { ApiObject, JsonPatch, Lazy } from 'cdk8s';
+import { Construct } from 'constructs';
+import { ILocalQueue } from '../kueue/local-queue';
+import { TenantQueue } from '../kueue/tenant-queue';
+import { IWorkloadPriorityClass } from '../kueue/workload-priority-class';
+import { AppInventory } from '../platform/inventory';
+import { KueueRayVersions, ResolvedVersions } from '../platform/versions';
+import { evaluateRayObject, Finding, formatFinding, formatResources, computeGang, RayObject, PolicyContext } from '../policy';
+import { ELASTIC_JOB_ANNOTATION, PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL } from '../policy/ray-object';
+import { compact } from './pod-template';
+import { HeadGroupOptions, WorkerGroupOptions } from './ray-cluster-spec';
+
+/** Props shared by QueuedRayJob, ElasticRayCluster and ElasticRayService. */
+export interface RayWorkloadProps {
+  /**
+   * metadata.name.
+   * @default - the construct id
+   */
+  readonly name?: string;
+  /**
+   * Namespace of the workload; must be the queue's namespace.
+   * @default - the queue's namespace, else "default"
+   */
+  readonly namespace?: string;
+  /**
+   * The LocalQueue or TenantQueue to submit to (LocalQueue.fromLocalQueueName() for one defined elsewhere).
+   * @default - none: give `queueName` instead
+   */
+  readonly queue?: ILocalQueue;
+  /**
+   * Name of a LocalQueue in the workload's namespace. It must be defined in this app; use
+   * `queue: LocalQueue.fromLocalQueueName()` for queues defined elsewhere.
+   * @default - none: give `queue` instead
+   */
+  readonly queueName?: string;
+  /**
+   * WorkloadPriorityClass of the workload.
+   * @default - the TenantQueue's default priority class, else none (priority 0)
+   */
+  readonly priorityClass?: IWorkloadPriorityClass;
+  /**
+   * Ray version (spec.rayVersion) and the default image tag.
+   * @default "2.46.0"
+   */
+  readonly rayVersion?: string;
+  /**
+   * Default image of every Ray container.
+   * @default "rayproject/ray:<rayVersion>"
+   */
+  readonly image?: string;
+  /** The head group. */
+  readonly headGroup: HeadGroupOptions;
+  /**
+   * Worker groups; more with addWorkerGroup().
+   * @default - none
+   */
+  readonly workerGroups?: WorkerGroupOptions[];
+  /**
+   * Extra labels. The Kueue queue and priority labels are set by the construct.
+   * @default - none
+   */
+  readonly labels?: Record<string, string>;
+  /**
+   * Extra annotations.
+   * @default - none
+   */
+  readonly annotations?: Record<string, string>;
+}
+
+/** One PodSet of a workload's gang, as Kueue counts it. */
+export interface PodSetSummary {
+  readonly name: string;
+  readonly count: number;
+  /** Requests of one pod, e.g. { cpu: "1", memory: "2Gi" }. */
+  readonly perPodRequests: Record<string, string>;
+  /** Version extras Kueue adds (submitter, autoscaler sidecar, ...). */
+  readonly extras: string[];
+}
+
+/** The gang Kueue admits all-or-nothing. */
+export interface GangSummary {
+  readonly podSets: PodSetSummary[];
+  /** Total requests, e.g. { cpu: "2.5", memory: "4296Mi" }. */
+  readonly totalRequests: Record<string, string>;
+}
+
+const RESERVED_LABELS = [QUEUE_NAME_LABEL, PRIORITY_CLASS_LABEL];
+
+/**
+ * Base of the queued Ray workloads: queue and priority labels, the spec built once, the policy run
+ * at synth, and the gang as the chosen Kueue version counts it.
+ */
+export abstract class RayWorkload extends Construct {
+  public readonly apiObject: ApiObject;
+  /** Namespace the workload is created in. */
+  public readonly namespace: string;
+  /** Queue name (the kueue.x-k8s.io/queue-name label). */
+  public readonly queueName: string;
+  /** Priority class name, when any. */
+  public readonly priorityClassName?: string;
+  /** @internal */
+  protected readonly _versions: ResolvedVersions;
+  /** @internal */
+  protected readonly _workers: WorkerGroupOptions[];
+  /** @internal */
+  protected readonly _props: RayWorkloadProps;
+  /** Whether the workload is elastic (annotation kueue.x-k8s.io/elastic-job). */
+  public readonly elastic: boolean;
+  private readonly external: { localQueue: boolean; priorityClass: boolean };
+  private readonly generateName?: string;
+  private readonly metadata: { labels: Record<string, string>; annotations: Record<string, string> };
+  private generation = 0;
+  private memo?: { generation: number; manifest: RayObject };
+  private findingsMemo?: { key: string; findings: Finding[] };
+  private warned = new Set<string>();
+
+  protected constructor(scope: Construct, id: string, kind: 'RayJob' | 'RayCluster' | 'RayService', props: RayWorkloadProps, options: { elastic: boolean; generateName?: string }) {
+    super(scope, id);
+    this._versions = KueueRayVersions.of(this);
+    this._props = props;
+    this._workers = [...(props.workerGroups ?? [])];
+    const where = `${kind} '${this.node.path}'`;
+    if (!!props.queue === !!props.queueName) {
+      throw new Error(`${where}: give exactly one of 'queue' (a LocalQueue/TenantQueue object) or 'queueName'. Fix: e.g. queue: myTenantQueue.`);
+    }
+    const queueNs = props.queue?.namespace;
+    this.namespace = props.namespace ?? queueNs ?? 'default';
+    if (queueNs !== undefined && queueNs !== this.namespace) {
+      throw new Error(`${where}: metadata.namespace "${this.namespace}" differs from the queue's namespace "${queueNs}"; a LocalQueue only serves its own namespace. Fix: drop 'namespace' or use a queue in "${this.namespace}".`);
+    }
+    this.queueName = props.queue?.localQueueName ?? props.queueName!;
+    const tenantDefault = props.queue instanceof TenantQueue ? props.queue.defaultPriorityClass : undefined;
+    const priority = props.priorityClass ?? tenantDefault;
+    this.priorityClassName = priority?.priorityClassName;
+    this.external = {
+      localQueue: props.queue !== undefined && !props.queue.definedInApp,
+      priorityClass: priority !== undefined && !priority.definedInApp,
+    };
+    for (const k of RESERVED_LABELS) {
+      if (props.labels && k in props.labels) {
+        throw new Error(`${where}: labels must not set "${k}"; the construct sets it from ${k === QUEUE_NAME_LABEL ? "'queue'/'queueName'" : "'priorityClass'"}. Fix: use that prop.`);
+      }
+    }
+    if (props.annotations && ELASTIC_JOB_ANNOTATION in props.annotations) {
+      throw new Error(`${where}: annotations must not set "${ELASTIC_JOB_ANNOTATION}"; ElasticRayCluster/ElasticRayService (or QueuedRayJob autoscaling) set it. Fix: remove it.`);
+    }
+
+    this.elastic = options.elastic;
+    const labels: Record<string, string> = { ...(props.labels ?? {}), [QUEUE_NAME_LABEL]: this.queueName };
+    if (this.priorityClassName) labels[PRIORITY_CLASS_LABEL] = this.priorityClassName;
+    const annotations: Record<string, string> = { ...(props.annotations ?? {}) };
+    if (options.elastic) annotations[ELASTIC_JOB_ANNOTATION] = 'true';
+    this.generateName = options.generateName;
+    const name = props.name ?? (options.generateName ? 'generated' : id);
+    this.metadata = { labels, annotations };
+    this.apiObject = new ApiObject(this, 'Resource', {
+      apiVersion: 'ray.io/v1',
+      kind,
+      metadata: { name, namespace: this.namespace, labels, annotations: Object.keys(annotations).length ? annotations : undefined },
+      spec: Lazy.any({ produce: () => this.manifest().spec }),
+    });
+    if (options.generateName) {
+      // ApiObject always has a name; the API server generates one from generateName instead.
+      this.apiObject.addJsonPatch(JsonPatch.remove('/metadata/name'), JsonPatch.add('/metadata/generateName', options.generateName));
+    }
+
+    AppInventory.of(this); // make sure the registry exists before validation
+    this.node.addValidation({ validate: () => this.findings().filter((f) => f.severity === 'error').map(formatFinding) });
+    this.node.addValidation({ validate: () => { this.printWarnings(); return []; } });
+  }
+
+  /** Adds a worker group after construction. */
+  public addWorkerGroup(group: WorkerGroupOptions): void {
+    this._workers.push(group);
+    this.changed();
+  }
+
+  /** The Kubernetes JSON of the object, exactly as synthesized (before user JSON patches on apiObject). */
+  public toManifest(): any {
+    return JSON.parse(JSON.stringify(this.manifest()));
+  }
+
+  /** The gang as the chosen Kueue version counts it (domain.md §4). */
+  public get gang(): GangSummary {
+    const g = computeGang(this.manifest(), this._versions.kueue);
+    const fmt = (m: Map<string, bigint>) => Object.fromEntries([...m.keys()].map((k) => [k, formatResources(new Map([[k, m.get(k)!]])).slice(k.length + 1)]));
+    return {
+      podSets: g.podSets.map((p) => ({ name: p.name, count: p.count, perPodRequests: fmt(p.perPod), extras: [...p.extras] })),
+      totalRequests: fmt(g.total),
+    };
+  }
+
+  /** Every policy finding (errors and warnings), formatted. */
+  public policyFindings(): string[] {
+    return this.findings().map((f) => `${f.severity}: ${formatFinding(f)}`);
+  }
+
+  /** Policy warnings (soft findings), formatted. */
+  public policyWarnings(): string[] {
+    return this.findings().filter((f) => f.severity === 'warning').map(formatFinding);
+  }
+
+  /** @internal */
+  public _findings(): Finding[] {
+    return this.findings();
+  }
+
+  /** @internal the object's spec in Kubernetes JSON */
+  protected abstract _buildSpec(): Record<string, any>;
+
+  /** @internal call when something that shapes the manifest changes */
+  protected changed(): void {
+    this.generation++;
+  }
+
+  private manifest(): RayObject {
+    if (this.memo && this.memo.generation === this.generation) return this.memo.manifest;
+    const metadata: Record<string, any> = this.generateName ? { generateName: this.generateName } : { name: this.apiObject.name };
+    metadata.namespace = this.namespace;
+    metadata.labels = { ...this.metadata.labels };
+    if (Object.keys(this.metadata.annotations).length) metadata.annotations = { ...this.metadata.annotations };
+    const manifest = compact({ apiVersion: 'ray.io/v1', kind: this.apiObject.kind, metadata, spec: this._buildSpec() });
+    this.memo = { generation: this.generation, manifest };
+    return manifest;
+  }
+
+  private findings(): Finding[] {
+    const inv = AppInventory.of(this);
+    const snapshot = inv.snapshot();
+    const key = `${this.generation}`;
+    if (this.findingsMemo && this.findingsMemo.key === key && (this.findingsMemo as any).inv === snapshot) return this.findingsMemo.findings;
+    const ctx: PolicyContext = {
+      kueue: this._versions.kueue,
+      kuberay: this._versions.kubeRay,
+      elasticGate: this._versions.elasticGate,
+      inventory: snapshot,
+      external: this.external,
+    };
+    const findings = evaluateRayObject(this.manifest(), ctx);
+    this.findingsMemo = { key, findings };
+    (this.findingsMemo as any).inv = snapshot;
+    return findings;
+  }
+
+  private printWarnings(): void {
+    if (process.env.CDK8S_KUEUE_RAY_QUIET === '1') return;
+    for (const w of this.findings().filter((f) => f.severity === 'warning')) {
+      const line = formatFinding(w);
+      if (this.warned.has(line)) continue;
+      this.warned.add(line);
+      process.stderr.write(`[cdk8s-kueue-ray] warning: ${line}\n`);
+    }
+  }
+}
