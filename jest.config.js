@@ -7,4 +7,5 @@ module.exports = {
     '^.+\\.ts$': ['ts-jest', { tsconfig: { module: 'commonjs', target: 'ES2020', esModuleInterop: true, resolveJsonModule: true, strict: true, skipLibCheck: true }, diagnostics: { warnOnly: false } }],
   },
   testTimeout: 120000,
+  setupFiles: ['<rootDir>/test/support/quiet.ts'],
 };

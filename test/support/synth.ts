@@ -1,0 +1,36 @@
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { App, Chart } from 'cdk8s';
+import { buildExamples, ExamplesOptions, Scenario, SCENARIOS } from '../../examples/app';
+import { kuberayCapabilities, kueueCapabilities, rayServicePair } from '../../src/policy/versions';
+
+export function tmpdir(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'kueue-ray-test-'));
+}
+
+/** Every object of every chart (create-only ones included), as synthesized. */
+export function synthAll(app: App): any[] {
+  const charts = app.node.findAll().filter((c): c is Chart => c instanceof Chart);
+  return charts.flatMap((c) => c.toJson());
+}
+
+/** Scenarios a version pair refuses, with the message fragment the refusal must contain. */
+export function refusedScenarios(kueue: string, kubeRay: string): Partial<Record<Scenario, string>> {
+  const k = kueueCapabilities(kueue);
+  const r = kuberayCapabilities(kubeRay);
+  const out: Partial<Record<Scenario, string>> = {};
+  if (!k.elasticRayCluster) out['elastic-raycluster'] = 'elastic RayCluster needs Kueue >= v0.14.0';
+  if (!k.elasticRayService) out['elastic-rayservice'] = 'elastic RayService needs Kueue >= v0.14.0';
+  else if (rayServicePair(k, r).status === 'broken') out['elastic-rayservice'] = 'kuberay#4686';
+  return out;
+}
+
+export function supportedScenarios(kueue: string, kubeRay: string): Scenario[] {
+  const refused = refusedScenarios(kueue, kubeRay);
+  return SCENARIOS.filter((s) => !(s in refused));
+}
+
+export function examples(opts: Omit<ExamplesOptions, 'outdir'>) {
+  return buildExamples({ outdir: tmpdir(), ...opts });
+}

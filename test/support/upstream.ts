@@ -1,0 +1,92 @@
+/**
+ * Upstream CRDs for the pinned versions, for tests. Read from ../shared/vendor (KUEUE_RAY_VENDOR_DIR),
+ * else from Go module zips downloaded from the module proxy into ~/.cache/cdk8s-kueue-ray/modules and
+ * verified against the sha256 pinned below. Never copied into the repo.
+ */
+import { createHash } from 'crypto';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import AdmZip from 'adm-zip';
+
+export const REPO_ROOT = path.resolve(__dirname, '..', '..');
+
+/** Module zips on proxy.golang.org: module path, version → sha256 of the zip. */
+export const PINNED_MODULE_ZIPS: Record<string, { module: string; version: string; sha256: string }> = {
+  'kueue@v0.14.8': { module: 'sigs.k8s.io/kueue', version: 'v0.14.8', sha256: '229a8a73a25aadb47b3ce8df02e7f24b8f3137e462171fe2de12c99a3b204b06' },
+  'kueue@v0.17.0': { module: 'sigs.k8s.io/kueue', version: 'v0.17.0', sha256: '3c2a32fe2714a4ed581dd2de3b95a32fb9b770f5a5a692e2316c4526d8d7e1b8' },
+  'kueue@v0.19.2': { module: 'sigs.k8s.io/kueue', version: 'v0.19.2', sha256: '97d35b6f259a146ba0cfe1661fe138419e00e0fa1659b14604b63cb162e6ea08' },
+  'kuberay@v1.4.2': { module: 'github.com/ray-project/kuberay/ray-operator', version: 'v1.4.2', sha256: 'f433e9f4b8eddbf28053c555b730178b67176a0188f64f7686b2453c799e7f00' },
+  'kuberay@v1.5.2': { module: 'github.com/ray-project/kuberay/ray-operator', version: 'v1.5.2', sha256: 'f9386697cbc7f74f4c95f76383ce771a28670aab4c1fd6903c5056fa470a95c8' },
+  'kuberay@v1.6.2': { module: 'github.com/ray-project/kuberay/ray-operator', version: 'v1.6.2', sha256: 'f74badb51c7fff75e63915b442ad59ac0f9645a37d34b8d7a512d4f32c3da133' },
+};
+
+export function vendorDir(): string | undefined {
+  const candidates = [process.env.KUEUE_RAY_VENDOR_DIR, path.resolve(REPO_ROOT, '..', 'shared', 'vendor'), '/work/shared/vendor'];
+  return candidates.find((c): c is string => !!c && fs.existsSync(path.join(c, 'README.md')));
+}
+
+export function cacheDir(): string {
+  return process.env.CDK8S_KUEUE_RAY_CACHE ?? path.join(os.homedir(), '.cache', 'cdk8s-kueue-ray');
+}
+
+function sha256(buf: Buffer): string {
+  return createHash('sha256').update(buf).digest('hex');
+}
+
+/** Downloads (once) and verifies a pinned module zip; returns its path. */
+export async function ensureModuleZip(key: string): Promise<string> {
+  const pin = PINNED_MODULE_ZIPS[key];
+  if (!pin) throw new Error(`no pinned module zip for ${key}`);
+  const dir = path.join(cacheDir(), 'modules');
+  const file = path.join(dir, `${pin.module.replace(/\//g, '_')}@${pin.version}.zip`);
+  if (fs.existsSync(file) && sha256(fs.readFileSync(file)) === pin.sha256) return file;
+  const proxy = (process.env.GOPROXY ?? 'https://proxy.golang.org').split(',')[0].replace(/\/$/, '');
+  const url = `${proxy}/${pin.module}/@v/${pin.version}.zip`;
+  let res: Response;
+  try {
+    res = await fetch(url);
+  } catch (e) {
+    throw new Error(`cannot download ${url} (${(e as Error).message}) and ${file} is not cached: check network access to the Go module proxy, or set KUEUE_RAY_VENDOR_DIR to the shared/vendor folder`);
+  }
+  if (!res.ok) throw new Error(`download of ${url} failed: HTTP ${res.status}`);
+  const buf = Buffer.from(await res.arrayBuffer());
+  const got = sha256(buf);
+  if (got !== pin.sha256) throw new Error(`checksum mismatch for ${url}: got ${got}, pinned ${pin.sha256}; refusing to use it`);
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(file, buf);
+  return file;
+}
+
+const zipCache = new Map<string, AdmZip>();
+
+async function readFromModule(key: string, relPath: string): Promise<string> {
+  const pin = PINNED_MODULE_ZIPS[key];
+  const file = await ensureModuleZip(key);
+  let zip = zipCache.get(file);
+  if (!zip) {
+    zip = new AdmZip(file);
+    zipCache.set(file, zip);
+  }
+  const entry = zip.getEntry(`${pin.module}@${pin.version}/${relPath}`);
+  if (!entry) throw new Error(`${relPath} not found in ${file}`);
+  return entry.getData().toString('utf8');
+}
+
+/** A Kueue CRD (by plural, e.g. "clusterqueues") at a tag. */
+export async function readKueueCrd(tag: string, plural: string): Promise<string> {
+  const rel = `config/components/crd/bases/kueue.x-k8s.io_${plural}.yaml`;
+  const v = vendorDir();
+  if (v && fs.existsSync(path.join(v, 'kueue', tag, rel))) return fs.readFileSync(path.join(v, 'kueue', tag, rel), 'utf8');
+  const key = `kueue@${tag}`;
+  if (!PINNED_MODULE_ZIPS[key]) throw new Error(`Kueue ${tag} CRDs: not in the vendor folder (${v ?? 'not found'}) and no pinned module zip; set KUEUE_RAY_VENDOR_DIR to shared/vendor`);
+  return readFromModule(key, rel);
+}
+
+/** A KubeRay CRD (by plural, e.g. "rayjobs") at a tag. */
+export async function readKubeRayCrd(tag: string, plural: string): Promise<string> {
+  const v = vendorDir();
+  const vendored = v && path.join(v, 'kuberay', tag, 'ray-operator', 'config', 'crd', 'bases', `ray.io_${plural}.yaml`);
+  if (vendored && fs.existsSync(vendored)) return fs.readFileSync(vendored, 'utf8');
+  return readFromModule(`kuberay@${tag}`, `config/crd/bases/ray.io_${plural}.yaml`);
+}
