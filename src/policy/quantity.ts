@@ -70,6 +70,10 @@ export function formatQuantity(milli: bigint, resource: string): string {
     const bytes = milli / 1000n;
     if (bytes !== 0n && bytes % GI === 0n) return `${bytes / GI}Gi`;
     if (bytes !== 0n && bytes % MI === 0n) return `${bytes / MI}Mi`;
+    // Quotas are often written in decimal units (the guide's "6G"): prefer them over odd KiB counts.
+    for (const [unit, n] of [['T', 10n ** 12n], ['G', 10n ** 9n], ['M', 10n ** 6n], ['k', 1000n]] as const) {
+      if (bytes !== 0n && bytes % n === 0n) return `${bytes / n}${unit}`;
+    }
     if (bytes !== 0n && bytes % KI === 0n) return `${bytes / KI}Ki`;
     return `${bytes}`;
   }
