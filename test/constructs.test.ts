@@ -183,7 +183,7 @@ describe('Ray workloads', () => {
     const job = new QueuedRayJob(chart, 'j', { queue: lq, priorityClass: dev, generateName: 'train-', entrypoint: 'python x.py', runtimeEnv: { pip: ['torch'] }, headGroup: head, workerGroups: [worker()] });
     const out = job.apiObject.toJson();
     expect(out.metadata).toEqual({ generateName: 'train-', namespace: 'default', labels: { 'kueue.x-k8s.io/queue-name': 'lq', 'kueue.x-k8s.io/priority-class': 'dev' } });
-    expect(out.spec).toMatchObject({ suspend: true, shutdownAfterJobFinishes: true, ttlSecondsAfterFinished: 0, entrypoint: 'python x.py', runtimeEnvYAML: 'pip:\n  - torch\n' });
+    expect(out.spec).toMatchObject({ suspend: true, shutdownAfterJobFinishes: true, ttlSecondsAfterFinished: 0, entrypoint: 'python x.py', runtimeEnvYAML: '{"pip":["torch"]}' });
     expect(out).toEqual(job.toManifest()); // the policy saw exactly what is emitted
   });
 

@@ -36,17 +36,21 @@ export class AppInventory {
     return reg;
   }
 
+  /** Bumped on every change, so memoized policy results know when to re-run. */
+  public version = 0;
   private readonly members: InventoryMember[] = [];
   private cache?: { inventory: Inventory; byKind: Map<string, Array<{ path: string; name: string }>> };
 
   public register(member: InventoryMember): void {
     this.members.push(member);
     this.cache = undefined;
+    this.version++;
   }
 
   /** Call when a member's entry changes after construction (e.g. addResourceGroup). */
   public invalidate(): void {
     this.cache = undefined;
+    this.version++;
   }
 
   public snapshot(): Inventory {

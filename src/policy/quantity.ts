@@ -23,7 +23,19 @@ export function isQuantity(s: unknown): boolean {
 }
 
 /** Parses a quantity (string or number) into milli-units. Throws with the offending text on bad input. */
+const PARSED = new Map<string, bigint>();
+
 export function parseQuantity(input: string | number): bigint {
+  // The same few strings ("1", "2Gi", "500m") repeat across thousands of pods.
+  const key = typeof input === 'number' ? `#${input}` : input;
+  const hit = PARSED.get(key);
+  if (hit !== undefined) return hit;
+  const v = parseQuantityUncached(input);
+  if (PARSED.size < 10000) PARSED.set(key, v);
+  return v;
+}
+
+function parseQuantityUncached(input: string | number): bigint {
   const s = typeof input === 'number' ? numberToString(input) : String(input).trim();
   const m = QUANTITY_RE.exec(s);
   if (!m) throw new Error(`'${input}' is not a Kubernetes quantity (examples: 500m, 2, 1.5, 2Gi, 6G)`);

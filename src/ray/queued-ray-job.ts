@@ -1,5 +1,4 @@
 import { Construct } from 'constructs';
-import { stringify } from 'yaml';
 import { buildClusterSpec, AutoscalingOptions } from './ray-cluster-spec';
 import { ContainerResources, mergeTemplate, renderResources } from './pod-template';
 import { RayWorkload, RayWorkloadProps } from './ray-workload';
@@ -25,7 +24,7 @@ export interface QueuedRayJobProps extends RayWorkloadProps {
    */
   readonly generateName?: string;
   /**
-   * Ray runtime environment (rendered as runtimeEnvYAML), e.g. { pip: ['torch'], env_vars: { A: '1' } }.
+   * Ray runtime environment, e.g. { pip: ['torch'], env_vars: { A: '1' } }. Rendered into runtimeEnvYAML as JSON (a YAML subset).
    * @default - none
    */
   readonly runtimeEnv?: Record<string, any>;
@@ -107,7 +106,8 @@ export class QueuedRayJob extends RayWorkload {
     };
     if (suspend) spec.suspend = true;
     if (p.submissionMode) spec.submissionMode = p.submissionMode;
-    if (p.runtimeEnv) spec.runtimeEnvYAML = stringify(p.runtimeEnv);
+    // JSON is valid YAML, and 10x cheaper to write and check than block YAML for a thousand jobs.
+    if (p.runtimeEnv) spec.runtimeEnvYAML = JSON.stringify(p.runtimeEnv);
     if (p.activeDeadlineSeconds !== undefined) spec.activeDeadlineSeconds = p.activeDeadlineSeconds;
     if (p.backoffLimit !== undefined) spec.backoffLimit = p.backoffLimit;
     if (p.jobId) spec.jobId = p.jobId;

@@ -111,7 +111,7 @@ export abstract class RayWorkload extends Construct {
   private readonly metadata: { labels: Record<string, string>; annotations: Record<string, string> };
   private generation = 0;
   private memo?: { generation: number; manifest: RayObject };
-  private findingsMemo?: { key: string; findings: Finding[] };
+  private findingsMemo?: { generation: number; inventoryVersion: number; findings: Finding[]; errors: string[]; warned: boolean };
   private warned = new Set<string>();
 
   protected constructor(scope: Construct, id: string, kind: 'RayJob' | 'RayCluster' | 'RayService', props: RayWorkloadProps, options: { elastic: boolean; generateName?: string }) {
@@ -164,9 +164,8 @@ export abstract class RayWorkload extends Construct {
       this.apiObject.addJsonPatch(JsonPatch.remove('/metadata/name'), JsonPatch.add('/metadata/generateName', options.generateName));
     }
 
-    AppInventory.of(this); // make sure the registry exists before validation
-    this.node.addValidation({ validate: () => this.findings().filter((f) => f.severity === 'error').map(formatFinding) });
-    this.node.addValidation({ validate: () => { this.printWarnings(); return []; } });
+    // One validation per workload, memoized: cdk8s validates the whole app once per chart at synth.
+    this.node.addValidation({ validate: () => this.validationErrors() });
   }
 
   /** Adds a worker group after construction. */
@@ -226,20 +225,28 @@ export abstract class RayWorkload extends Construct {
 
   private findings(): Finding[] {
     const inv = AppInventory.of(this);
-    const snapshot = inv.snapshot();
-    const key = `${this.generation}`;
-    if (this.findingsMemo && this.findingsMemo.key === key && (this.findingsMemo as any).inv === snapshot) return this.findingsMemo.findings;
+    const m = this.findingsMemo;
+    if (m && m.generation === this.generation && m.inventoryVersion === inv.version) return m.findings;
     const ctx: PolicyContext = {
       kueue: this._versions.kueue,
       kuberay: this._versions.kubeRay,
       elasticGate: this._versions.elasticGate,
-      inventory: snapshot,
+      inventory: inv.snapshot(),
       external: this.external,
     };
     const findings = evaluateRayObject(this.manifest(), ctx);
-    this.findingsMemo = { key, findings };
-    (this.findingsMemo as any).inv = snapshot;
+    this.findingsMemo = { generation: this.generation, inventoryVersion: inv.version, findings, errors: findings.filter((f) => f.severity === 'error').map(formatFinding), warned: false };
     return findings;
+  }
+
+  private validationErrors(): string[] {
+    this.findings();
+    const m = this.findingsMemo!;
+    if (!m.warned) {
+      m.warned = true;
+      this.printWarnings();
+    }
+    return m.errors;
   }
 
   private printWarnings(): void {

@@ -11,12 +11,34 @@ import { Reporter, Rule } from './rule';
 const QUEUE_FIELD = `metadata.labels[${QUEUE_NAME_LABEL}]`;
 const PRIORITY_FIELD = `metadata.labels[${PRIORITY_CLASS_LABEL}]`;
 
+interface InventoryIndex {
+  localQueues: Map<string, LocalQueueEntry>;
+  clusterQueues: Map<string, ClusterQueueEntry>;
+  capacity: Map<string, Map<string, Map<string, Cap>>>;
+}
+
+// Inventories are immutable snapshots: index each once, so a thousand workloads do not rescan it.
+const INDEX = new WeakMap<Inventory, InventoryIndex>();
+
+function indexOf(inv: Inventory): InventoryIndex {
+  let idx = INDEX.get(inv);
+  if (!idx) {
+    idx = {
+      localQueues: new Map(inv.localQueues.map((q) => [`${q.namespace}/${q.name}`, q])),
+      clusterQueues: new Map(inv.clusterQueues.map((q) => [q.name, q])),
+      capacity: new Map(),
+    };
+    INDEX.set(inv, idx);
+  }
+  return idx;
+}
+
 export function findLocalQueue(inv: Inventory, namespace: string, name: string): LocalQueueEntry | undefined {
-  return inv.localQueues.find((q) => q.namespace === namespace && q.name === name);
+  return indexOf(inv).localQueues.get(`${namespace}/${name}`);
 }
 
 export function findClusterQueue(inv: Inventory, name: string): ClusterQueueEntry | undefined {
-  return inv.clusterQueues.find((q) => q.name === name);
+  return indexOf(inv).clusterQueues.get(name);
 }
 
 /** Kubernetes label-selector semantics. */
@@ -116,7 +138,11 @@ interface Cap { nominal: bigint; ceiling: bigint }
 
 /** Nominal quota and the most a ClusterQueue can ever use (nominal + borrowing ceiling), per flavor and resource. */
 export function clusterQueueCapacity(cq: ClusterQueueEntry, inv: Inventory): Map<string, Map<string, Cap>> {
+  const idx = indexOf(inv);
+  const cached = idx.capacity.get(cq.name);
+  if (cached && idx.clusterQueues.get(cq.name) === cq) return cached;
   const out = new Map<string, Map<string, Cap>>();
+  idx.capacity.set(cq.name, out);
   const treeCohorts = cohortTree(cq.cohort, inv);
   const lenders = cq.cohort ? inv.clusterQueues.filter((o) => o.name !== cq.name && o.cohort && treeCohorts.has(o.cohort)) : [];
   const pool = (flavor: string, resource: string): bigint => {

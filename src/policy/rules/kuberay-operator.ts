@@ -10,6 +10,14 @@ import { DNS1035_LABEL, MAX_NAME_LENGTH, podTemplatesOf, workerGroupsOf } from '
 import { FIRST_KUBERAY_VERSION } from '../versions';
 import { Reporter, Rule } from './rule';
 
+function parseYamlOrJson(text: string): unknown {
+  try {
+    return JSON.parse(text); // JSON is YAML; the fast path for generated runtime envs
+  } catch {
+    return parseYaml(text);
+  }
+}
+
 /** Ray object names: DNS-1035, ≤47 (RayJob, RayService) or ≤53 (RayCluster) characters. */
 export const rayObjectName: Rule = (obj) => {
   const r = new Reporter('rayObjectName', obj, 'kuberay-operator');
@@ -139,7 +147,7 @@ export const rayJobLifecycle: Rule = (obj) => {
   if (s.backoffLimit !== undefined && s.backoffLimit < 0) r.error('spec.backoffLimit', `backoffLimit ${s.backoffLimit} is negative`, 'use 0 or more');
   if (typeof s.runtimeEnvYAML === 'string') {
     try {
-      const v = parseYaml(s.runtimeEnvYAML);
+      const v = parseYamlOrJson(s.runtimeEnvYAML);
       if (v !== null && v !== undefined && (typeof v !== 'object' || Array.isArray(v))) throw new Error('not a mapping');
     } catch (e) {
       r.error('spec.runtimeEnvYAML', `runtimeEnvYAML is not a YAML mapping (${(e as Error).message.split('\n')[0]})`, 'give a YAML mapping such as "pip: [requests]"');
