@@ -11,7 +11,8 @@ const { execFileSync } = require('child_process');
 const YAML = require('yaml');
 
 const ROOT = path.resolve(__dirname, '..');
-const VENDOR = process.env.KUEUE_RAY_VENDOR_DIR || path.resolve(ROOT, '..', 'shared', 'vendor');
+const VENDOR = [process.env.KUEUE_RAY_VENDOR_DIR, path.resolve(ROOT, '..', 'shared', 'vendor'), '/work/shared/vendor']
+  .find((d) => d && fs.existsSync(path.join(d, 'README.md'))) || path.resolve(ROOT, '..', 'shared', 'vendor');
 const KINDS = ['resourceflavors', 'clusterqueues', 'localqueues', 'workloadpriorityclasses', 'cohorts'];
 
 // name => { tag, version }: v1beta1 is read from the newest v1beta1-only line, v1beta2 from the newest line.
@@ -32,7 +33,7 @@ function main() {
     throw new Error(`vendored CRDs not found at ${VENDOR}; set KUEUE_RAY_VENDOR_DIR to the shared/vendor folder`);
   }
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'kueue-ray-import-'));
-  const outDir = path.join(ROOT, 'imports');
+  const outDir = process.env.KUEUE_RAY_IMPORTS_OUT || path.join(ROOT, 'imports');
   fs.mkdirSync(outDir, { recursive: true });
   for (const imp of IMPORTS) {
     const docs = KINDS.map((k) =>
@@ -41,7 +42,7 @@ function main() {
     fs.writeFileSync(input, docs.join('---\n'));
     execFileSync(path.join(ROOT, 'node_modules', '.bin', 'cdk8s'),
       ['import', '--no-check-upgrade', `${imp.name}:=${input}`, '--language', 'typescript', '--output', outDir, '--no-save'],
-      { stdio: 'inherit', cwd: ROOT });
+      { stdio: process.env.KUEUE_RAY_IMPORTS_OUT ? 'pipe' : 'inherit', cwd: ROOT });
   }
   fs.rmSync(tmp, { recursive: true, force: true });
   console.log(`imports regenerated in ${outDir}`);
