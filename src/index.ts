@@ -1,5 +1,5 @@
 // Constructs
-export * from './platform/versions';
+export { KueueVersion, KubeRayVersion, KueueRayVersionsProps, KueueRayVersions, VersionChoice } from './platform/versions';
 export * from './platform/quantity';
 export * from './kueue/resource-flavor';
 export { ResourceQuota, FlavorQuotas, ResourceGroup } from './kueue/resource-group';

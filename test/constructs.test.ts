@@ -31,7 +31,7 @@ describe('versions', () => {
     const app = Testing.app();
     const chart = new Chart(app, 'c');
     const f = new ResourceFlavor(chart, 'f');
-    expect(KueueRayVersions.of(chart)).toMatchObject({ kueue: { version: 'v0.19.2' }, kubeRay: { version: 'v1.6.2' } });
+    expect(KueueRayVersions.of(chart)).toEqual({ kueueVersion: 'v0.19.2', kubeRayVersion: 'v1.6.2', elasticGateEnabled: undefined });
     expect(f.apiObject.toJson().apiVersion).toBe('kueue.x-k8s.io/v1beta2');
   });
 

@@ -2,7 +2,7 @@ import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import { LabelSelector } from '../policy/context';
 import { AppInventory, InventoryEntry } from '../platform/inventory';
-import { KueueRayVersions } from '../platform/versions';
+import { resolveVersions } from '../platform/versions';
 import { ICohort } from './cohort';
 import { checkedName, createKueueObject } from './kueue-api-object';
 import { ResourceGroup, resourceGroupEntries, renderResourceGroups, validateResourceGroups } from './resource-group';
@@ -158,7 +158,7 @@ export class ClusterQueue extends Construct implements IClusterQueue {
 
   public constructor(scope: Construct, id: string, props: ClusterQueueProps = {}) {
     super(scope, id);
-    const caps = KueueRayVersions.of(this).kueue;
+    const caps = resolveVersions(this).kueue;
     this.props = props;
     this.clusterQueueName = checkedName(this, 'ClusterQueue', props.name ?? id);
     this.selector = (props.namespaceSelector ?? NamespaceSelector.all())._selector;

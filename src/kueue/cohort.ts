@@ -1,7 +1,7 @@
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import { AppInventory, InventoryEntry } from '../platform/inventory';
-import { KueueRayVersions } from '../platform/versions';
+import { resolveVersions } from '../platform/versions';
 import { checkedName, createKueueObject } from './kueue-api-object';
 import { ResourceGroup, resourceGroupEntries, renderResourceGroups, validateResourceGroups } from './resource-group';
 
@@ -49,7 +49,7 @@ export class Cohort extends Construct implements ICohort {
 
   public constructor(scope: Construct, id: string, props: CohortProps = {}) {
     super(scope, id);
-    const caps = KueueRayVersions.of(this).kueue;
+    const caps = resolveVersions(this).kueue;
     this.props = props;
     this.cohortName = checkedName(this, 'Cohort', props.name ?? id);
     if (props.parent?.cohortName === this.cohortName) {

@@ -2,7 +2,7 @@ import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import { DNS1123_SUBDOMAIN } from '../policy/ray-object';
 import { AppInventory, InventoryEntry } from '../platform/inventory';
-import { KueueRayVersions } from '../platform/versions';
+import { resolveVersions } from '../platform/versions';
 import { IClusterQueue, StopPolicy } from './cluster-queue';
 import { checkedName, createKueueObject } from './kueue-api-object';
 
@@ -67,7 +67,7 @@ export class LocalQueue extends Construct implements ILocalQueue {
 
   public constructor(scope: Construct, id: string, props: LocalQueueProps) {
     super(scope, id);
-    const caps = KueueRayVersions.of(this).kueue;
+    const caps = resolveVersions(this).kueue;
     this.localQueueName = checkedName(this, 'LocalQueue', props.name ?? id);
     this.namespace = props.namespace ?? 'default';
     this.clusterQueue = props.clusterQueue;

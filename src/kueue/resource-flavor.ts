@@ -1,7 +1,7 @@
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import { AppInventory, InventoryEntry } from '../platform/inventory';
-import { KueueRayVersions } from '../platform/versions';
+import { resolveVersions } from '../platform/versions';
 import { checkedName, createKueueObject } from './kueue-api-object';
 
 /** Taint effects Kueue evaluates on flavors. */
@@ -77,7 +77,7 @@ export class ResourceFlavor extends Construct implements IResourceFlavor {
 
   public constructor(scope: Construct, id: string, props: ResourceFlavorProps = {}) {
     super(scope, id);
-    const caps = KueueRayVersions.of(this).kueue;
+    const caps = resolveVersions(this).kueue;
     this.flavorName = checkedName(this, 'ResourceFlavor', props.name ?? id);
     for (const [field, list] of [['nodeLabels', Object.keys(props.nodeLabels ?? {})], ['nodeTaints', props.nodeTaints ?? []], ['tolerations', props.tolerations ?? []]] as const) {
       if (list.length > 8) throw new Error(`ResourceFlavor '${this.node.path}': spec.${field} has ${list.length} entries; Kueue allows at most 8. Fix: keep the 8 that select the nodes.`);

@@ -2,7 +2,7 @@ import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import { DNS1123_SUBDOMAIN } from '../policy/ray-object';
 import { AppInventory, InventoryEntry } from '../platform/inventory';
-import { KueueRayVersions } from '../platform/versions';
+import { resolveVersions } from '../platform/versions';
 import { checkedName, createKueueObject } from './kueue-api-object';
 
 /** A reference to a WorkloadPriorityClass. */
@@ -42,7 +42,7 @@ export class WorkloadPriorityClass extends Construct implements IWorkloadPriorit
 
   public constructor(scope: Construct, id: string, props: WorkloadPriorityClassProps) {
     super(scope, id);
-    const caps = KueueRayVersions.of(this).kueue;
+    const caps = resolveVersions(this).kueue;
     this.priorityClassName = checkedName(this, 'WorkloadPriorityClass', props.name ?? id);
     if (!Number.isInteger(props.value) || props.value > 2_147_483_647 || props.value < -2_147_483_648) {
       throw new Error(`WorkloadPriorityClass '${this.node.path}': value ${props.value} must be a whole number in the int32 range. Fix: use e.g. 100 for dev, 1000 for prod.`);

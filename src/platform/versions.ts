@@ -59,7 +59,18 @@ export interface KueueRayVersionsProps {
   readonly elasticGateEnabled?: boolean;
 }
 
-/** The versions every construct of an app reads. */
+/** The versions in effect at a scope. */
+export interface VersionChoice {
+  readonly kueueVersion: string;
+  readonly kubeRayVersion: string;
+  /**
+   * Whether the app declared Kueue's elastic gate on or off.
+   * @default - not declared
+   */
+  readonly elasticGateEnabled?: boolean;
+}
+
+/** The capabilities every construct reads. @internal */
 export interface ResolvedVersions {
   readonly kueue: KueueCapabilities;
   readonly kubeRay: KubeRayCapabilities;
@@ -88,7 +99,21 @@ export class KueueRayVersions {
   }
 
   /** The versions in effect at `scope`. */
-  public static of(scope: IConstruct): ResolvedVersions {
+  public static of(scope: IConstruct): VersionChoice {
+    const r = resolveVersions(scope);
+    return {
+      kueueVersion: r.kueue.version,
+      kubeRayVersion: r.kubeRay.version,
+      elasticGateEnabled: r.elasticGate === 'unknown' ? undefined : r.elasticGate === 'on',
+    };
+  }
+
+  private constructor() {}
+}
+
+/** The capabilities in effect at `scope` (internal to the constructs). @internal */
+export function resolveVersions(scope: IConstruct): ResolvedVersions {
+  {
     const kueue = scope.node.tryGetContext(KUEUE_KEY) ?? DEFAULT_KUEUE_VERSION;
     const kubeRay = scope.node.tryGetContext(KUBERAY_KEY) ?? DEFAULT_KUBERAY_VERSION;
     const gate = scope.node.tryGetContext(GATE_KEY);
@@ -108,6 +133,4 @@ export class KueueRayVersions {
     const elasticGate = gate === true || gate === 'true' ? 'on' : gate === false || gate === 'false' ? 'off' : 'unknown';
     return { kueue: kueueCaps, kubeRay: kubeRayCaps, elasticGate };
   }
-
-  private constructor() {}
 }

@@ -19,7 +19,7 @@ export class ElasticRayCluster extends RayWorkload {
   private readonly clusterProps: ElasticRayClusterProps;
 
   public constructor(scope: Construct, id: string, props: ElasticRayClusterProps) {
-    super(scope, id, 'RayCluster', props, { elastic: true });
+    super(scope, id, 'RayCluster', props, true);
     this.clusterProps = props;
   }
 

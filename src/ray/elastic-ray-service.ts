@@ -30,7 +30,7 @@ export class ElasticRayService extends RayWorkload {
   private readonly serviceProps: ElasticRayServiceProps;
 
   public constructor(scope: Construct, id: string, props: ElasticRayServiceProps) {
-    super(scope, id, 'RayService', props, { elastic: true });
+    super(scope, id, 'RayService', props, true);
     if (!!props.serveConfig === !!props.serveConfigV2Yaml) {
       throw new Error(`RayService '${this.node.path}': give exactly one of 'serveConfig' or 'serveConfigV2Yaml' (spec.serveConfigV2).`);
     }

@@ -80,7 +80,7 @@ export class QueuedRayJob extends RayWorkload {
   private readonly jobProps: QueuedRayJobProps;
 
   public constructor(scope: Construct, id: string, props: QueuedRayJobProps) {
-    super(scope, id, 'RayJob', props, { elastic: props.autoscaling !== undefined, generateName: props.generateName });
+    super(scope, id, 'RayJob', props, props.autoscaling !== undefined, props.generateName);
     if (props.name && props.generateName) {
       throw new Error(`RayJob '${this.node.path}': give 'name' or 'generateName', not both.`);
     }

@@ -4,7 +4,7 @@ import { ILocalQueue } from '../kueue/local-queue';
 import { TenantQueue } from '../kueue/tenant-queue';
 import { IWorkloadPriorityClass } from '../kueue/workload-priority-class';
 import { AppInventory } from '../platform/inventory';
-import { KueueRayVersions, ResolvedVersions } from '../platform/versions';
+import { resolveVersions, ResolvedVersions } from '../platform/versions';
 import { evaluateRayObject, Finding, formatFinding, formatResources, computeGang, RayObject, PolicyContext } from '../policy';
 import { ELASTIC_JOB_ANNOTATION, PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL } from '../policy/ray-object';
 import { compact } from './pod-template';
@@ -114,9 +114,9 @@ export abstract class RayWorkload extends Construct {
   private findingsMemo?: { generation: number; inventoryVersion: number; findings: Finding[]; errors: string[]; warned: boolean };
   private warned = new Set<string>();
 
-  protected constructor(scope: Construct, id: string, kind: 'RayJob' | 'RayCluster' | 'RayService', props: RayWorkloadProps, options: { elastic: boolean; generateName?: string }) {
+  protected constructor(scope: Construct, id: string, kind: string, props: RayWorkloadProps, elastic: boolean, generateName?: string) {
     super(scope, id);
-    this._versions = KueueRayVersions.of(this);
+    this._versions = resolveVersions(this);
     this._props = props;
     this._workers = [...(props.workerGroups ?? [])];
     const where = `${kind} '${this.node.path}'`;
@@ -145,13 +145,13 @@ export abstract class RayWorkload extends Construct {
       throw new Error(`${where}: annotations must not set "${ELASTIC_JOB_ANNOTATION}"; ElasticRayCluster/ElasticRayService (or QueuedRayJob autoscaling) set it. Fix: remove it.`);
     }
 
-    this.elastic = options.elastic;
+    this.elastic = elastic;
     const labels: Record<string, string> = { ...(props.labels ?? {}), [QUEUE_NAME_LABEL]: this.queueName };
     if (this.priorityClassName) labels[PRIORITY_CLASS_LABEL] = this.priorityClassName;
     const annotations: Record<string, string> = { ...(props.annotations ?? {}) };
-    if (options.elastic) annotations[ELASTIC_JOB_ANNOTATION] = 'true';
-    this.generateName = options.generateName;
-    const name = props.name ?? (options.generateName ? 'generated' : id);
+    if (elastic) annotations[ELASTIC_JOB_ANNOTATION] = 'true';
+    this.generateName = generateName;
+    const name = props.name ?? (generateName ? 'generated' : id);
     this.metadata = { labels, annotations };
     this.apiObject = new ApiObject(this, 'Resource', {
       apiVersion: 'ray.io/v1',
@@ -159,9 +159,9 @@ export abstract class RayWorkload extends Construct {
       metadata: { name, namespace: this.namespace, labels, annotations: Object.keys(annotations).length ? annotations : undefined },
       spec: Lazy.any({ produce: () => this.manifest().spec }),
     });
-    if (options.generateName) {
+    if (generateName) {
       // ApiObject always has a name; the API server generates one from generateName instead.
-      this.apiObject.addJsonPatch(JsonPatch.remove('/metadata/name'), JsonPatch.add('/metadata/generateName', options.generateName));
+      this.apiObject.addJsonPatch(JsonPatch.remove('/metadata/name'), JsonPatch.add('/metadata/generateName', generateName));
     }
 
     // One validation per workload, memoized: cdk8s validates the whole app once per chart at synth.
@@ -171,7 +171,7 @@ export abstract class RayWorkload extends Construct {
   /** Adds a worker group after construction. */
   public addWorkerGroup(group: WorkerGroupOptions): void {
     this._workers.push(group);
-    this.changed();
+    this._changed();
   }
 
   /** The Kubernetes JSON of the object, exactly as synthesized (before user JSON patches on apiObject). */
@@ -208,7 +208,7 @@ export abstract class RayWorkload extends Construct {
   protected abstract _buildSpec(): Record<string, any>;
 
   /** @internal call when something that shapes the manifest changes */
-  protected changed(): void {
+  protected _changed(): void {
     this.generation++;
   }
 
