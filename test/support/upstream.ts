@@ -90,3 +90,30 @@ export async function readKubeRayCrd(tag: string, plural: string): Promise<strin
   if (vendored && fs.existsSync(vendored)) return fs.readFileSync(vendored, 'utf8');
   return readFromModule(`kuberay@${tag}`, `config/crd/bases/ray.io_${plural}.yaml`);
 }
+
+/** File names of every Kueue CRD base at a tag (e.g. "kueue.x-k8s.io_workloads.yaml"). */
+export async function listKueueCrds(tag: string): Promise<string[]> {
+  const rel = 'config/components/crd/bases';
+  const v = vendorDir();
+  if (v && fs.existsSync(path.join(v, 'kueue', tag, rel))) return fs.readdirSync(path.join(v, 'kueue', tag, rel)).filter((f) => f.endsWith('.yaml')).sort();
+  const key = `kueue@${tag}`;
+  const pin = PINNED_MODULE_ZIPS[key];
+  if (!pin) throw new Error(`Kueue ${tag}: not in the vendor folder and no pinned module zip; set KUEUE_RAY_VENDOR_DIR to shared/vendor`);
+  const file = await ensureModuleZip(key);
+  const prefix = `${pin.module}@${pin.version}/${rel}/`;
+  return new AdmZip(file).getEntries().map((e) => e.entryName).filter((n) => n.startsWith(prefix) && n.endsWith('.yaml')).map((n) => n.slice(prefix.length)).sort();
+}
+
+/** A file of Kueue's config/ tree at a tag, e.g. "config/components/webhook/manifests.yaml". */
+export async function readKueueFile(tag: string, rel: string): Promise<string> {
+  const v = vendorDir();
+  if (v && fs.existsSync(path.join(v, 'kueue', tag, rel))) return fs.readFileSync(path.join(v, 'kueue', tag, rel), 'utf8');
+  const key = `kueue@${tag}`;
+  if (!PINNED_MODULE_ZIPS[key]) throw new Error(`Kueue ${tag} ${rel}: not in the vendor folder and no pinned module zip`);
+  return readFromModule(key, rel);
+}
+
+/** KubeRay CRD plurals at a tag (RayCronJob arrived in v1.6). */
+export function kubeRayCrdPlurals(tag: string): string[] {
+  return ['rayclusters', 'rayjobs', 'rayservices', ...(tag >= 'v1.6' ? ['raycronjobs'] : [])];
+}

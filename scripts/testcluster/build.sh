@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Builds the test control plane from the Go module proxy into a cache outside the repo:
+# etcd, kube-apiserver, kube-controller-manager, and each Kueue and KubeRay version of the support
+# matrix. Idempotent: a binary that exists is kept. Module downloads are verified by the Go checksum
+# database (sum.golang.org); the report lists what was built, what was cached and what failed.
+#
+#   scripts/testcluster/build.sh                 # everything
+#   KUEUE_VERSIONS=v0.19.2 KUBERAY_VERSIONS=v1.6.2 scripts/testcluster/build.sh
+set -uo pipefail
+
+CACHE="${CDK8S_KUEUE_RAY_CACHE:-$HOME/.cache/cdk8s-kueue-ray}"
+BIN="$CACHE/bin"
+WORK="$CACHE/build"
+K8S_VERSION="${K8S_VERSION:-v1.34.1}"
+ETCD_VERSION="${ETCD_VERSION:-v3.6.4}"
+KUEUE_VERSIONS="${KUEUE_VERSIONS:-v0.19.2 v0.17.8 v0.17.0 v0.14.8 v0.13.4}"
+KUBERAY_VERSIONS="${KUBERAY_VERSIONS:-v1.6.2 v1.5.2 v1.4.2}"
+export GOTOOLCHAIN=local CGO_ENABLED=0
+export GOFLAGS="-trimpath"
+mkdir -p "$BIN" "$WORK"
+REPORT="$CACHE/build-report.txt"
+: > "$REPORT.tmp"
+
+note() { printf '%-28s %-9s %s\n' "$1" "$2" "$3" | tee -a "$REPORT.tmp"; }
+now() { date +%s; }
+
+build_one() { # name, target binary, command...
+  local name="$1" out="$2"; shift 2
+  if [ -x "$out" ]; then note "$name" cached "$out"; return 0; fi
+  local t0; t0=$(now)
+  local log="$WORK/$name.log"
+  if ( "$@" ) >"$log" 2>&1 && [ -x "$out" ]; then
+    note "$name" built "$out ($(( $(now) - t0 ))s, sha256 $(sha256sum "$out" | cut -c1-16))"
+  else
+    note "$name" FAILED "see $log: $(grep -m1 -iE 'error|refused|not available|forbidden' "$log" | cut -c1-160)"
+    return 1
+  fi
+}
+
+# etcd: server/v3 has replace directives, so build it from a wrapper module (research/testcluster.md §2.3).
+etcd_build() {
+  local d="$WORK/etcd-$ETCD_VERSION"; mkdir -p "$d"; cd "$d"
+  [ -f go.mod ] || go mod init local/etcdbin
+  go get -tool "go.etcd.io/etcd/server/v3@$ETCD_VERSION"
+  go build -ldflags "-s -w" -o "$BIN/etcd-$ETCD_VERSION" go.etcd.io/etcd/server/v3
+}
+
+# kube-apiserver + kube-controller-manager: k8s.io/kubernetes requires its staging modules at v0.0.0
+# through replace lines, so a wrapper module pins each to the matching v0.N.P (research §2.2), and the
+# version is stamped (Kueue parses the server version).
+k8s_build() {
+  local d="$WORK/k8s-$K8S_VERSION"; mkdir -p "$d"; cd "$d"
+  [ -f go.mod ] || go mod init local/k8sbin
+  local staging="v0.${K8S_VERSION#v1.}"
+  local gomod; gomod=$(go mod download -json "k8s.io/kubernetes@$K8S_VERSION" | sed -n 's/.*"GoMod": "\(.*\)".*/\1/p')
+  for m in $(sed -n 's|^[[:space:]]*\(k8s.io/[^ ]*\) => ./staging/.*|\1|p' "$gomod"); do
+    go mod edit "-replace=$m=$m@$staging"
+  done
+  go get -tool "k8s.io/kubernetes/cmd/kube-apiserver@$K8S_VERSION" "k8s.io/kubernetes/cmd/kube-controller-manager@$K8S_VERSION"
+  local minor; minor=$(echo "$K8S_VERSION" | cut -d. -f2)
+  local V=k8s.io/component-base/version C=k8s.io/client-go/pkg/version
+  local LD="-s -w -X $V.gitVersion=$K8S_VERSION -X $V.gitMajor=1 -X $V.gitMinor=$minor -X $V.gitTreeState=clean -X $V.buildDate=1970-01-01T00:00:00Z -X $C.gitVersion=$K8S_VERSION -X $C.gitMajor=1 -X $C.gitMinor=$minor"
+  go build -ldflags "$LD" -o "$d/out/" k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager
+  cp "$d/out/kube-apiserver" "$BIN/kube-apiserver-$K8S_VERSION"
+  cp "$d/out/kube-controller-manager" "$BIN/kube-controller-manager-$K8S_VERSION"
+}
+
+kueue_build() {
+  local v="$1" d="$WORK/kueue-$1"; mkdir -p "$d"
+  GOBIN="$d" go install -ldflags "-s -w -X sigs.k8s.io/kueue/pkg/version.GitVersion=$v" "sigs.k8s.io/kueue/cmd/kueue@$v"
+  cp "$d/kueue" "$BIN/kueue-$v"
+}
+
+kuberay_build() {
+  local v="$1" d="$WORK/kuberay-$1"; mkdir -p "$d"
+  GOBIN="$d" go install -ldflags "-s -w" "github.com/ray-project/kuberay/ray-operator@$v"
+  cp "$d/ray-operator" "$BIN/kuberay-operator-$v"
+}
+
+echo "cdk8s-kueue-ray test control plane: building into $BIN (Go $(go env GOVERSION), proxy $(go env GOPROXY))"
+fail=0
+build_one "etcd $ETCD_VERSION" "$BIN/etcd-$ETCD_VERSION" etcd_build || fail=1
+build_one "kubernetes $K8S_VERSION" "$BIN/kube-controller-manager-$K8S_VERSION" k8s_build || fail=1
+for v in $KUEUE_VERSIONS; do build_one "kueue $v" "$BIN/kueue-$v" kueue_build "$v" || fail=1; done
+for v in $KUBERAY_VERSIONS; do build_one "kuberay $v" "$BIN/kuberay-operator-$v" kuberay_build "$v" || fail=1; done
+mv "$REPORT.tmp" "$REPORT"
+echo "report: $REPORT"
+exit $fail

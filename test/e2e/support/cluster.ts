@@ -1,0 +1,300 @@
+/**
+ * A real control plane as local processes: etcd, kube-apiserver, kube-controller-manager (garbage
+ * collection), Kueue's manager with its webhooks registered by URL, and the KubeRay operator. Built by
+ * scripts/testcluster/build.sh into ~/.cache/cdk8s-kueue-ray/bin. Everything binds 127.0.0.1 on free
+ * ports in a temp dir and is torn down on stop(), on process exit and on Ctrl-C.
+ *
+ * E2E_KUBECONFIG=<file> targets an existing cluster instead (Kueue and KubeRay already installed).
+ */
+import { ChildProcess, spawn } from 'child_process';
+import * as fs from 'fs';
+import * as http from 'http';
+import * as https from 'https';
+import * as net from 'net';
+import * as os from 'os';
+import * as path from 'path';
+import { parseAllDocuments } from 'yaml';
+import { cacheDir, kubeRayCrdPlurals, listKueueCrds, readKubeRayCrd, readKueueCrd, readKueueFile } from '../../support/upstream';
+import { KubeClient, waitFor } from './kube';
+import { makePki, Pki } from './pki';
+
+export const K8S_VERSION = process.env.K8S_VERSION ?? 'v1.34.1';
+export const ETCD_VERSION = process.env.ETCD_VERSION ?? 'v3.6.4';
+
+export interface ClusterOptions {
+  readonly kueue: string;
+  readonly kubeRay: string;
+  /** Start Kueue and KubeRay (default true). */
+  readonly controllers?: boolean;
+  /** Extra Kueue feature gates. */
+  readonly kueueFeatureGates?: Record<string, boolean>;
+}
+
+const children = new Set<ChildProcess>();
+let cleanupInstalled = false;
+let started = 0;
+
+function installCleanup(): void {
+  if (cleanupInstalled) return;
+  cleanupInstalled = true;
+  const killAll = () => {
+    for (const c of children) {
+      try { c.kill('SIGKILL'); } catch { /* gone */ }
+    }
+  };
+  process.on('exit', killAll);
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.once(sig, () => { killAll(); process.exit(130); });
+  }
+}
+
+export function binary(name: string): string {
+  const p = path.join(cacheDir(), 'bin', name);
+  if (!fs.existsSync(p)) {
+    throw new Error(`${p} is missing: build the test control plane with scripts/testcluster/build.sh (it reports what the Go module proxy could not serve)`);
+  }
+  return p;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function probe(url: string, pki?: Pki): Promise<number> {
+  return new Promise((resolve) => {
+    const mod = url.startsWith('https') ? https : http;
+    const req = (mod as typeof https).get(url, pki ? { ca: fs.readFileSync(pki.caCrt), cert: fs.readFileSync(pki.adminCrt), key: fs.readFileSync(pki.adminKey) } : { rejectUnauthorized: false }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', () => resolve(0));
+    req.setTimeout(2000, () => { req.destroy(); resolve(0); });
+  });
+}
+
+export class TestCluster {
+  /** Starts a cluster (or attaches to E2E_KUBECONFIG). */
+  static async start(opts: ClusterOptions): Promise<TestCluster> {
+    if (process.env.E2E_KUBECONFIG) {
+      const c = new TestCluster(opts, path.dirname(process.env.E2E_KUBECONFIG), process.env.E2E_KUBECONFIG, true);
+      return c;
+    }
+    installCleanup();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kueue-ray-cluster-'));
+    const c = new TestCluster(opts, dir, path.join(dir, 'admin.kubeconfig'), false);
+    try {
+      await c.boot();
+    } catch (e) {
+      const logs = c.logTails();
+      await c.stop();
+      throw new Error(`${(e as Error).message}\n--- process logs ---\n${logs}`);
+    }
+    return c;
+  }
+
+  public readonly client: KubeClient;
+  public readonly timings: Record<string, number> = {};
+  private readonly procs: Array<{ name: string; proc: ChildProcess; log: string }> = [];
+  private pki?: Pki;
+  private clientInit?: KubeClient;
+
+  private constructor(public readonly options: ClusterOptions, public readonly dir: string, public readonly kubeconfig: string, public readonly external: boolean) {
+    this.client = external ? KubeClient.fromKubeconfig(kubeconfig) : (undefined as any);
+  }
+
+  private spawnProc(name: string, bin: string, args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
+    const log = path.join(this.dir, `${name}.log`);
+    const fd = fs.openSync(log, 'a');
+    const proc = spawn(bin, args, { stdio: ['ignore', fd, fd], env: { ...process.env, ...env } });
+    fs.closeSync(fd);
+    children.add(proc);
+    proc.on('exit', () => children.delete(proc));
+    this.procs.push({ name, proc, log });
+    return proc;
+  }
+
+  private alive(name: string): void {
+    const p = this.procs.find((x) => x.name === name);
+    if (p && p.proc.exitCode !== null) throw new Error(`${name} exited with code ${p.proc.exitCode}`);
+  }
+
+  logTails(lines = 25): string {
+    return this.procs.map((p) => {
+      const text = fs.existsSync(p.log) ? fs.readFileSync(p.log, 'utf8').trim().split('\n').slice(-lines).join('\n') : '';
+      return `[${p.name}]\n${text}`;
+    }).join('\n');
+  }
+
+  private async phase<T>(name: string, fn: () => Promise<T>): Promise<T> {
+    const t = Date.now();
+    const r = await fn();
+    this.timings[name] = (Date.now() - t) / 1000;
+    return r;
+  }
+
+  private async boot(): Promise<void> {
+    const t0 = Date.now();
+    const cold = started++ === 0;
+    const pki = (this.pki = makePki(path.join(this.dir, 'pki')));
+    const ports = { etcd: await freePort(), peer: await freePort(), api: await freePort(), kcm: await freePort() };
+
+    await this.phase('etcd', async () => {
+      const url = `http://127.0.0.1:${ports.etcd}`;
+      this.spawnProc('etcd', binary(`etcd-${ETCD_VERSION}`), [
+        '--name=e2e', `--data-dir=${path.join(this.dir, 'etcd')}`, `--listen-client-urls=${url}`, `--advertise-client-urls=${url}`,
+        `--listen-peer-urls=http://127.0.0.1:${ports.peer}`, `--initial-advertise-peer-urls=http://127.0.0.1:${ports.peer}`,
+        `--initial-cluster=e2e=http://127.0.0.1:${ports.peer}`, '--unsafe-no-fsync=true', '--logger=zap', '--log-level=warn',
+      ]);
+      await waitFor('etcd /health', async () => { this.alive('etcd'); return (await probe(`${url}/health`)) === 200; }, 30000, 100);
+    });
+
+    await this.phase('kube-apiserver', async () => {
+      this.spawnProc('kube-apiserver', binary(`kube-apiserver-${K8S_VERSION}`), [
+        `--etcd-servers=http://127.0.0.1:${ports.etcd}`, '--bind-address=127.0.0.1', '--advertise-address=127.0.0.1',
+        `--secure-port=${ports.api}`, `--cert-dir=${path.join(this.dir, 'apiserver-certs')}`,
+        `--tls-cert-file=${pki.servingCrt}`, `--tls-private-key-file=${pki.servingKey}`, `--client-ca-file=${pki.caCrt}`,
+        '--authorization-mode=RBAC', `--service-account-issuer=https://127.0.0.1:${ports.api}/`,
+        `--service-account-key-file=${pki.saPub}`, `--service-account-signing-key-file=${pki.saKey}`,
+        '--service-cluster-ip-range=10.0.0.0/24', '--allow-privileged=true', '--disable-admission-plugins=ServiceAccount',
+        '--enable-priority-and-fairness=false', '--profiling=false', '--v=0',
+      ]);
+      await waitFor('kube-apiserver /readyz', async () => { this.alive('kube-apiserver'); return (await probe(`https://127.0.0.1:${ports.api}/readyz`, pki)) === 200; }, 90000, 200);
+    });
+    this.writeKubeconfig(`https://127.0.0.1:${ports.api}`);
+    (this as any).client = KubeClient.fromKubeconfig(this.kubeconfig);
+    this.clientInit = this.client;
+
+    this.spawnProc('kube-controller-manager', binary(`kube-controller-manager-${K8S_VERSION}`), [
+      `--kubeconfig=${this.kubeconfig}`, `--authentication-kubeconfig=${this.kubeconfig}`, `--authorization-kubeconfig=${this.kubeconfig}`,
+      '--controllers=garbage-collector-controller,namespace-controller', '--leader-elect=false', '--bind-address=127.0.0.1',
+      `--secure-port=${ports.kcm}`, '--v=0',
+    ]);
+
+    await this.phase('crds', () => this.installCrds());
+    if (this.options.controllers ?? true) {
+      await this.phase('kueue', () => this.startKueue());
+      await this.phase('kuberay', () => this.startKubeRay());
+    }
+    this.timings.total = (Date.now() - t0) / 1000;
+    const parts = Object.entries(this.timings).filter(([k]) => k !== 'total').map(([k, v]) => `${k} ${v.toFixed(1)}s`).join(', ');
+    process.stdout.write(`[testcluster] Kueue ${this.options.kueue} + KubeRay ${this.options.kubeRay} on kube-apiserver ${K8S_VERSION}: ${cold ? 'cold' : 'warm'} start ${this.timings.total.toFixed(1)} s (${parts})\n`);
+  }
+
+  private writeKubeconfig(server: string): void {
+    const pki = this.pki!;
+    const b64 = (f: string) => fs.readFileSync(f).toString('base64');
+    fs.writeFileSync(this.kubeconfig, [
+      'apiVersion: v1', 'kind: Config', 'current-context: e2e',
+      'clusters:', '- name: e2e', '  cluster:', `    server: ${server}`, `    certificate-authority-data: ${b64(pki.caCrt)}`,
+      'users:', '- name: e2e-admin', '  user:', `    client-certificate-data: ${b64(pki.adminCrt)}`, `    client-key-data: ${b64(pki.adminKey)}`,
+      'contexts:', '- name: e2e', '  context:', '    cluster: e2e', '    user: e2e-admin', '',
+    ].join('\n'));
+  }
+
+  private async installCrds(): Promise<void> {
+    const docs: any[] = [];
+    for (const f of await listKueueCrds(this.options.kueue)) {
+      docs.push(...parseAllDocuments(await readKueueCrd(this.options.kueue, f.replace(/^kueue\.x-k8s\.io_/, '').replace(/\.yaml$/, ''))).map((d) => d.toJS()));
+    }
+    for (const p of kubeRayCrdPlurals(this.options.kubeRay)) {
+      docs.push(...parseAllDocuments(await readKubeRayCrd(this.options.kubeRay, p)).map((d) => d.toJS()));
+    }
+    for (const crd of docs.filter((d) => d?.kind === 'CustomResourceDefinition')) await this.client.apply(crd);
+    await waitFor('CRDs Established', async () => {
+      for (const crd of docs.filter((d) => d?.kind === 'CustomResourceDefinition')) {
+        const got = await this.client.get(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`);
+        if (!got.status?.conditions?.some((c: any) => c.type === 'Established' && c.status === 'True')) return false;
+      }
+      return true;
+    }, 60000);
+  }
+
+  private async startKueue(): Promise<void> {
+    const v = this.options.kueue;
+    const pki = this.pki!;
+    const webhookPort = await freePort();
+    const healthPort = await freePort();
+    const certDir = path.join(this.dir, 'kueue-certs');
+    fs.mkdirSync(certDir, { recursive: true });
+    fs.copyFileSync(pki.servingCrt, path.join(certDir, 'tls.crt'));
+    fs.copyFileSync(pki.servingKey, path.join(certDir, 'tls.key'));
+    // Kueue reads a metrics certificate from a hard-coded path whenever internal cert management is
+    // off, even with metrics disabled (research/testcluster.md §3.1 trap 1).
+    const metricsCerts = '/etc/kueue/metrics/certs';
+    if (!fs.existsSync(path.join(metricsCerts, 'tls.crt'))) {
+      try {
+        fs.mkdirSync(metricsCerts, { recursive: true });
+        fs.copyFileSync(pki.servingCrt, path.join(metricsCerts, 'tls.crt'));
+        fs.copyFileSync(pki.servingKey, path.join(metricsCerts, 'tls.key'));
+      } catch (e) {
+        throw new Error(`Kueue out of cluster needs ${metricsCerts}/tls.{crt,key} (any self-signed pair) and it cannot be created: ${(e as Error).message}`);
+      }
+    }
+    await this.client.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'kueue-system' } });
+    const beta2 = v >= 'v0.15';
+    const frameworks = ['ray.io/rayjob', 'ray.io/raycluster', ...(v >= 'v0.17' ? ['ray.io/rayservice'] : [])];
+    const config = [
+      `apiVersion: config.kueue.x-k8s.io/${beta2 ? 'v1beta2' : 'v1beta1'}`, 'kind: Configuration', 'namespace: kueue-system',
+      'health:', `  healthProbeBindAddress: 127.0.0.1:${healthPort}`,
+      'metrics:', '  bindAddress: "0"',
+      'webhook:', `  port: ${webhookPort}`, '  host: 127.0.0.1', `  certDir: ${certDir}`,
+      'leaderElection:', '  leaderElect: false',
+      'internalCertManagement:', '  enable: false',
+      'integrations:', '  frameworks:', ...frameworks.map((f) => `  - ${f}`), '',
+    ].join('\n');
+    const configFile = path.join(this.dir, 'kueue-config.yaml');
+    fs.writeFileSync(configFile, config);
+    const gates = { VisibilityOnDemand: false, ElasticJobsViaWorkloadSlices: true, ...(this.options.kueueFeatureGates ?? {}) };
+    this.spawnProc('kueue', binary(`kueue-${v}`), [
+      `--config=${configFile}`, `--kubeconfig=${this.kubeconfig}`, '--zap-log-level=2',
+      `--feature-gates=${Object.entries(gates).map(([k, b]) => `${k}=${b}`).join(',')}`,
+    ]);
+    await waitFor('Kueue /readyz', async () => { this.alive('kueue'); return (await probe(`http://127.0.0.1:${healthPort}/readyz`)) === 200; }, 90000, 250);
+    await this.registerKueueWebhooks(webhookPort);
+  }
+
+  /** Kueue's webhook configurations, limited to the kueue.x-k8s.io and ray.io webhooks, pointed at the local server. */
+  private async registerKueueWebhooks(port: number): Promise<void> {
+    const text = await readKueueFile(this.options.kueue, 'config/components/webhook/manifests.yaml');
+    const caBundle = fs.readFileSync(this.pki!.caCrt).toString('base64');
+    for (const doc of parseAllDocuments(text).map((d) => d.toJS()).filter(Boolean)) {
+      const webhooks = (doc.webhooks ?? []).filter((w: any) => (w.rules ?? []).some((r: any) => (r.apiGroups ?? []).some((g: string) => g === 'ray.io' || g === 'kueue.x-k8s.io')));
+      const obj = {
+        apiVersion: 'admissionregistration.k8s.io/v1', kind: doc.kind,
+        metadata: { name: doc.kind === 'MutatingWebhookConfiguration' ? 'kueue-mutating-webhook-configuration' : 'kueue-validating-webhook-configuration' },
+        webhooks: webhooks.map((w: any) => ({ ...w, clientConfig: { url: `https://127.0.0.1:${port}${w.clientConfig.service.path}`, caBundle } })),
+      };
+      await this.client.apply(obj);
+    }
+  }
+
+  private async startKubeRay(): Promise<void> {
+    const metrics = await freePort();
+    const health = await freePort();
+    this.spawnProc('kuberay-operator', binary(`kuberay-operator-${this.options.kubeRay}`), [
+      `--kubeconfig=${this.kubeconfig}`, `--metrics-addr=127.0.0.1:${metrics}`, `--health-probe-bind-address=127.0.0.1:${health}`,
+      '--enable-leader-election=false', '--log-stdout-encoder=console',
+    ]);
+    await waitFor('KubeRay /healthz', async () => { this.alive('kuberay-operator'); return (await probe(`http://127.0.0.1:${health}/healthz`)) === 200; }, 60000, 250);
+  }
+
+  /** Stops every process (SIGTERM, then SIGKILL) and removes the temp dir. */
+  async stop(): Promise<void> {
+    this.clientInit?.close();
+    if (this.external) return;
+    const order = [...this.procs].reverse();
+    for (const p of order) if (p.proc.exitCode === null) p.proc.kill('SIGTERM');
+    const deadline = Date.now() + 5000;
+    while (order.some((p) => p.proc.exitCode === null && p.proc.signalCode === null) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    for (const p of order) if (p.proc.exitCode === null && p.proc.signalCode === null) p.proc.kill('SIGKILL');
+    if (!process.env.E2E_KEEP_DIR) fs.rmSync(this.dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,178 @@
+/**
+ * A small Kubernetes REST client for the e2e tests: create, server-side apply (with dry-run), get,
+ * list, patch, delete and polling waits, over mutual TLS from a kubeconfig's certificates.
+ * (@kubernetes/client-node is ESM-only and would need a transform layer in jest; this is enough.)
+ */
+import * as fs from 'fs';
+import * as https from 'https';
+import { parse as parseYaml } from 'yaml';
+
+interface Resource { group: string; version: string; plural: string; namespaced: boolean }
+
+const KINDS: Record<string, { plural: string; namespaced: boolean }> = {
+  Namespace: { plural: 'namespaces', namespaced: false },
+  ServiceAccount: { plural: 'serviceaccounts', namespaced: true },
+  Service: { plural: 'services', namespaced: true },
+  ConfigMap: { plural: 'configmaps', namespaced: true },
+  Secret: { plural: 'secrets', namespaced: true },
+  Pod: { plural: 'pods', namespaced: true },
+  Event: { plural: 'events', namespaced: true },
+  Deployment: { plural: 'deployments', namespaced: true },
+  Job: { plural: 'jobs', namespaced: true },
+  CustomResourceDefinition: { plural: 'customresourcedefinitions', namespaced: false },
+  MutatingWebhookConfiguration: { plural: 'mutatingwebhookconfigurations', namespaced: false },
+  ValidatingWebhookConfiguration: { plural: 'validatingwebhookconfigurations', namespaced: false },
+  ClusterRole: { plural: 'clusterroles', namespaced: false },
+  ClusterRoleBinding: { plural: 'clusterrolebindings', namespaced: false },
+  Role: { plural: 'roles', namespaced: true },
+  RoleBinding: { plural: 'rolebindings', namespaced: true },
+  ResourceFlavor: { plural: 'resourceflavors', namespaced: false },
+  ClusterQueue: { plural: 'clusterqueues', namespaced: false },
+  LocalQueue: { plural: 'localqueues', namespaced: true },
+  WorkloadPriorityClass: { plural: 'workloadpriorityclasses', namespaced: false },
+  Cohort: { plural: 'cohorts', namespaced: false },
+  Workload: { plural: 'workloads', namespaced: true },
+  RayJob: { plural: 'rayjobs', namespaced: true },
+  RayCluster: { plural: 'rayclusters', namespaced: true },
+  RayService: { plural: 'rayservices', namespaced: true },
+};
+
+export function resourceOf(apiVersion: string, kind: string): Resource {
+  const k = KINDS[kind];
+  if (!k) throw new Error(`e2e client: unknown kind ${kind}`);
+  const [group, version] = apiVersion.includes('/') ? apiVersion.split('/') : ['', apiVersion];
+  return { group, version, ...k };
+}
+
+export function collectionPath(apiVersion: string, kind: string, namespace?: string): string {
+  const r = resourceOf(apiVersion, kind);
+  const base = r.group ? `/apis/${r.group}/${r.version}` : `/api/${r.version}`;
+  const ns = r.namespaced ? `/namespaces/${namespace ?? 'default'}` : '';
+  return `${base}${ns}/${r.plural}`;
+}
+
+export function objectPath(obj: any): string {
+  return `${collectionPath(obj.apiVersion, obj.kind, obj.metadata?.namespace)}/${obj.metadata.name}`;
+}
+
+export class KubeError extends Error {
+  constructor(public readonly status: number, public readonly body: any, what: string) {
+    super(`${what}: HTTP ${status}: ${body?.message ?? JSON.stringify(body)}`);
+  }
+}
+
+export interface KubeconfigCreds { server: string; ca: Buffer; cert: Buffer; key: Buffer }
+
+export function readKubeconfig(file: string): KubeconfigCreds {
+  const kc = parseYaml(fs.readFileSync(file, 'utf8'));
+  const ctx = kc.contexts.find((c: any) => c.name === kc['current-context']).context;
+  const cluster = kc.clusters.find((c: any) => c.name === ctx.cluster).cluster;
+  const user = kc.users.find((u: any) => u.name === ctx.user).user;
+  const b = (data?: string, file?: string) => (data ? Buffer.from(data, 'base64') : fs.readFileSync(file!));
+  return {
+    server: cluster.server,
+    ca: b(cluster['certificate-authority-data'], cluster['certificate-authority']),
+    cert: b(user['client-certificate-data'], user['client-certificate']),
+    key: b(user['client-key-data'], user['client-key']),
+  };
+}
+
+export class KubeClient {
+  private readonly agent: https.Agent;
+  private readonly url: URL;
+
+  constructor(private readonly creds: KubeconfigCreds) {
+    this.url = new URL(creds.server);
+    this.agent = new https.Agent({ keepAlive: true, ca: creds.ca, cert: creds.cert, key: creds.key });
+  }
+
+  static fromKubeconfig(file: string): KubeClient {
+    return new KubeClient(readKubeconfig(file));
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+
+  request(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<{ status: number; body: any }> {
+    return new Promise((resolve, reject) => {
+      const data = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
+      const req = https.request({
+        method, host: this.url.hostname, port: this.url.port, path: `${this.url.pathname.replace(/\/$/, '')}${path}`, agent: this.agent,
+        headers: { 'Accept': 'application/json', ...(data !== undefined ? { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(data) } : {}) },
+        timeout: 60000,
+      }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let parsed: any = text;
+          try { parsed = text ? JSON.parse(text) : undefined; } catch { /* plain text */ }
+          resolve({ status: res.statusCode ?? 0, body: parsed });
+        });
+      });
+      req.on('error', reject);
+      req.on('timeout', () => req.destroy(new Error(`${method} ${path} timed out`)));
+      if (data !== undefined) req.write(data);
+      req.end();
+    });
+  }
+
+  private async ok(method: string, path: string, body?: unknown, contentType?: string): Promise<any> {
+    const r = await this.request(method, path, body, contentType);
+    if (r.status >= 300) throw new KubeError(r.status, r.body, `${method} ${path}`);
+    return r.body;
+  }
+
+  get(path: string): Promise<any> { return this.ok('GET', path); }
+
+  async getOrUndefined(path: string): Promise<any> {
+    const r = await this.request('GET', path);
+    if (r.status === 404) return undefined;
+    if (r.status >= 300) throw new KubeError(r.status, r.body, `GET ${path}`);
+    return r.body;
+  }
+
+  async list(apiVersion: string, kind: string, namespace?: string, labelSelector?: string): Promise<any[]> {
+    const q = labelSelector ? `?labelSelector=${encodeURIComponent(labelSelector)}` : '';
+    return (await this.get(`${collectionPath(apiVersion, kind, namespace)}${q}`)).items ?? [];
+  }
+
+  create(obj: any, dryRun = false): Promise<any> {
+    return this.ok('POST', `${collectionPath(obj.apiVersion, obj.kind, obj.metadata?.namespace)}${dryRun ? '?dryRun=All' : ''}`, obj);
+  }
+
+  /** Server-side apply, as `kubectl apply --server-side` does. */
+  apply(obj: any, opts: { dryRun?: boolean; fieldManager?: string; force?: boolean } = {}): Promise<any> {
+    const q = new URLSearchParams({ fieldManager: opts.fieldManager ?? 'cdk8s-kueue-ray-e2e' });
+    if (opts.force ?? true) q.set('force', 'true');
+    if (opts.dryRun) q.set('dryRun', 'All');
+    return this.ok('PATCH', `${objectPath(obj)}?${q}`, obj, 'application/apply-patch+yaml');
+  }
+
+  mergePatch(path: string, patch: unknown): Promise<any> {
+    return this.ok('PATCH', path, patch, 'application/merge-patch+json');
+  }
+
+  async delete(path: string, propagation = 'Background'): Promise<void> {
+    const r = await this.request('DELETE', path, { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: propagation });
+    if (r.status >= 300 && r.status !== 404) throw new KubeError(r.status, r.body, `DELETE ${path}`);
+  }
+}
+
+/** Polls `fn` until it returns a value other than undefined/false; the error names what was awaited and the last state. */
+export async function waitFor<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 60000, intervalMs = 250): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await fn();
+      if (v !== undefined && v !== false) return v as T;
+      last = v;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; last: ${last instanceof Error ? last.message : JSON.stringify(last)}`);
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
