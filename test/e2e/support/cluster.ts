@@ -254,9 +254,9 @@ export class TestCluster {
     fs.writeFileSync(configFile, config);
     const gates = { VisibilityOnDemand: false, ElasticJobsViaWorkloadSlices: true, ...(this.options.kueueFeatureGates ?? {}) };
     this.spawnProc('kueue', binary(`kueue-${v}`), [
-      `--config=${configFile}`, `--kubeconfig=${this.kubeconfig}`, '--zap-log-level=2',
+      `--config=${configFile}`, '--zap-log-level=2',
       `--feature-gates=${Object.entries(gates).map(([k, b]) => `${k}=${b}`).join(',')}`,
-    ]);
+    ], { KUBECONFIG: this.kubeconfig }); // controller-runtime reads KUBECONFIG; a --kubeconfig flag is not registered everywhere
     await waitFor('Kueue /readyz', async () => { this.alive('kueue'); return (await probe(`http://127.0.0.1:${healthPort}/readyz`)) === 200; }, 90000, 250);
     await this.registerKueueWebhooks(webhookPort);
   }
@@ -280,9 +280,9 @@ export class TestCluster {
     const metrics = await freePort();
     const health = await freePort();
     this.spawnProc('kuberay-operator', binary(`kuberay-operator-${this.options.kubeRay}`), [
-      `--kubeconfig=${this.kubeconfig}`, `--metrics-addr=127.0.0.1:${metrics}`, `--health-probe-bind-address=127.0.0.1:${health}`,
+      `--metrics-addr=127.0.0.1:${metrics}`, `--health-probe-bind-address=127.0.0.1:${health}`,
       '--enable-leader-election=false', '--log-stdout-encoder=console',
-    ]);
+    ], { KUBECONFIG: this.kubeconfig });
     await waitFor('KubeRay /healthz', async () => { this.alive('kuberay-operator'); return (await probe(`http://127.0.0.1:${health}/healthz`)) === 200; }, 60000, 250);
   }
 

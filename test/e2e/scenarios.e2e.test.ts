@@ -1,0 +1,216 @@
+// End to end, per buildable Kueue × KubeRay pair, on a real kube-apiserver with the real Kueue and
+// KubeRay controllers: synthesize the examples with the library, apply them, and watch Kueue admit,
+// hold and preempt. There is no kubelet: pods stay Pending, so RayJobs never reach Running and the
+// assertions use Workload conditions, spec.suspend and the RayCluster KubeRay creates or deletes.
+import { RULES } from '../../src/policy';
+import { kuberayCapabilities, kueueCapabilities, rayServicePair } from '../../src/policy/versions';
+import { examples, supportedScenarios, synthAll } from '../support/synth';
+import { TestCluster } from './support/cluster';
+import { KubeClient, KubeError, objectPath, waitFor } from './support/kube';
+import { e2ePairs } from './support/pairs';
+
+const { pairs, skipped } = e2ePairs();
+if (skipped) {
+  // Outside CI only (e2ePairs throws in CI): say why nothing runs.
+  process.stdout.write(`[e2e] skipped: ${skipped}\n`);
+}
+
+const RAY = 'ray.io/v1';
+const WL_API = (kueue: string) => `kueue.x-k8s.io/${kueueCapabilities(kueue).apiVersion.split('/')[1]}`;
+
+function cond(obj: any, type: string): any {
+  return (obj?.status?.conditions ?? []).find((c: any) => c.type === type);
+}
+
+function isAdmitted(wl: any): boolean {
+  return cond(wl, 'Admitted')?.status === 'True' || (cond(wl, 'QuotaReserved')?.status === 'True' && !!wl.status?.admission);
+}
+
+async function workloadsOwnedBy(client: KubeClient, kueue: string, namespace: string, uid: string): Promise<any[]> {
+  return (await client.list(WL_API(kueue), 'Workload', namespace)).filter((w) => (w.metadata.ownerReferences ?? []).some((o: any) => o.uid === uid));
+}
+
+async function rayClustersOwnedBy(client: KubeClient, namespace: string, uid: string): Promise<any[]> {
+  return (await client.list(RAY, 'RayCluster', namespace)).filter((c) => (c.metadata.ownerReferences ?? []).some((o: any) => o.uid === uid));
+}
+
+async function createJob(client: KubeClient, job: any): Promise<any> {
+  return client.create(JSON.parse(JSON.stringify(job)));
+}
+
+const describePairs = pairs.length ? describe.each(pairs) : describe.skip.each([['-', '-']]);
+
+describePairs('e2e on Kueue %s + KubeRay %s', (kueue, kubeRay) => {
+  let cluster: TestCluster;
+  let client: KubeClient;
+  const scenarios = kueue === '-' ? [] : supportedScenarios(kueue, kubeRay);
+  const objects = kueue === '-' ? [] : synthAll(examples({ kueue, kubeRay, scenarios, }));
+  const named = objects.filter((o) => o.metadata?.name);
+  const generated = objects.filter((o) => !o.metadata?.name && o.metadata?.generateName);
+  const createOnly = (chart: string) => synthAll(examples({ kueue, kubeRay, scenarios: ['queues', chart as any] })).filter((o) => o.metadata?.generateName);
+
+  beforeAll(async () => {
+    cluster = await TestCluster.start({ kueue, kubeRay });
+    client = cluster.client;
+  }, 300000);
+
+  afterAll(async () => {
+    await cluster?.stop();
+  }, 60000);
+
+  test('1. every example applies server-side, after a server dry-run of every object passes', async () => {
+    // Namespaces and cluster-scoped queue objects first, as the ordered apply does.
+    const rank = (o: any) => (o.kind === 'Namespace' ? 0 : ['ResourceFlavor', 'WorkloadPriorityClass', 'Cohort', 'ClusterQueue'].includes(o.kind) ? 1 : o.kind === 'LocalQueue' ? 2 : 3);
+    const ordered = [...named].sort((a, b) => rank(a) - rank(b));
+    for (const o of ordered.filter((x) => x.kind === 'Namespace')) await client.apply(o);
+    const dryRunErrors: string[] = [];
+    for (const o of ordered) {
+      try {
+        await client.apply(o, { dryRun: true });
+      } catch (e) {
+        dryRunErrors.push(`${o.kind} ${o.metadata.name}: ${(e as Error).message}`);
+      }
+    }
+    for (const o of generated) {
+      try {
+        await client.create(o, true);
+      } catch (e) {
+        dryRunErrors.push(`${o.kind} ${o.metadata.generateName}*: ${(e as Error).message}`);
+      }
+    }
+    expect(dryRunErrors).toEqual([]);
+    for (const o of ordered) await client.apply(o);
+    for (const o of ordered) {
+      const got = await client.get(objectPath(o));
+      expect([o.kind, got.metadata.name]).toEqual([o.kind, o.metadata.name]);
+    }
+  }, 180000);
+
+  test('2. gang: two 2.5 CPU dev jobs on the 3 CPU queue, one admitted, one held whole until the first is gone', async () => {
+    const [a, b] = createOnly('gang-scheduling');
+    const j1 = await createJob(client, a);
+    const j2 = await createJob(client, b);
+    const admitted = await waitFor('one of the two Workloads admitted', async () => {
+      const w1 = await workloadsOwnedBy(client, kueue, 'default', j1.metadata.uid);
+      const w2 = await workloadsOwnedBy(client, kueue, 'default', j2.metadata.uid);
+      if (!w1.length || !w2.length) return false;
+      const first = w1.some(isAdmitted) ? { job: j1, other: j2 } : w2.some(isAdmitted) ? { job: j2, other: j1 } : undefined;
+      return first;
+    }, 120000);
+    // The admitted job is unsuspended and KubeRay creates its RayCluster.
+    await waitFor('the admitted RayJob to get its RayCluster', async () => (await rayClustersOwnedBy(client, 'default', admitted.job.metadata.uid)).length > 0, 120000);
+    // The other stays pending with Kueue's quota reason, suspended, with no RayCluster at all.
+    const pending = await waitFor('the second Workload to report insufficient quota', async () => {
+      const [w] = await workloadsOwnedBy(client, kueue, 'default', admitted.other.metadata.uid);
+      const qr = cond(w, 'QuotaReserved');
+      return qr?.status === 'False' && /insufficient quota/i.test(qr.message) ? w : false;
+    }, 60000);
+    expect(isAdmitted(pending)).toBe(false);
+    const otherJob = await client.get(`/apis/ray.io/v1/namespaces/default/rayjobs/${admitted.other.metadata.name}`);
+    expect(otherJob.spec.suspend).toBe(true);
+    expect(await rayClustersOwnedBy(client, 'default', admitted.other.metadata.uid)).toEqual([]);
+    // The library predicted exactly this: each gang alone fits, two do not.
+    expect(RULES.gangCanEverFit(a, { kueue: kueueCapabilities(kueue), kuberay: kuberayCapabilities(kubeRay) })).toEqual([]);
+
+    await client.delete(`/apis/ray.io/v1/namespaces/default/rayjobs/${admitted.job.metadata.name}`);
+    await waitFor('the second Workload to be admitted once the first job is deleted', async () => (await workloadsOwnedBy(client, kueue, 'default', admitted.other.metadata.uid)).some(isAdmitted), 120000);
+    await waitFor('the second RayJob to be unsuspended', async () => (await client.get(`/apis/ray.io/v1/namespaces/default/rayjobs/${admitted.other.metadata.name}`)).spec.suspend === false, 60000);
+    await client.delete(`/apis/ray.io/v1/namespaces/default/rayjobs/${admitted.other.metadata.name}`);
+    await waitFor('the gang jobs to be gone', async () => (await client.list(RAY, 'RayJob', 'default')).length === 0, 60000);
+  }, 420000);
+
+  test('3. priority: a prod job preempts the running dev job', async () => {
+    const [dev, prod] = createOnly('priority');
+    expect(dev.metadata.labels['kueue.x-k8s.io/priority-class']).toBe('dev-priority');
+    expect(prod.metadata.labels['kueue.x-k8s.io/priority-class']).toBe('prod-priority');
+    const d = await createJob(client, dev);
+    await waitFor('the dev Workload to be admitted', async () => (await workloadsOwnedBy(client, kueue, 'default', d.metadata.uid)).some(isAdmitted), 120000);
+    const devCluster = await waitFor('the dev RayCluster', async () => (await rayClustersOwnedBy(client, 'default', d.metadata.uid))[0], 120000);
+    const p = await createJob(client, prod);
+    await waitFor('the dev Workload to be evicted by preemption', async () => {
+      const [w] = await workloadsOwnedBy(client, kueue, 'default', d.metadata.uid);
+      const ev = cond(w, 'Evicted');
+      const pre = cond(w, 'Preempted');
+      return (ev?.status === 'True' && ev.reason === 'Preempted') || pre?.status === 'True' ? w : false;
+    }, 120000);
+    await waitFor('the dev RayJob to be suspended', async () => (await client.get(`/apis/ray.io/v1/namespaces/default/rayjobs/${d.metadata.name}`)).spec.suspend === true, 60000);
+    await waitFor('KubeRay to delete the dev RayCluster', async () => (await client.getOrUndefined(`/apis/ray.io/v1/namespaces/default/rayclusters/${devCluster.metadata.name}`)) === undefined, 120000);
+    await waitFor('the prod Workload to be admitted', async () => (await workloadsOwnedBy(client, kueue, 'default', p.metadata.uid)).some(isAdmitted), 120000);
+    for (const j of [d, p]) await client.delete(`/apis/ray.io/v1/namespaces/default/rayjobs/${j.metadata.name}`);
+    await waitFor('the priority jobs to be gone', async () => (await client.list(RAY, 'RayJob', 'default')).length === 0, 60000);
+  }, 420000);
+
+  test('4. elastic RayCluster: admitted, scale-up within quota is a new admitted slice, beyond quota stays pending, scale-down releases quota', async () => {
+    if (!scenarios.includes('elastic-raycluster')) {
+      // The library refuses it at synth (examples-schema.test.ts); test 6 shows Kueue refusing the raw object.
+      expect(kueueCapabilities(kueue).elasticRayCluster).toBe(false);
+      return;
+    }
+    const path = '/apis/ray.io/v1/namespaces/default/rayclusters/raycluster-kueue-autoscaler';
+    const rc = await client.get(path);
+    const admittedCount = async (n: number) => (await workloadsOwnedBy(client, kueue, 'default', rc.metadata.uid)).find((w) => isAdmitted(w) && w.spec.podSets.find((p: any) => p.name === 'workers')?.count === n && !cond(w, 'Finished'));
+    await waitFor('the elastic RayCluster to be admitted with 0 workers', () => admittedCount(0), 120000);
+    await client.mergePatch(path, { spec: { workerGroupSpecs: [{ ...rc.spec.workerGroupSpecs[0], replicas: 2 }] } });
+    await waitFor('a Workload slice with 2 workers to be admitted', () => admittedCount(2), 120000);
+    const cq = `/apis/${WL_API(kueue)}/clusterqueues/ray-cq`;
+    const usedCpu = async () => {
+      const s = (await client.get(cq)).status;
+      const res = (s?.flavorsReservation ?? s?.flavorsUsage ?? [])[0]?.resources?.find((r: any) => r.name === 'cpu');
+      return res?.total;
+    };
+    const before = await waitFor('ClusterQueue usage with 2 workers', usedCpu, 30000);
+    await client.mergePatch(path, { spec: { workerGroupSpecs: [{ ...rc.spec.workerGroupSpecs[0], replicas: 12, maxReplicas: 12 }] } });
+    await waitFor('a pending slice for 12 workers (beyond the 8 CPU quota)', async () => {
+      const ws = await workloadsOwnedBy(client, kueue, 'default', rc.metadata.uid);
+      const w = ws.find((x) => x.spec.podSets.find((p: any) => p.name === 'workers')?.count === 12);
+      return w && cond(w, 'QuotaReserved')?.status !== 'True' ? w : false;
+    }, 120000);
+    expect(await admittedCount(2)).toBeDefined(); // the running slice keeps its quota
+    await client.mergePatch(path, { spec: { workerGroupSpecs: [{ ...rc.spec.workerGroupSpecs[0], replicas: 1, maxReplicas: 12 }] } });
+    await waitFor('scale-down to 1 worker to be reflected in the admitted Workload', () => admittedCount(1), 120000);
+    await waitFor('ClusterQueue usage to drop after scale-down', async () => {
+      const now = await usedCpu();
+      return now !== undefined && now !== before && String(now) !== String(before) ? now : false;
+    }, 60000);
+  }, 600000);
+
+  test('5. elastic RayService is queued and admitted on the pairs that support it', async () => {
+    if (!scenarios.includes('elastic-rayservice')) {
+      const k = kueueCapabilities(kueue);
+      expect(!k.elasticRayService || rayServicePair(k, kuberayCapabilities(kubeRay)).status === 'broken').toBe(true);
+      return;
+    }
+    const svc = await client.get('/apis/ray.io/v1/namespaces/default/rayservices/rayservice-kueue-autoscaler');
+    if (kueueCapabilities(kueue).rayServiceQueueing === 'native') {
+      await waitFor('the RayService Workload (owned by the RayService) to be admitted', async () => (await workloadsOwnedBy(client, kueue, 'default', svc.metadata.uid)).some(isAdmitted), 180000);
+      await waitFor('rayClusterConfig.suspend to be cleared by Kueue', async () => (await client.get('/apis/ray.io/v1/namespaces/default/rayservices/rayservice-kueue-autoscaler')).spec.rayClusterConfig.suspend !== true, 60000);
+    } else {
+      // Before 0.17 Kueue queues the RayCluster KubeRay creates for the service (it inherits the label).
+      const child = await waitFor('the RayService RayCluster', async () => (await rayClustersOwnedBy(client, 'default', svc.metadata.uid))[0], 180000);
+      expect(child.metadata.labels['kueue.x-k8s.io/queue-name']).toBe('ray-lq');
+      await waitFor('the RayCluster Workload to be admitted', async () => (await workloadsOwnedBy(client, kueue, 'default', child.metadata.uid)).some(isAdmitted), 180000);
+    }
+  }, 420000);
+
+  test('6. what the library refuses at synth, applied as raw YAML, is denied by Kueue with the predicted message', async () => {
+    const ctx = { kueue: kueueCapabilities(kueue), kuberay: kuberayCapabilities(kubeRay) };
+    const raw: any = JSON.parse(JSON.stringify(createOnly('gang-scheduling')[0]));
+    raw.spec.shutdownAfterJobFinishes = false;
+    delete raw.spec.suspend; // only Kueue's rule is left to trip
+    const predicted = RULES.rayJobShutdownAfterFinish(raw, ctx);
+    expect(predicted.map((f) => f.severity)).toEqual(['error']);
+    const denial = await client.create(raw).then(() => undefined, (e: KubeError) => e);
+    expect(denial).toBeInstanceOf(KubeError);
+    expect(denial!.message).toContain(predicted[0].message.replace(' (Kueue webhook)', ''));
+
+    if (!ctx.kueue.elasticRayCluster) {
+      // 0.13.4: an autoscaling RayCluster, which ElasticRayCluster refuses at synth.
+      const rc = { apiVersion: RAY, kind: 'RayCluster', metadata: { name: 'raw-elastic', namespace: 'default', labels: { 'kueue.x-k8s.io/queue-name': 'user-queue' }, annotations: { 'kueue.x-k8s.io/elastic-job': 'true' } },
+        spec: { enableInTreeAutoscaling: true, headGroupSpec: { rayStartParams: {}, template: { spec: { containers: [{ name: 'ray-head', image: 'rayproject/ray:2.46.0' }] } } } } };
+      const f = RULES.elasticNeedsKueueVersion(rc, ctx);
+      expect(f[0].message).toContain('a kueue managed job should not use autoscaling');
+      const e = await client.create(rc).then(() => undefined, (x: KubeError) => x);
+      expect(e?.message).toContain('a kueue managed job should not use autoscaling');
+    }
+  }, 120000);
+});

@@ -1,0 +1,30 @@
+/**
+ * Which Kueue × KubeRay pairs the e2e runs: E2E_PAIRS ("v0.19.2/v1.6.2,v0.14.8/v1.4.2"), else every
+ * pair of the support matrix whose binaries scripts/testcluster/build.sh produced. In CI a missing
+ * control plane is an error, never a silent skip.
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import { SUPPORTED_KUBERAY_VERSIONS, SUPPORTED_KUEUE_VERSIONS } from '../../../src/policy/versions';
+import { cacheDir } from '../../support/upstream';
+import { ETCD_VERSION, K8S_VERSION } from './cluster';
+
+export function e2ePairs(): { pairs: Array<[string, string]>; skipped?: string } {
+  if (process.env.E2E_PAIRS) {
+    return { pairs: process.env.E2E_PAIRS.split(',').map((p) => p.trim().split('/') as [string, string]) };
+  }
+  const bin = path.join(cacheDir(), 'bin');
+  const has = (f: string) => fs.existsSync(path.join(bin, f));
+  const base = [`etcd-${ETCD_VERSION}`, `kube-apiserver-${K8S_VERSION}`, `kube-controller-manager-${K8S_VERSION}`];
+  const missingBase = base.filter((b) => !has(b));
+  const pairs: Array<[string, string]> = [];
+  for (const k of SUPPORTED_KUEUE_VERSIONS) for (const r of SUPPORTED_KUBERAY_VERSIONS) {
+    if (has(`kueue-${k}`) && has(`kuberay-operator-${r}`)) pairs.push([k, r]);
+  }
+  const why = missingBase.length
+    ? `the test control plane is not built (${missingBase.join(', ')} missing in ${bin}); run scripts/testcluster/build.sh`
+    : !pairs.length ? `no Kueue/KubeRay binaries in ${bin}; run scripts/testcluster/build.sh` : undefined;
+  if (why && process.env.CI && !process.env.E2E_KUBECONFIG) throw new Error(`e2e cannot run in CI: ${why}`);
+  if (missingBase.length) return { pairs: [], skipped: why };
+  return { pairs, skipped: why };
+}
