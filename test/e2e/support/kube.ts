@@ -81,7 +81,7 @@ export class KubeClient {
   private readonly agent: https.Agent;
   private readonly url: URL;
 
-  constructor(private readonly creds: KubeconfigCreds) {
+  constructor(creds: KubeconfigCreds) {
     this.url = new URL(creds.server);
     this.agent = new https.Agent({ keepAlive: true, ca: creds.ca, cert: creds.cert, key: creds.key });
   }
