@@ -55,7 +55,11 @@ describePairs('e2e on Kueue %s + KubeRay %s', (kueue, kubeRay) => {
   }, 300000);
 
   afterAll(async () => {
+    const pids = cluster?.pids() ?? [];
     await cluster?.stop();
+    // Teardown leaves no process behind.
+    const leaked = pids.filter((pid) => { try { process.kill(pid, 0); return true; } catch { return false; } });
+    expect(leaked).toEqual([]);
   }, 60000);
 
   // A failed scenario must not leave jobs holding the shared 3 CPU queue for the next one.

@@ -34,9 +34,44 @@ const children = new Set<ChildProcess>();
 let cleanupInstalled = false;
 let started = 0;
 
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Kills processes a previous harness left behind when its own process was killed outright (SIGKILL
+ * gives no chance to clean up): each harness records its pid and its children's pids.
+ */
+function reapOrphans(): void {
+  const dir = path.join(cacheDir(), 'run');
+  if (!fs.existsSync(dir)) return;
+  for (const f of fs.readdirSync(dir)) {
+    const owner = Number(f.replace(/\.pids$/, ''));
+    if (!owner || alive(owner)) continue;
+    for (const pid of fs.readFileSync(path.join(dir, f), 'utf8').split('\n').map(Number).filter(Boolean)) {
+      if (alive(pid)) {
+        try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
+      }
+    }
+    fs.rmSync(path.join(dir, f), { force: true });
+  }
+}
+
+function recordPid(pid: number): void {
+  const dir = path.join(cacheDir(), 'run');
+  fs.mkdirSync(dir, { recursive: true });
+  fs.appendFileSync(path.join(dir, `${process.pid}.pids`), `${pid}\n`);
+}
+
 function installCleanup(): void {
   if (cleanupInstalled) return;
   cleanupInstalled = true;
+  reapOrphans();
   const killAll = () => {
     for (const c of children) {
       try { c.kill('SIGKILL'); } catch { /* gone */ }
@@ -116,6 +151,7 @@ export class TestCluster {
     const proc = spawn(bin, args, { stdio: ['ignore', fd, fd], env: { ...process.env, ...env } });
     fs.closeSync(fd);
     children.add(proc);
+    if (proc.pid) recordPid(proc.pid);
     proc.on('exit', () => children.delete(proc));
     this.procs.push({ name, proc, log });
     return proc;
@@ -297,6 +333,11 @@ export class TestCluster {
       '--enable-leader-election=false', '--log-stdout-encoder=console',
     ], { KUBECONFIG: this.kubeconfig });
     await waitFor('KubeRay /healthz', async () => { this.alive('kuberay-operator'); return (await probe(`http://127.0.0.1:${health}/healthz`)) === 200; }, 60000, 250);
+  }
+
+  /** PIDs of the processes this cluster started. */
+  pids(): number[] {
+    return this.procs.map((p) => p.proc.pid).filter((p): p is number => p !== undefined);
   }
 
   /** Stops every process (SIGTERM, then SIGKILL) and removes the temp dir. */
