@@ -349,6 +349,8 @@ export class TestCluster {
     const deadline = Date.now() + 5000;
     while (order.some((p) => p.proc.exitCode === null && p.proc.signalCode === null) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     for (const p of order) if (p.proc.exitCode === null && p.proc.signalCode === null) p.proc.kill('SIGKILL');
+    // Wait until each process is reaped, so none survives stop() even as a zombie.
+    await Promise.all(order.map((p) => (p.proc.exitCode !== null || p.proc.signalCode !== null ? Promise.resolve() : new Promise<void>((r) => p.proc.once('exit', () => r())))));
     if (!process.env.E2E_KEEP_DIR) fs.rmSync(this.dir, { recursive: true, force: true });
   }
 }
