@@ -28,13 +28,17 @@ build_one() { # name, target binary, command...
   local name="$1" out="$2"; shift 2
   if [ -x "$out" ]; then note "$name" cached "$out"; return 0; fi
   local t0; t0=$(now)
-  local log="$WORK/$name.log"
+  local log="$WORK/${name// /-}.log"
   # set -e inside the subshell: a failed step (e.g. a version the proxy refuses) must not fall through
   # to a build that resolves some other version.
   if ( set -e; "$@" ) >"$log" 2>&1 && [ -x "$out" ]; then
     note "$name" built "$out ($(( $(now) - t0 ))s, sha256 $(sha256sum "$out" | cut -c1-16))"
   else
-    note "$name" FAILED "see $log: $(grep -m1 -iE 'error|refused|not available|forbidden' "$log" | cut -c1-160)"
+    if grep -qE '403 Forbidden|not available' "$log"; then
+      note "$name" REFUSED "the module proxy does not serve it: $(grep -m1 -E '403|not available' "$log" | cut -c1-140)"
+    else
+      note "$name" FAILED "see $log: $(grep -m1 -iE 'error|refused|not available|forbidden' "$log" | cut -c1-160)"
+    fi
     return 1
   fi
 }
