@@ -4,7 +4,11 @@
 // assertions use Workload conditions, spec.suspend and the RayCluster KubeRay creates or deletes.
 import { RULES } from '../../src/policy';
 import { kuberayCapabilities, kueueCapabilities, rayServicePair } from '../../src/policy/versions';
-import { examples, supportedScenarios, synthAll } from '../support/synth';
+import * as fs from 'fs';
+import * as path from 'path';
+import { parseAllDocuments } from 'yaml';
+import { computeGang, parseQuantity } from '../../src/policy';
+import { examples, supportedScenarios } from '../support/synth';
 import { TestCluster } from './support/cluster';
 import { KubeClient, KubeError, objectPath, waitFor } from './support/kube';
 import { e2ePairs } from './support/pairs';
@@ -38,16 +42,40 @@ async function createJob(client: KubeClient, job: any): Promise<any> {
   return client.create(JSON.parse(JSON.stringify(job)));
 }
 
+function readYamlDir(dir: string): Record<string, any[]> {
+  const out: Record<string, any[]> = {};
+  for (const f of fs.readdirSync(dir).filter((x) => x.endsWith('.k8s.yaml')).sort()) {
+    out[f.replace(/\.k8s\.yaml$/, '')] = parseAllDocuments(fs.readFileSync(path.join(dir, f), 'utf8')).map((d) => d.toJS()).filter(Boolean);
+  }
+  return out;
+}
+
+function synthToDisk(kueue: string, kubeRay: string, scenarios: any[]): { apply: any[]; create: Record<string, any[]> } {
+  const app = examples({ kueue, kubeRay, scenarios });
+  app.synth();
+  return { apply: Object.values(readYamlDir(app.outdir)).flat(), create: readYamlDir(path.join(app.outdir, 'create')) };
+}
+
+/** Kueue's admitted usage per PodSet, in milli-units. */
+function admittedUsage(wl: any): Record<string, Record<string, bigint>> {
+  const out: Record<string, Record<string, bigint>> = {};
+  for (const a of wl.status?.admission?.podSetAssignments ?? []) {
+    out[a.name] = Object.fromEntries(Object.entries(a.resourceUsage ?? {}).map(([k, v]) => [k, parseQuantity(v as string)]));
+  }
+  return out;
+}
+
 const describePairs = pairs.length ? describe.each(pairs) : describe.skip.each([['-', '-']]);
 
 describePairs('e2e on Kueue %s + KubeRay %s', (kueue, kubeRay) => {
   let cluster: TestCluster;
   let client: KubeClient;
   const scenarios = kueue === '-' ? [] : supportedScenarios(kueue, kubeRay);
-  const objects = kueue === '-' ? [] : synthAll(examples({ kueue, kubeRay, scenarios, }));
-  const named = objects.filter((o) => o.metadata?.name);
-  const generated = objects.filter((o) => !o.metadata?.name && o.metadata?.generateName);
-  const createOnly = (chart: string) => synthAll(examples({ kueue, kubeRay, scenarios: ['queues', chart as any] })).filter((o) => o.metadata?.generateName);
+  // The examples app's dist/ exactly as `cdk8s synth` writes it: files read back from disk.
+  const dist = kueue === '-' ? { apply: [], create: {} as Record<string, any[]> } : synthToDisk(kueue, kubeRay, scenarios);
+  const named = dist.apply;
+  const generated = Object.values(dist.create).flat();
+  const createOnly = (chart: string) => dist.create[chart];
 
   beforeAll(async () => {
     cluster = await TestCluster.start({ kueue, kubeRay });
@@ -108,6 +136,11 @@ describePairs('e2e on Kueue %s + KubeRay %s', (kueue, kubeRay) => {
       const first = w1.some(isAdmitted) ? { job: j1, other: j2 } : w2.some(isAdmitted) ? { job: j2, other: j1 } : undefined;
       return first;
     }, 120000);
+    // Kueue counted exactly the gang the library computes for this version (head, worker, submitter).
+    const [wl] = (await workloadsOwnedBy(client, kueue, 'default', admitted.job.metadata.uid)).filter(isAdmitted);
+    const gang = computeGang(a, kueueCapabilities(kueue));
+    const ours = Object.fromEntries(gang.podSets.map((p) => [p.name, Object.fromEntries([...p.total].map(([k, v]) => [k, v]))]));
+    expect(admittedUsage(wl)).toEqual(ours);
     // The admitted job is unsuspended and KubeRay creates its RayCluster.
     await waitFor('the admitted RayJob to get its RayCluster', async () => (await rayClustersOwnedBy(client, 'default', admitted.job.metadata.uid)).length > 0, 120000);
     // The other stays pending with Kueue's quota reason, suspended, with no RayCluster at all.
@@ -162,7 +195,9 @@ describePairs('e2e on Kueue %s + KubeRay %s', (kueue, kubeRay) => {
     const admittedCount = async (n: number) => (await workloadsOwnedBy(client, kueue, 'default', rc.metadata.uid)).find((w) => isAdmitted(w) && w.spec.podSets.find((p: any) => p.name === 'workers')?.count === n && !cond(w, 'Finished'));
     await waitFor('the elastic RayCluster to be admitted with 0 workers', () => admittedCount(0), 120000);
     await client.mergePatch(path, { spec: { workerGroupSpecs: [{ ...rc.spec.workerGroupSpecs[0], replicas: 2 }] } });
-    await waitFor('a Workload slice with 2 workers to be admitted', () => admittedCount(2), 120000);
+    const slice = await waitFor('a Workload slice with 2 workers to be admitted', () => admittedCount(2), 120000);
+    const ours = computeGang({ ...rc, spec: { ...rc.spec, workerGroupSpecs: [{ ...rc.spec.workerGroupSpecs[0], replicas: 2 }] } }, kueueCapabilities(kueue));
+    expect(admittedUsage(slice)).toEqual(Object.fromEntries(ours.podSets.map((p) => [p.name, Object.fromEntries([...p.total])])));
     const cq = `/apis/${WL_API(kueue)}/clusterqueues/ray-cq`;
     const usedCpu = async () => {
       const s = (await client.get(cq)).status;
