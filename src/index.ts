@@ -18,3 +18,5 @@ export * from './ray/elastic-ray-cluster';
 export * from './ray/elastic-ray-service';
 // The pure policy (rules, gang accounting, version table) is a separate entry point, 'cdk8s-kueue-ray/policy',
 // because its API (bigint quantities, free functions) is for the controller and CLI, not for jsii bindings.
+export * from './install/kueue-install';
+export * from './install/kuberay-install';

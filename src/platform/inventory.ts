@@ -41,6 +41,13 @@ export class AppInventory {
   private readonly members: InventoryMember[] = [];
   private cache?: { inventory: Inventory; byKind: Map<string, Array<{ path: string; name: string }>> };
 
+  /** Ray workloads of the app (kind and whether elastic), for the installs. */
+  public readonly workloads: Array<{ kind: string; elastic: boolean }> = [];
+
+  public registerWorkload(kind: string, elastic: boolean): void {
+    this.workloads.push({ kind, elastic });
+  }
+
   public register(member: InventoryMember): void {
     this.members.push(member);
     this.cache = undefined;

@@ -164,6 +164,7 @@ export abstract class RayWorkload extends Construct {
       this.apiObject.addJsonPatch(JsonPatch.remove('/metadata/name'), JsonPatch.add('/metadata/generateName', generateName));
     }
 
+    AppInventory.of(this).registerWorkload(kind, elastic);
     // One validation per workload, memoized: cdk8s validates the whole app once per chart at synth.
     this.node.addValidation({ validate: () => this.validationErrors() });
   }

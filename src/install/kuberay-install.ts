@@ -1,0 +1,146 @@
+import * as path from 'path';
+import { ApiObject, Chart } from 'cdk8s';
+import { Construct } from 'constructs';
+import { parseAllDocuments } from 'yaml';
+import { KubeRayVersion, resolveVersions } from '../platform/versions';
+import { kuberayCapabilities } from '../policy/versions';
+import { ContainerResources, renderResources } from '../ray/pod-template';
+import { readRelease } from './release-source';
+import { KUBERAY_CLUSTER_ROLE_RULES, KUBERAY_CRDS, KUBERAY_LEADER_ELECTION_RULES, kubeRayCrdUrl } from './releases';
+
+export interface KubeRayInstallProps {
+  /**
+   * KubeRay release to install.
+   * @default - the app's KubeRay version (KueueRayVersions)
+   */
+  readonly version?: KubeRayVersion;
+  /**
+   * A local folder holding the release's `ray.io_*.yaml` CRDs (offline synth, tests).
+   * @default - download each CRD from the tag on raw.githubusercontent.com, verified against the pinned sha256
+   */
+  readonly crdDir?: string;
+  /**
+   * Where downloads are cached.
+   * @default "~/.cache/cdk8s-kueue-ray" (or $CDK8S_KUEUE_RAY_CACHE)
+   */
+  readonly cacheDir?: string;
+  /**
+   * Namespace of the operator (created by the install).
+   * @default "kuberay-system"
+   */
+  readonly namespace?: string;
+  /**
+   * Namespaces the operator watches (`--watch-namespace`).
+   * @default - all namespaces
+   */
+  readonly watchNamespaces?: string[];
+  /**
+   * Operator feature gates (`--feature-gates`).
+   * @default - the operator's defaults
+   */
+  readonly featureGates?: Record<string, boolean>;
+  /**
+   * Operator resources.
+   * @default - the chart's: 100m CPU / 512Mi (limits = requests)
+   */
+  readonly resources?: ContainerResources;
+  /**
+   * Operator replicas (leader election keeps one active).
+   * @default 1
+   */
+  readonly replicas?: number;
+}
+
+const NAME = 'kuberay-operator';
+
+/**
+ * Installs the KubeRay operator: the CRDs of the chosen version, plus the operator written as
+ * constructs that mirror the Helm chart's defaults (Deployment, ServiceAccount, ClusterRole and
+ * binding with the chart's rules, leader-election Role and binding, Service; hardened security
+ * context, /metrics probes, leader election on). No webhook, no batch scheduler: Kueue needs neither.
+ */
+export class KubeRayInstall extends Chart {
+  public readonly version: string;
+  public readonly operatorNamespace: string;
+  public readonly crds: ApiObject[] = [];
+  public readonly deployment: ApiObject;
+  public readonly clusterRole: ApiObject;
+  public readonly leaderElectionRole: ApiObject;
+
+  public constructor(scope: Construct, id: string, props: KubeRayInstallProps = {}) {
+    super(scope, id, { disableResourceNameHashes: true });
+    this.version = props.version?.version ?? resolveVersions(this).kubeRay.version;
+    const caps = kuberayCapabilities(this.version);
+    const where = `KubeRayInstall '${this.node.path}'`;
+    const ns = (this.operatorNamespace = props.namespace ?? 'kuberay-system');
+    if (props.replicas !== undefined && (!Number.isInteger(props.replicas) || props.replicas < 1)) throw new Error(`${where}: replicas ${props.replicas} must be a whole number >= 1.`);
+    for (const [file, sha] of Object.entries(KUBERAY_CRDS[this.version])) {
+      const text = readRelease({
+        localFile: props.crdDir ? path.join(props.crdDir, file) : undefined, url: kubeRayCrdUrl(this.version, file), sha256: sha,
+        cacheDir: props.cacheDir, what: `${where} (KubeRay ${this.version} ${file})`, localProp: 'crdDir', shaProp: 'the pinned CRD sha256',
+      });
+      for (const doc of parseAllDocuments(text)) {
+        const obj = doc.toJS();
+        if (obj?.kind === 'CustomResourceDefinition') this.crds.push(new ApiObject(this, `crd-${obj.metadata.name}`, obj));
+      }
+    }
+
+    const labels = { 'app.kubernetes.io/name': NAME, 'app.kubernetes.io/instance': NAME, 'app.kubernetes.io/component': NAME };
+    const meta = (name: string, namespaced = true) => ({ name, labels: { ...labels }, ...(namespaced ? { namespace: ns } : {}) });
+    new ApiObject(this, 'namespace', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+    new ApiObject(this, 'service-account', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: meta(NAME) });
+    this.clusterRole = new ApiObject(this, 'cluster-role', { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: meta(NAME, false), rules: KUBERAY_CLUSTER_ROLE_RULES[this.version] });
+    new ApiObject(this, 'cluster-role-binding', {
+      apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: meta(NAME, false),
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: NAME },
+      subjects: [{ kind: 'ServiceAccount', name: NAME, namespace: ns }],
+    });
+    this.leaderElectionRole = new ApiObject(this, 'leader-election-role', { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: meta(`${NAME}-leader-election`), rules: KUBERAY_LEADER_ELECTION_RULES });
+    new ApiObject(this, 'leader-election-role-binding', {
+      apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: meta(`${NAME}-leader-election`),
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: `${NAME}-leader-election` },
+      subjects: [{ kind: 'ServiceAccount', name: NAME, namespace: ns }],
+    });
+
+    const args = ['--log-stdout-encoder', 'json', '--log-file-encoder', 'json', '--enable-leader-election=true', '--enable-metrics=true'];
+    const gates = props.featureGates ?? {};
+    if (Object.keys(gates).length) args.unshift(`--feature-gates=${Object.keys(gates).sort().map((k) => `${k}=${gates[k]}`).join(',')}`);
+    if (props.watchNamespaces?.length) args.push('--watch-namespace', props.watchNamespaces.join(','));
+    const probe = { httpGet: { path: '/metrics', port: 'http' }, initialDelaySeconds: 10, periodSeconds: 5, failureThreshold: 5 };
+    this.deployment = new ApiObject(this, 'deployment', {
+      apiVersion: 'apps/v1', kind: 'Deployment', metadata: meta(NAME),
+      spec: {
+        replicas: props.replicas ?? 1,
+        strategy: { type: 'Recreate' },
+        selector: { matchLabels: { 'app.kubernetes.io/name': NAME, 'app.kubernetes.io/instance': NAME } },
+        template: {
+          metadata: { labels: { ...labels } },
+          spec: {
+            serviceAccountName: NAME,
+            securityContext: { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } },
+            terminationGracePeriodSeconds: 10,
+            containers: [{
+              name: NAME,
+              image: caps.operatorImage,
+              imagePullPolicy: 'IfNotPresent',
+              command: ['/manager'],
+              args,
+              ports: [{ name: 'http', containerPort: 8080, protocol: 'TCP' }],
+              livenessProbe: probe,
+              readinessProbe: probe,
+              resources: props.resources ? renderResources(props.resources, `${where} resources`) : { limits: { cpu: '100m', memory: '512Mi' }, requests: { cpu: '100m', memory: '512Mi' } },
+              securityContext: {
+                allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true,
+                capabilities: { drop: ['ALL'] }, seccompProfile: { type: 'RuntimeDefault' },
+              },
+            }],
+          },
+        },
+      },
+    });
+    new ApiObject(this, 'service', {
+      apiVersion: 'v1', kind: 'Service', metadata: meta(NAME),
+      spec: { type: 'ClusterIP', selector: { 'app.kubernetes.io/name': NAME, 'app.kubernetes.io/instance': NAME }, ports: [{ name: 'http', port: 8080, targetPort: 'http', protocol: 'TCP' }] },
+    });
+  }
+}

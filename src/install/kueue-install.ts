@@ -1,0 +1,158 @@
+import { ApiObject, Chart, JsonPatch } from 'cdk8s';
+import { Construct } from 'constructs';
+import { parse as parseYaml, parseAllDocuments, stringify } from 'yaml';
+import { AppInventory } from '../platform/inventory';
+import { KueueVersion, resolveVersions } from '../platform/versions';
+import { kueueCapabilities } from '../policy/versions';
+import { ContainerResources, renderResources } from '../ray/pod-template';
+import { readRelease } from './release-source';
+import { KUEUE_RELEASE_SHA256, kueueReleaseUrl } from './releases';
+
+const DEPLOYMENT = 'kueue-controller-manager';
+const CONFIG_MAP = 'kueue-manager-config';
+const CONFIG_KEY = 'controller_manager_config.yaml';
+const ELASTIC_GATE = 'ElasticJobsViaWorkloadSlices';
+
+export interface KueueInstallProps {
+  /**
+   * Kueue release to install.
+   * @default - the app's Kueue version (KueueRayVersions)
+   */
+  readonly version?: KueueVersion;
+  /**
+   * A local copy of the release's manifests.yaml (offline synth, tests).
+   * @default - download the official release asset, verified against `manifestSha256`
+   */
+  readonly manifestFile?: string;
+  /**
+   * sha256 of the official release asset.
+   * @default - the pin recorded in the library for the version (none is recorded yet)
+   */
+  readonly manifestSha256?: string;
+  /**
+   * Where downloads are cached.
+   * @default "~/.cache/cdk8s-kueue-ray" (or $CDK8S_KUEUE_RAY_CACHE)
+   */
+  readonly cacheDir?: string;
+  /**
+   * Kueue feature gates, appended as one `--feature-gates` arg to the manager container.
+   * @default - none besides the elastic gate
+   */
+  readonly featureGates?: Record<string, boolean>;
+  /**
+   * Turn ElasticJobsViaWorkloadSlices on explicitly (also where it is on by default, so the intent
+   * survives a default change).
+   * @default - on when the app holds an elastic Ray workload
+   */
+  readonly elasticJobs?: boolean;
+  /**
+   * Replicas of kueue-controller-manager.
+   * @default - the release's (1)
+   */
+  readonly replicas?: number;
+  /**
+   * Resources of the manager container.
+   * @default - the release's (500m/512Mi requests, 2 CPU/512Mi limits)
+   */
+  readonly resources?: ContainerResources;
+}
+
+/**
+ * Installs Kueue's release for the chosen version as its own chart (namespace kueue-system, which
+ * Kueue's certificate management depends on). Documented patches, and nothing else: the feature-gate
+ * arg on the `manager` container, missing Ray frameworks in the Configuration, replicas, resources.
+ * Make the charts holding queues and workloads depend on it.
+ */
+export class KueueInstall extends Chart {
+  public readonly version: string;
+  /** Every object of the release, by "Kind/namespace/name". */
+  public readonly objects: Map<string, ApiObject> = new Map();
+  private readonly props: KueueInstallProps;
+  private patched = false;
+
+  public constructor(scope: Construct, id: string, props: KueueInstallProps = {}) {
+    super(scope, id, { disableResourceNameHashes: true });
+    this.props = props;
+    this.version = props.version?.version ?? resolveVersions(this).kueue.version;
+    kueueCapabilities(this.version);
+    const text = readRelease({
+      localFile: props.manifestFile, url: kueueReleaseUrl(this.version), sha256: props.manifestSha256 ?? KUEUE_RELEASE_SHA256[this.version],
+      cacheDir: props.cacheDir, what: `KueueInstall '${this.node.path}' (Kueue ${this.version} manifests.yaml)`, localProp: 'manifestFile', shaProp: 'manifestSha256',
+    });
+    for (const doc of parseAllDocuments(text)) {
+      const obj = doc.toJS();
+      if (!obj) continue;
+      const key = `${obj.kind}/${obj.metadata?.namespace ?? ''}/${obj.metadata?.name}`;
+      this.objects.set(key, new ApiObject(this, key.replace(/\//g, "-").replace(/--/g, "-"), obj));
+    }
+    const dep = this.deployment();
+    const container = dep.toJson().spec?.template?.spec?.containers?.[0];
+    if (container?.name !== 'manager') {
+      throw new Error(`KueueInstall '${this.node.path}': the release's Deployment ${DEPLOYMENT} has no 'manager' container first; this file is not a Kueue ${this.version} release. Fix: check manifestFile.`);
+    }
+    if (props.replicas !== undefined) {
+      if (!Number.isInteger(props.replicas) || props.replicas < 1) throw new Error(`KueueInstall '${this.node.path}': replicas ${props.replicas} must be a whole number >= 1.`);
+      dep.addJsonPatch(JsonPatch.replace('/spec/replicas', props.replicas));
+    }
+    if (props.resources) {
+      dep.addJsonPatch(JsonPatch.test('/spec/template/spec/containers/0/name', 'manager'), JsonPatch.replace('/spec/template/spec/containers/0/resources', renderResources(props.resources, `KueueInstall '${this.node.path}' resources`)));
+    }
+    // The gate and frameworks depend on the workloads of the whole app, so they are settled at synth.
+    this.node.addValidation({ validate: () => this.applyAppPatches() });
+  }
+
+  /** The kueue-controller-manager Deployment. */
+  public deployment(): ApiObject {
+    const d = this.objects.get(`Deployment/kueue-system/${DEPLOYMENT}`);
+    if (!d) throw new Error(`KueueInstall '${this.node.path}': the release has no Deployment kueue-system/${DEPLOYMENT}. Fix: check manifestFile.`);
+    return d;
+  }
+
+  /** The feature gates the install sets (after synth-time detection). */
+  public featureGates(): Record<string, boolean> {
+    const gates: Record<string, boolean> = { ...(this.props.featureGates ?? {}) };
+    const elastic = this.props.elasticJobs ?? AppInventory.of(this).workloads.some((w) => w.elastic);
+    if (elastic) {
+      if (gates[ELASTIC_GATE] === false) {
+        throw new Error(`KueueInstall '${this.node.path}': featureGates.${ELASTIC_GATE} is false but the app holds elastic Ray workloads, which Kueue would then refuse. Fix: remove the override or the elastic workloads.`);
+      }
+      gates[ELASTIC_GATE] = true;
+    }
+    return gates;
+  }
+
+  private applyAppPatches(): string[] {
+    if (this.patched) return [];
+    this.patched = true;
+    const errors: string[] = [];
+    const gates = this.featureGates();
+    const cm = this.objects.get(`ConfigMap/kueue-system/${CONFIG_MAP}`);
+    const configText: string | undefined = cm?.toJson().data?.[CONFIG_KEY];
+    const config = configText ? parseYaml(configText) : undefined;
+    if (Object.keys(gates).length) {
+      if (config?.featureGates) {
+        errors.push(`KueueInstall '${this.node.path}': the release's Configuration already sets featureGates, and Kueue refuses both the map and --feature-gates. Fix: set the gates in that map instead.`);
+      } else {
+        const arg = `--feature-gates=${Object.keys(gates).sort().map((k) => `${k}=${gates[k]}`).join(',')}`;
+        // Guarded: a release whose first container is not the manager fails synth instead of patching the wrong one.
+        this.deployment().addJsonPatch(JsonPatch.test('/spec/template/spec/containers/0/name', 'manager'), JsonPatch.add('/spec/template/spec/containers/0/args/-', arg));
+      }
+    }
+    if (config && cm) {
+      const needed = new Set<string>();
+      const native = kueueCapabilities(this.version).rayServiceQueueing === 'native';
+      for (const w of AppInventory.of(this).workloads) {
+        if (w.kind === 'RayJob') needed.add('ray.io/rayjob');
+        if (w.kind === 'RayCluster') needed.add('ray.io/raycluster');
+        if (w.kind === 'RayService') needed.add(native ? 'ray.io/rayservice' : 'ray.io/raycluster');
+      }
+      const frameworks: string[] = config.integrations?.frameworks ?? [];
+      const missing = [...needed].filter((f) => !frameworks.includes(f));
+      if (missing.length) {
+        config.integrations = { ...(config.integrations ?? {}), frameworks: [...frameworks, ...missing] };
+        cm.addJsonPatch(JsonPatch.replace(`/data/${CONFIG_KEY}`, stringify(config)));
+      }
+    }
+    return errors;
+  }
+}
