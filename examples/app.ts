@@ -2,7 +2,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { App, Chart, Yaml } from 'cdk8s';
-import { KubeRayVersion, KueueRayVersions, KueueVersion } from '../src';
+import { KubeRayInstall, KubeRayVersion, KueueInstall, KueueRayVersions, KueueVersion } from '../src';
 import { ElasticQueues } from './elastic-queues';
 import { ElasticRayClusterScenario } from './elastic-raycluster';
 import { ElasticRayServiceScenario } from './elastic-rayservice';
@@ -20,6 +20,12 @@ export interface ExamplesOptions {
   readonly kubeRay?: string;
   /** @default all scenarios */
   readonly scenarios?: readonly Scenario[];
+  /**
+   * Install Kueue and KubeRay from these local copies (the release manifests.yaml and the KubeRay
+   * CRD folder); the install charts come first in dist/.
+   * @default - no install charts
+   */
+  readonly install?: { readonly kueueManifest?: string; readonly kubeRayCrdDir?: string };
 }
 
 /**
@@ -61,5 +67,14 @@ export function buildExamples(opts: ExamplesOptions): ExamplesApp {
     if (want.has('elastic-rayservice')) new ElasticRayServiceScenario(app, 'elastic-rayservice', elastic);
   }
   if (want.has('tenants')) new SharedCohortTenants(app, 'tenants', queues.defaultFlavor, queues.devPriority, queues.prodPriority);
+  if (opts.install) {
+    // Installs first: every other chart depends on them, so dist/ names them 0000-/0001-.
+    const installs: Chart[] = [];
+    if (opts.install.kubeRayCrdDir) installs.push(new KubeRayInstall(app, 'kuberay-install', { crdDir: opts.install.kubeRayCrdDir }));
+    if (opts.install.kueueManifest) installs.push(new KueueInstall(app, 'kueue-install', { manifestFile: opts.install.kueueManifest }));
+    for (const c of app.node.children) {
+      if (c instanceof Chart && !installs.includes(c)) for (const i of installs) c.addDependency(i);
+    }
+  }
   return app;
 }

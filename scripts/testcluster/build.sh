@@ -98,6 +98,15 @@ wrapper_build() { # dir module version package output [ldflags]
   go build -mod=mod -ldflags "-s -w $ld" -o "$out" "$pkg"
 }
 
+# kubectl from the same wrapper module (the ordered-apply script and its test use it).
+kubectl_build() {
+  local d="$WORK/k8s-$K8S_VERSION"; cd "$d"
+  go get -tool "k8s.io/kubernetes/cmd/kubectl@$K8S_VERSION"
+  local minor; minor=$(echo "$K8S_VERSION" | cut -d. -f2)
+  local V=k8s.io/component-base/version C=k8s.io/client-go/pkg/version
+  go build -ldflags "-s -w -X $V.gitVersion=$K8S_VERSION -X $V.gitMajor=1 -X $V.gitMinor=$minor -X $C.gitVersion=$K8S_VERSION -X $C.gitMajor=1 -X $C.gitMinor=$minor" -o "$BIN/kubectl-$K8S_VERSION" k8s.io/kubernetes/cmd/kubectl
+}
+
 kueue_build() {
   wrapper_build "$WORK/kueue-$1" sigs.k8s.io/kueue "$1" sigs.k8s.io/kueue/cmd/kueue "$BIN/kueue-$1" "-X sigs.k8s.io/kueue/pkg/version.GitVersion=$1"
 }
@@ -112,6 +121,7 @@ echo "cdk8s-kueue-ray test control plane: building into $BIN (Go $(go env GOVERS
 base_fail=0
 build_one "etcd $ETCD_VERSION" "$BIN/etcd-$ETCD_VERSION" etcd_build || base_fail=1
 build_one "kubernetes $K8S_VERSION" "$BIN/kube-controller-manager-$K8S_VERSION" k8s_build || base_fail=1
+build_one "kubectl $K8S_VERSION" "$BIN/kubectl-$K8S_VERSION" kubectl_build || base_fail=1
 kueue_ok=0; kuberay_ok=0
 for v in $KUEUE_VERSIONS; do build_one "kueue $v" "$BIN/kueue-$v" kueue_build "$v" && kueue_ok=1; done
 for v in $KUBERAY_VERSIONS; do build_one "kuberay $v" "$BIN/kuberay-operator-$v" kuberay_build "$v" && kuberay_ok=1; done

@@ -26,6 +26,7 @@ const KINDS: Record<string, { plural: string; namespaced: boolean }> = {
   ClusterRoleBinding: { plural: 'clusterrolebindings', namespaced: false },
   Role: { plural: 'roles', namespaced: true },
   RoleBinding: { plural: 'rolebindings', namespaced: true },
+  APIService: { plural: 'apiservices', namespaced: false },
   ResourceFlavor: { plural: 'resourceflavors', namespaced: false },
   ClusterQueue: { plural: 'clusterqueues', namespaced: false },
   LocalQueue: { plural: 'localqueues', namespaced: true },
