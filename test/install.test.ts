@@ -133,3 +133,19 @@ describe.each(KUBERAY_TAGS)('KubeRayInstall %s', (tag) => {
     for (const k of ['Namespace', 'ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding', 'Deployment', 'Service']) expect(kinds).toContain(k);
   });
 });
+
+test('with a KueueInstall in the app, elastic workloads are not warned about the gate it turns on', () => {
+  const { ElasticRayCluster, ClusterQueue, LocalQueue, ResourceFlavor, ResourceName } = require('../src');
+  const build = (install: boolean) => {
+    const app = Testing.app();
+    KueueRayVersions.use(app, { kueue: KueueVersion.V0_17_8 });
+    if (install) new KueueInstall(app, 'kueue', { manifestFile: manifest('v0.17.8') });
+    const c = new Chart(app, 'w');
+    const flavor = new ResourceFlavor(c, 'f');
+    const cq = new ClusterQueue(c, 'cq', { resourceGroups: [{ flavors: [{ flavor, quotas: [{ resource: ResourceName.CPU, nominalQuota: Quantity.cpu(8) }, { resource: ResourceName.MEMORY, nominalQuota: Quantity.gibibytes(16) }] }] }] });
+    const lq = new LocalQueue(c, 'lq', { clusterQueue: cq });
+    return new ElasticRayCluster(c, 'rc', { queue: lq, headGroup: { resources: { cpu: Quantity.cpu(1), memory: Quantity.gibibytes(1) } }, workerGroups: [{ groupName: 'w', maxReplicas: 2, resources: { cpu: Quantity.cpu(1), memory: Quantity.gibibytes(1) } }] });
+  };
+  expect(build(false).policyWarnings().join('\n')).toMatch(/ElasticJobsViaWorkloadSlices is Alpha and off by default/);
+  expect(build(true).policyWarnings().join('\n')).not.toMatch(/ElasticJobsViaWorkloadSlices/);
+});

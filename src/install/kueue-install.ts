@@ -66,7 +66,7 @@ export interface KueueInstallProps {
 export class KueueInstall extends Chart {
   public readonly version: string;
   /** Every object of the release, by "Kind/namespace/name". */
-  public readonly objects: Map<string, ApiObject> = new Map();
+  private readonly objects: Map<string, ApiObject> = new Map();
   private readonly props: KueueInstallProps;
   private patched = false;
 
@@ -97,8 +97,16 @@ export class KueueInstall extends Chart {
     if (props.resources) {
       dep.addJsonPatch(JsonPatch.test('/spec/template/spec/containers/0/name', 'manager'), JsonPatch.replace('/spec/template/spec/containers/0/resources', renderResources(props.resources, `KueueInstall '${this.node.path}' resources`)));
     }
+    // Tell the policy what the gate will be, so elastic workloads are not warned about a gate this install turns on.
+    AppInventory.of(this).installElasticGate = props.elasticJobs === false || props.featureGates?.[ELASTIC_GATE] === false ? 'off' : 'on';
+    AppInventory.of(this).invalidate();
     // The gate and frameworks depend on the workloads of the whole app, so they are settled at synth.
     this.node.addValidation({ validate: () => this.applyAppPatches() });
+  }
+
+  /** An object of the release, e.g. releaseObject('ConfigMap', 'kueue-system', 'kueue-manager-config'). */
+  public releaseObject(kind: string, namespace: string, name: string): ApiObject | undefined {
+    return this.objects.get(`${kind}/${namespace}/${name}`);
   }
 
   /** The kueue-controller-manager Deployment. */

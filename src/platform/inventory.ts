@@ -44,6 +44,9 @@ export class AppInventory {
   /** Ray workloads of the app (kind and whether elastic), for the installs. */
   public readonly workloads: Array<{ kind: string; elastic: boolean }> = [];
 
+  /** The state of Kueue's elastic gate that a KueueInstall in the app will set, if there is one. */
+  public installElasticGate?: 'on' | 'off';
+
   public registerWorkload(kind: string, elastic: boolean): void {
     this.workloads.push({ kind, elastic });
   }

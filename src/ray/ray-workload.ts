@@ -231,7 +231,7 @@ export abstract class RayWorkload extends Construct {
     const ctx: PolicyContext = {
       kueue: this._versions.kueue,
       kuberay: this._versions.kubeRay,
-      elasticGate: this._versions.elasticGate,
+      elasticGate: this._versions.elasticGate !== 'unknown' ? this._versions.elasticGate : inv.installElasticGate ?? 'unknown',
       inventory: inv.snapshot(),
       external: this.external,
     };
