@@ -26,12 +26,12 @@ now() { date +%s; }
 
 build_one() { # name, target binary, command...
   local name="$1" out="$2"; shift 2
-  if [ -x "$out" ]; then note "$name" cached "$out"; return 0; fi
+  if [ -s "$out" ]; then note "$name" cached "$out"; return 0; fi
   local t0; t0=$(now)
   local log="$WORK/${name// /-}.log"
   # set -e inside the subshell: a failed step (e.g. a version the proxy refuses) must not fall through
   # to a build that resolves some other version.
-  if ( set -e; "$@" ) >"$log" 2>&1 && [ -x "$out" ]; then
+  if ( set -e; "$@" ) >"$log" 2>&1 && [ -s "$out" ]; then
     note "$name" built "$out ($(( $(now) - t0 ))s, sha256 $(sha256sum "$out" | cut -c1-16))"
   else
     if grep -qE '403 Forbidden|not available' "$log"; then
@@ -107,6 +107,26 @@ kubectl_build() {
   go build -ldflags "-s -w -X $V.gitVersion=$K8S_VERSION -X $V.gitMajor=1 -X $V.gitMinor=$minor -X $C.gitVersion=$K8S_VERSION -X $C.gitMajor=1 -X $C.gitMinor=$minor" -o "$BIN/kubectl-$K8S_VERSION" k8s.io/kubernetes/cmd/kubectl
 }
 
+# kustomize, to render Kueue releases that are not vendored (v0.17.0) exactly as `make artifacts` does.
+KUSTOMIZE_VERSION="${KUSTOMIZE_VERSION:-v5.6.0}"
+kustomize_build() {
+  wrapper_build "$WORK/kustomize-$KUSTOMIZE_VERSION" sigs.k8s.io/kustomize/kustomize/v5 "$KUSTOMIZE_VERSION" sigs.k8s.io/kustomize/kustomize/v5 "$BIN/kustomize-$KUSTOMIZE_VERSION"
+}
+
+# The release manifests.yaml of a Kueue tag: its module's config/ tree, image set to
+# registry.k8s.io/kueue/kueue:<tag>, then `kustomize build config/default`.
+render_kueue_release() {
+  local v="$1" out="$CACHE/releases-rendered/kueue-$v/manifests.yaml"
+  local moddir; moddir=$(cd "$WORK" && go mod download -json "sigs.k8s.io/kueue@$v" | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')
+  [ -d "$moddir/config/default" ] || { echo "no config/default in $moddir" >&2; return 1; }
+  local tmp; tmp=$(mktemp -d)
+  cp -r "$moddir/config" "$tmp/config"; chmod -R u+w "$tmp"
+  (cd "$tmp/config/components/manager" && "$BIN/kustomize-$KUSTOMIZE_VERSION" edit set image "controller=registry.k8s.io/kueue/kueue:$v")
+  mkdir -p "$(dirname "$out")"
+  "$BIN/kustomize-$KUSTOMIZE_VERSION" build "$tmp/config/default" > "$out.tmp" && mv "$out.tmp" "$out"
+  rm -rf "$tmp"
+}
+
 kueue_build() {
   wrapper_build "$WORK/kueue-$1" sigs.k8s.io/kueue "$1" sigs.k8s.io/kueue/cmd/kueue "$BIN/kueue-$1" "-X sigs.k8s.io/kueue/pkg/version.GitVersion=$1"
 }
@@ -125,6 +145,10 @@ build_one "kubectl $K8S_VERSION" "$BIN/kubectl-$K8S_VERSION" kubectl_build || ba
 kueue_ok=0; kuberay_ok=0
 for v in $KUEUE_VERSIONS; do build_one "kueue $v" "$BIN/kueue-$v" kueue_build "$v" && kueue_ok=1; done
 for v in $KUBERAY_VERSIONS; do build_one "kuberay $v" "$BIN/kuberay-operator-$v" kuberay_build "$v" && kuberay_ok=1; done
+build_one "kustomize $KUSTOMIZE_VERSION" "$BIN/kustomize-$KUSTOMIZE_VERSION" kustomize_build || true
+for v in ${RENDER_KUEUE_RELEASES:-v0.17.0 v0.19.2}; do
+  [ -x "$BIN/kueue-$v" ] && [ -x "$BIN/kustomize-$KUSTOMIZE_VERSION" ] && build_one "kueue $v release render" "$CACHE/releases-rendered/kueue-$v/manifests.yaml" render_kueue_release "$v" || true
+done
 mv "$REPORT.tmp" "$REPORT"
 echo "report: $REPORT"
 if [ $base_fail = 1 ] || [ $kueue_ok = 0 ] || [ $kuberay_ok = 0 ]; then
