@@ -1,0 +1,164 @@
+/**
+ * Admission decisions for Ray objects, as pure functions of an AdmissionReview, the configured
+ * versions and a view of the cluster (queues, quotas, tenants). The HTTPS server (server.ts) only
+ * parses, calls these and serializes; the rules are the same policy functions the constructs run at
+ * synth (src/policy).
+ */
+import {
+  evaluateRayObject, Finding, formatFinding, Inventory, KubeRayCapabilities, KueueCapabilities, LocalQueueEntry,
+  PolicyContext, PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL, RayObject,
+} from '../policy';
+
+export const RAY_KINDS = ['RayJob', 'RayCluster', 'RayService'] as const;
+
+export interface AdmissionRequest {
+  readonly uid: string;
+  readonly kind?: { readonly group?: string; readonly version?: string; readonly kind?: string };
+  readonly namespace?: string;
+  readonly operation?: string;
+  readonly object?: any;
+  readonly oldObject?: any;
+}
+
+export interface AdmissionResponse {
+  readonly uid: string;
+  readonly allowed: boolean;
+  readonly status?: { readonly code: number; readonly reason?: string; readonly message: string };
+  readonly warnings?: string[];
+  readonly patchType?: 'JSONPatch';
+  /** base64 of the JSON patch. */
+  readonly patch?: string;
+}
+
+export interface AdmissionConfig {
+  readonly kueue: KueueCapabilities;
+  readonly kuberay: KubeRayCapabilities;
+  readonly elasticGate?: 'on' | 'off' | 'unknown';
+  /**
+   * Opt-in graceful preemption for Ray pods (kuberay#5004): pod templates without a
+   * terminationGracePeriodSeconds get this one, and Ray containers without a preStop hook get a
+   * `sleep` preStop so in-flight work can drain before the pod is killed.
+   */
+  readonly gracefulPreemption?: { readonly terminationGracePeriodSeconds: number; readonly preStopSleepSeconds: number };
+}
+
+/** What the controller knows about the cluster (filled by informers). */
+export interface ClusterView {
+  readonly inventory: Inventory;
+}
+
+/** The per-rule decision counts the metrics export. */
+export interface Decision {
+  readonly response: AdmissionResponse;
+  readonly findings: readonly Finding[];
+}
+
+const MAX_WARNING = 480; // the API server truncates longer warnings
+
+function deny(uid: string, message: string, code = 403, reason = 'Forbidden'): AdmissionResponse {
+  return { uid, allowed: false, status: { code, reason, message } };
+}
+
+function isRayObject(req: AdmissionRequest): boolean {
+  return req.kind?.group === 'ray.io' && (RAY_KINDS as readonly string[]).includes(req.kind?.kind ?? '');
+}
+
+/** Objects KubeRay creates for a RayJob or RayService inherit their labels: leave them alone (kuberay#4064). */
+export function ownedByRayParent(obj: any): boolean {
+  return (obj?.metadata?.ownerReferences ?? []).some((o: any) => o?.kind === 'RayJob' || o?.kind === 'RayService');
+}
+
+/** The object as the policy sees it: namespace filled from the request. */
+function asRayObject(req: AdmissionRequest): RayObject {
+  const obj = req.object ?? {};
+  return { ...obj, metadata: { ...(obj.metadata ?? {}), namespace: obj.metadata?.namespace ?? req.namespace } };
+}
+
+/** The tenant LocalQueue of a namespace (the one carrying TenantQueue's rules), if any. */
+export function tenantQueueOf(inv: Inventory, namespace: string | undefined): LocalQueueEntry | undefined {
+  if (!namespace) return undefined;
+  return inv.localQueues.find((q) => q.namespace === namespace && q.tenant);
+}
+
+/** Validating webhook: the shared policy plus tenant rules. Denials name the field and the fix. */
+export function validateRayObject(req: AdmissionRequest, config: AdmissionConfig, view: ClusterView): Decision {
+  if (!req.uid) return { response: deny('', 'the AdmissionReview has no request.uid', 400, 'BadRequest'), findings: [] };
+  if (!isRayObject(req)) return { response: { uid: req.uid, allowed: true }, findings: [] };
+  if (req.operation === 'DELETE' || req.operation === 'CONNECT') return { response: { uid: req.uid, allowed: true }, findings: [] };
+  if (!req.object || typeof req.object !== 'object') return { response: deny(req.uid, 'request.object is missing', 400, 'BadRequest'), findings: [] };
+  if (ownedByRayParent(req.object)) return { response: { uid: req.uid, allowed: true }, findings: [] };
+  const ctx: PolicyContext = { kueue: config.kueue, kuberay: config.kuberay, elasticGate: config.elasticGate, inventory: view.inventory };
+  const findings = evaluateRayObject(asRayObject(req), ctx);
+  const errors = findings.filter((f) => f.severity === 'error');
+  const warnings = findings.filter((f) => f.severity === 'warning').map((f) => truncate(formatFinding(f)));
+  if (errors.length) {
+    const message = errors.map(formatFinding).join('; ');
+    return { response: { ...deny(req.uid, message, 422, 'Invalid'), ...(warnings.length ? { warnings } : {}) }, findings };
+  }
+  return { response: { uid: req.uid, allowed: true, ...(warnings.length ? { warnings } : {}) }, findings };
+}
+
+function truncate(s: string): string {
+  return s.length > MAX_WARNING ? `${s.slice(0, MAX_WARNING - 1)}…` : s;
+}
+
+const esc = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/**
+ * Mutating webhook (CREATE): tenant defaults (queue-name and priority-class for a tenant namespace),
+ * `suspend: true` whenever it adds the queue label (Kueue's own webhook may already have run: mutating
+ * configurations run in name order), and opt-in graceful-preemption defaults. Documented patches
+ * only; objects owned by a RayJob or RayService are never touched.
+ */
+export function mutateRayObject(req: AdmissionRequest, config: AdmissionConfig, view: ClusterView): Decision {
+  if (!req.uid) return { response: deny('', 'the AdmissionReview has no request.uid', 400, 'BadRequest'), findings: [] };
+  if (!isRayObject(req) || req.operation !== 'CREATE') return { response: { uid: req.uid, allowed: true }, findings: [] };
+  const obj = req.object;
+  if (!obj || typeof obj !== 'object') return { response: deny(req.uid, 'request.object is missing', 400, 'BadRequest'), findings: [] };
+  if (ownedByRayParent(obj)) return { response: { uid: req.uid, allowed: true }, findings: [] };
+  const ops: any[] = [];
+  const labels = obj.metadata?.labels;
+  const tenant = tenantQueueOf(view.inventory, obj.metadata?.namespace ?? req.namespace);
+  const addLabel = (k: string, v: string) => {
+    if (!labels && !ops.some((o) => o.path === '/metadata/labels')) ops.push({ op: 'add', path: '/metadata/labels', value: {} });
+    ops.push({ op: 'add', path: `/metadata/labels/${esc(k)}`, value: v });
+  };
+  if (tenant && !labels?.[QUEUE_NAME_LABEL] && !obj.metadata?.annotations?.[QUEUE_NAME_LABEL]) {
+    addLabel(QUEUE_NAME_LABEL, tenant.name);
+    ops.push(...suspendOps(obj, req.kind!.kind!, config));
+  }
+  if (tenant?.tenant?.defaultPriorityClass && !labels?.[PRIORITY_CLASS_LABEL]) addLabel(PRIORITY_CLASS_LABEL, tenant.tenant.defaultPriorityClass);
+  if (config.gracefulPreemption) ops.push(...gracefulOps(obj, req.kind!.kind!, config.gracefulPreemption));
+  if (!ops.length) return { response: { uid: req.uid, allowed: true }, findings: [] };
+  return { response: { uid: req.uid, allowed: true, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(ops)).toString('base64') }, findings: [] };
+}
+
+function suspendOps(obj: any, kind: string, config: AdmissionConfig): any[] {
+  if (kind === 'RayService') {
+    // Kueue >= 0.17 admits a RayService through rayClusterConfig.suspend; before, it queues the child RayCluster.
+    if (config.kueue.rayServiceQueueing !== 'native' || !obj.spec?.rayClusterConfig) return [];
+    return [{ op: 'add', path: '/spec/rayClusterConfig/suspend', value: true }];
+  }
+  if (!obj.spec) return [];
+  if (kind === 'RayJob' && config.kueue.elasticRayJob === 'short-term' && obj.spec?.rayClusterSpec?.enableInTreeAutoscaling === true) return [];
+  return [{ op: 'add', path: '/spec/suspend', value: true }];
+}
+
+function gracefulOps(obj: any, kind: string, g: { terminationGracePeriodSeconds: number; preStopSleepSeconds: number }): any[] {
+  const base = kind === 'RayJob' ? '/spec/rayClusterSpec' : kind === 'RayService' ? '/spec/rayClusterConfig' : '/spec';
+  const cluster = kind === 'RayJob' ? obj.spec?.rayClusterSpec : kind === 'RayService' ? obj.spec?.rayClusterConfig : obj.spec;
+  if (!cluster) return [];
+  const ops: any[] = [];
+  const templates: Array<[string, any]> = [[`${base}/headGroupSpec/template`, cluster.headGroupSpec?.template]];
+  (cluster.workerGroupSpecs ?? []).forEach((g2: any, i: number) => templates.push([`${base}/workerGroupSpecs/${i}/template`, g2?.template]));
+  for (const [p, t] of templates) {
+    if (!t?.spec) continue;
+    if (t.spec.terminationGracePeriodSeconds === undefined) ops.push({ op: 'add', path: `${p}/spec/terminationGracePeriodSeconds`, value: g.terminationGracePeriodSeconds });
+    const c0 = t.spec.containers?.[0];
+    if (c0 && !c0.lifecycle?.preStop) {
+      if (!c0.lifecycle) ops.push({ op: 'add', path: `${p}/spec/containers/0/lifecycle`, value: {} });
+      ops.push({ op: 'add', path: `${p}/spec/containers/0/lifecycle/preStop`, value: { exec: { command: ['/bin/sh', '-c', `sleep ${g.preStopSleepSeconds}`] } } });
+    }
+  }
+  return ops;
+}
