@@ -69,7 +69,8 @@ export class WebhookServer {
   private stopping = false;
 
   constructor(private readonly opts: WebhookServerOptions) {
-    this.server = https.createServer({ cert: opts.cert, key: opts.key, minVersion: 'TLSv1.2' }, (req, res) => this.handle(req, res));
+    // connectionsCheckingInterval: Node checks requestTimeout only this often (30 s by default).
+    this.server = https.createServer({ cert: opts.cert, key: opts.key, minVersion: 'TLSv1.2', connectionsCheckingInterval: 500 } as https.ServerOptions, (req, res) => this.handle(req, res));
     this.server.requestTimeout = opts.requestTimeoutMs ?? 10000;
     this.server.headersTimeout = Math.min(opts.requestTimeoutMs ?? 10000, 10000);
     this.server.keepAliveTimeout = 60000; // the API server reuses connections
