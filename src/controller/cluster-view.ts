@@ -1,0 +1,53 @@
+/**
+ * Turns the cluster's Kueue objects (as listed or cached by informers) into the policy's Inventory:
+ * the same shape the constructs build from the app, so the same cross-object rules run at admission.
+ * Pure: objects in, inventory out.
+ */
+import {
+  ClusterQueueEntry, CohortEntry, Inventory, LocalQueueEntry, NamespaceEntry, parseQuantity, PriorityClassEntry,
+  ResourceGroupEntry, tenantRulesFromAnnotations,
+} from '../policy';
+
+export interface ClusterObjects {
+  readonly localQueues: readonly any[];
+  readonly clusterQueues: readonly any[];
+  readonly cohorts: readonly any[];
+  readonly priorityClasses: readonly any[];
+  readonly namespaces: readonly any[];
+}
+
+function quantity(v: unknown): bigint | undefined {
+  if (v === undefined || v === null) return undefined;
+  try {
+    return parseQuantity(v as string | number);
+  } catch {
+    return undefined;
+  }
+}
+
+function groups(raw: any[] | undefined): ResourceGroupEntry[] {
+  return (raw ?? []).map((g) => ({
+    coveredResources: [...(g.coveredResources ?? [])],
+    flavors: (g.flavors ?? []).map((f: any) => ({
+      flavor: f.name,
+      resources: (f.resources ?? []).map((r: any) => ({
+        resource: r.name, nominal: quantity(r.nominalQuota) ?? 0n, borrowingLimit: quantity(r.borrowingLimit), lendingLimit: quantity(r.lendingLimit),
+      })),
+    })),
+  }));
+}
+
+export function inventoryFromObjects(o: ClusterObjects): Inventory {
+  const localQueues: LocalQueueEntry[] = o.localQueues.map((q) => ({
+    namespace: q.metadata?.namespace, name: q.metadata?.name, clusterQueue: q.spec?.clusterQueue,
+    tenant: tenantRulesFromAnnotations(q.metadata?.annotations),
+  }));
+  const clusterQueues: ClusterQueueEntry[] = o.clusterQueues.map((c) => ({
+    name: c.metadata?.name, cohort: c.spec?.cohortName ?? c.spec?.cohort,
+    namespaceSelector: c.spec?.namespaceSelector ?? null, resourceGroups: groups(c.spec?.resourceGroups), stopPolicy: c.spec?.stopPolicy,
+  }));
+  const cohorts: CohortEntry[] = o.cohorts.map((c) => ({ name: c.metadata?.name, parent: c.spec?.parentName ?? c.spec?.parent, resourceGroups: groups(c.spec?.resourceGroups) }));
+  const priorityClasses: PriorityClassEntry[] = o.priorityClasses.map((p) => ({ name: p.metadata?.name, value: p.value }));
+  const namespaces: NamespaceEntry[] = o.namespaces.map((n) => ({ name: n.metadata?.name, labels: { ...(n.metadata?.labels ?? {}), 'kubernetes.io/metadata.name': n.metadata?.name } }));
+  return { localQueues, clusterQueues, cohorts, priorityClasses, namespaces };
+}

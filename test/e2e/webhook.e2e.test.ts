@@ -1,0 +1,89 @@
+// The admission webhook on a real kube-apiserver with the real Kueue and KubeRay, registered by URL:
+// its mutating configuration sorts before Kueue's, its validating one runs beside Kueue's.
+import * as fs from 'fs';
+import { inventoryFromObjects } from '../../src/controller/cluster-view';
+import { WebhookServer } from '../../src/controller/server';
+import { kuberayCapabilities, kueueCapabilities } from '../../src/policy/versions';
+import { examples, synthAll } from '../support/synth';
+import { TestCluster } from './support/cluster';
+import { KubeClient, KubeError, waitFor } from './support/kube';
+import { e2ePairs } from './support/pairs';
+
+const PAIR: [string, string] = ['v0.19.2', 'v1.6.2'];
+const runnable = e2ePairs().pairs.some(([k, r]) => k === PAIR[0] && r === PAIR[1]);
+const describeWebhook = runnable ? describe : describe.skip;
+if (!runnable) process.stdout.write('[e2e] webhook: skipped, the control plane is not built (run scripts/testcluster/build.sh)\n');
+
+async function listAll(client: KubeClient) {
+  const api = 'kueue.x-k8s.io/v1beta2';
+  return inventoryFromObjects({
+    localQueues: await client.list(api, 'LocalQueue', undefined).catch(() => []),
+    clusterQueues: await client.list(api, 'ClusterQueue'),
+    cohorts: await client.list(api, 'Cohort'),
+    priorityClasses: await client.list(api, 'WorkloadPriorityClass'),
+    namespaces: await client.list('v1', 'Namespace'),
+  });
+}
+
+describeWebhook(`webhook on Kueue ${PAIR[0]} + KubeRay ${PAIR[1]}`, () => {
+  let cluster: TestCluster;
+  let server: WebhookServer;
+  let inventory: any;
+
+  beforeAll(async () => {
+    cluster = await TestCluster.start({ kueue: PAIR[0], kubeRay: PAIR[1] });
+    const c = cluster.client;
+    const objs = synthAll(examples({ kueue: PAIR[0], kubeRay: PAIR[1], scenarios: ['queues', 'tenants'] })).filter((o) => o.metadata?.name && o.kind !== 'RayJob');
+    for (const o of objs.filter((x) => x.kind === 'Namespace')) await c.apply(o);
+    for (const o of objs.filter((x) => x.kind !== 'Namespace')) await c.apply(o);
+    // LocalQueues across namespaces: list each namespace we applied.
+    const lqs = (await Promise.all(['default', 'team-a', 'team-b'].map((ns) => c.list('kueue.x-k8s.io/v1beta2', 'LocalQueue', ns)))).flat();
+    inventory = { ...(await listAll(c)), localQueues: inventoryFromObjects({ localQueues: lqs, clusterQueues: [], cohorts: [], priorityClasses: [], namespaces: [] }).localQueues };
+    const pki = (cluster as any).pki;
+    server = new WebhookServer({
+      cert: fs.readFileSync(pki.servingCrt), key: fs.readFileSync(pki.servingKey),
+      config: { kueue: kueueCapabilities(PAIR[0]), kuberay: kuberayCapabilities(PAIR[1]), elasticGate: 'on' },
+      view: () => ({ inventory }),
+    });
+    const port = await server.listen();
+    const caBundle = fs.readFileSync(pki.caCrt).toString('base64');
+    const rules = [{ apiGroups: ['ray.io'], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['rayjobs', 'rayclusters', 'rayservices'] }];
+    const hook = (name: string, p: string) => ({ name, clientConfig: { url: `https://127.0.0.1:${port}${p}`, caBundle }, rules, sideEffects: 'None', admissionReviewVersions: ['v1'], failurePolicy: 'Fail', timeoutSeconds: 5 });
+    // "cdk8s-kueue-ray-..." sorts before "kueue-...": our defaults (queue label + suspend) are in place when Kueue's mutating webhook runs.
+    await c.apply({ apiVersion: 'admissionregistration.k8s.io/v1', kind: 'MutatingWebhookConfiguration', metadata: { name: 'cdk8s-kueue-ray-mutating' }, webhooks: [{ ...hook('mray.cdk8s-kueue-ray.io', '/mutate'), reinvocationPolicy: 'Never' }] });
+    await c.apply({ apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration', metadata: { name: 'cdk8s-kueue-ray-validating' }, webhooks: [hook('vray.cdk8s-kueue-ray.io', '/validate')] });
+  }, 300000);
+
+  afterAll(async () => {
+    await server?.stop();
+    await cluster?.stop();
+  }, 60000);
+
+  const job = (ns: string, labels: Record<string, string>, workers: number) => ({
+    apiVersion: 'ray.io/v1', kind: 'RayJob', metadata: { generateName: 'hooked-', namespace: ns, labels },
+    spec: {
+      entrypoint: 'python x.py', shutdownAfterJobFinishes: true,
+      rayClusterSpec: {
+        headGroupSpec: { rayStartParams: {}, template: { spec: { containers: [{ name: 'ray-head', image: 'rayproject/ray:2.46.0', resources: { requests: { cpu: '1', memory: '1Gi' }, limits: { cpu: '1', memory: '1Gi' } } }] } } },
+        workerGroupSpecs: [{ groupName: 'w', replicas: workers, minReplicas: workers, maxReplicas: workers, rayStartParams: {}, template: { spec: { containers: [{ name: 'ray-worker', image: 'rayproject/ray:2.46.0', resources: { requests: { cpu: '1', memory: '1Gi' }, limits: { cpu: '1', memory: '1Gi' } } }] } } }],
+      },
+    },
+  });
+
+  test('a RayJob whose gang can never fit is denied with our message (Kueue itself would accept it and leave it pending)', async () => {
+    const bad = job('default', { 'kueue.x-k8s.io/queue-name': 'user-queue' }, 4);
+    const err = await cluster.client.create(bad).then(() => undefined, (e: KubeError) => e);
+    expect(err).toBeInstanceOf(KubeError);
+    expect(err!.message).toMatch(/admission webhook "vray.cdk8s-kueue-ray.io" denied the request: RayJob default\/hooked-[a-z0-9]+: .*PodSet "w" needs cpu 4, memory 4Gi \(4 pods\) in one flavor.*can never be admitted\. Fix: /);
+  });
+
+  test('a RayJob in a tenant namespace is defaulted: queue, priority and suspend, then admitted by Kueue', async () => {
+    const created = await cluster.client.create(job('team-a', {}, 1));
+    expect(created.metadata.labels).toMatchObject({ 'kueue.x-k8s.io/queue-name': 'default', 'kueue.x-k8s.io/priority-class': 'dev-priority' });
+    expect(created.spec.suspend).toBe(true);
+    await waitFor('Kueue to create and admit its Workload', async () => {
+      const wls = await cluster.client.list('kueue.x-k8s.io/v1beta2', 'Workload', 'team-a');
+      return wls.some((w) => (w.metadata.ownerReferences ?? []).some((o: any) => o.uid === created.metadata.uid) && (w.status?.conditions ?? []).some((c: any) => c.type === 'Admitted' && c.status === 'True'));
+    }, 120000);
+  });
+});
