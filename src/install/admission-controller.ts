@@ -1,0 +1,178 @@
+import { ApiObject, Chart } from 'cdk8s';
+import { Construct } from 'constructs';
+import { resolveVersions } from '../platform/versions';
+import { TENANT_LABEL } from '../policy/tenant';
+import { ContainerResources, renderResources } from '../ray/pod-template';
+
+export interface AdmissionControllerProps {
+  /**
+   * The controller image.
+   * @default "ghcr.io/cdk8s-kueue-ray/controller:0.1.0"
+   */
+  readonly image?: string;
+  /**
+   * Namespace of the controller (created, with the restricted Pod Security level enforced).
+   * @default "cdk8s-kueue-ray-system"
+   */
+  readonly namespace?: string;
+  /**
+   * Replicas (leader election picks the reconciler; every replica serves the webhook).
+   * @default 2
+   */
+  readonly replicas?: number;
+  /**
+   * Controller resources.
+   * @default - 100m CPU / 128Mi requests, 500m CPU / 256Mi limits
+   */
+  readonly resources?: ContainerResources;
+  /**
+   * Validate Ray objects in every namespace, not only in tenant namespaces.
+   * @default false (both webhooks are scoped to namespaces labelled by TenantQueue)
+   */
+  readonly validateAllNamespaces?: boolean;
+  /**
+   * Opt-in graceful preemption defaults for Ray pods (kuberay#5004).
+   * @default - off
+   */
+  readonly gracefulPreemption?: GracefulPreemption;
+}
+
+/** Graceful preemption defaults the mutating webhook adds to Ray pod templates that set none. */
+export interface GracefulPreemption {
+  readonly terminationGracePeriodSeconds: number;
+  readonly preStopSleepSeconds: number;
+}
+
+const NAME = 'cdk8s-kueue-ray-controller';
+const PORT = 9443;
+
+/**
+ * Deploys the project's controller (admission webhook + reconciler) as its own chart: Namespace,
+ * ServiceAccount, least-privilege RBAC, a 2-replica Deployment with a PodDisruptionBudget,
+ * anti-affinity, probes and the restricted security profile, its Service, and the two webhook
+ * configurations. The mutating one is named to sort before Kueue's (`kueue-mutating-...`), so
+ * the queue label and `suspend: true` are in place when Kueue's own webhook runs. The controller
+ * writes the caBundle of both configurations itself.
+ */
+export class AdmissionController extends Chart {
+  public readonly controllerNamespace: string;
+  public readonly deployment: ApiObject;
+  public readonly mutatingWebhook: ApiObject;
+  public readonly validatingWebhook: ApiObject;
+  public readonly clusterRole: ApiObject;
+
+  public constructor(scope: Construct, id: string, props: AdmissionControllerProps = {}) {
+    super(scope, id, { disableResourceNameHashes: true });
+    const versions = resolveVersions(this);
+    const ns = (this.controllerNamespace = props.namespace ?? 'cdk8s-kueue-ray-system');
+    const replicas = props.replicas ?? 2;
+    if (!Number.isInteger(replicas) || replicas < 1) throw new Error(`AdmissionController '${this.node.path}': replicas ${replicas} must be a whole number >= 1.`);
+    const labels = { 'app.kubernetes.io/name': NAME, 'app.kubernetes.io/part-of': 'cdk8s-kueue-ray' };
+    const meta = (name: string, namespaced = true) => ({ name, labels: { ...labels }, ...(namespaced ? { namespace: ns } : {}) });
+
+    new ApiObject(this, 'namespace', {
+      apiVersion: 'v1', kind: 'Namespace',
+      metadata: { name: ns, labels: { 'pod-security.kubernetes.io/enforce': 'restricted', 'pod-security.kubernetes.io/enforce-version': 'latest' } },
+    });
+    new ApiObject(this, 'service-account', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: meta(NAME) });
+
+    // Least privilege; the README lists why each verb is needed.
+    const webhookNames = [`${NAME}-mutating`, `${NAME}-validating`].map((n) => n.replace(`${NAME}-`, 'cdk8s-kueue-ray-'));
+    this.clusterRole = new ApiObject(this, 'cluster-role', {
+      apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: meta(NAME, false),
+      rules: [
+        { apiGroups: ['ray.io'], resources: ['rayjobs', 'rayclusters', 'rayservices'], verbs: ['get', 'list', 'watch', 'patch'] },
+        { apiGroups: ['kueue.x-k8s.io'], resources: ['workloads', 'localqueues', 'clusterqueues', 'cohorts', 'workloadpriorityclasses', 'resourceflavors'], verbs: ['get', 'list', 'watch'] },
+        { apiGroups: [''], resources: ['namespaces'], verbs: ['get', 'list', 'watch'] },
+        { apiGroups: ['', 'events.k8s.io'], resources: ['events'], verbs: ['create', 'patch'] },
+        { apiGroups: ['admissionregistration.k8s.io'], resources: ['mutatingwebhookconfigurations', 'validatingwebhookconfigurations'], verbs: ['get', 'list', 'watch'] },
+        { apiGroups: ['admissionregistration.k8s.io'], resources: ['mutatingwebhookconfigurations'], resourceNames: [webhookNames[0]], verbs: ['patch', 'update'] },
+        { apiGroups: ['admissionregistration.k8s.io'], resources: ['validatingwebhookconfigurations'], resourceNames: [webhookNames[1]], verbs: ['patch', 'update'] },
+      ],
+    });
+    new ApiObject(this, 'cluster-role-binding', {
+      apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: meta(NAME, false),
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: NAME },
+      subjects: [{ kind: 'ServiceAccount', name: NAME, namespace: ns }],
+    });
+    new ApiObject(this, 'role', {
+      apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: meta(NAME),
+      rules: [
+        { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] },
+        { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'create', 'update'] },
+      ],
+    });
+    new ApiObject(this, 'role-binding', {
+      apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: meta(NAME),
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: NAME },
+      subjects: [{ kind: 'ServiceAccount', name: NAME, namespace: ns }],
+    });
+
+    const args = ['controller', `--kueue-version=${versions.kueue.version}`, `--kuberay-version=${versions.kubeRay.version}`, `--namespace=${ns}`, `--port=${PORT}`,
+      `--webhook-configurations=${webhookNames.join(',')}`, `--service=${NAME}`];
+    if (props.gracefulPreemption) args.push(`--graceful-preemption=${props.gracefulPreemption.terminationGracePeriodSeconds}:${props.gracefulPreemption.preStopSleepSeconds}`);
+    const probe = (p: string) => ({ httpGet: { path: p, port: 'webhook', scheme: 'HTTPS' }, periodSeconds: 10, failureThreshold: 3 });
+    this.deployment = new ApiObject(this, 'deployment', {
+      apiVersion: 'apps/v1', kind: 'Deployment', metadata: meta(NAME),
+      spec: {
+        replicas,
+        selector: { matchLabels: { 'app.kubernetes.io/name': NAME } },
+        template: {
+          metadata: { labels: { ...labels } },
+          spec: {
+            serviceAccountName: NAME,
+            securityContext: { runAsNonRoot: true, runAsUser: 65532, runAsGroup: 65532, seccompProfile: { type: 'RuntimeDefault' } },
+            affinity: {
+              podAntiAffinity: {
+                preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100, podAffinityTerm: { topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: { 'app.kubernetes.io/name': NAME } } } }],
+              },
+            },
+            terminationGracePeriodSeconds: 30,
+            containers: [{
+              name: 'controller',
+              image: props.image ?? 'ghcr.io/cdk8s-kueue-ray/controller:0.1.0',
+              args,
+              ports: [{ name: 'webhook', containerPort: PORT, protocol: 'TCP' }],
+              env: [{ name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }],
+              readinessProbe: probe('/readyz'),
+              livenessProbe: probe('/healthz'),
+              resources: props.resources ? renderResources(props.resources, `AdmissionController '${this.node.path}' resources`) : { requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '500m', memory: '256Mi' } },
+              securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true, capabilities: { drop: ['ALL'] }, seccompProfile: { type: 'RuntimeDefault' } },
+            }],
+          },
+        },
+      },
+    });
+    new ApiObject(this, 'pdb', {
+      apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: meta(NAME),
+      spec: { minAvailable: 1, selector: { matchLabels: { 'app.kubernetes.io/name': NAME } } },
+    });
+    new ApiObject(this, 'service', {
+      apiVersion: 'v1', kind: 'Service', metadata: meta(NAME),
+      spec: { selector: { 'app.kubernetes.io/name': NAME }, ports: [{ name: 'webhook', port: 443, targetPort: 'webhook', protocol: 'TCP' }] },
+    });
+
+    const rules = [{ apiGroups: ['ray.io'], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['rayjobs', 'rayclusters', 'rayservices'] }];
+    const tenantSelector = { matchExpressions: [{ key: TENANT_LABEL, operator: 'Exists' }] };
+    const client = (p: string) => ({ service: { name: NAME, namespace: ns, path: p, port: 443 } });
+    // Mutating: Fail. A tenant job that missed its queue label and suspend would run unqueued, which is
+    // worse than a rejected create. Only CREATE: defaults are for new objects.
+    this.mutatingWebhook = new ApiObject(this, 'mutating-webhook', {
+      apiVersion: 'admissionregistration.k8s.io/v1', kind: 'MutatingWebhookConfiguration', metadata: { name: webhookNames[0], labels: { ...labels } },
+      webhooks: [{
+        name: 'mray.cdk8s-kueue-ray.io', clientConfig: client('/mutate'), rules: [{ ...rules[0], operations: ['CREATE'] }],
+        namespaceSelector: tenantSelector, failurePolicy: 'Fail', timeoutSeconds: 5, sideEffects: 'None', admissionReviewVersions: ['v1'], reinvocationPolicy: 'Never',
+      }],
+    });
+    // Validating: Ignore. Kueue's own webhook (failurePolicy Fail) still guards its hard rules; ours
+    // adds earlier, clearer errors and must not take Ray objects down with it.
+    this.validatingWebhook = new ApiObject(this, 'validating-webhook', {
+      apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration', metadata: { name: webhookNames[1], labels: { ...labels } },
+      webhooks: [{
+        name: 'vray.cdk8s-kueue-ray.io', clientConfig: client('/validate'), rules,
+        ...(props.validateAllNamespaces ? {} : { namespaceSelector: tenantSelector }),
+        failurePolicy: 'Ignore', timeoutSeconds: 5, sideEffects: 'None', admissionReviewVersions: ['v1'],
+      }],
+    });
+  }
+}
