@@ -8,6 +8,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import AdmZip from 'adm-zip';
+import { compareVersions } from '../../src/policy/versions';
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..');
 
@@ -115,5 +116,5 @@ export async function readKueueFile(tag: string, rel: string): Promise<string> {
 
 /** KubeRay CRD plurals at a tag (RayCronJob arrived in v1.6). */
 export function kubeRayCrdPlurals(tag: string): string[] {
-  return ['rayclusters', 'rayjobs', 'rayservices', ...(tag >= 'v1.6' ? ['raycronjobs'] : [])];
+  return ['rayclusters', 'rayjobs', 'rayservices', ...(compareVersions(tag, 'v1.6.0') >= 0 ? ['raycronjobs'] : [])];
 }

@@ -15,6 +15,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { parseAllDocuments } from 'yaml';
 import { cacheDir, kubeRayCrdPlurals, listKueueCrds, readKubeRayCrd, readKueueCrd, readKueueFile } from '../../support/upstream';
+import { compareVersions } from '../../../src/policy/versions';
 import { KubeClient, waitFor } from './kube';
 import { makePki, Pki } from './pki';
 
@@ -288,8 +289,8 @@ export class TestCluster {
       }
     }
     await this.client.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'kueue-system' } });
-    const beta2 = v >= 'v0.15';
-    const frameworks = ['ray.io/rayjob', 'ray.io/raycluster', ...(v >= 'v0.17' ? ['ray.io/rayservice'] : [])];
+    const beta2 = compareVersions(v, 'v0.15.0') >= 0; // the Config API moved to v1beta2 in 0.15
+    const frameworks = ['ray.io/rayjob', 'ray.io/raycluster', ...(compareVersions(v, 'v0.17.0') >= 0 ? ['ray.io/rayservice'] : [])];
     const config = [
       `apiVersion: config.kueue.x-k8s.io/${beta2 ? 'v1beta2' : 'v1beta1'}`, 'kind: Configuration', 'namespace: kueue-system',
       'health:', `  healthProbeBindAddress: 127.0.0.1:${healthPort}`,
