@@ -24,7 +24,7 @@ test('the Dockerfile runs this entrypoint', () => {
 test('serves the webhook over TLS, answers /healthz, and exits 0 after draining on SIGTERM', async () => {
   const pki = makePki(path.join(tmpdir(), 'pki'));
   const port = await freePort();
-  const proc = spawn(process.execPath, [ENTRY, 'controller', `--tls-cert-file=${pki.servingCrt}`, `--tls-key-file=${pki.servingKey}`, `--port=${port}`, '--host=127.0.0.1', '--kueue-version=v0.17.8'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [ENTRY, 'controller', `--tls-cert-file=${pki.servingCrt}`, `--tls-key-file=${pki.servingKey}`, `--port=${port}`, '--host=127.0.0.1', '--kueue-version=v0.17.8', '--reconciler=false'], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   proc.stdout.on('data', (d) => { out += d; });
   await new Promise<void>((resolve, reject) => {

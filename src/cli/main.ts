@@ -3,8 +3,9 @@
  * The package's CLI. `cdk8s-kueue-ray controller ...` starts the admission webhook server (the image's
  * entrypoint). It never loads cdk8s constructs: only the policy and the controller modules.
  *
- * Today the controller serves the webhook with a certificate from files and an empty cluster view;
- * the reconciler (informers, events, leader election) and self-managed certificates are not built yet.
+ * Today the controller serves the webhook with a certificate from files and an empty cluster view (the
+ * webhook's inventory is not fed from the informers yet), and runs the reconciler; self-managed
+ * certificates are not built yet.
  */
 import * as fs from 'fs';
 import { AdmissionConfig } from '../controller/admission';
@@ -21,7 +22,7 @@ function parseFlags(argv: string[]): Record<string, string> {
   return out;
 }
 
-const KNOWN = ['kueue-version', 'kuberay-version', 'namespace', 'port', 'host', 'tls-cert-file', 'tls-key-file', 'webhook-configurations', 'service', 'graceful-preemption'];
+const KNOWN = ['kueue-version', 'kuberay-version', 'namespace', 'port', 'host', 'tls-cert-file', 'tls-key-file', 'webhook-configurations', 'service', 'graceful-preemption', 'reconciler', 'kubeconfig'];
 
 function log(entry: Record<string, unknown>): void {
   process.stdout.write(`${JSON.stringify({ ts: new Date().toISOString(), ...entry })}\n`);
@@ -51,13 +52,25 @@ export async function controller(argv: string[]): Promise<WebhookServer> {
   });
   const port = await server.listen();
   log({ level: 'info', msg: 'webhook listening', port, kueue: config.kueue.version, kuberay: config.kuberay.version });
+  let reconciler: { stop(): Promise<void> } | undefined;
+  if ((f.reconciler ?? 'true') !== 'false') {
+    // Loaded only when used: it pulls in @kubernetes/client-node (ESM, loaded with require on Node >= 20.19).
+    const { Reconciler } = await import('../controller/reconciler');
+    const r = new Reconciler({
+      kubeconfigFile: f.kubeconfig ?? process.env.KUBECONFIG, kueue: config.kueue,
+      leaseNamespace: f.namespace ?? 'cdk8s-kueue-ray-system', identity: process.env.POD_NAME ?? `controller-${process.pid}`, log,
+    });
+    await r.start();
+    reconciler = r;
+    log({ level: 'info', msg: 'reconciler started' });
+  }
   let stopping = false;
   for (const sig of ['SIGTERM', 'SIGINT'] as const) {
     process.once(sig, () => {
       if (stopping) return;
       stopping = true;
       log({ level: 'info', msg: 'draining in-flight requests', signal: sig });
-      server.stop(20000).then(() => {
+      Promise.all([server.stop(20000), reconciler?.stop()]).then(() => {
         log({ level: 'info', msg: 'stopped' });
         process.exit(0);
       });

@@ -1,0 +1,164 @@
+/**
+ * The reconciler: a client-node informer on Kueue Workloads mirrors each Workload's state onto the
+ * Ray object that owns it, as an Event plus the `cdk8s-kueue-ray.io/queue-status` annotation, so
+ * `kubectl describe rayjob` answers "why pending" (with Kueue's reason and the gang's numbers),
+ * "admitted", or "preempted, and by whom". One replica works at a time, elected through a Lease.
+ *
+ * @kubernetes/client-node 1.x is ESM-only; Node 20.19+ loads it with require().
+ */
+import { KueueCapabilities } from '../policy';
+import { QUEUE_STATUS_ANNOTATION, QueueStatus, rayOwnerOf, statusAnnotation, statusEvent, workloadStatus } from './workload-status';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const k8s: any = require('@kubernetes/client-node');
+
+const PLURAL: Record<string, string> = { RayJob: 'rayjobs', RayCluster: 'rayclusters', RayService: 'rayservices' };
+
+export interface ReconcilerOptions {
+  /** Path of a kubeconfig; in-cluster config when omitted. */
+  readonly kubeconfigFile?: string;
+  readonly kueue: KueueCapabilities;
+  /** Namespace of the leader-election Lease. */
+  readonly leaseNamespace: string;
+  /** @default "cdk8s-kueue-ray-controller" */
+  readonly leaseName?: string;
+  /** This replica's identity (the pod name). */
+  readonly identity: string;
+  /** @default 15 */
+  readonly leaseDurationSeconds?: number;
+  readonly log?: (entry: Record<string, unknown>) => void;
+}
+
+export class Reconciler {
+  private readonly kc: any;
+  private readonly custom: any;
+  private readonly core: any;
+  private readonly coord: any;
+  private informer: any;
+  private leaseTimer?: NodeJS.Timeout;
+  private leader = false;
+  private stopped = false;
+  private readonly last = new Map<string, string>();
+  private readonly version: string;
+
+  constructor(private readonly opts: ReconcilerOptions) {
+    this.kc = new k8s.KubeConfig();
+    if (opts.kubeconfigFile) this.kc.loadFromFile(opts.kubeconfigFile);
+    else this.kc.loadFromCluster();
+    this.custom = this.kc.makeApiClient(k8s.CustomObjectsApi);
+    this.core = this.kc.makeApiClient(k8s.CoreV1Api);
+    this.coord = this.kc.makeApiClient(k8s.CoordinationV1Api);
+    this.version = opts.kueue.apiVersion.split('/')[1];
+  }
+
+  get isLeader(): boolean {
+    return this.leader;
+  }
+
+  async start(): Promise<void> {
+    await this.tryLead();
+    const duration = (this.opts.leaseDurationSeconds ?? 15) * 1000;
+    this.leaseTimer = setInterval(() => { this.tryLead().catch((e) => this.log('warn', 'lease', e)); }, Math.max(1000, duration / 3));
+    const path = `/apis/kueue.x-k8s.io/${this.version}/workloads`;
+    this.informer = k8s.makeInformer(this.kc, path, () => this.custom.listClusterCustomObject({ group: 'kueue.x-k8s.io', version: this.version, plural: 'workloads' }));
+    const onChange = (wl: any) => { this.reconcile(wl).catch((e) => this.log('warn', 'reconcile', e)); };
+    this.informer.on('add', onChange);
+    this.informer.on('update', onChange);
+    this.informer.on('error', (e: unknown) => {
+      this.log('warn', 'informer error, restarting', e);
+      if (!this.stopped) setTimeout(() => this.informer.start().catch(() => undefined), 2000);
+    });
+    await this.informer.start();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.leaseTimer) clearInterval(this.leaseTimer);
+    await this.informer?.stop();
+  }
+
+  /** Acquires or renews the Lease; only the holder writes Events and annotations. */
+  private async tryLead(): Promise<void> {
+    const name = this.opts.leaseName ?? 'cdk8s-kueue-ray-controller';
+    const ns = this.opts.leaseNamespace;
+    const duration = this.opts.leaseDurationSeconds ?? 15;
+    // Lease times are MicroTime (6 fractional digits); a plain Date serializes with 3 and is refused.
+    const now = new k8s.V1MicroTime(Date.now());
+    let lease: any;
+    try {
+      lease = await this.coord.readNamespacedLease({ name, namespace: ns });
+    } catch (e: any) {
+      if (e?.code !== 404) throw e;
+      try {
+        await this.coord.createNamespacedLease({ namespace: ns, body: { metadata: { name, namespace: ns }, spec: { holderIdentity: this.opts.identity, leaseDurationSeconds: duration, acquireTime: now, renewTime: now, leaseTransitions: 0 } } });
+        this.setLeader(true);
+      } catch (err: any) {
+        if (err?.code !== 409) this.log('warn', 'cannot create the Lease', err);
+        this.setLeader(false); // another replica created it first
+      }
+      return;
+    }
+    const holder = lease.spec?.holderIdentity;
+    const renew = lease.spec?.renewTime ? new Date(lease.spec.renewTime).getTime() : 0;
+    const expired = now.getTime() > renew + (lease.spec?.leaseDurationSeconds ?? duration) * 1000;
+    if (holder !== this.opts.identity && !expired) {
+      this.setLeader(false);
+      return;
+    }
+    const spec = { ...lease.spec, holderIdentity: this.opts.identity, leaseDurationSeconds: duration, renewTime: now };
+    if (holder !== this.opts.identity) Object.assign(spec, { acquireTime: now, leaseTransitions: (lease.spec?.leaseTransitions ?? 0) + 1 });
+    try {
+      await this.coord.replaceNamespacedLease({ name, namespace: ns, body: { ...lease, spec } });
+      this.setLeader(true);
+    } catch (err: any) {
+      if (err?.code !== 409) this.log('warn', 'cannot renew the Lease', err);
+      this.setLeader(false); // lost the race (resourceVersion conflict)
+    }
+  }
+
+  private setLeader(v: boolean): void {
+    if (v !== this.leader) this.log('info', v ? 'became leader' : 'not the leader');
+    this.leader = v;
+    if (v && this.informer) for (const wl of this.informer.list?.() ?? []) this.reconcile(wl).catch(() => undefined);
+  }
+
+  /** Mirrors one Workload onto its Ray owner, once per state change. */
+  async reconcile(wl: any): Promise<QueueStatus | undefined> {
+    if (!this.leader) return undefined;
+    const owner = rayOwnerOf(wl);
+    if (!owner || !PLURAL[owner.kind]) return undefined;
+    const ns = wl.metadata.namespace;
+    let obj: any;
+    try {
+      obj = await this.custom.getNamespacedCustomObject({ group: 'ray.io', version: 'v1', namespace: ns, plural: PLURAL[owner.kind], name: owner.name });
+    } catch (e: any) {
+      if (e?.code === 404) return undefined; // deleted meanwhile
+      throw e;
+    }
+    const status = workloadStatus(wl, obj, this.opts.kueue);
+    const value = statusAnnotation(status);
+    const key = `${ns}/${owner.kind}/${owner.name}/${wl.metadata.name}`;
+    const current = obj.metadata?.annotations?.[QUEUE_STATUS_ANNOTATION];
+    if (current !== value) {
+      // The annotation follows every change of Kueue's message (e.g. the quota still missing).
+      await this.custom.patchNamespacedCustomObject(
+        { group: 'ray.io', version: 'v1', namespace: ns, plural: PLURAL[owner.kind], name: owner.name, body: { metadata: { annotations: { [QUEUE_STATUS_ANNOTATION]: value } } } },
+        k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+      );
+    }
+    // An Event per state change, once Kueue has said something (a new Workload has no condition yet).
+    const eventKey = `${status.state}`;
+    const previous = this.last.get(key) ?? (current ? current.split(':')[0] : undefined);
+    const hasReason = status.state !== 'pending' || (wl.status?.conditions ?? []).some((c: any) => c.type === 'QuotaReserved');
+    if (!hasReason || previous === eventKey) return status;
+    this.last.set(key, eventKey);
+    await this.core.createNamespacedEvent({ namespace: ns, body: statusEvent(status, owner, ns, 'cdk8s-kueue-ray-controller', new Date()) });
+    this.log('info', 'queue status', { object: `${owner.kind} ${ns}/${owner.name}`, state: status.state });
+    return status;
+  }
+
+  private log(level: string, msg: string, detail?: unknown): void {
+    const err = detail instanceof Error ? detail.message : detail;
+    this.opts.log?.({ level, msg, ...(err !== undefined ? { detail: err } : {}) });
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * What a Kueue Workload says about its Ray object, in words a user reads in `kubectl describe`:
+ * pending with Kueue's reason and the gang's numbers, admitted, preempted (by whom) or evicted.
+ * Pure: Workload (and the Ray object, for the gang) in, status and Event out.
+ */
+import { computeGang, formatResources, KueueCapabilities, RayObject } from '../policy';
+
+export type QueueState = 'pending' | 'admitted' | 'preempted' | 'evicted' | 'finished';
+
+export interface QueueStatus {
+  readonly state: QueueState;
+  /** Event reason, e.g. KueuePending. */
+  readonly reason: string;
+  readonly message: string;
+}
+
+export const QUEUE_STATUS_ANNOTATION = 'cdk8s-kueue-ray.io/queue-status';
+const RAY_KINDS = ['RayJob', 'RayCluster', 'RayService'];
+
+export function rayOwnerOf(wl: any): { kind: string; name: string; uid: string; apiVersion: string } | undefined {
+  const o = (wl?.metadata?.ownerReferences ?? []).find((r: any) => RAY_KINDS.includes(r?.kind) && (r.controller ?? true));
+  return o ? { kind: o.kind, name: o.name, uid: o.uid, apiVersion: o.apiVersion ?? 'ray.io/v1' } : undefined;
+}
+
+function cond(wl: any, type: string): any {
+  return (wl?.status?.conditions ?? []).find((c: any) => c.type === type);
+}
+
+export function workloadStatus(wl: any, owner?: RayObject, kueue?: KueueCapabilities): QueueStatus {
+  const cq = wl?.status?.admission?.clusterQueue;
+  const finished = cond(wl, 'Finished');
+  if (finished?.status === 'True') return { state: 'finished', reason: 'KueueFinished', message: `Workload ${wl.metadata.name} finished: ${finished.message ?? finished.reason}` };
+  const evicted = cond(wl, 'Evicted');
+  const preempted = cond(wl, 'Preempted');
+  if (preempted?.status === 'True' || (evicted?.status === 'True' && evicted.reason === 'Preempted')) {
+    return { state: 'preempted', reason: 'KueuePreempted', message: `Workload ${wl.metadata.name} was preempted: ${(preempted?.status === 'True' ? preempted.message : evicted.message) ?? 'no message'}` };
+  }
+  if (evicted?.status === 'True') return { state: 'evicted', reason: 'KueueEvicted', message: `Workload ${wl.metadata.name} was evicted (${evicted.reason}): ${evicted.message ?? ''}`.trim() };
+  if (cond(wl, 'Admitted')?.status === 'True') {
+    return { state: 'admitted', reason: 'KueueAdmitted', message: `Workload ${wl.metadata.name} admitted by ClusterQueue ${cq ?? '?'}` };
+  }
+  const qr = cond(wl, 'QuotaReserved');
+  let gang = '';
+  if (owner && kueue) {
+    try {
+      gang = `; the gang needs ${formatResources(computeGang(owner, kueue).total)}`;
+    } catch {
+      gang = '';
+    }
+  }
+  const why = qr?.message ?? (wl?.spec?.active === false ? 'the Workload is inactive' : 'waiting for Kueue to consider it');
+  return { state: 'pending', reason: 'KueuePending', message: `Workload ${wl?.metadata?.name} is pending in queue ${wl?.spec?.queueName ?? '?'}: ${why}${gang}` };
+}
+
+/** The annotation value recorded on the Ray object, e.g. "pending: ...". */
+export function statusAnnotation(s: QueueStatus): string {
+  const text = `${s.state}: ${s.message}`;
+  return text.length > 1000 ? `${text.slice(0, 999)}…` : text;
+}
+
+/** A core/v1 Event on the Ray object. */
+export function statusEvent(s: QueueStatus, owner: { kind: string; name: string; uid: string; apiVersion: string }, namespace: string, component: string, now: Date): any {
+  const ts = now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return {
+    apiVersion: 'v1', kind: 'Event',
+    metadata: { generateName: `${owner.name}.`, namespace },
+    involvedObject: { apiVersion: owner.apiVersion, kind: owner.kind, name: owner.name, namespace, uid: owner.uid },
+    reason: s.reason,
+    message: s.message.length > 1000 ? `${s.message.slice(0, 999)}…` : s.message,
+    type: s.state === 'pending' || s.state === 'admitted' || s.state === 'finished' ? 'Normal' : 'Warning',
+    source: { component },
+    reportingComponent: component,
+    reportingInstance: component,
+    firstTimestamp: ts, lastTimestamp: ts, count: 1,
+  };
+}

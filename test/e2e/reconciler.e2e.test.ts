@@ -1,0 +1,71 @@
+// The reconciler on the real control plane: a pending RayJob gets an Event and an annotation with
+// Kueue's reason and the gang's numbers; the admitted one says so; a preempted one says by whom.
+// Two replicas: only the Lease holder writes.
+import { Reconciler } from '../../src/controller/reconciler';
+import { kueueCapabilities } from '../../src/policy/versions';
+import { examples, synthAll } from '../support/synth';
+import { TestCluster } from './support/cluster';
+import { waitFor } from './support/kube';
+import { e2ePairs } from './support/pairs';
+
+const PAIR: [string, string] = ['v0.19.2', 'v1.6.2'];
+const runnable = e2ePairs().pairs.some(([k, r]) => k === PAIR[0] && r === PAIR[1]);
+const describeReconciler = runnable ? describe : describe.skip;
+if (!runnable) process.stdout.write('[e2e] reconciler: skipped, the control plane is not built (run scripts/testcluster/build.sh)\n');
+
+describeReconciler(`reconciler on Kueue ${PAIR[0]} + KubeRay ${PAIR[1]}`, () => {
+  let cluster: TestCluster;
+  const reconcilers: Reconciler[] = [];
+
+  beforeAll(async () => {
+    cluster = await TestCluster.start({ kueue: PAIR[0], kubeRay: PAIR[1] });
+    for (const o of synthAll(examples({ kueue: PAIR[0], kubeRay: PAIR[1], scenarios: ['queues'] }))) await cluster.client.apply(o);
+    await cluster.client.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'cdk8s-kueue-ray-system' } });
+    for (const id of ['replica-a', 'replica-b']) {
+      const r = new Reconciler({ kubeconfigFile: cluster.kubeconfig, kueue: kueueCapabilities(PAIR[0]), leaseNamespace: 'cdk8s-kueue-ray-system', identity: id, leaseDurationSeconds: 6, log: (e) => process.stdout.write(`[reconciler ${id}] ${JSON.stringify(e)}\n`) });
+      await r.start();
+      reconcilers.push(r);
+    }
+  }, 300000);
+
+  afterAll(async () => {
+    for (const r of reconcilers) await r.stop();
+    await cluster?.stop();
+  }, 60000);
+
+  afterEach(async () => {
+    for (const j of await cluster.client.list('ray.io/v1', 'RayJob', 'default')) await cluster.client.delete(`/apis/ray.io/v1/namespaces/default/rayjobs/${j.metadata.name}`);
+    await waitFor('jobs gone', async () => (await cluster.client.list('ray.io/v1', 'RayJob', 'default')).length === 0, 60000).catch(() => undefined);
+  }, 90000);
+
+  const events = async (name: string) => (await cluster.client.list('v1', 'Event', 'default')).filter((e) => e.involvedObject?.name === name && e.source?.component === 'cdk8s-kueue-ray-controller');
+
+  test('exactly one replica holds the Lease', async () => {
+    await waitFor('a leader', async () => reconcilers.filter((r) => r.isLeader).length === 1, 30000);
+    const lease = await cluster.client.get('/apis/coordination.k8s.io/v1/namespaces/cdk8s-kueue-ray-system/leases/cdk8s-kueue-ray-controller');
+    expect(['replica-a', 'replica-b']).toContain(lease.spec.holderIdentity);
+  });
+
+  test('why pending: the held job gets an Event and annotation with the reason and the numbers; the running one is admitted', async () => {
+    const jobs = synthAll(examples({ kueue: PAIR[0], kubeRay: PAIR[1], scenarios: ['queues', 'gang-scheduling'] })).filter((o) => o.metadata.generateName);
+    const a = await cluster.client.create(jobs[0]);
+    await waitFor('the first job admitted', async () => (await events(a.metadata.name)).some((e) => e.reason === 'KueueAdmitted'), 60000);
+    const b = await cluster.client.create(jobs[1]);
+    const pending = await waitFor('a KueuePending Event on the second job', async () => (await events(b.metadata.name)).find((e) => e.reason === 'KueuePending'), 60000);
+    expect(pending.message).toMatch(/is pending in queue user-queue: couldn't assign flavors to pod set .*insufficient unused quota for cpu in flavor default-flavor.*; the gang needs cpu 2.5, memory 4296Mi/);
+    const job = await cluster.client.get(`/apis/ray.io/v1/namespaces/default/rayjobs/${b.metadata.name}`);
+    expect(job.metadata.annotations['cdk8s-kueue-ray.io/queue-status']).toMatch(/^pending: /);
+    // One Event per state change, however many replicas run.
+    expect((await events(b.metadata.name)).filter((e) => e.reason === 'KueuePending')).toHaveLength(1);
+  }, 180000);
+
+  test('preempted: the dev job is told it was preempted, and by which workload', async () => {
+    const [dev, prod] = synthAll(examples({ kueue: PAIR[0], kubeRay: PAIR[1], scenarios: ['queues', 'priority'] })).filter((o) => o.metadata.generateName);
+    const d = await cluster.client.create(dev);
+    await waitFor('dev admitted', async () => (await events(d.metadata.name)).some((e) => e.reason === 'KueueAdmitted'), 60000);
+    await cluster.client.create(prod);
+    const ev = await waitFor('a KueuePreempted Event on the dev job', async () => (await events(d.metadata.name)).find((e) => e.reason === 'KueuePreempted'), 90000);
+    expect(ev.type).toBe('Warning');
+    expect(ev.message).toMatch(/was preempted: Preempted to accommodate a workload \(UID: [0-9a-f-]+, JobUID: [0-9a-f-]+\) due to prioritization in the ClusterQueue/);
+  }, 180000);
+});
