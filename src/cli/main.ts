@@ -3,12 +3,12 @@
  * The package's CLI. `cdk8s-kueue-ray controller ...` starts the admission webhook server (the image's
  * entrypoint). It never loads cdk8s constructs: only the policy and the controller modules.
  *
- * Today the controller serves the webhook with a certificate from files and an empty cluster view (the
- * webhook's inventory is not fed from the informers yet), and runs the reconciler; self-managed
+ * It serves the webhook (view of the cluster from informers; `--reconciler=false` runs it without
+ * cluster access, on an empty view) and runs the reconciler. Certificates come from files: self-managed
  * certificates are not built yet.
  */
 import * as fs from 'fs';
-import { AdmissionConfig } from '../controller/admission';
+import { AdmissionConfig, ClusterView } from '../controller/admission';
 import { WebhookServer } from '../controller/server';
 import { Inventory, kuberayCapabilities, kueueCapabilities } from '../policy';
 
@@ -45,16 +45,25 @@ export async function controller(argv: string[]): Promise<WebhookServer> {
       return { terminationGracePeriodSeconds: g, preStopSleepSeconds: s };
     })() : undefined,
   };
-  const inventory: Inventory = { localQueues: [], clusterQueues: [], cohorts: [], priorityClasses: [], namespaces: [] };
+  const empty: Inventory = { localQueues: [], clusterQueues: [], cohorts: [], priorityClasses: [], namespaces: [] };
+  let view: () => ClusterView = () => ({ inventory: empty });
+  let ready = () => true;
   const server = new WebhookServer({
     cert: fs.readFileSync(f['tls-cert-file']), key: fs.readFileSync(f['tls-key-file']),
-    host: f.host ?? '0.0.0.0', port: Number(f.port ?? 9443), config, view: () => ({ inventory }), log,
+    host: f.host ?? '0.0.0.0', port: Number(f.port ?? 9443), config, view: () => view(), ready: () => ready(), log,
   });
   const port = await server.listen();
   log({ level: 'info', msg: 'webhook listening', port, kueue: config.kueue.version, kuberay: config.kuberay.version });
   let reconciler: { stop(): Promise<void> } | undefined;
+  let cache: { stop(): Promise<void> } | undefined;
   if ((f.reconciler ?? 'true') !== 'false') {
-    // Loaded only when used: it pulls in @kubernetes/client-node (ESM, loaded with require on Node >= 20.19).
+    // Loaded only when used: they pull in @kubernetes/client-node (ESM, loaded with require on Node >= 20.19).
+    const { InventoryCache } = await import('../controller/inventory-cache');
+    const c = new InventoryCache({ kubeconfigFile: f.kubeconfig ?? process.env.KUBECONFIG, kueueApiVersion: config.kueue.apiVersion.split('/')[1], log });
+    await c.start();
+    view = () => c.view();
+    ready = () => c.ready();
+    cache = c;
     const { Reconciler } = await import('../controller/reconciler');
     const r = new Reconciler({
       kubeconfigFile: f.kubeconfig ?? process.env.KUBECONFIG, kueue: config.kueue,
@@ -70,7 +79,7 @@ export async function controller(argv: string[]): Promise<WebhookServer> {
       if (stopping) return;
       stopping = true;
       log({ level: 'info', msg: 'draining in-flight requests', signal: sig });
-      Promise.all([server.stop(20000), reconciler?.stop()]).then(() => {
+      Promise.all([server.stop(20000), reconciler?.stop(), cache?.stop()]).then(() => {
         log({ level: 'info', msg: 'stopped' });
         process.exit(0);
       });

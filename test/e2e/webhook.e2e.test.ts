@@ -1,12 +1,12 @@
 // The admission webhook on a real kube-apiserver with the real Kueue and KubeRay, registered by URL:
 // its mutating configuration sorts before Kueue's, its validating one runs beside Kueue's.
 import * as fs from 'fs';
-import { inventoryFromObjects } from '../../src/controller/cluster-view';
+import { InventoryCache } from '../../src/controller/inventory-cache';
 import { WebhookServer } from '../../src/controller/server';
 import { kuberayCapabilities, kueueCapabilities } from '../../src/policy/versions';
 import { examples, synthAll } from '../support/synth';
 import { TestCluster } from './support/cluster';
-import { KubeClient, KubeError, waitFor } from './support/kube';
+import { KubeError, waitFor } from './support/kube';
 import { e2ePairs } from './support/pairs';
 
 const PAIR: [string, string] = ['v0.19.2', 'v1.6.2'];
@@ -14,21 +14,10 @@ const runnable = e2ePairs().pairs.some(([k, r]) => k === PAIR[0] && r === PAIR[1
 const describeWebhook = runnable ? describe : describe.skip;
 if (!runnable) process.stdout.write('[e2e] webhook: skipped, the control plane is not built (run scripts/testcluster/build.sh)\n');
 
-async function listAll(client: KubeClient) {
-  const api = 'kueue.x-k8s.io/v1beta2';
-  return inventoryFromObjects({
-    localQueues: await client.list(api, 'LocalQueue', undefined).catch(() => []),
-    clusterQueues: await client.list(api, 'ClusterQueue'),
-    cohorts: await client.list(api, 'Cohort'),
-    priorityClasses: await client.list(api, 'WorkloadPriorityClass'),
-    namespaces: await client.list('v1', 'Namespace'),
-  });
-}
-
 describeWebhook(`webhook on Kueue ${PAIR[0]} + KubeRay ${PAIR[1]}`, () => {
   let cluster: TestCluster;
   let server: WebhookServer;
-  let inventory: any;
+  let cache: InventoryCache;
 
   beforeAll(async () => {
     cluster = await TestCluster.start({ kueue: PAIR[0], kubeRay: PAIR[1] });
@@ -36,14 +25,15 @@ describeWebhook(`webhook on Kueue ${PAIR[0]} + KubeRay ${PAIR[1]}`, () => {
     const objs = synthAll(examples({ kueue: PAIR[0], kubeRay: PAIR[1], scenarios: ['queues', 'tenants'] })).filter((o) => o.metadata?.name && o.kind !== 'RayJob');
     for (const o of objs.filter((x) => x.kind === 'Namespace')) await c.apply(o);
     for (const o of objs.filter((x) => x.kind !== 'Namespace')) await c.apply(o);
-    // LocalQueues across namespaces: list each namespace we applied.
-    const lqs = (await Promise.all(['default', 'team-a', 'team-b'].map((ns) => c.list('kueue.x-k8s.io/v1beta2', 'LocalQueue', ns)))).flat();
-    inventory = { ...(await listAll(c)), localQueues: inventoryFromObjects({ localQueues: lqs, clusterQueues: [], cohorts: [], priorityClasses: [], namespaces: [] }).localQueues };
+    // The webhook's view comes from client-node informers, as in the controller.
+    cache = new InventoryCache({ kubeconfigFile: cluster.kubeconfig, kueueApiVersion: 'v1beta2' });
+    await cache.start();
+    await waitFor('the inventory informers to sync', async () => cache.ready() && cache.view().inventory.localQueues.length >= 3, 60000);
     const pki = (cluster as any).pki;
     server = new WebhookServer({
       cert: fs.readFileSync(pki.servingCrt), key: fs.readFileSync(pki.servingKey),
       config: { kueue: kueueCapabilities(PAIR[0]), kuberay: kuberayCapabilities(PAIR[1]), elasticGate: 'on' },
-      view: () => ({ inventory }),
+      view: () => cache.view(), ready: () => cache.ready(),
     });
     const port = await server.listen();
     const caBundle = fs.readFileSync(pki.caCrt).toString('base64');
@@ -55,6 +45,7 @@ describeWebhook(`webhook on Kueue ${PAIR[0]} + KubeRay ${PAIR[1]}`, () => {
   }, 300000);
 
   afterAll(async () => {
+    await cache?.stop();
     await server?.stop();
     await cluster?.stop();
   }, 60000);
@@ -75,6 +66,14 @@ describeWebhook(`webhook on Kueue ${PAIR[0]} + KubeRay ${PAIR[1]}`, () => {
     const err = await cluster.client.create(bad).then(() => undefined, (e: KubeError) => e);
     expect(err).toBeInstanceOf(KubeError);
     expect(err!.message).toMatch(/admission webhook "vray.cdk8s-kueue-ray.io" denied the request: RayJob default\/hooked-[a-z0-9]+: .*PodSet "w" needs cpu 4, memory 4Gi \(4 pods\) in one flavor.*can never be admitted\. Fix: /);
+  });
+
+  test('a queue created later is seen by the webhook (informers keep the view current)', async () => {
+    const job2 = job('default', { 'kueue.x-k8s.io/queue-name': 'late-queue' }, 1);
+    const denied = await cluster.client.create(job2).then(() => undefined, (e: KubeError) => e);
+    expect(denied?.message).toMatch(/LocalQueue "late-queue" does not exist in namespace "default"/);
+    await cluster.client.apply({ apiVersion: 'kueue.x-k8s.io/v1beta2', kind: 'LocalQueue', metadata: { name: 'late-queue', namespace: 'default' }, spec: { clusterQueue: 'cluster-queue' } });
+    await waitFor('the webhook to accept the job once the queue exists', async () => cluster.client.create(job2).then(() => true, () => false), 30000);
   });
 
   test('a RayJob in a tenant namespace is defaulted: queue, priority and suspend, then admitted by Kueue', async () => {
