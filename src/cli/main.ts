@@ -4,8 +4,8 @@
  * entrypoint). It never loads cdk8s constructs: only the policy and the controller modules.
  *
  * It serves the webhook (view of the cluster from informers; `--reconciler=false` runs it without
- * cluster access, on an empty view) and runs the reconciler. Certificates come from files: self-managed
- * certificates are not built yet.
+ * cluster access, on an empty view) and runs the reconciler. Certificates come from files, or are
+ * self-managed (Secret, caBundle, renewal) when no files are given.
  */
 import * as fs from 'fs';
 import { AdmissionConfig, ClusterView } from '../controller/admission';
@@ -32,9 +32,9 @@ export async function controller(argv: string[]): Promise<WebhookServer> {
   const f = parseFlags(argv);
   const unknown = Object.keys(f).filter((k) => !KNOWN.includes(k));
   if (unknown.length) throw new Error(`unknown flag(s) ${unknown.map((u) => `--${u}`).join(', ')}; known: ${KNOWN.map((k) => `--${k}`).join(', ')}`);
-  for (const req of ['tls-cert-file', 'tls-key-file']) {
-    if (!f[req]) throw new Error(`--${req} is required (self-managed certificates are not implemented yet)`);
-  }
+  const clusterAccess = (f.reconciler ?? 'true') !== 'false';
+  if (!!f['tls-cert-file'] !== !!f['tls-key-file']) throw new Error('--tls-cert-file and --tls-key-file go together');
+  if (!f['tls-cert-file'] && !clusterAccess) throw new Error('without cluster access (--reconciler=false) give --tls-cert-file and --tls-key-file');
   const config: AdmissionConfig = {
     kueue: kueueCapabilities(f['kueue-version'] ?? 'v0.19.2'),
     kuberay: kuberayCapabilities(f['kuberay-version'] ?? 'v1.6.2'),
@@ -48,15 +48,35 @@ export async function controller(argv: string[]): Promise<WebhookServer> {
   const empty: Inventory = { localQueues: [], clusterQueues: [], cohorts: [], priorityClasses: [], namespaces: [] };
   let view: () => ClusterView = () => ({ inventory: empty });
   let ready = () => true;
+  // Certificates: from files, or self-managed (a Secret, the caBundle of our webhook configurations, renewal).
+  let cert: string | Buffer;
+  let key: string | Buffer;
+  let store: { start(cb: (p: { cert: string; key: string }) => void): void; stop(): void } | undefined;
+  if (f['tls-cert-file']) {
+    cert = fs.readFileSync(f['tls-cert-file']);
+    key = fs.readFileSync(f['tls-key-file']);
+  } else {
+    const [mutating, validating] = (f['webhook-configurations'] ?? 'cdk8s-kueue-ray-mutating,cdk8s-kueue-ray-validating').split(',');
+    const { CertificateStore } = await import('../controller/certificate-store');
+    const s = new CertificateStore({
+      kubeconfigFile: f.kubeconfig ?? process.env.KUBECONFIG, namespace: f.namespace ?? 'cdk8s-kueue-ray-system', service: f.service ?? 'cdk8s-kueue-ray-controller',
+      mutatingWebhookConfiguration: mutating, validatingWebhookConfiguration: validating, log,
+    });
+    const pair = await s.ensure();
+    cert = pair.cert;
+    key = pair.key;
+    store = s;
+  }
   const server = new WebhookServer({
-    cert: fs.readFileSync(f['tls-cert-file']), key: fs.readFileSync(f['tls-key-file']),
+    cert, key,
     host: f.host ?? '0.0.0.0', port: Number(f.port ?? 9443), config, view: () => view(), ready: () => ready(), log,
   });
   const port = await server.listen();
+  store?.start((p) => { server.reloadCertificate(p.cert, p.key); log({ level: 'info', msg: 'webhook certificate reloaded' }); });
   log({ level: 'info', msg: 'webhook listening', port, kueue: config.kueue.version, kuberay: config.kuberay.version });
   let reconciler: { stop(): Promise<void> } | undefined;
   let cache: { stop(): Promise<void> } | undefined;
-  if ((f.reconciler ?? 'true') !== 'false') {
+  if (clusterAccess) {
     // Loaded only when used: they pull in @kubernetes/client-node (ESM, loaded with require on Node >= 20.19).
     const { InventoryCache } = await import('../controller/inventory-cache');
     const c = new InventoryCache({ kubeconfigFile: f.kubeconfig ?? process.env.KUBECONFIG, kueueApiVersion: config.kueue.apiVersion.split('/')[1], log });
@@ -79,6 +99,7 @@ export async function controller(argv: string[]): Promise<WebhookServer> {
       if (stopping) return;
       stopping = true;
       log({ level: 'info', msg: 'draining in-flight requests', signal: sig });
+      store?.stop();
       Promise.all([server.stop(20000), reconciler?.stop(), cache?.stop()]).then(() => {
         log({ level: 'info', msg: 'stopped' });
         process.exit(0);
@@ -94,7 +115,7 @@ async function main(argv: string[]): Promise<void> {
     await controller(rest);
     return;
   }
-  process.stderr.write('usage: cdk8s-kueue-ray controller --tls-cert-file=F --tls-key-file=F [--port=9443] [--kueue-version=v0.19.2] [--kuberay-version=v1.6.2]\n');
+  process.stderr.write('usage: cdk8s-kueue-ray controller [--kueue-version=v0.19.2] [--kuberay-version=v1.6.2] [--namespace=NS] [--service=SVC] [--webhook-configurations=MUT,VAL] [--port=9443] [--tls-cert-file=F --tls-key-file=F] [--reconciler=false] [--graceful-preemption=GRACE:SLEEP]\n');
   process.exit(cmd ? 2 : 0);
 }
 

@@ -76,6 +76,11 @@ export class WebhookServer {
     this.server.keepAliveTimeout = 60000; // the API server reuses connections
   }
 
+  /** Serves a renewed certificate on new connections. */
+  reloadCertificate(cert: string | Buffer, key: string | Buffer): void {
+    this.server.setSecureContext({ cert, key, minVersion: 'TLSv1.2' } as any);
+  }
+
   listen(): Promise<number> {
     return new Promise((resolve, reject) => {
       this.server.once('error', reject);

@@ -1,0 +1,116 @@
+/**
+ * Keeps the webhook's certificates in a Secret of the controller's namespace and its CA in the
+ * caBundle of the controller's own two webhook configurations; renews the serving certificate
+ * before it expires (keeping the CA while it is valid) and hands the new pair to the server.
+ */
+import { issueCertificates, needsRotation } from './certificates';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const k8s: any = require('@kubernetes/client-node');
+
+export interface CertificateStoreOptions {
+  readonly kubeconfigFile?: string;
+  readonly namespace: string;
+  readonly service: string;
+  /** @default "<service>-tls" */
+  readonly secretName?: string;
+  readonly mutatingWebhookConfiguration: string;
+  readonly validatingWebhookConfiguration: string;
+  /** @default 30 */
+  readonly renewBeforeDays?: number;
+  /** Extra IP SANs (tests serve on 127.0.0.1). */
+  readonly extraIps?: string[];
+  readonly log?: (entry: Record<string, unknown>) => void;
+}
+
+export interface ServingPair {
+  readonly cert: string;
+  readonly key: string;
+  readonly caCert: string;
+  /** Why it was (re)issued; undefined when the stored pair was reused. */
+  readonly issued?: string;
+}
+
+const b64 = (s: string) => Buffer.from(s).toString('base64');
+const unb64 = (s?: string) => (s ? Buffer.from(s, 'base64').toString('utf8') : undefined);
+
+export class CertificateStore {
+  private readonly core: any;
+  private readonly admission: any;
+  private timer?: NodeJS.Timeout;
+
+  constructor(private readonly opts: CertificateStoreOptions) {
+    const kc = new k8s.KubeConfig();
+    if (opts.kubeconfigFile) kc.loadFromFile(opts.kubeconfigFile);
+    else kc.loadFromCluster();
+    this.core = kc.makeApiClient(k8s.CoreV1Api);
+    this.admission = kc.makeApiClient(k8s.AdmissionregistrationV1Api);
+  }
+
+  private get secretName(): string {
+    return this.opts.secretName ?? `${this.opts.service}-tls`;
+  }
+
+  /** Reads, (re)issues if needed, stores, and patches the caBundles. */
+  async ensure(now = new Date()): Promise<ServingPair> {
+    const ns = this.opts.namespace;
+    let secret: any;
+    try {
+      secret = await this.core.readNamespacedSecret({ name: this.secretName, namespace: ns });
+    } catch (e: any) {
+      if (e?.code !== 404) throw e;
+    }
+    const stored = secret ? { caCert: unb64(secret.data?.['ca.crt']), caKey: unb64(secret.data?.['ca.key']), cert: unb64(secret.data?.['tls.crt']), key: unb64(secret.data?.['tls.key']) } : undefined;
+    const reason = needsRotation(stored, this.opts.service, ns, now, this.opts.renewBeforeDays ?? 30);
+    let pair: ServingPair;
+    if (reason) {
+      const caOk = stored?.caCert && stored.caKey && reason !== 'stored CA expires soon' && !reason.startsWith('stored certificate is unreadable') && reason !== 'stored certificate is not signed by the stored CA';
+      const issued = issueCertificates(this.opts.service, ns, now, 365, 3650, this.opts.extraIps ?? [], caOk ? { caCert: stored!.caCert!, caKey: stored!.caKey! } : undefined);
+      const data = { 'ca.crt': b64(issued.caCert), 'ca.key': b64(issued.caKey), 'tls.crt': b64(issued.cert), 'tls.key': b64(issued.key) };
+      const body = { apiVersion: 'v1', kind: 'Secret', type: 'Opaque', metadata: { name: this.secretName, namespace: ns, ...(secret ? { resourceVersion: secret.metadata.resourceVersion } : {}) }, data };
+      try {
+        if (secret) await this.core.replaceNamespacedSecret({ name: this.secretName, namespace: ns, body });
+        else await this.core.createNamespacedSecret({ namespace: ns, body });
+      } catch (e: any) {
+        if (e?.code === 409) return this.ensure(now); // another replica stored one first: use it
+        throw e;
+      }
+      this.opts.log?.({ level: 'info', msg: 'webhook certificate issued', reason, notAfter: issued.notAfter.toISOString() });
+      pair = { cert: issued.cert, key: issued.key, caCert: issued.caCert, issued: reason };
+    } else {
+      pair = { cert: stored!.cert!, key: stored!.key!, caCert: stored!.caCert! };
+    }
+    await this.patchCaBundle('mutating', this.opts.mutatingWebhookConfiguration, pair.caCert);
+    await this.patchCaBundle('validating', this.opts.validatingWebhookConfiguration, pair.caCert);
+    return pair;
+  }
+
+  private async patchCaBundle(kind: 'mutating' | 'validating', name: string, caCert: string): Promise<void> {
+    const read = kind === 'mutating' ? 'readMutatingWebhookConfiguration' : 'readValidatingWebhookConfiguration';
+    const patch = kind === 'mutating' ? 'patchMutatingWebhookConfiguration' : 'patchValidatingWebhookConfiguration';
+    let cfg: any;
+    try {
+      cfg = await this.admission[read]({ name });
+    } catch (e: any) {
+      if (e?.code === 404) {
+        this.opts.log?.({ level: 'warn', msg: `webhook configuration ${name} not found; caBundle not set` });
+        return;
+      }
+      throw e;
+    }
+    const want = b64(caCert);
+    const ops = (cfg.webhooks ?? []).flatMap((w: any, i: number) => (w.clientConfig?.caBundle === want ? [] : [{ op: 'add', path: `/webhooks/${i}/clientConfig/caBundle`, value: want }]));
+    if (ops.length) await this.admission[patch]({ name, body: ops }, k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.JsonPatch));
+  }
+
+  /** Checks every `intervalMs` and calls `onRotate` with a renewed pair. */
+  start(onRotate: (pair: ServingPair) => void, intervalMs = 6 * 3600_000): void {
+    this.timer = setInterval(() => {
+      this.ensure().then((p) => { if (p.issued) onRotate(p); }).catch((e) => this.opts.log?.({ level: 'warn', msg: 'certificate check failed', detail: (e as Error).message }));
+    }, intervalMs);
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+}

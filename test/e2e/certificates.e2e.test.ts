@@ -1,0 +1,45 @@
+// Self-managed certificates on a real API server: the Secret, the caBundle of both webhook
+// configurations, and renewal before expiry that keeps the CA.
+import { App } from 'cdk8s';
+import { CertificateStore } from '../../src/controller/certificate-store';
+import { AdmissionController } from '../../src/install/admission-controller';
+import { TestCluster } from './support/cluster';
+import { e2ePairs } from './support/pairs';
+
+const PAIR: [string, string] = ['v0.19.2', 'v1.6.2'];
+const runnable = e2ePairs().pairs.some(([k, r]) => k === PAIR[0] && r === PAIR[1]);
+const describeCerts = runnable ? describe : describe.skip;
+if (!runnable) process.stdout.write('[e2e] certificates: skipped, the control plane is not built (run scripts/testcluster/build.sh)\n');
+
+describeCerts('controller certificates', () => {
+  let cluster: TestCluster;
+  beforeAll(async () => {
+    cluster = await TestCluster.start({ kueue: PAIR[0], kubeRay: PAIR[1], controllers: false });
+    const objs = new AdmissionController(new App({ outdir: '/tmp/unused' }), 'controller').toJson();
+    for (const o of objs.filter((x: any) => ['Namespace', 'MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration'].includes(x.kind))) await cluster.client.apply(o);
+  }, 300000);
+  afterAll(async () => { await cluster?.stop(); }, 60000);
+
+  test('issues once, stores the Secret, patches both caBundles, and renews before expiry keeping the CA', async () => {
+    const store = new CertificateStore({
+      kubeconfigFile: cluster.kubeconfig, namespace: 'cdk8s-kueue-ray-system', service: 'cdk8s-kueue-ray-controller',
+      mutatingWebhookConfiguration: 'cdk8s-kueue-ray-mutating', validatingWebhookConfiguration: 'cdk8s-kueue-ray-validating',
+    });
+    const first = await store.ensure();
+    expect(first.issued).toBe('no certificate stored');
+    const secret = await cluster.client.get('/api/v1/namespaces/cdk8s-kueue-ray-system/secrets/cdk8s-kueue-ray-controller-tls');
+    expect(Buffer.from(secret.data['tls.crt'], 'base64').toString()).toBe(first.cert);
+    const ca = Buffer.from(first.caCert).toString('base64');
+    for (const p of ['mutatingwebhookconfigurations/cdk8s-kueue-ray-mutating', 'validatingwebhookconfigurations/cdk8s-kueue-ray-validating']) {
+      const cfg = await cluster.client.get(`/apis/admissionregistration.k8s.io/v1/${p}`);
+      expect(cfg.webhooks.map((w: any) => w.clientConfig.caBundle)).toEqual(cfg.webhooks.map(() => ca));
+    }
+    const again = await store.ensure();
+    expect(again.issued).toBeUndefined();
+    expect(again.cert).toBe(first.cert);
+    const later = await store.ensure(new Date(Date.now() + 340 * 86400_000));
+    expect(later.issued).toMatch(/stored certificate expires/);
+    expect(later.cert).not.toBe(first.cert);
+    expect(later.caCert).toBe(first.caCert);
+  });
+});
