@@ -1,7 +1,7 @@
 import { ApiObject, JsonPatch } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
-import { DNS1123_SUBDOMAIN } from '../policy/ray-object';
+import { DNS1123_LABEL, DNS1123_SUBDOMAIN } from '../policy/ray-object';
 import { TENANT_LABEL, tenantAnnotations } from '../policy/tenant';
 import { AppInventory, InventoryEntry } from '../platform/inventory';
 import {
@@ -94,7 +94,7 @@ export class TenantQueue extends Construct implements ILocalQueue {
   public constructor(scope: Construct, id: string, props: TenantQueueProps) {
     super(scope, id);
     const where = `TenantQueue '${this.node.path}'`;
-    if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(props.namespace) || props.namespace.length > 63) {
+    if (!DNS1123_LABEL.test(props.namespace) || props.namespace.length > 63) {
       throw new Error(`${where}: namespace "${props.namespace}" is not a valid namespace name (DNS-1123 label). Fix: use lowercase letters, digits and "-".`);
     }
     if (!!props.clusterQueue === !!props.resourceGroups) {

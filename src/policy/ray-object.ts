@@ -9,6 +9,7 @@ export const ELASTIC_SCHEDULING_GATE = 'kueue.x-k8s.io/elastic-job';
 /** Name length limits KubeRay enforces (it derives child names from them). */
 export const MAX_NAME_LENGTH: Record<string, number> = { RayJob: 47, RayService: 47, RayCluster: 53 };
 export const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+export const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 export const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 export function queueNameOf(obj: RayObject): string | undefined {

@@ -2,7 +2,7 @@
  * Rules across objects: the workload's queue, its ClusterQueue, priority classes and quota.
  * They need an inventory (from the app at synth, from the cluster in the webhook).
  */
-import { ClusterQueueEntry, Inventory, LabelSelector, LocalQueueEntry, PolicyContext } from '../context';
+import { ClusterQueueEntry, Inventory, LabelSelector, LocalQueueEntry } from '../context';
 import { computeGang, Gang } from '../gang';
 import { formatQuantity, formatResources, ResourceMap, sortedResourceNames } from '../quantity';
 import { isElastic, namespaceOf, PRIORITY_CLASS_LABEL, priorityClassOf, QUEUE_NAME_LABEL, queueNameOf, usesAutoscaling } from '../ray-object';
@@ -221,12 +221,11 @@ export const gangCanEverFit: Rule = (obj, ctx) => {
       `add ${uncovered.join(', ')} to a resource group of ClusterQueue "${cq.name}", or remove the request`);
     return r.findings;
   }
-  const maxOver = (res: string, pick: (c: Cap) => bigint, sum: boolean): bigint => {
+  const sumOver = (res: string, pick: (c: Cap) => bigint): bigint => {
     let v = 0n;
     for (const m of caps.values()) {
       const c = m.get(res);
-      if (!c) continue;
-      v = sum ? v + pick(c) : (pick(c) > v ? pick(c) : v);
+      if (c) v += pick(c);
     }
     return v;
   };
@@ -244,8 +243,8 @@ export const gangCanEverFit: Rule = (obj, ctx) => {
       }
     }
   }
-  const nominal: ResourceMap = new Map(requested.map((res) => [res, maxOver(res, (c) => c.nominal, true)]));
-  const ceiling: ResourceMap = new Map(requested.map((res) => [res, maxOver(res, (c) => c.ceiling, true)]));
+  const nominal: ResourceMap = new Map(requested.map((res) => [res, sumOver(res, (c) => c.nominal)]));
+  const ceiling: ResourceMap = new Map(requested.map((res) => [res, sumOver(res, (c) => c.ceiling)]));
   const over = requested.filter((res) => gang.total.get(res)! > ceiling.get(res)!);
   if (over.length) {
     r.error(field, `the gang needs ${formatResources(new Map(requested.map((k) => [k, gang.total.get(k)!])))} (${describeGang(gang)}), but ClusterQueue "${cq.name}" can provide at most ${formatResources(ceiling)} (nominal ${formatResources(nominal)}${cq.cohort ? ` plus borrowing in cohort "${cq.cohort}"` : ', no cohort to borrow from'}): the Workload stays pending forever`,
@@ -269,5 +268,3 @@ export const gangCanEverFit: Rule = (obj, ctx) => {
 };
 
 export const CROSS_OBJECT_RULES: Record<string, Rule> = { queueExists, clusterQueueAdmitsNamespace, priorityClassAllowed, gangCanEverFit };
-
-export type { PolicyContext };

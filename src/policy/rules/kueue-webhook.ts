@@ -6,7 +6,7 @@
 import { compareVersions, FIRST_KUEUE_VERSION } from '../versions';
 import { clusterSpecOf, rayJobHasSubmitterPodSet } from '../gang';
 import {
-  DNS1123_SUBDOMAIN, ELASTIC_JOB_ANNOTATION, isElastic, isQueued, PRIORITY_CLASS_LABEL, priorityClassOf,
+  DNS1123_LABEL, DNS1123_SUBDOMAIN, ELASTIC_JOB_ANNOTATION, isElastic, isQueued, PRIORITY_CLASS_LABEL, priorityClassOf,
   QUEUE_NAME_LABEL, queueNameOf, usesAutoscaling, workerGroupsOf,
 } from '../ray-object';
 import { Reporter, Rule } from './rule';
@@ -157,7 +157,7 @@ export const podSetNames: Rule = (obj) => {
     if (lower === 'submitter' && rayJobHasSubmitterPodSet(obj)) {
       r.error(field, 'worker group "submitter" collides with the K8sJobMode submitter PodSet, so the Workload is invalid', 'rename the worker group', 'kueue-workload');
     }
-    if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(lower) || lower.length > 63) {
+    if (!DNS1123_LABEL.test(lower) || lower.length > 63) {
       r.error(field, `PodSet name "${lower}" (the lower-cased group name) is not a DNS-1123 label, so the Workload is invalid`, 'use lowercase letters, digits and "-" (at most 63 characters)', 'kueue-workload');
     }
     if (seen.has(lower) && name !== String(workerGroupsOf(obj)[seen.get(lower)!]?.groupName)) {

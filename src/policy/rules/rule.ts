@@ -8,12 +8,11 @@ export type Rule = (obj: RayObject, ctx: PolicyContext) => Finding[];
 /** Builds findings for one rule and one object. */
 export class Reporter {
   readonly findings: Finding[] = [];
-  private readonly ref: string;
-  constructor(private readonly rule: string, obj: RayObject, private readonly source: FindingSource) {
-    this.ref = objectRef(obj);
-  }
+  constructor(private readonly rule: string, private readonly obj: RayObject, private readonly source: FindingSource) {}
   report(severity: Severity, field: string, message: string, fix: string, source?: FindingSource): this {
-    this.findings.push({ rule: this.rule, severity, object: this.ref, field, message, fix, source: source ?? this.source });
+    // The object reference is built only when there is something to report: most rules find nothing,
+    // and every admission request runs all of them.
+    this.findings.push({ rule: this.rule, severity, object: objectRef(this.obj), field, message, fix, source: source ?? this.source });
     return this;
   }
   error(field: string, message: string, fix: string, source?: FindingSource): this {
