@@ -6,7 +6,7 @@
  */
 import {
   evaluateRayObject, Finding, formatFinding, Inventory, KubeRayCapabilities, KueueCapabilities, LocalQueueEntry,
-  PolicyContext, PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL, RayObject,
+  PolicyContext, PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL, RayObject, suspendFieldAtCreate,
 } from '../policy';
 
 export const RAY_KINDS = ['RayJob', 'RayCluster', 'RayService'] as const;
@@ -134,14 +134,12 @@ export function mutateRayObject(req: AdmissionRequest, config: AdmissionConfig, 
 }
 
 function suspendOps(obj: any, kind: string, config: AdmissionConfig): any[] {
-  if (kind === 'RayService') {
-    // Kueue >= 0.17 admits a RayService through rayClusterConfig.suspend; before, it queues the child RayCluster.
-    if (config.kueue.rayServiceQueueing !== 'native' || !obj.spec?.rayClusterConfig) return [];
-    return [{ op: 'add', path: '/spec/rayClusterConfig/suspend', value: true }];
-  }
-  if (!obj.spec) return [];
-  if (kind === 'RayJob' && config.kueue.elasticRayJob === 'short-term' && obj.spec?.rayClusterSpec?.enableInTreeAutoscaling === true) return [];
-  return [{ op: 'add', path: '/spec/suspend', value: true }];
+  const autoscaling = (kind === 'RayJob' ? obj.spec?.rayClusterSpec : kind === 'RayService' ? obj.spec?.rayClusterConfig : obj.spec)?.enableInTreeAutoscaling === true;
+  const field = suspendFieldAtCreate(kind, autoscaling, config.kueue);
+  if (!field) return [];
+  const parent = field.split('.').slice(0, -1).reduce((o: any, k) => o?.[k], obj);
+  if (!parent) return [];
+  return [{ op: 'add', path: `/${field.replace(/\./g, '/')}`, value: true }];
 }
 
 function gracefulOps(obj: any, kind: string, g: { terminationGracePeriodSeconds: number; preStopSleepSeconds: number }): any[] {

@@ -1,5 +1,6 @@
 /** Reading the Kueue-relevant facts out of a Ray object (pure). */
 import { clusterSpecOf, RayObject } from './gang';
+import { KueueCapabilities } from './versions';
 
 export const QUEUE_NAME_LABEL = 'kueue.x-k8s.io/queue-name';
 export const PRIORITY_CLASS_LABEL = 'kueue.x-k8s.io/priority-class';
@@ -11,6 +12,18 @@ export const MAX_NAME_LENGTH: Record<string, number> = { RayJob: 47, RayService:
 export const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
 export const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 export const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/**
+ * Where a queued Ray object is suspended when it is created, for a Kueue version, or undefined where
+ * it must not be: Kueue >= 0.17 admits a RayService through rayClusterConfig.suspend (before, it
+ * suspends the child RayCluster itself), and the 0.14.7-0.16.0 short-term path refuses suspend on an
+ * autoscaling RayJob. Shared by the constructs (synth) and the mutating webhook.
+ */
+export function suspendFieldAtCreate(kind: string, autoscaling: boolean, kueue: KueueCapabilities): 'spec.suspend' | 'spec.rayClusterConfig.suspend' | undefined {
+  if (kind === 'RayService') return kueue.rayServiceQueueing === 'native' ? 'spec.rayClusterConfig.suspend' : undefined;
+  if (kind === 'RayJob' && autoscaling && kueue.elasticRayJob === 'short-term') return undefined;
+  return 'spec.suspend';
+}
 
 export function queueNameOf(obj: RayObject): string | undefined {
   // Kueue also honours the deprecated annotation of the same key.

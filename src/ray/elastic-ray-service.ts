@@ -1,5 +1,6 @@
 import { Construct } from 'constructs';
 import { stringify } from 'yaml';
+import { suspendFieldAtCreate } from '../policy/ray-object';
 import { AutoscalingOptions, buildClusterSpec } from './ray-cluster-spec';
 import { RayWorkload, RayWorkloadProps } from './ray-workload';
 
@@ -41,15 +42,14 @@ export class ElasticRayService extends RayWorkload {
   protected _buildSpec(): Record<string, any> {
     const p = this.serviceProps;
     const rayVersion = p.rayVersion ?? '2.46.0';
-    const native = this._versions.kueue.rayServiceQueueing === 'native';
     return {
       serveConfigV2: p.serveConfigV2Yaml ?? stringify(p.serveConfig),
       rayClusterConfig: buildClusterSpec({
         where: `RayService '${this.node.path}'`, rayVersion, image: p.image ?? `rayproject/ray:${rayVersion}`,
         head: p.headGroup, workers: this._workers, elastic: true, autoscaling: p.autoscaling,
-        // Native queueing (Kueue >= 0.17) suspends through rayClusterConfig.suspend. Before that Kueue's webhook
-        // suspends the child RayCluster itself, and a suspended config would be copied onto every new cluster.
-        suspend: native ? true : undefined,
+        // Before 0.17 Kueue suspends the child RayCluster itself, and a suspended config would be copied
+        // onto every new cluster.
+        suspend: suspendFieldAtCreate('RayService', true, this._versions.kueue) ? true : undefined,
       }),
     };
   }

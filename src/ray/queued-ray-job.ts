@@ -1,4 +1,5 @@
 import { Construct } from 'constructs';
+import { suspendFieldAtCreate } from '../policy/ray-object';
 import { buildClusterSpec, AutoscalingOptions } from './ray-cluster-spec';
 import { ContainerResources, mergeTemplate, renderResources } from './pod-template';
 import { RayWorkload, RayWorkloadProps } from './ray-workload';
@@ -98,7 +99,7 @@ export class QueuedRayJob extends RayWorkload {
     const image = p.image ?? `rayproject/ray:${rayVersion}`;
     const elastic = this.elastic;
     // Kueue 0.14.7–0.16.0 queues an elastic RayJob through its RayCluster and refuses suspend: true on it.
-    const suspend = !(elastic && this._versions.kueue.elasticRayJob === 'short-term');
+    const suspend = suspendFieldAtCreate('RayJob', elastic, this._versions.kueue) !== undefined;
     const spec: Record<string, any> = {
       entrypoint: p.entrypoint,
       shutdownAfterJobFinishes: true,
