@@ -1,8 +1,8 @@
 // Entry of `npx cdk8s synth`: the examples for KUEUE_VERSION / KUBERAY_VERSION (default v0.19.2 + v1.6.2),
 // with the Kueue and KubeRay installs read from local copies so synth stays offline.
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
+import { defaultCacheDir } from '../src/install/release-source';
 import { DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION } from '../src/policy/versions';
 import { buildExamples, Scenario, SCENARIOS } from './app';
 
@@ -13,7 +13,7 @@ const scenarios = process.env.EXAMPLES ? (process.env.EXAMPLES.split(',') as Sce
 // Local copies: KUEUE_MANIFEST / KUBERAY_CRD_DIR, else the pinned upstream data in ../shared/vendor.
 const vendor = [process.env.KUEUE_RAY_VENDOR_DIR, path.resolve(__dirname, '..', '..', 'shared', 'vendor'), '/work/shared/vendor']
   .find((d) => d && fs.existsSync(path.join(d, 'README.md')));
-const rendered = path.join(process.env.CDK8S_KUEUE_RAY_CACHE ?? path.join(os.homedir(), '.cache', 'cdk8s-kueue-ray'), 'releases-rendered', `kueue-${kueue}`, 'manifests.yaml');
+const rendered = path.join(defaultCacheDir(), 'releases-rendered', `kueue-${kueue}`, 'manifests.yaml');
 const vendored = vendor && path.join(vendor, 'kueue', kueue, 'manifests.yaml');
 // v0.17.0 is not vendored: scripts/testcluster/build.sh renders it from the module's config/.
 const kueueManifest = process.env.KUEUE_MANIFEST ?? (vendored && fs.existsSync(vendored) ? vendored : rendered);

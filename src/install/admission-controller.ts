@@ -77,7 +77,8 @@ export class AdmissionController extends Chart {
     new ApiObject(this, 'service-account', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: meta(NAME) });
 
     // Least privilege; the README lists why each verb is needed.
-    const webhookNames = [`${NAME}-mutating`, `${NAME}-validating`].map((n) => n.replace(`${NAME}-`, 'cdk8s-kueue-ray-'));
+    // "cdk8s-kueue-ray-mutating" sorts before Kueue's "kueue-mutating-webhook-configuration".
+    const webhookNames = ['cdk8s-kueue-ray-mutating', 'cdk8s-kueue-ray-validating'];
     this.clusterRole = new ApiObject(this, 'cluster-role', {
       apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: meta(NAME, false),
       rules: [

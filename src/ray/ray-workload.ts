@@ -5,7 +5,7 @@ import { TenantQueue } from '../kueue/tenant-queue';
 import { IWorkloadPriorityClass } from '../kueue/workload-priority-class';
 import { AppInventory } from '../platform/inventory';
 import { resolveVersions, ResolvedVersions } from '../platform/versions';
-import { evaluateRayObject, Finding, formatFinding, formatResources, computeGang, RayObject, PolicyContext } from '../policy';
+import { evaluateRayObject, Finding, formatFinding, formatQuantity, computeGang, RayObject, PolicyContext } from '../policy';
 import { ELASTIC_JOB_ANNOTATION, PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL } from '../policy/ray-object';
 import { compact } from './pod-template';
 import { HeadGroupOptions, WorkerGroupOptions } from './ray-cluster-spec';
@@ -183,7 +183,7 @@ export abstract class RayWorkload extends Construct {
   /** The gang as the chosen Kueue version counts it (domain.md §4). */
   public get gang(): GangSummary {
     const g = computeGang(this.manifest(), this._versions.kueue);
-    const fmt = (m: Map<string, bigint>) => Object.fromEntries([...m.keys()].map((k) => [k, formatResources(new Map([[k, m.get(k)!]])).slice(k.length + 1)]));
+    const fmt = (m: Map<string, bigint>) => Object.fromEntries([...m].map(([k, v]) => [k, formatQuantity(v, k)]));
     return {
       podSets: g.podSets.map((p) => ({ name: p.name, count: p.count, perPodRequests: fmt(p.perPod), extras: [...p.extras] })),
       totalRequests: fmt(g.total),
@@ -198,11 +198,6 @@ export abstract class RayWorkload extends Construct {
   /** Policy warnings (soft findings), formatted. */
   public policyWarnings(): string[] {
     return this.findings().filter((f) => f.severity === 'warning').map(formatFinding);
-  }
-
-  /** @internal */
-  public _findings(): Finding[] {
-    return this.findings();
   }
 
   /** @internal the object's spec in Kubernetes JSON */

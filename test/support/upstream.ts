@@ -5,9 +5,9 @@
  */
 import { createHash } from 'crypto';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import AdmZip from 'adm-zip';
+import { defaultCacheDir } from '../../src/install/release-source';
 import { compareVersions } from '../../src/policy/versions';
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..');
@@ -27,9 +27,8 @@ export function vendorDir(): string | undefined {
   return candidates.find((c): c is string => !!c && fs.existsSync(path.join(c, 'README.md')));
 }
 
-export function cacheDir(): string {
-  return process.env.CDK8S_KUEUE_RAY_CACHE ?? path.join(os.homedir(), '.cache', 'cdk8s-kueue-ray');
-}
+/** The same cache the installs use for downloads. */
+export const cacheDir = defaultCacheDir;
 
 function sha256(buf: Buffer): string {
   return createHash('sha256').update(buf).digest('hex');
