@@ -3,9 +3,8 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { App, Chart, Testing } from 'cdk8s';
-import { parseAllDocuments } from 'yaml';
 import { KubeRayInstall, KubeRayVersion, KueueInstall, KueueRayVersions, KueueVersion, Quantity } from '../src';
-import { tmpdir } from './support/synth';
+import { readManifests, tmpdir } from './support/synth';
 import { cacheDir, vendorDir } from './support/upstream';
 import { SUPPORTED_KUEUE_VERSIONS } from '../src/policy/versions';
 
@@ -32,7 +31,6 @@ test('the build script renders a release exactly as upstream does (v0.19.2 rende
 });
 const crdDir = (tag: string) => path.join(VENDOR, 'kuberay', tag, 'ray-operator', 'config', 'crd', 'bases');
 const keyOf = (o: any) => `${o.kind}/${o.metadata?.namespace ?? ''}/${o.metadata?.name}`;
-const readDocs = (file: string) => parseAllDocuments(fs.readFileSync(file, 'utf8')).map((d) => d.toJS()).filter(Boolean);
 
 function kueueApp(tag: string, extra: Record<string, any> = {}): { app: App; install: KueueInstall } {
   const app = Testing.app();
@@ -55,7 +53,7 @@ describe.each(KUEUE_TAGS)('KueueInstall %s', (tag) => {
 
   test('no object of the release is lost or changed except the documented arg patch', () => {
     const { install } = kueueApp(tag, { elasticJobs: true, featureGates: { TopologyAwareScheduling: false } });
-    const source = new Map(readDocs(manifest(tag)).map((o) => [keyOf(o), o]));
+    const source = new Map(readManifests(manifest(tag)).map((o) => [keyOf(o), o]));
     const out = new Map(install.toJson().map((o: any) => [keyOf(o), o]));
     expect([...out.keys()].sort()).toEqual([...source.keys()].sort());
     for (const [k, src] of source) {
@@ -123,7 +121,7 @@ describe.each(KUBERAY_TAGS)('KubeRayInstall %s', (tag) => {
   KueueRayVersions.use(app, { kubeRay: KubeRayVersion.of(tag) });
   const install = new KubeRayInstall(app, 'kuberay', { crdDir: crdDir(tag), watchNamespaces: ['team-a', 'team-b'], featureGates: { RayJobDeletionPolicy: true } });
   const out = install.toJson();
-  const upstream = readDocs(path.join(VENDOR, 'kuberay', tag, 'kustomize-default.yaml'));
+  const upstream = readManifests(path.join(VENDOR, 'kuberay', tag, 'kustomize-default.yaml'));
 
   test('the ClusterRole and leader-election Role equal the upstream rules', () => {
     const find = (objs: any[], kind: string) => objs.find((o) => o.kind === kind);

@@ -4,11 +4,9 @@
 // endpoints here (no kubelet runs the Kueue pod), so this uses a control plane of its own, without
 // the controllers, and the apply runs with --no-wait (webhooks registered last).
 import { execFileSync } from 'child_process';
-import * as fs from 'fs';
 import * as path from 'path';
-import { parseAllDocuments } from 'yaml';
 import { buildExamples } from '../../examples/app';
-import { tmpdir } from '../support/synth';
+import { readManifestDir, tmpdir } from '../support/synth';
 import { vendorDir, REPO_ROOT } from '../support/upstream';
 import { binary, K8S_VERSION, TestCluster } from './support/cluster';
 import { objectPath } from './support/kube';
@@ -37,9 +35,9 @@ describeInstall('install charts on Kueue %s + KubeRay %s', (kueue, kubeRay) => {
       install: { kueueManifest: path.join(vendor, 'kueue', kueue, 'manifests.yaml'), kubeRayCrdDir: path.join(vendor, 'kuberay', kubeRay, 'ray-operator', 'config', 'crd', 'bases') },
     });
     app.synth();
-    const files = fs.readdirSync(app.outdir).filter((f) => f.endsWith('.k8s.yaml')).sort();
-    expect(files.slice(0, 2)).toEqual(['0000-kuberay-install.k8s.yaml', '0001-kueue-install.k8s.yaml']);
-    const objects = files.flatMap((f) => parseAllDocuments(fs.readFileSync(path.join(app.outdir, f), 'utf8')).map((d) => d.toJS()).filter(Boolean));
+    const files = readManifestDir(app.outdir);
+    expect(Object.keys(files).slice(0, 2)).toEqual(['0000-kuberay-install', '0001-kueue-install']);
+    const objects = Object.values(files).flat();
     // With the elastic examples present, the feature-gate arg is there.
     const dep = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'kueue-controller-manager');
     expect(dep.spec.template.spec.containers[0].args).toContain('--feature-gates=ElasticJobsViaWorkloadSlices=true');

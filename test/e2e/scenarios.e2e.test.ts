@@ -4,11 +4,9 @@
 // assertions use Workload conditions, spec.suspend and the RayCluster KubeRay creates or deletes.
 import { RULES } from '../../src/policy';
 import { kuberayCapabilities, kueueCapabilities, rayServicePair } from '../../src/policy/versions';
-import * as fs from 'fs';
 import * as path from 'path';
-import { parseAllDocuments } from 'yaml';
 import { computeGang, parseQuantity } from '../../src/policy';
-import { examples, supportedScenarios } from '../support/synth';
+import { examples, readManifestDir, supportedScenarios } from '../support/synth';
 import { TestCluster } from './support/cluster';
 import { KubeClient, KubeError, objectPath, waitFor } from './support/kube';
 import { e2ePairs } from './support/pairs';
@@ -42,18 +40,10 @@ async function createJob(client: KubeClient, job: any): Promise<any> {
   return client.create(JSON.parse(JSON.stringify(job)));
 }
 
-function readYamlDir(dir: string): Record<string, any[]> {
-  const out: Record<string, any[]> = {};
-  for (const f of fs.readdirSync(dir).filter((x) => x.endsWith('.k8s.yaml')).sort()) {
-    out[f.replace(/\.k8s\.yaml$/, '')] = parseAllDocuments(fs.readFileSync(path.join(dir, f), 'utf8')).map((d) => d.toJS()).filter(Boolean);
-  }
-  return out;
-}
-
 function synthToDisk(kueue: string, kubeRay: string, scenarios: any[]): { apply: any[]; create: Record<string, any[]> } {
   const app = examples({ kueue, kubeRay, scenarios });
   app.synth();
-  return { apply: Object.values(readYamlDir(app.outdir)).flat(), create: readYamlDir(path.join(app.outdir, 'create')) };
+  return { apply: Object.values(readManifestDir(app.outdir)).flat(), create: readManifestDir(path.join(app.outdir, 'create')) };
 }
 
 /** Kueue's admitted usage per PodSet, in milli-units. */

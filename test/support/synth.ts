@@ -2,6 +2,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { App, Chart } from 'cdk8s';
+import { parseAllDocuments } from 'yaml';
 import { buildExamples, ExamplesOptions, Scenario, SCENARIOS } from '../../examples/app';
 import { kuberayCapabilities, kueueCapabilities, rayServicePair } from '../../src/policy/versions';
 
@@ -33,4 +34,16 @@ export function supportedScenarios(kueue: string, kubeRay: string): Scenario[] {
 
 export function examples(opts: Omit<ExamplesOptions, 'outdir'>) {
   return buildExamples({ outdir: tmpdir(), ...opts });
+}
+
+/** Every object of a multi-document YAML file. */
+export function readManifests(file: string): any[] {
+  return parseAllDocuments(fs.readFileSync(file, 'utf8')).map((d) => d.toJS()).filter(Boolean);
+}
+
+/** The synthesized files of a folder, by name without ".k8s.yaml", in file order. */
+export function readManifestDir(dir: string): Record<string, any[]> {
+  const out: Record<string, any[]> = {};
+  for (const f of fs.readdirSync(dir).filter((x) => x.endsWith('.k8s.yaml')).sort()) out[f.replace(/\.k8s\.yaml$/, '')] = readManifests(path.join(dir, f));
+  return out;
 }
