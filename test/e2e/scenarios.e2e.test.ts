@@ -67,6 +67,10 @@ describePairs('e2e on Kueue %s + KubeRay %s', (kueue, kubeRay) => {
   const generated = Object.values(dist.create).flat();
   const createOnly = (chart: string) => dist.create[chart];
 
+  // A timed-out wait reports the controllers' recent logs too, so a CI failure can be diagnosed.
+  const waitForLogged = <T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs?: number): Promise<T> =>
+    waitFor(what, fn, timeoutMs).catch((e: Error) => { throw new Error(`${e.message}\n--- process logs ---\n${cluster.logTails(40)}`); });
+
   beforeAll(async () => {
     cluster = await TestCluster.start({ kueue, kubeRay });
     client = cluster.client;
@@ -84,7 +88,7 @@ describePairs('e2e on Kueue %s + KubeRay %s', (kueue, kubeRay) => {
   afterEach(async () => {
     if (!client) return;
     for (const j of await client.list(RAY, 'RayJob', 'default')) await client.delete(`/apis/ray.io/v1/namespaces/default/rayjobs/${j.metadata.name}`);
-    await waitFor('RayJobs of the scenario to be gone', async () => (await client.list(RAY, 'RayJob', 'default')).length === 0, 60000).catch(() => undefined);
+    await waitForLogged('RayJobs of the scenario to be gone', async () => (await client.list(RAY, 'RayJob', 'default')).length === 0, 60000).catch(() => undefined);
   }, 90000);
 
   test('1. every example applies server-side, after a server dry-run of every object passes', async () => {
@@ -119,7 +123,7 @@ describePairs('e2e on Kueue %s + KubeRay %s', (kueue, kubeRay) => {
     const [a, b] = createOnly('gang-scheduling');
     const j1 = await createJob(client, a);
     const j2 = await createJob(client, b);
-    const admitted = await waitFor('one of the two Workloads admitted', async () => {
+    const admitted = await waitForLogged('one of the two Workloads admitted', async () => {
       const w1 = await workloadsOwnedBy(client, kueue, 'default', j1.metadata.uid);
       const w2 = await workloadsOwnedBy(client, kueue, 'default', j2.metadata.uid);
       if (!w1.length || !w2.length) return false;
@@ -132,9 +136,9 @@ describePairs('e2e on Kueue %s + KubeRay %s', (kueue, kubeRay) => {
     const ours = Object.fromEntries(gang.podSets.map((p) => [p.name, Object.fromEntries([...p.total].map(([k, v]) => [k, v]))]));
     expect(admittedUsage(wl)).toEqual(ours);
     // The admitted job is unsuspended and KubeRay creates its RayCluster.
-    await waitFor('the admitted RayJob to get its RayCluster', async () => (await rayClustersOwnedBy(client, 'default', admitted.job.metadata.uid)).length > 0, 120000);
+    await waitForLogged('the admitted RayJob to get its RayCluster', async () => (await rayClustersOwnedBy(client, 'default', admitted.job.metadata.uid)).length > 0, 120000);
     // The other stays pending with Kueue's quota reason, suspended, with no RayCluster at all.
-    const pending = await waitFor('the second Workload to report insufficient quota', async () => {
+    const pending = await waitForLogged('the second Workload to report insufficient quota', async () => {
       const [w] = await workloadsOwnedBy(client, kueue, 'default', admitted.other.metadata.uid);
       const qr = cond(w, 'QuotaReserved');
       return qr?.status === 'False' && /insufficient (unused )?quota/i.test(qr.message) ? w : false;
@@ -147,10 +151,10 @@ describePairs('e2e on Kueue %s + KubeRay %s', (kueue, kubeRay) => {
     expect(RULES.gangCanEverFit(a, { kueue: kueueCapabilities(kueue), kuberay: kuberayCapabilities(kubeRay) })).toEqual([]);
 
     await client.delete(`/apis/ray.io/v1/namespaces/default/rayjobs/${admitted.job.metadata.name}`);
-    await waitFor('the second Workload to be admitted once the first job is deleted', async () => (await workloadsOwnedBy(client, kueue, 'default', admitted.other.metadata.uid)).some(isAdmitted), 120000);
-    await waitFor('the second RayJob to be unsuspended', async () => (await client.get(`/apis/ray.io/v1/namespaces/default/rayjobs/${admitted.other.metadata.name}`)).spec.suspend !== true, 60000);
+    await waitForLogged('the second Workload to be admitted once the first job is deleted', async () => (await workloadsOwnedBy(client, kueue, 'default', admitted.other.metadata.uid)).some(isAdmitted), 120000);
+    await waitForLogged('the second RayJob to be unsuspended', async () => (await client.get(`/apis/ray.io/v1/namespaces/default/rayjobs/${admitted.other.metadata.name}`)).spec.suspend !== true, 60000);
     await client.delete(`/apis/ray.io/v1/namespaces/default/rayjobs/${admitted.other.metadata.name}`);
-    await waitFor('the gang jobs to be gone', async () => (await client.list(RAY, 'RayJob', 'default')).length === 0, 60000);
+    await waitForLogged('the gang jobs to be gone', async () => (await client.list(RAY, 'RayJob', 'default')).length === 0, 60000);
   }, 420000);
 
   test('3. priority: a prod job preempts the running dev job', async () => {
@@ -158,20 +162,20 @@ describePairs('e2e on Kueue %s + KubeRay %s', (kueue, kubeRay) => {
     expect(dev.metadata.labels['kueue.x-k8s.io/priority-class']).toBe('dev-priority');
     expect(prod.metadata.labels['kueue.x-k8s.io/priority-class']).toBe('prod-priority');
     const d = await createJob(client, dev);
-    await waitFor('the dev Workload to be admitted', async () => (await workloadsOwnedBy(client, kueue, 'default', d.metadata.uid)).some(isAdmitted), 120000);
-    const devCluster = await waitFor('the dev RayCluster', async () => (await rayClustersOwnedBy(client, 'default', d.metadata.uid))[0], 120000);
+    await waitForLogged('the dev Workload to be admitted', async () => (await workloadsOwnedBy(client, kueue, 'default', d.metadata.uid)).some(isAdmitted), 120000);
+    const devCluster = await waitForLogged('the dev RayCluster', async () => (await rayClustersOwnedBy(client, 'default', d.metadata.uid))[0], 120000);
     const p = await createJob(client, prod);
-    await waitFor('the dev Workload to be evicted by preemption', async () => {
+    await waitForLogged('the dev Workload to be evicted by preemption', async () => {
       const [w] = await workloadsOwnedBy(client, kueue, 'default', d.metadata.uid);
       const ev = cond(w, 'Evicted');
       const pre = cond(w, 'Preempted');
       return (ev?.status === 'True' && ev.reason === 'Preempted') || pre?.status === 'True' ? w : false;
     }, 120000);
-    await waitFor('the dev RayJob to be suspended', async () => (await client.get(`/apis/ray.io/v1/namespaces/default/rayjobs/${d.metadata.name}`)).spec.suspend === true, 60000);
-    await waitFor('KubeRay to delete the dev RayCluster', async () => (await client.getOrUndefined(`/apis/ray.io/v1/namespaces/default/rayclusters/${devCluster.metadata.name}`)) === undefined, 120000);
-    await waitFor('the prod Workload to be admitted', async () => (await workloadsOwnedBy(client, kueue, 'default', p.metadata.uid)).some(isAdmitted), 120000);
+    await waitForLogged('the dev RayJob to be suspended', async () => (await client.get(`/apis/ray.io/v1/namespaces/default/rayjobs/${d.metadata.name}`)).spec.suspend === true, 60000);
+    await waitForLogged('KubeRay to delete the dev RayCluster', async () => (await client.getOrUndefined(`/apis/ray.io/v1/namespaces/default/rayclusters/${devCluster.metadata.name}`)) === undefined, 120000);
+    await waitForLogged('the prod Workload to be admitted', async () => (await workloadsOwnedBy(client, kueue, 'default', p.metadata.uid)).some(isAdmitted), 120000);
     for (const j of [d, p]) await client.delete(`/apis/ray.io/v1/namespaces/default/rayjobs/${j.metadata.name}`);
-    await waitFor('the priority jobs to be gone', async () => (await client.list(RAY, 'RayJob', 'default')).length === 0, 60000);
+    await waitForLogged('the priority jobs to be gone', async () => (await client.list(RAY, 'RayJob', 'default')).length === 0, 60000);
   }, 420000);
 
   test('4. elastic RayCluster: admitted, scale-up within quota is a new admitted slice, beyond quota stays pending, scale-down releases quota', async () => {
@@ -183,9 +187,9 @@ describePairs('e2e on Kueue %s + KubeRay %s', (kueue, kubeRay) => {
     const path = '/apis/ray.io/v1/namespaces/default/rayclusters/raycluster-kueue-autoscaler';
     const rc = await client.get(path);
     const admittedCount = async (n: number) => (await workloadsOwnedBy(client, kueue, 'default', rc.metadata.uid)).find((w) => isAdmitted(w) && w.spec.podSets.find((p: any) => p.name === 'workers')?.count === n && !cond(w, 'Finished'));
-    await waitFor('the elastic RayCluster to be admitted with 0 workers', () => admittedCount(0), 120000);
+    await waitForLogged('the elastic RayCluster to be admitted with 0 workers', () => admittedCount(0), 120000);
     await client.mergePatch(path, { spec: { workerGroupSpecs: [{ ...rc.spec.workerGroupSpecs[0], replicas: 2 }] } });
-    const slice = await waitFor('a Workload slice with 2 workers to be admitted', () => admittedCount(2), 120000);
+    const slice = await waitForLogged('a Workload slice with 2 workers to be admitted', () => admittedCount(2), 120000);
     const ours = computeGang({ ...rc, spec: { ...rc.spec, workerGroupSpecs: [{ ...rc.spec.workerGroupSpecs[0], replicas: 2 }] } }, kueueCapabilities(kueue));
     expect(admittedUsage(slice)).toEqual(Object.fromEntries(ours.podSets.map((p) => [p.name, Object.fromEntries([...p.total])])));
     const cq = `/apis/${WL_API(kueue)}/clusterqueues/ray-cq`;
@@ -194,17 +198,17 @@ describePairs('e2e on Kueue %s + KubeRay %s', (kueue, kubeRay) => {
       const res = (s?.flavorsReservation ?? s?.flavorsUsage ?? [])[0]?.resources?.find((r: any) => r.name === 'cpu');
       return res?.total;
     };
-    const before = await waitFor('ClusterQueue usage with 2 workers', usedCpu, 30000);
+    const before = await waitForLogged('ClusterQueue usage with 2 workers', usedCpu, 30000);
     await client.mergePatch(path, { spec: { workerGroupSpecs: [{ ...rc.spec.workerGroupSpecs[0], replicas: 12, maxReplicas: 12 }] } });
-    await waitFor('a pending slice for 12 workers (beyond the 8 CPU quota)', async () => {
+    await waitForLogged('a pending slice for 12 workers (beyond the 8 CPU quota)', async () => {
       const ws = await workloadsOwnedBy(client, kueue, 'default', rc.metadata.uid);
       const w = ws.find((x) => x.spec.podSets.find((p: any) => p.name === 'workers')?.count === 12);
       return w && cond(w, 'QuotaReserved')?.status !== 'True' ? w : false;
     }, 120000);
     expect(await admittedCount(2)).toBeDefined(); // the running slice keeps its quota
     await client.mergePatch(path, { spec: { workerGroupSpecs: [{ ...rc.spec.workerGroupSpecs[0], replicas: 1, maxReplicas: 12 }] } });
-    await waitFor('scale-down to 1 worker to be reflected in the admitted Workload', () => admittedCount(1), 120000);
-    await waitFor('ClusterQueue usage to drop after scale-down', async () => {
+    await waitForLogged('scale-down to 1 worker to be reflected in the admitted Workload', () => admittedCount(1), 120000);
+    await waitForLogged('ClusterQueue usage to drop after scale-down', async () => {
       const now = await usedCpu();
       return now !== undefined && now !== before && String(now) !== String(before) ? now : false;
     }, 60000);
@@ -218,13 +222,13 @@ describePairs('e2e on Kueue %s + KubeRay %s', (kueue, kubeRay) => {
     }
     const svc = await client.get('/apis/ray.io/v1/namespaces/default/rayservices/rayservice-kueue-autoscaler');
     if (kueueCapabilities(kueue).rayServiceQueueing === 'native') {
-      await waitFor('the RayService Workload (owned by the RayService) to be admitted', async () => (await workloadsOwnedBy(client, kueue, 'default', svc.metadata.uid)).some(isAdmitted), 180000);
-      await waitFor('rayClusterConfig.suspend to be cleared by Kueue', async () => (await client.get('/apis/ray.io/v1/namespaces/default/rayservices/rayservice-kueue-autoscaler')).spec.rayClusterConfig.suspend !== true, 60000);
+      await waitForLogged('the RayService Workload (owned by the RayService) to be admitted', async () => (await workloadsOwnedBy(client, kueue, 'default', svc.metadata.uid)).some(isAdmitted), 180000);
+      await waitForLogged('rayClusterConfig.suspend to be cleared by Kueue', async () => (await client.get('/apis/ray.io/v1/namespaces/default/rayservices/rayservice-kueue-autoscaler')).spec.rayClusterConfig.suspend !== true, 60000);
     } else {
       // Before 0.17 Kueue queues the RayCluster KubeRay creates for the service (it inherits the label).
-      const child = await waitFor('the RayService RayCluster', async () => (await rayClustersOwnedBy(client, 'default', svc.metadata.uid))[0], 180000);
+      const child = await waitForLogged('the RayService RayCluster', async () => (await rayClustersOwnedBy(client, 'default', svc.metadata.uid))[0], 180000);
       expect(child.metadata.labels['kueue.x-k8s.io/queue-name']).toBe('ray-lq');
-      await waitFor('the RayCluster Workload to be admitted', async () => (await workloadsOwnedBy(client, kueue, 'default', child.metadata.uid)).some(isAdmitted), 180000);
+      await waitForLogged('the RayCluster Workload to be admitted', async () => (await workloadsOwnedBy(client, kueue, 'default', child.metadata.uid)).some(isAdmitted), 180000);
     }
   }, 420000);
 
