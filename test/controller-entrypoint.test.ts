@@ -34,6 +34,19 @@ test('serves the webhook over TLS, answers /healthz, and exits 0 after draining 
   expect(JSON.parse(out.split('\n')[0])).toMatchObject({ level: 'info', msg: 'webhook listening', port, kueue: 'v0.17.8' });
   const status = await new Promise<number>((resolve, reject) => https.get({ host: '127.0.0.1', port, path: '/healthz', ca: fs.readFileSync(pki.caCrt) }, (res) => { res.resume(); resolve(res.statusCode ?? 0); }).on('error', reject));
   expect(status).toBe(200);
+  // A review is decided by the compiled admission workers (the default, 2 threads).
+  const review = JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'e1', kind: { group: 'ray.io', version: 'v1', kind: 'RayJob' }, operation: 'CREATE', namespace: 'default', object: { apiVersion: 'ray.io/v1', kind: 'RayJob', metadata: { name: 'j', namespace: 'default', labels: { 'kueue.x-k8s.io/queue-name': 'q' } }, spec: { entrypoint: 'x', shutdownAfterJobFinishes: false, rayClusterSpec: { headGroupSpec: { template: { spec: { containers: [{ name: 'h', image: 'i' }] } } } } } } } });
+  const answer = await new Promise<any>((resolve, reject) => {
+    const req = https.request({ host: '127.0.0.1', port, path: '/validate', method: 'POST', ca: fs.readFileSync(pki.caCrt), headers: { 'Content-Type': 'application/json' } }, (res) => {
+      let b = '';
+      res.on('data', (d) => { b += d; });
+      res.on('end', () => resolve(JSON.parse(b)));
+    });
+    req.on('error', reject);
+    req.end(review);
+  });
+  expect(answer.response).toMatchObject({ uid: 'e1', allowed: false, status: { code: 422 } });
+  expect(answer.response.status.message).toMatch(/shutdownAfterJobFinishes/);
   const code = await new Promise<number | null>((resolve) => { proc.on('exit', (c) => resolve(c)); proc.kill('SIGTERM'); });
   expect(code).toBe(0);
   expect(out).toMatch(/draining in-flight requests/);
@@ -47,4 +60,10 @@ test('bad flags fail with a message naming the flag', () => {
     err = e.stdout.toString();
   }
   expect(err).toMatch(/unknown flag\(s\) --bogus/);
+  try {
+    execFileSync(process.execPath, [ENTRY, 'controller', '--tls-cert-file=x', '--tls-key-file=y', '--admission-workers=many'], { stdio: 'pipe' });
+  } catch (e: any) {
+    err = e.stdout.toString();
+  }
+  expect(err).toMatch(/--admission-workers takes 0 to 16/);
 });

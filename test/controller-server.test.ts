@@ -1,4 +1,4 @@
-// The webhook's HTTPS server with real TLS: decisions over AdmissionReview v1, and bad input that must
+// The webhook's HTTPS server with real TLS, on the server thread and with admission workers: decisions over AdmissionReview v1, and bad input that must
 // give a clean error or rejection, never a crash.
 import * as https from 'https';
 import * as net from 'net';
@@ -43,84 +43,87 @@ function get(p: string): Promise<{ status: number; body: string }> {
   });
 }
 
-beforeAll(async () => {
-  pki = makePki(path.join(tmpdir(), 'pki'));
-  server = new WebhookServer({
-    cert: fs.readFileSync(pki.servingCrt), key: fs.readFileSync(pki.servingKey), requestTimeoutMs: 1500, maxBodyBytes: 4 * 1024 * 1024,
-    config: { kueue: kueueCapabilities('v0.19.2'), kuberay: kuberayCapabilities('v1.6.2'), elasticGate: 'on' },
-    view: () => ({ inventory: { localQueues: [], clusterQueues: [], cohorts: [], priorityClasses: [], namespaces: [] } }),
-  });
-  port = await server.listen();
-});
-
-afterAll(async () => {
-  await server.stop();
-});
-
-test('a bad RayJob is denied over HTTPS with our message; the response echoes the uid', async () => {
-  const r = await post('/validate', JSON.stringify(review(job(false))));
-  expect(r.status).toBe(200);
-  const out = JSON.parse(r.body);
-  expect(out).toMatchObject({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: 'abc', allowed: false, status: { code: 422 } } });
-  expect(out.response.status.message).toMatch(/a kueue managed job should delete the cluster after finishing/);
-});
-
-test('malformed JSON, a wrong apiVersion or kind, and a missing request get 400, not a crash', async () => {
-  expect((await post('/validate', '{"apiVersion":')).status).toBe(400);
-  expect((await post('/validate', JSON.stringify({ ...review(job(true)), apiVersion: 'admission.k8s.io/v1beta1' }))).status).toBe(400);
-  expect((await post('/mutate', JSON.stringify({ ...review(job(true)), kind: 'Pod' }))).status).toBe(400);
-  expect((await post('/mutate', JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview' }))).status).toBe(400);
-  const noObject = JSON.parse((await post('/validate', JSON.stringify({ ...review(undefined) }))).body);
-  expect(noObject.response).toMatchObject({ allowed: false, status: { code: 400, message: 'request.object is missing' } });
-  expect((await get('/healthz')).status).toBe(200); // still serving
-});
-
-test('a 10 MiB body is refused with 413', async () => {
-  const big = Buffer.alloc(10 * 1024 * 1024, 'a');
-  const r = await post('/validate', big).catch((e) => ({ status: -1, body: String(e) }));
-  // The server answers 413 as soon as Content-Length says too much (the client may see a reset after it).
-  expect([413, -1]).toContain(r.status);
-  if (r.status === -1) expect(r.body).toMatch(/ECONNRESET|EPIPE|socket hang up/);
-  expect((await get('/healthz')).status).toBe(200);
-});
-
-test('a slow client that dribbles bytes is cut off after the request timeout, and the server keeps serving', async () => {
-  const started = Date.now();
-  const closed = await new Promise<number>((resolve) => {
-    const sock = tls.connect({ host: '127.0.0.1', port, ca: ca(), servername: 'localhost' }, () => {
-      sock.write('POST /validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n');
-      const t = setInterval(() => { if (!sock.destroyed) sock.write('{'); }, 200);
-      sock.on('close', () => { clearInterval(t); resolve(Date.now() - started); });
+// Every behaviour holds whether reviews are decided on the server thread or in admission workers.
+describe.each([0, 2])('with %i admission workers', (workers) => {
+  beforeAll(async () => {
+    pki = makePki(path.join(tmpdir(), 'pki'));
+    server = new WebhookServer({
+      cert: fs.readFileSync(pki.servingCrt), key: fs.readFileSync(pki.servingKey), requestTimeoutMs: 1500, maxBodyBytes: 4 * 1024 * 1024, workers,
+      config: { kueue: kueueCapabilities('v0.19.2'), kuberay: kuberayCapabilities('v1.6.2'), elasticGate: 'on' },
+      view: () => ({ inventory: { localQueues: [], clusterQueues: [], cohorts: [], priorityClasses: [], namespaces: [] } }),
     });
-    sock.on('error', () => undefined);
+    port = await server.listen();
   });
-  expect(closed).toBeLessThan(8000);
-  expect((await get('/healthz')).status).toBe(200);
-});
 
-test('TLS below 1.2 is refused', async () => {
-  const err = await new Promise<string>((resolve) => {
-    const s = tls.connect({ host: '127.0.0.1', port, ca: ca(), servername: 'localhost', maxVersion: 'TLSv1.1', minVersion: 'TLSv1' }, () => resolve('connected'));
-    s.on('error', (e) => resolve(e.message));
+  afterAll(async () => {
+    await server.stop();
   });
-  expect(err).not.toBe('connected');
-});
 
-test('metrics expose the latency histogram and decisions by rule', async () => {
-  await post('/validate', JSON.stringify(review(job(false))));
-  const m = (await get('/metrics')).body;
-  expect(m).toMatch(/kueue_ray_admission_duration_seconds_bucket\{path="\/validate",le="0.005"\} \d+/);
-  expect(m).toMatch(/kueue_ray_admission_decisions_total\{webhook="validate",decision="error",rule="rayJobShutdownAfterFinish"\} \d+/);
-  expect(m).toMatch(/kueue_ray_admission_decisions_total\{webhook="validate",decision="denied",rule=""\} \d+/);
-});
-
-test('unknown paths are 404 and the port is not plain HTTP', async () => {
-  expect((await post('/nope', '{}')).status).toBe(404);
-  const plain = await new Promise<string>((resolve) => {
-    const s = net.connect(port, '127.0.0.1', () => s.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n'));
-    s.on('data', (d) => resolve(d.toString().slice(0, 12)));
-    s.on('error', (e) => resolve(e.message));
-    s.on('close', () => resolve('closed'));
+  test('a bad RayJob is denied over HTTPS with our message; the response echoes the uid', async () => {
+    const r = await post('/validate', JSON.stringify(review(job(false))));
+    expect(r.status).toBe(200);
+    const out = JSON.parse(r.body);
+    expect(out).toMatchObject({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: 'abc', allowed: false, status: { code: 422 } } });
+    expect(out.response.status.message).toMatch(/a kueue managed job should delete the cluster after finishing/);
   });
-  expect(plain).not.toMatch(/^HTTP\/1.1 200/);
+
+  test('malformed JSON, a wrong apiVersion or kind, and a missing request get 400, not a crash', async () => {
+    expect((await post('/validate', '{"apiVersion":')).status).toBe(400);
+    expect((await post('/validate', JSON.stringify({ ...review(job(true)), apiVersion: 'admission.k8s.io/v1beta1' }))).status).toBe(400);
+    expect((await post('/mutate', JSON.stringify({ ...review(job(true)), kind: 'Pod' }))).status).toBe(400);
+    expect((await post('/mutate', JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview' }))).status).toBe(400);
+    const noObject = JSON.parse((await post('/validate', JSON.stringify({ ...review(undefined) }))).body);
+    expect(noObject.response).toMatchObject({ allowed: false, status: { code: 400, message: 'request.object is missing' } });
+    expect((await get('/healthz')).status).toBe(200); // still serving
+  });
+
+  test('a 10 MiB body is refused with 413', async () => {
+    const big = Buffer.alloc(10 * 1024 * 1024, 'a');
+    const r = await post('/validate', big).catch((e) => ({ status: -1, body: String(e) }));
+    // The server answers 413 as soon as Content-Length says too much (the client may see a reset after it).
+    expect([413, -1]).toContain(r.status);
+    if (r.status === -1) expect(r.body).toMatch(/ECONNRESET|EPIPE|socket hang up/);
+    expect((await get('/healthz')).status).toBe(200);
+  });
+
+  test('a slow client that dribbles bytes is cut off after the request timeout, and the server keeps serving', async () => {
+    const started = Date.now();
+    const closed = await new Promise<number>((resolve) => {
+      const sock = tls.connect({ host: '127.0.0.1', port, ca: ca(), servername: 'localhost' }, () => {
+        sock.write('POST /validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n');
+        const t = setInterval(() => { if (!sock.destroyed) sock.write('{'); }, 200);
+        sock.on('close', () => { clearInterval(t); resolve(Date.now() - started); });
+      });
+      sock.on('error', () => undefined);
+    });
+    expect(closed).toBeLessThan(8000);
+    expect((await get('/healthz')).status).toBe(200);
+  });
+
+  test('TLS below 1.2 is refused', async () => {
+    const err = await new Promise<string>((resolve) => {
+      const s = tls.connect({ host: '127.0.0.1', port, ca: ca(), servername: 'localhost', maxVersion: 'TLSv1.1', minVersion: 'TLSv1' }, () => resolve('connected'));
+      s.on('error', (e) => resolve(e.message));
+    });
+    expect(err).not.toBe('connected');
+  });
+
+  test('metrics expose the latency histogram and decisions by rule', async () => {
+    await post('/validate', JSON.stringify(review(job(false))));
+    const m = (await get('/metrics')).body;
+    expect(m).toMatch(/kueue_ray_admission_duration_seconds_bucket\{path="\/validate",le="0.005"\} \d+/);
+    expect(m).toMatch(/kueue_ray_admission_decisions_total\{webhook="validate",decision="error",rule="rayJobShutdownAfterFinish"\} \d+/);
+    expect(m).toMatch(/kueue_ray_admission_decisions_total\{webhook="validate",decision="denied",rule=""\} \d+/);
+  });
+
+  test('unknown paths are 404 and the port is not plain HTTP', async () => {
+    expect((await post('/nope', '{}')).status).toBe(404);
+    const plain = await new Promise<string>((resolve) => {
+      const s = net.connect(port, '127.0.0.1', () => s.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n'));
+      s.on('data', (d) => resolve(d.toString().slice(0, 12)));
+      s.on('error', (e) => resolve(e.message));
+      s.on('close', () => resolve('closed'));
+    });
+    expect(plain).not.toMatch(/^HTTP\/1.1 200/);
+  });
 });

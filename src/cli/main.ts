@@ -22,7 +22,7 @@ function parseFlags(argv: string[]): Record<string, string> {
   return out;
 }
 
-const KNOWN = ['kueue-version', 'kuberay-version', 'namespace', 'port', 'host', 'tls-cert-file', 'tls-key-file', 'webhook-configurations', 'service', 'graceful-preemption', 'reconciler', 'kubeconfig'];
+const KNOWN = ['kueue-version', 'kuberay-version', 'namespace', 'port', 'host', 'tls-cert-file', 'tls-key-file', 'webhook-configurations', 'service', 'graceful-preemption', 'reconciler', 'kubeconfig', 'admission-workers'];
 
 function log(entry: Record<string, unknown>): void {
   process.stdout.write(`${JSON.stringify({ ts: new Date().toISOString(), ...entry })}\n`);
@@ -33,6 +33,8 @@ export async function controller(argv: string[]): Promise<WebhookServer> {
   const unknown = Object.keys(f).filter((k) => !KNOWN.includes(k));
   if (unknown.length) throw new Error(`unknown flag(s) ${unknown.map((u) => `--${u}`).join(', ')}; known: ${KNOWN.map((k) => `--${k}`).join(', ')}`);
   const clusterAccess = (f.reconciler ?? 'true') !== 'false';
+  const workers = Number(f['admission-workers'] ?? 2);
+  if (!Number.isInteger(workers) || workers < 0 || workers > 16) throw new Error(`--admission-workers takes 0 to 16 (worker threads that parse and decide reviews; 0 decides on the server thread), got '${f['admission-workers']}'`);
   if (!!f['tls-cert-file'] !== !!f['tls-key-file']) throw new Error('--tls-cert-file and --tls-key-file go together');
   if (!f['tls-cert-file'] && !clusterAccess) throw new Error('without cluster access (--reconciler=false) give --tls-cert-file and --tls-key-file');
   const config: AdmissionConfig = {
@@ -68,7 +70,7 @@ export async function controller(argv: string[]): Promise<WebhookServer> {
     store = s;
   }
   const server = new WebhookServer({
-    cert, key,
+    cert, key, workers,
     host: f.host ?? '0.0.0.0', port: Number(f.port ?? 9443), config, view: () => view(), ready: () => ready(), log,
   });
   const port = await server.listen();
@@ -115,7 +117,7 @@ async function main(argv: string[]): Promise<void> {
     await controller(rest);
     return;
   }
-  process.stderr.write('usage: cdk8s-kueue-ray controller [--kueue-version=v0.19.2] [--kuberay-version=v1.6.2] [--namespace=NS] [--service=SVC] [--webhook-configurations=MUT,VAL] [--port=9443] [--tls-cert-file=F --tls-key-file=F] [--reconciler=false] [--graceful-preemption=GRACE:SLEEP]\n');
+  process.stderr.write('usage: cdk8s-kueue-ray controller [--kueue-version=v0.19.2] [--kuberay-version=v1.6.2] [--namespace=NS] [--service=SVC] [--webhook-configurations=MUT,VAL] [--port=9443] [--tls-cert-file=F --tls-key-file=F] [--reconciler=false] [--graceful-preemption=GRACE:SLEEP] [--admission-workers=2]\n');
   process.exit(cmd ? 2 : 0);
 }
 

@@ -4,7 +4,9 @@
  * stop that drains in-flight requests. Decisions come from admission.ts.
  */
 import * as https from 'https';
-import { AdmissionConfig, AdmissionRequest, AdmissionResponse, ClusterView, Decision, mutateRayObject, validateRayObject } from './admission';
+import { AdmissionConfig, ClusterView } from './admission';
+import { AdmissionPool } from './admission-pool';
+import { reviewAdmission, ReviewOutcome, Webhook } from './admission-review';
 
 export interface WebhookServerOptions {
   readonly cert: string | Buffer;
@@ -21,6 +23,13 @@ export interface WebhookServerOptions {
   readonly requestTimeoutMs?: number;
   /** Readiness gate (e.g. informers synced). @default always ready */
   readonly ready?: () => boolean;
+  /**
+   * Worker threads that parse and decide reviews while this thread does TLS and HTTP. Parsing a
+   * 5-20 KB review costs more than the TLS and HTTP work, so on 2 cores 2 workers roughly double
+   * throughput. 0 decides on the server thread.
+   * @default 0
+   */
+  readonly workers?: number;
   readonly log?: (entry: Record<string, unknown>) => void;
 }
 
@@ -38,10 +47,13 @@ class Metrics {
     h.count++;
   }
 
-  decision(webhook: string, d: Decision): void {
-    const verdict = d.response.allowed ? (d.response.patch ? 'mutated' : 'allowed') : 'denied';
-    this.inc(`webhook="${webhook}",decision="${verdict}",rule=""`);
-    for (const f of d.findings) this.inc(`webhook="${webhook}",decision="${f.severity}",rule="${f.rule}"`);
+  decision(webhook: string, o: ReviewOutcome): void {
+    if (!o.verdict) return;
+    this.inc(`webhook="${webhook}",decision="${o.verdict}",rule=""`);
+    for (const r of o.rules) {
+      const [severity, rule] = r.split(' ');
+      this.inc(`webhook="${webhook}",decision="${severity}",rule="${rule}"`);
+    }
   }
 
   private inc(labels: string): void {
@@ -65,6 +77,7 @@ class Metrics {
 export class WebhookServer {
   public readonly metrics = new Metrics();
   private readonly server: https.Server;
+  private readonly pool?: AdmissionPool;
   private inFlight = 0;
   private stopping = false;
 
@@ -74,6 +87,7 @@ export class WebhookServer {
     this.server.requestTimeout = opts.requestTimeoutMs ?? 10000;
     this.server.headersTimeout = Math.min(opts.requestTimeoutMs ?? 10000, 10000);
     this.server.keepAliveTimeout = 60000; // the API server reuses connections
+    if (opts.workers) this.pool = new AdmissionPool({ size: opts.workers, config: opts.config, view: opts.view, log: opts.log });
   }
 
   /** Serves a renewed certificate on new connections. */
@@ -103,6 +117,7 @@ export class WebhookServer {
       };
       tick();
     });
+    await this.pool?.close();
   }
 
   private handle(req: import('http').IncomingMessage, res: import('http').ServerResponse): void {
@@ -110,7 +125,8 @@ export class WebhookServer {
     if (req.method === 'GET' && url === '/healthz') return this.text(res, 200, 'ok');
     if (req.method === 'GET' && url === '/readyz') return this.stopping || !(this.opts.ready?.() ?? true) ? this.text(res, 503, 'not ready') : this.text(res, 200, 'ok');
     if (req.method === 'GET' && url === '/metrics') return this.text(res, 200, this.metrics.render(), 'text/plain; version=0.0.4');
-    const webhook = url.split('?')[0] === '/mutate' ? 'mutate' : url.split('?')[0] === '/validate' ? 'validate' : undefined;
+    const route = url.split('?')[0];
+    const webhook: Webhook | undefined = route === '/mutate' ? 'mutate' : route === '/validate' ? 'validate' : undefined;
     if (req.method !== 'POST' || !webhook) return this.text(res, 404, 'not found');
     const started = process.hrtime.bigint();
     this.inFlight++;
@@ -143,30 +159,25 @@ export class WebhookServer {
       chunks.push(c);
     });
     req.on('error', () => finish(400, JSON.stringify({ message: 'request aborted' })));
-    req.on('close', () => { if (!done) { done = true; this.inFlight--; } });
+    // The response's close (not the request's, which follows 'end') tells a client that went away.
+    res.on('close', () => { if (!done) { done = true; this.inFlight--; } });
     req.on('end', () => {
       if (done) return;
-      let review: any;
-      try {
-        review = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-      } catch (e) {
-        return finish(400, JSON.stringify({ message: `malformed JSON: ${(e as Error).message}` }));
+      // One fresh ArrayBuffer (never a pooled Buffer's), so it can be transferred to a worker.
+      const body = new ArrayBuffer(size);
+      const bytes = new Uint8Array(body);
+      let at = 0;
+      for (const c of chunks) {
+        bytes.set(c, at);
+        at += c.length;
       }
-      if (review?.apiVersion !== 'admission.k8s.io/v1' || review?.kind !== 'AdmissionReview' || typeof review.request !== 'object' || review.request === null) {
-        return finish(400, JSON.stringify({ message: 'expected an admission.k8s.io/v1 AdmissionReview with a request' }));
-      }
-      let decision: Decision;
-      try {
-        const r = review.request as AdmissionRequest;
-        decision = webhook === 'mutate' ? mutateRayObject(r, this.opts.config, this.opts.view()) : validateRayObject(r, this.opts.config, this.opts.view());
-      } catch (e) {
-        // A bug must not become an outage or an accidental allow: deny with the reason.
-        const uid = String(review.request.uid ?? '');
-        decision = { response: { uid, allowed: false, status: { code: 500, reason: 'InternalError', message: `cdk8s-kueue-ray webhook error: ${(e as Error).message}` } }, findings: [] };
-        this.opts.log?.({ level: 'error', msg: 'admission failed', error: (e as Error).message, uid });
-      }
-      this.metrics.decision(webhook, decision);
-      finish(200, JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: decision.response as AdmissionResponse }));
+      const answer = (o: ReviewOutcome) => {
+        if (o.internalError) this.opts.log?.({ level: 'error', msg: 'admission failed', error: o.internalError });
+        this.metrics.decision(webhook, o);
+        finish(o.status, o.body);
+      };
+      if (this.pool) void this.pool.review(webhook, body).then(answer);
+      else answer(reviewAdmission(webhook, Buffer.from(body).toString('utf8'), this.opts.config, this.opts.view()));
     });
   }
 

@@ -1,0 +1,3 @@
+module cdk8s-kueue-ray/bench/loadgen
+
+go 1.22

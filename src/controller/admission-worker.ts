@@ -1,0 +1,24 @@
+/**
+ * An admission worker thread: receives review bodies (transferred, not copied) and the current
+ * cluster view from the server thread, answers with reviewAdmission's outcome. Parsing a 5-20 KB
+ * review costs more than the TLS and HTTP work around it, so it runs here, beside the server thread.
+ */
+import { parentPort, workerData } from 'worker_threads';
+import { AdmissionConfig, ClusterView } from './admission';
+import { reviewAdmission, Webhook } from './admission-review';
+
+export type ToWorker =
+  | { readonly view: ClusterView }
+  | { readonly id: number; readonly webhook: Webhook; readonly body: ArrayBuffer };
+
+const config: AdmissionConfig = workerData.config;
+let view: ClusterView = workerData.view;
+const decoder = new TextDecoder();
+
+parentPort!.on('message', (m: ToWorker) => {
+  if ('view' in m) {
+    view = m.view;
+    return;
+  }
+  parentPort!.postMessage({ id: m.id, outcome: reviewAdmission(m.webhook, decoder.decode(m.body), config, view) });
+});
