@@ -47,3 +47,60 @@ test('RBAC is least privilege: no secrets or leases cluster-wide, webhook patche
   for (const r of all.filter((x: any) => x.res.endsWith('webhookconfigurations') && x.verbs.includes('patch'))) expect(r.names).toHaveLength(1);
   expect(find(objs, 'Role').rules.map((r: any) => r.resources[0]).sort()).toEqual(['leases', 'secrets']);
 });
+
+test('admission workers default to 2 and are passed to the controller; a bad count names the field', () => {
+  const args = (p = {}) => find(synth(p), 'Deployment').spec.template.spec.containers[0].args;
+  expect(args()).toContain('--admission-workers=2');
+  expect(args({ admissionWorkers: 0 })).toContain('--admission-workers=0');
+  expect(() => synth({ admissionWorkers: 1.5 })).toThrow(/admissionWorkers 1.5 must be a whole number from 0 to 16/);
+});
+
+describe('cert-manager certificates', () => {
+  test('bootstraps a self-signed CA, issues the serving certificate for the Service names, and mounts it', () => {
+    const objs = synth({ certManager: {} });
+    const cm = objs.filter((o: any) => o.apiVersion === 'cert-manager.io/v1');
+    expect(cm.map((o: any) => `${o.kind}/${o.metadata.name}`).sort()).toEqual([
+      'Certificate/cdk8s-kueue-ray-controller-ca', 'Certificate/cdk8s-kueue-ray-controller-serving',
+      'Issuer/cdk8s-kueue-ray-controller-ca', 'Issuer/cdk8s-kueue-ray-controller-selfsigned',
+    ]);
+    const serving = cm.find((o: any) => o.metadata.name === 'cdk8s-kueue-ray-controller-serving');
+    expect(serving.metadata.namespace).toBe('cdk8s-kueue-ray-system');
+    expect(serving.spec.dnsNames).toContain('cdk8s-kueue-ray-controller.cdk8s-kueue-ray-system.svc');
+    expect(serving.spec).toMatchObject({ secretName: 'cdk8s-kueue-ray-controller-tls', duration: '2160h', renewBefore: '720h', issuerRef: { name: 'cdk8s-kueue-ray-controller-ca', kind: 'Issuer' } });
+    // The Service the webhooks call is the name the certificate is for.
+    const svc = find(objs, 'Service');
+    expect(find(objs, 'MutatingWebhookConfiguration').webhooks[0].clientConfig.service).toMatchObject({ name: svc.metadata.name, namespace: svc.metadata.namespace });
+    for (const kind of ['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration']) {
+      expect(find(objs, kind).metadata.annotations).toEqual({ 'cert-manager.io/inject-ca-from': 'cdk8s-kueue-ray-system/cdk8s-kueue-ray-controller-serving' });
+    }
+    const pod = find(objs, 'Deployment').spec.template.spec;
+    expect(pod.volumes).toEqual([{ name: 'tls', secret: { secretName: 'cdk8s-kueue-ray-controller-tls', defaultMode: 0o440 } }]);
+    expect(pod.securityContext.fsGroup).toBe(65532);
+    expect(pod.containers[0].volumeMounts).toEqual([{ name: 'tls', mountPath: '/etc/cdk8s-kueue-ray/tls', readOnly: true }]);
+    expect(pod.containers[0].args).toEqual(expect.arrayContaining(['--tls-cert-file=/etc/cdk8s-kueue-ray/tls/tls.crt', '--tls-key-file=/etc/cdk8s-kueue-ray/tls/tls.key']));
+  });
+
+  test('RBAC loses Secrets and the webhook-configuration verbs the controller no longer needs', () => {
+    const objs = synth({ certManager: {} });
+    expect(find(objs, 'Role').rules.map((r: any) => r.resources[0])).toEqual(['leases']);
+    expect(find(objs, 'ClusterRole').rules.some((r: any) => r.apiGroups.includes('admissionregistration.k8s.io'))).toBe(false);
+    // Self-managed mode keeps them (and has no cert-manager objects or annotations).
+    const self = synth();
+    expect(self.some((o: any) => o.apiVersion === 'cert-manager.io/v1')).toBe(false);
+    expect(find(self, 'MutatingWebhookConfiguration').metadata.annotations).toBeUndefined();
+    expect(find(self, 'Deployment').spec.template.spec.volumes).toBeUndefined();
+  });
+
+  test('an existing ClusterIssuer is used as is, with the lifetimes given', () => {
+    const objs = synth({ certManager: { issuerName: 'corp-ca', issuerKind: 'ClusterIssuer', duration: '720h', renewBefore: '240h' } });
+    const cm = objs.filter((o: any) => o.apiVersion === 'cert-manager.io/v1');
+    expect(cm.map((o: any) => o.kind)).toEqual(['Certificate']);
+    expect(cm[0].spec).toMatchObject({ issuerRef: { name: 'corp-ca', kind: 'ClusterIssuer', group: 'cert-manager.io' }, duration: '720h', renewBefore: '240h' });
+  });
+
+  test('bad cert-manager settings name the field and the fix', () => {
+    expect(() => synth({ certManager: { issuerName: 'x', issuerKind: 'Issuers' } })).toThrow(/certManager.issuerKind 'Issuers' must be "Issuer" or "ClusterIssuer"/);
+    expect(() => synth({ certManager: { issuerKind: 'ClusterIssuer' } })).toThrow(/certManager.issuerKind is set but certManager.issuerName is not/);
+    expect(() => synth({ certManager: { duration: '90 days' } })).toThrow(/certManager.duration '90 days' is not a duration such as "2160h"/);
+  });
+});

@@ -67,3 +67,45 @@ test('bad flags fail with a message naming the flag', () => {
   }
   expect(err).toMatch(/--admission-workers takes 0 to 16/);
 });
+
+test('certificate files (a mounted cert-manager Secret) are re-read and served on new connections once they change', async () => {
+  const dir = path.join(tmpdir(), 'tls-reload');
+  fs.mkdirSync(dir, { recursive: true });
+  const first = makePki(path.join(tmpdir(), 'pki-a'));
+  const second = makePki(path.join(tmpdir(), 'pki-b'));
+  const crt = path.join(dir, 'tls.crt');
+  const key = path.join(dir, 'tls.key');
+  fs.copyFileSync(first.servingCrt, crt);
+  fs.copyFileSync(first.servingKey, key);
+  const port = await freePort();
+  const proc = spawn(process.execPath, [ENTRY, 'controller', `--tls-cert-file=${crt}`, `--tls-key-file=${key}`, `--port=${port}`, '--host=127.0.0.1', '--reconciler=false', '--tls-reload-seconds=1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  proc.stdout.on('data', (d) => { out += d; });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const t = setInterval(() => { if (out.includes('webhook listening')) { clearInterval(t); resolve(); } }, 50);
+      proc.on('exit', (c) => { clearInterval(t); reject(new Error(`exited ${c}: ${out}`)); });
+    });
+    // A fresh connection each time (no agent), trusting only the given CA.
+    const fingerprint = (ca: string) => new Promise<string>((resolve, reject) => {
+      const req = https.get({ host: '127.0.0.1', port, path: '/healthz', ca: fs.readFileSync(ca), agent: false }, (res) => {
+        resolve((res.socket as any).getPeerCertificate().fingerprint256);
+        res.resume();
+      });
+      req.on('error', reject);
+    });
+    const before = await fingerprint(first.caCrt);
+    fs.copyFileSync(second.servingCrt, crt);
+    fs.copyFileSync(second.servingKey, key);
+    let after = '';
+    for (let i = 0; i < 50 && !after; i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      after = await fingerprint(second.caCrt).catch(() => '');
+    }
+    expect(after).not.toBe('');
+    expect(after).not.toBe(before);
+    expect(out).toMatch(/"msg":"webhook certificate reloaded"/);
+  } finally {
+    proc.kill('SIGTERM');
+  }
+});

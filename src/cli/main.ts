@@ -22,7 +22,7 @@ function parseFlags(argv: string[]): Record<string, string> {
   return out;
 }
 
-const KNOWN = ['kueue-version', 'kuberay-version', 'namespace', 'port', 'host', 'tls-cert-file', 'tls-key-file', 'webhook-configurations', 'service', 'graceful-preemption', 'reconciler', 'kubeconfig', 'admission-workers'];
+const KNOWN = ['kueue-version', 'kuberay-version', 'namespace', 'port', 'host', 'tls-cert-file', 'tls-key-file', 'webhook-configurations', 'service', 'graceful-preemption', 'reconciler', 'kubeconfig', 'admission-workers', 'tls-reload-seconds'];
 
 function log(entry: Record<string, unknown>): void {
   process.stdout.write(`${JSON.stringify({ ts: new Date().toISOString(), ...entry })}\n`);
@@ -33,6 +33,7 @@ export async function controller(argv: string[]): Promise<WebhookServer> {
   const unknown = Object.keys(f).filter((k) => !KNOWN.includes(k));
   if (unknown.length) throw new Error(`unknown flag(s) ${unknown.map((u) => `--${u}`).join(', ')}; known: ${KNOWN.map((k) => `--${k}`).join(', ')}`);
   const clusterAccess = (f.reconciler ?? 'true') !== 'false';
+  if (f['tls-reload-seconds'] !== undefined && !(Number(f['tls-reload-seconds']) >= 1)) throw new Error(`--tls-reload-seconds takes a number of seconds >= 1, got '${f['tls-reload-seconds']}'`);
   const workers = Number(f['admission-workers'] ?? 2);
   if (!Number.isInteger(workers) || workers < 0 || workers > 16) throw new Error(`--admission-workers takes 0 to 16 (worker threads that parse and decide reviews; 0 decides on the server thread), got '${f['admission-workers']}'`);
   if (!!f['tls-cert-file'] !== !!f['tls-key-file']) throw new Error('--tls-cert-file and --tls-key-file go together');
@@ -75,6 +76,27 @@ export async function controller(argv: string[]): Promise<WebhookServer> {
   });
   const port = await server.listen();
   store?.start((p) => { server.reloadCertificate(p.cert, p.key); log({ level: 'info', msg: 'webhook certificate reloaded' }); });
+  // Certificate files (e.g. a cert-manager Secret mounted by the kubelet) are re-read on a timer and
+  // served on new connections once they change: the kubelet swaps the files, so watching them is unreliable.
+  let reloadTimer: NodeJS.Timeout | undefined;
+  if (f['tls-cert-file']) {
+    const every = Number(f['tls-reload-seconds'] ?? 60);
+    let last = `${cert}\n${key}`;
+    reloadTimer = setInterval(() => {
+      try {
+        const c = fs.readFileSync(f['tls-cert-file']);
+        const k = fs.readFileSync(f['tls-key-file']);
+        if (`${c}\n${k}` === last) return;
+        server.reloadCertificate(c, k);
+        last = `${c}\n${k}`;
+        log({ level: 'info', msg: 'webhook certificate reloaded', file: f['tls-cert-file'] });
+      } catch (e) {
+        // A half-swapped pair or a missing file: keep serving the old certificate, try again next time.
+        log({ level: 'warn', msg: 'webhook certificate not reloaded', error: (e as Error).message });
+      }
+    }, every * 1000);
+    reloadTimer.unref();
+  }
   log({ level: 'info', msg: 'webhook listening', port, kueue: config.kueue.version, kuberay: config.kuberay.version });
   let reconciler: { stop(): Promise<void> } | undefined;
   let cache: { stop(): Promise<void> } | undefined;
@@ -102,6 +124,7 @@ export async function controller(argv: string[]): Promise<WebhookServer> {
       stopping = true;
       log({ level: 'info', msg: 'draining in-flight requests', signal: sig });
       store?.stop();
+      if (reloadTimer) clearInterval(reloadTimer);
       Promise.all([server.stop(20000), reconciler?.stop(), cache?.stop()]).then(() => {
         log({ level: 'info', msg: 'stopped' });
         process.exit(0);
@@ -117,7 +140,7 @@ async function main(argv: string[]): Promise<void> {
     await controller(rest);
     return;
   }
-  process.stderr.write('usage: cdk8s-kueue-ray controller [--kueue-version=v0.19.2] [--kuberay-version=v1.6.2] [--namespace=NS] [--service=SVC] [--webhook-configurations=MUT,VAL] [--port=9443] [--tls-cert-file=F --tls-key-file=F] [--reconciler=false] [--graceful-preemption=GRACE:SLEEP] [--admission-workers=2]\n');
+  process.stderr.write('usage: cdk8s-kueue-ray controller [--kueue-version=v0.19.2] [--kuberay-version=v1.6.2] [--namespace=NS] [--service=SVC] [--webhook-configurations=MUT,VAL] [--port=9443] [--tls-cert-file=F --tls-key-file=F] [--reconciler=false] [--graceful-preemption=GRACE:SLEEP] [--admission-workers=2] [--tls-reload-seconds=60]\n');
   process.exit(cmd ? 2 : 0);
 }
 

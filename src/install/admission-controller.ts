@@ -35,6 +35,45 @@ export interface AdmissionControllerProps {
    * @default - off
    */
   readonly gracefulPreemption?: GracefulPreemption;
+  /**
+   * Worker threads per replica that parse and decide AdmissionReviews while the main thread does TLS
+   * and HTTP (`--admission-workers`). 0 decides on the main thread.
+   * @default 2
+   */
+  readonly admissionWorkers?: number;
+  /**
+   * Let cert-manager issue and renew the serving certificate instead of the controller. The
+   * controller then reads the certificate from the mounted Secret (reloading it when cert-manager
+   * renews it), cert-manager's CA injector writes the caBundle, and the controller's RBAC loses
+   * Secrets and the webhook-configuration patches. Needs cert-manager (v1 API) installed.
+   * @default - the controller issues, stores and renews its own certificates
+   */
+  readonly certManager?: CertManagerCertificates;
+}
+
+/** How cert-manager issues the controller's serving certificate. */
+export interface CertManagerCertificates {
+  /**
+   * An existing Issuer (in the controller namespace) or ClusterIssuer that signs the certificate.
+   * @default - a self-signed CA is bootstrapped in the controller namespace (a selfSigned Issuer, a CA
+   * Certificate, and a CA Issuer that signs the serving certificate)
+   */
+  readonly issuerName?: string;
+  /**
+   * Kind of `issuerName`: "Issuer" or "ClusterIssuer".
+   * @default "Issuer"
+   */
+  readonly issuerKind?: string;
+  /**
+   * Lifetime of the serving certificate, as cert-manager writes durations.
+   * @default "2160h" (90 days)
+   */
+  readonly duration?: string;
+  /**
+   * How long before expiry cert-manager renews it.
+   * @default "720h" (30 days)
+   */
+  readonly renewBefore?: string;
 }
 
 /** Graceful preemption defaults the mutating webhook adds to Ray pod templates that set none. */
@@ -45,6 +84,9 @@ export interface GracefulPreemption {
 
 const NAME = 'cdk8s-kueue-ray-controller';
 const PORT = 9443;
+const TLS_DIR = '/etc/cdk8s-kueue-ray/tls';
+const CERT_MANAGER_API = 'cert-manager.io/v1';
+const DURATION = /^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$/;
 
 /**
  * Deploys the project's controller (admission webhook + reconciler) as its own chart: Namespace,
@@ -52,7 +94,8 @@ const PORT = 9443;
  * anti-affinity, probes and the restricted security profile, its Service, and the two webhook
  * configurations. The mutating one is named to sort before Kueue's (`kueue-mutating-...`), so
  * the queue label and `suspend: true` are in place when Kueue's own webhook runs. The controller
- * writes the caBundle of both configurations itself.
+ * writes the caBundle of both configurations itself, unless `certManager` hands certificates to
+ * cert-manager.
  */
 export class AdmissionController extends Chart {
   public readonly controllerNamespace: string;
@@ -60,6 +103,8 @@ export class AdmissionController extends Chart {
   public readonly mutatingWebhook: ApiObject;
   public readonly validatingWebhook: ApiObject;
   public readonly clusterRole: ApiObject;
+  /** The cert-manager Certificate of the serving certificate, when `certManager` is set. */
+  public readonly certificate?: ApiObject;
 
   public constructor(scope: Construct, id: string, props: AdmissionControllerProps = {}) {
     super(scope, id, { disableResourceNameHashes: true });
@@ -67,6 +112,17 @@ export class AdmissionController extends Chart {
     const ns = (this.controllerNamespace = props.namespace ?? 'cdk8s-kueue-ray-system');
     const replicas = props.replicas ?? 2;
     if (!Number.isInteger(replicas) || replicas < 1) throw new Error(`AdmissionController '${this.node.path}': replicas ${replicas} must be a whole number >= 1.`);
+    const workers = props.admissionWorkers ?? 2;
+    if (!Number.isInteger(workers) || workers < 0 || workers > 16) throw new Error(`AdmissionController '${this.node.path}': admissionWorkers ${workers} must be a whole number from 0 to 16.`);
+    const cm = props.certManager;
+    if (cm) {
+      const kind = cm.issuerKind ?? 'Issuer';
+      if (kind !== 'Issuer' && kind !== 'ClusterIssuer') throw new Error(`AdmissionController '${this.node.path}': certManager.issuerKind '${kind}' must be "Issuer" or "ClusterIssuer".`);
+      if (cm.issuerKind && !cm.issuerName) throw new Error(`AdmissionController '${this.node.path}': certManager.issuerKind is set but certManager.issuerName is not; name the ${kind}, or drop issuerKind to bootstrap a self-signed CA.`);
+      for (const [field, v] of [['duration', cm.duration], ['renewBefore', cm.renewBefore]] as const) {
+        if (v !== undefined && !DURATION.test(v)) throw new Error(`AdmissionController '${this.node.path}': certManager.${field} '${v}' is not a duration such as "2160h" or "720h30m".`);
+      }
+    }
     const labels = { 'app.kubernetes.io/name': NAME, 'app.kubernetes.io/part-of': 'cdk8s-kueue-ray' };
     const meta = (name: string, namespaced = true) => ({ name, labels: { ...labels }, ...(namespaced ? { namespace: ns } : {}) });
 
@@ -86,9 +142,12 @@ export class AdmissionController extends Chart {
         { apiGroups: ['kueue.x-k8s.io'], resources: ['workloads', 'localqueues', 'clusterqueues', 'cohorts', 'workloadpriorityclasses', 'resourceflavors'], verbs: ['get', 'list', 'watch'] },
         { apiGroups: [''], resources: ['namespaces'], verbs: ['get', 'list', 'watch'] },
         { apiGroups: ['', 'events.k8s.io'], resources: ['events'], verbs: ['create', 'patch'] },
-        { apiGroups: ['admissionregistration.k8s.io'], resources: ['mutatingwebhookconfigurations', 'validatingwebhookconfigurations'], verbs: ['get', 'list', 'watch'] },
-        { apiGroups: ['admissionregistration.k8s.io'], resources: ['mutatingwebhookconfigurations'], resourceNames: [webhookNames[0]], verbs: ['patch', 'update'] },
-        { apiGroups: ['admissionregistration.k8s.io'], resources: ['validatingwebhookconfigurations'], resourceNames: [webhookNames[1]], verbs: ['patch', 'update'] },
+        // Self-managed certificates only: cert-manager's CA injector writes the caBundle otherwise.
+        ...(cm ? [] : [
+          { apiGroups: ['admissionregistration.k8s.io'], resources: ['mutatingwebhookconfigurations', 'validatingwebhookconfigurations'], verbs: ['get', 'list', 'watch'] },
+          { apiGroups: ['admissionregistration.k8s.io'], resources: ['mutatingwebhookconfigurations'], resourceNames: [webhookNames[0]], verbs: ['patch', 'update'] },
+          { apiGroups: ['admissionregistration.k8s.io'], resources: ['validatingwebhookconfigurations'], resourceNames: [webhookNames[1]], verbs: ['patch', 'update'] },
+        ]),
       ],
     });
     new ApiObject(this, 'cluster-role-binding', {
@@ -100,7 +159,8 @@ export class AdmissionController extends Chart {
       apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: meta(NAME),
       rules: [
         { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] },
-        { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'create', 'update'] },
+        // Self-managed certificates only: with cert-manager the Secret is mounted, not read through the API.
+        ...(cm ? [] : [{ apiGroups: [''], resources: ['secrets'], verbs: ['get', 'create', 'update'] }]),
       ],
     });
     new ApiObject(this, 'role-binding', {
@@ -110,7 +170,8 @@ export class AdmissionController extends Chart {
     });
 
     const args = ['controller', `--kueue-version=${versions.kueue.version}`, `--kuberay-version=${versions.kubeRay.version}`, `--namespace=${ns}`, `--port=${PORT}`,
-      `--webhook-configurations=${webhookNames.join(',')}`, `--service=${NAME}`];
+      `--webhook-configurations=${webhookNames.join(',')}`, `--service=${NAME}`, `--admission-workers=${workers}`];
+    if (cm) args.push(`--tls-cert-file=${TLS_DIR}/tls.crt`, `--tls-key-file=${TLS_DIR}/tls.key`);
     if (props.gracefulPreemption) args.push(`--graceful-preemption=${props.gracefulPreemption.terminationGracePeriodSeconds}:${props.gracefulPreemption.preStopSleepSeconds}`);
     const probe = (p: string) => ({ httpGet: { path: p, port: 'webhook', scheme: 'HTTPS' }, periodSeconds: 10, failureThreshold: 3 });
     this.deployment = new ApiObject(this, 'deployment', {
@@ -122,7 +183,8 @@ export class AdmissionController extends Chart {
           metadata: { labels: { ...labels } },
           spec: {
             serviceAccountName: NAME,
-            securityContext: { runAsNonRoot: true, runAsUser: 65532, runAsGroup: 65532, seccompProfile: { type: 'RuntimeDefault' } },
+            // fsGroup: the mounted certificate Secret (mode 0440) is readable by the controller's group only.
+            securityContext: { runAsNonRoot: true, runAsUser: 65532, runAsGroup: 65532, fsGroup: 65532, seccompProfile: { type: 'RuntimeDefault' } },
             affinity: {
               podAntiAffinity: {
                 preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100, podAffinityTerm: { topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: { 'app.kubernetes.io/name': NAME } } } }],
@@ -139,7 +201,9 @@ export class AdmissionController extends Chart {
               livenessProbe: probe('/healthz'),
               resources: props.resources ? renderResources(props.resources, `AdmissionController '${this.node.path}' resources`) : { requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '500m', memory: '256Mi' } },
               securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true, capabilities: { drop: ['ALL'] }, seccompProfile: { type: 'RuntimeDefault' } },
+              ...(cm ? { volumeMounts: [{ name: 'tls', mountPath: TLS_DIR, readOnly: true }] } : {}),
             }],
+            ...(cm ? { volumes: [{ name: 'tls', secret: { secretName: `${NAME}-tls`, defaultMode: 0o440 } }] } : {}),
           },
         },
       },
@@ -153,13 +217,42 @@ export class AdmissionController extends Chart {
       spec: { selector: { 'app.kubernetes.io/name': NAME }, ports: [{ name: 'webhook', port: 443, targetPort: 'webhook', protocol: 'TCP' }] },
     });
 
+    let injectCa: Record<string, string> | undefined;
+    if (cm) {
+      let issuerRef = { name: cm.issuerName ?? '', kind: cm.issuerKind ?? 'Issuer', group: 'cert-manager.io' };
+      if (!cm.issuerName) {
+        // The usual cert-manager bootstrap: a selfSigned Issuer signs a CA, whose Issuer signs the serving certificate.
+        new ApiObject(this, 'selfsigned-issuer', { apiVersion: CERT_MANAGER_API, kind: 'Issuer', metadata: meta(`${NAME}-selfsigned`), spec: { selfSigned: {} } });
+        new ApiObject(this, 'ca-certificate', {
+          apiVersion: CERT_MANAGER_API, kind: 'Certificate', metadata: meta(`${NAME}-ca`),
+          spec: {
+            isCA: true, commonName: `${NAME}-ca`, secretName: `${NAME}-ca`, duration: '87600h', renewBefore: '720h',
+            privateKey: { algorithm: 'ECDSA', size: 256 }, issuerRef: { name: `${NAME}-selfsigned`, kind: 'Issuer', group: 'cert-manager.io' },
+          },
+        });
+        new ApiObject(this, 'ca-issuer', { apiVersion: CERT_MANAGER_API, kind: 'Issuer', metadata: meta(`${NAME}-ca`), spec: { ca: { secretName: `${NAME}-ca` } } });
+        issuerRef = { name: `${NAME}-ca`, kind: 'Issuer', group: 'cert-manager.io' };
+      }
+      const dns = [NAME, `${NAME}.${ns}`, `${NAME}.${ns}.svc`, `${NAME}.${ns}.svc.cluster.local`];
+      this.certificate = new ApiObject(this, 'serving-certificate', {
+        apiVersion: CERT_MANAGER_API, kind: 'Certificate', metadata: meta(`${NAME}-serving`),
+        spec: {
+          secretName: `${NAME}-tls`, commonName: dns[2], dnsNames: dns,
+          duration: cm.duration ?? '2160h', renewBefore: cm.renewBefore ?? '720h',
+          privateKey: { algorithm: 'ECDSA', size: 256, rotationPolicy: 'Always' },
+          usages: ['server auth', 'digital signature'], issuerRef,
+        },
+      });
+      injectCa = { 'cert-manager.io/inject-ca-from': `${ns}/${NAME}-serving` };
+    }
+
     const rules = [{ apiGroups: ['ray.io'], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['rayjobs', 'rayclusters', 'rayservices'] }];
     const tenantSelector = { matchExpressions: [{ key: TENANT_LABEL, operator: 'Exists' }] };
     const client = (p: string) => ({ service: { name: NAME, namespace: ns, path: p, port: 443 } });
     // Mutating: Fail. A tenant job that missed its queue label and suspend would run unqueued, which is
     // worse than a rejected create. Only CREATE: defaults are for new objects.
     this.mutatingWebhook = new ApiObject(this, 'mutating-webhook', {
-      apiVersion: 'admissionregistration.k8s.io/v1', kind: 'MutatingWebhookConfiguration', metadata: { name: webhookNames[0], labels: { ...labels } },
+      apiVersion: 'admissionregistration.k8s.io/v1', kind: 'MutatingWebhookConfiguration', metadata: { name: webhookNames[0], labels: { ...labels }, ...(injectCa ? { annotations: { ...injectCa } } : {}) },
       webhooks: [{
         name: 'mray.cdk8s-kueue-ray.io', clientConfig: client('/mutate'), rules: [{ ...rules[0], operations: ['CREATE'] }],
         namespaceSelector: tenantSelector, failurePolicy: 'Fail', timeoutSeconds: 5, sideEffects: 'None', admissionReviewVersions: ['v1'], reinvocationPolicy: 'Never',
@@ -168,7 +261,7 @@ export class AdmissionController extends Chart {
     // Validating: Ignore. Kueue's own webhook (failurePolicy Fail) still guards its hard rules; ours
     // adds earlier, clearer errors and must not take Ray objects down with it.
     this.validatingWebhook = new ApiObject(this, 'validating-webhook', {
-      apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration', metadata: { name: webhookNames[1], labels: { ...labels } },
+      apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration', metadata: { name: webhookNames[1], labels: { ...labels }, ...(injectCa ? { annotations: { ...injectCa } } : {}) },
       webhooks: [{
         name: 'vray.cdk8s-kueue-ray.io', clientConfig: client('/validate'), rules,
         ...(props.validateAllNamespaces ? {} : { namespaceSelector: tenantSelector }),

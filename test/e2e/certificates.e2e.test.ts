@@ -1,10 +1,13 @@
 // Self-managed certificates on a real API server: the Secret, the caBundle of both webhook
-// configurations, and renewal before expiry that keeps the CA.
+// configurations, and renewal before expiry that keeps the CA. And the cert-manager option: its
+// objects are accepted by the real cert-manager CRDs (pinned module zip) on the same API server.
 import { App } from 'cdk8s';
+import { parseAllDocuments } from 'yaml';
 import { CertificateStore } from '../../src/controller/certificate-store';
 import { AdmissionController } from '../../src/install/admission-controller';
 import { TestCluster } from './support/cluster';
 import { e2ePairs } from './support/pairs';
+import { readCertManagerCrd } from '../support/upstream';
 
 const PAIR: [string, string] = ['v0.19.2', 'v1.6.2'];
 const runnable = e2ePairs().pairs.some(([k, r]) => k === PAIR[0] && r === PAIR[1]);
@@ -41,5 +44,29 @@ describeCerts('controller certificates', () => {
     expect(later.issued).toMatch(/stored certificate expires/);
     expect(later.cert).not.toBe(first.cert);
     expect(later.caCert).toBe(first.caCert);
+  });
+
+  test('cert-manager mode: the Issuers, Certificates and annotated webhook configurations apply against the real cert-manager CRDs', async () => {
+    for (const plural of ['certificates', 'issuers']) {
+      for (const d of parseAllDocuments(await readCertManagerCrd(plural))) if (d.toJS()) await cluster.client.apply(d.toJS());
+    }
+    for (let i = 0; ; i++) {
+      const crds = await Promise.all(['certificates', 'issuers'].map((p) => cluster.client.get(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${p}.cert-manager.io`)));
+      if (crds.every((c) => c.status?.conditions?.some((x: any) => x.type === 'Established' && x.status === 'True'))) break;
+      if (i > 100) throw new Error('cert-manager CRDs not Established');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const objs = new AdmissionController(new App({ outdir: '/tmp/unused' }), 'controller', { certManager: {} }).toJson();
+    const cm = objs.filter((o: any) => o.apiVersion === 'cert-manager.io/v1');
+    expect(cm).toHaveLength(4);
+    for (const o of objs) await cluster.client.apply(o);
+    const cert = await cluster.client.get('/apis/cert-manager.io/v1/namespaces/cdk8s-kueue-ray-system/certificates/cdk8s-kueue-ray-controller-serving');
+    expect(cert.spec.dnsNames).toContain('cdk8s-kueue-ray-controller.cdk8s-kueue-ray-system.svc');
+    const mwc = await cluster.client.get('/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/cdk8s-kueue-ray-mutating');
+    expect(mwc.metadata.annotations['cert-manager.io/inject-ca-from']).toBe('cdk8s-kueue-ray-system/cdk8s-kueue-ray-controller-serving');
+    // The schema is enforced: the same Certificate with an unknown key algorithm is refused.
+    const bad = JSON.parse(JSON.stringify(cm.find((o: any) => o.metadata.name === 'cdk8s-kueue-ray-controller-serving')));
+    bad.spec.privateKey.algorithm = 'DSA';
+    await expect(cluster.client.apply(bad, { dryRun: true })).rejects.toThrow(/privateKey.algorithm|Unsupported value/);
   });
 });

@@ -20,6 +20,8 @@ export const PINNED_MODULE_ZIPS: Record<string, { module: string; version: strin
   'kuberay@v1.4.2': { module: 'github.com/ray-project/kuberay/ray-operator', version: 'v1.4.2', sha256: 'f433e9f4b8eddbf28053c555b730178b67176a0188f64f7686b2453c799e7f00' },
   'kuberay@v1.5.2': { module: 'github.com/ray-project/kuberay/ray-operator', version: 'v1.5.2', sha256: 'f9386697cbc7f74f4c95f76383ce771a28670aab4c1fd6903c5056fa470a95c8' },
   'kuberay@v1.6.2': { module: 'github.com/ray-project/kuberay/ray-operator', version: 'v1.6.2', sha256: 'f74badb51c7fff75e63915b442ad59ac0f9645a37d34b8d7a512d4f32c3da133' },
+  // Only its CRDs are read: the AdmissionController's cert-manager objects are checked against them.
+  'cert-manager@v1.21.2': { module: 'github.com/cert-manager/cert-manager', version: 'v1.21.2', sha256: 'cfaf1fb53965a5fd60490861387b7dbf34cd40987c878a4f1e247f836eef4782' },
 };
 
 export function vendorDir(): string | undefined {
@@ -81,6 +83,11 @@ export async function readKueueCrd(tag: string, plural: string): Promise<string>
   const key = `kueue@${tag}`;
   if (!PINNED_MODULE_ZIPS[key]) throw new Error(`Kueue ${tag} CRDs: not in the vendor folder (${v ?? 'not found'}) and no pinned module zip; set KUEUE_RAY_VENDOR_DIR to shared/vendor`);
   return readFromModule(key, rel);
+}
+
+/** A cert-manager CRD (by plural, e.g. "certificates") at the pinned version. */
+export function readCertManagerCrd(plural: string): Promise<string> {
+  return readFromModule('cert-manager@v1.21.2', `deploy/crds/cert-manager.io_${plural}.yaml`);
 }
 
 /** A KubeRay CRD (by plural, e.g. "rayjobs") at a tag. */

@@ -36,6 +36,10 @@ const KINDS: Record<string, { plural: string; namespaced: boolean }> = {
   RayJob: { plural: 'rayjobs', namespaced: true },
   RayCluster: { plural: 'rayclusters', namespaced: true },
   RayService: { plural: 'rayservices', namespaced: true },
+  PodDisruptionBudget: { plural: 'poddisruptionbudgets', namespaced: true },
+  Lease: { plural: 'leases', namespaced: true },
+  Certificate: { plural: 'certificates', namespaced: true },
+  Issuer: { plural: 'issuers', namespaced: true },
 };
 
 export function resourceOf(apiVersion: string, kind: string): Resource {
