@@ -38,6 +38,9 @@ export class CertificateStore {
   private readonly core: any;
   private readonly admission: any;
   private timer?: NodeJS.Timeout;
+  private caTimer?: NodeJS.Timeout;
+  private caCert?: string;
+  private readonly reportedMissing = new Set<string>();
 
   constructor(private readonly opts: CertificateStoreOptions) {
     const kc = new k8s.KubeConfig();
@@ -80,9 +83,15 @@ export class CertificateStore {
     } else {
       pair = { cert: stored!.cert!, key: stored!.key!, caCert: stored!.caCert! };
     }
-    await this.patchCaBundle('mutating', this.opts.mutatingWebhookConfiguration, pair.caCert);
-    await this.patchCaBundle('validating', this.opts.validatingWebhookConfiguration, pair.caCert);
+    this.caCert = pair.caCert;
+    await this.patchCaBundles();
     return pair;
+  }
+
+  private async patchCaBundles(): Promise<void> {
+    if (!this.caCert) return;
+    await this.patchCaBundle('mutating', this.opts.mutatingWebhookConfiguration, this.caCert);
+    await this.patchCaBundle('validating', this.opts.validatingWebhookConfiguration, this.caCert);
   }
 
   private async patchCaBundle(kind: 'mutating' | 'validating', name: string, caCert: string): Promise<void> {
@@ -93,24 +102,39 @@ export class CertificateStore {
       cfg = await this.admission[read]({ name });
     } catch (e: any) {
       if (e?.code === 404) {
-        this.opts.log?.({ level: 'warn', msg: `webhook configuration ${name} not found; caBundle not set` });
+        // Said once: the periodic check sets it as soon as the configuration is applied.
+        if (!this.reportedMissing.has(name)) this.opts.log?.({ level: 'warn', msg: `webhook configuration ${name} not found yet; its caBundle is set once it exists` });
+        this.reportedMissing.add(name);
         return;
       }
       throw e;
     }
+    this.reportedMissing.delete(name);
     const want = b64(caCert);
     const ops = (cfg.webhooks ?? []).flatMap((w: any, i: number) => (w.clientConfig?.caBundle === want ? [] : [{ op: 'add', path: `/webhooks/${i}/clientConfig/caBundle`, value: want }]));
     if (ops.length) await this.admission[patch]({ name, body: ops }, k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.JsonPatch));
   }
 
-  /** Checks every `intervalMs` and calls `onRotate` with a renewed pair. */
-  start(onRotate: (pair: ServingPair) => void, intervalMs = 6 * 3600_000): void {
+  /**
+   * Checks the certificate every `intervalMs` and calls `onRotate` with a renewed pair; and every
+   * `caBundleIntervalMs` puts the CA back into the webhook configurations when they were created
+   * after the controller started (the ordered apply registers them once it is ready) or re-applied
+   * without it. Without a caBundle the API server cannot call the webhook, and the mutating one fails closed.
+   */
+  start(onRotate: (pair: ServingPair) => void, intervalMs = 6 * 3600_000, caBundleIntervalMs = 5000): void {
     this.timer = setInterval(() => {
       this.ensure().then((p) => { if (p.issued) onRotate(p); }).catch((e) => this.opts.log?.({ level: 'warn', msg: 'certificate check failed', detail: (e as Error).message }));
     }, intervalMs);
+    let busy = false;
+    this.caTimer = setInterval(() => {
+      if (busy) return;
+      busy = true;
+      this.patchCaBundles().catch((e) => this.opts.log?.({ level: 'warn', msg: 'caBundle check failed', detail: (e as Error).message })).finally(() => { busy = false; });
+    }, caBundleIntervalMs);
   }
 
   stop(): void {
     if (this.timer) clearInterval(this.timer);
+    if (this.caTimer) clearInterval(this.caTimer);
   }
 }

@@ -46,6 +46,30 @@ describeCerts('controller certificates', () => {
     expect(later.caCert).toBe(first.caCert);
   });
 
+  test('a webhook configuration applied (or re-applied) after the controller started gets its caBundle within seconds', async () => {
+    const store = new CertificateStore({
+      kubeconfigFile: cluster.kubeconfig, namespace: 'cdk8s-kueue-ray-system', service: 'cdk8s-kueue-ray-controller',
+      mutatingWebhookConfiguration: 'cdk8s-kueue-ray-mutating', validatingWebhookConfiguration: 'cdk8s-kueue-ray-validating',
+    });
+    const pair = await store.ensure();
+    store.start(() => undefined, 3600_000, 200);
+    try {
+      const objs = new AdmissionController(new App({ outdir: '/tmp/unused' }), 'controller').toJson();
+      const mwc = objs.find((o: any) => o.kind === 'MutatingWebhookConfiguration');
+      await cluster.client.delete('/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/cdk8s-kueue-ray-mutating');
+      await cluster.client.create(mwc); // as the ordered apply does: without a caBundle
+      const want = Buffer.from(pair.caCert).toString('base64');
+      let got: string | undefined;
+      for (let i = 0; i < 50 && got !== want; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        got = (await cluster.client.get('/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/cdk8s-kueue-ray-mutating')).webhooks[0].clientConfig.caBundle;
+      }
+      expect(got).toBe(want);
+    } finally {
+      store.stop();
+    }
+  });
+
   test('cert-manager mode: the Issuers, Certificates and annotated webhook configurations apply against the real cert-manager CRDs', async () => {
     for (const plural of ['certificates', 'issuers']) {
       for (const d of parseAllDocuments(await readCertManagerCrd(plural))) if (d.toJS()) await cluster.client.apply(d.toJS());
