@@ -2,7 +2,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { App, Chart, Yaml } from 'cdk8s';
-import { KubeRayInstall, KubeRayVersion, KueueInstall, KueueRayVersions, KueueVersion } from '../src';
+import { AdmissionController, KubeRayInstall, KubeRayVersion, KueueInstall, KueueRayVersions, KueueVersion } from '../src';
 import { ElasticQueues } from './elastic-queues';
 import { ElasticRayClusterScenario } from './elastic-raycluster';
 import { ElasticRayServiceScenario } from './elastic-rayservice';
@@ -26,6 +26,12 @@ export interface ExamplesOptions {
    * @default - no install charts
    */
   readonly install?: { readonly kueueManifest?: string; readonly kubeRayCrdDir?: string };
+  /**
+   * Deploy the project's controller (AdmissionController) with this image; it validates and defaults
+   * Ray objects in the tenant namespaces and explains pending workloads.
+   * @default - no controller chart
+   */
+  readonly controller?: { readonly image?: string };
 }
 
 /**
@@ -67,6 +73,10 @@ export function buildExamples(opts: ExamplesOptions): ExamplesApp {
     if (want.has('elastic-rayservice')) new ElasticRayServiceScenario(app, 'elastic-rayservice', elastic);
   }
   if (want.has('tenants')) new SharedCohortTenants(app, 'tenants', queues.defaultFlavor, queues.devPriority, queues.prodPriority);
+  if (opts.controller) {
+    // Graceful preemption on: Ray pods preempted by Kueue get 60 s and a 20 s preStop drain (kuberay#5004).
+    new AdmissionController(app, 'controller', { image: opts.controller.image, gracefulPreemption: { terminationGracePeriodSeconds: 60, preStopSleepSeconds: 20 } });
+  }
   if (opts.install) {
     // Installs first: every other chart depends on them, so dist/ names them 0000-/0001-.
     const installs: Chart[] = [];

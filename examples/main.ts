@@ -1,5 +1,6 @@
 // Entry of `npx cdk8s synth`: the examples for KUEUE_VERSION / KUBERAY_VERSION (default v0.19.2 + v1.6.2),
-// with the Kueue and KubeRay installs read from local copies so synth stays offline.
+// with the Kueue and KubeRay installs read from local copies so synth stays offline, and the
+// project's controller (image CONTROLLER_IMAGE, default the AdmissionController's).
 import * as fs from 'fs';
 import * as path from 'path';
 import { defaultCacheDir } from '../src/install/release-source';
@@ -23,4 +24,6 @@ for (const [what, p, env] of [['Kueue release manifests.yaml', kueueManifest, 'K
     throw new Error(`examples: no local ${what} for ${what.startsWith('Kueue') ? kueue : kubeRay} (looked at ${p ?? 'shared/vendor'}); set ${env} to a local copy`);
   }
 }
-buildExamples({ outdir: process.env.CDK8S_OUTDIR ?? 'dist', kueue, kubeRay, scenarios, install: { kueueManifest, kubeRayCrdDir } }).synth();
+// The controller image: build it from the Dockerfile and push it where the cluster can pull it.
+const controller = { image: process.env.CONTROLLER_IMAGE };
+buildExamples({ outdir: process.env.CDK8S_OUTDIR ?? 'dist', kueue, kubeRay, scenarios, install: { kueueManifest, kubeRayCrdDir }, controller }).synth();

@@ -1,4 +1,5 @@
-// The installs on a real kube-apiserver: the examples app with both install charts, server-side
+// The installs on a real kube-apiserver: the examples app with both install charts and the
+// project's controller, server-side
 // dry-run of the whole dist/ and then the real ordered apply (scripts/apply.js with kubectl).
 // Applying Kueue's release registers its webhooks against an in-cluster Service that has no
 // endpoints here (no kubelet runs the Kueue pod), so this uses a control plane of its own, without
@@ -31,7 +32,7 @@ describeInstall('install charts on Kueue %s + KubeRay %s', (kueue, kubeRay) => {
   test('dist/ with the installs passes a server-side dry-run, then the ordered apply succeeds', async () => {
     const vendor = vendorDir()!;
     const app = buildExamples({
-      outdir: tmpdir(), kueue, kubeRay,
+      outdir: tmpdir(), kueue, kubeRay, controller: {},
       install: { kueueManifest: path.join(vendor, 'kueue', kueue, 'manifests.yaml'), kubeRayCrdDir: path.join(vendor, 'kuberay', kubeRay, 'ray-operator', 'config', 'crd', 'bases') },
     });
     app.synth();
@@ -41,6 +42,8 @@ describeInstall('install charts on Kueue %s + KubeRay %s', (kueue, kubeRay) => {
     // With the elastic examples present, the feature-gate arg is there.
     const dep = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'kueue-controller-manager');
     expect(dep.spec.template.spec.containers[0].args).toContain('--feature-gates=ElasticJobsViaWorkloadSlices=true');
+    // The project's controller is part of the app (its webhooks are registered last with --no-wait).
+    expect(Object.keys(files)).toContain('0007-controller');
 
     const env = { ...process.env, KUBECTL: binary(`kubectl-${K8S_VERSION}`) };
     const apply = (extra: string[]) => execFileSync(process.execPath, [path.join(REPO_ROOT, 'scripts', 'apply.js'), app.outdir, '--kubeconfig', cluster.kubeconfig, ...extra], { env, stdio: 'pipe' }).toString();
