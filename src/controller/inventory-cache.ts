@@ -47,8 +47,9 @@ export class InventoryCache {
       for (const ev of ['add', 'update', 'delete']) inf.on(ev, changed);
       inf.on('connect', () => { this.synced.add(kind); changed(); });
       inf.on('error', (e: unknown) => {
+        if (this.stopped) return; // stopping aborts the watch: not an error
         this.opts.log?.({ level: 'warn', msg: `${kind} informer error, restarting`, detail: e instanceof Error ? e.message : String(e) });
-        if (!this.stopped) setTimeout(() => inf.start().catch(() => undefined), 2000);
+        setTimeout(() => inf.start().catch(() => undefined), 2000);
       });
       this.informers.set(kind, inf);
       try {

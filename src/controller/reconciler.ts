@@ -64,9 +64,15 @@ export class Reconciler {
     const onChange = (wl: any) => { this.reconcile(wl).catch((e) => this.log('warn', 'reconcile', e)); };
     this.informer.on('add', onChange);
     this.informer.on('update', onChange);
+    // Forget the last state of deleted Workloads, so the map does not grow with every job ever run.
+    this.informer.on('delete', (wl: any) => {
+      const suffix = `/${wl?.metadata?.name}`;
+      for (const k of this.last.keys()) if (k.startsWith(`${wl?.metadata?.namespace}/`) && k.endsWith(suffix)) this.last.delete(k);
+    });
     this.informer.on('error', (e: unknown) => {
+      if (this.stopped) return; // stopping aborts the watch: not an error
       this.log('warn', 'informer error, restarting', e);
-      if (!this.stopped) setTimeout(() => this.informer.start().catch(() => undefined), 2000);
+      setTimeout(() => this.informer.start().catch(() => undefined), 2000);
     });
     await this.informer.start();
   }
@@ -141,10 +147,15 @@ export class Reconciler {
     const current = obj.metadata?.annotations?.[QUEUE_STATUS_ANNOTATION];
     if (current !== value) {
       // The annotation follows every change of Kueue's message (e.g. the quota still missing).
-      await this.custom.patchNamespacedCustomObject(
-        { group: 'ray.io', version: 'v1', namespace: ns, plural: PLURAL[owner.kind], name: owner.name, body: { metadata: { annotations: { [QUEUE_STATUS_ANNOTATION]: value } } } },
-        k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
-      );
+      try {
+        await this.custom.patchNamespacedCustomObject(
+          { group: 'ray.io', version: 'v1', namespace: ns, plural: PLURAL[owner.kind], name: owner.name, body: { metadata: { annotations: { [QUEUE_STATUS_ANNOTATION]: value } } } },
+          k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+        );
+      } catch (e: any) {
+        if (e?.code === 404) return undefined; // deleted between the read and the patch
+        throw e;
+      }
     }
     // An Event per state change, once Kueue has said something (a new Workload has no condition yet).
     const eventKey = `${status.state}`;
