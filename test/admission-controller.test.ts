@@ -48,9 +48,9 @@ test('RBAC is least privilege: no secrets or leases cluster-wide, webhook patche
   expect(find(objs, 'Role').rules.map((r: any) => r.resources[0]).sort()).toEqual(['leases', 'secrets']);
 });
 
-test('admission workers default to 2 and are passed to the controller; a bad count names the field', () => {
+test('admission workers default to 1 and are passed to the controller; a bad count names the field', () => {
   const args = (p = {}) => find(synth(p), 'Deployment').spec.template.spec.containers[0].args;
-  expect(args()).toContain('--admission-workers=2');
+  expect(args()).toContain('--admission-workers=1');
   expect(args({ admissionWorkers: 0 })).toContain('--admission-workers=0');
   expect(() => synth({ admissionWorkers: 1.5 })).toThrow(/admissionWorkers 1.5 must be a whole number from 0 to 16/);
 });

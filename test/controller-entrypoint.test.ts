@@ -34,7 +34,7 @@ test('serves the webhook over TLS, answers /healthz, and exits 0 after draining 
   expect(JSON.parse(out.split('\n')[0])).toMatchObject({ level: 'info', msg: 'webhook listening', port, kueue: 'v0.17.8' });
   const status = await new Promise<number>((resolve, reject) => https.get({ host: '127.0.0.1', port, path: '/healthz', ca: fs.readFileSync(pki.caCrt) }, (res) => { res.resume(); resolve(res.statusCode ?? 0); }).on('error', reject));
   expect(status).toBe(200);
-  // A review is decided by the compiled admission workers (the default, 2 threads).
+  // A review is decided by the compiled admission worker (the default: one thread).
   const review = JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'e1', kind: { group: 'ray.io', version: 'v1', kind: 'RayJob' }, operation: 'CREATE', namespace: 'default', object: { apiVersion: 'ray.io/v1', kind: 'RayJob', metadata: { name: 'j', namespace: 'default', labels: { 'kueue.x-k8s.io/queue-name': 'q' } }, spec: { entrypoint: 'x', shutdownAfterJobFinishes: false, rayClusterSpec: { headGroupSpec: { template: { spec: { containers: [{ name: 'h', image: 'i' }] } } } } } } } });
   const answer = await new Promise<any>((resolve, reject) => {
     const req = https.request({ host: '127.0.0.1', port, path: '/validate', method: 'POST', ca: fs.readFileSync(pki.caCrt), headers: { 'Content-Type': 'application/json' } }, (res) => {

@@ -34,7 +34,7 @@ export async function controller(argv: string[]): Promise<WebhookServer> {
   if (unknown.length) throw new Error(`unknown flag(s) ${unknown.map((u) => `--${u}`).join(', ')}; known: ${KNOWN.map((k) => `--${k}`).join(', ')}`);
   const clusterAccess = (f.reconciler ?? 'true') !== 'false';
   if (f['tls-reload-seconds'] !== undefined && !(Number(f['tls-reload-seconds']) >= 1)) throw new Error(`--tls-reload-seconds takes a number of seconds >= 1, got '${f['tls-reload-seconds']}'`);
-  const workers = Number(f['admission-workers'] ?? 2);
+  const workers = Number(f['admission-workers'] ?? 1);
   if (!Number.isInteger(workers) || workers < 0 || workers > 16) throw new Error(`--admission-workers takes 0 to 16 (worker threads that parse and decide reviews; 0 decides on the server thread), got '${f['admission-workers']}'`);
   if (!!f['tls-cert-file'] !== !!f['tls-key-file']) throw new Error('--tls-cert-file and --tls-key-file go together');
   if (!f['tls-cert-file'] && !clusterAccess) throw new Error('without cluster access (--reconciler=false) give --tls-cert-file and --tls-key-file');
@@ -140,7 +140,7 @@ async function main(argv: string[]): Promise<void> {
     await controller(rest);
     return;
   }
-  process.stderr.write('usage: cdk8s-kueue-ray controller [--kueue-version=v0.19.2] [--kuberay-version=v1.6.2] [--namespace=NS] [--service=SVC] [--webhook-configurations=MUT,VAL] [--port=9443] [--tls-cert-file=F --tls-key-file=F] [--reconciler=false] [--graceful-preemption=GRACE:SLEEP] [--admission-workers=2] [--tls-reload-seconds=60]\n');
+  process.stderr.write('usage: cdk8s-kueue-ray controller [--kueue-version=v0.19.2] [--kuberay-version=v1.6.2] [--namespace=NS] [--service=SVC] [--webhook-configurations=MUT,VAL] [--port=9443] [--tls-cert-file=F --tls-key-file=F] [--reconciler=false] [--graceful-preemption=GRACE:SLEEP] [--admission-workers=1] [--tls-reload-seconds=60]\n');
   process.exit(cmd ? 2 : 0);
 }
 

@@ -25,8 +25,8 @@ export interface WebhookServerOptions {
   readonly ready?: () => boolean;
   /**
    * Worker threads that parse and decide reviews while this thread does TLS and HTTP. Parsing a
-   * 5-20 KB review costs more than the TLS and HTTP work, so on 2 cores 2 workers roughly double
-   * throughput. 0 decides on the server thread.
+   * 5-20 KB review costs more than the TLS and HTTP work around it, so one worker uses a second core
+   * and keeps this thread (probes, TLS handshakes) responsive. 0 decides on the server thread.
    * @default 0
    */
   readonly workers?: number;

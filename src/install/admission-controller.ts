@@ -37,8 +37,10 @@ export interface AdmissionControllerProps {
   readonly gracefulPreemption?: GracefulPreemption;
   /**
    * Worker threads per replica that parse and decide AdmissionReviews while the main thread does TLS
-   * and HTTP (`--admission-workers`). 0 decides on the main thread.
-   * @default 2
+   * and HTTP (`--admission-workers`). One keeps probes and TLS responsive while a large object is
+   * parsed and isolates a pathological one (deadline, replacement); more only help with a CPU limit
+   * above one core. 0 decides on the main thread.
+   * @default 1
    */
   readonly admissionWorkers?: number;
   /**
@@ -112,7 +114,7 @@ export class AdmissionController extends Chart {
     const ns = (this.controllerNamespace = props.namespace ?? 'cdk8s-kueue-ray-system');
     const replicas = props.replicas ?? 2;
     if (!Number.isInteger(replicas) || replicas < 1) throw new Error(`AdmissionController '${this.node.path}': replicas ${replicas} must be a whole number >= 1.`);
-    const workers = props.admissionWorkers ?? 2;
+    const workers = props.admissionWorkers ?? 1;
     if (!Number.isInteger(workers) || workers < 0 || workers > 16) throw new Error(`AdmissionController '${this.node.path}': admissionWorkers ${workers} must be a whole number from 0 to 16.`);
     const cm = props.certManager;
     if (cm) {

@@ -34,7 +34,7 @@ describeWebhook(`webhook on Kueue ${PAIR[0]} + KubeRay ${PAIR[1]}`, () => {
       cert: fs.readFileSync(pki.servingCrt), key: fs.readFileSync(pki.servingKey),
       config: { kueue: kueueCapabilities(PAIR[0]), kuberay: kuberayCapabilities(PAIR[1]), elasticGate: 'on' },
       view: () => cache.view(), ready: () => cache.ready(),
-      workers: 2, // as the controller runs by default: reviews are decided in admission worker threads
+      workers: 2, // reviews are decided in admission worker threads (the controller runs one by default)
     });
     const port = await server.listen();
     const caBundle = fs.readFileSync(pki.caCrt).toString('base64');
