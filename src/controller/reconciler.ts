@@ -142,9 +142,29 @@ export class Reconciler {
       throw e;
     }
     const status = workloadStatus(wl, obj, this.opts.kueue);
+    // A new Workload has no condition yet: nothing to mirror until Kueue has said something. (Writing
+    // the annotation then would make the real "pending" look already reported below.)
+    if (status.state === 'pending' && !(wl.status?.conditions ?? []).some((c: any) => c.type === 'QuotaReserved')) return undefined;
     const value = statusAnnotation(status);
     const key = `${ns}/${owner.kind}/${owner.name}/${wl.metadata.name}`;
     const current = obj.metadata?.annotations?.[QUEUE_STATUS_ANNOTATION];
+    // An Event per state change. The annotation says what an earlier leader already reported; the
+    // Event goes first, so a failed Event is retried rather than hidden by an annotation already written.
+    const previous = this.last.get(key) ?? (current ? current.split(':')[0] : undefined);
+    if (previous !== status.state) {
+      // Claimed before the await, so a concurrent reconcile of the same Workload does not emit it twice;
+      // released if the Event could not be written, so the next reconcile retries.
+      const claimed = this.last.get(key);
+      this.last.set(key, status.state);
+      try {
+        await this.core.createNamespacedEvent({ namespace: ns, body: statusEvent(status, owner, ns, 'cdk8s-kueue-ray-controller', new Date()) });
+      } catch (e) {
+        if (claimed === undefined) this.last.delete(key);
+        else this.last.set(key, claimed);
+        throw e;
+      }
+      this.log('info', 'queue status', { object: `${owner.kind} ${ns}/${owner.name}`, state: status.state });
+    }
     if (current !== value) {
       // The annotation follows every change of Kueue's message (e.g. the quota still missing).
       try {
@@ -157,14 +177,6 @@ export class Reconciler {
         throw e;
       }
     }
-    // An Event per state change, once Kueue has said something (a new Workload has no condition yet).
-    const eventKey = `${status.state}`;
-    const previous = this.last.get(key) ?? (current ? current.split(':')[0] : undefined);
-    const hasReason = status.state !== 'pending' || (wl.status?.conditions ?? []).some((c: any) => c.type === 'QuotaReserved');
-    if (!hasReason || previous === eventKey) return status;
-    this.last.set(key, eventKey);
-    await this.core.createNamespacedEvent({ namespace: ns, body: statusEvent(status, owner, ns, 'cdk8s-kueue-ray-controller', new Date()) });
-    this.log('info', 'queue status', { object: `${owner.kind} ${ns}/${owner.name}`, state: status.state });
     return status;
   }
 

@@ -59,6 +59,32 @@ describeReconciler(`reconciler on Kueue ${PAIR[0]} + KubeRay ${PAIR[1]}`, () => 
     expect((await events(b.metadata.name)).filter((e) => e.reason === 'KueuePending')).toHaveLength(1);
   }, 180000);
 
+  test('a Workload Kueue has not looked at yet is not mirrored, so its first real pending state still gets its Event', async () => {
+    // Deterministic version of a race seen in CI: the informer's 'add' (no conditions yet) used to
+    // write the annotation, and the later 'update' with Kueue's reason then looked already reported.
+    const leader = reconcilers.find((r) => r.isLeader)!;
+    expect(leader).toBeDefined();
+    const job = await cluster.client.create({
+      apiVersion: 'ray.io/v1', kind: 'RayJob', metadata: { generateName: 'unqueued-', namespace: 'default' },
+      spec: { entrypoint: 'x', suspend: true, shutdownAfterJobFinishes: true, rayClusterSpec: { headGroupSpec: { rayStartParams: {}, template: { spec: { containers: [{ name: 'ray-head', image: 'rayproject/ray:2.46.0' }] } } } } },
+    });
+    const wl = (conditions: any[]) => ({
+      metadata: { name: `rayjob-${job.metadata.name}-x`, namespace: 'default', ownerReferences: [{ apiVersion: 'ray.io/v1', kind: 'RayJob', name: job.metadata.name, uid: job.metadata.uid, controller: true }] },
+      spec: { queueName: 'user-queue', podSets: [] }, status: { conditions },
+    });
+    expect(await leader.reconcile(wl([]))).toBeUndefined();
+    const untouched = await cluster.client.get(`/apis/ray.io/v1/namespaces/default/rayjobs/${job.metadata.name}`);
+    expect(untouched.metadata.annotations?.['cdk8s-kueue-ray.io/queue-status']).toBeUndefined();
+    const pendingCondition = { type: 'QuotaReserved', status: 'False', reason: 'Pending', message: "couldn't assign flavors to pod set head: insufficient unused quota for cpu in flavor default-flavor", lastTransitionTime: new Date().toISOString() };
+    expect((await leader.reconcile(wl([pendingCondition])))?.state).toBe('pending');
+    expect(await leader.reconcile(wl([pendingCondition]))).toBeDefined(); // again: no second Event
+    const evs = (await events(job.metadata.name)).filter((e) => e.reason === 'KueuePending');
+    expect(evs).toHaveLength(1);
+    expect(evs[0].message).toMatch(/insufficient unused quota for cpu/);
+    const annotated = await cluster.client.get(`/apis/ray.io/v1/namespaces/default/rayjobs/${job.metadata.name}`);
+    expect(annotated.metadata.annotations['cdk8s-kueue-ray.io/queue-status']).toMatch(/^pending: /);
+  });
+
   test('preempted: the dev job is told it was preempted, and by which workload', async () => {
     const [dev, prod] = synthAll(examples({ kueue: PAIR[0], kubeRay: PAIR[1], scenarios: ['queues', 'priority'] })).filter((o) => o.metadata.generateName);
     const d = await cluster.client.create(dev);
