@@ -98,7 +98,12 @@ function runServer(kind, certFile, keyFile) {
     });
     server.listen().then((port) => process.send({ port }));
   }
-  process.on('message', (m) => { if (m === 'rss') process.send({ rssMib: process.resourceUsage().maxRSS / 1024 }); if (m === 'stop') process.exit(0); });
+  process.on('message', (m) => {
+    if (m === 'rss') process.send({ rssMib: process.resourceUsage().maxRSS / 1024 });
+    // CPU time of the whole process (every thread), for CPU per request.
+    if (m === 'cpu') { const u = process.cpuUsage(); process.send({ cpuUs: u.user + u.system }); }
+    if (m === 'stop') process.exit(0);
+  });
 }
 
 // ---- load generator ----------------------------------------------------------------------------
@@ -122,6 +127,18 @@ function drive(bin, port, certs, payloadFile, { seconds, rate, warmup = 1 }) {
       resolve(JSON.parse(stdout));
     });
   });
+}
+
+function ask(server, what) {
+  return new Promise((resolve) => { server.proc.once('message', resolve); server.proc.send(what); });
+}
+
+// One phase, with the server's CPU time per request (all its threads) and the load generator's.
+async function phase(bin, server, certs, payloadFile, opts) {
+  const before = (await ask(server, 'cpu')).cpuUs;
+  const res = await drive(bin, server.port, certs, payloadFile, opts);
+  const after = (await ask(server, 'cpu')).cpuUs;
+  return { ...res, serverCpuUs: (after - before) / (res.n + res.warmupN) };
 }
 
 function start(kind, certs) {
@@ -149,14 +166,14 @@ async function main() {
   const ours = await start('ours', certs);
   const rows = [];
   for (let r = 0; r < ROUNDS; r++) {
-    const b = await drive(bin, bare.port, certs, payloadFile, { seconds: SECONDS });
-    const o = await drive(bin, ours.port, certs, payloadFile, { seconds: SECONDS, warmup: r === 0 ? 2 : 1 });
+    const b = await phase(bin, bare, certs, payloadFile, { seconds: SECONDS });
+    const o = await phase(bin, ours, certs, payloadFile, { seconds: SECONDS, warmup: r === 0 ? 2 : 1 });
     const atRate = await drive(bin, ours.port, certs, payloadFile, { seconds: SECONDS, rate: RATE });
     if (b.errors || o.errors || atRate.errors) throw new Error(`requests failed during round ${r + 1}; the figures are not valid`);
     rows.push({ b, o, atRate });
-    console.log(`round ${r + 1}: bare ${b.rps.toFixed(0)} req/s (p99 ${b.p99.toFixed(2)} ms) | ours ${o.rps.toFixed(0)} req/s (p99 ${o.p99.toFixed(2)} ms), ratio ${(o.rps / b.rps).toFixed(2)} | ours at ${RATE} req/s: p50 ${atRate.p50.toFixed(2)} ms, p99 ${atRate.p99.toFixed(2)} ms, max ${atRate.max.toFixed(2)} ms`);
+    console.log(`round ${r + 1}: bare ${b.rps.toFixed(0)} req/s (p99 ${b.p99.toFixed(2)} ms) | ours ${o.rps.toFixed(0)} req/s (p99 ${o.p99.toFixed(2)} ms), ratio ${(o.rps / b.rps).toFixed(2)} | CPU per request: bare ${b.serverCpuUs.toFixed(0)} µs, ours ${o.serverCpuUs.toFixed(0)} µs, load generator ${o.clientCpuUs.toFixed(0)} µs | ours at ${RATE} req/s: p50 ${atRate.p50.toFixed(2)} ms, p99 ${atRate.p99.toFixed(2)} ms, max ${atRate.max.toFixed(2)} ms`);
   }
-  const rss = await new Promise((r) => { ours.proc.once('message', r); ours.proc.send('rss'); });
+  const rss = await ask(ours, 'rss');
   bare.proc.send('stop');
   ours.proc.send('stop');
   fs.rmSync(dir, { recursive: true, force: true });

@@ -20,8 +20,17 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
+
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+}
 
 type payload struct {
 	Path string `json:"path"`
@@ -35,6 +44,10 @@ type result struct {
 	Max    float64 `json:"max"`
 	Errors int64   `json:"errors"`
 	N      int     `json:"n"`
+	// Requests sent in the warm-up, and this process's CPU time per request over both, so the
+	// caller can put the server's CPU time per request beside it.
+	WarmupN     int     `json:"warmupN"`
+	ClientCPUUs float64 `json:"clientCpuUs"`
 }
 
 func main() {
@@ -87,7 +100,7 @@ func main() {
 		}
 	}
 
-	run := func(d time.Duration, record bool) []float64 {
+	run := func(d time.Duration, _ bool) []float64 {
 		var mu sync.Mutex
 		lat := make([]float64, 0, 1<<16)
 		var wg sync.WaitGroup
@@ -143,13 +156,11 @@ func main() {
 			close(due)
 		}
 		wg.Wait()
-		if !record {
-			return nil
-		}
 		return lat
 	}
 
-	run(*warmup, false)
+	cpu0 := cpuSeconds()
+	warm := len(run(*warmup, false))
 	atomic.StoreInt64(&errors, 0)
 	started := time.Now()
 	lat := run(*duration, true)
@@ -165,7 +176,8 @@ func main() {
 		}
 		return lat[i]
 	}
-	out, _ := json.Marshal(result{Rps: float64(len(lat)) / elapsed, P50: pct(50), P99: pct(99), Max: pct(100), Errors: atomic.LoadInt64(&errors), N: len(lat)})
+	cpuPerReq := (cpuSeconds() - cpu0) * 1e6 / float64(len(lat)+warm)
+	out, _ := json.Marshal(result{Rps: float64(len(lat)) / elapsed, P50: pct(50), P99: pct(99), Max: pct(100), Errors: atomic.LoadInt64(&errors), N: len(lat), WarmupN: warm, ClientCPUUs: cpuPerReq})
 	fmt.Println(string(out))
 }
 
