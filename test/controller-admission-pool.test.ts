@@ -100,3 +100,19 @@ test('a review not decided within the deadline fails with 500 and its worker is 
 test('size below 1 is refused', () => {
   expect(() => new AdmissionPool({ size: 0, config, view: () => ({ inventory: empty }) })).toThrow(/size must be at least 1/);
 });
+
+test('a policy function that throws denies the request with the reason and the uid, in a worker too', async () => {
+  const body = JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'boom-1', kind: { group: 'ray.io', version: 'v1', kind: 'RayCluster' }, operation: 'CREATE', namespace: 'team-a', object: { apiVersion: 'ray.io/v1', kind: 'RayCluster', metadata: { name: 'c', namespace: 'team-a' }, spec: {} } } });
+  // A broken view (no inventory) makes the mutating handler throw: it must not become an allow.
+  const broken = { inventory: undefined as unknown as Inventory };
+  const inThread = reviewAdmission('mutate', body, config, broken);
+  expect(inThread).toMatchObject({ status: 200, verdict: 'denied', uid: 'boom-1' });
+  expect(inThread.internalError).toBeTruthy();
+  expect(JSON.parse(inThread.body).response).toMatchObject({ uid: 'boom-1', allowed: false, status: { code: 500, reason: 'InternalError' } });
+  const pool = new AdmissionPool({ size: 1, config, view: () => broken });
+  try {
+    expect(await pool.review('mutate', buf(body))).toEqual(inThread);
+  } finally {
+    await pool.close();
+  }
+});

@@ -17,6 +17,8 @@ export interface ReviewOutcome {
   readonly rules: readonly string[];
   /** Set when a policy function threw: the request is denied with the reason and the server logs it. */
   readonly internalError?: string;
+  /** The request's uid, when internalError is set (to find the request in the API server's audit log). */
+  readonly uid?: string;
 }
 
 const badRequest = (message: string): ReviewOutcome => ({ status: 400, body: JSON.stringify({ message }), rules: [] });
@@ -33,13 +35,14 @@ export function reviewAdmission(webhook: Webhook, body: string, config: Admissio
   }
   let decision: Decision;
   let internalError: string | undefined;
+  let uid: string | undefined;
   try {
     const r = review.request as AdmissionRequest;
     decision = webhook === 'mutate' ? mutateRayObject(r, config, view) : validateRayObject(r, config, view);
   } catch (e) {
     // A bug must not become an outage or an accidental allow: deny with the reason.
     internalError = (e as Error).message;
-    const uid = String(review.request.uid ?? '');
+    uid = String(review.request.uid ?? '');
     decision = { response: { uid, allowed: false, status: { code: 500, reason: 'InternalError', message: `cdk8s-kueue-ray webhook error: ${internalError}` } }, findings: [] };
   }
   const r = decision.response;
@@ -48,6 +51,6 @@ export function reviewAdmission(webhook: Webhook, body: string, config: Admissio
     body: JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: r }),
     verdict: r.allowed ? (r.patch ? 'mutated' : 'allowed') : 'denied',
     rules: decision.findings.map((f) => `${f.severity} ${f.rule}`),
-    internalError,
+    ...(internalError !== undefined ? { internalError, uid } : {}),
   };
 }

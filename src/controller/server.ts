@@ -172,7 +172,7 @@ export class WebhookServer {
         at += c.length;
       }
       const answer = (o: ReviewOutcome) => {
-        if (o.internalError) this.opts.log?.({ level: 'error', msg: 'admission failed', error: o.internalError });
+        if (o.internalError) this.opts.log?.({ level: 'error', msg: 'admission failed', error: o.internalError, uid: o.uid });
         this.metrics.decision(webhook, o);
         finish(o.status, o.body);
       };
