@@ -28,11 +28,36 @@ function log(entry: Record<string, unknown>): void {
   process.stdout.write(`${JSON.stringify({ ts: new Date().toISOString(), ...entry })}\n`);
 }
 
+/**
+ * Re-reads certificate files (e.g. a cert-manager Secret mounted by the kubelet) every `seconds` and
+ * serves a changed pair on new connections. A timer, not a file watch: the kubelet swaps the files.
+ */
+function reloadCertificateFiles(server: WebhookServer, certFile: string, keyFile: string, seconds: number, initial: string): NodeJS.Timeout {
+  let last = initial;
+  const timer = setInterval(() => {
+    try {
+      const c = fs.readFileSync(certFile);
+      const k = fs.readFileSync(keyFile);
+      if (`${c}\n${k}` === last) return;
+      server.reloadCertificate(c, k);
+      last = `${c}\n${k}`;
+      log({ level: 'info', msg: 'webhook certificate reloaded', file: certFile });
+    } catch (e) {
+      // A half-swapped pair or a missing file: keep serving the old certificate, try again next time.
+      log({ level: 'warn', msg: 'webhook certificate not reloaded', error: (e as Error).message });
+    }
+  }, seconds * 1000);
+  timer.unref();
+  return timer;
+}
+
 export async function controller(argv: string[]): Promise<WebhookServer> {
   const f = parseFlags(argv);
   const unknown = Object.keys(f).filter((k) => !KNOWN.includes(k));
   if (unknown.length) throw new Error(`unknown flag(s) ${unknown.map((u) => `--${u}`).join(', ')}; known: ${KNOWN.map((k) => `--${k}`).join(', ')}`);
   const clusterAccess = (f.reconciler ?? 'true') !== 'false';
+  const kubeconfigFile = f.kubeconfig ?? process.env.KUBECONFIG;
+  const namespace = f.namespace ?? 'cdk8s-kueue-ray-system';
   if (f['tls-reload-seconds'] !== undefined && !(Number(f['tls-reload-seconds']) >= 1)) throw new Error(`--tls-reload-seconds takes a number of seconds >= 1, got '${f['tls-reload-seconds']}'`);
   const workers = Number(f['admission-workers'] ?? 1);
   if (!Number.isInteger(workers) || workers < 0 || workers > 16) throw new Error(`--admission-workers takes 0 to 16 (worker threads that parse and decide reviews; 0 decides on the server thread), got '${f['admission-workers']}'`);
@@ -62,7 +87,7 @@ export async function controller(argv: string[]): Promise<WebhookServer> {
     const [mutating, validating] = (f['webhook-configurations'] ?? 'cdk8s-kueue-ray-mutating,cdk8s-kueue-ray-validating').split(',');
     const { CertificateStore } = await import('../controller/certificate-store');
     const s = new CertificateStore({
-      kubeconfigFile: f.kubeconfig ?? process.env.KUBECONFIG, namespace: f.namespace ?? 'cdk8s-kueue-ray-system', service: f.service ?? 'cdk8s-kueue-ray-controller',
+      kubeconfigFile, namespace, service: f.service ?? 'cdk8s-kueue-ray-controller',
       mutatingWebhookConfiguration: mutating, validatingWebhookConfiguration: validating, log,
     });
     const pair = await s.ensure();
@@ -76,42 +101,22 @@ export async function controller(argv: string[]): Promise<WebhookServer> {
   });
   const port = await server.listen();
   store?.start((p) => { server.reloadCertificate(p.cert, p.key); log({ level: 'info', msg: 'webhook certificate reloaded' }); });
-  // Certificate files (e.g. a cert-manager Secret mounted by the kubelet) are re-read on a timer and
-  // served on new connections once they change: the kubelet swaps the files, so watching them is unreliable.
-  let reloadTimer: NodeJS.Timeout | undefined;
-  if (f['tls-cert-file']) {
-    const every = Number(f['tls-reload-seconds'] ?? 60);
-    let last = `${cert}\n${key}`;
-    reloadTimer = setInterval(() => {
-      try {
-        const c = fs.readFileSync(f['tls-cert-file']);
-        const k = fs.readFileSync(f['tls-key-file']);
-        if (`${c}\n${k}` === last) return;
-        server.reloadCertificate(c, k);
-        last = `${c}\n${k}`;
-        log({ level: 'info', msg: 'webhook certificate reloaded', file: f['tls-cert-file'] });
-      } catch (e) {
-        // A half-swapped pair or a missing file: keep serving the old certificate, try again next time.
-        log({ level: 'warn', msg: 'webhook certificate not reloaded', error: (e as Error).message });
-      }
-    }, every * 1000);
-    reloadTimer.unref();
-  }
+  const reloadTimer = f['tls-cert-file'] ? reloadCertificateFiles(server, f['tls-cert-file'], f['tls-key-file'], Number(f['tls-reload-seconds'] ?? 60), `${cert}\n${key}`) : undefined;
   log({ level: 'info', msg: 'webhook listening', port, kueue: config.kueue.version, kuberay: config.kuberay.version });
   let reconciler: { stop(): Promise<void> } | undefined;
   let cache: { stop(): Promise<void> } | undefined;
   if (clusterAccess) {
     // Loaded only when used: they pull in @kubernetes/client-node (ESM, loaded with require on Node >= 20.19).
     const { InventoryCache } = await import('../controller/inventory-cache');
-    const c = new InventoryCache({ kubeconfigFile: f.kubeconfig ?? process.env.KUBECONFIG, kueueApiVersion: config.kueue.apiVersion.split('/')[1], log });
+    const c = new InventoryCache({ kubeconfigFile, kueueApiVersion: config.kueue.apiVersion.split('/')[1], log });
     await c.start();
     view = () => c.view();
     ready = () => c.ready();
     cache = c;
     const { Reconciler } = await import('../controller/reconciler');
     const r = new Reconciler({
-      kubeconfigFile: f.kubeconfig ?? process.env.KUBECONFIG, kueue: config.kueue,
-      leaseNamespace: f.namespace ?? 'cdk8s-kueue-ray-system', identity: process.env.POD_NAME ?? `controller-${process.pid}`, log,
+      kubeconfigFile, kueue: config.kueue,
+      leaseNamespace: namespace, identity: process.env.POD_NAME ?? `controller-${process.pid}`, log,
     });
     await r.start();
     reconciler = r;

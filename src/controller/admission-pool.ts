@@ -92,13 +92,12 @@ export class AdmissionPool {
     });
   }
 
-  /** Waits for nothing: the server drains its requests first, then closes the pool. */
+  /** Fails what is still in flight and stops the workers (the server drains its requests first). */
   async close(): Promise<void> {
     this.closing = true;
     clearInterval(this.sweep);
     await Promise.all(this.slots.map((s) => {
-      for (const p of s.pending.values()) p.resolve(failed('cdk8s-kueue-ray webhook is shutting down'));
-      s.pending.clear();
+      this.failPending(s, 'cdk8s-kueue-ray webhook is shutting down');
       return s.worker.terminate();
     }));
   }
@@ -124,9 +123,13 @@ export class AdmissionPool {
 
   private restart(slot: Slot, message: string): void {
     const old = slot.worker;
-    for (const p of slot.pending.values()) p.resolve(failed(message));
-    slot.pending.clear();
+    this.failPending(slot, message);
     this.start(slot);
     void old.terminate();
+  }
+
+  private failPending(slot: Slot, message: string): void {
+    for (const p of slot.pending.values()) p.resolve(failed(message));
+    slot.pending.clear();
   }
 }

@@ -4,9 +4,8 @@
  * before it expires (keeping the CA while it is valid) and hands the new pair to the server.
  */
 import { issueCertificates, needsRotation } from './certificates';
+import { k8s, loadKubeConfig } from './kube-client';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const k8s: any = require('@kubernetes/client-node');
 
 export interface CertificateStoreOptions {
   readonly kubeconfigFile?: string;
@@ -43,9 +42,7 @@ export class CertificateStore {
   private readonly reportedMissing = new Set<string>();
 
   constructor(private readonly opts: CertificateStoreOptions) {
-    const kc = new k8s.KubeConfig();
-    if (opts.kubeconfigFile) kc.loadFromFile(opts.kubeconfigFile);
-    else kc.loadFromCluster();
+    const kc = loadKubeConfig(opts.kubeconfigFile);
     this.core = kc.makeApiClient(k8s.CoreV1Api);
     this.admission = kc.makeApiClient(k8s.AdmissionregistrationV1Api);
   }

@@ -8,13 +8,8 @@ import {
   ResourceGroupEntry, tenantRulesFromAnnotations,
 } from '../policy';
 
-export interface ClusterObjects {
-  readonly localQueues: readonly any[];
-  readonly clusterQueues: readonly any[];
-  readonly cohorts: readonly any[];
-  readonly priorityClasses: readonly any[];
-  readonly namespaces: readonly any[];
-}
+/** The raw objects behind each list of the Inventory, as the API server returns them. */
+export type ClusterObjects = { readonly [K in keyof Inventory]: readonly any[] };
 
 function quantity(v: unknown): bigint | undefined {
   if (v === undefined || v === null) return undefined;

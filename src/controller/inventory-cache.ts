@@ -5,9 +5,8 @@
 import { Inventory } from '../policy';
 import { ClusterView } from './admission';
 import { inventoryFromObjects } from './cluster-view';
+import { k8s, loadKubeConfig, restartOnError } from './kube-client';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const k8s: any = require('@kubernetes/client-node');
 
 export interface InventoryCacheOptions {
   readonly kubeconfigFile?: string;
@@ -27,9 +26,7 @@ export class InventoryCache {
   constructor(private readonly opts: InventoryCacheOptions) {}
 
   async start(): Promise<void> {
-    const kc = new k8s.KubeConfig();
-    if (this.opts.kubeconfigFile) kc.loadFromFile(this.opts.kubeconfigFile);
-    else kc.loadFromCluster();
+    const kc = loadKubeConfig(this.opts.kubeconfigFile);
     const custom = kc.makeApiClient(k8s.CustomObjectsApi);
     const core = kc.makeApiClient(k8s.CoreV1Api);
     const v = this.opts.kueueApiVersion;
@@ -46,11 +43,7 @@ export class InventoryCache {
       const changed = () => { this.snapshot = undefined; };
       for (const ev of ['add', 'update', 'delete']) inf.on(ev, changed);
       inf.on('connect', () => { this.synced.add(kind); changed(); });
-      inf.on('error', (e: unknown) => {
-        if (this.stopped) return; // stopping aborts the watch: not an error
-        this.opts.log?.({ level: 'warn', msg: `${kind} informer error, restarting`, detail: e instanceof Error ? e.message : String(e) });
-        setTimeout(() => inf.start().catch(() => undefined), 2000);
-      });
+      restartOnError(inf, kind, () => this.stopped, this.opts.log);
       this.informers.set(kind, inf);
       try {
         await inf.start(); // resolves after the initial list

@@ -3,14 +3,11 @@
  * Ray object that owns it, as an Event plus the `cdk8s-kueue-ray.io/queue-status` annotation, so
  * `kubectl describe rayjob` answers "why pending" (with Kueue's reason and the gang's numbers),
  * "admitted", or "preempted, and by whom". One replica works at a time, elected through a Lease.
- *
- * @kubernetes/client-node 1.x is ESM-only; Node 20.19+ loads it with require().
  */
 import { KueueCapabilities } from '../policy';
+import { k8s, loadKubeConfig, restartOnError } from './kube-client';
 import { QUEUE_STATUS_ANNOTATION, QueueStatus, rayOwnerOf, statusAnnotation, statusEvent, workloadStatus } from './workload-status';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const k8s: any = require('@kubernetes/client-node');
 
 const PLURAL: Record<string, string> = { RayJob: 'rayjobs', RayCluster: 'rayclusters', RayService: 'rayservices' };
 
@@ -38,13 +35,12 @@ export class Reconciler {
   private leaseTimer?: NodeJS.Timeout;
   private leader = false;
   private stopped = false;
+  /** Last state reported per Workload ("namespace/name"). */
   private readonly last = new Map<string, string>();
   private readonly version: string;
 
   constructor(private readonly opts: ReconcilerOptions) {
-    this.kc = new k8s.KubeConfig();
-    if (opts.kubeconfigFile) this.kc.loadFromFile(opts.kubeconfigFile);
-    else this.kc.loadFromCluster();
+    this.kc = loadKubeConfig(opts.kubeconfigFile);
     this.custom = this.kc.makeApiClient(k8s.CustomObjectsApi);
     this.core = this.kc.makeApiClient(k8s.CoreV1Api);
     this.coord = this.kc.makeApiClient(k8s.CoordinationV1Api);
@@ -65,15 +61,8 @@ export class Reconciler {
     this.informer.on('add', onChange);
     this.informer.on('update', onChange);
     // Forget the last state of deleted Workloads, so the map does not grow with every job ever run.
-    this.informer.on('delete', (wl: any) => {
-      const suffix = `/${wl?.metadata?.name}`;
-      for (const k of this.last.keys()) if (k.startsWith(`${wl?.metadata?.namespace}/`) && k.endsWith(suffix)) this.last.delete(k);
-    });
-    this.informer.on('error', (e: unknown) => {
-      if (this.stopped) return; // stopping aborts the watch: not an error
-      this.log('warn', 'informer error, restarting', e);
-      setTimeout(() => this.informer.start().catch(() => undefined), 2000);
-    });
+    this.informer.on('delete', (wl: any) => this.last.delete(`${wl?.metadata?.namespace}/${wl?.metadata?.name}`));
+    restartOnError(this.informer, 'Workload', () => this.stopped, this.opts.log);
     await this.informer.start();
   }
 
@@ -146,7 +135,7 @@ export class Reconciler {
     // the annotation then would make the real "pending" look already reported below.)
     if (status.state === 'pending' && !(wl.status?.conditions ?? []).some((c: any) => c.type === 'QuotaReserved')) return undefined;
     const value = statusAnnotation(status);
-    const key = `${ns}/${owner.kind}/${owner.name}/${wl.metadata.name}`;
+    const key = `${ns}/${wl.metadata.name}`; // a Workload has one Ray owner
     const current = obj.metadata?.annotations?.[QUEUE_STATUS_ANNOTATION];
     // An Event per state change. The annotation says what an earlier leader already reported; the
     // Event goes first, so a failed Event is retried rather than hidden by an annotation already written.

@@ -78,6 +78,8 @@ export class WebhookServer {
   public readonly metrics = new Metrics();
   private readonly server: https.Server;
   private readonly pool?: AdmissionPool;
+  private readonly maxBody: number;
+  private readonly tooLarge: string;
   private inFlight = 0;
   private stopping = false;
 
@@ -87,6 +89,8 @@ export class WebhookServer {
     this.server.requestTimeout = opts.requestTimeoutMs ?? 10000;
     this.server.headersTimeout = Math.min(opts.requestTimeoutMs ?? 10000, 10000);
     this.server.keepAliveTimeout = 60000; // the API server reuses connections
+    this.maxBody = opts.maxBodyBytes ?? 4 * 1024 * 1024;
+    this.tooLarge = JSON.stringify({ message: `request body larger than ${this.maxBody} bytes` });
     if (opts.workers) this.pool = new AdmissionPool({ size: opts.workers, config: opts.config, view: opts.view, log: opts.log });
   }
 
@@ -130,29 +134,25 @@ export class WebhookServer {
     if (req.method !== 'POST' || !webhook) return this.text(res, 404, 'not found');
     const started = process.hrtime.bigint();
     this.inFlight++;
-    const max = this.opts.maxBodyBytes ?? 4 * 1024 * 1024;
     const chunks: Buffer[] = [];
     let size = 0;
     let done = false;
-    const finish = (status: number, body: string, type = 'application/json') => {
+    const finish = (status: number, body: string) => {
       if (done) return;
       done = true;
       this.inFlight--;
       this.metrics.observe(`/${webhook}`, Number(process.hrtime.bigint() - started) / 1e9);
-      if (!res.headersSent) {
-        res.writeHead(status, { 'Content-Type': type, 'Content-Length': Buffer.byteLength(body) });
-        res.end(body);
-      }
+      if (!res.headersSent) this.text(res, status, body, 'application/json');
     };
-    if (Number(req.headers['content-length'] ?? 0) > max) {
-      finish(413, JSON.stringify({ message: `request body larger than ${max} bytes` }));
+    if (Number(req.headers['content-length'] ?? 0) > this.maxBody) {
+      finish(413, this.tooLarge);
       req.resume();
       return;
     }
     req.on('data', (c: Buffer) => {
       size += c.length;
-      if (size > max) {
-        finish(413, JSON.stringify({ message: `request body larger than ${max} bytes` }));
+      if (size > this.maxBody) {
+        finish(413, this.tooLarge);
         req.destroy();
         return;
       }
