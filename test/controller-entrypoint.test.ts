@@ -15,6 +15,28 @@ beforeAll(() => {
   execFileSync(process.execPath, [path.join(REPO_ROOT, 'node_modules', '.bin', 'tsc'), '-p', path.join(REPO_ROOT, 'tsconfig.json')], { stdio: 'pipe' });
 }, 180000);
 
+/** Starts the entrypoint and resolves once it says it listens; `output()` is its stdout so far. */
+async function startController(args: string[]): Promise<{ proc: ReturnType<typeof spawn>; output: () => string }> {
+  const proc = spawn(process.execPath, [ENTRY, 'controller', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  proc.stdout!.on('data', (d) => { out += d; });
+  await new Promise<void>((resolve, reject) => {
+    const t = setInterval(() => { if (out.includes('webhook listening')) { clearInterval(t); resolve(); } }, 50);
+    proc.on('exit', (c) => { clearInterval(t); reject(new Error(`exited ${c}: ${out}`)); });
+  });
+  return { proc, output: () => out };
+}
+
+/** What the entrypoint prints when it refuses `args`. */
+function refusal(args: string[]): string {
+  try {
+    execFileSync(process.execPath, [ENTRY, 'controller', ...args], { stdio: 'pipe' });
+    return '';
+  } catch (e: any) {
+    return e.stdout.toString();
+  }
+}
+
 test('the Dockerfile runs this entrypoint', () => {
   const df = fs.readFileSync(path.join(REPO_ROOT, 'Dockerfile'), 'utf8');
   expect(df).toMatch(/ENTRYPOINT \["node", "lib\/src\/cli\/main.js"\]\nCMD \["controller"\]/);
@@ -24,14 +46,8 @@ test('the Dockerfile runs this entrypoint', () => {
 test('serves the webhook over TLS, answers /healthz, and exits 0 after draining on SIGTERM', async () => {
   const pki = makePki(path.join(tmpdir(), 'pki'));
   const port = await freePort();
-  const proc = spawn(process.execPath, [ENTRY, 'controller', `--tls-cert-file=${pki.servingCrt}`, `--tls-key-file=${pki.servingKey}`, `--port=${port}`, '--host=127.0.0.1', '--kueue-version=v0.17.8', '--reconciler=false'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  proc.stdout.on('data', (d) => { out += d; });
-  await new Promise<void>((resolve, reject) => {
-    const t = setInterval(() => { if (out.includes('webhook listening')) { clearInterval(t); resolve(); } }, 50);
-    proc.on('exit', (c) => { clearInterval(t); reject(new Error(`exited ${c}: ${out}`)); });
-  });
-  expect(JSON.parse(out.split('\n')[0])).toMatchObject({ level: 'info', msg: 'webhook listening', port, kueue: 'v0.17.8' });
+  const { proc, output } = await startController([`--tls-cert-file=${pki.servingCrt}`, `--tls-key-file=${pki.servingKey}`, `--port=${port}`, '--host=127.0.0.1', '--kueue-version=v0.17.8', '--reconciler=false']);
+  expect(JSON.parse(output().split('\n')[0])).toMatchObject({ level: 'info', msg: 'webhook listening', port, kueue: 'v0.17.8' });
   const status = await new Promise<number>((resolve, reject) => https.get({ host: '127.0.0.1', port, path: '/healthz', ca: fs.readFileSync(pki.caCrt) }, (res) => { res.resume(); resolve(res.statusCode ?? 0); }).on('error', reject));
   expect(status).toBe(200);
   // A review is decided by the compiled admission worker (the default: one thread).
@@ -49,23 +65,12 @@ test('serves the webhook over TLS, answers /healthz, and exits 0 after draining 
   expect(answer.response.status.message).toMatch(/shutdownAfterJobFinishes/);
   const code = await new Promise<number | null>((resolve) => { proc.on('exit', (c) => resolve(c)); proc.kill('SIGTERM'); });
   expect(code).toBe(0);
-  expect(out).toMatch(/draining in-flight requests/);
+  expect(output()).toMatch(/draining in-flight requests/);
 });
 
 test('bad flags fail with a message naming the flag', () => {
-  let err = '';
-  try {
-    execFileSync(process.execPath, [ENTRY, 'controller', '--tls-cert-file=x', '--tls-key-file=y', '--bogus=1'], { stdio: 'pipe' });
-  } catch (e: any) {
-    err = e.stdout.toString();
-  }
-  expect(err).toMatch(/unknown flag\(s\) --bogus/);
-  try {
-    execFileSync(process.execPath, [ENTRY, 'controller', '--tls-cert-file=x', '--tls-key-file=y', '--admission-workers=many'], { stdio: 'pipe' });
-  } catch (e: any) {
-    err = e.stdout.toString();
-  }
-  expect(err).toMatch(/--admission-workers takes 0 to 16/);
+  expect(refusal(['--tls-cert-file=x', '--tls-key-file=y', '--bogus=1'])).toMatch(/unknown flag\(s\) --bogus/);
+  expect(refusal(['--tls-cert-file=x', '--tls-key-file=y', '--admission-workers=many'])).toMatch(/--admission-workers takes 0 to 16/);
 });
 
 test('certificate files (a mounted cert-manager Secret) are re-read and served on new connections once they change', async () => {
@@ -78,14 +83,8 @@ test('certificate files (a mounted cert-manager Secret) are re-read and served o
   fs.copyFileSync(first.servingCrt, crt);
   fs.copyFileSync(first.servingKey, key);
   const port = await freePort();
-  const proc = spawn(process.execPath, [ENTRY, 'controller', `--tls-cert-file=${crt}`, `--tls-key-file=${key}`, `--port=${port}`, '--host=127.0.0.1', '--reconciler=false', '--tls-reload-seconds=1'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  proc.stdout.on('data', (d) => { out += d; });
+  const { proc, output } = await startController([`--tls-cert-file=${crt}`, `--tls-key-file=${key}`, `--port=${port}`, '--host=127.0.0.1', '--reconciler=false', '--tls-reload-seconds=1']);
   try {
-    await new Promise<void>((resolve, reject) => {
-      const t = setInterval(() => { if (out.includes('webhook listening')) { clearInterval(t); resolve(); } }, 50);
-      proc.on('exit', (c) => { clearInterval(t); reject(new Error(`exited ${c}: ${out}`)); });
-    });
     // A fresh connection each time (no agent), trusting only the given CA.
     const fingerprint = (ca: string) => new Promise<string>((resolve, reject) => {
       const req = https.get({ host: '127.0.0.1', port, path: '/healthz', ca: fs.readFileSync(ca), agent: false }, (res) => {
@@ -104,7 +103,7 @@ test('certificate files (a mounted cert-manager Secret) are re-read and served o
     }
     expect(after).not.toBe('');
     expect(after).not.toBe(before);
-    expect(out).toMatch(/"msg":"webhook certificate reloaded"/);
+    expect(output()).toMatch(/"msg":"webhook certificate reloaded"/);
   } finally {
     proc.kill('SIGTERM');
   }

@@ -4,30 +4,33 @@
 import { App } from 'cdk8s';
 import { parseAllDocuments } from 'yaml';
 import { CertificateStore } from '../../src/controller/certificate-store';
-import { AdmissionController } from '../../src/install/admission-controller';
+import { AdmissionController, AdmissionControllerProps } from '../../src/install/admission-controller';
 import { TestCluster } from './support/cluster';
-import { e2ePairs } from './support/pairs';
+import { waitFor } from './support/kube';
+import { describeOnPair } from './support/pairs';
 import { readCertManagerCrd } from '../support/upstream';
 
 const PAIR: [string, string] = ['v0.19.2', 'v1.6.2'];
-const runnable = e2ePairs().pairs.some(([k, r]) => k === PAIR[0] && r === PAIR[1]);
-const describeCerts = runnable ? describe : describe.skip;
-if (!runnable) process.stdout.write('[e2e] certificates: skipped, the control plane is not built (run scripts/testcluster/build.sh)\n');
+const describeCerts = describeOnPair('certificates', PAIR);
+const MUTATING = '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/cdk8s-kueue-ray-mutating';
+
+const controllerObjects = (props: AdmissionControllerProps = {}) => new AdmissionController(new App({ outdir: '/tmp/unused' }), 'controller', props).toJson();
 
 describeCerts('controller certificates', () => {
   let cluster: TestCluster;
   beforeAll(async () => {
     cluster = await TestCluster.start({ kueue: PAIR[0], kubeRay: PAIR[1], controllers: false });
-    const objs = new AdmissionController(new App({ outdir: '/tmp/unused' }), 'controller').toJson();
-    for (const o of objs.filter((x: any) => ['Namespace', 'MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration'].includes(x.kind))) await cluster.client.apply(o);
+    for (const o of controllerObjects().filter((x: any) => ['Namespace', 'MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration'].includes(x.kind))) await cluster.client.apply(o);
   }, 300000);
   afterAll(async () => { await cluster?.stop(); }, 60000);
 
+  const newStore = () => new CertificateStore({
+    kubeconfigFile: cluster.kubeconfig, namespace: 'cdk8s-kueue-ray-system', service: 'cdk8s-kueue-ray-controller',
+    mutatingWebhookConfiguration: 'cdk8s-kueue-ray-mutating', validatingWebhookConfiguration: 'cdk8s-kueue-ray-validating',
+  });
+
   test('issues once, stores the Secret, patches both caBundles, and renews before expiry keeping the CA', async () => {
-    const store = new CertificateStore({
-      kubeconfigFile: cluster.kubeconfig, namespace: 'cdk8s-kueue-ray-system', service: 'cdk8s-kueue-ray-controller',
-      mutatingWebhookConfiguration: 'cdk8s-kueue-ray-mutating', validatingWebhookConfiguration: 'cdk8s-kueue-ray-validating',
-    });
+    const store = newStore();
     const first = await store.ensure();
     expect(first.issued).toBe('no certificate stored');
     const secret = await cluster.client.get('/api/v1/namespaces/cdk8s-kueue-ray-system/secrets/cdk8s-kueue-ray-controller-tls');
@@ -47,24 +50,15 @@ describeCerts('controller certificates', () => {
   });
 
   test('a webhook configuration applied (or re-applied) after the controller started gets its caBundle within seconds', async () => {
-    const store = new CertificateStore({
-      kubeconfigFile: cluster.kubeconfig, namespace: 'cdk8s-kueue-ray-system', service: 'cdk8s-kueue-ray-controller',
-      mutatingWebhookConfiguration: 'cdk8s-kueue-ray-mutating', validatingWebhookConfiguration: 'cdk8s-kueue-ray-validating',
-    });
+    const store = newStore();
     const pair = await store.ensure();
     store.start(() => undefined, 3600_000, 200);
     try {
-      const objs = new AdmissionController(new App({ outdir: '/tmp/unused' }), 'controller').toJson();
-      const mwc = objs.find((o: any) => o.kind === 'MutatingWebhookConfiguration');
-      await cluster.client.delete('/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/cdk8s-kueue-ray-mutating');
+      const mwc = controllerObjects().find((o: any) => o.kind === 'MutatingWebhookConfiguration');
+      await cluster.client.delete(MUTATING);
       await cluster.client.create(mwc); // as the ordered apply does: without a caBundle
       const want = Buffer.from(pair.caCert).toString('base64');
-      let got: string | undefined;
-      for (let i = 0; i < 50 && got !== want; i++) {
-        await new Promise((r) => setTimeout(r, 100));
-        got = (await cluster.client.get('/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/cdk8s-kueue-ray-mutating')).webhooks[0].clientConfig.caBundle;
-      }
-      expect(got).toBe(want);
+      await waitFor('the caBundle restored', async () => (await cluster.client.get(MUTATING)).webhooks[0].clientConfig.caBundle === want, 5000, 100);
     } finally {
       store.stop();
     }
@@ -74,19 +68,17 @@ describeCerts('controller certificates', () => {
     for (const plural of ['certificates', 'issuers']) {
       for (const d of parseAllDocuments(await readCertManagerCrd(plural))) if (d.toJS()) await cluster.client.apply(d.toJS());
     }
-    for (let i = 0; ; i++) {
+    await waitFor('cert-manager CRDs Established', async () => {
       const crds = await Promise.all(['certificates', 'issuers'].map((p) => cluster.client.get(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${p}.cert-manager.io`)));
-      if (crds.every((c) => c.status?.conditions?.some((x: any) => x.type === 'Established' && x.status === 'True'))) break;
-      if (i > 100) throw new Error('cert-manager CRDs not Established');
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    const objs = new AdmissionController(new App({ outdir: '/tmp/unused' }), 'controller', { certManager: {} }).toJson();
+      return crds.every((c) => c.status?.conditions?.some((x: any) => x.type === 'Established' && x.status === 'True'));
+    }, 10000, 100);
+    const objs = controllerObjects({ certManager: {} });
     const cm = objs.filter((o: any) => o.apiVersion === 'cert-manager.io/v1');
     expect(cm).toHaveLength(4);
     for (const o of objs) await cluster.client.apply(o);
     const cert = await cluster.client.get('/apis/cert-manager.io/v1/namespaces/cdk8s-kueue-ray-system/certificates/cdk8s-kueue-ray-controller-serving');
     expect(cert.spec.dnsNames).toContain('cdk8s-kueue-ray-controller.cdk8s-kueue-ray-system.svc');
-    const mwc = await cluster.client.get('/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/cdk8s-kueue-ray-mutating');
+    const mwc = await cluster.client.get(MUTATING);
     expect(mwc.metadata.annotations['cert-manager.io/inject-ca-from']).toBe('cdk8s-kueue-ray-system/cdk8s-kueue-ray-controller-serving');
     // The schema is enforced: the same Certificate with an unknown key algorithm is refused.
     const bad = JSON.parse(JSON.stringify(cm.find((o: any) => o.metadata.name === 'cdk8s-kueue-ray-controller-serving')));

@@ -6,12 +6,10 @@ import { kueueCapabilities } from '../../src/policy/versions';
 import { examples, synthAll } from '../support/synth';
 import { TestCluster } from './support/cluster';
 import { waitFor } from './support/kube';
-import { e2ePairs } from './support/pairs';
+import { describeOnPair } from './support/pairs';
 
 const PAIR: [string, string] = ['v0.19.2', 'v1.6.2'];
-const runnable = e2ePairs().pairs.some(([k, r]) => k === PAIR[0] && r === PAIR[1]);
-const describeReconciler = runnable ? describe : describe.skip;
-if (!runnable) process.stdout.write('[e2e] reconciler: skipped, the control plane is not built (run scripts/testcluster/build.sh)\n');
+const describeReconciler = describeOnPair('reconciler', PAIR);
 
 describeReconciler(`reconciler on Kueue ${PAIR[0]} + KubeRay ${PAIR[1]}`, () => {
   let cluster: TestCluster;

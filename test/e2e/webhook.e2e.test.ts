@@ -7,12 +7,10 @@ import { kuberayCapabilities, kueueCapabilities } from '../../src/policy/version
 import { examples, synthAll } from '../support/synth';
 import { TestCluster } from './support/cluster';
 import { KubeError, waitFor } from './support/kube';
-import { e2ePairs } from './support/pairs';
+import { describeOnPair } from './support/pairs';
 
 const PAIR: [string, string] = ['v0.19.2', 'v1.6.2'];
-const runnable = e2ePairs().pairs.some(([k, r]) => k === PAIR[0] && r === PAIR[1]);
-const describeWebhook = runnable ? describe : describe.skip;
-if (!runnable) process.stdout.write('[e2e] webhook: skipped, the control plane is not built (run scripts/testcluster/build.sh)\n');
+const describeWebhook = describeOnPair('webhook', PAIR);
 
 describeWebhook(`webhook on Kueue ${PAIR[0]} + KubeRay ${PAIR[1]}`, () => {
   let cluster: TestCluster;

@@ -36,3 +36,13 @@ export function e2ePairs(): { pairs: Array<[string, string]>; skipped?: string }
   if (missingBase.length) return { pairs: [], skipped: why };
   return { pairs, skipped: why };
 }
+
+/**
+ * `describe` for a suite that runs on one pair, or `describe.skip` with the reason printed when that
+ * pair's control plane is not built (outside CI only: e2ePairs throws in CI).
+ */
+export function describeOnPair(suite: string, pair: readonly [string, string]): jest.Describe {
+  const runnable = e2ePairs().pairs.some(([k, r]) => k === pair[0] && r === pair[1]);
+  if (!runnable) process.stdout.write(`[e2e] ${suite}: skipped, the control plane is not built (run scripts/testcluster/build.sh)\n`);
+  return runnable ? describe : describe.skip;
+}
