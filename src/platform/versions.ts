@@ -113,24 +113,22 @@ export class KueueRayVersions {
 
 /** The capabilities in effect at `scope` (internal to the constructs). @internal */
 export function resolveVersions(scope: IConstruct): ResolvedVersions {
-  {
-    const kueue = scope.node.tryGetContext(KUEUE_KEY) ?? DEFAULT_KUEUE_VERSION;
-    const kubeRay = scope.node.tryGetContext(KUBERAY_KEY) ?? DEFAULT_KUBERAY_VERSION;
-    const gate = scope.node.tryGetContext(GATE_KEY);
-    const where = `(context at '${scope.node.path || '<app>'}')`;
-    let kueueCaps: KueueCapabilities;
-    let kubeRayCaps: KubeRayCapabilities;
-    try {
-      kueueCaps = kueueCapabilities(String(kueue));
-    } catch (e) {
-      throw new Error(`${(e as Error).message} ${where}; supported: ${SUPPORTED_KUEUE_VERSIONS.join(', ')}`);
-    }
-    try {
-      kubeRayCaps = kuberayCapabilities(String(kubeRay));
-    } catch (e) {
-      throw new Error(`${(e as Error).message} ${where}; supported: ${SUPPORTED_KUBERAY_VERSIONS.join(', ')}`);
-    }
-    const elasticGate = gate === true || gate === 'true' ? 'on' : gate === false || gate === 'false' ? 'off' : 'unknown';
-    return { kueue: kueueCaps, kubeRay: kubeRayCaps, elasticGate };
+  const kueue = scope.node.tryGetContext(KUEUE_KEY) ?? DEFAULT_KUEUE_VERSION;
+  const kubeRay = scope.node.tryGetContext(KUBERAY_KEY) ?? DEFAULT_KUBERAY_VERSION;
+  const gate = scope.node.tryGetContext(GATE_KEY);
+  const where = `(context at '${scope.node.path || '<app>'}')`;
+  let kueueCaps: KueueCapabilities;
+  let kubeRayCaps: KubeRayCapabilities;
+  try {
+    kueueCaps = kueueCapabilities(String(kueue));
+  } catch (e) {
+    throw new Error(`${(e as Error).message} ${where}; supported: ${SUPPORTED_KUEUE_VERSIONS.join(', ')}`);
   }
+  try {
+    kubeRayCaps = kuberayCapabilities(String(kubeRay));
+  } catch (e) {
+    throw new Error(`${(e as Error).message} ${where}; supported: ${SUPPORTED_KUBERAY_VERSIONS.join(', ')}`);
+  }
+  const elasticGate = gate === true || gate === 'true' ? 'on' : gate === false || gate === 'false' ? 'off' : 'unknown';
+  return { kueue: kueueCaps, kubeRay: kubeRayCaps, elasticGate };
 }

@@ -22,11 +22,11 @@ export function isQuantity(s: unknown): boolean {
   return (typeof s === 'string' && QUANTITY_RE.test(s.trim())) || (typeof s === 'number' && Number.isFinite(s));
 }
 
-/** Parses a quantity (string or number) into milli-units. Throws with the offending text on bad input. */
+// The same few strings ("1", "2Gi", "500m") repeat across thousands of pods.
 const PARSED = new Map<string, bigint>();
 
+/** Parses a quantity (string or number) into milli-units. Throws with the offending text on bad input. */
 export function parseQuantity(input: string | number): bigint {
-  // The same few strings ("1", "2Gi", "500m") repeat across thousands of pods.
   const key = typeof input === 'number' ? `#${input}` : input;
   const hit = PARSED.get(key);
   if (hit !== undefined) return hit;

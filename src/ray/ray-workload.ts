@@ -111,8 +111,9 @@ export abstract class RayWorkload extends Construct {
   private readonly metadata: { labels: Record<string, string>; annotations: Record<string, string> };
   private generation = 0;
   private memo?: { generation: number; manifest: RayObject };
-  private findingsMemo?: { generation: number; inventoryVersion: number; findings: Finding[]; errors: string[]; warned: boolean };
-  private warned = new Set<string>();
+  private findingsMemo?: { generation: number; inventoryVersion: number; findings: Finding[]; errors: string[]; warnings: string[] };
+  /** Warning lines already printed, so each is printed once however often validation runs. */
+  private readonly warned = new Set<string>();
 
   protected constructor(scope: Construct, id: string, kind: string, props: RayWorkloadProps, elastic: boolean, generateName?: string) {
     super(scope, id);
@@ -197,7 +198,8 @@ export abstract class RayWorkload extends Construct {
 
   /** Policy warnings (soft findings), formatted. */
   public policyWarnings(): string[] {
-    return this.findings().filter((f) => f.severity === 'warning').map(formatFinding);
+    this.findings();
+    return [...this.findingsMemo!.warnings];
   }
 
   /** @internal the object's spec in Kubernetes JSON */
@@ -231,24 +233,21 @@ export abstract class RayWorkload extends Construct {
       external: this.external,
     };
     const findings = evaluateRayObject(this.manifest(), ctx);
-    this.findingsMemo = { generation: this.generation, inventoryVersion: inv.version, findings, errors: findings.filter((f) => f.severity === 'error').map(formatFinding), warned: false };
+    const formatted = (severity: string) => findings.filter((f) => f.severity === severity).map(formatFinding);
+    this.findingsMemo = { generation: this.generation, inventoryVersion: inv.version, findings, errors: formatted('error'), warnings: formatted('warning') };
     return findings;
   }
 
+  /** Prints new warnings once and returns the errors (one validation per workload). */
   private validationErrors(): string[] {
     this.findings();
     const m = this.findingsMemo!;
-    if (!m.warned) {
-      m.warned = true;
-      this.printWarnings();
-    }
+    if (process.env.CDK8S_KUEUE_RAY_QUIET !== '1') this.printWarnings(m.warnings);
     return m.errors;
   }
 
-  private printWarnings(): void {
-    if (process.env.CDK8S_KUEUE_RAY_QUIET === '1') return;
-    for (const w of this.findings().filter((f) => f.severity === 'warning')) {
-      const line = formatFinding(w);
+  private printWarnings(lines: readonly string[]): void {
+    for (const line of lines) {
       if (this.warned.has(line)) continue;
       this.warned.add(line);
       process.stderr.write(`[cdk8s-kueue-ray] warning: ${line}\n`);
