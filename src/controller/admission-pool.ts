@@ -13,7 +13,7 @@ import * as path from 'path';
 import { Worker } from 'worker_threads';
 import { Inventory } from '../policy';
 import { AdmissionConfig, ClusterView } from './admission';
-import { ReviewOutcome, Webhook } from './admission-review';
+import { errorOutcome, ReviewOutcome, Webhook } from './admission-review';
 
 export interface AdmissionPoolOptions {
   /** Worker threads (at least 1). */
@@ -39,8 +39,6 @@ interface Slot {
   readonly pending: Map<number, Pending>;
   sentView?: Inventory;
 }
-
-const failed = (message: string): ReviewOutcome => ({ status: 500, body: JSON.stringify({ message }), rules: [] });
 
 /** The compiled worker next to this file, or (tests, ts-node) the TypeScript source through ts-node. */
 function spawn(workerData: unknown): Worker {
@@ -77,7 +75,7 @@ export class AdmissionPool {
 
   /** Decides one review body. The body's ArrayBuffer is transferred to the worker (unusable after). */
   review(webhook: Webhook, body: ArrayBuffer): Promise<ReviewOutcome> {
-    if (this.closing) return Promise.resolve(failed('cdk8s-kueue-ray webhook is shutting down'));
+    if (this.closing) return Promise.resolve(errorOutcome(500, 'cdk8s-kueue-ray webhook is shutting down'));
     let slot = this.slots[0];
     for (const s of this.slots) if (s.pending.size < slot.pending.size) slot = s;
     const inventory = this.opts.view().inventory;
@@ -129,7 +127,7 @@ export class AdmissionPool {
   }
 
   private failPending(slot: Slot, message: string): void {
-    for (const p of slot.pending.values()) p.resolve(failed(message));
+    for (const p of slot.pending.values()) p.resolve(errorOutcome(500, message));
     slot.pending.clear();
   }
 }

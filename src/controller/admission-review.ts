@@ -21,17 +21,18 @@ export interface ReviewOutcome {
   readonly uid?: string;
 }
 
-const badRequest = (message: string): ReviewOutcome => ({ status: 400, body: JSON.stringify({ message }), rules: [] });
+/** An HTTP error answer (no AdmissionReview): 400 for an unusable body, 500 when no decision could be made. */
+export const errorOutcome = (status: number, message: string): ReviewOutcome => ({ status, body: JSON.stringify({ message }), rules: [] });
 
 export function reviewAdmission(webhook: Webhook, body: string, config: AdmissionConfig, view: ClusterView): ReviewOutcome {
   let review: any;
   try {
     review = JSON.parse(body);
   } catch (e) {
-    return badRequest(`malformed JSON: ${(e as Error).message}`);
+    return errorOutcome(400, `malformed JSON: ${(e as Error).message}`);
   }
   if (review?.apiVersion !== 'admission.k8s.io/v1' || review?.kind !== 'AdmissionReview' || typeof review.request !== 'object' || review.request === null) {
-    return badRequest('expected an admission.k8s.io/v1 AdmissionReview with a request');
+    return errorOutcome(400, 'expected an admission.k8s.io/v1 AdmissionReview with a request');
   }
   let decision: Decision;
   let internalError: string | undefined;
