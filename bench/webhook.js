@@ -121,9 +121,11 @@ function runServer(kind, certFile, keyFile) {
 // A Go program (bench/loadgen, standard library only), so the client costs the 2 cores far less than
 // a Node client in the same process would. Built once per source hash into the user cache.
 function loadgen() {
+  // The project's cache rule (CDK8S_KUEUE_RAY_CACHE or ~/.cache/cdk8s-kueue-ray), as the test build uses.
+  const { defaultCacheDir } = require('../lib/src/install/release-source');
   const src = path.join(__dirname, 'loadgen');
   const hash = crypto.createHash('sha256').update(fs.readFileSync(path.join(src, 'main.go'))).update(fs.readFileSync(path.join(src, 'go.mod'))).digest('hex').slice(0, 16);
-  const bin = path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'cdk8s-kueue-ray', 'bench', `loadgen-${hash}`);
+  const bin = path.join(defaultCacheDir(), 'bench', `loadgen-${hash}`);
   if (!fs.existsSync(bin)) {
     fs.mkdirSync(path.dirname(bin), { recursive: true });
     execFileSync('go', ['build', '-trimpath', '-o', bin, '.'], { cwd: src, stdio: 'inherit', env: { ...process.env, GOTOOLCHAIN: 'local', CGO_ENABLED: '0' } });
@@ -173,8 +175,8 @@ async function main() {
   fs.writeFileSync(payloadFile, JSON.stringify(payloads));
   const sizes = payloads.map((p) => p.body.length).sort((a, b) => a - b);
   console.log(`payloads: ${payloads.length} AdmissionReviews, ${(sizes[0] / 1024).toFixed(1)}-${(sizes[sizes.length - 1] / 1024).toFixed(1)} KB; ${CONNECTIONS} keep-alive connections, ${SECONDS} s per phase, ${ROUNDS} alternating rounds, ${WORKERS} admission workers`);
-  // Both servers stay up; rounds alternate bare / ours / ours at the fixed rate, so machine noise hits
-  // both alike, and the medians are reported.
+  // All three servers stay up; rounds alternate bare / parse-only / ours / ours at the fixed rate, so
+  // machine noise hits them alike, and the medians are reported.
   const bare = await start('bare', certs);
   const parse = await start('parse', certs);
   const ours = await start('ours', certs);

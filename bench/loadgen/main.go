@@ -100,7 +100,7 @@ func main() {
 		}
 	}
 
-	run := func(d time.Duration, _ bool) []float64 {
+	run := func(d time.Duration) []float64 {
 		var mu sync.Mutex
 		lat := make([]float64, 0, 1<<16)
 		var wg sync.WaitGroup
@@ -160,10 +160,10 @@ func main() {
 	}
 
 	cpu0 := cpuSeconds()
-	warm := len(run(*warmup, false))
+	warm := len(run(*warmup))
 	atomic.StoreInt64(&errors, 0)
 	started := time.Now()
-	lat := run(*duration, true)
+	lat := run(*duration)
 	elapsed := time.Since(started).Seconds()
 	sort.Float64s(lat)
 	pct := func(p float64) float64 {
