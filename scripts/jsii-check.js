@@ -1,37 +1,31 @@
 #!/usr/bin/env node
-// Compiles the public construct API with jsii in a scratch folder, to keep it bindable for Python
-// (the roadmap). The package itself is built with tsc; this only proves jsii accepts the API.
+// Builds the package with jsii (the package's own build: `npm run build`) and checks what bindings and
+// Construct Hub read: the assembly holds the public constructs, no `@internal` member reaches the
+// published .d.ts (stripInternal), and no public doc points at a file outside this repo.
 'use strict';
 const { execFileSync } = require('child_process');
 const fs = require('fs');
-const os = require('os');
 const path = require('path');
 
 const ROOT = path.resolve(__dirname, '..');
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kueue-ray-jsii-'));
-try {
-  for (const d of ['src', 'imports']) fs.cpSync(path.join(ROOT, d), path.join(dir, d), { recursive: true });
-  fs.copyFileSync(path.join(ROOT, 'README.md'), path.join(dir, 'README.md'));
-  fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
-  const pkg = require(path.join(ROOT, 'package.json'));
-  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({
-    name: pkg.name, version: pkg.version, description: pkg.description, license: pkg.license,
-    author: { name: pkg.author, organization: false }, repository: pkg.repository,
-    main: 'lib/src/index.js', types: 'lib/src/index.d.ts',
-    peerDependencies: { cdk8s: `^${pkg.dependencies.cdk8s}`, constructs: `^${pkg.dependencies.constructs}` },
-    devDependencies: { cdk8s: pkg.dependencies.cdk8s, constructs: pkg.dependencies.constructs },
-    dependencies: { 'cdk8s-plus-28': pkg.dependencies['cdk8s-plus-28'], yaml: pkg.dependencies.yaml },
-    bundledDependencies: ['yaml'],
-    jsii: { outdir: 'dist', targets: { python: { distName: 'cdk8s-kueue-ray', module: 'cdk8s_kueue_ray' } }, tsc: { outDir: 'lib', rootDir: '.' } },
-  }, null, 2));
-  // Reserved-word warnings come from the generated L1s (fields named like Python keywords).
-  execFileSync(path.join(ROOT, 'node_modules', '.bin', 'jsii'), ['--silence-warnings=reserved-word', '--fail-on-warnings'], { cwd: dir, stdio: 'inherit' });
-  const asm = JSON.parse(fs.readFileSync(path.join(dir, '.jsii'), 'utf8'));
-  const types = Object.keys(asm.types);
-  console.log(`jsii assembly: ${types.length} types`);
-  for (const t of ['QueuedRayJob', 'ElasticRayCluster', 'ElasticRayService', 'TenantQueue', 'ClusterQueue', 'Quantity']) {
-    if (!types.includes(`${pkg.name}.${t}`)) throw new Error(`${t} is missing from the jsii assembly`);
-  }
-} finally {
-  fs.rmSync(dir, { recursive: true, force: true });
+execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
+const pkg = require(path.join(ROOT, 'package.json'));
+const asm = JSON.parse(fs.readFileSync(path.join(ROOT, '.jsii'), 'utf8'));
+const types = Object.keys(asm.types);
+const problems = [];
+for (const t of ['QueuedRayJob', 'ElasticRayCluster', 'ElasticRayService', 'TenantQueue', 'ClusterQueue', 'Quantity',
+  'KueueInstall', 'KubeRayInstall', 'AdmissionController']) {
+  if (!types.includes(`${pkg.name}.${t}`)) problems.push(`${t} is missing from the jsii assembly`);
 }
+const walk = (d) => fs.readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : [path.join(d, e.name)]));
+for (const f of walk(path.join(ROOT, 'lib', 'src')).filter((f) => f.endsWith('.d.ts'))) {
+  if (fs.readFileSync(f, 'utf8').includes('@internal')) problems.push(`${path.relative(ROOT, f)} publishes an @internal member (stripInternal is off?)`);
+}
+// Public docs are read on Construct Hub and in Python docstrings: no pointers to files users do not have.
+const docText = JSON.stringify(Object.values(asm.types).map((t) => [t.docs, (t.properties ?? []).map((p) => p.docs), (t.methods ?? []).map((m) => m.docs)]));
+for (const m of docText.matchAll(/[\w./-]*(domain\.md|research\/[\w.-]+\.md|shared\/)[\w./§ -]*/g)) problems.push(`a public doc names a file outside the repo: "${m[0]}"`);
+if (problems.length) {
+  console.error(problems.join('\n'));
+  process.exit(1);
+}
+console.log(`jsii assembly: ${types.length} types`);

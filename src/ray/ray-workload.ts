@@ -181,7 +181,11 @@ export abstract class RayWorkload extends Construct {
     return JSON.parse(JSON.stringify(this.manifest()));
   }
 
-  /** The gang as the chosen Kueue version counts it (domain.md §4). */
+  /**
+   * The gang as the chosen Kueue version counts it: one PodSet per Ray group (head, each worker group with
+   * replicas x numOfHosts pods, the submitter where the version creates one), limits used as requests where
+   * requests are unset, init containers, sidecars and pod overhead included.
+   */
   public get gang(): GangSummary {
     const g = computeGang(this.manifest(), this._versions.kueue);
     const fmt = (m: Map<string, bigint>) => Object.fromEntries([...m].map(([k, v]) => [k, formatQuantity(v, k)]));
