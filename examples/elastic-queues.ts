@@ -9,7 +9,7 @@ export class ElasticQueues extends Chart {
   constructor(scope: Construct, id: string, flavor: IResourceFlavor) {
     super(scope, id);
     this.clusterQueue = new ClusterQueue(this, 'ray-cq', {
-      cohort: Cohort.fromCohortName('ray-example'),
+      cohort: Cohort.fromCohortName(this, 'ray-example-cohort', 'ray-example'),
       namespaceSelector: NamespaceSelector.all(),
       resourceGroups: [{
         flavors: [{

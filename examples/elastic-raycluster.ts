@@ -1,5 +1,5 @@
 // Elastic RayCluster (Kueue >= v0.14): the in-tree autoscaler scales workers 0..4 within ray-cq's quota.
-import { Chart } from 'cdk8s';
+import { Chart, Duration } from 'cdk8s';
 import { Construct } from 'constructs';
 import { ElasticRayCluster, Quantity } from '../src';
 import { ElasticQueues } from './elastic-queues';
@@ -11,7 +11,7 @@ export class ElasticRayClusterScenario extends Chart {
     this.cluster = new ElasticRayCluster(this, 'raycluster-kueue-autoscaler', {
       queue: queues.localQueue,
       rayVersion: '2.46.0',
-      autoscaling: { idleTimeoutSeconds: 60 },
+      autoscaling: { idleTimeout: Duration.seconds(60) },
       headGroup: {
         resources: { cpu: Quantity.cpu(1), memory: Quantity.gibibytes(2), cpuLimit: Quantity.cpu(2), memoryLimit: Quantity.gibibytes(5) },
       },

@@ -1,6 +1,6 @@
 // Beyond the guide: two tenants with their own quota in one cohort. team-a's training job needs more
 // than team-a owns and is admitted by borrowing team-b's idle quota (synth prints a warning saying so).
-import { Chart } from 'cdk8s';
+import { Chart, Duration } from 'cdk8s';
 import { Construct } from 'constructs';
 import { Cohort, IResourceFlavor, IWorkloadPriorityClass, Quantity, QueuedRayJob, ResourceName, TenantQueue } from '../src';
 
@@ -32,7 +32,7 @@ export class SharedCohortTenants extends Chart {
     this.trainingJob = new QueuedRayJob(this, 'team-a-train', {
       queue: this.teamA,
       entrypoint: 'python -c "import ray; ray.init(); print(ray.cluster_resources())"',
-      ttlSecondsAfterFinished: 60,
+      ttlAfterFinished: Duration.seconds(60),
       headGroup: { resources: { cpu: Quantity.cpu(1), memory: Quantity.gibibytes(2) } },
       workerGroups: [{ groupName: 'workers', replicas: 4, resources: { cpu: Quantity.cpu(1), memory: Quantity.gibibytes(1) } }],
     });

@@ -1,4 +1,5 @@
 // KubeRay's ray-job.kueue-toy-sample.yaml as QueuedRayJob props (domain.md §2): 2.5 CPU / 4296Mi per gang.
+import { Duration } from 'cdk8s';
 import { ILocalQueue, IWorkloadPriorityClass, Quantity, QueuedRayJobProps } from '../src';
 
 export const TOY_ENTRYPOINT = `python -c "
@@ -17,7 +18,7 @@ export function toyJobProps(queue: ILocalQueue, priorityClass: IWorkloadPriority
     queue,
     priorityClass,
     entrypoint: TOY_ENTRYPOINT,
-    ttlSecondsAfterFinished: 10,
+    ttlAfterFinished: Duration.seconds(10),
     rayVersion: '2.46.0',
     headGroup: { resources: oneCpuTwoGi },
     workerGroups: [{ groupName: 'small-group', replicas: 1, minReplicas: 1, maxReplicas: 5, resources: oneCpuTwoGi }],

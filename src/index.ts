@@ -10,7 +10,7 @@ export * from './kueue/cohort';
 export * from './kueue/tenant-queue';
 export { ContainerResources, ExtendedResourceRequest } from './ray/pod-template';
 export {
-  RayGroupOptions, HeadGroupOptions, WorkerGroupOptions, UpscalingMode, AutoscalerVersion, AutoscalingOptions,
+  RayGroupOptions, HeadGroupOptions, HeadServiceType, WorkerGroupOptions, UpscalingMode, AutoscalerVersion, AutoscalingOptions,
 } from './ray/ray-cluster-spec';
 export * from './ray/ray-workload';
 export * from './ray/queued-ray-job';

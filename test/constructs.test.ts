@@ -1,8 +1,8 @@
 // Construct behaviour: versions, emitted API versions, namespaces, tenants, escape hatches and synth-time refusals.
-import { App, Chart, Testing } from 'cdk8s';
+import { App, Chart, Duration, Testing } from 'cdk8s';
 import {
   ClusterQueue, Cohort, ElasticRayCluster, ElasticRayService, FungibilityPolicy, KubeRayVersion, KueueRayVersions, KueueVersion,
-  LocalQueue, NamespaceSelector, Quantity, QueuedRayJob, ResourceFlavor, ResourceName, StopPolicy, TenantQueue,
+  LocalQueue, NamespaceSelector, Quantity, QueuedRayJob, ResourceFlavor, ResourceName, StopPolicy, SubmissionMode, TenantQueue,
   WorkloadPriorityClass,
 } from '../src';
 
@@ -47,7 +47,7 @@ describe('versions', () => {
     'Kueue %s emits %s with spec.%s', (kueue, apiVersion, field) => {
       const { app, chart, flavor } = setup(kueue, 'v1.4.2');
       const cq = new ClusterQueue(chart, 'borrower', {
-        cohort: Cohort.fromCohortName('pool'),
+        cohort: Cohort.fromCohortName(chart, 'pool', 'pool'),
         resourceGroups: [{ flavors: [{ flavor, quotas: [{ resource: ResourceName.CPU, nominalQuota: Quantity.cpu(1), borrowingLimit: Quantity.cpu(2) }] }] }],
       });
       const out = cq.apiObject.toJson();
@@ -119,7 +119,7 @@ describe('Kueue objects', () => {
     const { chart, flavor } = setup();
     const cpu = (extra: object) => [{ flavors: [{ flavor, quotas: [{ resource: ResourceName.CPU, nominalQuota: Quantity.cpu(1), ...extra }] }] }];
     expect(() => new ClusterQueue(chart, 'a', { resourceGroups: cpu({ borrowingLimit: Quantity.cpu(1) }) })).toThrow(/borrowingLimit\/lendingLimit must be nil when cohort is empty/);
-    expect(() => new ClusterQueue(chart, 'b', { cohort: Cohort.fromCohortName('x'), resourceGroups: cpu({ lendingLimit: Quantity.cpu(2) }) })).toThrow(/lendingLimit 2 must be less than or equal to the nominalQuota 1/);
+    expect(() => new ClusterQueue(chart, 'b', { cohort: Cohort.fromCohortName(chart, 'x-cohort', 'x'), resourceGroups: cpu({ lendingLimit: Quantity.cpu(2) }) })).toThrow(/lendingLimit 2 must be less than or equal to the nominalQuota 1/);
     const other = new ResourceFlavor(chart, 'other');
     expect(() => new ClusterQueue(chart, 'c2', { resourceGroups: [{ flavors: [
       { flavor, quotas: [{ resource: ResourceName.CPU, nominalQuota: Quantity.cpu(1) }, { resource: ResourceName.MEMORY, nominalQuota: Quantity.gibibytes(1) }] },
@@ -147,7 +147,7 @@ describe('TenantQueue', () => {
     const { app, chart, flavor, dev } = setup();
     const prod = new WorkloadPriorityClass(chart, 'prod', { value: 1000 });
     const t = new TenantQueue(chart, 'team-a', {
-      namespace: 'team-a', cohort: Cohort.fromCohortName('research'), defaultPriorityClass: dev, allowedPriorityClasses: [dev, prod],
+      namespace: 'team-a', cohort: Cohort.fromCohortName(chart, 'research', 'research'), defaultPriorityClass: dev, allowedPriorityClasses: [dev, prod],
       resourceGroups: [{ flavors: [{ flavor, quotas: [{ resource: ResourceName.CPU, nominalQuota: Quantity.cpu(4) }, { resource: ResourceName.MEMORY, nominalQuota: Quantity.gibibytes(8) }] }] }],
     });
     const job = new QueuedRayJob(chart, 'j', { queue: t, entrypoint: 'python x.py', headGroup: head, workerGroups: [worker()] });
@@ -172,7 +172,7 @@ describe('TenantQueue', () => {
 
   test('own-queue options with a shared ClusterQueue are refused instead of ignored', () => {
     const { chart, cq } = setup();
-    expect(() => new TenantQueue(chart, 'x', { namespace: 'x', clusterQueue: cq, cohort: Cohort.fromCohortName('c') })).toThrow(/would be ignored/);
+    expect(() => new TenantQueue(chart, 'x', { namespace: 'x', clusterQueue: cq, cohort: Cohort.fromCohortName(chart, 'c-cohort', 'c') })).toThrow(/would be ignored/);
     expect(() => new TenantQueue(chart, 'y', { namespace: 'y' })).toThrow(/exactly one of 'clusterQueue'/);
   });
 });
@@ -207,10 +207,9 @@ describe('Ray workloads', () => {
     }
   });
 
-  test('an elastic workload needs maxReplicas', () => {
+  test('an elastic workload needs maxReplicas, at construction', () => {
     const { chart, lq } = setup();
-    const c = new ElasticRayCluster(chart, 'c', { queue: lq, headGroup: head, workerGroups: [worker()] });
-    expect(() => c.toManifest()).toThrow(/maxReplicas is required for an elastic workload/);
+    expect(() => new ElasticRayCluster(chart, 'c', { queue: lq, headGroup: head, workerGroups: [worker()] })).toThrow(/maxReplicas is required for an elastic workload/);
   });
 
   test('the podTemplate escape hatch keeps every field and merges containers by name', () => {
@@ -239,8 +238,7 @@ describe('Ray workloads', () => {
     const { chart, lq } = setup();
     const ok = new QueuedRayJob(chart, 'j', { queue: lq, entrypoint: 'x', headGroup: { ...head, podTemplate: { spec: { containers: [{ name: 'sidecar', image: 'busybox' }] } } } });
     expect(ok.toManifest().spec.rayClusterSpec.headGroupSpec.template.spec.containers.map((c: any) => c.name)).toEqual(['ray-head', 'sidecar']);
-    const bad = new QueuedRayJob(chart, 'k', { queue: lq, entrypoint: 'x', headGroup: { ...head, podTemplate: { spec: { containers: [{ image: 'busybox' }] } } } });
-    expect(() => bad.toManifest()).toThrow(/podTemplate puts another container first; KubeRay treats containers\[0\] as the Ray container/);
+    expect(() => new QueuedRayJob(chart, 'k', { queue: lq, entrypoint: 'x', headGroup: { ...head, podTemplate: { spec: { containers: [{ image: 'busybox' }] } } } })).toThrow(/podTemplate puts another container first; KubeRay treats containers\[0\] as the Ray container/);
   });
 
   test('addWorkerGroup after construction is synthesized and checked', () => {
@@ -262,7 +260,7 @@ describe('Ray workloads', () => {
     new QueuedRayJob(chart, 'a', { queueName: 'nope', entrypoint: 'x', headGroup: head });
     expect(() => app.synth()).toThrow(/LocalQueue "nope" does not exist in namespace "default"/);
     const ok = setup();
-    const j = new QueuedRayJob(ok.chart, 'b', { queue: LocalQueue.fromLocalQueueName('ml', 'shared'), priorityClass: WorkloadPriorityClass.fromWorkloadPriorityClassName('theirs'), entrypoint: 'x', headGroup: head });
+    const j = new QueuedRayJob(ok.chart, 'b', { queue: LocalQueue.fromLocalQueueName(ok.chart, 'shared', 'ml', 'shared'), priorityClass: WorkloadPriorityClass.fromWorkloadPriorityClassName(ok.chart, 'theirs', 'theirs'), entrypoint: 'x', headGroup: head });
     expect(j.namespace).toBe('ml');
     expect(() => ok.app.synth()).not.toThrow();
   });
@@ -277,10 +275,34 @@ describe('Ray workloads', () => {
     expect(() => new QueuedRayJob(chart, 'j', { queue: lq, entrypoint: 'x', headGroup: head, labels: { 'kueue.x-k8s.io/queue-name': 'x' } })).toThrow(/labels must not set "kueue.x-k8s.io\/queue-name"/);
   });
 
-  test('a missing priority class is refused at synth', () => {
-    const { app, chart, lq } = setup();
-    new QueuedRayJob(chart, 'j', { queue: lq, entrypoint: 'x', headGroup: head, priorityClass: { priorityClassName: 'ghost', definedInApp: true } });
-    expect(() => app.synth()).toThrow(/WorkloadPriorityClass "ghost" does not exist/);
+  test('an imported queue that the app defines is checked like one of its own (the inventory decides)', () => {
+    const { app, chart } = setup();
+    const imported = LocalQueue.fromLocalQueueName(chart, 'imported-lq', 'default', 'lq');
+    new QueuedRayJob(chart, 'big', { queue: imported, entrypoint: 'x', headGroup: head, workerGroups: [worker({ replicas: 8 })] });
+    expect(() => app.synth()).toThrow(/ClusterQueue "cq" can provide at most cpu 8/);
+  });
+
+  test('a TenantQueue gives its default priority class through the queue interface', () => {
+    const { chart, cq, dev } = setup();
+    const tenant = new TenantQueue(chart, 't', { namespace: 'team-t', clusterQueue: cq, defaultPriorityClass: dev });
+    const j = new QueuedRayJob(chart, 'j', { queue: tenant, entrypoint: 'x', headGroup: head });
+    expect(j.workloadPriorityClassName).toBe('dev');
+    expect(j.toManifest().metadata.labels['kueue.x-k8s.io/priority-class']).toBe('dev');
+  });
+
+  test('bad worker groups and submitter settings throw at the call, not at synth', () => {
+    const { chart, lq } = setup();
+    expect(() => new QueuedRayJob(chart, 'neg', { queue: lq, entrypoint: 'x', headGroup: head, workerGroups: [worker({ replicas: -1 })] })).toThrow(/replicas -1 must be a whole number >= 0/);
+    expect(() => new QueuedRayJob(chart, 'mode', {
+      queue: lq, entrypoint: 'x', headGroup: head, submissionMode: SubmissionMode.HTTP_MODE, submitterResources: { cpu: Quantity.cpu(1) },
+    })).toThrow(/submitterResources\/submitterPodTemplate apply only to K8sJobMode, not HTTPMode/);
+    const ok = new QueuedRayJob(chart, 'ok', { queue: lq, entrypoint: 'x', headGroup: head });
+    expect(() => ok.addWorkerGroup(worker({ replicas: 1.5 }))).toThrow(/replicas 1.5 must be a whole number/);
+    // The refused group is not kept.
+    expect(ok.toManifest().spec.rayClusterSpec.workerGroupSpecs).toEqual([]);
+    expect(() => new QueuedRayJob(chart, 'ttl', { queue: lq, entrypoint: 'x', headGroup: head, ttlAfterFinished: Duration.millis(1500) })).toThrow(/ttlAfterFinished is 1500 ms; the field takes whole seconds/);
+    const t = new QueuedRayJob(chart, 'ttl-ok', { queue: lq, entrypoint: 'x', headGroup: head, ttlAfterFinished: Duration.minutes(2), activeDeadline: Duration.hours(1) });
+    expect(t.toManifest().spec).toMatchObject({ ttlSecondsAfterFinished: 120, activeDeadlineSeconds: 3600 });
   });
 
   test('borrowing and gate warnings are available without failing synth', () => {

@@ -1,5 +1,5 @@
 import { ApiObject } from 'cdk8s';
-import { Construct } from 'constructs';
+import { Construct, IConstruct } from 'constructs';
 import { LabelSelector } from '../policy/context';
 import { AppInventory, InventoryEntry } from '../platform/inventory';
 import { resolveVersions } from '../platform/versions';
@@ -102,7 +102,8 @@ export enum StopPolicy {
 }
 
 /** A reference to a ClusterQueue. */
-export interface IClusterQueue {
+export interface IClusterQueue extends IConstruct {
+  /** metadata.name of the ClusterQueue. */
   readonly clusterQueueName: string;
 }
 
@@ -146,8 +147,8 @@ export interface ClusterQueueProps {
 /** A Kueue ClusterQueue (cluster-scoped): quota per flavor, admission and preemption policy. */
 export class ClusterQueue extends Construct implements IClusterQueue {
   /** A ClusterQueue defined outside this app. */
-  public static fromClusterQueueName(name: string): IClusterQueue {
-    return { clusterQueueName: name };
+  public static fromClusterQueueName(scope: Construct, id: string, name: string): IClusterQueue {
+    return new ImportedClusterQueue(scope, id, name);
   }
 
   public readonly clusterQueueName: string;
@@ -235,5 +236,11 @@ export class ClusterQueue extends Construct implements IClusterQueue {
         resourceGroups: resourceGroupEntries(this.groups), stopPolicy: this.props.stopPolicy,
       },
     };
+  }
+}
+
+class ImportedClusterQueue extends Construct implements IClusterQueue {
+  public constructor(scope: Construct, id: string, public readonly clusterQueueName: string) {
+    super(scope, id);
   }
 }

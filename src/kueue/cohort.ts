@@ -1,12 +1,13 @@
 import { ApiObject } from 'cdk8s';
-import { Construct } from 'constructs';
+import { Construct, IConstruct } from 'constructs';
 import { AppInventory, InventoryEntry } from '../platform/inventory';
 import { resolveVersions } from '../platform/versions';
 import { checkedName, createKueueObject } from './kueue-api-object';
 import { ResourceGroup, resourceGroupEntries, renderResourceGroups, validateResourceGroups } from './resource-group';
 
 /** A reference to a cohort (a name that links ClusterQueues that borrow from each other). */
-export interface ICohort {
+export interface ICohort extends IConstruct {
+  /** metadata.name of the cohort (spec.cohort / spec.cohortName of its members). */
   readonly cohortName: string;
 }
 
@@ -39,8 +40,8 @@ export interface CohortProps {
  */
 export class Cohort extends Construct implements ICohort {
   /** A cohort referenced by name only (no Cohort object is created). */
-  public static fromCohortName(name: string): ICohort {
-    return { cohortName: name };
+  public static fromCohortName(scope: Construct, id: string, name: string): ICohort {
+    return new ImportedCohort(scope, id, name);
   }
 
   public readonly cohortName: string;
@@ -74,5 +75,11 @@ export class Cohort extends Construct implements ICohort {
   /** @internal */
   public _inventoryEntry(): InventoryEntry {
     return { kind: 'Cohort', entry: { name: this.cohortName, parent: this.props.parent?.cohortName, resourceGroups: resourceGroupEntries(this.props.resourceGroups ?? []) } };
+  }
+}
+
+class ImportedCohort extends Construct implements ICohort {
+  public constructor(scope: Construct, id: string, public readonly cohortName: string) {
+    super(scope, id);
   }
 }

@@ -1,19 +1,23 @@
 import { ApiObject } from 'cdk8s';
-import { Construct } from 'constructs';
+import { Construct, IConstruct } from 'constructs';
 import { DNS1123_SUBDOMAIN } from '../policy/ray-object';
 import { AppInventory, InventoryEntry } from '../platform/inventory';
 import { resolveVersions } from '../platform/versions';
 import { IClusterQueue, StopPolicy } from './cluster-queue';
+import { IWorkloadPriorityClass } from './workload-priority-class';
 import { checkedName, createKueueObject } from './kueue-api-object';
 
 /** A reference to a LocalQueue: what Ray workloads are labelled with. */
-export interface ILocalQueue {
+export interface ILocalQueue extends IConstruct {
   /** metadata.name, the value of the kueue.x-k8s.io/queue-name label. */
   readonly localQueueName: string;
   /** The namespace the queue (and its workloads) live in. */
   readonly namespace: string;
-  /** False for queues referenced by name from outside the app (not checked at synth). */
-  readonly definedInApp: boolean;
+  /**
+   * The priority class Ray workloads submitted here get when they name none (TenantQueue sets it).
+   * @default - none
+   */
+  readonly defaultPriorityClass?: IWorkloadPriorityClass;
 }
 
 export interface LocalQueueProps {
@@ -51,15 +55,17 @@ export interface TenantRules {
 
 /** A Kueue LocalQueue (namespaced): the queue users submit to. */
 export class LocalQueue extends Construct implements ILocalQueue {
-  /** A LocalQueue defined outside this app: its existence and quota are not checked at synth. */
-  public static fromLocalQueueName(namespace: string, name: string): ILocalQueue {
+  /**
+   * A LocalQueue defined outside this app. Unless the app also defines it, its existence and quota are not
+   * checked at synth.
+   */
+  public static fromLocalQueueName(scope: Construct, id: string, namespace: string, name: string): ILocalQueue {
     if (!DNS1123_SUBDOMAIN.test(name)) throw new Error(`LocalQueue.fromLocalQueueName(): "${name}" is not a valid queue name. Fix: use the LocalQueue's metadata.name.`);
-    return { localQueueName: name, namespace, definedInApp: false };
+    return new ImportedLocalQueue(scope, id, namespace, name);
   }
 
   public readonly localQueueName: string;
   public readonly namespace: string;
-  public readonly definedInApp = true;
   public readonly clusterQueue: IClusterQueue;
   public readonly apiObject: ApiObject;
   /** @internal */
@@ -88,5 +94,11 @@ export class LocalQueue extends Construct implements ILocalQueue {
   /** @internal */
   public _inventoryEntry(): InventoryEntry {
     return { kind: 'LocalQueue', entry: { namespace: this.namespace, name: this.localQueueName, clusterQueue: this.clusterQueue.clusterQueueName, tenant: this._tenant } };
+  }
+}
+
+class ImportedLocalQueue extends Construct implements ILocalQueue {
+  public constructor(scope: Construct, id: string, public readonly namespace: string, public readonly localQueueName: string) {
+    super(scope, id);
   }
 }

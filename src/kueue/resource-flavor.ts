@@ -1,5 +1,5 @@
 import { ApiObject } from 'cdk8s';
-import { Construct } from 'constructs';
+import { Construct, IConstruct } from 'constructs';
 import { AppInventory, InventoryEntry } from '../platform/inventory';
 import { resolveVersions } from '../platform/versions';
 import { checkedName, createKueueObject } from './kueue-api-object';
@@ -38,8 +38,9 @@ export interface FlavorToleration {
 }
 
 /** A reference to a ResourceFlavor. */
-export interface IResourceFlavor {
-  readonly flavorName: string;
+export interface IResourceFlavor extends IConstruct {
+  /** metadata.name of the flavor. */
+  readonly resourceFlavorName: string;
 }
 
 export interface ResourceFlavorProps {
@@ -68,17 +69,17 @@ export interface ResourceFlavorProps {
 /** A Kueue ResourceFlavor (cluster-scoped): a kind of node that quota is counted against. */
 export class ResourceFlavor extends Construct implements IResourceFlavor {
   /** A flavor defined outside this app. */
-  public static fromResourceFlavorName(name: string): IResourceFlavor {
-    return { flavorName: name };
+  public static fromResourceFlavorName(scope: Construct, id: string, name: string): IResourceFlavor {
+    return new ImportedResourceFlavor(scope, id, name);
   }
 
-  public readonly flavorName: string;
+  public readonly resourceFlavorName: string;
   public readonly apiObject: ApiObject;
 
   public constructor(scope: Construct, id: string, props: ResourceFlavorProps = {}) {
     super(scope, id);
     const caps = resolveVersions(this).kueue;
-    this.flavorName = checkedName(this, 'ResourceFlavor', props.name ?? id);
+    this.resourceFlavorName = checkedName(this, 'ResourceFlavor', props.name ?? id);
     for (const [field, list] of [['nodeLabels', Object.keys(props.nodeLabels ?? {})], ['nodeTaints', props.nodeTaints ?? []], ['tolerations', props.tolerations ?? []]] as const) {
       if (list.length > 8) throw new Error(`ResourceFlavor '${this.node.path}': spec.${field} has ${list.length} entries; Kueue allows at most 8. Fix: keep the 8 that select the nodes.`);
     }
@@ -94,14 +95,20 @@ export class ResourceFlavor extends Construct implements IResourceFlavor {
     if (props.nodeLabels && Object.keys(props.nodeLabels).length) spec.nodeLabels = { ...props.nodeLabels };
     if (props.nodeTaints?.length) spec.nodeTaints = props.nodeTaints.map((t) => ({ key: t.key, value: t.value, effect: t.effect }));
     if (props.tolerations?.length) spec.tolerations = props.tolerations.map((t) => ({ key: t.key, operator: t.operator, value: t.value, effect: t.effect }));
-    this.apiObject = createKueueObject(this, { kind: 'ResourceFlavor', caps, name: this.flavorName, body: () => ({ spec }) });
+    this.apiObject = createKueueObject(this, { kind: 'ResourceFlavor', caps, name: this.resourceFlavorName, body: () => ({ spec }) });
     const inv = AppInventory.of(this);
     inv.register(this);
-    this.node.addValidation({ validate: () => inv.duplicatesOf(this).map((p) => `ResourceFlavor "${this.flavorName}" is also defined at '${p}'. Fix: give each ResourceFlavor a unique name, or reuse one object.`) });
+    this.node.addValidation({ validate: () => inv.duplicatesOf(this).map((p) => `ResourceFlavor "${this.resourceFlavorName}" is also defined at '${p}'. Fix: give each ResourceFlavor a unique name, or reuse one object.`) });
   }
 
   /** @internal */
   public _inventoryEntry(): InventoryEntry {
-    return { kind: 'ResourceFlavor', entry: { name: this.flavorName } };
+    return { kind: 'ResourceFlavor', entry: { name: this.resourceFlavorName } };
+  }
+}
+
+class ImportedResourceFlavor extends Construct implements IResourceFlavor {
+  public constructor(scope: Construct, id: string, public readonly resourceFlavorName: string) {
+    super(scope, id);
   }
 }

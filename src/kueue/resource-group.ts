@@ -38,7 +38,7 @@ export function renderResourceGroups(groups: readonly ResourceGroup[]): any[] {
   return groups.map((g) => ({
     coveredResources: g.flavors[0].quotas.map((q) => q.resource.name),
     flavors: g.flavors.map((f) => ({
-      name: f.flavor.flavorName,
+      name: f.flavor.resourceFlavorName,
       resources: f.quotas.map((q) => ({
         name: q.resource.name,
         nominalQuota: q.nominalQuota.value,
@@ -53,7 +53,7 @@ export function resourceGroupEntries(groups: readonly ResourceGroup[]): Resource
   return groups.map((g) => ({
     coveredResources: g.flavors[0]?.quotas.map((q) => q.resource.name) ?? [],
     flavors: g.flavors.map((f) => ({
-      flavor: f.flavor.flavorName,
+      flavor: f.flavor.resourceFlavorName,
       resources: f.quotas.map((q) => ({
         resource: q.resource.name,
         nominal: q.nominalQuota._milli(),
@@ -84,11 +84,11 @@ export function validateResourceGroups(scope: Construct, kind: string, groups: r
     }
     g.flavors.forEach((f, fi) => {
       const fp = `${p}.flavors[${fi}]`;
-      if (seenFlavor.has(f.flavor.flavorName)) throw new Error(`${where}: flavor "${f.flavor.flavorName}" appears twice (${fp}). Fix: a flavor can be used once per ClusterQueue.`);
-      seenFlavor.set(f.flavor.flavorName, gi);
+      if (seenFlavor.has(f.flavor.resourceFlavorName)) throw new Error(`${where}: flavor "${f.flavor.resourceFlavorName}" appears twice (${fp}). Fix: a flavor can be used once per ClusterQueue.`);
+      seenFlavor.set(f.flavor.resourceFlavorName, gi);
       const names = f.quotas.map((q) => q.resource.name);
       if (names.length !== covered.length || names.some((n, i) => n !== covered[i])) {
-        throw new Error(`${where}: ${fp} (flavor "${f.flavor.flavorName}") lists resources [${names.join(', ')}] but the group covers [${covered.join(', ')}]; every flavor must list the same resources in the same order. Fix: add the missing quotas (0 if none).`);
+        throw new Error(`${where}: ${fp} (flavor "${f.flavor.resourceFlavorName}") lists resources [${names.join(', ')}] but the group covers [${covered.join(', ')}]; every flavor must list the same resources in the same order. Fix: add the missing quotas (0 if none).`);
       }
       f.quotas.forEach((q, qi) => {
         const qp = `${fp}.resources[${qi}]`;

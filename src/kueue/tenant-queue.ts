@@ -80,7 +80,6 @@ export interface TenantQueueProps {
 export class TenantQueue extends Construct implements ILocalQueue {
   public readonly localQueueName: string;
   public readonly namespace: string;
-  public readonly definedInApp = true;
   public readonly localQueue: LocalQueue;
   /** The ClusterQueue the tenant submits to (its own, or the shared one). */
   public readonly clusterQueue: IClusterQueue;
@@ -104,8 +103,8 @@ export class TenantQueue extends Construct implements ILocalQueue {
       throw new Error(`${where}: 'cohort', 'clusterQueueName', 'preemption' and 'queueingStrategy' configure the tenant's own ClusterQueue; with a shared 'clusterQueue' they would be ignored. Fix: set them on the shared ClusterQueue instead.`);
     }
     const allowed = props.allowedPriorityClasses ?? [];
-    if (props.defaultPriorityClass && allowed.length && !allowed.some((a) => a.priorityClassName === props.defaultPriorityClass!.priorityClassName)) {
-      throw new Error(`${where}: defaultPriorityClass "${props.defaultPriorityClass.priorityClassName}" is not in allowedPriorityClasses (${allowed.map((a) => a.priorityClassName).join(', ')}). Fix: add it to the allowed list.`);
+    if (props.defaultPriorityClass && allowed.length && !allowed.some((a) => a.workloadPriorityClassName === props.defaultPriorityClass!.workloadPriorityClassName)) {
+      throw new Error(`${where}: defaultPriorityClass "${props.defaultPriorityClass.workloadPriorityClassName}" is not in allowedPriorityClasses (${allowed.map((a) => a.workloadPriorityClassName).join(', ')}). Fix: add it to the allowed list.`);
     }
     this.namespace = props.namespace;
     this.defaultPriorityClass = props.defaultPriorityClass;
@@ -114,8 +113,8 @@ export class TenantQueue extends Construct implements ILocalQueue {
     if (!DNS1123_SUBDOMAIN.test(this.localQueueName)) throw new Error(`${where}: queueName "${this.localQueueName}" is not a valid name.`);
 
     const rules = {
-      allowedPriorityClasses: allowed.length ? allowed.map((a) => a.priorityClassName) : undefined,
-      defaultPriorityClass: props.defaultPriorityClass?.priorityClassName,
+      allowedPriorityClasses: allowed.length ? allowed.map((a) => a.workloadPriorityClassName) : undefined,
+      defaultPriorityClass: props.defaultPriorityClass?.workloadPriorityClassName,
     };
     const labels = { ...(props.namespaceLabels ?? {}), [TENANT_LABEL]: props.namespace };
     if (props.createNamespace ?? true) {

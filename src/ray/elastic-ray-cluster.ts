@@ -21,6 +21,7 @@ export class ElasticRayCluster extends RayWorkload {
   public constructor(scope: Construct, id: string, props: ElasticRayClusterProps) {
     super(scope, id, 'RayCluster', props, true);
     this.clusterProps = props;
+    this._checkSpec();
   }
 
   /** @internal */

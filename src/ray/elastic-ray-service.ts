@@ -36,6 +36,7 @@ export class ElasticRayService extends RayWorkload {
       throw new Error(`RayService '${this.node.path}': give exactly one of 'serveConfig' or 'serveConfigV2Yaml' (spec.serveConfigV2).`);
     }
     this.serviceProps = props;
+    this._checkSpec();
   }
 
   /** @internal */

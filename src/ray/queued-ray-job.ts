@@ -1,6 +1,7 @@
+import { Duration } from 'cdk8s';
 import { Construct } from 'constructs';
 import { suspendFieldAtCreate } from '../policy/ray-object';
-import { buildClusterSpec, AutoscalingOptions } from './ray-cluster-spec';
+import { buildClusterSpec, AutoscalingOptions, wholeSeconds } from './ray-cluster-spec';
 import { ContainerResources, mergeTemplate, renderResources } from './pod-template';
 import { RayWorkload, RayWorkloadProps } from './ray-workload';
 
@@ -30,15 +31,16 @@ export interface QueuedRayJobProps extends RayWorkloadProps {
    */
   readonly runtimeEnv?: Record<string, any>;
   /**
-   * Seconds to keep the cluster after the job finishes (the cluster is always deleted then, which Kueue requires).
-   * @default 0
+   * How long to keep the cluster after the job finishes (spec.ttlSecondsAfterFinished, whole seconds); the
+   * cluster is always deleted then, which Kueue requires.
+   * @default Duration.seconds(0)
    */
-  readonly ttlSecondsAfterFinished?: number;
+  readonly ttlAfterFinished?: Duration;
   /**
-   * Deadline for the job, from its start.
+   * Deadline for the job, from its start (spec.activeDeadlineSeconds, whole seconds).
    * @default - none
    */
-  readonly activeDeadlineSeconds?: number;
+  readonly activeDeadline?: Duration;
   /**
    * Retries; each creates a new RayCluster.
    * @default 0
@@ -89,6 +91,7 @@ export class QueuedRayJob extends RayWorkload {
       throw new Error(`RayJob '${this.node.path}': spec.entrypoint is empty. Fix: give the command to run, e.g. "python train.py".`);
     }
     this.jobProps = props;
+    this._checkSpec();
   }
 
   /** @internal */
@@ -103,13 +106,13 @@ export class QueuedRayJob extends RayWorkload {
     const spec: Record<string, any> = {
       entrypoint: p.entrypoint,
       shutdownAfterJobFinishes: true,
-      ttlSecondsAfterFinished: p.ttlSecondsAfterFinished ?? 0,
+      ttlSecondsAfterFinished: wholeSeconds(p.ttlAfterFinished, 0, 'ttlAfterFinished', where),
     };
     if (suspend) spec.suspend = true;
     if (p.submissionMode) spec.submissionMode = p.submissionMode;
     // JSON is valid YAML, and 10x cheaper to write and check than block YAML for a thousand jobs.
     if (p.runtimeEnv) spec.runtimeEnvYAML = JSON.stringify(p.runtimeEnv);
-    if (p.activeDeadlineSeconds !== undefined) spec.activeDeadlineSeconds = p.activeDeadlineSeconds;
+    if (p.activeDeadline !== undefined) spec.activeDeadlineSeconds = wholeSeconds(p.activeDeadline, 0, 'activeDeadline', where);
     if (p.backoffLimit !== undefined) spec.backoffLimit = p.backoffLimit;
     if (p.jobId) spec.jobId = p.jobId;
     if (p.jobMetadata) spec.metadata = { ...p.jobMetadata };

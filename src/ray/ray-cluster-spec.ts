@@ -1,3 +1,4 @@
+import { Duration } from 'cdk8s';
 import { ContainerResources, mergeTemplate, renderResources } from './pod-template';
 
 /** Options shared by the head group and worker groups. */
@@ -36,10 +37,17 @@ export interface RayGroupOptions {
 /** The head group. */
 export interface HeadGroupOptions extends RayGroupOptions {
   /**
-   * Service type of the head service (ClusterIP, NodePort, LoadBalancer).
+   * Type of the head service.
    * @default - KubeRay's default (ClusterIP)
    */
-  readonly serviceType?: string;
+  readonly serviceType?: HeadServiceType;
+}
+
+/** Service types KubeRay accepts for the head service (spec.headGroupSpec.serviceType). */
+export enum HeadServiceType {
+  CLUSTER_IP = 'ClusterIP',
+  NODE_PORT = 'NodePort',
+  LOAD_BALANCER = 'LoadBalancer',
 }
 
 /** A worker group. */
@@ -82,10 +90,10 @@ export enum AutoscalerVersion {
 /** In-tree Ray autoscaler settings for elastic workloads. */
 export interface AutoscalingOptions {
   /**
-   * Seconds a worker stays idle before the autoscaler removes it.
-   * @default 60
+   * How long a worker stays idle before the autoscaler removes it (whole seconds).
+   * @default Duration.seconds(60)
    */
-  readonly idleTimeoutSeconds?: number;
+  readonly idleTimeout?: Duration;
   /** @default - Ray's default (UpscalingMode.DEFAULT) */
   readonly upscalingMode?: UpscalingMode;
   /** @default - Ray's default for the Ray version */
@@ -141,6 +149,14 @@ function groupTemplate(g: RayGroupOptions, image: string, defaultName: string, w
   return merged;
 }
 
+/** A Duration as the whole seconds a Ray field takes, or the default; a fraction of a second is refused. */
+export function wholeSeconds(d: Duration | undefined, dflt: number, field: string, where: string): number {
+  if (d === undefined) return dflt;
+  const ms = d.toMilliseconds();
+  if (ms % 1000 !== 0 || ms < 0) throw new Error(`${where}: ${field} is ${ms} ms; the field takes whole seconds >= 0. Fix: e.g. Duration.seconds(${Math.max(0, Math.round(ms / 1000))}).`);
+  return ms / 1000;
+}
+
 function nonNegInt(v: number | undefined, field: string, where: string): void {
   if (v !== undefined && (!Number.isInteger(v) || v < 0)) throw new Error(`${where}: ${field} ${v} must be a whole number >= 0.`);
 }
@@ -165,7 +181,7 @@ export function buildClusterSpec(input: ClusterSpecInput): Record<string, any> {
   if (input.elastic) {
     spec.enableInTreeAutoscaling = true;
     const a = input.autoscaling ?? {};
-    const opts: Record<string, any> = { idleTimeoutSeconds: a.idleTimeoutSeconds ?? 60 };
+    const opts: Record<string, any> = { idleTimeoutSeconds: wholeSeconds(a.idleTimeout, 60, 'autoscaling.idleTimeout', input.where) };
     if (a.upscalingMode) opts.upscalingMode = a.upscalingMode;
     if (a.version) opts.version = a.version;
     if (a.image) opts.image = a.image;

@@ -1,7 +1,6 @@
 import { ApiObject, JsonPatch, Lazy } from 'cdk8s';
 import { Construct } from 'constructs';
 import { ILocalQueue } from '../kueue/local-queue';
-import { TenantQueue } from '../kueue/tenant-queue';
 import { IWorkloadPriorityClass } from '../kueue/workload-priority-class';
 import { AppInventory } from '../platform/inventory';
 import { resolveVersions, ResolvedVersions } from '../platform/versions';
@@ -96,17 +95,18 @@ export abstract class RayWorkload extends Construct {
   public readonly namespace: string;
   /** Queue name (the kueue.x-k8s.io/queue-name label). */
   public readonly queueName: string;
-  /** Priority class name, when any. */
-  public readonly priorityClassName?: string;
+  /** WorkloadPriorityClass name (the kueue.x-k8s.io/priority-class label), when any. */
+  public readonly workloadPriorityClassName?: string;
   /** @internal */
   protected readonly _versions: ResolvedVersions;
   /** @internal */
   protected readonly _workers: WorkerGroupOptions[];
   /** @internal */
   protected readonly _props: RayWorkloadProps;
+  /** Which references were given as objects (queue, priorityClass) rather than by name. @internal */
+  private readonly _referencedObjects: { queue: boolean; priorityClass: boolean };
   /** Whether the workload is elastic (annotation kueue.x-k8s.io/elastic-job). */
   public readonly elastic: boolean;
-  private readonly external: { localQueue: boolean; priorityClass: boolean };
   private readonly generateName?: string;
   private readonly metadata: { labels: Record<string, string>; annotations: Record<string, string> };
   private generation = 0;
@@ -130,13 +130,9 @@ export abstract class RayWorkload extends Construct {
       throw new Error(`${where}: metadata.namespace "${this.namespace}" differs from the queue's namespace "${queueNs}"; a LocalQueue only serves its own namespace. Fix: drop 'namespace' or use a queue in "${this.namespace}".`);
     }
     this.queueName = props.queue?.localQueueName ?? props.queueName!;
-    const tenantDefault = props.queue instanceof TenantQueue ? props.queue.defaultPriorityClass : undefined;
-    const priority = props.priorityClass ?? tenantDefault;
-    this.priorityClassName = priority?.priorityClassName;
-    this.external = {
-      localQueue: props.queue !== undefined && !props.queue.definedInApp,
-      priorityClass: priority !== undefined && !priority.definedInApp,
-    };
+    const priority = props.priorityClass ?? props.queue?.defaultPriorityClass;
+    this.workloadPriorityClassName = priority?.workloadPriorityClassName;
+    this._referencedObjects = { queue: props.queue !== undefined, priorityClass: priority !== undefined };
     for (const k of RESERVED_LABELS) {
       if (props.labels && k in props.labels) {
         throw new Error(`${where}: labels must not set "${k}"; the construct sets it from ${k === QUEUE_NAME_LABEL ? "'queue'/'queueName'" : "'priorityClass'"}. Fix: use that prop.`);
@@ -148,7 +144,7 @@ export abstract class RayWorkload extends Construct {
 
     this.elastic = elastic;
     const labels: Record<string, string> = { ...(props.labels ?? {}), [QUEUE_NAME_LABEL]: this.queueName };
-    if (this.priorityClassName) labels[PRIORITY_CLASS_LABEL] = this.priorityClassName;
+    if (this.workloadPriorityClassName) labels[PRIORITY_CLASS_LABEL] = this.workloadPriorityClassName;
     const annotations: Record<string, string> = { ...(props.annotations ?? {}) };
     if (elastic) annotations[ELASTIC_JOB_ANNOTATION] = 'true';
     this.generateName = generateName;
@@ -170,10 +166,17 @@ export abstract class RayWorkload extends Construct {
     this.node.addValidation({ validate: () => this.validationErrors() });
   }
 
-  /** Adds a worker group after construction. */
+  /** Adds a worker group after construction; the group is checked now, and refused if it is invalid. */
   public addWorkerGroup(group: WorkerGroupOptions): void {
     this._workers.push(group);
     this._changed();
+    try {
+      this._checkSpec();
+    } catch (e) {
+      this._workers.pop();
+      this._changed();
+      throw e;
+    }
   }
 
   /** The Kubernetes JSON of the object, exactly as synthesized (before user JSON patches on apiObject). */
@@ -209,6 +212,14 @@ export abstract class RayWorkload extends Construct {
   /** @internal the object's spec in Kubernetes JSON */
   protected abstract _buildSpec(): Record<string, any>;
 
+  /**
+   * Builds the spec now, so that a bad prop throws at the user's call (constructor, addWorkerGroup) rather
+   * than first at synth. Subclasses call it at the end of their constructor. @internal
+   */
+  protected _checkSpec(): void {
+    this.manifest();
+  }
+
   /** @internal call when something that shapes the manifest changes */
   protected _changed(): void {
     this.generation++;
@@ -234,12 +245,25 @@ export abstract class RayWorkload extends Construct {
       kuberay: this._versions.kubeRay,
       elasticGate: this._versions.elasticGate !== 'unknown' ? this._versions.elasticGate : inv.installElasticGate ?? 'unknown',
       inventory: inv.snapshot(),
-      external: this.external,
+      external: this.externalReferences(inv),
     };
     const findings = evaluateRayObject(this.manifest(), ctx);
     const formatted = (severity: string) => findings.filter((f) => f.severity === severity).map(formatFinding);
     this.findingsMemo = { generation: this.generation, inventoryVersion: inv.version, findings, errors: formatted('error'), warnings: formatted('warning') };
     return findings;
+  }
+
+  /**
+   * A queue or priority class given as an object and not defined in the app was imported by name
+   * (fromLocalQueueName, fromWorkloadPriorityClassName): the policy then does not require it to exist.
+   * A plain `queueName` always refers to the app's own queues.
+   */
+  private externalReferences(inv: AppInventory): { localQueue: boolean; priorityClass: boolean } {
+    const snapshot = inv.snapshot();
+    return {
+      localQueue: this._referencedObjects.queue && !snapshot.localQueues.some((q) => q.namespace === this.namespace && q.name === this.queueName),
+      priorityClass: this._referencedObjects.priorityClass && !snapshot.priorityClasses.some((c) => c.name === this.workloadPriorityClassName),
+    };
   }
 
   /** Prints new warnings once and returns the errors (one validation per workload). */
