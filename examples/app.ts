@@ -1,7 +1,7 @@
 // The examples app: every scenario of domain.md §2 plus the shared-cohort tenants, for one version pair.
 import * as fs from 'fs';
 import * as path from 'path';
-import { App, Chart, Yaml } from 'cdk8s';
+import { App, Chart, Duration, Yaml } from 'cdk8s';
 import { AdmissionController, KubeRayInstall, KubeRayVersion, KueueInstall, KueueRayVersions, KueueVersion } from '../src';
 import { ElasticQueues } from './elastic-queues';
 import { ElasticRayClusterScenario } from './elastic-raycluster';
@@ -75,7 +75,7 @@ export function buildExamples(opts: ExamplesOptions): ExamplesApp {
   if (want.has('tenants')) new SharedCohortTenants(app, 'tenants', queues.defaultFlavor, queues.devPriority, queues.prodPriority);
   if (opts.controller) {
     // Graceful preemption on: Ray pods preempted by Kueue get 60 s and a 20 s preStop drain (kuberay#5004).
-    new AdmissionController(app, 'controller', { image: opts.controller.image, gracefulPreemption: { terminationGracePeriodSeconds: 60, preStopSleepSeconds: 20 } });
+    new AdmissionController(app, 'controller', { image: opts.controller.image, gracefulPreemption: { terminationGracePeriod: Duration.seconds(60), preStopSleep: Duration.seconds(20) } });
   }
   if (opts.install) {
     // Installs first: every other chart depends on them, so dist/ names them 0000-/0001-.

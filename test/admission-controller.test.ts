@@ -1,6 +1,6 @@
 // The AdmissionController construct: what it deploys, its least-privilege RBAC and webhook scoping.
-import { Testing } from 'cdk8s';
-import { AdmissionController, KueueRayVersions, KueueVersion } from '../src';
+import { Duration, Testing } from 'cdk8s';
+import { AdmissionController, IssuerKind, KueueRayVersions, KueueVersion } from '../src';
 
 function synth(props = {}) {
   const app = Testing.app();
@@ -92,15 +92,17 @@ describe('cert-manager certificates', () => {
   });
 
   test('an existing ClusterIssuer is used as is, with the lifetimes given', () => {
-    const objs = synth({ certManager: { issuerName: 'corp-ca', issuerKind: 'ClusterIssuer', duration: '720h', renewBefore: '240h' } });
+    const objs = synth({ certManager: { issuerName: 'corp-ca', issuerKind: IssuerKind.CLUSTER_ISSUER, duration: Duration.days(30), renewBefore: Duration.days(10) } });
     const cm = objs.filter((o: any) => o.apiVersion === 'cert-manager.io/v1');
     expect(cm.map((o: any) => o.kind)).toEqual(['Certificate']);
     expect(cm[0].spec).toMatchObject({ issuerRef: { name: 'corp-ca', kind: 'ClusterIssuer', group: 'cert-manager.io' }, duration: '720h', renewBefore: '240h' });
   });
 
   test('bad cert-manager settings name the field and the fix', () => {
-    expect(() => synth({ certManager: { issuerName: 'x', issuerKind: 'Issuers' } })).toThrow(/certManager.issuerKind 'Issuers' must be "Issuer" or "ClusterIssuer"/);
-    expect(() => synth({ certManager: { issuerKind: 'ClusterIssuer' } })).toThrow(/certManager.issuerKind is set but certManager.issuerName is not/);
-    expect(() => synth({ certManager: { duration: '90 days' } })).toThrow(/certManager.duration '90 days' is not a duration such as "2160h"/);
+    expect(() => synth({ certManager: { issuerName: 'x', issuerKind: 'Issuers' as IssuerKind } })).toThrow(/certManager.issuerKind 'Issuers' must be IssuerKind.ISSUER or IssuerKind.CLUSTER_ISSUER/);
+    expect(() => synth({ certManager: { issuerName: 'x', duration: Duration.minutes(30) } })).toThrow(/certManager.duration is 1800 s; cert-manager requires at least 1 hour/);
+    expect(() => synth({ certManager: { renewBefore: Duration.days(100) } })).toThrow(/renewBefore \(8640000 s\) must be shorter than certManager.duration \(7776000 s\)/);
+    expect(() => synth({ gracefulPreemption: { terminationGracePeriod: Duration.seconds(20), preStopSleep: Duration.seconds(20) } })).toThrow(/preStopSleep \(20 s\) must be shorter than terminationGracePeriod \(20 s\)/);
+    expect(() => synth({ certManager: { issuerKind: IssuerKind.CLUSTER_ISSUER } })).toThrow(/certManager.issuerKind is set but certManager.issuerName is not/);
   });
 });

@@ -1,4 +1,4 @@
-import { ApiObject, Chart } from 'cdk8s';
+import { ApiObject, Chart, Duration } from 'cdk8s';
 import { Construct } from 'constructs';
 import { resolveVersions } from '../platform/versions';
 import { TENANT_LABEL } from '../policy/tenant';
@@ -62,33 +62,57 @@ export interface CertManagerCertificates {
    */
   readonly issuerName?: string;
   /**
-   * Kind of `issuerName`: "Issuer" or "ClusterIssuer".
-   * @default "Issuer"
+   * Kind of `issuerName`.
+   * @default IssuerKind.ISSUER
    */
-  readonly issuerKind?: string;
+  readonly issuerKind?: IssuerKind;
   /**
-   * Lifetime of the serving certificate, as cert-manager writes durations.
-   * @default "2160h" (90 days)
+   * Lifetime of the serving certificate (whole seconds, at least 1 hour, as cert-manager requires).
+   * @default Duration.days(90)
    */
-  readonly duration?: string;
+  readonly duration?: Duration;
   /**
-   * How long before expiry cert-manager renews it.
-   * @default "720h" (30 days)
+   * How long before expiry cert-manager renews it (whole seconds, shorter than `duration`).
+   * @default Duration.days(30)
    */
-  readonly renewBefore?: string;
+  readonly renewBefore?: Duration;
+}
+
+/** Kinds of cert-manager issuer. */
+export enum IssuerKind {
+  /** An Issuer in the controller namespace. */
+  ISSUER = 'Issuer',
+  /** A cluster-scoped ClusterIssuer. */
+  CLUSTER_ISSUER = 'ClusterIssuer',
 }
 
 /** Graceful preemption defaults the mutating webhook adds to Ray pod templates that set none. */
 export interface GracefulPreemption {
-  readonly terminationGracePeriodSeconds: number;
-  readonly preStopSleepSeconds: number;
+  /** terminationGracePeriodSeconds given to Ray pods that set none (whole seconds). */
+  readonly terminationGracePeriod: Duration;
+  /** A `sleep` preStop hook on Ray containers that have none (whole seconds, shorter than the grace period). */
+  readonly preStopSleep: Duration;
 }
 
 const NAME = 'cdk8s-kueue-ray-controller';
 const PORT = 9443;
 const TLS_DIR = '/etc/cdk8s-kueue-ray/tls';
 const CERT_MANAGER_API = 'cert-manager.io/v1';
-const DURATION = /^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$/;
+
+/** A Duration as whole seconds, or the default; a fraction of a second is refused. */
+function secondsOf(d: Duration | undefined, dflt: number, field: string, where: string): number {
+  if (d === undefined) return dflt;
+  const ms = d.toMilliseconds();
+  if (ms % 1000 !== 0 || ms < 0) throw new Error(`${where}: ${field} is ${ms} ms; it takes whole seconds >= 0.`);
+  return ms / 1000;
+}
+
+/** Seconds as cert-manager (Go's time.ParseDuration) reads them, in the largest whole unit: 7776000 -> "2160h". */
+function goDuration(seconds: number): string {
+  if (seconds % 3600 === 0) return `${seconds / 3600}h`;
+  if (seconds % 60 === 0) return `${seconds / 60}m`;
+  return `${seconds}s`;
+}
 
 /**
  * Deploys the project's controller (admission webhook + reconciler) as its own chart: Namespace,
@@ -117,13 +141,22 @@ export class AdmissionController extends Chart {
     const workers = props.admissionWorkers ?? 1;
     if (!Number.isInteger(workers) || workers < 0 || workers > 16) throw new Error(`AdmissionController '${this.node.path}': admissionWorkers ${workers} must be a whole number from 0 to 16.`);
     const cm = props.certManager;
+    const where = `AdmissionController '${this.node.path}'`;
+    const certDuration = cm && secondsOf(cm.duration, 90 * 86400, 'certManager.duration', where);
+    const certRenewBefore = cm && secondsOf(cm.renewBefore, 30 * 86400, 'certManager.renewBefore', where);
     if (cm) {
-      const kind = cm.issuerKind ?? 'Issuer';
-      if (kind !== 'Issuer' && kind !== 'ClusterIssuer') throw new Error(`AdmissionController '${this.node.path}': certManager.issuerKind '${kind}' must be "Issuer" or "ClusterIssuer".`);
-      if (cm.issuerKind && !cm.issuerName) throw new Error(`AdmissionController '${this.node.path}': certManager.issuerKind is set but certManager.issuerName is not; name the ${kind}, or drop issuerKind to bootstrap a self-signed CA.`);
-      for (const [field, v] of [['duration', cm.duration], ['renewBefore', cm.renewBefore]] as const) {
-        if (v !== undefined && !DURATION.test(v)) throw new Error(`AdmissionController '${this.node.path}': certManager.${field} '${v}' is not a duration such as "2160h" or "720h30m".`);
-      }
+      const kind = cm.issuerKind ?? IssuerKind.ISSUER;
+      if (kind !== IssuerKind.ISSUER && kind !== IssuerKind.CLUSTER_ISSUER) throw new Error(`${where}: certManager.issuerKind '${kind}' must be IssuerKind.ISSUER or IssuerKind.CLUSTER_ISSUER.`);
+      if (cm.issuerKind && !cm.issuerName) throw new Error(`${where}: certManager.issuerKind is set but certManager.issuerName is not; name the ${kind}, or drop issuerKind to bootstrap a self-signed CA.`);
+      if (certDuration! < 3600) throw new Error(`${where}: certManager.duration is ${certDuration} s; cert-manager requires at least 1 hour. Fix: e.g. Duration.days(90).`);
+      if (certRenewBefore! >= certDuration!) throw new Error(`${where}: certManager.renewBefore (${certRenewBefore} s) must be shorter than certManager.duration (${certDuration} s).`);
+    }
+    const graceful = props.gracefulPreemption && {
+      grace: secondsOf(props.gracefulPreemption.terminationGracePeriod, 0, 'gracefulPreemption.terminationGracePeriod', where),
+      sleep: secondsOf(props.gracefulPreemption.preStopSleep, 0, 'gracefulPreemption.preStopSleep', where),
+    };
+    if (graceful && graceful.sleep >= graceful.grace) {
+      throw new Error(`${where}: gracefulPreemption.preStopSleep (${graceful.sleep} s) must be shorter than terminationGracePeriod (${graceful.grace} s), or the kubelet kills the pod during the sleep. Fix: e.g. 60 s grace with a 20 s sleep.`);
     }
     const labels = { 'app.kubernetes.io/name': NAME, 'app.kubernetes.io/part-of': 'cdk8s-kueue-ray' };
     const meta = (name: string, namespaced = true) => ({ name, labels: { ...labels }, ...(namespaced ? { namespace: ns } : {}) });
@@ -174,7 +207,7 @@ export class AdmissionController extends Chart {
     const args = ['controller', `--kueue-version=${versions.kueue.version}`, `--kuberay-version=${versions.kubeRay.version}`, `--namespace=${ns}`, `--port=${PORT}`,
       `--webhook-configurations=${webhookNames.join(',')}`, `--service=${NAME}`, `--admission-workers=${workers}`];
     if (cm) args.push(`--tls-cert-file=${TLS_DIR}/tls.crt`, `--tls-key-file=${TLS_DIR}/tls.key`);
-    if (props.gracefulPreemption) args.push(`--graceful-preemption=${props.gracefulPreemption.terminationGracePeriodSeconds}:${props.gracefulPreemption.preStopSleepSeconds}`);
+    if (graceful) args.push(`--graceful-preemption=${graceful.grace}:${graceful.sleep}`);
     const probe = (p: string) => ({ httpGet: { path: p, port: 'webhook', scheme: 'HTTPS' }, periodSeconds: 10, failureThreshold: 3 });
     this.deployment = new ApiObject(this, 'deployment', {
       apiVersion: 'apps/v1', kind: 'Deployment', metadata: meta(NAME),
@@ -221,7 +254,7 @@ export class AdmissionController extends Chart {
 
     let injectCa: Record<string, string> | undefined;
     if (cm) {
-      let issuerRef = { name: cm.issuerName ?? '', kind: cm.issuerKind ?? 'Issuer', group: 'cert-manager.io' };
+      let issuerRef = { name: cm.issuerName ?? '', kind: cm.issuerKind ?? IssuerKind.ISSUER, group: 'cert-manager.io' };
       if (!cm.issuerName) {
         // The usual cert-manager bootstrap: a selfSigned Issuer signs a CA, whose Issuer signs the serving certificate.
         new ApiObject(this, 'selfsigned-issuer', { apiVersion: CERT_MANAGER_API, kind: 'Issuer', metadata: meta(`${NAME}-selfsigned`), spec: { selfSigned: {} } });
@@ -233,14 +266,14 @@ export class AdmissionController extends Chart {
           },
         });
         new ApiObject(this, 'ca-issuer', { apiVersion: CERT_MANAGER_API, kind: 'Issuer', metadata: meta(`${NAME}-ca`), spec: { ca: { secretName: `${NAME}-ca` } } });
-        issuerRef = { name: `${NAME}-ca`, kind: 'Issuer', group: 'cert-manager.io' };
+        issuerRef = { name: `${NAME}-ca`, kind: IssuerKind.ISSUER, group: 'cert-manager.io' };
       }
       const dns = [NAME, `${NAME}.${ns}`, `${NAME}.${ns}.svc`, `${NAME}.${ns}.svc.cluster.local`];
       this.certificate = new ApiObject(this, 'serving-certificate', {
         apiVersion: CERT_MANAGER_API, kind: 'Certificate', metadata: meta(`${NAME}-serving`),
         spec: {
           secretName: `${NAME}-tls`, commonName: dns[2], dnsNames: dns,
-          duration: cm.duration ?? '2160h', renewBefore: cm.renewBefore ?? '720h',
+          duration: goDuration(certDuration!), renewBefore: goDuration(certRenewBefore!),
           privateKey: { algorithm: 'ECDSA', size: 256, rotationPolicy: 'Always' },
           usages: ['server auth', 'digital signature'], issuerRef,
         },
