@@ -50,7 +50,10 @@ interface Slot {
   worker: Worker;
   /** In the order sent: the worker decides them in that order. */
   readonly pending: Map<number, Pending>;
-  /** When the worker started on the oldest pending review (not before it is online: starting takes time). */
+  /**
+   * When the worker started on the oldest pending review; before the worker has loaded, when that
+   * review was sent (or the worker replaced), and the deadline is then longer by STARTUP_MS.
+   */
   headSince: number;
   online: boolean;
   sentView?: Inventory;
@@ -66,6 +69,12 @@ function spawn(workerData: unknown, heapMb: number): Worker {
   return new Worker(code, { eval: true, workerData, resourceLimits });
 }
 
+/**
+ * How long a new worker may take to load its modules on top of the deadline: about 0.1 s compiled,
+ * seconds through ts-node on a busy machine. Only a worker that hangs while loading ever reaches it.
+ */
+const STARTUP_MS = 10000;
+
 export class AdmissionPool {
   private readonly slots: Slot[] = [];
   private readonly sweep: NodeJS.Timeout;
@@ -80,7 +89,7 @@ export class AdmissionPool {
     this.sweep = setInterval(() => {
       const now = Date.now();
       for (const slot of this.slots) {
-        if (slot.pending.size && now - slot.headSince > deadline) {
+        if (slot.pending.size && now - slot.headSince > deadline + (slot.online ? 0 : STARTUP_MS)) {
           this.opts.log?.({ level: 'error', msg: 'admission worker missed its deadline; replacing it', deadlineMs: deadline, queued: slot.pending.size - 1 });
           this.restart(slot, `cdk8s-kueue-ray webhook: review not decided within ${deadline} ms`);
         }
@@ -100,7 +109,7 @@ export class AdmissionPool {
     }
     const id = ++this.nextId;
     return new Promise((resolve) => {
-      if (!slot.pending.size && slot.online) slot.headSince = Date.now();
+      if (!slot.pending.size) slot.headSince = Date.now();
       slot.pending.set(id, { resolve, webhook, body });
       slot.worker.postMessage({ id, webhook, body });
     });
@@ -122,7 +131,7 @@ export class AdmissionPool {
     slot.worker = worker;
     slot.sentView = inventory;
     slot.online = false;
-    slot.headSince = Number.POSITIVE_INFINITY;
+    slot.headSince = Date.now();
     worker.on('message', (m: { id: number; outcome: ReviewOutcome } | { ready: true }) => {
       if ('ready' in m) {
         // Its modules are loaded: the deadline of the review it works on starts now.

@@ -211,7 +211,7 @@ export class WebhookServer {
       return true;
     };
     if (declared > 0 && !reserve(declared)) {
-      req.destroy();
+      req.resume(); // read and drop the body, so the client reads the 429 instead of a reset
       return;
     }
     req.on('data', (c: Buffer) => {

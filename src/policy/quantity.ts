@@ -80,8 +80,8 @@ function parseQuantityUncached(input: string | number): bigint {
   exp10 += trailing;
   if (digits === '') return 0n;
   const tooLarge = () => new Error(`'${shown(s)}' is larger than the largest quantity Kubernetes represents (${MAX_QUANTITY_UNITS}), which it would silently cap; write a smaller quantity (examples: 500m, 2, 2Gi, 6G)`);
-  // Decimal order of magnitude of the value in milli-units (2^60 < 10^19 for Ei).
-  const order = digits.length - 1 + exp10 + (mult > 1n ? 19 : 0);
+  // Decimal order of magnitude of the value in milli-units, at most one too high for a binary suffix.
+  const order = digits.length - 1 + exp10 + (mult > 1n ? mult.toString().length : 0);
   if (order > 23) throw tooLarge();
   if (digits.length > MAX_SIGNIFICANT_DIGITS) {
     throw new Error(`'${shown(s)}' has ${digits.length} significant digits; Kubernetes keeps at most nano precision, so write it with fewer digits (examples: 500m, 2, 1.5, 2Gi)`);

@@ -16,9 +16,11 @@ afterEach(async () => { await ctl?.stop(); });
 test('1. deep YAML in runtimeEnvYAML does not kill the process: it is not parsed, and a warning says so', async () => {
   ctl = await startController();
   const deep = rayJob({ runtimeEnvYAML: '['.repeat(5000) });
-  for (let i = 0; i < 3; i++) {
-    const a = await post(ctl.port, '/validate', review(deep));
-    expect(a.status).toBe(200);
+  const answers = [];
+  for (let i = 0; i < 3; i++) answers.push(await post(ctl.port, '/validate', review(deep)));
+  expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
+  expect(ctl.alive()).toBe(true);
+  for (const a of answers) {
     const r = responseOf(a);
     expect(r.allowed).toBe(true);
     expect(r.warnings.join('\n')).toMatch(/runtimeEnvYAML was not checked: it nests 5000 levels deep/);
@@ -100,8 +102,10 @@ test('5. the bodies in flight are bounded in total: 16 concurrent 3.9 MiB review
   expect(body.length).toBeLessThan(4 * 1024 * 1024);
   const answers = await Promise.all(Array.from({ length: 16 }, () => post(ctl.port, '/validate', body)));
   const statuses = answers.map((a) => a.status);
-  expect(statuses.every((s) => s === 200 || s === 429)).toBe(true);
-  expect(statuses.filter((s) => s === 429).length).toBeGreaterThan(0);
+  // A refused client still writing its body may see the connection reset after the 429, as with 413.
+  const other = answers.filter((a) => a.status !== 200 && a.status !== 429 && !(a.status === -1 && /ECONNRESET|EPIPE/.test(a.body)));
+  expect(other.map((a) => `${a.status} ${a.body.slice(0, 100)}`)).toEqual([]);
+  expect(statuses.filter((s) => s === 429 || s === -1).length).toBeGreaterThan(0);
   expect(statuses.filter((s) => s === 200).length).toBeGreaterThan(0);
   // The Deployment's limit is 256Mi (src/install/admission-controller.ts): stay well below it.
   const peak = ctl.peakRssMiB();
@@ -143,7 +147,7 @@ test('8. an object whose kind disagrees with request.kind is refused, not allowe
 });
 
 test('9. SIGTERM: readiness fails first, the server keeps serving for the grace period with Connection: close, then exits 0', async () => {
-  ctl = await startController(['--shutdown-grace-seconds=2']);
+  ctl = await startController(); // the default grace period: 5 s
   expect((await request(ctl.port, 'GET', '/readyz')).status).toBe(200);
   const t0 = Date.now();
   ctl.proc.kill('SIGTERM');
@@ -156,6 +160,6 @@ test('9. SIGTERM: readiness fails first, the server keeps serving for the grace 
   expect(responseOf(a).allowed).toBe(true);
   expect(a.headers.connection).toBe('close');
   expect(await ctl.exited).toBe(0);
-  expect(Date.now() - t0).toBeGreaterThanOrEqual(1900);
+  expect(Date.now() - t0).toBeGreaterThanOrEqual(4900);
   expect(ctl.output()).toMatch(/readiness fails/);
 });

@@ -13,7 +13,7 @@ import { tmpdir } from '../support/synth';
 import { REPO_ROOT } from '../support/upstream';
 
 // Its own output directory: the entrypoint test compiles into lib/ at the same time.
-const OUT = path.join(REPO_ROOT, 'node_modules', '.cache', 'cdk8s-kueue-ray-attack');
+export const OUT = path.join(REPO_ROOT, 'node_modules', '.cache', 'cdk8s-kueue-ray-attack');
 const ENTRY = path.join(OUT, 'src', 'cli', 'main.js');
 
 /** Compiles the controller (entrypoint, worker and what they import) once per suite. */
