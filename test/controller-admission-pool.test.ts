@@ -83,6 +83,8 @@ test('a review not decided within the deadline fails with 500 and its worker is 
   // A worker that never answers: a stand-in for a pathological object.
   const pool = new AdmissionPool({ size: 1, config, view: () => ({ inventory: empty }), deadlineMs: 300 });
   try {
+    // Once loaded (the deadline counts from then on), the worker stops answering.
+    for (let i = 0; i < 20 && (await pool.review('validate', buf(randomBody(lcg(5))))).status === 500; i++) await new Promise((r) => setTimeout(r, 500));
     const slot = (pool as any).slots[0];
     const stuck = slot.worker;
     stuck.removeAllListeners('message');

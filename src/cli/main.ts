@@ -22,7 +22,7 @@ function parseFlags(argv: string[]): Record<string, string> {
   return out;
 }
 
-const KNOWN = ['kueue-version', 'kuberay-version', 'namespace', 'port', 'host', 'tls-cert-file', 'tls-key-file', 'webhook-configurations', 'service', 'graceful-preemption', 'reconciler', 'kubeconfig', 'admission-workers', 'tls-reload-seconds'];
+const KNOWN = ['kueue-version', 'kuberay-version', 'namespace', 'port', 'host', 'tls-cert-file', 'tls-key-file', 'webhook-configurations', 'service', 'graceful-preemption', 'reconciler', 'kubeconfig', 'admission-workers', 'tls-reload-seconds', 'shutdown-grace-seconds'];
 
 function log(entry: Record<string, unknown>): void {
   process.stdout.write(`${JSON.stringify({ ts: new Date().toISOString(), ...entry })}\n`);
@@ -59,6 +59,8 @@ export async function controller(argv: string[]): Promise<WebhookServer> {
   const kubeconfigFile = f.kubeconfig ?? process.env.KUBECONFIG;
   const namespace = f.namespace ?? 'cdk8s-kueue-ray-system';
   if (f['tls-reload-seconds'] !== undefined && !(Number(f['tls-reload-seconds']) >= 1)) throw new Error(`--tls-reload-seconds takes a number of seconds >= 1, got '${f['tls-reload-seconds']}'`);
+  const graceSeconds = Number(f['shutdown-grace-seconds'] ?? 5);
+  if (!(graceSeconds >= 0 && graceSeconds <= 300)) throw new Error(`--shutdown-grace-seconds takes 0 to 300 (how long the webhook keeps serving after SIGTERM, with /readyz failing), got '${f['shutdown-grace-seconds']}'`);
   const workers = Number(f['admission-workers'] ?? 1);
   if (!Number.isInteger(workers) || workers < 0 || workers > 16) throw new Error(`--admission-workers takes 0 to 16 (worker threads that parse and decide reviews; 0 decides on the server thread), got '${f['admission-workers']}'`);
   if (!!f['tls-cert-file'] !== !!f['tls-key-file']) throw new Error('--tls-cert-file and --tls-key-file go together');
@@ -127,10 +129,12 @@ export async function controller(argv: string[]): Promise<WebhookServer> {
     process.once(sig, () => {
       if (stopping) return;
       stopping = true;
-      log({ level: 'info', msg: 'draining in-flight requests', signal: sig });
+      // Readiness fails at once; the webhook keeps serving for the grace period (the API server may
+      // still hold connections to this pod), then drains; the informers serve its view until then.
+      log({ level: 'info', msg: 'stopping: readiness fails, serving for the grace period, then draining in-flight requests', signal: sig, graceSeconds });
       store?.stop();
       if (reloadTimer) clearInterval(reloadTimer);
-      Promise.all([server.stop(20000), reconciler?.stop(), cache?.stop()]).then(() => {
+      Promise.all([server.stop(20000, graceSeconds * 1000).then(() => cache?.stop()), reconciler?.stop()]).then(() => {
         log({ level: 'info', msg: 'stopped' });
         process.exit(0);
       });
@@ -145,7 +149,7 @@ async function main(argv: string[]): Promise<void> {
     await controller(rest);
     return;
   }
-  process.stderr.write('usage: cdk8s-kueue-ray controller [--kueue-version=v0.19.2] [--kuberay-version=v1.6.2] [--namespace=NS] [--service=SVC] [--webhook-configurations=MUT,VAL] [--port=9443] [--tls-cert-file=F --tls-key-file=F] [--reconciler=false] [--graceful-preemption=GRACE:SLEEP] [--admission-workers=1] [--tls-reload-seconds=60]\n');
+  process.stderr.write('usage: cdk8s-kueue-ray controller [--kueue-version=v0.19.2] [--kuberay-version=v1.6.2] [--namespace=NS] [--service=SVC] [--webhook-configurations=MUT,VAL] [--port=9443] [--tls-cert-file=F --tls-key-file=F] [--reconciler=false] [--graceful-preemption=GRACE:SLEEP] [--admission-workers=1] [--tls-reload-seconds=60] [--shutdown-grace-seconds=5]\n');
   process.exit(cmd ? 2 : 0);
 }
 

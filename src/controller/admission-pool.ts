@@ -4,9 +4,11 @@
  * a worker before the first request that needs it, so a review never sees an older view than the
  * server thread had when the request arrived.
  *
- * Failure handling: a worker that dies fails its in-flight requests (HTTP 500, so the API server
- * applies the webhook's failurePolicy) and is replaced; a request not answered within the deadline
- * does the same to its worker, so one pathological object cannot wedge the webhook.
+ * Failure handling: a worker decides its reviews one after the other, so the oldest request in flight
+ * is the one it works on. When that one is not decided within the deadline, or the worker dies, that
+ * request fails (HTTP 500, so the API server applies the webhook's failurePolicy), the worker is
+ * replaced, and the requests queued behind it go to the new worker: one pathological object cannot
+ * wedge the webhook, nor fail the good reviews that arrived after it.
  */
 import * as fs from 'fs';
 import * as path from 'path';
@@ -21,33 +23,57 @@ export interface AdmissionPoolOptions {
   readonly config: AdmissionConfig;
   readonly view: () => ClusterView;
   /**
-   * A review not answered within this time fails with HTTP 500 and its worker is replaced. Below the
-   * webhook configurations' timeoutSeconds (5), so the worker is replaced before the API server gives up.
-   * @default 4000
+   * A review its worker has worked on for this long fails with HTTP 500 and the worker is replaced.
+   * Clearly below the webhook configurations' timeoutSeconds (5), which also covers TLS, HTTP and the
+   * wait behind other reviews: a normal review takes well under 50 ms, the largest one the API server
+   * can send a few hundred.
+   * @default 2000
    */
   readonly deadlineMs?: number;
+  /**
+   * Heap limit of each worker (V8 old generation). A review that needs more kills only its worker,
+   * which is replaced, not the process (and with it the fail-closed mutating webhook).
+   * @default 160
+   */
+  readonly workerHeapMb?: number;
   readonly log?: (entry: Record<string, unknown>) => void;
 }
 
 interface Pending {
   readonly resolve: (o: ReviewOutcome) => void;
-  readonly started: number;
+  readonly webhook: Webhook;
+  /** Kept until answered: the review is sent again if its worker is replaced before deciding it. */
+  readonly body: ArrayBuffer;
 }
 
 interface Slot {
   worker: Worker;
+  /** In the order sent: the worker decides them in that order. */
   readonly pending: Map<number, Pending>;
+  /**
+   * When the worker started on the oldest pending review; before the worker has loaded, when that
+   * review was sent (or the worker replaced), and the deadline is then longer by STARTUP_MS.
+   */
+  headSince: number;
+  online: boolean;
   sentView?: Inventory;
 }
 
 /** The compiled worker next to this file, or (tests, ts-node) the TypeScript source through ts-node. */
-function spawn(workerData: unknown): Worker {
+function spawn(workerData: unknown, heapMb: number): Worker {
+  const resourceLimits = { maxOldGenerationSizeMb: heapMb };
   const js = path.join(__dirname, 'admission-worker.js');
-  if (fs.existsSync(js)) return new Worker(js, { workerData });
+  if (fs.existsSync(js)) return new Worker(js, { workerData, resourceLimits });
   const ts = path.join(__dirname, 'admission-worker.ts');
   const code = `require('ts-node').register({ transpileOnly: true, compilerOptions: { module: 'commonjs' } }); require(${JSON.stringify(ts)});`;
-  return new Worker(code, { eval: true, workerData });
+  return new Worker(code, { eval: true, workerData, resourceLimits });
 }
+
+/**
+ * How long a new worker may take to load its modules on top of the deadline: about 0.1 s compiled,
+ * seconds through ts-node on a busy machine. Only a worker that hangs while loading ever reaches it.
+ */
+const STARTUP_MS = 10000;
 
 export class AdmissionPool {
   private readonly slots: Slot[] = [];
@@ -57,23 +83,21 @@ export class AdmissionPool {
 
   constructor(private readonly opts: AdmissionPoolOptions) {
     if (!(opts.size >= 1)) throw new Error(`AdmissionPool: size must be at least 1 (got ${opts.size})`);
-    for (let i = 0; i < opts.size; i++) this.slots.push(this.start({ pending: new Map() } as Slot));
-    const deadline = opts.deadlineMs ?? 4000;
+    for (let i = 0; i < opts.size; i++) this.slots.push(this.start({ pending: new Map(), headSince: 0 } as Slot));
+    const deadline = opts.deadlineMs ?? 2000;
+    // Checked often, so a stuck review is failed at most a twentieth of the deadline late.
     this.sweep = setInterval(() => {
       const now = Date.now();
       for (const slot of this.slots) {
-        for (const p of slot.pending.values()) {
-          if (now - p.started > deadline) {
-            this.opts.log?.({ level: 'error', msg: 'admission worker missed its deadline; replacing it', deadlineMs: deadline, inFlight: slot.pending.size });
-            this.restart(slot, `cdk8s-kueue-ray webhook: review not decided within ${deadline} ms`);
-            break;
-          }
+        if (slot.pending.size && now - slot.headSince > deadline + (slot.online ? 0 : STARTUP_MS)) {
+          this.opts.log?.({ level: 'error', msg: 'admission worker missed its deadline; replacing it', deadlineMs: deadline, queued: slot.pending.size - 1 });
+          this.restart(slot, `cdk8s-kueue-ray webhook: review not decided within ${deadline} ms`);
         }
       }
-    }, Math.min(1000, deadline)).unref();
+    }, Math.max(10, Math.min(100, deadline / 20))).unref();
   }
 
-  /** Decides one review body. The body's ArrayBuffer is transferred to the worker (unusable after). */
+  /** Decides one review body. The body is copied to the worker and kept until the review is answered. */
   review(webhook: Webhook, body: ArrayBuffer): Promise<ReviewOutcome> {
     if (this.closing) return Promise.resolve(errorOutcome(500, 'cdk8s-kueue-ray webhook is shutting down'));
     let slot = this.slots[0];
@@ -85,8 +109,9 @@ export class AdmissionPool {
     }
     const id = ++this.nextId;
     return new Promise((resolve) => {
-      slot.pending.set(id, { resolve, started: Date.now() });
-      slot.worker.postMessage({ id, webhook, body }, [body]);
+      if (!slot.pending.size) slot.headSince = Date.now();
+      slot.pending.set(id, { resolve, webhook, body });
+      slot.worker.postMessage({ id, webhook, body });
     });
   }
 
@@ -102,28 +127,46 @@ export class AdmissionPool {
 
   private start(slot: Slot): Slot {
     const inventory = this.opts.view().inventory;
-    const worker = spawn({ config: this.opts.config, view: { inventory } });
+    const worker = spawn({ config: this.opts.config, view: { inventory } }, this.opts.workerHeapMb ?? 160);
     slot.worker = worker;
     slot.sentView = inventory;
-    worker.on('message', (m: { id: number; outcome: ReviewOutcome }) => {
+    slot.online = false;
+    slot.headSince = Date.now();
+    worker.on('message', (m: { id: number; outcome: ReviewOutcome } | { ready: true }) => {
+      if ('ready' in m) {
+        // Its modules are loaded: the deadline of the review it works on starts now.
+        slot.online = true;
+        slot.headSince = Date.now();
+        return;
+      }
       const p = slot.pending.get(m.id);
       if (!p) return;
       slot.pending.delete(m.id);
+      slot.headSince = Date.now();
+
       p.resolve(m.outcome);
     });
     worker.on('error', (e) => this.opts.log?.({ level: 'error', msg: 'admission worker crashed', error: e.message }));
-    worker.on('exit', () => {
+    worker.on('exit', (code) => {
+      if (slot.worker === worker && !this.closing) this.opts.log?.({ level: 'error', msg: 'admission worker exited', code, queued: Math.max(0, slot.pending.size - 1) });
       if (slot.worker === worker && !this.closing) this.restart(slot, 'cdk8s-kueue-ray webhook: admission worker exited');
     });
     worker.unref();
     return slot;
   }
 
+  /** Fails the review the worker was on, replaces the worker, and sends it the reviews queued behind. */
   private restart(slot: Slot, message: string): void {
     const old = slot.worker;
-    this.failPending(slot, message);
+    const [head, ...queued] = slot.pending;
+    slot.pending.clear();
+    if (head) head[1].resolve(errorOutcome(500, message));
     this.start(slot);
     void old.terminate();
+    for (const [id, p] of queued) {
+      slot.pending.set(id, p);
+      slot.worker.postMessage({ id, webhook: p.webhook, body: p.body });
+    }
   }
 
   private failPending(slot: Slot, message: string): void {

@@ -1,5 +1,5 @@
 /**
- * An admission worker thread: receives review bodies (transferred, not copied) and the current
+ * An admission worker thread: receives review bodies and the current
  * cluster view from the server thread, answers with reviewAdmission's outcome. Parsing a 5-20 KB
  * review costs more than the TLS and HTTP work around it, so it runs here, beside the server thread.
  */
@@ -22,3 +22,5 @@ parentPort!.on('message', (m: ToWorker) => {
   }
   parentPort!.postMessage({ id: m.id, outcome: reviewAdmission(m.webhook, decoder.decode(m.body), config, view) });
 });
+// The pool counts a review's deadline from here on, not from the thread's start.
+parentPort!.postMessage({ ready: true });

@@ -5,7 +5,7 @@
  * synth (src/policy).
  */
 import {
-  evaluateRayObject, Finding, formatFinding, Inventory, KubeRayCapabilities, KueueCapabilities, LocalQueueEntry,
+  evaluateRayObject, Finding, formatFinding, Inventory, isRecord, KubeRayCapabilities, KueueCapabilities, listOf, LocalQueueEntry,
   PolicyContext, PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL, RayObject, suspendFieldAtCreate,
 } from '../policy';
 
@@ -65,7 +65,7 @@ function isRayObject(req: AdmissionRequest): boolean {
 
 /** Objects KubeRay creates for a RayJob or RayService inherit their labels: leave them alone (kuberay#4064). */
 export function ownedByRayParent(obj: any): boolean {
-  return (obj?.metadata?.ownerReferences ?? []).some((o: any) => o?.kind === 'RayJob' || o?.kind === 'RayService');
+  return listOf(obj?.metadata?.ownerReferences).some((o: any) => o?.kind === 'RayJob' || o?.kind === 'RayService');
 }
 
 /** The object as the policy sees it: namespace filled from the request. */
@@ -138,22 +138,24 @@ function suspendOps(obj: any, kind: string, config: AdmissionConfig): any[] {
   const field = suspendFieldAtCreate(kind, autoscaling, config.kueue);
   if (!field) return [];
   const parent = field.split('.').slice(0, -1).reduce((o: any, k) => o?.[k], obj);
-  if (!parent) return [];
+  if (!isRecord(parent)) return [];
   return [{ op: 'add', path: `/${field.replace(/\./g, '/')}`, value: true }];
 }
 
 function gracefulOps(obj: any, kind: string, g: { terminationGracePeriodSeconds: number; preStopSleepSeconds: number }): any[] {
   const base = kind === 'RayJob' ? '/spec/rayClusterSpec' : kind === 'RayService' ? '/spec/rayClusterConfig' : '/spec';
   const cluster = kind === 'RayJob' ? obj.spec?.rayClusterSpec : kind === 'RayService' ? obj.spec?.rayClusterConfig : obj.spec;
-  if (!cluster) return [];
+  // Only well-typed parts are patched: a patch into a field of the wrong type would fail the create with
+  // a JSON-patch error instead of the schema's message.
+  if (!isRecord(cluster)) return [];
   const ops: any[] = [];
   const templates: Array<[string, any]> = [[`${base}/headGroupSpec/template`, cluster.headGroupSpec?.template]];
-  (cluster.workerGroupSpecs ?? []).forEach((g2: any, i: number) => templates.push([`${base}/workerGroupSpecs/${i}/template`, g2?.template]));
+  listOf(cluster.workerGroupSpecs).forEach((g2: any, i: number) => templates.push([`${base}/workerGroupSpecs/${i}/template`, g2?.template]));
   for (const [p, t] of templates) {
-    if (!t?.spec) continue;
+    if (!isRecord(t?.spec)) continue;
     if (t.spec.terminationGracePeriodSeconds === undefined) ops.push({ op: 'add', path: `${p}/spec/terminationGracePeriodSeconds`, value: g.terminationGracePeriodSeconds });
-    const c0 = t.spec.containers?.[0];
-    if (c0 && !c0.lifecycle?.preStop) {
+    const c0 = listOf(t.spec.containers)[0];
+    if (isRecord(c0) && (c0.lifecycle === undefined || isRecord(c0.lifecycle)) && !c0.lifecycle?.preStop) {
       if (!c0.lifecycle) ops.push({ op: 'add', path: `${p}/spec/containers/0/lifecycle`, value: {} });
       ops.push({ op: 'add', path: `${p}/spec/containers/0/lifecycle/preStop`, value: { exec: { command: ['/bin/sh', '-c', `sleep ${g.preStopSleepSeconds}`] } } });
     }

@@ -1,7 +1,8 @@
 /**
  * The admission webhook's HTTPS server: TLS 1.2+, AdmissionReview v1 on /mutate and /validate,
- * /healthz, /readyz and Prometheus /metrics, bounded bodies and slow-client timeouts, and a graceful
- * stop that drains in-flight requests. Decisions come from admission.ts.
+ * /healthz, /readyz and Prometheus /metrics, bounded bodies (each and in total), handshake, idle and
+ * slow-client timeouts, a connection cap, and a graceful stop that fails readiness, keeps serving for
+ * a grace period, then drains. Decisions come from admission.ts.
  */
 import * as https from 'https';
 import { AdmissionConfig, ClusterView } from './admission';
@@ -21,6 +22,23 @@ export interface WebhookServerOptions {
   readonly maxBodyBytes?: number;
   /** A request must arrive completely within this time. @default 10 s */
   readonly requestTimeoutMs?: number;
+  /**
+   * Bytes of request bodies held at once, over all connections (a body counts from its Content-Length
+   * until it is answered). Beyond it a request gets 429 at once, so a burst of large reviews cannot
+   * grow the process past its memory limit. Keep it at least maxBodyBytes. @default 16 MiB
+   */
+  readonly maxInFlightBytes?: number;
+  /** A connection must complete its TLS handshake within this time. @default 5 s */
+  readonly handshakeTimeoutMs?: number;
+  /**
+   * A connection that sends nothing for this long while no request of it is being decided is closed
+   * (before its first request; between keep-alive requests keepAliveTimeoutMs applies). @default 10 s
+   */
+  readonly idleTimeoutMs?: number;
+  /** Keep-alive connections idle this long are closed. The API server reuses connections. @default 60 s */
+  readonly keepAliveTimeoutMs?: number;
+  /** Open connections at most; more are closed at once. @default 512 */
+  readonly maxConnections?: number;
   /** Readiness gate (e.g. informers synced). @default always ready */
   readonly ready?: () => boolean;
   /**
@@ -81,15 +99,25 @@ export class WebhookServer {
   private readonly maxBody: number;
   private readonly tooLarge: string;
   private inFlight = 0;
+  private inFlightBytes = 0;
+  private readonly maxInFlightBytes: number;
   private stopping = false;
 
   constructor(private readonly opts: WebhookServerOptions) {
     // connectionsCheckingInterval: Node checks requestTimeout only this often (30 s by default).
-    this.server = https.createServer({ cert: opts.cert, key: opts.key, minVersion: 'TLSv1.2', connectionsCheckingInterval: 500 } as https.ServerOptions, (req, res) => this.handle(req, res));
+    this.server = https.createServer({
+      cert: opts.cert, key: opts.key, minVersion: 'TLSv1.2', connectionsCheckingInterval: 500,
+      handshakeTimeout: opts.handshakeTimeoutMs ?? 5000, // Node's default is 120 s
+    } as https.ServerOptions, (req, res) => this.handle(req, res));
     this.server.requestTimeout = opts.requestTimeoutMs ?? 10000;
     this.server.headersTimeout = Math.min(opts.requestTimeoutMs ?? 10000, 10000);
-    this.server.keepAliveTimeout = 60000; // the API server reuses connections
+    this.server.keepAliveTimeout = opts.keepAliveTimeoutMs ?? 60000; // the API server reuses connections
+    // Inactivity of a connection (no request yet, or a request whose bytes stopped coming). Node closes
+    // the socket when it fires and no request on it is waiting for its answer.
+    this.server.timeout = opts.idleTimeoutMs ?? 10000;
+    this.server.maxConnections = opts.maxConnections ?? 512;
     this.maxBody = opts.maxBodyBytes ?? 4 * 1024 * 1024;
+    this.maxInFlightBytes = opts.maxInFlightBytes ?? 16 * 1024 * 1024;
     this.tooLarge = JSON.stringify({ message: `request body larger than ${this.maxBody} bytes` });
     if (opts.workers) this.pool = new AdmissionPool({ size: opts.workers, config: opts.config, view: opts.view, log: opts.log });
   }
@@ -106,9 +134,23 @@ export class WebhookServer {
     });
   }
 
-  /** Stops accepting connections and resolves once in-flight requests are answered. */
-  async stop(timeoutMs = 10000): Promise<void> {
+  /** True from the start of stop(): /readyz answers 503 and every response closes its connection. */
+  get isStopping(): boolean {
+    return this.stopping;
+  }
+
+  /**
+   * Stops the way controller-runtime's webhook server does, with readiness first: /readyz fails at
+   * once, the server keeps serving (new connections too) for `graceMs` while endpoints and the API
+   * server's connection pool catch up, and every response in that time says `Connection: close`, so
+   * keep-alive connections end after their current request instead of being cut. Then it stops
+   * accepting, closes idle connections, and resolves once in-flight requests are answered (or after
+   * `timeoutMs`).
+   */
+  async stop(timeoutMs = 10000, graceMs = 0): Promise<void> {
+    if (this.stopping) return;
     this.stopping = true;
+    if (graceMs > 0) await new Promise((r) => setTimeout(r, graceMs));
     await new Promise<void>((resolve) => {
       this.server.close(() => resolve());
       this.server.closeIdleConnections();
@@ -137,22 +179,50 @@ export class WebhookServer {
     const chunks: Buffer[] = [];
     let size = 0;
     let done = false;
+    // Bytes this request holds against maxInFlightBytes: its Content-Length up front, or what arrived.
+    let reserved = 0;
+    const release = () => {
+      this.inFlightBytes -= reserved;
+      reserved = 0;
+    };
     const finish = (status: number, body: string) => {
       if (done) return;
       done = true;
       this.inFlight--;
+      release();
       this.metrics.observe(`/${webhook}`, Number(process.hrtime.bigint() - started) / 1e9);
       if (!res.headersSent) this.text(res, status, body, 'application/json');
     };
-    if (Number(req.headers['content-length'] ?? 0) > this.maxBody) {
+    // A decision in progress is no idle connection (the worker deadline bounds it).
+    res.on('timeout', () => undefined);
+    const declared = Number(req.headers['content-length'] ?? 0);
+    if (declared > this.maxBody) {
       finish(413, this.tooLarge);
       req.resume();
       return;
     }
+    const reserve = (n: number): boolean => {
+      if (this.inFlightBytes + n > this.maxInFlightBytes) {
+        finish(429, JSON.stringify({ message: `cdk8s-kueue-ray webhook: more than ${this.maxInFlightBytes} bytes of reviews in flight; try again` }));
+        return false;
+      }
+      this.inFlightBytes += n;
+      reserved += n;
+      return true;
+    };
+    if (declared > 0 && !reserve(declared)) {
+      req.resume(); // read and drop the body, so the client reads the 429 instead of a reset
+      return;
+    }
     req.on('data', (c: Buffer) => {
+      if (done) return;
       size += c.length;
       if (size > this.maxBody) {
         finish(413, this.tooLarge);
+        req.destroy();
+        return;
+      }
+      if (size > reserved && !reserve(size - reserved)) {
         req.destroy();
         return;
       }
@@ -160,7 +230,7 @@ export class WebhookServer {
     });
     req.on('error', () => finish(400, JSON.stringify({ message: 'request aborted' })));
     // The response's close (not the request's, which follows 'end') tells a client that went away.
-    res.on('close', () => { if (!done) { done = true; this.inFlight--; } });
+    res.on('close', () => { if (!done) { done = true; this.inFlight--; release(); } });
     req.on('end', () => {
       if (done) return;
       // One fresh ArrayBuffer (never a pooled Buffer's), so it can be transferred to a worker.
@@ -182,6 +252,8 @@ export class WebhookServer {
   }
 
   private text(res: import('http').ServerResponse, status: number, body: string, type = 'text/plain'): void {
+    // While stopping, every answer ends its connection: the client reconnects, to another replica.
+    if (this.stopping) res.shouldKeepAlive = false;
     res.writeHead(status, { 'Content-Type': type, 'Content-Length': Buffer.byteLength(body) });
     res.end(body);
   }

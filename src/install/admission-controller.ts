@@ -233,6 +233,9 @@ export class AdmissionController extends Chart {
               ports: [{ name: 'webhook', containerPort: PORT, protocol: 'TCP' }],
               env: [{ name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }],
               readinessProbe: probe('/readyz'),
+              // Endpoints and the API servers' connection pools learn of a terminating pod with a delay:
+              // it keeps serving 5 s before SIGTERM, then 5 s more with /readyz failing (--shutdown-grace-seconds).
+              lifecycle: { preStop: { exec: { command: ['sleep', '5'] } } },
               livenessProbe: probe('/healthz'),
               resources: props.resources ? renderResources(props.resources, `AdmissionController '${this.node.path}' resources`) : { requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '500m', memory: '256Mi' } },
               securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true, capabilities: { drop: ['ALL'] }, seccompProfile: { type: 'RuntimeDefault' } },

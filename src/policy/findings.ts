@@ -30,9 +30,12 @@ export interface Finding {
 
 /** A human reference to a Ray object: Kind namespace/name (generateName shown as prefix-*). */
 export function objectRef(obj: RayObject): string {
-  const ns = obj.metadata?.namespace ?? 'default';
-  const name = obj.metadata?.name ?? (obj.metadata?.generateName ? `${obj.metadata.generateName}*` : '<unnamed>');
-  return `${obj.kind ?? '<kind?>'} ${ns}/${name}`;
+  // Only strings are shown: a finding may be about a metadata field of the wrong type.
+  const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+  const ns = str(obj.metadata?.namespace) ?? 'default';
+  const gen = str(obj.metadata?.generateName);
+  const name = str(obj.metadata?.name) ?? (gen ? `${gen}*` : '<unnamed>');
+  return `${str(obj.kind) ?? '<kind?>'} ${ns}/${name}`;
 }
 
 export function formatFinding(f: Finding): string {

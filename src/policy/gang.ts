@@ -5,6 +5,7 @@
  * Pure: input is the Kubernetes JSON of a RayJob, RayCluster or RayService.
  */
 import { addInto, maxInto, parseQuantity, parseResourceList, ResourceMap } from './quantity';
+import { isRecord, listOf } from './ray-object';
 import { KueueCapabilities } from './versions';
 
 /** A Ray object as the API server sees it (plain Kubernetes JSON). */
@@ -50,10 +51,11 @@ export const AUTOSCALER_SIDECAR_REQUESTS = { cpu: '500m', memory: '512Mi' } as c
 
 /** The RayClusterSpec inside a Ray object, and its path. */
 export function clusterSpecOf(obj: RayObject): { spec: any; path: string } | undefined {
+  // Only a JSON object is a cluster spec; any other type is reported by objectShape.
   switch (obj.kind) {
-    case 'RayJob': return obj.spec?.rayClusterSpec ? { spec: obj.spec.rayClusterSpec, path: 'spec.rayClusterSpec' } : undefined;
-    case 'RayCluster': return obj.spec ? { spec: obj.spec, path: 'spec' } : undefined;
-    case 'RayService': return obj.spec?.rayClusterConfig ? { spec: obj.spec.rayClusterConfig, path: 'spec.rayClusterConfig' } : undefined;
+    case 'RayJob': return isRecord(obj.spec?.rayClusterSpec) ? { spec: obj.spec.rayClusterSpec, path: 'spec.rayClusterSpec' } : undefined;
+    case 'RayCluster': return isRecord(obj.spec) ? { spec: obj.spec, path: 'spec' } : undefined;
+    case 'RayService': return isRecord(obj.spec?.rayClusterConfig) ? { spec: obj.spec.rayClusterConfig, path: 'spec.rayClusterConfig' } : undefined;
     default: return undefined;
   }
 }
@@ -73,11 +75,11 @@ export function containerRequests(container: any, where: string): ResourceMap {
  */
 export function podRequests(podSpec: any, where: string, extraContainers: ResourceMap[] = []): ResourceMap {
   const sum: ResourceMap = new Map();
-  (podSpec?.containers ?? []).forEach((c: any, i: number) => addInto(sum, containerRequests(c, `${where}.containers[${i}]`)));
+  listOf(podSpec?.containers).forEach((c: any, i: number) => addInto(sum, containerRequests(c, `${where}.containers[${i}]`)));
   for (const extra of extraContainers) addInto(sum, extra);
   const sidecars: ResourceMap = new Map();
   const initMax: ResourceMap = new Map();
-  (podSpec?.initContainers ?? []).forEach((c: any, i: number) => {
+  listOf(podSpec?.initContainers).forEach((c: any, i: number) => {
     const r = containerRequests(c, `${where}.initContainers[${i}]`);
     if (c?.restartPolicy === 'Always') {
       addInto(sidecars, r);
@@ -88,7 +90,7 @@ export function podRequests(podSpec: any, where: string, extraContainers: Resour
   });
   addInto(sum, sidecars);
   maxInto(sum, initMax);
-  addInto(sum, parseResourceList(podSpec?.overhead, `${where}.overhead`));
+  addInto(sum, parseResourceList(isRecord(podSpec?.overhead) ? podSpec.overhead : undefined, `${where}.overhead`));
   return sum;
 }
 
@@ -107,8 +109,9 @@ function gcsFaultToleranceEnabled(obj: RayObject, cluster: any): boolean {
 /** Worker-group pod count as Kueue counts it: replicas × numOfHosts. */
 export function workerCount(group: any, replicasOverride?: number): number {
   // The CRD defaults replicas to 0 and numOfHosts to 1 before any webhook or controller sees the object.
-  const replicas = replicasOverride ?? (typeof group?.replicas === 'number' ? group.replicas : 0);
-  const hosts = typeof group?.numOfHosts === 'number' && group.numOfHosts > 0 ? group.numOfHosts : 1;
+  // Only integers count (the CRD's int32): a wrong type is objectShape's finding, never a BigInt RangeError.
+  const replicas = replicasOverride ?? (Number.isInteger(group?.replicas) ? group.replicas : 0);
+  const hosts = Number.isInteger(group?.numOfHosts) && group.numOfHosts > 0 ? group.numOfHosts : 1;
   return replicas * hosts;
 }
 
@@ -128,14 +131,14 @@ export function computeGang(obj: RayObject, kueue: KueueCapabilities, opts: Gang
     const extras: string[] = [];
     const extraContainers: ResourceMap[] = [];
     let headSpec = headTemplate?.spec;
-    if (kueue.countsRedisCleanup && gcsFaultToleranceEnabled(obj, cluster) && headSpec?.containers?.length) {
+    if (kueue.countsRedisCleanup && gcsFaultToleranceEnabled(obj, cluster) && Array.isArray(headSpec?.containers) && headSpec.containers.length) {
       // Redis cleanup job requests are max-merged into the head's Ray container (0.17.6+).
       const merged = maxInto(containerRequests(headSpec.containers[0], `${headPath}.template.spec.containers[0]`), literal(REDIS_CLEANUP_REQUESTS));
       headSpec = { ...headSpec, containers: [{ name: headSpec.containers[0].name, resources: { requests: mapToList(merged) } }, ...headSpec.containers.slice(1)] };
       extras.push('GCS fault-tolerance Redis cleanup 200m/256Mi max-merged into the Ray container');
     }
     if (kueue.countsAutoscalerSidecar && cluster.enableInTreeAutoscaling === true) {
-      const res = cluster.autoscalerOptions?.resources;
+      const res = isRecord(cluster.autoscalerOptions?.resources) ? cluster.autoscalerOptions.resources : undefined;
       const sidecar = res ? containerRequests({ resources: res }, `${cs.path}.autoscalerOptions`) : literal(AUTOSCALER_SIDECAR_REQUESTS);
       extraContainers.push(sidecar);
       extras.push(res ? 'autoscaler sidecar (autoscalerOptions.resources)' : 'autoscaler sidecar 500m/512Mi');
@@ -147,15 +150,15 @@ export function computeGang(obj: RayObject, kueue: KueueCapabilities, opts: Gang
     const perPod = podRequests(headSpec, `${headPath}.template.spec`, extraContainers);
     podSets.push({ name: 'head', path: headPath, count: 1, perPod, total: times(perPod, 1), extras });
 
-    (cluster.workerGroupSpecs ?? []).forEach((g: any, i: number) => {
+    listOf(cluster.workerGroupSpecs).forEach((g: any, i: number) => {
       const path = `${cs.path}.workerGroupSpecs[${i}]`;
       const per = podRequests(g?.template?.spec, `${path}.template.spec`);
       const count = workerCount(g, opts.workerReplicas?.(g));
-      podSets.push({ name: String(g?.groupName ?? '').toLowerCase(), path, count, perPod: per, total: times(per, count), extras: [] });
+      podSets.push({ name: typeof g?.groupName === 'string' ? g.groupName.toLowerCase() : '', path, count, perPod: per, total: times(per, count), extras: [] });
     });
   }
   if (obj.kind === 'RayJob' && rayJobHasSubmitterPodSet(obj)) {
-    const tpl = obj.spec?.submitterPodTemplate;
+    const tpl = isRecord(obj.spec?.submitterPodTemplate) ? obj.spec.submitterPodTemplate : undefined;
     const per = tpl
       ? podRequests(tpl.spec, 'spec.submitterPodTemplate.spec')
       : literal(DEFAULT_SUBMITTER_REQUESTS);
@@ -172,7 +175,6 @@ export function rayJobHasSubmitterPodSet(obj: RayObject): boolean {
 }
 
 function mapToList(map: ResourceMap): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of map) out[k] = `${v}m`;
-  return out;
+  // fromEntries defines own properties: a resource named "__proto__" stays a resource.
+  return Object.fromEntries([...map].map(([k, v]) => [k, `${v}m`]));
 }

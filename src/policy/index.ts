@@ -9,6 +9,7 @@ import { COMPATIBILITY_RULES } from './rules/compatibility';
 import { CROSS_OBJECT_RULES } from './rules/cross-object';
 import { KUBERAY_OPERATOR_RULES } from './rules/kuberay-operator';
 import { KUEUE_WEBHOOK_RULES } from './rules/kueue-webhook';
+import { objectShape, OBJECT_SHAPE_RULES } from './rules/object-shape';
 import { Rule } from './rules/rule';
 
 export * from './context';
@@ -23,19 +24,26 @@ export * from './rules/compatibility';
 export * from './rules/cross-object';
 export * from './rules/kuberay-operator';
 export * from './rules/kueue-webhook';
+export * from './rules/object-shape';
 
-/** Every rule by name. Rules on a single object first, cross-object rules last. */
+/** Every rule by name. The field types first, rules on a single object next, cross-object rules last. */
 export const RULES: Readonly<Record<string, Rule>> = {
+  ...OBJECT_SHAPE_RULES,
   ...KUEUE_WEBHOOK_RULES,
   ...KUBERAY_OPERATOR_RULES,
   ...COMPATIBILITY_RULES,
   ...CROSS_OBJECT_RULES,
 };
 
-/** Runs every rule on a Ray object. Unknown kinds get no findings. */
+/**
+ * Runs every rule on a Ray object. Unknown kinds get no findings. An object with fields of the wrong
+ * type gets only those findings: the other rules would read such fields as absent and add noise.
+ */
 export function evaluateRayObject(obj: RayObject, ctx: PolicyContext): Finding[] {
   if (obj.kind !== 'RayJob' && obj.kind !== 'RayCluster' && obj.kind !== 'RayService') return [];
+  const shape = objectShape(obj, ctx);
+  if (shape.length) return shape;
   const out: Finding[] = [];
-  for (const rule of Object.values(RULES)) out.push(...rule(obj, ctx));
+  for (const rule of Object.values(RULES)) if (rule !== objectShape) out.push(...rule(obj, ctx));
   return out;
 }

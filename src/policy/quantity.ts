@@ -22,42 +22,80 @@ export function isQuantity(s: unknown): boolean {
   return (typeof s === 'string' && QUANTITY_RE.test(s.trim())) || (typeof s === 'number' && Number.isFinite(s));
 }
 
-// The same few strings ("1", "2Gi", "500m") repeat across thousands of pods.
+/**
+ * The largest quantity Kubernetes represents: resource.Quantity silently caps larger values at
+ * 2^63-1 (of the base unit), so a request above it does not mean what it says.
+ */
+export const MAX_QUANTITY_UNITS = (1n << 63n) - 1n;
+// Kubernetes parses a decimal exponent as an int32 and refuses the quantity otherwise.
+const MAX_EXPONENT = 2147483647;
+// More significant digits than this cannot change a value between 1m and 2^63-1 (the nano-units
+// Kubernetes keeps included), and parsing them as a BigInt costs quadratic time.
+const MAX_SIGNIFICANT_DIGITS = 40;
+
+// The same few strings ("1", "2Gi", "500m") repeat across thousands of pods. Only short strings are
+// cached: a tenant can write arbitrarily long ones.
 const PARSED = new Map<string, bigint>();
+const CACHED_KEY_LENGTH = 32;
 
 /** Parses a quantity (string or number) into milli-units. Throws with the offending text on bad input. */
 export function parseQuantity(input: string | number): bigint {
+  if (typeof input !== 'string' && typeof input !== 'number') {
+    throw new Error(`a quantity must be a string or a number, not ${input === null ? 'null' : Array.isArray(input) ? 'a list' : typeof input} (examples: 500m, 2, 1.5, 2Gi, 6G)`);
+  }
   const key = typeof input === 'number' ? `#${input}` : input;
   const hit = PARSED.get(key);
   if (hit !== undefined) return hit;
   const v = parseQuantityUncached(input);
-  if (PARSED.size < 10000) PARSED.set(key, v);
+  if (PARSED.size < 10000 && key.length <= CACHED_KEY_LENGTH) PARSED.set(key, v);
   return v;
 }
 
+/** A short, safe rendering of user text in an error message. */
+function shown(s: string): string {
+  return s.length > 40 ? `${s.slice(0, 20)}…${s.slice(-12)} (${s.length} characters)` : s;
+}
+
 function parseQuantityUncached(input: string | number): bigint {
-  const s = typeof input === 'number' ? numberToString(input) : String(input).trim();
+  const s = typeof input === 'number' ? numberToString(input) : input.trim();
   const m = QUANTITY_RE.exec(s);
-  if (!m) throw new Error(`'${input}' is not a Kubernetes quantity (examples: 500m, 2, 1.5, 2Gi, 6G)`);
+  if (!m) throw new Error(`'${shown(String(input))}' is not a Kubernetes quantity (examples: 500m, 2, 1.5, 2Gi, 6G)`);
   const [, sign, num, suffix = ''] = m;
   const [intPart, fracPart = ''] = num.split('.');
-  const digits = BigInt((intPart || '0') + fracPart);
-  let exp10 = 3 - fracPart.length; // milli-units
+  // Milli-units: value = digits × mult × 10^exp10, with digits stripped of leading and trailing zeros.
+  let exp10 = 3 - fracPart.length;
   let mult = 1n;
   if (suffix in BINARY) {
     mult = BINARY[suffix];
   } else if (/^[eE]/.test(suffix)) {
-    exp10 += Number(suffix.slice(1));
+    const e = Number(suffix.slice(1));
+    if (!(Math.abs(e) <= MAX_EXPONENT)) throw new Error(`'${shown(s)}': the exponent is outside what Kubernetes accepts (a 32-bit integer), so the API server refuses it; write the quantity without such an exponent (examples: 500m, 2, 2Gi, 6G)`);
+    exp10 += e;
   } else {
     exp10 += DECIMAL_EXP[suffix];
   }
-  let value = digits * mult;
-  if (exp10 >= 0) {
-    value *= 10n ** BigInt(exp10);
-  } else {
-    const div = 10n ** BigInt(-exp10);
-    value = (value + div - 1n) / div; // round up to the next milli-unit
+  let digits = ((intPart || '') + fracPart).replace(/^0+/, '');
+  const trailing = digits.length - digits.replace(/0+$/, '').length;
+  digits = digits.slice(0, digits.length - trailing);
+  exp10 += trailing;
+  if (digits === '') return 0n;
+  const tooLarge = () => new Error(`'${shown(s)}' is larger than the largest quantity Kubernetes represents (${MAX_QUANTITY_UNITS}), which it would silently cap; write a smaller quantity (examples: 500m, 2, 2Gi, 6G)`);
+  // Decimal order of magnitude of the value in milli-units, at most one too high for a binary suffix.
+  const order = digits.length - 1 + exp10 + (mult > 1n ? mult.toString().length : 0);
+  if (order > 23) throw tooLarge();
+  if (digits.length > MAX_SIGNIFICANT_DIGITS) {
+    throw new Error(`'${shown(s)}' has ${digits.length} significant digits; Kubernetes keeps at most nano precision, so write it with fewer digits (examples: 500m, 2, 1.5, 2Gi)`);
   }
+  let value: bigint;
+  if (order < -1) {
+    value = 1n; // below one milli-unit: rounded up, as the API server does for CPU
+  } else if (exp10 >= 0) {
+    value = BigInt(digits) * mult * 10n ** BigInt(exp10);
+  } else {
+    const div = 10n ** BigInt(-exp10); // -exp10 < digits.length + 21 here
+    value = (BigInt(digits) * mult + div - 1n) / div; // round up to the next milli-unit
+  }
+  if (value > MAX_QUANTITY_UNITS * 1000n) throw tooLarge();
   return sign === '-' ? -value : value;
 }
 
@@ -129,7 +167,8 @@ export function maxInto(a: ResourceMap, b: ResourceMap): ResourceMap {
 /** Parses a Kubernetes ResourceList ({cpu: "1", memory: "2Gi"}) into a ResourceMap. */
 export function parseResourceList(list: Record<string, unknown> | undefined, where: string): ResourceMap {
   const out: ResourceMap = new Map();
-  if (!list) return out;
+  if (list === undefined || list === null) return out;
+  if (typeof list !== 'object' || Array.isArray(list)) throw new Error(`${where}: must be a map of resource names to quantities, not ${Array.isArray(list) ? 'a list' : typeof list}`);
   for (const [k, v] of Object.entries(list)) {
     if (v === undefined || v === null) continue;
     try {

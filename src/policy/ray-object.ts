@@ -25,17 +25,57 @@ export function suspendFieldAtCreate(kind: string, autoscaling: boolean, kueue: 
   return 'spec.suspend';
 }
 
+/*
+ * Readers of user-written fields. The mutating webhook sees objects before the API server checks them
+ * against the CRD schema, and a rule may be called on anything: a field of the wrong type reads as
+ * absent here, and the objectShape rule reports it.
+ */
+
+/** A JSON object (not an array, not null). */
+export function isRecord(v: unknown): v is Record<string, any> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** `v` when it is a list, else an empty one. */
+export function listOf(v: unknown): any[] {
+  return Array.isArray(v) ? v : [];
+}
+
+/** `v` when it is a string. */
+export function stringOf(v: unknown): string | undefined {
+  return typeof v === 'string' ? v : undefined;
+}
+
+/** An own property of a JSON object, never one inherited from Object.prototype ("constructor", "__proto__"). */
+export function ownField(o: unknown, key: string): any {
+  return isRecord(o) && Object.prototype.hasOwnProperty.call(o, key) ? o[key] : undefined;
+}
+
+/** A user value rendered safely for a message: strings as written (shortened), anything else as JSON. */
+export function shown(v: unknown): string {
+  let s: string;
+  if (typeof v === 'string') s = v;
+  else {
+    try {
+      s = JSON.stringify(v) ?? String(v);
+    } catch {
+      s = Array.isArray(v) ? '[…]' : '{…}'; // nested too deep to print
+    }
+  }
+  return s.length > 80 ? `${s.slice(0, 60)}…${s.slice(-12)}` : s;
+}
+
 export function queueNameOf(obj: RayObject): string | undefined {
   // Kueue also honours the deprecated annotation of the same key.
-  return obj.metadata?.labels?.[QUEUE_NAME_LABEL] ?? obj.metadata?.annotations?.[QUEUE_NAME_LABEL];
+  return stringOf(ownField(obj.metadata?.labels, QUEUE_NAME_LABEL)) ?? stringOf(ownField(obj.metadata?.annotations, QUEUE_NAME_LABEL));
 }
 
 export function priorityClassOf(obj: RayObject): string | undefined {
-  return obj.metadata?.labels?.[PRIORITY_CLASS_LABEL];
+  return stringOf(ownField(obj.metadata?.labels, PRIORITY_CLASS_LABEL));
 }
 
 export function isElastic(obj: RayObject): boolean {
-  return obj.metadata?.annotations?.[ELASTIC_JOB_ANNOTATION] === 'true';
+  return ownField(obj.metadata?.annotations, ELASTIC_JOB_ANNOTATION) === 'true';
 }
 
 export function usesAutoscaling(obj: RayObject): boolean {
@@ -43,7 +83,7 @@ export function usesAutoscaling(obj: RayObject): boolean {
 }
 
 export function namespaceOf(obj: RayObject): string {
-  return obj.metadata?.namespace ?? 'default';
+  return stringOf(obj.metadata?.namespace) ?? 'default';
 }
 
 /** Kueue manages the object (its rules apply) when it carries a queue name. */
@@ -61,10 +101,10 @@ export function podTemplatesOf(obj: RayObject): Array<{ path: string; template: 
   const out: Array<{ path: string; template: any; role: 'head' | 'worker' | 'submitter' }> = [];
   const cs = clusterSpecOf(obj);
   if (cs) {
-    out.push({ path: `${cs.path}.headGroupSpec.template`, template: cs.spec.headGroupSpec?.template, role: 'head' });
+    out.push({ path: `${cs.path}.headGroupSpec.template`, template: ownField(cs.spec.headGroupSpec, 'template'), role: 'head' });
     workerGroupsOf(obj).forEach((g, i) => out.push({ path: `${cs.path}.workerGroupSpecs[${i}].template`, template: g?.template, role: 'worker' }));
   }
-  if (obj.kind === 'RayJob' && obj.spec?.submitterPodTemplate) {
+  if (obj.kind === 'RayJob' && isRecord(obj.spec?.submitterPodTemplate)) {
     out.push({ path: 'spec.submitterPodTemplate', template: obj.spec.submitterPodTemplate, role: 'submitter' });
   }
   return out;

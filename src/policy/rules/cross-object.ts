@@ -257,7 +257,7 @@ export const gangCanEverFit: Rule = (obj, ctx) => {
       `raise the nominal quota of ClusterQueue "${cq.name}" if this workload must not depend on borrowing`);
   }
   if (isElastic(obj) && usesAutoscaling(obj)) {
-    const atMax = computeGang(obj, ctx.kueue, { workerReplicas: (g) => (typeof g?.maxReplicas === 'number' && g.maxReplicas < 1_000_000 ? g.maxReplicas : undefined) });
+    const atMax = computeGang(obj, ctx.kueue, { workerReplicas: (g) => (Number.isInteger(g?.maxReplicas) && g.maxReplicas < 1_000_000 ? g.maxReplicas : undefined) });
     const overMax = requested.filter((res) => (atMax.total.get(res) ?? 0n) > ceiling.get(res)!);
     if (overMax.length) {
       r.warn(field, `at maxReplicas the cluster needs ${formatResources(atMax.total)}, above what ClusterQueue "${cq.name}" can ever provide (${formatResources(ceiling)}): scale-ups past the quota stay pending with gated pods and no feedback to the autoscaler (kuberay#4846)`,

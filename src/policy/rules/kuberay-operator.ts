@@ -6,26 +6,60 @@
 import { parse as parseYaml } from 'yaml';
 import { clusterSpecOf, containerRequests } from '../gang';
 import { parseResourceList } from '../quantity';
-import { DNS1035_LABEL, MAX_NAME_LENGTH, podTemplatesOf, workerGroupsOf } from '../ray-object';
+import { DNS1035_LABEL, isRecord, listOf, MAX_NAME_LENGTH, ownField, podTemplatesOf, shown, workerGroupsOf } from '../ray-object';
 import { FIRST_KUBERAY_VERSION } from '../versions';
 import { Reporter, Rule } from './rule';
 
-function parseYamlOrJson(text: string): unknown {
+/**
+ * Bounds on the YAML the policy parses. yaml's parser recurses per nesting level: 5,000 "[" abort V8
+ * (a fatal RegExp allocation failure no try/catch stops), and its time grows with depth and size. A
+ * Ray runtime env is a mapping a few levels deep and a few KiB long.
+ */
+export const MAX_RUNTIME_ENV_YAML_BYTES = 64 * 1024;
+export const MAX_RUNTIME_ENV_YAML_DEPTH = 32;
+
+/** Deepest nesting of flow collections ([ and {), counted on the raw text: cheap and never below the parser's. */
+function flowDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 91 || c === 123) max = Math.max(max, ++depth);
+    else if ((c === 93 || c === 125) && depth > 0) depth--;
+  }
+  return max;
+}
+
+/** Indentation levels: at most one per leading space of a line. */
+function indentDepth(text: string): number {
+  let max = 0;
+  for (const m of text.matchAll(/^[ \t-]+/gm)) max = Math.max(max, m[0].length);
+  return max;
+}
+
+type ParsedYaml = { value: unknown } | { skipped: string };
+
+function parseYamlOrJson(text: string): ParsedYaml {
   try {
-    return JSON.parse(text); // JSON is YAML; the fast path for generated runtime envs
+    return { value: JSON.parse(text) }; // JSON is YAML; the fast path for generated runtime envs (V8's JSON parser does not recurse)
   } catch {
-    return parseYaml(text);
+    if (text.length > MAX_RUNTIME_ENV_YAML_BYTES) return { skipped: `it is ${text.length} characters long, above the ${MAX_RUNTIME_ENV_YAML_BYTES} the webhook parses as YAML` };
+    const depth = Math.max(flowDepth(text), indentDepth(text));
+    if (depth > MAX_RUNTIME_ENV_YAML_DEPTH) return { skipped: `it nests ${depth} levels deep, above the ${MAX_RUNTIME_ENV_YAML_DEPTH} the webhook parses` };
+    return { value: parseYaml(text) };
   }
 }
 
 /** Ray object names: DNS-1035, ≤47 (RayJob, RayService) or ≤53 (RayCluster) characters. */
 export const rayObjectName: Rule = (obj) => {
   const r = new Reporter('rayObjectName', obj, 'kuberay-operator');
-  const max = MAX_NAME_LENGTH[obj.kind ?? ''];
+  const max: number | undefined = typeof obj.kind === 'string' ? ownField(MAX_NAME_LENGTH, obj.kind) : undefined;
   if (!max) return r.findings;
   const name = obj.metadata?.name;
   const gen = obj.metadata?.generateName;
-  if (name !== undefined) {
+  if ((name !== undefined && typeof name !== 'string') || (name === undefined && gen !== undefined && typeof gen !== 'string')) {
+    r.error(name !== undefined ? 'metadata.name' : 'metadata.generateName', `must be a string, not ${shown(name ?? gen)}`, 'write the name as a string', 'kubernetes');
+  } else if (name !== undefined) {
     if (name.length > max) {
       r.error('metadata.name', `"${name}" has ${name.length} characters; KubeRay refuses ${obj.kind} names longer than ${max} (it derives child object names from them)`, `shorten the name to at most ${max} characters`);
     }
@@ -56,6 +90,10 @@ export const podTemplateContainers: Rule = (obj) => {
       continue;
     }
     containers.forEach((c: any, i: number) => {
+      if (!isRecord(c)) {
+        r.error(`${t.path}.spec.containers[${i}]`, `a container must be an object, not ${shown(c)}`, 'write the container as a mapping with name and image', 'kubernetes');
+        return;
+      }
       if (!c?.name) r.error(`${t.path}.spec.containers[${i}].name`, 'container has no name', 'name the container', 'kubernetes');
       if (!c?.image) r.error(`${t.path}.spec.containers[${i}].image`, 'container has no image', 'set the image', 'kubernetes');
     });
@@ -70,6 +108,10 @@ export const uniqueWorkerGroupNames: Rule = (obj) => {
   const seen = new Set<string>();
   workerGroupsOf(obj).forEach((g, i) => {
     const name = g?.groupName;
+    if (name !== undefined && typeof name !== 'string') {
+      r.error(`${cs?.path}.workerGroupSpecs[${i}].groupName`, `groupName must be a string, not ${shown(name)}`, 'name the worker group with a string', 'kubernetes');
+      return;
+    }
     if (!name) {
       r.error(`${cs?.path}.workerGroupSpecs[${i}].groupName`, 'worker group has no groupName', 'name every worker group', 'kubernetes');
     } else if (seen.has(name)) {
@@ -86,16 +128,21 @@ export const workerReplicaBounds: Rule = (obj) => {
   const cs = clusterSpecOf(obj);
   workerGroupsOf(obj).forEach((g, i) => {
     const p = `${cs?.path}.workerGroupSpecs[${i}]`;
+    const ints: Array<[string, unknown]> = [['minReplicas', g?.minReplicas], ['maxReplicas', g?.maxReplicas], ['replicas', g?.replicas]];
+    const wrong = ints.filter(([, v]) => v !== undefined && v !== null && !Number.isInteger(v));
+    for (const [f, v] of wrong) r.error(`${p}.${f}`, `${f} must be an integer, not ${shown(v)}`, `write ${f} as a whole number`, 'kubernetes');
     const min = g?.minReplicas ?? 0;
     const max = g?.maxReplicas ?? 2147483647;
     const rep = g?.replicas ?? 0;
-    if (min > max) {
+    if (wrong.length) {
+      // compared only when all three are numbers
+    } else if (min > max) {
       r.error(`${p}.minReplicas`, `minReplicas ${min} is above maxReplicas ${max}; KubeRay silently uses maxReplicas`, 'make minReplicas <= maxReplicas');
     } else if (rep < min || rep > max) {
       r.error(`${p}.replicas`, `replicas ${rep} is outside [${min}, ${max}]: KubeRay creates ${Math.min(Math.max(rep, min), max)} pods while Kueue admits quota for ${rep}`, `set replicas between minReplicas and maxReplicas`);
     }
     if (g?.numOfHosts !== undefined && !(Number.isInteger(g.numOfHosts) && g.numOfHosts >= 1)) {
-      r.error(`${p}.numOfHosts`, `numOfHosts ${g.numOfHosts} must be an integer >= 1`, 'set numOfHosts to the pods per replica (1 unless multi-host TPU)', 'kubernetes');
+      r.error(`${p}.numOfHosts`, `numOfHosts ${shown(g.numOfHosts)} must be an integer >= 1`, 'set numOfHosts to the pods per replica (1 unless multi-host TPU)', 'kubernetes');
     }
   });
   return r.findings;
@@ -106,20 +153,24 @@ export const rayJobSubmissionMode: Rule = (obj, ctx) => {
   const r = new Reporter('rayJobSubmissionMode', obj, 'kuberay-operator');
   if (obj.kind !== 'RayJob') return r.findings;
   const mode = obj.spec?.submissionMode ?? 'K8sJobMode';
+  if (typeof mode !== 'string') {
+    r.error('spec.submissionMode', `submissionMode must be a string, not ${shown(mode)}`, `use one of ${ctx.kuberay.submissionModes.join(', ')}`, 'kubernetes');
+    return r.findings;
+  }
   if (!ctx.kuberay.submissionModes.includes(mode)) {
     const fix = mode === 'SidecarMode'
       ? `choose KubeRay >= ${FIRST_KUBERAY_VERSION.sidecarMode} (v1.6.2 is the default), or use K8sJobMode`
       : `use one of ${ctx.kuberay.submissionModes.join(', ')}`;
-    r.error('spec.submissionMode', `submissionMode "${mode}" is not supported by KubeRay ${ctx.kuberay.version}${mode === 'SidecarMode' ? ` (SidecarMode needs KubeRay >= ${FIRST_KUBERAY_VERSION.sidecarMode})` : ''}`, fix);
+    r.error('spec.submissionMode', `submissionMode "${shown(mode)}" is not supported by KubeRay ${ctx.kuberay.version}${mode === 'SidecarMode' ? ` (SidecarMode needs KubeRay >= ${FIRST_KUBERAY_VERSION.sidecarMode})` : ''}`, fix);
   }
   if (mode === 'SidecarMode') {
     if (obj.spec?.submitterPodTemplate) r.error('spec.submitterPodTemplate', 'SidecarMode does not use a submitter pod', 'remove submitterPodTemplate or use K8sJobMode');
     if (obj.spec?.submitterConfig) r.error('spec.submitterConfig', 'SidecarMode does not use submitterConfig', 'remove submitterConfig or use K8sJobMode');
     if (obj.spec?.clusterSelector) r.error('spec.clusterSelector', 'SidecarMode cannot use an existing cluster', 'remove clusterSelector');
     const rp = obj.spec?.rayClusterSpec?.headGroupSpec?.template?.spec?.restartPolicy;
-    if (rp !== undefined && rp !== 'Never') r.error('spec.rayClusterSpec.headGroupSpec.template.spec.restartPolicy', `SidecarMode needs the head restartPolicy Never or unset, not ${rp}`, 'set restartPolicy: Never or remove it');
+    if (rp !== undefined && rp !== 'Never') r.error('spec.rayClusterSpec.headGroupSpec.template.spec.restartPolicy', `SidecarMode needs the head restartPolicy Never or unset, not ${shown(rp)}`, 'set restartPolicy: Never or remove it');
   }
-  if (mode === 'InteractiveMode' && (obj.spec?.backoffLimit ?? 0) > 0) {
+  if (mode === 'InteractiveMode' && typeof obj.spec?.backoffLimit === 'number' && obj.spec.backoffLimit > 0) {
     r.error('spec.backoffLimit', 'InteractiveMode does not support backoffLimit > 0', 'set backoffLimit: 0 or use K8sJobMode');
   }
   return r.findings;
@@ -129,7 +180,7 @@ export const rayJobSubmissionMode: Rule = (obj, ctx) => {
 export const rayJobLifecycle: Rule = (obj) => {
   const r = new Reporter('rayJobLifecycle', obj, 'kuberay-operator');
   if (obj.kind !== 'RayJob') return r.findings;
-  const s = obj.spec ?? {};
+  const s = isRecord(obj.spec) ? obj.spec : {};
   if (s.suspend === true && s.shutdownAfterJobFinishes !== true) {
     r.error('spec.suspend', 'a suspended RayJob needs shutdownAfterJobFinishes: true (KubeRay)', 'set spec.shutdownAfterJobFinishes: true');
   }
@@ -141,17 +192,24 @@ export const rayJobLifecycle: Rule = (obj) => {
   if (typeof ttl === 'number' && ttl > 0 && s.shutdownAfterJobFinishes !== true) {
     r.error('spec.ttlSecondsAfterFinished', 'ttlSecondsAfterFinished > 0 needs shutdownAfterJobFinishes: true (KubeRay)', 'set shutdownAfterJobFinishes: true or remove the TTL');
   }
-  if (s.activeDeadlineSeconds !== undefined && !(s.activeDeadlineSeconds > 0)) {
+  for (const f of ['ttlSecondsAfterFinished', 'activeDeadlineSeconds', 'backoffLimit'] as const) {
+    if (s[f] !== undefined && s[f] !== null && !Number.isInteger(s[f])) r.error(`spec.${f}`, `${f} must be an integer, not ${shown(s[f])}`, `write ${f} as a whole number`, 'kubernetes');
+  }
+  if (typeof s.activeDeadlineSeconds === 'number' && !(s.activeDeadlineSeconds > 0)) {
     r.error('spec.activeDeadlineSeconds', `activeDeadlineSeconds ${s.activeDeadlineSeconds} must be > 0`, 'use a positive number of seconds or remove it');
   }
-  if (s.backoffLimit !== undefined && s.backoffLimit < 0) r.error('spec.backoffLimit', `backoffLimit ${s.backoffLimit} is negative`, 'use 0 or more');
+  if (typeof s.backoffLimit === 'number' && s.backoffLimit < 0) r.error('spec.backoffLimit', `backoffLimit ${s.backoffLimit} is negative`, 'use 0 or more');
   if (typeof s.runtimeEnvYAML === 'string') {
     try {
-      const v = parseYamlOrJson(s.runtimeEnvYAML);
-      if (v !== null && v !== undefined && (typeof v !== 'object' || Array.isArray(v))) throw new Error('not a mapping');
+      const parsed = parseYamlOrJson(s.runtimeEnvYAML);
+      if ('skipped' in parsed) {
+        r.warn('spec.runtimeEnvYAML', `runtimeEnvYAML was not checked: ${parsed.skipped}`, 'write the runtime env as JSON (QueuedRayJob does), or keep it a small mapping such as "pip: [requests]"');
+      } else if (parsed.value !== null && parsed.value !== undefined && (typeof parsed.value !== 'object' || Array.isArray(parsed.value))) throw new Error('not a mapping');
     } catch (e) {
-      r.error('spec.runtimeEnvYAML', `runtimeEnvYAML is not a YAML mapping (${(e as Error).message.split('\n')[0]})`, 'give a YAML mapping such as "pip: [requests]"');
+      r.error('spec.runtimeEnvYAML', `runtimeEnvYAML is not a YAML mapping (${String((e as Error)?.message).split('\n')[0]})`, 'give a YAML mapping such as "pip: [requests]"');
     }
+  } else if (s.runtimeEnvYAML !== undefined && s.runtimeEnvYAML !== null) {
+    r.error('spec.runtimeEnvYAML', `runtimeEnvYAML must be a string, not ${shown(s.runtimeEnvYAML)}`, 'give the runtime env as a YAML or JSON string', 'kubernetes');
   }
   if (!s.rayClusterSpec && !s.clusterSelector) {
     r.error('spec.rayClusterSpec', 'a RayJob needs rayClusterSpec or clusterSelector (KubeRay)', 'add a rayClusterSpec');
@@ -163,7 +221,7 @@ export const rayJobLifecycle: Rule = (obj) => {
 export const rayJobDeletion: Rule = (obj, ctx) => {
   const r = new Reporter('rayJobDeletion', obj, 'kuberay-operator');
   if (obj.kind !== 'RayJob') return r.findings;
-  const s = obj.spec ?? {};
+  const s = isRecord(obj.spec) ? obj.spec : {};
   if (s.deletionPolicy !== undefined && ctx.kuberay.deletionField !== 'deletionPolicy') {
     r.error('spec.deletionPolicy', `KubeRay ${ctx.kuberay.version} has no deletionPolicy: the API server silently prunes it`, 'use spec.deletionStrategy (KubeRay >= v1.5.0)', 'kubernetes');
   }
@@ -182,7 +240,7 @@ export const autoscalerConstraints: Rule = (obj) => {
   const cs = clusterSpecOf(obj);
   if (!cs) return r.findings;
   const head = cs.spec.headGroupSpec?.template?.spec;
-  const envV2 = (head?.containers?.[0]?.env ?? []).some((e: any) => e?.name === 'RAY_enable_autoscaler_v2');
+  const envV2 = listOf(listOf(head?.containers)[0]?.env).some((e: any) => e?.name === 'RAY_enable_autoscaler_v2');
   const v2 = cs.spec.autoscalerOptions?.version === 'v2';
   if (v2 && envV2) {
     r.error(`${cs.path}.autoscalerOptions.version`, 'autoscalerOptions.version and the head env RAY_enable_autoscaler_v2 cannot both be set', 'keep autoscalerOptions.version only');
@@ -191,7 +249,7 @@ export const autoscalerConstraints: Rule = (obj) => {
     for (const t of podTemplatesOf(obj).filter((x) => x.role !== 'submitter')) {
       const rp = t.template?.spec?.restartPolicy;
       if (rp !== undefined && rp !== 'Never') {
-        r.error(`${t.path}.spec.restartPolicy`, `autoscaler v2 needs restartPolicy Never or unset, not ${rp}`, 'remove restartPolicy');
+        r.error(`${t.path}.spec.restartPolicy`, `autoscaler v2 needs restartPolicy Never or unset, not ${shown(rp)}`, 'remove restartPolicy');
       }
     }
   }
@@ -208,7 +266,7 @@ export const managedByField: Rule = (obj, ctx) => {
   const r = new Reporter('managedByField', obj, 'kubernetes');
   const allowed = ['ray.io/kuberay-operator', 'kueue.x-k8s.io/multikueue'];
   const check = (v: unknown, field: string) => {
-    if (v !== undefined && !allowed.includes(v as string)) r.error(field, `managedBy "${v}" is not one of ${allowed.join(', ')} (CRD validation)`, 'leave managedBy unset for single-cluster Kueue');
+    if (v !== undefined && !allowed.includes(v as string)) r.error(field, `managedBy "${shown(v)}" is not one of ${allowed.join(', ')} (CRD validation)`, 'leave managedBy unset for single-cluster Kueue');
   };
   if (obj.kind === 'RayService') {
     if (obj.spec?.managedBy !== undefined && !ctx.kuberay.rayServiceManagedBy) {
@@ -227,8 +285,8 @@ export const containerResources: Rule = (obj) => {
   const r = new Reporter('containerResources', obj, 'kubernetes');
   for (const t of podTemplatesOf(obj)) {
     const all = [
-      ...(t.template?.spec?.containers ?? []).map((c: any, i: number) => ({ c, p: `${t.path}.spec.containers[${i}]` })),
-      ...(t.template?.spec?.initContainers ?? []).map((c: any, i: number) => ({ c, p: `${t.path}.spec.initContainers[${i}]` })),
+      ...listOf(t.template?.spec?.containers).map((c: any, i: number) => ({ c, p: `${t.path}.spec.containers[${i}]` })),
+      ...listOf(t.template?.spec?.initContainers).map((c: any, i: number) => ({ c, p: `${t.path}.spec.initContainers[${i}]` })),
     ];
     for (const { c, p } of all) {
       let req;
@@ -243,12 +301,12 @@ export const containerResources: Rule = (obj) => {
       for (const [k, v] of req) {
         const l = lim.get(k);
         if (l !== undefined && v > l) {
-          r.error(`${p}.resources.requests.${k}`, `request ${c.resources.requests[k]} exceeds limit ${c.resources.limits[k]}`, `lower the request or raise the limit of ${k}`);
+          r.error(`${p}.resources.requests.${k}`, `request ${shown(c.resources.requests[k])} exceeds limit ${shown(c.resources.limits[k])}`, `lower the request or raise the limit of ${k}`);
         }
       }
     }
-    const ray = t.template?.spec?.containers?.[0];
-    if (ray && t.role !== 'submitter') {
+    const ray = listOf(t.template?.spec?.containers)[0];
+    if (isRecord(ray) && t.role !== 'submitter') {
       const eff = (() => { try { return containerRequests(ray, t.path); } catch { return new Map(); } })();
       const missing = ['cpu', 'memory'].filter((k) => !eff.has(k));
       if (missing.length) {

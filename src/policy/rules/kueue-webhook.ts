@@ -6,14 +6,14 @@
 import { compareVersions, FIRST_KUEUE_VERSION } from '../versions';
 import { clusterSpecOf, rayJobHasSubmitterPodSet } from '../gang';
 import {
-  DNS1123_LABEL, DNS1123_SUBDOMAIN, ELASTIC_JOB_ANNOTATION, isElastic, isQueued, PRIORITY_CLASS_LABEL, priorityClassOf,
-  QUEUE_NAME_LABEL, queueNameOf, usesAutoscaling, workerGroupsOf,
+  DNS1123_LABEL, DNS1123_SUBDOMAIN, ELASTIC_JOB_ANNOTATION, isElastic, isQueued, isRecord, PRIORITY_CLASS_LABEL, priorityClassOf,
+  QUEUE_NAME_LABEL, queueNameOf, shown, usesAutoscaling, workerGroupsOf,
 } from '../ray-object';
 import { Reporter, Rule } from './rule';
 
 /** Kueue ignores a RayJob that only selects an existing cluster (≥0.13.7). */
 function selectsExistingClusterOnly(obj: any, rules: boolean): boolean {
-  return rules && obj.kind === 'RayJob' && !!obj.spec?.clusterSelector && Object.keys(obj.spec.clusterSelector).length > 0 && !obj.spec?.rayClusterSpec;
+  return rules && obj.kind === 'RayJob' && isRecord(obj.spec?.clusterSelector) && Object.keys(obj.spec.clusterSelector).length > 0 && !obj.spec?.rayClusterSpec;
 }
 
 /** A queued RayJob must delete its cluster when it finishes, or its quota would never be released. */
@@ -31,7 +31,7 @@ export const rayJobShutdownAfterFinish: Rule = (obj, ctx) => {
 export const rayJobClusterSource: Rule = (obj, ctx) => {
   const r = new Reporter('rayJobClusterSource', obj, 'kueue-webhook');
   if (obj.kind !== 'RayJob' || !isQueued(obj)) return r.findings;
-  const hasSelector = !!obj.spec?.clusterSelector && Object.keys(obj.spec.clusterSelector).length > 0;
+  const hasSelector = isRecord(obj.spec?.clusterSelector) && Object.keys(obj.spec.clusterSelector).length > 0;
   const hasSpec = !!obj.spec?.rayClusterSpec;
   if (hasSelector && (hasSpec || !ctx.kueue.rayJobClusterSelectorRules)) {
     r.error('spec.clusterSelector', 'a kueue managed job should not use an existing cluster (Kueue webhook)',
@@ -51,7 +51,7 @@ function elasticKindSupport(kind: string | undefined, ctx: Parameters<Rule>[1]):
     case 'RayCluster': return { supported: ctx.kueue.elasticRayCluster, first: FIRST_KUEUE_VERSION.elasticRayCluster, what: 'elastic RayCluster' };
     case 'RayJob': return { supported: ctx.kueue.elasticRayJob !== 'none', first: FIRST_KUEUE_VERSION.elasticRayJob, what: 'elastic RayJob' };
     case 'RayService': return { supported: ctx.kueue.elasticRayService, first: FIRST_KUEUE_VERSION.elasticRayService, what: 'elastic RayService' };
-    default: return { supported: false, first: '?', what: `elastic ${kind}` };
+    default: return { supported: false, first: '?', what: `elastic ${shown(kind)}` };
   }
 }
 
@@ -147,7 +147,8 @@ export const podSetNames: Rule = (obj) => {
   const cs = clusterSpecOf(obj);
   const seen = new Map<string, number>();
   workerGroupsOf(obj).forEach((g, i) => {
-    const name = String(g?.groupName ?? '');
+    if (g?.groupName !== undefined && typeof g.groupName !== 'string') return; // uniqueWorkerGroupNames reports the type
+    const name: string = g?.groupName ?? '';
     const field = `${cs?.path}.workerGroupSpecs[${i}].groupName`;
     if (name === 'head') {
       r.error(field, '"head" is reserved for the head group (Kueue webhook)', 'rename the worker group, e.g. "workers"');

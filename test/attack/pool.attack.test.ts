@@ -1,0 +1,49 @@
+// Attack 6: the admission worker's deadline. A review the worker spends too long on fails alone
+// (HTTP 500, so the API server applies the failurePolicy) well before the webhook timeout; the
+// reviews queued behind it on the same worker are decided by its replacement, not failed with it.
+import * as path from 'path';
+import type { AdmissionPool as Pool } from '../../src/controller/admission-pool';
+import { kuberayCapabilities, kueueCapabilities } from '../../src/policy/versions';
+import { compileController, OUT, rayJob, review } from './support';
+
+jest.setTimeout(60000);
+
+// The compiled pool, so its worker starts as in the image (compiled JavaScript, not ts-node).
+let AdmissionPool: typeof Pool;
+beforeAll(() => {
+  compileController();
+  AdmissionPool = require(path.join(OUT, 'src', 'controller', 'admission-pool.js')).AdmissionPool;
+}, 180000);
+
+const config = { kueue: kueueCapabilities('v0.19.2'), kuberay: kuberayCapabilities('v1.6.2'), elasticGate: 'on' as const };
+const inventory = { localQueues: [], clusterQueues: [], cohorts: [], priorityClasses: [], namespaces: [] };
+const bytes = (s: string) => new TextEncoder().encode(s).buffer as ArrayBuffer;
+
+test('6. a review past the deadline fails alone; the reviews queued behind it are decided', async () => {
+  const deadlineMs = 40;
+  const pool = new AdmissionPool({ size: 1, config, view: () => ({ inventory }), deadlineMs });
+  try {
+    // Warm up until the worker has loaded and decided one review.
+    let warm = 0;
+    for (let i = 0; i < 10 && warm !== 200; i++) {
+      warm = (await pool.review('validate', bytes(JSON.stringify(review(rayJob()))))).status;
+      if (warm !== 200) await new Promise((r) => setTimeout(r, 1000));
+    }
+    expect(warm).toBe(200);
+    // A legitimate but slow review (3.9 MiB of small objects: parsing alone takes longer than 40 ms).
+    const env = Array.from({ length: 130000 }, (_, i) => ({ name: `E${i}`, value: 'v' }));
+    const slow = JSON.stringify(review(rayJob({ rayClusterSpec: { headGroupSpec: { template: { spec: { containers: [{ name: 'h', image: 'i', env }] } } } } })));
+    const t0 = Date.now();
+    const slowAnswer = pool.review('validate', bytes(slow)).then((o) => ({ o, ms: Date.now() - t0 }));
+    const queued = Array.from({ length: 5 }, (_, i) => pool.review('validate', bytes(JSON.stringify(review(rayJob(), { uid: `q${i}` })))));
+    const s = await slowAnswer;
+    expect(s.o.status).toBe(500);
+    expect(s.o.body).toMatch(/not decided within 40 ms/);
+    expect(s.ms).toBeLessThan(deadlineMs + 400);
+    const rest = await Promise.all(queued);
+    expect(rest.map((o) => o.status)).toEqual([200, 200, 200, 200, 200]);
+    expect(rest.map((o) => JSON.parse(o.body).response.uid)).toEqual(['q0', 'q1', 'q2', 'q3', 'q4']);
+  } finally {
+    await pool.close();
+  }
+});
