@@ -104,7 +104,7 @@ describe('KueueInstall downloads, verified by the lock file', () => {
         fs.writeFileSync(path.join(root, 'kueue', 'v0.19.2', 'manifests.yaml'), changed);
         // A new cache, so the file is downloaded again.
         expect(() => synthKueue({ ...p, cacheDir: tmpdir(), releasesUrl: `${own.url}/kueue` })).toThrow(
-          `KueueInstall 'kueue' (Kueue v0.19.2 manifests.yaml): ${own.url}/kueue/v0.19.2/manifests.yaml has sha256 ${sha256(changed)}, but the lock file ${p.lockFile} records ${recorded}; refusing it.`);
+          `KueueInstall 'kueue' (Kueue v0.19.2 manifests.yaml): ${own.url}/kueue/v0.19.2/manifests.yaml has sha256 ${sha256(changed)}, but the lock file ${p.lockFile} records ${recorded}; refusing it. Fix: find out why the file changed; if the new file is the right one, delete its entry from ${LOCK_FILE_NAME} and synthesize again.`);
         // A changed cached copy is refused the same way.
         const cached = path.join(p.cacheDir, 'releases', recorded, 'manifests.yaml');
         fs.writeFileSync(cached, changed);

@@ -177,7 +177,7 @@ export function readRelease(src: ReleaseSource): string {
   const got = sha256(buf);
   if (expected !== undefined && got !== expected) {
     throw new Error(`${src.what}: ${from} has sha256 ${got}, but the ${expectedBy} records ${expected}; refusing it. `
-      + 'Fix: find out why the file changed; if the new file is the right one, update that sha256 (for a lock file: delete the entry and synthesize again).');
+      + `Fix: find out why the file changed; if the new file is the right one, ${src.sha256 === undefined ? `delete its entry from ${path.basename(src.lock!.file)} and synthesize again` : `pass a local copy with ${src.localProp}`}.`);
   }
   writeAtomic(path.join(cacheRoot, got, name), buf);
   if (expected === undefined && src.lock) {
