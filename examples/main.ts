@@ -3,6 +3,7 @@
 // project's controller (image CONTROLLER_IMAGE, default the AdmissionController's).
 import * as fs from 'fs';
 import * as path from 'path';
+import { vendorDir } from '../scripts/vendor-dir';
 import { defaultCacheDir } from '../src/install/release-source';
 import { DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION } from '../src/policy/versions';
 import { buildExamples, Scenario, SCENARIOS } from './app';
@@ -11,17 +12,18 @@ const kueue = process.env.KUEUE_VERSION ?? DEFAULT_KUEUE_VERSION;
 const kubeRay = process.env.KUBERAY_VERSION ?? DEFAULT_KUBERAY_VERSION;
 const scenarios = process.env.EXAMPLES ? (process.env.EXAMPLES.split(',') as Scenario[]) : [...SCENARIOS];
 
-// Local copies: KUEUE_MANIFEST / KUBERAY_CRD_DIR, else the pinned upstream data in ../shared/vendor.
-const vendor = [process.env.KUEUE_RAY_VENDOR_DIR, path.resolve(__dirname, '..', '..', 'shared', 'vendor'), '/work/shared/vendor']
-  .find((d) => d && fs.existsSync(path.join(d, 'README.md')));
+// Local copies: KUEUE_MANIFEST / KUBERAY_CRD_DIR, else the pinned upstream data in ../shared/vendor
+// (or KUEUE_RAY_VENDOR_DIR). With local copies the installs never download, so synth needs no lock file.
+const vendor = () => vendorDir('examples/main.ts (the Kueue and KubeRay installs)');
 const rendered = path.join(defaultCacheDir(), 'releases-rendered', `kueue-${kueue}`, 'manifests.yaml');
-const vendored = vendor && path.join(vendor, 'kueue', kueue, 'manifests.yaml');
 // v0.17.0 is not vendored: scripts/testcluster/build.sh renders it from the module's config/.
-const kueueManifest = process.env.KUEUE_MANIFEST ?? (vendored && fs.existsSync(vendored) ? vendored : rendered);
-const kubeRayCrdDir = process.env.KUBERAY_CRD_DIR ?? (vendor && path.join(vendor, 'kuberay', kubeRay, 'ray-operator', 'config', 'crd', 'bases'));
-for (const [what, p, env] of [['Kueue release manifests.yaml', kueueManifest, 'KUEUE_MANIFEST'], ['KubeRay CRD folder', kubeRayCrdDir, 'KUBERAY_CRD_DIR']] as Array<[string, string | undefined, string]>) {
-  if (!p || !fs.existsSync(p)) {
-    throw new Error(`examples: no local ${what} for ${what.startsWith('Kueue') ? kueue : kubeRay} (looked at ${p ?? 'shared/vendor'}); set ${env} to a local copy`);
+const vendored = () => path.join(vendor(), 'kueue', kueue, 'manifests.yaml');
+const kueueManifest = process.env.KUEUE_MANIFEST ?? (fs.existsSync(vendored()) ? vendored() : rendered);
+const kubeRayCrdDir = process.env.KUBERAY_CRD_DIR ?? path.join(vendor(), 'kuberay', kubeRay, 'ray-operator', 'config', 'crd', 'bases');
+for (const [what, p, env] of [['Kueue release manifests.yaml', kueueManifest, 'KUEUE_MANIFEST'], ['KubeRay CRD folder', kubeRayCrdDir, 'KUBERAY_CRD_DIR']] as const) {
+  if (!fs.existsSync(p)) {
+    throw new Error(`examples: no local ${what} for ${what.startsWith('Kueue') ? kueue : kubeRay} at ${p}. Fix: set ${env} to a local copy`
+      + `${env === 'KUEUE_MANIFEST' && !process.env.KUEUE_MANIFEST ? ', or run scripts/testcluster/build.sh (it renders the releases that are not vendored)' : ''}.`);
   }
 }
 // The controller image: build it from the Dockerfile and push it where the cluster can pull it.

@@ -10,9 +10,9 @@ const path = require('path');
 const { execFileSync } = require('child_process');
 const YAML = require('yaml');
 
+const { vendorDir } = require('./vendor-dir');
+
 const ROOT = path.resolve(__dirname, '..');
-const VENDOR = [process.env.KUEUE_RAY_VENDOR_DIR, path.resolve(ROOT, '..', 'shared', 'vendor'), '/work/shared/vendor']
-  .find((d) => d && fs.existsSync(path.join(d, 'README.md'))) || path.resolve(ROOT, '..', 'shared', 'vendor');
 const KINDS = ['resourceflavors', 'clusterqueues', 'localqueues', 'workloadpriorityclasses', 'cohorts'];
 
 // name => { tag, version }: v1beta1 is read from the newest v1beta1-only line, v1beta2 from the newest line.
@@ -29,9 +29,7 @@ function filteredCrd(file, version) {
 }
 
 function main() {
-  if (!fs.existsSync(VENDOR)) {
-    throw new Error(`vendored CRDs not found at ${VENDOR}; set KUEUE_RAY_VENDOR_DIR to the shared/vendor folder`);
-  }
+  const VENDOR = vendorDir('scripts/import-crds.js');
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'kueue-ray-import-'));
   const outDir = process.env.KUEUE_RAY_IMPORTS_OUT || path.join(ROOT, 'imports');
   fs.mkdirSync(outDir, { recursive: true });

@@ -1,6 +1,8 @@
 // The installs: Kueue's release with only the documented patches, the KubeRay operator with the
 // chart's RBAC, and clear errors for bad versions, checksums and unreachable downloads.
+import { createHash } from 'crypto';
 import * as fs from 'fs';
+import * as net from 'net';
 import * as path from 'path';
 import { App, Chart, Testing } from 'cdk8s';
 import { KubeRayInstall, KubeRayVersion, KueueInstall, KueueRayVersions, KueueVersion, Quantity } from '../src';
@@ -102,15 +104,25 @@ test('a release whose Configuration already sets featureGates is refused (never 
   expect(() => app.synth()).toThrow(/already sets featureGates, and Kueue refuses both the map and --feature-gates/);
 });
 
-test('bad input: unknown version, no pinned checksum, a tampered cache and an unreachable URL', () => {
+/** A port on 127.0.0.1 that nothing listens on (just released by the OS). */
+async function closedPort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+test('bad input: unknown version, a tampered cache, an unreachable URL, a missing local file', async () => {
   expect(() => KueueVersion.of('v0.99.0')).toThrow(/Kueue version 'v0.99.0' is not supported/);
-  expect(() => new KueueInstall(Testing.app(), 'k', { cacheDir: tmpdir() })).toThrow(/no sha256 is pinned for https:\/\/github.com\/kubernetes-sigs\/kueue\/releases\/download\/v0.19.2\/manifests.yaml.*pass manifestSha256/);
   const cache = tmpdir();
   const sha = '1d51d8c4ce065b22c2069af0ebd72ae25f4a6968e5c5f93a3106ba6fc35bcc1d'; // v1.6.2 ray.io_rayclusters.yaml
   fs.mkdirSync(path.join(cache, 'releases', sha), { recursive: true });
   fs.writeFileSync(path.join(cache, 'releases', sha, 'ray.io_rayclusters.yaml'), 'tampered');
-  expect(() => new KubeRayInstall(Testing.app(), 'r', { cacheDir: cache })).toThrow(/cached .*ray.io_rayclusters.yaml has sha256 [0-9a-f]{64}, not the pinned 1d51d8c4/);
-  expect(() => new KubeRayInstall(Testing.app(), 'r', { cacheDir: tmpdir() })).toThrow(/cannot download https:\/\/raw.githubusercontent.com\/ray-project\/kuberay\/v1.6.2\/ray-operator\/config\/crd\/bases\/ray.io_rayclusters.yaml .* pass it with crdDir/);
+  const tamperedSha = createHash('sha256').update('tampered').digest('hex');
+  expect(() => new KubeRayInstall(Testing.app(), 'r', { cacheDir: cache })).toThrow(new RegExp(`cached .*ray.io_rayclusters.yaml has sha256 ${tamperedSha}, but the library pin \\(KubeRay CRD sha256\\) records ${sha}; refusing it`));
+  const unreachable = `http://127.0.0.1:${await closedPort()}`;
+  expect(() => new KubeRayInstall(Testing.app(), 'r', { cacheDir: tmpdir(), sourcesUrl: unreachable })).toThrow(new RegExp(`cannot download ${unreachable}/v1.6.2/ray-operator/config/crd/bases/ray.io_rayclusters.yaml .*ECONNREFUSED.* pass it with crdDir`));
   expect(() => new KueueInstall(Testing.app(), 'k', { manifestFile: '/nonexistent/manifests.yaml' })).toThrow(/manifestFile '\/nonexistent\/manifests.yaml' does not exist/);
 });
 

@@ -6,7 +6,7 @@ import { KubeRayVersion, resolveVersions } from '../platform/versions';
 import { kuberayCapabilities } from '../policy/versions';
 import { ContainerResources, renderResources } from '../ray/pod-template';
 import { readRelease } from './release-source';
-import { KUBERAY_CLUSTER_ROLE_RULES, KUBERAY_CRDS, KUBERAY_LEADER_ELECTION_RULES, kubeRayCrdUrl } from './releases';
+import { KUBERAY_CLUSTER_ROLE_RULES, KUBERAY_CRDS, KUBERAY_LEADER_ELECTION_RULES, KUBERAY_SOURCES_URL, KUBERAY_SOURCES_URL_ENV, kubeRayCrdUrl } from './releases';
 
 export interface KubeRayInstallProps {
   /**
@@ -16,9 +16,16 @@ export interface KubeRayInstallProps {
   readonly version?: KubeRayVersion;
   /**
    * A local folder holding the release's `ray.io_*.yaml` CRDs (offline synth, tests).
-   * @default - download each CRD from the tag on raw.githubusercontent.com, verified against the pinned sha256
+   * @default - download each CRD from the tag on raw.githubusercontent.com, verified against the sha256 pinned in the library
    */
   readonly crdDir?: string;
+  /**
+   * Base URL of KubeRay's tagged sources: each CRD is read from
+   * `<sourcesUrl>/<tag>/ray-operator/config/crd/bases/<file>` (a mirror, or a local server in tests),
+   * and verified against the same pinned sha256.
+   * @default - $CDK8S_KUEUE_RAY_KUBERAY_SOURCES_URL, else "https://raw.githubusercontent.com/ray-project/kuberay"
+   */
+  readonly sourcesUrl?: string;
   /**
    * Where downloads are cached.
    * @default "~/.cache/cdk8s-kueue-ray" (or $CDK8S_KUEUE_RAY_CACHE)
@@ -77,7 +84,8 @@ export class KubeRayInstall extends Chart {
     for (const [file, sha] of Object.entries(KUBERAY_CRDS[this.version])) {
       const text = readRelease({
         localFile: props.crdDir ? path.join(props.crdDir, file) : undefined, url: kubeRayCrdUrl(this.version, file), sha256: sha,
-        cacheDir: props.cacheDir, what: `${where} (KubeRay ${this.version} ${file})`, localProp: 'crdDir', shaProp: 'the pinned CRD sha256',
+        downloadUrl: kubeRayCrdUrl(this.version, file, props.sourcesUrl ?? process.env[KUBERAY_SOURCES_URL_ENV] ?? KUBERAY_SOURCES_URL),
+        cacheDir: props.cacheDir, what: `${where} (KubeRay ${this.version} ${file})`, localProp: 'crdDir', shaProp: 'library pin (KubeRay CRD sha256)',
       });
       for (const doc of parseAllDocuments(text)) {
         const obj = doc.toJS();

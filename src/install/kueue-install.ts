@@ -1,3 +1,4 @@
+import * as path from 'path';
 import { ApiObject, Chart, JsonPatch } from 'cdk8s';
 import { Construct } from 'constructs';
 import { parse as parseYaml, parseAllDocuments, stringify } from 'yaml';
@@ -5,8 +6,8 @@ import { AppInventory } from '../platform/inventory';
 import { KueueVersion, resolveVersions } from '../platform/versions';
 import { kueueCapabilities } from '../policy/versions';
 import { ContainerResources, renderResources } from '../ray/pod-template';
-import { readRelease } from './release-source';
-import { KUEUE_RELEASE_SHA256, kueueReleaseUrl } from './releases';
+import { defaultLockFile, lockedByEnv, readRelease } from './release-source';
+import { KUEUE_RELEASE_SHA256, KUEUE_RELEASES_URL, KUEUE_RELEASES_URL_ENV, kueueReleaseUrl } from './releases';
 
 const DEPLOYMENT = 'kueue-controller-manager';
 const CONFIG_MAP = 'kueue-manager-config';
@@ -20,15 +21,33 @@ export interface KueueInstallProps {
    */
   readonly version?: KueueVersion;
   /**
-   * A local copy of the release's manifests.yaml (offline synth, tests).
-   * @default - download the official release asset, verified against `manifestSha256`
+   * A local copy of the release's manifests.yaml (offline synth, tests). Used as is, or verified
+   * against `manifestSha256` when that is given too.
+   * @default - download the official release asset, verified against `manifestSha256` or the lock file
    */
   readonly manifestFile?: string;
   /**
-   * sha256 of the official release asset.
-   * @default - the pin recorded in the library for the version (none is recorded yet)
+   * sha256 of the release asset. When given, the lock file is neither read nor written.
+   * @default - the sha256 in the lock file, which the first download records
    */
   readonly manifestSha256?: string;
+  /**
+   * The lock file holding the sha256 of each release file downloaded (commit it with the app). The
+   * first download of a release is recorded there; later synths refuse a download that differs.
+   * @default - $CDK8S_KUEUE_RAY_LOCK_FILE, else "cdk8s-kueue-ray.lock.json" beside the nearest cdk8s.yaml at or above the working directory
+   */
+  readonly lockFile?: string;
+  /**
+   * Refuse to download a release that is not in the lock file yet, instead of recording it (for CI).
+   * @default - true when $CDK8S_KUEUE_RAY_LOCKED is "1" or "true", else false
+   */
+  readonly locked?: boolean;
+  /**
+   * Base URL of the release assets: the file is read from `<releasesUrl>/<tag>/manifests.yaml`
+   * (a mirror, or a local server in tests). The lock file still names the official URL.
+   * @default - $CDK8S_KUEUE_RAY_KUEUE_RELEASES_URL, else "https://github.com/kubernetes-sigs/kueue/releases/download"
+   */
+  readonly releasesUrl?: string;
   /**
    * Where downloads are cached.
    * @default "~/.cache/cdk8s-kueue-ray" (or $CDK8S_KUEUE_RAY_CACHE)
@@ -61,7 +80,9 @@ export interface KueueInstallProps {
  * Installs Kueue's release for the chosen version as its own chart (namespace kueue-system, which
  * Kueue's certificate management depends on). Documented patches, and nothing else: the feature-gate
  * arg on the `manager` container, missing Ray frameworks in the Configuration, replicas, resources.
- * Make the charts holding queues and workloads depend on it.
+ * Make the charts holding queues and workloads depend on it. The release is downloaded, and
+ * never applied unverified: against `manifestSha256`, else against the app's lock file, which the
+ * first download records (commit it; set CDK8S_KUEUE_RAY_LOCKED=1 in CI to refuse anything not in it).
  */
 export class KueueInstall extends Chart {
   public readonly version: string;
@@ -75,8 +96,12 @@ export class KueueInstall extends Chart {
     this.props = props;
     this.version = props.version?.version ?? resolveVersions(this).kueue.version;
     kueueCapabilities(this.version);
+    const url = kueueReleaseUrl(this.version);
     const text = readRelease({
-      localFile: props.manifestFile, url: kueueReleaseUrl(this.version), sha256: props.manifestSha256 ?? KUEUE_RELEASE_SHA256[this.version],
+      localFile: props.manifestFile, localSha256: props.manifestSha256, url,
+      downloadUrl: kueueReleaseUrl(this.version, props.releasesUrl ?? process.env[KUEUE_RELEASES_URL_ENV] ?? KUEUE_RELEASES_URL),
+      sha256: props.manifestSha256 ?? KUEUE_RELEASE_SHA256[this.version],
+      lock: { file: props.lockFile ? path.resolve(props.lockFile) : defaultLockFile(), locked: props.locked ?? lockedByEnv() },
       cacheDir: props.cacheDir, what: `KueueInstall '${this.node.path}' (Kueue ${this.version} manifests.yaml)`, localProp: 'manifestFile', shaProp: 'manifestSha256',
     });
     for (const doc of parseAllDocuments(text)) {

@@ -1,7 +1,9 @@
 /**
  * Internal: where an install reads upstream YAML from. A local file, or a download verified against a
- * pinned sha256 and cached on disk. Synth is synchronous, so the download runs in a child process with
- * a timeout (as cdk8s Include does, plus the checksum and the cache).
+ * sha256 and cached on disk. The sha256 is a pin (an option, or one recorded in the library), else the
+ * one in the app's lock file, which the first download records (as Terraform's .terraform.lock.hcl
+ * does). Synth is synchronous, so the download runs in a child process with a timeout (as cdk8s
+ * Include does, plus the checksum and the cache).
  */
 import { execFileSync } from 'child_process';
 import { createHash } from 'crypto';
@@ -9,18 +11,38 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 
+/** The lock file's name; it sits beside cdk8s.yaml and is committed with the app. */
+export const LOCK_FILE_NAME = 'cdk8s-kueue-ray.lock.json';
+/** "1" or "true": refuse any download whose sha256 is neither pinned nor in the lock file (CI). */
+export const LOCKED_ENV = 'CDK8S_KUEUE_RAY_LOCKED';
+export const LOCK_FILE_ENV = 'CDK8S_KUEUE_RAY_LOCK_FILE';
+
+export interface ReleaseLock {
+  /** The lock file. */
+  readonly file: string;
+  /** Refuse a download that is not in the lock file yet, instead of recording it. */
+  readonly locked: boolean;
+}
+
 export interface ReleaseSource {
-  /** A local copy; used as is (no checksum: it is the user's file). */
+  /** A local copy; used as is unless `localSha256` is given. */
   readonly localFile?: string;
+  /** sha256 the local copy must have (the user's explicit pin). */
+  readonly localSha256?: string;
+  /** The file's official URL: its name in the lock file and in messages. */
   readonly url: string;
-  /** Pinned sha256 of the download. */
+  /** Where to fetch it from (a mirror, a test server). @default url */
+  readonly downloadUrl?: string;
+  /** Pinned sha256 of the download. When set, the lock file is neither read nor written. */
   readonly sha256?: string;
+  /** Without a pin: the lock file that verifies, or records, the download. */
+  readonly lock?: ReleaseLock;
   readonly cacheDir?: string;
   /** e.g. "Kueue v0.19.2 manifests.yaml", for messages. */
   readonly what: string;
   /** The prop that takes a local file, for messages. */
   readonly localProp: string;
-  /** The prop that takes a sha256, for messages. */
+  /** The prop (or library data) that holds the pin, for messages. */
   readonly shaProp: string;
 }
 
@@ -28,8 +50,74 @@ export function defaultCacheDir(): string {
   return process.env.CDK8S_KUEUE_RAY_CACHE ?? path.join(os.homedir(), '.cache', 'cdk8s-kueue-ray');
 }
 
+/**
+ * $CDK8S_KUEUE_RAY_LOCK_FILE, else cdk8s-kueue-ray.lock.json beside the nearest cdk8s.yaml at or above
+ * the working directory (`cdk8s synth` runs the app there), else in the working directory.
+ */
+export function defaultLockFile(): string {
+  if (process.env[LOCK_FILE_ENV]) return path.resolve(process.env[LOCK_FILE_ENV]!);
+  for (let dir = process.cwd(); ; dir = path.dirname(dir)) {
+    if (fs.existsSync(path.join(dir, 'cdk8s.yaml'))) return path.join(dir, LOCK_FILE_NAME);
+    if (path.dirname(dir) === dir) return path.join(process.cwd(), LOCK_FILE_NAME);
+  }
+}
+
+export function lockedByEnv(): boolean {
+  return ['1', 'true'].includes((process.env[LOCKED_ENV] ?? '').toLowerCase());
+}
+
 function sha256(buf: Buffer): string {
   return createHash('sha256').update(buf).digest('hex');
+}
+
+const SHA256 = /^[0-9a-f]{64}$/;
+
+interface LockData {
+  releases: Record<string, { sha256: string }>;
+}
+
+function readLock(file: string): LockData {
+  if (!fs.existsSync(file)) return { releases: {} };
+  let data: any;
+  try {
+    data = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (e: any) {
+    throw new Error(`lock file ${file} is not valid JSON (${e.message}). Fix: restore it from version control, or delete it to record every download again.`);
+  }
+  const releases = data?.releases;
+  if (typeof releases !== 'object' || releases === null || Array.isArray(releases)) {
+    throw new Error(`lock file ${file} has no "releases" object. Fix: restore it from version control, or delete it to record every download again.`);
+  }
+  for (const [url, entry] of Object.entries<any>(releases)) {
+    if (!SHA256.test(entry?.sha256 ?? '')) {
+      throw new Error(`lock file ${file}: releases["${url}"].sha256 is not a sha256 (64 lowercase hex digits). Fix: restore it from version control, or delete the entry to record it again.`);
+    }
+  }
+  return { releases };
+}
+
+function writeLock(file: string, lock: LockData): void {
+  const releases: Record<string, { sha256: string }> = {};
+  for (const url of Object.keys(lock.releases).sort()) releases[url] = { sha256: lock.releases[url].sha256 };
+  const text = JSON.stringify({
+    '//': 'Written by cdk8s-kueue-ray at the first download of each release file. Commit it: later synths refuse a download whose sha256 differs.',
+    releases,
+  }, null, 2) + '\n';
+  writeAtomic(file, text);
+}
+
+/** Via a temporary file, so an interrupted synth never leaves half a lock file or cached file. */
+function writeAtomic(file: string, data: string | Buffer): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, data);
+  fs.renameSync(tmp, file);
+}
+
+/** A first download is trusted as is, so it must not come over plain HTTP from another machine. */
+function isTrustedTransport(url: string): boolean {
+  const u = new URL(url);
+  return u.protocol === 'https:' || (u.protocol === 'http:' && ['127.0.0.1', 'localhost', '[::1]'].includes(u.hostname));
 }
 
 const DOWNLOAD = `
@@ -39,36 +127,66 @@ fetch(url, { redirect: 'follow', signal: AbortSignal.timeout(60000) })
   .catch((e) => { process.stderr.write(String(e && e.cause ? e.cause.message || e.cause : e.message)); process.exit(2); });
 `;
 
-/** Returns the file's text: local file, else verified cache, else verified download (then cached). */
+/** Returns the file's text: local file, else verified cache, else verified (or recorded) download, then cached. */
 export function readRelease(src: ReleaseSource): string {
   if (src.localFile) {
     if (!fs.existsSync(src.localFile)) throw new Error(`${src.what}: ${src.localProp} '${src.localFile}' does not exist. Fix: point it at a local copy of ${src.url}.`);
-    return fs.readFileSync(src.localFile, 'utf8');
-  }
-  if (!src.sha256) {
-    throw new Error(`${src.what}: no sha256 is pinned for ${src.url}, so it will not be downloaded unverified. Fix: pass ${src.shaProp} (from the release page), or a local copy with ${src.localProp}.`);
-  }
-  const cacheFile = path.join(src.cacheDir ?? defaultCacheDir(), 'releases', src.sha256, path.basename(new URL(src.url).pathname));
-  if (fs.existsSync(cacheFile)) {
-    const buf = fs.readFileSync(cacheFile);
-    const got = sha256(buf);
-    if (got !== src.sha256) {
-      throw new Error(`${src.what}: the cached ${cacheFile} has sha256 ${got}, not the pinned ${src.sha256}. Fix: delete it to download again, or check ${src.shaProp}.`);
+    const buf = fs.readFileSync(src.localFile);
+    if (src.localSha256 !== undefined && sha256(buf) !== src.localSha256) {
+      throw new Error(`${src.what}: ${src.localProp} '${src.localFile}' has sha256 ${sha256(buf)}, not the ${src.shaProp} ${src.localSha256}; refusing it. Fix: check the file, or ${src.shaProp}.`);
     }
     return buf.toString('utf8');
   }
+  const from = src.downloadUrl ?? src.url;
+  let expected = src.sha256;
+  let expectedBy = src.shaProp;
+  if (expected === undefined) {
+    if (!src.lock) throw new Error(`${src.what}: no sha256 is pinned for ${src.url}, so it will not be downloaded unverified. Fix: pass ${src.shaProp}, or a local copy with ${src.localProp}.`);
+    expected = readLock(src.lock.file).releases[src.url]?.sha256;
+    expectedBy = `lock file ${src.lock.file}`;
+    if (expected === undefined && src.lock.locked) {
+      throw new Error(`${src.what}: ${src.url} is not in the lock file ${src.lock.file}, and locked mode (${LOCKED_ENV}=1 or the \`locked\` option) refuses to download and record it. `
+        + `Fix: synthesize once without locked mode and commit ${path.basename(src.lock.file)}, or pass ${src.shaProp}, or a local copy with ${src.localProp}.`);
+    }
+  } else if (!SHA256.test(expected)) {
+    throw new Error(`${src.what}: ${src.shaProp} '${expected}' is not a sha256 (64 lowercase hex digits). Fix: copy it from the release's checksums.`);
+  }
+  const cacheRoot = path.join(src.cacheDir ?? defaultCacheDir(), 'releases');
+  const name = path.basename(new URL(src.url).pathname);
+  if (expected !== undefined) {
+    const cacheFile = path.join(cacheRoot, expected, name);
+    if (fs.existsSync(cacheFile)) {
+      const buf = fs.readFileSync(cacheFile);
+      const got = sha256(buf);
+      if (got !== expected) {
+        throw new Error(`${src.what}: the cached ${cacheFile} has sha256 ${got}, but the ${expectedBy} records ${expected}; refusing it. Fix: delete the cached file to download it again.`);
+      }
+      return buf.toString('utf8');
+    }
+  } else if (!isTrustedTransport(from)) {
+    throw new Error(`${src.what}: ${from} is neither https nor on this machine, and a first download is recorded as trusted. Fix: use an https URL, or pass ${src.shaProp}.`);
+  }
   let buf: Buffer;
   try {
-    buf = execFileSync(process.execPath, ['-e', DOWNLOAD, src.url], { maxBuffer: 64 * 1024 * 1024, timeout: 90000, stdio: ['ignore', 'pipe', 'pipe'] });
+    buf = execFileSync(process.execPath, ['-e', DOWNLOAD, from], { maxBuffer: 64 * 1024 * 1024, timeout: 90000, stdio: ['ignore', 'pipe', 'pipe'] });
   } catch (e: any) {
     const why = e?.stderr?.toString().trim() || e?.message;
-    throw new Error(`${src.what}: cannot download ${src.url} (${why}) and there is no cached copy at ${cacheFile}. Fix: download it where the network allows and pass it with ${src.localProp}, or place it at that cache path.`);
+    const cached = expected !== undefined ? `there is no cached copy at ${path.join(cacheRoot, expected, name)}` : 'it is not in the lock file yet, so no cached copy can be used';
+    throw new Error(`${src.what}: cannot download ${from} (${why}) and ${cached}. Fix: download it where the network allows and pass it with ${src.localProp}, or synthesize once with network access.`);
   }
   const got = sha256(buf);
-  if (got !== src.sha256) {
-    throw new Error(`${src.what}: ${src.url} has sha256 ${got}, not the pinned ${src.sha256}; refusing it. Fix: check ${src.shaProp} against the release page.`);
+  if (expected !== undefined && got !== expected) {
+    throw new Error(`${src.what}: ${from} has sha256 ${got}, but the ${expectedBy} records ${expected}; refusing it. `
+      + `Fix: find out why the file changed; if the new file is the right one, ${src.sha256 === undefined ? `delete its entry from ${path.basename(src.lock!.file)} and synthesize again` : `pass a local copy with ${src.localProp}`}.`);
   }
-  fs.mkdirSync(path.dirname(cacheFile), { recursive: true });
-  fs.writeFileSync(cacheFile, buf);
+  writeAtomic(path.join(cacheRoot, got, name), buf);
+  if (expected === undefined && src.lock) {
+    // Read again: another install of the same app may have recorded a file since.
+    const lock = readLock(src.lock.file);
+    lock.releases[src.url] = { sha256: got };
+    writeLock(src.lock.file, lock);
+    process.stderr.write(`cdk8s-kueue-ray: recorded sha256 ${got} of ${src.url}${from !== src.url ? ` (downloaded from ${from})` : ''} in ${src.lock.file}. `
+      + `Commit this file: later synths refuse a download that differs, and ${LOCKED_ENV}=1 (for CI) refuses any file not in it.\n`);
+  }
   return buf.toString('utf8');
 }

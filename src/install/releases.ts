@@ -5,22 +5,30 @@
  * upstream kustomize install).
  */
 
-export function kueueReleaseUrl(tag: string): string {
-  return `https://github.com/kubernetes-sigs/kueue/releases/download/${tag}/manifests.yaml`;
+/** Where Kueue publishes its release assets; `${base}/${tag}/manifests.yaml`. */
+export const KUEUE_RELEASES_URL = 'https://github.com/kubernetes-sigs/kueue/releases/download';
+/** Overrides KUEUE_RELEASES_URL (a mirror; tests serve from 127.0.0.1). */
+export const KUEUE_RELEASES_URL_ENV = 'CDK8S_KUEUE_RAY_KUEUE_RELEASES_URL';
+
+export function kueueReleaseUrl(tag: string, base: string = KUEUE_RELEASES_URL): string {
+  return `${base.replace(/\/+$/, '')}/${tag}/manifests.yaml`;
 }
 
 /**
- * sha256 of the official Kueue release assets. None is recorded yet: github.com is unreachable from
- * the machine this was built on, and the vendored rendering differs from the asset in formatting, so
- * its hash cannot stand in. Until a pin is added here, the download needs `manifestSha256`, or a
- * local copy with `manifestFile`.
+ * sha256 of official Kueue release assets, where one is known; it then wins over the app's lock file.
+ * None is recorded: github.com is unreachable from the machine this was built on, and the vendored
+ * rendering differs from the asset in formatting, so its hash cannot stand in. Without a pin here,
+ * the first download is recorded in the app's lock file (see release-source.ts).
  */
-export const KUEUE_RELEASE_SHA256: Record<string, string | undefined> = {
-  'v0.13.4': undefined, 'v0.14.8': undefined, 'v0.17.0': undefined, 'v0.17.8': undefined, 'v0.19.2': undefined,
-};
+export const KUEUE_RELEASE_SHA256: Record<string, string> = {};
 
-export function kubeRayCrdUrl(tag: string, file: string): string {
-  return `https://raw.githubusercontent.com/ray-project/kuberay/${tag}/ray-operator/config/crd/bases/${file}`;
+/** Where KubeRay's tagged sources are served raw; `${base}/${tag}/ray-operator/config/crd/bases/${file}`. */
+export const KUBERAY_SOURCES_URL = 'https://raw.githubusercontent.com/ray-project/kuberay';
+/** Overrides KUBERAY_SOURCES_URL (a mirror; tests serve from 127.0.0.1). */
+export const KUBERAY_SOURCES_URL_ENV = 'CDK8S_KUEUE_RAY_KUBERAY_SOURCES_URL';
+
+export function kubeRayCrdUrl(tag: string, file: string, base: string = KUBERAY_SOURCES_URL): string {
+  return `${base.replace(/\/+$/, '')}/${tag}/ray-operator/config/crd/bases/${file}`;
 }
 
 /** KubeRay CRD files and their sha256 per tag (byte-identical to the tagged files). */

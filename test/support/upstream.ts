@@ -7,6 +7,7 @@ import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 import AdmZip from 'adm-zip';
+import { findVendorDir } from '../../scripts/vendor-dir';
 import { defaultCacheDir } from '../../src/install/release-source';
 import { compareVersions } from '../../src/policy/versions';
 
@@ -24,10 +25,8 @@ export const PINNED_MODULE_ZIPS: Record<string, { module: string; version: strin
   'cert-manager@v1.21.2': { module: 'github.com/cert-manager/cert-manager', version: 'v1.21.2', sha256: 'cfaf1fb53965a5fd60490861387b7dbf34cd40987c878a4f1e247f836eef4782' },
 };
 
-export function vendorDir(): string | undefined {
-  const candidates = [process.env.KUEUE_RAY_VENDOR_DIR, path.resolve(REPO_ROOT, '..', 'shared', 'vendor'), '/work/shared/vendor'];
-  return candidates.find((c): c is string => !!c && fs.existsSync(path.join(c, 'README.md')));
-}
+/** The vendor folder ($KUEUE_RAY_VENDOR_DIR, else ../shared/vendor beside the repo), or undefined. */
+export const vendorDir = findVendorDir;
 
 /** The same cache the installs use for downloads. */
 export const cacheDir = defaultCacheDir;
