@@ -6,7 +6,8 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { parseAllDocuments } from 'yaml';
-import { REPO_ROOT } from './support/upstream';
+import { startReleaseServer } from './support/release-server';
+import { REPO_ROOT, vendorDir } from './support/upstream';
 
 const repoPkg = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8'));
 const TEMPLATE = path.join(REPO_ROOT, 'node_modules', 'cdk8s-cli', 'templates', 'typescript-app');
@@ -32,8 +33,15 @@ function tarball(): string {
   return path.join(dir, f);
 }
 
-const run = (cwd: string, cmd: string, args: string[], env: NodeJS.ProcessEnv = {}) =>
-  execFileSync(cmd, args, { cwd, env: { ...process.env, CI: '1', ...env }, stdio: 'pipe', maxBuffer: 64 << 20 }).toString();
+/** Runs a command in the app; `env` entries set to undefined are removed (a user's shell would not have them). */
+function run(cwd: string, cmd: string, args: string[], env: Record<string, string | undefined> = {}): string {
+  const merged: NodeJS.ProcessEnv = { ...process.env, CI: '1' };
+  for (const [k, v] of Object.entries(env)) {
+    if (v === undefined) delete merged[k];
+    else merged[k] = v;
+  }
+  return execFileSync(cmd, args, { cwd, env: merged, stdio: 'pipe', maxBuffer: 64 << 20 }).toString();
+}
 
 describe('the npm package in a fresh cdk8s TypeScript app', () => {
   let app: string;
@@ -91,5 +99,52 @@ describe('the npm package in a fresh cdk8s TypeScript app', () => {
     expect(job.metadata.labels).toMatchObject({ 'kueue.x-k8s.io/queue-name': 'user-queue', 'kueue.x-k8s.io/priority-class': 'dev-priority' });
     expect(job.spec.suspend).toBe(true);
     expect(docs.map((d) => d.kind).sort()).toEqual(['ClusterQueue', 'LocalQueue', 'RayJob', 'ResourceFlavor', 'WorkloadPriorityClass']);
+  }, 300_000);
+
+  test('the README\'s getting-started app (installs, tenant, job, controller) synthesizes, downloading the releases once', async () => {
+    const [example] = readmeBlocks('## Getting started', 'ts');
+    expect(example).toMatch(/new KueueInstall\(app, 'kueue'\)/);
+    fs.writeFileSync(path.join(app, 'main.ts'), example);
+    fs.rmSync(path.join(app, 'dist'), { recursive: true, force: true });
+    // The release hosts, served from the vendored files on 127.0.0.1 (the same paths as upstream's).
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'kueue-ray-releases-'));
+    const crds = path.join('ray-operator', 'config', 'crd', 'bases');
+    fs.mkdirSync(path.join(root, 'kueue', 'v0.19.2'), { recursive: true });
+    fs.copyFileSync(path.join(vendorDir(), 'kueue', 'v0.19.2', 'manifests.yaml'), path.join(root, 'kueue', 'v0.19.2', 'manifests.yaml'));
+    fs.cpSync(path.join(vendorDir(), 'kuberay', 'v1.6.2', crds), path.join(root, 'kuberay', 'v1.6.2', crds), { recursive: true });
+    const server = await startReleaseServer(root, path.join(root, 'requests.log'));
+    const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'kueue-ray-cache-'));
+    try {
+      const env = {
+        CDK8S_KUEUE_RAY_KUEUE_RELEASES_URL: `${server.url}/kueue`, CDK8S_KUEUE_RAY_KUBERAY_SOURCES_URL: `${server.url}/kuberay`,
+        CDK8S_KUEUE_RAY_CACHE: cache, CDK8S_KUEUE_RAY_LOCKED: undefined, CDK8S_KUEUE_RAY_LOCK_FILE: undefined,
+      };
+      run(app, 'npx', ['tsc', '--build']);
+      run(app, 'npx', ['ts-node', 'main.ts'], env);
+      // The lock file sits beside cdk8s.yaml and records the official URL of what was downloaded.
+      const lock = JSON.parse(fs.readFileSync(path.join(app, 'cdk8s-kueue-ray.lock.json'), 'utf8'));
+      expect(JSON.stringify(lock)).toContain('https://github.com/kubernetes-sigs/kueue/releases/download/v0.19.2/manifests.yaml');
+      const files = fs.readdirSync(path.join(app, 'dist'));
+      const objects = files.flatMap((f) => parseAllDocuments(fs.readFileSync(path.join(app, 'dist', f), 'utf8')).map((d) => ({ file: f, o: d.toJS() })));
+      const find = (kind: string, name: string) => objects.find((x) => x.o.kind === kind && x.o.metadata?.name === name);
+      expect(find('Deployment', 'kuberay-operator')).toBeDefined();
+      expect(find('Deployment', 'kueue-controller-manager')).toBeDefined();
+      expect(find('CustomResourceDefinition', 'rayjobs.ray.io')).toBeDefined();
+      const controller = find('Deployment', 'cdk8s-kueue-ray-controller')!.o;
+      expect(controller.spec.template.spec.containers[0].image).toBe(`ghcr.io/cdk8s-kueue-ray/controller:${repoPkg.version}`);
+      expect(find('Namespace', 'team-a')).toBeDefined();
+      const job = find('RayJob', 'train')!;
+      expect(job.o.metadata).toMatchObject({ namespace: 'team-a', labels: { 'kueue.x-k8s.io/queue-name': 'default', 'kueue.x-k8s.io/priority-class': 'dev' } });
+      // The installs come first in dist/, so the ordered apply and plain `kubectl apply -f dist/` see them first.
+      expect(files.indexOf(find('Deployment', 'kueue-controller-manager')!.file)).toBeLessThan(files.indexOf(job.file));
+      // A second synth is served from the cache and the lock: no further request.
+      const before = server.requests().length;
+      run(app, 'npx', ['ts-node', 'main.ts'], { ...env, CDK8S_KUEUE_RAY_LOCKED: '1' });
+      expect(server.requests().length).toBe(before);
+    } finally {
+      await server.stop();
+      fs.rmSync(root, { recursive: true, force: true });
+      fs.rmSync(cache, { recursive: true, force: true });
+    }
   }, 300_000);
 });
