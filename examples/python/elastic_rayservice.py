@@ -24,8 +24,10 @@ SERVE_CONFIG = {
             "deployments": [
                 {"name": "MangoStand", "num_replicas": 2, "max_replicas_per_node": 1, "user_config": {"price": 3},
                  "ray_actor_options": {"num_cpus": 0.1}},
-                {"name": "OrangeStand", "num_replicas": 1, "user_config": {"price": 2}, "ray_actor_options": {"num_cpus": 0.1}},
-                {"name": "PearStand", "num_replicas": 1, "user_config": {"price": 1}, "ray_actor_options": {"num_cpus": 0.1}},
+                {"name": "OrangeStand", "num_replicas": 1, "user_config": {"price": 2},
+                 "ray_actor_options": {"num_cpus": 0.1}},
+                {"name": "PearStand", "num_replicas": 1, "user_config": {"price": 1},
+                 "ray_actor_options": {"num_cpus": 0.1}},
                 {"name": "FruitMarket", "num_replicas": 1, "ray_actor_options": {"num_cpus": 0.1}},
             ],
         },
@@ -35,8 +37,10 @@ SERVE_CONFIG = {
             "route_prefix": "/calc",
             "runtime_env": {"working_dir": FRUIT_ZIP},
             "deployments": [
-                {"name": "Adder", "num_replicas": 1, "user_config": {"increment": 3}, "ray_actor_options": {"num_cpus": 0.1}},
-                {"name": "Multiplier", "num_replicas": 1, "user_config": {"factor": 5}, "ray_actor_options": {"num_cpus": 0.1}},
+                {"name": "Adder", "num_replicas": 1, "user_config": {"increment": 3},
+                 "ray_actor_options": {"num_cpus": 0.1}},
+                {"name": "Multiplier", "num_replicas": 1, "user_config": {"factor": 5},
+                 "ray_actor_options": {"num_cpus": 0.1}},
                 {"name": "Router", "num_replicas": 1},
             ],
         },
@@ -52,7 +56,9 @@ class ElasticRayServiceScenario(Chart):
             queue=queues.local_queue,
             ray_version="2.46.0",
             serve_config=SERVE_CONFIG,
-            head_group=HeadGroupOptions(resources=ContainerResources(cpu=Quantity.cpu(1), memory=Quantity.gibibytes(2))),
+            head_group=HeadGroupOptions(
+                resources=ContainerResources(cpu=Quantity.cpu(1), memory=Quantity.gibibytes(2)),
+            ),
             worker_groups=[WorkerGroupOptions(
                 group_name="small-group", replicas=1, min_replicas=1, max_replicas=5,
                 resources=ContainerResources(cpu=Quantity.cpu(1), memory=Quantity.gibibytes(1)),

@@ -36,14 +36,15 @@ def main() -> None:
     vendored = vendor and os.path.join(vendor, "kueue", kueue, "manifests.yaml")
     # v0.17.0 is not vendored: scripts/testcluster/build.sh renders it from the module's config/.
     kueue_manifest = os.environ.get("KUEUE_MANIFEST", vendored if vendored and os.path.exists(vendored) else rendered)
-    kube_ray_crd_dir = os.environ.get(
-        "KUBERAY_CRD_DIR", vendor and os.path.join(vendor, "kuberay", kube_ray, "ray-operator", "config", "crd", "bases"))
+    crd_bases = vendor and os.path.join(vendor, "kuberay", kube_ray, "ray-operator", "config", "crd", "bases")
+    kube_ray_crd_dir = os.environ.get("KUBERAY_CRD_DIR", crd_bases)
     for what, p, env, version in (
         ("Kueue release manifests.yaml", kueue_manifest, "KUEUE_MANIFEST", kueue),
         ("KubeRay CRD folder", kube_ray_crd_dir, "KUBERAY_CRD_DIR", kube_ray),
     ):
         if not p or not os.path.exists(p):
-            sys.exit(f"examples: no local {what} for {version} (looked at {p or 'shared/vendor'}); set {env} to a local copy")
+            sys.exit(f"examples: no local {what} for {version} (looked at {p or 'shared/vendor'}); "
+                     f"set {env} to a local copy")
 
     # The controller image: build it from the Dockerfile and push it where the cluster can pull it.
     build_examples(

@@ -60,7 +60,9 @@ class SharedCohortTenants(Chart):
             queue=self.team_a,
             entrypoint='python -c "import ray; ray.init(); print(ray.cluster_resources())"',
             ttl_after_finished=Duration.seconds(60),
-            head_group=HeadGroupOptions(resources=ContainerResources(cpu=Quantity.cpu(1), memory=Quantity.gibibytes(2))),
+            head_group=HeadGroupOptions(
+                resources=ContainerResources(cpu=Quantity.cpu(1), memory=Quantity.gibibytes(2)),
+            ),
             worker_groups=[WorkerGroupOptions(
                 group_name="workers", replicas=4,
                 resources=ContainerResources(cpu=Quantity.cpu(1), memory=Quantity.gibibytes(1)),
