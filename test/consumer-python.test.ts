@@ -26,7 +26,8 @@ beforeAll(() => {
   if (!fs.existsSync(WHEEL)) {
     const dir = path.dirname(WHEEL);
     const found = fs.existsSync(dir) ? `it holds: ${fs.readdirSync(dir).join(', ') || 'nothing'}` : 'it does not exist';
-    throw new Error(`consumer-python: no wheel ${path.relative(ROOT, WHEEL)} (${path.relative(ROOT, dir)}: ${found}). Run \`npm run package\` first.`);
+    throw new Error(`consumer-python: no wheel ${path.relative(ROOT, WHEEL)} (${path.relative(ROOT, dir)}: ${found}). Run \`npm run package\` first `
+      + '(and again after `npx cdk8s synth`, which empties dist/).');
   }
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'consumer-python-'));
   const venv = path.join(tmp, 'venv');
@@ -151,6 +152,7 @@ test("the README's Python example synthesizes its queued RayJob, the same object
   expect(JSON.parse(py.stdout)).toEqual({ cpu: '2.5', memory: '4296Mi' });
   const objects = manifestFiles(pyOut).flatMap((f) => documents(path.join(pyOut, f)));
   const jobs = objects.filter((o) => o.kind === 'RayJob');
-  expect(jobs.map((j) => [j.metadata.namespace, j.metadata.name, j.metadata.labels?.['kueue.x-k8s.io/queue-name']])).toEqual([['default', 'train', 'user-queue']]);
+  expect(jobs.map((j) => [j.metadata.namespace, j.metadata.name, j.metadata.labels?.['kueue.x-k8s.io/queue-name']]))
+    .toEqual([['default', 'train', 'user-queue']]);
   expectSameManifests(tsOut, pyOut, ['TypeScript example', 'Python example']);
 }, 120_000);
