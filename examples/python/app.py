@@ -1,0 +1,106 @@
+"""The examples app: every scenario of domain.md §2 plus the shared-cohort tenants, for one version pair.
+A port of examples/app.ts; the consumer test checks that both write the same objects."""
+import os
+import shutil
+from typing import Iterable, List, Optional, Set
+
+from cdk8s import App, Chart, Duration, Yaml
+from cdk8s_kueue_ray import (
+    AdmissionController,
+    GracefulPreemption,
+    KubeRayInstall,
+    KubeRayVersion,
+    KueueInstall,
+    KueueRayVersions,
+    KueueVersion,
+)
+
+from elastic_queues import ElasticQueues
+from elastic_raycluster import ElasticRayClusterScenario
+from elastic_rayservice import ElasticRayServiceScenario
+from gang_scheduling import GangScheduling
+from guide_queues import GuideQueues
+from priority import PriorityScenario
+from tenants import SharedCohortTenants
+
+SCENARIOS = ("queues", "gang-scheduling", "priority", "elastic-raycluster", "elastic-rayservice", "tenants")
+
+
+class ExamplesApp(App):
+    """Charts holding generateName jobs cannot be server-side applied (apply needs a name): they are
+    written to <outdir>/create/ for `kubectl create -f`, everything else to <outdir>/ for
+    `kubectl apply --server-side -f`."""
+
+    def __init__(self, outdir: str) -> None:
+        super().__init__(outdir=outdir)
+        self.create_only: List[Chart] = []
+
+    # jsii calls these Python overrides from App.synth(), so the create-only charts never reach <outdir>/.
+    @property
+    def charts(self) -> List[Chart]:
+        return [c for c in super().charts if c not in self.create_only]
+
+    def synth(self) -> None:
+        super().synth()
+        create_dir = os.path.join(self.outdir, "create")
+        shutil.rmtree(create_dir, ignore_errors=True)
+        if self.create_only:
+            os.makedirs(create_dir, exist_ok=True)
+        for chart in self.create_only:
+            Yaml.save(os.path.join(create_dir, f"{chart.node.id}.k8s.yaml"), chart.to_json())
+
+
+def build_examples(
+    outdir: str,
+    kueue: Optional[str] = None,
+    kube_ray: Optional[str] = None,
+    scenarios: Iterable[str] = SCENARIOS,
+    kueue_manifest: Optional[str] = None,
+    kube_ray_crd_dir: Optional[str] = None,
+    controller: bool = False,
+    controller_image: Optional[str] = None,
+) -> ExamplesApp:
+    """kueue_manifest / kube_ray_crd_dir: install Kueue and KubeRay from these local copies (the release
+    manifests.yaml and the KubeRay CRD folder); the install charts come first in <outdir>/.
+    controller: deploy the project's controller (AdmissionController, image controller_image or its
+    default); it validates and defaults Ray objects in the tenant namespaces and explains pending workloads."""
+    app = ExamplesApp(outdir)
+    KueueRayVersions.use(
+        app,
+        kueue=KueueVersion.of(kueue) if kueue else None,
+        kube_ray=KubeRayVersion.of(kube_ray) if kube_ray else None,
+    )
+    want: Set[str] = set(scenarios)
+    queues = GuideQueues(app, "queues")
+    if "gang-scheduling" in want:
+        app.create_only.append(GangScheduling(app, "gang-scheduling", queues))
+    if "priority" in want:
+        app.create_only.append(PriorityScenario(app, "priority", queues))
+    if "elastic-raycluster" in want or "elastic-rayservice" in want:
+        elastic = ElasticQueues(app, "elastic-queues", queues.default_flavor)
+        if "elastic-raycluster" in want:
+            ElasticRayClusterScenario(app, "elastic-raycluster", elastic)
+        if "elastic-rayservice" in want:
+            ElasticRayServiceScenario(app, "elastic-rayservice", elastic)
+    if "tenants" in want:
+        SharedCohortTenants(app, "tenants", queues.default_flavor, queues.dev_priority, queues.prod_priority)
+    if controller:
+        # Graceful preemption on: Ray pods preempted by Kueue get 60 s and a 20 s preStop drain (kuberay#5004).
+        AdmissionController(
+            app, "controller",
+            image=controller_image,
+            graceful_preemption=GracefulPreemption(
+                termination_grace_period=Duration.seconds(60), pre_stop_sleep=Duration.seconds(20),
+            ),
+        )
+    # Installs first: every other chart depends on them, so <outdir>/ names them 0000-/0001-.
+    installs: List[Chart] = []
+    if kube_ray_crd_dir:
+        installs.append(KubeRayInstall(app, "kuberay-install", crd_dir=kube_ray_crd_dir))
+    if kueue_manifest:
+        installs.append(KueueInstall(app, "kueue-install", manifest_file=kueue_manifest))
+    for child in app.node.children:
+        if Chart.is_chart(child) and child not in installs:
+            for install in installs:
+                child.add_dependency(install)
+    return app
