@@ -7,7 +7,8 @@ import * as os from 'os';
 import * as path from 'path';
 import { parseAllDocuments } from 'yaml';
 import { startReleaseServer } from './support/release-server';
-import { REPO_ROOT, vendorDir } from './support/upstream';
+import { vendorDir } from '../scripts/vendor-dir';
+import { REPO_ROOT } from './support/upstream';
 
 const repoPkg = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8'));
 const TEMPLATE = path.join(REPO_ROOT, 'node_modules', 'cdk8s-cli', 'templates', 'typescript-app');
@@ -110,8 +111,8 @@ describe('the npm package in a fresh cdk8s TypeScript app', () => {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'kueue-ray-releases-'));
     const crds = path.join('ray-operator', 'config', 'crd', 'bases');
     fs.mkdirSync(path.join(root, 'kueue', 'v0.19.2'), { recursive: true });
-    fs.copyFileSync(path.join(vendorDir(), 'kueue', 'v0.19.2', 'manifests.yaml'), path.join(root, 'kueue', 'v0.19.2', 'manifests.yaml'));
-    fs.cpSync(path.join(vendorDir(), 'kuberay', 'v1.6.2', crds), path.join(root, 'kuberay', 'v1.6.2', crds), { recursive: true });
+    fs.copyFileSync(path.join(vendorDir('test/consumer-typescript.test.ts'), 'kueue', 'v0.19.2', 'manifests.yaml'), path.join(root, 'kueue', 'v0.19.2', 'manifests.yaml'));
+    fs.cpSync(path.join(vendorDir('test/consumer-typescript.test.ts'), 'kuberay', 'v1.6.2', crds), path.join(root, 'kuberay', 'v1.6.2', crds), { recursive: true });
     const server = await startReleaseServer(root, path.join(root, 'requests.log'));
     const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'kueue-ray-cache-'));
     try {
