@@ -24,6 +24,6 @@ for (const [what, p, env] of [['Kueue release manifests.yaml', kueueManifest, 'K
     throw new Error(`examples: no local ${what} for ${what.startsWith('Kueue') ? kueue : kubeRay} (looked at ${p ?? 'shared/vendor'}); set ${env} to a local copy`);
   }
 }
-// The controller image: build it from the Dockerfile and push it where the cluster can pull it.
+// The controller image: `npm run image`, pushed where the cluster can pull it (README, "The controller image").
 const controller = { image: process.env.CONTROLLER_IMAGE };
 buildExamples({ outdir: process.env.CDK8S_OUTDIR ?? 'dist', kueue, kubeRay, scenarios, install: { kueueManifest, kubeRayCrdDir }, controller }).synth();
