@@ -84,7 +84,13 @@ export function unpackImage(): UnpackedImage {
         execFileSync('tar', ['-xzpf', blob(layer.digest), '-C', partial, '--numeric-owner']);
       }
       for (const dir of ['proc', FILES_MOUNT.slice(1)]) fs.mkdirSync(path.join(partial, dir), { recursive: true });
-      fs.renameSync(partial, rootfs);
+      try {
+        fs.renameSync(partial, rootfs);
+      } catch (e) {
+        // Another jest worker unpacked the same digest first: use its copy.
+        fs.rmSync(partial, { recursive: true, force: true });
+        if (!fs.existsSync(rootfs)) throw e;
+      }
     }
     unpacked = { archive, digest, rootfs, config };
     return unpacked;
