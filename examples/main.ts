@@ -26,6 +26,6 @@ for (const [what, p, env] of [['Kueue release manifests.yaml', kueueManifest, 'K
       + `${env === 'KUEUE_MANIFEST' && !process.env.KUEUE_MANIFEST ? ', or run scripts/testcluster/build.sh (it renders the releases that are not vendored)' : ''}.`);
   }
 }
-// The controller image: build it from the Dockerfile and push it where the cluster can pull it.
+// The controller image: `npm run image`, pushed where the cluster can pull it (README, "The controller image").
 const controller = { image: process.env.CONTROLLER_IMAGE };
 buildExamples({ outdir: process.env.CDK8S_OUTDIR ?? 'dist', kueue, kubeRay, scenarios, install: { kueueManifest, kubeRayCrdDir }, controller }).synth();

@@ -23,6 +23,12 @@ test('deploys namespace, service account, RBAC, a 2-replica Deployment with PDB,
   expect(find(objs, 'PodDisruptionBudget').spec.minAvailable).toBe(1);
 });
 
+test('the default image is the one released with this package version (scripts/image/build.sh tags it so)', () => {
+  const { version } = require('../package.json');
+  expect(find(synth(), 'Deployment').spec.template.spec.containers[0].image).toBe(`ghcr.io/cdk8s-kueue-ray/controller:${version}`);
+  expect(find(synth({ image: 'registry.example.com/c:1' }), 'Deployment').spec.template.spec.containers[0].image).toBe('registry.example.com/c:1');
+});
+
 test('the mutating configuration sorts before Kueue\'s and both are scoped to tenant namespaces with documented policies', () => {
   const objs = synth();
   const m = find(objs, 'MutatingWebhookConfiguration');

@@ -1,5 +1,6 @@
-// The exact entrypoint the image runs (node lib/src/cli/main.js controller ...), from the compiled
-// package: it serves HTTPS, answers health checks, refuses bad flags, and drains on SIGTERM.
+// The controller as the package's bin and the image run it: the esbuild bundle (lib/controller/,
+// `npm run bundle`) with its admission worker beside it. It serves HTTPS, answers health checks, refuses
+// bad flags, and drains on SIGTERM. test/e2e runs the same bundle from the built image.
 import { execFileSync, spawn } from 'child_process';
 import * as fs from 'fs';
 import * as https from 'https';
@@ -9,10 +10,10 @@ import { freePort } from './e2e/support/cluster';
 import { REPO_ROOT } from './support/upstream';
 import { tmpdir } from './support/synth';
 
-const ENTRY = path.join(REPO_ROOT, 'lib', 'src', 'cli', 'main.js');
+const ENTRY = path.join(REPO_ROOT, 'lib', 'controller', 'cdk8s-kueue-ray.js');
 
 beforeAll(() => {
-  execFileSync(process.execPath, [path.join(REPO_ROOT, 'node_modules', '.bin', 'tsc'), '-p', path.join(REPO_ROOT, 'tsconfig.json')], { stdio: 'pipe' });
+  execFileSync(process.execPath, [path.join(REPO_ROOT, 'scripts', 'bundle.js')], { stdio: 'pipe' });
 }, 180000);
 
 /** Starts the entrypoint and resolves once it says it listens; `output()` is its stdout so far. */
@@ -37,10 +38,16 @@ function refusal(args: string[]): string {
   }
 }
 
-test('the Dockerfile runs this entrypoint', () => {
-  const df = fs.readFileSync(path.join(REPO_ROOT, 'Dockerfile'), 'utf8');
-  expect(df).toMatch(/ENTRYPOINT \["node", "lib\/src\/cli\/main.js"\]\nCMD \["controller"\]/);
-  expect(df).toMatch(/USER 65532:65532/);
+test('the package\'s bin is the bundle, which carries client-node and node-forge and never cdk8s or constructs', () => {
+  const pkg = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8'));
+  expect(pkg.bin['cdk8s-kueue-ray']).toBe('lib/controller/cdk8s-kueue-ray.js');
+  // Construct users do not install what only the controller needs.
+  expect(Object.keys(pkg.dependencies ?? {})).not.toContain('@kubernetes/client-node');
+  expect(Object.keys(pkg.dependencies ?? {})).not.toContain('node-forge');
+  const { packages } = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'lib', 'controller', 'bundle-inputs.json'), 'utf8'));
+  expect(packages).toEqual(expect.arrayContaining(['@kubernetes/client-node', 'node-forge']));
+  expect(packages.filter((p: string) => /^(cdk8s|cdk8s-plus-\d+|constructs)$/.test(p))).toEqual([]);
+  expect(fs.readFileSync(ENTRY, 'utf8').split('\n')[0]).toBe('#!/usr/bin/env node');
 });
 
 test('serves the webhook over TLS, answers /healthz, and exits 0 after draining on SIGTERM', async () => {

@@ -1,3 +1,5 @@
+import * as fs from 'fs';
+import * as path from 'path';
 import { ApiObject, Chart, Duration } from 'cdk8s';
 import { Construct } from 'constructs';
 import { resolveVersions } from '../platform/versions';
@@ -7,7 +9,7 @@ import { ContainerResources, renderResources } from '../ray/pod-template';
 export interface AdmissionControllerProps {
   /**
    * The controller image.
-   * @default "ghcr.io/cdk8s-kueue-ray/controller:0.1.0"
+   * @default "ghcr.io/cdk8s-kueue-ray/controller:<version of this package>" (the image published with each release)
    */
   readonly image?: string;
   /**
@@ -51,6 +53,21 @@ export interface AdmissionControllerProps {
    * @default - the controller issues, stores and renews its own certificates
    */
   readonly certManager?: CertManagerCertificates;
+}
+
+/**
+ * The image released with this package: tagged with its version, read from its package.json at run
+ * time (one source of truth; lib/src/install and src/install sit at different depths, so walk up).
+ */
+function defaultImage(): string {
+  for (let dir = __dirname; ; dir = path.dirname(dir)) {
+    const file = path.join(dir, 'package.json');
+    if (fs.existsSync(file)) {
+      const pkg = JSON.parse(fs.readFileSync(file, 'utf8'));
+      if (pkg.name === 'cdk8s-kueue-ray') return `ghcr.io/cdk8s-kueue-ray/controller:${pkg.version}`;
+    }
+    if (path.dirname(dir) === dir) throw new Error(`AdmissionController: cannot find cdk8s-kueue-ray's package.json above ${__dirname} to name the default image. Fix: set the image prop.`);
+  }
 }
 
 /** How cert-manager issues the controller's serving certificate. */
@@ -228,7 +245,7 @@ export class AdmissionController extends Chart {
             terminationGracePeriodSeconds: 30,
             containers: [{
               name: 'controller',
-              image: props.image ?? 'ghcr.io/cdk8s-kueue-ray/controller:0.1.0',
+              image: props.image ?? defaultImage(),
               args,
               ports: [{ name: 'webhook', containerPort: PORT, protocol: 'TCP' }],
               env: [{ name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }],

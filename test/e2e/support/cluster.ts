@@ -84,6 +84,14 @@ function installCleanup(): void {
   }
 }
 
+/** Kills `proc` with the cluster's processes when the harness exits, and after a SIGKILLed run (orphan reaping). */
+export function trackChild(proc: ChildProcess): void {
+  installCleanup();
+  children.add(proc);
+  if (proc.pid) recordPid(proc.pid);
+  proc.on('exit', () => children.delete(proc));
+}
+
 export function binary(name: string): string {
   const p = path.join(cacheDir(), 'bin', name);
   if (!fs.existsSync(p)) {
