@@ -53,7 +53,13 @@ describe.each([0, 2])('with %i admission workers', (workers) => {
       view: () => ({ inventory: { localQueues: [], clusterQueues: [], cohorts: [], priorityClasses: [], namespaces: [] } }),
     });
     port = await server.listen();
-  });
+    // Workers load their modules (through ts-node here) before /readyz says ok; reviews are sent after that.
+    const t0 = Date.now();
+    while ((await get('/readyz')).status !== 200) {
+      if (Date.now() - t0 > 120_000) throw new Error('the admission workers did not come online within 120 s');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }, 180_000);
 
   afterAll(async () => {
     await server.stop();

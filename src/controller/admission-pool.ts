@@ -125,6 +125,11 @@ export class AdmissionPool {
     }));
   }
 
+  /** True once every worker has loaded its modules: until then /readyz answers 503. */
+  public online(): boolean {
+    return this.slots.every((s) => s.online);
+  }
+
   private start(slot: Slot): Slot {
     const inventory = this.opts.view().inventory;
     const worker = spawn({ config: this.opts.config, view: { inventory } }, this.opts.workerHeapMb ?? 160);

@@ -134,6 +134,11 @@ export class WebhookServer {
     });
   }
 
+  /** /readyz: not stopping, the caller's gate (informers synced) open, and every admission worker loaded. */
+  public isReady(): boolean {
+    return !this.stopping && (this.opts.ready?.() ?? true) && (this.pool?.online() ?? true);
+  }
+
   /** True from the start of stop(): /readyz answers 503 and every response closes its connection. */
   get isStopping(): boolean {
     return this.stopping;
@@ -169,7 +174,8 @@ export class WebhookServer {
   private handle(req: import('http').IncomingMessage, res: import('http').ServerResponse): void {
     const url = req.url ?? '';
     if (req.method === 'GET' && url === '/healthz') return this.text(res, 200, 'ok');
-    if (req.method === 'GET' && url === '/readyz') return this.stopping || !(this.opts.ready?.() ?? true) ? this.text(res, 503, 'not ready') : this.text(res, 200, 'ok');
+    // Not ready until the admission workers have loaded: the API server would otherwise send reviews that wait on them.
+    if (req.method === 'GET' && url === '/readyz') return this.isReady() ? this.text(res, 200, 'ok') : this.text(res, 503, 'not ready');
     if (req.method === 'GET' && url === '/metrics') return this.text(res, 200, this.metrics.render(), 'text/plain; version=0.0.4');
     const route = url.split('?')[0];
     const webhook: Webhook | undefined = route === '/mutate' ? 'mutate' : route === '/validate' ? 'validate' : undefined;

@@ -55,6 +55,12 @@ export async function startController(args: string[] = []): Promise<Controller> 
     const t = setInterval(() => { if (out.includes('webhook listening')) { clearInterval(t); resolve(); } }, 20);
     void exited.then((c) => { clearInterval(t); reject(new Error(`controller exited ${c}: ${out}`)); });
   });
+  // Ready once its admission worker has loaded (the server answers /readyz 503 until then).
+  for (const t0 = Date.now(); (await request(port, 'GET', '/readyz').catch(() => ({ status: 0 }))).status !== 200;) {
+    if (ended) throw new Error(`controller exited: ${out}`);
+    if (Date.now() - t0 > 60_000) throw new Error(`controller not ready within 60 s: ${out}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
   const status = (field: string) => {
     try {
       const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(fs.readFileSync(`/proc/${proc.pid}/status`, 'utf8'));
