@@ -149,7 +149,11 @@ function runServer(kind, certFile, keyFile, objectsFile) {
     server.listen().then((port) => process.send({ port }));
   }
   process.on('message', (m) => {
-    if (m === 'rss') process.send({ rssMib: process.resourceUsage().maxRSS / 1024 });
+    if (m === 'rss') {
+      const mu = process.memoryUsage();
+      const mib = (x) => x / 1048576;
+      process.send({ rssMib: process.resourceUsage().maxRSS / 1024, nowMib: mib(mu.rss), mainHeapMib: mib(mu.heapTotal), externalMib: mib(mu.external) });
+    }
     // CPU time of the whole process (every thread), for CPU per request.
     if (m === 'cpu') { const u = process.cpuUsage(); process.send({ cpuUs: u.user + u.system }); }
     if (m === 'stop') process.exit(0);
@@ -316,7 +320,7 @@ async function main() {
     const kueueRps = median(rows.map((x) => x.k.rps));
     const ratioKueue = median(rows.map((x) => x.o.rps / x.k.rps));
     const ratioCeiling = median(rows.map((x) => x.o.rps / x.p.rps));
-    console.log(`medians: parse-only ${median(rows.map((x) => x.p.rps)).toFixed(0)} req/s; CPU per request: ours ${median(rows.map((x) => x.o.serverCpuUs)).toFixed(0)} µs, Kueue ${median(rows.map((x) => x.k.serverCpuUs)).toFixed(0)} µs, parse-only ${median(rows.map((x) => x.p.serverCpuUs)).toFixed(0)} µs; p99 at ${RATE} req/s: parse-only ${median(rows.map((x) => x.pRate.p99)).toFixed(2)} ms; peak RSS ours ${rss.rssMib.toFixed(0)} MiB, Kueue ${kueueRss.toFixed(0)} MiB`);
+    console.log(`medians: parse-only ${median(rows.map((x) => x.p.rps)).toFixed(0)} req/s; CPU per request: ours ${median(rows.map((x) => x.o.serverCpuUs)).toFixed(0)} µs, Kueue ${median(rows.map((x) => x.k.serverCpuUs)).toFixed(0)} µs, parse-only ${median(rows.map((x) => x.p.serverCpuUs)).toFixed(0)} µs; p99 at ${RATE} req/s: parse-only ${median(rows.map((x) => x.pRate.p99)).toFixed(2)} ms; peak RSS ours ${rss.rssMib.toFixed(0)} MiB (at the end ${rss.nowMib.toFixed(0)} MiB, of which the server thread's heap ${rss.mainHeapMib.toFixed(0)} MiB and external memory ${rss.externalMib.toFixed(0)} MiB; the rest is the admission worker's heap, code and buffers), Kueue ${kueueRss.toFixed(0)} MiB`);
     console.log(`load average (1/5/15 min) ${loads.join(' | ')} on ${os.cpus().length} CPUs`);
     console.log(`targets: ratio_kueue >= 3, ratio_ceiling >= 0.9, p99 <= 5 ms at ${RATE} req/s, RSS <= 150 MiB`);
     console.log(`bench:webhook p99_ms_at_${RATE}=${p99.toFixed(2)} rps=${rps.toFixed(0)} kueue_rps=${kueueRps.toFixed(0)} ratio_kueue=${ratioKueue.toFixed(2)} ratio_ceiling=${ratioCeiling.toFixed(2)} rss_mib=${rss.rssMib.toFixed(0)}`);
