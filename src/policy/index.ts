@@ -19,7 +19,7 @@ export * from './quantity';
 export * from './ray-object';
 export * from './versions';
 export * from './tenant';
-export { Rule } from './rules/rule';
+export { MAX_FINDINGS_PER_RULE, Rule } from './rules/rule';
 export * from './rules/compatibility';
 export * from './rules/cross-object';
 export * from './rules/kuberay-operator';
@@ -44,6 +44,7 @@ export function evaluateRayObject(obj: RayObject, ctx: PolicyContext): Finding[]
   const shape = objectShape(obj, ctx);
   if (shape.length) return shape;
   const out: Finding[] = [];
-  for (const rule of Object.values(RULES)) if (rule !== objectShape) out.push(...rule(obj, ctx));
+  // No spread: push(...list) throws RangeError past about 100,000 arguments.
+  for (const rule of Object.values(RULES)) if (rule !== objectShape) for (const f of rule(obj, ctx)) out.push(f);
   return out;
 }

@@ -96,13 +96,13 @@ export function workerGroupsOf(obj: RayObject): any[] {
   return Array.isArray(g) ? g : [];
 }
 
-/** Every pod template of the object with its path (head, workers, submitter). */
-export function podTemplatesOf(obj: RayObject): Array<{ path: string; template: any; role: 'head' | 'worker' | 'submitter' }> {
+/** Every pod template of the object with its path (head, workers unless `workers: false`, submitter). */
+export function podTemplatesOf(obj: RayObject, opts: { readonly workers?: boolean } = {}): Array<{ path: string; template: any; role: 'head' | 'worker' | 'submitter' }> {
   const out: Array<{ path: string; template: any; role: 'head' | 'worker' | 'submitter' }> = [];
   const cs = clusterSpecOf(obj);
   if (cs) {
     out.push({ path: `${cs.path}.headGroupSpec.template`, template: ownField(cs.spec.headGroupSpec, 'template'), role: 'head' });
-    workerGroupsOf(obj).forEach((g, i) => out.push({ path: `${cs.path}.workerGroupSpecs[${i}].template`, template: g?.template, role: 'worker' }));
+    if (opts.workers !== false) workerGroupsOf(obj).forEach((g, i) => out.push({ path: `${cs.path}.workerGroupSpecs[${i}].template`, template: g?.template, role: 'worker' }));
   }
   if (obj.kind === 'RayJob' && isRecord(obj.spec?.submitterPodTemplate)) {
     out.push({ path: 'spec.submitterPodTemplate', template: obj.spec.submitterPodTemplate, role: 'submitter' });

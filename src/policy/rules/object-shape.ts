@@ -9,6 +9,12 @@ import { Reporter, Rule } from './rule';
 
 type Kind = 'string' | 'boolean' | 'integer' | 'object' | 'list' | 'string map';
 
+/** Every value is a string. A loop over keys: Object.values on a map of 200,000 labels costs twice as much. */
+function stringValues(v: Record<string, unknown>): boolean {
+  for (const k in v) if (typeof v[k] !== 'string') return false;
+  return true;
+}
+
 function typeOk(v: unknown, kind: Kind): boolean {
   switch (kind) {
     case 'string': return typeof v === 'string';
@@ -16,21 +22,37 @@ function typeOk(v: unknown, kind: Kind): boolean {
     case 'integer': return Number.isInteger(v);
     case 'object': return isRecord(v);
     case 'list': return Array.isArray(v);
-    case 'string map': return isRecord(v) && Object.values(v).every((x) => typeof x === 'string');
+    case 'string map': return isRecord(v) && stringValues(v);
   }
 }
 
-/** A few wrong fields are enough to fix the object; thousands would only grow the denial. */
-const MAX_SHAPE_FINDINGS = 20;
+/**
+ * The most entries the policy walks in one list (worker groups, containers, init containers, owner
+ * references, resources of one container), and the most resource names of one pod. An object the API server accepts (3 MiB) holds up to a
+ * million of them, and every rule walks them: several seconds per review against the admission
+ * worker's 2 s deadline. Real objects are far below: Kueue admits at most 18 PodSets, a pod has a few
+ * containers and resources. A longer list is refused here, and (like any wrong shape) no other rule
+ * runs on the object.
+ */
+export const MAX_LIST_LENGTH = 1000;
+
+const countOf = (v: unknown): number => (Array.isArray(v) ? v.length : isRecord(v) ? Object.keys(v).length : 0);
 
 export const objectShape: Rule = (obj) => {
   const r = new Reporter('objectShape', obj, 'kubernetes');
   const check = (v: unknown, kind: Kind, field: string): boolean => {
     if (v === undefined || v === null) return false;
     if (typeOk(v, kind)) return true;
-    if (r.findings.length < MAX_SHAPE_FINDINGS) {
-      r.error(field, `must be ${kind === 'integer' || kind === 'object' ? 'an' : 'a'} ${kind}, not ${shown(v)} (the CRD schema refuses it)`, `write ${field} as ${kind === 'string map' ? 'a mapping of strings to strings' : `a ${kind}`}`);
-    }
+    // Past the listed few (Reporter), a wrong field is only counted: no message is built for it.
+    if (r.full('error')) r.error(field, '', '');
+    else r.error(field, `must be ${kind === 'integer' || kind === 'object' ? 'an' : 'a'} ${kind}, not ${shown(v)} (the CRD schema refuses it)`, `write ${field} as ${kind === 'string map' ? 'a mapping of strings to strings' : `a ${kind}`}`);
+    return false;
+  };
+  /** False (with a finding) for a list longer than MAX_LIST_LENGTH: its entries are not walked. */
+  const bounded = (v: unknown, field: string, fix: string): boolean => {
+    const n = countOf(v);
+    if (n <= MAX_LIST_LENGTH) return true;
+    r.error(field, `has ${n} entries, more than the ${MAX_LIST_LENGTH} the admission webhook checks in one list`, fix);
     return false;
   };
   const md: any = obj.metadata;
@@ -38,7 +60,7 @@ export const objectShape: Rule = (obj) => {
     for (const f of ['name', 'generateName', 'namespace']) check(md[f], 'string', `metadata.${f}`);
     check(md.labels, 'string map', 'metadata.labels');
     check(md.annotations, 'string map', 'metadata.annotations');
-    if (check(md.ownerReferences, 'list', 'metadata.ownerReferences')) {
+    if (check(md.ownerReferences, 'list', 'metadata.ownerReferences') && bounded(md.ownerReferences, 'metadata.ownerReferences', 'keep the owners of the object only')) {
       md.ownerReferences.forEach((o: unknown, i: number) => check(o, 'object', `metadata.ownerReferences[${i}]`));
     }
   }
@@ -54,10 +76,12 @@ export const objectShape: Rule = (obj) => {
   }
   if (obj.kind === 'RayService') check(spec.rayClusterConfig, 'object', 'spec.rayClusterConfig');
   const cs = clusterSpecOf(obj);
+  let workersBounded = true;
   if (cs) {
     check(cs.spec.enableInTreeAutoscaling, 'boolean', `${cs.path}.enableInTreeAutoscaling`);
     check(cs.spec.headGroupSpec, 'object', `${cs.path}.headGroupSpec`);
-    if (check(cs.spec.workerGroupSpecs, 'list', `${cs.path}.workerGroupSpecs`)) {
+    if (check(cs.spec.workerGroupSpecs, 'list', `${cs.path}.workerGroupSpecs`)
+      && (workersBounded = bounded(cs.spec.workerGroupSpecs, `${cs.path}.workerGroupSpecs`, 'merge worker groups of the same pod shape (raise replicas instead); Kueue admits at most 18 PodSets'))) {
       workerGroupsOf(obj).forEach((g, i) => {
         const p = `${cs.path}.workerGroupSpecs[${i}]`;
         if (!check(g, 'object', p)) return;
@@ -67,22 +91,31 @@ export const objectShape: Rule = (obj) => {
       });
     }
   }
-  for (const t of podTemplatesOf(obj)) {
+  for (const t of podTemplatesOf(obj, { workers: workersBounded })) {
     if (!check(t.template, 'object', t.path) || !check(t.template.spec, 'object', `${t.path}.spec`)) continue;
+    // The pod-request sums keep one entry per resource name: bounded per pod too, not only per container.
+    const names = new Set<string>();
     for (const list of ['containers', 'initContainers'] as const) {
       const field = `${t.path}.spec.${list}`;
-      if (!check(t.template.spec[list], 'list', field)) continue;
+      if (!check(t.template.spec[list], 'list', field) || !bounded(t.template.spec[list], field, `a pod needs a few ${list}: move the work into fewer`)) continue;
       t.template.spec[list].forEach((c: any, i: number) => {
         if (!check(c, 'object', `${field}[${i}]`)) return;
         check(c.name, 'string', `${field}[${i}].name`);
         check(c.env, 'list', `${field}[${i}].env`);
         if (check(c.resources, 'object', `${field}[${i}].resources`)) {
-          check(c.resources.requests, 'object', `${field}[${i}].resources.requests`);
-          check(c.resources.limits, 'object', `${field}[${i}].resources.limits`);
+          for (const f of ['requests', 'limits']) {
+            const p = `${field}[${i}].resources.${f}`;
+            if (check(c.resources[f], 'object', p) && bounded(c.resources[f], p, 'request only the resources the container uses')) {
+              if (names.size <= MAX_LIST_LENGTH) for (const k in c.resources[f]) names.add(k);
+            }
+          }
         }
       });
     }
-    check(t.template.spec.overhead, 'object', `${t.path}.spec.overhead`);
+    if (check(t.template.spec.overhead, 'object', `${t.path}.spec.overhead`)) bounded(t.template.spec.overhead, `${t.path}.spec.overhead`, 'list only the overhead of the pod\'s runtime class');
+    if (names.size > MAX_LIST_LENGTH) {
+      r.error(`${t.path}.spec`, `its containers name more than ${MAX_LIST_LENGTH} different resources, the most the admission webhook checks in one pod`, 'request only the resources the containers use');
+    }
     check(t.template.spec.restartPolicy, 'string', `${t.path}.spec.restartPolicy`);
   }
   return r.findings;

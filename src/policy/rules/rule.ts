@@ -5,14 +5,53 @@ import { RayObject } from '../gang';
 /** A policy rule: a named pure function from an object and its context to findings. */
 export type Rule = (obj: RayObject, ctx: PolicyContext) => Finding[];
 
+/**
+ * Findings one rule lists per object and severity. An object the API server accepts (3 MiB) can hold
+ * 100,000 worker groups or containers, each wrong the same way: listing them all cost seconds and
+ * hundreds of MiB, for a denial the API server truncates anyway. The rest are counted in one more
+ * finding, so none is dropped silently and the decision does not change.
+ */
+export const MAX_FINDINGS_PER_RULE = 20;
+
 /** Builds findings for one rule and one object. */
 export class Reporter {
-  readonly findings: Finding[] = [];
+  private readonly listed: Finding[] = [];
+  private readonly more = { error: { count: 0, field: '' }, warning: { count: 0, field: '' } };
+  private readonly count = { error: 0, warning: 0 };
   constructor(private readonly rule: string, private readonly obj: RayObject, private readonly source: FindingSource) {}
+
+  /** The findings, with one that counts those past MAX_FINDINGS_PER_RULE per severity. */
+  get findings(): Finding[] {
+    if (!this.more.error.count && !this.more.warning.count) return this.listed;
+    const out = [...this.listed];
+    for (const severity of ['error', 'warning'] as const) {
+      const m = this.more[severity];
+      if (!m.count) continue;
+      const what = severity === 'error' ? 'errors' : 'warnings';
+      out.push({
+        rule: this.rule, severity, object: objectRef(this.obj), field: m.field,
+        message: `${m.count} more ${what} of this rule, from here on, are not listed (the first ${MAX_FINDINGS_PER_RULE} are)`,
+        fix: `fix the ${what} listed and the same ones further on`, source: this.source,
+      });
+    }
+    return out;
+  }
+
+  /** True once the rule has listed as many findings of this severity as it may (later ones are only counted). */
+  full(severity: Severity): boolean {
+    return this.count[severity] >= MAX_FINDINGS_PER_RULE;
+  }
+
   report(severity: Severity, field: string, message: string, fix: string, source?: FindingSource): this {
+    if (this.full(severity)) {
+      const m = this.more[severity];
+      if (!m.count++) m.field = field;
+      return this;
+    }
+    this.count[severity]++;
     // The object reference is built only when there is something to report: most rules find nothing,
     // and every admission request runs all of them.
-    this.findings.push({ rule: this.rule, severity, object: objectRef(this.obj), field, message, fix, source: source ?? this.source });
+    this.listed.push({ rule: this.rule, severity, object: objectRef(this.obj), field, message, fix, source: source ?? this.source });
     return this;
   }
   error(field: string, message: string, fix: string, source?: FindingSource): this {

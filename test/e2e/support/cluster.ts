@@ -27,6 +27,8 @@ export interface ClusterOptions {
   readonly kubeRay: string;
   /** Start Kueue and KubeRay (default true). */
   readonly controllers?: boolean;
+  /** With controllers, start the KubeRay operator too (default true; bench:webhook needs only Kueue). */
+  readonly kubeRayOperator?: boolean;
   /** Extra Kueue feature gates. */
   readonly kueueFeatureGates?: Record<string, boolean>;
 }
@@ -146,6 +148,8 @@ export class TestCluster {
 
   public readonly client: KubeClient;
   public readonly timings: Record<string, number> = {};
+  /** Kueue's webhook server on loopback (set once Kueue started), with the CA its certificate chains to. */
+  public kueueWebhook?: { readonly port: number; readonly caFile: string; readonly pid: number };
   private readonly procs: Array<{ name: string; proc: ChildProcess; log: string }> = [];
   private pki?: Pki;
   private clientInit?: KubeClient;
@@ -228,11 +232,11 @@ export class TestCluster {
 
     if (this.options.controllers ?? true) {
       await this.phase('kueue', () => this.startKueue());
-      await this.phase('kuberay', () => this.startKubeRay());
+      if (this.options.kubeRayOperator ?? true) await this.phase('kuberay', () => this.startKubeRay());
     }
     this.timings.total = (Date.now() - t0) / 1000;
     const parts = Object.entries(this.timings).filter(([k]) => k !== 'total').map(([k, v]) => `${k} ${v.toFixed(1)}s`).join(', ');
-    process.stdout.write(`[testcluster] Kueue ${this.options.kueue} + KubeRay ${this.options.kubeRay} on kube-apiserver ${K8S_VERSION}: ${cold ? 'cold' : 'warm'} start ${this.timings.total.toFixed(1)} s (${parts})\n`);
+    process.stdout.write(`[testcluster] Kueue ${this.options.kueue}${this.options.kubeRayOperator === false ? '' : ` + KubeRay ${this.options.kubeRay}`} on kube-apiserver ${K8S_VERSION}: ${cold ? 'cold' : 'warm'} start ${this.timings.total.toFixed(1)} s (${parts})\n`);
   }
 
   private writeKubeconfig(server: string): void {
@@ -311,12 +315,13 @@ export class TestCluster {
     const configFile = path.join(this.dir, 'kueue-config.yaml');
     fs.writeFileSync(configFile, config);
     const gates = { VisibilityOnDemand: false, ElasticJobsViaWorkloadSlices: true, ...(this.options.kueueFeatureGates ?? {}) };
-    this.spawnProc('kueue', binary(`kueue-${v}`), [
+    const kueue = this.spawnProc('kueue', binary(`kueue-${v}`), [
       `--config=${configFile}`, '--zap-log-level=2',
       `--feature-gates=${Object.entries(gates).map(([k, b]) => `${k}=${b}`).join(',')}`,
     ], { KUBECONFIG: this.kubeconfig }); // controller-runtime reads KUBECONFIG; a --kubeconfig flag is not registered everywhere
     await waitFor('Kueue /readyz', async () => { this.alive('kueue'); return (await probe(`http://127.0.0.1:${healthPort}/readyz`)) === 200; }, 90000, 250);
     await this.registerKueueWebhooks(webhookPort);
+    this.kueueWebhook = { port: webhookPort, caFile: pki.caCrt, pid: kueue.pid! };
   }
 
   /** Kueue's webhook configurations, limited to the kueue.x-k8s.io and ray.io webhooks, pointed at the local server. */
