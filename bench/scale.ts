@@ -161,7 +161,9 @@ async function startController(cluster: TestCluster): Promise<{ proc: ChildProce
   const port = await freePort();
   const logFile = path.join(cluster.dir, 'controller.log');
   const fd = fs.openSync(logFile, 'a');
-  const proc = spawn(process.execPath, [ENTRY, 'controller', `--kubeconfig=${cluster.kubeconfig}`, `--tls-cert-file=${pki.servingCrt}`, `--tls-key-file=${pki.servingKey}`,
+  // BENCH_CONTROLLER_NODE_ARGS: extra node flags for the controller, e.g. "--cpu-prof --cpu-prof-dir=DIR".
+  const nodeArgs = (process.env.BENCH_CONTROLLER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const proc = spawn(process.execPath, [...nodeArgs, ENTRY, 'controller', `--kubeconfig=${cluster.kubeconfig}`, `--tls-cert-file=${pki.servingCrt}`, `--tls-key-file=${pki.servingKey}`,
     '--host=127.0.0.1', `--port=${port}`, `--namespace=${CONTROLLER_NS}`, `--kueue-version=${KUEUE}`, `--kuberay-version=${KUBERAY}`, '--shutdown-grace-seconds=0'], { stdio: ['ignore', fd, fd] });
   fs.closeSync(fd);
   process.on('exit', () => { if (proc.exitCode === null) proc.kill('SIGKILL'); });
