@@ -130,12 +130,13 @@ async function main() {
   const o = [];
   const b = [];
   let last;
+  let baseRss = 0;
   for (let r = 0; r < ROUNDS; r++) {
     last = await ours.round();
     o.push(last.ms);
     const br = await base.round();
     b.push(br.ms);
-    var baseRss = br.rssMib;
+    baseRss = br.rssMib;
   }
   ours.stop();
   base.stop();

@@ -152,7 +152,9 @@ function runServer(kind, certFile, keyFile, objectsFile) {
     if (m === 'rss') {
       const mu = process.memoryUsage();
       const mib = (x) => x / 1048576;
-      process.send({ rssMib: process.resourceUsage().maxRSS / 1024, nowMib: mib(mu.rss), mainHeapMib: mib(mu.heapTotal), externalMib: mib(mu.external) });
+      process.send({
+        rssMib: process.resourceUsage().maxRSS / 1024, nowMib: mib(mu.rss), mainHeapMib: mib(mu.heapTotal), externalMib: mib(mu.external),
+      });
     }
     // CPU time of the whole process (every thread), for CPU per request.
     if (m === 'cpu') { const u = process.cpuUsage(); process.send({ cpuUs: u.user + u.system }); }

@@ -15,7 +15,10 @@ export class SharedCohortTenants extends Chart {
       flavors: [{
         flavor,
         quotas: [
-          { resource: ResourceName.CPU, nominalQuota: Quantity.cpu(cpu), borrowingLimit: Quantity.cpu(cpu), lendingLimit: lendCpu !== undefined ? Quantity.cpu(lendCpu) : undefined },
+          {
+            resource: ResourceName.CPU, nominalQuota: Quantity.cpu(cpu), borrowingLimit: Quantity.cpu(cpu),
+            lendingLimit: lendCpu !== undefined ? Quantity.cpu(lendCpu) : undefined,
+          },
           { resource: ResourceName.MEMORY, nominalQuota: Quantity.gibibytes(memGi), borrowingLimit: Quantity.gibibytes(memGi) },
         ],
       }],

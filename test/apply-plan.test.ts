@@ -5,7 +5,7 @@ import { buildExamples } from '../examples/app';
 import { readManifestDir, tmpdir } from './support/synth';
 import { vendorDir } from './support/upstream';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+
 const { plan } = require('../scripts/apply.js');
 
 const names = (objs: any[]) => objs.map((o) => `${o.kind}/${o.metadata.name}`);

@@ -48,7 +48,9 @@ describe('versions', () => {
       const { app, chart, flavor } = setup(kueue, 'v1.4.2');
       const cq = new ClusterQueue(chart, 'borrower', {
         cohort: Cohort.fromCohortName(chart, 'pool', 'pool'),
-        resourceGroups: [{ flavors: [{ flavor, quotas: [{ resource: ResourceName.CPU, nominalQuota: Quantity.cpu(1), borrowingLimit: Quantity.cpu(2) }] }] }],
+        resourceGroups: [{ flavors: [{
+          flavor, quotas: [{ resource: ResourceName.CPU, nominalQuota: Quantity.cpu(1), borrowingLimit: Quantity.cpu(2) }],
+        }] }],
       });
       const out = cq.apiObject.toJson();
       expect(out.apiVersion).toBe(apiVersion);
@@ -95,7 +97,9 @@ describe('Kueue objects', () => {
       fairSharingWeight: 3,
       stopPolicy: StopPolicy.HOLD,
       resourceGroups: [
-        { flavors: [{ flavor, quotas: [{ resource: ResourceName.CPU, nominalQuota: Quantity.cpu(2.5), borrowingLimit: Quantity.cpu(1), lendingLimit: Quantity.millicpu(500) }] }] },
+        { flavors: [{ flavor, quotas: [
+          { resource: ResourceName.CPU, nominalQuota: Quantity.cpu(2.5), borrowingLimit: Quantity.cpu(1), lendingLimit: Quantity.millicpu(500) },
+        ] }] },
       ],
     });
     cq.addResourceGroup({ flavors: [{ flavor: gpu, quotas: [{ resource: ResourceName.NVIDIA_GPU, nominalQuota: Quantity.count(8) }] }] });
@@ -122,7 +126,9 @@ describe('Kueue objects', () => {
     expect(() => new ClusterQueue(chart, 'b', { cohort: Cohort.fromCohortName(chart, 'x-cohort', 'x'), resourceGroups: cpu({ lendingLimit: Quantity.cpu(2) }) })).toThrow(/lendingLimit 2 must be less than or equal to the nominalQuota 1/);
     const other = new ResourceFlavor(chart, 'other');
     expect(() => new ClusterQueue(chart, 'c2', { resourceGroups: [{ flavors: [
-      { flavor, quotas: [{ resource: ResourceName.CPU, nominalQuota: Quantity.cpu(1) }, { resource: ResourceName.MEMORY, nominalQuota: Quantity.gibibytes(1) }] },
+      { flavor, quotas: [
+        { resource: ResourceName.CPU, nominalQuota: Quantity.cpu(1) }, { resource: ResourceName.MEMORY, nominalQuota: Quantity.gibibytes(1) },
+      ] },
       { flavor: other, quotas: [{ resource: ResourceName.CPU, nominalQuota: Quantity.cpu(1) }] },
     ] }] })).toThrow(/flavor "other"\) lists resources \[cpu\] but the group covers \[cpu, memory\]/);
     expect(() => Quantity.parse('lots')).toThrow(/'lots' is not a Kubernetes quantity/);
@@ -148,7 +154,9 @@ describe('TenantQueue', () => {
     const prod = new WorkloadPriorityClass(chart, 'prod', { value: 1000 });
     const t = new TenantQueue(chart, 'team-a', {
       namespace: 'team-a', cohort: Cohort.fromCohortName(chart, 'research', 'research'), defaultPriorityClass: dev, allowedPriorityClasses: [dev, prod],
-      resourceGroups: [{ flavors: [{ flavor, quotas: [{ resource: ResourceName.CPU, nominalQuota: Quantity.cpu(4) }, { resource: ResourceName.MEMORY, nominalQuota: Quantity.gibibytes(8) }] }] }],
+      resourceGroups: [{ flavors: [{ flavor, quotas: [
+        { resource: ResourceName.CPU, nominalQuota: Quantity.cpu(4) }, { resource: ResourceName.MEMORY, nominalQuota: Quantity.gibibytes(8) },
+      ] }] }],
     });
     const job = new QueuedRayJob(chart, 'j', { queue: t, entrypoint: 'python x.py', headGroup: head, workerGroups: [worker()] });
     const out = synth(app);

@@ -65,7 +65,8 @@ export class CertificateStore {
     let pair: ServingPair;
     if (reason) {
       const caOk = stored?.caCert && stored.caKey && reason !== 'stored CA expires soon' && !reason.startsWith('stored certificate is unreadable') && reason !== 'stored certificate is not signed by the stored CA';
-      const issued = issueCertificates(this.opts.service, ns, now, 365, 3650, this.opts.extraIps ?? [], caOk ? { caCert: stored!.caCert!, caKey: stored!.caKey! } : undefined);
+      const keepCa = caOk ? { caCert: stored!.caCert!, caKey: stored!.caKey! } : undefined;
+      const issued = issueCertificates(this.opts.service, ns, now, 365, 3650, this.opts.extraIps ?? [], keepCa);
       const data = { 'ca.crt': b64(issued.caCert), 'ca.key': b64(issued.caKey), 'tls.crt': b64(issued.cert), 'tls.key': b64(issued.key) };
       const body = { apiVersion: 'v1', kind: 'Secret', type: 'Opaque', metadata: { name: this.secretName, namespace: ns, ...(secret ? { resourceVersion: secret.metadata.resourceVersion } : {}) }, data };
       try {

@@ -30,7 +30,10 @@ function serial(): string {
 }
 
 /** Issues a CA (validity `caDays`) and a serving certificate (validity `days`) for the Service's DNS names. */
-export function issueCertificates(service: string, namespace: string, now = new Date(), days = 365, caDays = 3650, extraIps: string[] = [], existingCa?: { caCert: string; caKey: string }): IssuedCertificates {
+export function issueCertificates(
+  service: string, namespace: string, now = new Date(), days = 365, caDays = 3650, extraIps: string[] = [],
+  existingCa?: { caCert: string; caKey: string },
+): IssuedCertificates {
   // A still-valid CA is kept, so the caBundle the API server trusts does not change on leaf renewal.
   const caName = [{ name: 'commonName', value: `cdk8s-kueue-ray webhook CA (${namespace})` }];
   let caCert: forge.pki.Certificate;
@@ -67,14 +70,19 @@ export function issueCertificates(service: string, namespace: string, now = new 
     { name: 'subjectAltName', altNames: [...serviceDnsNames(service, namespace).map((value) => ({ type: 2, value })), ...extraIps.map((ip) => ({ type: 7, ip }))] },
   ]);
   cert.sign(ca.priv as forge.pki.rsa.PrivateKey, forge.md.sha256.create());
-  return { caCert: forge.pki.certificateToPem(caCert), caKey: ca.pem, cert: forge.pki.certificateToPem(cert), key: leaf.pem, notAfter: cert.validity.notAfter };
+  return {
+    caCert: forge.pki.certificateToPem(caCert), caKey: ca.pem,
+    cert: forge.pki.certificateToPem(cert), key: leaf.pem, notAfter: cert.validity.notAfter,
+  };
 }
 
 /**
  * Whether stored certificates must be (re)issued: missing, unparsable, not for this Service, not
  * signed by the stored CA, or expiring within `renewBeforeDays`.
  */
-export function needsRotation(stored: { caCert?: string; cert?: string; key?: string } | undefined, service: string, namespace: string, now = new Date(), renewBeforeDays = 30): string | undefined {
+export function needsRotation(
+  stored: { caCert?: string; cert?: string; key?: string } | undefined, service: string, namespace: string, now = new Date(), renewBeforeDays = 30,
+): string | undefined {
   if (!stored?.caCert || !stored.cert || !stored.key) return 'no certificate stored';
   let cert: X509Certificate;
   let ca: X509Certificate;

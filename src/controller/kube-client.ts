@@ -3,7 +3,7 @@
  * loads it with require()), the kubeconfig (a file, or the pod's service account), and informers
  * that restart after a watch error.
  */
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+
 export const k8s: any = require('@kubernetes/client-node');
 
 /** The kubeconfig at `file`, or the in-cluster configuration when omitted. */

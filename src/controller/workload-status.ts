@@ -59,7 +59,9 @@ export function statusAnnotation(s: QueueStatus): string {
 }
 
 /** A core/v1 Event on the Ray object. */
-export function statusEvent(s: QueueStatus, owner: { kind: string; name: string; uid: string; apiVersion: string }, namespace: string, component: string, now: Date): any {
+export function statusEvent(
+  s: QueueStatus, owner: { kind: string; name: string; uid: string; apiVersion: string }, namespace: string, component: string, now: Date,
+): any {
   const ts = now.toISOString().replace(/\.\d{3}Z$/, 'Z');
   return {
     apiVersion: 'v1', kind: 'Event',

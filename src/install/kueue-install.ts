@@ -108,7 +108,7 @@ export class KueueInstall extends Chart {
       const obj = doc.toJS();
       if (!obj) continue;
       const key = `${obj.kind}/${obj.metadata?.namespace ?? ''}/${obj.metadata?.name}`;
-      this.objects.set(key, new ApiObject(this, key.replace(/\//g, "-").replace(/--/g, "-"), obj));
+      this.objects.set(key, new ApiObject(this, key.replace(/\//g, '-').replace(/--/g, '-'), obj));
     }
     const dep = this.deployment();
     const container = dep.toJson().spec?.template?.spec?.containers?.[0];

@@ -173,10 +173,12 @@ export class ClusterQueue extends Construct implements IClusterQueue {
       }
     }
     const pre = props.preemption;
-    if (pre?.borrowWithinCohort && pre.borrowWithinCohort !== BorrowWithinCohortPolicy.NEVER && (pre.reclaimWithinCohort ?? ReclaimWithinCohortPolicy.NEVER) === ReclaimWithinCohortPolicy.NEVER) {
+    const reclaims = (pre?.reclaimWithinCohort ?? ReclaimWithinCohortPolicy.NEVER) !== ReclaimWithinCohortPolicy.NEVER;
+    if (pre?.borrowWithinCohort && pre.borrowWithinCohort !== BorrowWithinCohortPolicy.NEVER && !reclaims) {
       throw new Error(`${where}: spec.preemption: reclaimWithinCohort=Never and borrowWithinCohort.policy!=Never is rejected by Kueue. Fix: set reclaimWithinCohort to LOWER_PRIORITY or ANY, or borrowWithinCohort to NEVER.`);
     }
-    if (pre?.borrowWithinCohortMaxPriorityThreshold !== undefined && (pre.borrowWithinCohort ?? BorrowWithinCohortPolicy.NEVER) === BorrowWithinCohortPolicy.NEVER) {
+    const borrowsToPreempt = (pre?.borrowWithinCohort ?? BorrowWithinCohortPolicy.NEVER) !== BorrowWithinCohortPolicy.NEVER;
+    if (pre?.borrowWithinCohortMaxPriorityThreshold !== undefined && !borrowsToPreempt) {
       throw new Error(`${where}: spec.preemption.borrowWithinCohort.maxPriorityThreshold needs borrowWithinCohort LOWER_PRIORITY. Fix: set borrowWithinCohort or drop the threshold.`);
     }
     if (pre && (pre.reclaimWithinCohort || pre.borrowWithinCohort) && !props.cohort) {
@@ -221,7 +223,8 @@ export class ClusterQueue extends Construct implements IClusterQueue {
           : undefined,
       };
     }
-    if (p.flavorFungibility) spec.flavorFungibility = { whenCanBorrow: p.flavorFungibility.whenCanBorrow, whenCanPreempt: p.flavorFungibility.whenCanPreempt };
+    const ff = p.flavorFungibility;
+    if (ff) spec.flavorFungibility = { whenCanBorrow: ff.whenCanBorrow, whenCanPreempt: ff.whenCanPreempt };
     if (p.fairSharingWeight !== undefined) spec.fairSharing = { weight: String(p.fairSharingWeight) };
     if (p.stopPolicy) spec.stopPolicy = p.stopPolicy;
     return spec;

@@ -94,7 +94,9 @@ export class ResourceFlavor extends Construct implements IResourceFlavor {
     const spec: Record<string, any> = {};
     if (props.nodeLabels && Object.keys(props.nodeLabels).length) spec.nodeLabels = { ...props.nodeLabels };
     if (props.nodeTaints?.length) spec.nodeTaints = props.nodeTaints.map((t) => ({ key: t.key, value: t.value, effect: t.effect }));
-    if (props.tolerations?.length) spec.tolerations = props.tolerations.map((t) => ({ key: t.key, operator: t.operator, value: t.value, effect: t.effect }));
+    if (props.tolerations?.length) {
+      spec.tolerations = props.tolerations.map((t) => ({ key: t.key, operator: t.operator, value: t.value, effect: t.effect }));
+    }
     this.apiObject = createKueueObject(this, { kind: 'ResourceFlavor', caps, name: this.resourceFlavorName, body: () => ({ spec }) });
     const inv = AppInventory.of(this);
     inv.register(this);

@@ -103,8 +103,9 @@ export class TenantQueue extends Construct implements ILocalQueue {
       throw new Error(`${where}: 'cohort', 'clusterQueueName', 'preemption' and 'queueingStrategy' configure the tenant's own ClusterQueue; with a shared 'clusterQueue' they would be ignored. Fix: set them on the shared ClusterQueue instead.`);
     }
     const allowed = props.allowedPriorityClasses ?? [];
-    if (props.defaultPriorityClass && allowed.length && !allowed.some((a) => a.workloadPriorityClassName === props.defaultPriorityClass!.workloadPriorityClassName)) {
-      throw new Error(`${where}: defaultPriorityClass "${props.defaultPriorityClass.workloadPriorityClassName}" is not in allowedPriorityClasses (${allowed.map((a) => a.workloadPriorityClassName).join(', ')}). Fix: add it to the allowed list.`);
+    const defaultName = props.defaultPriorityClass?.workloadPriorityClassName;
+    if (defaultName !== undefined && allowed.length && !allowed.some((a) => a.workloadPriorityClassName === defaultName)) {
+      throw new Error(`${where}: defaultPriorityClass "${defaultName}" is not in allowedPriorityClasses (${allowed.map((a) => a.workloadPriorityClassName).join(', ')}). Fix: add it to the allowed list.`);
     }
     this.namespace = props.namespace;
     this.defaultPriorityClass = props.defaultPriorityClass;

@@ -76,7 +76,10 @@ export class AppInventory {
 
   private build() {
     if (this.cache) return this.cache;
-    const inv = { localQueues: [] as LocalQueueEntry[], clusterQueues: [] as ClusterQueueEntry[], cohorts: [] as CohortEntry[], priorityClasses: [] as PriorityClassEntry[], namespaces: [] as NamespaceEntry[] };
+    const inv = {
+      localQueues: [] as LocalQueueEntry[], clusterQueues: [] as ClusterQueueEntry[], cohorts: [] as CohortEntry[],
+      priorityClasses: [] as PriorityClassEntry[], namespaces: [] as NamespaceEntry[],
+    };
     const byKind = new Map<string, Array<{ path: string; name: string }>>();
     for (const m of this.members) {
       const e = m._inventoryEntry();

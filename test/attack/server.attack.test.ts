@@ -109,7 +109,7 @@ test('5. the bodies in flight are bounded in total: 16 concurrent 3.9 MiB review
   expect(statuses.filter((s) => s === 200).length).toBeGreaterThan(0);
   // The Deployment's limit is 256Mi (src/install/admission-controller.ts): stay well below it.
   const peak = ctl.peakRssMiB();
-  // eslint-disable-next-line no-console
+
   console.log(`attack 5: peak RSS ${peak.toFixed(0)} MiB, answers ${statuses.join(',')}`);
   expect(peak).toBeLessThan(200);
   expect(await healthy(ctl.port)).toBe(true);

@@ -2,10 +2,9 @@
 // KubeRay controllers: synthesize the examples with the library, apply them, and watch Kueue admit,
 // hold and preempt. There is no kubelet: pods stay Pending, so RayJobs never reach Running and the
 // assertions use Workload conditions, spec.suspend and the RayCluster KubeRay creates or deletes.
-import { RULES } from '../../src/policy';
 import { kuberayCapabilities, kueueCapabilities, rayServicePair } from '../../src/policy/versions';
 import * as path from 'path';
-import { computeGang, parseQuantity } from '../../src/policy';
+import { computeGang, parseQuantity, RULES } from '../../src/policy';
 import { examples, readManifestDir, supportedScenarios } from '../support/synth';
 import { TestCluster } from './support/cluster';
 import { KubeClient, KubeError, objectPath, waitFor } from './support/kube';
@@ -190,7 +189,8 @@ describePairs('e2e on Kueue %s + KubeRay %s', (kueue, kubeRay) => {
     await waitForLogged('the elastic RayCluster to be admitted with 0 workers', () => admittedCount(0), 120000);
     await client.mergePatch(path, { spec: { workerGroupSpecs: [{ ...rc.spec.workerGroupSpecs[0], replicas: 2 }] } });
     const slice = await waitForLogged('a Workload slice with 2 workers to be admitted', () => admittedCount(2), 120000);
-    const ours = computeGang({ ...rc, spec: { ...rc.spec, workerGroupSpecs: [{ ...rc.spec.workerGroupSpecs[0], replicas: 2 }] } }, kueueCapabilities(kueue));
+    const scaled = { ...rc, spec: { ...rc.spec, workerGroupSpecs: [{ ...rc.spec.workerGroupSpecs[0], replicas: 2 }] } };
+    const ours = computeGang(scaled, kueueCapabilities(kueue));
     expect(admittedUsage(slice)).toEqual(Object.fromEntries(ours.podSets.map((p) => [p.name, Object.fromEntries([...p.total])])));
     const cq = `/apis/${WL_API(kueue)}/clusterqueues/ray-cq`;
     const usedCpu = async () => {

@@ -105,7 +105,7 @@ export const clusterQueueAdmitsNamespace: Rule = (obj, ctx) => {
     if (known || onlyName || cq.namespaceSelector === null || cq.namespaceSelector === undefined) {
       r.error(QUEUE_FIELD, msg, `widen ClusterQueue "${cq.name}" namespaceSelector (namespaceSelector: {} admits every namespace) or label namespace "${ns}" to match`);
     } else {
-      r.warn(QUEUE_FIELD, `${msg}; namespace "${ns}" is not defined in this app, so its other labels are unknown`, `define the namespace in the app (TenantQueue) or check its labels`);
+      r.warn(QUEUE_FIELD, `${msg}; namespace "${ns}" is not defined in this app, so its other labels are unknown`, 'define the namespace in the app (TenantQueue) or check its labels');
     }
   }
   if (cq.stopPolicy && cq.stopPolicy !== 'None') {
@@ -184,7 +184,8 @@ function cohortTree(cohort: string | undefined, inv: Inventory): Set<string> {
     return cur;
   };
   const root = rootOf(cohort);
-  const names = new Set<string>([cohort, ...inv.cohorts.map((c) => c.name), ...inv.clusterQueues.map((q) => q.cohort).filter((c): c is string => !!c)]);
+  const memberCohorts = inv.clusterQueues.map((q) => q.cohort).filter((c): c is string => !!c);
+  const names = new Set<string>([cohort, ...inv.cohorts.map((c) => c.name), ...memberCohorts]);
   return new Set([...names].filter((n) => rootOf(n) === root));
 }
 
@@ -238,7 +239,7 @@ export const gangCanEverFit: Rule = (obj, ctx) => {
       const fits = g.flavors.some((f) => rs.every((k) => (caps.get(f.flavor)?.get(k)?.ceiling ?? 0n) >= ps.total.get(k)!));
       if (!fits) {
         r.error(`${ps.path}`, `PodSet "${ps.name}" needs ${formatResources(new Map(rs.map((k) => [k, ps.total.get(k)!])))} (${ps.count} pods) in one flavor, but no flavor of ClusterQueue "${cq.name}" offers that even with borrowing (${g.flavors.map((f) => `${f.flavor}: ${rs.map((k) => `${k} ${formatQuantity(caps.get(f.flavor)?.get(k)?.ceiling ?? 0n, k)}`).join(', ')}`).join('; ')}): the Workload can never be admitted`,
-          `shrink the PodSet (fewer replicas or smaller pods) or raise that flavor's quota`);
+          'shrink the PodSet (fewer replicas or smaller pods) or raise that flavor\'s quota');
         return r.findings;
       }
     }
@@ -257,7 +258,8 @@ export const gangCanEverFit: Rule = (obj, ctx) => {
       `raise the nominal quota of ClusterQueue "${cq.name}" if this workload must not depend on borrowing`);
   }
   if (isElastic(obj) && usesAutoscaling(obj)) {
-    const atMax = computeGang(obj, ctx.kueue, { workerReplicas: (g) => (Number.isInteger(g?.maxReplicas) && g.maxReplicas < 1_000_000 ? g.maxReplicas : undefined) });
+    const maxOf = (g: any) => (Number.isInteger(g?.maxReplicas) && g.maxReplicas < 1_000_000 ? g.maxReplicas : undefined);
+    const atMax = computeGang(obj, ctx.kueue, { workerReplicas: maxOf });
     const overMax = requested.filter((res) => (atMax.total.get(res) ?? 0n) > ceiling.get(res)!);
     if (overMax.length) {
       r.warn(field, `at maxReplicas the cluster needs ${formatResources(atMax.total)}, above what ClusterQueue "${cq.name}" can ever provide (${formatResources(ceiling)}): scale-ups past the quota stay pending with gated pods and no feedback to the autoscaler (kuberay#4846)`,

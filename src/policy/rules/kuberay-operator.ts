@@ -139,7 +139,7 @@ export const workerReplicaBounds: Rule = (obj) => {
     } else if (min > max) {
       r.error(`${p}.minReplicas`, `minReplicas ${min} is above maxReplicas ${max}; KubeRay silently uses maxReplicas`, 'make minReplicas <= maxReplicas');
     } else if (rep < min || rep > max) {
-      r.error(`${p}.replicas`, `replicas ${rep} is outside [${min}, ${max}]: KubeRay creates ${Math.min(Math.max(rep, min), max)} pods while Kueue admits quota for ${rep}`, `set replicas between minReplicas and maxReplicas`);
+      r.error(`${p}.replicas`, `replicas ${rep} is outside [${min}, ${max}]: KubeRay creates ${Math.min(Math.max(rep, min), max)} pods while Kueue admits quota for ${rep}`, 'set replicas between minReplicas and maxReplicas');
     }
     if (g?.numOfHosts !== undefined && !(Number.isInteger(g.numOfHosts) && g.numOfHosts >= 1)) {
       r.error(`${p}.numOfHosts`, `numOfHosts ${shown(g.numOfHosts)} must be an integer >= 1`, 'set numOfHosts to the pods per replica (1 unless multi-host TPU)', 'kubernetes');

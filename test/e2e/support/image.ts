@@ -117,7 +117,9 @@ export interface ImageController {
  * their in-image paths (`${FILES_MOUNT}/<name>`) in `args`. `env` is added to the image's Env; nothing of
  * the test's environment leaks in.
  */
-export async function startImageController(opts: { args: string[]; files?: Record<string, string | Buffer>; env?: Record<string, string>; name?: string }): Promise<ImageController> {
+export async function startImageController(
+  opts: { args: string[]; files?: Record<string, string | Buffer>; env?: Record<string, string>; name?: string },
+): Promise<ImageController> {
   const image = unpackImage();
   const { config } = image;
   if ((config.WorkingDir ?? '/') !== '/') throw new Error(`image WorkingDir ${config.WorkingDir}: startImageController runs from / only`);
