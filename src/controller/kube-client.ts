@@ -62,7 +62,8 @@ export class SharedAgentAuth {
     for (const [k, v] of Object.entries(opts.headers ?? {})) headers[k] = `${v}`;
     if (opts.auth) headers.Authorization = `Basic ${Buffer.from(opts.auth).toString('base64')}`;
     const tls: Record<string, unknown> = {
-      ca: opts.ca, cert: opts.cert, key: opts.key, pfx: opts.pfx, passphrase: opts.passphrase, servername: opts.servername, rejectUnauthorized: opts.rejectUnauthorized,
+      ca: opts.ca, cert: opts.cert, key: opts.key, pfx: opts.pfx, passphrase: opts.passphrase,
+      servername: opts.servername, rejectUnauthorized: opts.rejectUnauthorized,
     };
     const material = Object.values(tls).map((v) => (Buffer.isBuffer(v) ? v.toString('base64') : `${v}`)).join('|');
     if (!this.agent || material !== this.material) {
