@@ -33,7 +33,7 @@ export class SharedAgentAuth {
   private readAt = 0;
   private reading?: Promise<void>;
 
-  constructor(private readonly kc: any) {}
+  constructor(private readonly kc: any, private readonly ttlMs = CREDENTIALS_TTL_MS) {}
 
   /** Requests through a proxy or plain HTTP keep client-node's own per-request agent. */
   private get plainHttps(): boolean {
@@ -43,7 +43,7 @@ export class SharedAgentAuth {
 
   async applySecurityAuthentication(context: any): Promise<void> {
     if (!this.plainHttps) return this.kc.applySecurityAuthentication(context);
-    if (!this.agent || Date.now() - this.readAt > CREDENTIALS_TTL_MS) {
+    if (!this.agent || Date.now() - this.readAt > this.ttlMs) {
       this.reading ??= this.refresh().finally(() => { this.reading = undefined; });
       await this.reading;
     }
