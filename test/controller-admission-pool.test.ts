@@ -99,6 +99,28 @@ test('a review not decided within the deadline fails with 500 and its worker is 
   }
 });
 
+test('a server thread busy for longer than the deadline does not blame an idle worker', async () => {
+  // The scale run: the server thread (TLS, HTTP, the reconciler) stalled, the worker's answer waited
+  // in its queue, and the deadline check replaced the worker and failed the review.
+  const pool = new AdmissionPool({ size: 1, config, view: () => ({ inventory: empty }), deadlineMs: 300 });
+  try {
+    for (let i = 0; i < 20 && (await pool.review('validate', buf(randomBody(lcg(5))))).status === 500; i++) await new Promise((r) => setTimeout(r, 500));
+    const slot = (pool as any).slots[0];
+    const worker = slot.worker;
+    // Busy outside the timers phase (as TLS work in I/O callbacks is): the next loop iteration runs the
+    // deadline check, a timer, before it reads the worker's answer, a message.
+    const r = await new Promise<any>((resolve) => setImmediate(() => {
+      pool.review('validate', buf(randomBody(lcg(5)))).then(resolve);
+      const until = Date.now() + 1000;
+      while (Date.now() < until) { /* the server thread is busy */ }
+    }));
+    expect(r.status).toBe(200);
+    expect(slot.worker).toBe(worker);
+  } finally {
+    await pool.close();
+  }
+});
+
 test('size below 1 is refused', () => {
   expect(() => new AdmissionPool({ size: 0, config, view: () => ({ inventory: empty }) })).toThrow(/size must be at least 1/);
 });

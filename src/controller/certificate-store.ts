@@ -4,7 +4,7 @@
  * before it expires (keeping the CA while it is valid) and hands the new pair to the server.
  */
 import { issueCertificates, needsRotation } from './certificates';
-import { k8s, loadKubeConfig } from './kube-client';
+import { apiClient, k8s } from './kube-client';
 
 
 export interface CertificateStoreOptions {
@@ -42,9 +42,8 @@ export class CertificateStore {
   private readonly reportedMissing = new Set<string>();
 
   constructor(private readonly opts: CertificateStoreOptions) {
-    const kc = loadKubeConfig(opts.kubeconfigFile);
-    this.core = kc.makeApiClient(k8s.CoreV1Api);
-    this.admission = kc.makeApiClient(k8s.AdmissionregistrationV1Api);
+    this.core = apiClient(opts.kubeconfigFile, k8s.CoreV1Api);
+    this.admission = apiClient(opts.kubeconfigFile, k8s.AdmissionregistrationV1Api);
   }
 
   private get secretName(): string {

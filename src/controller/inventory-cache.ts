@@ -5,7 +5,7 @@
 import { Inventory } from '../policy';
 import { ClusterView } from './admission';
 import { inventoryFromObjects } from './cluster-view';
-import { k8s, loadKubeConfig, restartOnError } from './kube-client';
+import { apiClient, k8s, restartOnError, sharedKubeConfig } from './kube-client';
 
 
 export interface InventoryCacheOptions {
@@ -26,9 +26,9 @@ export class InventoryCache {
   constructor(private readonly opts: InventoryCacheOptions) {}
 
   async start(): Promise<void> {
-    const kc = loadKubeConfig(this.opts.kubeconfigFile);
-    const custom = kc.makeApiClient(k8s.CustomObjectsApi);
-    const core = kc.makeApiClient(k8s.CoreV1Api);
+    const kc = sharedKubeConfig(this.opts.kubeconfigFile);
+    const custom = apiClient(this.opts.kubeconfigFile, k8s.CustomObjectsApi);
+    const core = apiClient(this.opts.kubeconfigFile, k8s.CoreV1Api);
     const v = this.opts.kueueApiVersion;
     const kueue = (plural: string) => () => custom.listClusterCustomObject({ group: 'kueue.x-k8s.io', version: v, plural });
     const specs: Array<[Kind, string, () => Promise<any>]> = [

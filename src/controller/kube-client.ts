@@ -1,8 +1,9 @@
 /**
  * What the controller's cluster-facing parts share: @kubernetes/client-node (ESM-only; Node 20.19+
- * loads it with require()), the kubeconfig (a file, or the pod's service account), and informers
- * that restart after a watch error.
+ * loads it with require()), the kubeconfig (a file, or the pod's service account), one keep-alive
+ * connection pool for every API request, and informers that restart after a watch error.
  */
+import * as https from 'https';
 
 export const k8s: any = require('@kubernetes/client-node');
 
@@ -12,6 +13,103 @@ export function loadKubeConfig(file?: string): any {
   if (file) kc.loadFromFile(file);
   else kc.loadFromCluster();
   return kc;
+}
+
+/** How often the credentials (CA, client certificate and key, token) are read again. */
+const CREDENTIALS_TTL_MS = 10_000;
+
+/**
+ * Authenticates API requests like the KubeConfig itself, but over one keep-alive https.Agent.
+ * client-node 1.4 builds a new Agent per request (a TLS handshake each time) and reads the CA,
+ * certificate and key files each time: under load that was most of the controller's CPU. This is
+ * client-node's documented extension point (`authMethods.default` of `createConfiguration`).
+ * Credentials are read again at most every 10 s; the agent is replaced only when they changed
+ * (a rotated service-account CA or client certificate), so the kubelet's file swaps are followed.
+ */
+export class SharedAgentAuth {
+  private agent?: https.Agent;
+  private material = '';
+  private headers: Record<string, string> = {};
+  private readAt = 0;
+  private reading?: Promise<void>;
+
+  constructor(private readonly kc: any, private readonly ttlMs = CREDENTIALS_TTL_MS) {}
+
+  /** Requests through a proxy or plain HTTP keep client-node's own per-request agent. */
+  private get plainHttps(): boolean {
+    const cluster = this.kc.getCurrentCluster();
+    return !!cluster && !cluster.proxyUrl && !String(cluster.server).startsWith('http:');
+  }
+
+  async applySecurityAuthentication(context: any): Promise<void> {
+    if (!this.plainHttps) return this.kc.applySecurityAuthentication(context);
+    if (!this.agent || Date.now() - this.readAt > this.ttlMs) {
+      this.reading ??= this.refresh().finally(() => { this.reading = undefined; });
+      await this.reading;
+    }
+    for (const [k, v] of Object.entries(this.headers)) context.setHeaderParam(k, v);
+    context.setAgent(this.agent);
+  }
+
+  getName(): string {
+    return 'SharedAgentAuth';
+  }
+
+  private async refresh(): Promise<void> {
+    const opts: any = {};
+    await this.kc.applyToHTTPSOptions(opts); // reads the files; its per-call agent is not used
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(opts.headers ?? {})) headers[k] = `${v}`;
+    if (opts.auth) headers.Authorization = `Basic ${Buffer.from(opts.auth).toString('base64')}`;
+    const tls: Record<string, unknown> = {
+      ca: opts.ca, cert: opts.cert, key: opts.key, pfx: opts.pfx, passphrase: opts.passphrase,
+      servername: opts.servername, rejectUnauthorized: opts.rejectUnauthorized,
+    };
+    const material = Object.values(tls).map((v) => (Buffer.isBuffer(v) ? v.toString('base64') : `${v}`)).join('|');
+    if (!this.agent || material !== this.material) {
+      const old = this.agent;
+      // Bounded: a burst queues on a few connections instead of opening (and handshaking) hundreds.
+      const defined = Object.fromEntries(Object.entries(tls).filter(([, v]) => v !== undefined));
+      this.agent = new https.Agent({ ...defined, keepAlive: true, maxSockets: 8, maxFreeSockets: 8 });
+      this.material = material;
+      // In-flight requests finish on the old sockets; idle ones close now.
+      old?.destroy();
+    }
+    this.headers = headers;
+    this.readAt = Date.now();
+  }
+}
+
+const shared = new Map<string, { kc: any; auth: SharedAgentAuth; clients: Map<unknown, any> }>();
+
+/**
+ * An API client (e.g. `k8s.CoreV1Api`) for the kubeconfig at `file` (in-cluster when omitted). Every
+ * client of the same kubeconfig in this process shares one SharedAgentAuth, hence one connection pool.
+ */
+export function apiClient(file: string | undefined, type: any): any {
+  const id = file ?? '<in-cluster>';
+  let entry = shared.get(id);
+  if (!entry) {
+    const kc = loadKubeConfig(file);
+    entry = { kc, auth: new SharedAgentAuth(kc), clients: new Map() };
+    shared.set(id, entry);
+  }
+  let client = entry.clients.get(type);
+  if (!client) {
+    const config = k8s.createConfiguration({
+      baseServer: new k8s.ServerConfiguration(entry.kc.getCurrentCluster().server, {}),
+      authMethods: { default: entry.auth },
+    });
+    client = new type(config);
+    entry.clients.set(type, client);
+  }
+  return client;
+}
+
+/** The KubeConfig behind `apiClient(file, ...)` (informers' watches take it). */
+export function sharedKubeConfig(file?: string): any {
+  apiClient(file, k8s.CoreV1Api);
+  return shared.get(file ?? '<in-cluster>')!.kc;
 }
 
 /**

@@ -5,8 +5,11 @@
  * "admitted", or "preempted, and by whom". One replica works at a time, elected through a Lease.
  */
 import { KueueCapabilities } from '../policy';
-import { k8s, loadKubeConfig, restartOnError } from './kube-client';
-import { QUEUE_STATUS_ANNOTATION, QueueStatus, rayOwnerOf, statusAnnotation, statusEvent, workloadStatus } from './workload-status';
+import { apiClient, k8s, restartOnError, sharedKubeConfig } from './kube-client';
+import { WorkQueue } from './work-queue';
+import {
+  needsSync, plannedWrites, QUEUE_STATUS_ANNOTATION, QueueStatus, Reported, rayOwnerOf, statusEvent, workloadFingerprint, workloadStatus,
+} from './workload-status';
 
 
 const PLURAL: Record<string, string> = { RayJob: 'rayjobs', RayCluster: 'rayclusters', RayService: 'rayservices' };
@@ -23,6 +26,8 @@ export interface ReconcilerOptions {
   readonly identity: string;
   /** @default 15 */
   readonly leaseDurationSeconds?: number;
+  /** Workloads reconciled at once (each is up to three API requests). @default 4 */
+  readonly concurrency?: number;
   readonly log?: (entry: Record<string, unknown>) => void;
 }
 
@@ -33,18 +38,29 @@ export class Reconciler {
   private readonly coord: any;
   private informer: any;
   private leaseTimer?: NodeJS.Timeout;
+  private leasing?: Promise<void>;
+  /** When this replica last wrote the Lease (ms). */
+  private renewedAt = 0;
   private leader = false;
   private stopped = false;
-  /** Last state reported per Workload ("namespace/name"). */
-  private readonly last = new Map<string, string>();
+  /** What this replica last wrote per Workload ("namespace/name"); cleared when it loses the Lease. */
+  private readonly last = new Map<string, Reported>();
+  private readonly queue: WorkQueue<any>;
   private readonly version: string;
 
   constructor(private readonly opts: ReconcilerOptions) {
-    this.kc = loadKubeConfig(opts.kubeconfigFile);
-    this.custom = this.kc.makeApiClient(k8s.CustomObjectsApi);
-    this.core = this.kc.makeApiClient(k8s.CoreV1Api);
-    this.coord = this.kc.makeApiClient(k8s.CoordinationV1Api);
+    this.kc = sharedKubeConfig(opts.kubeconfigFile);
+    this.custom = apiClient(opts.kubeconfigFile, k8s.CustomObjectsApi);
+    this.core = apiClient(opts.kubeconfigFile, k8s.CoreV1Api);
+    this.coord = apiClient(opts.kubeconfigFile, k8s.CoordinationV1Api);
     this.version = opts.kueue.apiVersion.split('/')[1];
+    // Bounded, one at a time per Workload, yielding between items: a Lease gained with 1,000
+    // Workloads in the informer no longer fires 1,000 requests at once on the webhook's thread.
+    this.queue = new WorkQueue<any>({
+      concurrency: opts.concurrency ?? 4,
+      handle: (_key, wl) => this.reconcile(wl),
+      onError: (key, e) => this.log('warn', `reconcile ${key}`, e),
+    });
   }
 
   get isLeader(): boolean {
@@ -52,16 +68,26 @@ export class Reconciler {
   }
 
   async start(): Promise<void> {
-    await this.tryLead();
+    await this.renewLease();
     const duration = (this.opts.leaseDurationSeconds ?? 15) * 1000;
-    this.leaseTimer = setInterval(() => { this.tryLead().catch((e) => this.log('warn', 'lease', e)); }, Math.max(1000, duration / 3));
+    // Its own timer, and no reconcile ever holds the event loop for long (see WorkQueue), so renewal
+    // is on time under load; a late renewal used to lose the Lease and re-reconcile everything.
+    this.leaseTimer = setInterval(() => {
+      // A leader that could not renew within the Lease's duration stops writing: another may lead now.
+      if (this.leader && Date.now() - this.renewedAt > duration) this.setLeader(false);
+      this.renewLease().catch((e) => this.log('warn', 'lease', e));
+    }, Math.max(1000, duration / 3));
     const path = `/apis/kueue.x-k8s.io/${this.version}/workloads`;
     this.informer = k8s.makeInformer(this.kc, path, () => this.custom.listClusterCustomObject({ group: 'kueue.x-k8s.io', version: this.version, plural: 'workloads' }));
-    const onChange = (wl: any) => { this.reconcile(wl).catch((e) => this.log('warn', 'reconcile', e)); };
+    const onChange = (wl: any) => this.enqueue(wl);
     this.informer.on('add', onChange);
     this.informer.on('update', onChange);
-    // Forget the last state of deleted Workloads, so the map does not grow with every job ever run.
-    this.informer.on('delete', (wl: any) => this.last.delete(`${wl?.metadata?.namespace}/${wl?.metadata?.name}`));
+    // Forget deleted Workloads, so the map does not grow with every job ever run.
+    this.informer.on('delete', (wl: any) => {
+      const key = `${wl?.metadata?.namespace}/${wl?.metadata?.name}`;
+      this.last.delete(key);
+      this.queue.forget(key);
+    });
     restartOnError(this.informer, 'Workload', () => this.stopped, this.opts.log);
     await this.informer.start();
   }
@@ -69,7 +95,28 @@ export class Reconciler {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.leaseTimer) clearInterval(this.leaseTimer);
+    this.queue.stop();
     await this.informer?.stop();
+  }
+
+  /** Resolves when no reconcile waits or runs (tests). */
+  idle(): Promise<void> {
+    return this.queue.idle();
+  }
+
+  private enqueue(wl: any): void {
+    // Only the leader works; gaining the Lease enqueues every Workload the informer holds.
+    if (!this.leader || this.stopped) return;
+    // Decided from the Workload alone: no request at all when it says nothing new.
+    const key = `${wl?.metadata?.namespace}/${wl?.metadata?.name}`;
+    if (!needsSync(workloadFingerprint(wl), this.last.get(key))) return;
+    this.queue.add(key, wl);
+  }
+
+  /** One renewal at a time: a slow API server must not pile up Lease requests. */
+  private renewLease(): Promise<void> {
+    this.leasing ??= this.tryLead().finally(() => { this.leasing = undefined; });
+    return this.leasing;
   }
 
   /** Acquires or renews the Lease; only the holder writes Events and annotations. */
@@ -86,6 +133,7 @@ export class Reconciler {
       if (e?.code !== 404) throw e;
       try {
         await this.coord.createNamespacedLease({ namespace: ns, body: { metadata: { name, namespace: ns }, spec: { holderIdentity: this.opts.identity, leaseDurationSeconds: duration, acquireTime: now, renewTime: now, leaseTransitions: 0 } } });
+        this.renewedAt = now.getTime();
         this.setLeader(true);
       } catch (err: any) {
         if (err?.code !== 409) this.log('warn', 'cannot create the Lease', err);
@@ -104,6 +152,7 @@ export class Reconciler {
     if (holder !== this.opts.identity) Object.assign(spec, { acquireTime: now, leaseTransitions: (lease.spec?.leaseTransitions ?? 0) + 1 });
     try {
       await this.coord.replaceNamespacedLease({ name, namespace: ns, body: { ...lease, spec } });
+      this.renewedAt = now.getTime();
       this.setLeader(true);
     } catch (err: any) {
       if (err?.code !== 409) this.log('warn', 'cannot renew the Lease', err);
@@ -112,17 +161,34 @@ export class Reconciler {
   }
 
   private setLeader(v: boolean): void {
-    if (v !== this.leader) this.log('info', v ? 'became leader' : 'not the leader');
+    if (v === this.leader) return;
+    this.log('info', v ? 'became leader' : 'not the leader');
     this.leader = v;
-    if (v && this.informer) for (const wl of this.informer.list?.() ?? []) this.reconcile(wl).catch(() => undefined);
+    if (!v) {
+      // Another replica writes now: what this one wrote may be stale when it leads again, so it then
+      // reads each object's annotation once more instead of trusting its memory (no duplicate Events).
+      this.queue.clear();
+      this.last.clear();
+      return;
+    }
+    // The Lease was just written (renewed before any work); the queue bounds and spreads the rest.
+    for (const wl of this.informer?.list?.() ?? []) this.enqueue(wl);
   }
 
-  /** Mirrors one Workload onto its Ray owner, once per state change. */
+  /**
+   * Mirrors one Workload onto its Ray owner, once per state change. Reads the Ray object only when the
+   * Workload says something not yet written (for the gang's numbers and the annotation there).
+   */
   async reconcile(wl: any): Promise<QueueStatus | undefined> {
     if (!this.leader) return undefined;
     const owner = rayOwnerOf(wl);
     if (!owner || !PLURAL[owner.kind]) return undefined;
+    const fingerprint = workloadFingerprint(wl);
+    if (fingerprint === undefined) return undefined;
     const ns = wl.metadata.namespace;
+    const key = `${ns}/${wl.metadata.name}`; // a Workload has one Ray owner
+    const reported = this.last.get(key);
+    if (!needsSync(fingerprint, reported)) return reported?.status;
     let obj: any;
     try {
       obj = await this.custom.getNamespacedCustomObject({ group: 'ray.io', version: 'v1', namespace: ns, plural: PLURAL[owner.kind], name: owner.name });
@@ -131,20 +197,14 @@ export class Reconciler {
       throw e;
     }
     const status = workloadStatus(wl, obj, this.opts.kueue);
-    // A new Workload has no condition yet: nothing to mirror until Kueue has said something. (Writing
-    // the annotation then would make the real "pending" look already reported below.)
-    if (status.state === 'pending' && !(wl.status?.conditions ?? []).some((c: any) => c.type === 'QuotaReserved')) return undefined;
-    const value = statusAnnotation(status);
-    const key = `${ns}/${wl.metadata.name}`; // a Workload has one Ray owner
     const current = obj.metadata?.annotations?.[QUEUE_STATUS_ANNOTATION];
-    // An Event per state change. The annotation says what an earlier leader already reported; the
-    // Event goes first, so a failed Event is retried rather than hidden by an annotation already written.
-    const previous = this.last.get(key) ?? (current ? current.split(':')[0] : undefined);
-    if (previous !== status.state) {
-      // Claimed before the await, so a concurrent reconcile of the same Workload does not emit it twice;
-      // released if the Event could not be written, so the next reconcile retries.
+    // The Event goes first, so a failed Event is retried rather than hidden by an annotation already written.
+    const plan = plannedWrites(status, current, this.last.get(key));
+    if (plan.event) {
+      // Claimed before the await, so a concurrent reconcile of the same Workload (a direct call next
+      // to the queue's) does not emit it twice; released if the Event could not be written.
       const claimed = this.last.get(key);
-      this.last.set(key, status.state);
+      this.last.set(key, { state: status.state });
       try {
         await this.core.createNamespacedEvent({ namespace: ns, body: statusEvent(status, owner, ns, 'cdk8s-kueue-ray-controller', new Date()) });
       } catch (e) {
@@ -154,11 +214,10 @@ export class Reconciler {
       }
       this.log('info', 'queue status', { object: `${owner.kind} ${ns}/${owner.name}`, state: status.state });
     }
-    if (current !== value) {
-      // The annotation follows every change of Kueue's message (e.g. the quota still missing).
+    if (plan.annotation !== undefined) {
       try {
         await this.custom.patchNamespacedCustomObject(
-          { group: 'ray.io', version: 'v1', namespace: ns, plural: PLURAL[owner.kind], name: owner.name, body: { metadata: { annotations: { [QUEUE_STATUS_ANNOTATION]: value } } } },
+          { group: 'ray.io', version: 'v1', namespace: ns, plural: PLURAL[owner.kind], name: owner.name, body: { metadata: { annotations: { [QUEUE_STATUS_ANNOTATION]: plan.annotation } } } },
           k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
         );
       } catch (e: any) {
@@ -166,6 +225,8 @@ export class Reconciler {
         throw e;
       }
     }
+    // Both written (or already there): later versions saying the same need no request at all.
+    if (this.leader) this.last.set(key, { state: status.state, fingerprint, status });
     return status;
   }
 

@@ -76,3 +76,43 @@ export function statusEvent(
     firstTimestamp: ts, lastTimestamp: ts, count: 1,
   };
 }
+
+/** What the reconciler last wrote for one Workload. */
+export interface Reported {
+  /** State of the last Event written. */
+  readonly state?: QueueState;
+  /** `workloadFingerprint` of the Workload version whose Event and annotation were both written. */
+  readonly fingerprint?: string;
+  readonly status?: QueueStatus;
+}
+
+/**
+ * What a Workload says, from the Workload alone (its state and Kueue's message; the gang's numbers
+ * come from the Ray object and do not change while the Workload does not), or undefined when there is
+ * nothing to mirror: no Ray owner, or a new Workload Kueue has not looked at yet (writing "pending"
+ * then would make the real pending state, with Kueue's reason, look already reported).
+ */
+export function workloadFingerprint(wl: any): string | undefined {
+  if (!rayOwnerOf(wl)) return undefined;
+  const status = workloadStatus(wl);
+  if (status.state === 'pending' && !cond(wl, 'QuotaReserved')) return undefined;
+  return `${wl?.metadata?.uid ?? ''}|${statusAnnotation(status)}`;
+}
+
+/** True when the Workload says something the reconciler has not written yet (so it reads the Ray object). */
+export function needsSync(fingerprint: string | undefined, reported: Reported | undefined): boolean {
+  return fingerprint !== undefined && reported?.fingerprint !== fingerprint;
+}
+
+/**
+ * What to write on the Ray object: an Event when the state changed since the last one reported (by
+ * this replica, or else by any replica, as the annotation on the object says), and the annotation
+ * when its text differs (it follows every change of Kueue's message).
+ */
+export function plannedWrites(
+  status: QueueStatus, currentAnnotation: string | undefined, reported: Reported | undefined,
+): { event: boolean; annotation?: string } {
+  const value = statusAnnotation(status);
+  const previous = reported?.state ?? (currentAnnotation ? currentAnnotation.split(':')[0] : undefined);
+  return { event: previous !== status.state, ...(currentAnnotation !== value ? { annotation: value } : {}) };
+}
