@@ -41,7 +41,9 @@ export function inventoryFromObjects(o: ClusterObjects): Inventory {
     name: c.metadata?.name, cohort: c.spec?.cohortName ?? c.spec?.cohort,
     namespaceSelector: c.spec?.namespaceSelector ?? null, resourceGroups: groups(c.spec?.resourceGroups), stopPolicy: c.spec?.stopPolicy,
   }));
-  const cohorts: CohortEntry[] = o.cohorts.map((c) => ({ name: c.metadata?.name, parent: c.spec?.parentName ?? c.spec?.parent, resourceGroups: groups(c.spec?.resourceGroups) }));
+  const cohorts: CohortEntry[] = o.cohorts.map((c) => ({
+    name: c.metadata?.name, parent: c.spec?.parentName ?? c.spec?.parent, resourceGroups: groups(c.spec?.resourceGroups),
+  }));
   const priorityClasses: PriorityClassEntry[] = o.priorityClasses.map((p) => ({ name: p.metadata?.name, value: p.value }));
   const namespaces: NamespaceEntry[] = o.namespaces.map((n) => ({ name: n.metadata?.name, labels: { ...(n.metadata?.labels ?? {}), 'kubernetes.io/metadata.name': n.metadata?.name } }));
   return { localQueues, clusterQueues, cohorts, priorityClasses, namespaces };

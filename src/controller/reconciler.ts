@@ -132,7 +132,8 @@ export class Reconciler {
     } catch (e: any) {
       if (e?.code !== 404) throw e;
       try {
-        await this.coord.createNamespacedLease({ namespace: ns, body: { metadata: { name, namespace: ns }, spec: { holderIdentity: this.opts.identity, leaseDurationSeconds: duration, acquireTime: now, renewTime: now, leaseTransitions: 0 } } });
+        const spec = { holderIdentity: this.opts.identity, leaseDurationSeconds: duration, acquireTime: now, renewTime: now, leaseTransitions: 0 };
+        await this.coord.createNamespacedLease({ namespace: ns, body: { metadata: { name, namespace: ns }, spec } });
         this.renewedAt = now.getTime();
         this.setLeader(true);
       } catch (err: any) {
