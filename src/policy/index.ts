@@ -11,6 +11,7 @@ import { KUBERAY_OPERATOR_RULES } from './rules/kuberay-operator';
 import { KUEUE_WEBHOOK_RULES } from './rules/kueue-webhook';
 import { Rule } from './rules/rule';
 
+export * from './admission';
 export * from './context';
 export * from './findings';
 export * from './gang';
