@@ -1,6 +1,6 @@
 /**
  * The admission webhook's HTTPS server: TLS 1.2+, AdmissionReview v1 on /mutate and /validate,
- * /healthz, /readyz and Prometheus /metrics, bounded bodies and slow-client timeouts, and a graceful
+ * /healthz and /readyz (Prometheus /metrics is served on its own port: metrics-server.ts), bounded bodies and slow-client timeouts, and a graceful
  * stop that drains in-flight requests. Decisions come from admission.ts.
  */
 import * as https from 'https';
@@ -128,7 +128,6 @@ export class WebhookServer {
     const url = req.url ?? '';
     if (req.method === 'GET' && url === '/healthz') return this.text(res, 200, 'ok');
     if (req.method === 'GET' && url === '/readyz') return this.stopping || !(this.opts.ready?.() ?? true) ? this.text(res, 503, 'not ready') : this.text(res, 200, 'ok');
-    if (req.method === 'GET' && url === '/metrics') return this.text(res, 200, this.metrics.render(), 'text/plain; version=0.0.4');
     const route = url.split('?')[0];
     const webhook: Webhook | undefined = route === '/mutate' ? 'mutate' : route === '/validate' ? 'validate' : undefined;
     if (req.method !== 'POST' || !webhook) return this.text(res, 404, 'not found');
