@@ -1,6 +1,6 @@
 // The AdmissionController construct: what it deploys, its least-privilege RBAC and webhook scoping.
 import { Duration, Testing } from 'cdk8s';
-import { AdmissionController, IssuerKind, KueueRayVersions, KueueVersion } from '../src';
+import { AdmissionController, AntiAffinity, IssuerKind, KueueRayVersions, KueueVersion } from '../src';
 
 function synth(props = {}) {
   const app = Testing.app();
@@ -11,11 +11,12 @@ const find = (objs: any[], kind: string) => objs.find((o) => o.kind === kind);
 
 test('deploys namespace, service account, RBAC, a 2-replica Deployment with PDB, Service and both webhooks', () => {
   const objs = synth();
-  expect(objs.map((o: any) => o.kind).sort()).toEqual(['ClusterRole', 'ClusterRoleBinding', 'Deployment', 'MutatingWebhookConfiguration', 'Namespace', 'PodDisruptionBudget', 'Role', 'RoleBinding', 'Service', 'ServiceAccount', 'ValidatingWebhookConfiguration']);
+  expect(objs.map((o: any) => o.kind).sort()).toEqual(['ClusterRole', 'ClusterRoleBinding', 'Deployment', 'MutatingWebhookConfiguration', 'Namespace', 'NetworkPolicy', 'PodDisruptionBudget', 'Role', 'RoleBinding', 'Secret', 'Service', 'ServiceAccount',
+    'ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding', 'ValidatingWebhookConfiguration']);
   expect(find(objs, 'Namespace').metadata.labels['pod-security.kubernetes.io/enforce']).toBe('restricted');
   const dep = find(objs, 'Deployment');
   expect(dep.spec.replicas).toBe(2);
-  expect(dep.spec.template.spec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].podAffinityTerm.topologyKey).toBe('kubernetes.io/hostname');
+  expect(dep.spec.template.spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey).toBe('kubernetes.io/hostname');
   const c = dep.spec.template.spec.containers[0];
   expect(c.securityContext).toEqual({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true, capabilities: { drop: ['ALL'] }, seccompProfile: { type: 'RuntimeDefault' } });
   expect(c.args).toEqual(expect.arrayContaining(['controller', '--kueue-version=v0.17.8', '--kuberay-version=v1.6.2']));
@@ -50,8 +51,72 @@ test('RBAC is least privilege: no secrets or leases cluster-wide, webhook patche
   const all = cr.flatMap((r: any) => r.resources.map((res: string) => ({ res, verbs: r.verbs, names: r.resourceNames })));
   expect(all.some((r: any) => r.res === 'secrets' || r.res === 'leases')).toBe(false);
   expect(cr.flatMap((r: any) => r.verbs)).not.toContain('delete');
-  for (const r of all.filter((x: any) => x.res.endsWith('webhookconfigurations') && x.verbs.includes('patch'))) expect(r.names).toHaveLength(1);
-  expect(find(objs, 'Role').rules.map((r: any) => r.resources[0]).sort()).toEqual(['leases', 'secrets']);
+  // Webhook configurations: only its own two, by name, read and patch (no list/watch/update).
+  const hooks = all.filter((x: any) => x.res.endsWith('webhookconfigurations'));
+  expect(hooks).toHaveLength(2);
+  for (const r of hooks) {
+    expect(r.names).toHaveLength(1);
+    expect(r.verbs.sort()).toEqual(['get', 'patch']);
+  }
+  // Secrets: only the one the chart creates empty, get and update (no create); Leases: create, and get/update its own.
+  const role = find(objs, 'Role').rules;
+  expect(role).toEqual(expect.arrayContaining([
+    { apiGroups: [''], resources: ['secrets'], resourceNames: ['cdk8s-kueue-ray-controller-tls'], verbs: ['get', 'update'] },
+    { apiGroups: ['coordination.k8s.io'], resources: ['leases'], resourceNames: ['cdk8s-kueue-ray-controller'], verbs: ['get', 'update'] },
+    { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
+  ]));
+  expect(role).toHaveLength(3);
+  const secret = find(objs, 'Secret');
+  expect(secret.metadata).toMatchObject({ name: 'cdk8s-kueue-ray-controller-tls', namespace: 'cdk8s-kueue-ray-system' });
+  expect(secret.data).toBeUndefined(); // the controller fills it; a re-apply does not own (or wipe) the data
+});
+
+test('the fail-closed mutating webhook never sees the RayClusters KubeRay creates for a RayJob or RayService; the validating one sees every object', () => {
+  const objs = synth();
+  expect(find(objs, 'MutatingWebhookConfiguration').webhooks[0].objectSelector).toEqual({ matchExpressions: [{ key: 'ray.io/originated-from-crd', operator: 'NotIn', values: ['RayJob', 'RayService'] }] });
+  expect(find(objs, 'ValidatingWebhookConfiguration').webhooks[0].objectSelector).toBeUndefined();
+});
+
+test('/metrics has its own port; the NetworkPolicy admits the webhook port from anywhere (or the CIDRs given) and the metrics port from the scrapers only', () => {
+  const objs = synth();
+  const c = find(objs, 'Deployment').spec.template.spec.containers[0];
+  expect(c.ports).toEqual([{ name: 'webhook', containerPort: 9443, protocol: 'TCP' }, { name: 'metrics', containerPort: 8080, protocol: 'TCP' }]);
+  expect(c.args).toContain('--metrics-port=8080');
+  const np = find(objs, 'NetworkPolicy');
+  expect(np.spec.policyTypes).toEqual(['Ingress']);
+  expect(np.spec.podSelector).toEqual({ matchLabels: { 'app.kubernetes.io/name': 'cdk8s-kueue-ray-controller' } });
+  expect(np.spec.ingress).toEqual([
+    { ports: [{ port: 9443, protocol: 'TCP' }] },
+    { ports: [{ port: 8080, protocol: 'TCP' }], from: [{ namespaceSelector: { matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'In', values: ['monitoring'] }] } }] },
+  ]);
+  const narrowed = find(synth({ webhookSourceCidrs: ['10.0.0.0/24'], metricsScraperNamespaces: [] }), 'NetworkPolicy');
+  expect(narrowed.spec.ingress).toEqual([{ ports: [{ port: 9443, protocol: 'TCP' }], from: [{ ipBlock: { cidr: '10.0.0.0/24' } }] }]);
+  expect(find(synth({ networkPolicy: false }), 'NetworkPolicy')).toBeUndefined();
+  expect(() => synth({ webhookSourceCidrs: ['10.0.0.1'] })).toThrow(/webhookSourceCidrs '10.0.0.1' is not a CIDR/);
+  expect(() => synth({ webhookSourceCidrs: [] })).toThrow(/webhookSourceCidrs is empty, so the API server could not reach the webhook/);
+});
+
+test('anti-affinity is required with 2+ replicas (one pod replaced at a time), preferred on request, none for one replica', () => {
+  const spec = (p = {}) => find(synth(p), 'Deployment').spec;
+  expect(spec().strategy).toEqual({ type: 'RollingUpdate', rollingUpdate: { maxSurge: 0, maxUnavailable: 1 } });
+  const preferred = spec({ antiAffinity: AntiAffinity.PREFERRED });
+  expect(preferred.template.spec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].podAffinityTerm.topologyKey).toBe('kubernetes.io/hostname');
+  expect(preferred.strategy).toBeUndefined();
+  expect(spec({ replicas: 1 }).template.spec.affinity).toBeUndefined();
+});
+
+test('a ValidatingAdmissionPolicy lets the controller\'s ServiceAccount change only the caBundle of its two configurations', () => {
+  const objs = synth();
+  const vap = find(objs, 'ValidatingAdmissionPolicy');
+  expect(vap.spec.matchConstraints.resourceRules.map((r: any) => [r.resources[0], r.resourceNames, r.operations])).toEqual([
+    ['mutatingwebhookconfigurations', ['cdk8s-kueue-ray-mutating'], ['UPDATE']],
+    ['validatingwebhookconfigurations', ['cdk8s-kueue-ray-validating'], ['UPDATE']],
+  ]);
+  expect(vap.spec.matchConditions[0].expression).toBe("request.userInfo.username == 'system:serviceaccount:cdk8s-kueue-ray-system:cdk8s-kueue-ray-controller'");
+  expect(vap.spec.validations[0].expression).not.toMatch(/caBundle/);
+  expect(find(objs, 'ValidatingAdmissionPolicyBinding').spec).toEqual({ policyName: vap.metadata.name, validationActions: ['Deny'] });
+  expect(find(synth({ caBundleOnlyPolicy: false }), 'ValidatingAdmissionPolicy')).toBeUndefined();
+  expect(find(synth({ certManager: {} }), 'ValidatingAdmissionPolicy')).toBeUndefined();
 });
 
 test('admission workers default to 1 and are passed to the controller; a bad count names the field', () => {
@@ -88,7 +153,8 @@ describe('cert-manager certificates', () => {
 
   test('RBAC loses Secrets and the webhook-configuration verbs the controller no longer needs', () => {
     const objs = synth({ certManager: {} });
-    expect(find(objs, 'Role').rules.map((r: any) => r.resources[0])).toEqual(['leases']);
+    expect(find(objs, 'Role').rules.map((r: any) => r.resources[0])).toEqual(['leases', 'leases']);
+    expect(find(objs, 'Secret')).toBeUndefined();
     expect(find(objs, 'ClusterRole').rules.some((r: any) => r.apiGroups.includes('admissionregistration.k8s.io'))).toBe(false);
     // Self-managed mode keeps them (and has no cert-manager objects or annotations).
     const self = synth();

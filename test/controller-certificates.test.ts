@@ -1,6 +1,6 @@
 // The controller's certificates: issued for the Service, verifiable, renewed before expiry with the CA kept.
 import { X509Certificate } from 'crypto';
-import { issueCertificates, needsRotation } from '../src/controller/certificates';
+import { caBundlePatch, issueCertificates, needsRotation } from '../src/controller/certificates';
 
 const now = new Date('2026-11-30T00:00:00Z');
 const days = (n: number) => new Date(now.getTime() + n * 86400_000);
@@ -32,4 +32,15 @@ test('renewal keeps a valid CA, so the trusted caBundle does not change', () => 
   expect(renewed.caCert).toBe(first.caCert);
   expect(renewed.cert).not.toBe(first.cert);
   expect(new X509Certificate(renewed.cert).verify(new X509Certificate(first.caCert).publicKey)).toBe(true);
+});
+
+test('the caBundle patch writes only clientConfig.caBundle, each guarded by a test of the webhook name', () => {
+  const cfg = { webhooks: [{ name: 'a.x', clientConfig: { caBundle: 'OLD' } }, { name: 'b.x', clientConfig: { caBundle: 'NEW' } }, { name: 'c.x', clientConfig: {} }] };
+  expect(caBundlePatch(cfg, 'NEW')).toEqual([
+    { op: 'test', path: '/webhooks/0/name', value: 'a.x' },
+    { op: 'add', path: '/webhooks/0/clientConfig/caBundle', value: 'NEW' },
+    { op: 'test', path: '/webhooks/2/name', value: 'c.x' },
+    { op: 'add', path: '/webhooks/2/clientConfig/caBundle', value: 'NEW' },
+  ]);
+  expect(caBundlePatch({ webhooks: [{ name: 'a.x', clientConfig: { caBundle: 'NEW' } }] }, 'NEW')).toEqual([]);
 });

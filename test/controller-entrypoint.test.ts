@@ -3,6 +3,7 @@
 // bad flags, and drains on SIGTERM. test/e2e runs the same bundle from the built image.
 import { execFileSync, spawn } from 'child_process';
 import * as fs from 'fs';
+import * as http from 'http';
 import * as https from 'https';
 import * as path from 'path';
 import { makePki } from './e2e/support/pki';
@@ -53,8 +54,9 @@ test('the package\'s bin is the bundle, which carries client-node and node-forge
 test('serves the webhook over TLS, answers /healthz, and exits 0 after draining on SIGTERM', async () => {
   const pki = makePki(path.join(tmpdir(), 'pki'));
   const port = await freePort();
-  const { proc, output } = await startController([`--tls-cert-file=${pki.servingCrt}`, `--tls-key-file=${pki.servingKey}`, `--port=${port}`, '--host=127.0.0.1', '--kueue-version=v0.17.8', '--reconciler=false']);
-  expect(JSON.parse(output().split('\n')[0])).toMatchObject({ level: 'info', msg: 'webhook listening', port, kueue: 'v0.17.8' });
+  const metricsPort = await freePort();
+  const { proc, output } = await startController([`--tls-cert-file=${pki.servingCrt}`, `--tls-key-file=${pki.servingKey}`, `--port=${port}`, `--metrics-port=${metricsPort}`, '--host=127.0.0.1', '--kueue-version=v0.17.8', '--reconciler=false']);
+  expect(JSON.parse(output().split('\n')[0])).toMatchObject({ level: 'info', msg: 'webhook listening', port, metricsPort, kueue: 'v0.17.8' });
   const status = await new Promise<number>((resolve, reject) => https.get({ host: '127.0.0.1', port, path: '/healthz', ca: fs.readFileSync(pki.caCrt) }, (res) => { res.resume(); resolve(res.statusCode ?? 0); }).on('error', reject));
   expect(status).toBe(200);
   // A review is decided by the compiled admission worker (the default: one thread).
@@ -70,6 +72,15 @@ test('serves the webhook over TLS, answers /healthz, and exits 0 after draining 
   });
   expect(answer.response).toMatchObject({ uid: 'e1', allowed: false, status: { code: 422 } });
   expect(answer.response.status.message).toMatch(/shutdownAfterJobFinishes/);
+  // /metrics is on its own plain-HTTP port, not on the webhook port.
+  const metrics = await new Promise<string>((resolve, reject) => http.get({ host: '127.0.0.1', port: metricsPort, path: '/metrics' }, (res) => {
+    let b = '';
+    res.on('data', (d) => { b += d; });
+    res.on('end', () => resolve(b));
+  }).on('error', reject));
+  expect(metrics).toMatch(/kueue_ray_admission_decisions_total\{webhook="validate",decision="denied",rule=""\} 1/);
+  const onWebhookPort = await new Promise<number>((resolve, reject) => https.get({ host: '127.0.0.1', port, path: '/metrics', ca: fs.readFileSync(pki.caCrt) }, (res) => { res.resume(); resolve(res.statusCode ?? 0); }).on('error', reject));
+  expect(onWebhookPort).toBe(404);
   const code = await new Promise<number | null>((resolve) => { proc.on('exit', (c) => resolve(c)); proc.kill('SIGTERM'); });
   expect(code).toBe(0);
   expect(output()).toMatch(/draining in-flight requests/);
@@ -78,6 +89,7 @@ test('serves the webhook over TLS, answers /healthz, and exits 0 after draining 
 test('bad flags fail with a message naming the flag', () => {
   expect(refusal(['--tls-cert-file=x', '--tls-key-file=y', '--bogus=1'])).toMatch(/unknown flag\(s\) --bogus/);
   expect(refusal(['--tls-cert-file=x', '--tls-key-file=y', '--admission-workers=many'])).toMatch(/--admission-workers takes 0 to 16/);
+  expect(refusal(['--tls-cert-file=x', '--tls-key-file=y', '--metrics-port=nope'])).toMatch(/--metrics-port takes a port other than the webhook's/);
 });
 
 test('certificate files (a mounted cert-manager Secret) are re-read and served on new connections once they change', async () => {
@@ -90,7 +102,7 @@ test('certificate files (a mounted cert-manager Secret) are re-read and served o
   fs.copyFileSync(first.servingCrt, crt);
   fs.copyFileSync(first.servingKey, key);
   const port = await freePort();
-  const { proc, output } = await startController([`--tls-cert-file=${crt}`, `--tls-key-file=${key}`, `--port=${port}`, '--host=127.0.0.1', '--reconciler=false', '--tls-reload-seconds=1']);
+  const { proc, output } = await startController([`--tls-cert-file=${crt}`, `--tls-key-file=${key}`, `--port=${port}`, '--metrics-port=0', '--host=127.0.0.1', '--reconciler=false', '--tls-reload-seconds=1']);
   try {
     // A fresh connection each time (no agent), trusting only the given CA.
     const fingerprint = (ca: string) => new Promise<string>((resolve, reject) => {

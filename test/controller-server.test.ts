@@ -1,10 +1,12 @@
 // The webhook's HTTPS server with real TLS, on the server thread and with admission workers: decisions over AdmissionReview v1, and bad input that must
 // give a clean error or rejection, never a crash.
+import * as http from 'http';
 import * as https from 'https';
 import * as net from 'net';
 import * as path from 'path';
 import * as tls from 'tls';
 import * as fs from 'fs';
+import { MetricsServer } from '../src/controller/metrics-server';
 import { WebhookServer } from '../src/controller/server';
 import { kuberayCapabilities, kueueCapabilities } from '../src/policy/versions';
 import { makePki, Pki } from './e2e/support/pki';
@@ -114,9 +116,17 @@ describe.each([0, 2])('with %i admission workers', (workers) => {
     expect(err).not.toBe('connected');
   });
 
-  test('metrics expose the latency histogram and decisions by rule', async () => {
+  test('metrics expose the latency histogram and decisions by rule, on their own port only', async () => {
     await post('/validate', JSON.stringify(review(job(false))));
-    const m = (await get('/metrics')).body;
+    expect((await get('/metrics')).status).toBe(404);
+    const metrics = new MetricsServer({ render: () => server.metrics.render() });
+    const mport = await metrics.listen();
+    const m = await new Promise<string>((resolve, reject) => http.get({ host: '127.0.0.1', port: mport, path: '/metrics' }, (res) => {
+      let body = '';
+      res.on('data', (d) => { body += d; });
+      res.on('end', () => resolve(body));
+    }).on('error', reject));
+    await metrics.stop();
     expect(m).toMatch(/kueue_ray_admission_duration_seconds_bucket\{path="\/validate",le="0.005"\} \d+/);
     expect(m).toMatch(/kueue_ray_admission_decisions_total\{webhook="validate",decision="error",rule="rayJobShutdownAfterFinish"\} \d+/);
     expect(m).toMatch(/kueue_ray_admission_decisions_total\{webhook="validate",decision="denied",rule=""\} \d+/);

@@ -9,6 +9,7 @@
  */
 import * as fs from 'fs';
 import { AdmissionConfig, ClusterView } from '../controller/admission';
+import { MetricsServer } from '../controller/metrics-server';
 import { WebhookServer } from '../controller/server';
 import { Inventory, kuberayCapabilities, kueueCapabilities } from '../policy';
 
@@ -22,7 +23,8 @@ function parseFlags(argv: string[]): Record<string, string> {
   return out;
 }
 
-const KNOWN = ['kueue-version', 'kuberay-version', 'namespace', 'port', 'host', 'tls-cert-file', 'tls-key-file', 'webhook-configurations', 'service', 'graceful-preemption', 'reconciler', 'kubeconfig', 'admission-workers', 'tls-reload-seconds', 'shutdown-grace-seconds'];
+const KNOWN = ['kueue-version', 'kuberay-version', 'namespace', 'port', 'host', 'tls-cert-file', 'tls-key-file', 'webhook-configurations', 'service',
+  'graceful-preemption', 'reconciler', 'kubeconfig', 'admission-workers', 'tls-reload-seconds', 'shutdown-grace-seconds', 'metrics-port'];
 
 function log(entry: Record<string, unknown>): void {
   process.stdout.write(`${JSON.stringify({ ts: new Date().toISOString(), ...entry })}\n`);
@@ -63,6 +65,8 @@ export async function controller(argv: string[]): Promise<WebhookServer> {
   if (!(graceSeconds >= 0 && graceSeconds <= 300)) throw new Error(`--shutdown-grace-seconds takes 0 to 300 (how long the webhook keeps serving after SIGTERM, with /readyz failing), got '${f['shutdown-grace-seconds']}'`);
   const workers = Number(f['admission-workers'] ?? 1);
   if (!Number.isInteger(workers) || workers < 0 || workers > 16) throw new Error(`--admission-workers takes 0 to 16 (worker threads that parse and decide reviews; 0 decides on the server thread), got '${f['admission-workers']}'`);
+  const metricsPort = Number(f['metrics-port'] ?? 8080);
+  if (!Number.isInteger(metricsPort) || metricsPort < 0 || metricsPort > 65535 || (metricsPort !== 0 && metricsPort === Number(f.port ?? 9443))) throw new Error(`--metrics-port takes a port other than the webhook's (0 turns metrics off), got '${f['metrics-port']}'`);
   if (!!f['tls-cert-file'] !== !!f['tls-key-file']) throw new Error('--tls-cert-file and --tls-key-file go together');
   if (!f['tls-cert-file'] && !clusterAccess) throw new Error('without cluster access (--reconciler=false) give --tls-cert-file and --tls-key-file');
   const config: AdmissionConfig = {
@@ -102,9 +106,13 @@ export async function controller(argv: string[]): Promise<WebhookServer> {
     host: f.host ?? '0.0.0.0', port: Number(f.port ?? 9443), config, view: () => view(), ready: () => ready(), log,
   });
   const port = await server.listen();
+  // /metrics on its own port (0: off), never on the webhook port: the chart's NetworkPolicy opens
+  // the webhook port to the API server and this one only to the scrapers.
+  const metrics = metricsPort ? new MetricsServer({ render: () => server.metrics.render(), host: f.host ?? '0.0.0.0', port: metricsPort }) : undefined;
+  await metrics?.listen();
   store?.start((p) => { server.reloadCertificate(p.cert, p.key); log({ level: 'info', msg: 'webhook certificate reloaded' }); });
   const reloadTimer = f['tls-cert-file'] ? reloadCertificateFiles(server, f['tls-cert-file'], f['tls-key-file'], Number(f['tls-reload-seconds'] ?? 60), `${cert}\n${key}`) : undefined;
-  log({ level: 'info', msg: 'webhook listening', port, kueue: config.kueue.version, kuberay: config.kuberay.version });
+  log({ level: 'info', msg: 'webhook listening', port, metricsPort, kueue: config.kueue.version, kuberay: config.kuberay.version });
   let reconciler: { stop(): Promise<void> } | undefined;
   let cache: { stop(): Promise<void> } | undefined;
   if (clusterAccess) {
@@ -134,7 +142,7 @@ export async function controller(argv: string[]): Promise<WebhookServer> {
       log({ level: 'info', msg: 'stopping: readiness fails, serving for the grace period, then draining in-flight requests', signal: sig, graceSeconds });
       store?.stop();
       if (reloadTimer) clearInterval(reloadTimer);
-      Promise.all([server.stop(20000, graceSeconds * 1000).then(() => cache?.stop()), reconciler?.stop()]).then(() => {
+      Promise.all([server.stop(20000, graceSeconds * 1000).then(() => cache?.stop()), metrics?.stop(), reconciler?.stop()]).then(() => {
         log({ level: 'info', msg: 'stopped' });
         process.exit(0);
       });
@@ -149,7 +157,7 @@ async function main(argv: string[]): Promise<void> {
     await controller(rest);
     return;
   }
-  process.stderr.write('usage: cdk8s-kueue-ray controller [--kueue-version=v0.19.2] [--kuberay-version=v1.6.2] [--namespace=NS] [--service=SVC] [--webhook-configurations=MUT,VAL] [--port=9443] [--tls-cert-file=F --tls-key-file=F] [--reconciler=false] [--graceful-preemption=GRACE:SLEEP] [--admission-workers=1] [--tls-reload-seconds=60] [--shutdown-grace-seconds=5]\n');
+  process.stderr.write('usage: cdk8s-kueue-ray controller [--kueue-version=v0.19.2] [--kuberay-version=v1.6.2] [--namespace=NS] [--service=SVC] [--webhook-configurations=MUT,VAL] [--port=9443] [--tls-cert-file=F --tls-key-file=F] [--reconciler=false] [--graceful-preemption=GRACE:SLEEP] [--admission-workers=1] [--tls-reload-seconds=60] [--shutdown-grace-seconds=5] [--metrics-port=8080]\n');
   process.exit(cmd ? 2 : 0);
 }
 

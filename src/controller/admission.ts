@@ -5,9 +5,12 @@
  * synth (src/policy).
  */
 import {
-  evaluateRayObject, Finding, MAX_LIST_LENGTH, formatFinding, Inventory, isRecord, KubeRayCapabilities, KueueCapabilities, listOf, LocalQueueEntry,
-  PolicyContext, PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL, RayObject, suspendFieldAtCreate,
+  bookkeepingOnlyUpdate, evaluateRayObject, Finding, MAX_LIST_LENGTH, formatFinding, Inventory, isRecord, KubeRayCapabilities, KueueCapabilities,
+  listOf, PolicyContext, PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL, ratchetUpdate, RayObject, suspendFieldAtCreate, tenantQueueLabel,
+  tenantQueueOf,
 } from '../policy';
+
+export { tenantQueueOf };
 
 export const RAY_KINDS = ['RayJob', 'RayCluster', 'RayService'] as const;
 
@@ -69,26 +72,38 @@ export function ownedByRayParent(obj: any): boolean {
 }
 
 /** The object as the policy sees it: namespace filled from the request. */
-function asRayObject(req: AdmissionRequest): RayObject {
-  const obj = req.object ?? {};
-  return { ...obj, metadata: { ...(obj.metadata ?? {}), namespace: obj.metadata?.namespace ?? req.namespace } };
+function asRayObject(req: AdmissionRequest, obj: any = req.object): RayObject {
+  const o = obj ?? {};
+  return { ...o, metadata: { ...(o.metadata ?? {}), namespace: o.metadata?.namespace ?? req.namespace } };
 }
 
-/** The tenant LocalQueue of a namespace (the one carrying TenantQueue's rules), if any. */
-export function tenantQueueOf(inv: Inventory, namespace: string | undefined): LocalQueueEntry | undefined {
-  if (!namespace) return undefined;
-  return inv.localQueues.find((q) => q.namespace === namespace && q.tenant);
+/** Every rule, plus the final-state check that a tenant's object ended up with its queue label. */
+function findingsOf(obj: RayObject, ctx: PolicyContext, view: ClusterView): Finding[] {
+  return [...evaluateRayObject(obj, ctx), ...tenantQueueLabel(obj, view.inventory)];
 }
 
-/** Validating webhook: the shared policy plus tenant rules. Denials name the field and the fix. */
+/**
+ * Validating webhook: the shared policy plus tenant rules and the final state (queue label). Denials
+ * name the field and the fix. An UPDATE is judged as a transition (policy/admission.ts): bookkeeping
+ * passes, and only an error the update introduced on a field it changed denies it; DELETE always passes.
+ */
 export function validateRayObject(req: AdmissionRequest, config: AdmissionConfig, view: ClusterView): Decision {
   if (!req.uid) return { response: deny('', 'the AdmissionReview has no request.uid', 400, 'BadRequest'), findings: [] };
   if (!isRayObject(req)) return { response: { uid: req.uid, allowed: true }, findings: [] };
   if (req.operation === 'DELETE' || req.operation === 'CONNECT') return { response: { uid: req.uid, allowed: true }, findings: [] };
   if (!req.object || typeof req.object !== 'object') return { response: deny(req.uid, 'request.object is missing', 400, 'BadRequest'), findings: [] };
   if (ownedByRayParent(req.object)) return { response: { uid: req.uid, allowed: true }, findings: [] };
+  const update = req.operation === 'UPDATE' && req.oldObject && typeof req.oldObject === 'object';
+  if (update && bookkeepingOnlyUpdate(req.oldObject, req.object)) return { response: { uid: req.uid, allowed: true }, findings: [] };
   const ctx: PolicyContext = { kueue: config.kueue, kuberay: config.kuberay, elasticGate: config.elasticGate, inventory: view.inventory };
-  const findings = evaluateRayObject(asRayObject(req), ctx);
+  const obj = asRayObject(req);
+  let findings = findingsOf(obj, ctx, view);
+  if (update) {
+    // Errors this update did not introduce on a field it changed are reported, as warnings.
+    const old = asRayObject(req, req.oldObject);
+    const verdict = ratchetUpdate(old, obj, findingsOf(old, ctx, view), findings);
+    findings = [...verdict.deny, ...verdict.warn.map((f): Finding => (f.severity === 'error' ? { ...f, severity: 'warning' } : f))];
+  }
   const errors = findings.filter((f) => f.severity === 'error');
   const warnings = findings.filter((f) => f.severity === 'warning').map((f) => truncate(formatFinding(f)));
   if (errors.length) {

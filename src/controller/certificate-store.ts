@@ -3,7 +3,7 @@
  * caBundle of the controller's own two webhook configurations; renews the serving certificate
  * before it expires (keeping the CA while it is valid) and hands the new pair to the server.
  */
-import { issueCertificates, needsRotation } from './certificates';
+import { caBundlePatch, issueCertificates, needsRotation } from './certificates';
 import { apiClient, k8s } from './kube-client';
 
 
@@ -67,12 +67,15 @@ export class CertificateStore {
       const keepCa = caOk ? { caCert: stored!.caCert!, caKey: stored!.caKey! } : undefined;
       const issued = issueCertificates(this.opts.service, ns, now, 365, 3650, this.opts.extraIps ?? [], keepCa);
       const data = { 'ca.crt': b64(issued.caCert), 'ca.key': b64(issued.caKey), 'tls.crt': b64(issued.cert), 'tls.key': b64(issued.key) };
-      const body = { apiVersion: 'v1', kind: 'Secret', type: 'Opaque', metadata: { name: this.secretName, namespace: ns, ...(secret ? { resourceVersion: secret.metadata.resourceVersion } : {}) }, data };
+      // The chart creates the Secret empty (RBAC lets the controller get and update only that one): keep its labels.
+      const kept = secret ? { resourceVersion: secret.metadata.resourceVersion, labels: secret.metadata.labels, annotations: secret.metadata.annotations } : {};
+      const body = { apiVersion: 'v1', kind: 'Secret', type: 'Opaque', metadata: { name: this.secretName, namespace: ns, ...kept }, data };
       try {
         if (secret) await this.core.replaceNamespacedSecret({ name: this.secretName, namespace: ns, body });
         else await this.core.createNamespacedSecret({ namespace: ns, body });
       } catch (e: any) {
         if (e?.code === 409) return this.ensure(now); // another replica stored one first: use it
+        if (e?.code === 403 && !secret) throw new Error(`Secret ${ns}/${this.secretName} does not exist and the controller may not create it (its Role allows get and update of that Secret only). Fix: apply the controller chart, which creates it empty, or create it: kubectl -n ${ns} create secret generic ${this.secretName}`);
         throw e;
       }
       this.opts.log?.({ level: 'info', msg: 'webhook certificate issued', reason, notAfter: issued.notAfter.toISOString() });
@@ -108,7 +111,7 @@ export class CertificateStore {
     }
     this.reportedMissing.delete(name);
     const want = b64(caCert);
-    const ops = (cfg.webhooks ?? []).flatMap((w: any, i: number) => (w.clientConfig?.caBundle === want ? [] : [{ op: 'add', path: `/webhooks/${i}/clientConfig/caBundle`, value: want }]));
+    const ops = caBundlePatch(cfg, want);
     if (ops.length) await this.admission[patch]({ name, body: ops }, k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.JsonPatch));
   }
 

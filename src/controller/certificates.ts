@@ -100,3 +100,17 @@ export function needsRotation(
   if (now.getTime() >= new Date(ca.validTo).getTime() - renewBeforeDays * 86400_000) return 'stored CA expires soon';
   return undefined;
 }
+
+/**
+ * The JSON Patch that puts `caBundleB64` into a webhook configuration: per webhook whose caBundle
+ * differs, a `test` of its name at that index (so a configuration changed in between fails the
+ * patch instead of being written at the wrong place) and an `add` of clientConfig.caBundle. Nothing
+ * else is ever written; the chart's ValidatingAdmissionPolicy refuses any other change from the
+ * controller's ServiceAccount.
+ */
+export function caBundlePatch(cfg: { webhooks?: Array<{ name?: string; clientConfig?: { caBundle?: string } }> }, caBundleB64: string): Array<{ op: 'test' | 'add'; path: string; value: string }> {
+  return (cfg.webhooks ?? []).flatMap((w, i) => (w.clientConfig?.caBundle === caBundleB64 ? [] : [
+    { op: 'test' as const, path: `/webhooks/${i}/name`, value: String(w.name) },
+    { op: 'add' as const, path: `/webhooks/${i}/clientConfig/caBundle`, value: caBundleB64 },
+  ]));
+}

@@ -1,8 +1,8 @@
 /**
  * The admission webhook's HTTPS server: TLS 1.2+, AdmissionReview v1 on /mutate and /validate,
- * /healthz, /readyz and Prometheus /metrics, bounded bodies (each and in total), handshake, idle and
- * slow-client timeouts, a connection cap, and a graceful stop that fails readiness, keeps serving for
- * a grace period, then drains. Decisions come from admission.ts.
+ * /healthz and /readyz (Prometheus /metrics is served on its own port: metrics-server.ts), bounded
+ * bodies (each and in total), handshake, idle and slow-client timeouts, a connection cap, and a graceful
+ * stop that fails readiness, keeps serving for a grace period, then drains. Decisions come from admission.ts.
  */
 import * as https from 'https';
 import { AdmissionConfig, ClusterView } from './admission';
@@ -176,7 +176,6 @@ export class WebhookServer {
     if (req.method === 'GET' && url === '/healthz') return this.text(res, 200, 'ok');
     // Not ready until the admission workers have loaded: the API server would otherwise send reviews that wait on them.
     if (req.method === 'GET' && url === '/readyz') return this.isReady() ? this.text(res, 200, 'ok') : this.text(res, 503, 'not ready');
-    if (req.method === 'GET' && url === '/metrics') return this.text(res, 200, this.metrics.render(), 'text/plain; version=0.0.4');
     const route = url.split('?')[0];
     const webhook: Webhook | undefined = route === '/mutate' ? 'mutate' : route === '/validate' ? 'validate' : undefined;
     if (req.method !== 'POST' || !webhook) return this.text(res, 404, 'not found');

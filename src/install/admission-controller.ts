@@ -53,6 +53,49 @@ export interface AdmissionControllerProps {
    * @default - the controller issues, stores and renews its own certificates
    */
   readonly certManager?: CertManagerCertificates;
+  /**
+   * Ship a NetworkPolicy that admits ingress to the controller's pods only on the webhook port (from
+   * `webhookSourceCidrs`) and on the metrics port (from `metricsScraperNamespaces`). Harmless where
+   * no NetworkPolicy provider runs (the object is then not enforced); turn it off only when another
+   * policy already governs the namespace.
+   * @default true
+   */
+  readonly networkPolicy?: boolean;
+  /**
+   * Where the API server calls the webhook from. The API server usually runs outside the pod
+   * network (host network, or a managed control plane), where no pod or namespace selector reaches
+   * it, so the webhook port is open to every source unless you name its addresses here.
+   * @default - any source, on the webhook port only
+   */
+  readonly webhookSourceCidrs?: string[];
+  /**
+   * Namespaces whose pods may scrape `/metrics` (port 8080).
+   * @default ["monitoring"]
+   */
+  readonly metricsScraperNamespaces?: string[];
+  /**
+   * Pod anti-affinity of the replicas across nodes. REQUIRED (the default with 2 or more replicas)
+   * keeps one node's failure from taking every replica, and with it every tenant create (the mutating
+   * webhook fails closed); it needs at least `replicas` schedulable nodes, so the rollout replaces
+   * one pod at a time (maxSurge 0). Use PREFERRED on a single-node cluster.
+   * @default AntiAffinity.REQUIRED with 2 or more replicas, none with 1
+   */
+  readonly antiAffinity?: AntiAffinity;
+  /**
+   * With self-managed certificates, a ValidatingAdmissionPolicy (Kubernetes >= 1.30) that lets the
+   * controller's ServiceAccount change nothing but the caBundle of its two webhook configurations.
+   * RBAC can only name the objects; this narrows it to the field.
+   * @default true (ignored with certManager, where the controller cannot write them at all)
+   */
+  readonly caBundleOnlyPolicy?: boolean;
+}
+
+/** How the controller's replicas spread across nodes. */
+export enum AntiAffinity {
+  /** Never two replicas on one node (needs as many schedulable nodes as replicas). */
+  REQUIRED = 'required',
+  /** Spread when the scheduler can; replicas may share a node. */
+  PREFERRED = 'preferred',
 }
 
 /**
@@ -113,6 +156,9 @@ export interface GracefulPreemption {
 
 const NAME = 'cdk8s-kueue-ray-controller';
 const PORT = 9443;
+const METRICS_PORT = 8080;
+/** The label KubeRay (v1.4.2, v1.5.2, v1.6.2) sets on the RayClusters it creates for a RayJob or RayService. */
+export const KUBERAY_ORIGIN_LABEL = 'ray.io/originated-from-crd';
 const TLS_DIR = '/etc/cdk8s-kueue-ray/tls';
 const CERT_MANAGER_API = 'cert-manager.io/v1';
 
@@ -175,6 +221,12 @@ export class AdmissionController extends Chart {
     if (graceful && graceful.sleep >= graceful.grace) {
       throw new Error(`${where}: gracefulPreemption.preStopSleep (${graceful.sleep} s) must be shorter than terminationGracePeriod (${graceful.grace} s), or the kubelet kills the pod during the sleep. Fix: e.g. 60 s grace with a 20 s sleep.`);
     }
+    const anti = props.antiAffinity ?? (replicas >= 2 ? AntiAffinity.REQUIRED : undefined);
+    if (anti !== undefined && anti !== AntiAffinity.REQUIRED && anti !== AntiAffinity.PREFERRED) throw new Error(`AdmissionController '${this.node.path}': antiAffinity '${anti}' must be AntiAffinity.REQUIRED or AntiAffinity.PREFERRED.`);
+    for (const c of props.webhookSourceCidrs ?? []) {
+      if (!/^[0-9a-fA-F.:]+\/[0-9]{1,3}$/.test(c)) throw new Error(`AdmissionController '${this.node.path}': webhookSourceCidrs '${c}' is not a CIDR such as "10.0.0.0/16".`);
+    }
+    if (props.webhookSourceCidrs && props.webhookSourceCidrs.length === 0) throw new Error(`AdmissionController '${this.node.path}': webhookSourceCidrs is empty, so the API server could not reach the webhook and every tenant create would fail. Name the API server's addresses, or leave it unset (any source).`);
     const labels = { 'app.kubernetes.io/name': NAME, 'app.kubernetes.io/part-of': 'cdk8s-kueue-ray' };
     const meta = (name: string, namespaced = true) => ({ name, labels: { ...labels }, ...(namespaced ? { namespace: ns } : {}) });
 
@@ -196,9 +248,9 @@ export class AdmissionController extends Chart {
         { apiGroups: ['', 'events.k8s.io'], resources: ['events'], verbs: ['create', 'patch'] },
         // Self-managed certificates only: cert-manager's CA injector writes the caBundle otherwise.
         ...(cm ? [] : [
-          { apiGroups: ['admissionregistration.k8s.io'], resources: ['mutatingwebhookconfigurations', 'validatingwebhookconfigurations'], verbs: ['get', 'list', 'watch'] },
-          { apiGroups: ['admissionregistration.k8s.io'], resources: ['mutatingwebhookconfigurations'], resourceNames: [webhookNames[0]], verbs: ['patch', 'update'] },
-          { apiGroups: ['admissionregistration.k8s.io'], resources: ['validatingwebhookconfigurations'], resourceNames: [webhookNames[1]], verbs: ['patch', 'update'] },
+          // Only its two configurations, only read and patch (the caBundle; see the policy below).
+          { apiGroups: ['admissionregistration.k8s.io'], resources: ['mutatingwebhookconfigurations'], resourceNames: [webhookNames[0]], verbs: ['get', 'patch'] },
+          { apiGroups: ['admissionregistration.k8s.io'], resources: ['validatingwebhookconfigurations'], resourceNames: [webhookNames[1]], verbs: ['get', 'patch'] },
         ]),
       ],
     });
@@ -210,26 +262,36 @@ export class AdmissionController extends Chart {
     new ApiObject(this, 'role', {
       apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: meta(NAME),
       rules: [
-        { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] },
-        // Self-managed certificates only: with cert-manager the Secret is mounted, not read through the API.
-        ...(cm ? [] : [{ apiGroups: [''], resources: ['secrets'], verbs: ['get', 'create', 'update'] }]),
+        // create cannot be limited by name (the object does not exist yet); the rest can.
+        { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
+        { apiGroups: ['coordination.k8s.io'], resources: ['leases'], resourceNames: [NAME], verbs: ['get', 'update'] },
+        // Self-managed certificates only (with cert-manager the Secret is mounted): the one Secret this
+        // chart creates empty, so the controller needs no create on Secrets at all.
+        ...(cm ? [] : [{ apiGroups: [''], resources: ['secrets'], resourceNames: [`${NAME}-tls`], verbs: ['get', 'update'] }]),
       ],
     });
+    if (!cm) {
+      new ApiObject(this, 'tls-secret', { apiVersion: 'v1', kind: 'Secret', type: 'Opaque', metadata: meta(`${NAME}-tls`) });
+    }
     new ApiObject(this, 'role-binding', {
       apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: meta(NAME),
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: NAME },
       subjects: [{ kind: 'ServiceAccount', name: NAME, namespace: ns }],
     });
 
-    const args = ['controller', `--kueue-version=${versions.kueue.version}`, `--kuberay-version=${versions.kubeRay.version}`, `--namespace=${ns}`, `--port=${PORT}`,
+    const args = ['controller', `--kueue-version=${versions.kueue.version}`, `--kuberay-version=${versions.kubeRay.version}`, `--namespace=${ns}`, `--port=${PORT}`, `--metrics-port=${METRICS_PORT}`,
       `--webhook-configurations=${webhookNames.join(',')}`, `--service=${NAME}`, `--admission-workers=${workers}`];
     if (cm) args.push(`--tls-cert-file=${TLS_DIR}/tls.crt`, `--tls-key-file=${TLS_DIR}/tls.key`);
     if (graceful) args.push(`--graceful-preemption=${graceful.grace}:${graceful.sleep}`);
     const probe = (p: string) => ({ httpGet: { path: p, port: 'webhook', scheme: 'HTTPS' }, periodSeconds: 10, failureThreshold: 3 });
+    const antiTerm = { topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: { 'app.kubernetes.io/name': NAME } } };
     this.deployment = new ApiObject(this, 'deployment', {
       apiVersion: 'apps/v1', kind: 'Deployment', metadata: meta(NAME),
       spec: {
         replicas,
+        // With required anti-affinity on exactly `replicas` nodes a surge pod could never schedule:
+        // replace one pod at a time, the others keep serving.
+        ...(anti === AntiAffinity.REQUIRED ? { strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 0, maxUnavailable: 1 } } } : {}),
         selector: { matchLabels: { 'app.kubernetes.io/name': NAME } },
         template: {
           metadata: { labels: { ...labels } },
@@ -237,17 +299,13 @@ export class AdmissionController extends Chart {
             serviceAccountName: NAME,
             // fsGroup: the mounted certificate Secret (mode 0440) is readable by the controller's group only.
             securityContext: { runAsNonRoot: true, runAsUser: 65532, runAsGroup: 65532, fsGroup: 65532, seccompProfile: { type: 'RuntimeDefault' } },
-            affinity: {
-              podAntiAffinity: {
-                preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100, podAffinityTerm: { topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: { 'app.kubernetes.io/name': NAME } } } }],
-              },
-            },
+            ...(anti ? { affinity: { podAntiAffinity: anti === AntiAffinity.REQUIRED ? { requiredDuringSchedulingIgnoredDuringExecution: [antiTerm] } : { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100, podAffinityTerm: antiTerm }] } } } : {}),
             terminationGracePeriodSeconds: 30,
             containers: [{
               name: 'controller',
               image: props.image ?? defaultImage(),
               args,
-              ports: [{ name: 'webhook', containerPort: PORT, protocol: 'TCP' }],
+              ports: [{ name: 'webhook', containerPort: PORT, protocol: 'TCP' }, { name: 'metrics', containerPort: METRICS_PORT, protocol: 'TCP' }],
               env: [{ name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }],
               readinessProbe: probe('/readyz'),
               // Endpoints and the API servers' connection pools learn of a terminating pod with a delay:
@@ -269,8 +327,31 @@ export class AdmissionController extends Chart {
     });
     new ApiObject(this, 'service', {
       apiVersion: 'v1', kind: 'Service', metadata: meta(NAME),
-      spec: { selector: { 'app.kubernetes.io/name': NAME }, ports: [{ name: 'webhook', port: 443, targetPort: 'webhook', protocol: 'TCP' }] },
+      spec: {
+        selector: { 'app.kubernetes.io/name': NAME },
+        ports: [{ name: 'webhook', port: 443, targetPort: 'webhook', protocol: 'TCP' }, { name: 'metrics', port: METRICS_PORT, targetPort: 'metrics', protocol: 'TCP' }],
+      },
     });
+    if (props.networkPolicy ?? true) {
+      // Ingress only; egress stays open (the API server's address is cluster-specific). Kubelet probes
+      // come from the pod's own node, which NetworkPolicies do not block.
+      const scrapers = props.metricsScraperNamespaces ?? ['monitoring'];
+      new ApiObject(this, 'network-policy', {
+        apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: meta(NAME),
+        spec: {
+          podSelector: { matchLabels: { 'app.kubernetes.io/name': NAME } },
+          policyTypes: ['Ingress'],
+          ingress: [
+            { ports: [{ port: PORT, protocol: 'TCP' }], ...(props.webhookSourceCidrs ? { from: props.webhookSourceCidrs.map((cidr) => ({ ipBlock: { cidr } })) } : {}) },
+            ...(scrapers.length ? [{
+              ports: [{ port: METRICS_PORT, protocol: 'TCP' }],
+              from: [{ namespaceSelector: { matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'In', values: [...scrapers] }] } }],
+            }] : []),
+          ],
+        },
+      });
+    }
+    if (!cm && (props.caBundleOnlyPolicy ?? true)) this.caBundleOnlyPolicy(ns, webhookNames);
 
     let injectCa: Record<string, string> | undefined;
     if (cm) {
@@ -306,11 +387,17 @@ export class AdmissionController extends Chart {
     const client = (p: string) => ({ service: { name: NAME, namespace: ns, path: p, port: 443 } });
     // Mutating: Fail. A tenant job that missed its queue label and suspend would run unqueued, which is
     // worse than a rejected create. Only CREATE: defaults are for new objects.
+    // objectSelector: the RayClusters KubeRay creates for a RayJob or RayService (labelled
+    // ray.io/originated-from-crd in every supported KubeRay) never reach this fail-closed webhook,
+    // so KubeRay can create the cluster of an admitted job while the controller is down. The handler
+    // still skips them by owner reference; the validating webhook sees every object, so a tenant
+    // who sets the label on an object of its own meets the final-state check there.
+    const notKubeRayChild = { matchExpressions: [{ key: KUBERAY_ORIGIN_LABEL, operator: 'NotIn', values: ['RayJob', 'RayService'] }] };
     this.mutatingWebhook = new ApiObject(this, 'mutating-webhook', {
       apiVersion: 'admissionregistration.k8s.io/v1', kind: 'MutatingWebhookConfiguration', metadata: { name: webhookNames[0], labels: { ...labels }, ...(injectCa ? { annotations: { ...injectCa } } : {}) },
       webhooks: [{
         name: 'mray.cdk8s-kueue-ray.io', clientConfig: client('/mutate'), rules: [{ ...rules[0], operations: ['CREATE'] }],
-        namespaceSelector: tenantSelector, failurePolicy: 'Fail', timeoutSeconds: 5, sideEffects: 'None', admissionReviewVersions: ['v1'], reinvocationPolicy: 'Never',
+        namespaceSelector: tenantSelector, objectSelector: notKubeRayChild, failurePolicy: 'Fail', timeoutSeconds: 5, sideEffects: 'None', admissionReviewVersions: ['v1'], reinvocationPolicy: 'Never',
       }],
     });
     // Validating: Ignore. Kueue's own webhook (failurePolicy Fail) still guards its hard rules; ours
@@ -322,6 +409,48 @@ export class AdmissionController extends Chart {
         ...(props.validateAllNamespaces ? {} : { namespaceSelector: tenantSelector }),
         failurePolicy: 'Ignore', timeoutSeconds: 5, sideEffects: 'None', admissionReviewVersions: ['v1'],
       }],
+    });
+  }
+
+  /**
+   * RBAC can name the two configurations the controller patches, not the field: this policy lets its
+   * ServiceAccount change nothing in them but clientConfig.caBundle. (Admission webhooks are never
+   * called for webhook configurations; admission policies are.)
+   */
+  private caBundleOnlyPolicy(ns: string, webhookNames: string[]): void {
+    const name = `${NAME}-cabundle-only`;
+    const same = (a: string, b: string, f: string) => `(has(${a}.${f}) == has(${b}.${f})) && (!has(${a}.${f}) || ${a}.${f} == ${b}.${f})`;
+    const fields = ['clientConfig.url', 'clientConfig.service', 'rules', 'failurePolicy', 'matchPolicy', 'namespaceSelector', 'objectSelector',
+      'sideEffects', 'timeoutSeconds', 'admissionReviewVersions', 'reinvocationPolicy', 'matchConditions'];
+    const webhookSame = fields.map((f) => same('w', 'o', f)).join(' && ');
+    new ApiObject(this, 'cabundle-only-policy', {
+      apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicy', metadata: { name, labels: { 'app.kubernetes.io/name': NAME, 'app.kubernetes.io/part-of': 'cdk8s-kueue-ray' } },
+      spec: {
+        failurePolicy: 'Fail',
+        matchConstraints: {
+          resourceRules: [
+            { apiGroups: ['admissionregistration.k8s.io'], apiVersions: ['*'], operations: ['UPDATE'], resources: ['mutatingwebhookconfigurations'], resourceNames: [webhookNames[0]] },
+            { apiGroups: ['admissionregistration.k8s.io'], apiVersions: ['*'], operations: ['UPDATE'], resources: ['validatingwebhookconfigurations'], resourceNames: [webhookNames[1]] },
+          ],
+        },
+        matchConditions: [{ name: 'controller-service-account', expression: `request.userInfo.username == 'system:serviceaccount:${ns}:${NAME}'` }],
+        validations: [
+          {
+            expression: `object.webhooks.size() == oldObject.webhooks.size() && object.webhooks.all(w, oldObject.webhooks.exists(o, o.name == w.name && ${webhookSame}))`,
+            message: `the controller's ServiceAccount may change only clientConfig.caBundle of ${webhookNames.join(' and ')}`,
+            reason: 'Forbidden',
+          },
+          {
+            expression: `${same('object', 'oldObject', 'metadata.labels')} && ${same('object', 'oldObject', 'metadata.annotations')}`,
+            message: `the controller's ServiceAccount may not change the labels or annotations of ${webhookNames.join(' and ')}`,
+            reason: 'Forbidden',
+          },
+        ],
+      },
+    });
+    new ApiObject(this, 'cabundle-only-binding', {
+      apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicyBinding', metadata: { name, labels: { 'app.kubernetes.io/name': NAME, 'app.kubernetes.io/part-of': 'cdk8s-kueue-ray' } },
+      spec: { policyName: name, validationActions: ['Deny'] },
     });
   }
 }

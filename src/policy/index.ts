@@ -12,6 +12,7 @@ import { KUEUE_WEBHOOK_RULES } from './rules/kueue-webhook';
 import { objectShape, OBJECT_SHAPE_RULES } from './rules/object-shape';
 import { Rule } from './rules/rule';
 
+export * from './admission';
 export * from './context';
 export * from './findings';
 export * from './gang';

@@ -1,10 +1,14 @@
 // Self-managed certificates on a real API server: the Secret, the caBundle of both webhook
 // configurations, and renewal before expiry that keeps the CA. And the cert-manager option: its
 // objects are accepted by the real cert-manager CRDs (pinned module zip) on the same API server.
+import { X509Certificate } from 'crypto';
+import * as tls from 'tls';
 import { App } from 'cdk8s';
 import { parseAllDocuments } from 'yaml';
 import { CertificateStore } from '../../src/controller/certificate-store';
+import { WebhookServer } from '../../src/controller/server';
 import { AdmissionController, AdmissionControllerProps } from '../../src/install/admission-controller';
+import { kuberayCapabilities, kueueCapabilities } from '../../src/policy/versions';
 import { TestCluster } from './support/cluster';
 import { waitFor } from './support/kube';
 import { describeOnPair } from './support/pairs';
@@ -63,6 +67,78 @@ describeCerts('controller certificates', () => {
       store.stop();
     }
   });
+
+  test('the serving certificate rotated while 200 reviews per second arrive through the API server: no admission fails', async () => {
+    // A separate Secret, so the renewal below starts from a fresh pair valid for 127.0.0.1 (the URL the API server calls).
+    const store = new CertificateStore({
+      kubeconfigFile: cluster.kubeconfig, namespace: 'cdk8s-kueue-ray-system', service: 'cdk8s-kueue-ray-controller', secretName: 'rotation-under-load-tls',
+      mutatingWebhookConfiguration: 'rotation-none', validatingWebhookConfiguration: 'rotation-none', extraIps: ['127.0.0.1'],
+    });
+    const pair = await store.ensure();
+    const renewing = new CertificateStore({
+      kubeconfigFile: cluster.kubeconfig, namespace: 'cdk8s-kueue-ray-system', service: 'cdk8s-kueue-ray-controller', secretName: 'rotation-under-load-tls',
+      mutatingWebhookConfiguration: 'rotation-none', validatingWebhookConfiguration: 'rotation-none', extraIps: ['127.0.0.1'], renewBeforeDays: 400,
+    });
+    const empty = { localQueues: [], clusterQueues: [], cohorts: [], priorityClasses: [], namespaces: [] };
+    const server = new WebhookServer({ cert: pair.cert, key: pair.key, workers: 1, config: { kueue: kueueCapabilities(PAIR[0]), kuberay: kuberayCapabilities(PAIR[1]), elasticGate: 'on' }, view: () => ({ inventory: empty }) });
+    const port = await server.listen();
+    const cfgPath = '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/rotation-under-load';
+    try {
+      // failurePolicy Fail, every namespace: any TLS or connection error during the rotation fails the create.
+      await cluster.client.apply({
+        apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration', metadata: { name: 'rotation-under-load' },
+        webhooks: [{
+          name: 'rotation.cdk8s-kueue-ray.io', clientConfig: { url: `https://127.0.0.1:${port}/validate`, caBundle: Buffer.from(pair.caCert).toString('base64') },
+          rules: [{ apiGroups: ['ray.io'], apiVersions: ['v1'], operations: ['CREATE'], resources: ['rayjobs'] }], failurePolicy: 'Fail', sideEffects: 'None', admissionReviewVersions: ['v1'], timeoutSeconds: 5,
+        }],
+      });
+      const job = (i: number) => ({
+        apiVersion: 'ray.io/v1', kind: 'RayJob', metadata: { name: `rot-${i}`, namespace: 'default' },
+        spec: { entrypoint: 'x', shutdownAfterJobFinishes: true, rayClusterSpec: { headGroupSpec: { rayStartParams: {}, template: { spec: { containers: [{ name: 'ray-head', image: 'rayproject/ray:2.46.0', resources: { requests: { cpu: '1', memory: '1Gi' } } }] } } } } },
+      });
+      await waitFor('the API server to call the webhook', async () => cluster.client.create(job(0), true).then(() => true, () => false), 30000, 200);
+      const served = () => (server.metrics.render().match(/kueue_ray_admission_duration_seconds_count\{path="\/validate"\} (\d+)/)?.[1] ?? '0');
+      const before = Number(served());
+      // Open loop: 20 dry-run creates every 100 ms for 5 s; the certificate is renewed (CA kept) at 2.5 s.
+      const results: Array<Promise<number>> = [];
+      const failures: string[] = [];
+      let rotation: Promise<{ cert: string; caCert: string }> | undefined;
+      for (let tick = 0; tick < 50; tick++) {
+        for (let k = 0; k < 20; k++) {
+          const i = tick * 20 + k + 1;
+          results.push(cluster.client.request('POST', '/apis/ray.io/v1/namespaces/default/rayjobs?dryRun=All', job(i)).then((r) => {
+            if (r.status !== 201) failures.push(`${r.status} ${r.body?.message ?? JSON.stringify(r.body)}`);
+            return r.status;
+          }, (e) => { failures.push(String(e)); return 0; }));
+        }
+        if (tick === 25) {
+          // Renewal due now (renewBeforeDays above the 365-day lifetime): a pair valid from now, same CA.
+          rotation = renewing.ensure().then((renewed) => {
+            server.reloadCertificate(renewed.cert, renewed.key);
+            return renewed;
+          });
+        }
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const renewed = await rotation!;
+      expect(renewed.caCert).toBe(pair.caCert);
+      const statuses = await Promise.all(results);
+      const failed = statuses.filter((st) => st !== 201);
+      process.stdout.write(`[certificates] ${statuses.length} dry-run creates over the rotation, ${failed.length} failed, ${Number(served()) - before} reviews served\n`);
+      expect(failures).toEqual([]);
+      expect(failed).toEqual([]);
+      expect(Number(served()) - before).toBe(statuses.length);
+      // New connections get the renewed certificate.
+      const peer = await new Promise<string>((resolve, reject) => {
+        const sock = tls.connect({ host: '127.0.0.1', port, ca: pair.caCert, servername: 'cdk8s-kueue-ray-controller.cdk8s-kueue-ray-system.svc' }, () => { resolve(sock.getPeerX509Certificate()!.toString()); sock.end(); });
+        sock.on('error', reject);
+      });
+      expect(new X509Certificate(renewed.cert).serialNumber).toBe(new X509Certificate(peer).serialNumber);
+    } finally {
+      await cluster.client.delete(cfgPath);
+      await server.stop();
+    }
+  }, 120000);
 
   test('cert-manager mode: the Issuers, Certificates and annotated webhook configurations apply against the real cert-manager CRDs', async () => {
     for (const plural of ['certificates', 'issuers']) {

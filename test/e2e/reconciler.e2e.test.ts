@@ -92,4 +92,49 @@ describeReconciler(`reconciler on Kueue ${PAIR[0]} + KubeRay ${PAIR[1]}`, () => 
     expect(ev.type).toBe('Warning');
     expect(ev.message).toMatch(/was preempted: Preempted to accommodate a workload \(UID: [0-9a-f-]+, JobUID: [0-9a-f-]+\) due to prioritization in the ClusterQueue/);
   }, 180000);
+
+  test('the API server restarted: the informers resync, a new job is reported, and no Event is written twice', async () => {
+    const [dev] = synthAll(examples({ kueue: PAIR[0], kubeRay: PAIR[1], scenarios: ['queues', 'priority'] })).filter((o) => o.metadata.generateName);
+    const first = await cluster.client.create(dev);
+    await waitFor('the first job reported', async () => (await events(first.metadata.name)).some((e) => e.reason === 'KueueAdmitted'), 60000);
+    await cluster.restartApiServer();
+    // Jobs are deleted and created again after the restart: the reconciler sees only what its resynced watch delivers.
+    await waitFor('the API server to answer again', async () => cluster.client.list('ray.io/v1', 'RayJob', 'default').then(() => true, () => false), 30000);
+    await cluster.client.delete(`/apis/ray.io/v1/namespaces/default/rayjobs/${first.metadata.name}`);
+    await waitFor('the first job gone', async () => (await cluster.client.getOrUndefined(`/apis/ray.io/v1/namespaces/default/rayjobs/${first.metadata.name}`)) === undefined, 60000);
+    const second = await cluster.client.create(dev);
+    await waitFor('the job created after the restart reported', async () => (await events(second.metadata.name)).some((e) => e.reason === 'KueueAdmitted'), 60000);
+    // Every replica relisted after the restart; the Events already written are not written again.
+    await new Promise((r) => setTimeout(r, 3000));
+    for (const name of [first.metadata.name, second.metadata.name]) {
+      const reasons = (await events(name)).map((e) => e.reason);
+      expect(reasons.filter((r) => r === 'KueueAdmitted')).toHaveLength(1);
+      expect(new Set(reasons).size).toBe(reasons.length);
+    }
+  }, 240000);
+
+  test('the leader killed: the other replica takes the Lease and reconciles within the lease duration (+ one retry period), with no duplicate Event', async () => {
+    const leader = reconcilers.find((r) => r.isLeader)!;
+    const other = reconcilers.find((r) => r !== leader)!;
+    expect(leader).toBeDefined();
+    const [dev] = synthAll(examples({ kueue: PAIR[0], kubeRay: PAIR[1], scenarios: ['queues', 'priority'] })).filter((o) => o.metadata.generateName);
+    const before = await cluster.client.create(dev);
+    await waitFor('the leader to report the first job', async () => (await events(before.metadata.name)).some((e) => e.reason === 'KueueAdmitted'), 60000);
+    // stop() does not release the Lease: to the other replica this is a killed leader.
+    await leader.stop();
+    const killedAt = Date.now();
+    await cluster.client.delete(`/apis/ray.io/v1/namespaces/default/rayjobs/${before.metadata.name}`);
+    const after = await cluster.client.create(dev);
+    await waitFor('the other replica to report the new job', async () => (await events(after.metadata.name)).some((e) => e.reason === 'KueueAdmitted'), 30000, 100);
+    const took = Date.now() - killedAt;
+    // Lease 6 s, renewed every 2 s; the Event follows Kueue's admission (well under a second here).
+    expect(took).toBeLessThan(6000 + 2000 + 2000);
+    expect(other.isLeader).toBe(true);
+    const lease = await cluster.client.get('/apis/coordination.k8s.io/v1/namespaces/cdk8s-kueue-ray-system/leases/cdk8s-kueue-ray-controller');
+    expect(lease.spec.holderIdentity).toBe(reconcilers.indexOf(other) === 0 ? 'replica-a' : 'replica-b');
+    process.stdout.write(`[reconciler] leader killed; the other replica reported a new job ${took} ms later\n`);
+    // The new leader re-reconciles every Workload it knows: the annotation keeps it from repeating an Event.
+    await new Promise((r) => setTimeout(r, 2000));
+    expect((await events(after.metadata.name)).filter((e) => e.reason === 'KueueAdmitted')).toHaveLength(1);
+  }, 120000);
 });

@@ -153,6 +153,8 @@ export class TestCluster {
   private readonly procs: Array<{ name: string; proc: ChildProcess; log: string }> = [];
   private pki?: Pki;
   private clientInit?: KubeClient;
+  private apiServerArgs?: string[];
+  private apiServerUrl?: string;
 
   private constructor(public readonly options: ClusterOptions, public readonly dir: string, public readonly kubeconfig: string, public readonly external: boolean) {
     this.client = external ? KubeClient.fromKubeconfig(kubeconfig) : (undefined as any);
@@ -168,6 +170,21 @@ export class TestCluster {
     proc.on('exit', () => children.delete(proc));
     this.procs.push({ name, proc, log });
     return proc;
+  }
+
+  /**
+   * Kills kube-apiserver (SIGKILL by default, as a crash: every watch and connection drops at once;
+   * SIGTERM drains watches for about a minute) and starts it again on the same port and etcd;
+   * resolves once it is ready again.
+   */
+  async restartApiServer(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+    if (this.external || !this.apiServerArgs) throw new Error('restartApiServer needs the local test control plane');
+    const i = this.procs.findIndex((x) => x.name === 'kube-apiserver' && x.proc.exitCode === null && x.proc.signalCode === null);
+    const old = this.procs[i].proc;
+    await new Promise<void>((r) => { old.once('exit', () => r()); old.kill(signal); });
+    this.procs.splice(i, 1);
+    this.spawnProc('kube-apiserver', binary(`kube-apiserver-${K8S_VERSION}`), this.apiServerArgs);
+    await waitFor('kube-apiserver /readyz after the restart', async () => { this.alive('kube-apiserver'); return (await probe(`${this.apiServerUrl}/readyz`, this.pki!)) === 200; }, 90000, 200);
   }
 
   private alive(name: string): void {
@@ -206,7 +223,7 @@ export class TestCluster {
     });
 
     await this.phase('kube-apiserver', async () => {
-      this.spawnProc('kube-apiserver', binary(`kube-apiserver-${K8S_VERSION}`), [
+      this.apiServerArgs = [
         `--etcd-servers=http://127.0.0.1:${ports.etcd}`, '--bind-address=127.0.0.1', '--advertise-address=127.0.0.1',
         `--secure-port=${ports.api}`, `--cert-dir=${path.join(this.dir, 'apiserver-certs')}`,
         `--tls-cert-file=${pki.servingCrt}`, `--tls-private-key-file=${pki.servingKey}`, `--client-ca-file=${pki.caCrt}`,
@@ -214,7 +231,9 @@ export class TestCluster {
         `--service-account-key-file=${pki.saPub}`, `--service-account-signing-key-file=${pki.saKey}`,
         '--service-cluster-ip-range=10.0.0.0/24', '--allow-privileged=true', '--disable-admission-plugins=ServiceAccount',
         '--enable-priority-and-fairness=false', '--profiling=false', '--v=0',
-      ]);
+      ];
+      this.apiServerUrl = `https://127.0.0.1:${ports.api}`;
+      this.spawnProc('kube-apiserver', binary(`kube-apiserver-${K8S_VERSION}`), this.apiServerArgs);
       await waitFor('kube-apiserver /readyz', async () => { this.alive('kube-apiserver'); return (await probe(`https://127.0.0.1:${ports.api}/readyz`, pki)) === 200; }, 90000, 200);
     });
     this.writeKubeconfig(`https://127.0.0.1:${ports.api}`);

@@ -1,0 +1,172 @@
+/**
+ * Admission-only policy (pure): the final-state check of the tenant queue label, and UPDATE reviewed
+ * as a transition, the way Kueue's ValidateJobOnUpdate and Kubernetes' CRD validation ratcheting do.
+ * An update is denied only for an error the old object did not have, on a field the update changed;
+ * updates of bookkeeping only (metadata, finalizers, status, suspend, what the Ray autoscaler
+ * writes) always pass. So Kueue's suspend flips, KubeRay's finalizer removal and the reconciler's
+ * annotation patch are never blocked by a quota lowered, a queue deleted or a stricter rule.
+ */
+import { Inventory, LocalQueueEntry } from './context';
+import { Finding, objectRef } from './findings';
+import { clusterSpecOf, RayObject } from './gang';
+import { PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL, queueNameOf } from './ray-object';
+
+const QUEUE_FIELD = `metadata.labels[${QUEUE_NAME_LABEL}]`;
+
+/** The tenant LocalQueue of a namespace (the one carrying TenantQueue's rules), if any. */
+export function tenantQueueOf(inv: Inventory, namespace: string | undefined): LocalQueueEntry | undefined {
+  if (!namespace) return undefined;
+  return inv.localQueues.find((q) => q.namespace === namespace && q.tenant);
+}
+
+/**
+ * Final state: a Ray object in a tenant namespace carries a queue name. The mutating webhook is the
+ * only thing that adds it; a later mutating webhook, an object that skipped ours (e.g. one carrying
+ * KubeRay's origin label to pass the objectSelector), or a label removed by an update would
+ * otherwise run unqueued. Objects KubeRay creates for a RayJob or RayService are the caller's to skip.
+ */
+export function tenantQueueLabel(obj: RayObject, inventory: Inventory): Finding[] {
+  const ns = obj.metadata?.namespace;
+  const tenant = tenantQueueOf(inventory, ns);
+  if (!tenant || queueNameOf(obj)) return [];
+  return [{
+    rule: 'tenantQueueLabel', severity: 'error', object: objectRef(obj), field: QUEUE_FIELD, source: 'app',
+    message: `namespace "${ns}" is a tenant namespace, but the object has no queue name, so it would run outside Kueue's quota (the tenant's mutating webhook adds it on create; another webhook or an update removed it)`,
+    fix: `set the label ${QUEUE_NAME_LABEL}: ${tenant.name} (the tenant's LocalQueue), or keep the label the webhook added`,
+  }];
+}
+
+type Segment = string | number;
+
+/** Parses a finding's field ("spec.a[0].b", "metadata.labels[kueue.x-k8s.io/queue-name]") into segments. */
+export function fieldSegments(field: string): Segment[] {
+  const out: Segment[] = [];
+  const re = /([^.[\]]+)|\[([^\]]*)\]/g;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(field)) !== null) {
+    if (m[1] !== undefined) out.push(m[1]);
+    else out.push(/^[0-9]+$/.test(m[2]) ? Number(m[2]) : m[2]);
+  }
+  return out;
+}
+
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
+
+/**
+ * Structural equality of two JSON values, key order ignored. Iterative, so no nesting depth can
+ * overflow the stack.
+ */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  const stack: Array<[unknown, unknown]> = [[a, b]];
+  while (stack.length) {
+    const [x, y] = stack.pop()!;
+    if (x === y) continue;
+    if (!isObj(x) || !isObj(y) || Array.isArray(x) !== Array.isArray(y)) return false;
+    const kx = Object.keys(x);
+    if (kx.length !== Object.keys(y).length) return false;
+    for (const k of kx) {
+      if (!Object.prototype.hasOwnProperty.call(y, k)) return false;
+      stack.push([x[k], y[k]]);
+    }
+  }
+  return true;
+}
+
+/**
+ * Whether the value at `field` differs between the two objects. A path that does not resolve in
+ * either object (a map key holding dots, such as `requests.nvidia.com/gpu`) is compared at its
+ * longest prefix that does: when in doubt the field counts as changed.
+ */
+export function fieldChanged(oldObj: unknown, newObj: unknown, field: string): boolean {
+  let a: unknown = oldObj;
+  let b: unknown = newObj;
+  for (const seg of fieldSegments(field)) {
+    const na = isObj(a) ? (a as any)[seg] : undefined;
+    const nb = isObj(b) ? (b as any)[seg] : undefined;
+    if (na === undefined && nb === undefined) break;
+    a = na;
+    b = nb;
+  }
+  return !jsonEqual(a, b);
+}
+
+/** Label and annotation keys under metadata that carry Kueue semantics: not bookkeeping. */
+const SEMANTIC_LABELS = [QUEUE_NAME_LABEL, PRIORITY_CLASS_LABEL];
+const SEMANTIC_ANNOTATIONS = [QUEUE_NAME_LABEL];
+
+/** What a rule's finding depends on besides its own field (the gang rule reports on the queue label). */
+function causeFields(f: Finding, obj: RayObject): string[] {
+  if (f.rule !== 'gangCanEverFit') return [f.field];
+  const cs = clusterSpecOf(obj);
+  return [f.field, ...(cs ? [cs.path] : ['spec']), 'spec.submitterPodTemplate', 'spec.submissionMode'];
+}
+
+/**
+ * The object without what an update may always change: metadata other than the Kueue queue and
+ * priority labels (and the queue annotation), status, the suspend fields Kueue flips, and, on an
+ * autoscaling cluster, the worker replicas and scale strategy the Ray autoscaler writes.
+ */
+function semanticPart(obj: any): unknown {
+  if (!isObj(obj)) return obj;
+  const md = isObj(obj.metadata) ? obj.metadata : {};
+  const pick = (m: unknown, keys: string[]) => (isObj(m) ? keys.filter((k) => m[k] !== undefined).map((k) => [k, m[k]]) : []);
+  const spec = isObj(obj.spec) ? { ...obj.spec } : obj.spec;
+  if (isObj(spec)) {
+    delete spec.suspend;
+    if (isObj(spec.rayClusterConfig)) {
+      spec.rayClusterConfig = { ...spec.rayClusterConfig };
+      delete (spec.rayClusterConfig as any).suspend;
+    }
+    const cs = clusterSpecOf({ ...obj, spec });
+    if (cs && cs.spec.enableInTreeAutoscaling === true && Array.isArray(cs.spec.workerGroupSpecs)) {
+      const groups = cs.spec.workerGroupSpecs.map((g: any) => {
+        if (!isObj(g)) return g;
+        const { replicas: _r, scaleStrategy: _s, ...rest } = g as any;
+        return rest;
+      });
+      if (cs.path === 'spec') spec.workerGroupSpecs = groups;
+      else {
+        const key = cs.path.split('.')[1];
+        spec[key] = { ...(spec[key] as any), workerGroupSpecs: groups };
+      }
+    }
+  }
+  return {
+    apiVersion: obj.apiVersion, kind: obj.kind, spec,
+    labels: pick(md.labels, SEMANTIC_LABELS), annotations: pick(md.annotations, SEMANTIC_ANNOTATIONS),
+    ...Object.fromEntries(Object.entries(obj).filter(([k]) => !['apiVersion', 'kind', 'metadata', 'spec', 'status'].includes(k))),
+  };
+}
+
+/**
+ * True when the update changes only bookkeeping: metadata (finalizers, annotations, labels other than
+ * Kueue's queue and priority labels, owner references), status, `spec.suspend` and
+ * `spec.rayClusterConfig.suspend`, and an autoscaling cluster's worker replicas and scaleStrategy.
+ * Such an update always passes: Kueue, KubeRay, the Ray autoscaler and the reconciler write these.
+ */
+export function bookkeepingOnlyUpdate(oldObj: unknown, newObj: unknown): boolean {
+  return jsonEqual(semanticPart(oldObj), semanticPart(newObj));
+}
+
+export interface UpdateVerdict {
+  /** Errors the update introduced on a field it changed: the update is denied for these. */
+  readonly deny: readonly Finding[];
+  /** Everything else found on the new object: errors already there or not caused by this update, and warnings. */
+  readonly warn: readonly Finding[];
+}
+
+/**
+ * Ratcheting: an error of the new object denies the update only when the old object did not have
+ * it (same rule and field) and the update changed its field (for the gang rule, also the pod sets).
+ * Other errors come back as warnings: nothing found is dropped.
+ */
+export function ratchetUpdate(oldObj: RayObject, newObj: RayObject, oldFindings: readonly Finding[], newFindings: readonly Finding[]): UpdateVerdict {
+  const before = new Set(oldFindings.filter((f) => f.severity === 'error').map((f) => `${f.rule}\u0000${f.field}`));
+  const deny: Finding[] = [];
+  const warn: Finding[] = [];
+  for (const f of newFindings) {
+    if (f.severity === 'error' && !before.has(`${f.rule}\u0000${f.field}`) && causeFields(f, newObj).some((p) => fieldChanged(oldObj, newObj, p))) deny.push(f);
+    else warn.push(f);
+  }
+  return { deny, warn };
+}
