@@ -68,7 +68,8 @@ export class CertificateStore {
       const issued = issueCertificates(this.opts.service, ns, now, 365, 3650, this.opts.extraIps ?? [], keepCa);
       const data = { 'ca.crt': b64(issued.caCert), 'ca.key': b64(issued.caKey), 'tls.crt': b64(issued.cert), 'tls.key': b64(issued.key) };
       // The chart creates the Secret empty (RBAC lets the controller get and update only that one): keep its labels.
-      const kept = secret ? { resourceVersion: secret.metadata.resourceVersion, labels: secret.metadata.labels, annotations: secret.metadata.annotations } : {};
+      const m = secret?.metadata;
+      const kept = secret ? { resourceVersion: m.resourceVersion, labels: m.labels, annotations: m.annotations } : {};
       const body = { apiVersion: 'v1', kind: 'Secret', type: 'Opaque', metadata: { name: this.secretName, namespace: ns, ...kept }, data };
       try {
         if (secret) await this.core.replaceNamespacedSecret({ name: this.secretName, namespace: ns, body });

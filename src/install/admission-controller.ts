@@ -177,6 +177,13 @@ function goDuration(seconds: number): string {
   return `${seconds}s`;
 }
 
+/** Required or preferred spreading of the replicas across nodes. */
+function podAntiAffinity(kind: AntiAffinity, term: Record<string, unknown>): Record<string, unknown> {
+  return kind === AntiAffinity.REQUIRED
+    ? { requiredDuringSchedulingIgnoredDuringExecution: [term] }
+    : { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100, podAffinityTerm: term }] };
+}
+
 /**
  * Deploys the project's controller (admission webhook + reconciler) as its own chart: Namespace,
  * ServiceAccount, least-privilege RBAC, a 2-replica Deployment with a PodDisruptionBudget,
@@ -299,7 +306,7 @@ export class AdmissionController extends Chart {
             serviceAccountName: NAME,
             // fsGroup: the mounted certificate Secret (mode 0440) is readable by the controller's group only.
             securityContext: { runAsNonRoot: true, runAsUser: 65532, runAsGroup: 65532, fsGroup: 65532, seccompProfile: { type: 'RuntimeDefault' } },
-            ...(anti ? { affinity: { podAntiAffinity: anti === AntiAffinity.REQUIRED ? { requiredDuringSchedulingIgnoredDuringExecution: [antiTerm] } : { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100, podAffinityTerm: antiTerm }] } } } : {}),
+            ...(anti ? { affinity: { podAntiAffinity: podAntiAffinity(anti, antiTerm) } } : {}),
             terminationGracePeriodSeconds: 30,
             containers: [{
               name: 'controller',

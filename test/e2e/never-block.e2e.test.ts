@@ -30,7 +30,9 @@ function objects(): { tenants: any[]; controller: any[] } {
   for (const ns of TENANTS) {
     new TenantQueue(chart, ns, {
       namespace: ns, defaultPriorityClass: dev, allowedPriorityClasses: [dev],
-      resourceGroups: [{ flavors: [{ flavor, quotas: [{ resource: ResourceName.CPU, nominalQuota: Quantity.cpu(8) }, { resource: ResourceName.MEMORY, nominalQuota: Quantity.gibibytes(16) }] }] }],
+      resourceGroups: [{ flavors: [{ flavor, quotas: [
+        { resource: ResourceName.CPU, nominalQuota: Quantity.cpu(8) }, { resource: ResourceName.MEMORY, nominalQuota: Quantity.gibibytes(16) },
+      ] }] }],
     });
   }
   const controller = new AdmissionController(app, 'controller');

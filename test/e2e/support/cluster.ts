@@ -117,7 +117,10 @@ export function freePort(): Promise<number> {
 function probe(url: string, pki?: Pki): Promise<number> {
   return new Promise((resolve) => {
     const mod = url.startsWith('https') ? https : http;
-    const req = (mod as typeof https).get(url, pki ? { ca: fs.readFileSync(pki.caCrt), cert: fs.readFileSync(pki.adminCrt), key: fs.readFileSync(pki.adminKey) } : { rejectUnauthorized: false }, (res) => {
+    const tls = pki
+      ? { ca: fs.readFileSync(pki.caCrt), cert: fs.readFileSync(pki.adminCrt), key: fs.readFileSync(pki.adminKey) }
+      : { rejectUnauthorized: false };
+    const req = (mod as typeof https).get(url, tls, (res) => {
       res.resume();
       resolve(res.statusCode ?? 0);
     });
@@ -156,7 +159,9 @@ export class TestCluster {
   private apiServerArgs?: string[];
   private apiServerUrl?: string;
 
-  private constructor(public readonly options: ClusterOptions, public readonly dir: string, public readonly kubeconfig: string, public readonly external: boolean) {
+  private constructor(
+    public readonly options: ClusterOptions, public readonly dir: string, public readonly kubeconfig: string, public readonly external: boolean,
+  ) {
     this.client = external ? KubeClient.fromKubeconfig(kubeconfig) : (undefined as any);
   }
 
@@ -380,7 +385,8 @@ export class TestCluster {
     const order = [...this.procs].reverse();
     for (const p of order) if (p.proc.exitCode === null) p.proc.kill('SIGTERM');
     const deadline = Date.now() + 5000;
-    while (order.some((p) => p.proc.exitCode === null && p.proc.signalCode === null) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    const running = () => order.some((p) => p.proc.exitCode === null && p.proc.signalCode === null);
+    while (running() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     for (const p of order) if (p.proc.exitCode === null && p.proc.signalCode === null) p.proc.kill('SIGKILL');
     // Wait until each process is reaped, so none survives stop() even as a zombie.
     await Promise.all(order.map((p) => (p.proc.exitCode !== null || p.proc.signalCode !== null ? Promise.resolve() : new Promise<void>((r) => p.proc.once('exit', () => r())))));
