@@ -144,7 +144,7 @@ function runServer(kind, certFile, keyFile, objectsFile) {
     const policy = require('../lib/src/policy');
     const inventory = inventoryOf(JSON.parse(fs.readFileSync(objectsFile, 'utf8')));
     const server = new WebhookServer({
-      cert, key, workers: WORKERS, config: { kueue: policy.kueueCapabilities(KUEUE_VERSION), kuberay: policy.kuberayCapabilities(KUBERAY_VERSION), elasticGate: 'on' }, view: () => ({ inventory }),
+      cert, key, workers: WORKERS, config: { kueue: policy.kueueCapabilities(KUEUE_VERSION), kubeRay: policy.kubeRayCapabilities(KUBERAY_VERSION), elasticGate: 'on' }, view: () => ({ inventory }),
     });
     server.listen().then((port) => process.send({ port }));
   }

@@ -5,9 +5,9 @@ import { ClusterView } from '../src/controller/admission';
 import { AdmissionPool } from '../src/controller/admission-pool';
 import { reviewAdmission, Webhook } from '../src/controller/admission-review';
 import { Inventory, parseQuantity } from '../src/policy';
-import { kuberayCapabilities, kueueCapabilities } from '../src/policy/versions';
+import { kubeRayCapabilities, kueueCapabilities } from '../src/policy/versions';
 
-const config = { kueue: kueueCapabilities('v0.19.2'), kuberay: kuberayCapabilities('v1.6.2'), elasticGate: 'on' as const };
+const config = { kueue: kueueCapabilities('v0.19.2'), kubeRay: kubeRayCapabilities('v1.6.2'), elasticGate: 'on' as const };
 const empty: Inventory = { localQueues: [], clusterQueues: [], cohorts: [], priorityClasses: [], namespaces: [] };
 const withTenant: Inventory = {
   ...empty,

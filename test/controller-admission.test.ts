@@ -3,7 +3,7 @@
 import { applyPatch } from 'fast-json-patch';
 import { AdmissionConfig, ClusterView, mutateRayObject, validateRayObject } from '../src/controller/admission';
 import { evaluateRayObject, Inventory, parseQuantity } from '../src/policy';
-import { kuberayCapabilities, kueueCapabilities, SUPPORTED_KUBERAY_VERSIONS, SUPPORTED_KUEUE_VERSIONS } from '../src/policy/versions';
+import { kubeRayCapabilities, kueueCapabilities, SUPPORTED_KUBERAY_VERSIONS, SUPPORTED_KUEUE_VERSIONS } from '../src/policy/versions';
 
 const q = parseQuantity;
 const inventory: Inventory = {
@@ -20,7 +20,7 @@ const inventory: Inventory = {
   namespaces: [],
 };
 const view: ClusterView = { inventory };
-const config = (kueue = 'v0.19.2', kuberay = 'v1.6.2', extra: Partial<AdmissionConfig> = {}): AdmissionConfig => ({ kueue: kueueCapabilities(kueue), kuberay: kuberayCapabilities(kuberay), elasticGate: 'on', ...extra });
+const config = (kueue = 'v0.19.2', kuberay = 'v1.6.2', extra: Partial<AdmissionConfig> = {}): AdmissionConfig => ({ kueue: kueueCapabilities(kueue), kubeRay: kubeRayCapabilities(kuberay), elasticGate: 'on', ...extra });
 
 const container = (name: string) => ({ name, image: 'rayproject/ray:2.46.0', resources: { requests: { cpu: '1', memory: '2Gi' }, limits: { cpu: '1', memory: '2Gi' } } });
 function rayJob(ns = 'default', labels: Record<string, string> = { 'kueue.x-k8s.io/queue-name': 'user-queue' }): any {
@@ -163,7 +163,7 @@ test('fuzz: over 10,000 random AdmissionReviews the webhook never denies what th
     const n = Math.floor(rand() * 4);
     for (let k = 0; k < n; k++) pick(mutators)(obj);
     const { response } = validateRayObject(review(obj), cfg, view);
-    const errors = evaluateRayObject(obj, { kueue: cfg.kueue, kuberay: cfg.kuberay, elasticGate: cfg.elasticGate, inventory }).filter((f) => f.severity === 'error');
+    const errors = evaluateRayObject(obj, { kueue: cfg.kueue, kubeRay: cfg.kubeRay, elasticGate: cfg.elasticGate, inventory }).filter((f) => f.severity === 'error');
     if (response.allowed !== (errors.length === 0)) {
       throw new Error(`review ${i} (${kueue}/${kuberay}): webhook allowed=${response.allowed}, policy errors=${errors.length}: ${JSON.stringify(obj)}`);
     }

@@ -8,7 +8,7 @@ import * as tls from 'tls';
 import * as fs from 'fs';
 import { MetricsServer } from '../src/controller/metrics-server';
 import { WebhookServer } from '../src/controller/server';
-import { kuberayCapabilities, kueueCapabilities } from '../src/policy/versions';
+import { kubeRayCapabilities, kueueCapabilities } from '../src/policy/versions';
 import { makePki, Pki } from './e2e/support/pki';
 import { tmpdir } from './support/synth';
 
@@ -51,7 +51,7 @@ describe.each([0, 2])('with %i admission workers', (workers) => {
     pki = makePki(path.join(tmpdir(), 'pki'));
     server = new WebhookServer({
       cert: fs.readFileSync(pki.servingCrt), key: fs.readFileSync(pki.servingKey), requestTimeoutMs: 1500, maxBodyBytes: 4 * 1024 * 1024, workers,
-      config: { kueue: kueueCapabilities('v0.19.2'), kuberay: kuberayCapabilities('v1.6.2'), elasticGate: 'on' },
+      config: { kueue: kueueCapabilities('v0.19.2'), kubeRay: kubeRayCapabilities('v1.6.2'), elasticGate: 'on' },
       view: () => ({ inventory: { localQueues: [], clusterQueues: [], cohorts: [], priorityClasses: [], namespaces: [] } }),
     });
     port = await server.listen();

@@ -4,7 +4,7 @@
 // changed. And the final state: a tenant's object ends up with its queue label.
 import { AdmissionConfig, ClusterView, validateRayObject } from '../src/controller/admission';
 import { bookkeepingOnlyUpdate, fieldChanged, fieldSegments, Inventory, jsonEqual, parseQuantity, ratchetUpdate } from '../src/policy';
-import { kuberayCapabilities, kueueCapabilities } from '../src/policy/versions';
+import { kubeRayCapabilities, kueueCapabilities } from '../src/policy/versions';
 
 const q = parseQuantity;
 const cq = (name: string, cpu: string) => ({ name, namespaceSelector: {}, resourceGroups: [{ coveredResources: ['cpu', 'memory'], flavors: [{ flavor: 'f', resources: [{ resource: 'cpu', nominal: q(cpu) }, { resource: 'memory', nominal: q('64Gi') }] }] }] });
@@ -19,7 +19,7 @@ const inventory = (cpu = '8', queues = true): Inventory => ({
   namespaces: [],
 });
 const view = (inv = inventory()): ClusterView => ({ inventory: inv });
-const config: AdmissionConfig = { kueue: kueueCapabilities('v0.19.2'), kuberay: kuberayCapabilities('v1.6.2'), elasticGate: 'on' };
+const config: AdmissionConfig = { kueue: kueueCapabilities('v0.19.2'), kubeRay: kubeRayCapabilities('v1.6.2'), elasticGate: 'on' };
 
 const container = (name: string) => ({ name, image: 'rayproject/ray:2.46.0', resources: { requests: { cpu: '1', memory: '2Gi' }, limits: { cpu: '1', memory: '2Gi' } } });
 function rayJob(ns = 'default', labels: Record<string, string> = { 'kueue.x-k8s.io/queue-name': 'user-queue' }, workers = 2): any {

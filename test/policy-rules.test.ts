@@ -1,7 +1,7 @@
 // A failing input for every policy rule (pure functions, plain Kubernetes JSON in, findings out).
 // The last test fails when a rule is added to RULES without a case here.
 import { Inventory, PolicyContext, RULES, evaluateRayObject, formatFinding, parseQuantity } from '../src/policy';
-import { kuberayCapabilities, kueueCapabilities } from '../src/policy/versions';
+import { kubeRayCapabilities, kueueCapabilities } from '../src/policy/versions';
 
 const q = parseQuantity;
 
@@ -30,7 +30,7 @@ const inventory: Inventory = {
 };
 
 function ctx(kueue = 'v0.19.2', kuberay = 'v1.6.2', extra: Partial<PolicyContext> = {}): PolicyContext {
-  return { kueue: kueueCapabilities(kueue), kuberay: kuberayCapabilities(kuberay), inventory, ...extra };
+  return { kueue: kueueCapabilities(kueue), kubeRay: kubeRayCapabilities(kuberay), inventory, ...extra };
 }
 
 const container = (name: string, cpu = '1', memory = '2Gi') => ({ name, image: 'rayproject/ray:2.46.0', resources: { requests: { cpu, memory }, limits: { cpu, memory } } });

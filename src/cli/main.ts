@@ -11,7 +11,7 @@ import * as fs from 'fs';
 import { AdmissionConfig, ClusterView } from '../controller/admission';
 import { MetricsServer } from '../controller/metrics-server';
 import { WebhookServer } from '../controller/server';
-import { Inventory, kuberayCapabilities, kueueCapabilities } from '../policy';
+import { Inventory, kubeRayCapabilities, kueueCapabilities } from '../policy';
 
 function parseFlags(argv: string[]): Record<string, string> {
   const out: Record<string, string> = {};
@@ -71,7 +71,7 @@ export async function controller(argv: string[]): Promise<WebhookServer> {
   if (!f['tls-cert-file'] && !clusterAccess) throw new Error('without cluster access (--reconciler=false) give --tls-cert-file and --tls-key-file');
   const config: AdmissionConfig = {
     kueue: kueueCapabilities(f['kueue-version'] ?? 'v0.19.2'),
-    kuberay: kuberayCapabilities(f['kuberay-version'] ?? 'v1.6.2'),
+    kubeRay: kubeRayCapabilities(f['kuberay-version'] ?? 'v1.6.2'),
     elasticGate: 'unknown',
     gracefulPreemption: f['graceful-preemption'] ? (() => {
       const [g, s] = f['graceful-preemption'].split(':').map(Number);
@@ -112,7 +112,7 @@ export async function controller(argv: string[]): Promise<WebhookServer> {
   await metrics?.listen();
   store?.start((p) => { server.reloadCertificate(p.cert, p.key); log({ level: 'info', msg: 'webhook certificate reloaded' }); });
   const reloadTimer = f['tls-cert-file'] ? reloadCertificateFiles(server, f['tls-cert-file'], f['tls-key-file'], Number(f['tls-reload-seconds'] ?? 60), `${cert}\n${key}`) : undefined;
-  log({ level: 'info', msg: 'webhook listening', port, metricsPort, kueue: config.kueue.version, kuberay: config.kuberay.version });
+  log({ level: 'info', msg: 'webhook listening', port, metricsPort, kueue: config.kueue.version, kubeRay: config.kubeRay.version });
   let reconciler: { stop(): Promise<void> } | undefined;
   let cache: { stop(): Promise<void> } | undefined;
   if (clusterAccess) {

@@ -35,7 +35,7 @@ export interface AdmissionResponse {
 
 export interface AdmissionConfig {
   readonly kueue: KueueCapabilities;
-  readonly kuberay: KubeRayCapabilities;
+  readonly kubeRay: KubeRayCapabilities;
   readonly elasticGate?: 'on' | 'off' | 'unknown';
   /**
    * Opt-in graceful preemption for Ray pods (kuberay#5004): pod templates without a
@@ -95,7 +95,7 @@ export function validateRayObject(req: AdmissionRequest, config: AdmissionConfig
   if (ownedByRayParent(req.object)) return { response: { uid: req.uid, allowed: true }, findings: [] };
   const update = req.operation === 'UPDATE' && req.oldObject && typeof req.oldObject === 'object';
   if (update && bookkeepingOnlyUpdate(req.oldObject, req.object)) return { response: { uid: req.uid, allowed: true }, findings: [] };
-  const ctx: PolicyContext = { kueue: config.kueue, kuberay: config.kuberay, elasticGate: config.elasticGate, inventory: view.inventory };
+  const ctx: PolicyContext = { kueue: config.kueue, kubeRay: config.kubeRay, elasticGate: config.elasticGate, inventory: view.inventory };
   const obj = asRayObject(req);
   let findings = findingsOf(obj, ctx, view);
   if (update) {

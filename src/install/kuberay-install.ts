@@ -3,7 +3,7 @@ import { ApiObject, Chart } from 'cdk8s';
 import { Construct } from 'constructs';
 import { parseAllDocuments } from 'yaml';
 import { KubeRayVersion, resolveVersions } from '../platform/versions';
-import { kuberayCapabilities } from '../policy/versions';
+import { kubeRayCapabilities } from '../policy/versions';
 import { ContainerResources, renderResources } from '../ray/pod-template';
 import { readRelease } from './release-source';
 import { KUBERAY_CLUSTER_ROLE_RULES, KUBERAY_CRDS, KUBERAY_LEADER_ELECTION_RULES, KUBERAY_SOURCES_URL, KUBERAY_SOURCES_URL_ENV, kubeRayCrdUrl } from './releases';
@@ -77,7 +77,7 @@ export class KubeRayInstall extends Chart {
   public constructor(scope: Construct, id: string, props: KubeRayInstallProps = {}) {
     super(scope, id, { disableResourceNameHashes: true });
     this.version = props.version?.version ?? resolveVersions(this).kubeRay.version;
-    const caps = kuberayCapabilities(this.version);
+    const caps = kubeRayCapabilities(this.version);
     const where = `KubeRayInstall '${this.node.path}'`;
     const ns = (this.operatorNamespace = props.namespace ?? 'kuberay-system');
     if (props.replicas !== undefined && (!Number.isInteger(props.replicas) || props.replicas < 1)) throw new Error(`${where}: replicas ${props.replicas} must be a whole number >= 1.`);

@@ -1,6 +1,6 @@
 import { IConstruct } from 'constructs';
 import {
-  DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION, kuberayCapabilities, KubeRayCapabilities, kueueCapabilities,
+  DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION, kubeRayCapabilities, KubeRayCapabilities, kueueCapabilities,
   KueueCapabilities, SUPPORTED_KUBERAY_VERSIONS, SUPPORTED_KUEUE_VERSIONS,
 } from '../policy/versions';
 
@@ -34,7 +34,7 @@ export class KubeRayVersion {
 
   /** Looks a version up by its tag, e.g. "v1.6.2". Throws for versions this library does not support. */
   public static of(version: string): KubeRayVersion {
-    return new KubeRayVersion(kuberayCapabilities(version).version);
+    return new KubeRayVersion(kubeRayCapabilities(version).version);
   }
 
   private constructor(public readonly version: string) {}
@@ -125,7 +125,7 @@ export function resolveVersions(scope: IConstruct): ResolvedVersions {
     throw new Error(`${(e as Error).message} ${where}; supported: ${SUPPORTED_KUEUE_VERSIONS.join(', ')}`);
   }
   try {
-    kubeRayCaps = kuberayCapabilities(String(kubeRay));
+    kubeRayCaps = kubeRayCapabilities(String(kubeRay));
   } catch (e) {
     throw new Error(`${(e as Error).message} ${where}; supported: ${SUPPORTED_KUBERAY_VERSIONS.join(', ')}`);
   }

@@ -80,7 +80,7 @@ export interface Inventory {
 
 export interface PolicyContext {
   readonly kueue: KueueCapabilities;
-  readonly kuberay: KubeRayCapabilities;
+  readonly kubeRay: KubeRayCapabilities;
   /**
    * State of Kueue's ElasticJobsViaWorkloadSlices gate.
    * @default 'unknown' (the version's default is assumed, with a warning where it is off)

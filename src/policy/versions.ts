@@ -3,7 +3,7 @@
  *
  * One file, pure data. Every fact is taken from ../shared/docs/domain.md §3 and
  * research/versions.md (K1..K11, KR1..KR6). Constructs, the webhook and the preview read it through
- * `kueueCapabilities()` / `kuberayCapabilities()`; nothing else hard-codes a version.
+ * `kueueCapabilities()` / `kubeRayCapabilities()`; nothing else hard-codes a version.
  */
 
 /** Kueue versions this library synthesizes for. */
@@ -183,7 +183,7 @@ export function kueueCapabilities(version: string): KueueCapabilities {
 }
 
 /** Capabilities of a supported KubeRay version; throws a message listing the supported ones otherwise. */
-export function kuberayCapabilities(version: string): KubeRayCapabilities {
+export function kubeRayCapabilities(version: string): KubeRayCapabilities {
   const caps = KUBERAY[normalize(version)];
   if (!caps) {
     throw new Error(`KubeRay version '${version}' is not supported: choose one of ${SUPPORTED_KUBERAY_VERSIONS.join(', ')} (default ${DEFAULT_KUBERAY_VERSION}).`);
@@ -213,21 +213,21 @@ export interface PairVerdict {
  * Kueue × KubeRay pairs known to break for RayService (versions.md §3). RayJob and RayCluster work
  * with every supported pair.
  */
-export function rayServicePair(kueue: KueueCapabilities, kuberay: KubeRayCapabilities): PairVerdict {
+export function rayServicePair(kueue: KueueCapabilities, kubeRay: KubeRayCapabilities): PairVerdict {
   if (kueue.rayServiceQueueing === 'native') {
-    if (!kuberay.rayServiceSuspendSync) {
+    if (!kubeRay.rayServiceSuspendSync) {
       return {
         status: 'broken',
-        reason: `Kueue ${kueue.version} queues a RayService through spec.rayClusterConfig.suspend, which KubeRay ${kuberay.version} does not copy onto the running RayCluster: the cluster stays suspended with no head pod (kuberay#4686). Use KubeRay v1.5.2 or v1.6.1+ (v1.6.2 is the tested pair).`,
+        reason: `Kueue ${kueue.version} queues a RayService through spec.rayClusterConfig.suspend, which KubeRay ${kubeRay.version} does not copy onto the running RayCluster: the cluster stays suspended with no head pod (kubeRay#4686). Use KubeRay v1.5.2 or v1.6.1+ (v1.6.2 is the tested pair).`,
       };
     }
-    return { status: 'works', reason: `Kueue ${kueue.version} with KubeRay ${kuberay.version} is an upstream-tested RayService pair.` };
+    return { status: 'works', reason: `Kueue ${kueue.version} with KubeRay ${kubeRay.version} is an upstream-tested RayService pair.` };
   }
-  if (kuberay.rayServiceSuspendSync) {
+  if (kubeRay.rayServiceSuspendSync) {
     return {
       status: 'suspect',
-      reason: `Kueue ${kueue.version} suspends the RayService's RayCluster directly, but KubeRay ${kuberay.version} resets the cluster's suspend to the RayService value, so pods may start before admission and be re-suspended. KubeRay v1.4.2 is the tested pair for this Kueue line.`,
+      reason: `Kueue ${kueue.version} suspends the RayService's RayCluster directly, but KubeRay ${kubeRay.version} resets the cluster's suspend to the RayService value, so pods may start before admission and be re-suspended. KubeRay v1.4.2 is the tested pair for this Kueue line.`,
     };
   }
-  return { status: 'works', reason: `Kueue ${kueue.version} queues a RayService through its RayCluster; KubeRay ${kuberay.version} keeps the cluster's own suspend.` };
+  return { status: 'works', reason: `Kueue ${kueue.version} queues a RayService through its RayCluster; KubeRay ${kubeRay.version} keeps the cluster's own suspend.` };
 }

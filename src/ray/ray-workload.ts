@@ -242,7 +242,7 @@ export abstract class RayWorkload extends Construct {
     if (m && m.generation === this.generation && m.inventoryVersion === inv.version) return m.findings;
     const ctx: PolicyContext = {
       kueue: this._versions.kueue,
-      kuberay: this._versions.kubeRay,
+      kubeRay: this._versions.kubeRay,
       elasticGate: this._versions.elasticGate !== 'unknown' ? this._versions.elasticGate : inv.installElasticGate ?? 'unknown',
       inventory: inv.snapshot(),
       external: this.externalReferences(inv),

@@ -7,7 +7,7 @@ import type { AdmissionPool as Pool } from '../../src/controller/admission-pool'
 import { mutateRayObject } from '../../src/controller/admission';
 import { reviewAdmission } from '../../src/controller/admission-review';
 import { MAX_FINDINGS_PER_RULE, MAX_LIST_LENGTH } from '../../src/policy';
-import { kuberayCapabilities, kueueCapabilities } from '../../src/policy/versions';
+import { kubeRayCapabilities, kueueCapabilities } from '../../src/policy/versions';
 import { compileController, Controller, OUT, post, rayJob, responseOf, review, startController } from './support';
 
 jest.setTimeout(120000);
@@ -77,7 +77,7 @@ describe('the admission worker, with an inventory (the gang is summed)', () => {
     const { AdmissionPool } = require(path.join(OUT, 'src', 'controller', 'admission-pool.js')) as { AdmissionPool: typeof Pool };
     const rg = [{ coveredResources: ['cpu', 'memory'], flavors: [{ flavor: 'f', resources: [{ resource: 'cpu', nominal: 64000n }, { resource: 'memory', nominal: 1n << 50n }] }] }];
     const inventory = { localQueues: [{ namespace: 'team-a', name: 'q', clusterQueue: 'cq' }], clusterQueues: [{ name: 'cq', namespaceSelector: {}, resourceGroups: rg }], cohorts: [], priorityClasses: [], namespaces: [] };
-    const config = { kueue: kueueCapabilities('v0.19.2'), kuberay: kuberayCapabilities('v1.6.2'), elasticGate: 'on' as const };
+    const config = { kueue: kueueCapabilities('v0.19.2'), kubeRay: kubeRayCapabilities('v1.6.2'), elasticGate: 'on' as const };
     const pool = new AdmissionPool({ size: 1, config, view: () => ({ inventory }), deadlineMs: 2000 });
     try {
       const bytes = (o: unknown) => new TextEncoder().encode(JSON.stringify(o)).buffer as ArrayBuffer;
@@ -105,7 +105,7 @@ describe('the admission worker, with an inventory (the gang is summed)', () => {
 });
 
 describe('findings and messages stay bounded', () => {
-  const config = { kueue: kueueCapabilities('v0.19.2'), kuberay: kuberayCapabilities('v1.6.2'), elasticGate: 'on' as const, gracefulPreemption: { terminationGracePeriodSeconds: 60, preStopSleepSeconds: 20 } };
+  const config = { kueue: kueueCapabilities('v0.19.2'), kubeRay: kubeRayCapabilities('v1.6.2'), elasticGate: 'on' as const, gracefulPreemption: { terminationGracePeriodSeconds: 60, preStopSleepSeconds: 20 } };
   const view = { inventory: { localQueues: [], clusterQueues: [], cohorts: [], priorityClasses: [], namespaces: [] } };
 
   test('a thousand worker groups wrong in the same ways: at most 20 findings per rule, and one more that counts the rest', () => {

@@ -4,7 +4,7 @@
 import { mutateRayObject, validateRayObject } from '../../src/controller/admission';
 import { reviewAdmission } from '../../src/controller/admission-review';
 import { evaluateRayObject, RULES } from '../../src/policy';
-import { kuberayCapabilities, kueueCapabilities } from '../../src/policy/versions';
+import { kubeRayCapabilities, kueueCapabilities } from '../../src/policy/versions';
 import { rayJob } from './support';
 
 const ITERATIONS = 4000;
@@ -67,8 +67,8 @@ function mutateAt(obj: any, path: Array<string | number>, value: unknown): void 
 }
 
 const configs = [
-  { kueue: kueueCapabilities('v0.19.2'), kuberay: kuberayCapabilities('v1.6.2'), elasticGate: 'on' as const, gracefulPreemption: { terminationGracePeriodSeconds: 60, preStopSleepSeconds: 20 } },
-  { kueue: kueueCapabilities('v0.14.8'), kuberay: kuberayCapabilities('v1.4.2'), elasticGate: 'unknown' as const },
+  { kueue: kueueCapabilities('v0.19.2'), kubeRay: kubeRayCapabilities('v1.6.2'), elasticGate: 'on' as const, gracefulPreemption: { terminationGracePeriodSeconds: 60, preStopSleepSeconds: 20 } },
+  { kueue: kueueCapabilities('v0.14.8'), kubeRay: kubeRayCapabilities('v1.4.2'), elasticGate: 'unknown' as const },
 ];
 const inventory = {
   localQueues: [{ namespace: 'team-a', name: 'q', clusterQueue: 'cq', tenant: { allowedPriorityClasses: ['p'], defaultPriorityClass: 'p' } }],

@@ -3,7 +3,7 @@
 // reviews queued behind it on the same worker are decided by its replacement, not failed with it.
 import * as path from 'path';
 import type { AdmissionPool as Pool } from '../../src/controller/admission-pool';
-import { kuberayCapabilities, kueueCapabilities } from '../../src/policy/versions';
+import { kubeRayCapabilities, kueueCapabilities } from '../../src/policy/versions';
 import { compileController, OUT, rayJob, review } from './support';
 
 jest.setTimeout(60000);
@@ -15,7 +15,7 @@ beforeAll(() => {
   AdmissionPool = require(path.join(OUT, 'src', 'controller', 'admission-pool.js')).AdmissionPool;
 }, 180000);
 
-const config = { kueue: kueueCapabilities('v0.19.2'), kuberay: kuberayCapabilities('v1.6.2'), elasticGate: 'on' as const };
+const config = { kueue: kueueCapabilities('v0.19.2'), kubeRay: kubeRayCapabilities('v1.6.2'), elasticGate: 'on' as const };
 const inventory = { localQueues: [], clusterQueues: [], cohorts: [], priorityClasses: [], namespaces: [] };
 const bytes = (s: string) => new TextEncoder().encode(s).buffer as ArrayBuffer;
 

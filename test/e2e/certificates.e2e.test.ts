@@ -8,7 +8,7 @@ import { parseAllDocuments } from 'yaml';
 import { CertificateStore } from '../../src/controller/certificate-store';
 import { WebhookServer } from '../../src/controller/server';
 import { AdmissionController, AdmissionControllerProps } from '../../src/install/admission-controller';
-import { kuberayCapabilities, kueueCapabilities } from '../../src/policy/versions';
+import { kubeRayCapabilities, kueueCapabilities } from '../../src/policy/versions';
 import { TestCluster } from './support/cluster';
 import { waitFor } from './support/kube';
 import { describeOnPair } from './support/pairs';
@@ -80,7 +80,7 @@ describeCerts('controller certificates', () => {
       mutatingWebhookConfiguration: 'rotation-none', validatingWebhookConfiguration: 'rotation-none', extraIps: ['127.0.0.1'], renewBeforeDays: 400,
     });
     const empty = { localQueues: [], clusterQueues: [], cohorts: [], priorityClasses: [], namespaces: [] };
-    const server = new WebhookServer({ cert: pair.cert, key: pair.key, workers: 1, config: { kueue: kueueCapabilities(PAIR[0]), kuberay: kuberayCapabilities(PAIR[1]), elasticGate: 'on' }, view: () => ({ inventory: empty }) });
+    const server = new WebhookServer({ cert: pair.cert, key: pair.key, workers: 1, config: { kueue: kueueCapabilities(PAIR[0]), kubeRay: kubeRayCapabilities(PAIR[1]), elasticGate: 'on' }, view: () => ({ inventory: empty }) });
     const port = await server.listen();
     const cfgPath = '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/rotation-under-load';
     try {

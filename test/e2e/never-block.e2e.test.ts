@@ -9,7 +9,7 @@ import { InventoryCache } from '../../src/controller/inventory-cache';
 import { caBundlePatch } from '../../src/controller/certificates';
 import { WebhookServer } from '../../src/controller/server';
 import { AdmissionController, KubeRayVersion, KueueRayVersions, KueueVersion, Quantity, ResourceFlavor, ResourceName, TenantQueue, WorkloadPriorityClass } from '../../src';
-import { kuberayCapabilities, kueueCapabilities } from '../../src/policy/versions';
+import { kubeRayCapabilities, kueueCapabilities } from '../../src/policy/versions';
 import { tmpdir } from '../support/synth';
 import { TestCluster } from './support/cluster';
 import { KubeError, readKubeconfig, waitFor } from './support/kube';
@@ -76,7 +76,7 @@ describeNeverBlock(`never block Kueue, KubeRay or a deletion, on Kueue ${PAIR[0]
     const pki = (cluster as any).pki;
     server = new WebhookServer({
       cert: fs.readFileSync(pki.servingCrt), key: fs.readFileSync(pki.servingKey), workers: 1,
-      config: { kueue: kueueCapabilities(PAIR[0]), kuberay: kuberayCapabilities(PAIR[1]), elasticGate: 'on' },
+      config: { kueue: kueueCapabilities(PAIR[0]), kubeRay: kubeRayCapabilities(PAIR[1]), elasticGate: 'on' },
       view: () => cache.view(), ready: () => cache.ready(),
     });
     const port = await server.listen();

@@ -2,7 +2,7 @@
 // KubeRay controllers: synthesize the examples with the library, apply them, and watch Kueue admit,
 // hold and preempt. There is no kubelet: pods stay Pending, so RayJobs never reach Running and the
 // assertions use Workload conditions, spec.suspend and the RayCluster KubeRay creates or deletes.
-import { kuberayCapabilities, kueueCapabilities, rayServicePair } from '../../src/policy/versions';
+import { kubeRayCapabilities, kueueCapabilities, rayServicePair } from '../../src/policy/versions';
 import * as path from 'path';
 import { computeGang, parseQuantity, RULES } from '../../src/policy';
 import { examples, readManifestDir, supportedScenarios } from '../support/synth';
@@ -147,7 +147,7 @@ describePairs('e2e on Kueue %s + KubeRay %s', (kueue, kubeRay) => {
     expect(otherJob.spec.suspend).toBe(true);
     expect(await rayClustersOwnedBy(client, 'default', admitted.other.metadata.uid)).toEqual([]);
     // The library predicted exactly this: each gang alone fits, two do not.
-    expect(RULES.gangCanEverFit(a, { kueue: kueueCapabilities(kueue), kuberay: kuberayCapabilities(kubeRay) })).toEqual([]);
+    expect(RULES.gangCanEverFit(a, { kueue: kueueCapabilities(kueue), kubeRay: kubeRayCapabilities(kubeRay) })).toEqual([]);
 
     await client.delete(`/apis/ray.io/v1/namespaces/default/rayjobs/${admitted.job.metadata.name}`);
     await waitForLogged('the second Workload to be admitted once the first job is deleted', async () => (await workloadsOwnedBy(client, kueue, 'default', admitted.other.metadata.uid)).some(isAdmitted), 120000);
@@ -217,7 +217,7 @@ describePairs('e2e on Kueue %s + KubeRay %s', (kueue, kubeRay) => {
   test('5. elastic RayService is queued and admitted on the pairs that support it', async () => {
     if (!scenarios.includes('elastic-rayservice')) {
       const k = kueueCapabilities(kueue);
-      expect(!k.elasticRayService || rayServicePair(k, kuberayCapabilities(kubeRay)).status === 'broken').toBe(true);
+      expect(!k.elasticRayService || rayServicePair(k, kubeRayCapabilities(kubeRay)).status === 'broken').toBe(true);
       return;
     }
     const svc = await client.get('/apis/ray.io/v1/namespaces/default/rayservices/rayservice-kueue-autoscaler');
@@ -233,7 +233,7 @@ describePairs('e2e on Kueue %s + KubeRay %s', (kueue, kubeRay) => {
   }, 420000);
 
   test('6. what the library refuses at synth, applied as raw YAML, is denied by Kueue with the predicted message', async () => {
-    const ctx = { kueue: kueueCapabilities(kueue), kuberay: kuberayCapabilities(kubeRay) };
+    const ctx = { kueue: kueueCapabilities(kueue), kubeRay: kubeRayCapabilities(kubeRay) };
     const raw: any = JSON.parse(JSON.stringify(createOnly('gang-scheduling')[0]));
     raw.spec.shutdownAfterJobFinishes = false;
     delete raw.spec.suspend; // only Kueue's rule is left to trip

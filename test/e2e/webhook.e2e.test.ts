@@ -3,7 +3,7 @@
 import * as fs from 'fs';
 import { InventoryCache } from '../../src/controller/inventory-cache';
 import { WebhookServer } from '../../src/controller/server';
-import { kuberayCapabilities, kueueCapabilities } from '../../src/policy/versions';
+import { kubeRayCapabilities, kueueCapabilities } from '../../src/policy/versions';
 import { examples, synthAll } from '../support/synth';
 import { TestCluster } from './support/cluster';
 import { KubeError, waitFor } from './support/kube';
@@ -30,7 +30,7 @@ describeWebhook(`webhook on Kueue ${PAIR[0]} + KubeRay ${PAIR[1]}`, () => {
     const pki = (cluster as any).pki;
     server = new WebhookServer({
       cert: fs.readFileSync(pki.servingCrt), key: fs.readFileSync(pki.servingKey),
-      config: { kueue: kueueCapabilities(PAIR[0]), kuberay: kuberayCapabilities(PAIR[1]), elasticGate: 'on' },
+      config: { kueue: kueueCapabilities(PAIR[0]), kubeRay: kubeRayCapabilities(PAIR[1]), elasticGate: 'on' },
       view: () => cache.view(), ready: () => cache.ready(),
       workers: 2, // reviews are decided in admission worker threads (the controller runs one by default)
     });

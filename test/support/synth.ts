@@ -4,7 +4,7 @@ import * as path from 'path';
 import { App, Chart } from 'cdk8s';
 import { parseAllDocuments } from 'yaml';
 import { buildExamples, ExamplesOptions, Scenario, SCENARIOS } from '../../examples/app';
-import { kuberayCapabilities, kueueCapabilities, rayServicePair } from '../../src/policy/versions';
+import { kubeRayCapabilities, kueueCapabilities, rayServicePair } from '../../src/policy/versions';
 
 export function tmpdir(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'kueue-ray-test-'));
@@ -19,7 +19,7 @@ export function synthAll(app: App): any[] {
 /** Scenarios a version pair refuses, with the message fragment the refusal must contain. */
 export function refusedScenarios(kueue: string, kubeRay: string): Partial<Record<Scenario, string>> {
   const k = kueueCapabilities(kueue);
-  const r = kuberayCapabilities(kubeRay);
+  const r = kubeRayCapabilities(kubeRay);
   const out: Partial<Record<Scenario, string>> = {};
   if (!k.elasticRayCluster) out['elastic-raycluster'] = 'elastic RayCluster needs Kueue >= v0.14.0';
   if (!k.elasticRayService) out['elastic-rayservice'] = 'elastic RayService needs Kueue >= v0.14.0';

@@ -10,7 +10,7 @@ import { Reporter, Rule } from './rule';
 export const rayServiceVersionPair: Rule = (obj, ctx) => {
   const r = new Reporter('rayServiceVersionPair', obj, 'version');
   if (obj.kind !== 'RayService' || !isQueued(obj)) return r.findings;
-  const v = rayServicePair(ctx.kueue, ctx.kuberay);
+  const v = rayServicePair(ctx.kueue, ctx.kubeRay);
   const fix = ctx.kueue.rayServiceQueueing === 'native'
     ? 'choose KubeRay v1.5.2 or v1.6.2 (the default pair is Kueue v0.19.2 + KubeRay v1.6.2)'
     : `choose KubeRay v1.4.2 for Kueue ${ctx.kueue.version}, or Kueue >= ${FIRST_KUEUE_VERSION.nativeRayService} with KubeRay v1.6.2`;

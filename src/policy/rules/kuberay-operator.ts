@@ -154,14 +154,14 @@ export const rayJobSubmissionMode: Rule = (obj, ctx) => {
   if (obj.kind !== 'RayJob') return r.findings;
   const mode = obj.spec?.submissionMode ?? 'K8sJobMode';
   if (typeof mode !== 'string') {
-    r.error('spec.submissionMode', `submissionMode must be a string, not ${shown(mode)}`, `use one of ${ctx.kuberay.submissionModes.join(', ')}`, 'kubernetes');
+    r.error('spec.submissionMode', `submissionMode must be a string, not ${shown(mode)}`, `use one of ${ctx.kubeRay.submissionModes.join(', ')}`, 'kubernetes');
     return r.findings;
   }
-  if (!ctx.kuberay.submissionModes.includes(mode)) {
+  if (!ctx.kubeRay.submissionModes.includes(mode)) {
     const fix = mode === 'SidecarMode'
       ? `choose KubeRay >= ${FIRST_KUBERAY_VERSION.sidecarMode} (v1.6.2 is the default), or use K8sJobMode`
-      : `use one of ${ctx.kuberay.submissionModes.join(', ')}`;
-    r.error('spec.submissionMode', `submissionMode "${shown(mode)}" is not supported by KubeRay ${ctx.kuberay.version}${mode === 'SidecarMode' ? ` (SidecarMode needs KubeRay >= ${FIRST_KUBERAY_VERSION.sidecarMode})` : ''}`, fix);
+      : `use one of ${ctx.kubeRay.submissionModes.join(', ')}`;
+    r.error('spec.submissionMode', `submissionMode "${shown(mode)}" is not supported by KubeRay ${ctx.kubeRay.version}${mode === 'SidecarMode' ? ` (SidecarMode needs KubeRay >= ${FIRST_KUBERAY_VERSION.sidecarMode})` : ''}`, fix);
   }
   if (mode === 'SidecarMode') {
     if (obj.spec?.submitterPodTemplate) r.error('spec.submitterPodTemplate', 'SidecarMode does not use a submitter pod', 'remove submitterPodTemplate or use K8sJobMode');
@@ -222,11 +222,11 @@ export const rayJobDeletion: Rule = (obj, ctx) => {
   const r = new Reporter('rayJobDeletion', obj, 'kuberay-operator');
   if (obj.kind !== 'RayJob') return r.findings;
   const s = isRecord(obj.spec) ? obj.spec : {};
-  if (s.deletionPolicy !== undefined && ctx.kuberay.deletionField !== 'deletionPolicy') {
-    r.error('spec.deletionPolicy', `KubeRay ${ctx.kuberay.version} has no deletionPolicy: the API server silently prunes it`, 'use spec.deletionStrategy (KubeRay >= v1.5.0)', 'kubernetes');
+  if (s.deletionPolicy !== undefined && ctx.kubeRay.deletionField !== 'deletionPolicy') {
+    r.error('spec.deletionPolicy', `KubeRay ${ctx.kubeRay.version} has no deletionPolicy: the API server silently prunes it`, 'use spec.deletionStrategy (KubeRay >= v1.5.0)', 'kubernetes');
   }
-  if (s.deletionStrategy !== undefined && ctx.kuberay.deletionField !== 'deletionStrategy') {
-    r.error('spec.deletionStrategy', `KubeRay ${ctx.kuberay.version} has no deletionStrategy: the API server silently prunes it`, `use spec.deletionPolicy on ${ctx.kuberay.version}, or choose KubeRay >= ${FIRST_KUBERAY_VERSION.deletionStrategy}`, 'kubernetes');
+  if (s.deletionStrategy !== undefined && ctx.kubeRay.deletionField !== 'deletionStrategy') {
+    r.error('spec.deletionStrategy', `KubeRay ${ctx.kubeRay.version} has no deletionStrategy: the API server silently prunes it`, `use spec.deletionPolicy on ${ctx.kubeRay.version}, or choose KubeRay >= ${FIRST_KUBERAY_VERSION.deletionStrategy}`, 'kubernetes');
   }
   if (s.deletionStrategy?.deletionRules !== undefined && s.shutdownAfterJobFinishes === true) {
     r.error('spec.deletionStrategy.deletionRules', 'deletionRules cannot be combined with shutdownAfterJobFinishes, which Kueue requires', 'use the onSuccess/onFailure form of deletionStrategy');
@@ -269,8 +269,8 @@ export const managedByField: Rule = (obj, ctx) => {
     if (v !== undefined && !allowed.includes(v as string)) r.error(field, `managedBy "${shown(v)}" is not one of ${allowed.join(', ')} (CRD validation)`, 'leave managedBy unset for single-cluster Kueue');
   };
   if (obj.kind === 'RayService') {
-    if (obj.spec?.managedBy !== undefined && !ctx.kuberay.rayServiceManagedBy) {
-      r.error('spec.managedBy', `KubeRay ${ctx.kuberay.version} has no RayService managedBy: it is pruned`, `choose KubeRay >= ${FIRST_KUBERAY_VERSION.rayServiceManagedBy} or remove managedBy`);
+    if (obj.spec?.managedBy !== undefined && !ctx.kubeRay.rayServiceManagedBy) {
+      r.error('spec.managedBy', `KubeRay ${ctx.kubeRay.version} has no RayService managedBy: it is pruned`, `choose KubeRay >= ${FIRST_KUBERAY_VERSION.rayServiceManagedBy} or remove managedBy`);
     } else check(obj.spec?.managedBy, 'spec.managedBy');
   } else {
     check(obj.spec?.managedBy, 'spec.managedBy');
