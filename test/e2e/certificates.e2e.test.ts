@@ -1,7 +1,10 @@
 // Self-managed certificates on a real API server: the Secret, the caBundle of both webhook
 // configurations, and renewal before expiry that keeps the CA. And the cert-manager option: its
 // objects are accepted by the real cert-manager CRDs (pinned module zip) on the same API server.
+// The shipped image's controller manages its certificate the same way when given no certificate files.
 import { X509Certificate } from 'crypto';
+import * as fs from 'fs';
+import * as https from 'https';
 import * as tls from 'tls';
 import { App } from 'cdk8s';
 import { parseAllDocuments } from 'yaml';
@@ -9,7 +12,8 @@ import { CertificateStore } from '../../src/controller/certificate-store';
 import { WebhookServer } from '../../src/controller/server';
 import { AdmissionController, AdmissionControllerProps } from '../../src/install/admission-controller';
 import { kubeRayCapabilities, kueueCapabilities } from '../../src/policy/versions';
-import { TestCluster } from './support/cluster';
+import { freePort, TestCluster } from './support/cluster';
+import { FILES_MOUNT, startImageController } from './support/image';
 import { waitFor } from './support/kube';
 import { describeOnPair } from './support/pairs';
 import { readCertManagerCrd } from '../support/upstream';
@@ -139,6 +143,38 @@ describeCerts('controller certificates', () => {
       await server.stop();
     }
   }, 120000);
+
+  test('the image\'s controller without certificate files issues and stores its own, patches both caBundles and serves it', async () => {
+    const SECRET = '/api/v1/namespaces/cdk8s-kueue-ray-system/secrets/cdk8s-kueue-ray-controller-tls';
+    await cluster.client.delete(SECRET).catch(() => undefined); // left by the tests above
+    const port = await freePort();
+    const controller = await startImageController({
+      args: ['controller', '--namespace=cdk8s-kueue-ray-system', '--service=cdk8s-kueue-ray-controller', '--webhook-configurations=cdk8s-kueue-ray-mutating,cdk8s-kueue-ray-validating',
+        `--kubeconfig=${FILES_MOUNT}/kubeconfig`, '--host=127.0.0.1', `--port=${port}`],
+      files: { kubeconfig: fs.readFileSync(cluster.kubeconfig) },
+    });
+    try {
+      await controller.waitForLog(/"msg":"webhook listening"/, 60000);
+      await controller.waitForLog(/"msg":"reconciler started"/, 60000); // start-up done: SIGTERM handled from here
+      const secret = await cluster.client.get(SECRET);
+      const ca = Buffer.from(secret.data['ca.crt'], 'base64').toString();
+      for (const p of ['mutatingwebhookconfigurations/cdk8s-kueue-ray-mutating', 'validatingwebhookconfigurations/cdk8s-kueue-ray-validating']) {
+        const cfg = await cluster.client.get(`/apis/admissionregistration.k8s.io/v1/${p}`);
+        expect(cfg.webhooks.map((w: any) => Buffer.from(w.clientConfig.caBundle, 'base64').toString())).toEqual(cfg.webhooks.map(() => ca));
+      }
+      // What the API server does: trust the caBundle, check the Service's DNS name.
+      const served = await new Promise<string>((resolve, reject) => {
+        https.get({ host: '127.0.0.1', port, path: '/healthz', ca, servername: 'cdk8s-kueue-ray-controller.cdk8s-kueue-ray-system.svc', agent: false }, (res) => {
+          res.resume();
+          resolve((res.socket as any).getPeerCertificate(false).raw.toString('base64'));
+        }).on('error', reject);
+      });
+      const stored = Buffer.from(secret.data['tls.crt'], 'base64').toString().split('-----')[2].replace(/\s+/g, '');
+      expect(served).toBe(stored);
+    } finally {
+      expect(await controller.stop()).toBe(0);
+    }
+  });
 
   test('cert-manager mode: the Issuers, Certificates and annotated webhook configurations apply against the real cert-manager CRDs', async () => {
     for (const plural of ['certificates', 'issuers']) {

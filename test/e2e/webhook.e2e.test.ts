@@ -1,11 +1,11 @@
 // The admission webhook on a real kube-apiserver with the real Kueue and KubeRay, registered by URL:
-// its mutating configuration sorts before Kueue's, its validating one runs beside Kueue's.
+// its mutating configuration sorts before Kueue's, its validating one runs beside Kueue's. The
+// controller is the shipped image's (support/image.ts), its view of the cluster from its informers.
 import * as fs from 'fs';
-import { InventoryCache } from '../../src/controller/inventory-cache';
-import { WebhookServer } from '../../src/controller/server';
-import { kubeRayCapabilities, kueueCapabilities } from '../../src/policy/versions';
+import * as https from 'https';
 import { examples, synthAll } from '../support/synth';
-import { TestCluster } from './support/cluster';
+import { freePort, TestCluster } from './support/cluster';
+import { FILES_MOUNT, ImageController, startImageController } from './support/image';
 import { KubeError, waitFor } from './support/kube';
 import { describeOnPair } from './support/pairs';
 
@@ -14,8 +14,7 @@ const describeWebhook = describeOnPair('webhook', PAIR);
 
 describeWebhook(`webhook on Kueue ${PAIR[0]} + KubeRay ${PAIR[1]}`, () => {
   let cluster: TestCluster;
-  let server: WebhookServer;
-  let cache: InventoryCache;
+  let controller: ImageController;
 
   beforeAll(async () => {
     cluster = await TestCluster.start({ kueue: PAIR[0], kubeRay: PAIR[1] });
@@ -23,18 +22,20 @@ describeWebhook(`webhook on Kueue ${PAIR[0]} + KubeRay ${PAIR[1]}`, () => {
     const objs = synthAll(examples({ kueue: PAIR[0], kubeRay: PAIR[1], scenarios: ['queues', 'tenants'] })).filter((o) => o.metadata?.name && o.kind !== 'RayJob');
     for (const o of objs.filter((x) => x.kind === 'Namespace')) await c.apply(o);
     for (const o of objs.filter((x) => x.kind !== 'Namespace')) await c.apply(o);
-    // The webhook's view comes from client-node informers, as in the controller.
-    cache = new InventoryCache({ kubeconfigFile: cluster.kubeconfig, kueueApiVersion: 'v1beta2' });
-    await cache.start();
-    await waitFor('the inventory informers to sync', async () => cache.ready() && cache.view().inventory.localQueues.length >= 3, 60000);
+    await c.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'cdk8s-kueue-ray-system' } }); // the reconciler's Lease
     const pki = (cluster as any).pki;
-    server = new WebhookServer({
-      cert: fs.readFileSync(pki.servingCrt), key: fs.readFileSync(pki.servingKey),
-      config: { kueue: kueueCapabilities(PAIR[0]), kubeRay: kubeRayCapabilities(PAIR[1]), elasticGate: 'on' },
-      view: () => cache.view(), ready: () => cache.ready(),
-      workers: 2, // reviews are decided in admission worker threads (the controller runs one by default)
+    const port = await freePort();
+    controller = await startImageController({
+      args: ['controller', `--kueue-version=${PAIR[0]}`, `--kuberay-version=${PAIR[1]}`, '--namespace=cdk8s-kueue-ray-system', `--kubeconfig=${FILES_MOUNT}/kubeconfig`,
+        `--tls-cert-file=${FILES_MOUNT}/tls.crt`, `--tls-key-file=${FILES_MOUNT}/tls.key`, '--host=127.0.0.1', `--port=${port}`,
+        '--admission-workers=2'], // reviews are decided in admission worker threads (the controller runs one by default)
+      files: { kubeconfig: fs.readFileSync(cluster.kubeconfig), 'tls.crt': fs.readFileSync(pki.servingCrt), 'tls.key': fs.readFileSync(pki.servingKey) },
+      env: { POD_NAME: 'webhook-e2e' },
     });
-    const port = await server.listen();
+    // Informers synced (the view holds the applied queues) before the reconciler starts; /readyz says so too.
+    await controller.waitForLog(/"msg":"reconciler started"/, 60000);
+    const readyz = () => new Promise<number>((resolve) => https.get({ host: '127.0.0.1', port, path: '/readyz', ca: fs.readFileSync(pki.caCrt) }, (res) => { res.resume(); resolve(res.statusCode ?? 0); }).on('error', () => resolve(0)));
+    await waitFor('the controller ready', async () => (await readyz()) === 200, 30000);
     const caBundle = fs.readFileSync(pki.caCrt).toString('base64');
     const rules = [{ apiGroups: ['ray.io'], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['rayjobs', 'rayclusters', 'rayservices'] }];
     const hook = (name: string, p: string) => ({ name, clientConfig: { url: `https://127.0.0.1:${port}${p}`, caBundle }, rules, sideEffects: 'None', admissionReviewVersions: ['v1'], failurePolicy: 'Fail', timeoutSeconds: 5 });
@@ -44,9 +45,9 @@ describeWebhook(`webhook on Kueue ${PAIR[0]} + KubeRay ${PAIR[1]}`, () => {
   }, 300000);
 
   afterAll(async () => {
-    await cache?.stop();
-    await server?.stop();
+    const code = await controller?.stop();
     await cluster?.stop();
+    expect(code).toBe(0); // drained and stopped on SIGTERM
   }, 60000);
 
   const job = (ns: string, labels: Record<string, string>, workers: number) => ({

@@ -34,6 +34,8 @@ export interface ClusterOptions {
 }
 
 const children = new Set<ChildProcess>();
+/** Processes that are not our children but die with the harness (the image's controller, behind unshare). */
+const pids = new Set<number>();
 let cleanupInstalled = false;
 let started = 0;
 
@@ -79,6 +81,9 @@ function installCleanup(): void {
     for (const c of children) {
       try { c.kill('SIGKILL'); } catch { /* gone */ }
     }
+    for (const pid of pids) {
+      try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
+    }
   };
   process.on('exit', killAll);
   for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
@@ -92,6 +97,14 @@ export function trackChild(proc: ChildProcess): void {
   children.add(proc);
   if (proc.pid) recordPid(proc.pid);
   proc.on('exit', () => children.delete(proc));
+}
+
+/** The same for a process that is not our child; `untrack` once it is gone. */
+export function trackPid(pid: number): { untrack(): void } {
+  installCleanup();
+  pids.add(pid);
+  recordPid(pid);
+  return { untrack: () => pids.delete(pid) };
 }
 
 export function binary(name: string): string {

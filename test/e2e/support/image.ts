@@ -13,7 +13,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { REPO_ROOT } from '../../support/upstream';
-import { trackChild } from './cluster';
+import { trackChild, trackPid } from './cluster';
 
 /** The parts of the OCI image config that say how to run it. */
 export interface ImageConfig {
@@ -107,7 +107,11 @@ export interface ImageController {
   output(): string;
   /** Resolves once a log line matches. */
   waitForLog(re: RegExp, timeoutMs?: number): Promise<string>;
-  /** SIGTERM to the controller; resolves with its exit code once it (and its namespace) is gone. */
+  /**
+   * SIGTERM to the controller; resolves with its exit code once it (and its namespace) is gone, or
+   * null if it had to be killed after 25 s. As PID 1 of its namespace (as in a container) it ignores
+   * SIGTERM until it has installed its handler, at the end of its start-up.
+   */
   stop(): Promise<number | null>;
 }
 
@@ -140,8 +144,9 @@ export async function startImageController(
   ].join('\n');
   const chroot = execFileSync('sh', ['-c', 'command -v chroot']).toString().trim();
   const env0 = execFileSync('sh', ['-c', 'command -v env']).toString().trim();
-  // --kill-child: if this harness dies, the kernel kills the controller with it.
-  const proc = spawn('unshare', ['--mount', '--pid', '--fork', '--kill-child', 'sh', '-c', script, 'sh', image.rootfs, files,
+  // Not --kill-child: chroot --userspec changes the uid, which clears the parent-death signal, so the
+  // controller (PID 1 of its namespace) is tracked by its own pid below and killed with the harness.
+  const proc = spawn('unshare', ['--mount', '--pid', '--fork', 'sh', '-c', script, 'sh', image.rootfs, files,
     env0, '-i', ...env, chroot, `--userspec=${uid}:${gid}`, image.rootfs, ...config.Entrypoint, ...opts.args], { stdio: ['ignore', 'pipe', 'pipe'] });
   trackChild(proc);
   let out = '';
@@ -164,6 +169,8 @@ export async function startImageController(
     proc.kill('SIGKILL');
     throw new Error(`the image's controller did not start: ${out}`);
   }
+  const tracked = trackPid(pid);
+  proc.once('exit', () => tracked.untrack());
   const waitForLog = async (re: RegExp, timeoutMs = 60000): Promise<string> => {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
@@ -179,7 +186,7 @@ export async function startImageController(
     stop: async () => {
       if (proc.exitCode === null) {
         try { process.kill(pid, 'SIGTERM'); } catch { /* already gone */ }
-        const timer = setTimeout(() => proc.kill('SIGKILL'), 25000);
+        const timer = setTimeout(() => { try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ } }, 25000);
         const code = await exited;
         clearTimeout(timer);
         fs.rmSync(files, { recursive: true, force: true });
