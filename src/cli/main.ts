@@ -115,23 +115,8 @@ export async function controller(argv: string[]): Promise<WebhookServer> {
   log({ level: 'info', msg: 'webhook listening', port, metricsPort, kueue: config.kueue.version, kubeRay: config.kubeRay.version });
   let reconciler: { stop(): Promise<void> } | undefined;
   let cache: { stop(): Promise<void> } | undefined;
-  if (clusterAccess) {
-    // Loaded only when used: they pull in @kubernetes/client-node (ESM, loaded with require on Node >= 20.19).
-    const { InventoryCache } = await import('../controller/inventory-cache');
-    const c = new InventoryCache({ kubeconfigFile, kueueApiVersion: config.kueue.apiVersion.split('/')[1], log });
-    await c.start();
-    view = () => c.view();
-    ready = () => c.ready();
-    cache = c;
-    const { Reconciler } = await import('../controller/reconciler');
-    const r = new Reconciler({
-      kubeconfigFile, kueue: config.kueue,
-      leaseNamespace: namespace, identity: process.env.POD_NAME ?? `controller-${process.pid}`, log,
-    });
-    await r.start();
-    reconciler = r;
-    log({ level: 'info', msg: 'reconciler started' });
-  }
+  // Handlers first: as PID 1 of a container the process ignores SIGTERM until it has one, and the
+  // informers and the Lease can take a while to start; a stop during start-up exits all the same.
   let stopping = false;
   for (const sig of ['SIGTERM', 'SIGINT'] as const) {
     process.once(sig, () => {
@@ -147,6 +132,25 @@ export async function controller(argv: string[]): Promise<WebhookServer> {
         process.exit(0);
       });
     });
+  }
+  if (clusterAccess) {
+    // Loaded only when used: they pull in @kubernetes/client-node (ESM, loaded with require on Node >= 20.19).
+    const { InventoryCache } = await import('../controller/inventory-cache');
+    const c = new InventoryCache({ kubeconfigFile, kueueApiVersion: config.kueue.apiVersion.split('/')[1], log });
+    await c.start();
+    if (stopping) return server; // stopped while the informers started: exit goes on without them
+    view = () => c.view();
+    ready = () => c.ready();
+    cache = c;
+    const { Reconciler } = await import('../controller/reconciler');
+    const r = new Reconciler({
+      kubeconfigFile, kueue: config.kueue,
+      leaseNamespace: namespace, identity: process.env.POD_NAME ?? `controller-${process.pid}`, log,
+    });
+    if (stopping) return server;
+    await r.start();
+    reconciler = r;
+    log({ level: 'info', msg: 'reconciler started' });
   }
   return server;
 }
