@@ -218,7 +218,7 @@ export function rayServicePair(kueue: KueueCapabilities, kubeRay: KubeRayCapabil
     if (!kubeRay.rayServiceSuspendSync) {
       return {
         status: 'broken',
-        reason: `Kueue ${kueue.version} queues a RayService through spec.rayClusterConfig.suspend, which KubeRay ${kubeRay.version} does not copy onto the running RayCluster: the cluster stays suspended with no head pod (kubeRay#4686). Use KubeRay v1.5.2 or v1.6.1+ (v1.6.2 is the tested pair).`,
+        reason: `Kueue ${kueue.version} queues a RayService through spec.rayClusterConfig.suspend, which KubeRay ${kubeRay.version} does not copy onto the running RayCluster: the cluster stays suspended with no head pod (kuberay#4686). Use KubeRay v1.5.2 or v1.6.1+ (v1.6.2 is the tested pair).`,
       };
     }
     return { status: 'works', reason: `Kueue ${kueue.version} with KubeRay ${kubeRay.version} is an upstream-tested RayService pair.` };
