@@ -13,7 +13,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { REPO_ROOT } from '../../support/upstream';
-import { trackChild, trackPid } from './cluster';
+import { freePort, trackChild, trackPid } from './cluster';
 
 /** The parts of the OCI image config that say how to run it. */
 export interface ImageConfig {
@@ -135,6 +135,9 @@ export async function startImageController(
   }
   fs.chmodSync(files, 0o755);
   const env = [...(config.Env ?? []), ...Object.entries(opts.env ?? {}).map(([k, v]) => `${k}=${v}`)];
+  // The host's network is shared (no network namespace): a free metrics port, unless the test picks one,
+  // so two replicas, or anything else on 8080, do not collide.
+  const args = opts.args.some((a) => a.startsWith('--metrics-port')) ? opts.args : [...opts.args, `--metrics-port=${await freePort()}`];
   const script = [
     'set -e', 'R="$1"; F="$2"; shift 2',
     'mount --bind "$R" "$R"', 'mount -o remount,bind,ro "$R"', // the read-only root filesystem
@@ -147,7 +150,7 @@ export async function startImageController(
   // Not --kill-child: chroot --userspec changes the uid, which clears the parent-death signal, so the
   // controller (PID 1 of its namespace) is tracked by its own pid below and killed with the harness.
   const proc = spawn('unshare', ['--mount', '--pid', '--fork', 'sh', '-c', script, 'sh', image.rootfs, files,
-    env0, '-i', ...env, chroot, `--userspec=${uid}:${gid}`, image.rootfs, ...config.Entrypoint, ...opts.args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    env0, '-i', ...env, chroot, `--userspec=${uid}:${gid}`, image.rootfs, ...config.Entrypoint, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   trackChild(proc);
   let out = '';
   const tag = opts.name ? `[controller ${opts.name}] ` : '[controller] ';
