@@ -2,7 +2,7 @@
 # Builds the test control plane from the Go module proxy into a cache outside the repo:
 # etcd, kube-apiserver, kube-controller-manager, and each Kueue and KubeRay version of the support
 # matrix. Idempotent: a binary that exists is kept. Module downloads are verified by the Go checksum
-# database (sum.golang.org); the report lists what was built, what was cached and what failed.
+# database (`go env GOSUMDB`); the report lists what was built, what was cached and what failed.
 #
 #   scripts/testcluster/build.sh                 # everything
 #   KUEUE_VERSIONS=v0.19.2 KUBERAY_VERSIONS=v1.6.2 scripts/testcluster/build.sh
@@ -74,7 +74,7 @@ k8s_build() {
 # Controllers are built from a wrapper module that requires the module by its own path: `go install
 # pkg@version` first asks the proxy for longer module paths (sigs.k8s.io/kueue/cmd/kueue), and a partial
 # mirror answers 403 to those, which stops the lookup.
-# Modules the checksum database does not know (sum.golang.org answers 404 for them): built only if the
+# Modules the checksum database does not know (it answers 404 for them): built only if the
 # module zip the proxy serves matches the sha256 pinned here (recorded from the proxy on 2026-11-30).
 declare -A NO_SUMDB_PINS=(
   ["github.com/ray-project/kuberay/ray-operator@v1.5.2"]="f9386697cbc7f74f4c95f76383ce771a28670aab4c1fd6903c5056fa470a95c8"
@@ -90,7 +90,7 @@ wrapper_build() { # dir module version package output [ldflags]
     local zip; zip=$(go mod download -json "$mod@$v" | sed -n 's/.*"Zip": "\(.*\)".*/\1/p')
     local got; got=$(sha256sum "$zip" | cut -d' ' -f1)
     if [ "$got" != "$pin" ]; then echo "checksum mismatch for $mod@$v: got $got, pinned $pin" >&2; return 1; fi
-    echo "$mod@$v: not in sum.golang.org; module zip matches the pinned sha256 $pin"
+    echo "$mod@$v: not in the checksum database ($(go env GOSUMDB)); module zip matches the pinned sha256 $pin"
   fi
   go get "$mod@$v" || return 1
   # The build list must hold exactly the requested version.

@@ -3,6 +3,7 @@
  * else from Go module zips downloaded from the module proxy into ~/.cache/cdk8s-kueue-ray/modules and
  * verified against the sha256 pinned below. Never copied into the repo.
  */
+import { execFileSync } from 'child_process';
 import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
@@ -13,7 +14,7 @@ import { compareVersions } from '../../src/policy/versions';
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..');
 
-/** Module zips on proxy.golang.org: module path, version → sha256 of the zip. */
+/** Module zips from the Go module proxy (`go env GOPROXY`): module path, version → sha256 of the zip. */
 export const PINNED_MODULE_ZIPS: Record<string, { module: string; version: string; sha256: string }> = {
   'kueue@v0.14.8': { module: 'sigs.k8s.io/kueue', version: 'v0.14.8', sha256: '229a8a73a25aadb47b3ce8df02e7f24b8f3137e462171fe2de12c99a3b204b06' },
   'kueue@v0.17.0': { module: 'sigs.k8s.io/kueue', version: 'v0.17.0', sha256: '3c2a32fe2714a4ed581dd2de3b95a32fb9b770f5a5a692e2316c4526d8d7e1b8' },
@@ -42,7 +43,10 @@ export async function ensureModuleZip(key: string): Promise<string> {
   const dir = path.join(cacheDir(), 'modules');
   const file = path.join(dir, `${pin.module.replace(/\//g, '_')}@${pin.version}.zip`);
   if (fs.existsSync(file) && sha256(fs.readFileSync(file)) === pin.sha256) return file;
-  const proxy = (process.env.GOPROXY ?? 'https://proxy.golang.org').split(',')[0].replace(/\/$/, '');
+  // The proxy the machine's Go is configured with (GOPROXY, else go env), never a host written here.
+  const goproxy = process.env.GOPROXY ?? execFileSync('go', ['env', 'GOPROXY']).toString().trim();
+  const proxy = goproxy.split(/[,|]/)[0].replace(/\/$/, '');
+  if (!/^https?:\/\//.test(proxy)) throw new Error(`GOPROXY "${goproxy}" names no module proxy to download ${key} from; set GOPROXY or KUEUE_RAY_VENDOR_DIR`);
   const url = `${proxy}/${pin.module}/@v/${pin.version}.zip`;
   let res: Response;
   try {
