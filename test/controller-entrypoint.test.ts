@@ -10,6 +10,7 @@ import { makePki } from './e2e/support/pki';
 import { freePort } from './e2e/support/cluster';
 import { REPO_ROOT } from './support/upstream';
 import { tmpdir } from './support/synth';
+import { probeStatus, reviewBadRayJob } from './support/webhook-probe';
 
 const ENTRY = path.join(REPO_ROOT, 'lib', 'controller', 'cdk8s-kueue-ray.js');
 
@@ -57,19 +58,9 @@ test('serves the webhook over TLS, answers /healthz, and exits 0 after draining 
   const metricsPort = await freePort();
   const { proc, output } = await startController([`--tls-cert-file=${pki.servingCrt}`, `--tls-key-file=${pki.servingKey}`, `--port=${port}`, `--metrics-port=${metricsPort}`, '--host=127.0.0.1', '--kueue-version=v0.17.8', '--reconciler=false']);
   expect(JSON.parse(output().split('\n')[0])).toMatchObject({ level: 'info', msg: 'webhook listening', port, metricsPort, kueue: 'v0.17.8' });
-  const status = await new Promise<number>((resolve, reject) => https.get({ host: '127.0.0.1', port, path: '/healthz', ca: fs.readFileSync(pki.caCrt) }, (res) => { res.resume(); resolve(res.statusCode ?? 0); }).on('error', reject));
-  expect(status).toBe(200);
+  expect(await probeStatus(port, pki.caCrt, '/healthz')).toBe(200);
   // A review is decided by the compiled admission worker (the default: one thread).
-  const review = JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'e1', kind: { group: 'ray.io', version: 'v1', kind: 'RayJob' }, operation: 'CREATE', namespace: 'default', object: { apiVersion: 'ray.io/v1', kind: 'RayJob', metadata: { name: 'j', namespace: 'default', labels: { 'kueue.x-k8s.io/queue-name': 'q' } }, spec: { entrypoint: 'x', shutdownAfterJobFinishes: false, rayClusterSpec: { headGroupSpec: { template: { spec: { containers: [{ name: 'h', image: 'i' }] } } } } } } } });
-  const answer = await new Promise<any>((resolve, reject) => {
-    const req = https.request({ host: '127.0.0.1', port, path: '/validate', method: 'POST', ca: fs.readFileSync(pki.caCrt), headers: { 'Content-Type': 'application/json' } }, (res) => {
-      let b = '';
-      res.on('data', (d) => { b += d; });
-      res.on('end', () => resolve(JSON.parse(b)));
-    });
-    req.on('error', reject);
-    req.end(review);
-  });
+  const answer = await reviewBadRayJob(port, pki.caCrt, 'e1');
   expect(answer.response).toMatchObject({ uid: 'e1', allowed: false, status: { code: 422 } });
   expect(answer.response.status.message).toMatch(/shutdownAfterJobFinishes/);
   // /metrics is on its own plain-HTTP port, not on the webhook port.
@@ -79,7 +70,7 @@ test('serves the webhook over TLS, answers /healthz, and exits 0 after draining 
     res.on('end', () => resolve(b));
   }).on('error', reject));
   expect(metrics).toMatch(/kueue_ray_admission_decisions_total\{webhook="validate",decision="denied",rule=""\} 1/);
-  const onWebhookPort = await new Promise<number>((resolve, reject) => https.get({ host: '127.0.0.1', port, path: '/metrics', ca: fs.readFileSync(pki.caCrt) }, (res) => { res.resume(); resolve(res.statusCode ?? 0); }).on('error', reject));
+  const onWebhookPort = await probeStatus(port, pki.caCrt, '/metrics');
   expect(onWebhookPort).toBe(404);
   const code = await new Promise<number | null>((resolve) => { proc.on('exit', (c) => resolve(c)); proc.kill('SIGTERM'); });
   expect(code).toBe(0);

@@ -2,12 +2,12 @@
 // its own root filesystem (read-only, uid 65532, the image's Node): TLS, health, a review decided by the
 // bundled admission worker, draining on SIGTERM. The suites on the control plane run the same image.
 import * as fs from 'fs';
-import * as https from 'https';
 import * as path from 'path';
 import { tmpdir } from '../support/synth';
 import { freePort } from './support/cluster';
 import { FILES_MOUNT, startImageController, unpackImage } from './support/image';
 import { makePki } from './support/pki';
+import { probeStatus, reviewBadRayJob } from '../support/webhook-probe';
 
 test('the image runs node on the bundle as 65532:65532 and holds nothing else', () => {
   const { config, rootfs } = unpackImage();
@@ -46,18 +46,8 @@ test('from its own read-only root as uid 65532: serves TLS, decides a review in 
     expect(fs.readlinkSync(`/proc/${c.pid}/exe`)).toBe(path.join(unpackImage().rootfs, 'usr/bin/node'));
     const root = fs.readFileSync(`/proc/${c.pid}/mountinfo`, 'utf8').split('\n').map((l) => l.split(' ')).find((f) => f[4] === '/');
     expect(root?.[5].split(',')).toContain('ro');
-    const get = (p: string) => new Promise<number>((resolve, reject) => https.get({ host: '127.0.0.1', port, path: p, ca: fs.readFileSync(pki.caCrt) }, (res) => { res.resume(); resolve(res.statusCode ?? 0); }).on('error', reject));
-    expect(await get('/healthz')).toBe(200);
-    const review = JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'i1', kind: { group: 'ray.io', version: 'v1', kind: 'RayJob' }, operation: 'CREATE', namespace: 'default', object: { apiVersion: 'ray.io/v1', kind: 'RayJob', metadata: { name: 'j', namespace: 'default', labels: { 'kueue.x-k8s.io/queue-name': 'q' } }, spec: { entrypoint: 'x', shutdownAfterJobFinishes: false, rayClusterSpec: { headGroupSpec: { template: { spec: { containers: [{ name: 'h', image: 'i' }] } } } } } } } });
-    const answer = await new Promise<any>((resolve, reject) => {
-      const req = https.request({ host: '127.0.0.1', port, path: '/validate', method: 'POST', ca: fs.readFileSync(pki.caCrt), headers: { 'Content-Type': 'application/json' } }, (res) => {
-        let b = '';
-        res.on('data', (d) => { b += d; });
-        res.on('end', () => resolve(JSON.parse(b)));
-      });
-      req.on('error', reject);
-      req.end(review);
-    });
+    expect(await probeStatus(port, pki.caCrt, '/healthz')).toBe(200);
+    const answer = await reviewBadRayJob(port, pki.caCrt, 'i1');
     expect(answer.response).toMatchObject({ uid: 'i1', allowed: false, status: { code: 422 } });
     expect(answer.response.status.message).toMatch(/shutdownAfterJobFinishes/);
   } finally {
