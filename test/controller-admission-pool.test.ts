@@ -79,12 +79,19 @@ describe('AdmissionPool', () => {
   });
 });
 
+/** Waits until every worker has loaded its modules (what /readyz waits for): deadlines count from then on. */
+async function loaded(pool: AdmissionPool): Promise<void> {
+  for (const t0 = Date.now(); !pool.online(); await new Promise((r) => setTimeout(r, 50))) {
+    if (Date.now() - t0 > 60_000) throw new Error('the admission worker did not load within 60 s');
+  }
+}
+
 test('a review not decided within the deadline fails with 500 and its worker is replaced', async () => {
   // A worker that never answers: a stand-in for a pathological object.
   const pool = new AdmissionPool({ size: 1, config, view: () => ({ inventory: empty }), deadlineMs: 300 });
   try {
     // Once loaded (the deadline counts from then on), the worker stops answering.
-    for (let i = 0; i < 20 && (await pool.review('validate', buf(randomBody(lcg(5))))).status === 500; i++) await new Promise((r) => setTimeout(r, 500));
+    await loaded(pool);
     const slot = (pool as any).slots[0];
     const stuck = slot.worker;
     stuck.removeAllListeners('message');
@@ -104,7 +111,7 @@ test('a server thread busy for longer than the deadline does not blame an idle w
   // in its queue, and the deadline check replaced the worker and failed the review.
   const pool = new AdmissionPool({ size: 1, config, view: () => ({ inventory: empty }), deadlineMs: 300 });
   try {
-    for (let i = 0; i < 20 && (await pool.review('validate', buf(randomBody(lcg(5))))).status === 500; i++) await new Promise((r) => setTimeout(r, 500));
+    await loaded(pool);
     const slot = (pool as any).slots[0];
     const worker = slot.worker;
     // Busy outside the timers phase (as TLS work in I/O callbacks is): the next loop iteration runs the
