@@ -2,6 +2,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { ApiObject, Chart, Duration } from 'cdk8s';
 import { Construct } from 'constructs';
+import { wholeSeconds } from '../platform/duration';
 import { resolveVersions } from '../platform/versions';
 import { TENANT_LABEL } from '../policy/tenant';
 import { ContainerResources, renderResources } from '../ray/pod-template';
@@ -162,14 +163,6 @@ export const KUBERAY_ORIGIN_LABEL = 'ray.io/originated-from-crd';
 const TLS_DIR = '/etc/cdk8s-kueue-ray/tls';
 const CERT_MANAGER_API = 'cert-manager.io/v1';
 
-/** A Duration as whole seconds, or the default; a fraction of a second is refused. */
-function secondsOf(d: Duration | undefined, dflt: number, field: string, where: string): number {
-  if (d === undefined) return dflt;
-  const ms = d.toMilliseconds();
-  if (ms % 1000 !== 0 || ms < 0) throw new Error(`${where}: ${field} is ${ms} ms; it takes whole seconds >= 0.`);
-  return ms / 1000;
-}
-
 /** Seconds as cert-manager (Go's time.ParseDuration) reads them, in the largest whole unit: 7776000 -> "2160h". */
 function goDuration(seconds: number): string {
   if (seconds % 3600 === 0) return `${seconds / 3600}h`;
@@ -212,8 +205,8 @@ export class AdmissionController extends Chart {
     if (!Number.isInteger(workers) || workers < 0 || workers > 16) throw new Error(`AdmissionController '${this.node.path}': admissionWorkers ${workers} must be a whole number from 0 to 16.`);
     const cm = props.certManager;
     const where = `AdmissionController '${this.node.path}'`;
-    const certDuration = cm && secondsOf(cm.duration, 90 * 86400, 'certManager.duration', where);
-    const certRenewBefore = cm && secondsOf(cm.renewBefore, 30 * 86400, 'certManager.renewBefore', where);
+    const certDuration = cm && wholeSeconds(cm.duration, 90 * 86400, 'certManager.duration', where);
+    const certRenewBefore = cm && wholeSeconds(cm.renewBefore, 30 * 86400, 'certManager.renewBefore', where);
     if (cm) {
       const kind = cm.issuerKind ?? IssuerKind.ISSUER;
       if (kind !== IssuerKind.ISSUER && kind !== IssuerKind.CLUSTER_ISSUER) throw new Error(`${where}: certManager.issuerKind '${kind}' must be IssuerKind.ISSUER or IssuerKind.CLUSTER_ISSUER.`);
@@ -222,8 +215,8 @@ export class AdmissionController extends Chart {
       if (certRenewBefore! >= certDuration!) throw new Error(`${where}: certManager.renewBefore (${certRenewBefore} s) must be shorter than certManager.duration (${certDuration} s).`);
     }
     const graceful = props.gracefulPreemption && {
-      grace: secondsOf(props.gracefulPreemption.terminationGracePeriod, 0, 'gracefulPreemption.terminationGracePeriod', where),
-      sleep: secondsOf(props.gracefulPreemption.preStopSleep, 0, 'gracefulPreemption.preStopSleep', where),
+      grace: wholeSeconds(props.gracefulPreemption.terminationGracePeriod, 0, 'gracefulPreemption.terminationGracePeriod', where),
+      sleep: wholeSeconds(props.gracefulPreemption.preStopSleep, 0, 'gracefulPreemption.preStopSleep', where),
     };
     if (graceful && graceful.sleep >= graceful.grace) {
       throw new Error(`${where}: gracefulPreemption.preStopSleep (${graceful.sleep} s) must be shorter than terminationGracePeriod (${graceful.grace} s), or the kubelet kills the pod during the sleep. Fix: e.g. 60 s grace with a 20 s sleep.`);

@@ -1,7 +1,8 @@
 import { Duration } from 'cdk8s';
 import { Construct } from 'constructs';
 import { suspendFieldAtCreate } from '../policy/ray-object';
-import { buildClusterSpec, AutoscalingOptions, wholeSeconds } from './ray-cluster-spec';
+import { wholeSeconds } from '../platform/duration';
+import { buildClusterSpec, AutoscalingOptions } from './ray-cluster-spec';
 import { ContainerResources, mergeTemplate, renderResources } from './pod-template';
 import { RayWorkload, RayWorkloadProps } from './ray-workload';
 

@@ -1,4 +1,5 @@
 import { Duration } from 'cdk8s';
+import { wholeSeconds } from '../platform/duration';
 import { ContainerResources, mergeTemplate, renderResources } from './pod-template';
 
 /** Options shared by the head group and worker groups. */
@@ -147,14 +148,6 @@ function groupTemplate(g: RayGroupOptions, image: string, defaultName: string, w
     throw new Error(`${where}: podTemplate puts another container first; KubeRay treats containers[0] as the Ray container. Fix: add sidecars after it (merge by name keeps "${container.name}" first).`);
   }
   return merged;
-}
-
-/** A Duration as the whole seconds a Ray field takes, or the default; a fraction of a second is refused. */
-export function wholeSeconds(d: Duration | undefined, dflt: number, field: string, where: string): number {
-  if (d === undefined) return dflt;
-  const ms = d.toMilliseconds();
-  if (ms % 1000 !== 0 || ms < 0) throw new Error(`${where}: ${field} is ${ms} ms; the field takes whole seconds >= 0. Fix: e.g. Duration.seconds(${Math.max(0, Math.round(ms / 1000))}).`);
-  return ms / 1000;
 }
 
 function nonNegInt(v: number | undefined, field: string, where: string): void {
