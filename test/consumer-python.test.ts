@@ -9,6 +9,7 @@ import * as path from 'path';
 import { isDeepStrictEqual, promisify } from 'util';
 import { parseAllDocuments } from 'yaml';
 import { defaultCacheDir } from '../src/install/release-source';
+import { readmeBlocks } from './support/readme';
 
 const ROOT = path.resolve(__dirname, '..');
 const VERSION: string = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version;
@@ -121,22 +122,12 @@ test('the Python port of the examples app writes the same files and objects as t
   expect(objects).toBeGreaterThan(files.length);
 }, 180_000);
 
-/** The first fenced block of `lang` after the README heading `heading`. */
-function readmeBlock(heading: string, lang: string): string {
-  const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-  const from = readme.search(new RegExp(`^#+ ${heading}\\s*$`, 'm'));
-  if (from < 0) throw new Error(`README.md has no heading "${heading}"`);
-  const block = new RegExp(`^\`\`\`${lang}\\n([\\s\\S]*?)^\`\`\`$`, 'm').exec(readme.slice(from));
-  if (!block) throw new Error(`README.md has no \`\`\`${lang} block after "${heading}"`);
-  return block[1];
-}
-
 test("the README's Python example synthesizes its queued RayJob, the same objects as its TypeScript example", async () => {
   const dir = path.join(tmp, 'readme');
   fs.mkdirSync(dir);
-  fs.writeFileSync(path.join(dir, 'main.py'), readmeBlock('The same in Python', 'python'));
+  fs.writeFileSync(path.join(dir, 'main.py'), readmeBlocks('#### The same in Python', 'python')[0]);
   // The TypeScript example imports the package by name: here it is the repo's source, resolved from the repo.
-  fs.writeFileSync(path.join(dir, 'main.ts'), readmeBlock('One complete example', 'ts')
+  fs.writeFileSync(path.join(dir, 'main.ts'), readmeBlocks('### One complete example', 'ts')[0]
     .replace(/from 'cdk8s-kueue-ray'/g, `from ${JSON.stringify(path.join(ROOT, 'src'))}`));
   const pyOut = path.join(dir, 'py');
   const tsOut = path.join(dir, 'ts');

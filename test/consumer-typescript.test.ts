@@ -6,6 +6,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { parseAllDocuments } from 'yaml';
+import { readmeBlocks } from './support/readme';
 import { startReleaseServer } from './support/release-server';
 import { vendorDir } from '../scripts/vendor-dir';
 import { REPO_ROOT } from './support/upstream';
@@ -14,18 +15,6 @@ const repoPkg = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'),
 const TEMPLATE = path.join(REPO_ROOT, 'node_modules', 'cdk8s-cli', 'templates', 'typescript-app');
 // The app's cdk8s: the newest 2.70 patch on the registry, not the repo's own (the lower bound of the peer range).
 const APP_CDK8S = '2.70.106';
-
-/** Fenced code blocks of one language under a README heading (up to the next heading of the same level). */
-export function readmeBlocks(heading: string, lang: string): string[] {
-  const readme = fs.readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
-  const start = readme.indexOf(`\n${heading}\n`);
-  if (start < 0) throw new Error(`README.md has no heading "${heading}"`);
-  const level = heading.split(' ')[0];
-  const rest = readme.slice(start + heading.length + 2);
-  const end = rest.search(new RegExp(`\\n${level} `));
-  const section = end < 0 ? rest : rest.slice(0, end);
-  return [...section.matchAll(new RegExp('```' + lang + '\\n([\\s\\S]*?)```', 'g'))].map((m) => m[1]);
-}
 
 function tarball(): string {
   const dir = path.join(REPO_ROOT, 'dist', 'js');
