@@ -114,7 +114,7 @@ function platformObjects() {
 }
 
 function inventoryOf(objects) {
-  const { inventoryFromObjects } = require('../lib/src/controller/cluster-view');
+  const { inventoryFromObjects } = require('../lib/src/policy/inventory-objects');
   const of = (kind) => objects.filter((o) => o.kind === kind);
   // The API server's own namespace, which informers would list too.
   const namespaces = [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } }, ...of('Namespace')];

@@ -2,9 +2,8 @@
  * The webhook's view of the cluster, kept current by client-node informers on the Kueue queue
  * objects and namespaces. Snapshots are rebuilt lazily, once per change, so admission stays cheap.
  */
-import { Inventory } from '../policy';
+import { Inventory, inventoryFromObjects } from '../policy';
 import { ClusterView } from './admission';
-import { inventoryFromObjects } from './cluster-view';
 import { apiClient, k8s, restartOnError, sharedKubeConfig } from './kube-client';
 
 

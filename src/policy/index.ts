@@ -16,6 +16,7 @@ export * from './admission';
 export * from './context';
 export * from './findings';
 export * from './gang';
+export * from './inventory-objects';
 export * from './quantity';
 export * from './ray-object';
 export * from './versions';

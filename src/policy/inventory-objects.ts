@@ -1,12 +1,11 @@
 /**
- * Turns the cluster's Kueue objects (as listed or cached by informers) into the policy's Inventory:
+ * Turns Kueue objects (as the controller's informers cache them, or as `check`/`plan` read them from YAML) into the policy's Inventory:
  * the same shape the constructs build from the app, so the same cross-object rules run at admission.
  * Pure: objects in, inventory out.
  */
-import {
-  ClusterQueueEntry, CohortEntry, Inventory, LocalQueueEntry, NamespaceEntry, parseQuantity, PriorityClassEntry,
-  ResourceGroupEntry, tenantRulesFromAnnotations,
-} from '../policy';
+import { ClusterQueueEntry, CohortEntry, Inventory, LocalQueueEntry, NamespaceEntry, PriorityClassEntry, ResourceGroupEntry } from './context';
+import { parseQuantity } from './quantity';
+import { tenantRulesFromAnnotations } from './tenant';
 
 /** The raw objects behind each list of the Inventory, as the API server returns them. */
 export type ClusterObjects = { readonly [K in keyof Inventory]: readonly any[] };
