@@ -9,7 +9,7 @@
 import { Inventory, LocalQueueEntry } from './context';
 import { Finding, objectRef } from './findings';
 import { clusterSpecOf, RayObject } from './gang';
-import { PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL, queueNameOf } from './ray-object';
+import { ELASTIC_JOB_ANNOTATION, PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL, queueNameOf } from './ray-object';
 
 const QUEUE_FIELD = `metadata.labels[${QUEUE_NAME_LABEL}]`;
 
@@ -92,10 +92,12 @@ export function fieldChanged(oldObj: unknown, newObj: unknown, field: string): b
 
 /** Label and annotation keys under metadata that carry Kueue semantics: not bookkeeping. */
 const SEMANTIC_LABELS = [QUEUE_NAME_LABEL, PRIORITY_CLASS_LABEL];
-const SEMANTIC_ANNOTATIONS = [QUEUE_NAME_LABEL];
+const SEMANTIC_ANNOTATIONS = [QUEUE_NAME_LABEL, ELASTIC_JOB_ANNOTATION];
 
 /** What a rule's finding depends on besides its own field (the gang rule reports on the queue label). */
 function causeFields(f: Finding, obj: RayObject): string[] {
+  // Kueue's rules apply to queued (and elastic) objects: adding the label makes an old problem Kueue's.
+  if (f.source === 'kueue-webhook') return [f.field, QUEUE_FIELD, `metadata.annotations[${ELASTIC_JOB_ANNOTATION}]`];
   if (f.rule !== 'gangCanEverFit') return [f.field];
   const cs = clusterSpecOf(obj);
   return [f.field, ...(cs ? [cs.path] : ['spec']), 'spec.submitterPodTemplate', 'spec.submissionMode'];
@@ -158,14 +160,22 @@ export interface UpdateVerdict {
 /**
  * Ratcheting: an error of the new object denies the update only when the old object did not have
  * it (same rule and field) and the update changed its field (for the gang rule, also the pod sets).
- * Other errors come back as warnings: nothing found is dropped.
+ * Other errors come back as warnings: nothing found is dropped. `transition` holds the findings on the
+ * change itself (kueueWebhookOnUpdate): its errors always deny, since Kueue's webhook denies them too.
+ * `kueueChecksUpdate` false (kueueValidatesUpdate) lets Kueue's rules pass, as Kueue's webhook does.
  */
-export function ratchetUpdate(oldObj: RayObject, newObj: RayObject, oldFindings: readonly Finding[], newFindings: readonly Finding[]): UpdateVerdict {
+export function ratchetUpdate(
+  oldObj: RayObject, newObj: RayObject, oldFindings: readonly Finding[], newFindings: readonly Finding[], transition: readonly Finding[] = [],
+  kueueChecksUpdate = true,
+): UpdateVerdict {
   const before = new Set(oldFindings.filter((f) => f.severity === 'error').map((f) => `${f.rule}\u0000${f.field}`));
-  const deny: Finding[] = [];
-  const warn: Finding[] = [];
+  // Findings about the transition itself (Kueue's immutable fields) deny whenever they are errors.
+  const deny: Finding[] = transition.filter((f) => f.severity === 'error');
+  const warn: Finding[] = transition.filter((f) => f.severity !== 'error');
   for (const f of newFindings) {
-    if (f.severity === 'error' && !before.has(`${f.rule}\u0000${f.field}`) && causeFields(f, newObj).some((p) => fieldChanged(oldObj, newObj, p))) deny.push(f);
+    // An update Kueue's webhook does not check (unqueued new object) is not denied for Kueue's rules either.
+    const kueueSkips = f.source === 'kueue-webhook' && !kueueChecksUpdate;
+    if (f.severity === 'error' && !kueueSkips && !before.has(`${f.rule}\u0000${f.field}`) && causeFields(f, newObj).some((p) => fieldChanged(oldObj, newObj, p))) deny.push(f);
     else warn.push(f);
   }
   return { deny, warn };

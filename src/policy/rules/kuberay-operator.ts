@@ -6,7 +6,7 @@
 import { parse as parseYaml } from 'yaml';
 import { clusterSpecOf, containerRequests } from '../gang';
 import { parseResourceList } from '../quantity';
-import { DNS1035_LABEL, isRecord, listOf, MAX_NAME_LENGTH, ownField, podTemplatesOf, shown, workerGroupsOf } from '../ray-object';
+import { DNS1035_LABEL, DNS1123_SUBDOMAIN, isQueued, isRecord, listOf, MAX_NAME_LENGTH, ownField, podTemplatesOf, shown, workerGroupsOf } from '../ray-object';
 import { FIRST_KUBERAY_VERSION } from '../versions';
 import { Reporter, Rule } from './rule';
 
@@ -59,6 +59,8 @@ export const rayObjectName: Rule = (obj) => {
   const gen = obj.metadata?.generateName;
   if ((name !== undefined && typeof name !== 'string') || (name === undefined && gen !== undefined && typeof gen !== 'string')) {
     r.error(name !== undefined ? 'metadata.name' : 'metadata.generateName', `must be a string, not ${shown(name ?? gen)}`, 'write the name as a string', 'kubernetes');
+  } else if (name !== undefined && (!DNS1123_SUBDOMAIN.test(name) || name.length > 253)) {
+    r.error('metadata.name', `"${name}" is not a valid object name: the API server requires a lowercase RFC 1123 subdomain`, 'use lowercase letters, digits, "-" and ".", starting and ending with a letter or digit', 'kubernetes');
   } else if (name !== undefined) {
     if (name.length > max) {
       r.error('metadata.name', `"${name}" has ${name.length} characters; KubeRay refuses ${obj.kind} names longer than ${max} (it derives child object names from them)`, `shorten the name to at most ${max} characters`);
@@ -112,10 +114,17 @@ export const uniqueWorkerGroupNames: Rule = (obj) => {
       r.error(`${cs?.path}.workerGroupSpecs[${i}].groupName`, `groupName must be a string, not ${shown(name)}`, 'name the worker group with a string', 'kubernetes');
       return;
     }
+    // Neither the CRD nor KubeRay's reconcilers check names (only KubeRay's opt-in webhook refuses
+    // duplicates); Kueue names a PodSet after each group, and an empty or repeated PodSet name makes the
+    // Workload invalid, so a queued object never runs.
+    const queued = isQueued(obj);
     if (!name) {
-      r.error(`${cs?.path}.workerGroupSpecs[${i}].groupName`, 'worker group has no groupName', 'name every worker group', 'kubernetes');
+      r.report(queued ? 'error' : 'warning', `${cs?.path}.workerGroupSpecs[${i}].groupName`, `worker group has no groupName${queued ? ": Kueue's Workload needs a PodSet name" : ''}`,
+        'name every worker group', queued ? 'kueue-workload' : undefined);
     } else if (seen.has(name)) {
-      r.error(`${cs?.path}.workerGroupSpecs[${i}].groupName`, `worker group name "${name}" is used twice`, 'give each worker group a unique groupName');
+      r.report(queued ? 'error' : 'warning', `${cs?.path}.workerGroupSpecs[${i}].groupName`,
+        `worker group name "${name}" is used twice${queued ? ": Kueue's Workload needs unique PodSet names, so it is refused" : ' (KubeRay merges their pods by group name)'}`,
+        'give each worker group a unique groupName', queued ? 'kueue-workload' : undefined);
     }
     if (name) seen.add(name);
   });
@@ -141,8 +150,16 @@ export const workerReplicaBounds: Rule = (obj) => {
     } else if (rep < min || rep > max) {
       r.error(`${p}.replicas`, `replicas ${rep} is outside [${min}, ${max}]: KubeRay creates ${Math.min(Math.max(rep, min), max)} pods while Kueue admits quota for ${rep}`, 'set replicas between minReplicas and maxReplicas');
     }
-    if (g?.numOfHosts !== undefined && !(Number.isInteger(g.numOfHosts) && g.numOfHosts >= 1)) {
-      r.error(`${p}.numOfHosts`, `numOfHosts ${shown(g.numOfHosts)} must be an integer >= 1`, 'set numOfHosts to the pods per replica (1 unless multi-host TPU)', 'kubernetes');
+    // The CRD accepts any integer. Kueue counts replicas x numOfHosts pods: a negative count makes the
+    // Workload invalid (podSets[].count >= 0), so a queued object never runs; 0 gives a group without pods.
+    const hosts = g?.numOfHosts;
+    if (hosts !== undefined && hosts !== null && !Number.isInteger(hosts)) {
+      r.error(`${p}.numOfHosts`, `numOfHosts must be an integer, not ${shown(hosts)}`, 'write numOfHosts as a whole number', 'kubernetes');
+    } else if (typeof hosts === 'number' && hosts < 0 && isQueued(obj)) {
+      r.error(`${p}.numOfHosts`, `numOfHosts ${hosts} is negative: Kueue's Workload would count ${hosts} pods per replica and is refused, so the object never runs`,
+        'set numOfHosts to the pods per replica (1 unless multi-host TPU)', 'kueue-workload');
+    } else if (typeof hosts === 'number' && hosts < 1) {
+      r.warn(`${p}.numOfHosts`, `numOfHosts ${hosts}: KubeRay creates no pods for this worker group`, 'set numOfHosts to the pods per replica (1 unless multi-host TPU)');
     }
   });
   return r.findings;

@@ -4,7 +4,7 @@
  * with the fix.
  */
 import { compareVersions, FIRST_KUEUE_VERSION } from '../versions';
-import { clusterSpecOf, rayJobHasSubmitterPodSet } from '../gang';
+import { clusterSpecOf, rayJobHasSubmitterPodSet, RayObject } from '../gang';
 import {
   DNS1123_LABEL, DNS1123_SUBDOMAIN, ELASTIC_JOB_ANNOTATION, isElastic, isQueued, isRecord, PRIORITY_CLASS_LABEL, priorityClassOf,
   QUEUE_NAME_LABEL, queueNameOf, shown, usesAutoscaling, workerGroupsOf,
@@ -183,7 +183,71 @@ export const kueueLabelValues: Rule = (obj) => {
   return r.findings;
 };
 
+/** MultiKueue does not dispatch an autoscaling elastic RayCluster (Kueue 0.19 refuses it; earlier versions do not check). */
+export const multiKueueElasticAutoscaling: Rule = (obj, ctx) => {
+  const r = new Reporter('multiKueueElasticAutoscaling', obj, 'kueue-webhook');
+  if (obj.kind !== 'RayCluster' || !isQueued(obj) || compareVersions(ctx.kueue.version, 'v0.19.0') < 0) return r.findings;
+  if (elasticEnabled(obj, ctx) && obj.spec?.enableInTreeAutoscaling === true && obj.spec?.managedBy === 'kueue.x-k8s.io/multikueue') {
+    r.error('spec.enableInTreeAutoscaling', 'in-tree autoscaling is not supported for a MultiKueue-managed elastic RayCluster (Kueue webhook)',
+      'turn autoscaling off for a RayCluster dispatched by MultiKueue, or run it on one cluster (no managedBy)');
+  }
+  return r.findings;
+};
+
 export const KUEUE_WEBHOOK_RULES: Record<string, Rule> = {
   rayJobShutdownAfterFinish, rayJobClusterSource, elasticNeedsKueueVersion, autoscalingOnlyWhenElastic,
-  elasticFeatureGate, elasticRayJobNoSuspend, workerGroupLimit, podSetNames, kueueLabelValues,
+  elasticFeatureGate, elasticRayJobNoSuspend, workerGroupLimit, podSetNames, kueueLabelValues, multiKueueElasticAutoscaling,
 };
+
+/** Whether Kueue's webhook checks an UPDATE at all: the new object is queued, or (0.18+, ValidateRayAndSparkJobUpdates) the old one was. */
+export function kueueValidatesUpdate(oldObj: RayObject, newObj: RayObject, ctx: Parameters<Rule>[1]): boolean {
+  return isQueued(newObj) || (compareVersions(ctx.kueue.version, 'v0.18.0') >= 0 && isQueued(oldObj));
+}
+
+/** Kueue's IsSuspended per kind: RayService through its cluster config. */
+function kueueSuspended(obj: any): boolean {
+  if (obj?.kind === 'RayService') return obj?.spec?.rayClusterConfig?.suspend === true;
+  return obj?.spec?.suspend === true;
+}
+
+function elasticEnabled(obj: any, ctx: Parameters<Rule>[1]): boolean {
+  const gate = ctx.elasticGate === 'on' || ((ctx.elasticGate ?? 'unknown') === 'unknown' && ctx.kueue.elasticGateDefaultOn);
+  return gate && isElastic(obj);
+}
+
+/**
+ * What Kueue's webhook refuses in an UPDATE besides the create rules on the new object
+ * (jobframework.ValidateJobOnUpdate): the queue name changed while the new object runs, the
+ * priority class added to a running object or removed (before 0.17: changed while running or removed),
+ * and the elastic-job annotation toggled. Kueue checks an update when the new object has a queue name,
+ * and from 0.18 (ValidateRayAndSparkJobUpdates, on by default) also when the old one had.
+ */
+export function kueueWebhookOnUpdate(oldObj: RayObject, newObj: RayObject, ctx: Parameters<Rule>[1]): ReturnType<Rule> {
+  const r = new Reporter('kueueWebhookOnUpdate', newObj, 'kueue-webhook');
+  if (!kueueValidatesUpdate(oldObj, newObj, ctx)) return r.findings;
+  const running = !kueueSuspended(newObj);
+  const oldQ = queueNameOf(oldObj) ?? '';
+  const newQ = queueNameOf(newObj) ?? '';
+  if (running && oldQ !== newQ) {
+    r.error(`metadata.labels[${QUEUE_NAME_LABEL}]`, `the queue name cannot change from "${oldQ}" to "${newQ}" while the object is not suspended: field is immutable (Kueue webhook)`,
+      'suspend the object first (or delete and recreate it in the other queue)');
+  }
+  const oldP = priorityClassOf(oldObj) ?? '';
+  const newP = priorityClassOf(newObj) ?? '';
+  const pField = `metadata.labels[${PRIORITY_CLASS_LABEL}]`;
+  if (compareVersions(ctx.kueue.version, 'v0.15.0') < 0) {
+    if ((running || !newP) && oldP !== newP) {
+      r.error(pField, `the WorkloadPriorityClass cannot change from "${oldP}" to "${newP}"${running ? ' while the object is not suspended' : ''}: field is immutable (Kueue webhook)`,
+        newP ? 'suspend the object before changing its priority class' : 'keep the priority-class label');
+    }
+  } else if (running && !oldP && newP) {
+    r.error(pField, `WorkloadPriorityClass cannot be added to a non-suspended workload (Kueue webhook)`, 'set the priority class at creation, or suspend the object first');
+  } else if (!newP && oldP) {
+    r.error(pField, `WorkloadPriorityClass cannot be removed from a workload (Kueue webhook)`, `keep the label ${PRIORITY_CLASS_LABEL}: ${oldP}`);
+  }
+  if (elasticEnabled(oldObj, ctx) !== elasticEnabled(newObj, ctx)) {
+    r.error(`metadata.annotations[${ELASTIC_JOB_ANNOTATION}]`, `the elastic-job annotation cannot be ${isElastic(newObj) ? 'added' : 'removed'} after creation: field is immutable (Kueue webhook)`,
+      'recreate the object to change whether it is elastic');
+  }
+  return r.findings;
+}

@@ -4,7 +4,7 @@
  * is a finding here (every other rule reads it as absent), never an exception.
  */
 import { clusterSpecOf } from '../gang';
-import { isRecord, podTemplatesOf, shown, workerGroupsOf } from '../ray-object';
+import { DNS1123_SUBDOMAIN, isRecord, podTemplatesOf, shown, workerGroupsOf } from '../ray-object';
 import { Reporter, Rule } from './rule';
 
 type Kind = 'string' | 'boolean' | 'integer' | 'object' | 'list' | 'string map';
@@ -121,4 +121,33 @@ export const objectShape: Rule = (obj) => {
   return r.findings;
 };
 
-export const OBJECT_SHAPE_RULES: Record<string, Rule> = { objectShape };
+const LABEL_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
+
+/** Why a label key is invalid (Kubernetes' qualified name: optional DNS-subdomain prefix, 63-character name), or undefined. */
+function labelKeyProblem(key: string): string | undefined {
+  const slash = key.lastIndexOf('/');
+  const prefix = slash >= 0 ? key.slice(0, slash) : undefined;
+  const name = slash >= 0 ? key.slice(slash + 1) : key;
+  if (prefix !== undefined && (!DNS1123_SUBDOMAIN.test(prefix) || prefix.length > 253)) return `its prefix "${prefix}" is not a DNS subdomain`;
+  if (!name || name.length > 63 || !LABEL_NAME.test(name)) return 'its name part must be 1-63 alphanumeric characters, "-", "_" or ".", starting and ending alphanumeric';
+  return undefined;
+}
+
+/** Label keys and values the API server accepts (metadata validation runs before any webhook decision is stored). */
+export const labelSyntax: Rule = (obj) => {
+  const r = new Reporter('labelSyntax', obj, 'kubernetes');
+  const labels = obj.metadata?.labels;
+  if (!isRecord(labels)) return r.findings;
+  for (const key of Object.keys(labels)) {
+    const v = labels[key];
+    const keyProblem = labelKeyProblem(key);
+    if (keyProblem) r.error(`metadata.labels[${key}]`, `label key "${key}" is invalid: ${keyProblem}`, 'use a valid label key such as example.com/team');
+    if (typeof v === 'string' && v !== '' && (v.length > 63 || !LABEL_NAME.test(v))) {
+      r.error(`metadata.labels[${key}]`, `label value "${v}" is invalid: at most 63 characters, alphanumeric, "-", "_" or ".", starting and ending alphanumeric (the API server refuses it)`,
+        'use a valid label value');
+    }
+  }
+  return r.findings;
+};
+
+export const OBJECT_SHAPE_RULES: Record<string, Rule> = { objectShape, labelSyntax };

@@ -1,0 +1,54 @@
+/**
+ * Reviewed, intended differences between the policy and an upstream oracle. Each entry is one line of
+ * reason and names the finding's real source. Keep it short: every entry is a place where a user may
+ * see the library and the cluster answer differently.
+ */
+import { compareVersions, FindingSource } from '../../src/policy';
+import type { Case } from './support/compare';
+
+export type Oracle = 'kubernetes' | 'kueue-webhook' | 'kueue-webhook-update' | 'kuberay' | 'kueue-workload';
+
+export interface AllowedDifference {
+  readonly id: string;
+  readonly oracle: Oracle;
+  /** Who really acts on the object (the finding's source). */
+  readonly source: FindingSource;
+  readonly reason: string;
+  readonly matches: (c: Case) => boolean;
+}
+
+/** Rules about pod template content that the API server checks on the Pod, not on the Ray object. */
+const POD_LEVEL_RULES = new Set(['podTemplateContainers', 'containerResources']);
+
+export const ALLOWED_DIFFERENCES: readonly AllowedDifference[] = [
+  {
+    id: 'unknown-fields',
+    oracle: 'kubernetes',
+    source: 'kubernetes',
+    reason: 'the API server prunes fields its CRD does not define; kubectl refuses them first (server-side field validation is Strict by default) and the typed constructs cannot write them, so the webhook does not carry the CRD schemas',
+    matches: (c) => c.theirs.denied && c.theirs.message.startsWith('pruned: ') && !c.ours.some((f) => f.severity === 'error'),
+  },
+  {
+    id: 'pod-level',
+    oracle: 'kubernetes',
+    source: 'kubernetes',
+    reason: 'the API server checks these on the Pods KubeRay creates, not on the Ray object: the object would be accepted and never get its pods, so the policy refuses it first',
+    matches: (c) => !c.theirs.denied && c.ours.every((f) => f.severity !== 'error' || POD_LEVEL_RULES.has(f.rule)),
+  },
+  ...(['kueue-webhook', 'kueue-webhook-update'] as const).map((oracle): AllowedDifference => ({
+    id: 'kueue-rayjob-head-without-containers',
+    oracle,
+    source: 'kuberay-operator',
+    reason: "Kueue's RayJob webhook fails (index out of range, not a validation) on a head template without containers; the policy refuses it as KubeRay's rule (the Ray container comes first)",
+    matches: (c) => c.object?.kind === 'RayJob' && c.theirs.denied && /index out of range/.test(c.theirs.message)
+      && Array.isArray(c.object?.spec?.rayClusterSpec?.headGroupSpec?.template?.spec?.containers)
+      && c.object.spec.rayClusterSpec.headGroupSpec.template.spec.containers.length === 0,
+  })),
+  ...(['kueue-webhook', 'kueue-webhook-update'] as const).map((oracle): AllowedDifference => ({
+    id: 'rayservice-through-raycluster',
+    oracle,
+    source: 'kueue-webhook',
+    reason: "before 0.17 Kueue queues a RayService through the RayCluster KubeRay creates from it (labels copied): Kueue's webhook refuses that RayCluster and the service never runs, so the policy refuses the RayService itself",
+    matches: (c) => c.object?.kind === 'RayService' && compareVersions(c.kueue, 'v0.17.0') < 0 && !c.theirs.denied,
+  })),
+];

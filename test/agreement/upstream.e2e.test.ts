@@ -1,0 +1,166 @@
+// Differential test of the policy against upstream's own code (issue 14), per Kueue × KubeRay pair on
+// the test control plane (etcd + kube-apiserver with the pair's CRDs + Kueue; no KubeRay operator):
+// - kubernetes: a server-side dry-run create (no webhooks registered) rejects or prunes what our
+//   `kubernetes` findings say;
+// - kueue-webhook: Kueue's webhook server (mutate, then validate, as the API server orders them) denies
+//   what our `kueue-webhook` findings deny, on the object the API server accepted; and for UPDATE (old,
+//   as Kueue stored and maybe admitted it → new), what the controller's ratcheted UPDATE decision denies;
+// - kuberay: KubeRay's validation functions of the pair's version (scripts/kuberay-validate) refuse what
+//   our `kuberay-operator` findings refuse, on the object as Kueue mutated it.
+// The objects come from test/agreement/generator.ts: a printed seed, AGREEMENT_OBJECTS per pair.
+import {
+  bookkeepingOnlyUpdate, evaluateRayObject, Finding, kubeRayCapabilities, kueueCapabilities, kueueValidatesUpdate, kueueWebhookOnUpdate, PolicyContext, ratchetUpdate,
+} from '../../src/policy';
+import { readKueueFile } from '../support/upstream';
+import { TestCluster } from '../e2e/support/cluster';
+import { e2ePairs } from '../e2e/support/pairs';
+import { AgreementLog, ourVerdict } from './support/compare';
+import { KueueWebhook } from './support/kueue-webhook';
+import { BASES, generate, Generated, objectsPerPair, Random, runSeed } from './generator';
+
+const SEED = runSeed();
+const COUNT = objectsPerPair();
+const { pairs, skipped } = e2ePairs();
+const log = new AgreementLog(SEED);
+const objects = generate(SEED, COUNT);
+process.stdout.write(`[agreement] seed ${SEED} (AGREEMENT_SEED to repeat), ${COUNT} objects per pair (AGREEMENT_OBJECTS), pairs: ${pairs.map((p) => p.join('/')).join(', ') || `none (${skipped})`}\n`);
+
+/** Runs fn over items with at most `n` in flight. */
+async function pool<T, R>(items: readonly T[], n: number, fn: (t: T, i: number) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(Array.from({ length: n }, async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i], i);
+    }
+  }));
+  return out;
+}
+
+/** Scalar leaves of `sent` that `stored` lacks: what the API server pruned (empty maps and lists are not compared). */
+export function prunedPaths(sent: any, stored: any, at = ''): string[] {
+  if (sent === null || typeof sent !== 'object') return stored === undefined ? [at] : [];
+  if (stored === undefined || stored === null || typeof stored !== 'object') return Object.keys(sent).length ? [at] : [];
+  const out: string[] = [];
+  for (const k of Object.keys(sent)) {
+    if (at === '' && k === 'metadata') continue; // typed metadata: the API server normalizes it, never prunes user fields silently
+    const v = sent[k];
+    if (v !== null && typeof v === 'object' && Object.keys(v).length === 0) continue;
+    out.push(...prunedPaths(v, stored[k], Array.isArray(sent) ? `${at}[${k}]` : at ? `${at}.${k}` : k));
+  }
+  return out;
+}
+
+const describeAll = pairs.length ? describe : describe.skip;
+if (!pairs.length) process.stdout.write(`[agreement] skipped: ${skipped}\n`);
+
+describeAll('the policy agrees with Kueue, KubeRay and the API server', () => {
+  for (const [kueue, kubeRay] of pairs) {
+    describe(`Kueue ${kueue} + KubeRay ${kubeRay}`, () => {
+      let cluster: TestCluster;
+      let webhook: KueueWebhook;
+      const ctx: PolicyContext = { kueue: kueueCapabilities(kueue), kubeRay: kubeRayCapabilities(kubeRay), elasticGate: 'on' };
+      const findings = (o: any): Finding[] => evaluateRayObject(o, ctx);
+      /** Per object: the API server's answer, then Kueue's (mutated object and verdict). */
+      const accepted = new Map<number, { stored: any; mutated?: any; kueueAllowed?: boolean }>();
+
+      beforeAll(async () => {
+        cluster = await TestCluster.start({ kueue, kubeRay, kubeRayOperator: false });
+        // The dry-runs must meet the CRD schema only: Kueue's webhooks are asked directly.
+        for (const kind of ['mutatingwebhookconfigurations', 'validatingwebhookconfigurations']) {
+          await cluster.client.delete(`/apis/admissionregistration.k8s.io/v1/${kind}/kueue-${kind.startsWith('mutating') ? 'mutating' : 'validating'}-webhook-configuration`);
+        }
+        await cluster.client.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'agreement' } });
+        const manifest = await readKueueFile(kueue, 'config/components/webhook/manifests.yaml');
+        const kinds = ['RayJob', 'RayCluster', 'RayService'].filter((k) => manifest.includes(`/validate-ray-io-v1-${k.toLowerCase()}`));
+        webhook = new KueueWebhook(cluster.kueueWebhook!.port, cluster.kueueWebhook!.caFile, kinds);
+      }, 300000);
+
+      afterAll(async () => {
+        webhook?.close();
+        await cluster?.stop();
+      }, 60000);
+
+      test('kubernetes: server-side dry-run create rejects or prunes what our kubernetes findings say', async () => {
+        await pool(objects, 8, async (g: Generated) => {
+          const r = await cluster.client.request('POST', `/apis/ray.io/v1/namespaces/agreement/${String(g.object.kind).toLowerCase()}s?dryRun=All`, g.object);
+          let theirs;
+          if (r.status >= 300) theirs = { denied: true, message: String(r.body?.message ?? r.body).slice(0, 2000) };
+          else {
+            const pruned = prunedPaths(g.object, r.body);
+            theirs = { denied: pruned.length > 0, message: pruned.length ? `pruned: ${pruned.join(', ')}` : '' };
+            accepted.set(g.index, { stored: r.body });
+          }
+          const { relevant } = ourVerdict(findings(g.object), ['kubernetes']);
+          log.record({ oracle: 'kubernetes', kueue, kubeRay, seed: SEED, index: g.index, base: g.base, mutations: g.mutations, object: g.object, ours: relevant, theirs });
+        });
+        process.stdout.write(`${log.report('kubernetes', kueue, kubeRay, 'objects the API server rejected or pruned vs our kubernetes errors')}\n`);
+        expect(log.disagreementsOf('kubernetes', kueue, kubeRay)).toEqual([]);
+      }, 600000);
+
+      test('kueue-webhook: Kueue mutates then validates; it denies what our kueue-webhook findings deny', async () => {
+        const items = objects.filter((g) => accepted.has(g.index));
+        await pool(items, 8, async (g) => {
+          const a = accepted.get(g.index)!;
+          const m = await webhook.mutate(a.stored);
+          let theirs;
+          let judged = a.stored;
+          if (!m.allowed) theirs = { denied: true, message: m.message ?? '' };
+          else {
+            judged = m.object;
+            a.mutated = m.object;
+            const v = await webhook.validate(m.object);
+            theirs = { denied: !v.allowed, message: v.message ?? '' };
+          }
+          a.kueueAllowed = !theirs.denied;
+          const { relevant } = ourVerdict(findings(judged), ['kueue-webhook']);
+          log.record({ oracle: 'kueue-webhook', kueue, kubeRay, seed: SEED, index: g.index, base: g.base, mutations: g.mutations, object: judged, ours: relevant, theirs });
+        });
+        process.stdout.write(`${log.report('kueue-webhook', kueue, kubeRay, `${items.length} objects the API server accepted, Kueue-mutated`)}\n`);
+        expect(log.disagreementsOf('kueue-webhook', kueue, kubeRay)).toEqual([]);
+      }, 600000);
+
+      test('kueue-webhook UPDATE: Kueue denies the updates the controller denies (old as Kueue stored it, maybe admitted)', async () => {
+        // The old object: the same kind's valid base as Kueue stored it (mutated on create), half of the
+        // time as if admitted and running (suspend false). The new object: the mutated one, same name.
+        const bases = new Map<string, any>();
+        const r = new Random(SEED ^ 0x5eed);
+        const items = objects.filter((g) => accepted.has(g.index));
+        await pool(items, 8, async (g) => {
+          // What a user's update carries: the object as stored, with what Kueue added on create (suspend, scheduling gates).
+          const a = accepted.get(g.index)!;
+          const newObj = JSON.parse(JSON.stringify(a.mutated ?? a.stored));
+          let base = bases.get(g.base);
+          if (!base) {
+            const raw = BASES[g.base]();
+            const stored = await cluster.client.request('POST', `/apis/ray.io/v1/namespaces/agreement/${String(raw.kind).toLowerCase()}s?dryRun=All`, raw);
+            const m = await webhook.mutate(stored.body);
+            base = m.object ?? stored.body;
+            bases.set(g.base, base);
+          }
+          const old = JSON.parse(JSON.stringify(base));
+          old.metadata.name = newObj.metadata.name ?? old.metadata.name;
+          if (newObj.metadata.generateName && !newObj.metadata.name) newObj.metadata.name = old.metadata.name;
+          const running = r.chance(0.5);
+          if (running) {
+            if (old.kind === 'RayService') { if (old.spec.rayClusterConfig) old.spec.rayClusterConfig.suspend = false; } else old.spec.suspend = false;
+          }
+          // What a user's update carries: the stored suspend state unless the mutation changed it.
+          if (!g.mutations.includes('suspend-true') && !g.mutations.includes('suspend-false')) {
+            if (old.kind === 'RayService') {
+              if (newObj.spec.rayClusterConfig && old.spec.rayClusterConfig) newObj.spec.rayClusterConfig.suspend = old.spec.rayClusterConfig.suspend;
+            } else if (old.spec.suspend !== undefined) newObj.spec.suspend = old.spec.suspend;
+          }
+          const v = await webhook.validate(newObj, old);
+          const theirs = { denied: !v.allowed, message: v.message ?? '' };
+          const verdict = bookkeepingOnlyUpdate(old, newObj) ? { deny: [] } : ratchetUpdate(old, newObj, findings(old), findings(newObj), kueueWebhookOnUpdate(old, newObj, ctx), kueueValidatesUpdate(old, newObj, ctx));
+          const { relevant } = ourVerdict(verdict.deny, ['kueue-webhook']);
+          log.record({ oracle: 'kueue-webhook-update', kueue, kubeRay, seed: SEED, index: g.index, base: g.base, mutations: [...g.mutations, running ? 'old-running' : 'old-suspended'], object: newObj, oldObject: old, ours: relevant, theirs });
+        });
+        process.stdout.write(`${log.report('kueue-webhook-update', kueue, kubeRay, `${items.length} UPDATE reviews: a valid base as Kueue stored it -> the generated object`)}\n`);
+        expect(log.disagreementsOf('kueue-webhook-update', kueue, kubeRay)).toEqual([]);
+      }, 600000);
+    });
+  }
+});
