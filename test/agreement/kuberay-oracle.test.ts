@@ -178,11 +178,13 @@ for (const version of VERSIONS) {
       }
     });
 
-    test('the RayCluster a RayJob creates is checked by the RayCluster reconciler too', async () => {
+    test('the RayCluster a RayJob or RayService creates is checked by the RayCluster reconciler too', async () => {
       const job = rayJob('job', { rayClusterSpec: clusterSpec({ upgradeStrategy: { type: 'Recreate' } }) });
       if (atLeast('v1.6.0')) {
         refused(await one(job), 'the RayCluster this RayJob creates: upgradeStrategy cannot be set when RayCluster is created by RayJob', 'utils.ValidateRayClusterUpgradeOptions');
         accepted(await one(rayCluster('cluster', { upgradeStrategy: { type: 'Recreate' } })));
+        refused(await one(rayService('service', {}, { upgradeStrategy: { type: 'Recreate' } })),
+          'the RayCluster this RayService creates: upgradeStrategy cannot be set when RayCluster is created by RayService', 'utils.ValidateRayClusterUpgradeOptions');
       } else {
         // No upgradeStrategy in the RayCluster API before v1.6: the field is dropped on decode.
         accepted(await one(job));
