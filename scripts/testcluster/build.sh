@@ -6,8 +6,10 @@
 #
 #   scripts/testcluster/build.sh                 # everything
 #   KUEUE_VERSIONS=v0.19.2 KUBERAY_VERSIONS=v1.6.2 scripts/testcluster/build.sh
+#   ONLY=kuberay-validate KUBERAY_VERSIONS="v1.6.2" scripts/testcluster/build.sh   # just the KubeRay oracle
 set -uo pipefail
 
+REPO="$(cd "$(dirname "$0")/../.." && pwd)"
 CACHE="${CDK8S_KUEUE_RAY_CACHE:-$HOME/.cache/cdk8s-kueue-ray}"
 BIN="$CACHE/bin"
 WORK="$CACHE/build"
@@ -135,6 +137,44 @@ kuberay_build() {
   wrapper_build "$WORK/kuberay-$1" github.com/ray-project/kuberay/ray-operator "$1" github.com/ray-project/kuberay/ray-operator "$BIN/kuberay-operator-$1"
 }
 
+# The KubeRay oracle (scripts/kuberay-validate): KubeRay's own validation functions, compiled per KubeRay
+# version from the pinned module (same pins as kuberay_build) in a wrapper module. The binary name carries
+# a hash of the program's sources (test/agreement/support/kuberay-oracle.ts computes the same), so an edit
+# rebuilds it. The checks each version runs differ, so one adapter file per version range is copied in.
+KV_SRC="$REPO/scripts/kuberay-validate"
+kuberay_validate_hash() { # sha256 over "<relative path>\n<content>" of each .go file, sorted by path
+  (cd "$KV_SRC" && find . -type f -name '*.go' | LC_ALL=C sort | while IFS= read -r f; do printf '%s\n' "${f#./}"; cat "$f"; done) | sha256sum | cut -c1-12
+}
+kuberay_validate_adapter() {
+  case "$1" in
+    v1.4.*|v1.5.*) echo before-v1.6.go ;;
+    v1.6.*) echo v1.6.go ;;
+    *) return 1 ;;
+  esac
+}
+kuberay_validate_build() { # version output
+  local v="$1" out="$2" adapter d="$WORK/kuberay-validate-$1"
+  adapter=$(kuberay_validate_adapter "$v") || { echo "no adapter for KubeRay $v: read the checks its controllers/ray/*_controller.go run and add one in $KV_SRC/adapters" >&2; return 1; }
+  mkdir -p "$d"; rm -f "$d"/*.go
+  cp "$KV_SRC/main.go" "$d/main.go"; cp "$KV_SRC/adapters/$adapter" "$d/adapter.go"
+  wrapper_build "$d" github.com/ray-project/kuberay/ray-operator "$v" . "$out" "-X main.kubeRayVersion=$v"
+  # Older builds of this version's oracle are stale once a new one exists.
+  find "$BIN" -maxdepth 1 -name "kuberay-validate-$v-*" ! -name "$(basename "$out")" -delete
+}
+build_kuberay_validate() {
+  local h; h=$(kuberay_validate_hash)
+  for v in $KUBERAY_VERSIONS; do build_one "kuberay-validate $v" "$BIN/kuberay-validate-$v-$h" kuberay_validate_build "$v" "$BIN/kuberay-validate-$v-$h" || kv_fail=1; done
+}
+
+kv_fail=0
+if [ "${ONLY:-}" = kuberay-validate ]; then
+  echo "cdk8s-kueue-ray KubeRay oracle: building into $BIN (Go $(go env GOVERSION), proxy $(go env GOPROXY))"
+  build_kuberay_validate
+  mv "$REPORT.tmp" "$REPORT.kuberay-validate"
+  echo "report: $REPORT.kuberay-validate"
+  exit $kv_fail
+fi
+
 echo "cdk8s-kueue-ray test control plane: building into $BIN (Go $(go env GOVERSION), proxy $(go env GOPROXY))"
 # The control plane itself must build; a Kueue or KubeRay version that cannot be built is reported and
 # its pairs are left out of the e2e (the README records which pairs run).
@@ -145,13 +185,14 @@ build_one "kubectl $K8S_VERSION" "$BIN/kubectl-$K8S_VERSION" kubectl_build || ba
 kueue_ok=0; kuberay_ok=0
 for v in $KUEUE_VERSIONS; do build_one "kueue $v" "$BIN/kueue-$v" kueue_build "$v" && kueue_ok=1; done
 for v in $KUBERAY_VERSIONS; do build_one "kuberay $v" "$BIN/kuberay-operator-$v" kuberay_build "$v" && kuberay_ok=1; done
+build_kuberay_validate
 build_one "kustomize $KUSTOMIZE_VERSION" "$BIN/kustomize-$KUSTOMIZE_VERSION" kustomize_build || true
 for v in ${RENDER_KUEUE_RELEASES:-v0.17.0 v0.19.2}; do
   [ -x "$BIN/kueue-$v" ] && [ -x "$BIN/kustomize-$KUSTOMIZE_VERSION" ] && build_one "kueue $v release render" "$CACHE/releases-rendered/kueue-$v/manifests.yaml" render_kueue_release "$v" || true
 done
 mv "$REPORT.tmp" "$REPORT"
 echo "report: $REPORT"
-if [ $base_fail = 1 ] || [ $kueue_ok = 0 ] || [ $kuberay_ok = 0 ]; then
+if [ $base_fail = 1 ] || [ $kueue_ok = 0 ] || [ $kuberay_ok = 0 ] || [ $kv_fail = 1 ]; then
   echo "the test control plane is incomplete: see the FAILED lines above" >&2
   exit 1
 fi
