@@ -97,7 +97,8 @@ const SEMANTIC_ANNOTATIONS = [QUEUE_NAME_LABEL, ELASTIC_JOB_ANNOTATION];
 /** What a rule's finding depends on besides its own field (the gang rule reports on the queue label). */
 function causeFields(f: Finding, obj: RayObject): string[] {
   // Kueue's rules apply to queued (and elastic) objects: adding the label makes an old problem Kueue's.
-  if (f.source === 'kueue-webhook') return [f.field, QUEUE_FIELD, `metadata.annotations[${ELASTIC_JOB_ANNOTATION}]`];
+  // Kueue's webhook validates the whole new object on update: any change to the spec can bring one of them in.
+  if (f.source === 'kueue-webhook') return [f.field, 'spec', QUEUE_FIELD, `metadata.annotations[${ELASTIC_JOB_ANNOTATION}]`];
   if (f.rule !== 'gangCanEverFit') return [f.field];
   const cs = clusterSpecOf(obj);
   return [f.field, ...(cs ? [cs.path] : ['spec']), 'spec.submitterPodTemplate', 'spec.submissionMode'];

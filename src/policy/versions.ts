@@ -67,6 +67,15 @@ export interface KubeRayCapabilities {
   readonly rayServiceSuspendSync: boolean;
   /** RayJob spec.preRunningDeadlineSeconds exists. */
   readonly preRunningDeadline: boolean;
+  /**
+   * The operator's RayJobDeletionPolicy gate is on by default (1.6). Off, KubeRay refuses any
+   * deletionPolicy/deletionStrategy and any worker-group suspend. The policy assumes the default.
+   */
+  readonly deletionGateDefaultOn: boolean;
+  /** RayService spec.upgradeStrategy.type values KubeRay's validation accepts. */
+  readonly rayServiceUpgradeTypes: readonly string[];
+  /** ValidateRayClusterSpec refuses minReplicas > maxReplicas (1.6; earlier KubeRay uses maxReplicas). */
+  readonly refusesMinAboveMax: boolean;
   readonly operatorImage: string;
 }
 
@@ -131,16 +140,19 @@ const KUBERAY: Record<string, KubeRayCapabilities> = {
   'v1.4.2': {
     version: 'v1.4.2', submissionModes: ['K8sJobMode', 'HTTPMode', 'InteractiveMode'], deletionField: 'deletionPolicy',
     rayServiceManagedBy: false, rayServiceSuspendSync: false, preRunningDeadline: false,
+    deletionGateDefaultOn: false, rayServiceUpgradeTypes: ['NewCluster', 'None'], refusesMinAboveMax: false,
     operatorImage: 'quay.io/kuberay/operator:v1.4.2',
   },
   'v1.5.2': {
     version: 'v1.5.2', submissionModes: ['K8sJobMode', 'HTTPMode', 'InteractiveMode', 'SidecarMode'], deletionField: 'deletionStrategy',
     rayServiceManagedBy: false, rayServiceSuspendSync: true, preRunningDeadline: false,
+    deletionGateDefaultOn: false, rayServiceUpgradeTypes: ['NewClusterWithIncrementalUpgrade', 'NewCluster', 'None'], refusesMinAboveMax: false,
     operatorImage: 'quay.io/kuberay/operator:v1.5.2',
   },
   'v1.6.2': {
     version: 'v1.6.2', submissionModes: ['K8sJobMode', 'HTTPMode', 'InteractiveMode', 'SidecarMode'], deletionField: 'deletionStrategy',
     rayServiceManagedBy: true, rayServiceSuspendSync: true, preRunningDeadline: true,
+    deletionGateDefaultOn: true, rayServiceUpgradeTypes: ['NewClusterWithIncrementalUpgrade', 'NewCluster', 'None'], refusesMinAboveMax: true,
     operatorImage: 'quay.io/kuberay/operator:v1.6.2',
   },
 };

@@ -51,4 +51,18 @@ export const ALLOWED_DIFFERENCES: readonly AllowedDifference[] = [
     reason: "before 0.17 Kueue queues a RayService through the RayCluster KubeRay creates from it (labels copied): Kueue's webhook refuses that RayCluster and the service never runs, so the policy refuses the RayService itself",
     matches: (c) => c.object?.kind === 'RayService' && compareVersions(c.kueue, 'v0.17.0') < 0 && !c.theirs.denied,
   })),
+  {
+    id: 'unknown-submission-mode',
+    oracle: 'kuberay',
+    source: 'kuberay-operator',
+    reason: "KubeRay's validation lets an unknown submissionMode through (SidecarMode before 1.5, or a typo); its reconciler has no branch for it, so no submitter runs and the job stalls",
+    matches: (c) => !c.theirs.denied && c.ours.filter((f) => f.severity === 'error').every((f) => f.rule === 'rayJobSubmissionMode'),
+  },
+  {
+    id: 'multikueue-manager-skips',
+    oracle: 'kuberay',
+    source: 'kuberay-operator',
+    reason: "KubeRay on a MultiKueue manager skips an object managed by kueue.x-k8s.io/multikueue; the worker's KubeRay validates the copy it runs, so the policy checks it before dispatch",
+    matches: (c) => !c.theirs.denied && c.theirs.message.startsWith('not validated') && JSON.stringify(c.object?.spec ?? {}).includes('"managedBy":"kueue.x-k8s.io/multikueue"'),
+  },
 ];

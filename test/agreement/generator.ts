@@ -175,17 +175,18 @@ export const MUTATIONS: Record<string, Mutation> = {
   }),
   'no-requests': whenCluster((c, r) => { const t = r.pick(templates({ kind: 'RayCluster', spec: c })); if (t.spec.containers[0]) delete t.spec.containers[0].resources; }),
   'bad-quantity': whenCluster((c) => { const k = c.headGroupSpec.template.spec.containers[0]; if (k) k.resources = { requests: { cpu: '1.5.0' } }; }),
-  'gpu': whenCluster((c) => { const g = c.workerGroupSpecs[0]; if (g) g.template.spec.containers[0].resources = { requests: { cpu: '1', 'nvidia.com/gpu': '1' }, limits: { 'nvidia.com/gpu': '1' } }; }),
+  'gpu': whenCluster((c) => { const g = c.workerGroupSpecs[0]; if (g?.template.spec.containers[0]) g.template.spec.containers[0].resources = { requests: { cpu: '1', 'nvidia.com/gpu': '1' }, limits: { 'nvidia.com/gpu': '1' } }; }),
   // autoscaling
   'autoscaling-on': whenCluster((c) => { c.enableInTreeAutoscaling = true; }),
   'autoscaling-off': whenCluster((c) => { c.enableInTreeAutoscaling = false; }),
   'autoscaler-v2': whenCluster((c, r) => {
     if (r.chance(0.5)) c.autoscalerOptions = { ...(c.autoscalerOptions ?? {}), version: 'v2' };
-    else c.headGroupSpec.template.spec.containers[0].env = [{ name: 'RAY_enable_autoscaler_v2', value: '1' }];
+    else { const k = c.headGroupSpec.template.spec.containers[0]; if (k) k.env = [{ name: 'RAY_enable_autoscaler_v2', value: '1' }]; }
   }),
   'autoscaler-v2-both': whenCluster((c) => {
     c.autoscalerOptions = { ...(c.autoscalerOptions ?? {}), version: 'v2' };
-    c.headGroupSpec.template.spec.containers[0].env = [{ name: 'RAY_enable_autoscaler_v2', value: '1' }];
+    const k = c.headGroupSpec.template.spec.containers[0];
+    if (k) k.env = [{ name: 'RAY_enable_autoscaler_v2', value: '1' }];
   }),
   'worker-restart-always': whenCluster((c) => { const g = c.workerGroupSpecs[0]; if (g) g.template.spec.restartPolicy = 'Always'; }),
   'autoscaler-resources': whenCluster((c) => { c.autoscalerOptions = { ...(c.autoscalerOptions ?? {}), resources: { requests: { cpu: '200m', memory: '256Mi' } } }; }),
@@ -230,7 +231,10 @@ export function generate(seed: number, count: number): Generated[] {
       const m = r.pick(MUTATION_NAMES);
       if (!mutations.includes(m)) mutations.push(m);
     }
-    for (const m of mutations) MUTATIONS[m](object, r);
+    for (let i = 0; i < mutations.length; i++) {
+      // A mutation can meet a shape an earlier one broke on purpose (wrong-type): it is then skipped, and named so.
+      try { MUTATIONS[mutations[i]](object, r); } catch { mutations[i] = `${mutations[i]} (not applicable)`; }
+    }
     // Each object gets its own name suffix, so objects can be created side by side without clashing.
     if (typeof object.metadata?.name === 'string' && !mutations.some((m) => m.startsWith('name-'))) {
       object.metadata.name = `${object.metadata.name}-${index}`;

@@ -15,6 +15,7 @@ import { readKueueFile } from '../support/upstream';
 import { TestCluster } from '../e2e/support/cluster';
 import { e2ePairs } from '../e2e/support/pairs';
 import { AgreementLog, ourVerdict } from './support/compare';
+import { KubeRayOracle } from './support/kuberay-oracle';
 import { KueueWebhook } from './support/kueue-webhook';
 import { BASES, generate, Generated, objectsPerPair, Random, runSeed } from './generator';
 
@@ -60,6 +61,7 @@ describeAll('the policy agrees with Kueue, KubeRay and the API server', () => {
     describe(`Kueue ${kueue} + KubeRay ${kubeRay}`, () => {
       let cluster: TestCluster;
       let webhook: KueueWebhook;
+      let kubeRayOracle: KubeRayOracle;
       const ctx: PolicyContext = { kueue: kueueCapabilities(kueue), kubeRay: kubeRayCapabilities(kubeRay), elasticGate: 'on' };
       const findings = (o: any): Finding[] => evaluateRayObject(o, ctx);
       /** Per object: the API server's answer, then Kueue's (mutated object and verdict). */
@@ -75,10 +77,12 @@ describeAll('the policy agrees with Kueue, KubeRay and the API server', () => {
         const manifest = await readKueueFile(kueue, 'config/components/webhook/manifests.yaml');
         const kinds = ['RayJob', 'RayCluster', 'RayService'].filter((k) => manifest.includes(`/validate-ray-io-v1-${k.toLowerCase()}`));
         webhook = new KueueWebhook(cluster.kueueWebhook!.port, cluster.kueueWebhook!.caFile, kinds);
+        kubeRayOracle = await KubeRayOracle.start(kubeRay);
       }, 300000);
 
       afterAll(async () => {
         webhook?.close();
+        await kubeRayOracle?.stop();
         await cluster?.stop();
       }, 60000);
 
@@ -160,6 +164,22 @@ describeAll('the policy agrees with Kueue, KubeRay and the API server', () => {
         });
         process.stdout.write(`${log.report('kueue-webhook-update', kueue, kubeRay, `${items.length} UPDATE reviews: a valid base as Kueue stored it -> the generated object`)}\n`);
         expect(log.disagreementsOf('kueue-webhook-update', kueue, kubeRay)).toEqual([]);
+      }, 600000);
+
+      test('kuberay: KubeRay refuses what our kuberay-operator findings refuse, on the object as Kueue let it through', async () => {
+        // What reaches KubeRay: accepted by the API server, mutated and allowed by Kueue.
+        const items = objects.filter((g) => accepted.get(g.index)?.kueueAllowed);
+        const judged = items.map((g) => accepted.get(g.index)!.mutated ?? accepted.get(g.index)!.stored);
+        const verdicts = await kubeRayOracle.validate(judged);
+        items.forEach((g, i) => {
+          const v = verdicts[i];
+          const theirs = v.skipped ? { denied: false, message: `not validated: ${v.skipped}` }
+            : { denied: v.errors.length > 0 || !!v.decodeError, message: [...v.errors, ...(v.decodeError ? [`decode: ${v.decodeError}`] : []), ...(v.check ? [`(${v.check})`] : [])].join('; ') };
+          const { relevant } = ourVerdict(findings(judged[i]), ['kuberay-operator']);
+          log.record({ oracle: 'kuberay', kueue, kubeRay, seed: SEED, index: g.index, base: g.base, mutations: g.mutations, object: judged[i], ours: relevant, theirs });
+        });
+        process.stdout.write(`${log.report('kuberay', kueue, kubeRay, `${items.length} objects Kueue let through, against KubeRay ${kubeRay}'s validation functions`)}\n`);
+        expect(log.disagreementsOf('kuberay', kueue, kubeRay)).toEqual([]);
       }, 600000);
     });
   }

@@ -7,7 +7,7 @@ import { parse as parseYaml } from 'yaml';
 import { clusterSpecOf, containerRequests } from '../gang';
 import { parseResourceList } from '../quantity';
 import { DNS1035_LABEL, DNS1123_SUBDOMAIN, isQueued, isRecord, listOf, MAX_NAME_LENGTH, ownField, podTemplatesOf, shown, workerGroupsOf } from '../ray-object';
-import { FIRST_KUBERAY_VERSION } from '../versions';
+import { compareVersions, FIRST_KUBERAY_VERSION } from '../versions';
 import { Reporter, Rule } from './rule';
 
 /**
@@ -131,8 +131,8 @@ export const uniqueWorkerGroupNames: Rule = (obj) => {
   return r.findings;
 };
 
-/** Replicas within [minReplicas, maxReplicas]: KubeRay clamps, Kueue counts the raw value. */
-export const workerReplicaBounds: Rule = (obj) => {
+/** Replicas within [minReplicas, maxReplicas]: KubeRay clamps (1.6 refuses min > max), Kueue counts the raw value. */
+export const workerReplicaBounds: Rule = (obj, ctx) => {
   const r = new Reporter('workerReplicaBounds', obj, 'kuberay-operator');
   const cs = clusterSpecOf(obj);
   workerGroupsOf(obj).forEach((g, i) => {
@@ -142,13 +142,25 @@ export const workerReplicaBounds: Rule = (obj) => {
     for (const [f, v] of wrong) r.error(`${p}.${f}`, `${f} must be an integer, not ${shown(v)}`, `write ${f} as a whole number`, 'kubernetes');
     const min = g?.minReplicas ?? 0;
     const max = g?.maxReplicas ?? 2147483647;
-    const rep = g?.replicas ?? 0;
+    const rep: number | undefined = g?.replicas ?? undefined;
+    const queued = isQueued(obj);
     if (wrong.length) {
       // compared only when all three are numbers
     } else if (min > max) {
-      r.error(`${p}.minReplicas`, `minReplicas ${min} is above maxReplicas ${max}; KubeRay silently uses maxReplicas`, 'make minReplicas <= maxReplicas');
-    } else if (rep < min || rep > max) {
-      r.error(`${p}.replicas`, `replicas ${rep} is outside [${min}, ${max}]: KubeRay creates ${Math.min(Math.max(rep, min), max)} pods while Kueue admits quota for ${rep}`, 'set replicas between minReplicas and maxReplicas');
+      if (ctx.kubeRay.refusesMinAboveMax) r.error(`${p}.minReplicas`, `minReplicas ${min} is above maxReplicas ${max}; KubeRay ${ctx.kubeRay.version} refuses the cluster`, 'make minReplicas <= maxReplicas');
+      else r.warn(`${p}.minReplicas`, `minReplicas ${min} is above maxReplicas ${max}; KubeRay ${ctx.kubeRay.version} silently uses maxReplicas`, 'make minReplicas <= maxReplicas');
+    } else if (ctx.kubeRay.refusesMinAboveMax && (min < 0 || max < 0)) {
+      r.error(`${p}.${min < 0 ? 'minReplicas' : 'maxReplicas'}`, `${min < 0 ? 'minReplicas' : 'maxReplicas'} must be >= 0 (KubeRay ${ctx.kubeRay.version})`, 'use 0 or more');
+    } else if (rep !== undefined && rep < 0 && queued) {
+      r.error(`${p}.replicas`, `replicas ${rep} is negative: Kueue's Workload would count ${rep} pods and is refused, so the object never runs`, 'set replicas between minReplicas and maxReplicas', 'kueue-workload');
+    } else if (rep !== undefined && (rep < min || rep > max)) {
+      // KubeRay's reconcilers never refuse this: they create clamp(replicas, min, max) pods. Kueue admits
+      // quota for the raw replicas. Below the minimum the cluster runs pods Kueue never admitted.
+      const pods = Math.min(Math.max(rep, min), max);
+      const msg = `replicas ${rep} is outside [${min}, ${max}]: KubeRay creates ${pods} pods${queued ? ` while Kueue admits quota for ${rep}` : ''}`;
+      const fix = 'set replicas between minReplicas and maxReplicas';
+      if (queued && rep < min) r.error(`${p}.replicas`, `${msg}, so the cluster runs beyond its quota`, fix, 'kueue-workload');
+      else r.warn(`${p}.replicas`, msg, fix, queued ? 'kueue-workload' : undefined);
     }
     // The CRD accepts any integer. Kueue counts replicas x numOfHosts pods: a negative count makes the
     // Workload invalid (podSets[].count >= 0), so a queued object never runs; 0 gives a group without pods.
@@ -194,15 +206,23 @@ export const rayJobSubmissionMode: Rule = (obj, ctx) => {
 };
 
 /** RayJob lifecycle fields KubeRay validates (ValidateRayJobSpec). */
-export const rayJobLifecycle: Rule = (obj) => {
+export const rayJobLifecycle: Rule = (obj, ctx) => {
   const r = new Reporter('rayJobLifecycle', obj, 'kuberay-operator');
   if (obj.kind !== 'RayJob') return r.findings;
   const s = isRecord(obj.spec) ? obj.spec : {};
   if (s.suspend === true && s.shutdownAfterJobFinishes !== true) {
     r.error('spec.suspend', 'a suspended RayJob needs shutdownAfterJobFinishes: true (KubeRay)', 'set spec.shutdownAfterJobFinishes: true');
   }
-  if (s.suspend === true && s.clusterSelector) {
+  // KubeRay treats an empty clusterSelector as none.
+  const selector = isRecord(s.clusterSelector) && Object.keys(s.clusterSelector).length > 0 ? s.clusterSelector : undefined;
+  if (s.suspend === true && selector) {
     r.error('spec.suspend', 'a RayJob using clusterSelector cannot be suspended (KubeRay)', 'remove suspend or clusterSelector');
+  }
+  if (selector && compareVersions(ctx.kubeRay.version, 'v1.5.0') >= 0 && !selector['ray.io/cluster']) {
+    r.error('spec.clusterSelector', `clusterSelector needs the ray.io/cluster key naming the RayCluster (KubeRay ${ctx.kubeRay.version})`, 'set clusterSelector: { ray.io/cluster: <name of the RayCluster> }');
+  }
+  if (selector && ctx.kubeRay.preRunningDeadline && typeof s.backoffLimit === 'number' && s.backoffLimit > 0) {
+    r.error('spec.backoffLimit', `backoffLimit is incompatible with clusterSelector (KubeRay ${ctx.kubeRay.version})`, 'remove backoffLimit, or let the job create its own cluster');
   }
   const ttl = s.ttlSecondsAfterFinished;
   if (typeof ttl === 'number' && ttl < 0) r.error('spec.ttlSecondsAfterFinished', `ttlSecondsAfterFinished ${ttl} is negative`, 'use 0 or more seconds');
@@ -228,13 +248,19 @@ export const rayJobLifecycle: Rule = (obj) => {
   } else if (s.runtimeEnvYAML !== undefined && s.runtimeEnvYAML !== null) {
     r.error('spec.runtimeEnvYAML', `runtimeEnvYAML must be a string, not ${shown(s.runtimeEnvYAML)}`, 'give the runtime env as a YAML or JSON string', 'kubernetes');
   }
-  if (!s.rayClusterSpec && !s.clusterSelector) {
-    r.error('spec.rayClusterSpec', 'a RayJob needs rayClusterSpec or clusterSelector (KubeRay)', 'add a rayClusterSpec');
+  if (!s.rayClusterSpec && !selector) {
+    r.error('spec.rayClusterSpec', 'a RayJob needs rayClusterSpec or a non-empty clusterSelector (KubeRay)', 'add a rayClusterSpec');
   }
   return r.findings;
 };
 
-/** deletionPolicy (1.4) and deletionStrategy (1.5+) are pruned on the other line; deletionRules excludes shutdownAfterJobFinishes. */
+const DELETION_POLICIES_ON_CLUSTER = ['DeleteCluster', 'DeleteWorkers'];
+
+/**
+ * deletionPolicy (1.4) and deletionStrategy (1.5+) are pruned on the other line. KubeRay refuses either
+ * while its RayJobDeletionPolicy gate is off (the default before 1.6; the policy assumes the default),
+ * and with the gate on checks the strategy the way ValidateRayJobSpec does.
+ */
 export const rayJobDeletion: Rule = (obj, ctx) => {
   const r = new Reporter('rayJobDeletion', obj, 'kuberay-operator');
   if (obj.kind !== 'RayJob') return r.findings;
@@ -245,24 +271,96 @@ export const rayJobDeletion: Rule = (obj, ctx) => {
   if (s.deletionStrategy !== undefined && ctx.kubeRay.deletionField !== 'deletionStrategy') {
     r.error('spec.deletionStrategy', `KubeRay ${ctx.kubeRay.version} has no deletionStrategy: the API server silently prunes it`, `use spec.deletionPolicy on ${ctx.kubeRay.version}, or choose KubeRay >= ${FIRST_KUBERAY_VERSION.deletionStrategy}`, 'kubernetes');
   }
-  if (s.deletionStrategy?.deletionRules !== undefined && s.shutdownAfterJobFinishes === true) {
-    r.error('spec.deletionStrategy.deletionRules', 'deletionRules cannot be combined with shutdownAfterJobFinishes, which Kueue requires', 'use the onSuccess/onFailure form of deletionStrategy');
+  const field = ctx.kubeRay.deletionField;
+  const value = s[field];
+  if (value === undefined || value === null) return r.findings;
+  if (!ctx.kubeRay.deletionGateDefaultOn) {
+    r.error(`spec.${field}`, `KubeRay ${ctx.kubeRay.version} refuses ${field} unless its RayJobDeletionPolicy feature gate is on, which it is not by default`,
+      `remove ${field} and rely on shutdownAfterJobFinishes, or start the operator with --feature-gates=RayJobDeletionPolicy=true`);
+    return r.findings;
+  }
+  const selector = isRecord(s.clusterSelector) && Object.keys(s.clusterSelector).length > 0;
+  const autoscaling = s.rayClusterSpec?.enableInTreeAutoscaling === true;
+  const policyChecks = (policy: unknown, at: string) => {
+    if (selector && DELETION_POLICIES_ON_CLUSTER.includes(policy as string)) r.error(at, `${shown(policy)} cannot be used with clusterSelector: the job does not own the cluster (KubeRay)`, 'use DeleteSelf or DeleteNone');
+    if (autoscaling && policy === 'DeleteWorkers') r.error(at, 'DeleteWorkers cannot be combined with autoscaling (KubeRay)', 'use DeleteCluster, or turn autoscaling off');
+  };
+  if (field === 'deletionPolicy') {
+    if (value === 'DeleteNone' && s.shutdownAfterJobFinishes === true) r.error('spec.deletionPolicy', 'DeleteNone contradicts shutdownAfterJobFinishes: true (KubeRay)', 'remove deletionPolicy (Kueue needs shutdownAfterJobFinishes)');
+    policyChecks(value, 'spec.deletionPolicy');
+    return r.findings;
+  }
+  const ds = isRecord(value) ? value : {};
+  const legacy = ds.onSuccess !== undefined || ds.onFailure !== undefined;
+  if (ds.deletionRules !== undefined) {
+    if (s.shutdownAfterJobFinishes === true) {
+      r.error('spec.deletionStrategy.deletionRules', 'deletionRules cannot be combined with shutdownAfterJobFinishes, which Kueue requires', 'use the onSuccess/onFailure form of deletionStrategy');
+    }
+    if (legacy) r.error('spec.deletionStrategy', 'deletionRules cannot be combined with onSuccess/onFailure (KubeRay)', 'use one form');
+    listOf(ds.deletionRules).forEach((rule: any, i: number) => {
+      const at = `spec.deletionStrategy.deletionRules[${i}]`;
+      const c = isRecord(rule?.condition) ? rule.condition : {};
+      if ((c.jobStatus === undefined) === (c.jobDeploymentStatus === undefined)) r.error(`${at}.condition`, 'a deletion rule sets exactly one of jobStatus and jobDeploymentStatus (KubeRay)', 'set one of them');
+      if (typeof c.ttlSeconds === 'number' && c.ttlSeconds < 0) r.error(`${at}.condition.ttlSeconds`, 'ttlSeconds must be >= 0 (KubeRay)', 'use 0 or more');
+      policyChecks(rule?.policy, `${at}.policy`);
+    });
+  } else if (!legacy) {
+    r.error('spec.deletionStrategy', 'deletionStrategy needs deletionRules or onSuccess and onFailure (KubeRay)', 'set onSuccess and onFailure, or remove deletionStrategy');
+  } else {
+    for (const k of ['onSuccess', 'onFailure'] as const) {
+      const policy = ds[k]?.policy;
+      if (policy === undefined) r.error(`spec.deletionStrategy.${k}.policy`, `deletionStrategy needs both onSuccess and onFailure with a policy (KubeRay)`, `set ${k}.policy`);
+      if (policy === 'DeleteNone' && s.shutdownAfterJobFinishes === true) {
+        r.error(`spec.deletionStrategy.${k}.policy`, "DeleteNone contradicts shutdownAfterJobFinishes: true (KubeRay: \"shutdownAfterJobFinishes is set to 'true' while deletion policy is 'DeleteNone'\")",
+          'use DeleteCluster (Kueue needs shutdownAfterJobFinishes), or remove deletionStrategy');
+      }
+      policyChecks(policy, `spec.deletionStrategy.${k}.policy`);
+    }
+  }
+  return r.findings;
+};
+
+/** RayService fields only KubeRay checks: the head service name, and the upgrade strategy type. */
+export const rayServiceSpec: Rule = (obj, ctx) => {
+  const r = new Reporter('rayServiceSpec', obj, 'kuberay-operator');
+  if (obj.kind !== 'RayService' || !isRecord(obj.spec)) return r.findings;
+  const name = obj.spec.rayClusterConfig?.headGroupSpec?.headService?.metadata?.name;
+  if (typeof name === 'string' && name !== '') {
+    r.error('spec.rayClusterConfig.headGroupSpec.headService.metadata.name', 'a RayService names its head services itself: headService.metadata.name should not be set (KubeRay)', 'remove headService.metadata.name');
+  }
+  const type = obj.spec.upgradeStrategy?.type;
+  if (type !== undefined && type !== null && !ctx.kubeRay.rayServiceUpgradeTypes.includes(type)) {
+    r.error('spec.upgradeStrategy.type', `upgradeStrategy.type ${shown(type)} is not one of ${ctx.kubeRay.rayServiceUpgradeTypes.join(', ')} (KubeRay ${ctx.kubeRay.version})`,
+      `use one of ${ctx.kubeRay.rayServiceUpgradeTypes.join(', ')}`);
+  }
+  return r.findings;
+};
+
+/** GCS fault tolerance is set one way: the ray.io/ft-enabled annotation and gcsFaultToleranceOptions exclude each other. */
+export const gcsFaultTolerance: Rule = (obj) => {
+  const r = new Reporter('gcsFaultTolerance', obj, 'kuberay-operator');
+  const cs = clusterSpecOf(obj);
+  const ft = obj.metadata?.annotations?.['ray.io/ft-enabled'];
+  if (cs && cs.spec.gcsFaultToleranceOptions !== undefined && cs.spec.gcsFaultToleranceOptions !== null && typeof ft === 'string' && ft !== '') {
+    r.error('metadata.annotations[ray.io/ft-enabled]', 'the ray.io/ft-enabled annotation cannot be combined with gcsFaultToleranceOptions (KubeRay)', 'remove the annotation: gcsFaultToleranceOptions turns fault tolerance on');
   }
   return r.findings;
 };
 
 /** Autoscaler v2 needs restartPolicy Never/unset; worker-group suspend is not allowed with autoscaling. */
-export const autoscalerConstraints: Rule = (obj) => {
+export const autoscalerConstraints: Rule = (obj, ctx) => {
   const r = new Reporter('autoscalerConstraints', obj, 'kuberay-operator');
   const cs = clusterSpecOf(obj);
   if (!cs) return r.findings;
   const head = cs.spec.headGroupSpec?.template?.spec;
   const envV2 = listOf(listOf(head?.containers)[0]?.env).some((e: any) => e?.name === 'RAY_enable_autoscaler_v2');
   const v2 = cs.spec.autoscalerOptions?.version === 'v2';
-  if (v2 && envV2) {
+  // KubeRay checks the autoscaler options only when autoscaling is on (ValidateRayClusterSpec).
+  const autoscaling = cs.spec.enableInTreeAutoscaling === true;
+  if (autoscaling && v2 && envV2) {
     r.error(`${cs.path}.autoscalerOptions.version`, 'autoscalerOptions.version and the head env RAY_enable_autoscaler_v2 cannot both be set', 'keep autoscalerOptions.version only');
   }
-  if (v2 || envV2) {
+  if (autoscaling && (v2 || envV2)) {
     for (const t of podTemplatesOf(obj).filter((x) => x.role !== 'submitter')) {
       const rp = t.template?.spec?.restartPolicy;
       if (rp !== undefined && rp !== 'Never') {
@@ -270,11 +368,16 @@ export const autoscalerConstraints: Rule = (obj) => {
       }
     }
   }
-  if (cs.spec.enableInTreeAutoscaling === true) {
-    workerGroupsOf(obj).forEach((g, i) => {
-      if (g?.suspend === true) r.error(`${cs.path}.workerGroupSpecs[${i}].suspend`, 'worker-group suspend cannot be combined with autoscaling', 'remove suspend from the worker group');
-    });
+  const envValue = listOf(listOf(head?.containers)[0]?.env).find((e: any) => e?.name === 'RAY_enable_autoscaler_v2')?.value;
+  if (cs.spec.enableInTreeAutoscaling !== true && (envValue === '1' || envValue === 'true') && compareVersions(ctx.kubeRay.version, 'v1.5.0') >= 0) {
+    r.error(`${cs.path}.enableInTreeAutoscaling`, `the head env RAY_enable_autoscaler_v2=${envValue} needs enableInTreeAutoscaling: true (KubeRay ${ctx.kubeRay.version})`, 'set enableInTreeAutoscaling: true, or remove the env');
   }
+  workerGroupsOf(obj).forEach((g, i) => {
+    if (g?.suspend !== true) return;
+    const at = `${cs.path}.workerGroupSpecs[${i}].suspend`;
+    if (cs.spec.enableInTreeAutoscaling === true) r.error(at, 'worker-group suspend cannot be combined with autoscaling', 'remove suspend from the worker group');
+    else if (!ctx.kubeRay.deletionGateDefaultOn) r.error(at, `KubeRay ${ctx.kubeRay.version} suspends a worker group only with its RayJobDeletionPolicy feature gate on, which it is not by default`, 'remove suspend from the worker group');
+  });
   return r.findings;
 };
 
@@ -336,5 +439,5 @@ export const containerResources: Rule = (obj) => {
 
 export const KUBERAY_OPERATOR_RULES: Record<string, Rule> = {
   rayObjectName, podTemplateContainers, uniqueWorkerGroupNames, workerReplicaBounds, rayJobSubmissionMode,
-  rayJobLifecycle, rayJobDeletion, autoscalerConstraints, managedByField, containerResources,
+  rayJobLifecycle, rayJobDeletion, rayServiceSpec, gcsFaultTolerance, autoscalerConstraints, managedByField, containerResources,
 };

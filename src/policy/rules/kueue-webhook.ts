@@ -170,8 +170,9 @@ export const podSetNames: Rule = (obj) => {
 };
 
 /** The queue-name and priority-class labels must be valid object names. */
-export const kueueLabelValues: Rule = (obj) => {
+export const kueueLabelValues: Rule = (obj, ctx) => {
   const r = new Reporter('kueueLabelValues', obj, 'kueue-webhook');
+  if (selectsExistingClusterOnly(obj, ctx.kueue.rayJobClusterSelectorRules)) return r.findings; // Kueue does not manage it
   const q = queueNameOf(obj);
   if (q !== undefined && (!DNS1123_SUBDOMAIN.test(q) || q.length > 253)) {
     r.error(`metadata.labels[${QUEUE_NAME_LABEL}]`, `"${q}" is not a valid LocalQueue name (a DNS-1123 subdomain)`, 'use the metadata.name of a LocalQueue in this namespace');
