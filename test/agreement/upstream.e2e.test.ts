@@ -9,7 +9,8 @@
 //   our `kuberay-operator` findings refuse, on the object as Kueue mutated it.
 // The objects come from test/agreement/generator.ts: a printed seed, AGREEMENT_OBJECTS per pair.
 import {
-  bookkeepingOnlyUpdate, evaluateRayObject, Finding, kubeRayCapabilities, kueueCapabilities, kueueValidatesUpdate, kueueWebhookOnUpdate, PolicyContext, ratchetUpdate,
+  bookkeepingOnlyUpdate, evaluateRayObject, Finding, kubeRayCapabilities, kueueCapabilities, kueueValidatesUpdate, kueueWebhookOnUpdate,
+  PolicyContext, ratchetUpdate,
 } from '../../src/policy';
 import { readKueueFile } from '../support/upstream';
 import { TestCluster } from '../e2e/support/cluster';
@@ -173,8 +174,8 @@ describeAll('the policy agrees with Kueue, KubeRay and the API server', () => {
         const verdicts = await kubeRayOracle.validate(judged);
         items.forEach((g, i) => {
           const v = verdicts[i];
-          const theirs = v.skipped ? { denied: false, message: `not validated: ${v.skipped}` }
-            : { denied: v.errors.length > 0 || !!v.decodeError, message: [...v.errors, ...(v.decodeError ? [`decode: ${v.decodeError}`] : []), ...(v.check ? [`(${v.check})`] : [])].join('; ') };
+          const message = [...v.errors, ...(v.decodeError ? [`decode: ${v.decodeError}`] : []), ...(v.check ? [`(${v.check})`] : [])].join('; ');
+          const theirs = v.skipped ? { denied: false, message: `not validated: ${v.skipped}` } : { denied: v.errors.length > 0 || !!v.decodeError, message };
           const { relevant } = ourVerdict(findings(judged[i]), ['kuberay-operator']);
           log.record({ oracle: 'kuberay', kueue, kubeRay, seed: SEED, index: g.index, base: g.base, mutations: g.mutations, object: judged[i], ours: relevant, theirs });
         });

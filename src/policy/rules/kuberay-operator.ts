@@ -309,7 +309,7 @@ export const rayJobDeletion: Rule = (obj, ctx) => {
   } else {
     for (const k of ['onSuccess', 'onFailure'] as const) {
       const policy = ds[k]?.policy;
-      if (policy === undefined) r.error(`spec.deletionStrategy.${k}.policy`, `deletionStrategy needs both onSuccess and onFailure with a policy (KubeRay)`, `set ${k}.policy`);
+      if (policy === undefined) r.error(`spec.deletionStrategy.${k}.policy`, 'deletionStrategy needs both onSuccess and onFailure with a policy (KubeRay)', `set ${k}.policy`);
       if (policy === 'DeleteNone' && s.shutdownAfterJobFinishes === true) {
         r.error(`spec.deletionStrategy.${k}.policy`, "DeleteNone contradicts shutdownAfterJobFinishes: true (KubeRay: \"shutdownAfterJobFinishes is set to 'true' while deletion policy is 'DeleteNone'\")",
           'use DeleteCluster (Kueue needs shutdownAfterJobFinishes), or remove deletionStrategy');

@@ -242,9 +242,9 @@ export function kueueWebhookOnUpdate(oldObj: RayObject, newObj: RayObject, ctx: 
         newP ? 'suspend the object before changing its priority class' : 'keep the priority-class label');
     }
   } else if (running && !oldP && newP) {
-    r.error(pField, `WorkloadPriorityClass cannot be added to a non-suspended workload (Kueue webhook)`, 'set the priority class at creation, or suspend the object first');
+    r.error(pField, 'WorkloadPriorityClass cannot be added to a non-suspended workload (Kueue webhook)', 'set the priority class at creation, or suspend the object first');
   } else if (!newP && oldP) {
-    r.error(pField, `WorkloadPriorityClass cannot be removed from a workload (Kueue webhook)`, `keep the label ${PRIORITY_CLASS_LABEL}: ${oldP}`);
+    r.error(pField, 'WorkloadPriorityClass cannot be removed from a workload (Kueue webhook)', `keep the label ${PRIORITY_CLASS_LABEL}: ${oldP}`);
   }
   if (elasticEnabled(oldObj, ctx) !== elasticEnabled(newObj, ctx)) {
     r.error(`metadata.annotations[${ELASTIC_JOB_ANNOTATION}]`, `the elastic-job annotation cannot be ${isElastic(newObj) ? 'added' : 'removed'} after creation: field is immutable (Kueue webhook)`,
