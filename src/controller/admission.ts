@@ -6,8 +6,8 @@
  */
 import {
   bookkeepingOnlyUpdate, evaluateRayObject, Finding, MAX_LIST_LENGTH, formatFinding, Inventory, isRecord, KubeRayCapabilities, KueueCapabilities,
-  kueueValidatesUpdate, kueueWebhookOnUpdate, listOf, PolicyContext, PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL, ratchetUpdate, RayObject, suspendFieldAtCreate, tenantQueueLabel,
-  tenantQueueOf,
+  kueueValidatesUpdate, kueueWebhookOnUpdate, listOf, PolicyContext, PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL, ratchetUpdate, RayObject,
+  suspendFieldAtCreate, tenantQueueLabel, tenantQueueOf,
 } from '../policy';
 
 export { tenantQueueOf };
@@ -101,7 +101,8 @@ export function validateRayObject(req: AdmissionRequest, config: AdmissionConfig
   if (update) {
     // Errors this update did not introduce on a field it changed are reported, as warnings.
     const old = asRayObject(req, req.oldObject);
-    const verdict = ratchetUpdate(old, obj, findingsOf(old, ctx, view), findings, kueueWebhookOnUpdate(old, obj, ctx), kueueValidatesUpdate(old, obj, ctx));
+    const transition = kueueWebhookOnUpdate(old, obj, ctx);
+    const verdict = ratchetUpdate(old, obj, findingsOf(old, ctx, view), findings, transition, kueueValidatesUpdate(old, obj, ctx));
     findings = [...verdict.deny, ...verdict.warn.map((f): Finding => (f.severity === 'error' ? { ...f, severity: 'warning' } : f))];
   }
   const errors = findings.filter((f) => f.severity === 'error');

@@ -159,7 +159,10 @@ describeAll('the policy agrees with Kueue, KubeRay and the API server', () => {
           }
           const v = await webhook.validate(newObj, old);
           const theirs = { denied: !v.allowed, message: v.message ?? '' };
-          const verdict = bookkeepingOnlyUpdate(old, newObj) ? { deny: [] } : ratchetUpdate(old, newObj, findings(old), findings(newObj), kueueWebhookOnUpdate(old, newObj, ctx), kueueValidatesUpdate(old, newObj, ctx));
+          // The controller's UPDATE decision (controller/admission.ts), from the same policy functions.
+          const verdict = bookkeepingOnlyUpdate(old, newObj) ? { deny: [] }
+            : ratchetUpdate(old, newObj, findings(old), findings(newObj), kueueWebhookOnUpdate(old, newObj, ctx),
+              kueueValidatesUpdate(old, newObj, ctx));
           const { relevant } = ourVerdict(verdict.deny, ['kueue-webhook']);
           log.record({ oracle: 'kueue-webhook-update', kueue, kubeRay, seed: SEED, index: g.index, base: g.base, mutations: [...g.mutations, running ? 'old-running' : 'old-suspended'], object: newObj, oldObject: old, ours: relevant, theirs });
         });
