@@ -39,8 +39,8 @@ export const ALLOWED_DIFFERENCES: readonly AllowedDifference[] = [
     id: 'kueue-rayjob-head-without-containers',
     oracle,
     source: 'kuberay-operator',
-    reason: "Kueue's RayJob webhook fails (index out of range, not a validation) on a head template without containers; the policy refuses it as KubeRay's rule (the Ray container comes first)",
-    matches: (c) => c.object?.kind === 'RayJob' && c.theirs.denied && /index out of range/.test(c.theirs.message)
+    reason: "Kueue's RayJob webhook fails on a head template without containers (index out of range; from 0.19 with GCS fault tolerance, \"cannot account for Redis cleanup resources\"); the policy refuses it as KubeRay's rule (the Ray container comes first)",
+    matches: (c) => c.object?.kind === 'RayJob' && c.theirs.denied && /index out of range|head pod template must include the Ray container/.test(c.theirs.message)
       && Array.isArray(c.object?.spec?.rayClusterSpec?.headGroupSpec?.template?.spec?.containers)
       && c.object.spec.rayClusterSpec.headGroupSpec.template.spec.containers.length === 0,
   })),
@@ -64,5 +64,18 @@ export const ALLOWED_DIFFERENCES: readonly AllowedDifference[] = [
     source: 'kuberay-operator',
     reason: "KubeRay on a MultiKueue manager skips an object managed by kueue.x-k8s.io/multikueue; the worker's KubeRay validates the copy it runs, so the policy checks it before dispatch",
     matches: (c) => !c.theirs.denied && c.theirs.message.startsWith('not validated') && JSON.stringify(c.object?.spec ?? {}).includes('"managedBy":"kueue.x-k8s.io/multikueue"'),
+  },
+  {
+    id: 'quota-mismatch',
+    oracle: 'kueue-workload',
+    source: 'kueue-workload',
+    reason: 'Kueue admits the Workload for a pod count other than what KubeRay runs (replicas below minReplicas, a negative numOfHosts): the cluster runs beyond its quota or frees quota it uses, so the policy refuses it; checked: the admitted PodSet carries the count the finding names',
+    matches: (c) => !c.theirs.denied && c.ours.filter((f) => f.severity === 'error').every((f) => {
+      const claimed = /Kueue admits quota for (-?\d+)/.exec(f.message)?.[1];
+      const group = /workerGroupSpecs\[(\d+)\]/.exec(f.field)?.[1];
+      const spec = c.object?.kind === 'RayJob' ? c.object.spec?.rayClusterSpec : c.object?.kind === 'RayService' ? c.object.spec?.rayClusterConfig : c.object?.spec;
+      const name = group !== undefined ? String(spec?.workerGroupSpecs?.[Number(group)]?.groupName ?? '').toLowerCase() : undefined;
+      return f.rule === 'workerReplicaBounds' && claimed !== undefined && name !== undefined && c.theirs.message.includes(`${name}=${claimed}`);
+    }),
   },
 ];

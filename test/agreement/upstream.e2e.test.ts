@@ -25,6 +25,13 @@ const COUNT = objectsPerPair();
 const { pairs, skipped } = e2ePairs();
 const log = new AgreementLog(SEED);
 const objects = generate(SEED, COUNT);
+/** Objects per pair the Workload oracle creates for real: AGREEMENT_WORKLOADS, default 150. */
+const WORKLOAD_SAMPLE = Number(process.env.AGREEMENT_WORKLOADS || 150);
+
+function isAdmitted(wl: any): boolean {
+  const cond = (t: string) => (wl?.status?.conditions ?? []).find((c: any) => c.type === t);
+  return cond('Admitted')?.status === 'True' || (cond('QuotaReserved')?.status === 'True' && !!wl.status?.admission);
+}
 process.stdout.write(`[agreement] seed ${SEED} (AGREEMENT_SEED to repeat), ${COUNT} objects per pair (AGREEMENT_OBJECTS), pairs: ${pairs.map((p) => p.join('/')).join(', ') || `none (${skipped})`}\n`);
 
 /** Runs fn over items with at most `n` in flight. */
@@ -184,6 +191,69 @@ describeAll('the policy agrees with Kueue, KubeRay and the API server', () => {
         });
         process.stdout.write(`${log.report('kuberay', kueue, kubeRay, `${items.length} objects Kueue let through, against KubeRay ${kubeRay}'s validation functions`)}\n`);
         expect(log.disagreementsOf('kuberay', kueue, kubeRay)).toEqual([]);
+      }, 600000);
+
+      test('kueue-workload: what our kueue-workload findings refuse never gets an admitted Workload; the rest is admitted', async () => {
+        // A smaller sample, created for real on a ClusterQueue with room for every generated object: the
+        // queued objects Kueue let through, every one we refuse for the Workload and others at random.
+        const wlApi = `kueue.x-k8s.io/${kueueCapabilities(kueue).apiVersion.split('/')[1]}`;
+        const cqField = kueueCapabilities(kueue).apiVersion;
+        await cluster.client.apply({ apiVersion: cqField, kind: 'ResourceFlavor', metadata: { name: 'default-flavor' }, spec: {} });
+        await cluster.client.apply({
+          apiVersion: cqField, kind: 'ClusterQueue', metadata: { name: 'agreement' },
+          spec: { namespaceSelector: {}, resourceGroups: [{ coveredResources: ['cpu', 'memory', 'nvidia.com/gpu'], flavors: [{ name: 'default-flavor', resources: [
+            { name: 'cpu', nominalQuota: '10000' }, { name: 'memory', nominalQuota: '100Ti' }, { name: 'nvidia.com/gpu', nominalQuota: '1000' }] }] }] },
+        });
+        await cluster.client.apply({ apiVersion: cqField, kind: 'LocalQueue', metadata: { name: 'user-queue', namespace: 'agreement' }, spec: { clusterQueue: 'agreement' } });
+        await cluster.client.apply({ apiVersion: cqField, kind: 'WorkloadPriorityClass', metadata: { name: 'dev-priority' }, value: 100 });
+        // Objects Kueue does not turn into a Workload of their own are left out: a RayJob that only selects
+        // an existing cluster, and before 0.17 a RayService (queued through the RayCluster KubeRay creates).
+        const managed = (o: any) => !(o.kind === 'RayJob' && !o.spec?.rayClusterSpec)
+          && !(o.kind === 'RayService' && kueueCapabilities(kueue).rayServiceQueueing !== 'native');
+        const queued = objects.filter((g) => {
+          const a = accepted.get(g.index);
+          return a?.kueueAllowed && a.mutated?.metadata?.labels?.['kueue.x-k8s.io/queue-name'] === 'user-queue' && managed(a.mutated);
+        });
+        const ours = (g: Generated) => ourVerdict(findings(accepted.get(g.index)!.mutated), ['kueue-workload']).relevant;
+        const refused = queued.filter((g) => ours(g).length > 0).slice(0, 80);
+        const pick = new Random(SEED ^ 0xa11);
+        const others = queued.filter((g) => !refused.includes(g) && pick.chance(0.15)).slice(0, WORKLOAD_SAMPLE - refused.length);
+        const sample = [...refused, ...others];
+        const created = new Map<number, any>();
+        await pool(sample, 4, async (g) => {
+          const obj = JSON.parse(JSON.stringify(accepted.get(g.index)!.mutated));
+          const r = await cluster.client.request('POST', `/apis/ray.io/v1/namespaces/agreement/${String(obj.kind).toLowerCase()}s`, obj);
+          if (r.status < 300) created.set(g.index, r.body);
+        });
+        const admittedUids = async () => {
+          const wls = await cluster.client.list(wlApi, 'Workload', 'agreement');
+          const out = new Map<string, any>();
+          for (const w of wls) for (const o of w.metadata.ownerReferences ?? []) if (!out.has(o.uid) || isAdmitted(w)) out.set(o.uid, w);
+          return out;
+        };
+        // Settled: the admitted count has not changed for 6 s (at least 10 s, at most 90 s).
+        const t0 = Date.now();
+        let last = -1;
+        let stableSince = Date.now();
+        let wls = await admittedUids();
+        while (Date.now() - t0 < 90000) {
+          await new Promise((res) => setTimeout(res, 1000));
+          wls = await admittedUids();
+          const n = [...wls.values()].filter(isAdmitted).length;
+          if (n !== last) { last = n; stableSince = Date.now(); }
+          if (Date.now() - t0 > 10000 && Date.now() - stableSince > 6000) break;
+        }
+        for (const g of sample) {
+          const obj = created.get(g.index);
+          if (!obj) continue;
+          const wl = wls.get(obj.metadata.uid);
+          const conds = (wl?.status?.conditions ?? []).map((c: any) => `${c.type}=${c.status}${c.reason ? ` (${c.reason}: ${String(c.message ?? '').slice(0, 160)})` : ''}`).join(', ');
+          const counts = (wl?.spec?.podSets ?? []).map((ps: any) => `${ps.name}=${ps.count}`).join(', ');
+          const theirs = wl && isAdmitted(wl) ? { denied: false, message: `admitted; podSets: ${counts}` } : { denied: true, message: wl ? `Workload not admitted: ${conds}` : 'no Workload was created' };
+          log.record({ oracle: 'kueue-workload', kueue, kubeRay, seed: SEED, index: g.index, base: g.base, mutations: g.mutations, object: obj, ours: ours(g), theirs });
+        }
+        process.stdout.write(`${log.report('kueue-workload', kueue, kubeRay, `${created.size} queued objects created on a ClusterQueue with room for all (${refused.length} we refuse), Workloads after Kueue settled`)}\n`);
+        expect(log.disagreementsOf('kueue-workload', kueue, kubeRay)).toEqual([]);
       }, 600000);
     });
   }

@@ -119,8 +119,8 @@ export const uniqueWorkerGroupNames: Rule = (obj) => {
     // Workload invalid, so a queued object never runs.
     const queued = isQueued(obj);
     if (!name) {
-      r.report(queued ? 'error' : 'warning', `${cs?.path}.workerGroupSpecs[${i}].groupName`, `worker group has no groupName${queued ? ": Kueue's Workload needs a PodSet name" : ''}`,
-        'name every worker group', queued ? 'kueue-workload' : undefined);
+      // Accepted everywhere (Kueue admits a PodSet named ""), but the group's pods and metrics carry no name.
+      r.warn(`${cs?.path}.workerGroupSpecs[${i}].groupName`, 'worker group has no groupName', 'name every worker group');
     } else if (seen.has(name)) {
       r.report(queued ? 'error' : 'warning', `${cs?.path}.workerGroupSpecs[${i}].groupName`,
         `worker group name "${name}" is used twice${queued ? ": Kueue's Workload needs unique PodSet names, so it is refused" : ' (KubeRay merges their pods by group name)'}`,
@@ -151,8 +151,6 @@ export const workerReplicaBounds: Rule = (obj, ctx) => {
       else r.warn(`${p}.minReplicas`, `minReplicas ${min} is above maxReplicas ${max}; KubeRay ${ctx.kubeRay.version} silently uses maxReplicas`, 'make minReplicas <= maxReplicas');
     } else if (ctx.kubeRay.refusesMinAboveMax && (min < 0 || max < 0)) {
       r.error(`${p}.${min < 0 ? 'minReplicas' : 'maxReplicas'}`, `${min < 0 ? 'minReplicas' : 'maxReplicas'} must be >= 0 (KubeRay ${ctx.kubeRay.version})`, 'use 0 or more');
-    } else if (rep !== undefined && rep < 0 && queued) {
-      r.error(`${p}.replicas`, `replicas ${rep} is negative: Kueue's Workload would count ${rep} pods and is refused, so the object never runs`, 'set replicas between minReplicas and maxReplicas', 'kueue-workload');
     } else if (rep !== undefined && (rep < min || rep > max)) {
       // KubeRay's reconcilers never refuse this: they create clamp(replicas, min, max) pods. Kueue admits
       // quota for the raw replicas. Below the minimum the cluster runs pods Kueue never admitted.
@@ -162,16 +160,14 @@ export const workerReplicaBounds: Rule = (obj, ctx) => {
       if (queued && rep < min) r.error(`${p}.replicas`, `${msg}, so the cluster runs beyond its quota`, fix, 'kueue-workload');
       else r.warn(`${p}.replicas`, msg, fix, queued ? 'kueue-workload' : undefined);
     }
-    // The CRD accepts any integer. Kueue counts replicas x numOfHosts pods: a negative count makes the
-    // Workload invalid (podSets[].count >= 0), so a queued object never runs; 0 gives a group without pods.
+    // The CRD accepts any integer; below 1 KubeRay creates no pods for the group.
     const hosts = g?.numOfHosts;
     if (hosts !== undefined && hosts !== null && !Number.isInteger(hosts)) {
       r.error(`${p}.numOfHosts`, `numOfHosts must be an integer, not ${shown(hosts)}`, 'write numOfHosts as a whole number', 'kubernetes');
-    } else if (typeof hosts === 'number' && hosts < 0 && isQueued(obj)) {
-      r.error(`${p}.numOfHosts`, `numOfHosts ${hosts} is negative: Kueue's Workload would count ${hosts} pods per replica and is refused, so the object never runs`,
-        'set numOfHosts to the pods per replica (1 unless multi-host TPU)', 'kueue-workload');
     } else if (typeof hosts === 'number' && hosts < 1) {
-      r.warn(`${p}.numOfHosts`, `numOfHosts ${hosts}: KubeRay creates no pods for this worker group`, 'set numOfHosts to the pods per replica (1 unless multi-host TPU)');
+      // Measured on the test control plane: Kueue still counts the replicas (numOfHosts < 1 as 1).
+      r.warn(`${p}.numOfHosts`, `numOfHosts ${hosts}: KubeRay creates no pods for this worker group${isQueued(obj) ? ', while Kueue still reserves quota for its replicas' : ''}`,
+        'set numOfHosts to the pods per replica (1 unless multi-host TPU)');
     }
   });
   return r.findings;
@@ -360,7 +356,8 @@ export const autoscalerConstraints: Rule = (obj, ctx) => {
   if (autoscaling && v2 && envV2) {
     r.error(`${cs.path}.autoscalerOptions.version`, 'autoscalerOptions.version and the head env RAY_enable_autoscaler_v2 cannot both be set', 'keep autoscalerOptions.version only');
   }
-  if (autoscaling && (v2 || envV2)) {
+  // KubeRay's IsAutoscalingV2Enabled reads autoscalerOptions.version only, not the env.
+  if (autoscaling && v2) {
     for (const t of podTemplatesOf(obj).filter((x) => x.role !== 'submitter')) {
       const rp = t.template?.spec?.restartPolicy;
       if (rp !== undefined && rp !== 'Never') {
@@ -421,7 +418,11 @@ export const containerResources: Rule = (obj) => {
       for (const [k, v] of req) {
         const l = lim.get(k);
         if (l !== undefined && v > l) {
-          r.error(`${p}.resources.requests.${k}`, `request ${shown(c.resources.requests[k])} exceeds limit ${shown(c.resources.limits[k])}`, `lower the request or raise the limit of ${k}`);
+          // Queued, Kueue's Workload fails its resources validation and stays pending; otherwise the API
+          // server refuses the Pods KubeRay creates.
+          const queued = isQueued(obj);
+          r.error(`${p}.resources.requests.${k}`, `request ${shown(c.resources.requests[k])} exceeds limit ${shown(c.resources.limits[k])}${queued ? ": Kueue's Workload fails its resources validation and is never admitted" : ''}`,
+            `lower the request or raise the limit of ${k}`, queued ? 'kueue-workload' : undefined);
         }
       }
     }

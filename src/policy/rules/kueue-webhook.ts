@@ -149,6 +149,7 @@ export const podSetNames: Rule = (obj) => {
   workerGroupsOf(obj).forEach((g, i) => {
     if (g?.groupName !== undefined && typeof g.groupName !== 'string') return; // uniqueWorkerGroupNames reports the type
     const name: string = g?.groupName ?? '';
+    if (!name) return; // Kueue admits a PodSet named "" (uniqueWorkerGroupNames warns)
     const field = `${cs?.path}.workerGroupSpecs[${i}].groupName`;
     if (name === 'head') {
       r.error(field, '"head" is reserved for the head group (Kueue webhook)', 'rename the worker group, e.g. "workers"');
