@@ -1,0 +1,99 @@
+// `check --kubeconfig` against a real kube-apiserver with the real Kueue CRDs: the queues, priority
+// classes and namespace labels come from the cluster (listed through the controller's kube client),
+// and give the same findings as the same objects given as files (--queues). The bundled bin runs it.
+import { execFileSync, spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as path from 'path';
+import { stringify } from 'yaml';
+import { TestCluster } from './support/cluster';
+import { describeOnPair } from './support/pairs';
+import { tmpdir } from '../support/synth';
+import { REPO_ROOT } from '../support/upstream';
+
+const PAIR: [string, string] = ['v0.19.2', 'v1.6.2'];
+const API = 'kueue.x-k8s.io/v1beta2';
+
+const quota = (cpu: string) => [{ coveredResources: ['cpu', 'memory'], flavors: [{ name: 'default-flavor', resources: [{ name: 'cpu', nominalQuota: cpu }, { name: 'memory', nominalQuota: '6G' }] }] }];
+const QUEUE_OBJECTS = [
+  { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ml', labels: { team: 'ml' } } },
+  { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'other' } },
+  { apiVersion: API, kind: 'ResourceFlavor', metadata: { name: 'default-flavor' }, spec: {} },
+  { apiVersion: API, kind: 'ClusterQueue', metadata: { name: 'cluster-queue' }, spec: { namespaceSelector: {}, resourceGroups: quota('3') } },
+  { apiVersion: API, kind: 'ClusterQueue', metadata: { name: 'ml-only' }, spec: { namespaceSelector: { matchLabels: { team: 'ml' } }, resourceGroups: quota('8') } },
+  { apiVersion: API, kind: 'LocalQueue', metadata: { name: 'user-queue', namespace: 'default' }, spec: { clusterQueue: 'cluster-queue' } },
+  { apiVersion: API, kind: 'LocalQueue', metadata: { name: 'ml-queue', namespace: 'ml' }, spec: { clusterQueue: 'ml-only' } },
+  { apiVersion: API, kind: 'LocalQueue', metadata: { name: 'ml-queue', namespace: 'other' }, spec: { clusterQueue: 'ml-only' } },
+  { apiVersion: API, kind: 'WorkloadPriorityClass', metadata: { name: 'dev-priority' }, value: 100 },
+];
+
+function job(name: string, namespace: string, queue: string, workerCpu: string, priority = 'dev-priority'): any {
+  const res = (cpu: string) => ({ requests: { cpu, memory: '1Gi' }, limits: { cpu, memory: '1Gi' } });
+  return {
+    apiVersion: 'ray.io/v1', kind: 'RayJob',
+    metadata: { name, namespace, labels: { 'kueue.x-k8s.io/queue-name': queue, 'kueue.x-k8s.io/priority-class': priority } },
+    spec: {
+      entrypoint: 'python -c "print(1)"', shutdownAfterJobFinishes: true,
+      rayClusterSpec: {
+        headGroupSpec: { template: { spec: { containers: [{ name: 'ray-head', image: 'rayproject/ray:2.46.0', resources: res('1') }] } } },
+        workerGroupSpecs: [{ groupName: 'w', replicas: 1, minReplicas: 1, maxReplicas: 1, template: { spec: { containers: [{ name: 'ray-worker', image: 'rayproject/ray:2.46.0', resources: res(workerCpu) }] } } }],
+      },
+    },
+  };
+}
+
+describeOnPair('check --kubeconfig', PAIR)('check --kubeconfig', () => {
+  let cluster: TestCluster;
+  let bin: string;
+  let dir: string;
+  beforeAll(async () => {
+    execFileSync(process.execPath, [path.join(REPO_ROOT, 'scripts', 'bundle.js')], { stdio: 'pipe' });
+    dir = tmpdir();
+    for (const f of ['cdk8s-kueue-ray.js', 'admission-worker.js']) fs.copyFileSync(path.join(REPO_ROOT, 'lib', 'controller', f), path.join(dir, f));
+    bin = path.join(dir, 'cdk8s-kueue-ray.js');
+    cluster = await TestCluster.start({ kueue: PAIR[0], kubeRay: PAIR[1], controllers: false });
+    for (const o of QUEUE_OBJECTS) await cluster.client.apply(o);
+    fs.writeFileSync(path.join(dir, 'queues.yaml'), QUEUE_OBJECTS.map((o) => stringify(o)).join('---\n'));
+    fs.writeFileSync(path.join(dir, 'jobs.yaml'), [
+      job('fits', 'default', 'user-queue', '1'),
+      job('too-big', 'default', 'user-queue', '2'),
+      job('in-ml', 'ml', 'ml-queue', '4'),
+      job('in-other', 'other', 'ml-queue', '1'),
+      job('no-queue', 'default', 'missing', '1'),
+      job('no-class', 'default', 'user-queue', '1', 'gold'),
+    ].map((o) => stringify(o)).join('---\n'));
+  }, 300000);
+  afterAll(async () => { await cluster?.stop(); }, 60000);
+
+  const check = (...args: string[]) => {
+    const r = spawnSync(process.execPath, [bin, 'check', ...args], { cwd: dir, encoding: 'utf8' });
+    return { code: r.status, out: r.stdout, err: r.stderr };
+  };
+
+  test('queues, priority classes and namespace labels from the cluster; the same findings as with the objects as files', () => {
+    const live = check('jobs.yaml', `--kubeconfig=${cluster.kubeconfig}`, '--output=json');
+    expect(live.err).toBe('');
+    expect(live.code).toBe(1);
+    const report = JSON.parse(live.out);
+    expect(report.inventory).toMatchObject({ from: ['cluster'], localQueues: 3, clusterQueues: 2, priorityClasses: 1 });
+    expect(report.inventory.namespaces).toBeGreaterThanOrEqual(5); // default, kube-system, ... ml, other
+    const byObject = (r: any) => r.findings.map((f: any) => `${f.object} ${f.rule} ${f.severity} ${f.location.line}`).sort();
+    expect(report.findings.map((f: any) => `${f.object} ${f.rule} ${f.severity}`).sort()).toEqual([
+      'RayJob default/no-class priorityClassAllowed error',
+      'RayJob default/no-queue queueExists error',
+      'RayJob default/too-big gangCanEverFit error',
+      'RayJob other/in-other clusterQueueAdmitsNamespace error',
+    ]);
+    // "other" exists in the cluster without the team label: the selector's mismatch is known, an error.
+    expect(report.findings.find((f: any) => f.rule === 'clusterQueueAdmitsNamespace').message).toMatch(/does not match namespace "other"/);
+    const files = JSON.parse(check('jobs.yaml', '--queues=queues.yaml', '--output=json').out);
+    expect(byObject(files)).toEqual(byObject(report));
+  });
+
+  test('text output on the live queues, and a clean file passes', () => {
+    fs.writeFileSync(path.join(dir, 'fits.yaml'), stringify(job('fits', 'ml', 'ml-queue', '4')));
+    const ok = check('fits.yaml', `--kubeconfig=${cluster.kubeconfig}`);
+    expect(ok.err).toBe('');
+    expect(ok.out).toMatch(/^check: 0 errors, 0 warnings in 1 Ray object \(1 file\); .*queues from cluster \(3 LocalQueues, 2 ClusterQueues/m);
+    expect(ok.code).toBe(0);
+  });
+});
