@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
  * The package's CLI. `cdk8s-kueue-ray controller ...` starts the admission webhook server (the image's
- * entrypoint). It never loads cdk8s constructs: only the policy and the controller modules.
+ * entrypoint); `cdk8s-kueue-ray check FILES…` runs the policy on plain YAML (check.ts). It never loads
+ * cdk8s constructs: only the policy and the controller modules.
  *
  * It serves the webhook (view of the cluster from informers; `--reconciler=false` runs it without
  * cluster access, on an empty view) and runs the reconciler. Certificates come from files, or are

@@ -28,7 +28,7 @@ export function sarifLog(report: CheckReport, cwd: string = process.cwd()): any 
     id,
     name: id.charAt(0).toUpperCase() + id.slice(1),
     shortDescription: { text: RULE_DESCRIPTIONS[id] ?? `cdk8s-kueue-ray policy rule ${id}.` },
-    helpUri: `${INFORMATION_URI}#check`,
+    helpUri: `${INFORMATION_URI}#checking-plain-yaml`,
   }));
   const results = report.findings.map((f) => {
     const l = f.location;
