@@ -94,7 +94,7 @@ describe('the bundled bin', () => {
   test('no errors: exit 0', () => {
     const { code, out } = cli(['good.yaml', '--queues=manifests/queues.yaml'], { cwd: dir });
     expect(code).toBe(0);
-    expect(out).toMatch(/^check: 0 errors, 0 warnings in 1 Ray object \(1 file\); .* queues from queues/m);
+    expect(out).toMatch(/^check: 0 errors, 0 warnings in 1 Ray object \(1 file\); .* queues from --queues /m);
   });
 
   test('--output json and sarif parse; the SARIF result names the file relative to the working directory', () => {

@@ -103,7 +103,7 @@ export function renderText(report: CheckReport): string {
   const c = report.context;
   const inv = report.inventory;
   const queues = inv
-    ? `queues from ${inv.from.join(' + ')} (${plural(inv.localQueues, 'LocalQueue')}, ${plural(inv.clusterQueues, 'ClusterQueue')}, ${plural(inv.cohorts, 'Cohort')}, ${plural(inv.priorityClasses, 'WorkloadPriorityClass').replace(/Classs$/, 'Classes')}, ${plural(inv.namespaces, 'Namespace')})`
+    ? `queues from ${inv.from.map((f) => ({ files: 'the files', queues: '--queues', cluster: 'the cluster' })[f]).join(' + ')} (${plural(inv.localQueues, 'LocalQueue')}, ${plural(inv.clusterQueues, 'ClusterQueue')}, ${plural(inv.cohorts, 'Cohort')}, ${plural(inv.priorityClasses, 'WorkloadPriorityClass').replace(/Classs$/, 'Classes')}, ${plural(inv.namespaces, 'Namespace')})`
     : 'no queues';
   const s = report.summary;
   lines.push(`check: ${plural(s.errors, 'error')}, ${plural(s.warnings, 'warning')} in ${plural(s.objects, 'Ray object')} (${plural(s.files, 'file')}); `

@@ -93,7 +93,7 @@ describeOnPair('check --kubeconfig', PAIR)('check --kubeconfig', () => {
     fs.writeFileSync(path.join(dir, 'fits.yaml'), stringify(job('fits', 'ml', 'ml-queue', '4')));
     const ok = check('fits.yaml', `--kubeconfig=${cluster.kubeconfig}`);
     expect(ok.err).toBe('');
-    expect(ok.out).toMatch(/^check: 0 errors, 0 warnings in 1 Ray object \(1 file\); .*queues from cluster \(3 LocalQueues, 2 ClusterQueues/m);
+    expect(ok.out).toMatch(/^check: 0 errors, 0 warnings in 1 Ray object \(1 file\); .*queues from the cluster \(3 LocalQueues, 2 ClusterQueues/m);
     expect(ok.code).toBe(0);
   });
 });
