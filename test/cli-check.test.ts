@@ -285,6 +285,12 @@ spec:
     expect((await runCheck({ files: [noGate], output: 'text' })).context).toMatchObject({ elasticGate: 'off', elasticGateFrom: 'files' });
   });
 
+  test('metadata of the wrong type is reported, not papered over', async () => {
+    const dir = files({ 'q.yaml': QUEUES, 'j.yaml': 'apiVersion: ray.io/v1\nkind: RayCluster\nmetadata: just-a-string\nspec: {}\n' });
+    const r = await runCheck({ files: [dir], output: 'text' });
+    expect(r.findings.map((f) => [f.rule, f.field, f.location.line])).toEqual([['objectShape', 'metadata', 3]]);
+  });
+
   test('standard input', async () => {
     const r = await runCheck({ files: ['-'], output: 'text' }, { stdin: () => `${QUEUES}---\n${rayJob({ lifecycle: [] })}` });
     expect(r.findings.map((f) => [f.rule, f.location.file])).toContainEqual(['rayJobShutdownAfterFinish', '-']);

@@ -111,6 +111,14 @@ describe('parseSource and locate', () => {
     expect(r.objects.map((o) => o.object.kind)).toEqual(['RayCluster']);
   });
 
+  test('an alias bomb is refused as an error of its document, not expanded', () => {
+    const bomb = ['a: &a [x, x, x, x, x, x, x, x, x, x]', ...'bcdefghij'.split('').map((k, i) => `${k}: &${k} [${Array(10).fill(`*${'abcdefghij'[i]}`).join(', ')}]`)].join('\n');
+    const r = parseSource('bomb.yaml', `kind: ConfigMap\n${bomb}\n---\nkind: RayCluster\n`);
+    expect(r.errors).toHaveLength(1);
+    expect(r.errors[0].message).toMatch(/alias/i);
+    expect(r.objects.map((o) => o.object.kind)).toEqual(['RayCluster']);
+  });
+
   test('empty documents and files give no objects', () => {
     expect(parseSource('e.yaml', '').objects).toEqual([]);
     expect(parseSource('e.yaml', '---\n---\n# only a comment\n').objects).toEqual([]);

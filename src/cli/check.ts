@@ -8,8 +8,9 @@
 import { applyPatch } from 'fast-json-patch';
 import { AdmissionConfig, mutateRayObject, ownedByRayParent, RAY_KINDS } from '../controller/admission';
 import {
-  ClusterObjects, DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION, evaluateRayObject, Finding, Inventory, inventoryFromObjects, kubeRayCapabilities,
-  kueueCapabilities, objectRef, PolicyContext, RayObject, SUPPORTED_KUBERAY_VERSIONS, SUPPORTED_KUEUE_VERSIONS, tenantQueueLabel,
+  ClusterObjects, DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION, evaluateRayObject, Finding, Inventory, inventoryFromObjects, isRecord,
+  kubeRayCapabilities, kueueCapabilities, objectRef, PolicyContext, RayObject, SUPPORTED_KUBERAY_VERSIONS, SUPPORTED_KUEUE_VERSIONS,
+  tenantQueueLabel,
 } from '../policy';
 import { CHECK_REPORT_SCHEMA_VERSION, CheckedObject, CheckFinding, CheckReport, exitCodeOf, renderJson, renderText } from './check-report';
 import { installFacts } from './install-facts';
@@ -215,7 +216,11 @@ export async function runCheck(opts: CheckOptions, deps: CheckDependencies = {})
   for (const src of read.objects) {
     if (!isRay(src.object)) continue;
     // As the webhook sees it: the namespace of the request (here --namespace) when the object names none.
-    let obj: RayObject = { ...src.object, metadata: { ...(src.object.metadata ?? {}), namespace: src.object.metadata?.namespace ?? namespace } };
+    // Metadata of the wrong type is left as written, for the objectShape rule to report.
+    const md = src.object.metadata;
+    let obj: RayObject = md === undefined || isRecord(md)
+      ? { ...src.object, metadata: { ...(md ?? {}), namespace: md?.namespace ?? namespace } }
+      : src.object;
     const entry = { object: objectRef(obj), file: src.file, document: src.document, line: src.region.line };
     if (ownedByRayParent(obj)) {
       objects.push({ ...entry, status: 'skipped', note: 'owned by a RayJob or RayService: KubeRay creates it from its owner, which is checked instead' });

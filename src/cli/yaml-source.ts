@@ -110,7 +110,15 @@ export function parseSource(file: string, text: string): { objects: SourceObject
       for (const e of doc.errors) errors.push({ file, document: index, message: e.message.split('\n')[0], region: regionOf(lc, e.pos[0], e.pos[1]) });
       return;
     }
-    const value = doc.toJS({ maxAliasCount: 1000 });
+    let value: any;
+    try {
+      value = doc.toJS({ maxAliasCount: 1000 });
+    } catch (e) {
+      // e.g. an alias bomb: refused like a syntax error, at the document's start.
+      const at = (doc.contents as Node | null)?.range?.[0] ?? 0;
+      errors.push({ file, document: index, message: (e as Error).message.split('\n')[0], region: regionOf(lc, at, at) });
+      return;
+    }
     if (value === null || value === undefined) return; // an empty document (e.g. a trailing ---)
     const root = doc.contents as Node | null;
     const start = root?.range ? regionOf(lc, root.range[0], root.range[0]) : { line: 1, column: 1, endLine: 1, endColumn: 1 };
