@@ -185,10 +185,13 @@ describe('findings and where they are', () => {
     } });
     const lq = { apiVersion: 'kueue.x-k8s.io/v1beta2', kind: 'LocalQueue', metadata: { name: 'user-queue', namespace: 'default' }, spec: { clusterQueue: 'cluster-queue' } };
     const deps: CheckDependencies = {
-      clusterObjects: async (k, v) => {
-        calls.push(`${k} ${v}`);
-        return { objects: { localQueues: [lq], clusterQueues: [cq('1')], cohorts: [], priorityClasses: [], namespaces: [] }, notes: ['the cluster serves no cohorts: taken as none'] };
-      },
+      cluster: (k) => ({
+        install: async () => ({ objects: [], notes: [] }),
+        queues: async (v) => {
+          calls.push(`${k} ${v}`);
+          return { objects: { localQueues: [lq], clusterQueues: [cq('1')], cohorts: [], priorityClasses: [], namespaces: [] }, notes: ['the cluster serves no cohorts: taken as none'] };
+        },
+      }),
     };
     const onlyJob = files({ 'j.yaml': rayJob() });
     const live = await runCheck({ files: [onlyJob], kubeconfig: '/k', output: 'text', kueueVersion: 'v0.13.4' }, deps);
@@ -200,6 +203,33 @@ describe('findings and where they are', () => {
     const merged = await runCheck({ files: [withFile], kubeconfig: '/k', output: 'text' }, deps);
     expect(merged.inventory?.from).toEqual(['cluster', 'files']);
     expect(merged.findings).toEqual([]);
+  });
+
+  test('--kubeconfig: the Kueue version and gate from the cluster\'s manager, unless the files or flags say otherwise', async () => {
+    const manager = (tag: string, gate: string) => ({
+      apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'kueue-controller-manager', namespace: 'kueue-system' },
+      spec: { template: { spec: { containers: [{ name: 'manager', image: `registry.k8s.io/kueue/kueue:${tag}`, args: [`--feature-gates=ElasticJobsViaWorkloadSlices=${gate}`] }] } } },
+    });
+    const versions: string[] = [];
+    const deps = (tag: string, gate: string): CheckDependencies => ({
+      cluster: () => ({
+        install: async () => ({ objects: [manager(tag, gate)], notes: [] }),
+        queues: async (v) => {
+          versions.push(v);
+          return { objects: { localQueues: [], clusterQueues: [], cohorts: [], priorityClasses: [], namespaces: [] }, notes: [] };
+        },
+      }),
+    });
+    const dir = files({ 'j.yaml': rayJob() });
+    const live = await runCheck({ files: [dir], kubeconfig: '/k', output: 'text' }, deps('v0.14.8', 'true'));
+    expect(live.context).toMatchObject({ kueue: 'v0.14.8', kueueFrom: 'cluster', elasticGate: 'on', elasticGateFrom: 'cluster', kubeRayFrom: 'default' });
+    expect(versions).toEqual(['kueue.x-k8s.io/v1beta1']);
+    const unsupported = await runCheck({ files: [dir], kubeconfig: '/k', output: 'text' }, deps('v0.12.0', 'false'));
+    expect(unsupported.context).toMatchObject({ kueue: 'v0.19.2', kueueFrom: 'default', elasticGate: 'off', elasticGateFrom: 'cluster' });
+    expect(unsupported.notes).toContain('the cluster runs Kueue v0.12.0, which check does not support: the check ran for the default instead');
+    const flagged = await runCheck({ files: [dir], kubeconfig: '/k', output: 'text', kueueVersion: 'v0.17.8', elasticGate: 'unknown' }, deps('v0.14.8', 'true'));
+    expect(flagged.context).toMatchObject({ kueue: 'v0.17.8', kueueFrom: 'flag', elasticGate: 'unknown', elasticGateFrom: 'flag' });
+    expect(flagged.notes).toContain('the cluster runs Kueue v0.14.8, but the check ran for v0.17.8 (the flag)');
   });
 
   test('objects without a namespace get --namespace, as kubectl apply -n does', async () => {
@@ -306,8 +336,10 @@ describe('usage', () => {
     [['x.yaml', '--colour=yes'], /unknown option '--colour=yes'/],
     [['x.yaml', '--output'], /--output needs a value/],
     [['/nonexistent/file.yaml'], /\/nonexistent\/file.yaml: no such file or directory/],
+    [['EMPTY', '--kubeconfig=/nonexistent/kubeconfig'], /--kubeconfig \/nonexistent\/kubeconfig: no such file/],
+    [['EMPTY', '--queues=/nonexistent/q.yaml'], /\/nonexistent\/q.yaml: no such file or directory/],
   ])('%j: exit 2 with the reason', async (argv, message) => {
-    const { code, out, err } = await run(argv as string[]);
+    const { code, out, err } = await run((argv as string[]).map((a) => (a === 'EMPTY' ? tmpdir() : a)));
     expect(code).toBe(2);
     expect(out).toBe('');
     expect(err).toMatch(message);
@@ -315,7 +347,8 @@ describe('usage', () => {
 
   test('a cluster that cannot be reached: exit 2, naming the kubeconfig', async () => {
     const dir = files({ 'j.yaml': rayJob() });
-    const { code, err } = await run([dir, '--kubeconfig=/k'], { clusterObjects: async () => { throw new Error('cannot list localqueues with the kubeconfig /k: connect ECONNREFUSED'); } });
+    const refused = async (): Promise<never> => { throw new Error('cannot read localqueues with the kubeconfig /k: connect ECONNREFUSED'); };
+    const { code, err } = await run([dir, '--kubeconfig=/k'], { cluster: () => ({ install: refused, queues: refused }) });
     expect(code).toBe(2);
     expect(err).toMatch(/kubeconfig \/k: connect ECONNREFUSED/);
   });

@@ -45,14 +45,18 @@ export interface CheckedObject {
 export interface CheckReport {
   readonly schemaVersion: typeof CHECK_REPORT_SCHEMA_VERSION;
   readonly tool: 'cdk8s-kueue-ray check';
-  /** The versions and gate the policy ran with, and where each came from. */
+  /**
+   * The versions and gate the policy ran with, and where each came from: a flag, a Kueue/KubeRay
+   * install in the files (the operator images, the manager's feature gates), the cluster's
+   * kueue-system/kueue-controller-manager (--kubeconfig), or the default.
+   */
   readonly context: {
     readonly kueue: string;
-    readonly kueueFrom: 'flag' | 'files' | 'default';
+    readonly kueueFrom: 'flag' | 'files' | 'cluster' | 'default';
     readonly kubeRay: string;
-    readonly kubeRayFrom: 'flag' | 'files' | 'default';
+    readonly kubeRayFrom: 'flag' | 'files' | 'cluster' | 'default';
     readonly elasticGate: 'on' | 'off' | 'unknown';
-    readonly elasticGateFrom: 'flag' | 'files' | 'default';
+    readonly elasticGateFrom: 'flag' | 'files' | 'cluster' | 'default';
     readonly namespace: string;
   };
   /**

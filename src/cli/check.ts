@@ -5,6 +5,7 @@
  * queue-label check of the validating webhook. Queues come from the same files, from --queues files,
  * and/or from a live cluster (--kubeconfig). Exit 1 with errors, 0 otherwise, 2 on a usage error.
  */
+import * as fs from 'fs';
 import { applyPatch } from 'fast-json-patch';
 import { AdmissionConfig, mutateRayObject, ownedByRayParent, RAY_KINDS } from '../controller/admission';
 import {
@@ -13,7 +14,8 @@ import {
   tenantQueueLabel,
 } from '../policy';
 import { CHECK_REPORT_SCHEMA_VERSION, CheckedObject, CheckFinding, CheckReport, exitCodeOf, renderJson, renderText } from './check-report';
-import { installFacts } from './install-facts';
+import type { ClusterSource } from './cluster-queues';
+import { InstallFacts, installFacts } from './install-facts';
 import { renderSarif } from './sarif';
 import { readSources, SourceObject, UsageError } from './yaml-source';
 
@@ -137,46 +139,74 @@ function mutated(obj: RayObject, config: AdmissionConfig, inventory: Inventory):
   return { obj: copy, added: ops.filter((op: any) => op.path.startsWith('/metadata/labels/')).map((op: any) => `${op.path.slice('/metadata/labels/'.length).replace(/~1/g, '/').replace(/~0/g, '~')}: ${op.value}`) };
 }
 
+/** The cluster reader, loaded on first use (it pulls in @kubernetes/client-node). */
+function kubeconfigSourceLoader(kubeconfig: string): ClusterSource {
+  const load = () => import('./cluster-queues').then((m) => m.kubeconfigSource(kubeconfig));
+  return { install: async () => (await load()).install(), queues: async (v) => (await load()).queues(v) };
+}
+
 export interface CheckDependencies {
   /** Standard input, for "-". */
   readonly stdin?: () => string;
-  /** Lists the live cluster's queues (tests may replace it). */
-  readonly clusterObjects?: (kubeconfig: string, apiVersion: string) => Promise<{ objects: ClusterObjects; notes: string[] }>;
+  /** The live cluster of --kubeconfig (tests may give their own). */
+  readonly cluster?: (kubeconfig: string) => ClusterSource;
 }
+
+type From = 'flag' | 'files' | 'cluster' | 'default';
 
 /** Runs the check; throws UsageError for bad input that is not a finding (a missing file). */
 export async function runCheck(opts: CheckOptions, deps: CheckDependencies = {}): Promise<CheckReport> {
   const namespace = opts.namespace ?? 'default';
+  if (opts.kubeconfig && !deps.cluster && !fs.existsSync(opts.kubeconfig)) throw new UsageError(`--kubeconfig ${opts.kubeconfig}: no such file`);
+  const notes: string[] = [];
   const read = readSources(opts.files, deps.stdin);
   const all = read.objects.map((o) => o.object);
-  const facts = installFacts(all);
-  // A version found in the files is used only when supported (a note says so otherwise).
+  const cluster = opts.kubeconfig ? (deps.cluster ?? kubeconfigSourceLoader)(opts.kubeconfig) : undefined;
+  // What the installs say: in the files, else in the cluster (what is about to be applied wins).
+  const fileFacts = installFacts(all);
+  let clusterFacts: InstallFacts = {};
+  if (cluster) {
+    const inst = await cluster.install();
+    clusterFacts = installFacts(inst.objects);
+    for (const n of inst.notes) notes.push(n);
+  }
   const supported = (v: string | undefined, list: readonly string[]) => (v && list.includes(v) ? v : undefined);
-  const kueueVersion = opts.kueueVersion ?? supported(facts.kueueVersion, SUPPORTED_KUEUE_VERSIONS);
-  const kubeRayVersion = opts.kubeRayVersion ?? supported(facts.kubeRayVersion, SUPPORTED_KUBERAY_VERSIONS);
+  const pick = (flag: string | undefined, key: 'kueueVersion' | 'kubeRayVersion', list: readonly string[], what: string): [string | undefined, From] => {
+    if (flag) return [flag, 'flag'];
+    for (const [facts, from] of [[fileFacts, 'files'], [clusterFacts, 'cluster']] as const) {
+      const found = facts[key];
+      if (!found) continue;
+      if (supported(found, list)) return [found, from];
+      notes.push(`the ${from === 'files' ? 'files install' : 'cluster runs'} ${what} ${found}, which check does not support: the check ran for the default instead`);
+    }
+    return [undefined, 'default'];
+  };
+  const [kueueVersion, kueueFrom] = pick(opts.kueueVersion, 'kueueVersion', SUPPORTED_KUEUE_VERSIONS, 'Kueue');
+  const [kubeRayVersion, kubeRayFrom] = pick(opts.kubeRayVersion, 'kubeRayVersion', SUPPORTED_KUBERAY_VERSIONS, 'KubeRay');
   const kueue = kueueCapabilities(kueueVersion ?? DEFAULT_KUEUE_VERSION);
   const kubeRay = kubeRayCapabilities(kubeRayVersion ?? DEFAULT_KUBERAY_VERSION);
-  const notes: string[] = [];
-  for (const [what, found, used] of [['Kueue', facts.kueueVersion, kueue.version], ['KubeRay', facts.kubeRayVersion, kubeRay.version]] as const) {
-    if (found && found !== used) notes.push(`the files install ${what} ${found}, but the check ran for ${used}${opts[what === 'Kueue' ? 'kueueVersion' : 'kubeRayVersion'] ? ' (the flag)' : ' (that version is not supported)'}`);
+  for (const [facts, from] of [[fileFacts, 'files install'], [clusterFacts, 'cluster runs']] as const) {
+    for (const [what, found, used, flag] of [['Kueue', facts.kueueVersion, kueue.version, opts.kueueVersion], ['KubeRay', facts.kubeRayVersion, kubeRay.version, opts.kubeRayVersion]]) {
+      if (found && flag && found !== used) notes.push(`the ${from} ${what} ${found}, but the check ran for ${used} (the flag)`);
+    }
   }
-  // The gate: the flag, else what the files' Kueue install sets (its version's default when it sets nothing).
+  // The gate: the flag, else what the Kueue install sets (its version's default when it sets nothing).
   let elasticGate: 'on' | 'off' | 'unknown' = 'unknown';
-  let elasticGateFrom: 'flag' | 'files' | 'default' = 'default';
+  let elasticGateFrom: From = 'default';
+  const gateFacts = fileFacts.elasticGate ? { gate: fileFacts.elasticGate, from: 'files' as const } : clusterFacts.elasticGate ? { gate: clusterFacts.elasticGate, from: 'cluster' as const } : undefined;
   if (opts.elasticGate) {
     elasticGate = opts.elasticGate;
     elasticGateFrom = 'flag';
-  } else if (facts.elasticGate) {
-    elasticGate = facts.elasticGate === 'default' ? (kueue.elasticGateDefaultOn ? 'on' : 'off') : facts.elasticGate;
-    elasticGateFrom = 'files';
+  } else if (gateFacts) {
+    elasticGate = gateFacts.gate === 'default' ? (kueue.elasticGateDefaultOn ? 'on' : 'off') : gateFacts.gate;
+    elasticGateFrom = gateFacts.from;
   }
 
   // Queues: the cluster, then --queues files, then the checked files (what is about to be applied wins).
   const sources: ClusterObjects[] = [];
   const from: Array<'files' | 'queues' | 'cluster'> = [];
-  if (opts.kubeconfig) {
-    const load = deps.clusterObjects ?? (async (k: string, v: string) => (await import('./cluster-queues')).clusterQueueObjects(k, v));
-    const live = await load(opts.kubeconfig, kueue.apiVersion);
+  if (cluster) {
+    const live = await cluster.queues(kueue.apiVersion);
     sources.push(live.objects);
     from.push('cluster');
     for (const n of live.notes) notes.push(n);
@@ -244,8 +274,7 @@ export async function runCheck(opts: CheckOptions, deps: CheckDependencies = {})
     schemaVersion: CHECK_REPORT_SCHEMA_VERSION,
     tool: 'cdk8s-kueue-ray check',
     context: {
-      kueue: kueue.version, kueueFrom: opts.kueueVersion ? 'flag' : kueueVersion ? 'files' : 'default',
-      kubeRay: kubeRay.version, kubeRayFrom: opts.kubeRayVersion ? 'flag' : kubeRayVersion ? 'files' : 'default',
+      kueue: kueue.version, kueueFrom, kubeRay: kubeRay.version, kubeRayFrom,
       elasticGate, elasticGateFrom, namespace,
     },
     inventory: inventory ? {

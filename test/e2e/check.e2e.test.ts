@@ -89,6 +89,35 @@ describeOnPair('check --kubeconfig', PAIR)('check --kubeconfig', () => {
     expect(byObject(files)).toEqual(byObject(report));
   });
 
+  test('the Kueue version and elastic gate from the cluster\'s kueue-controller-manager Deployment and ConfigMap', async () => {
+    fs.writeFileSync(path.join(dir, 'elastic.yaml'), stringify({
+      apiVersion: 'ray.io/v1', kind: 'RayCluster',
+      metadata: { name: 'el', namespace: 'default', labels: { 'kueue.x-k8s.io/queue-name': 'user-queue' }, annotations: { 'kueue.x-k8s.io/elastic-job': 'true' } },
+      spec: { headGroupSpec: { template: { spec: { containers: [{ name: 'ray-head', image: 'rayproject/ray:2.46.0', resources: { requests: { cpu: '1', memory: '1Gi' } } }] } } } },
+    }));
+    // Before the install: defaults (v0.19.2, whose gate is on by default; unknown here, so no finding).
+    const before = JSON.parse(check('elastic.yaml', `--kubeconfig=${cluster.kubeconfig}`, '--output=json').out);
+    expect(before.context).toMatchObject({ kueue: 'v0.19.2', kueueFrom: 'default', elasticGate: 'unknown', elasticGateFrom: 'default' });
+    await cluster.client.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'kueue-system' } });
+    await cluster.client.apply({
+      apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'kueue-manager-config', namespace: 'kueue-system' },
+      data: { 'controller_manager_config.yaml': stringify({ apiVersion: 'config.kueue.x-k8s.io/v1beta1', kind: 'Configuration', featureGates: { ElasticJobsViaWorkloadSlices: false } }) },
+    });
+    await cluster.client.apply({
+      apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'kueue-controller-manager', namespace: 'kueue-system' },
+      spec: {
+        replicas: 0, selector: { matchLabels: { app: 'kueue' } },
+        template: { metadata: { labels: { app: 'kueue' } }, spec: { containers: [{ name: 'manager', image: 'registry.k8s.io/kueue/kueue:v0.19.2', args: ['--config=/controller_manager_config.yaml'] }] } },
+      },
+    });
+    const after = check('elastic.yaml', `--kubeconfig=${cluster.kubeconfig}`, '--output=json');
+    const r = JSON.parse(after.out);
+    expect(r.context).toMatchObject({ kueue: 'v0.19.2', kueueFrom: 'cluster', elasticGate: 'off', elasticGateFrom: 'cluster' });
+    const annotationLine = fs.readFileSync(path.join(dir, 'elastic.yaml'), 'utf8').split('\n').findIndex((l) => l.includes('kueue.x-k8s.io/elastic-job')) + 1;
+    expect(r.findings.map((f: any) => [f.rule, f.severity, f.location.line])).toEqual([['elasticFeatureGate', 'error', annotationLine]]);
+    expect(after.code).toBe(1);
+  });
+
   test('text output on the live queues, and a clean file passes', () => {
     fs.writeFileSync(path.join(dir, 'fits.yaml'), stringify(job('fits', 'ml', 'ml-queue', '4')));
     const ok = check('fits.yaml', `--kubeconfig=${cluster.kubeconfig}`);
