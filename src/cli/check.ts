@@ -41,8 +41,11 @@ Runs the cdk8s-kueue-ray policy (the rules of synth and of the admission webhook
 (RayJob, RayCluster, RayService) in the YAML files; directories are read for *.yaml and *.yml, "-"
 reads standard input. Queues for the cross-object rules come from the same files, from --queues, and
 from the live cluster with --kubeconfig (the files win over --queues, which wins over the cluster).
-Versions default to a Kueue or KubeRay install found in the files, else ${DEFAULT_KUEUE_VERSION} / ${DEFAULT_KUBERAY_VERSION}.
-Exit code: 0 no errors (warnings allowed), 1 errors found, 2 usage error.
+Versions and Kueue's ElasticJobsViaWorkloadSlices gate come from the flags, else from a Kueue or
+KubeRay install in the files, else (--kubeconfig) from the cluster's kueue-system/kueue-controller-manager,
+else ${DEFAULT_KUEUE_VERSION} / ${DEFAULT_KUBERAY_VERSION} with the gate unknown.
+Exit code: 0 no errors (warnings allowed), 1 errors found, 2 the check could not run (usage error,
+missing file, unreadable --queues, unreachable cluster).
 `;
 
 const VALUE_FLAGS = ['kueue-version', 'kuberay-version', 'queues', 'kubeconfig', 'output', 'elastic-gate', 'namespace'];
