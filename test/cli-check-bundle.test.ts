@@ -1,20 +1,16 @@
 // `cdk8s-kueue-ray check` as a user runs it: the package's bin (the esbuild bundle of `npm run bundle`)
 // on files in a temp dir, with its exit codes and its output on stdout/stderr.
-import { execFileSync, spawnSync } from 'child_process';
+import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import { freePort } from './e2e/support/cluster';
+import { bundledBin } from './support/bundle';
 import { tmpdir } from './support/synth';
-import { REPO_ROOT } from './support/upstream';
 
 let BIN: string;
 
 beforeAll(() => {
-  execFileSync(process.execPath, [path.join(REPO_ROOT, 'scripts', 'bundle.js')], { stdio: 'pipe' });
-  // A copy, so another suite rebuilding lib/controller/ cannot pull the file away mid-test.
-  const dir = tmpdir();
-  for (const f of ['cdk8s-kueue-ray.js', 'admission-worker.js']) fs.copyFileSync(path.join(REPO_ROOT, 'lib', 'controller', f), path.join(dir, f));
-  BIN = path.join(dir, 'cdk8s-kueue-ray.js');
+  BIN = bundledBin();
 }, 180000);
 
 const QUEUES = `apiVersion: kueue.x-k8s.io/v1beta2

@@ -1,14 +1,14 @@
 // `check --kubeconfig` against a real kube-apiserver with the real Kueue CRDs: the queues, priority
 // classes and namespace labels come from the cluster (listed through the controller's kube client),
 // and give the same findings as the same objects given as files (--queues). The bundled bin runs it.
-import { execFileSync, spawnSync } from 'child_process';
+import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import { stringify } from 'yaml';
 import { TestCluster } from './support/cluster';
 import { describeOnPair } from './support/pairs';
 import { tmpdir } from '../support/synth';
-import { REPO_ROOT } from '../support/upstream';
+import { bundledBin } from '../support/bundle';
 
 const PAIR: [string, string] = ['v0.19.2', 'v1.6.2'];
 const API = 'kueue.x-k8s.io/v1beta2';
@@ -46,10 +46,8 @@ describeOnPair('check --kubeconfig', PAIR)('check --kubeconfig', () => {
   let bin: string;
   let dir: string;
   beforeAll(async () => {
-    execFileSync(process.execPath, [path.join(REPO_ROOT, 'scripts', 'bundle.js')], { stdio: 'pipe' });
+    bin = bundledBin();
     dir = tmpdir();
-    for (const f of ['cdk8s-kueue-ray.js', 'admission-worker.js']) fs.copyFileSync(path.join(REPO_ROOT, 'lib', 'controller', f), path.join(dir, f));
-    bin = path.join(dir, 'cdk8s-kueue-ray.js');
     cluster = await TestCluster.start({ kueue: PAIR[0], kubeRay: PAIR[1], controllers: false });
     for (const o of QUEUE_OBJECTS) await cluster.client.apply(o);
     fs.writeFileSync(path.join(dir, 'queues.yaml'), QUEUE_OBJECTS.map((o) => stringify(o)).join('---\n'));
