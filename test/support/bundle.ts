@@ -6,8 +6,8 @@
  */
 import { execFileSync } from 'child_process';
 import * as fs from 'fs';
+import * as os from 'os';
 import * as path from 'path';
-import { tmpdir } from './synth';
 import { REPO_ROOT } from './upstream';
 
 const OUT = path.join(REPO_ROOT, 'lib', 'controller');
@@ -34,7 +34,7 @@ function built(): number {
 
 /** A private copy of the bundled bin (cdk8s-kueue-ray.js, with its admission worker beside it). */
 export function bundledBin(): string {
-  const dir = tmpdir();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kueue-ray-bin-'));
   for (let attempt = 1; ; attempt++) {
     if (built() < newestSource()) execFileSync(process.execPath, [path.join(REPO_ROOT, 'scripts', 'bundle.js')], { stdio: 'pipe' });
     try {
