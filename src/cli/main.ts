@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
  * The package's CLI. `cdk8s-kueue-ray controller ...` starts the admission webhook server (the image's
- * entrypoint). It never loads cdk8s constructs: only the policy and the controller modules.
+ * entrypoint); `cdk8s-kueue-ray check FILES…` runs the policy on plain YAML (check.ts). It never loads
+ * cdk8s constructs: only the policy and the controller modules.
  *
  * It serves the webhook (view of the cluster from informers; `--reconciler=false` runs it without
  * cluster access, on an empty view) and runs the reconciler. Certificates come from files, or are
@@ -161,7 +162,13 @@ async function main(argv: string[]): Promise<void> {
     await controller(rest);
     return;
   }
-  process.stderr.write('usage: cdk8s-kueue-ray controller [--kueue-version=v0.19.2] [--kuberay-version=v1.6.2] [--namespace=NS] [--service=SVC] [--webhook-configurations=MUT,VAL] [--port=9443] [--tls-cert-file=F --tls-key-file=F] [--reconciler=false] [--graceful-preemption=GRACE:SLEEP] [--admission-workers=1] [--tls-reload-seconds=60] [--shutdown-grace-seconds=5] [--metrics-port=8080]\n');
+  if (cmd === 'check') {
+    // exitCode, not exit(): a large report piped to another process must be flushed first.
+    process.exitCode = await (await import('./check')).check(rest, { stdout: (s) => process.stdout.write(s), stderr: (s) => process.stderr.write(s) });
+    return;
+  }
+  process.stderr.write('usage: cdk8s-kueue-ray controller [--kueue-version=v0.19.2] [--kuberay-version=v1.6.2] [--namespace=NS] [--service=SVC] [--webhook-configurations=MUT,VAL] [--port=9443] [--tls-cert-file=F --tls-key-file=F] [--reconciler=false] [--graceful-preemption=GRACE:SLEEP] [--admission-workers=1] [--tls-reload-seconds=60] [--shutdown-grace-seconds=5] [--metrics-port=8080]\n'
+    + '       cdk8s-kueue-ray check FILE|DIR|- ... [--kueue-version=V] [--kuberay-version=V] [--queues=FILE] [--kubeconfig=FILE] [--output=text|json|sarif] [--elastic-gate=on|off|unknown] (check --help)\n');
   process.exit(cmd ? 2 : 0);
 }
 

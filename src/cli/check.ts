@@ -1,0 +1,323 @@
+/**
+ * `cdk8s-kueue-ray check FILES…`: the shared policy on plain YAML (Helm output, kubectl manifests, a
+ * cdk8s dist/), for the Ray objects in the files. Each object is decided as the controller's webhooks
+ * decide a CREATE: the tenant defaults of the mutating webhook, then every policy rule and the tenant
+ * queue-label check of the validating webhook. Queues come from the same files, from --queues files,
+ * and/or from a live cluster (--kubeconfig). Exit 1 with errors, 0 otherwise, 2 on a usage error.
+ */
+import * as fs from 'fs';
+import { applyPatch } from 'fast-json-patch';
+import { AdmissionConfig, mutateRayObject, ownedByRayParent, RAY_KINDS } from '../controller/admission';
+import {
+  ClusterObjects, DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION, evaluateRayObject, Finding, Inventory, inventoryFromObjects, isRecord,
+  kubeRayCapabilities, kueueCapabilities, objectRef, PolicyContext, RayObject, SUPPORTED_KUBERAY_VERSIONS, SUPPORTED_KUEUE_VERSIONS,
+  tenantQueueLabel,
+} from '../policy';
+import { CHECK_REPORT_SCHEMA_VERSION, CheckedObject, CheckFinding, CheckReport, exitCodeOf, renderJson, renderText } from './check-report';
+import type { ClusterSource } from './cluster-queues';
+import { InstallFacts, installFacts } from './install-facts';
+import { renderSarif } from './sarif';
+import { readSources, SourceObject, UsageError } from './yaml-source';
+
+export type OutputFormat = 'text' | 'json' | 'sarif';
+
+export interface CheckOptions {
+  readonly files: readonly string[];
+  readonly kueueVersion?: string;
+  readonly kubeRayVersion?: string;
+  /** Files or directories holding the queues (LocalQueue, ClusterQueue, Cohort, WorkloadPriorityClass, Namespace). */
+  readonly queues?: readonly string[];
+  readonly kubeconfig?: string;
+  readonly output: OutputFormat;
+  readonly elasticGate?: 'on' | 'off' | 'unknown';
+  /** Namespace of objects that name none (as `kubectl apply -n`). */
+  readonly namespace?: string;
+}
+
+export const CHECK_USAGE = `usage: cdk8s-kueue-ray check FILE|DIR|- … [--kueue-version=${DEFAULT_KUEUE_VERSION}] [--kuberay-version=${DEFAULT_KUBERAY_VERSION}]
+       [--queues=FILE|DIR]… [--kubeconfig=FILE] [--output=text|json|sarif] [--elastic-gate=on|off|unknown] [--namespace=default]
+
+Runs the cdk8s-kueue-ray policy (the rules of synth and of the admission webhook) on the Ray objects
+(RayJob, RayCluster, RayService) in the YAML files; directories are read for *.yaml and *.yml, "-"
+reads standard input. Queues for the cross-object rules come from the same files, from --queues, and
+from the live cluster with --kubeconfig (the files win over --queues, which wins over the cluster).
+Versions and Kueue's ElasticJobsViaWorkloadSlices gate come from the flags, else from a Kueue or
+KubeRay install in the files, else (--kubeconfig) from the cluster's kueue-system/kueue-controller-manager,
+else ${DEFAULT_KUEUE_VERSION} / ${DEFAULT_KUBERAY_VERSION} with the gate unknown.
+Exit code: 0 no errors (warnings allowed), 1 errors found, 2 the check could not run (usage error,
+missing file, unreadable --queues, unreachable cluster).
+`;
+
+const VALUE_FLAGS = ['kueue-version', 'kuberay-version', 'queues', 'kubeconfig', 'output', 'elastic-gate', 'namespace'];
+
+/** Parses `check`'s arguments; `--name=value` or `--name value`; --queues may repeat or list files with commas. */
+export function parseCheckArgs(argv: readonly string[]): CheckOptions | 'help' {
+  const files: string[] = [];
+  const flags: Record<string, string> = {};
+  const queues: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--help' || a === '-h') return 'help';
+    if (a === '-' || !a.startsWith('-')) {
+      files.push(a);
+      continue;
+    }
+    const m = /^--([a-z0-9-]+)(?:=(.*))?$/.exec(a);
+    if (!m || !VALUE_FLAGS.includes(m[1])) throw new UsageError(`unknown option '${a}'; known: ${VALUE_FLAGS.map((f) => `--${f}`).join(', ')}`);
+    let value = m[2];
+    if (value === undefined) {
+      value = argv[++i];
+      if (value === undefined) throw new UsageError(`--${m[1]} needs a value`);
+    }
+    if (m[1] === 'queues') queues.push(...value.split(',').filter(Boolean));
+    else if (m[1] in flags) throw new UsageError(`--${m[1]} given twice`);
+    else flags[m[1]] = value;
+  }
+  if (!files.length) throw new UsageError('no FILES given: name YAML files or directories to check (or - for standard input)');
+  const output = flags.output ?? 'text';
+  if (!['text', 'json', 'sarif'].includes(output)) throw new UsageError(`--output takes text, json or sarif, got '${output}'`);
+  const gate = flags['elastic-gate'];
+  if (gate !== undefined && !['on', 'off', 'unknown'].includes(gate)) throw new UsageError(`--elastic-gate takes on, off or unknown, got '${gate}'`);
+  const version = (v: string | undefined, supported: readonly string[], flag: string) => {
+    if (v !== undefined && !supported.includes(v)) throw new UsageError(`--${flag} '${v}' is not supported: choose one of ${supported.join(', ')}`);
+    return v;
+  };
+  return {
+    files,
+    kueueVersion: version(flags['kueue-version'], SUPPORTED_KUEUE_VERSIONS, 'kueue-version'),
+    kubeRayVersion: version(flags['kuberay-version'], SUPPORTED_KUBERAY_VERSIONS, 'kuberay-version'),
+    queues: queues.length ? queues : undefined,
+    kubeconfig: flags.kubeconfig,
+    output: output as OutputFormat,
+    elasticGate: gate as CheckOptions['elasticGate'],
+    namespace: flags.namespace,
+  };
+}
+
+const KUEUE_KINDS: Record<string, keyof ClusterObjects> = {
+  LocalQueue: 'localQueues', ClusterQueue: 'clusterQueues', Cohort: 'cohorts', WorkloadPriorityClass: 'priorityClasses',
+};
+
+const groupOf = (o: any): string => (typeof o?.apiVersion === 'string' && o.apiVersion.includes('/') ? o.apiVersion.split('/')[0] : '');
+
+function isRay(o: any): boolean {
+  return groupOf(o) === 'ray.io' && (RAY_KINDS as readonly string[]).includes(o?.kind);
+}
+
+/** The queue objects among `objects` (namespaced ones without a namespace get `namespace`). */
+function queueObjectsOf(objects: readonly any[], namespace: string): ClusterObjects {
+  type Lists = { -readonly [K in keyof ClusterObjects]: any[] };
+  const out: Lists = { localQueues: [], clusterQueues: [], cohorts: [], priorityClasses: [], namespaces: [] };
+  for (const o of objects) {
+    if (groupOf(o) === 'kueue.x-k8s.io' && KUEUE_KINDS[o.kind]) {
+      const list = KUEUE_KINDS[o.kind];
+      out[list].push(list === 'localQueues' && !o.metadata?.namespace ? { ...o, metadata: { ...o.metadata, namespace } } : o);
+    } else if (o?.apiVersion === 'v1' && o.kind === 'Namespace') {
+      out.namespaces.push(o);
+    }
+  }
+  return out;
+}
+
+const count = (c: ClusterObjects) => c.localQueues.length + c.clusterQueues.length + c.cohorts.length + c.priorityClasses.length;
+
+/** Later sources override earlier ones object by object (same kind, namespace and name). */
+function mergeObjects(sources: readonly ClusterObjects[]): ClusterObjects {
+  const merged = {} as { -readonly [K in keyof ClusterObjects]: any[] };
+  for (const list of ['localQueues', 'clusterQueues', 'cohorts', 'priorityClasses', 'namespaces'] as const) {
+    const byKey = new Map<string, any>();
+    for (const s of sources) for (const o of s[list]) byKey.set(`${o.metadata?.namespace ?? ''}/${o.metadata?.name}`, o);
+    merged[list] = [...byKey.values()];
+  }
+  return merged;
+}
+
+/** Applies the mutating webhook's patch (add operations on the object's own copy). */
+function mutated(obj: RayObject, config: AdmissionConfig, inventory: Inventory): { obj: RayObject; added: string[] } {
+  const d = mutateRayObject({ uid: 'check', kind: { group: 'ray.io', version: 'v1', kind: obj.kind }, namespace: obj.metadata?.namespace, operation: 'CREATE', object: obj }, config, { inventory });
+  if (!d.response.patch) return { obj, added: [] };
+  const ops = JSON.parse(Buffer.from(d.response.patch, 'base64').toString('utf8'));
+  const copy = JSON.parse(JSON.stringify(obj));
+  applyPatch(copy, ops, false, true);
+  return { obj: copy, added: ops.filter((op: any) => op.path.startsWith('/metadata/labels/')).map((op: any) => `${op.path.slice('/metadata/labels/'.length).replace(/~1/g, '/').replace(/~0/g, '~')}: ${op.value}`) };
+}
+
+/** The cluster reader, loaded on first use (it pulls in @kubernetes/client-node). */
+function kubeconfigSourceLoader(kubeconfig: string): ClusterSource {
+  const load = () => import('./cluster-queues').then((m) => m.kubeconfigSource(kubeconfig));
+  return { install: async () => (await load()).install(), queues: async (v) => (await load()).queues(v) };
+}
+
+export interface CheckDependencies {
+  /** Standard input, for "-". */
+  readonly stdin?: () => string;
+  /** The live cluster of --kubeconfig (tests may give their own). */
+  readonly cluster?: (kubeconfig: string) => ClusterSource;
+}
+
+type From = 'flag' | 'files' | 'cluster' | 'default';
+
+/** Runs the check; throws UsageError for bad input that is not a finding (a missing file). */
+export async function runCheck(opts: CheckOptions, deps: CheckDependencies = {}): Promise<CheckReport> {
+  const namespace = opts.namespace ?? 'default';
+  if (opts.kubeconfig && !deps.cluster && !fs.existsSync(opts.kubeconfig)) throw new UsageError(`--kubeconfig ${opts.kubeconfig}: no such file`);
+  const notes: string[] = [];
+  const read = readSources(opts.files, deps.stdin);
+  const all = read.objects.map((o) => o.object);
+  const cluster = opts.kubeconfig ? (deps.cluster ?? kubeconfigSourceLoader)(opts.kubeconfig) : undefined;
+  // What the installs say: in the files, else in the cluster (what is about to be applied wins).
+  const fileFacts = installFacts(all);
+  let clusterFacts: InstallFacts = {};
+  if (cluster) {
+    const inst = await cluster.install();
+    clusterFacts = installFacts(inst.objects);
+    for (const n of inst.notes) notes.push(n);
+  }
+  const supported = (v: string | undefined, list: readonly string[]) => (v && list.includes(v) ? v : undefined);
+  const pick = (flag: string | undefined, key: 'kueueVersion' | 'kubeRayVersion', list: readonly string[], what: string): [string | undefined, From] => {
+    if (flag) return [flag, 'flag'];
+    for (const [facts, from] of [[fileFacts, 'files'], [clusterFacts, 'cluster']] as const) {
+      const found = facts[key];
+      if (!found) continue;
+      if (supported(found, list)) return [found, from];
+      notes.push(`the ${from === 'files' ? 'files install' : 'cluster runs'} ${what} ${found}, which check does not support: the check ran for the default instead`);
+    }
+    return [undefined, 'default'];
+  };
+  const [kueueVersion, kueueFrom] = pick(opts.kueueVersion, 'kueueVersion', SUPPORTED_KUEUE_VERSIONS, 'Kueue');
+  const [kubeRayVersion, kubeRayFrom] = pick(opts.kubeRayVersion, 'kubeRayVersion', SUPPORTED_KUBERAY_VERSIONS, 'KubeRay');
+  const kueue = kueueCapabilities(kueueVersion ?? DEFAULT_KUEUE_VERSION);
+  const kubeRay = kubeRayCapabilities(kubeRayVersion ?? DEFAULT_KUBERAY_VERSION);
+  for (const [facts, from] of [[fileFacts, 'files install'], [clusterFacts, 'cluster runs']] as const) {
+    for (const [what, found, used, flag] of [['Kueue', facts.kueueVersion, kueue.version, opts.kueueVersion], ['KubeRay', facts.kubeRayVersion, kubeRay.version, opts.kubeRayVersion]]) {
+      if (found && flag && found !== used) notes.push(`the ${from} ${what} ${found}, but the check ran for ${used} (the flag)`);
+    }
+  }
+  // The gate: the flag, else what the Kueue install sets (its version's default when it sets nothing).
+  let elasticGate: 'on' | 'off' | 'unknown' = 'unknown';
+  let elasticGateFrom: From = 'default';
+  const gateFacts = fileFacts.elasticGate ? { gate: fileFacts.elasticGate, from: 'files' as const } : clusterFacts.elasticGate ? { gate: clusterFacts.elasticGate, from: 'cluster' as const } : undefined;
+  if (opts.elasticGate) {
+    elasticGate = opts.elasticGate;
+    elasticGateFrom = 'flag';
+  } else if (gateFacts) {
+    elasticGate = gateFacts.gate === 'default' ? (kueue.elasticGateDefaultOn ? 'on' : 'off') : gateFacts.gate;
+    elasticGateFrom = gateFacts.from;
+  }
+
+  // Queues: the cluster, then --queues files, then the checked files (what is about to be applied wins).
+  const sources: ClusterObjects[] = [];
+  const from: Array<'files' | 'queues' | 'cluster'> = [];
+  if (cluster) {
+    const live = await cluster.queues(kueue.apiVersion);
+    sources.push(live.objects);
+    from.push('cluster');
+    for (const n of live.notes) notes.push(n);
+  }
+  if (opts.queues) {
+    const q = readSources(opts.queues, deps.stdin);
+    if (q.errors.length) throw new UsageError(`--queues: ${q.errors.map((e) => `${e.file}:${e.region.line}:${e.region.column}: ${e.message}`).join('; ')}`);
+    sources.push(queueObjectsOf(q.objects.map((o) => o.object), namespace));
+    from.push('queues');
+  }
+  const own = queueObjectsOf(all, namespace);
+  if (count(own) > 0 || (own.namespaces.length > 0 && sources.length > 0)) {
+    sources.push(own);
+    from.push('files');
+  }
+  const inventory = sources.length ? inventoryFromObjects(mergeObjects(sources)) : undefined;
+  if (!inventory) {
+    notes.push('no queues: the files hold no LocalQueue, ClusterQueue, Cohort or WorkloadPriorityClass and neither --queues nor --kubeconfig was given, so the cross-object rules (queue exists, namespace admitted, priority class exists, gang fits the quota) did not run');
+  }
+
+  const ctx: PolicyContext = { kueue, kubeRay, elasticGate, inventory };
+  const config: AdmissionConfig = { kueue, kubeRay, elasticGate };
+  const findings: CheckFinding[] = [];
+  const objects: CheckedObject[] = [];
+  const place = (src: SourceObject, f: Finding): CheckFinding => {
+    const l = src.locate(f.field);
+    const location = { file: src.file, document: src.document, line: l.line, column: l.column, endLine: l.endLine, endColumn: l.endColumn };
+    return { ...f, location: { ...location, exact: l.exact, resolvedField: l.resolved } };
+  };
+  for (const e of read.errors) {
+    findings.push({
+      rule: 'yamlSyntax', severity: 'error', object: `document ${e.document} of ${e.file}`, field: '', source: 'kubernetes',
+      message: `${e.message}: the document cannot be read, so its objects were not checked`, fix: 'fix the YAML syntax at this position',
+      location: { file: e.file, document: e.document, ...e.region, exact: true, resolvedField: '' },
+    });
+  }
+  for (const src of read.objects) {
+    if (!isRay(src.object)) continue;
+    // As the webhook sees it: the namespace of the request (here --namespace) when the object names none.
+    // Metadata of the wrong type is left as written, for the objectShape rule to report.
+    const md = src.object.metadata;
+    let obj: RayObject = md === undefined || isRecord(md)
+      ? { ...src.object, metadata: { ...(md ?? {}), namespace: md?.namespace ?? namespace } }
+      : src.object;
+    const entry = { object: objectRef(obj), file: src.file, document: src.document, line: src.region.line };
+    if (ownedByRayParent(obj)) {
+      objects.push({ ...entry, status: 'skipped', note: 'owned by a RayJob or RayService: KubeRay creates it from its owner, which is checked instead' });
+      continue;
+    }
+    let note: string | undefined;
+    if (inventory) {
+      const m = mutated(obj, config, inventory);
+      obj = m.obj;
+      if (m.added.length) note = `checked with the labels the controller's mutating webhook adds in this tenant namespace: ${m.added.join(', ')}`;
+    }
+    objects.push({ ...entry, status: 'checked', ...(note ? { note } : {}) });
+    const found = [...evaluateRayObject(obj, ctx), ...(inventory ? tenantQueueLabel(obj, inventory) : [])];
+    for (const f of found) findings.push(place(src, f));
+  }
+  findings.sort((a, b) => (a.location.file < b.location.file ? -1 : a.location.file > b.location.file ? 1 : 0)
+    || a.location.line - b.location.line || a.location.column - b.location.column);
+  const ray = objects.length;
+  if (!ray && !read.errors.length) notes.push('the files hold no Ray object (apiVersion ray.io/*, kind RayJob, RayCluster or RayService)');
+  return {
+    schemaVersion: CHECK_REPORT_SCHEMA_VERSION,
+    tool: 'cdk8s-kueue-ray check',
+    context: {
+      kueue: kueue.version, kueueFrom, kubeRay: kubeRay.version, kubeRayFrom,
+      elasticGate, elasticGateFrom, namespace,
+    },
+    inventory: inventory ? {
+      from, localQueues: inventory.localQueues.length, clusterQueues: inventory.clusterQueues.length, cohorts: inventory.cohorts.length,
+      priorityClasses: inventory.priorityClasses.length, namespaces: inventory.namespaces.length,
+    } : null,
+    files: read.files,
+    objects,
+    findings,
+    notes,
+    summary: { errors: findings.filter((f) => f.severity === 'error').length, warnings: findings.filter((f) => f.severity === 'warning').length, objects: ray, files: read.files.length },
+  };
+}
+
+export interface CheckIo {
+  readonly stdout: (s: string) => void;
+  readonly stderr: (s: string) => void;
+}
+
+/** The `check` command: renders the report and returns the exit code (0, 1, or 2 on a usage error). */
+export async function check(argv: readonly string[], io: CheckIo, deps: CheckDependencies = {}): Promise<number> {
+  let opts: CheckOptions | 'help';
+  try {
+    opts = parseCheckArgs(argv);
+  } catch (e) {
+    io.stderr(`cdk8s-kueue-ray check: ${(e as Error).message}\n${CHECK_USAGE}`);
+    return 2;
+  }
+  if (opts === 'help') {
+    io.stdout(CHECK_USAGE);
+    return 0;
+  }
+  let report: CheckReport;
+  try {
+    report = await runCheck(opts, deps);
+  } catch (e) {
+    // The check could not run (a missing file, unreadable --queues, an unreachable cluster): not a finding.
+    io.stderr(`cdk8s-kueue-ray check: ${(e as Error).message}\n`);
+    return 2;
+  }
+  io.stdout(opts.output === 'json' ? renderJson(report) : opts.output === 'sarif' ? renderSarif(report) : renderText(report));
+  return exitCodeOf(report);
+}
