@@ -31,6 +31,15 @@ function groups(raw: any[] | undefined): ResourceGroupEntry[] {
   }));
 }
 
+/** v1beta1 `admissionChecks` (names) and `admissionChecksStrategy.admissionChecks[].name`, in both API versions. */
+function admissionCheckNames(spec: any): string[] | undefined {
+  const names = [
+    ...(Array.isArray(spec?.admissionChecks) ? spec.admissionChecks : []),
+    ...(Array.isArray(spec?.admissionChecksStrategy?.admissionChecks) ? spec.admissionChecksStrategy.admissionChecks.map((a: any) => a?.name) : []),
+  ].filter((n): n is string => typeof n === 'string');
+  return names.length ? names : undefined;
+}
+
 export function inventoryFromObjects(o: ClusterObjects): Inventory {
   const localQueues: LocalQueueEntry[] = o.localQueues.map((q) => ({
     namespace: q.metadata?.namespace, name: q.metadata?.name, clusterQueue: q.spec?.clusterQueue,
@@ -39,6 +48,7 @@ export function inventoryFromObjects(o: ClusterObjects): Inventory {
   const clusterQueues: ClusterQueueEntry[] = o.clusterQueues.map((c) => ({
     name: c.metadata?.name, cohort: c.spec?.cohortName ?? c.spec?.cohort,
     namespaceSelector: c.spec?.namespaceSelector ?? null, resourceGroups: groups(c.spec?.resourceGroups), stopPolicy: c.spec?.stopPolicy,
+    admissionChecks: admissionCheckNames(c.spec),
   }));
   const cohorts: CohortEntry[] = o.cohorts.map((c) => ({
     name: c.metadata?.name, parent: c.spec?.parentName ?? c.spec?.parent, resourceGroups: groups(c.spec?.resourceGroups),
