@@ -8,9 +8,9 @@
  */
 import { Inventory, MultiKueueCheckEntry, PolicyContext } from '../context';
 import { Finding } from '../findings';
-import { RayObject } from '../gang';
+import { clusterSpecOf, RayObject } from '../gang';
 import { isElastic, isQueued, namespaceOf, QUEUE_NAME_LABEL, queueNameOf, usesAutoscaling } from '../ray-object';
-import { FIRST_KUBERAY_VERSION, FIRST_KUEUE_VERSION } from '../versions';
+import { compareVersions, FIRST_KUBERAY_VERSION, FIRST_KUEUE_VERSION } from '../versions';
 import { clusterQueueAdmitsNamespace, findClusterQueue, findLocalQueue, gangCanEverFit, queueExists } from './cross-object';
 import { Reporter, Rule } from './rule';
 
@@ -78,16 +78,18 @@ export const multiKueueDispatch: Rule = (obj, ctx) => {
       `set spec.managedBy: ${MULTIKUEUE_CONTROLLER_NAME} (the library's Ray constructs do it for a MultiKueue queue)`, 'kueue-workload');
   }
   if (isElastic(obj)) {
-    if (obj.kind !== 'RayCluster') {
-      r.error(`metadata.annotations[kueue.x-k8s.io/elastic-job]`, `${where}, but MultiKueue cannot follow an elastic ${obj.kind} at any version: its worker replicas live in a child RayCluster on the worker, which the manager never sees (the Ray adapters create the worker copy once)`,
-        `drop the elastic annotation (fixed-size ${obj.kind}), or run the elastic ${obj.kind} on one cluster`, 'version');
-    } else if (!ctx.kueue.multiKueueElasticRayCluster) {
-      r.error(`metadata.annotations[kueue.x-k8s.io/elastic-job]`, `${where}, but Kueue ${ctx.kueue.version}'s MultiKueue RayCluster adapter creates the worker copy once: a scale change on the manager never reaches the worker`,
-        `choose Kueue >= ${FIRST_KUEUE_VERSION.multiKueueElasticRayCluster} (elastic replica sync), or drop the elastic annotation`, 'version');
-    } else if (usesAutoscaling(obj) && obj.spec?.managedBy !== MULTIKUEUE_CONTROLLER_NAME) {
-      // With managedBy set, multiKueueElasticAutoscaling (Kueue's webhook rule) reports it.
-      r.error('spec.enableInTreeAutoscaling', `${where}: in-tree autoscaling is not supported for a MultiKueue-managed elastic RayCluster (Kueue webhook)`,
-        'turn autoscaling off for a RayCluster dispatched by MultiKueue', 'kueue-webhook');
+    const annotation = 'metadata.annotations[kueue.x-k8s.io/elastic-job]';
+    const syncs = obj.kind === 'RayCluster' && ctx.kueue.multiKueueElasticRayCluster;
+    if (usesAutoscaling(obj)) {
+      // On >= 0.19 Kueue's webhook refuses an autoscaling RayCluster with managedBy: multiKueueElasticAutoscaling says so.
+      const webhookSaysIt = obj.kind === 'RayCluster' && compareVersions(ctx.kueue.version, 'v0.19.0') >= 0 && managedBy === MULTIKUEUE_CONTROLLER_NAME;
+      if (!webhookSaysIt) {
+        r.error(`${clusterSpecOf(obj)?.path ?? 'spec'}.enableInTreeAutoscaling`, `${where}, but an autoscaling elastic ${obj.kind} cannot be dispatched: the autoscaler runs in the worker's copy and its scale changes never reach the manager's Workload (Kueue v0.19 refuses it for RayCluster; no pinned Kueue version supports it)`,
+          'turn autoscaling off (fixed worker replicas), or run the elastic workload on one cluster (a queue without the MultiKueue check)', 'version');
+      }
+    } else if (!syncs) {
+      r.warn(annotation, `${where}: MultiKueue creates the worker's copy of this elastic ${obj.kind} once, so a change of its worker replicas on the manager never reaches the worker${obj.kind === 'RayCluster' ? ` before Kueue ${FIRST_KUEUE_VERSION.multiKueueElasticRayCluster}` : ' (the Ray adapters sync replicas only for RayCluster)'}`,
+        obj.kind === 'RayCluster' ? `choose Kueue >= ${FIRST_KUEUE_VERSION.multiKueueElasticRayCluster}, or keep the replicas fixed` : 'keep the replicas fixed, or drop the elastic annotation', 'version');
     }
   }
   // The workers: the same LocalQueue (and a ClusterQueue behind it) on each, and room for the gang on one.
