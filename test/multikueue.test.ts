@@ -8,7 +8,7 @@ import {
 } from '../src';
 import { buildMultiKueueExample, MULTIKUEUE_WORKERS } from '../examples/multikueue';
 import { TOY_ENTRYPOINT } from '../examples/toy-job';
-import { Inventory, RULES } from '../src/policy';
+import { Inventory, inventoryFromObjects, RULES } from '../src/policy';
 import { kubeRayCapabilities, kueueCapabilities } from '../src/policy/versions';
 import { CrdValidator, crdVersions } from './support/schema';
 import { synthAll, tmpdir } from './support/synth';
@@ -245,5 +245,26 @@ describe('refused at synth: what MultiKueue would never dispatch', () => {
     expect(() => setup('v0.13.4', 'v1.4.2', [8])).toThrow(/MultiKueue from Kueue v0.14.8 .*not v0.13.4/);
     expect(() => setup('v0.19.2', 'v1.6.2', [8], { workerKueue: 'v0.17.8' })).toThrow(/worker "w1" runs Kueue v0.17.8, the manager v0.19.2/);
     expect(() => setup('v0.19.2', 'v1.6.2', [8], { sameApp: true })).toThrow(/worker "w1" is in the manager's App/);
+  });
+});
+
+describe('the manager\'s inventory read back from its objects (what the webhook and check/plan see)', () => {
+  test.each(['v0.14.8', 'v0.19.2'])('Kueue %s: the check, its clusters and the ClusterQueue\'s admission checks; the rule runs without the workers', (kueue) => {
+    const ex = buildMultiKueueExample({ outdir: tmpdir(), kueue, kubeRay: 'v1.6.2' });
+    const objs = synthAll(ex.manager);
+    const of = (kind: string) => objs.filter((o) => o.kind === kind);
+    const inv = inventoryFromObjects(
+      { localQueues: of('LocalQueue'), clusterQueues: of('ClusterQueue'), cohorts: [], priorityClasses: of('WorkloadPriorityClass'), namespaces: [] },
+      { admissionChecks: of('AdmissionCheck'), multiKueueConfigs: of('MultiKueueConfig') },
+    );
+    expect(inv.multiKueueChecks).toEqual([{ name: 'multikueue', clusters: ['worker-1', 'worker-2'] }]);
+    expect(inv.clusterQueues[0].admissionChecks).toEqual(['multikueue']);
+    const ctx = { kueue: kueueCapabilities(kueue), kubeRay: kubeRayCapabilities('v1.6.2'), inventory: inv };
+    const [job] = of('RayJob');
+    expect(RULES.multiKueueDispatch(job, ctx)).toEqual([]);
+    const unmanaged = { ...job, spec: { ...job.spec, managedBy: undefined } };
+    expect(RULES.multiKueueDispatch(unmanaged, ctx).map((f) => f.message).join('\n')).toMatch(/Expecting spec.managedBy to be kueue.x-k8s.io\/multikueue/);
+    // without the MultiKueue objects the inventory is a single-cluster one, as before
+    expect(inventoryFromObjects({ localQueues: [], clusterQueues: [], cohorts: [], priorityClasses: [], namespaces: [] })).not.toHaveProperty('multiKueueChecks');
   });
 });

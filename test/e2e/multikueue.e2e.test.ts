@@ -109,7 +109,7 @@ describePairs('MultiKueue e2e on Kueue %s + KubeRay %s', (kueue, kubeRay) => {
       const cs = await manager.list(wlApi(), 'MultiKueueCluster');
       return cs.length === WORKERS.length && cs.every((c) => cond(c, 'Active')?.status === 'True');
     });
-    await waitLogged('the AdmissionCheck Active', async () => cond(await manager.get(`/apis/${wlApi()}/admissionchecks/multikueue`), 'Active')?.status === 'True');
+    await waitLogged('the AdmissionCheck Active', async () => cond(await manager.get(objectPath({ apiVersion: wlApi(), kind: 'AdmissionCheck', metadata: { name: 'multikueue' } })), 'Active')?.status === 'True');
   }, 300000);
 
   const jobs = () => dist('manager').filter((o) => o.kind === 'RayJob');
