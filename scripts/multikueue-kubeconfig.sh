@@ -72,7 +72,9 @@ KC
 # kubectl builds the Secret (base64 and all) on stdin: the token never touches the filesystem.
 secret_yaml() { kubectl create secret generic "$secret" -n "$ns" --from-file=kubeconfig=/dev/stdin --dry-run=client -o yaml <<<"$kubeconfig"; }
 if [ "$dry" = 1 ]; then
-  kubectl create secret generic "$secret" -n "$ns" --from-literal=kubeconfig="$kubeconfig" --dry-run=client -o yaml
+  # Readable (stringData), and the token is "<redacted>".
+  printf 'apiVersion: v1\nkind: Secret\nmetadata:\n  name: %s\n  namespace: %s\nstringData:\n  kubeconfig: |\n' "$secret" "$ns"
+  sed 's/^/    /' <<<"$kubeconfig"
   exit 0
 fi
 secret_yaml | kubectl --context "$manager_ctx" apply -f - >/dev/null

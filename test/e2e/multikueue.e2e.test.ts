@@ -53,6 +53,17 @@ describePairs('MultiKueue e2e on Kueue %s + KubeRay %s', (kueue, kubeRay) => {
   let manager: KubeClient;
   const wlApi = () => `kueue.x-k8s.io/${kueueCapabilities(kueue).apiVersion.split('/')[1]}`;
   const timings: Record<string, number> = {};
+  // The steps build on each other: after a failed one the rest fail at once instead of waiting out their timeouts.
+  let failedStep: string | undefined;
+  const step = (name: string, fn: () => Promise<void>, ms: number) => test(name, async () => {
+    if (failedStep) throw new Error(`not run: step "${failedStep}" failed`);
+    try {
+      await fn();
+    } catch (e) {
+      failedStep = name;
+      throw e;
+    }
+  }, ms);
   const logs = () => Object.entries(clusters).map(([n, c]) => `=== ${n}\n${c.logTails(30)}`).join('\n');
   const waitLogged = <T>(what: string, fn: () => Promise<T | undefined | false>, ms = 120000): Promise<T> =>
     waitFor(what, fn, ms, 500).catch((e: Error) => { throw new Error(`${e.message}\n--- process logs ---\n${logs()}`); });
@@ -85,7 +96,7 @@ describePairs('MultiKueue e2e on Kueue %s + KubeRay %s', (kueue, kubeRay) => {
     expect(leaked).toEqual([]);
   }, 120000);
 
-  test('1. workers get their queues and RBAC; the script makes the manager\'s Secrets; the MultiKueue check turns Active', async () => {
+  step('1. workers get their queues and RBAC; the script makes the manager\'s Secrets; the MultiKueue check turns Active', async () => {
     for (const w of WORKERS) await applyAll(clusters[w].client, dist(`workers/${w}`));
     // kubectl of the test control plane's version, named kubectl for the script.
     const bin = fs.mkdtempSync(path.join(os.tmpdir(), 'mk-kubectl-'));
@@ -116,7 +127,7 @@ describePairs('MultiKueue e2e on Kueue %s + KubeRay %s', (kueue, kubeRay) => {
   const workloadOf = async (name: string) => (await manager.list(wlApi(), 'Workload', 'default')).find((w) => (w.metadata.ownerReferences ?? []).some((o: any) => o.name === name));
   const clusterOf = (wl: any) => wl?.status?.clusterName as string | undefined;
 
-  test('2. a RayJob goes to a worker with room; its KubeRay creates the RayCluster; the manager\'s Workload names the worker; the manager runs nothing', async () => {
+  step('2. a RayJob goes to a worker with room; its KubeRay creates the RayCluster; the manager\'s Workload names the worker; the manager runs nothing', async () => {
     const [a] = jobs();
     await manager.apply(a);
     const wl = await waitLogged('the manager Workload dispatched', async () => { const w = await workloadOf(a.metadata.name); return clusterOf(w) ? w : false; });
@@ -131,7 +142,7 @@ describePairs('MultiKueue e2e on Kueue %s + KubeRay %s', (kueue, kubeRay) => {
     expect(await manager.list(RAY, 'RayCluster', 'default')).toEqual([]);
   }, 300000);
 
-  test('3. with that worker full the next RayJob goes to the other worker', async () => {
+  step('3. with that worker full the next RayJob goes to the other worker', async () => {
     const [a, b] = jobs();
     const first = clusterOf(await workloadOf(a.metadata.name));
     await manager.apply(b);
@@ -140,7 +151,7 @@ describePairs('MultiKueue e2e on Kueue %s + KubeRay %s', (kueue, kubeRay) => {
     await waitLogged('its RayCluster on the other worker', async () => (await clusters[clusterOf(wl)!].client.list(RAY, 'RayCluster', 'default')).length === 1);
   }, 300000);
 
-  test('4. with neither worker having room a third RayJob stays pending on the manager, its check not Ready', async () => {
+  step('4. with neither worker having room a third RayJob stays pending on the manager, its check not Ready', async () => {
     const [a] = jobs();
     const third = { ...JSON.parse(JSON.stringify(a)), metadata: { ...a.metadata, name: 'mk-job-3' } };
     await manager.apply(third);
@@ -156,7 +167,7 @@ describePairs('MultiKueue e2e on Kueue %s + KubeRay %s', (kueue, kubeRay) => {
     expect(wl.metadata.name).toBeTruthy();
   }, 300000);
 
-  test('5. deleting a RayJob on the manager removes its copy on the worker', async () => {
+  step('5. deleting a RayJob on the manager removes its copy on the worker', async () => {
     const [a] = jobs();
     const worker = clusterOf(await workloadOf(a.metadata.name))!;
     await manager.delete(objectPath(a));
