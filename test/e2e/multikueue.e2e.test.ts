@@ -10,7 +10,8 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { buildMultiKueueExample } from '../../examples/multikueue';
-import { DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION, kueueCapabilities } from '../../src/policy/versions';
+import { errorsOf, evaluateRayObject, formatFinding, inventoryFromObjects } from '../../src/policy';
+import { DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION, kubeRayCapabilities, kueueCapabilities } from '../../src/policy/versions';
 import { readManifestDir, tmpdir } from '../support/synth';
 import { REPO_ROOT } from '../support/upstream';
 import { binary, K8S_VERSION, TestCluster } from './support/cluster';
@@ -30,6 +31,19 @@ if (!pairs.length) {
 
 const RAY = 'ray.io/v1';
 const WORKERS = ['worker-1', 'worker-2'];
+
+const resources = { requests: { cpu: '1', memory: '2Gi' }, limits: { cpu: '1', memory: '2Gi' } };
+/** A fixed-size RayCluster spec (the library's Ray cluster constructs are elastic, and MultiKueue cannot follow an autoscaler). */
+function clusterSpec(): any {
+  const template = (name: string) => ({ spec: { containers: [{ name, image: 'rayproject/ray:2.46.0', resources }] } });
+  return {
+    rayVersion: '2.46.0', headGroupSpec: { rayStartParams: {}, template: template('ray-head') },
+    workerGroupSpecs: [{ groupName: 'small-group', replicas: 1, minReplicas: 1, maxReplicas: 1, rayStartParams: {}, template: template('ray-worker') }],
+  };
+}
+const queued = (kind: string, name: string, spec: any) => ({
+  apiVersion: 'ray.io/v1', kind, metadata: { name, namespace: 'default', labels: { 'kueue.x-k8s.io/queue-name': 'user-queue' } }, spec,
+});
 
 function cond(obj: any, type: string): any {
   return (obj?.status?.conditions ?? []).find((c: any) => c.type === type);
@@ -124,6 +138,16 @@ describePairs('MultiKueue e2e on Kueue %s + KubeRay %s', (kueue, kubeRay) => {
   }, 300000);
 
   const jobs = () => dist('manager').filter((o) => o.kind === 'RayJob');
+  // The manager's inventory as the webhook and check/plan read it back from its objects.
+  const policyContext = () => {
+    const objs = dist('manager');
+    const of = (kind: string) => objs.filter((o) => o.kind === kind);
+    const inventory = inventoryFromObjects(
+      { localQueues: of('LocalQueue'), clusterQueues: of('ClusterQueue'), cohorts: [], priorityClasses: of('WorkloadPriorityClass'), namespaces: [] },
+      { admissionChecks: of('AdmissionCheck'), multiKueueConfigs: of('MultiKueueConfig') },
+    );
+    return { kueue: kueueCapabilities(kueue), kubeRay: kubeRayCapabilities(kubeRay), inventory };
+  };
   const workloadOf = async (name: string) => (await manager.list(wlApi(), 'Workload', 'default')).find((w) => (w.metadata.ownerReferences ?? []).some((o: any) => o.name === name));
   const clusterOf = (wl: any) => wl?.status?.clusterName as string | undefined;
 
@@ -174,5 +198,44 @@ describePairs('MultiKueue e2e on Kueue %s + KubeRay %s', (kueue, kubeRay) => {
     await waitLogged(`the copy on ${worker} gone`, async () => (await clusters[worker].client.getOrUndefined(objectPath(a))) === undefined);
     // the freed worker now takes the pending third job
     await waitLogged('the third RayJob dispatched to the freed worker', async () => clusterOf(await workloadOf('mk-job-3')) === worker);
+  }, 300000);
+  step('6. a RayCluster (managedBy MultiKueue, which the policy requires) is dispatched; deleting it removes the copy', async () => {
+    for (const j of await manager.list(RAY, 'RayJob', 'default')) await manager.delete(objectPath(j));
+    await waitLogged('the workers free of RayJobs', async () => {
+      for (const w of WORKERS) if ((await clusters[w].client.list(RAY, 'RayJob', 'default')).length) return false;
+      return true;
+    });
+    const rc = queued('RayCluster', 'mk-cluster', { ...clusterSpec(), managedBy: 'kueue.x-k8s.io/multikueue' });
+    expect(errorsOf(evaluateRayObject(rc, policyContext())).map(formatFinding)).toEqual([]);
+    expect(errorsOf(evaluateRayObject({ ...rc, spec: clusterSpec() }, policyContext())).map(formatFinding).join('\n')).toMatch(/Expecting spec.managedBy/);
+    await manager.create(rc);
+    const wl = await waitLogged('the RayCluster dispatched', async () => { const w = await workloadOf('mk-cluster'); return clusterOf(w) ? w : false; });
+    const wc = clusters[clusterOf(wl)!].client;
+    await waitLogged('the copy admitted on the worker (unsuspended, KubeRay made its head pod)', async () => {
+      const copy = await wc.getOrUndefined(objectPath(rc));
+      return copy && copy.spec.suspend !== true && (await wc.list('v1', 'Pod', 'default')).some((p) => p.metadata.labels?.['ray.io/cluster'] === 'mk-cluster');
+    });
+    expect((await manager.list('v1', 'Pod', 'default')).filter((p) => p.metadata.labels?.['ray.io/cluster'] === 'mk-cluster')).toEqual([]);
+    await manager.delete(objectPath(rc));
+    await waitLogged('the RayCluster copy gone', async () => (await wc.getOrUndefined(objectPath(rc))) === undefined);
+  }, 300000);
+
+  const rayService = kueue !== '-' && kueueCapabilities(kueue).multiKueueRayKinds.includes('RayService') && kubeRayCapabilities(kubeRay).rayServiceManagedBy;
+  (rayService ? step : test.skip)('7. a RayService (Kueue >= 0.17, KubeRay >= 1.6) is dispatched; the worker\'s KubeRay creates its RayCluster; deleting it removes the copy', async () => {
+    const svc = queued('RayService', 'mk-service', {
+      managedBy: 'kueue.x-k8s.io/multikueue', rayClusterConfig: clusterSpec(),
+      serveConfigV2: 'applications:\n  - name: app\n    import_path: app:deployment\n    route_prefix: /\n',
+    });
+    expect(errorsOf(evaluateRayObject(svc, policyContext())).map(formatFinding)).toEqual([]);
+    await manager.create(svc);
+    const wl = await waitLogged('the RayService dispatched', async () => { const w = await workloadOf('mk-service'); return clusterOf(w) ? w : false; });
+    const wc = clusters[clusterOf(wl)!].client;
+    await waitLogged('the worker\'s KubeRay created the RayService\'s RayCluster', async () => {
+      const copy = await wc.getOrUndefined(objectPath(svc));
+      return copy && (await wc.list(RAY, 'RayCluster', 'default')).some((c) => (c.metadata.ownerReferences ?? []).some((o: any) => o.uid === copy.metadata.uid));
+    });
+    expect(await manager.list(RAY, 'RayCluster', 'default')).toEqual([]);
+    await manager.delete(objectPath(svc));
+    await waitLogged('the RayService copy gone', async () => (await wc.getOrUndefined(objectPath(svc))) === undefined);
   }, 300000);
 });
