@@ -8,6 +8,11 @@ export * from './kueue/local-queue';
 export * from './kueue/workload-priority-class';
 export * from './kueue/cohort';
 export * from './kueue/tenant-queue';
+export * from './kueue/admission-check';
+export * from './kueue/multikueue-cluster';
+export * from './kueue/multikueue-config';
+export * from './kueue/multikueue-worker';
+export * from './kueue/multikueue-manager';
 export { ContainerResources, ExtendedResourceRequest } from './ray/pod-template';
 export {
   RayGroupOptions, HeadGroupOptions, HeadServiceType, WorkerGroupOptions, UpscalingMode, AutoscalerVersion, AutoscalingOptions,

@@ -29,6 +29,15 @@ const inventory: Inventory = {
   namespaces: [{ name: 'team-a', labels: { 'kubernetes.io/metadata.name': 'team-a' } }],
 };
 
+// A MultiKueue manager: cluster-queue requires the check "mk" of worker "w1", whose queues are the base ones
+// without default/user-queue's twin "small" (so a job on "small" has no LocalQueue there).
+const mkInventory: Inventory = {
+  ...inventory,
+  clusterQueues: inventory.clusterQueues.map((c) => (c.name === 'cluster-queue' || c.name === 'small-cq' ? { ...c, admissionChecks: ['mk'] } : c)),
+  multiKueueChecks: [{ name: 'mk', clusters: ['w1'] }],
+  workerClusters: [{ name: 'w1', inventory: { ...inventory, localQueues: inventory.localQueues.filter((l) => l.name !== 'small') } }],
+};
+
 function ctx(kueue = 'v0.19.2', kuberay = 'v1.6.2', extra: Partial<PolicyContext> = {}): PolicyContext {
   return { kueue: kueueCapabilities(kueue), kubeRay: kubeRayCapabilities(kuberay), inventory, ...extra };
 }
@@ -147,6 +156,11 @@ const CASES: Case[] = [
   { rule: 'clusterQueueAdmitsNamespace', name: 'stopped ClusterQueue', obj: job((o) => { o.metadata.labels['kueue.x-k8s.io/queue-name'] = 'held'; }), ctx: ctx(), severity: 'warning', field: 'metadata.labels[kueue.x-k8s.io/queue-name]', message: /has stopPolicy Hold/ },
   { rule: 'priorityClassAllowed', name: 'priority class missing', obj: job((o) => { o.metadata.labels['kueue.x-k8s.io/priority-class'] = 'urgent'; }), ctx: ctx(), severity: 'error', field: 'metadata.labels[kueue.x-k8s.io/priority-class]', message: /WorkloadPriorityClass "urgent" does not exist/ },
   { rule: 'priorityClassAllowed', name: 'priority class not allowed for the tenant', obj: job((o) => { o.metadata.namespace = 'team-a'; o.metadata.labels['kueue.x-k8s.io/queue-name'] = 'default'; o.metadata.labels['kueue.x-k8s.io/priority-class'] = 'prod-priority'; }), ctx: ctx(), severity: 'error', field: 'metadata.labels[kueue.x-k8s.io/priority-class]', message: /"prod-priority" is not allowed for tenant queue team-a\/default \(allowed: dev-priority\)/ },
+  { rule: 'multiKueueDispatch', name: 'MultiKueue queue without managedBy', obj: job(), ctx: ctx('v0.19.2', 'v1.6.2', { inventory: mkInventory }), severity: 'error', field: 'spec.managedBy', message: /Expecting spec.managedBy to be kueue.x-k8s.io\/multikueue/ },
+  { rule: 'multiKueueDispatch', name: 'RayService through MultiKueue before Kueue 0.17', obj: service((o) => { o.spec.rayClusterConfig.enableInTreeAutoscaling = false; }), ctx: ctx('v0.14.8', 'v1.4.2', { inventory: mkInventory }), severity: 'error', field: 'metadata.labels[kueue.x-k8s.io/queue-name]', message: /Kueue v0.14.8 has no MultiKueue adapter for RayService .*v0.17.0/ },
+  { rule: 'multiKueueDispatch', name: 'worker lacks the LocalQueue', obj: job((o) => { o.metadata.labels['kueue.x-k8s.io/queue-name'] = 'small'; o.spec.managedBy = 'kueue.x-k8s.io/multikueue'; }), ctx: ctx('v0.19.2', 'v1.6.2', { inventory: mkInventory }), severity: 'error', field: 'metadata.labels[kueue.x-k8s.io/queue-name]', message: /worker cluster "w1" .*LocalQueue "small" does not exist in namespace "default"/ },
+  { rule: 'multiKueueDispatch', name: 'gang fits no worker', obj: job((o) => { o.spec.managedBy = 'kueue.x-k8s.io/multikueue'; o.spec.rayClusterSpec.workerGroupSpecs[0].replicas = 2; }), ctx: ctx('v0.19.2', 'v1.6.2', { inventory: mkInventory }), severity: 'error', field: 'metadata.labels[kueue.x-k8s.io/queue-name]', message: /the gang fits no worker cluster of AdmissionCheck "mk"/ },
+  { rule: 'multiKueueDispatch', name: 'managedBy MultiKueue on a queue without the check', obj: job((o) => { o.spec.managedBy = 'kueue.x-k8s.io/multikueue'; o.metadata.labels['kueue.x-k8s.io/queue-name'] = 'held'; }), ctx: ctx('v0.19.2', 'v1.6.2', { inventory: mkInventory }), severity: 'error', field: 'spec.managedBy', message: /has no MultiKueue AdmissionCheck: this cluster's KubeRay skips the object/ },
   { rule: 'gangCanEverFit', name: 'gang above nominal + borrowing', obj: job((o) => { o.spec.rayClusterSpec.workerGroupSpecs[0].replicas = 2; }), ctx: ctx(), severity: 'error', field: 'metadata.labels[kueue.x-k8s.io/queue-name]', message: /the gang needs cpu 3.5, memory 6344Mi \(head 1×\(cpu 1, memory 2Gi\) \+ small-group 2×\(cpu 1, memory 2Gi\) \+ submitter 1×\(cpu 0.5, memory 200Mi\)\), but ClusterQueue "cluster-queue" can provide at most cpu 3, memory 6G/ },
   { rule: 'gangCanEverFit', name: 'resource not covered by the ClusterQueue', obj: job((o) => { o.spec.rayClusterSpec.workerGroupSpecs[0].template.spec.containers[0].resources.limits['nvidia.com/gpu'] = '1'; }), ctx: ctx(), severity: 'error', field: 'metadata.labels[kueue.x-k8s.io/queue-name]', message: /requests nvidia.com\/gpu, which ClusterQueue "cluster-queue" does not cover/ },
   { rule: 'gangCanEverFit', name: 'fits only by borrowing', obj: job((o) => { o.metadata.namespace = 'team-a'; o.metadata.labels['kueue.x-k8s.io/queue-name'] = 'default'; }), ctx: ctx(), severity: 'warning', field: 'metadata.labels[kueue.x-k8s.io/queue-name]', message: /admitted only by borrowing cpu from cohort "research"/ },

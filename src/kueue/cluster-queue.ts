@@ -3,6 +3,7 @@ import { Construct, IConstruct } from 'constructs';
 import { LabelSelector } from '../policy/context';
 import { AppInventory, InventoryEntry } from '../platform/inventory';
 import { resolveVersions } from '../platform/versions';
+import { IAdmissionCheck } from './admission-check';
 import { ICohort } from './cohort';
 import { checkedName, createKueueObject } from './kueue-api-object';
 import { ResourceGroup, resourceGroupEntries, renderResourceGroups, validateResourceGroups } from './resource-group';
@@ -142,6 +143,13 @@ export interface ClusterQueueProps {
   readonly fairSharingWeight?: number;
   /** @default StopPolicy.NONE */
   readonly stopPolicy?: StopPolicy;
+  /**
+   * AdmissionChecks every workload must pass after quota is reserved, e.g. `MultiKueue.admissionCheck`
+   * (rendered as v1beta1 `admissionChecks` or v1beta2 `admissionChecksStrategy`, per Kueue version).
+   * More with addAdmissionCheck().
+   * @default - none
+   */
+  readonly admissionChecks?: IAdmissionCheck[];
 }
 
 /** A Kueue ClusterQueue (cluster-scoped): quota per flavor, admission and preemption policy. */
@@ -154,6 +162,7 @@ export class ClusterQueue extends Construct implements IClusterQueue {
   public readonly clusterQueueName: string;
   public readonly apiObject: ApiObject;
   private readonly groups: ResourceGroup[] = [];
+  private readonly checks: string[] = [];
   private readonly props: ClusterQueueProps;
   private readonly selector: LabelSelector;
 
@@ -186,8 +195,9 @@ export class ClusterQueue extends Construct implements IClusterQueue {
     }
     for (const g of props.resourceGroups ?? []) this.groups.push(g);
     validateResourceGroups(this, 'ClusterQueue', this.groups, !!props.cohort);
+    for (const c of props.admissionChecks ?? []) this.addCheck(c);
 
-    this.apiObject = createKueueObject(this, { kind: 'ClusterQueue', caps, name: this.clusterQueueName, body: () => ({ spec: this.renderSpec(caps.cohortField) }) });
+    this.apiObject = createKueueObject(this, { kind: 'ClusterQueue', caps, name: this.clusterQueueName, body: () => ({ spec: this.renderSpec(caps.cohortField, caps.admissionChecksField) }) });
     const inv = AppInventory.of(this);
     inv.register(this);
     this.node.addValidation({
@@ -206,7 +216,20 @@ export class ClusterQueue extends Construct implements IClusterQueue {
     AppInventory.of(this).invalidate();
   }
 
-  private renderSpec(cohortField: string): Record<string, any> {
+  /** Adds an AdmissionCheck (e.g. MultiKueue's) after construction. */
+  public addAdmissionCheck(check: IAdmissionCheck): void {
+    this.addCheck(check);
+    AppInventory.of(this).invalidate();
+  }
+
+  private addCheck(check: IAdmissionCheck): void {
+    if (this.checks.includes(check.admissionCheckName)) {
+      throw new Error(`ClusterQueue '${this.node.path}': AdmissionCheck "${check.admissionCheckName}" is listed twice. Fix: add it once.`);
+    }
+    this.checks.push(check.admissionCheckName);
+  }
+
+  private renderSpec(cohortField: string, checksField: 'admissionChecks' | 'admissionChecksStrategy'): Record<string, any> {
     const p = this.props;
     const spec: Record<string, any> = {
       namespaceSelector: this.selector,
@@ -227,6 +250,10 @@ export class ClusterQueue extends Construct implements IClusterQueue {
     if (ff) spec.flavorFungibility = { whenCanBorrow: ff.whenCanBorrow, whenCanPreempt: ff.whenCanPreempt };
     if (p.fairSharingWeight !== undefined) spec.fairSharing = { weight: String(p.fairSharingWeight) };
     if (p.stopPolicy) spec.stopPolicy = p.stopPolicy;
+    if (this.checks.length) {
+      // v1beta2 dropped the plain list; the strategy form without onFlavors applies the check to every flavor.
+      spec[checksField] = checksField === 'admissionChecks' ? [...this.checks] : { admissionChecks: this.checks.map((name) => ({ name })) };
+    }
     return spec;
   }
 
@@ -237,6 +264,7 @@ export class ClusterQueue extends Construct implements IClusterQueue {
       entry: {
         name: this.clusterQueueName, cohort: this.props.cohort?.cohortName, namespaceSelector: this.selector,
         resourceGroups: resourceGroupEntries(this.groups), stopPolicy: this.props.stopPolicy,
+        admissionChecks: this.checks.length ? [...this.checks] : undefined,
       },
     };
   }

@@ -1,6 +1,6 @@
 import { IConstruct } from 'constructs';
 import {
-  ClusterQueueEntry, CohortEntry, Inventory, LocalQueueEntry, NamespaceEntry, PriorityClassEntry,
+  ClusterQueueEntry, CohortEntry, Inventory, LocalQueueEntry, MultiKueueCheckEntry, NamespaceEntry, PriorityClassEntry, WorkerClusterEntry,
 } from '../policy/context';
 
 /** Something the app defines that cross-object rules need to see. @internal */
@@ -17,7 +17,9 @@ export type InventoryEntry =
   | { kind: 'Cohort'; entry: CohortEntry }
   | { kind: 'WorkloadPriorityClass'; entry: PriorityClassEntry }
   | { kind: 'ResourceFlavor'; entry: { name: string } }
-  | { kind: 'Namespace'; entry: NamespaceEntry };
+  | { kind: 'Namespace'; entry: NamespaceEntry }
+  | { kind: 'MultiKueueCheck'; entry: MultiKueueCheckEntry }
+  | { kind: 'WorkerCluster'; entry: WorkerClusterEntry };
 
 const REGISTRIES = new WeakMap<IConstruct, AppInventory>();
 
@@ -36,10 +38,19 @@ export class AppInventory {
     return reg;
   }
 
-  /** Bumped on every change, so memoized policy results know when to re-run. */
-  public version = 0;
+  /**
+   * Changes with every change here or in a linked inventory (a MultiKueue worker's, which lives in another
+   * App), so memoized policy results know when to re-run.
+   */
+  public get version(): number {
+    let v = this.ownVersion;
+    for (const l of this.linked) v += l.version;
+    return v;
+  }
+  private ownVersion = 0;
+  private readonly linked: AppInventory[] = [];
   private readonly members: InventoryMember[] = [];
-  private cache?: { inventory: Inventory; byKind: Map<string, Array<{ path: string; name: string }>> };
+  private cache?: { version: number; inventory: Inventory; byKind: Map<string, Array<{ path: string; name: string }>> };
 
   /** Ray workloads of the app (kind and whether elastic), for the installs. */
   public readonly workloads: Array<{ kind: string; elastic: boolean }> = [];
@@ -53,14 +64,20 @@ export class AppInventory {
 
   public register(member: InventoryMember): void {
     this.members.push(member);
-    this.cache = undefined;
-    this.version++;
+    this.invalidate();
   }
 
   /** Call when a member's entry changes after construction (e.g. addResourceGroup). */
   public invalidate(): void {
     this.cache = undefined;
-    this.version++;
+    this.ownVersion++;
+  }
+
+  /** Makes this inventory's results depend on another (a MultiKueue worker's queues). */
+  public link(other: AppInventory): void {
+    if (other === this || this.linked.includes(other)) return;
+    this.linked.push(other);
+    this.invalidate();
   }
 
   public snapshot(): Inventory {
@@ -75,10 +92,12 @@ export class AppInventory {
   }
 
   private build() {
-    if (this.cache) return this.cache;
+    const version = this.version;
+    if (this.cache && this.cache.version === version) return this.cache;
     const inv = {
       localQueues: [] as LocalQueueEntry[], clusterQueues: [] as ClusterQueueEntry[], cohorts: [] as CohortEntry[],
       priorityClasses: [] as PriorityClassEntry[], namespaces: [] as NamespaceEntry[],
+      multiKueueChecks: undefined as MultiKueueCheckEntry[] | undefined, workerClusters: undefined as WorkerClusterEntry[] | undefined,
     };
     const byKind = new Map<string, Array<{ path: string; name: string }>>();
     for (const m of this.members) {
@@ -92,10 +111,15 @@ export class AppInventory {
         case 'Cohort': inv.cohorts.push(e.entry); break;
         case 'WorkloadPriorityClass': inv.priorityClasses.push(e.entry); break;
         case 'Namespace': inv.namespaces.push(e.entry); break;
+        case 'MultiKueueCheck': (inv.multiKueueChecks ??= []).push(e.entry); break;
+        case 'WorkerCluster': (inv.workerClusters ??= []).push(e.entry); break;
         default: break;
       }
     }
-    this.cache = { inventory: inv, byKind };
+    // Single-cluster apps keep the inventory shape they had (no MultiKueue keys).
+    if (!inv.multiKueueChecks) delete inv.multiKueueChecks;
+    if (!inv.workerClusters) delete inv.workerClusters;
+    this.cache = { version, inventory: inv, byKind };
     return this.cache;
   }
 }

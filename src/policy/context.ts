@@ -41,6 +41,8 @@ export interface ClusterQueueEntry {
   readonly namespaceSelector?: LabelSelector | null;
   readonly resourceGroups: readonly ResourceGroupEntry[];
   readonly stopPolicy?: string;
+  /** Names of the AdmissionChecks the ClusterQueue requires (either API form). */
+  readonly admissionChecks?: readonly string[];
 }
 
 export interface CohortEntry {
@@ -70,12 +72,35 @@ export interface NamespaceEntry {
   readonly labels: Record<string, string>;
 }
 
+/** An AdmissionCheck of the MultiKueue controller, with the worker clusters its MultiKueueConfig lists. */
+export interface MultiKueueCheckEntry {
+  readonly name: string;
+  /** MultiKueueCluster names, in the config's order. */
+  readonly clusters: readonly string[];
+}
+
+/**
+ * A worker cluster as the manager's policy sees it: its MultiKueueCluster name and, when known (the app
+ * defines the worker), its queues. Without an inventory the worker is not checked.
+ */
+export interface WorkerClusterEntry {
+  readonly name: string;
+  readonly inventory?: Inventory;
+}
+
 export interface Inventory {
   readonly localQueues: readonly LocalQueueEntry[];
   readonly clusterQueues: readonly ClusterQueueEntry[];
   readonly cohorts: readonly CohortEntry[];
   readonly priorityClasses: readonly PriorityClassEntry[];
   readonly namespaces: readonly NamespaceEntry[];
+  /**
+   * MultiKueue (manager side only): the MultiKueue AdmissionChecks. Optional so single-cluster
+   * inventories (and the controller's, which cannot see the workers) stay as they are.
+   */
+  readonly multiKueueChecks?: readonly MultiKueueCheckEntry[];
+  /** MultiKueue (manager side only): the worker clusters, with their queues where known. */
+  readonly workerClusters?: readonly WorkerClusterEntry[];
 }
 
 export interface PolicyContext {

@@ -9,6 +9,7 @@ import { COMPATIBILITY_RULES } from './rules/compatibility';
 import { CROSS_OBJECT_RULES } from './rules/cross-object';
 import { KUBERAY_OPERATOR_RULES } from './rules/kuberay-operator';
 import { KUEUE_WEBHOOK_RULES } from './rules/kueue-webhook';
+import { MULTIKUEUE_RULES } from './rules/multikueue';
 import { objectShape, OBJECT_SHAPE_RULES } from './rules/object-shape';
 import { Rule } from './rules/rule';
 
@@ -26,6 +27,7 @@ export * from './rules/compatibility';
 export * from './rules/cross-object';
 export * from './rules/kuberay-operator';
 export * from './rules/kueue-webhook';
+export * from './rules/multikueue';
 export * from './rules/object-shape';
 
 /** Every rule by name. The field types first, rules on a single object next, cross-object rules last. */
@@ -35,6 +37,7 @@ export const RULES: Readonly<Record<string, Rule>> = {
   ...KUBERAY_OPERATOR_RULES,
   ...COMPATIBILITY_RULES,
   ...CROSS_OBJECT_RULES,
+  ...MULTIKUEUE_RULES,
 };
 
 /**

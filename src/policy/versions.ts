@@ -54,6 +54,36 @@ export interface KueueCapabilities {
   readonly rayFrameworks: readonly string[];
   /** KubeRay version Kueue builds and e2e-tests against at this tag. */
   readonly testedKubeRay: string;
+  /** ClusterQueue field listing admission checks: v1beta1 `admissionChecks` (names), v1beta2 `admissionChecksStrategy`. */
+  readonly admissionChecksField: 'admissionChecks' | 'admissionChecksStrategy';
+  /**
+   * Ray kinds MultiKueue dispatches (pkg/controller/jobs/ray*\/*_multikueue_adapter.go at the tag); empty
+   * when this library has not checked the version's adapters.
+   */
+  readonly multiKueueRayKinds: readonly string[];
+  /**
+   * MultiKueue propagates the manager's worker-replica changes of an elastic RayCluster to the worker copy
+   * (ElasticReplicaSync in pkg/controller/jobs/ray/ray_multikueue_adapter.go). Before, Ray adapters create the
+   * remote copy once, so a scale change never reaches the worker. RayJob and RayService never have it.
+   */
+  readonly multiKueueElasticRayCluster: boolean;
+  /** MultiKueueConfig spec.clusters maxItems. */
+  readonly multiKueueMaxClusters: number;
+  /**
+   * The RBAC the manager's kubeconfig needs on a worker, as Kueue's own MultiKueue e2e grants it at the tag
+   * (v0.14: test/e2e/multikueue/suite_test.go; v0.17+: test/util/multikueue.go).
+   */
+  readonly multiKueueWorkerRbac: MultiKueueWorkerRbac;
+}
+
+/** What the manager's ServiceAccount may do on a worker cluster, per Kueue version. */
+export interface MultiKueueWorkerRbac {
+  /** Verbs on the dispatched objects (Workloads and the Ray kinds). */
+  readonly objectVerbs: readonly string[];
+  /** Verbs on workloads/status. */
+  readonly workloadStatusVerbs: readonly string[];
+  /** Verbs on clusterqueues and localqueues (0.19 reads the worker's queues); empty before. */
+  readonly queueVerbs: readonly string[];
 }
 
 export interface KubeRayCapabilities {
@@ -85,6 +115,11 @@ const V1BETA2_BORROW = ['MayStopSearch', 'TryNextFlavor'];
 const V1BETA2_PREEMPT = ['MayStopSearch', 'TryNextFlavor'];
 const FRAMEWORKS_PRE_017 = ['ray.io/rayjob', 'ray.io/raycluster'];
 const FRAMEWORKS_017 = ['ray.io/rayjob', 'ray.io/raycluster', 'ray.io/rayservice'];
+const RBAC_014: MultiKueueWorkerRbac = { objectVerbs: ['create', 'patch', 'delete', 'get', 'list', 'watch'], workloadStatusVerbs: ['get', 'patch', 'update'], queueVerbs: [] };
+const RBAC_017: MultiKueueWorkerRbac = { objectVerbs: ['create', 'update', 'patch', 'delete', 'get', 'list', 'watch'], workloadStatusVerbs: ['get', 'patch', 'update'], queueVerbs: [] };
+const RBAC_019: MultiKueueWorkerRbac = { ...RBAC_017, queueVerbs: ['get', 'list', 'watch'] };
+// MultiKueue is not offered on 0.13.4: its adapters are not in the pinned modules this library was checked against.
+const NO_MULTIKUEUE = { multiKueueRayKinds: [], multiKueueElasticRayCluster: false, multiKueueMaxClusters: 10, multiKueueWorkerRbac: RBAC_014 };
 
 const KUEUE: Record<string, KueueCapabilities> = {
   'v0.13.4': {
@@ -96,6 +131,7 @@ const KUEUE: Record<string, KueueCapabilities> = {
     countsSidecarSubmitter: false, countsRedisCleanup: false, countsAutoscalerSidecar: false,
     // The clusterSelector rules were backported to 0.13.7, so 0.13.4 still refuses clusterSelector outright.
     rayJobClusterSelectorRules: false, rayFrameworks: FRAMEWORKS_PRE_017, testedKubeRay: 'v1.4.2',
+    admissionChecksField: 'admissionChecks', ...NO_MULTIKUEUE,
   },
   'v0.14.8': {
     version: 'v0.14.8', apiVersion: 'kueue.x-k8s.io/v1beta1', cohortField: 'cohort',
@@ -105,6 +141,7 @@ const KUEUE: Record<string, KueueCapabilities> = {
     maxPodSets: 8, workerGroupCapStyle: 'seven-workers',
     countsSidecarSubmitter: false, countsRedisCleanup: false, countsAutoscalerSidecar: false,
     rayJobClusterSelectorRules: true, rayFrameworks: FRAMEWORKS_PRE_017, testedKubeRay: 'v1.4.2',
+    admissionChecksField: 'admissionChecks', multiKueueRayKinds: ['RayJob', 'RayCluster'], multiKueueElasticRayCluster: false, multiKueueMaxClusters: 10, multiKueueWorkerRbac: RBAC_014,
   },
   'v0.17.0': {
     version: 'v0.17.0', apiVersion: 'kueue.x-k8s.io/v1beta2', cohortField: 'cohortName',
@@ -115,6 +152,7 @@ const KUEUE: Record<string, KueueCapabilities> = {
     // SidecarMode submitter accounting arrived in 0.17.7, Redis cleanup in 0.17.6: 0.17.0 under-counts both.
     countsSidecarSubmitter: false, countsRedisCleanup: false, countsAutoscalerSidecar: false,
     rayJobClusterSelectorRules: true, rayFrameworks: FRAMEWORKS_017, testedKubeRay: 'v1.6.2',
+    admissionChecksField: 'admissionChecksStrategy', multiKueueRayKinds: ['RayJob', 'RayCluster', 'RayService'], multiKueueElasticRayCluster: false, multiKueueMaxClusters: 20, multiKueueWorkerRbac: RBAC_017,
   },
   'v0.17.8': {
     version: 'v0.17.8', apiVersion: 'kueue.x-k8s.io/v1beta2', cohortField: 'cohortName',
@@ -124,6 +162,7 @@ const KUEUE: Record<string, KueueCapabilities> = {
     maxPodSets: 8, workerGroupCapStyle: 'seven-workers',
     countsSidecarSubmitter: true, countsRedisCleanup: true, countsAutoscalerSidecar: false,
     rayJobClusterSelectorRules: true, rayFrameworks: FRAMEWORKS_017, testedKubeRay: 'v1.6.2',
+    admissionChecksField: 'admissionChecksStrategy', multiKueueRayKinds: ['RayJob', 'RayCluster', 'RayService'], multiKueueElasticRayCluster: false, multiKueueMaxClusters: 20, multiKueueWorkerRbac: RBAC_017,
   },
   'v0.19.2': {
     version: 'v0.19.2', apiVersion: 'kueue.x-k8s.io/v1beta2', cohortField: 'cohortName',
@@ -133,6 +172,7 @@ const KUEUE: Record<string, KueueCapabilities> = {
     maxPodSets: 18, workerGroupCapStyle: 'workers-plus-head',
     countsSidecarSubmitter: true, countsRedisCleanup: true, countsAutoscalerSidecar: true,
     rayJobClusterSelectorRules: true, rayFrameworks: FRAMEWORKS_017, testedKubeRay: 'v1.6.2',
+    admissionChecksField: 'admissionChecksStrategy', multiKueueRayKinds: ['RayJob', 'RayCluster', 'RayService'], multiKueueElasticRayCluster: true, multiKueueMaxClusters: 20, multiKueueWorkerRbac: RBAC_019,
   },
 };
 
@@ -171,6 +211,11 @@ export const FIRST_KUEUE_VERSION = {
   v1beta2: 'v0.16.0',
   sidecarModeAccounting: 'v0.17.7',
   autoscalerAccounting: 'v0.19.0',
+  /** First pinned version whose MultiKueue Ray adapters (RayJob, RayCluster) this library checked. */
+  multiKueueRay: 'v0.14.8',
+  multiKueueRayService: 'v0.17.0',
+  /** First pinned version with MultiKueue elastic RayCluster replica sync (checked at v0.19.2 only). */
+  multiKueueElasticRayCluster: 'v0.19.2',
 } as const;
 
 export const FIRST_KUBERAY_VERSION = {

@@ -6,6 +6,7 @@ import { AppInventory } from '../platform/inventory';
 import { resolveVersions, ResolvedVersions } from '../platform/versions';
 import { evaluateRayObject, Finding, formatFinding, formatQuantity, computeGang, RayObject, PolicyContext } from '../policy';
 import { ELASTIC_JOB_ANNOTATION, PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL } from '../policy/ray-object';
+import { MULTIKUEUE_CONTROLLER_NAME, multiKueueCheckOf } from '../policy/rules/multikueue';
 import { compact } from './pod-template';
 import { HeadGroupOptions, WorkerGroupOptions } from './ray-cluster-spec';
 
@@ -110,7 +111,7 @@ export abstract class RayWorkload extends Construct {
   private readonly generateName?: string;
   private readonly metadata: { labels: Record<string, string>; annotations: Record<string, string> };
   private generation = 0;
-  private memo?: { generation: number; manifest: RayObject };
+  private memo?: { generation: number; inventoryVersion: number; manifest: RayObject };
   private findingsMemo?: { generation: number; inventoryVersion: number; findings: Finding[]; errors: string[]; warnings: string[] };
   /** Warning lines already printed, so each is printed once however often validation runs. */
   private readonly warned = new Set<string>();
@@ -226,13 +227,21 @@ export abstract class RayWorkload extends Construct {
   }
 
   private manifest(): RayObject {
-    if (this.memo && this.memo.generation === this.generation) return this.memo.manifest;
+    const inventoryVersion = AppInventory.of(this).version;
+    if (this.memo && this.memo.generation === this.generation && this.memo.inventoryVersion === inventoryVersion) return this.memo.manifest;
     const metadata: Record<string, any> = this.generateName ? { generateName: this.generateName } : { name: this.apiObject.name };
     metadata.namespace = this.namespace;
     metadata.labels = { ...this.metadata.labels };
     if (Object.keys(this.metadata.annotations).length) metadata.annotations = { ...this.metadata.annotations };
     const manifest = compact({ apiVersion: 'ray.io/v1', kind: this.apiObject.kind, metadata, spec: this._buildSpec() });
-    this.memo = { generation: this.generation, manifest };
+    // A queue behind a MultiKueue AdmissionCheck: the manager's KubeRay must leave the object to MultiKueue,
+    // and Kueue's adapter dispatches only objects managed by it. RayService has the field from KubeRay 1.6;
+    // before, the policy (multiKueueDispatch) refuses the object instead of emitting a field the API server prunes.
+    if (multiKueueCheckOf(manifest, AppInventory.of(this).snapshot())
+      && (manifest.kind !== 'RayService' || this._versions.kubeRay.rayServiceManagedBy)) {
+      manifest.spec = { ...manifest.spec, managedBy: MULTIKUEUE_CONTROLLER_NAME };
+    }
+    this.memo = { generation: this.generation, inventoryVersion, manifest };
     return manifest;
   }
 

@@ -1,0 +1,133 @@
+/**
+ * MultiKueue dispatch: what a manager cluster can never hand to a worker. Facts from Kueue's Ray
+ * MultiKueue adapters (pkg/controller/jobs/ray*\/*_multikueue_adapter.go at v0.14.8, v0.17.0, v0.19.2):
+ * the adapter refuses an object whose managedBy is not kueue.x-k8s.io/multikueue (the AdmissionCheck is
+ * Rejected: "Expecting spec.managedBy to be ..."); the worker copy keeps the namespace and queue-name, so
+ * the worker needs the same LocalQueue; Ray adapters create the remote copy once (v0.19 syncs elastic
+ * RayCluster replicas only).
+ */
+import { Inventory, MultiKueueCheckEntry, PolicyContext } from '../context';
+import { Finding } from '../findings';
+import { clusterSpecOf, RayObject } from '../gang';
+import { isElastic, isQueued, namespaceOf, QUEUE_NAME_LABEL, queueNameOf, usesAutoscaling } from '../ray-object';
+import { compareVersions, FIRST_KUBERAY_VERSION, FIRST_KUEUE_VERSION } from '../versions';
+import { clusterQueueAdmitsNamespace, findClusterQueue, findLocalQueue, gangCanEverFit, queueExists } from './cross-object';
+import { Reporter, Rule } from './rule';
+
+/** The controller name of Kueue's MultiKueue AdmissionCheck. */
+export const MULTIKUEUE_CONTROLLER_NAME = 'kueue.x-k8s.io/multikueue';
+
+const QUEUE_FIELD = `metadata.labels[${QUEUE_NAME_LABEL}]`;
+
+/** The MultiKueue check the object's queue goes through, if any (needs the manager's inventory). */
+export function multiKueueCheckOf(obj: RayObject, inv: Inventory | undefined): MultiKueueCheckEntry | undefined {
+  const q = queueNameOf(obj);
+  if (!inv || !q || !inv.multiKueueChecks?.length) return undefined;
+  const lq = findLocalQueue(inv, namespaceOf(obj), q);
+  const cq = lq ? findClusterQueue(inv, lq.clusterQueue) : undefined;
+  const names = cq?.admissionChecks ?? [];
+  return inv.multiKueueChecks.find((c) => names.includes(c.name));
+}
+
+function managedByOf(obj: RayObject): unknown {
+  return obj.spec?.managedBy;
+}
+
+/** Findings of `rules` on `obj` against a worker's inventory, errors only. */
+function workerErrors(obj: RayObject, ctx: PolicyContext, inventory: Inventory, rules: Rule[]): Finding[] {
+  const wctx: PolicyContext = { ...ctx, inventory, external: undefined };
+  return rules.flatMap((rule) => rule(obj, wctx)).filter((f) => f.severity === 'error');
+}
+
+/**
+ * A Ray object whose queue goes through a MultiKueue AdmissionCheck must be one the manager can dispatch:
+ * a kind with an adapter at that Kueue version, managedBy kueue.x-k8s.io/multikueue (which the KubeRay
+ * version must know for the kind), not elastic where MultiKueue cannot follow it, the same LocalQueue on
+ * every worker, and a gang that fits at least one worker's quota. An object marked managedBy MultiKueue
+ * whose queue has no MultiKueue check is run by nobody.
+ */
+export const multiKueueDispatch: Rule = (obj, ctx) => {
+  const r = new Reporter('multiKueueDispatch', obj, 'app');
+  if (!isQueued(obj)) return r.findings;
+  const inv = ctx.inventory;
+  const check = multiKueueCheckOf(obj, inv);
+  const managedBy = managedByOf(obj);
+  if (!check) {
+    const q = queueNameOf(obj)!;
+    const lq = inv ? findLocalQueue(inv, namespaceOf(obj), q) : undefined;
+    const cq = lq && inv ? findClusterQueue(inv, lq.clusterQueue) : undefined;
+    // Only when the app (or cluster) shows the queue: an unknown queue may well be a MultiKueue one.
+    if (managedBy === MULTIKUEUE_CONTROLLER_NAME && cq && inv?.multiKueueChecks !== undefined) {
+      r.error('spec.managedBy', `managedBy is ${MULTIKUEUE_CONTROLLER_NAME}, but ClusterQueue "${cq.name}" (LocalQueue ${lq!.namespace}/${q}) has no MultiKueue AdmissionCheck: this cluster's KubeRay skips the object and no worker ever gets it`,
+        'submit to a queue whose ClusterQueue has the MultiKueue AdmissionCheck, or remove managedBy', 'kuberay-operator');
+    }
+    return r.findings;
+  }
+  const where = `ClusterQueue of queue "${queueNameOf(obj)}" requires MultiKueue AdmissionCheck "${check.name}"`;
+  if (!ctx.kueue.multiKueueRayKinds.includes(String(obj.kind))) {
+    const need = obj.kind === 'RayService' ? FIRST_KUEUE_VERSION.multiKueueRayService : FIRST_KUEUE_VERSION.multiKueueRay;
+    r.error(QUEUE_FIELD, `${where}, but Kueue ${ctx.kueue.version} has no MultiKueue adapter for ${obj.kind} (this library checked them from ${need}): the AdmissionCheck never lets it through`,
+      `choose Kueue >= ${need}, or submit the ${obj.kind} to a queue without the MultiKueue check`, 'version');
+    return r.findings;
+  }
+  if (obj.kind === 'RayService' && !ctx.kubeRay.rayServiceManagedBy) {
+    r.error('spec.managedBy', `${where}, but KubeRay ${ctx.kubeRay.version} has no RayService managedBy (the API server prunes it), so Kueue's adapter rejects the check and this cluster's KubeRay would run the service itself`,
+      `choose KubeRay >= ${FIRST_KUBERAY_VERSION.rayServiceManagedBy} on the manager, or run the RayService on one cluster`, 'version');
+  } else if (managedBy !== MULTIKUEUE_CONTROLLER_NAME) {
+    r.error('spec.managedBy', `${where}, but spec.managedBy is ${managedBy === undefined ? 'unset' : `"${String(managedBy)}"`}: Kueue's MultiKueue adapter rejects the check ("Expecting spec.managedBy to be ${MULTIKUEUE_CONTROLLER_NAME}") and the workload is deactivated`,
+      `set spec.managedBy: ${MULTIKUEUE_CONTROLLER_NAME} (the library's Ray constructs do it for a MultiKueue queue)`, 'kueue-workload');
+  }
+  if (isElastic(obj)) {
+    const annotation = 'metadata.annotations[kueue.x-k8s.io/elastic-job]';
+    const syncs = obj.kind === 'RayCluster' && ctx.kueue.multiKueueElasticRayCluster;
+    if (usesAutoscaling(obj)) {
+      // On >= 0.19 Kueue's webhook refuses an autoscaling RayCluster with managedBy: multiKueueElasticAutoscaling says so.
+      const webhookSaysIt = obj.kind === 'RayCluster' && compareVersions(ctx.kueue.version, 'v0.19.0') >= 0 && managedBy === MULTIKUEUE_CONTROLLER_NAME;
+      if (!webhookSaysIt) {
+        r.error(`${clusterSpecOf(obj)?.path ?? 'spec'}.enableInTreeAutoscaling`, `${where}, but an autoscaling elastic ${obj.kind} cannot be dispatched: the autoscaler runs in the worker's copy and its scale changes never reach the manager's Workload (Kueue v0.19 refuses it for RayCluster; no pinned Kueue version supports it)`,
+          'turn autoscaling off (fixed worker replicas), or run the elastic workload on one cluster (a queue without the MultiKueue check)', 'version');
+      }
+    } else if (!syncs) {
+      r.warn(annotation, `${where}: MultiKueue creates the worker's copy of this elastic ${obj.kind} once, so a change of its worker replicas on the manager never reaches the worker${obj.kind === 'RayCluster' ? ` before Kueue ${FIRST_KUEUE_VERSION.multiKueueElasticRayCluster}` : ' (the Ray adapters sync replicas only for RayCluster)'}`,
+        obj.kind === 'RayCluster' ? `choose Kueue >= ${FIRST_KUEUE_VERSION.multiKueueElasticRayCluster}, or keep the replicas fixed` : 'keep the replicas fixed, or drop the elastic annotation', 'version');
+    }
+  }
+  // The workers: the same LocalQueue (and a ClusterQueue behind it) on each, and room for the gang on one.
+  const workers = inv?.workerClusters ?? [];
+  const known = check.clusters.map((name) => workers.find((w) => w.name === name)).filter((w) => w?.inventory);
+  if (!known.length) return r.findings;
+  const ns = namespaceOf(obj);
+  const q = queueNameOf(obj)!;
+  const managerLq = findLocalQueue(inv!, ns, q)!;
+  const fits: string[] = [];
+  const noRoom: string[] = [];
+  for (const w of known) {
+    const winv = w!.inventory!;
+    const queueErrors = workerErrors(obj, ctx, winv, [queueExists, clusterQueueAdmitsNamespace]);
+    if (queueErrors.length) {
+      for (const f of queueErrors) {
+        r.error(QUEUE_FIELD, `worker cluster "${w!.name}" (of AdmissionCheck "${check.name}"): ${f.message}; MultiKueue creates the copy there with the same namespace and queue name`,
+          `give worker "${w!.name}" LocalQueue ${ns}/${q} and its ClusterQueue (the manager's queues, same names), or remove the worker from the MultiKueueConfig`);
+      }
+      continue;
+    }
+    const wlq = findLocalQueue(winv, ns, q)!;
+    if (wlq.clusterQueue !== managerLq.clusterQueue) {
+      r.warn(QUEUE_FIELD, `worker cluster "${w!.name}": LocalQueue ${ns}/${q} points at ClusterQueue "${wlq.clusterQueue}", the manager's at "${managerLq.clusterQueue}"; it dispatches, but quotas are easier to follow with the same names`,
+        `name the worker's ClusterQueue "${managerLq.clusterQueue}"`);
+    }
+    const gangErrors = workerErrors(obj, ctx, winv, [gangCanEverFit]);
+    if (gangErrors.length) noRoom.push(`"${w!.name}": ${gangErrors[0].message}`);
+    else fits.push(w!.name);
+  }
+  if (!fits.length && noRoom.length) {
+    r.error(QUEUE_FIELD, `the gang fits no worker cluster of AdmissionCheck "${check.name}" (${noRoom.join('; ')}): the manager keeps the Workload pending forever`,
+      'raise a worker\'s quota, add a worker with room, or shrink the gang', 'kueue-workload');
+  } else if (noRoom.length) {
+    r.warn(QUEUE_FIELD, `the gang fits only worker cluster(s) ${fits.map((n) => `"${n}"`).join(', ')}; never ${noRoom.join('; ')}`,
+      'raise the other workers\' quotas if they should share this load', 'kueue-workload');
+  }
+  return r.findings;
+};
+
+export const MULTIKUEUE_RULES: Record<string, Rule> = { multiKueueDispatch };
