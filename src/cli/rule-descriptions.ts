@@ -13,6 +13,7 @@ export const RULE_DESCRIPTIONS: Readonly<Record<string, string>> = {
   workerGroupLimit: 'Worker groups stay within Kueue\'s PodSet limit, the submitter PodSet included.',
   podSetNames: 'Worker group names make valid, distinct PodSet names (not head or submitter).',
   kueueLabelValues: 'The queue-name and priority-class labels are valid object names.',
+  multiKueueDispatch: 'A workload behind a MultiKueue check can be dispatched: versions, managedBy, the workers\' queues and quota.',
   multiKueueElasticAutoscaling: 'A RayCluster dispatched by MultiKueue does not autoscale as an elastic job (Kueue 0.19 webhook).',
   kueueWebhookOnUpdate: 'An update keeps what Kueue makes immutable: the queue name while running, the priority class, the elastic annotation.',
   labelSyntax: 'Label keys and values are valid for the API server.',
