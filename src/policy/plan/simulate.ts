@@ -122,6 +122,10 @@ interface Assignment {
 }
 
 interface Target { readonly wl: Wl; readonly reason: string; readonly why: string }
+/** A head of a queue in a cycle, with its flavor assignment and preemption targets. */
+interface Entry { readonly w: Wl; readonly assignment: Assignment; readonly targets: Target[]; readonly considered: string[] }
+/** Usage held for the rest of a cycle only (a preempting workload's reservation). */
+interface Temporary { readonly cq: CQ; readonly usage: Map<FlavorResource, bigint> }
 
 const DEFAULT_NS_LABEL = 'kubernetes.io/metadata.name';
 
@@ -380,7 +384,7 @@ export class PlanSimulator {
     const entries = heads.map((w) => this.nominate(w));
     entries.sort((a, b) => (a.assignment.borrowing - b.assignment.borrowing) || (b.w.priority - a.w.priority) || (a.w.created - b.w.created));
     const preempted = new Map<Wl, Target>();
-    const temporary: Array<{ cq: CQ; usage: Map<FlavorResource, bigint> }> = [];
+    const temporary: Temporary[] = [];
     const candidates: PlanCandidate[] = [];
     let progress = false;
     for (const e of entries) {
@@ -433,7 +437,7 @@ export class PlanSimulator {
     visit(root);
   }
 
-  private nominate(w: Wl): { w: Wl; assignment: Assignment; targets: Target[]; considered: string[] } {
+  private nominate(w: Wl): Entry {
     const cq = w.cq!;
     const assignment = w.sliceOf ? this.assignSlice(w, cq) : this.assign(w, cq);
     let targets: Target[] = [];
@@ -446,9 +450,7 @@ export class PlanSimulator {
     return { w, assignment, targets, considered };
   }
 
-  private process(
-    e: { w: Wl; assignment: Assignment; targets: Target[]; considered: string[] }, preempted: Map<Wl, Target>, temporary: Array<{ cq: CQ; usage: Map<FlavorResource, bigint> }>,
-  ): PlanCandidate {
+  private process(e: Entry, preempted: Map<Wl, Target>, temporary: Temporary[]): PlanCandidate {
     const { w, assignment: a, targets } = e;
     const cq = w.cq!;
     w.evaluated = true;
@@ -800,7 +802,8 @@ export class PlanSimulator {
       return true;
     };
     const reasonOf: Record<Variant, string> = {
-      WithinCQ: 'InClusterQueue', HierarchicalReclaim: 'InCohortReclamation', ReclaimWithoutBorrowing: 'InCohortReclamation', ReclaimWhileBorrowing: 'InCohortReclaimWhileBorrowing',
+      WithinCQ: 'InClusterQueue', HierarchicalReclaim: 'InCohortReclamation',
+      ReclaimWithoutBorrowing: 'InCohortReclamation', ReclaimWhileBorrowing: 'InCohortReclaimWhileBorrowing',
     };
     for (const borrow of attempts) {
       const targets: Cand[] = [];
