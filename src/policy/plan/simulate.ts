@@ -17,7 +17,7 @@ import { inventoryFromObjects } from '../inventory-objects';
 import { formatQuantity, parseQuantity, ResourceMap } from '../quantity';
 import { isElastic, isRecord, namespaceOf, PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL } from '../ray-object';
 import { gangCanEverFit, selectorMatches } from '../rules/cross-object';
-import { kueueCapabilities, KueueCapabilities, kubeRayCapabilities } from '../versions';
+import { compareVersions, kueueCapabilities, KueueCapabilities, kubeRayCapabilities } from '../versions';
 import {
   PendingCategory, PLAN_SCHEMA_VERSION, PlanCandidate, PlanClusterQueue, PlanCohort, PlanCycle, PlanPending, PlanPodSetAssignment,
   PlanQuota, PlanResult, PlanShortfall, PlanVictim, PlanWorkload,
@@ -68,6 +68,8 @@ interface CQ extends QuotaNode {
   inactiveReason?: string;
   readonly heap: Wl[];
   readonly inadmissible: Set<Wl>;
+  /** Scheduling-equivalence hashes parked as inadmissible (Kueue >= 0.18, BestEffortFIFO). */
+  readonly parkedHashes: Set<string>;
   readonly admitted: Set<Wl>;
 }
 
@@ -102,6 +104,8 @@ interface Wl {
   neverAdmissible?: string;
   sliceOf?: Wl;
   evaluated: boolean;
+  /** Kueue's scheduling equivalence hash: priority and PodSet shapes. */
+  hash: string;
 }
 
 interface PodSetAssignment {
@@ -161,12 +165,15 @@ export class PlanSimulator {
   private readonly ambiguities: string[] = [];
   private readonly notes: string[] = [];
   private readonly keepTrace: boolean;
+  /** SchedulingEquivalenceHashing: beta, on by default from Kueue 0.18. */
+  private readonly equivalenceHashing: boolean;
   private cycle = 0;
   private step = 0;
 
   constructor(private readonly input: PlanInput) {
     this.caps = kueueCapabilities(input.kueueVersion ?? 'v0.19.2');
     this.keepTrace = input.trace ?? true;
+    this.equivalenceHashing = compareVersions(this.caps.version, 'v0.18.0') >= 0;
     const objs = input.kueueObjects.filter(isRecord);
     const of = (kind: string) => objs.filter((o) => o.kind === kind);
     for (const f of of('ResourceFlavor')) this.flavors.set(f.metadata?.name, f);
@@ -232,7 +239,7 @@ export class PlanSimulator {
       tryNextOnPreempt: (ff.whenCanPreempt ?? 'TryNextFlavor') === 'TryNextFlavor',
       preference: ff.preference,
       namespaceSelector: s.namespaceSelector ?? null, cohortName,
-      heap: [], inadmissible: new Set(), admitted: new Set(),
+      heap: [], inadmissible: new Set(), parkedHashes: new Set(), admitted: new Set(),
     };
     if (s.stopPolicy === 'Hold' || s.stopPolicy === 'HoldAndDrain') cq.inactiveReason = `ClusterQueue ${cq.name} is inactive: stopPolicy ${s.stopPolicy}`;
     const missing = groups.flatMap((g) => g.flavors).filter((f) => !this.flavors.has(f));
@@ -282,7 +289,7 @@ export class PlanSimulator {
     const lqName = obj.metadata?.labels?.[QUEUE_NAME_LABEL];
     const base = {
       id: this.workloads.length, ref, kind: obj.kind as string, namespace, name, arrival, created: arrival, obj,
-      usage: new Map(), admittedAt: -1, evicted: false, preemptedBy: [], evaluated: false,
+      usage: new Map(), admittedAt: -1, evicted: false, preemptedBy: [], evaluated: false, hash: '',
     };
     const gang = computeGang(obj, this.caps);
     const podSets = gang.podSets.map((p) => ({ name: p.name, count: p.count, total: p.total }));
@@ -297,6 +304,7 @@ export class PlanSimulator {
     const w: Wl = {
       ...base, lq: lqName, cq, cqName: lq?.cq, priority: pcName ? this.priorities.get(pcName) ?? 0 : 0, priorityClass: pcName, podSets, state: 'queued',
     };
+    w.hash = schedulingHash(w);
     this.add(key, w);
     const misconfigured = (message: string, category: PendingCategory = 'misconfigured') => {
       w.state = 'held';
@@ -315,7 +323,17 @@ export class PlanSimulator {
     } else {
       w.pending = { category: 'not-evaluated', message: 'not evaluated by Kueue yet', shortfalls: [] };
     }
-    cq.heap.push(w);
+    this.push(w);
+  }
+
+  /**
+   * PushOrUpdate: into the queue, or (Kueue >= 0.18, BestEffortFIFO) straight to the parked ones when an
+   * equivalent workload (same priority and PodSet shapes) was found inadmissible: it is not evaluated.
+   */
+  private push(w: Wl): void {
+    const cq = w.cq!;
+    if (this.equivalenceHashing && !cq.strict && cq.parkedHashes.has(w.hash)) cq.inadmissible.add(w);
+    else cq.heap.push(w);
   }
 
   private add(key: string, w: Wl): void {
@@ -351,11 +369,12 @@ export class PlanSimulator {
     const slice: Wl = {
       ...prev, id: this.workloads.length, arrival, created: arrival, obj, podSets, state: 'queued', flavors: undefined, usage: new Map(),
       admittedAt: -1, evicted: false, preemptedBy: [], victims: undefined, sliceOf: prev, evaluated: false,
-      pending: { category: 'not-evaluated', message: 'not evaluated by Kueue yet', shortfalls: [] },
+      pending: { category: 'not-evaluated', message: 'not evaluated by Kueue yet', shortfalls: [] }, hash: '',
     };
+    slice.hash = schedulingHash(slice);
     this.workloads.push(slice);
     this.byObject.set(`${prev.kind}/${prev.namespace}/${prev.name}`, slice);
-    prev.cq!.heap.push(slice);
+    this.push(slice);
   }
 
   // ---- cycles ----
@@ -402,7 +421,7 @@ export class PlanSimulator {
       wl.evicted = false;
       wl.flavors = undefined;
       wl.pending = { category: 'not-evaluated', message: 'preempted; requeued', shortfalls: [] };
-      wl.cq!.heap.push(wl);
+      this.push(wl);
       released.push(wl.ref);
       touched.add(rootOf(wl.cq!));
     }
@@ -428,6 +447,7 @@ export class PlanSimulator {
         const cq = n as CQ;
         for (const w of cq.inadmissible) cq.heap.push(w);
         cq.inadmissible.clear();
+        cq.parkedHashes.clear();
         return;
       }
       const c = n as CohortNode;
@@ -459,8 +479,18 @@ export class PlanSimulator {
       ...(e.considered.length ? { preemptionCandidates: e.considered } : {}),
     };
     const park = () => {
-      if (cq.strict) cq.heap.push(w);
-      else cq.inadmissible.add(w);
+      if (cq.strict) {
+        cq.heap.push(w);
+        return;
+      }
+      cq.inadmissible.add(w);
+      if (this.equivalenceHashing) {
+        // Equivalent workloads waiting behind it are parked with it, unevaluated.
+        cq.parkedHashes.add(w.hash);
+        for (let i = cq.heap.length - 1; i >= 0; i--) {
+          if (cq.heap[i].hash === w.hash) cq.inadmissible.add(cq.heap.splice(i, 1)[0]);
+        }
+      }
     };
     if (a.mode === 'NoFit') {
       w.pending = pendingOf(a);
@@ -1003,6 +1033,10 @@ function podSetTemplate(obj: RayObject, podSet: string): any {
   if (podSet === 'head') return spec?.headGroupSpec?.template;
   if (podSet === 'submitter') return obj.spec?.submitterPodTemplate;
   return (spec?.workerGroupSpecs ?? []).find((g: any) => typeof g?.groupName === 'string' && g.groupName.toLowerCase() === podSet)?.template;
+}
+
+function schedulingHash(w: Wl): string {
+  return JSON.stringify([w.priority, w.podSets.map((ps) => [ps.name, ps.count, podSetTemplate(w.obj, ps.name)?.spec ?? null])]);
 }
 
 function minB(a: bigint, b: bigint): bigint {
