@@ -68,6 +68,8 @@ interface CQ extends QuotaNode {
   inactiveReason?: string;
   readonly heap: Wl[];
   readonly inadmissible: Set<Wl>;
+  /** BestEffortFIFO: the workload that issued preemptions stays at the head until admitted (Kueue#6929). */
+  sticky?: Wl;
   /** Scheduling-equivalence hashes parked as inadmissible (Kueue >= 0.18, BestEffortFIFO). */
   readonly parkedHashes: Set<string>;
   readonly admitted: Set<Wl>;
@@ -395,7 +397,7 @@ export class PlanSimulator {
     for (const cq of this.cqs.values()) {
       if (cq.inactiveReason || !cq.heap.length) continue;
       let best = 0;
-      for (let i = 1; i < cq.heap.length; i++) if (queueBefore(cq.heap[i], cq.heap[best])) best = i;
+      for (let i = 1; i < cq.heap.length; i++) if (queueBefore(cq.heap[i], cq.heap[best], cq.sticky)) best = i;
       heads.push(cq.heap.splice(best, 1)[0]);
     }
     if (!heads.length) return undefined;
@@ -528,6 +530,7 @@ export class PlanSimulator {
       }
       w.victims = targets.map((t) => ({ workload: t.wl.ref, clusterQueue: t.wl.cqName!, priority: t.wl.priority, reason: t.reason, why: t.why }));
       w.pending = { category: 'preemption-in-progress', message: `${messageOf(a)}. Pending the preemption of ${targets.length} workload(s)`, shortfalls: pendingOf(a).shortfalls };
+      if (!cq.strict) cq.sticky = w;
       cq.heap.push(w);
       return { ...base, result: 'preempting', detail: `preempts ${targets.map((t) => `${t.wl.ref} (${t.reason})`).join(', ')}` };
     }
@@ -552,6 +555,7 @@ export class PlanSimulator {
     }
     addUsageMap(cq, w.usage, 1);
     cq.admitted.add(w);
+    if (cq.sticky === w) cq.sticky = undefined;
     w.state = 'admitted';
     w.pending = undefined;
   }
@@ -965,7 +969,8 @@ function usageOf(podSets: PodSet[], flavors: Array<Map<string, string>>): Map<Fl
   return out;
 }
 
-function queueBefore(a: Wl, b: Wl): boolean {
+function queueBefore(a: Wl, b: Wl, sticky: Wl | undefined): boolean {
+  if ((a === sticky) !== (b === sticky)) return a === sticky;
   if (a.priority !== b.priority) return a.priority > b.priority;
   return a.created < b.created;
 }
