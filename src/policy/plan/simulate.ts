@@ -103,7 +103,6 @@ interface Wl {
   preemptedBy: string[];
   pending?: PlanPending;
   notQueued?: string;
-  neverAdmissible?: string;
   sliceOf?: Wl;
   evaluated: boolean;
   /** Kueue's scheduling equivalence hash: priority and PodSet shapes. */
@@ -164,13 +163,15 @@ export class PlanSimulator {
   private readonly generated = new Map<string, number>();
   private readonly inventory: Inventory;
   private readonly trace: PlanCycle[] = [];
-  private readonly ambiguities: string[] = [];
+  private readonly ambiguities = new Set<string>();
   private readonly notes: string[] = [];
   private readonly keepTrace: boolean;
   /** SchedulingEquivalenceHashing: beta, on by default from Kueue 0.18. */
   private readonly equivalenceHashing: boolean;
   private cycle = 0;
   private step = 0;
+  /** XOR of the admitted workloads' random keys: detects a preemption loop (the same admitted set again and again). */
+  private admittedKey = 0;
 
   constructor(private readonly input: PlanInput) {
     this.caps = kueueCapabilities(input.kueueVersion ?? 'v0.19.2');
@@ -318,8 +319,6 @@ export class PlanSimulator {
     if (lq.held) return misconfigured(`LocalQueue ${namespace}/${lqName} is stopped (stopPolicy)`, 'inactive');
     const labels = this.namespaces.get(namespace) ?? { [DEFAULT_NS_LABEL]: namespace };
     if (!selectorMatches(cq.namespaceSelector, labels)) return misconfigured(`the workload's namespace ${namespace} doesn't match the ClusterQueue ${cq.name} namespaceSelector`);
-    const never = gangCanEverFit(obj, { kueue: this.caps, kubeRay: kubeRayCapabilities('v1.6.2'), inventory: this.inventory }).filter((f) => f.severity === 'error');
-    if (never.length) w.neverAdmissible = never.map((f) => f.message).join('; ');
     if (cq.inactiveReason) {
       w.pending = { category: 'inactive', message: cq.inactiveReason, shortfalls: [] };
     } else {
@@ -382,13 +381,37 @@ export class PlanSimulator {
   // ---- cycles ----
 
   private settle(arrival: number): void {
+    const seen = new Map<number, number>();
     for (let guard = 0; guard < 10000; guard++) {
       const progressed = this.runCycle(arrival);
       if (progressed === undefined) return;
-      const bestEffortWaiting = [...this.cqs.values()].some((c) => !c.strict && !c.inactiveReason && c.heap.length > 0);
-      if (!progressed && !bestEffortWaiting) return;
+      if (progressed) {
+        // The same admitted set a third time while preempting: workloads reclaim each other in a loop.
+        const n = (seen.get(this.admittedKey) ?? 0) + 1;
+        seen.set(this.admittedKey, n);
+        if (n >= 3) {
+          this.ambiguities.add(`arrival ${arrival}: workloads keep preempting each other (the same admitted set recurs); Kueue's outcome depends on timing, the plan stops the loop here`);
+          this.parkAll();
+          return;
+        }
+      }
+      if (!progressed && !this.bestEffortWaiting()) return;
     }
     this.notes.push(`arrival ${arrival}: Kueue would not settle (10,000 cycles without a stable state); the plan stops there`);
+  }
+
+  private bestEffortWaiting(): boolean {
+    for (const c of this.cqs.values()) if (!c.strict && !c.inactiveReason && c.heap.length > 0) return true;
+    return false;
+  }
+
+  /** After a loop: everything still queued waits for the next release (as BestEffortFIFO would park it). */
+  private parkAll(): void {
+    for (const cq of this.cqs.values()) {
+      if (cq.strict) continue;
+      for (const w of cq.heap) cq.inadmissible.add(w);
+      cq.heap.length = 0;
+    }
   }
 
   /** One scheduling cycle; undefined when there was no head to look at. */
@@ -433,6 +456,7 @@ export class PlanSimulator {
   }
 
   private unadmitUsage(w: Wl): void {
+    if (w.cq!.admitted.has(w)) this.admittedKey ^= zobrist(w.id);
     addUsageMap(w.cq!, w.usage, -1);
     w.cq!.admitted.delete(w);
     w.usage = new Map();
@@ -555,6 +579,7 @@ export class PlanSimulator {
     }
     addUsageMap(cq, w.usage, 1);
     cq.admitted.add(w);
+    this.admittedKey ^= zobrist(w.id);
     if (cq.sticky === w) cq.sticky = undefined;
     w.state = 'admitted';
     w.pending = undefined;
@@ -814,7 +839,10 @@ export class PlanSimulator {
     const [ep, np] = split(prio);
     const [es, ns] = split(same);
     const all = [...eh, ...ep, ...es, ...nh, ...np, ...ns];
-    for (const c of all) if (!considered.includes(c.wl.ref)) considered.push(c.wl.ref);
+    if (this.keepTrace) {
+      const seen = new Set(considered);
+      for (const c of all) if (!seen.has(c.wl.ref)) considered.push(c.wl.ref);
+    }
     const noOther = !hier.length && !prio.length;
     const underNominal = [...frs].every((fr) => (cq.quotas.get(fr)?.nominal ?? 0n) > (cq.usage.get(fr) ?? 0n));
     const attempts = noOther || (borrowForbidden && !underNominal) ? [true] : borrowForbidden && !hier.length ? [false, true] : [true, false];
@@ -878,8 +906,7 @@ export class PlanSimulator {
     if (ao !== bo) return ao ? -1 : 1;
     if (a.priority !== b.priority) return a.priority - b.priority;
     if (a.admittedAt !== b.admittedAt) return b.admittedAt - a.admittedAt;
-    const msg = `preemption candidates ${a.ref} and ${b.ref} tie on priority ${a.priority} and admission time (arrival ${a.admittedAt}): Kueue orders them by UID`;
-    if (!this.ambiguities.includes(msg)) this.ambiguities.push(msg);
+    this.ambiguities.add(`preemption candidates ${a.ref} and ${b.ref} tie on priority ${a.priority} and admission time (arrival ${a.admittedAt}): Kueue orders them by UID`);
     return a.id - b.id;
   }
 
@@ -897,18 +924,26 @@ export class PlanSimulator {
         usage: fmt(fr, n.usage.get(fr) ?? 0n),
       };
     });
+    const admitted = new Map<CQ, string[]>();
+    const pending = new Map<CQ, string[]>();
+    for (const w of this.workloads) {
+      if (!w.cq) continue;
+      const into = w.state === 'admitted' ? admitted : w.state === 'queued' || w.state === 'held' ? pending : undefined;
+      if (!into) continue;
+      const list = into.get(w.cq) ?? [];
+      list.push(w.ref);
+      into.set(w.cq, list);
+    }
     const clusterQueues: PlanClusterQueue[] = [...this.cqs.values()].sort((a, b) => a.name.localeCompare(b.name)).map((c) => ({
       name: c.name, ...(c.cohortName ? { cohort: c.cohortName } : {}), queueingStrategy: c.strict ? 'StrictFIFO' : 'BestEffortFIFO', active: !c.inactiveReason,
-      quotas: quotasOfNode(c, true),
-      admitted: this.workloads.filter((w) => w.cq === c && w.state === 'admitted').map((w) => w.ref),
-      pending: this.workloads.filter((w) => w.cq === c && (w.state === 'queued' || w.state === 'held')).map((w) => w.ref),
+      quotas: quotasOfNode(c, true), admitted: admitted.get(c) ?? [], pending: pending.get(c) ?? [],
     }));
     const cohorts: PlanCohort[] = [...this.cohorts.values()].sort((a, b) => a.name.localeCompare(b.name)).map((c) => ({
       name: c.name, ...(c.parent ? { parent: c.parent.name } : {}), clusterQueues: c.childQueues.map((x) => x.name), quotas: quotasOfNode(c, false),
     }));
     return {
       schemaVersion: PLAN_SCHEMA_VERSION, kueueVersion: this.caps.version, workloads, clusterQueues, cohorts, trace: this.trace,
-      ambiguities: this.ambiguities, notes: this.notes,
+      ambiguities: [...this.ambiguities], notes: this.notes,
     };
   }
 
@@ -934,7 +969,9 @@ export class PlanSimulator {
     if (!w.evaluated && w.cq?.strict && pending.category === 'not-evaluated') {
       pending = { category: 'strict-fifo-blocked', message: `behind the head of StrictFIFO ClusterQueue ${w.cqName}, which does not fit`, shortfalls: [] };
     }
-    if (w.neverAdmissible) return { ...common, outcome: 'never-admissible', neverAdmissible: w.neverAdmissible, pending };
+    // The gangCanEverFit rule, for what stays pending (it does not change Kueue's decisions).
+    const never = gangCanEverFit(w.obj, { kueue: this.caps, kubeRay: kubeRayCapabilities('v1.6.2'), inventory: this.inventory }).filter((f) => f.severity === 'error');
+    if (never.length) return { ...common, outcome: 'never-admissible', neverAdmissible: never.map((f) => f.message).join('; '), pending };
     return { ...common, outcome: 'pending', pending };
   }
 }
@@ -1038,6 +1075,14 @@ function podSetTemplate(obj: RayObject, podSet: string): any {
   if (podSet === 'head') return spec?.headGroupSpec?.template;
   if (podSet === 'submitter') return obj.spec?.submitterPodTemplate;
   return (spec?.workerGroupSpecs ?? []).find((g: any) => typeof g?.groupName === 'string' && g.groupName.toLowerCase() === podSet)?.template;
+}
+
+/** A fixed pseudo-random 32-bit key per workload id (splitmix-style), for the admitted-set hash. */
+function zobrist(id: number): number {
+  let x = (id + 0x9e3779b9) | 0;
+  x = Math.imul(x ^ (x >>> 16), 0x85ebca6b);
+  x = Math.imul(x ^ (x >>> 13), 0xc2b2ae35);
+  return (x ^ (x >>> 16)) >>> 0;
 }
 
 function schedulingHash(w: Wl): string {
