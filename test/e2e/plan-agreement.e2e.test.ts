@@ -35,7 +35,7 @@ const STEP_MS = 1200;
 const QUIET_MS = 1200;
 const RANDOM = Number(process.env.PLAN_AGREEMENT_SCENARIOS ?? 50);
 const SEED = Number(process.env.PLAN_AGREEMENT_SEED ?? (Date.now() % 1_000_000));
-const BATCH = Number(process.env.PLAN_AGREEMENT_BATCH ?? 40);
+const BATCH = Number(process.env.PLAN_AGREEMENT_BATCH ?? 100);
 const OUT = process.env.PLAN_AGREEMENT_OUT ?? path.join(os.tmpdir(), 'plan-agreement');
 
 function cond(obj: any, type: string): any {
@@ -150,7 +150,9 @@ function predicted(s: PlanScenario, kueue: string, prefix?: string): { byName: M
 
 const KIND_ORDER = ['Namespace', 'ResourceFlavor', 'WorkloadPriorityClass', 'Cohort', 'ClusterQueue', 'LocalQueue'];
 
-async function runBatch(cluster: TestCluster, kueue: string, scenarios: PlanScenario[], first: number): Promise<Array<{ scenario: PlanScenario; diffs: string[] }>> {
+interface Outcome { scenario: PlanScenario; diffs: string[] }
+
+async function runBatch(cluster: TestCluster, kueue: string, scenarios: PlanScenario[], first: number): Promise<Outcome[]> {
   const client = cluster.client;
   const wlApi = `kueue.x-k8s.io/${kueueCapabilities(kueue).apiVersion.split('/')[1]}`;
   const batch: Running[] = scenarios.map((s, i) => {
@@ -189,7 +191,7 @@ async function runBatch(cluster: TestCluster, kueue: string, scenarios: PlanScen
     }));
     await settle(client, wlApi, batch, stepStart);
   }
-  const out: Array<{ scenario: PlanScenario; diffs: string[] }> = [];
+  const out: Outcome[] = [];
   for (const r of batch) {
     const got = await observe(client, wlApi, r);
     const want = predicted(r.isolated, kueue, r.prefix).byName;
@@ -237,7 +239,7 @@ describeVersions('plan agrees with Kueue %s (KubeRay %s CRDs, no operator)', (ku
     const { scenarios: random, skipped: ambiguous } = randomScenarios(kueue, SEED, RANDOM);
     process.stdout.write(`[plan-agreement] Kueue ${kueue}: seed ${SEED} (PLAN_AGREEMENT_SEED=${SEED} replays it); ${ambiguous} random scenario(s) skipped as timing-ambiguous\n`);
     const all = [...fixed, ...random];
-    const results: Array<{ scenario: PlanScenario; diffs: string[] }> = [];
+    const results: Outcome[] = [];
     for (let i = 0; i < all.length; i += BATCH) results.push(...await runBatch(cluster, kueue, all.slice(i, i + BATCH), i));
     const failed = results.filter((r) => r.diffs.length);
     fs.mkdirSync(OUT, { recursive: true });

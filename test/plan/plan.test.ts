@@ -93,7 +93,7 @@ describe('plan simulator', () => {
     expect(run(scenario('stop-policy-hold')).workloads[0].pending!.category).toBe('inactive');
     expect(run(scenario('missing-local-queue')).workloads.map((w) => w.outcome)).toEqual(['pending', 'admitted']);
     const el = run(scenario('elastic-scale-up-does-not-fit'));
-    expect(el.workloads.map((w) => `${w.name}:${w.outcome}`)).toEqual(['el:admitted', 'other:admitted', 'el:pending']);
+    expect(el.workloads.map((w) => `${w.name}:${w.outcome}`)).toEqual(['el:admitted', 'other:admitted', 'el:never-admissible']);
     expect(el.workloads[2].scaleUpOf).toBe('RayCluster plan/el');
     const fits = run(scenario('elastic-scale-up-fits'));
     expect(fits.workloads.map((w) => `${w.name}:${w.outcome}`)).toEqual(['other:admitted', 'el:admitted']);

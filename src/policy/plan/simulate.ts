@@ -785,7 +785,10 @@ export class PlanSimulator {
     type Variant = 'WithinCQ' | 'HierarchicalReclaim' | 'ReclaimWithoutBorrowing' | 'ReclaimWhileBorrowing';
     interface Cand { wl: Wl; lca?: CohortNode; variant: Variant }
     const borrowForbidden = cq.preemption.borrowPolicy === 'Never';
-    const uses = (x: Wl) => [...x.usage.keys()].some((fr) => frs.has(fr));
+    const uses = (x: Wl) => {
+      for (const fr of frs) if (x.usage.has(fr)) return true;
+      return false;
+    };
     const classify = (x: Wl, advantage: boolean): Variant | undefined => {
       if (!uses(x)) return undefined;
       const policy = x.cq === cq ? cq.preemption.within : cq.preemption.reclaim;
@@ -829,6 +832,13 @@ export class PlanSimulator {
         advantage = advantage || r.fits;
         previous = cur;
       }
+    }
+    // A necessary condition first: removing every candidate frees at most their usage. When even that
+    // cannot cover the request, no subset can, and the ordering and the remove/re-add walk are skipped.
+    for (const [fr, v] of requests) {
+      let free = available(cq, fr);
+      for (const l of [same, hier, prio]) for (const c of l) free += c.wl.usage.get(fr) ?? 0n;
+      if (free < v) return [];
     }
     const order = (x: Cand, y: Cand) => this.candidateOrder(x.wl, y.wl, cq);
     same.sort(order);
