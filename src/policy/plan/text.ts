@@ -30,7 +30,8 @@ function workloadLine(w: PlanWorkload): string[] {
       const p = w.pending!;
       out.push(`    ${w.outcome === 'never-admissible' ? 'NEVER ADMISSIBLE' : 'PENDING'} (${p.category})${p.shortfalls.length ? ': ' + p.shortfalls.map(shortfallText).join('; ') : ''}`);
       if (w.neverAdmissible) out.push(`      ${w.neverAdmissible}`);
-      if (p.message) out.push(`      Kueue: ${p.message}`);
+      // Kueue's own wording, shortened: the numbers above say the same.
+      if (p.message) out.push(`      Kueue: ${p.message.length > 200 ? `${p.message.slice(0, 200)}…` : p.message}`);
       break;
     }
     case 'not-queued':
