@@ -8,6 +8,7 @@ import { simulatePlan } from '../src/policy/plan';
 
 // Quota per ClusterQueue (plus up to 60 by queue): about 70 % of 10,000 gangs fit, so queues fill, then preempt.
 const CPU_PER_QUEUE = Number(process.env.BENCH_PLAN_CPU ?? 320);
+const TIMEOUT_S = Number(process.env.BENCH_PLAN_TIMEOUT ?? 900);
 const SIZES = (process.env.BENCH_PLAN_SIZES ?? '1000,100000,10000').split(',').map(Number);
 
 function rng(seed: number): () => number {
@@ -81,15 +82,22 @@ async function main(): Promise<void> {
   for (const n of SIZES) {
     const r = await new Promise<any>((resolve, reject) => {
       const p = fork(__filename, ['--child', String(n)], { execArgv: process.execArgv });
-      p.once('message', resolve);
-      p.once('exit', (code) => code && reject(new Error(`bench child for ${n} workloads exited with ${code}`)));
+      // A size that runs past BENCH_PLAN_TIMEOUT seconds is reported as such, not waited for.
+      const timer = setTimeout(() => { p.kill('SIGKILL'); resolve({ n, timedOut: true }); }, TIMEOUT_S * 1000);
+      p.once('message', (m) => { clearTimeout(timer); resolve(m); });
+      p.once('exit', (code) => { if (code) { clearTimeout(timer); reject(new Error(`bench child for ${n} workloads exited with ${code}`)); } });
     });
+    if (r.timedOut) {
+      process.stdout.write(`workloads=${n}: did not finish within ${TIMEOUT_S} s (BENCH_PLAN_TIMEOUT)\n`);
+      continue;
+    }
     results.push(r);
     process.stdout.write(`workloads=${r.n}: ${r.seconds.toFixed(2)} s, peak RSS ${r.peakRssMib.toFixed(0)} MiB; ${r.admitted} admitted, ${r.preempting} admitted by preempting, `
       + `${r.pending} pending, ${r.preempted} ever preempted\n`);
   }
   const ten = results.find((r) => r.n === 10000);
   if (ten) process.stdout.write(`bench:plan workloads=10000 seconds=${ten.seconds.toFixed(2)} peak_rss_mib=${ten.peakRssMib.toFixed(0)}\n`);
+  else process.stdout.write(`bench:plan workloads=10000 seconds=timeout peak_rss_mib=unknown\n`);
 }
 
 if (require.main !== module) {

@@ -48,6 +48,8 @@ export function kueueCategory(wl: any): string {
   if (!qr) return 'none';
   if (qr.status === 'True') return 'admitted';
   const m = String(qr.message ?? '');
+  // A victim that was requeued and not evaluated since keeps the eviction message: not evaluated.
+  if (/^Preempted to accommodate/.test(m)) return 'none';
   if (/maximum capacity|unavailable in ClusterQueue|doesn't match node affinity|untolerated taint/.test(m)) return 'max-capacity';
   if (/Pending the preemption/.test(m)) return 'preemption-in-progress';
   if (/insufficient unused quota|no longer fits|overlapping preemption/.test(m)) return 'quota';
