@@ -97,7 +97,7 @@ async function main(): Promise<void> {
   }
   const ten = results.find((r) => r.n === 10000);
   if (ten) process.stdout.write(`bench:plan workloads=10000 seconds=${ten.seconds.toFixed(2)} peak_rss_mib=${ten.peakRssMib.toFixed(0)}\n`);
-  else process.stdout.write(`bench:plan workloads=10000 seconds=timeout peak_rss_mib=unknown\n`);
+  else process.stdout.write('bench:plan workloads=10000 seconds=timeout peak_rss_mib=unknown\n');
 }
 
 if (require.main !== module) {
