@@ -76,14 +76,26 @@ function wasPreempted(wl: any): boolean {
 
 interface Running { scenario: PlanScenario; isolated: PlanScenario; prefix: string; preempted: Set<string>; created: Set<string> }
 
+/** Every Workload of the cluster in one request, by namespace (one list per scenario would be 100 requests a poll). */
+async function workloadsByNamespace(client: KubeClient, wlApi: string): Promise<Map<string, any[]>> {
+  const out = new Map<string, any[]>();
+  for (const w of (await client.get(`/apis/${wlApi}/workloads`)).items ?? []) {
+    const list = out.get(w.metadata.namespace) ?? [];
+    list.push(w);
+    out.set(w.metadata.namespace, list);
+  }
+  return out;
+}
+
 async function settle(client: KubeClient, wlApi: string, batch: Running[], stepStart: number): Promise<void> {
   let last = '';
   let since = Date.now();
   await waitFor('Kueue to settle', async () => {
     const parts: string[] = [];
     let missing = 0;
+    const all = await workloadsByNamespace(client, wlApi);
     for (const r of batch) {
-      const wls = await client.list(wlApi, 'Workload', `${r.prefix}-plan`);
+      const wls = all.get(`${r.prefix}-plan`) ?? [];
       for (const w of wls) {
         const owner = w.metadata.ownerReferences?.[0]?.name;
         if (wasPreempted(w)) r.preempted.add(owner);
@@ -101,10 +113,10 @@ async function settle(client: KubeClient, wlApi: string, batch: Running[], stepS
   }, 90000, 200);
 }
 
-async function observe(client: KubeClient, wlApi: string, r: Running): Promise<Map<string, Observed>> {
+function observe(workloads: readonly any[], r: Running): Map<string, Observed> {
   const out = new Map<string, Observed>();
   const strip = (f: string) => (f.startsWith(`${r.prefix}-`) ? f.slice(r.prefix.length + 1) : f);
-  for (const w of await client.list(wlApi, 'Workload', `${r.prefix}-plan`)) {
+  for (const w of workloads) {
     const owner = w.metadata.ownerReferences?.[0]?.name;
     if (cond(w, 'Finished')?.status === 'True') continue;
     const o = out.get(owner) ?? { admitted: [], pending: [], preempted: false };
@@ -194,8 +206,9 @@ async function runBatch(cluster: TestCluster, kueue: string, scenarios: PlanScen
     await settle(client, wlApi, batch, stepStart);
   }
   const out: Outcome[] = [];
+  const final = await workloadsByNamespace(client, wlApi);
   for (const r of batch) {
-    const got = await observe(client, wlApi, r);
+    const got = observe(final.get(`${r.prefix}-plan`) ?? [], r);
     const want = predicted(r.isolated, kueue, r.prefix).byName;
     const diffs: string[] = [];
     for (const name of new Set([...want.keys(), ...got.keys()])) {
