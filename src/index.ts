@@ -26,3 +26,4 @@ export * from './ray/elastic-ray-service';
 export * from './install/kueue-install';
 export * from './install/kuberay-install';
 export * from './install/admission-controller';
+export * from './plan/plan';

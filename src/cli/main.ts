@@ -167,8 +167,13 @@ async function main(argv: string[]): Promise<void> {
     process.exitCode = await (await import('./check')).check(rest, { stdout: (s) => process.stdout.write(s), stderr: (s) => process.stderr.write(s) });
     return;
   }
+  if (cmd === 'plan') {
+    process.stdout.write((await import('./plan')).planCommand(rest));
+    return;
+  }
   process.stderr.write('usage: cdk8s-kueue-ray controller [--kueue-version=v0.19.2] [--kuberay-version=v1.6.2] [--namespace=NS] [--service=SVC] [--webhook-configurations=MUT,VAL] [--port=9443] [--tls-cert-file=F --tls-key-file=F] [--reconciler=false] [--graceful-preemption=GRACE:SLEEP] [--admission-workers=1] [--tls-reload-seconds=60] [--shutdown-grace-seconds=5] [--metrics-port=8080]\n'
-    + '       cdk8s-kueue-ray check FILE|DIR|- ... [--kueue-version=V] [--kuberay-version=V] [--queues=FILE] [--kubeconfig=FILE] [--output=text|json|sarif] [--elastic-gate=on|off|unknown] (check --help)\n');
+    + '       cdk8s-kueue-ray check FILE|DIR|- ... [--kueue-version=V] [--kuberay-version=V] [--queues=FILE] [--kubeconfig=FILE] [--output=text|json|sarif] [--elastic-gate=on|off|unknown] (check --help)\n'
+    + '       cdk8s-kueue-ray plan [dist/ or FILES...] [--arrivals=FILE] [--kueue-version=V] [--kuberay-version=V] [--output=text|json|html] [--trace] [--kubeconfig=FILE]\n');
   process.exit(cmd ? 2 : 0);
 }
 

@@ -1,0 +1,91 @@
+/**
+ * `cdk8s-kueue-ray plan [dist/ or files…] [--arrivals FILE] [--kueue-version V] [--kuberay-version V]
+ * [--output text|json] [--trace]`: what Kueue will admit, keep pending or preempt, and why, before apply.
+ *
+ * Reads every YAML document of the given files (a folder: its *.yaml/*.yml/*.json files, sorted by
+ * name, sub-folders included), keeps the Kueue objects and the Ray objects, and plans the Ray objects in
+ * the order they appear (or in the order of --arrivals FILE, a YAML file of Ray objects). The
+ * simulation is the pure src/policy/plan.
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import { parseAllDocuments } from 'yaml';
+import { kubeRayCapabilities, kueueCapabilities } from '../policy';
+import { planToText, simulatePlan } from '../policy/plan';
+
+const USAGE = 'usage: cdk8s-kueue-ray plan [dist/ or YAML files…] [--arrivals FILE] [--kueue-version v0.19.2] [--kuberay-version v1.6.2] [--output text|json] [--trace]';
+const KUEUE_KINDS = new Set(['ClusterQueue', 'Cohort', 'ResourceFlavor', 'LocalQueue', 'WorkloadPriorityClass', 'Namespace']);
+const RAY_KINDS = new Set(['RayJob', 'RayCluster', 'RayService']);
+
+function filesUnder(p: string): string[] {
+  const st = fs.statSync(p);
+  if (!st.isDirectory()) return [p];
+  return fs.readdirSync(p).sort().flatMap((f) => {
+    const full = path.join(p, f);
+    if (fs.statSync(full).isDirectory()) return filesUnder(full);
+    return /\.(ya?ml|json)$/.test(f) ? [full] : [];
+  });
+}
+
+/** Every object of a YAML (or JSON) file; a document that does not parse is an error naming the file and the document. */
+export function readObjects(file: string): any[] {
+  const docs = parseAllDocuments(fs.readFileSync(file, 'utf8'));
+  const out: any[] = [];
+  docs.forEach((d, i) => {
+    if (d.errors.length) throw new Error(`${file}: document ${i + 1} is not valid YAML: ${d.errors[0].message}`);
+    const v = d.toJS();
+    if (v === null || v === undefined) return;
+    if (v.kind === 'List' && Array.isArray(v.items)) out.push(...v.items);
+    else if (Array.isArray(v)) out.push(...v);
+    else out.push(v);
+  });
+  return out;
+}
+
+interface PlanFlags { inputs: string[]; arrivals?: string; kueue: string; kubeRay: string; output: string; trace: boolean }
+
+export function parsePlanArgs(argv: string[]): PlanFlags {
+  const f: PlanFlags = { inputs: [], kueue: 'v0.19.2', kubeRay: 'v1.6.2', output: 'text', trace: false };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const m = /^--([a-z-]+)(?:=(.*))?$/.exec(a);
+    if (!m) {
+      f.inputs.push(a);
+      continue;
+    }
+    const value = () => m[2] ?? argv[++i] ?? (() => { throw new Error(`--${m[1]} needs a value\n${USAGE}`); })();
+    switch (m[1]) {
+      case 'arrivals': f.arrivals = value(); break;
+      case 'kueue-version': f.kueue = value(); break;
+      case 'kuberay-version': f.kubeRay = value(); break;
+      case 'output': f.output = value(); break;
+      case 'trace': f.trace = true; break;
+      case 'kubeconfig': throw new Error('--kubeconfig is not implemented yet: plan reads queues and workloads from files only');
+      default: throw new Error(`unknown flag --${m[1]}\n${USAGE}`);
+    }
+  }
+  if (!['text', 'json'].includes(f.output)) throw new Error(`--output takes text or json, got '${f.output}' (--output html is not implemented yet)`);
+  kueueCapabilities(f.kueue);
+  kubeRayCapabilities(f.kubeRay);
+  return f;
+}
+
+/** Runs `plan`; returns what to print. */
+export function planCommand(argv: string[]): string {
+  const f = parsePlanArgs(argv);
+  const inputs = f.inputs.length ? f.inputs : ['dist'];
+  const objects: any[] = [];
+  for (const input of inputs) {
+    if (!fs.existsSync(input)) throw new Error(`${input}: no such file or folder (give the cdk8s output folder, e.g. dist/, or YAML files)`);
+    for (const file of filesUnder(input)) objects.push(...readObjects(file));
+  }
+  const kueueObjects = objects.filter((o) => KUEUE_KINDS.has(o?.kind));
+  let arrivals = objects.filter((o) => RAY_KINDS.has(o?.kind));
+  if (f.arrivals) {
+    arrivals = readObjects(f.arrivals);
+    const other = arrivals.find((o) => !RAY_KINDS.has(o?.kind));
+    if (other) throw new Error(`${f.arrivals}: ${other?.kind ?? typeof other} ${other?.metadata?.name ?? ''} is not a Ray object; --arrivals lists RayJobs, RayClusters and RayServices in arrival order`);
+  }
+  const plan = simulatePlan({ kueueObjects, arrivals, kueueVersion: f.kueue });
+  return f.output === 'json' ? `${JSON.stringify(plan, null, 2)}\n` : planToText(plan, { trace: f.trace });
+}

@@ -1,0 +1,109 @@
+/**
+ * Plan.of(app): the preview inside a cdk8s app. Synthesizes the app's Kueue and Ray objects (in the
+ * order of the charts and of their objects), runs the pure plan simulator for the app's Kueue version
+ * and exposes the result with jsii-friendly types, so a test can assert "this job is admitted" at synth.
+ */
+import { Chart } from 'cdk8s';
+import { IConstruct } from 'constructs';
+import { resolveVersions } from '../platform/versions';
+import { planToText, simulatePlan } from '../policy/plan';
+
+/** Options of Plan.of. */
+export interface PlanOptions {
+  /**
+   * Kueue version to plan for.
+   * @default - the version chosen with KueueRayVersions.use, else the library default
+   */
+  readonly kueueVersion?: string;
+}
+
+/** The flavor chosen for the resources of one PodSet. */
+export interface PlannedPodSet {
+  readonly podSet: string;
+  readonly count: number;
+  /** resource → flavor. */
+  readonly flavors: { [resource: string]: string };
+}
+
+/** A workload evicted to make room. */
+export interface PlannedVictim {
+  /** "Kind namespace/name". */
+  readonly workload: string;
+  readonly clusterQueue: string;
+  /** InClusterQueue, InCohortReclamation or InCohortReclaimWhileBorrowing. */
+  readonly reason: string;
+  readonly why: string;
+}
+
+/** What Kueue will do with one Ray object. */
+export interface PlannedWorkload {
+  /** "Kind namespace/name" (generateName objects: "prefix-(n)", n counting from 1 in app order). */
+  readonly workload: string;
+  readonly name: string;
+  readonly namespace: string;
+  readonly kind: string;
+  readonly arrival: number;
+  /** admitted, admitted-by-preempting, pending, never-admissible or not-queued. */
+  readonly outcome: string;
+  readonly admitted: boolean;
+  /** @default - not in a ClusterQueue */
+  readonly clusterQueue?: string;
+  readonly priority: number;
+  readonly podSets: PlannedPodSet[];
+  readonly preempted: PlannedVictim[];
+  /** @default - not pending */
+  readonly pendingCategory?: string;
+  /** @default - not pending */
+  readonly pendingMessage?: string;
+  /** @default - can be admitted */
+  readonly neverAdmissible?: string;
+}
+
+const KUEUE_KINDS = new Set(['ClusterQueue', 'Cohort', 'ResourceFlavor', 'LocalQueue', 'WorkloadPriorityClass', 'Namespace']);
+const RAY_KINDS = new Set(['RayJob', 'RayCluster', 'RayService']);
+
+/** The plan of an app: what Kueue admits, keeps pending or preempts, and why. */
+export class Plan {
+  /** Plans every Kueue and Ray object of `scope` (an App or a Chart) in synth order. */
+  public static of(scope: IConstruct, options: PlanOptions = {}): Plan {
+    // Every chart, in tree order (an App's `charts` may leave some out, e.g. ones written for `kubectl create`).
+    const charts = scope.node.findAll().filter((c): c is Chart => c instanceof Chart);
+    const objects = charts.flatMap((c) => c.toJson());
+    const kueueVersion = options.kueueVersion ?? resolveVersions(scope).kueue.version;
+    return new Plan(objects, kueueVersion);
+  }
+
+  /** Every planned workload, in arrival order. */
+  public readonly workloads: PlannedWorkload[];
+  /** The plan as text (what `cdk8s-kueue-ray plan` prints). */
+  public readonly text: string;
+  /** The plan as JSON (the schema of `plan --output json`). */
+  public readonly json: string;
+
+  private constructor(objects: any[], kueueVersion: string) {
+    const result = simulatePlan({
+      kueueObjects: objects.filter((o) => KUEUE_KINDS.has(o?.kind)), arrivals: objects.filter((o) => RAY_KINDS.has(o?.kind)), kueueVersion,
+    });
+    this.text = planToText(result);
+    this.json = JSON.stringify(result);
+    this.workloads = result.workloads.map((w) => ({
+      workload: w.workload, name: w.name, namespace: w.namespace, kind: w.kind, arrival: w.arrival, outcome: w.outcome,
+      admitted: w.outcome === 'admitted' || w.outcome === 'admitted-by-preempting', clusterQueue: w.clusterQueue, priority: w.priority,
+      podSets: (w.admission ?? []).map((p) => ({ podSet: p.podSet, count: p.count, flavors: { ...p.flavors } })),
+      preempted: (w.preempted ?? []).map((v) => ({ workload: v.workload, clusterQueue: v.clusterQueue, reason: v.reason, why: v.why })),
+      pendingCategory: w.pending?.category, pendingMessage: w.pending?.message, neverAdmissible: w.neverAdmissible,
+    }));
+  }
+
+  /** The workload named `name` (its name, or "Kind namespace/name"); throws listing the known ones otherwise. */
+  public workload(name: string): PlannedWorkload {
+    const w = this.workloads.find((x) => x.workload === name || x.name === name);
+    if (!w) throw new Error(`Plan: no workload '${name}'; the plan has ${this.workloads.map((x) => x.workload).join(', ') || 'none'}`);
+    return w;
+  }
+
+  /** Whether the workload named `name` ends up admitted. */
+  public isAdmitted(name: string): boolean {
+    return this.workload(name).admitted;
+  }
+}

@@ -1,0 +1,4 @@
+/** The plan: a pure simulation of Kueue's scheduler over queues and Ray workloads (see simulate.ts). */
+export * from './schema';
+export { PlanInput, simulatePlan } from './simulate';
+export * from './text';

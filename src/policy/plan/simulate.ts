@@ -1,0 +1,1108 @@
+/**
+ * The plan simulator: replays Kueue's scheduler (classical mode, no fair sharing, no TAS) over Kueue
+ * objects and Ray workloads that arrive in order, and says for each workload what Kueue will do and why.
+ *
+ * Model (Kueue v0.19.2 pkg/scheduler, pkg/cache, pkg/queue): after each arrival, scheduling cycles run
+ * until nothing changes. A cycle pops the head of every active ClusterQueue (priority, then creation),
+ * assigns flavors on one snapshot (flavor fungibility, borrowing levels, preemption oracle), orders the
+ * entries (no borrowing first, then priority, then FIFO) and processes them: admit, issue preemptions
+ * (classical candidate ordering, remove-then-fill-back minimal set), or requeue (BestEffortFIFO parks
+ * the workload until quota is released in its cohort tree; StrictFIFO keeps it at the head). Evicted
+ * victims release their quota at the end of the cycle (without the KubeRay operator a suspended Ray
+ * object is inactive at once) and are requeued. Pure and deterministic: no I/O, no clock.
+ */
+import { Inventory } from '../context';
+import { computeGang, RayObject } from '../gang';
+import { inventoryFromObjects } from '../inventory-objects';
+import { formatQuantity, parseQuantity, ResourceMap } from '../quantity';
+import { isElastic, isRecord, namespaceOf, PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL } from '../ray-object';
+import { gangCanEverFit, selectorMatches } from '../rules/cross-object';
+import { compareVersions, kueueCapabilities, KueueCapabilities, kubeRayCapabilities } from '../versions';
+import {
+  PendingCategory, PLAN_SCHEMA_VERSION, PlanCandidate, PlanClusterQueue, PlanCohort, PlanCycle, PlanPending, PlanPodSetAssignment,
+  PlanQuota, PlanResult, PlanShortfall, PlanVictim, PlanWorkload,
+} from './schema';
+import {
+  addUsageMap, available, buildSubtree, borrowingWith, CohortNode, FlavorResource, frKey, frParts, heightOfLowestSubtreeThatFits,
+  pathToRoot, potentialAvailable, Quota, QuotaNode, quantitiesFitInQuota, rootOf, withinNominal,
+} from './quota-tree';
+
+export interface PlanInput {
+  /** ClusterQueues, Cohorts, ResourceFlavors, LocalQueues, WorkloadPriorityClasses (and Namespaces, for selectors). Other kinds are ignored. */
+  readonly kueueObjects: readonly any[];
+  /**
+   * Ray objects (RayJob, RayCluster, RayService) in arrival order. An elastic object that arrives
+   * again with other worker replicas is a scale (up: a new Workload slice; down: in place).
+   */
+  readonly arrivals: readonly RayObject[];
+  /** @default DEFAULT_KUEUE_VERSION (v0.19.2) */
+  readonly kueueVersion?: string;
+  /** Keep the per-cycle trace. @default true */
+  readonly trace?: boolean;
+}
+
+type Mode = 'NoFit' | 'Preempt' | 'Fit';
+/** Kueue's granular preemption modes, worst first. */
+const NO_FIT = 0, NO_CANDIDATES = 1, PREEMPT = 2, RECLAIM = 3, FIT = 4;
+interface Granular { p: number; borrow: number }
+
+interface Preemption {
+  readonly within: string;
+  readonly reclaim: string;
+  readonly borrowPolicy: string;
+  readonly threshold?: number;
+}
+
+interface ResourceGroup { readonly covered: readonly string[]; readonly flavors: readonly string[] }
+
+interface CQ extends QuotaNode {
+  readonly groups: ResourceGroup[];
+  readonly byResource: Map<string, ResourceGroup>;
+  readonly strict: boolean;
+  readonly preemption: Preemption;
+  readonly tryNextOnBorrow: boolean;
+  readonly tryNextOnPreempt: boolean;
+  readonly preference?: string;
+  readonly namespaceSelector: any;
+  readonly cohortName?: string;
+  inactiveReason?: string;
+  readonly heap: Wl[];
+  readonly inadmissible: Set<Wl>;
+  /** BestEffortFIFO: the workload that issued preemptions stays at the head until admitted (Kueue#6929). */
+  sticky?: Wl;
+  /** Scheduling-equivalence hashes parked as inadmissible (Kueue >= 0.18, BestEffortFIFO). */
+  readonly parkedHashes: Set<string>;
+  readonly admitted: Set<Wl>;
+}
+
+interface PodSet { readonly name: string; readonly count: number; readonly total: ResourceMap }
+
+interface Wl {
+  readonly id: number;
+  readonly ref: string;
+  readonly kind: string;
+  readonly namespace: string;
+  readonly name: string;
+  readonly arrival: number;
+  /** Queue order timestamp (the arrival step: one second apart in the agreement suite). */
+  readonly created: number;
+  readonly lq?: string;
+  readonly cq?: CQ;
+  readonly cqName?: string;
+  readonly priority: number;
+  readonly priorityClass?: string;
+  podSets: PodSet[];
+  readonly obj: RayObject;
+  state: 'queued' | 'admitted' | 'not-queued' | 'held' | 'replaced';
+  /** Per PodSet: resource → flavor, once admitted. */
+  flavors?: Array<Map<string, string>>;
+  usage: Map<FlavorResource, bigint>;
+  admittedAt: number;
+  evicted: boolean;
+  victims?: PlanVictim[];
+  preemptedBy: string[];
+  pending?: PlanPending;
+  notQueued?: string;
+  sliceOf?: Wl;
+  evaluated: boolean;
+  /** Kueue's scheduling equivalence hash: priority and PodSet shapes. */
+  hash: string;
+}
+
+interface PodSetAssignment {
+  readonly name: string;
+  readonly count: number;
+  flavors: Map<string, { flavor: string; mode: Mode; borrow: number }>;
+  reasons: string[];
+  shortfalls: PlanShortfall[];
+  category?: PendingCategory;
+  error: boolean;
+}
+
+interface Assignment {
+  readonly podSets: PodSetAssignment[];
+  readonly usage: Map<FlavorResource, bigint>;
+  borrowing: number;
+  mode: Mode;
+}
+
+interface Target { readonly wl: Wl; readonly reason: string; readonly why: string }
+/** A head of a queue in a cycle, with its flavor assignment and preemption targets. */
+interface Entry { readonly w: Wl; readonly assignment: Assignment; readonly targets: Target[]; readonly considered: string[] }
+/** Usage held for the rest of a cycle only (a preempting workload's reservation). */
+interface Temporary { readonly cq: CQ; readonly usage: Map<FlavorResource, bigint> }
+
+const DEFAULT_NS_LABEL = 'kubernetes.io/metadata.name';
+
+function q(v: unknown): bigint | undefined {
+  if (v === undefined || v === null) return undefined;
+  return parseQuantity(v as string);
+}
+
+function fmt(fr: FlavorResource, v: bigint): string {
+  return formatQuantity(v, frParts(fr).resource);
+}
+
+function resources(map: Map<string, bigint>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of [...map].sort(([a], [b]) => a.localeCompare(b))) out[k] = formatQuantity(v, k);
+  return out;
+}
+
+/** The simulator. One instance plans one input. */
+export class PlanSimulator {
+  private readonly caps: KueueCapabilities;
+  private readonly cqs = new Map<string, CQ>();
+  private readonly cohorts = new Map<string, CohortNode>();
+  private readonly flavors = new Map<string, any>();
+  private readonly localQueues = new Map<string, { cq: string; held: boolean }>();
+  private readonly priorities = new Map<string, number>();
+  private readonly namespaces = new Map<string, Record<string, string>>();
+  private readonly workloads: Wl[] = [];
+  private readonly byObject = new Map<string, Wl>();
+  private readonly generated = new Map<string, number>();
+  private readonly inventory: Inventory;
+  private readonly trace: PlanCycle[] = [];
+  private readonly ambiguities = new Set<string>();
+  private readonly notes: string[] = [];
+  private readonly keepTrace: boolean;
+  /** SchedulingEquivalenceHashing: beta, on by default from Kueue 0.18. */
+  private readonly equivalenceHashing: boolean;
+  private cycle = 0;
+  private step = 0;
+  /** XOR of the admitted workloads' random keys: detects a preemption loop (the same admitted set again and again). */
+  private admittedKey = 0;
+
+  constructor(private readonly input: PlanInput) {
+    this.caps = kueueCapabilities(input.kueueVersion ?? 'v0.19.2');
+    this.keepTrace = input.trace ?? true;
+    this.equivalenceHashing = compareVersions(this.caps.version, 'v0.18.0') >= 0;
+    const objs = input.kueueObjects.filter(isRecord);
+    const of = (kind: string) => objs.filter((o) => o.kind === kind);
+    for (const f of of('ResourceFlavor')) this.flavors.set(f.metadata?.name, f);
+    for (const p of of('WorkloadPriorityClass')) this.priorities.set(p.metadata?.name, Number(p.value ?? 0));
+    for (const n of of('Namespace')) this.namespaces.set(n.metadata?.name, { ...(n.metadata?.labels ?? {}), [DEFAULT_NS_LABEL]: n.metadata?.name });
+    for (const l of of('LocalQueue')) {
+      const held = l.spec?.stopPolicy === 'Hold' || l.spec?.stopPolicy === 'HoldAndDrain';
+      this.localQueues.set(`${l.metadata?.namespace ?? 'default'}/${l.metadata?.name}`, { cq: l.spec?.clusterQueue, held });
+    }
+    for (const c of of('Cohort')) this.cohortNode(c.metadata?.name, c);
+    for (const c of of('Cohort')) {
+      const parent = c.spec?.parentName ?? c.spec?.parent;
+      if (parent) this.link(this.cohortNode(c.metadata?.name), this.cohortNode(parent));
+    }
+    for (const c of of('ClusterQueue')) this.addClusterQueue(c);
+    for (const root of this.cohorts.values()) if (!root.parent) buildSubtree(root);
+    for (const c of this.cqs.values()) if (!c.parent) for (const [fr, quota] of c.quotas) c.subtree.set(fr, quota.nominal);
+    this.inventory = inventoryFromObjects({
+      clusterQueues: of('ClusterQueue'), cohorts: of('Cohort'), localQueues: of('LocalQueue'), priorityClasses: of('WorkloadPriorityClass'), namespaces: of('Namespace'),
+    });
+  }
+
+  private cohortNode(name: string, obj?: any): CohortNode {
+    let c = this.cohorts.get(name);
+    if (!c) {
+      c = { name, isCohort: true, quotas: new Map(), subtree: new Map(), usage: new Map(), childCohorts: [], childQueues: [] };
+      this.cohorts.set(name, c);
+    }
+    if (obj) for (const [fr, quota] of quotasOf(obj.spec?.resourceGroups)) c.quotas.set(fr, quota);
+    return c;
+  }
+
+  private link(child: CohortNode, parent: CohortNode): void {
+    // A cycle leaves the cohorts unlinked (Kueue ignores cohort trees with cycles).
+    for (let p: CohortNode | undefined = parent; p; p = p.parent) {
+      if (p === child) {
+        this.notes.push(`Cohort ${child.name}: parent ${parent.name} makes a cycle; the link is ignored, as Kueue ignores such trees`);
+        return;
+      }
+    }
+    child.parent = parent;
+    parent.childCohorts.push(child);
+  }
+
+  private addClusterQueue(c: any): void {
+    const s = c.spec ?? {};
+    const groups: ResourceGroup[] = (Array.isArray(s.resourceGroups) ? s.resourceGroups : []).map((g: any) => ({
+      covered: [...(g.coveredResources ?? [])], flavors: (g.flavors ?? []).map((f: any) => f.name),
+    }));
+    const byResource = new Map<string, ResourceGroup>();
+    for (const g of groups) for (const r of g.covered) byResource.set(r, g);
+    const ff = s.flavorFungibility ?? {};
+    const p = s.preemption ?? {};
+    const cohortName = s.cohortName ?? s.cohort;
+    const cq: CQ = {
+      name: c.metadata?.name, isCohort: false, quotas: quotasOf(s.resourceGroups), subtree: new Map(), usage: new Map(),
+      groups, byResource, strict: s.queueingStrategy === 'StrictFIFO',
+      preemption: {
+        within: p.withinClusterQueue ?? 'Never', reclaim: p.reclaimWithinCohort ?? 'Never',
+        borrowPolicy: p.borrowWithinCohort?.policy ?? 'Never', threshold: p.borrowWithinCohort?.maxPriorityThreshold,
+      },
+      tryNextOnBorrow: ff.whenCanBorrow === 'TryNextFlavor',
+      tryNextOnPreempt: (ff.whenCanPreempt ?? 'TryNextFlavor') === 'TryNextFlavor',
+      preference: ff.preference,
+      namespaceSelector: s.namespaceSelector ?? null, cohortName,
+      heap: [], inadmissible: new Set(), parkedHashes: new Set(), admitted: new Set(),
+    };
+    if (s.stopPolicy === 'Hold' || s.stopPolicy === 'HoldAndDrain') cq.inactiveReason = `ClusterQueue ${cq.name} is inactive: stopPolicy ${s.stopPolicy}`;
+    const missing = groups.flatMap((g) => g.flavors).filter((f) => !this.flavors.has(f));
+    if (missing.length) cq.inactiveReason = `ClusterQueue ${cq.name} is inactive: flavor ${missing.join(', ')} not found`;
+    this.cqs.set(cq.name, cq);
+    if (cohortName) {
+      const parent = this.cohortNode(cohortName);
+      cq.parent = parent;
+      parent.childQueues.push(cq);
+    }
+  }
+
+  /** Runs the whole plan. */
+  run(): PlanResult {
+    this.input.arrivals.forEach((obj, i) => {
+      this.step = i;
+      this.arrive(obj, i);
+      this.settle(i);
+    });
+    return this.result();
+  }
+
+  // ---- arrivals ----
+
+  private nameOf(obj: RayObject): string {
+    if (typeof obj.metadata?.name === 'string') return obj.metadata.name;
+    const gen = obj.metadata?.generateName ?? `${String(obj.kind ?? 'object').toLowerCase()}-`;
+    const n = (this.generated.get(gen) ?? 0) + 1;
+    this.generated.set(gen, n);
+    return `${gen}(${n})`;
+  }
+
+  private arrive(obj: RayObject, arrival: number): void {
+    if (!isRecord(obj) || !['RayJob', 'RayCluster', 'RayService'].includes(obj.kind as string)) {
+      this.notes.push(`arrival ${arrival}: ${isRecord(obj) ? obj.kind : typeof obj} is not a Ray object (RayJob, RayCluster, RayService); ignored`);
+      return;
+    }
+    const namespace = namespaceOf(obj);
+    const name = this.nameOf(obj);
+    const key = `${obj.kind}/${namespace}/${name}`;
+    const prev = this.byObject.get(key);
+    if (prev && prev.state !== 'replaced') {
+      this.rearrive(prev, obj, arrival);
+      return;
+    }
+    const ref = `${obj.kind} ${namespace}/${name}`;
+    const lqName = obj.metadata?.labels?.[QUEUE_NAME_LABEL];
+    const base = {
+      id: this.workloads.length, ref, kind: obj.kind as string, namespace, name, arrival, created: arrival, obj,
+      usage: new Map(), admittedAt: -1, evicted: false, preemptedBy: [], evaluated: false, hash: '',
+    };
+    const gang = computeGang(obj, this.caps);
+    const podSets = gang.podSets.map((p) => ({ name: p.name, count: p.count, total: p.total }));
+    if (!lqName || (obj.kind === 'RayJob' && obj.spec?.clusterSelector && !obj.spec?.rayClusterSpec)) {
+      const w: Wl = { ...base, priority: 0, podSets, state: 'not-queued', notQueued: lqName ? 'a RayJob with clusterSelector runs on an existing cluster: Kueue skips it' : `no ${QUEUE_NAME_LABEL} label: Kueue does not manage it` };
+      this.add(key, w);
+      return;
+    }
+    const pcName = obj.metadata?.labels?.[PRIORITY_CLASS_LABEL];
+    const lq = this.localQueues.get(`${namespace}/${lqName}`);
+    const cq = lq ? this.cqs.get(lq.cq) : undefined;
+    const w: Wl = {
+      ...base, lq: lqName, cq, cqName: lq?.cq, priority: pcName ? this.priorities.get(pcName) ?? 0 : 0, priorityClass: pcName, podSets, state: 'queued',
+    };
+    w.hash = schedulingHash(w);
+    this.add(key, w);
+    const misconfigured = (message: string, category: PendingCategory = 'misconfigured') => {
+      w.state = 'held';
+      w.pending = { category, message, shortfalls: [] };
+    };
+    if (pcName && !this.priorities.has(pcName)) return misconfigured(`WorkloadPriorityClass ${pcName} not found: Kueue creates no Workload and the object stays suspended`);
+    if (!lq) return misconfigured(`LocalQueue ${namespace}/${lqName} doesn't exist`);
+    if (!cq) return misconfigured(`ClusterQueue ${lq.cq} doesn't exist`);
+    if (lq.held) return misconfigured(`LocalQueue ${namespace}/${lqName} is stopped (stopPolicy)`, 'inactive');
+    const labels = this.namespaces.get(namespace) ?? { [DEFAULT_NS_LABEL]: namespace };
+    if (!selectorMatches(cq.namespaceSelector, labels)) return misconfigured(`the workload's namespace ${namespace} doesn't match the ClusterQueue ${cq.name} namespaceSelector`);
+    if (cq.inactiveReason) {
+      w.pending = { category: 'inactive', message: cq.inactiveReason, shortfalls: [] };
+    } else {
+      w.pending = { category: 'not-evaluated', message: 'not evaluated by Kueue yet', shortfalls: [] };
+    }
+    this.push(w);
+  }
+
+  /**
+   * PushOrUpdate: into the queue, or (Kueue >= 0.18, BestEffortFIFO) straight to the parked ones when an
+   * equivalent workload (same priority and PodSet shapes) was found inadmissible: it is not evaluated.
+   */
+  private push(w: Wl): void {
+    const cq = w.cq!;
+    if (this.equivalenceHashing && !cq.strict && cq.parkedHashes.has(w.hash)) cq.inadmissible.add(w);
+    else cq.heap.push(w);
+  }
+
+  private add(key: string, w: Wl): void {
+    this.workloads.push(w);
+    this.byObject.set(key, w);
+  }
+
+  /** The same object again: an elastic scale (a new slice when it grows while admitted), else an error. */
+  private rearrive(prev: Wl, obj: RayObject, arrival: number): void {
+    if (!isElastic(obj) || !isElastic(prev.obj)) {
+      throw new Error(`arrival ${arrival}: ${prev.ref} arrives a second time but is not elastic (annotation kueue.x-k8s.io/elastic-job: "true"): `
+        + 'Kueue would suspend it and build a new Workload; list each object once, or mark it elastic to plan a scale');
+    }
+    const gang = computeGang(obj, this.caps);
+    const podSets = gang.podSets.map((p) => ({ name: p.name, count: p.count, total: p.total }));
+    if (podSets.length !== prev.podSets.length || podSets.some((p, i) => p.name !== prev.podSets[i].name)) {
+      throw new Error(`arrival ${arrival}: elastic ${prev.ref} changes its worker groups; only replica counts may change in a scale`);
+    }
+    const grows = podSets.some((p, i) => p.count > prev.podSets[i].count);
+    if (prev.state !== 'admitted' || !grows) {
+      // Before admission, or a scale-down: the Workload is updated in place.
+      const wasAdmitted = prev.state === 'admitted';
+      if (wasAdmitted) this.unadmitUsage(prev);
+      prev.podSets = podSets;
+      if (wasAdmitted) {
+        prev.usage = usageOf(prev.podSets, prev.flavors!);
+        addUsageMap(prev.cq!, prev.usage, 1);
+        this.requeueInadmissible(prev.cq!);
+      }
+      (prev as { obj: RayObject }).obj = obj;
+      return;
+    }
+    const slice: Wl = {
+      ...prev, id: this.workloads.length, arrival, created: arrival, obj, podSets, state: 'queued', flavors: undefined, usage: new Map(),
+      admittedAt: -1, evicted: false, preemptedBy: [], victims: undefined, sliceOf: prev, evaluated: false,
+      pending: { category: 'not-evaluated', message: 'not evaluated by Kueue yet', shortfalls: [] }, hash: '',
+    };
+    slice.hash = schedulingHash(slice);
+    this.workloads.push(slice);
+    this.byObject.set(`${prev.kind}/${prev.namespace}/${prev.name}`, slice);
+    this.push(slice);
+  }
+
+  // ---- cycles ----
+
+  private settle(arrival: number): void {
+    const seen = new Map<number, number>();
+    for (let guard = 0; guard < 10000; guard++) {
+      const progressed = this.runCycle(arrival);
+      if (progressed === undefined) return;
+      if (progressed) {
+        // The same admitted set a third time while preempting: workloads reclaim each other in a loop.
+        const n = (seen.get(this.admittedKey) ?? 0) + 1;
+        seen.set(this.admittedKey, n);
+        if (n >= 3) {
+          this.ambiguities.add(`arrival ${arrival}: workloads keep preempting each other (the same admitted set recurs); Kueue's outcome depends on timing, the plan stops the loop here`);
+          this.parkAll();
+          return;
+        }
+      }
+      if (!progressed && !this.bestEffortWaiting()) return;
+    }
+    this.notes.push(`arrival ${arrival}: Kueue would not settle (10,000 cycles without a stable state); the plan stops there`);
+  }
+
+  private bestEffortWaiting(): boolean {
+    for (const c of this.cqs.values()) if (!c.strict && !c.inactiveReason && c.heap.length > 0) return true;
+    return false;
+  }
+
+  /** After a loop: everything still queued waits for the next release (as BestEffortFIFO would park it). */
+  private parkAll(): void {
+    for (const cq of this.cqs.values()) {
+      if (cq.strict) continue;
+      for (const w of cq.heap) cq.inadmissible.add(w);
+      cq.heap.length = 0;
+    }
+  }
+
+  /** One scheduling cycle; undefined when there was no head to look at. */
+  private runCycle(arrival: number): boolean | undefined {
+    const heads: Wl[] = [];
+    for (const cq of this.cqs.values()) {
+      if (cq.inactiveReason || !cq.heap.length) continue;
+      let best = 0;
+      for (let i = 1; i < cq.heap.length; i++) if (queueBefore(cq.heap[i], cq.heap[best], cq.sticky)) best = i;
+      heads.push(cq.heap.splice(best, 1)[0]);
+    }
+    if (!heads.length) return undefined;
+    this.cycle++;
+    const entries = heads.map((w) => this.nominate(w));
+    entries.sort((a, b) => (a.assignment.borrowing - b.assignment.borrowing) || (b.w.priority - a.w.priority) || (a.w.created - b.w.created));
+    const preempted = new Map<Wl, Target>();
+    const temporary: Temporary[] = [];
+    const candidates: PlanCandidate[] = [];
+    let progress = false;
+    for (const e of entries) {
+      const r = this.process(e, preempted, temporary);
+      if (r.result === 'admitted' || r.result === 'preempting') progress = true;
+      candidates.push(r);
+    }
+    for (const t of temporary) addUsageMap(t.cq, t.usage, -1);
+    const released: string[] = [];
+    const touched = new Set<QuotaNode>();
+    for (const { wl } of preempted.values()) {
+      if (wl.sliceOf) continue;
+      this.unadmitUsage(wl);
+      wl.state = 'queued';
+      wl.evicted = false;
+      wl.flavors = undefined;
+      wl.pending = { category: 'not-evaluated', message: 'preempted; requeued', shortfalls: [] };
+      this.push(wl);
+      released.push(wl.ref);
+      touched.add(rootOf(wl.cq!));
+    }
+    for (const root of touched) this.requeueInadmissibleUnder(root);
+    if (this.keepTrace) this.trace.push({ cycle: this.cycle, afterArrival: arrival, candidates, released });
+    return progress;
+  }
+
+  private unadmitUsage(w: Wl): void {
+    if (w.cq!.admitted.has(w)) this.admittedKey ^= zobrist(w.id);
+    addUsageMap(w.cq!, w.usage, -1);
+    w.cq!.admitted.delete(w);
+    w.usage = new Map();
+  }
+
+  private requeueInadmissible(cq: CQ): void {
+    this.requeueInadmissibleUnder(rootOf(cq));
+  }
+
+  /** Quota released in a cohort tree: every parked workload of its ClusterQueues is retried. */
+  private requeueInadmissibleUnder(root: QuotaNode): void {
+    const visit = (n: QuotaNode) => {
+      if (!n.isCohort) {
+        const cq = n as CQ;
+        for (const w of cq.inadmissible) cq.heap.push(w);
+        cq.inadmissible.clear();
+        cq.parkedHashes.clear();
+        return;
+      }
+      const c = n as CohortNode;
+      c.childCohorts.forEach(visit);
+      c.childQueues.forEach(visit);
+    };
+    visit(root);
+  }
+
+  private nominate(w: Wl): Entry {
+    const cq = w.cq!;
+    const assignment = w.sliceOf ? this.assignSlice(w, cq) : this.assign(w, cq);
+    let targets: Target[] = [];
+    const considered: string[] = [];
+    if (assignment.mode === 'Preempt') {
+      const frs = new Set<FlavorResource>();
+      for (const ps of assignment.podSets) for (const [res, fa] of ps.flavors) if (fa.mode === 'Preempt') frs.add(frKey(fa.flavor, res));
+      targets = this.classicalPreemptions(w, cq, frs, assignment.usage, considered);
+    }
+    return { w, assignment, targets, considered };
+  }
+
+  private process(e: Entry, preempted: Map<Wl, Target>, temporary: Temporary[]): PlanCandidate {
+    const { w, assignment: a, targets } = e;
+    const cq = w.cq!;
+    w.evaluated = true;
+    const base = {
+      workload: w.ref, clusterQueue: cq.name, mode: a.mode, borrows: a.borrowing > 0,
+      ...(e.considered.length ? { preemptionCandidates: e.considered } : {}),
+    };
+    const park = () => {
+      if (cq.strict) {
+        cq.heap.push(w);
+        return;
+      }
+      cq.inadmissible.add(w);
+      if (this.equivalenceHashing) {
+        // Equivalent workloads waiting behind it are parked with it, unevaluated.
+        cq.parkedHashes.add(w.hash);
+        for (let i = cq.heap.length - 1; i >= 0; i--) {
+          if (cq.heap[i].hash === w.hash) cq.inadmissible.add(cq.heap.splice(i, 1)[0]);
+        }
+      }
+    };
+    if (a.mode === 'NoFit') {
+      w.pending = pendingOf(a);
+      park();
+      return { ...base, result: 'pending', detail: w.pending.message };
+    }
+    if (a.mode === 'Preempt' && !targets.length) {
+      w.pending = { ...pendingOf(a), message: `${messageOf(a)}` };
+      if (cq.preemption.reclaim !== 'Any') {
+        const reserve = this.toReserve(a, cq);
+        addUsageMap(cq, reserve, 1);
+        temporary.push({ cq, usage: reserve });
+      }
+      park();
+      return { ...base, result: 'pending', detail: `needs preemption but no workload may be preempted: ${w.pending.message}` };
+    }
+    if (targets.some((t) => preempted.has(t.wl))) {
+      w.pending = { category: 'quota', message: 'Workload has overlapping preemption targets with another workload', shortfalls: pendingOf(a).shortfalls };
+      cq.heap.push(w);
+      return { ...base, result: 'skipped', detail: w.pending.message };
+    }
+    if (!this.fits(cq, a.usage, [...preempted.keys(), ...targets.map((t) => t.wl)])) {
+      w.pending = { category: 'quota', message: 'Workload no longer fits after processing another workload', shortfalls: pendingOf(a).shortfalls };
+      cq.heap.push(w);
+      return { ...base, result: 'skipped', detail: w.pending.message };
+    }
+    for (const t of targets) preempted.set(t.wl, t);
+    if (a.mode === 'Preempt') {
+      addUsageMap(cq, a.usage, 1);
+      temporary.push({ cq, usage: a.usage });
+      for (const t of targets) {
+        if (t.wl.sliceOf) continue;
+        t.wl.evicted = true;
+        t.wl.preemptedBy.push(w.ref);
+      }
+      w.victims = targets.map((t) => ({ workload: t.wl.ref, clusterQueue: t.wl.cqName!, priority: t.wl.priority, reason: t.reason, why: t.why }));
+      w.pending = { category: 'preemption-in-progress', message: `${messageOf(a)}. Pending the preemption of ${targets.length} workload(s)`, shortfalls: pendingOf(a).shortfalls };
+      if (!cq.strict) cq.sticky = w;
+      cq.heap.push(w);
+      return { ...base, result: 'preempting', detail: `preempts ${targets.map((t) => `${t.wl.ref} (${t.reason})`).join(', ')}` };
+    }
+    this.admit(w, a);
+    return { ...base, result: 'admitted', detail: `admitted: ${describeAssignment(a)}` };
+  }
+
+  private admit(w: Wl, a: Assignment): void {
+    const cq = w.cq!;
+    if (w.sliceOf) {
+      // The new slice replaces the old one: its quota is the old usage plus the delta.
+      const old = w.sliceOf;
+      this.unadmitUsage(old);
+      old.state = 'replaced';
+      w.flavors = old.flavors;
+      w.usage = usageOf(w.podSets, w.flavors!);
+      w.admittedAt = old.admittedAt;
+    } else {
+      w.flavors = a.podSets.map((ps) => new Map([...ps.flavors].map(([r, f]) => [r, f.flavor])));
+      w.usage = new Map(a.usage);
+      w.admittedAt = this.step;
+    }
+    addUsageMap(cq, w.usage, 1);
+    cq.admitted.add(w);
+    this.admittedKey ^= zobrist(w.id);
+    if (cq.sticky === w) cq.sticky = undefined;
+    w.state = 'admitted';
+    w.pending = undefined;
+  }
+
+  private fits(cq: CQ, usage: Map<FlavorResource, bigint>, without: Wl[]): boolean {
+    const removed = [...new Set(without)].filter((x) => x.state === 'admitted');
+    for (const x of removed) addUsageMap(x.cq!, x.usage, -1);
+    let ok = true;
+    for (const [fr, v] of usage) if (available(cq, fr) < v) ok = false;
+    for (const x of removed) addUsageMap(x.cq!, x.usage, 1);
+    return ok;
+  }
+
+  /** quotaResourcesToReserve: capacity a preempting workload without candidates holds for the cycle. */
+  private toReserve(a: Assignment, cq: CQ): Map<FlavorResource, bigint> {
+    const out = new Map<FlavorResource, bigint>();
+    for (const [fr, v] of a.usage) {
+      const quota = cq.quotas.get(fr) ?? { nominal: 0n };
+      const used = cq.usage.get(fr) ?? 0n;
+      if (a.borrowing > 0) out.set(fr, quota.borrowingLimit === undefined ? v : minB(v, quota.nominal + quota.borrowingLimit - used));
+      else out.set(fr, maxB(0n, minB(v, quota.nominal - used)));
+    }
+    return out;
+  }
+
+  // ---- flavor assignment (flavorassigner.go) ----
+
+  private assign(w: Wl, cq: CQ): Assignment {
+    const a: Assignment = { podSets: [], usage: new Map(), borrowing: 0, mode: 'Fit' };
+    for (const ps of w.podSets) {
+      const requests = new Map(ps.total);
+      if (cq.byResource.has('pods')) requests.set('pods', BigInt(ps.count) * 1000n);
+      const psa: PodSetAssignment = { name: ps.name, count: ps.count, flavors: new Map(), reasons: [], shortfalls: [], error: false };
+      let failed = false;
+      for (const res of [...requests.keys()].sort()) {
+        const val = requests.get(res)!;
+        const rg = cq.byResource.get(res);
+        if (!rg) {
+          if (val === 0n) continue;
+          psa.reasons.push(`resource ${res} unavailable in ClusterQueue`);
+          psa.category = 'max-capacity';
+          psa.flavors.clear();
+          failed = true;
+          break;
+        }
+        if (psa.flavors.has(res)) continue;
+        const sub = new Map([...requests].filter(([r]) => rg.covered.includes(r)));
+        const found = this.findFlavor(w, cq, rg, ps, sub, a.usage, psa);
+        if (!found || (found.size === 0 && sub.size > 0)) {
+          psa.flavors.clear();
+          failed = true;
+          break;
+        }
+        for (const [r, f] of found) psa.flavors.set(r, f);
+      }
+      a.podSets.push(psa);
+      for (const [res, f] of psa.flavors) {
+        if (f.borrow > a.borrowing) a.borrowing = f.borrow;
+        const fr = frKey(f.flavor, res);
+        a.usage.set(fr, (a.usage.get(fr) ?? 0n) + (requests.get(res) ?? 0n));
+      }
+      if (failed) {
+        a.mode = 'NoFit';
+        return a;
+      }
+    }
+    let mode: Mode = 'Fit';
+    for (const psa of a.podSets) {
+      const m = podSetMode(psa);
+      if (rank(m) < rank(mode)) mode = m;
+    }
+    a.mode = mode;
+    return a;
+  }
+
+  /** A scale-up slice keeps the flavors of the admitted slice and asks only for the delta. */
+  private assignSlice(w: Wl, cq: CQ): Assignment {
+    const old = w.sliceOf!;
+    const a: Assignment = { podSets: [], usage: new Map(), borrowing: 0, mode: 'Fit' };
+    w.podSets.forEach((ps, i) => {
+      const psa: PodSetAssignment = { name: ps.name, count: ps.count, flavors: new Map(), reasons: [], shortfalls: [], error: false };
+      for (const [res, total] of ps.total) {
+        const flavor = old.flavors![i]?.get(res);
+        if (!flavor) continue;
+        const fr = frKey(flavor, res);
+        const delta = total - (old.podSets[i].total.get(res) ?? 0n);
+        const assumed = a.usage.get(fr) ?? 0n;
+        const r = this.fitsResourceQuota(w, cq, fr, assumed, delta, psa);
+        psa.flavors.set(res, { flavor, mode: r.g.p === FIT ? 'Fit' : 'NoFit', borrow: r.g.borrow });
+        a.usage.set(fr, assumed + delta);
+        if (r.g.borrow > a.borrowing) a.borrowing = r.g.borrow;
+      }
+      a.podSets.push(psa);
+    });
+    // Scale-up slices are planned without preemption (see the README's simplifications).
+    a.mode = a.podSets.some((p) => [...p.flavors.values()].some((f) => f.mode !== 'Fit')) ? 'NoFit' : 'Fit';
+    if (a.mode === 'NoFit') for (const p of a.podSets) p.flavors.clear();
+    return a;
+  }
+
+  private findFlavor(
+    w: Wl, cq: CQ, rg: ResourceGroup, ps: PodSet, requests: Map<string, bigint>, assumed: Map<FlavorResource, bigint>, psa: PodSetAssignment,
+  ): Map<string, { flavor: string; mode: Mode; borrow: number }> | undefined {
+    let best: Map<string, { flavor: string; mode: Mode; borrow: number }> | undefined;
+    let bestMode: Granular = { p: NO_FIT, borrow: Number.MAX_SAFE_INTEGER };
+    for (const fName of rg.flavors) {
+      const mismatch = this.flavorMismatch(fName, w, ps);
+      if (mismatch) {
+        psa.reasons.push(mismatch);
+        psa.category ??= 'max-capacity';
+        continue;
+      }
+      const assignments = new Map<string, { flavor: string; mode: Mode; borrow: number }>();
+      let rep: Granular = { p: FIT, borrow: 0 };
+      for (const [res, val] of [...requests].sort(([x], [y]) => x.localeCompare(y))) {
+        const fr = frKey(fName, res);
+        const r = this.fitsResourceQuota(w, cq, fr, assumed.get(fr) ?? 0n, val, psa);
+        if (isPreferred(rep, r.g, cq)) rep = r.g;
+        if (rep.p === NO_FIT) break;
+        assignments.set(res, { flavor: fName, mode: r.g.p === FIT ? 'Fit' : r.g.p === NO_FIT ? 'NoFit' : 'Preempt', borrow: r.g.borrow });
+      }
+      if (!shouldTryNext(rep, cq)) {
+        best = assignments;
+        bestMode = rep;
+        break;
+      }
+      if (isPreferred(rep, bestMode, cq)) {
+        best = assignments;
+        bestMode = rep;
+      }
+    }
+    if (bestMode.p === FIT) {
+      // A podset that fits carries no reasons.
+      psa.reasons = [];
+      psa.shortfalls = [];
+      psa.category = undefined;
+    }
+    return best ?? new Map();
+  }
+
+  private flavorMismatch(fName: string, w: Wl, ps: PodSet): string | undefined {
+    const flavor = this.flavors.get(fName);
+    if (!flavor) return `flavor ${fName} not found`;
+    const labels: Record<string, string> = flavor.spec?.nodeLabels ?? {};
+    const taints: any[] = flavor.spec?.nodeTaints ?? [];
+    const tpl = podSetTemplate(w.obj, ps.name);
+    const tolerations: any[] = [...(tpl?.spec?.tolerations ?? []), ...(flavor.spec?.tolerations ?? [])];
+    for (const t of taints) {
+      if (t.effect !== 'NoSchedule' && t.effect !== 'NoExecute') continue;
+      const tolerated = tolerations.some((tol) => (tol.effect === undefined || tol.effect === '' || tol.effect === t.effect)
+        && (tol.operator === 'Exists' ? (tol.key === undefined || tol.key === '' || tol.key === t.key) : tol.key === t.key && (tol.value ?? '') === (t.value ?? '')));
+      if (!tolerated) return `untolerated taint {${t.key}: ${t.value ?? ''}} in flavor ${fName}`;
+    }
+    const selector: Record<string, string> = tpl?.spec?.nodeSelector ?? {};
+    for (const [k, v] of Object.entries(selector)) {
+      if (k in labels && labels[k] !== v) return `flavor ${fName} doesn't match node affinity`;
+    }
+    return undefined;
+  }
+
+  private fitsResourceQuota(w: Wl, cq: CQ, fr: FlavorResource, assumed: bigint, request: bigint, psa: PodSetAssignment): { g: Granular } {
+    const avail = available(cq, fr);
+    const maxCap = potentialAvailable(cq, fr);
+    const val = assumed + request;
+    const { flavor, resource } = frParts(fr);
+    const quota = cq.quotas.get(fr) ?? { nominal: 0n };
+    const shortfall = (): PlanShortfall => {
+      const bl = quota.borrowingLimit;
+      return {
+        flavor, resource, needs: fmt(fr, val), free: fmt(fr, avail), nominal: fmt(fr, quota.nominal), maximum: fmt(fr, maxCap),
+        ...(cq.parent ? { cohort: cq.parent.name } : {}),
+        ...(bl !== undefined && (cq.usage.get(fr) ?? 0n) + val > quota.nominal + bl ? { borrowingLimitReached: true } : {}),
+      };
+    };
+    if (val > maxCap) {
+      psa.reasons.push(`insufficient quota for ${resource} in flavor ${flavor}, previously considered podsets requests (${fmt(fr, assumed)}) + current podset request (${fmt(fr, request)}) > maximum capacity (${fmt(fr, maxCap)})`);
+      psa.shortfalls.push(shortfall());
+      psa.category ??= 'max-capacity';
+      return { g: { p: NO_FIT, borrow: 0 } };
+    }
+    const h = heightOfLowestSubtreeThatFits(cq, fr, val);
+    if (val <= avail) return { g: { p: FIT, borrow: h.borrow } };
+    psa.reasons.push(`insufficient unused quota for ${resource} in flavor ${flavor}, ${fmt(fr, val - avail)} more needed`);
+    psa.shortfalls.push(shortfall());
+    psa.category = 'quota';
+    const canPreemptWhileBorrowing = cq.preemption.borrowPolicy !== 'Never';
+    if (quota.nominal >= val || h.mayReclaim || canPreemptWhileBorrowing) {
+      const usage = new Map([[fr, val]]);
+      const targets = this.classicalPreemptions(w, cq, new Set([fr]), usage, []);
+      if (!targets.length) return { g: { p: NO_CANDIDATES, borrow: heightOfLowestSubtreeThatFits(cq, fr, val).borrow } };
+      for (const t of targets) addUsageMap(t.wl.cq!, t.wl.usage, -1);
+      const after = heightOfLowestSubtreeThatFits(cq, fr, val).borrow;
+      for (const t of targets) addUsageMap(t.wl.cq!, t.wl.usage, 1);
+      return { g: { p: targets.some((t) => t.wl.cq === cq) ? PREEMPT : RECLAIM, borrow: after } };
+    }
+    return { g: { p: NO_FIT, borrow: h.borrow } };
+  }
+
+  // ---- preemption (preemption.go, classical/) ----
+
+  private classicalPreemptions(w: Wl, cq: CQ, frs: Set<FlavorResource>, requests: Map<FlavorResource, bigint>, considered: string[]): Target[] {
+    type Variant = 'WithinCQ' | 'HierarchicalReclaim' | 'ReclaimWithoutBorrowing' | 'ReclaimWhileBorrowing';
+    interface Cand { wl: Wl; lca?: CohortNode; variant: Variant }
+    const borrowForbidden = cq.preemption.borrowPolicy === 'Never';
+    const uses = (x: Wl) => {
+      for (const fr of frs) if (x.usage.has(fr)) return true;
+      return false;
+    };
+    const classify = (x: Wl, advantage: boolean): Variant | undefined => {
+      if (!uses(x)) return undefined;
+      const policy = x.cq === cq ? cq.preemption.within : cq.preemption.reclaim;
+      if (!satisfiesPolicy(w, x, policy)) return undefined;
+      if (x.cq === cq) return 'WithinCQ';
+      if (advantage) return 'HierarchicalReclaim';
+      if (borrowForbidden) return 'ReclaimWithoutBorrowing';
+      const t = cq.preemption.threshold;
+      if (x.priority >= w.priority || (t !== undefined && x.priority > t)) return 'ReclaimWithoutBorrowing';
+      return 'ReclaimWhileBorrowing';
+    };
+    const fromCQ = (c: CQ, lca: CohortNode | undefined, advantage: boolean): Cand[] => {
+      const out: Cand[] = [];
+      for (const x of c.admitted) {
+        const v = classify(x, advantage);
+        if (v) out.push({ wl: x, lca, variant: v });
+      }
+      return out;
+    };
+    const same = cq.preemption.within === 'Never' ? [] : fromCQ(cq, undefined, false);
+    const hier: Cand[] = [];
+    const prio: Cand[] = [];
+    if (cq.parent && cq.preemption.reclaim !== 'Never') {
+      let { fits: advantage, remaining } = quantitiesFitInQuota(cq, requests);
+      let previous: CohortNode | undefined;
+      for (const cur of pathToRoot(cq)) {
+        const list = advantage ? hier : prio;
+        const collect = (node: CohortNode) => {
+          for (const child of node.childCohorts) {
+            if (child === previous || withinNominal(child, frs)) continue;
+            collect(child);
+          }
+          for (const child of node.childQueues) {
+            if (child === cq) continue;
+            if (!withinNominal(child, frs)) list.push(...fromCQ(child as CQ, cur, advantage));
+          }
+        };
+        collect(cur);
+        const r = quantitiesFitInQuota(cur, remaining);
+        remaining = r.remaining;
+        advantage = advantage || r.fits;
+        previous = cur;
+      }
+    }
+    // A necessary condition first: removing every candidate frees at most their usage. When even that
+    // cannot cover the request, no subset can, and the ordering and the remove/re-add walk are skipped.
+    for (const [fr, v] of requests) {
+      let free = available(cq, fr);
+      for (const l of [same, hier, prio]) for (const c of l) free += c.wl.usage.get(fr) ?? 0n;
+      if (free < v) return [];
+    }
+    const order = (x: Cand, y: Cand) => this.candidateOrder(x.wl, y.wl, cq);
+    same.sort(order);
+    hier.sort(order);
+    prio.sort(order);
+    const split = (l: Cand[]) => [l.filter((c) => c.wl.evicted), l.filter((c) => !c.wl.evicted)];
+    const [eh, nh] = split(hier);
+    const [ep, np] = split(prio);
+    const [es, ns] = split(same);
+    const all = [...eh, ...ep, ...es, ...nh, ...np, ...ns];
+    if (this.keepTrace) {
+      const seen = new Set(considered);
+      for (const c of all) if (!seen.has(c.wl.ref)) considered.push(c.wl.ref);
+    }
+    const noOther = !hier.length && !prio.length;
+    const underNominal = [...frs].every((fr) => (cq.quotas.get(fr)?.nominal ?? 0n) > (cq.usage.get(fr) ?? 0n));
+    const attempts = noOther || (borrowForbidden && !underNominal) ? [true] : borrowForbidden && !hier.length ? [false, true] : [true, false];
+    const valid = (c: Cand, borrow: boolean) => {
+      if (c.wl.cq === cq) return true;
+      if (borrow && c.variant === 'ReclaimWithoutBorrowing') return false;
+      if (withinNominal(c.wl.cq!, frs)) return false;
+      for (const node of pathToRoot(c.wl.cq!)) {
+        if (node === c.lca) break;
+        if (withinNominal(node, frs)) return false;
+      }
+      return true;
+    };
+    const fitsNow = (borrow: boolean) => {
+      for (const [fr, v] of requests) {
+        if (!borrow && borrowingWith(cq, fr, v)) return false;
+        if (v > available(cq, fr)) return false;
+      }
+      return true;
+    };
+    const reasonOf: Record<Variant, string> = {
+      WithinCQ: 'InClusterQueue', HierarchicalReclaim: 'InCohortReclamation',
+      ReclaimWithoutBorrowing: 'InCohortReclamation', ReclaimWhileBorrowing: 'InCohortReclaimWhileBorrowing',
+    };
+    for (const borrow of attempts) {
+      const targets: Cand[] = [];
+      for (const c of all) {
+        if (!valid(c, borrow)) continue;
+        addUsageMap(c.wl.cq!, c.wl.usage, -1);
+        targets.push(c);
+        if (fitsNow(borrow)) {
+          // Fill back: from the second-to-last, re-add each victim that is not needed.
+          for (let i = targets.length - 2; i >= 0; i--) {
+            addUsageMap(targets[i].wl.cq!, targets[i].wl.usage, 1);
+            if (fitsNow(borrow)) {
+              targets.splice(i, 1);
+            } else {
+              addUsageMap(targets[i].wl.cq!, targets[i].wl.usage, -1);
+            }
+          }
+          for (const t of targets) addUsageMap(t.wl.cq!, t.wl.usage, 1);
+          return targets.map((t) => ({ wl: t.wl, reason: reasonOf[t.variant], why: this.why(t.wl, t.variant, w, cq) }));
+        }
+      }
+      for (const t of targets) addUsageMap(t.wl.cq!, t.wl.usage, 1);
+    }
+    return [];
+  }
+
+  private why(x: Wl, variant: string, w: Wl, cq: CQ): string {
+    const prio = x.priority < w.priority ? `priority ${x.priority} < ${w.priority}` : `priority ${x.priority}, ${cq.preemption.reclaim === 'Any' && x.cq !== cq ? 'reclaimWithinCohort: Any' : 'equal priority but newer'}`;
+    const where = variant === 'WithinCQ' ? `in the same ClusterQueue ${cq.name} (withinClusterQueue: ${cq.preemption.within})`
+      : `ClusterQueue ${x.cqName} borrows in the cohort and ${cq.name} reclaims its quota (${variant === 'ReclaimWhileBorrowing' ? 'borrowWithinCohort' : 'reclaimWithinCohort'})`;
+    return `${where}; ${prio}; admitted at arrival ${x.admittedAt}, among the most recently admitted of the lowest priority; part of the smallest set that frees enough quota`;
+  }
+
+  /** CandidatesOrdering: evicted first, other ClusterQueues first, lower priority first, most recently admitted first, then UID. */
+  private candidateOrder(a: Wl, b: Wl, cq: CQ): number {
+    if (a.evicted !== b.evicted) return a.evicted ? -1 : 1;
+    const ao = a.cq !== cq, bo = b.cq !== cq;
+    if (ao !== bo) return ao ? -1 : 1;
+    if (a.priority !== b.priority) return a.priority - b.priority;
+    if (a.admittedAt !== b.admittedAt) return b.admittedAt - a.admittedAt;
+    this.ambiguities.add(`preemption candidates ${a.ref} and ${b.ref} tie on priority ${a.priority} and admission time (arrival ${a.admittedAt}): Kueue orders them by UID`);
+    return a.id - b.id;
+  }
+
+  // ---- result ----
+
+  private result(): PlanResult {
+    const workloads: PlanWorkload[] = this.workloads.filter((w) => w.state !== 'replaced').map((w) => this.workloadResult(w));
+    const quotasOfNode = (n: QuotaNode, own: boolean): PlanQuota[] => [...(own ? n.quotas.keys() : n.subtree.keys())].sort().map((fr) => {
+      const quota = n.quotas.get(fr);
+      const { flavor, resource } = frParts(fr);
+      return {
+        flavor, resource, nominal: fmt(fr, own ? quota?.nominal ?? 0n : n.subtree.get(fr) ?? 0n),
+        ...(quota?.borrowingLimit !== undefined ? { borrowingLimit: fmt(fr, quota.borrowingLimit) } : {}),
+        ...(quota?.lendingLimit !== undefined ? { lendingLimit: fmt(fr, quota.lendingLimit) } : {}),
+        usage: fmt(fr, n.usage.get(fr) ?? 0n),
+      };
+    });
+    const admitted = new Map<CQ, string[]>();
+    const pending = new Map<CQ, string[]>();
+    for (const w of this.workloads) {
+      if (!w.cq) continue;
+      const into = w.state === 'admitted' ? admitted : w.state === 'queued' || w.state === 'held' ? pending : undefined;
+      if (!into) continue;
+      const list = into.get(w.cq) ?? [];
+      list.push(w.ref);
+      into.set(w.cq, list);
+    }
+    const clusterQueues: PlanClusterQueue[] = [...this.cqs.values()].sort((a, b) => a.name.localeCompare(b.name)).map((c) => ({
+      name: c.name, ...(c.cohortName ? { cohort: c.cohortName } : {}), queueingStrategy: c.strict ? 'StrictFIFO' : 'BestEffortFIFO', active: !c.inactiveReason,
+      quotas: quotasOfNode(c, true), admitted: admitted.get(c) ?? [], pending: pending.get(c) ?? [],
+    }));
+    const cohorts: PlanCohort[] = [...this.cohorts.values()].sort((a, b) => a.name.localeCompare(b.name)).map((c) => ({
+      name: c.name, ...(c.parent ? { parent: c.parent.name } : {}), clusterQueues: c.childQueues.map((x) => x.name), quotas: quotasOfNode(c, false),
+    }));
+    return {
+      schemaVersion: PLAN_SCHEMA_VERSION, kueueVersion: this.caps.version, workloads, clusterQueues, cohorts, trace: this.trace,
+      ambiguities: [...this.ambiguities], notes: this.notes,
+    };
+  }
+
+  private workloadResult(w: Wl): PlanWorkload {
+    const total = new Map<string, bigint>();
+    for (const ps of w.podSets) for (const [k, v] of ps.total) total.set(k, (total.get(k) ?? 0n) + v);
+    const common = {
+      workload: w.ref, kind: w.kind, namespace: w.namespace, name: w.name, arrival: w.arrival,
+      ...(w.lq ? { localQueue: w.lq } : {}), ...(w.cqName ? { clusterQueue: w.cqName } : {}),
+      priority: w.priority, ...(w.priorityClass ? { priorityClass: w.priorityClass } : {}), requests: resources(total),
+      ...(w.preemptedBy.length ? { preemptedBy: w.preemptedBy } : {}),
+      ...(w.sliceOf ? { scaleUpOf: w.sliceOf.ref } : {}),
+    };
+    if (w.state === 'not-queued') return { ...common, outcome: 'not-queued', notQueued: w.notQueued };
+    if (w.state === 'admitted') {
+      const admission: PlanPodSetAssignment[] = w.podSets.map((ps, i) => ({
+        podSet: ps.name, count: ps.count, flavors: Object.fromEntries(w.flavors![i] ?? new Map()), requests: resources(ps.total),
+      }));
+      if (w.victims?.length) return { ...common, outcome: 'admitted-by-preempting', admission, preempted: w.victims };
+      return { ...common, outcome: 'admitted', admission };
+    }
+    let pending = w.pending ?? { category: 'not-evaluated', message: 'not evaluated by Kueue yet', shortfalls: [] };
+    if (!w.evaluated && w.cq?.strict && pending.category === 'not-evaluated') {
+      pending = { category: 'strict-fifo-blocked', message: `behind the head of StrictFIFO ClusterQueue ${w.cqName}, which does not fit`, shortfalls: [] };
+    }
+    // The gangCanEverFit rule, for what stays pending (it does not change Kueue's decisions).
+    const never = gangCanEverFit(w.obj, { kueue: this.caps, kubeRay: kubeRayCapabilities('v1.6.2'), inventory: this.inventory }).filter((f) => f.severity === 'error');
+    if (never.length) return { ...common, outcome: 'never-admissible', neverAdmissible: never.map((f) => f.message).join('; '), pending };
+    return { ...common, outcome: 'pending', pending };
+  }
+}
+
+/** Plans `input`: what Kueue admits, keeps pending or preempts, and why. */
+export function simulatePlan(input: PlanInput): PlanResult {
+  return new PlanSimulator(input).run();
+}
+
+// ---- helpers ----
+
+function quotasOf(groups: unknown): Map<FlavorResource, Quota> {
+  const out = new Map<FlavorResource, Quota>();
+  for (const g of Array.isArray(groups) ? groups : []) {
+    for (const f of g?.flavors ?? []) {
+      for (const r of f?.resources ?? []) {
+        out.set(frKey(f.name, r.name), { nominal: q(r.nominalQuota) ?? 0n, borrowingLimit: q(r.borrowingLimit), lendingLimit: q(r.lendingLimit) });
+      }
+    }
+  }
+  return out;
+}
+
+function usageOf(podSets: PodSet[], flavors: Array<Map<string, string>>): Map<FlavorResource, bigint> {
+  const out = new Map<FlavorResource, bigint>();
+  podSets.forEach((ps, i) => {
+    for (const [res, v] of ps.total) {
+      const f = flavors[i]?.get(res);
+      if (f) out.set(frKey(f, res), (out.get(frKey(f, res)) ?? 0n) + v);
+    }
+  });
+  return out;
+}
+
+function queueBefore(a: Wl, b: Wl, sticky: Wl | undefined): boolean {
+  if ((a === sticky) !== (b === sticky)) return a === sticky;
+  if (a.priority !== b.priority) return a.priority > b.priority;
+  return a.created < b.created;
+}
+
+function satisfiesPolicy(preemptor: Wl, candidate: Wl, policy: string): boolean {
+  const lower = preemptor.priority > candidate.priority;
+  if (policy === 'LowerPriority') return lower;
+  if (policy === 'LowerOrNewerEqualPriority') return lower || (preemptor.priority === candidate.priority && preemptor.created < candidate.created);
+  return policy === 'Any';
+}
+
+function isPreferred(a: Granular, b: Granular, cq: CQ): boolean {
+  if (a.p === NO_FIT) return false;
+  if (b.p === NO_FIT) return true;
+  const an = a.p === NO_CANDIDATES, bn = b.p === NO_CANDIDATES;
+  if (an !== bn) return !an;
+  if (cq.preference === 'PreemptionOverBorrowing') {
+    if (a.borrow !== b.borrow) return a.borrow < b.borrow;
+    return a.p > b.p;
+  }
+  if (a.p !== b.p) return a.p > b.p;
+  return a.borrow < b.borrow;
+}
+
+function shouldTryNext(m: Granular, cq: CQ): boolean {
+  if (m.p === NO_FIT || m.p === NO_CANDIDATES) return true;
+  if ((m.p === PREEMPT || m.p === RECLAIM) && cq.tryNextOnPreempt) return true;
+  if (m.borrow > 0 && cq.tryNextOnBorrow) return true;
+  return false;
+}
+
+function rank(m: Mode): number {
+  return m === 'NoFit' ? 0 : m === 'Preempt' ? 1 : 2;
+}
+
+function podSetMode(psa: PodSetAssignment): Mode {
+  if (!psa.reasons.length) return 'Fit';
+  if (!psa.flavors.size) return 'NoFit';
+  let mode: Mode = 'Fit';
+  for (const f of psa.flavors.values()) if (rank(f.mode) < rank(mode)) mode = f.mode;
+  return mode;
+}
+
+function messageOf(a: Assignment): string {
+  return a.podSets.filter((p) => p.reasons.length).map((p) => `couldn't assign flavors to pod set ${p.name}: ${p.reasons.join(', ')}`).join('; ');
+}
+
+function pendingOf(a: Assignment): PlanPending {
+  const failing = a.podSets.filter((p) => p.reasons.length);
+  const category: PendingCategory = failing.some((p) => p.category === 'max-capacity') && a.mode === 'NoFit'
+    && !failing.some((p) => p.category === 'quota' && !p.flavors.size) ? 'max-capacity' : 'quota';
+  // Later PodSets count the earlier ones' requests: the last shortfall of a flavor/resource is the gang's.
+  const last = new Map<string, PlanShortfall>();
+  for (const s of failing.flatMap((p) => p.shortfalls)) last.set(`${s.flavor}/${s.resource}`, s);
+  return { category, message: messageOf(a), shortfalls: [...last.values()] };
+}
+
+function describeAssignment(a: Assignment): string {
+  return a.podSets.map((p) => `${p.name}→${[...new Set([...p.flavors.values()].map((f) => f.flavor))].join('+') || '-'}`).join(', ')
+    + (a.borrowing > 0 ? ' (borrowing)' : '');
+}
+
+function podSetTemplate(obj: RayObject, podSet: string): any {
+  const spec: any = obj.kind === 'RayJob' ? obj.spec?.rayClusterSpec : obj.kind === 'RayService' ? obj.spec?.rayClusterConfig : obj.spec;
+  if (podSet === 'head') return spec?.headGroupSpec?.template;
+  if (podSet === 'submitter') return obj.spec?.submitterPodTemplate;
+  return (spec?.workerGroupSpecs ?? []).find((g: any) => typeof g?.groupName === 'string' && g.groupName.toLowerCase() === podSet)?.template;
+}
+
+/** A fixed pseudo-random 32-bit key per workload id (splitmix-style), for the admitted-set hash. */
+function zobrist(id: number): number {
+  let x = (id + 0x9e3779b9) | 0;
+  x = Math.imul(x ^ (x >>> 16), 0x85ebca6b);
+  x = Math.imul(x ^ (x >>> 13), 0xc2b2ae35);
+  return (x ^ (x >>> 16)) >>> 0;
+}
+
+function schedulingHash(w: Wl): string {
+  return JSON.stringify([w.priority, w.podSets.map((ps) => [ps.name, ps.count, podSetTemplate(w.obj, ps.name)?.spec ?? null])]);
+}
+
+function minB(a: bigint, b: bigint): bigint {
+  return a < b ? a : b;
+}
+
+function maxB(a: bigint, b: bigint): bigint {
+  return a > b ? a : b;
+}
