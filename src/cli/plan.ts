@@ -1,6 +1,6 @@
 /**
  * `cdk8s-kueue-ray plan [dist/ or files…] [--arrivals FILE] [--kueue-version V] [--kuberay-version V]
- * [--output text|json] [--trace]`: what Kueue will admit, keep pending or preempt, and why, before apply.
+ * [--output text|json|html] [--trace]`: what Kueue will admit, keep pending or preempt, and why, before apply.
  *
  * Reads every YAML document of the given files (a folder: its *.yaml/*.yml/*.json files, sorted by
  * name, sub-folders included), keeps the Kueue objects and the Ray objects, and plans the Ray objects in
@@ -11,9 +11,9 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { parseAllDocuments } from 'yaml';
 import { kubeRayCapabilities, kueueCapabilities } from '../policy';
-import { planToText, simulatePlan } from '../policy/plan';
+import { planToHtml, planToText, simulatePlan } from '../policy/plan';
 
-const USAGE = 'usage: cdk8s-kueue-ray plan [dist/ or YAML files…] [--arrivals FILE] [--kueue-version v0.19.2] [--kuberay-version v1.6.2] [--output text|json] [--trace]';
+const USAGE = 'usage: cdk8s-kueue-ray plan [dist/ or YAML files…] [--arrivals FILE] [--kueue-version v0.19.2] [--kuberay-version v1.6.2] [--output text|json|html] [--trace]';
 const KUEUE_KINDS = new Set(['ClusterQueue', 'Cohort', 'ResourceFlavor', 'LocalQueue', 'WorkloadPriorityClass', 'Namespace']);
 const RAY_KINDS = new Set(['RayJob', 'RayCluster', 'RayService']);
 
@@ -64,7 +64,7 @@ export function parsePlanArgs(argv: string[]): PlanFlags {
       default: throw new Error(`unknown flag --${m[1]}\n${USAGE}`);
     }
   }
-  if (!['text', 'json'].includes(f.output)) throw new Error(`--output takes text or json, got '${f.output}' (--output html is not implemented yet)`);
+  if (!['text', 'json', 'html'].includes(f.output)) throw new Error(`--output takes text, json or html, got '${f.output}'`);
   kueueCapabilities(f.kueue);
   kubeRayCapabilities(f.kubeRay);
   return f;
@@ -87,5 +87,6 @@ export function planCommand(argv: string[]): string {
     if (other) throw new Error(`${f.arrivals}: ${other?.kind ?? typeof other} ${other?.metadata?.name ?? ''} is not a Ray object; --arrivals lists RayJobs, RayClusters and RayServices in arrival order`);
   }
   const plan = simulatePlan({ kueueObjects, arrivals, kueueVersion: f.kueue });
+  if (f.output === 'html') return planToHtml(plan);
   return f.output === 'json' ? `${JSON.stringify(plan, null, 2)}\n` : planToText(plan, { trace: f.trace });
 }
