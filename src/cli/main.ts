@@ -168,7 +168,7 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   if (cmd === 'plan') {
-    process.stdout.write((await import('./plan')).planCommand(rest));
+    process.stdout.write(await (await import('./plan')).planMain(rest));
     return;
   }
   process.stderr.write('usage: cdk8s-kueue-ray controller [--kueue-version=v0.19.2] [--kuberay-version=v1.6.2] [--namespace=NS] [--service=SVC] [--webhook-configurations=MUT,VAL] [--port=9443] [--tls-cert-file=F --tls-key-file=F] [--reconciler=false] [--graceful-preemption=GRACE:SLEEP] [--admission-workers=1] [--tls-reload-seconds=60] [--shutdown-grace-seconds=5] [--metrics-port=8080]\n'

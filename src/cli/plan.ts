@@ -1,6 +1,6 @@
 /**
  * `cdk8s-kueue-ray plan [dist/ or files…] [--arrivals FILE] [--kueue-version V] [--kuberay-version V]
- * [--output text|json] [--trace]`: what Kueue will admit, keep pending or preempt, and why, before apply.
+ * [--output text|json|html] [--trace] [--kubeconfig FILE]`: what Kueue will admit, keep pending or preempt, and why, before apply.
  *
  * Reads every YAML document of the given files (a folder: its *.yaml/*.yml/*.json files, sorted by
  * name, sub-folders included), keeps the Kueue objects and the Ray objects, and plans the Ray objects in
@@ -11,9 +11,9 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { parseAllDocuments } from 'yaml';
 import { kubeRayCapabilities, kueueCapabilities } from '../policy';
-import { planToText, simulatePlan } from '../policy/plan';
+import { planToHtml, planToText, simulatePlan } from '../policy/plan';
 
-const USAGE = 'usage: cdk8s-kueue-ray plan [dist/ or YAML files…] [--arrivals FILE] [--kueue-version v0.19.2] [--kuberay-version v1.6.2] [--output text|json] [--trace]';
+const USAGE = 'usage: cdk8s-kueue-ray plan [dist/ or YAML files…] [--arrivals FILE] [--kueue-version v0.19.2] [--kuberay-version v1.6.2] [--output text|json|html] [--trace] [--kubeconfig FILE]';
 const KUEUE_KINDS = new Set(['ClusterQueue', 'Cohort', 'ResourceFlavor', 'LocalQueue', 'WorkloadPriorityClass', 'Namespace']);
 const RAY_KINDS = new Set(['RayJob', 'RayCluster', 'RayService']);
 
@@ -42,7 +42,7 @@ export function readObjects(file: string): any[] {
   return out;
 }
 
-interface PlanFlags { inputs: string[]; arrivals?: string; kueue: string; kubeRay: string; output: string; trace: boolean }
+interface PlanFlags { inputs: string[]; arrivals?: string; kueue: string; kubeRay: string; output: string; trace: boolean; kubeconfig?: string }
 
 export function parsePlanArgs(argv: string[]): PlanFlags {
   const f: PlanFlags = { inputs: [], kueue: 'v0.19.2', kubeRay: 'v1.6.2', output: 'text', trace: false };
@@ -60,18 +60,31 @@ export function parsePlanArgs(argv: string[]): PlanFlags {
       case 'kuberay-version': f.kubeRay = value(); break;
       case 'output': f.output = value(); break;
       case 'trace': f.trace = true; break;
-      case 'kubeconfig': throw new Error('--kubeconfig is not implemented yet: plan reads queues and workloads from files only');
+      case 'kubeconfig': f.kubeconfig = value(); break;
       default: throw new Error(`unknown flag --${m[1]}\n${USAGE}`);
     }
   }
-  if (!['text', 'json'].includes(f.output)) throw new Error(`--output takes text or json, got '${f.output}' (--output html is not implemented yet)`);
+  if (!['text', 'json', 'html'].includes(f.output)) throw new Error(`--output takes text, json or html, got '${f.output}'`);
   kueueCapabilities(f.kueue);
   kubeRayCapabilities(f.kubeRay);
   return f;
 }
 
-/** Runs `plan`; returns what to print. */
-export function planCommand(argv: string[]): string {
+/** What the live cluster adds to a plan (plan --kubeconfig): its Kueue objects and the workloads it already holds. */
+export interface PlanLiveInput {
+  readonly kueueObjects: readonly any[];
+  readonly existing: readonly any[];
+  readonly notes: readonly string[];
+}
+
+const identity = (o: any) => `${o?.kind}/${o?.metadata?.namespace ?? ''}/${o?.metadata?.name ?? o?.metadata?.generateName ?? ''}`;
+
+/**
+ * Runs `plan`; returns what to print. With a live cluster, its Kueue objects come first and the files'
+ * replace those of the same kind and name; its workloads are replayed before the files' (a file object
+ * with the same kind and name replaces the live one: planned as a new arrival).
+ */
+export function planCommand(argv: string[], live?: PlanLiveInput): string {
   const f = parsePlanArgs(argv);
   const inputs = f.inputs.length ? f.inputs : ['dist'];
   const objects: any[] = [];
@@ -79,13 +92,30 @@ export function planCommand(argv: string[]): string {
     if (!fs.existsSync(input)) throw new Error(`${input}: no such file or folder (give the cdk8s output folder, e.g. dist/, or YAML files)`);
     for (const file of filesUnder(input)) objects.push(...readObjects(file));
   }
-  const kueueObjects = objects.filter((o) => KUEUE_KINDS.has(o?.kind));
+  let kueueObjects = objects.filter((o) => KUEUE_KINDS.has(o?.kind));
   let arrivals = objects.filter((o) => RAY_KINDS.has(o?.kind));
   if (f.arrivals) {
     arrivals = readObjects(f.arrivals);
     const other = arrivals.find((o) => !RAY_KINDS.has(o?.kind));
     if (other) throw new Error(`${f.arrivals}: ${other?.kind ?? typeof other} ${other?.metadata?.name ?? ''} is not a Ray object; --arrivals lists RayJobs, RayClusters and RayServices in arrival order`);
   }
+  if (live) {
+    const fromFiles = new Set(kueueObjects.map(identity));
+    kueueObjects = [...live.kueueObjects.filter((o) => !fromFiles.has(identity(o))), ...kueueObjects];
+    const newOnes = new Set(arrivals.map(identity));
+    arrivals = [...live.existing.filter((o) => !newOnes.has(identity(o))), ...arrivals];
+  }
   const plan = simulatePlan({ kueueObjects, arrivals, kueueVersion: f.kueue });
-  return f.output === 'json' ? `${JSON.stringify(plan, null, 2)}\n` : planToText(plan, { trace: f.trace });
+  const withNotes = live ? { ...plan, notes: [...live.notes, ...plan.notes] } : plan;
+  if (f.output === 'html') return planToHtml(withNotes);
+  return f.output === 'json' ? `${JSON.stringify(withNotes, null, 2)}\n` : planToText(withNotes, { trace: f.trace });
+}
+
+/** The CLI entry: reads the live cluster first when --kubeconfig is given. */
+export async function planMain(argv: string[]): Promise<string> {
+  const f = parsePlanArgs(argv);
+  if (!f.kubeconfig) return planCommand(argv);
+  const { readLiveCluster } = await import('./plan-cluster');
+  const live = await readLiveCluster(f.kubeconfig, kueueCapabilities(f.kueue).apiVersion);
+  return planCommand(argv, live);
 }

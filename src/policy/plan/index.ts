@@ -2,3 +2,4 @@
 export * from './schema';
 export { PlanInput, simulatePlan } from './simulate';
 export * from './text';
+export { planToHtml, planUsageSeries, PlanUsageSeries } from './html';

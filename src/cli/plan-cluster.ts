@@ -1,0 +1,86 @@
+/**
+ * `plan --kubeconfig`: the live cluster's queues and the Ray workloads it already holds, so the plan
+ * answers "what happens if I apply this now". Read once through the controller's kube client (loaded
+ * only when used: it pulls in @kubernetes/client-node).
+ *
+ * The existing workloads are replayed before the new manifests: those holding quota first, in the
+ * order Kueue reserved it (QuotaReserved time), then the pending ones in creation order. Finished
+ * workloads and clusters KubeRay created for a RayJob or RayService are left out.
+ */
+import { RayObject } from '../policy';
+
+export interface LiveCluster {
+  /** ClusterQueues, Cohorts, ResourceFlavors, LocalQueues, WorkloadPriorityClasses, Namespaces. */
+  readonly kueueObjects: any[];
+  /** Ray objects with a queue name, in the order the plan replays them. */
+  readonly existing: RayObject[];
+  readonly notes: string[];
+}
+
+const RAY_PLURALS = { RayJob: 'rayjobs', RayCluster: 'rayclusters', RayService: 'rayservices' } as const;
+const cond = (o: any, type: string) => (o?.status?.conditions ?? []).find((c: any) => c?.type === type);
+
+/** Orders the cluster's Ray objects as the plan replays them (pure; exported for tests). */
+export function replayOrder(rayObjects: readonly any[], workloads: readonly any[]): { existing: RayObject[]; notes: string[] } {
+  const byOwner = new Map<string, any>();
+  for (const w of workloads) for (const o of w?.metadata?.ownerReferences ?? []) byOwner.set(o.uid, w);
+  const notes: string[] = [];
+  const rows: Array<{ obj: any; admittedAt?: string; createdAt: string }> = [];
+  for (const obj of rayObjects) {
+    if (!obj?.metadata?.labels?.['kueue.x-k8s.io/queue-name']) continue;
+    if ((obj.metadata.ownerReferences ?? []).some((o: any) => o.kind === 'RayJob' || o.kind === 'RayService')) continue;
+    const wl = byOwner.get(obj.metadata.uid);
+    if (cond(wl, 'Finished')?.status === 'True') continue;
+    const reserved = cond(wl, 'QuotaReserved');
+    rows.push({ obj, admittedAt: reserved?.status === 'True' ? reserved.lastTransitionTime : undefined, createdAt: wl?.metadata?.creationTimestamp ?? obj.metadata.creationTimestamp ?? '' });
+  }
+  rows.sort((a, b) => {
+    if (!!a.admittedAt !== !!b.admittedAt) return a.admittedAt ? -1 : 1;
+    const ka = a.admittedAt ?? a.createdAt;
+    const kb = b.admittedAt ?? b.createdAt;
+    return ka < kb ? -1 : ka > kb ? 1 : 0;
+  });
+  const admitted = rows.filter((r) => r.admittedAt).length;
+  notes.push(`the cluster holds ${rows.length} queued Ray workload(s) (${admitted} with quota reserved): replayed before the new manifests`);
+  // Status is the cluster's, not an input of the plan.
+  return { existing: rows.map((r) => ({ ...r.obj, status: undefined })), notes };
+}
+
+export async function readLiveCluster(kubeconfig: string, kueueApiVersion: string): Promise<LiveCluster> {
+  const { apiClient, k8s } = await import('../controller/kube-client');
+  const custom: any = apiClient(kubeconfig, k8s.CustomObjectsApi);
+  const core: any = apiClient(kubeconfig, k8s.CoreV1Api);
+  const [group, version] = kueueApiVersion.split('/');
+  const notes: string[] = [];
+  const list = async (what: string, fn: () => Promise<any>, kind: string, apiVersion: string): Promise<any[]> => {
+    try {
+      // One retry: a kept-alive connection the server closed meanwhile fails the first read ("Premature close").
+      const r = await fn().catch((e) => (/Premature close|ECONNRESET|socket hang up/.test(String((e as Error)?.message)) ? fn() : Promise.reject(e)));
+      return (Array.isArray(r?.items) ? r.items : []).map((o: any) => ({ apiVersion, kind, ...o }));
+    } catch (e) {
+      const status = (e as any)?.code ?? (e as any)?.statusCode;
+      if (status === 404) {
+        notes.push(`the cluster serves no ${what}: taken as none`);
+        return [];
+      }
+      throw new Error(`cannot read ${what} with the kubeconfig ${kubeconfig}: ${(e as Error).message?.split('\n')[0]}. Fix: check the kubeconfig and its permissions (list ${what})`);
+    }
+  };
+  const kueue = (plural: string, kind: string) => list(`${plural}.${group}/${version}`, () => custom.listClusterCustomObject({ group, version, plural }), kind, kueueApiVersion);
+  const ray = (kind: keyof typeof RAY_PLURALS) => list(`${RAY_PLURALS[kind]}.ray.io/v1`,
+    () => custom.listClusterCustomObject({ group: 'ray.io', version: 'v1', plural: RAY_PLURALS[kind] }), kind, 'ray.io/v1');
+  // One list after the other: a CLI reads once, and a burst of parallel reads gains nothing here.
+  const lqs = await kueue('localqueues', 'LocalQueue');
+  const cqs = await kueue('clusterqueues', 'ClusterQueue');
+  const cohorts = await kueue('cohorts', 'Cohort');
+  const flavors = await kueue('resourceflavors', 'ResourceFlavor');
+  const wpcs = await kueue('workloadpriorityclasses', 'WorkloadPriorityClass');
+  const namespaces = await list('namespaces', () => core.listNamespace(), 'Namespace', 'v1');
+  const jobs = await ray('RayJob');
+  const clusters = await ray('RayCluster');
+  const services = await ray('RayService');
+  const workloads = await kueue('workloads', 'Workload');
+  const order = replayOrder([...jobs, ...clusters, ...services], workloads);
+  const kueueObjects = [...cqs, ...cohorts, ...flavors, ...lqs, ...wpcs, ...namespaces];
+  return { kueueObjects, existing: order.existing, notes: [...notes, ...order.notes] };
+}

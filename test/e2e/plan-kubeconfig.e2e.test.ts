@@ -1,0 +1,102 @@
+// `plan --kubeconfig` on the test control plane (Kueue v0.19.2, no KubeRay operator): the live
+// cluster's queues and the RayJob Kueue already admitted are replayed before the new manifest, so the
+// plan says what happens if it is applied now.
+import * as fs from 'fs';
+import * as path from 'path';
+import { planCommand, planMain } from '../../src/cli/plan';
+import { replayOrder } from '../../src/cli/plan-cluster';
+import { PlanResult } from '../../src/policy/plan';
+import { tmpdir } from '../support/synth';
+import { TestCluster } from './support/cluster';
+import { waitFor } from './support/kube';
+import { describeOnPair } from './support/pairs';
+
+const PAIR: [string, string] = ['v0.19.2', 'v1.6.2'];
+const K = 'kueue.x-k8s.io/v1beta2';
+
+const container = (name: string, cpu: string) => ({ name, image: 'rayproject/ray:2.46.0', resources: { requests: { cpu, memory: '1Gi' }, limits: { cpu, memory: '1Gi' } } });
+const job = (name: string, priority: string) => ({
+  apiVersion: 'ray.io/v1', kind: 'RayJob',
+  metadata: { name, namespace: 'default', labels: { 'kueue.x-k8s.io/queue-name': 'user-queue', 'kueue.x-k8s.io/priority-class': priority } },
+  spec: {
+    entrypoint: 'python -c "print(1)"', shutdownAfterJobFinishes: true, submissionMode: 'HTTPMode',
+    rayClusterSpec: {
+      headGroupSpec: { rayStartParams: {}, template: { spec: { containers: [container('ray-head', '1')] } } },
+      workerGroupSpecs: [{ groupName: 'workers', replicas: 1, minReplicas: 1, maxReplicas: 1, rayStartParams: {}, template: { spec: { containers: [container('ray-worker', '1')] } } }],
+    },
+  },
+});
+const QUEUES = [
+  { apiVersion: K, kind: 'ResourceFlavor', metadata: { name: 'default-flavor' }, spec: {} },
+  { apiVersion: K, kind: 'ClusterQueue', metadata: { name: 'cluster-queue' }, spec: {
+    namespaceSelector: {}, preemption: { withinClusterQueue: 'LowerPriority' },
+    resourceGroups: [{ coveredResources: ['cpu', 'memory'], flavors: [{ name: 'default-flavor', resources: [{ name: 'cpu', nominalQuota: '3' }, { name: 'memory', nominalQuota: '6Gi' }] }] }],
+  } },
+  { apiVersion: K, kind: 'LocalQueue', metadata: { name: 'user-queue', namespace: 'default' }, spec: { clusterQueue: 'cluster-queue' } },
+  { apiVersion: K, kind: 'WorkloadPriorityClass', metadata: { name: 'dev-priority' }, value: 100 },
+  { apiVersion: K, kind: 'WorkloadPriorityClass', metadata: { name: 'prod-priority' }, value: 1000 },
+];
+
+describeOnPair('plan --kubeconfig', PAIR)('plan --kubeconfig on Kueue v0.19.2', () => {
+  let cluster: TestCluster;
+  let dir: string;
+
+  beforeAll(async () => {
+    cluster = await TestCluster.start({ kueue: PAIR[0], kubeRay: PAIR[1], kubeRayOperator: false });
+    dir = tmpdir();
+    for (const o of QUEUES) await cluster.client.apply(o);
+    await cluster.client.create(job('running', 'dev-priority'));
+    await waitFor('the running job admitted', async () => {
+      const wls = await cluster.client.list(K, 'Workload', 'default');
+      return wls.some((w) => (w.status?.conditions ?? []).some((c: any) => c.type === 'QuotaReserved' && c.status === 'True'));
+    }, 60000);
+  }, 240000);
+
+  afterAll(async () => {
+    await cluster?.stop();
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  }, 60000);
+
+  const plan = async (file: string, live: boolean): Promise<PlanResult> => JSON.parse(live
+    ? await planMain([file, '--kubeconfig', cluster.kubeconfig, '--output', 'json'])
+    : planCommand([file, '--output', 'json']));
+  const outcome = (p: PlanResult, name: string) => p.workloads.find((w) => w.name === name);
+
+  test('a dev job that fits an empty queue stays pending behind the job the cluster already runs', async () => {
+    const file = path.join(dir, 'dev.yaml');
+    fs.writeFileSync(file, `${JSON.stringify(job('next', 'dev-priority'))}\n`);
+    const live = await plan(file, true);
+    expect(outcome(live, 'running')?.outcome).toBe('admitted');
+    expect(outcome(live, 'next')?.outcome).toBe('pending');
+    expect(outcome(live, 'next')?.pending?.category).toBe('quota');
+    expect(live.notes.join('\n')).toMatch(/1 queued Ray workload\(s\) \(1 with quota reserved\)/);
+    // The same file with the cluster's queues but not its workloads would be admitted: the live state decides.
+    const queues = path.join(dir, 'queues.yaml');
+    fs.writeFileSync(queues, `${QUEUES.map((q) => JSON.stringify(q)).join('\n---\n')}\n---\n${JSON.stringify(job('next', 'dev-priority'))}\n`);
+    expect(outcome(await plan(queues, false), 'next')?.outcome).toBe('admitted');
+  });
+
+  test('a prod job preempts the running dev job', async () => {
+    const file = path.join(dir, 'prod.yaml');
+    fs.writeFileSync(file, `${JSON.stringify(job('urgent', 'prod-priority'))}\n`);
+    const live = await plan(file, true);
+    expect(outcome(live, 'urgent')?.outcome).toBe('admitted-by-preempting');
+    expect(outcome(live, 'urgent')?.preempted?.map((v) => v.workload)).toEqual(['RayJob default/running']);
+  });
+
+  test('replay order: reserved quota first by reservation time, then pending by creation; finished and KubeRay children left out', () => {
+    const ray = (name: string, uid: string, extra: any = {}) => ({
+      kind: 'RayJob', metadata: { name, uid, labels: { 'kueue.x-k8s.io/queue-name': 'q' }, creationTimestamp: '2026-01-01T00:00:00Z', ...extra },
+    });
+    const wl = (uid: string, created: string, conds: any[]) => ({
+      metadata: { ownerReferences: [{ uid }], creationTimestamp: created }, status: { conditions: conds },
+    });
+    const reserved = (t: string) => ({ type: 'QuotaReserved', status: 'True', lastTransitionTime: t });
+    const { existing } = replayOrder(
+      [ray('p2', '5'), ray('a2', '2'), ray('p1', '4'), ray('a1', '1'), ray('done', '3'), { ...ray('child', '6'), metadata: { ...ray('child', '6').metadata, ownerReferences: [{ kind: 'RayJob' }] } }],
+      [wl('1', '2026-01-01T00:00:05Z', [reserved('2026-01-01T00:01:00Z')]), wl('2', '2026-01-01T00:00:01Z', [reserved('2026-01-01T00:02:00Z')]),
+        wl('3', '2026-01-01T00:00:00Z', [{ type: 'Finished', status: 'True' }]), wl('4', '2026-01-01T00:00:02Z', []), wl('5', '2026-01-01T00:00:03Z', [])],
+    );
+    expect(existing.map((o) => o.metadata?.name)).toEqual(['a1', 'a2', 'p1', 'p2']);
+  });
+});
