@@ -63,3 +63,25 @@ describe('plannedWrites', () => {
     expect(plannedWrites(adm, value, { state: 'pending' })).toEqual({ event: true, annotation: statusAnnotation(adm) });
   });
 });
+
+describe('workloadStatus: admission checks (MultiKueue)', () => {
+  const reserved = { type: 'QuotaReserved', status: 'True' };
+  const mkOwner = { apiVersion: 'ray.io/v1', kind: 'RayJob', metadata: { name: 'job-a', namespace: 'team-a' }, spec: { managedBy: 'kueue.x-k8s.io/multikueue' } };
+  test('quota reserved on the manager, the MultiKueue check pending: awaiting-check, saying no worker has room yet', () => {
+    const w = { ...wl([reserved]), status: { conditions: [reserved], admission: { clusterQueue: 'cq' }, admissionChecks: [{ name: 'multikueue', state: 'Pending', message: '' }] } };
+    const s = workloadStatus(w, mkOwner as any);
+    expect(s.state).toBe('awaiting-check');
+    expect(s.reason).toBe('KueueAdmissionCheckPending');
+    expect(s.message).toMatch(/reserved quota in ClusterQueue cq and waits for admission check multikueue \(Pending\); MultiKueue dispatches it once a worker cluster admits it/);
+    // A state of its own: the Event is written when the job moves from pending to waiting on the check.
+    expect(plannedWrites(s, 'pending: waiting', undefined).event).toBe(true);
+  });
+  test('dispatched: admitted, naming the worker cluster', () => {
+    const w = { ...wl(admitted), status: { conditions: admitted, admission: { clusterQueue: 'cq' }, clusterName: 'worker-2', admissionChecks: [{ name: 'multikueue', state: 'Ready' }] } };
+    expect(workloadStatus(w).message).toMatch(/admitted by ClusterQueue cq, dispatched by MultiKueue to worker cluster worker-2/);
+  });
+  test('a check that is Ready does not hold the workload; no check at all is the plain pending path', () => {
+    const w = { ...wl([reserved]), status: { conditions: [reserved], admissionChecks: [{ name: 'prov', state: 'Ready' }] } };
+    expect(workloadStatus(w).state).toBe('pending');
+  });
+});

@@ -5,7 +5,11 @@
  */
 import { computeGang, formatResources, KueueCapabilities, RayObject } from '../policy';
 
-export type QueueState = 'pending' | 'admitted' | 'preempted' | 'evicted' | 'finished';
+/**
+ * `awaiting-check`: quota reserved, but an admission check (MultiKueue's dispatch, a provisioning
+ * request) has not said Ready yet: the object stays suspended.
+ */
+export type QueueState = 'pending' | 'awaiting-check' | 'admitted' | 'preempted' | 'evicted' | 'finished';
 
 export interface QueueStatus {
   readonly state: QueueState;
@@ -37,9 +41,22 @@ export function workloadStatus(wl: any, owner?: RayObject, kueue?: KueueCapabili
   }
   if (evicted?.status === 'True') return { state: 'evicted', reason: 'KueueEvicted', message: `Workload ${wl.metadata.name} was evicted (${evicted.reason}): ${evicted.message ?? ''}`.trim() };
   if (cond(wl, 'Admitted')?.status === 'True') {
-    return { state: 'admitted', reason: 'KueueAdmitted', message: `Workload ${wl.metadata.name} admitted by ClusterQueue ${cq ?? '?'}` };
+    const worker = typeof wl.status?.clusterName === 'string' ? `, dispatched by MultiKueue to worker cluster ${wl.status.clusterName}` : '';
+    return { state: 'admitted', reason: 'KueueAdmitted', message: `Workload ${wl.metadata.name} admitted by ClusterQueue ${cq ?? '?'}${worker}` };
   }
   const qr = cond(wl, 'QuotaReserved');
+  const checks: any[] = Array.isArray(wl?.status?.admissionChecks) ? wl.status.admissionChecks : [];
+  const waiting = checks.filter((c) => c?.state !== 'Ready');
+  if (qr?.status === 'True' && waiting.length) {
+    const list = waiting.map((c) => `${c.name} (${c.state ?? 'Pending'}${c.message ? `: ${c.message}` : ''})`).join(', ');
+    const multiKueue = owner?.spec?.managedBy === 'kueue.x-k8s.io/multikueue'
+      ? '; MultiKueue dispatches it once a worker cluster admits it: no worker has room for the whole gang yet, or none is reachable (see the MultiKueueClusters\' Active condition)'
+      : '';
+    return {
+      state: 'awaiting-check', reason: 'KueueAdmissionCheckPending',
+      message: `Workload ${wl?.metadata?.name} reserved quota in ClusterQueue ${cq ?? '?'} and waits for admission check ${list}${multiKueue}`,
+    };
+  }
   let gang = '';
   if (owner && kueue) {
     try {
@@ -69,7 +86,7 @@ export function statusEvent(
     involvedObject: { apiVersion: owner.apiVersion, kind: owner.kind, name: owner.name, namespace, uid: owner.uid },
     reason: s.reason,
     message: s.message.length > 1000 ? `${s.message.slice(0, 999)}…` : s.message,
-    type: s.state === 'pending' || s.state === 'admitted' || s.state === 'finished' ? 'Normal' : 'Warning',
+    type: s.state === 'pending' || s.state === 'awaiting-check' || s.state === 'admitted' || s.state === 'finished' ? 'Normal' : 'Warning',
     source: { component },
     reportingComponent: component,
     reportingInstance: component,

@@ -15,7 +15,9 @@ import { errorsOf, evaluateRayObject, formatFinding, inventoryFromObjects } from
 import { kubeRayCapabilities, kueueCapabilities } from '../../src/policy/versions';
 import { readManifestDir, tmpdir } from '../support/synth';
 import { REPO_ROOT } from '../support/upstream';
-import { binary, K8S_VERSION, TestCluster } from './support/cluster';
+import { binary, freePort, K8S_VERSION, TestCluster } from './support/cluster';
+import { FILES_MOUNT, ImageController, startImageController } from './support/image';
+import { makePki } from './support/pki';
 import { KubeClient, objectPath, waitFor } from './support/kube';
 import { BUILDABLE_KUEUE, e2ePairs } from './support/pairs';
 
@@ -68,6 +70,10 @@ const describePairs = pairs.length ? describe.each(pairs) : describe.skip.each([
 describePairs('MultiKueue e2e on Kueue %s + KubeRay %s', (kueue, kubeRay) => {
   const clusters: Record<string, TestCluster> = {};
   let manager: KubeClient;
+  /** The project's controller (the shipped image) on the manager: its reconciler reports on the manager's workloads. */
+  let controller: ImageController | undefined;
+  const events = async (name: string) => (await manager.list('v1', 'Event', 'default'))
+    .filter((e) => e.involvedObject?.name === name && e.source?.component === 'cdk8s-kueue-ray-controller');
   const wlApi = () => `kueue.x-k8s.io/${kueueCapabilities(kueue).apiVersion.split('/')[1]}`;
   const timings: Record<string, number> = {};
   // The steps build on each other: after a failed one the rest fail at once instead of waiting out their timeouts.
@@ -107,6 +113,8 @@ describePairs('MultiKueue e2e on Kueue %s + KubeRay %s', (kueue, kubeRay) => {
   }, 900000);
 
   afterAll(async () => {
+    const code = await controller?.stop();
+    if (controller) expect(code).toBe(0);
     const pids = Object.values(clusters).flatMap((c) => c.pids());
     for (const c of Object.values(clusters)) await c.stop();
     const leaked = pids.filter((pid) => { try { process.kill(pid, 0); return true; } catch { return false; } });
@@ -138,6 +146,17 @@ describePairs('MultiKueue e2e on Kueue %s + KubeRay %s', (kueue, kubeRay) => {
       return cs.length === WORKERS.length && cs.every((c) => cond(c, 'Active')?.status === 'True');
     });
     await waitLogged('the AdmissionCheck Active', async () => cond(await manager.get(objectPath({ apiVersion: wlApi(), kind: 'AdmissionCheck', metadata: { name: 'multikueue' } })), 'Active')?.status === 'True');
+    // Our controller on the manager, as the AdmissionController construct deploys it (reconciler on).
+    await manager.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'cdk8s-kueue-ray-system' } });
+    const pki = makePki(path.join(tmpdir(), 'mk-serving'));
+    controller = await startImageController({
+      name: `mk-${kueue}`,
+      args: ['controller', `--kueue-version=${kueue}`, `--kuberay-version=${kubeRay}`, '--namespace=cdk8s-kueue-ray-system', `--kubeconfig=${FILES_MOUNT}/kubeconfig`,
+        `--tls-cert-file=${FILES_MOUNT}/tls.crt`, `--tls-key-file=${FILES_MOUNT}/tls.key`, '--host=127.0.0.1', `--port=${await freePort()}`],
+      files: { kubeconfig: fs.readFileSync(clusters.manager.kubeconfig), 'tls.crt': fs.readFileSync(pki.servingCrt), 'tls.key': fs.readFileSync(pki.servingKey) },
+      env: { POD_NAME: 'mk-manager' },
+    });
+    await controller.waitForLog(/"msg":"reconciler started"/, 60000);
   }, 300000);
 
   const jobs = () => dist('manager').filter((o) => o.kind === 'RayJob');
@@ -167,6 +186,9 @@ describePairs('MultiKueue e2e on Kueue %s + KubeRay %s', (kueue, kubeRay) => {
     expect(copy.spec.managedBy).toBeUndefined(); // cleared on the worker, so its KubeRay runs it
     // The manager's KubeRay leaves the original alone: no RayCluster there.
     expect(await manager.list(RAY, 'RayCluster', 'default')).toEqual([]);
+    // The reconciler on the manager says where it runs.
+    await waitLogged('the KueueAdmitted Event naming the worker', async () => (await events(a.metadata.name))
+      .some((e) => e.reason === 'KueueAdmitted' && e.message.includes(`dispatched by MultiKueue to worker cluster ${worker}`)), 60000);
   }, 300000);
 
   step('3. with that worker full the next RayJob goes to the other worker', async () => {
@@ -190,6 +212,10 @@ describePairs('MultiKueue e2e on Kueue %s + KubeRay %s', (kueue, kubeRay) => {
     const check = (again.status.admissionChecks ?? []).find((c: any) => c.name === 'multikueue');
     expect(check?.state).toBe('Pending');
     process.stdout.write(`[e2e multikueue] pending on the manager: ${JSON.stringify({ admitted: cond(again, 'Admitted'), check })}\n`);
+    // The reconciler's Event on the manager says why it waits.
+    const ev = await waitLogged('the KueueAdmissionCheckPending Event on the third job', async () => (await events('mk-job-3'))
+      .find((e) => e.reason === 'KueueAdmissionCheckPending'), 60000);
+    expect(ev.message).toMatch(/waits for admission check multikueue \(Pending.*MultiKueue dispatches it once a worker cluster admits it/);
     expect((await manager.get(objectPath(third))).spec.suspend).toBe(true);
     expect(wl.metadata.name).toBeTruthy();
   }, 300000);
