@@ -172,6 +172,14 @@ export class PlanSimulator {
   private step = 0;
   /** XOR of the admitted workloads' random keys: detects a preemption loop (the same admitted set again and again). */
   private admittedKey = 0;
+  /**
+   * Bumped by every lasting change to usage, admitted sets or eviction marks. Preemption searches only
+   * run while nominating (between such changes), so a search's result is a function of its inputs and
+   * this version: equal searches in one version are answered from `searches`.
+   */
+  private version = 0;
+  private searchesVersion = -1;
+  private readonly searches = new Map<string, { targets: Target[]; refs: string[] }>();
 
   constructor(private readonly input: PlanInput) {
     this.caps = kueueCapabilities(input.kueueVersion ?? 'v0.19.2');
@@ -362,6 +370,7 @@ export class PlanSimulator {
       if (wasAdmitted) {
         prev.usage = usageOf(prev.podSets, prev.flavors!);
         addUsageMap(prev.cq!, prev.usage, 1);
+        this.version++;
         this.requeueInadmissible(prev.cq!);
       }
       (prev as { obj: RayObject }).obj = obj;
@@ -437,6 +446,7 @@ export class PlanSimulator {
       candidates.push(r);
     }
     for (const t of temporary) addUsageMap(t.cq, t.usage, -1);
+    if (temporary.length || preempted.size) this.version++;
     const released: string[] = [];
     const touched = new Set<QuotaNode>();
     for (const { wl } of preempted.values()) {
@@ -459,6 +469,7 @@ export class PlanSimulator {
     if (w.cq!.admitted.has(w)) this.admittedKey ^= zobrist(w.id);
     addUsageMap(w.cq!, w.usage, -1);
     w.cq!.admitted.delete(w);
+    this.version++;
     w.usage = new Map();
   }
 
@@ -528,6 +539,7 @@ export class PlanSimulator {
       if (cq.preemption.reclaim !== 'Any') {
         const reserve = this.toReserve(a, cq);
         addUsageMap(cq, reserve, 1);
+        this.version++;
         temporary.push({ cq, usage: reserve });
       }
       park();
@@ -547,6 +559,7 @@ export class PlanSimulator {
     if (a.mode === 'Preempt') {
       addUsageMap(cq, a.usage, 1);
       temporary.push({ cq, usage: a.usage });
+      this.version++;
       for (const t of targets) {
         if (t.wl.sliceOf) continue;
         t.wl.evicted = true;
@@ -579,6 +592,7 @@ export class PlanSimulator {
     }
     addUsageMap(cq, w.usage, 1);
     cq.admitted.add(w);
+    this.version++;
     this.admittedKey ^= zobrist(w.id);
     if (cq.sticky === w) cq.sticky = undefined;
     w.state = 'admitted';
@@ -782,6 +796,31 @@ export class PlanSimulator {
   // ---- preemption (preemption.go, classical/) ----
 
   private classicalPreemptions(w: Wl, cq: CQ, frs: Set<FlavorResource>, requests: Map<FlavorResource, bigint>, considered: string[]): Target[] {
+    if (this.searchesVersion !== this.version) {
+      this.searches.clear();
+      this.searchesVersion = this.version;
+    }
+    // The search reads the preemptor only through its priority (and its creation, for LowerOrNewerEqualPriority).
+    const byCreation = cq.preemption.within === 'LowerOrNewerEqualPriority' || cq.preemption.reclaim === 'LowerOrNewerEqualPriority';
+    let key = `${cq.name}\n${w.priority}\n${byCreation ? w.created : ''}\n`;
+    for (const fr of frs) key += `${fr},`;
+    key += '\n';
+    for (const [fr, v] of requests) key += `${fr}=${v},`;
+    let found = this.searches.get(key);
+    if (!found) {
+      const refs: string[] = [];
+      found = { targets: this.searchPreemptions(w, cq, frs, requests, refs), refs };
+      this.searches.set(key, found);
+    }
+    if (this.keepTrace && found.refs.length) {
+      const seen = new Set(considered);
+      for (const ref of found.refs) if (!seen.has(ref)) considered.push(ref);
+    }
+    return found.targets;
+  }
+
+  /** The search itself; `all` lists the ordered candidates' refs (for the trace). */
+  private searchPreemptions(w: Wl, cq: CQ, frs: Set<FlavorResource>, requests: Map<FlavorResource, bigint>, all: string[]): Target[] {
     type Variant = 'WithinCQ' | 'HierarchicalReclaim' | 'ReclaimWithoutBorrowing' | 'ReclaimWhileBorrowing';
     interface Cand { wl: Wl; lca?: CohortNode; variant: Variant }
     const borrowForbidden = cq.preemption.borrowPolicy === 'Never';
@@ -848,11 +887,8 @@ export class PlanSimulator {
     const [eh, nh] = split(hier);
     const [ep, np] = split(prio);
     const [es, ns] = split(same);
-    const all = [...eh, ...ep, ...es, ...nh, ...np, ...ns];
-    if (this.keepTrace) {
-      const seen = new Set(considered);
-      for (const c of all) if (!seen.has(c.wl.ref)) considered.push(c.wl.ref);
-    }
+    const ordered = [...eh, ...ep, ...es, ...nh, ...np, ...ns];
+    if (this.keepTrace) for (const c of ordered) all.push(c.wl.ref);
     const noOther = !hier.length && !prio.length;
     const underNominal = [...frs].every((fr) => (cq.quotas.get(fr)?.nominal ?? 0n) > (cq.usage.get(fr) ?? 0n));
     const attempts = noOther || (borrowForbidden && !underNominal) ? [true] : borrowForbidden && !hier.length ? [false, true] : [true, false];
@@ -879,7 +915,7 @@ export class PlanSimulator {
     };
     for (const borrow of attempts) {
       const targets: Cand[] = [];
-      for (const c of all) {
+      for (const c of ordered) {
         if (!valid(c, borrow)) continue;
         addUsageMap(c.wl.cq!, c.wl.usage, -1);
         targets.push(c);
