@@ -73,6 +73,8 @@ interface CQ extends QuotaNode {
   /** Scheduling-equivalence hashes parked as inadmissible (Kueue >= 0.18, BestEffortFIFO). */
   readonly parkedHashes: Set<string>;
   readonly admitted: Set<Wl>;
+  /** Usage of the `admitted` set by priority: bounds a preemption search before its candidates are listed. */
+  readonly admittedUsage: Map<number, Map<FlavorResource, bigint>>;
 }
 
 interface PodSet { readonly name: string; readonly count: number; readonly total: ResourceMap }
@@ -250,7 +252,7 @@ export class PlanSimulator {
       tryNextOnPreempt: (ff.whenCanPreempt ?? 'TryNextFlavor') === 'TryNextFlavor',
       preference: ff.preference,
       namespaceSelector: s.namespaceSelector ?? null, cohortName,
-      heap: [], inadmissible: new Set(), parkedHashes: new Set(), admitted: new Set(),
+      heap: [], inadmissible: new Set(), parkedHashes: new Set(), admitted: new Set(), admittedUsage: new Map(),
     };
     if (s.stopPolicy === 'Hold' || s.stopPolicy === 'HoldAndDrain') cq.inactiveReason = `ClusterQueue ${cq.name} is inactive: stopPolicy ${s.stopPolicy}`;
     const missing = groups.flatMap((g) => g.flavors).filter((f) => !this.flavors.has(f));
@@ -468,7 +470,7 @@ export class PlanSimulator {
   private unadmitUsage(w: Wl): void {
     if (w.cq!.admitted.has(w)) this.admittedKey ^= zobrist(w.id);
     addUsageMap(w.cq!, w.usage, -1);
-    w.cq!.admitted.delete(w);
+    if (w.cq!.admitted.delete(w)) addAdmittedUsage(w.cq!, w, -1n);
     this.version++;
     w.usage = new Map();
   }
@@ -591,6 +593,7 @@ export class PlanSimulator {
       w.admittedAt = this.step;
     }
     addUsageMap(cq, w.usage, 1);
+    if (!cq.admitted.has(w)) addAdmittedUsage(cq, w, 1n);
     cq.admitted.add(w);
     this.version++;
     this.admittedKey ^= zobrist(w.id);
@@ -809,7 +812,7 @@ export class PlanSimulator {
     let found = this.searches.get(key);
     if (!found) {
       const refs: string[] = [];
-      found = { targets: this.searchPreemptions(w, cq, frs, requests, refs), refs };
+      found = { targets: this.mayPreemptEnough(w, cq, frs, requests) ? this.searchPreemptions(w, cq, frs, requests, refs) : [], refs };
       this.searches.set(key, found);
     }
     if (this.keepTrace && found.refs.length) {
@@ -817,6 +820,45 @@ export class PlanSimulator {
       for (const ref of found.refs) if (!seen.has(ref)) considered.push(ref);
     }
     return found.targets;
+  }
+
+  /**
+   * An upper bound of the search's necessary condition below, from the per-priority usage sums of the
+   * ClusterQueues the search would list candidates from: false exactly when that condition would fail
+   * (the search would return no targets, before ordering anything).
+   */
+  private mayPreemptEnough(w: Wl, cq: CQ, frs: Set<FlavorResource>, requests: Map<FlavorResource, bigint>): boolean {
+    const from: Array<[CQ, string]> = [];
+    if (cq.preemption.within !== 'Never') from.push([cq, cq.preemption.within]);
+    if (cq.parent && cq.preemption.reclaim !== 'Never') {
+      let previous: CohortNode | undefined;
+      const collect = (node: CohortNode) => {
+        for (const child of node.childCohorts) {
+          if (child === previous || withinNominal(child, frs)) continue;
+          collect(child);
+        }
+        for (const child of node.childQueues) {
+          if (child === cq) continue;
+          if (!withinNominal(child, frs)) from.push([child as CQ, cq.preemption.reclaim]);
+        }
+      };
+      for (const cur of pathToRoot(cq)) {
+        collect(cur);
+        previous = cur;
+      }
+    }
+    for (const [fr, v] of requests) {
+      let free = available(cq, fr);
+      for (const [c, policy] of from) {
+        for (const [priority, sums] of c.admittedUsage) {
+          // satisfiesPolicy, widened to every creation time at equal priority.
+          const ok = policy === 'Any' || priority < w.priority || (policy === 'LowerOrNewerEqualPriority' && priority === w.priority);
+          if (ok) free += sums.get(fr) ?? 0n;
+        }
+      }
+      if (free < v) return false;
+    }
+    return true;
   }
 
   /** The search itself; `all` lists the ordered candidates' refs (for the trace). */
@@ -1133,6 +1175,15 @@ function zobrist(id: number): number {
 
 function schedulingHash(w: Wl): string {
   return JSON.stringify([w.priority, w.podSets.map((ps) => [ps.name, ps.count, podSetTemplate(w.obj, ps.name)?.spec ?? null])]);
+}
+
+function addAdmittedUsage(cq: CQ, w: Wl, sign: bigint): void {
+  let sums = cq.admittedUsage.get(w.priority);
+  if (!sums) {
+    sums = new Map();
+    cq.admittedUsage.set(w.priority, sums);
+  }
+  for (const [fr, v] of w.usage) sums.set(fr, (sums.get(fr) ?? 0n) + sign * v);
 }
 
 function minB(a: bigint, b: bigint): bigint {
