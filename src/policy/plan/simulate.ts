@@ -128,6 +128,10 @@ interface Assignment {
   mode: Mode;
 }
 
+type Variant = 'WithinCQ' | 'HierarchicalReclaim' | 'ReclaimWithoutBorrowing' | 'ReclaimWhileBorrowing';
+interface Cand { wl: Wl; lca?: CohortNode; variant: Variant }
+/** A search's candidates (before the request decides anything but the reclaim advantage); `ordered` once sorted. */
+interface CandidateLists { readonly same: Cand[]; readonly hier: Cand[]; readonly prio: Cand[]; ordered?: Cand[] }
 interface Target { readonly wl: Wl; readonly reason: string; readonly why: string }
 /** A head of a queue in a cycle, with its flavor assignment and preemption targets. */
 interface Entry { readonly w: Wl; readonly assignment: Assignment; readonly targets: Target[]; readonly considered: string[] }
@@ -182,6 +186,8 @@ export class PlanSimulator {
   private version = 0;
   private searchesVersion = -1;
   private readonly searches = new Map<string, { targets: Target[]; refs: string[] }>();
+  /** Candidate lists of the current version, by ClusterQueue, preemptor priority, resources and reclaim advantage. */
+  private readonly candidateLists = new Map<string, CandidateLists>();
 
   constructor(private readonly input: PlanInput) {
     this.caps = kueueCapabilities(input.kueueVersion ?? 'v0.19.2');
@@ -801,6 +807,7 @@ export class PlanSimulator {
   private classicalPreemptions(w: Wl, cq: CQ, frs: Set<FlavorResource>, requests: Map<FlavorResource, bigint>, considered: string[]): Target[] {
     if (this.searchesVersion !== this.version) {
       this.searches.clear();
+      this.candidateLists.clear();
       this.searchesVersion = this.version;
     }
     // The search reads the preemptor only through its priority (and its creation, for LowerOrNewerEqualPriority).
@@ -863,8 +870,6 @@ export class PlanSimulator {
 
   /** The search itself; `all` lists the ordered candidates' refs (for the trace). */
   private searchPreemptions(w: Wl, cq: CQ, frs: Set<FlavorResource>, requests: Map<FlavorResource, bigint>, all: string[]): Target[] {
-    type Variant = 'WithinCQ' | 'HierarchicalReclaim' | 'ReclaimWithoutBorrowing' | 'ReclaimWhileBorrowing';
-    interface Cand { wl: Wl; lca?: CohortNode; variant: Variant }
     const borrowForbidden = cq.preemption.borrowPolicy === 'Never';
     const uses = (x: Wl) => {
       for (const fr of frs) if (x.usage.has(fr)) return true;
@@ -889,31 +894,50 @@ export class PlanSimulator {
       }
       return out;
     };
-    const same = cq.preemption.within === 'Never' ? [] : fromCQ(cq, undefined, false);
-    const hier: Cand[] = [];
-    const prio: Cand[] = [];
+    // The reclaim advantage at each level of the cohort path: with the ClusterQueue, preemptor priority
+    // (and creation) and resources, it decides the candidate lists, which equal searches share.
+    const advantages: boolean[] = [];
     if (cq.parent && cq.preemption.reclaim !== 'Never') {
       let { fits: advantage, remaining } = quantitiesFitInQuota(cq, requests);
-      let previous: CohortNode | undefined;
       for (const cur of pathToRoot(cq)) {
-        const list = advantage ? hier : prio;
-        const collect = (node: CohortNode) => {
-          for (const child of node.childCohorts) {
-            if (child === previous || withinNominal(child, frs)) continue;
-            collect(child);
-          }
-          for (const child of node.childQueues) {
-            if (child === cq) continue;
-            if (!withinNominal(child, frs)) list.push(...fromCQ(child as CQ, cur, advantage));
-          }
-        };
-        collect(cur);
+        advantages.push(advantage);
         const r = quantitiesFitInQuota(cur, remaining);
         remaining = r.remaining;
         advantage = advantage || r.fits;
-        previous = cur;
       }
     }
+    const byCreation = cq.preemption.within === 'LowerOrNewerEqualPriority' || cq.preemption.reclaim === 'LowerOrNewerEqualPriority';
+    let listKey = `${cq.name}\n${w.priority}\n${byCreation ? w.created : ''}\n${advantages.map(Number).join('')}\n`;
+    for (const fr of frs) listKey += `${fr},`;
+    let lists = this.candidateLists.get(listKey);
+    if (!lists) {
+      const same = cq.preemption.within === 'Never' ? [] : fromCQ(cq, undefined, false);
+      const hier: Cand[] = [];
+      const prio: Cand[] = [];
+      if (cq.parent && cq.preemption.reclaim !== 'Never') {
+        let previous: CohortNode | undefined;
+        let level = 0;
+        for (const cur of pathToRoot(cq)) {
+          const advantage = advantages[level++];
+          const list = advantage ? hier : prio;
+          const collect = (node: CohortNode) => {
+            for (const child of node.childCohorts) {
+              if (child === previous || withinNominal(child, frs)) continue;
+              collect(child);
+            }
+            for (const child of node.childQueues) {
+              if (child === cq) continue;
+              if (!withinNominal(child, frs)) list.push(...fromCQ(child as CQ, cur, advantage));
+            }
+          };
+          collect(cur);
+          previous = cur;
+        }
+      }
+      lists = { same, hier, prio };
+      this.candidateLists.set(listKey, lists);
+    }
+    const { same, hier, prio } = lists;
     // A necessary condition first: removing every candidate frees at most their usage. When even that
     // cannot cover the request, no subset can, and the ordering and the remove/re-add walk are skipped.
     for (const [fr, v] of requests) {
@@ -921,15 +945,19 @@ export class PlanSimulator {
       for (const l of [same, hier, prio]) for (const c of l) free += c.wl.usage.get(fr) ?? 0n;
       if (free < v) return [];
     }
-    const order = (x: Cand, y: Cand) => this.candidateOrder(x.wl, y.wl, cq);
-    same.sort(order);
-    hier.sort(order);
-    prio.sort(order);
-    const split = (l: Cand[]) => [l.filter((c) => c.wl.evicted), l.filter((c) => !c.wl.evicted)];
-    const [eh, nh] = split(hier);
-    const [ep, np] = split(prio);
-    const [es, ns] = split(same);
-    const ordered = [...eh, ...ep, ...es, ...nh, ...np, ...ns];
+    if (!lists.ordered) {
+      // Sorted once per version: a later equal sort would compare the same pairs (and note the same ties).
+      const order = (x: Cand, y: Cand) => this.candidateOrder(x.wl, y.wl, cq);
+      same.sort(order);
+      hier.sort(order);
+      prio.sort(order);
+      const split = (l: Cand[]) => [l.filter((c) => c.wl.evicted), l.filter((c) => !c.wl.evicted)];
+      const [eh, nh] = split(hier);
+      const [ep, np] = split(prio);
+      const [es, ns] = split(same);
+      lists.ordered = [...eh, ...ep, ...es, ...nh, ...np, ...ns];
+    }
+    const ordered = lists.ordered;
     if (this.keepTrace) for (const c of ordered) all.push(c.wl.ref);
     const noOther = !hier.length && !prio.length;
     const underNominal = [...frs].every((fr) => (cq.quotas.get(fr)?.nominal ?? 0n) > (cq.usage.get(fr) ?? 0n));
