@@ -131,7 +131,7 @@ interface Assignment {
 type Variant = 'WithinCQ' | 'HierarchicalReclaim' | 'ReclaimWithoutBorrowing' | 'ReclaimWhileBorrowing';
 interface Cand { wl: Wl; lca?: CohortNode; variant: Variant }
 /** A search's candidates (before the request decides anything but the reclaim advantage); `ordered` once sorted. */
-interface CandidateLists { readonly same: Cand[]; readonly hier: Cand[]; readonly prio: Cand[]; ordered?: Cand[] }
+interface CandidateLists { readonly same: Cand[]; readonly hier: Cand[]; readonly prio: Cand[]; readonly usage: Map<FlavorResource, bigint>; ordered?: Cand[] }
 interface Target { readonly wl: Wl; readonly reason: string; readonly why: string }
 /** A head of a queue in a cycle, with its flavor assignment and preemption targets. */
 interface Entry { readonly w: Wl; readonly assignment: Assignment; readonly targets: Target[]; readonly considered: string[] }
@@ -934,16 +934,20 @@ export class PlanSimulator {
           previous = cur;
         }
       }
-      lists = { same, hier, prio };
+      lists = { same, hier, prio, usage: new Map() };
       this.candidateLists.set(listKey, lists);
     }
     const { same, hier, prio } = lists;
     // A necessary condition first: removing every candidate frees at most their usage. When even that
     // cannot cover the request, no subset can, and the ordering and the remove/re-add walk are skipped.
     for (const [fr, v] of requests) {
-      let free = available(cq, fr);
-      for (const l of [same, hier, prio]) for (const c of l) free += c.wl.usage.get(fr) ?? 0n;
-      if (free < v) return [];
+      let freed = lists.usage.get(fr);
+      if (freed === undefined) {
+        freed = 0n;
+        for (const l of [same, hier, prio]) for (const c of l) freed += c.wl.usage.get(fr) ?? 0n;
+        lists.usage.set(fr, freed);
+      }
+      if (available(cq, fr) + freed < v) return [];
     }
     if (!lists.ordered) {
       // Sorted once per version: a later equal sort would compare the same pairs (and note the same ties).
