@@ -131,7 +131,14 @@ interface Assignment {
 type Variant = 'WithinCQ' | 'HierarchicalReclaim' | 'ReclaimWithoutBorrowing' | 'ReclaimWhileBorrowing';
 interface Cand { wl: Wl; lca?: CohortNode; variant: Variant }
 /** A search's candidates (before the request decides anything but the reclaim advantage); `ordered` once sorted. */
-interface CandidateLists { readonly same: Cand[]; readonly hier: Cand[]; readonly prio: Cand[]; readonly usage: Map<FlavorResource, bigint>; ordered?: Cand[] }
+interface CandidateLists {
+  readonly same: Cand[];
+  readonly hier: Cand[];
+  readonly prio: Cand[];
+  /** Summed usage of all candidates, per flavor/resource (the necessary condition). */
+  readonly usage: Map<FlavorResource, bigint>;
+  ordered?: Cand[];
+}
 interface Target { readonly wl: Wl; readonly reason: string; readonly why: string }
 /** A head of a queue in a cycle, with its flavor assignment and preemption targets. */
 interface Entry { readonly w: Wl; readonly assignment: Assignment; readonly targets: Target[]; readonly considered: string[] }
@@ -871,8 +878,9 @@ export class PlanSimulator {
   /** The search itself; `all` lists the ordered candidates' refs (for the trace). */
   private searchPreemptions(w: Wl, cq: CQ, frs: Set<FlavorResource>, requests: Map<FlavorResource, bigint>, all: string[]): Target[] {
     const borrowForbidden = cq.preemption.borrowPolicy === 'Never';
+    const frList = [...frs];
     const uses = (x: Wl) => {
-      for (const fr of frs) if (x.usage.has(fr)) return true;
+      for (let i = 0; i < frList.length; i++) if (x.usage.has(frList[i])) return true;
       return false;
     };
     const classify = (x: Wl, advantage: boolean): Variant | undefined => {
