@@ -22,7 +22,8 @@ function rng(seed: number): () => number {
   };
 }
 
-export function scenario(n: number): { kueueObjects: any[]; arrivals: any[] } {
+/** `cpuPerQueue` lower than the bench's makes a small input preempt (the test pinning the decisions uses it). */
+export function scenario(n: number, cpuPerQueue = CPU_PER_QUEUE): { kueueObjects: any[]; arrivals: any[] } {
   const r = rng(42);
   const api = 'kueue.x-k8s.io/v1beta2';
   const kueueObjects: any[] = [{ apiVersion: api, kind: 'ResourceFlavor', metadata: { name: 'f' }, spec: {} }];
@@ -38,7 +39,7 @@ export function scenario(n: number): { kueueObjects: any[]; arrivals: any[] } {
         resourceGroups: [{
           coveredResources: ['cpu', 'memory'],
           flavors: [{ name: 'f', resources: [
-            { name: 'cpu', nominalQuota: String(CPU_PER_QUEUE + (c % 7) * 10), ...(c % 3 === 0 ? { lendingLimit: '50' } : {}), ...(c % 5 === 0 ? { borrowingLimit: '100' } : {}) },
+            { name: 'cpu', nominalQuota: String(cpuPerQueue + (c % 7) * 10), ...(c % 3 === 0 ? { lendingLimit: '50' } : {}), ...(c % 5 === 0 ? { borrowingLimit: '100' } : {}) },
             { name: 'memory', nominalQuota: '4Ti' },
           ] }],
         }],

@@ -73,6 +73,8 @@ interface CQ extends QuotaNode {
   /** Scheduling-equivalence hashes parked as inadmissible (Kueue >= 0.18, BestEffortFIFO). */
   readonly parkedHashes: Set<string>;
   readonly admitted: Set<Wl>;
+  /** Usage of the `admitted` set by priority: bounds a preemption search before its candidates are listed. */
+  readonly admittedUsage: Map<number, Map<FlavorResource, bigint>>;
 }
 
 interface PodSet { readonly name: string; readonly count: number; readonly total: ResourceMap }
@@ -126,6 +128,17 @@ interface Assignment {
   mode: Mode;
 }
 
+type Variant = 'WithinCQ' | 'HierarchicalReclaim' | 'ReclaimWithoutBorrowing' | 'ReclaimWhileBorrowing';
+interface Cand { wl: Wl; lca?: CohortNode; variant: Variant }
+/** A search's candidates (before the request decides anything but the reclaim advantage); `ordered` once sorted. */
+interface CandidateLists {
+  readonly same: Cand[];
+  readonly hier: Cand[];
+  readonly prio: Cand[];
+  /** Summed usage of all candidates, per flavor/resource (the necessary condition). */
+  readonly usage: Map<FlavorResource, bigint>;
+  ordered?: Cand[];
+}
 interface Target { readonly wl: Wl; readonly reason: string; readonly why: string }
 /** A head of a queue in a cycle, with its flavor assignment and preemption targets. */
 interface Entry { readonly w: Wl; readonly assignment: Assignment; readonly targets: Target[]; readonly considered: string[] }
@@ -172,6 +185,16 @@ export class PlanSimulator {
   private step = 0;
   /** XOR of the admitted workloads' random keys: detects a preemption loop (the same admitted set again and again). */
   private admittedKey = 0;
+  /**
+   * Bumped by every lasting change to usage, admitted sets or eviction marks. Preemption searches only
+   * run while nominating (between such changes), so a search's result is a function of its inputs and
+   * this version: equal searches in one version are answered from `searches`.
+   */
+  private version = 0;
+  private searchesVersion = -1;
+  private readonly searches = new Map<string, { targets: Target[]; refs: string[] }>();
+  /** Candidate lists of the current version, by ClusterQueue, preemptor priority, resources and reclaim advantage. */
+  private readonly candidateLists = new Map<string, CandidateLists>();
 
   constructor(private readonly input: PlanInput) {
     this.caps = kueueCapabilities(input.kueueVersion ?? 'v0.19.2');
@@ -242,7 +265,7 @@ export class PlanSimulator {
       tryNextOnPreempt: (ff.whenCanPreempt ?? 'TryNextFlavor') === 'TryNextFlavor',
       preference: ff.preference,
       namespaceSelector: s.namespaceSelector ?? null, cohortName,
-      heap: [], inadmissible: new Set(), parkedHashes: new Set(), admitted: new Set(),
+      heap: [], inadmissible: new Set(), parkedHashes: new Set(), admitted: new Set(), admittedUsage: new Map(),
     };
     if (s.stopPolicy === 'Hold' || s.stopPolicy === 'HoldAndDrain') cq.inactiveReason = `ClusterQueue ${cq.name} is inactive: stopPolicy ${s.stopPolicy}`;
     const missing = groups.flatMap((g) => g.flavors).filter((f) => !this.flavors.has(f));
@@ -362,6 +385,7 @@ export class PlanSimulator {
       if (wasAdmitted) {
         prev.usage = usageOf(prev.podSets, prev.flavors!);
         addUsageMap(prev.cq!, prev.usage, 1);
+        this.version++;
         this.requeueInadmissible(prev.cq!);
       }
       (prev as { obj: RayObject }).obj = obj;
@@ -437,6 +461,7 @@ export class PlanSimulator {
       candidates.push(r);
     }
     for (const t of temporary) addUsageMap(t.cq, t.usage, -1);
+    if (temporary.length || preempted.size) this.version++;
     const released: string[] = [];
     const touched = new Set<QuotaNode>();
     for (const { wl } of preempted.values()) {
@@ -458,7 +483,8 @@ export class PlanSimulator {
   private unadmitUsage(w: Wl): void {
     if (w.cq!.admitted.has(w)) this.admittedKey ^= zobrist(w.id);
     addUsageMap(w.cq!, w.usage, -1);
-    w.cq!.admitted.delete(w);
+    if (w.cq!.admitted.delete(w)) addAdmittedUsage(w.cq!, w, -1n);
+    this.version++;
     w.usage = new Map();
   }
 
@@ -528,6 +554,7 @@ export class PlanSimulator {
       if (cq.preemption.reclaim !== 'Any') {
         const reserve = this.toReserve(a, cq);
         addUsageMap(cq, reserve, 1);
+        this.version++;
         temporary.push({ cq, usage: reserve });
       }
       park();
@@ -547,6 +574,7 @@ export class PlanSimulator {
     if (a.mode === 'Preempt') {
       addUsageMap(cq, a.usage, 1);
       temporary.push({ cq, usage: a.usage });
+      this.version++;
       for (const t of targets) {
         if (t.wl.sliceOf) continue;
         t.wl.evicted = true;
@@ -578,7 +606,9 @@ export class PlanSimulator {
       w.admittedAt = this.step;
     }
     addUsageMap(cq, w.usage, 1);
+    if (!cq.admitted.has(w)) addAdmittedUsage(cq, w, 1n);
     cq.admitted.add(w);
+    this.version++;
     this.admittedKey ^= zobrist(w.id);
     if (cq.sticky === w) cq.sticky = undefined;
     w.state = 'admitted';
@@ -782,11 +812,75 @@ export class PlanSimulator {
   // ---- preemption (preemption.go, classical/) ----
 
   private classicalPreemptions(w: Wl, cq: CQ, frs: Set<FlavorResource>, requests: Map<FlavorResource, bigint>, considered: string[]): Target[] {
-    type Variant = 'WithinCQ' | 'HierarchicalReclaim' | 'ReclaimWithoutBorrowing' | 'ReclaimWhileBorrowing';
-    interface Cand { wl: Wl; lca?: CohortNode; variant: Variant }
+    if (this.searchesVersion !== this.version) {
+      this.searches.clear();
+      this.candidateLists.clear();
+      this.searchesVersion = this.version;
+    }
+    // The search reads the preemptor only through its priority (and its creation, for LowerOrNewerEqualPriority).
+    const byCreation = cq.preemption.within === 'LowerOrNewerEqualPriority' || cq.preemption.reclaim === 'LowerOrNewerEqualPriority';
+    let key = `${cq.name}\n${w.priority}\n${byCreation ? w.created : ''}\n`;
+    for (const fr of frs) key += `${fr},`;
+    key += '\n';
+    for (const [fr, v] of requests) key += `${fr}=${v},`;
+    let found = this.searches.get(key);
+    if (!found) {
+      const refs: string[] = [];
+      found = { targets: this.mayPreemptEnough(w, cq, frs, requests) ? this.searchPreemptions(w, cq, frs, requests, refs) : [], refs };
+      this.searches.set(key, found);
+    }
+    if (this.keepTrace && found.refs.length) {
+      const seen = new Set(considered);
+      for (const ref of found.refs) if (!seen.has(ref)) considered.push(ref);
+    }
+    return found.targets;
+  }
+
+  /**
+   * An upper bound of the search's necessary condition below, from the per-priority usage sums of the
+   * ClusterQueues the search would list candidates from: false exactly when that condition would fail
+   * (the search would return no targets, before ordering anything).
+   */
+  private mayPreemptEnough(w: Wl, cq: CQ, frs: Set<FlavorResource>, requests: Map<FlavorResource, bigint>): boolean {
+    const from: Array<[CQ, string]> = [];
+    if (cq.preemption.within !== 'Never') from.push([cq, cq.preemption.within]);
+    if (cq.parent && cq.preemption.reclaim !== 'Never') {
+      let previous: CohortNode | undefined;
+      const collect = (node: CohortNode) => {
+        for (const child of node.childCohorts) {
+          if (child === previous || withinNominal(child, frs)) continue;
+          collect(child);
+        }
+        for (const child of node.childQueues) {
+          if (child === cq) continue;
+          if (!withinNominal(child, frs)) from.push([child as CQ, cq.preemption.reclaim]);
+        }
+      };
+      for (const cur of pathToRoot(cq)) {
+        collect(cur);
+        previous = cur;
+      }
+    }
+    for (const [fr, v] of requests) {
+      let free = available(cq, fr);
+      for (const [c, policy] of from) {
+        for (const [priority, sums] of c.admittedUsage) {
+          // satisfiesPolicy, widened to every creation time at equal priority.
+          const ok = policy === 'Any' || priority < w.priority || (policy === 'LowerOrNewerEqualPriority' && priority === w.priority);
+          if (ok) free += sums.get(fr) ?? 0n;
+        }
+      }
+      if (free < v) return false;
+    }
+    return true;
+  }
+
+  /** The search itself; `all` lists the ordered candidates' refs (for the trace). */
+  private searchPreemptions(w: Wl, cq: CQ, frs: Set<FlavorResource>, requests: Map<FlavorResource, bigint>, all: string[]): Target[] {
     const borrowForbidden = cq.preemption.borrowPolicy === 'Never';
+    const frList = [...frs];
     const uses = (x: Wl) => {
-      for (const fr of frs) if (x.usage.has(fr)) return true;
+      for (let i = 0; i < frList.length; i++) if (x.usage.has(frList[i])) return true;
       return false;
     };
     const classify = (x: Wl, advantage: boolean): Variant | undefined => {
@@ -808,51 +902,75 @@ export class PlanSimulator {
       }
       return out;
     };
-    const same = cq.preemption.within === 'Never' ? [] : fromCQ(cq, undefined, false);
-    const hier: Cand[] = [];
-    const prio: Cand[] = [];
+    // The reclaim advantage at each level of the cohort path: with the ClusterQueue, preemptor priority
+    // (and creation) and resources, it decides the candidate lists, which equal searches share.
+    const advantages: boolean[] = [];
     if (cq.parent && cq.preemption.reclaim !== 'Never') {
       let { fits: advantage, remaining } = quantitiesFitInQuota(cq, requests);
-      let previous: CohortNode | undefined;
       for (const cur of pathToRoot(cq)) {
-        const list = advantage ? hier : prio;
-        const collect = (node: CohortNode) => {
-          for (const child of node.childCohorts) {
-            if (child === previous || withinNominal(child, frs)) continue;
-            collect(child);
-          }
-          for (const child of node.childQueues) {
-            if (child === cq) continue;
-            if (!withinNominal(child, frs)) list.push(...fromCQ(child as CQ, cur, advantage));
-          }
-        };
-        collect(cur);
+        advantages.push(advantage);
         const r = quantitiesFitInQuota(cur, remaining);
         remaining = r.remaining;
         advantage = advantage || r.fits;
-        previous = cur;
       }
     }
+    const byCreation = cq.preemption.within === 'LowerOrNewerEqualPriority' || cq.preemption.reclaim === 'LowerOrNewerEqualPriority';
+    let listKey = `${cq.name}\n${w.priority}\n${byCreation ? w.created : ''}\n${advantages.map(Number).join('')}\n`;
+    for (const fr of frs) listKey += `${fr},`;
+    let lists = this.candidateLists.get(listKey);
+    if (!lists) {
+      const same = cq.preemption.within === 'Never' ? [] : fromCQ(cq, undefined, false);
+      const hier: Cand[] = [];
+      const prio: Cand[] = [];
+      if (cq.parent && cq.preemption.reclaim !== 'Never') {
+        let previous: CohortNode | undefined;
+        let level = 0;
+        for (const cur of pathToRoot(cq)) {
+          const advantage = advantages[level++];
+          const list = advantage ? hier : prio;
+          const collect = (node: CohortNode) => {
+            for (const child of node.childCohorts) {
+              if (child === previous || withinNominal(child, frs)) continue;
+              collect(child);
+            }
+            for (const child of node.childQueues) {
+              if (child === cq) continue;
+              if (!withinNominal(child, frs)) list.push(...fromCQ(child as CQ, cur, advantage));
+            }
+          };
+          collect(cur);
+          previous = cur;
+        }
+      }
+      lists = { same, hier, prio, usage: new Map() };
+      this.candidateLists.set(listKey, lists);
+    }
+    const { same, hier, prio } = lists;
     // A necessary condition first: removing every candidate frees at most their usage. When even that
     // cannot cover the request, no subset can, and the ordering and the remove/re-add walk are skipped.
     for (const [fr, v] of requests) {
-      let free = available(cq, fr);
-      for (const l of [same, hier, prio]) for (const c of l) free += c.wl.usage.get(fr) ?? 0n;
-      if (free < v) return [];
+      let freed = lists.usage.get(fr);
+      if (freed === undefined) {
+        freed = 0n;
+        for (const l of [same, hier, prio]) for (const c of l) freed += c.wl.usage.get(fr) ?? 0n;
+        lists.usage.set(fr, freed);
+      }
+      if (available(cq, fr) + freed < v) return [];
     }
-    const order = (x: Cand, y: Cand) => this.candidateOrder(x.wl, y.wl, cq);
-    same.sort(order);
-    hier.sort(order);
-    prio.sort(order);
-    const split = (l: Cand[]) => [l.filter((c) => c.wl.evicted), l.filter((c) => !c.wl.evicted)];
-    const [eh, nh] = split(hier);
-    const [ep, np] = split(prio);
-    const [es, ns] = split(same);
-    const all = [...eh, ...ep, ...es, ...nh, ...np, ...ns];
-    if (this.keepTrace) {
-      const seen = new Set(considered);
-      for (const c of all) if (!seen.has(c.wl.ref)) considered.push(c.wl.ref);
+    if (!lists.ordered) {
+      // Sorted once per version: a later equal sort would compare the same pairs (and note the same ties).
+      const order = (x: Cand, y: Cand) => this.candidateOrder(x.wl, y.wl, cq);
+      same.sort(order);
+      hier.sort(order);
+      prio.sort(order);
+      const split = (l: Cand[]) => [l.filter((c) => c.wl.evicted), l.filter((c) => !c.wl.evicted)];
+      const [eh, nh] = split(hier);
+      const [ep, np] = split(prio);
+      const [es, ns] = split(same);
+      lists.ordered = [...eh, ...ep, ...es, ...nh, ...np, ...ns];
     }
+    const ordered = lists.ordered;
+    if (this.keepTrace) for (const c of ordered) all.push(c.wl.ref);
     const noOther = !hier.length && !prio.length;
     const underNominal = [...frs].every((fr) => (cq.quotas.get(fr)?.nominal ?? 0n) > (cq.usage.get(fr) ?? 0n));
     const attempts = noOther || (borrowForbidden && !underNominal) ? [true] : borrowForbidden && !hier.length ? [false, true] : [true, false];
@@ -879,7 +997,7 @@ export class PlanSimulator {
     };
     for (const borrow of attempts) {
       const targets: Cand[] = [];
-      for (const c of all) {
+      for (const c of ordered) {
         if (!valid(c, borrow)) continue;
         addUsageMap(c.wl.cq!, c.wl.usage, -1);
         targets.push(c);
@@ -1097,6 +1215,15 @@ function zobrist(id: number): number {
 
 function schedulingHash(w: Wl): string {
   return JSON.stringify([w.priority, w.podSets.map((ps) => [ps.name, ps.count, podSetTemplate(w.obj, ps.name)?.spec ?? null])]);
+}
+
+function addAdmittedUsage(cq: CQ, w: Wl, sign: bigint): void {
+  let sums = cq.admittedUsage.get(w.priority);
+  if (!sums) {
+    sums = new Map();
+    cq.admittedUsage.set(w.priority, sums);
+  }
+  for (const [fr, v] of w.usage) sums.set(fr, (sums.get(fr) ?? 0n) + sign * v);
 }
 
 function minB(a: bigint, b: bigint): bigint {
