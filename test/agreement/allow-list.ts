@@ -36,13 +36,17 @@ export const ALLOWED_DIFFERENCES: readonly AllowedDifference[] = [
     matches: (c) => !c.theirs.denied && c.ours.every((f) => f.severity !== 'error' || POD_LEVEL_RULES.has(f.rule)),
   },
   ...(['kueue-webhook', 'kueue-webhook-update'] as const).map((oracle): AllowedDifference => ({
-    id: 'kueue-rayjob-head-without-containers',
+    id: 'kueue-head-without-containers',
     oracle,
     source: 'kuberay-operator',
-    reason: "Kueue's RayJob webhook fails on a head template without containers (index out of range; from 0.19 with GCS fault tolerance, \"cannot account for Redis cleanup resources\"); the policy refuses it as KubeRay's rule (the Ray container comes first)",
-    matches: (c) => c.object?.kind === 'RayJob' && c.theirs.denied && /index out of range|head pod template must include the Ray container/.test(c.theirs.message)
-      && Array.isArray(c.object?.spec?.rayClusterSpec?.headGroupSpec?.template?.spec?.containers)
-      && c.object.spec.rayClusterSpec.headGroupSpec.template.spec.containers.length === 0,
+    reason: "Kueue's webhook fails on a head template without containers (a RayJob's: index out of range; from 0.19 with GCS fault tolerance on any kind: \"cannot account for Redis cleanup resources\"); the policy refuses it as KubeRay's rule (the Ray container comes first)",
+    matches: (c) => {
+      const o = c.object;
+      const cluster = o?.kind === 'RayJob' ? o.spec?.rayClusterSpec : o?.kind === 'RayService' ? o.spec?.rayClusterConfig : o?.spec;
+      const containers = cluster?.headGroupSpec?.template?.spec?.containers;
+      return c.theirs.denied && Array.isArray(containers) && containers.length === 0
+        && (/head pod template must include the Ray container/.test(c.theirs.message) || (o?.kind === 'RayJob' && /index out of range/.test(c.theirs.message)));
+    },
   })),
   ...(['kueue-webhook', 'kueue-webhook-update'] as const).map((oracle): AllowedDifference => ({
     id: 'rayservice-through-raycluster',

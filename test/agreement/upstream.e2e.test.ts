@@ -208,8 +208,11 @@ describeAll('the policy agrees with Kueue, KubeRay and the API server', () => {
         await cluster.client.apply({ apiVersion: cqField, kind: 'WorkloadPriorityClass', metadata: { name: 'dev-priority' }, value: 100 });
         // Objects Kueue does not turn into a Workload of their own are left out: a RayJob that only selects
         // an existing cluster, and before 0.17 a RayService (queued through the RayCluster KubeRay creates).
+        // Likewise an autoscaling RayJob on 0.14.7-0.16 (short-term elastic: Kueue queues the RayCluster KubeRay creates).
+        const caps = kueueCapabilities(kueue);
         const managed = (o: any) => !(o.kind === 'RayJob' && !o.spec?.rayClusterSpec)
-          && !(o.kind === 'RayService' && kueueCapabilities(kueue).rayServiceQueueing !== 'native');
+          && !(o.kind === 'RayService' && caps.rayServiceQueueing !== 'native')
+          && !(o.kind === 'RayJob' && caps.elasticRayJob === 'short-term' && o.spec?.rayClusterSpec?.enableInTreeAutoscaling === true);
         const queued = objects.filter((g) => {
           const a = accepted.get(g.index);
           return a?.kueueAllowed && a.mutated?.metadata?.labels?.['kueue.x-k8s.io/queue-name'] === 'user-queue' && managed(a.mutated);
