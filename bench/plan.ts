@@ -5,22 +5,13 @@
 // The last line is `bench:plan workloads=10000 seconds=<n> peak_rss_mib=<n>`.
 import { fork } from 'child_process';
 import { simulatePlan } from '../src/policy/plan';
+import { mulberry32 as rng } from '../test/support/random';
 
 // Quota per ClusterQueue (plus up to 60 by queue): about 70 % of 10,000 gangs fit, so queues fill, then preempt.
 const CPU_PER_QUEUE = Number(process.env.BENCH_PLAN_CPU ?? 320);
 const TIMEOUT_S = Number(process.env.BENCH_PLAN_TIMEOUT ?? 900);
 const SIZES = (process.env.BENCH_PLAN_SIZES ?? '1000,100000,10000').split(',').map(Number);
 
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** `cpuPerQueue` lower than the bench's makes a small input preempt (the test pinning the decisions uses it). */
 export function scenario(n: number, cpuPerQueue = CPU_PER_QUEUE): { kueueObjects: any[]; arrivals: any[] } {

@@ -4,17 +4,13 @@
  * webhook, KubeRay's validation and the CRD schema check. Pure and deterministic: the same seed gives the
  * same objects, so a disagreement printed with its seed and index is reproducible.
  */
+import { mulberry32 } from '../support/random';
 
-/** A small, fast, seedable PRNG (mulberry32). */
+/** Seeded draws (the shared mulberry32) with the helpers the generator needs. */
 export class Random {
-  private state: number;
-  constructor(seed: number) { this.state = seed >>> 0; }
-  next(): number {
-    let t = (this.state = (this.state + 0x6d2b79f5) >>> 0);
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  }
+  private readonly draw: () => number;
+  constructor(seed: number) { this.draw = mulberry32(seed); }
+  next(): number { return this.draw(); }
   int(lo: number, hi: number): number { return lo + Math.floor(this.next() * (hi - lo + 1)); }
   pick<T>(xs: readonly T[]): T { return xs[Math.floor(this.next() * xs.length)]; }
   chance(p: number): boolean { return this.next() < p; }

@@ -6,19 +6,10 @@ import { reviewAdmission } from '../../src/controller/admission-review';
 import { evaluateRayObject, RULES } from '../../src/policy';
 import { kubeRayCapabilities, kueueCapabilities } from '../../src/policy/versions';
 import { rayJob } from './support';
+import { mulberry32 as prng } from '../support/random';
 
 const ITERATIONS = 4000;
 
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const rayCluster = () => ({ apiVersion: 'ray.io/v1', kind: 'RayCluster', metadata: { name: 'c', namespace: 'team-a', labels: { 'kueue.x-k8s.io/queue-name': 'q' }, annotations: { 'kueue.x-k8s.io/elastic-job': 'true' } }, spec: { ...rayJob().spec.rayClusterSpec, enableInTreeAutoscaling: true, autoscalerOptions: { version: 'v2' } } });
 const rayService = () => ({ apiVersion: 'ray.io/v1', kind: 'RayService', metadata: { name: 's', namespace: 'team-a', labels: { 'kueue.x-k8s.io/queue-name': 'q', 'kueue.x-k8s.io/priority-class': 'p' } }, spec: { rayClusterConfig: rayJob().spec.rayClusterSpec } });

@@ -4,6 +4,7 @@
  * Kubernetes objects; `isolate` renames the cluster-scoped ones so many scenarios share one control plane.
  */
 import { kueueCapabilities } from '../../src/policy/versions';
+import { mulberry32 } from '../support/random';
 
 export interface PlanScenario {
   readonly name: string;
@@ -210,17 +211,8 @@ export function fixedScenarios(kueueVersion: string): PlanScenario[] {
   return list;
 }
 
-/** A small seeded PRNG (mulberry32): the same seed gives the same scenarios on every machine. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The seeded PRNG the scenarios draw from: the same seed gives the same scenarios on every machine. */
+export const prng = mulberry32;
 
 /**
  * A random scenario: 1-3 ClusterQueues (one flavor, cpu only), often in one cohort with borrowing and
