@@ -14,6 +14,7 @@ import {
 } from '../../src/policy';
 import { readKueueFile } from '../support/upstream';
 import { TestCluster } from '../e2e/support/cluster';
+import { isAdmitted } from '../e2e/support/kube';
 import { e2ePairs } from '../e2e/support/pairs';
 import { AgreementLog, ourVerdict } from './support/compare';
 import { KubeRayOracle } from './support/kuberay-oracle';
@@ -27,11 +28,6 @@ const log = new AgreementLog(SEED);
 const objects = generate(SEED, COUNT);
 /** Objects per pair the Workload oracle creates for real: AGREEMENT_WORKLOADS, default 150. */
 const WORKLOAD_SAMPLE = Number(process.env.AGREEMENT_WORKLOADS || 150);
-
-function isAdmitted(wl: any): boolean {
-  const cond = (t: string) => (wl?.status?.conditions ?? []).find((c: any) => c.type === t);
-  return cond('Admitted')?.status === 'True' || (cond('QuotaReserved')?.status === 'True' && !!wl.status?.admission);
-}
 process.stdout.write(`[agreement] seed ${SEED} (AGREEMENT_SEED to repeat), ${COUNT} objects per pair (AGREEMENT_OBJECTS), pairs: ${pairs.map((p) => p.join('/')).join(', ') || `none (${skipped})`}\n`);
 
 /** Runs fn over items with at most `n` in flight. */

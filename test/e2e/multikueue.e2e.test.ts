@@ -18,7 +18,7 @@ import { REPO_ROOT } from '../support/upstream';
 import { binary, freePort, K8S_VERSION, TestCluster } from './support/cluster';
 import { FILES_MOUNT, ImageController, startImageController } from './support/image';
 import { makePki } from './support/pki';
-import { KubeClient, objectPath, waitFor } from './support/kube';
+import { cond, KubeClient, objectPath, waitFor } from './support/kube';
 import { BUILDABLE_KUEUE, e2ePairs } from './support/pairs';
 
 // Every buildable Kueue version with Ray MultiKueue adapters, with the KubeRay it is tested against.
@@ -50,9 +50,6 @@ const queued = (kind: string, name: string, spec: any) => ({
   apiVersion: 'ray.io/v1', kind, metadata: { name, namespace: 'default', labels: { 'kueue.x-k8s.io/queue-name': 'user-queue' } }, spec,
 });
 
-function cond(obj: any, type: string): any {
-  return (obj?.status?.conditions ?? []).find((c: any) => c.type === type);
-}
 
 /** The cluster's admin kubeconfig with its names renamed to `name`, so several merge into one KUBECONFIG. */
 function namedKubeconfig(cluster: TestCluster, name: string, dir: string): string {

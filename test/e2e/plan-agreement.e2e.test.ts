@@ -14,7 +14,7 @@ import { simulatePlan } from '../../src/policy/plan';
 import { kueueCapabilities } from '../../src/policy/versions';
 import { fixedScenarios, isolate, PlanScenario, randomScenario } from '../plan/scenarios';
 import { TestCluster } from './support/cluster';
-import { KubeClient, objectPath, waitFor } from './support/kube';
+import { cond, KubeClient, objectPath, waitFor } from './support/kube';
 import { BUILDABLE_KUEUE, e2ePairs } from './support/pairs';
 
 const { pairs, skipped } = e2ePairs();
@@ -38,9 +38,6 @@ const SEED = Number(process.env.PLAN_AGREEMENT_SEED ?? (Date.now() % 1_000_000))
 const BATCH = Number(process.env.PLAN_AGREEMENT_BATCH ?? 100);
 const OUT = process.env.PLAN_AGREEMENT_OUT ?? path.join(os.tmpdir(), 'plan-agreement');
 
-function cond(obj: any, type: string): any {
-  return (obj?.status?.conditions ?? []).find((c: any) => c.type === type);
-}
 
 /** The pending category Kueue's QuotaReserved condition expresses, in the plan's vocabulary. */
 export function kueueCategory(wl: any): string {

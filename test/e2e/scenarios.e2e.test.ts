@@ -7,7 +7,7 @@ import * as path from 'path';
 import { computeGang, parseQuantity, RULES } from '../../src/policy';
 import { examples, readManifestDir, supportedScenarios } from '../support/synth';
 import { TestCluster } from './support/cluster';
-import { KubeClient, KubeError, objectPath, waitFor } from './support/kube';
+import { cond, isAdmitted, KubeClient, KubeError, objectPath, waitFor } from './support/kube';
 import { e2ePairs } from './support/pairs';
 
 const { pairs, skipped } = e2ePairs();
@@ -19,13 +19,7 @@ if (skipped) {
 const RAY = 'ray.io/v1';
 const WL_API = (kueue: string) => `kueue.x-k8s.io/${kueueCapabilities(kueue).apiVersion.split('/')[1]}`;
 
-function cond(obj: any, type: string): any {
-  return (obj?.status?.conditions ?? []).find((c: any) => c.type === type);
-}
 
-function isAdmitted(wl: any): boolean {
-  return cond(wl, 'Admitted')?.status === 'True' || (cond(wl, 'QuotaReserved')?.status === 'True' && !!wl.status?.admission);
-}
 
 async function workloadsOwnedBy(client: KubeClient, kueue: string, namespace: string, uid: string): Promise<any[]> {
   return (await client.list(WL_API(kueue), 'Workload', namespace)).filter((w) => (w.metadata.ownerReferences ?? []).some((o: any) => o.uid === uid));

@@ -187,3 +187,13 @@ export async function waitFor<T>(what: string, fn: () => Promise<T | undefined |
     await new Promise((r) => setTimeout(r, intervalMs));
   }
 }
+
+/** The status condition of a type on any object (Workload, MultiKueueCluster, ...), or undefined. */
+export function cond(obj: any, type: string): any {
+  return (obj?.status?.conditions ?? []).find((c: any) => c.type === type);
+}
+
+/** A Workload holds its quota: Admitted, or QuotaReserved with an admission. */
+export function isAdmitted(wl: any): boolean {
+  return cond(wl, 'Admitted')?.status === 'True' || (cond(wl, 'QuotaReserved')?.status === 'True' && !!wl.status?.admission);
+}
