@@ -30,8 +30,9 @@ test('6. a review past the deadline fails alone; the reviews queued behind it ar
       if (warm !== 200) await new Promise((r) => setTimeout(r, 1000));
     }
     expect(warm).toBe(200);
-    // A legitimate but slow review (3.9 MiB of small objects: parsing alone takes longer than 40 ms).
-    const env = Array.from({ length: 130000 }, (_, i) => ({ name: `E${i}`, value: 'v' }));
+    // A legitimate but slow review: 15 MiB of small objects takes 350-420 ms to decide here, nine
+    // times the deadline (3.9 MiB took 60 ms, close enough that one CI run decided it in time).
+    const env = Array.from({ length: 500000 }, (_, i) => ({ name: `E${i}`, value: 'v' }));
     const slow = JSON.stringify(review(rayJob({ rayClusterSpec: { headGroupSpec: { template: { spec: { containers: [{ name: 'h', image: 'i', env }] } } } } })));
     const t0 = Date.now();
     const slowAnswer = pool.review('validate', bytes(slow)).then((o) => ({ o, ms: Date.now() - t0 }));
