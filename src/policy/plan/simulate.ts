@@ -75,6 +75,8 @@ interface CQ extends QuotaNode {
   readonly admitted: Set<Wl>;
   /** Usage of the `admitted` set by priority: bounds a preemption search before its candidates are listed. */
   readonly admittedUsage: Map<number, Map<FlavorResource, bigint>>;
+  /** The largest usage of one workload ever admitted here, per flavor/resource (a bound, never lowered). */
+  readonly largestUsage: Map<FlavorResource, bigint>;
 }
 
 interface PodSet { readonly name: string; readonly count: number; readonly total: ResourceMap }
@@ -265,7 +267,7 @@ export class PlanSimulator {
       tryNextOnPreempt: (ff.whenCanPreempt ?? 'TryNextFlavor') === 'TryNextFlavor',
       preference: ff.preference,
       namespaceSelector: s.namespaceSelector ?? null, cohortName,
-      heap: [], inadmissible: new Set(), parkedHashes: new Set(), admitted: new Set(), admittedUsage: new Map(),
+      heap: [], inadmissible: new Set(), parkedHashes: new Set(), admitted: new Set(), admittedUsage: new Map(), largestUsage: new Map(),
     };
     if (s.stopPolicy === 'Hold' || s.stopPolicy === 'HoldAndDrain') cq.inactiveReason = `ClusterQueue ${cq.name} is inactive: stopPolicy ${s.stopPolicy}`;
     const missing = groups.flatMap((g) => g.flavors).filter((f) => !this.flavors.has(f));
@@ -837,42 +839,88 @@ export class PlanSimulator {
   }
 
   /**
-   * An upper bound of the search's necessary condition below, from the per-priority usage sums of the
-   * ClusterQueues the search would list candidates from: false exactly when that condition would fail
-   * (the search would return no targets, before ordering anything).
+   * A bound of the search, from the per-priority usage sums and not from the candidates: false only when
+   * no attempt of the search's walk below could fit, so the candidates are neither listed nor ordered.
+   * Per ClusterQueue it removes at least what a walk could: in the preemptor's ClusterQueue every
+   * workload the policy allows; in another one (listed as the search lists them, intermediate cohorts
+   * ignored) those the policy and the attempt allow, and with one flavor/resource contested, no more than
+   * its usage above nominal plus its largest workload (the walk takes from it only while it is above
+   * nominal). The quota tree is monotone (less usage never makes less room), so when even that does
+   * not fit, the walk does not either.
    */
   private mayPreemptEnough(w: Wl, cq: CQ, frs: Set<FlavorResource>, requests: Map<FlavorResource, bigint>): boolean {
-    const from: Array<[CQ, string]> = [];
-    if (cq.preemption.within !== 'Never') from.push([cq, cq.preemption.within]);
+    const from: Array<{ c: CQ; advantage: boolean }> = [];
     if (cq.parent && cq.preemption.reclaim !== 'Never') {
+      const advantages = this.reclaimAdvantages(cq, requests);
       let previous: CohortNode | undefined;
-      const collect = (node: CohortNode) => {
-        for (const child of node.childCohorts) {
-          if (child === previous || withinNominal(child, frs)) continue;
-          collect(child);
-        }
-        for (const child of node.childQueues) {
-          if (child === cq) continue;
-          if (!withinNominal(child, frs)) from.push([child as CQ, cq.preemption.reclaim]);
-        }
-      };
+      let level = 0;
       for (const cur of pathToRoot(cq)) {
+        const advantage = advantages[level++];
+        const collect = (node: CohortNode) => {
+          for (const child of node.childCohorts) {
+            if (child === previous || withinNominal(child, frs)) continue;
+            collect(child);
+          }
+          for (const child of node.childQueues) {
+            if (child === cq) continue;
+            if (!withinNominal(child, frs)) from.push({ c: child as CQ, advantage });
+          }
+        };
         collect(cur);
         previous = cur;
       }
     }
-    for (const [fr, v] of requests) {
-      let free = available(cq, fr);
-      for (const [c, policy] of from) {
-        for (const [priority, sums] of c.admittedUsage) {
-          // satisfiesPolicy, widened to every creation time at equal priority.
-          const ok = policy === 'Any' || priority < w.priority || (policy === 'LowerOrNewerEqualPriority' && priority === w.priority);
-          if (ok) free += sums.get(fr) ?? 0n;
+    const eligible = (c: CQ, policy: string, keep: (priority: number) => boolean): Map<FlavorResource, bigint> => {
+      const out = new Map<FlavorResource, bigint>();
+      for (const [priority, sums] of c.admittedUsage) {
+        // satisfiesPolicy, widened to every creation time at equal priority.
+        const ok = policy === 'Any' || priority < w.priority || (policy === 'LowerOrNewerEqualPriority' && priority === w.priority);
+        if (!ok || !keep(priority)) continue;
+        for (const [fr, v] of sums) out.set(fr, (out.get(fr) ?? 0n) + v);
+      }
+      return out;
+    };
+    const borrowForbidden = cq.preemption.borrowPolicy === 'Never';
+    const t = cq.preemption.threshold;
+    const single = frs.size === 1 ? [...frs][0] : undefined;
+    const own = cq.preemption.within === 'Never' ? new Map<FlavorResource, bigint>() : eligible(cq, cq.preemption.within, () => true);
+    for (const borrow of [false, true]) {
+      const removed: Array<[QuotaNode, Map<FlavorResource, bigint>]> = [[cq, own]];
+      for (const { c, advantage } of from) {
+        // With borrowing, a ReclaimWithoutBorrowing candidate is not valid.
+        const keep = (priority: number) => !borrow || advantage || (!borrowForbidden && priority < w.priority && (t === undefined || priority <= t));
+        const sums = eligible(c, cq.preemption.reclaim, keep);
+        if (single !== undefined && sums.has(single)) {
+          const bound = (c.usage.get(single) ?? 0n) - (c.subtree.get(single) ?? 0n) + (c.largestUsage.get(single) ?? 0n);
+          if (bound < sums.get(single)!) sums.set(single, bound);
+        }
+        removed.push([c, sums]);
+      }
+      for (const [n, sums] of removed) addUsageMap(n, sums, -1);
+      let fits = true;
+      for (const [fr, v] of requests) {
+        if ((!borrow && borrowingWith(cq, fr, v)) || v > available(cq, fr)) {
+          fits = false;
+          break;
         }
       }
-      if (free < v) return false;
+      for (const [n, sums] of removed) addUsageMap(n, sums, 1);
+      if (fits) return true;
     }
-    return true;
+    return false;
+  }
+
+  /** The reclaim advantage at each level of the cohort path (the request fits in the quota below it). */
+  private reclaimAdvantages(cq: CQ, requests: Map<FlavorResource, bigint>): boolean[] {
+    const advantages: boolean[] = [];
+    let { fits: advantage, remaining } = quantitiesFitInQuota(cq, requests);
+    for (const cur of pathToRoot(cq)) {
+      advantages.push(advantage);
+      const r = quantitiesFitInQuota(cur, remaining);
+      remaining = r.remaining;
+      advantage = advantage || r.fits;
+    }
+    return advantages;
   }
 
   /** The search itself; `all` lists the ordered candidates' refs (for the trace). */
@@ -904,16 +952,7 @@ export class PlanSimulator {
     };
     // The reclaim advantage at each level of the cohort path: with the ClusterQueue, preemptor priority
     // (and creation) and resources, it decides the candidate lists, which equal searches share.
-    const advantages: boolean[] = [];
-    if (cq.parent && cq.preemption.reclaim !== 'Never') {
-      let { fits: advantage, remaining } = quantitiesFitInQuota(cq, requests);
-      for (const cur of pathToRoot(cq)) {
-        advantages.push(advantage);
-        const r = quantitiesFitInQuota(cur, remaining);
-        remaining = r.remaining;
-        advantage = advantage || r.fits;
-      }
-    }
+    const advantages = cq.parent && cq.preemption.reclaim !== 'Never' ? this.reclaimAdvantages(cq, requests) : [];
     const byCreation = cq.preemption.within === 'LowerOrNewerEqualPriority' || cq.preemption.reclaim === 'LowerOrNewerEqualPriority';
     let listKey = `${cq.name}\n${w.priority}\n${byCreation ? w.created : ''}\n${advantages.map(Number).join('')}\n`;
     for (const fr of frs) listKey += `${fr},`;
@@ -995,7 +1034,41 @@ export class PlanSimulator {
       WithinCQ: 'InClusterQueue', HierarchicalReclaim: 'InCohortReclamation',
       ReclaimWithoutBorrowing: 'InCohortReclamation', ReclaimWhileBorrowing: 'InCohortReclaimWhileBorrowing',
     };
+    // Exact early failure: an attempt's walk can only remove candidates of another ClusterQueue while that
+    // ClusterQueue is above nominal, and that depends on its own removals only, in candidate order (an
+    // intermediate cohort within nominal skips a prefix's rest, never adds to it, so ignoring those
+    // checks removes a superset). Removal is additive per node, so removing each ClusterQueue's sum at
+    // once frees what the walk would; when even that superset does not fit, the walk cannot.
+    const mayFit = (borrow: boolean): boolean => {
+      const removed = new Map<CQ, Map<FlavorResource, bigint>>();
+      for (const c of ordered) {
+        const x = c.wl.cq!;
+        let sum = removed.get(x);
+        if (x !== cq) {
+          if (borrow && c.variant === 'ReclaimWithoutBorrowing') continue;
+          let within = true;
+          for (let i = 0; i < frList.length; i++) {
+            const fr = frList[i];
+            if ((x.subtree.get(fr) ?? 0n) < (x.usage.get(fr) ?? 0n) - (sum?.get(fr) ?? 0n)) {
+              within = false;
+              break;
+            }
+          }
+          if (within) continue;
+        }
+        if (!sum) {
+          sum = new Map();
+          removed.set(x, sum);
+        }
+        for (const [fr, v] of c.wl.usage) sum.set(fr, (sum.get(fr) ?? 0n) + v);
+      }
+      for (const [x, sum] of removed) addUsageMap(x, sum, -1);
+      const ok = fitsNow(borrow);
+      for (const [x, sum] of removed) addUsageMap(x, sum, 1);
+      return ok;
+    };
     for (const borrow of attempts) {
+      if (!mayFit(borrow)) continue;
       const targets: Cand[] = [];
       for (const c of ordered) {
         if (!valid(c, borrow)) continue;
@@ -1223,7 +1296,10 @@ function addAdmittedUsage(cq: CQ, w: Wl, sign: bigint): void {
     sums = new Map();
     cq.admittedUsage.set(w.priority, sums);
   }
-  for (const [fr, v] of w.usage) sums.set(fr, (sums.get(fr) ?? 0n) + sign * v);
+  for (const [fr, v] of w.usage) {
+    sums.set(fr, (sums.get(fr) ?? 0n) + sign * v);
+    if (sign > 0n && v > (cq.largestUsage.get(fr) ?? 0n)) cq.largestUsage.set(fr, v);
+  }
 }
 
 function minB(a: bigint, b: bigint): bigint {
