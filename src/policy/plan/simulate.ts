@@ -73,6 +73,8 @@ interface CQ extends QuotaNode {
   /** Scheduling-equivalence hashes parked as inadmissible (Kueue >= 0.18, BestEffortFIFO). */
   readonly parkedHashes: Set<string>;
   readonly admitted: Set<Wl>;
+  /** The same workloads by priority: a search lists only the priorities its policy allows. */
+  readonly admittedByPriority: Map<number, Set<Wl>>;
   /** Usage of the `admitted` set by priority: bounds a preemption search before its candidates are listed. */
   readonly admittedUsage: Map<number, Map<FlavorResource, bigint>>;
   /** The largest usage of one workload ever admitted here, per flavor/resource (a bound, never lowered). */
@@ -105,7 +107,8 @@ interface Wl {
   evicted: boolean;
   victims?: PlanVictim[];
   preemptedBy: string[];
-  pending?: PlanPending;
+  /** Built when read (`pendingOf`): most evaluations are replaced by a later one before the result. */
+  pending?: PlanPending | (() => PlanPending);
   notQueued?: string;
   sliceOf?: Wl;
   evaluated: boolean;
@@ -137,8 +140,6 @@ interface CandidateLists {
   readonly same: Cand[];
   readonly hier: Cand[];
   readonly prio: Cand[];
-  /** Summed usage of all candidates, per flavor/resource (the necessary condition). */
-  readonly usage: Map<FlavorResource, bigint>;
   ordered?: Cand[];
 }
 interface Target { readonly wl: Wl; readonly reason: string; readonly why: string }
@@ -267,7 +268,8 @@ export class PlanSimulator {
       tryNextOnPreempt: (ff.whenCanPreempt ?? 'TryNextFlavor') === 'TryNextFlavor',
       preference: ff.preference,
       namespaceSelector: s.namespaceSelector ?? null, cohortName,
-      heap: [], inadmissible: new Set(), parkedHashes: new Set(), admitted: new Set(), admittedUsage: new Map(), largestUsage: new Map(),
+      heap: [], inadmissible: new Set(), parkedHashes: new Set(),
+      admitted: new Set(), admittedByPriority: new Map(), admittedUsage: new Map(), largestUsage: new Map(),
     };
     if (s.stopPolicy === 'Hold' || s.stopPolicy === 'HoldAndDrain') cq.inactiveReason = `ClusterQueue ${cq.name} is inactive: stopPolicy ${s.stopPolicy}`;
     const missing = groups.flatMap((g) => g.flavors).filter((f) => !this.flavors.has(f));
@@ -460,7 +462,7 @@ export class PlanSimulator {
     for (const e of entries) {
       const r = this.process(e, preempted, temporary);
       if (r.result === 'admitted' || r.result === 'preempting') progress = true;
-      candidates.push(r);
+      if (r.candidate) candidates.push(r.candidate);
     }
     for (const t of temporary) addUsageMap(t.cq, t.usage, -1);
     if (temporary.length || preempted.size) this.version++;
@@ -485,7 +487,10 @@ export class PlanSimulator {
   private unadmitUsage(w: Wl): void {
     if (w.cq!.admitted.has(w)) this.admittedKey ^= zobrist(w.id);
     addUsageMap(w.cq!, w.usage, -1);
-    if (w.cq!.admitted.delete(w)) addAdmittedUsage(w.cq!, w, -1n);
+    if (w.cq!.admitted.delete(w)) {
+      addAdmittedUsage(w.cq!, w, -1n);
+      w.cq!.admittedByPriority.get(w.priority)!.delete(w);
+    }
     this.version++;
     w.usage = new Map();
   }
@@ -524,14 +529,18 @@ export class PlanSimulator {
     return { w, assignment, targets, considered };
   }
 
-  private process(e: Entry, preempted: Map<Wl, Target>, temporary: Temporary[]): PlanCandidate {
+  /** Decides one entry of a cycle. The trace line and the pending message are only built when read. */
+  private process(e: Entry, preempted: Map<Wl, Target>, temporary: Temporary[]): { result: PlanCandidate['result']; candidate?: PlanCandidate } {
     const { w, assignment: a, targets } = e;
     const cq = w.cq!;
     w.evaluated = true;
-    const base = {
-      workload: w.ref, clusterQueue: cq.name, mode: a.mode, borrows: a.borrowing > 0,
-      ...(e.considered.length ? { preemptionCandidates: e.considered } : {}),
-    };
+    const done = (result: PlanCandidate['result'], detail: () => string) => ({
+      result,
+      candidate: this.keepTrace ? {
+        workload: w.ref, clusterQueue: cq.name, mode: a.mode, borrows: a.borrowing > 0,
+        ...(e.considered.length ? { preemptionCandidates: e.considered } : {}), result, detail: detail(),
+      } : undefined,
+    });
     const park = () => {
       if (cq.strict) {
         cq.heap.push(w);
@@ -547,12 +556,12 @@ export class PlanSimulator {
       }
     };
     if (a.mode === 'NoFit') {
-      w.pending = pendingOf(a);
+      w.pending = () => pendingOf(a);
       park();
-      return { ...base, result: 'pending', detail: w.pending.message };
+      return done('pending', () => messageOf(a));
     }
     if (a.mode === 'Preempt' && !targets.length) {
-      w.pending = { ...pendingOf(a), message: `${messageOf(a)}` };
+      w.pending = () => pendingOf(a);
       if (cq.preemption.reclaim !== 'Any') {
         const reserve = this.toReserve(a, cq);
         addUsageMap(cq, reserve, 1);
@@ -560,17 +569,19 @@ export class PlanSimulator {
         temporary.push({ cq, usage: reserve });
       }
       park();
-      return { ...base, result: 'pending', detail: `needs preemption but no workload may be preempted: ${w.pending.message}` };
+      return done('pending', () => `needs preemption but no workload may be preempted: ${messageOf(a)}`);
     }
     if (targets.some((t) => preempted.has(t.wl))) {
-      w.pending = { category: 'quota', message: 'Workload has overlapping preemption targets with another workload', shortfalls: pendingOf(a).shortfalls };
+      const message = 'Workload has overlapping preemption targets with another workload';
+      w.pending = () => ({ category: 'quota', message, shortfalls: pendingOf(a).shortfalls });
       cq.heap.push(w);
-      return { ...base, result: 'skipped', detail: w.pending.message };
+      return done('skipped', () => message);
     }
     if (!this.fits(cq, a.usage, [...preempted.keys(), ...targets.map((t) => t.wl)])) {
-      w.pending = { category: 'quota', message: 'Workload no longer fits after processing another workload', shortfalls: pendingOf(a).shortfalls };
+      const message = 'Workload no longer fits after processing another workload';
+      w.pending = () => ({ category: 'quota', message, shortfalls: pendingOf(a).shortfalls });
       cq.heap.push(w);
-      return { ...base, result: 'skipped', detail: w.pending.message };
+      return done('skipped', () => message);
     }
     for (const t of targets) preempted.set(t.wl, t);
     if (a.mode === 'Preempt') {
@@ -583,13 +594,13 @@ export class PlanSimulator {
         t.wl.preemptedBy.push(w.ref);
       }
       w.victims = targets.map((t) => ({ workload: t.wl.ref, clusterQueue: t.wl.cqName!, priority: t.wl.priority, reason: t.reason, why: t.why }));
-      w.pending = { category: 'preemption-in-progress', message: `${messageOf(a)}. Pending the preemption of ${targets.length} workload(s)`, shortfalls: pendingOf(a).shortfalls };
+      w.pending = () => ({ category: 'preemption-in-progress', message: `${messageOf(a)}. Pending the preemption of ${targets.length} workload(s)`, shortfalls: pendingOf(a).shortfalls });
       if (!cq.strict) cq.sticky = w;
       cq.heap.push(w);
-      return { ...base, result: 'preempting', detail: `preempts ${targets.map((t) => `${t.wl.ref} (${t.reason})`).join(', ')}` };
+      return done('preempting', () => `preempts ${targets.map((t) => `${t.wl.ref} (${t.reason})`).join(', ')}`);
     }
     this.admit(w, a);
-    return { ...base, result: 'admitted', detail: `admitted: ${describeAssignment(a)}` };
+    return done('admitted', () => `admitted: ${describeAssignment(a)}`);
   }
 
   private admit(w: Wl, a: Assignment): void {
@@ -608,7 +619,12 @@ export class PlanSimulator {
       w.admittedAt = this.step;
     }
     addUsageMap(cq, w.usage, 1);
-    if (!cq.admitted.has(w)) addAdmittedUsage(cq, w, 1n);
+    if (!cq.admitted.has(w)) {
+      addAdmittedUsage(cq, w, 1n);
+      let same = cq.admittedByPriority.get(w.priority);
+      if (!same) cq.admittedByPriority.set(w.priority, same = new Set());
+      same.add(w);
+    }
     cq.admitted.add(w);
     this.version++;
     this.admittedKey ^= zobrist(w.id);
@@ -944,9 +960,14 @@ export class PlanSimulator {
     };
     const fromCQ = (c: CQ, lca: CohortNode | undefined, advantage: boolean): Cand[] => {
       const out: Cand[] = [];
-      for (const x of c.admitted) {
-        const v = classify(x, advantage);
-        if (v) out.push({ wl: x, lca, variant: v });
+      const policy = c === cq ? cq.preemption.within : cq.preemption.reclaim;
+      for (const [priority, admitted] of c.admittedByPriority) {
+        // satisfiesPolicy (in classify), widened to every creation time at equal priority.
+        if (!(policy === 'Any' || priority < w.priority || (policy === 'LowerOrNewerEqualPriority' && priority === w.priority))) continue;
+        for (const x of admitted) {
+          const v = classify(x, advantage);
+          if (v) out.push({ wl: x, lca, variant: v });
+        }
       }
       return out;
     };
@@ -981,27 +1002,17 @@ export class PlanSimulator {
           previous = cur;
         }
       }
-      lists = { same, hier, prio, usage: new Map() };
+      lists = { same, hier, prio };
       this.candidateLists.set(listKey, lists);
     }
     const { same, hier, prio } = lists;
-    // A necessary condition first: removing every candidate frees at most their usage. When even that
-    // cannot cover the request, no subset can, and the ordering and the remove/re-add walk are skipped.
-    for (const [fr, v] of requests) {
-      let freed = lists.usage.get(fr);
-      if (freed === undefined) {
-        freed = 0n;
-        for (const l of [same, hier, prio]) for (const c of l) freed += c.wl.usage.get(fr) ?? 0n;
-        lists.usage.set(fr, freed);
-      }
-      if (available(cq, fr) + freed < v) return [];
-    }
     if (!lists.ordered) {
-      // Sorted once per version: a later equal sort would compare the same pairs (and note the same ties).
-      const order = (x: Cand, y: Cand) => this.candidateOrder(x.wl, y.wl, cq);
-      same.sort(order);
-      hier.sort(order);
-      prio.sort(order);
+      // Sorted once per version. Candidates that tie on all but the UID are noted when adjacent in the order.
+      const order = (x: Cand, y: Cand) => candidateOrder(x.wl, y.wl, cq);
+      for (const l of [same, hier, prio]) {
+        l.sort(order);
+        for (let i = 1; i < l.length; i++) this.noteTie(l[i - 1].wl, l[i].wl, cq);
+      }
       const split = (l: Cand[]) => [l.filter((c) => c.wl.evicted), l.filter((c) => !c.wl.evicted)];
       const [eh, nh] = split(hier);
       const [ep, np] = split(prio);
@@ -1100,15 +1111,10 @@ export class PlanSimulator {
     return `${where}; ${prio}; admitted at arrival ${x.admittedAt}, among the most recently admitted of the lowest priority; part of the smallest set that frees enough quota`;
   }
 
-  /** CandidatesOrdering: evicted first, other ClusterQueues first, lower priority first, most recently admitted first, then UID. */
-  private candidateOrder(a: Wl, b: Wl, cq: CQ): number {
-    if (a.evicted !== b.evicted) return a.evicted ? -1 : 1;
-    const ao = a.cq !== cq, bo = b.cq !== cq;
-    if (ao !== bo) return ao ? -1 : 1;
-    if (a.priority !== b.priority) return a.priority - b.priority;
-    if (a.admittedAt !== b.admittedAt) return b.admittedAt - a.admittedAt;
+  /** Two neighbours in a candidate order that only Kueue's UID order separates. */
+  private noteTie(a: Wl, b: Wl, cq: CQ): void {
+    if (a.evicted !== b.evicted || (a.cq !== cq) !== (b.cq !== cq) || a.priority !== b.priority || a.admittedAt !== b.admittedAt) return;
     this.ambiguities.add(`preemption candidates ${a.ref} and ${b.ref} tie on priority ${a.priority} and admission time (arrival ${a.admittedAt}): Kueue orders them by UID`);
-    return a.id - b.id;
   }
 
   // ---- result ----
@@ -1166,7 +1172,7 @@ export class PlanSimulator {
       if (w.victims?.length) return { ...common, outcome: 'admitted-by-preempting', admission, preempted: w.victims };
       return { ...common, outcome: 'admitted', admission };
     }
-    let pending = w.pending ?? { category: 'not-evaluated', message: 'not evaluated by Kueue yet', shortfalls: [] };
+    let pending = (typeof w.pending === 'function' ? w.pending() : w.pending) ?? { category: 'not-evaluated', message: 'not evaluated by Kueue yet', shortfalls: [] };
     if (!w.evaluated && w.cq?.strict && pending.category === 'not-evaluated') {
       pending = { category: 'strict-fifo-blocked', message: `behind the head of StrictFIFO ClusterQueue ${w.cqName}, which does not fit`, shortfalls: [] };
     }
@@ -1211,6 +1217,16 @@ function queueBefore(a: Wl, b: Wl, sticky: Wl | undefined): boolean {
   if ((a === sticky) !== (b === sticky)) return a === sticky;
   if (a.priority !== b.priority) return a.priority > b.priority;
   return a.created < b.created;
+}
+
+/** CandidatesOrdering: evicted first, other ClusterQueues first, lower priority first, most recently admitted first, then UID (here: arrival). */
+function candidateOrder(a: Wl, b: Wl, cq: CQ): number {
+  if (a.evicted !== b.evicted) return a.evicted ? -1 : 1;
+  const ao = a.cq !== cq, bo = b.cq !== cq;
+  if (ao !== bo) return ao ? -1 : 1;
+  if (a.priority !== b.priority) return a.priority - b.priority;
+  if (a.admittedAt !== b.admittedAt) return b.admittedAt - a.admittedAt;
+  return a.id - b.id;
 }
 
 function satisfiesPolicy(preemptor: Wl, candidate: Wl, policy: string): boolean {
