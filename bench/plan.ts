@@ -87,6 +87,13 @@ async function main(): Promise<void> {
     process.stdout.write(`workloads=${r.n}: ${r.seconds.toFixed(2)} s, peak RSS ${r.peakRssMib.toFixed(0)} MiB; ${r.admitted} admitted, ${r.preempting} admitted by preempting, `
       + `${r.pending} pending, ${r.preempted} ever preempted\n`);
   }
+  // The baseline, measured in this run: the smallest size. Linear growth keeps the time per workload.
+  const base = [...results].sort((a, b) => a.n - b.n)[0];
+  for (const r of results) {
+    if (r === base) continue;
+    process.stdout.write(`growth ${base.n} -> ${r.n} workloads (x${r.n / base.n}): time x${(r.seconds / base.seconds).toFixed(1)}, `
+      + `time per workload x${((r.seconds / r.n) / (base.seconds / base.n)).toFixed(1)}; target at 10,000: < 2 s, < 500 MiB\n`);
+  }
   const ten = results.find((r) => r.n === 10000);
   if (ten) process.stdout.write(`bench:plan workloads=10000 seconds=${ten.seconds.toFixed(2)} peak_rss_mib=${ten.peakRssMib.toFixed(0)}\n`);
   else process.stdout.write('bench:plan workloads=10000 seconds=timeout peak_rss_mib=unknown\n');

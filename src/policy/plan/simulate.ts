@@ -23,8 +23,8 @@ import {
   PlanQuota, PlanResult, PlanShortfall, PlanVictim, PlanWorkload,
 } from './schema';
 import {
-  addUsageMap, available, buildSubtree, borrowingWith, CohortNode, FlavorResource, frKey, frParts, heightOfLowestSubtreeThatFits,
-  pathToRoot, potentialAvailable, Quota, QuotaNode, quantitiesFitInQuota, rootOf, withinNominal,
+  addUsage, addUsageMap, available, buildSubtree, borrowingWith, CohortNode, FlavorResource, frKey, frParts, heightOfLowestSubtreeThatFits,
+  pathToRoot, potentialAvailable, Quota, QuotaNode, quantitiesFitInQuota, removeUsage, rootOf, withinNominal,
 } from './quota-tree';
 
 export interface PlanInput {
@@ -886,33 +886,41 @@ export class PlanSimulator {
         previous = cur;
       }
     }
-    const eligible = (c: CQ, policy: string, keep: (priority: number) => boolean): Map<FlavorResource, bigint> => {
-      const out = new Map<FlavorResource, bigint>();
+    // Only the requested flavor/resources matter: each one is its own quota tree.
+    const frsOfRequest = [...requests.keys()];
+    const eligible = (c: CQ, fr: FlavorResource, policy: string, keep: (priority: number) => boolean): bigint => {
+      let out = 0n;
       for (const [priority, sums] of c.admittedUsage) {
         // satisfiesPolicy, widened to every creation time at equal priority.
         const ok = policy === 'Any' || priority < w.priority || (policy === 'LowerOrNewerEqualPriority' && priority === w.priority);
-        if (!ok || !keep(priority)) continue;
-        for (const [fr, v] of sums) out.set(fr, (out.get(fr) ?? 0n) + v);
+        if (ok && keep(priority)) out += sums.get(fr) ?? 0n;
       }
       return out;
     };
     const borrowForbidden = cq.preemption.borrowPolicy === 'Never';
     const t = cq.preemption.threshold;
     const single = frs.size === 1 ? [...frs][0] : undefined;
-    const own = cq.preemption.within === 'Never' ? new Map<FlavorResource, bigint>() : eligible(cq, cq.preemption.within, () => true);
+    const own = frsOfRequest.map((fr) => (cq.preemption.within === 'Never' ? 0n : eligible(cq, fr, cq.preemption.within, () => true)));
+    const undo: Array<[QuotaNode, FlavorResource, bigint]> = [];
+    const take = (n: QuotaNode, fr: FlavorResource, v: bigint) => {
+      if (v <= 0n) return;
+      removeUsage(n, fr, v);
+      undo.push([n, fr, v]);
+    };
     for (const borrow of [false, true]) {
-      const removed: Array<[QuotaNode, Map<FlavorResource, bigint>]> = [[cq, own]];
+      frsOfRequest.forEach((fr, i) => take(cq, fr, own[i]));
       for (const { c, advantage } of from) {
         // With borrowing, a ReclaimWithoutBorrowing candidate is not valid.
         const keep = (priority: number) => !borrow || advantage || (!borrowForbidden && priority < w.priority && (t === undefined || priority <= t));
-        const sums = eligible(c, cq.preemption.reclaim, keep);
-        if (single !== undefined && sums.has(single)) {
-          const bound = (c.usage.get(single) ?? 0n) - (c.subtree.get(single) ?? 0n) + (c.largestUsage.get(single) ?? 0n);
-          if (bound < sums.get(single)!) sums.set(single, bound);
+        for (const fr of frsOfRequest) {
+          let v = eligible(c, fr, cq.preemption.reclaim, keep);
+          if (fr === single) {
+            const bound = (c.usage.get(fr) ?? 0n) - (c.subtree.get(fr) ?? 0n) + (c.largestUsage.get(fr) ?? 0n);
+            if (bound < v) v = bound;
+          }
+          take(c, fr, v);
         }
-        removed.push([c, sums]);
       }
-      for (const [n, sums] of removed) addUsageMap(n, sums, -1);
       let fits = true;
       for (const [fr, v] of requests) {
         if ((!borrow && borrowingWith(cq, fr, v)) || v > available(cq, fr)) {
@@ -920,7 +928,8 @@ export class PlanSimulator {
           break;
         }
       }
-      for (const [n, sums] of removed) addUsageMap(n, sums, 1);
+      for (const [n, fr, v] of undo) addUsage(n, fr, v);
+      undo.length = 0;
       if (fits) return true;
     }
     return false;
