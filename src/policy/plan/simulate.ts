@@ -82,6 +82,12 @@ interface CQ extends QuotaNode {
 }
 
 interface PodSet { readonly name: string; readonly count: number; readonly total: ResourceMap }
+interface PodSetRequests {
+  readonly cq: CQ;
+  readonly requests: ReadonlyMap<string, bigint>;
+  readonly keys: readonly string[];
+  readonly subs: ReadonlyMap<ResourceGroup, Array<[string, bigint]>>;
+}
 
 interface Wl {
   readonly id: number;
@@ -198,6 +204,7 @@ export class PlanSimulator {
   private readonly searches = new Map<string, { targets: Target[]; refs: string[] }>();
   /** Candidate lists of the current version, by ClusterQueue, preemptor priority, resources and reclaim advantage. */
   private readonly candidateLists = new Map<string, CandidateLists>();
+  private readonly podSetRequests = new WeakMap<PodSet, PodSetRequests>();
 
   constructor(private readonly input: PlanInput) {
     this.caps = kueueCapabilities(input.kueueVersion ?? 'v0.19.2');
@@ -659,11 +666,10 @@ export class PlanSimulator {
   private assign(w: Wl, cq: CQ): Assignment {
     const a: Assignment = { podSets: [], usage: new Map(), borrowing: 0, mode: 'Fit' };
     for (const ps of w.podSets) {
-      const requests = new Map(ps.total);
-      if (cq.byResource.has('pods')) requests.set('pods', BigInt(ps.count) * 1000n);
+      const { requests, keys, subs } = this.requestsOf(ps, cq);
       const psa: PodSetAssignment = { name: ps.name, count: ps.count, flavors: new Map(), reasons: [], shortfalls: [], error: false };
       let failed = false;
-      for (const res of [...requests.keys()].sort()) {
+      for (const res of keys) {
         const val = requests.get(res)!;
         const rg = cq.byResource.get(res);
         if (!rg) {
@@ -675,9 +681,9 @@ export class PlanSimulator {
           break;
         }
         if (psa.flavors.has(res)) continue;
-        const sub = new Map([...requests].filter(([r]) => rg.covered.includes(r)));
+        const sub = subs.get(rg)!;
         const found = this.findFlavor(w, cq, rg, ps, sub, a.usage, psa);
-        if (!found || (found.size === 0 && sub.size > 0)) {
+        if (!found || (found.size === 0 && sub.length > 0)) {
           psa.flavors.clear();
           failed = true;
           break;
@@ -702,6 +708,22 @@ export class PlanSimulator {
     }
     a.mode = mode;
     return a;
+  }
+
+  /**
+   * A PodSet's requests in a ClusterQueue (with `pods` when the queue covers it), in the order the
+   * assignment reads them, and per resource group the covered ones: the same on every evaluation.
+   */
+  private requestsOf(ps: PodSet, cq: CQ): PodSetRequests {
+    let r = this.podSetRequests.get(ps);
+    if (r?.cq === cq) return r;
+    const requests = new Map(ps.total);
+    if (cq.byResource.has('pods')) requests.set('pods', BigInt(ps.count) * 1000n);
+    const subs = new Map<ResourceGroup, Array<[string, bigint]>>();
+    for (const rg of cq.groups) subs.set(rg, [...requests].filter(([res]) => rg.covered.includes(res)).sort(([x], [y]) => x.localeCompare(y)));
+    r = { cq, requests, keys: [...requests.keys()].sort(), subs };
+    this.podSetRequests.set(ps, r);
+    return r;
   }
 
   /** A scale-up slice keeps the flavors of the admitted slice and asks only for the delta. */
@@ -730,7 +752,8 @@ export class PlanSimulator {
   }
 
   private findFlavor(
-    w: Wl, cq: CQ, rg: ResourceGroup, ps: PodSet, requests: Map<string, bigint>, assumed: Map<FlavorResource, bigint>, psa: PodSetAssignment,
+    w: Wl, cq: CQ, rg: ResourceGroup, ps: PodSet, requests: ReadonlyArray<readonly [string, bigint]>,
+    assumed: Map<FlavorResource, bigint>, psa: PodSetAssignment,
   ): Map<string, { flavor: string; mode: Mode; borrow: number }> | undefined {
     let best: Map<string, { flavor: string; mode: Mode; borrow: number }> | undefined;
     let bestMode: Granular = { p: NO_FIT, borrow: Number.MAX_SAFE_INTEGER };
@@ -743,7 +766,7 @@ export class PlanSimulator {
       }
       const assignments = new Map<string, { flavor: string; mode: Mode; borrow: number }>();
       let rep: Granular = { p: FIT, borrow: 0 };
-      for (const [res, val] of [...requests].sort(([x], [y]) => x.localeCompare(y))) {
+      for (const [res, val] of requests) {
         const fr = frKey(fName, res);
         const r = this.fitsResourceQuota(w, cq, fr, assumed.get(fr) ?? 0n, val, psa);
         if (isPreferred(rep, r.g, cq)) rep = r.g;
