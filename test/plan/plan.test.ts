@@ -5,7 +5,7 @@
 import { Plan } from '../../src';
 import { PlanResult, planToText, simulatePlan } from '../../src/policy/plan';
 import { examples } from '../support/synth';
-import { fixedScenarios, isolate, PlanScenario, randomScenario } from './scenarios';
+import { builder, clusterQueue, fixedScenarios, flavor, isolate, localQueue, PlanScenario, randomScenario, rayCluster, wpc } from './scenarios';
 
 const V = 'v0.19.2';
 
@@ -99,6 +99,16 @@ describe('plan simulator', () => {
     expect(fits.workloads.map((w) => `${w.name}:${w.outcome}`)).toEqual(['other:admitted', 'el:admitted']);
     // head 1 + autoscaler sidecar 0.5 (v0.19) + 3 workers + the other job 1.
     expect(fits.clusterQueues[0].quotas[0].usage).toBe('5.5');
+  });
+
+  test('an admitted elastic workload scaled down stays a preemption candidate, with its new usage', () => {
+    const b = builder(V);
+    const objects = [flavor(b, 'f1'), wpc(b, 'low', 10), wpc(b, 'high', 100),
+      clusterQueue(b, 'cq', { quotas: [{ flavor: 'f1', cpu: '6' }], within: 'LowerPriority' }), localQueue(b, 'lq', 'cq')];
+    const el = (replicas: number) => rayCluster('el', { lq: 'lq', priority: 'low', headCpu: '1', workers: [{ name: 'workers', replicas, cpu: '1' }], elastic: true });
+    const r = simulatePlan({ kueueObjects: objects, arrivals: [el(3), el(1), rayCluster('h', { lq: 'lq', priority: 'high', headCpu: '5' })], kueueVersion: V });
+    expect(r.workloads.map((w) => `${w.name}:${w.outcome}`)).toEqual(['el:pending', 'h:admitted-by-preempting']);
+    expect(r.workloads[1].preempted!.map((v) => v.workload)).toEqual(['RayCluster plan/el']);
   });
 
   test('deterministic, and isolation does not change the decisions', () => {

@@ -396,6 +396,8 @@ export class PlanSimulator {
       if (wasAdmitted) {
         prev.usage = usageOf(prev.podSets, prev.flavors!);
         addUsageMap(prev.cq!, prev.usage, 1);
+        // Still admitted, with its new usage: a preemption candidate like any other.
+        this.markAdmitted(prev.cq!, prev);
         this.version++;
         this.requeueInadmissible(prev.cq!);
       }
@@ -626,18 +628,22 @@ export class PlanSimulator {
       w.admittedAt = this.step;
     }
     addUsageMap(cq, w.usage, 1);
-    if (!cq.admitted.has(w)) {
-      addAdmittedUsage(cq, w, 1n);
-      let same = cq.admittedByPriority.get(w.priority);
-      if (!same) cq.admittedByPriority.set(w.priority, same = new Set());
-      same.add(w);
-    }
-    cq.admitted.add(w);
+    this.markAdmitted(cq, w);
     this.version++;
-    this.admittedKey ^= zobrist(w.id);
     if (cq.sticky === w) cq.sticky = undefined;
     w.state = 'admitted';
     w.pending = undefined;
+  }
+
+  /** Into the ClusterQueue's admitted set (the preemption candidates) with its usage. */
+  private markAdmitted(cq: CQ, w: Wl): void {
+    if (cq.admitted.has(w)) return;
+    addAdmittedUsage(cq, w, 1n);
+    let same = cq.admittedByPriority.get(w.priority);
+    if (!same) cq.admittedByPriority.set(w.priority, same = new Set());
+    same.add(w);
+    cq.admitted.add(w);
+    this.admittedKey ^= zobrist(w.id);
   }
 
   private fits(cq: CQ, usage: Map<FlavorResource, bigint>, without: Wl[]): boolean {
