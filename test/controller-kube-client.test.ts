@@ -4,7 +4,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { loadKubeConfig, SharedAgentAuth } from '../src/controller/kube-client';
+import { loadKubeConfig, readRetryingWhileBusy, SharedAgentAuth } from '../src/controller/kube-client';
 
 function context() {
   const headers: Record<string, string> = {};
@@ -55,4 +55,29 @@ test('one keep-alive agent for every request; replaced only when the credential 
   expect(e.agent().options.cert.toString()).toBe('cert-2');
   e.agent().destroy();
   fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('readRetryingWhileBusy', () => {
+  const failing = (statuses: number[]) => {
+    let calls = 0;
+    const fn = async () => {
+      const s = statuses[calls++];
+      if (s === undefined) return 'ok';
+      throw Object.assign(new Error(`HTTP-Code: ${s}`), { code: s, headers: { 'retry-after': '0' } });
+    };
+    return { fn, calls: () => calls };
+  };
+  test('retries 429 and 503 until the read succeeds', async () => {
+    const f = failing([429, 503, 429]);
+    await expect(readRetryingWhileBusy(f.fn)).resolves.toBe('ok');
+    expect(f.calls()).toBe(4);
+  });
+  test('gives up after five attempts, and never retries a refusal', async () => {
+    const busy = failing([429, 429, 429, 429, 429, 429]);
+    await expect(readRetryingWhileBusy(busy.fn)).rejects.toThrow('HTTP-Code: 429');
+    expect(busy.calls()).toBe(5);
+    const forbidden = failing([403]);
+    await expect(readRetryingWhileBusy(forbidden.fn)).rejects.toThrow('HTTP-Code: 403');
+    expect(forbidden.calls()).toBe(1);
+  }, 20000);
 });

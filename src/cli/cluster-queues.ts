@@ -28,21 +28,21 @@ function detail(e: unknown): string {
 /** Reads from the cluster of `kubeconfig`. */
 export function kubeconfigSource(kubeconfig: string): ClusterSource {
   const client = async () => {
-    const { apiClient, k8s } = await import('../controller/kube-client');
+    const { apiClient, k8s, readRetryingWhileBusy } = await import('../controller/kube-client');
     const of = (api: unknown) => apiClient(kubeconfig, api);
-    return { custom: of(k8s.CustomObjectsApi), core: of(k8s.CoreV1Api), apps: of(k8s.AppsV1Api) };
+    return { custom: of(k8s.CustomObjectsApi), core: of(k8s.CoreV1Api), apps: of(k8s.AppsV1Api), retry: readRetryingWhileBusy };
   };
   const unreachable = (what: string, e: unknown) => new Error(`cannot read ${what} with the kubeconfig ${kubeconfig}: ${detail(e)}. `
     + `Fix: check the kubeconfig and its permissions (get/list on ${what}), or give the queues with --queues=FILE and the versions with flags`);
   return {
     async install() {
-      const { core, apps } = await client();
+      const { core, apps, retry } = await client();
       const objects: any[] = [];
       const notes: string[] = [];
       // Absent (another install layout) or forbidden: the versions and the gate then come from flags or defaults.
       const read = async (what: string, fn: () => Promise<any>, kind: string) => {
         try {
-          objects.push({ ...(await fn()), kind });
+          objects.push({ ...(await retry(fn)), kind });
         } catch (e) {
           const s = statusOf(e);
           if (s === 404) return;
@@ -55,12 +55,13 @@ export function kubeconfigSource(kubeconfig: string): ClusterSource {
       return { objects, notes };
     },
     async queues(apiVersion: string) {
-      const { custom, core } = await client();
+      const { custom, core, retry } = await client();
       const [group, version] = apiVersion.split('/');
       const notes: string[] = [];
       const list = async (what: string, fn: () => Promise<any>): Promise<any[]> => {
         try {
-          const r = await fn();
+          // Retried while the server is busy (429, 503): a check right after a cluster starts meets both.
+          const r = await retry(fn);
           return Array.isArray(r?.items) ? r.items : [];
         } catch (e) {
           if (statusOf(e) === 404) {

@@ -47,15 +47,15 @@ export function replayOrder(rayObjects: readonly any[], workloads: readonly any[
 }
 
 export async function readLiveCluster(kubeconfig: string, kueueApiVersion: string): Promise<LiveCluster> {
-  const { apiClient, k8s } = await import('../controller/kube-client');
+  const { apiClient, k8s, readRetryingWhileBusy } = await import('../controller/kube-client');
   const custom: any = apiClient(kubeconfig, k8s.CustomObjectsApi);
   const core: any = apiClient(kubeconfig, k8s.CoreV1Api);
   const [group, version] = kueueApiVersion.split('/');
   const notes: string[] = [];
   const list = async (what: string, fn: () => Promise<any>, kind: string, apiVersion: string): Promise<any[]> => {
     try {
-      // One retry: a kept-alive connection the server closed meanwhile fails the first read ("Premature close").
-      const r = await fn().catch((e) => (/Premature close|ECONNRESET|socket hang up/.test(String((e as Error)?.message)) ? fn() : Promise.reject(e)));
+      // Retried while the server is busy (429, 503) or closed a kept-alive connection ("Premature close").
+      const r = await readRetryingWhileBusy(fn);
       return (Array.isArray(r?.items) ? r.items : []).map((o: any) => ({ apiVersion, kind, ...o }));
     } catch (e) {
       const status = (e as any)?.code ?? (e as any)?.statusCode;

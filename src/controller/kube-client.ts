@@ -123,3 +123,24 @@ export function restartOnError(informer: any, what: string, stopped: () => boole
     setTimeout(() => informer.start().catch(() => undefined), 2000);
   });
 }
+
+/**
+ * One read, retried while the API server is only busy: 429 (API Priority and Fairness, or a server
+ * still starting) and 503, honouring Retry-After up to 5 s, and a kept-alive connection the server
+ * closed meanwhile. Five attempts, about 8 s at most; any other error is the caller's.
+ */
+export async function readRetryingWhileBusy<T>(fn: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn();
+    } catch (e) {
+      const any = e as { code?: number; statusCode?: number; message?: string; headers?: Record<string, string> };
+      const status = any?.code ?? any?.statusCode;
+      const busy = status === 429 || status === 503 || /Premature close|ECONNRESET|socket hang up/.test(String(any?.message));
+      if (!busy || attempt >= 5) throw e;
+      const after = Number(any?.headers?.['retry-after']);
+      const ms = Number.isFinite(after) && after > 0 ? Math.min(after, 5) * 1000 : 250 * 2 ** (attempt - 1);
+      await new Promise((r) => setTimeout(r, ms));
+    }
+  }
+}

@@ -40,7 +40,9 @@ test('6. a review past the deadline fails alone; the reviews queued behind it ar
     const s = await slowAnswer;
     expect(s.o.status).toBe(500);
     expect(s.o.body).toMatch(/not decided within 40 ms/);
-    expect(s.ms).toBeLessThan(deadlineMs + 400);
+    // Well before the API server's webhook timeout (seconds); posting 15 MiB to the worker and replacing it
+    // took up to 0.9 s in a loaded CI run, so the bound is not the deadline itself.
+    expect(s.ms).toBeLessThan(2000);
     const rest = await Promise.all(queued);
     expect(rest.map((o) => o.status)).toEqual([200, 200, 200, 200, 200]);
     expect(rest.map((o) => JSON.parse(o.body).response.uid)).toEqual(['q0', 'q1', 'q2', 'q3', 'q4']);
