@@ -3,33 +3,32 @@
  * nodes. Every node keeps, per flavor/resource, its subtree quota (what it pools for its parent) and its
  * usage; a node's contribution to its parent is what exceeds the part it keeps for itself (the
  * lendingLimit). The functions mirror Kueue's available / potentialAvailable / addUsage / removeUsage.
- * Quantities are milli-units (bigint). Pure.
+ *
+ * A flavor/resource is a small integer (the simulator numbers them); a node holds one array slot per
+ * flavor/resource. Quantities are integers in a per-resource unit that the simulator picks so that every
+ * value and every sum stays exact in a double (below 2^53). Pure.
  */
 
-/** "flavor/resource": flavor names are DNS subdomains, so "/" cannot be part of one. */
-export type FlavorResource = string;
+/** The index of a (flavor, resource) pair in the simulator's table. */
+export type FlavorResource = number;
 
-export function frKey(flavor: string, resource: string): FlavorResource {
-  return `${flavor}/${resource}`;
-}
-
-export function frParts(fr: FlavorResource): { flavor: string; resource: string } {
-  const i = fr.indexOf('/');
-  return { flavor: fr.slice(0, i), resource: fr.slice(i + 1) };
-}
-
-export interface Quota {
-  readonly nominal: bigint;
-  readonly borrowingLimit?: bigint;
-  readonly lendingLimit?: bigint;
-}
+/** No borrowingLimit / lendingLimit set. */
+export const NO_LIMIT = -1;
 
 export interface QuotaNode {
   readonly name: string;
   readonly isCohort: boolean;
-  readonly quotas: Map<FlavorResource, Quota>;
-  readonly subtree: Map<FlavorResource, bigint>;
-  readonly usage: Map<FlavorResource, bigint>;
+  /** The flavor/resources this node sets a quota for, in the order they were read. */
+  readonly quotaFrs: FlavorResource[];
+  readonly nominal: Float64Array;
+  /** NO_LIMIT when unset. */
+  readonly borrowingLimit: Float64Array;
+  /** NO_LIMIT when unset. */
+  readonly lendingLimit: Float64Array;
+  readonly subtree: Float64Array;
+  /** 1 where the node or a descendant sets a quota. */
+  readonly inSubtree: Uint8Array;
+  readonly usage: Float64Array;
   parent?: CohortNode;
 }
 
@@ -38,61 +37,84 @@ export interface CohortNode extends QuotaNode {
   readonly childQueues: QuotaNode[];
 }
 
-const get = (m: Map<string, bigint>, k: string): bigint => m.get(k) ?? 0n;
-const max = (a: bigint, b: bigint): bigint => (a > b ? a : b);
-const min = (a: bigint, b: bigint): bigint => (a < b ? a : b);
-
-/** What a node keeps for itself (not lent to its parent): subtree - lendingLimit, when one is set. */
-export function localQuota(n: QuotaNode, fr: FlavorResource): bigint {
-  const ll = n.quotas.get(fr)?.lendingLimit;
-  return ll === undefined ? 0n : max(0n, get(n.subtree, fr) - ll);
+export interface Quota {
+  readonly nominal: number;
+  readonly borrowingLimit?: number;
+  readonly lendingLimit?: number;
 }
 
-export function localAvailable(n: QuotaNode, fr: FlavorResource): bigint {
-  return max(0n, localQuota(n, fr) - get(n.usage, fr));
+/** A node's quota arrays for `size` flavor/resources, all empty. */
+type QuotaArrays = Pick<QuotaNode, 'quotaFrs' | 'nominal' | 'borrowingLimit' | 'lendingLimit' | 'subtree' | 'inSubtree' | 'usage'>;
+
+export function quotaArrays(size: number): QuotaArrays {
+  return {
+    quotaFrs: [], nominal: new Float64Array(size),
+    borrowingLimit: new Float64Array(size).fill(NO_LIMIT), lendingLimit: new Float64Array(size).fill(NO_LIMIT),
+    subtree: new Float64Array(size), inSubtree: new Uint8Array(size), usage: new Float64Array(size),
+  };
+}
+
+export function setQuota(n: QuotaNode, fr: FlavorResource, quota: Quota): void {
+  if (!n.quotaFrs.includes(fr)) n.quotaFrs.push(fr);
+  n.nominal[fr] = quota.nominal;
+  n.borrowingLimit[fr] = quota.borrowingLimit ?? NO_LIMIT;
+  n.lendingLimit[fr] = quota.lendingLimit ?? NO_LIMIT;
+}
+
+/** What a node keeps for itself (not lent to its parent): subtree - lendingLimit, when one is set. */
+export function localQuota(n: QuotaNode, fr: FlavorResource): number {
+  const ll = n.lendingLimit[fr];
+  if (ll === NO_LIMIT) return 0;
+  const v = n.subtree[fr] - ll;
+  return v > 0 ? v : 0;
+}
+
+export function localAvailable(n: QuotaNode, fr: FlavorResource): number {
+  const v = localQuota(n, fr) - n.usage[fr];
+  return v > 0 ? v : 0;
 }
 
 /** Capacity usable now, before preempting: local plus what the ancestors can give (may be negative in debt). */
-export function availableRaw(n: QuotaNode, fr: FlavorResource): bigint {
-  if (!n.parent) return get(n.subtree, fr) - get(n.usage, fr);
+export function availableRaw(n: QuotaNode, fr: FlavorResource): number {
+  if (!n.parent) return n.subtree[fr] - n.usage[fr];
   let parentAvailable = availableRaw(n.parent, fr);
-  const bl = n.quotas.get(fr)?.borrowingLimit;
-  if (bl !== undefined) {
+  const bl = n.borrowingLimit[fr];
+  if (bl !== NO_LIMIT) {
     const lq = localQuota(n, fr);
-    const storedInParent = get(n.subtree, fr) - lq;
-    const usedInParent = max(0n, get(n.usage, fr) - lq);
-    parentAvailable = min(storedInParent - usedInParent + bl, parentAvailable);
+    const storedInParent = n.subtree[fr] - lq;
+    const usedInParent = Math.max(0, n.usage[fr] - lq);
+    parentAvailable = Math.min(storedInParent - usedInParent + bl, parentAvailable);
   }
   return localAvailable(n, fr) + parentAvailable;
 }
 
-export function available(n: QuotaNode, fr: FlavorResource): bigint {
-  return max(0n, availableRaw(n, fr));
+export function available(n: QuotaNode, fr: FlavorResource): number {
+  return Math.max(0, availableRaw(n, fr));
 }
 
 /** The largest request the node could ever get (all quota of the tree free). */
-export function potentialAvailable(n: QuotaNode, fr: FlavorResource): bigint {
-  if (!n.parent) return get(n.subtree, fr);
+export function potentialAvailable(n: QuotaNode, fr: FlavorResource): number {
+  if (!n.parent) return n.subtree[fr];
   let avail = localQuota(n, fr) + potentialAvailable(n.parent, fr);
-  const bl = n.quotas.get(fr)?.borrowingLimit;
-  if (bl !== undefined) avail = min(get(n.subtree, fr) + bl, avail);
+  const bl = n.borrowingLimit[fr];
+  if (bl !== NO_LIMIT) avail = Math.min(n.subtree[fr] + bl, avail);
   return avail;
 }
 
-export function addUsage(n: QuotaNode, fr: FlavorResource, val: bigint): void {
+export function addUsage(n: QuotaNode, fr: FlavorResource, val: number): void {
   const la = localAvailable(n, fr);
-  n.usage.set(fr, get(n.usage, fr) + val);
+  n.usage[fr] += val;
   if (n.parent && val > la) addUsage(n.parent, fr, val - la);
 }
 
-export function removeUsage(n: QuotaNode, fr: FlavorResource, val: bigint): void {
-  const storedInParent = get(n.usage, fr) - localQuota(n, fr);
-  n.usage.set(fr, get(n.usage, fr) - val);
-  if (storedInParent <= 0n || !n.parent) return;
-  removeUsage(n.parent, fr, min(val, storedInParent));
+export function removeUsage(n: QuotaNode, fr: FlavorResource, val: number): void {
+  const storedInParent = n.usage[fr] - localQuota(n, fr);
+  n.usage[fr] -= val;
+  if (storedInParent <= 0 || !n.parent) return;
+  removeUsage(n.parent, fr, Math.min(val, storedInParent));
 }
 
-export function addUsageMap(n: QuotaNode, usage: Map<FlavorResource, bigint>, sign: 1 | -1): void {
+export function addUsageMap(n: QuotaNode, usage: ReadonlyMap<FlavorResource, number>, sign: 1 | -1): void {
   for (const [fr, v] of usage) {
     if (sign > 0) addUsage(n, fr, v);
     else removeUsage(n, fr, v);
@@ -101,39 +123,53 @@ export function addUsageMap(n: QuotaNode, usage: Map<FlavorResource, bigint>, si
 
 /** Recomputes subtree quotas from the leaves up (updateCohortResourceNode); usage starts empty. */
 export function buildSubtree(root: CohortNode): void {
-  root.subtree.clear();
-  for (const [fr, q] of root.quotas) root.subtree.set(fr, q.nominal);
+  initSubtree(root);
   const accumulate = (child: QuotaNode) => {
-    for (const [fr, v] of child.subtree) root.subtree.set(fr, get(root.subtree, fr) + v - localQuota(child, fr));
+    for (let fr = 0; fr < child.subtree.length; fr++) {
+      if (!child.inSubtree[fr]) continue;
+      root.subtree[fr] += child.subtree[fr] - localQuota(child, fr);
+      root.inSubtree[fr] = 1;
+    }
   };
   for (const c of root.childCohorts) {
     buildSubtree(c);
     accumulate(c);
   }
   for (const q of root.childQueues) {
-    q.subtree.clear();
-    for (const [fr, quota] of q.quotas) q.subtree.set(fr, quota.nominal);
+    initSubtree(q);
     accumulate(q);
   }
 }
 
+/** A node's own quotas as its subtree (a ClusterQueue, or a cohort before its children are added). */
+export function initSubtree(n: QuotaNode): void {
+  n.subtree.fill(0);
+  n.inSubtree.fill(0);
+  for (const fr of n.quotaFrs) {
+    n.subtree[fr] = n.nominal[fr];
+    n.inSubtree[fr] = 1;
+  }
+}
+
 export function withinNominal(n: QuotaNode, frs: Iterable<FlavorResource>): boolean {
-  for (const fr of frs) if (get(n.subtree, fr) < get(n.usage, fr)) return false;
+  for (const fr of frs) if (n.subtree[fr] < n.usage[fr]) return false;
   return true;
 }
 
 /** ClusterQueue: usage + val above nominal. Cohort: above its subtree quota. */
-export function borrowingWith(n: QuotaNode, fr: FlavorResource, val: bigint): boolean {
-  const cap = n.isCohort ? get(n.subtree, fr) : (n.quotas.get(fr)?.nominal ?? 0n);
-  return cap < get(n.usage, fr) + val;
+export function borrowingWith(n: QuotaNode, fr: FlavorResource, val: number): boolean {
+  const cap = n.isCohort ? n.subtree[fr] : n.nominal[fr];
+  return cap < n.usage[fr] + val;
 }
 
-export function quantitiesFitInQuota(n: QuotaNode, req: Map<FlavorResource, bigint>): { fits: boolean; remaining: Map<FlavorResource, bigint> } {
+export function quantitiesFitInQuota(
+  n: QuotaNode, req: ReadonlyMap<FlavorResource, number>,
+): { fits: boolean; remaining: Map<FlavorResource, number> } {
   let fits = true;
-  const remaining = new Map<FlavorResource, bigint>();
+  const remaining = new Map<FlavorResource, number>();
   for (const [fr, v] of req) {
-    if (get(n.subtree, fr) < get(n.usage, fr) + v) fits = false;
-    remaining.set(fr, max(0n, v - localAvailable(n, fr)));
+    if (n.subtree[fr] < n.usage[fr] + v) fits = false;
+    remaining.set(fr, Math.max(0, v - localAvailable(n, fr)));
   }
   return { fits, remaining };
 }
@@ -159,10 +195,10 @@ function nodeHeight(n: CohortNode): number {
  * else the height of the lowest cohort that has it (the borrowing level); and whether reclaiming
  * from a lower subtree could help.
  */
-export function heightOfLowestSubtreeThatFits(cq: QuotaNode, fr: FlavorResource, val: bigint): { borrow: number; mayReclaim: boolean } {
+export function heightOfLowestSubtreeThatFits(cq: QuotaNode, fr: FlavorResource, val: number): { borrow: number; mayReclaim: boolean } {
   if (!borrowingWith(cq, fr, val) || !cq.parent) return { borrow: 0, mayReclaim: !!cq.parent };
   let remaining = val - localAvailable(cq, fr);
-  for (const node of pathToRoot(cq)) {
+  for (let node: CohortNode | undefined = cq.parent; node; node = node.parent) {
     if (!borrowingWith(node, fr, remaining)) return { borrow: nodeHeight(node), mayReclaim: !!node.parent };
     remaining -= localAvailable(node, fr);
   }

@@ -23,9 +23,10 @@ import {
   PlanQuota, PlanResult, PlanShortfall, PlanVictim, PlanWorkload,
 } from './schema';
 import {
-  addUsage, addUsageMap, available, buildSubtree, borrowingWith, CohortNode, FlavorResource, frKey, frParts, heightOfLowestSubtreeThatFits,
-  pathToRoot, potentialAvailable, Quota, QuotaNode, quantitiesFitInQuota, removeUsage, rootOf, withinNominal,
+  addUsage, addUsageMap, available, buildSubtree, borrowingWith, CohortNode, FlavorResource, heightOfLowestSubtreeThatFits, initSubtree,
+  NO_LIMIT, pathToRoot, potentialAvailable, QuotaNode, quantitiesFitInQuota, quotaArrays, removeUsage, rootOf, setQuota, withinNominal,
 } from './quota-tree';
+import { WorkloadQueue } from './queue';
 
 export interface PlanInput {
   /** ClusterQueues, Cohorts, ResourceFlavors, LocalQueues, WorkloadPriorityClasses (and Namespaces, for selectors). Other kinds are ignored. */
@@ -53,7 +54,12 @@ interface Preemption {
   readonly threshold?: number;
 }
 
-interface ResourceGroup { readonly covered: readonly string[]; readonly flavors: readonly string[] }
+interface ResourceGroup {
+  readonly covered: readonly string[];
+  readonly flavors: readonly string[];
+  /** The flavor/resource of each flavor (first index) and covered resource (second index). */
+  readonly frs: ReadonlyArray<readonly FlavorResource[]>;
+}
 
 interface CQ extends QuotaNode {
   readonly groups: ResourceGroup[];
@@ -66,27 +72,29 @@ interface CQ extends QuotaNode {
   readonly namespaceSelector: any;
   readonly cohortName?: string;
   inactiveReason?: string;
-  readonly heap: Wl[];
-  readonly inadmissible: Set<Wl>;
+  /** Active and parked (inadmissible) workloads. */
+  readonly queue: WorkloadQueue<Wl>;
   /** BestEffortFIFO: the workload that issued preemptions stays at the head until admitted (Kueue#6929). */
   sticky?: Wl;
   /** Scheduling-equivalence hashes parked as inadmissible (Kueue >= 0.18, BestEffortFIFO). */
-  readonly parkedHashes: Set<string>;
+  readonly parkedHashes: Set<number>;
   readonly admitted: Set<Wl>;
   /** The same workloads by priority: a search lists only the priorities its policy allows. */
   readonly admittedByPriority: Map<number, Set<Wl>>;
   /** Usage of the `admitted` set by priority: bounds a preemption search before its candidates are listed. */
-  readonly admittedUsage: Map<number, Map<FlavorResource, bigint>>;
+  readonly admittedUsage: Map<number, Float64Array>;
   /** The largest usage of one workload ever admitted here, per flavor/resource (a bound, never lowered). */
-  readonly largestUsage: Map<FlavorResource, bigint>;
+  readonly largestUsage: Float64Array;
 }
 
 interface PodSet { readonly name: string; readonly count: number; readonly total: ResourceMap }
+/** A PodSet's request of one resource in the simulator's unit; `ci` is its index in the group's covered resources. */
+interface ResourceRequest { readonly res: string; readonly val: number; readonly ci: number }
 interface PodSetRequests {
   readonly cq: CQ;
-  readonly requests: ReadonlyMap<string, bigint>;
+  readonly requests: ReadonlyMap<string, number>;
   readonly keys: readonly string[];
-  readonly subs: ReadonlyMap<ResourceGroup, Array<[string, bigint]>>;
+  readonly subs: ReadonlyMap<ResourceGroup, ResourceRequest[]>;
 }
 
 interface Wl {
@@ -108,7 +116,7 @@ interface Wl {
   state: 'queued' | 'admitted' | 'not-queued' | 'held' | 'replaced';
   /** Per PodSet: resource → flavor, once admitted. */
   flavors?: Array<Map<string, string>>;
-  usage: Map<FlavorResource, bigint>;
+  usage: Map<FlavorResource, number>;
   admittedAt: number;
   evicted: boolean;
   victims?: PlanVictim[];
@@ -118,23 +126,25 @@ interface Wl {
   notQueued?: string;
   sliceOf?: Wl;
   evaluated: boolean;
-  /** Kueue's scheduling equivalence hash: priority and PodSet shapes. */
-  hash: string;
+  /** Kueue's scheduling equivalence hash (priority and PodSet shapes), interned. */
+  hash: number;
 }
 
+interface FlavorAssignment { readonly flavor: string; readonly fr: FlavorResource; readonly mode: Mode; readonly borrow: number }
 interface PodSetAssignment {
   readonly name: string;
   readonly count: number;
-  flavors: Map<string, { flavor: string; mode: Mode; borrow: number }>;
-  reasons: string[];
-  shortfalls: PlanShortfall[];
+  flavors: Map<string, FlavorAssignment>;
+  /** Built when read: most are replaced by a later evaluation before anyone reads them. */
+  reasons: Array<() => string>;
+  shortfalls: Array<() => PlanShortfall>;
   category?: PendingCategory;
   error: boolean;
 }
 
 interface Assignment {
   readonly podSets: PodSetAssignment[];
-  readonly usage: Map<FlavorResource, bigint>;
+  readonly usage: Map<FlavorResource, number>;
   borrowing: number;
   mode: Mode;
 }
@@ -152,17 +162,14 @@ interface Target { readonly wl: Wl; readonly reason: string; readonly why: strin
 /** A head of a queue in a cycle, with its flavor assignment and preemption targets. */
 interface Entry { readonly w: Wl; readonly assignment: Assignment; readonly targets: Target[]; readonly considered: string[] }
 /** Usage held for the rest of a cycle only (a preempting workload's reservation). */
-interface Temporary { readonly cq: CQ; readonly usage: Map<FlavorResource, bigint> }
+interface Temporary { readonly cq: CQ; readonly usage: Map<FlavorResource, number> }
 
 const DEFAULT_NS_LABEL = 'kubernetes.io/metadata.name';
+const RAY_KINDS = ['RayJob', 'RayCluster', 'RayService'];
 
 function q(v: unknown): bigint | undefined {
   if (v === undefined || v === null) return undefined;
   return parseQuantity(v as string);
-}
-
-function fmt(fr: FlavorResource, v: bigint): string {
-  return formatQuantity(v, frParts(fr).resource);
 }
 
 function resources(map: Map<string, bigint>): Record<string, string> {
@@ -205,6 +212,14 @@ export class PlanSimulator {
   /** Candidate lists of the current version, by ClusterQueue, preemptor priority, resources and reclaim advantage. */
   private readonly candidateLists = new Map<string, CandidateLists>();
   private readonly podSetRequests = new WeakMap<PodSet, PodSetRequests>();
+  private readonly hashIds = new Map<string, number>();
+  /** The flavor/resource table: a pair's index is its FlavorResource. */
+  private readonly frNames: Array<{ readonly flavor: string; readonly resource: string; readonly key: string }> = [];
+  private readonly frIds = new Map<string, FlavorResource>();
+  /** Milli-units per simulator unit, by resource: 1000 when every quantity of the resource is whole. */
+  private readonly units = new Map<string, bigint>();
+  /** The gang of each Ray arrival, by arrival index. */
+  private readonly gangs: Array<ReturnType<typeof computeGang> | undefined> = [];
 
   constructor(private readonly input: PlanInput) {
     this.caps = kueueCapabilities(input.kueueVersion ?? 'v0.19.2');
@@ -219,6 +234,7 @@ export class PlanSimulator {
       const held = l.spec?.stopPolicy === 'Hold' || l.spec?.stopPolicy === 'HoldAndDrain';
       this.localQueues.set(`${l.metadata?.namespace ?? 'default'}/${l.metadata?.name}`, { cq: l.spec?.clusterQueue, held });
     }
+    this.numberQuantities(of('Cohort'), of('ClusterQueue'));
     for (const c of of('Cohort')) this.cohortNode(c.metadata?.name, c);
     for (const c of of('Cohort')) {
       const parent = c.spec?.parentName ?? c.spec?.parent;
@@ -226,19 +242,109 @@ export class PlanSimulator {
     }
     for (const c of of('ClusterQueue')) this.addClusterQueue(c);
     for (const root of this.cohorts.values()) if (!root.parent) buildSubtree(root);
-    for (const c of this.cqs.values()) if (!c.parent) for (const [fr, quota] of c.quotas) c.subtree.set(fr, quota.nominal);
+    for (const c of this.cqs.values()) if (!c.parent) initSubtree(c);
     this.inventory = inventoryFromObjects({
       clusterQueues: of('ClusterQueue'), cohorts: of('Cohort'), localQueues: of('LocalQueue'), priorityClasses: of('WorkloadPriorityClass'), namespaces: of('Namespace'),
     });
   }
 
+  /**
+   * Numbers the flavor/resources of the quotas and picks each resource's unit: whole units when every
+   * quota and request of it is whole (memory in bytes), else milli-units. Doubles then hold every value
+   * and sum exactly, which the check below makes sure of.
+   */
+  private numberQuantities(cohorts: any[], clusterQueues: any[]): void {
+    const values = new Map<string, bigint[]>();
+    const see = (res: string, v: bigint | undefined) => {
+      if (v === undefined) return;
+      let list = values.get(res);
+      if (!list) values.set(res, list = []);
+      list.push(v);
+    };
+    for (const o of [...cohorts, ...clusterQueues]) {
+      for (const r of rawQuotasOf(o.spec?.resourceGroups)) {
+        this.frOf(r.flavor, r.resource);
+        see(r.resource, r.nominal);
+        see(r.resource, r.borrowingLimit);
+        see(r.resource, r.lendingLimit);
+      }
+      for (const g of Array.isArray(o.spec?.resourceGroups) ? o.spec.resourceGroups : []) {
+        for (const f of g?.flavors ?? []) for (const res of g?.coveredResources ?? []) this.frOf(f?.name, res);
+      }
+    }
+    this.input.arrivals.forEach((obj, i) => {
+      if (!isRecord(obj) || !RAY_KINDS.includes(obj.kind as string)) return;
+      const gang = computeGang(obj, this.caps);
+      this.gangs[i] = gang;
+      for (const ps of gang.podSets) {
+        for (const [res, v] of ps.total) see(res, v);
+        see('pods', BigInt(ps.count) * 1000n);
+      }
+    });
+    for (const [res, list] of values) {
+      const unit = list.every((v) => v % 1000n === 0n) ? 1000n : 1n;
+      this.units.set(res, unit);
+      let sum = 0n;
+      for (const v of list) sum += (v < 0n ? -v : v) / unit;
+      if (sum > BigInt(Number.MAX_SAFE_INTEGER)) {
+        throw new Error(`plan: the ${res} quotas and requests add up to ${sum} ${unit === 1n ? 'milli-units' : 'units'}, more than the simulator `
+          + `holds exactly (2^53); ${unit === 1n ? `write whole ${res} quantities (no milli-units), or ` : ''}plan fewer or smaller objects`);
+      }
+    }
+  }
+
+  /** The index of (flavor, resource), numbered on first sight. */
+  private frOf(flavor: string, resource: string): FlavorResource {
+    const key = `${flavor}/${resource}`;
+    let fr = this.frIds.get(key);
+    if (fr === undefined) {
+      fr = this.frNames.length;
+      this.frIds.set(key, fr);
+      this.frNames.push({ flavor, resource, key });
+    }
+    return fr;
+  }
+
+  /** A quantity (milli-units) in the simulator's unit for its resource. */
+  private toUnits(resource: string, milli: bigint): number {
+    return Number(milli / (this.units.get(resource) ?? 1n));
+  }
+
+  private fmt(fr: FlavorResource, v: number): string {
+    const { resource } = this.frNames[fr];
+    return formatQuantity(BigInt(v) * (this.units.get(resource) ?? 1n), resource);
+  }
+
+  /** What PodSets with these flavors use (an admitted workload after a scale). */
+  private usageOf(podSets: PodSet[], flavors: Array<Map<string, string>>): Map<FlavorResource, number> {
+    const out = new Map<FlavorResource, number>();
+    podSets.forEach((ps, i) => {
+      for (const [res, v] of ps.total) {
+        const f = flavors[i]?.get(res);
+        if (!f) continue;
+        const fr = this.frOf(f, res);
+        out.set(fr, (out.get(fr) ?? 0) + this.toUnits(res, v));
+      }
+    });
+    return out;
+  }
+
+  private setQuotas(n: QuotaNode, groups: unknown): void {
+    for (const r of rawQuotasOf(groups)) {
+      const units = (v: bigint | undefined) => (v === undefined ? undefined : this.toUnits(r.resource, v));
+      setQuota(n, this.frOf(r.flavor, r.resource), {
+        nominal: units(r.nominal)!, borrowingLimit: units(r.borrowingLimit), lendingLimit: units(r.lendingLimit),
+      });
+    }
+  }
+
   private cohortNode(name: string, obj?: any): CohortNode {
     let c = this.cohorts.get(name);
     if (!c) {
-      c = { name, isCohort: true, quotas: new Map(), subtree: new Map(), usage: new Map(), childCohorts: [], childQueues: [] };
+      c = { name, isCohort: true, ...quotaArrays(this.frNames.length), childCohorts: [], childQueues: [] };
       this.cohorts.set(name, c);
     }
-    if (obj) for (const [fr, quota] of quotasOf(obj.spec?.resourceGroups)) c.quotas.set(fr, quota);
+    if (obj) this.setQuotas(c, obj.spec?.resourceGroups);
     return c;
   }
 
@@ -256,16 +362,18 @@ export class PlanSimulator {
 
   private addClusterQueue(c: any): void {
     const s = c.spec ?? {};
-    const groups: ResourceGroup[] = (Array.isArray(s.resourceGroups) ? s.resourceGroups : []).map((g: any) => ({
-      covered: [...(g.coveredResources ?? [])], flavors: (g.flavors ?? []).map((f: any) => f.name),
-    }));
+    const groups: ResourceGroup[] = (Array.isArray(s.resourceGroups) ? s.resourceGroups : []).map((g: any) => {
+      const covered: string[] = [...(g.coveredResources ?? [])];
+      const flavors: string[] = (g.flavors ?? []).map((f: any) => f.name);
+      return { covered, flavors, frs: flavors.map((f) => covered.map((res) => this.frOf(f, res))) };
+    });
     const byResource = new Map<string, ResourceGroup>();
     for (const g of groups) for (const r of g.covered) byResource.set(r, g);
     const ff = s.flavorFungibility ?? {};
     const p = s.preemption ?? {};
     const cohortName = s.cohortName ?? s.cohort;
     const cq: CQ = {
-      name: c.metadata?.name, isCohort: false, quotas: quotasOf(s.resourceGroups), subtree: new Map(), usage: new Map(),
+      name: c.metadata?.name, isCohort: false, ...quotaArrays(this.frNames.length),
       groups, byResource, strict: s.queueingStrategy === 'StrictFIFO',
       preemption: {
         within: p.withinClusterQueue ?? 'Never', reclaim: p.reclaimWithinCohort ?? 'Never',
@@ -275,9 +383,10 @@ export class PlanSimulator {
       tryNextOnPreempt: (ff.whenCanPreempt ?? 'TryNextFlavor') === 'TryNextFlavor',
       preference: ff.preference,
       namespaceSelector: s.namespaceSelector ?? null, cohortName,
-      heap: [], inadmissible: new Set(), parkedHashes: new Set(),
-      admitted: new Set(), admittedByPriority: new Map(), admittedUsage: new Map(), largestUsage: new Map(),
+      queue: new WorkloadQueue<Wl>(), parkedHashes: new Set(),
+      admitted: new Set(), admittedByPriority: new Map(), admittedUsage: new Map(), largestUsage: new Float64Array(this.frNames.length),
     };
+    this.setQuotas(cq, s.resourceGroups);
     if (s.stopPolicy === 'Hold' || s.stopPolicy === 'HoldAndDrain') cq.inactiveReason = `ClusterQueue ${cq.name} is inactive: stopPolicy ${s.stopPolicy}`;
     const missing = groups.flatMap((g) => g.flavors).filter((f) => !this.flavors.has(f));
     if (missing.length) cq.inactiveReason = `ClusterQueue ${cq.name} is inactive: flavor ${missing.join(', ')} not found`;
@@ -310,7 +419,7 @@ export class PlanSimulator {
   }
 
   private arrive(obj: RayObject, arrival: number): void {
-    if (!isRecord(obj) || !['RayJob', 'RayCluster', 'RayService'].includes(obj.kind as string)) {
+    if (!isRecord(obj) || !RAY_KINDS.includes(obj.kind as string)) {
       this.notes.push(`arrival ${arrival}: ${isRecord(obj) ? obj.kind : typeof obj} is not a Ray object (RayJob, RayCluster, RayService); ignored`);
       return;
     }
@@ -326,9 +435,9 @@ export class PlanSimulator {
     const lqName = obj.metadata?.labels?.[QUEUE_NAME_LABEL];
     const base = {
       id: this.workloads.length, ref, kind: obj.kind as string, namespace, name, arrival, created: arrival, obj,
-      usage: new Map(), admittedAt: -1, evicted: false, preemptedBy: [], evaluated: false, hash: '',
+      usage: new Map(), admittedAt: -1, evicted: false, preemptedBy: [], evaluated: false, hash: 0,
     };
-    const gang = computeGang(obj, this.caps);
+    const gang = this.gangs[arrival]!;
     const podSets = gang.podSets.map((p) => ({ name: p.name, count: p.count, total: p.total }));
     if (!lqName || (obj.kind === 'RayJob' && obj.spec?.clusterSelector && !obj.spec?.rayClusterSpec)) {
       const w: Wl = { ...base, priority: 0, podSets, state: 'not-queued', notQueued: lqName ? 'a RayJob with clusterSelector runs on an existing cluster: Kueue skips it' : `no ${QUEUE_NAME_LABEL} label: Kueue does not manage it` };
@@ -341,7 +450,7 @@ export class PlanSimulator {
     const w: Wl = {
       ...base, lq: lqName, cq, cqName: lq?.cq, priority: pcName ? this.priorities.get(pcName) ?? 0 : 0, priorityClass: pcName, podSets, state: 'queued',
     };
-    w.hash = schedulingHash(w);
+    w.hash = this.hashOf(w);
     this.add(key, w);
     const misconfigured = (message: string, category: PendingCategory = 'misconfigured') => {
       w.state = 'held';
@@ -367,8 +476,15 @@ export class PlanSimulator {
    */
   private push(w: Wl): void {
     const cq = w.cq!;
-    if (this.equivalenceHashing && !cq.strict && cq.parkedHashes.has(w.hash)) cq.inadmissible.add(w);
-    else cq.heap.push(w);
+    if (this.equivalenceHashing && !cq.strict && cq.parkedHashes.has(w.hash)) cq.queue.park(w);
+    else cq.queue.push(w);
+  }
+
+  private hashOf(w: Wl): number {
+    const h = schedulingHash(w);
+    let id = this.hashIds.get(h);
+    if (id === undefined) this.hashIds.set(h, id = this.hashIds.size + 1);
+    return id;
   }
 
   private add(key: string, w: Wl): void {
@@ -382,7 +498,7 @@ export class PlanSimulator {
       throw new Error(`arrival ${arrival}: ${prev.ref} arrives a second time but is not elastic (annotation kueue.x-k8s.io/elastic-job: "true"): `
         + 'Kueue would suspend it and build a new Workload; list each object once, or mark it elastic to plan a scale');
     }
-    const gang = computeGang(obj, this.caps);
+    const gang = this.gangs[arrival]!;
     const podSets = gang.podSets.map((p) => ({ name: p.name, count: p.count, total: p.total }));
     if (podSets.length !== prev.podSets.length || podSets.some((p, i) => p.name !== prev.podSets[i].name)) {
       throw new Error(`arrival ${arrival}: elastic ${prev.ref} changes its worker groups; only replica counts may change in a scale`);
@@ -394,7 +510,7 @@ export class PlanSimulator {
       if (wasAdmitted) this.unadmitUsage(prev);
       prev.podSets = podSets;
       if (wasAdmitted) {
-        prev.usage = usageOf(prev.podSets, prev.flavors!);
+        prev.usage = this.usageOf(prev.podSets, prev.flavors!);
         addUsageMap(prev.cq!, prev.usage, 1);
         // Still admitted, with its new usage: a preemption candidate like any other.
         this.markAdmitted(prev.cq!, prev);
@@ -407,9 +523,9 @@ export class PlanSimulator {
     const slice: Wl = {
       ...prev, id: this.workloads.length, arrival, created: arrival, obj, podSets, state: 'queued', flavors: undefined, usage: new Map(),
       admittedAt: -1, evicted: false, preemptedBy: [], victims: undefined, sliceOf: prev, evaluated: false,
-      pending: { category: 'not-evaluated', message: 'not evaluated by Kueue yet', shortfalls: [] }, hash: '',
+      pending: { category: 'not-evaluated', message: 'not evaluated by Kueue yet', shortfalls: [] }, hash: 0,
     };
-    slice.hash = schedulingHash(slice);
+    slice.hash = this.hashOf(slice);
     this.workloads.push(slice);
     this.byObject.set(`${prev.kind}/${prev.namespace}/${prev.name}`, slice);
     this.push(slice);
@@ -438,7 +554,7 @@ export class PlanSimulator {
   }
 
   private bestEffortWaiting(): boolean {
-    for (const c of this.cqs.values()) if (!c.strict && !c.inactiveReason && c.heap.length > 0) return true;
+    for (const c of this.cqs.values()) if (!c.strict && !c.inactiveReason && c.queue.size > 0) return true;
     return false;
   }
 
@@ -446,8 +562,7 @@ export class PlanSimulator {
   private parkAll(): void {
     for (const cq of this.cqs.values()) {
       if (cq.strict) continue;
-      for (const w of cq.heap) cq.inadmissible.add(w);
-      cq.heap.length = 0;
+      cq.queue.parkAll();
     }
   }
 
@@ -455,10 +570,9 @@ export class PlanSimulator {
   private runCycle(arrival: number): boolean | undefined {
     const heads: Wl[] = [];
     for (const cq of this.cqs.values()) {
-      if (cq.inactiveReason || !cq.heap.length) continue;
-      let best = 0;
-      for (let i = 1; i < cq.heap.length; i++) if (queueBefore(cq.heap[i], cq.heap[best], cq.sticky)) best = i;
-      heads.push(cq.heap.splice(best, 1)[0]);
+      if (cq.inactiveReason || !cq.queue.size) continue;
+      // A BestEffortFIFO workload that issued preemptions stays at the head.
+      heads.push(cq.queue.pop(cq.sticky)!);
     }
     if (!heads.length) return undefined;
     this.cycle++;
@@ -497,7 +611,7 @@ export class PlanSimulator {
     if (w.cq!.admitted.has(w)) this.admittedKey ^= zobrist(w.id);
     addUsageMap(w.cq!, w.usage, -1);
     if (w.cq!.admitted.delete(w)) {
-      addAdmittedUsage(w.cq!, w, -1n);
+      addAdmittedUsage(w.cq!, w, -1);
       w.cq!.admittedByPriority.get(w.priority)!.delete(w);
     }
     this.version++;
@@ -513,8 +627,7 @@ export class PlanSimulator {
     const visit = (n: QuotaNode) => {
       if (!n.isCohort) {
         const cq = n as CQ;
-        for (const w of cq.inadmissible) cq.heap.push(w);
-        cq.inadmissible.clear();
+        cq.queue.requeueParked();
         cq.parkedHashes.clear();
         return;
       }
@@ -532,7 +645,7 @@ export class PlanSimulator {
     const considered: string[] = [];
     if (assignment.mode === 'Preempt') {
       const frs = new Set<FlavorResource>();
-      for (const ps of assignment.podSets) for (const [res, fa] of ps.flavors) if (fa.mode === 'Preempt') frs.add(frKey(fa.flavor, res));
+      for (const ps of assignment.podSets) for (const fa of ps.flavors.values()) if (fa.mode === 'Preempt') frs.add(fa.fr);
       targets = this.classicalPreemptions(w, cq, frs, assignment.usage, considered);
     }
     return { w, assignment, targets, considered };
@@ -552,16 +665,14 @@ export class PlanSimulator {
     });
     const park = () => {
       if (cq.strict) {
-        cq.heap.push(w);
+        cq.queue.push(w);
         return;
       }
-      cq.inadmissible.add(w);
+      cq.queue.park(w);
       if (this.equivalenceHashing) {
         // Equivalent workloads waiting behind it are parked with it, unevaluated.
         cq.parkedHashes.add(w.hash);
-        for (let i = cq.heap.length - 1; i >= 0; i--) {
-          if (cq.heap[i].hash === w.hash) cq.inadmissible.add(cq.heap.splice(i, 1)[0]);
-        }
+        cq.queue.parkHash(w.hash);
       }
     };
     if (a.mode === 'NoFit') {
@@ -583,13 +694,13 @@ export class PlanSimulator {
     if (targets.some((t) => preempted.has(t.wl))) {
       const message = 'Workload has overlapping preemption targets with another workload';
       w.pending = () => ({ category: 'quota', message, shortfalls: pendingOf(a).shortfalls });
-      cq.heap.push(w);
+      cq.queue.push(w);
       return done('skipped', () => message);
     }
     if (!this.fits(cq, a.usage, [...preempted.keys(), ...targets.map((t) => t.wl)])) {
       const message = 'Workload no longer fits after processing another workload';
       w.pending = () => ({ category: 'quota', message, shortfalls: pendingOf(a).shortfalls });
-      cq.heap.push(w);
+      cq.queue.push(w);
       return done('skipped', () => message);
     }
     for (const t of targets) preempted.set(t.wl, t);
@@ -605,7 +716,7 @@ export class PlanSimulator {
       w.victims = targets.map((t) => ({ workload: t.wl.ref, clusterQueue: t.wl.cqName!, priority: t.wl.priority, reason: t.reason, why: t.why }));
       w.pending = () => ({ category: 'preemption-in-progress', message: `${messageOf(a)}. Pending the preemption of ${targets.length} workload(s)`, shortfalls: pendingOf(a).shortfalls });
       if (!cq.strict) cq.sticky = w;
-      cq.heap.push(w);
+      cq.queue.push(w);
       return done('preempting', () => `preempts ${targets.map((t) => `${t.wl.ref} (${t.reason})`).join(', ')}`);
     }
     this.admit(w, a);
@@ -620,7 +731,7 @@ export class PlanSimulator {
       this.unadmitUsage(old);
       old.state = 'replaced';
       w.flavors = old.flavors;
-      w.usage = usageOf(w.podSets, w.flavors!);
+      w.usage = this.usageOf(w.podSets, w.flavors!);
       w.admittedAt = old.admittedAt;
     } else {
       w.flavors = a.podSets.map((ps) => new Map([...ps.flavors].map(([r, f]) => [r, f.flavor])));
@@ -638,7 +749,7 @@ export class PlanSimulator {
   /** Into the ClusterQueue's admitted set (the preemption candidates) with its usage. */
   private markAdmitted(cq: CQ, w: Wl): void {
     if (cq.admitted.has(w)) return;
-    addAdmittedUsage(cq, w, 1n);
+    addAdmittedUsage(cq, w, 1);
     let same = cq.admittedByPriority.get(w.priority);
     if (!same) cq.admittedByPriority.set(w.priority, same = new Set());
     same.add(w);
@@ -646,7 +757,7 @@ export class PlanSimulator {
     this.admittedKey ^= zobrist(w.id);
   }
 
-  private fits(cq: CQ, usage: Map<FlavorResource, bigint>, without: Wl[]): boolean {
+  private fits(cq: CQ, usage: Map<FlavorResource, number>, without: Wl[]): boolean {
     const removed = [...new Set(without)].filter((x) => x.state === 'admitted');
     for (const x of removed) addUsageMap(x.cq!, x.usage, -1);
     let ok = true;
@@ -656,13 +767,12 @@ export class PlanSimulator {
   }
 
   /** quotaResourcesToReserve: capacity a preempting workload without candidates holds for the cycle. */
-  private toReserve(a: Assignment, cq: CQ): Map<FlavorResource, bigint> {
-    const out = new Map<FlavorResource, bigint>();
+  private toReserve(a: Assignment, cq: CQ): Map<FlavorResource, number> {
+    const out = new Map<FlavorResource, number>();
     for (const [fr, v] of a.usage) {
-      const quota = cq.quotas.get(fr) ?? { nominal: 0n };
-      const used = cq.usage.get(fr) ?? 0n;
-      if (a.borrowing > 0) out.set(fr, quota.borrowingLimit === undefined ? v : minB(v, quota.nominal + quota.borrowingLimit - used));
-      else out.set(fr, maxB(0n, minB(v, quota.nominal - used)));
+      const nominal = cq.nominal[fr], bl = cq.borrowingLimit[fr], used = cq.usage[fr];
+      if (a.borrowing > 0) out.set(fr, bl === NO_LIMIT ? v : Math.min(v, nominal + bl - used));
+      else out.set(fr, Math.max(0, Math.min(v, nominal - used)));
     }
     return out;
   }
@@ -679,8 +789,8 @@ export class PlanSimulator {
         const val = requests.get(res)!;
         const rg = cq.byResource.get(res);
         if (!rg) {
-          if (val === 0n) continue;
-          psa.reasons.push(`resource ${res} unavailable in ClusterQueue`);
+          if (val === 0) continue;
+          psa.reasons.push(() => `resource ${res} unavailable in ClusterQueue`);
           psa.category = 'max-capacity';
           psa.flavors.clear();
           failed = true;
@@ -699,8 +809,7 @@ export class PlanSimulator {
       a.podSets.push(psa);
       for (const [res, f] of psa.flavors) {
         if (f.borrow > a.borrowing) a.borrowing = f.borrow;
-        const fr = frKey(f.flavor, res);
-        a.usage.set(fr, (a.usage.get(fr) ?? 0n) + (requests.get(res) ?? 0n));
+        a.usage.set(f.fr, (a.usage.get(f.fr) ?? 0) + (requests.get(res) ?? 0));
       }
       if (failed) {
         a.mode = 'NoFit';
@@ -723,10 +832,14 @@ export class PlanSimulator {
   private requestsOf(ps: PodSet, cq: CQ): PodSetRequests {
     let r = this.podSetRequests.get(ps);
     if (r?.cq === cq) return r;
-    const requests = new Map(ps.total);
-    if (cq.byResource.has('pods')) requests.set('pods', BigInt(ps.count) * 1000n);
-    const subs = new Map<ResourceGroup, Array<[string, bigint]>>();
-    for (const rg of cq.groups) subs.set(rg, [...requests].filter(([res]) => rg.covered.includes(res)).sort(([x], [y]) => x.localeCompare(y)));
+    const requests = new Map<string, number>();
+    for (const [res, v] of ps.total) requests.set(res, this.toUnits(res, v));
+    if (cq.byResource.has('pods')) requests.set('pods', this.toUnits('pods', BigInt(ps.count) * 1000n));
+    const subs = new Map<ResourceGroup, ResourceRequest[]>();
+    for (const rg of cq.groups) {
+      subs.set(rg, [...requests].filter(([res]) => rg.covered.includes(res)).sort(([x], [y]) => x.localeCompare(y))
+        .map(([res, val]) => ({ res, val, ci: rg.covered.indexOf(res) })));
+    }
     r = { cq, requests, keys: [...requests.keys()].sort(), subs };
     this.podSetRequests.set(ps, r);
     return r;
@@ -741,11 +854,11 @@ export class PlanSimulator {
       for (const [res, total] of ps.total) {
         const flavor = old.flavors![i]?.get(res);
         if (!flavor) continue;
-        const fr = frKey(flavor, res);
-        const delta = total - (old.podSets[i].total.get(res) ?? 0n);
-        const assumed = a.usage.get(fr) ?? 0n;
+        const fr = this.frOf(flavor, res);
+        const delta = this.toUnits(res, total - (old.podSets[i].total.get(res) ?? 0n));
+        const assumed = a.usage.get(fr) ?? 0;
         const r = this.fitsResourceQuota(w, cq, fr, assumed, delta, psa);
-        psa.flavors.set(res, { flavor, mode: r.g.p === FIT ? 'Fit' : 'NoFit', borrow: r.g.borrow });
+        psa.flavors.set(res, { flavor, fr, mode: r.g.p === FIT ? 'Fit' : 'NoFit', borrow: r.g.borrow });
         a.usage.set(fr, assumed + delta);
         if (r.g.borrow > a.borrowing) a.borrowing = r.g.borrow;
       }
@@ -758,26 +871,27 @@ export class PlanSimulator {
   }
 
   private findFlavor(
-    w: Wl, cq: CQ, rg: ResourceGroup, ps: PodSet, requests: ReadonlyArray<readonly [string, bigint]>,
-    assumed: Map<FlavorResource, bigint>, psa: PodSetAssignment,
-  ): Map<string, { flavor: string; mode: Mode; borrow: number }> | undefined {
-    let best: Map<string, { flavor: string; mode: Mode; borrow: number }> | undefined;
+    w: Wl, cq: CQ, rg: ResourceGroup, ps: PodSet, requests: readonly ResourceRequest[],
+    assumed: Map<FlavorResource, number>, psa: PodSetAssignment,
+  ): Map<string, FlavorAssignment> | undefined {
+    let best: Map<string, FlavorAssignment> | undefined;
     let bestMode: Granular = { p: NO_FIT, borrow: Number.MAX_SAFE_INTEGER };
-    for (const fName of rg.flavors) {
+    for (let fi = 0; fi < rg.flavors.length; fi++) {
+      const fName = rg.flavors[fi];
       const mismatch = this.flavorMismatch(fName, w, ps);
       if (mismatch) {
-        psa.reasons.push(mismatch);
+        psa.reasons.push(() => mismatch);
         psa.category ??= 'max-capacity';
         continue;
       }
-      const assignments = new Map<string, { flavor: string; mode: Mode; borrow: number }>();
+      const assignments = new Map<string, FlavorAssignment>();
       let rep: Granular = { p: FIT, borrow: 0 };
-      for (const [res, val] of requests) {
-        const fr = frKey(fName, res);
-        const r = this.fitsResourceQuota(w, cq, fr, assumed.get(fr) ?? 0n, val, psa);
+      for (const { res, val, ci } of requests) {
+        const fr = rg.frs[fi][ci];
+        const r = this.fitsResourceQuota(w, cq, fr, assumed.get(fr) ?? 0, val, psa);
         if (isPreferred(rep, r.g, cq)) rep = r.g;
         if (rep.p === NO_FIT) break;
-        assignments.set(res, { flavor: fName, mode: r.g.p === FIT ? 'Fit' : r.g.p === NO_FIT ? 'NoFit' : 'Preempt', borrow: r.g.borrow });
+        assignments.set(res, { flavor: fName, fr, mode: r.g.p === FIT ? 'Fit' : r.g.p === NO_FIT ? 'NoFit' : 'Preempt', borrow: r.g.borrow });
       }
       if (!shouldTryNext(rep, cq)) {
         best = assignments;
@@ -818,33 +932,43 @@ export class PlanSimulator {
     return undefined;
   }
 
-  private fitsResourceQuota(w: Wl, cq: CQ, fr: FlavorResource, assumed: bigint, request: bigint, psa: PodSetAssignment): { g: Granular } {
+  private fitsResourceQuota(w: Wl, cq: CQ, fr: FlavorResource, assumed: number, request: number, psa: PodSetAssignment): { g: Granular } {
     const avail = available(cq, fr);
     const maxCap = potentialAvailable(cq, fr);
     const val = assumed + request;
-    const { flavor, resource } = frParts(fr);
-    const quota = cq.quotas.get(fr) ?? { nominal: 0n };
-    const shortfall = (): PlanShortfall => {
-      const bl = quota.borrowingLimit;
-      return {
-        flavor, resource, needs: fmt(fr, val), free: fmt(fr, avail), nominal: fmt(fr, quota.nominal), maximum: fmt(fr, maxCap),
-        ...(cq.parent ? { cohort: cq.parent.name } : {}),
-        ...(bl !== undefined && (cq.usage.get(fr) ?? 0n) + val > quota.nominal + bl ? { borrowingLimitReached: true } : {}),
+    const nominal = cq.nominal[fr];
+    // Reasons and shortfalls are formatted only when read, from the figures of now.
+    const shortfall = (): (() => PlanShortfall) => {
+      const bl = cq.borrowingLimit[fr];
+      const limitReached = bl !== NO_LIMIT && cq.usage[fr] + val > nominal + bl;
+      return () => {
+        const { flavor, resource } = this.frNames[fr];
+        return {
+          flavor, resource, needs: this.fmt(fr, val), free: this.fmt(fr, avail), nominal: this.fmt(fr, nominal), maximum: this.fmt(fr, maxCap),
+          ...(cq.parent ? { cohort: cq.parent.name } : {}),
+          ...(limitReached ? { borrowingLimitReached: true } : {}),
+        };
       };
     };
     if (val > maxCap) {
-      psa.reasons.push(`insufficient quota for ${resource} in flavor ${flavor}, previously considered podsets requests (${fmt(fr, assumed)}) + current podset request (${fmt(fr, request)}) > maximum capacity (${fmt(fr, maxCap)})`);
+      psa.reasons.push(() => {
+        const { flavor, resource } = this.frNames[fr];
+        return `insufficient quota for ${resource} in flavor ${flavor}, previously considered podsets requests (${this.fmt(fr, assumed)}) + current podset request (${this.fmt(fr, request)}) > maximum capacity (${this.fmt(fr, maxCap)})`;
+      });
       psa.shortfalls.push(shortfall());
       psa.category ??= 'max-capacity';
       return { g: { p: NO_FIT, borrow: 0 } };
     }
     const h = heightOfLowestSubtreeThatFits(cq, fr, val);
     if (val <= avail) return { g: { p: FIT, borrow: h.borrow } };
-    psa.reasons.push(`insufficient unused quota for ${resource} in flavor ${flavor}, ${fmt(fr, val - avail)} more needed`);
+    psa.reasons.push(() => {
+      const { flavor, resource } = this.frNames[fr];
+      return `insufficient unused quota for ${resource} in flavor ${flavor}, ${this.fmt(fr, val - avail)} more needed`;
+    });
     psa.shortfalls.push(shortfall());
     psa.category = 'quota';
     const canPreemptWhileBorrowing = cq.preemption.borrowPolicy !== 'Never';
-    if (quota.nominal >= val || h.mayReclaim || canPreemptWhileBorrowing) {
+    if (nominal >= val || h.mayReclaim || canPreemptWhileBorrowing) {
       const usage = new Map([[fr, val]]);
       const targets = this.classicalPreemptions(w, cq, new Set([fr]), usage, []);
       if (!targets.length) return { g: { p: NO_CANDIDATES, borrow: heightOfLowestSubtreeThatFits(cq, fr, val).borrow } };
@@ -858,7 +982,7 @@ export class PlanSimulator {
 
   // ---- preemption (preemption.go, classical/) ----
 
-  private classicalPreemptions(w: Wl, cq: CQ, frs: Set<FlavorResource>, requests: Map<FlavorResource, bigint>, considered: string[]): Target[] {
+  private classicalPreemptions(w: Wl, cq: CQ, frs: Set<FlavorResource>, requests: Map<FlavorResource, number>, considered: string[]): Target[] {
     if (this.searchesVersion !== this.version) {
       this.searches.clear();
       this.candidateLists.clear();
@@ -893,7 +1017,7 @@ export class PlanSimulator {
    * nominal). The quota tree is monotone (less usage never makes less room), so when even that does
    * not fit, the walk does not either.
    */
-  private mayPreemptEnough(w: Wl, cq: CQ, frs: Set<FlavorResource>, requests: Map<FlavorResource, bigint>): boolean {
+  private mayPreemptEnough(w: Wl, cq: CQ, frs: Set<FlavorResource>, requests: Map<FlavorResource, number>): boolean {
     const from: Array<{ c: CQ; advantage: boolean }> = [];
     if (cq.parent && cq.preemption.reclaim !== 'Never') {
       const advantages = this.reclaimAdvantages(cq, requests);
@@ -917,22 +1041,22 @@ export class PlanSimulator {
     }
     // Only the requested flavor/resources matter: each one is its own quota tree.
     const frsOfRequest = [...requests.keys()];
-    const eligible = (c: CQ, fr: FlavorResource, policy: string, keep: (priority: number) => boolean): bigint => {
-      let out = 0n;
+    const eligible = (c: CQ, fr: FlavorResource, policy: string, keep: (priority: number) => boolean): number => {
+      let out = 0;
       for (const [priority, sums] of c.admittedUsage) {
         // satisfiesPolicy, widened to every creation time at equal priority.
         const ok = policy === 'Any' || priority < w.priority || (policy === 'LowerOrNewerEqualPriority' && priority === w.priority);
-        if (ok && keep(priority)) out += sums.get(fr) ?? 0n;
+        if (ok && keep(priority)) out += sums[fr];
       }
       return out;
     };
     const borrowForbidden = cq.preemption.borrowPolicy === 'Never';
     const t = cq.preemption.threshold;
     const single = frs.size === 1 ? [...frs][0] : undefined;
-    const own = frsOfRequest.map((fr) => (cq.preemption.within === 'Never' ? 0n : eligible(cq, fr, cq.preemption.within, () => true)));
-    const undo: Array<[QuotaNode, FlavorResource, bigint]> = [];
-    const take = (n: QuotaNode, fr: FlavorResource, v: bigint) => {
-      if (v <= 0n) return;
+    const own = frsOfRequest.map((fr) => (cq.preemption.within === 'Never' ? 0 : eligible(cq, fr, cq.preemption.within, () => true)));
+    const undo: Array<[QuotaNode, FlavorResource, number]> = [];
+    const take = (n: QuotaNode, fr: FlavorResource, v: number) => {
+      if (v <= 0) return;
       removeUsage(n, fr, v);
       undo.push([n, fr, v]);
     };
@@ -944,7 +1068,7 @@ export class PlanSimulator {
         for (const fr of frsOfRequest) {
           let v = eligible(c, fr, cq.preemption.reclaim, keep);
           if (fr === single) {
-            const bound = (c.usage.get(fr) ?? 0n) - (c.subtree.get(fr) ?? 0n) + (c.largestUsage.get(fr) ?? 0n);
+            const bound = c.usage[fr] - c.subtree[fr] + c.largestUsage[fr];
             if (bound < v) v = bound;
           }
           take(c, fr, v);
@@ -965,7 +1089,7 @@ export class PlanSimulator {
   }
 
   /** The reclaim advantage at each level of the cohort path (the request fits in the quota below it). */
-  private reclaimAdvantages(cq: CQ, requests: Map<FlavorResource, bigint>): boolean[] {
+  private reclaimAdvantages(cq: CQ, requests: Map<FlavorResource, number>): boolean[] {
     const advantages: boolean[] = [];
     let { fits: advantage, remaining } = quantitiesFitInQuota(cq, requests);
     for (const cur of pathToRoot(cq)) {
@@ -978,7 +1102,7 @@ export class PlanSimulator {
   }
 
   /** The search itself; `all` lists the ordered candidates' refs (for the trace). */
-  private searchPreemptions(w: Wl, cq: CQ, frs: Set<FlavorResource>, requests: Map<FlavorResource, bigint>, all: string[]): Target[] {
+  private searchPreemptions(w: Wl, cq: CQ, frs: Set<FlavorResource>, requests: Map<FlavorResource, number>, all: string[]): Target[] {
     const borrowForbidden = cq.preemption.borrowPolicy === 'Never';
     const frList = [...frs];
     const uses = (x: Wl) => {
@@ -1060,7 +1184,7 @@ export class PlanSimulator {
     const ordered = lists.ordered;
     if (this.keepTrace) for (const c of ordered) all.push(c.wl.ref);
     const noOther = !hier.length && !prio.length;
-    const underNominal = [...frs].every((fr) => (cq.quotas.get(fr)?.nominal ?? 0n) > (cq.usage.get(fr) ?? 0n));
+    const underNominal = [...frs].every((fr) => cq.nominal[fr] > cq.usage[fr]);
     const attempts = noOther || (borrowForbidden && !underNominal) ? [true] : borrowForbidden && !hier.length ? [false, true] : [true, false];
     const valid = (c: Cand, borrow: boolean) => {
       if (c.wl.cq === cq) return true;
@@ -1089,7 +1213,7 @@ export class PlanSimulator {
     // checks removes a superset). Removal is additive per node, so removing each ClusterQueue's sum at
     // once frees what the walk would; when even that superset does not fit, the walk cannot.
     const mayFit = (borrow: boolean): boolean => {
-      const removed = new Map<CQ, Map<FlavorResource, bigint>>();
+      const removed = new Map<CQ, Map<FlavorResource, number>>();
       for (const c of ordered) {
         const x = c.wl.cq!;
         let sum = removed.get(x);
@@ -1098,7 +1222,7 @@ export class PlanSimulator {
           let within = true;
           for (let i = 0; i < frList.length; i++) {
             const fr = frList[i];
-            if ((x.subtree.get(fr) ?? 0n) < (x.usage.get(fr) ?? 0n) - (sum?.get(fr) ?? 0n)) {
+            if (x.subtree[fr] < x.usage[fr] - (sum?.get(fr) ?? 0)) {
               within = false;
               break;
             }
@@ -1109,7 +1233,7 @@ export class PlanSimulator {
           sum = new Map();
           removed.set(x, sum);
         }
-        for (const [fr, v] of c.wl.usage) sum.set(fr, (sum.get(fr) ?? 0n) + v);
+        for (const [fr, v] of c.wl.usage) sum.set(fr, (sum.get(fr) ?? 0) + v);
       }
       for (const [x, sum] of removed) addUsageMap(x, sum, -1);
       const ok = fitsNow(borrow);
@@ -1159,16 +1283,21 @@ export class PlanSimulator {
 
   private result(): PlanResult {
     const workloads: PlanWorkload[] = this.workloads.filter((w) => w.state !== 'replaced').map((w) => this.workloadResult(w));
-    const quotasOfNode = (n: QuotaNode, own: boolean): PlanQuota[] => [...(own ? n.quotas.keys() : n.subtree.keys())].sort().map((fr) => {
-      const quota = n.quotas.get(fr);
-      const { flavor, resource } = frParts(fr);
-      return {
-        flavor, resource, nominal: fmt(fr, own ? quota?.nominal ?? 0n : n.subtree.get(fr) ?? 0n),
-        ...(quota?.borrowingLimit !== undefined ? { borrowingLimit: fmt(fr, quota.borrowingLimit) } : {}),
-        ...(quota?.lendingLimit !== undefined ? { lendingLimit: fmt(fr, quota.lendingLimit) } : {}),
-        usage: fmt(fr, n.usage.get(fr) ?? 0n),
-      };
-    });
+    const quotasOfNode = (n: QuotaNode, own: boolean): PlanQuota[] => {
+      const frs = own ? n.quotaFrs : [...n.inSubtree.keys()].filter((fr) => n.inSubtree[fr]);
+      const key = (fr: FlavorResource) => this.frNames[fr].key;
+      return [...frs].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0)).map((fr) => {
+        const { flavor, resource } = this.frNames[fr];
+        const set = n.quotaFrs.includes(fr);
+        const bl = n.borrowingLimit[fr], ll = n.lendingLimit[fr];
+        return {
+          flavor, resource, nominal: this.fmt(fr, own ? n.nominal[fr] : n.subtree[fr]),
+          ...(set && bl !== NO_LIMIT ? { borrowingLimit: this.fmt(fr, bl) } : {}),
+          ...(set && ll !== NO_LIMIT ? { lendingLimit: this.fmt(fr, ll) } : {}),
+          usage: this.fmt(fr, n.usage[fr]),
+        };
+      });
+    };
     const admitted = new Map<CQ, string[]>();
     const pending = new Map<CQ, string[]>();
     for (const w of this.workloads) {
@@ -1228,34 +1357,29 @@ export function simulatePlan(input: PlanInput): PlanResult {
 
 // ---- helpers ----
 
-function quotasOf(groups: unknown): Map<FlavorResource, Quota> {
-  const out = new Map<FlavorResource, Quota>();
+interface RawQuota {
+  readonly flavor: string;
+  readonly resource: string;
+  readonly nominal: bigint;
+  readonly borrowingLimit?: bigint;
+  readonly lendingLimit?: bigint;
+}
+
+/** The quotas of resourceGroups, in milli-units. */
+function rawQuotasOf(groups: unknown): RawQuota[] {
+  const out: RawQuota[] = [];
   for (const g of Array.isArray(groups) ? groups : []) {
     for (const f of g?.flavors ?? []) {
       for (const r of f?.resources ?? []) {
-        out.set(frKey(f.name, r.name), { nominal: q(r.nominalQuota) ?? 0n, borrowingLimit: q(r.borrowingLimit), lendingLimit: q(r.lendingLimit) });
+        out.push({
+          flavor: f.name, resource: r.name, nominal: q(r.nominalQuota) ?? 0n, borrowingLimit: q(r.borrowingLimit), lendingLimit: q(r.lendingLimit),
+        });
       }
     }
   }
   return out;
 }
 
-function usageOf(podSets: PodSet[], flavors: Array<Map<string, string>>): Map<FlavorResource, bigint> {
-  const out = new Map<FlavorResource, bigint>();
-  podSets.forEach((ps, i) => {
-    for (const [res, v] of ps.total) {
-      const f = flavors[i]?.get(res);
-      if (f) out.set(frKey(f, res), (out.get(frKey(f, res)) ?? 0n) + v);
-    }
-  });
-  return out;
-}
-
-function queueBefore(a: Wl, b: Wl, sticky: Wl | undefined): boolean {
-  if ((a === sticky) !== (b === sticky)) return a === sticky;
-  if (a.priority !== b.priority) return a.priority > b.priority;
-  return a.created < b.created;
-}
 
 /** CandidatesOrdering: evicted first, other ClusterQueues first, lower priority first, most recently admitted first, then UID (here: arrival). */
 function candidateOrder(a: Wl, b: Wl, cq: CQ): number {
@@ -1307,7 +1431,7 @@ function podSetMode(psa: PodSetAssignment): Mode {
 }
 
 function messageOf(a: Assignment): string {
-  return a.podSets.filter((p) => p.reasons.length).map((p) => `couldn't assign flavors to pod set ${p.name}: ${p.reasons.join(', ')}`).join('; ');
+  return a.podSets.filter((p) => p.reasons.length).map((p) => `couldn't assign flavors to pod set ${p.name}: ${p.reasons.map((r) => r()).join(', ')}`).join('; ');
 }
 
 function pendingOf(a: Assignment): PlanPending {
@@ -1316,7 +1440,7 @@ function pendingOf(a: Assignment): PlanPending {
     && !failing.some((p) => p.category === 'quota' && !p.flavors.size) ? 'max-capacity' : 'quota';
   // Later PodSets count the earlier ones' requests: the last shortfall of a flavor/resource is the gang's.
   const last = new Map<string, PlanShortfall>();
-  for (const s of failing.flatMap((p) => p.shortfalls)) last.set(`${s.flavor}/${s.resource}`, s);
+  for (const s of failing.flatMap((p) => p.shortfalls.map((f) => f()))) last.set(`${s.flavor}/${s.resource}`, s);
   return { category, message: messageOf(a), shortfalls: [...last.values()] };
 }
 
@@ -1344,22 +1468,14 @@ function schedulingHash(w: Wl): string {
   return JSON.stringify([w.priority, w.podSets.map((ps) => [ps.name, ps.count, podSetTemplate(w.obj, ps.name)?.spec ?? null])]);
 }
 
-function addAdmittedUsage(cq: CQ, w: Wl, sign: bigint): void {
+function addAdmittedUsage(cq: CQ, w: Wl, sign: 1 | -1): void {
   let sums = cq.admittedUsage.get(w.priority);
   if (!sums) {
-    sums = new Map();
+    sums = new Float64Array(cq.largestUsage.length);
     cq.admittedUsage.set(w.priority, sums);
   }
   for (const [fr, v] of w.usage) {
-    sums.set(fr, (sums.get(fr) ?? 0n) + sign * v);
-    if (sign > 0n && v > (cq.largestUsage.get(fr) ?? 0n)) cq.largestUsage.set(fr, v);
+    sums[fr] += sign * v;
+    if (sign > 0 && v > cq.largestUsage[fr]) cq.largestUsage[fr] = v;
   }
-}
-
-function minB(a: bigint, b: bigint): bigint {
-  return a < b ? a : b;
-}
-
-function maxB(a: bigint, b: bigint): bigint {
-  return a > b ? a : b;
 }
