@@ -87,7 +87,13 @@ interface CQ extends QuotaNode {
   readonly largestUsage: Float64Array;
 }
 
-interface PodSet { readonly name: string; readonly count: number; readonly total: ResourceMap }
+interface PodSet {
+  readonly name: string;
+  readonly count: number;
+  readonly total: ResourceMap;
+  /** flavorMismatch by flavor name ('' when the flavor matches): the template and the flavors never change. */
+  mismatches?: Map<string, string>;
+}
 /** A PodSet's request of one resource in the simulator's unit; `ci` is its index in the group's covered resources. */
 interface ResourceRequest { readonly res: string; readonly val: number; readonly ci: number }
 interface PodSetRequests {
@@ -858,9 +864,9 @@ export class PlanSimulator {
         const delta = this.toUnits(res, total - (old.podSets[i].total.get(res) ?? 0n));
         const assumed = a.usage.get(fr) ?? 0;
         const r = this.fitsResourceQuota(w, cq, fr, assumed, delta, psa);
-        psa.flavors.set(res, { flavor, fr, mode: r.g.p === FIT ? 'Fit' : 'NoFit', borrow: r.g.borrow });
+        psa.flavors.set(res, { flavor, fr, mode: r.p === FIT ? 'Fit' : 'NoFit', borrow: r.borrow });
         a.usage.set(fr, assumed + delta);
-        if (r.g.borrow > a.borrowing) a.borrowing = r.g.borrow;
+        if (r.borrow > a.borrowing) a.borrowing = r.borrow;
       }
       a.podSets.push(psa);
     });
@@ -878,9 +884,13 @@ export class PlanSimulator {
     let bestMode: Granular = { p: NO_FIT, borrow: Number.MAX_SAFE_INTEGER };
     for (let fi = 0; fi < rg.flavors.length; fi++) {
       const fName = rg.flavors[fi];
-      const mismatch = this.flavorMismatch(fName, w, ps);
+      let mismatches = ps.mismatches;
+      if (!mismatches) ps.mismatches = mismatches = new Map();
+      let mismatch = mismatches.get(fName);
+      if (mismatch === undefined) mismatches.set(fName, mismatch = this.flavorMismatch(fName, w, ps) ?? '');
       if (mismatch) {
-        psa.reasons.push(() => mismatch);
+        const reason = mismatch;
+        psa.reasons.push(() => reason);
         psa.category ??= 'max-capacity';
         continue;
       }
@@ -889,9 +899,9 @@ export class PlanSimulator {
       for (const { res, val, ci } of requests) {
         const fr = rg.frs[fi][ci];
         const r = this.fitsResourceQuota(w, cq, fr, assumed.get(fr) ?? 0, val, psa);
-        if (isPreferred(rep, r.g, cq)) rep = r.g;
+        if (isPreferred(rep, r, cq)) rep = r;
         if (rep.p === NO_FIT) break;
-        assignments.set(res, { flavor: fName, fr, mode: r.g.p === FIT ? 'Fit' : r.g.p === NO_FIT ? 'NoFit' : 'Preempt', borrow: r.g.borrow });
+        assignments.set(res, { flavor: fName, fr, mode: r.p === FIT ? 'Fit' : r.p === NO_FIT ? 'NoFit' : 'Preempt', borrow: r.borrow });
       }
       if (!shouldTryNext(rep, cq)) {
         best = assignments;
@@ -932,7 +942,7 @@ export class PlanSimulator {
     return undefined;
   }
 
-  private fitsResourceQuota(w: Wl, cq: CQ, fr: FlavorResource, assumed: number, request: number, psa: PodSetAssignment): { g: Granular } {
+  private fitsResourceQuota(w: Wl, cq: CQ, fr: FlavorResource, assumed: number, request: number, psa: PodSetAssignment): Granular {
     const avail = available(cq, fr);
     const maxCap = potentialAvailable(cq, fr);
     const val = assumed + request;
@@ -957,10 +967,10 @@ export class PlanSimulator {
       });
       psa.shortfalls.push(shortfall());
       psa.category ??= 'max-capacity';
-      return { g: { p: NO_FIT, borrow: 0 } };
+      return { p: NO_FIT, borrow: 0 };
     }
     const h = heightOfLowestSubtreeThatFits(cq, fr, val);
-    if (val <= avail) return { g: { p: FIT, borrow: h.borrow } };
+    if (val <= avail) return { p: FIT, borrow: h.borrow };
     psa.reasons.push(() => {
       const { flavor, resource } = this.frNames[fr];
       return `insufficient unused quota for ${resource} in flavor ${flavor}, ${this.fmt(fr, val - avail)} more needed`;
@@ -971,13 +981,13 @@ export class PlanSimulator {
     if (nominal >= val || h.mayReclaim || canPreemptWhileBorrowing) {
       const usage = new Map([[fr, val]]);
       const targets = this.classicalPreemptions(w, cq, new Set([fr]), usage, []);
-      if (!targets.length) return { g: { p: NO_CANDIDATES, borrow: heightOfLowestSubtreeThatFits(cq, fr, val).borrow } };
+      if (!targets.length) return { p: NO_CANDIDATES, borrow: heightOfLowestSubtreeThatFits(cq, fr, val).borrow };
       for (const t of targets) addUsageMap(t.wl.cq!, t.wl.usage, -1);
       const after = heightOfLowestSubtreeThatFits(cq, fr, val).borrow;
       for (const t of targets) addUsageMap(t.wl.cq!, t.wl.usage, 1);
-      return { g: { p: targets.some((t) => t.wl.cq === cq) ? PREEMPT : RECLAIM, borrow: after } };
+      return { p: targets.some((t) => t.wl.cq === cq) ? PREEMPT : RECLAIM, borrow: after };
     }
-    return { g: { p: NO_FIT, borrow: h.borrow } };
+    return { p: NO_FIT, borrow: h.borrow };
   }
 
   // ---- preemption (preemption.go, classical/) ----
@@ -988,6 +998,8 @@ export class PlanSimulator {
       this.candidateLists.clear();
       this.searchesVersion = this.version;
     }
+    // The bound first: most checks end there, without a memo key.
+    if (!this.mayPreemptEnough(w, cq, frs, requests)) return [];
     // The search reads the preemptor only through its priority (and its creation, for LowerOrNewerEqualPriority).
     const byCreation = cq.preemption.within === 'LowerOrNewerEqualPriority' || cq.preemption.reclaim === 'LowerOrNewerEqualPriority';
     let key = `${cq.name}\n${w.priority}\n${byCreation ? w.created : ''}\n`;
@@ -997,7 +1009,7 @@ export class PlanSimulator {
     let found = this.searches.get(key);
     if (!found) {
       const refs: string[] = [];
-      found = { targets: this.mayPreemptEnough(w, cq, frs, requests) ? this.searchPreemptions(w, cq, frs, requests, refs) : [], refs };
+      found = { targets: this.searchPreemptions(w, cq, frs, requests, refs), refs };
       this.searches.set(key, found);
     }
     if (this.keepTrace && found.refs.length) {
