@@ -80,7 +80,7 @@ interface CQ extends QuotaNode {
   readonly parkedHashes: Set<number>;
   readonly admitted: Set<Wl>;
   /** The same workloads by priority: a search lists only the priorities its policy allows. */
-  readonly admittedByPriority: Map<number, Set<Wl>>;
+  readonly admittedByPriority: Map<number, Wl[]>;
   /** Usage of the `admitted` set by priority: bounds a preemption search before its candidates are listed. */
   readonly admittedUsage: Map<number, Float64Array>;
   /** The largest usage of one workload ever admitted here, per flavor/resource (a bound, never lowered). */
@@ -123,6 +123,8 @@ interface Wl {
   /** Per PodSet: resource → flavor, once admitted. */
   flavors?: Array<Map<string, string>>;
   usage: Map<FlavorResource, number>;
+  /** The flavor/resources of `usage` as bits, while admitted (when there are at most 31). */
+  usageMask: number;
   admittedAt: number;
   evicted: boolean;
   victims?: PlanVictim[];
@@ -441,7 +443,7 @@ export class PlanSimulator {
     const lqName = obj.metadata?.labels?.[QUEUE_NAME_LABEL];
     const base = {
       id: this.workloads.length, ref, kind: obj.kind as string, namespace, name, arrival, created: arrival, obj,
-      usage: new Map(), admittedAt: -1, evicted: false, preemptedBy: [], evaluated: false, hash: 0,
+      usage: new Map(), usageMask: 0, admittedAt: -1, evicted: false, preemptedBy: [], evaluated: false, hash: 0,
     };
     const gang = this.gangs[arrival]!;
     const podSets = gang.podSets.map((p) => ({ name: p.name, count: p.count, total: p.total }));
@@ -618,7 +620,8 @@ export class PlanSimulator {
     addUsageMap(w.cq!, w.usage, -1);
     if (w.cq!.admitted.delete(w)) {
       addAdmittedUsage(w.cq!, w, -1);
-      w.cq!.admittedByPriority.get(w.priority)!.delete(w);
+      const same = w.cq!.admittedByPriority.get(w.priority)!;
+      same.splice(same.indexOf(w), 1);
     }
     this.version++;
     w.usage = new Map();
@@ -756,9 +759,18 @@ export class PlanSimulator {
   private markAdmitted(cq: CQ, w: Wl): void {
     if (cq.admitted.has(w)) return;
     addAdmittedUsage(cq, w, 1);
+    w.usageMask = 0;
+    for (const fr of w.usage.keys()) if (fr < 31) w.usageMask |= 1 << fr;
     let same = cq.admittedByPriority.get(w.priority);
-    if (!same) cq.admittedByPriority.set(w.priority, same = new Set());
-    same.add(w);
+    if (!same) cq.admittedByPriority.set(w.priority, same = []);
+    // Kept in candidate order (most recently admitted first, then UID): a search merges these runs.
+    let lo = 0, hi = same.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (admittedOrder(same[mid], w) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    same.splice(lo, 0, w);
     cq.admitted.add(w);
     this.admittedKey ^= zobrist(w.id);
   }
@@ -1117,31 +1129,60 @@ export class PlanSimulator {
   private searchPreemptions(w: Wl, cq: CQ, frs: Set<FlavorResource>, requests: Map<FlavorResource, number>, all: string[]): Target[] {
     const borrowForbidden = cq.preemption.borrowPolicy === 'Never';
     const frList = [...frs];
-    const uses = (x: Wl) => {
+    let mask = 0;
+    for (const fr of frList) mask |= fr < 31 ? 1 << fr : 0;
+    const uses = this.frNames.length <= 31 ? (x: Wl) => (x.usageMask & mask) !== 0 : (x: Wl) => {
       for (let i = 0; i < frList.length; i++) if (x.usage.has(frList[i])) return true;
       return false;
     };
-    const classify = (x: Wl, advantage: boolean): Variant | undefined => {
-      if (!uses(x)) return undefined;
-      const policy = x.cq === cq ? cq.preemption.within : cq.preemption.reclaim;
-      if (!satisfiesPolicy(w, x, policy)) return undefined;
-      if (x.cq === cq) return 'WithinCQ';
+    // The variant of a candidate depends on its ClusterQueue, the level's advantage and its priority only.
+    const variantOf = (c: CQ, priority: number, advantage: boolean): Variant => {
+      if (c === cq) return 'WithinCQ';
       if (advantage) return 'HierarchicalReclaim';
       if (borrowForbidden) return 'ReclaimWithoutBorrowing';
       const t = cq.preemption.threshold;
-      if (x.priority >= w.priority || (t !== undefined && x.priority > t)) return 'ReclaimWithoutBorrowing';
+      if (priority >= w.priority || (t !== undefined && priority > t)) return 'ReclaimWithoutBorrowing';
       return 'ReclaimWhileBorrowing';
     };
-    const fromCQ = (c: CQ, lca: CohortNode | undefined, advantage: boolean): Cand[] => {
-      const out: Cand[] = [];
+    /** A ClusterQueue's admitted workloads of one priority, already in candidate order. */
+    interface Run {
+      readonly priority: number;
+      readonly admitted: readonly Wl[];
+      readonly lca?: CohortNode;
+      readonly variant: Variant;
+      /** Equal priority under LowerOrNewerEqualPriority: only newer workloads are candidates. */
+      readonly byCreation: boolean;
+    }
+    const runsOf = (c: CQ, lca: CohortNode | undefined, advantage: boolean, into: Run[]) => {
       const policy = c === cq ? cq.preemption.within : cq.preemption.reclaim;
       for (const [priority, admitted] of c.admittedByPriority) {
-        // satisfiesPolicy (in classify), widened to every creation time at equal priority.
+        // satisfiesPolicy per priority; at equal priority, LowerOrNewerEqualPriority checks each creation below.
+        if (!admitted.length) continue;
         if (!(policy === 'Any' || priority < w.priority || (policy === 'LowerOrNewerEqualPriority' && priority === w.priority))) continue;
-        for (const x of admitted) {
-          const v = classify(x, advantage);
-          if (v) out.push({ wl: x, lca, variant: v });
+        into.push({ priority, admitted, lca, variant: variantOf(c, priority, advantage), byCreation: priority === w.priority && policy !== 'Any' });
+      }
+    };
+    /** The runs' candidates in candidate order: by priority, and within one priority the runs merged. */
+    const listOf = (runs: Run[]): Cand[] => {
+      runs.sort((a, b) => a.priority - b.priority);
+      const out: Cand[] = [];
+      for (let i = 0; i < runs.length;) {
+        let j = i + 1;
+        while (j < runs.length && runs[j].priority === runs[i].priority) j++;
+        const start = out.length;
+        for (let k = i; k < j; k++) {
+          const r = runs[k];
+          for (const x of r.admitted) {
+            if (!uses(x) || (r.byCreation && !(w.created < x.created))) continue;
+            out.push({ wl: x, lca: r.lca, variant: r.variant });
+          }
         }
+        // Several ClusterQueues at one priority: sorted runs, which the sort merges.
+        if (j - i > 1) {
+          const merged = out.slice(start).sort((a, b) => admittedOrder(a.wl, b.wl));
+          for (let k = 0; k < merged.length; k++) out[start + k] = merged[k];
+        }
+        i = j;
       }
       return out;
     };
@@ -1153,44 +1194,46 @@ export class PlanSimulator {
     for (const fr of frs) listKey += `${fr},`;
     let lists = this.candidateLists.get(listKey);
     if (!lists) {
-      const same = cq.preemption.within === 'Never' ? [] : fromCQ(cq, undefined, false);
-      const hier: Cand[] = [];
-      const prio: Cand[] = [];
+      const sameRuns: Run[] = [];
+      if (cq.preemption.within !== 'Never') runsOf(cq, undefined, false, sameRuns);
+      const hierRuns: Run[] = [];
+      const prioRuns: Run[] = [];
       if (cq.parent && cq.preemption.reclaim !== 'Never') {
         let previous: CohortNode | undefined;
         let level = 0;
-        for (const cur of pathToRoot(cq)) {
+        for (let cur: CohortNode | undefined = cq.parent; cur; cur = cur.parent) {
           const advantage = advantages[level++];
-          const list = advantage ? hier : prio;
+          const into = advantage ? hierRuns : prioRuns;
+          const lca = cur;
           const collect = (node: CohortNode) => {
             for (const child of node.childCohorts) {
-              if (child === previous || withinNominal(child, frs)) continue;
+              if (child === previous || withinNominal(child, frList)) continue;
               collect(child);
             }
             for (const child of node.childQueues) {
               if (child === cq) continue;
-              if (!withinNominal(child, frs)) list.push(...fromCQ(child as CQ, cur, advantage));
+              if (!withinNominal(child, frList)) runsOf(child as CQ, lca, advantage, into);
             }
           };
           collect(cur);
           previous = cur;
         }
       }
-      lists = { same, hier, prio };
+      lists = { same: listOf(sameRuns), hier: listOf(hierRuns), prio: listOf(prioRuns) };
       this.candidateLists.set(listKey, lists);
     }
     const { same, hier, prio } = lists;
     if (!lists.ordered) {
-      // Sorted once per version. Candidates that tie on all but the UID are noted when adjacent in the order.
-      const order = (x: Cand, y: Cand) => candidateOrder(x.wl, y.wl, cq);
-      for (const l of [same, hier, prio]) {
-        l.sort(order);
-        for (let i = 1; i < l.length; i++) this.noteTie(l[i - 1].wl, l[i].wl, cq);
-      }
-      const split = (l: Cand[]) => [l.filter((c) => c.wl.evicted), l.filter((c) => !c.wl.evicted)];
+      // Ordered once per version: evicted first (Kueue's CandidatesOrdering), the rest as listed.
+      // Candidates that tie on all but the UID are noted when adjacent in the order.
+      const split = (l: Cand[]) => {
+        const parts = [l.filter((c) => c.wl.evicted), l.filter((c) => !c.wl.evicted)];
+        for (const part of parts) for (let i = 1; i < part.length; i++) this.noteTie(part[i - 1].wl, part[i].wl, cq);
+        return parts;
+      };
+      const [es, ns] = split(same);
       const [eh, nh] = split(hier);
       const [ep, np] = split(prio);
-      const [es, ns] = split(same);
       lists.ordered = [...eh, ...ep, ...es, ...nh, ...np, ...ns];
     }
     const ordered = lists.ordered;
@@ -1287,7 +1330,7 @@ export class PlanSimulator {
 
   /** Two neighbours in a candidate order that only Kueue's UID order separates. */
   private noteTie(a: Wl, b: Wl, cq: CQ): void {
-    if (a.evicted !== b.evicted || (a.cq !== cq) !== (b.cq !== cq) || a.priority !== b.priority || a.admittedAt !== b.admittedAt) return;
+    if (a.admittedAt !== b.admittedAt || a.evicted !== b.evicted || (a.cq !== cq) !== (b.cq !== cq) || a.priority !== b.priority) return;
     this.ambiguities.add(`preemption candidates ${a.ref} and ${b.ref} tie on priority ${a.priority} and admission time (arrival ${a.admittedAt}): Kueue orders them by UID`);
   }
 
@@ -1393,21 +1436,13 @@ function rawQuotasOf(groups: unknown): RawQuota[] {
 }
 
 
-/** CandidatesOrdering: evicted first, other ClusterQueues first, lower priority first, most recently admitted first, then UID (here: arrival). */
-function candidateOrder(a: Wl, b: Wl, cq: CQ): number {
-  if (a.evicted !== b.evicted) return a.evicted ? -1 : 1;
-  const ao = a.cq !== cq, bo = b.cq !== cq;
-  if (ao !== bo) return ao ? -1 : 1;
-  if (a.priority !== b.priority) return a.priority - b.priority;
+/**
+ * Kueue's CandidatesOrdering is: evicted first, other ClusterQueues first, lower priority first, then
+ * this: most recently admitted first, then UID (here: the workload's number).
+ */
+function admittedOrder(a: Wl, b: Wl): number {
   if (a.admittedAt !== b.admittedAt) return b.admittedAt - a.admittedAt;
   return a.id - b.id;
-}
-
-function satisfiesPolicy(preemptor: Wl, candidate: Wl, policy: string): boolean {
-  const lower = preemptor.priority > candidate.priority;
-  if (policy === 'LowerPriority') return lower;
-  if (policy === 'LowerOrNewerEqualPriority') return lower || (preemptor.priority === candidate.priority && preemptor.created < candidate.created);
-  return policy === 'Any';
 }
 
 function isPreferred(a: Granular, b: Granular, cq: CQ): boolean {
