@@ -24,7 +24,7 @@ import {
 } from './schema';
 import {
   addUsage, addUsageMap, available, buildSubtree, borrowingWith, CohortNode, FlavorResource, heightOfLowestSubtreeThatFits, initSubtree,
-  NO_LIMIT, pathToRoot, potentialAvailable, QuotaNode, quantitiesFitInQuota, quotaArrays, removeUsage, rootOf, setQuota, withinNominal,
+  localAvailable, NO_LIMIT, pathToRoot, potentialAvailable, QuotaNode, quotaArrays, removeUsage, rootOf, setQuota, withinNominal,
 } from './quota-tree';
 import { WorkloadQueue } from './queue';
 
@@ -83,6 +83,8 @@ interface CQ extends QuotaNode {
   readonly admittedByPriority: Map<number, Wl[]>;
   /** Usage of the `admitted` set by priority: bounds a preemption search before its candidates are listed. */
   readonly admittedUsage: Map<number, Float64Array>;
+  /** The same sums as a list, for the bound's loops. */
+  readonly admittedUsageList: Array<{ readonly priority: number; readonly sums: Float64Array }>;
   /** The largest usage of one workload ever admitted here, per flavor/resource (a bound, never lowered). */
   readonly largestUsage: Float64Array;
 }
@@ -129,8 +131,8 @@ interface Wl {
   evicted: boolean;
   victims?: PlanVictim[];
   preemptedBy: string[];
-  /** Built when read (`pendingOf`): most evaluations are replaced by a later one before the result. */
-  pending?: PlanPending | (() => PlanPending);
+  /** Built when read (`pendingFrom`): most evaluations are replaced by a later one before the result. */
+  pending?: PlanPending | LazyPending;
   notQueued?: string;
   sliceOf?: Wl;
   evaluated: boolean;
@@ -139,15 +141,42 @@ interface Wl {
 }
 
 interface FlavorAssignment { readonly flavor: string; readonly fr: FlavorResource; readonly mode: Mode; readonly borrow: number }
+/** A flavor/resource short of quota, with the figures fitsResourceQuota saw: formatted only when read. */
+interface QuotaMiss {
+  readonly fr: FlavorResource;
+  /** Over the maximum capacity (else: over the unused quota). */
+  readonly overMax: boolean;
+  readonly assumed: number;
+  readonly request: number;
+  readonly avail: number;
+  readonly maxCap: number;
+  readonly limitReached: boolean;
+}
+/** Why a flavor does not fit: a message, or a quota shortfall (which is also reported as such). */
+type Reason = string | QuotaMiss;
 interface PodSetAssignment {
   readonly name: string;
   readonly count: number;
   flavors: Map<string, FlavorAssignment>;
-  /** Built when read: most are replaced by a later evaluation before anyone reads them. */
-  reasons: Array<() => string>;
-  shortfalls: Array<() => PlanShortfall>;
+  reasons: Reason[];
   category?: PendingCategory;
   error: boolean;
+}
+
+interface BriefPodSet { readonly name: string; readonly reasons: readonly Reason[]; readonly category?: PendingCategory; readonly assigned: boolean }
+/** What a pending message needs of an assignment: kept per workload until read, so only the failing PodSets. */
+interface Brief {
+  readonly mode: Mode;
+  readonly cq: CQ;
+  readonly podSets: readonly BriefPodSet[];
+}
+/** A pending state built when read: the assignment's, or another message with its shortfalls. */
+interface LazyPending {
+  readonly brief: Brief;
+  readonly category?: PendingCategory;
+  readonly message?: string;
+  /** Appended to the assignment's message. */
+  readonly suffix?: string;
 }
 
 interface Assignment {
@@ -221,6 +250,16 @@ export class PlanSimulator {
   private readonly candidateLists = new Map<string, CandidateLists>();
   private readonly podSetRequests = new WeakMap<PodSet, PodSetRequests>();
   private readonly hashIds = new Map<string, number>();
+  // Scratch space of the preemption bound (reused, never kept).
+  private readonly scratchFrs: FlavorResource[] = [];
+  private readonly scratchVals: number[] = [];
+  private readonly scratchFrom: CQ[] = [];
+  private readonly scratchFromAdvantage: boolean[] = [];
+  private readonly scratchAdvantages: boolean[] = [];
+  private readonly scratchRemaining: number[] = [];
+  private readonly undoNodes: QuotaNode[] = [];
+  private readonly undoFrs: FlavorResource[] = [];
+  private readonly undoVals: number[] = [];
   /** The flavor/resource table: a pair's index is its FlavorResource. */
   private readonly frNames: Array<{ readonly flavor: string; readonly resource: string; readonly key: string }> = [];
   private readonly frIds = new Map<string, FlavorResource>();
@@ -392,7 +431,8 @@ export class PlanSimulator {
       preference: ff.preference,
       namespaceSelector: s.namespaceSelector ?? null, cohortName,
       queue: new WorkloadQueue<Wl>(), parkedHashes: new Set(),
-      admitted: new Set(), admittedByPriority: new Map(), admittedUsage: new Map(), largestUsage: new Float64Array(this.frNames.length),
+      admitted: new Set(), admittedByPriority: new Map(), admittedUsage: new Map(), admittedUsageList: [],
+      largestUsage: new Float64Array(this.frNames.length),
     };
     this.setQuotas(cq, s.resourceGroups);
     if (s.stopPolicy === 'Hold' || s.stopPolicy === 'HoldAndDrain') cq.inactiveReason = `ClusterQueue ${cq.name} is inactive: stopPolicy ${s.stopPolicy}`;
@@ -684,13 +724,14 @@ export class PlanSimulator {
         cq.queue.parkHash(w.hash);
       }
     };
+    const brief = briefOf(a, cq);
     if (a.mode === 'NoFit') {
-      w.pending = () => pendingOf(a);
+      w.pending = { brief };
       park();
-      return done('pending', () => messageOf(a));
+      return done('pending', () => this.messageOf(brief));
     }
     if (a.mode === 'Preempt' && !targets.length) {
-      w.pending = () => pendingOf(a);
+      w.pending = { brief };
       if (cq.preemption.reclaim !== 'Any') {
         const reserve = this.toReserve(a, cq);
         addUsageMap(cq, reserve, 1);
@@ -698,17 +739,17 @@ export class PlanSimulator {
         temporary.push({ cq, usage: reserve });
       }
       park();
-      return done('pending', () => `needs preemption but no workload may be preempted: ${messageOf(a)}`);
+      return done('pending', () => `needs preemption but no workload may be preempted: ${this.messageOf(brief)}`);
     }
     if (targets.some((t) => preempted.has(t.wl))) {
       const message = 'Workload has overlapping preemption targets with another workload';
-      w.pending = () => ({ category: 'quota', message, shortfalls: pendingOf(a).shortfalls });
+      w.pending = { brief, category: 'quota', message };
       cq.queue.push(w);
       return done('skipped', () => message);
     }
     if (!this.fits(cq, a.usage, [...preempted.keys(), ...targets.map((t) => t.wl)])) {
       const message = 'Workload no longer fits after processing another workload';
-      w.pending = () => ({ category: 'quota', message, shortfalls: pendingOf(a).shortfalls });
+      w.pending = { brief, category: 'quota', message };
       cq.queue.push(w);
       return done('skipped', () => message);
     }
@@ -723,7 +764,7 @@ export class PlanSimulator {
         t.wl.preemptedBy.push(w.ref);
       }
       w.victims = targets.map((t) => ({ workload: t.wl.ref, clusterQueue: t.wl.cqName!, priority: t.wl.priority, reason: t.reason, why: t.why }));
-      w.pending = () => ({ category: 'preemption-in-progress', message: `${messageOf(a)}. Pending the preemption of ${targets.length} workload(s)`, shortfalls: pendingOf(a).shortfalls });
+      w.pending = { brief, category: 'preemption-in-progress', suffix: `. Pending the preemption of ${targets.length} workload(s)` };
       if (!cq.strict) cq.sticky = w;
       cq.queue.push(w);
       return done('preempting', () => `preempts ${targets.map((t) => `${t.wl.ref} (${t.reason})`).join(', ')}`);
@@ -801,14 +842,14 @@ export class PlanSimulator {
     const a: Assignment = { podSets: [], usage: new Map(), borrowing: 0, mode: 'Fit' };
     for (const ps of w.podSets) {
       const { requests, keys, subs } = this.requestsOf(ps, cq);
-      const psa: PodSetAssignment = { name: ps.name, count: ps.count, flavors: new Map(), reasons: [], shortfalls: [], error: false };
+      const psa: PodSetAssignment = { name: ps.name, count: ps.count, flavors: new Map(), reasons: [], error: false };
       let failed = false;
       for (const res of keys) {
         const val = requests.get(res)!;
         const rg = cq.byResource.get(res);
         if (!rg) {
           if (val === 0) continue;
-          psa.reasons.push(() => `resource ${res} unavailable in ClusterQueue`);
+          psa.reasons.push(`resource ${res} unavailable in ClusterQueue`);
           psa.category = 'max-capacity';
           psa.flavors.clear();
           failed = true;
@@ -868,7 +909,7 @@ export class PlanSimulator {
     const old = w.sliceOf!;
     const a: Assignment = { podSets: [], usage: new Map(), borrowing: 0, mode: 'Fit' };
     w.podSets.forEach((ps, i) => {
-      const psa: PodSetAssignment = { name: ps.name, count: ps.count, flavors: new Map(), reasons: [], shortfalls: [], error: false };
+      const psa: PodSetAssignment = { name: ps.name, count: ps.count, flavors: new Map(), reasons: [], error: false };
       for (const [res, total] of ps.total) {
         const flavor = old.flavors![i]?.get(res);
         if (!flavor) continue;
@@ -901,8 +942,7 @@ export class PlanSimulator {
       let mismatch = mismatches.get(fName);
       if (mismatch === undefined) mismatches.set(fName, mismatch = this.flavorMismatch(fName, w, ps) ?? '');
       if (mismatch) {
-        const reason = mismatch;
-        psa.reasons.push(() => reason);
+        psa.reasons.push(mismatch);
         psa.category ??= 'max-capacity';
         continue;
       }
@@ -928,7 +968,6 @@ export class PlanSimulator {
     if (bestMode.p === FIT) {
       // A podset that fits carries no reasons.
       psa.reasons = [];
-      psa.shortfalls = [];
       psa.category = undefined;
     }
     return best ?? new Map();
@@ -960,34 +999,18 @@ export class PlanSimulator {
     const val = assumed + request;
     const nominal = cq.nominal[fr];
     // Reasons and shortfalls are formatted only when read, from the figures of now.
-    const shortfall = (): (() => PlanShortfall) => {
+    const miss = (overMax: boolean): QuotaMiss => {
       const bl = cq.borrowingLimit[fr];
-      const limitReached = bl !== NO_LIMIT && cq.usage[fr] + val > nominal + bl;
-      return () => {
-        const { flavor, resource } = this.frNames[fr];
-        return {
-          flavor, resource, needs: this.fmt(fr, val), free: this.fmt(fr, avail), nominal: this.fmt(fr, nominal), maximum: this.fmt(fr, maxCap),
-          ...(cq.parent ? { cohort: cq.parent.name } : {}),
-          ...(limitReached ? { borrowingLimitReached: true } : {}),
-        };
-      };
+      return { fr, overMax, assumed, request, avail, maxCap, limitReached: bl !== NO_LIMIT && cq.usage[fr] + val > nominal + bl };
     };
     if (val > maxCap) {
-      psa.reasons.push(() => {
-        const { flavor, resource } = this.frNames[fr];
-        return `insufficient quota for ${resource} in flavor ${flavor}, previously considered podsets requests (${this.fmt(fr, assumed)}) + current podset request (${this.fmt(fr, request)}) > maximum capacity (${this.fmt(fr, maxCap)})`;
-      });
-      psa.shortfalls.push(shortfall());
+      psa.reasons.push(miss(true));
       psa.category ??= 'max-capacity';
       return { p: NO_FIT, borrow: 0 };
     }
     const h = heightOfLowestSubtreeThatFits(cq, fr, val);
     if (val <= avail) return { p: FIT, borrow: h.borrow };
-    psa.reasons.push(() => {
-      const { flavor, resource } = this.frNames[fr];
-      return `insufficient unused quota for ${resource} in flavor ${flavor}, ${this.fmt(fr, val - avail)} more needed`;
-    });
-    psa.shortfalls.push(shortfall());
+    psa.reasons.push(miss(false));
     psa.category = 'quota';
     const canPreemptWhileBorrowing = cq.preemption.borrowPolicy !== 'Never';
     if (nominal >= val || h.mayReclaim || canPreemptWhileBorrowing) {
@@ -1042,86 +1065,117 @@ export class PlanSimulator {
    * not fit, the walk does not either.
    */
   private mayPreemptEnough(w: Wl, cq: CQ, frs: Set<FlavorResource>, requests: Map<FlavorResource, number>): boolean {
-    const from: Array<{ c: CQ; advantage: boolean }> = [];
+    // Called for most evaluations: scratch arrays, no closures, nothing allocated.
+    const reqFrs = this.scratchFrs, reqVals = this.scratchVals;
+    let nReq = 0;
+    for (const [fr, v] of requests) {
+      reqFrs[nReq] = fr;
+      reqVals[nReq++] = v;
+    }
+    const from = this.scratchFrom, fromAdvantage = this.scratchFromAdvantage;
+    let nFrom = 0;
     if (cq.parent && cq.preemption.reclaim !== 'Never') {
-      const advantages = this.reclaimAdvantages(cq, requests);
+      const advantages = this.advantagesInto(cq, reqFrs, reqVals, nReq);
       let previous: CohortNode | undefined;
       let level = 0;
-      for (const cur of pathToRoot(cq)) {
-        const advantage = advantages[level++];
-        const collect = (node: CohortNode) => {
-          for (const child of node.childCohorts) {
-            if (child === previous || withinNominal(child, frs)) continue;
-            collect(child);
-          }
-          for (const child of node.childQueues) {
-            if (child === cq) continue;
-            if (!withinNominal(child, frs)) from.push({ c: child as CQ, advantage });
-          }
-        };
-        collect(cur);
+      for (let cur: CohortNode | undefined = cq.parent; cur; cur = cur.parent) {
+        nFrom = this.collectReclaimable(cur, previous, cq, frs, advantages[level++], nFrom);
         previous = cur;
       }
     }
-    // Only the requested flavor/resources matter: each one is its own quota tree.
-    const frsOfRequest = [...requests.keys()];
-    const eligible = (c: CQ, fr: FlavorResource, policy: string, keep: (priority: number) => boolean): number => {
-      let out = 0;
-      for (const [priority, sums] of c.admittedUsage) {
-        // satisfiesPolicy, widened to every creation time at equal priority.
-        const ok = policy === 'Any' || priority < w.priority || (policy === 'LowerOrNewerEqualPriority' && priority === w.priority);
-        if (ok && keep(priority)) out += sums[fr];
-      }
-      return out;
-    };
+    const within = cq.preemption.within, reclaim = cq.preemption.reclaim;
     const borrowForbidden = cq.preemption.borrowPolicy === 'Never';
     const t = cq.preemption.threshold;
-    const single = frs.size === 1 ? [...frs][0] : undefined;
-    const own = frsOfRequest.map((fr) => (cq.preemption.within === 'Never' ? 0 : eligible(cq, fr, cq.preemption.within, () => true)));
-    const undo: Array<[QuotaNode, FlavorResource, number]> = [];
-    const take = (n: QuotaNode, fr: FlavorResource, v: number) => {
-      if (v <= 0) return;
-      removeUsage(n, fr, v);
-      undo.push([n, fr, v]);
-    };
-    for (const borrow of [false, true]) {
-      frsOfRequest.forEach((fr, i) => take(cq, fr, own[i]));
-      for (const { c, advantage } of from) {
+    // Only the requested flavor/resources matter: each one is its own quota tree.
+    const single = frs.size === 1 ? frs.values().next().value : undefined;
+    const undoNodes = this.undoNodes, undoFrs = this.undoFrs, undoVals = this.undoVals;
+    let nUndo = 0;
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const borrow = attempt === 1;
+      if (within !== 'Never') {
+        for (let i = 0; i < nReq; i++) {
+          const v = eligibleUsage(cq, reqFrs[i], within, w.priority, true, 0, t);
+          if (v <= 0) continue;
+          removeUsage(cq, reqFrs[i], v);
+          undoNodes[nUndo] = cq;
+          undoFrs[nUndo] = reqFrs[i];
+          undoVals[nUndo++] = v;
+        }
+      }
+      for (let k = 0; k < nFrom; k++) {
+        const c = from[k];
         // With borrowing, a ReclaimWithoutBorrowing candidate is not valid.
-        const keep = (priority: number) => !borrow || advantage || (!borrowForbidden && priority < w.priority && (t === undefined || priority <= t));
-        for (const fr of frsOfRequest) {
-          let v = eligible(c, fr, cq.preemption.reclaim, keep);
+        const all = !borrow || fromAdvantage[k];
+        for (let i = 0; i < nReq; i++) {
+          const fr = reqFrs[i];
+          let v = eligibleUsage(c, fr, reclaim, w.priority, all, borrowForbidden ? 1 : 2, t);
           if (fr === single) {
             const bound = c.usage[fr] - c.subtree[fr] + c.largestUsage[fr];
             if (bound < v) v = bound;
           }
-          take(c, fr, v);
+          if (v <= 0) continue;
+          removeUsage(c, fr, v);
+          undoNodes[nUndo] = c;
+          undoFrs[nUndo] = fr;
+          undoVals[nUndo++] = v;
         }
       }
       let fits = true;
-      for (const [fr, v] of requests) {
+      for (let i = 0; i < nReq; i++) {
+        const fr = reqFrs[i], v = reqVals[i];
         if ((!borrow && borrowingWith(cq, fr, v)) || v > available(cq, fr)) {
           fits = false;
           break;
         }
       }
-      for (const [n, fr, v] of undo) addUsage(n, fr, v);
-      undo.length = 0;
+      for (let k = 0; k < nUndo; k++) addUsage(undoNodes[k], undoFrs[k], undoVals[k]);
+      nUndo = 0;
       if (fits) return true;
     }
     return false;
   }
 
-  /** The reclaim advantage at each level of the cohort path (the request fits in the quota below it). */
-  private reclaimAdvantages(cq: CQ, requests: Map<FlavorResource, number>): boolean[] {
-    const advantages: boolean[] = [];
-    let { fits: advantage, remaining } = quantitiesFitInQuota(cq, requests);
-    for (const cur of pathToRoot(cq)) {
-      advantages.push(advantage);
-      const r = quantitiesFitInQuota(cur, remaining);
-      remaining = r.remaining;
-      advantage = advantage || r.fits;
+  /** The ClusterQueues a search lists candidates from under `node` (as the search's collect), into the scratch list. */
+  private collectReclaimable(
+    node: CohortNode, previous: CohortNode | undefined, cq: CQ, frs: Set<FlavorResource>, advantage: boolean, n: number,
+  ): number {
+    for (const child of node.childCohorts) {
+      if (child === previous || withinNominal(child, frs)) continue;
+      n = this.collectReclaimable(child, previous, cq, frs, advantage, n);
     }
+    for (const child of node.childQueues) {
+      if (child === cq || withinNominal(child, frs)) continue;
+      this.scratchFrom[n] = child as CQ;
+      this.scratchFromAdvantage[n++] = advantage;
+    }
+    return n;
+  }
+
+  /**
+   * The reclaim advantage at each level of the cohort path (the request fits in the quota below it),
+   * into a scratch array (copy it to keep it).
+   */
+  private advantagesInto(cq: CQ, reqFrs: readonly FlavorResource[], reqVals: readonly number[], nReq: number): boolean[] {
+    const advantages = this.scratchAdvantages;
+    const remaining = this.scratchRemaining;
+    let advantage = true;
+    for (let i = 0; i < nReq; i++) {
+      const fr = reqFrs[i], v = reqVals[i];
+      if (cq.subtree[fr] < cq.usage[fr] + v) advantage = false;
+      remaining[i] = Math.max(0, v - localAvailable(cq, fr));
+    }
+    let level = 0;
+    for (let cur: CohortNode | undefined = cq.parent; cur; cur = cur.parent) {
+      advantages[level++] = advantage;
+      let fits = true;
+      for (let i = 0; i < nReq; i++) {
+        const fr = reqFrs[i], v = remaining[i];
+        if (cur.subtree[fr] < cur.usage[fr] + v) fits = false;
+        remaining[i] = Math.max(0, v - localAvailable(cur, fr));
+      }
+      advantage = advantage || fits;
+    }
+    advantages.length = level;
     return advantages;
   }
 
@@ -1188,7 +1242,7 @@ export class PlanSimulator {
     };
     // The reclaim advantage at each level of the cohort path: with the ClusterQueue, preemptor priority
     // (and creation) and resources, it decides the candidate lists, which equal searches share.
-    const advantages = cq.parent && cq.preemption.reclaim !== 'Never' ? this.reclaimAdvantages(cq, requests) : [];
+    const advantages = cq.parent && cq.preemption.reclaim !== 'Never' ? [...this.advantagesInto(cq, [...requests.keys()], [...requests.values()], requests.size)] : [];
     const byCreation = cq.preemption.within === 'LowerOrNewerEqualPriority' || cq.preemption.reclaim === 'LowerOrNewerEqualPriority';
     let listKey = `${cq.name}\n${w.priority}\n${byCreation ? w.created : ''}\n${advantages.map(Number).join('')}\n`;
     for (const fr of frs) listKey += `${fr},`;
@@ -1321,6 +1375,54 @@ export class PlanSimulator {
     return [];
   }
 
+  private reasonText(r: Reason): string {
+    if (typeof r === 'string') return r;
+    const { flavor, resource } = this.frNames[r.fr];
+    if (r.overMax) {
+      return `insufficient quota for ${resource} in flavor ${flavor}, previously considered podsets requests (${this.fmt(r.fr, r.assumed)}) `
+        + `+ current podset request (${this.fmt(r.fr, r.request)}) > maximum capacity (${this.fmt(r.fr, r.maxCap)})`;
+    }
+    return `insufficient unused quota for ${resource} in flavor ${flavor}, ${this.fmt(r.fr, r.assumed + r.request - r.avail)} more needed`;
+  }
+
+  private shortfallOf(m: QuotaMiss, cq: CQ): PlanShortfall {
+    const { flavor, resource } = this.frNames[m.fr];
+    const val = m.assumed + m.request;
+    return {
+      flavor, resource, needs: this.fmt(m.fr, val), free: this.fmt(m.fr, m.avail), nominal: this.fmt(m.fr, cq.nominal[m.fr]),
+      maximum: this.fmt(m.fr, m.maxCap),
+      ...(cq.parent ? { cohort: cq.parent.name } : {}),
+      ...(m.limitReached ? { borrowingLimitReached: true } : {}),
+    };
+  }
+
+  private messageOf(b: Brief): string {
+    return b.podSets.map((p) => `couldn't assign flavors to pod set ${p.name}: ${p.reasons.map((r) => this.reasonText(r)).join(', ')}`).join('; ');
+  }
+
+  private pendingOf(b: Brief): PlanPending {
+    const failing = b.podSets;
+    const category: PendingCategory = failing.some((p) => p.category === 'max-capacity') && b.mode === 'NoFit'
+      && !failing.some((p) => p.category === 'quota' && !p.assigned) ? 'max-capacity' : 'quota';
+    // Later PodSets count the earlier ones' requests: the last shortfall of a flavor/resource is the gang's.
+    const last = new Map<string, PlanShortfall>();
+    for (const p of failing) {
+      for (const r of p.reasons) {
+        if (typeof r === 'string') continue;
+        const s = this.shortfallOf(r, b.cq);
+        last.set(`${s.flavor}/${s.resource}`, s);
+      }
+    }
+    return { category, message: this.messageOf(b), shortfalls: [...last.values()] };
+  }
+
+  private pendingFrom(p: LazyPending): PlanPending {
+    const base = this.pendingOf(p.brief);
+    if (p.message !== undefined) return { category: p.category!, message: p.message, shortfalls: base.shortfalls };
+    if (p.suffix !== undefined) return { category: p.category!, message: base.message + p.suffix, shortfalls: base.shortfalls };
+    return base;
+  }
+
   private why(x: Wl, variant: string, w: Wl, cq: CQ): string {
     const prio = x.priority < w.priority ? `priority ${x.priority} < ${w.priority}` : `priority ${x.priority}, ${cq.preemption.reclaim === 'Any' && x.cq !== cq ? 'reclaimWithinCohort: Any' : 'equal priority but newer'}`;
     const where = variant === 'WithinCQ' ? `in the same ClusterQueue ${cq.name} (withinClusterQueue: ${cq.preemption.within})`
@@ -1394,7 +1496,8 @@ export class PlanSimulator {
       if (w.victims?.length) return { ...common, outcome: 'admitted-by-preempting', admission, preempted: w.victims };
       return { ...common, outcome: 'admitted', admission };
     }
-    let pending = (typeof w.pending === 'function' ? w.pending() : w.pending) ?? { category: 'not-evaluated', message: 'not evaluated by Kueue yet', shortfalls: [] };
+    let pending = (w.pending && 'brief' in w.pending ? this.pendingFrom(w.pending) : w.pending)
+      ?? { category: 'not-evaluated', message: 'not evaluated by Kueue yet', shortfalls: [] };
     if (!w.evaluated && w.cq?.strict && pending.category === 'not-evaluated') {
       pending = { category: 'strict-fifo-blocked', message: `behind the head of StrictFIFO ClusterQueue ${w.cqName}, which does not fit`, shortfalls: [] };
     }
@@ -1477,18 +1580,12 @@ function podSetMode(psa: PodSetAssignment): Mode {
   return mode;
 }
 
-function messageOf(a: Assignment): string {
-  return a.podSets.filter((p) => p.reasons.length).map((p) => `couldn't assign flavors to pod set ${p.name}: ${p.reasons.map((r) => r()).join(', ')}`).join('; ');
-}
-
-function pendingOf(a: Assignment): PlanPending {
-  const failing = a.podSets.filter((p) => p.reasons.length);
-  const category: PendingCategory = failing.some((p) => p.category === 'max-capacity') && a.mode === 'NoFit'
-    && !failing.some((p) => p.category === 'quota' && !p.flavors.size) ? 'max-capacity' : 'quota';
-  // Later PodSets count the earlier ones' requests: the last shortfall of a flavor/resource is the gang's.
-  const last = new Map<string, PlanShortfall>();
-  for (const s of failing.flatMap((p) => p.shortfalls.map((f) => f()))) last.set(`${s.flavor}/${s.resource}`, s);
-  return { category, message: messageOf(a), shortfalls: [...last.values()] };
+function briefOf(a: Assignment, cq: CQ): Brief {
+  const podSets: BriefPodSet[] = [];
+  for (const p of a.podSets) {
+    if (p.reasons.length) podSets.push({ name: p.name, reasons: p.reasons, category: p.category, assigned: p.flavors.size > 0 });
+  }
+  return { mode: a.mode, cq, podSets };
 }
 
 function describeAssignment(a: Assignment): string {
@@ -1515,11 +1612,32 @@ function schedulingHash(w: Wl): string {
   return JSON.stringify([w.priority, w.podSets.map((ps) => [ps.name, ps.count, podSetTemplate(w.obj, ps.name)?.spec ?? null])]);
 }
 
+/**
+ * The usage on `fr` of a ClusterQueue's admitted workloads that a preemptor of `priority` may preempt under
+ * `policy` (satisfiesPolicy, widened to every creation time at equal priority). Unless `all`, only those
+ * valid while borrowing: none (`borrowRule` 1: borrowWithinCohort Never), or lower priorities up to the
+ * threshold (2).
+ */
+function eligibleUsage(
+  c: CQ, fr: FlavorResource, policy: string, priority: number, all: boolean, borrowRule: number, threshold: number | undefined,
+): number {
+  let out = 0;
+  const list = c.admittedUsageList;
+  for (let i = 0; i < list.length; i++) {
+    const p = list[i].priority;
+    if (!(policy === 'Any' || p < priority || (policy === 'LowerOrNewerEqualPriority' && p === priority))) continue;
+    if (!all && (borrowRule === 1 || !(p < priority && (threshold === undefined || p <= threshold)))) continue;
+    out += list[i].sums[fr];
+  }
+  return out;
+}
+
 function addAdmittedUsage(cq: CQ, w: Wl, sign: 1 | -1): void {
   let sums = cq.admittedUsage.get(w.priority);
   if (!sums) {
     sums = new Float64Array(cq.largestUsage.length);
     cq.admittedUsage.set(w.priority, sums);
+    cq.admittedUsageList.push({ priority: w.priority, sums });
   }
   for (const [fr, v] of w.usage) {
     sums[fr] += sign * v;
