@@ -151,8 +151,8 @@ export function initSubtree(n: QuotaNode): void {
   }
 }
 
-export function withinNominal(n: QuotaNode, frs: Iterable<FlavorResource>): boolean {
-  for (const fr of frs) if (n.subtree[fr] < n.usage[fr]) return false;
+export function withinNominal(n: QuotaNode, frs: readonly FlavorResource[]): boolean {
+  for (let i = 0; i < frs.length; i++) if (n.subtree[frs[i]] < n.usage[frs[i]]) return false;
   return true;
 }
 
@@ -172,10 +172,6 @@ export function quantitiesFitInQuota(
     remaining.set(fr, Math.max(0, v - localAvailable(n, fr)));
   }
   return { fits, remaining };
-}
-
-export function* pathToRoot(n: QuotaNode): Generator<CohortNode> {
-  for (let p = n.parent; p; p = p.parent) yield p;
 }
 
 export function rootOf(n: QuotaNode): QuotaNode {

@@ -24,7 +24,7 @@ import {
 } from './schema';
 import {
   addUsage, addUsageMap, available, buildSubtree, borrowingWith, CohortNode, FlavorResource, heightOfLowestSubtreeThatFits, initSubtree,
-  localAvailable, NO_LIMIT, pathToRoot, potentialAvailable, QuotaNode, quotaArrays, removeUsage, rootOf, setQuota, withinNominal,
+  localAvailable, NO_LIMIT, potentialAvailable, QuotaNode, quotaArrays, removeUsage, rootOf, setQuota, withinNominal,
 } from './quota-tree';
 import { WorkloadQueue } from './queue';
 
@@ -253,6 +253,7 @@ export class PlanSimulator {
   // Scratch space of the preemption bound (reused, never kept).
   private readonly scratchFrs: FlavorResource[] = [];
   private readonly scratchVals: number[] = [];
+  private readonly scratchFrList: FlavorResource[] = [];
   private readonly scratchFrom: CQ[] = [];
   private readonly scratchFromAdvantage: boolean[] = [];
   private readonly scratchAdvantages: boolean[] = [];
@@ -1072,6 +1073,9 @@ export class PlanSimulator {
       reqFrs[nReq] = fr;
       reqVals[nReq++] = v;
     }
+    const frList = this.scratchFrList;
+    frList.length = 0;
+    for (const fr of frs) frList.push(fr);
     const from = this.scratchFrom, fromAdvantage = this.scratchFromAdvantage;
     let nFrom = 0;
     if (cq.parent && cq.preemption.reclaim !== 'Never') {
@@ -1079,7 +1083,7 @@ export class PlanSimulator {
       let previous: CohortNode | undefined;
       let level = 0;
       for (let cur: CohortNode | undefined = cq.parent; cur; cur = cur.parent) {
-        nFrom = this.collectReclaimable(cur, previous, cq, frs, advantages[level++], nFrom);
+        nFrom = this.collectReclaimable(cur, previous, cq, frList, advantages[level++], nFrom);
         previous = cur;
       }
     }
@@ -1087,7 +1091,7 @@ export class PlanSimulator {
     const borrowForbidden = cq.preemption.borrowPolicy === 'Never';
     const t = cq.preemption.threshold;
     // Only the requested flavor/resources matter: each one is its own quota tree.
-    const single = frs.size === 1 ? frs.values().next().value : undefined;
+    const single = frList.length === 1 ? frList[0] : undefined;
     const undoNodes = this.undoNodes, undoFrs = this.undoFrs, undoVals = this.undoVals;
     let nUndo = 0;
     for (let attempt = 0; attempt < 2; attempt++) {
@@ -1137,7 +1141,7 @@ export class PlanSimulator {
 
   /** The ClusterQueues a search lists candidates from under `node` (as the search's collect), into the scratch list. */
   private collectReclaimable(
-    node: CohortNode, previous: CohortNode | undefined, cq: CQ, frs: Set<FlavorResource>, advantage: boolean, n: number,
+    node: CohortNode, previous: CohortNode | undefined, cq: CQ, frs: readonly FlavorResource[], advantage: boolean, n: number,
   ): number {
     for (const child of node.childCohorts) {
       if (child === previous || withinNominal(child, frs)) continue;
@@ -1298,10 +1302,9 @@ export class PlanSimulator {
     const valid = (c: Cand, borrow: boolean) => {
       if (c.wl.cq === cq) return true;
       if (borrow && c.variant === 'ReclaimWithoutBorrowing') return false;
-      if (withinNominal(c.wl.cq!, frs)) return false;
-      for (const node of pathToRoot(c.wl.cq!)) {
-        if (node === c.lca) break;
-        if (withinNominal(node, frs)) return false;
+      if (withinNominal(c.wl.cq!, frList)) return false;
+      for (let node = c.wl.cq!.parent; node && node !== c.lca; node = node.parent) {
+        if (withinNominal(node, frList)) return false;
       }
       return true;
     };
