@@ -1189,7 +1189,8 @@ export class PlanSimulator {
     const frList = [...frs];
     let mask = 0;
     for (const fr of frList) mask |= fr < 31 ? 1 << fr : 0;
-    const uses = this.frNames.length <= 31 ? (x: Wl) => (x.usageMask & mask) !== 0 : (x: Wl) => {
+    const byMask = this.frNames.length <= 31;
+    const usesMap = (x: Wl) => {
       for (let i = 0; i < frList.length; i++) if (x.usage.has(frList[i])) return true;
       return false;
     };
@@ -1231,7 +1232,8 @@ export class PlanSimulator {
         for (let k = i; k < j; k++) {
           const r = runs[k];
           for (const x of r.admitted) {
-            if (!uses(x) || (r.byCreation && !(w.created < x.created))) continue;
+            if (byMask ? (x.usageMask & mask) === 0 : !usesMap(x)) continue;
+            if (r.byCreation && !(w.created < x.created)) continue;
             out.push({ wl: x, lca: r.lca, variant: r.variant });
           }
         }
@@ -1319,41 +1321,8 @@ export class PlanSimulator {
       WithinCQ: 'InClusterQueue', HierarchicalReclaim: 'InCohortReclamation',
       ReclaimWithoutBorrowing: 'InCohortReclamation', ReclaimWhileBorrowing: 'InCohortReclaimWhileBorrowing',
     };
-    // Exact early failure: an attempt's walk can only remove candidates of another ClusterQueue while that
-    // ClusterQueue is above nominal, and that depends on its own removals only, in candidate order (an
-    // intermediate cohort within nominal skips a prefix's rest, never adds to it, so ignoring those
-    // checks removes a superset). Removal is additive per node, so removing each ClusterQueue's sum at
-    // once frees what the walk would; when even that superset does not fit, the walk cannot.
-    const mayFit = (borrow: boolean): boolean => {
-      const removed = new Map<CQ, Map<FlavorResource, number>>();
-      for (const c of ordered) {
-        const x = c.wl.cq!;
-        let sum = removed.get(x);
-        if (x !== cq) {
-          if (borrow && c.variant === 'ReclaimWithoutBorrowing') continue;
-          let within = true;
-          for (let i = 0; i < frList.length; i++) {
-            const fr = frList[i];
-            if (x.subtree[fr] < x.usage[fr] - (sum?.get(fr) ?? 0)) {
-              within = false;
-              break;
-            }
-          }
-          if (within) continue;
-        }
-        if (!sum) {
-          sum = new Map();
-          removed.set(x, sum);
-        }
-        for (const [fr, v] of c.wl.usage) sum.set(fr, (sum.get(fr) ?? 0) + v);
-      }
-      for (const [x, sum] of removed) addUsageMap(x, sum, -1);
-      const ok = fitsNow(borrow);
-      for (const [x, sum] of removed) addUsageMap(x, sum, 1);
-      return ok;
-    };
+    // mayPreemptEnough bounded the search before: almost every walk that starts finds its victims.
     for (const borrow of attempts) {
-      if (!mayFit(borrow)) continue;
       const targets: Cand[] = [];
       for (const c of ordered) {
         if (!valid(c, borrow)) continue;
