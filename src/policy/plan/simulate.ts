@@ -254,6 +254,8 @@ export class PlanSimulator {
   private readonly scratchFrs: FlavorResource[] = [];
   private readonly scratchVals: number[] = [];
   private readonly scratchFrList: FlavorResource[] = [];
+  private readonly oneFr = new Set<FlavorResource>();
+  private readonly oneRequest = new Map<FlavorResource, number>();
   private readonly scratchFrom: CQ[] = [];
   private readonly scratchFromAdvantage: boolean[] = [];
   private readonly scratchAdvantages: boolean[] = [];
@@ -1000,24 +1002,27 @@ export class PlanSimulator {
     const val = assumed + request;
     const nominal = cq.nominal[fr];
     // Reasons and shortfalls are formatted only when read, from the figures of now.
-    const miss = (overMax: boolean): QuotaMiss => {
-      const bl = cq.borrowingLimit[fr];
-      return { fr, overMax, assumed, request, avail, maxCap, limitReached: bl !== NO_LIMIT && cq.usage[fr] + val > nominal + bl };
-    };
+    const bl = cq.borrowingLimit[fr];
+    const limitReached = bl !== NO_LIMIT && cq.usage[fr] + val > nominal + bl;
     if (val > maxCap) {
-      psa.reasons.push(miss(true));
+      psa.reasons.push({ fr, overMax: true, assumed, request, avail, maxCap, limitReached });
       psa.category ??= 'max-capacity';
       return { p: NO_FIT, borrow: 0 };
     }
     const h = heightOfLowestSubtreeThatFits(cq, fr, val);
     if (val <= avail) return { p: FIT, borrow: h.borrow };
-    psa.reasons.push(miss(false));
+    psa.reasons.push({ fr, overMax: false, assumed, request, avail, maxCap, limitReached });
     psa.category = 'quota';
     const canPreemptWhileBorrowing = cq.preemption.borrowPolicy !== 'Never';
     if (nominal >= val || h.mayReclaim || canPreemptWhileBorrowing) {
-      const usage = new Map([[fr, val]]);
-      const targets = this.classicalPreemptions(w, cq, new Set([fr]), usage, []);
-      if (!targets.length) return { p: NO_CANDIDATES, borrow: heightOfLowestSubtreeThatFits(cq, fr, val).borrow };
+      // The oracle's request: scratch collections, which the search does not keep.
+      const frs = this.oneFr, usage = this.oneRequest;
+      frs.clear();
+      frs.add(fr);
+      usage.clear();
+      usage.set(fr, val);
+      const targets = this.classicalPreemptions(w, cq, frs, usage, []);
+      if (!targets.length) return { p: NO_CANDIDATES, borrow: h.borrow };
       for (const t of targets) addUsageMap(t.wl.cq!, t.wl.usage, -1);
       const after = heightOfLowestSubtreeThatFits(cq, fr, val).borrow;
       for (const t of targets) addUsageMap(t.wl.cq!, t.wl.usage, 1);
