@@ -30,14 +30,24 @@ function insertByCreation<T extends Queued>(group: T[], w: T): void {
   group.splice(lo, 0, w);
 }
 
+/** Two groups (newest first) as one. */
 function mergeByCreation<T extends Queued>(a: T[], b: T[]): T[] {
   if (!a.length) return b;
   if (!b.length) return a;
-  return [...a, ...b].sort((x, y) => y.created - x.created);
+  const out: T[] = new Array(a.length + b.length);
+  let i = 0, j = 0, k = 0;
+  while (i < a.length && j < b.length) out[k++] = a[i].created > b[j].created ? a[i++] : b[j++];
+  while (i < a.length) out[k++] = a[i++];
+  while (j < b.length) out[k++] = b[j++];
+  return out;
 }
 
+interface Group<T> { readonly hash: number; members: T[] }
+
 export class WorkloadQueue<T extends Queued> {
-  private readonly active = new Map<number, T[]>();
+  /** Active groups by hash, and the same groups in a list that the head search scans. */
+  private readonly active = new Map<number, Group<T>>();
+  private readonly activeList: Array<Group<T>> = [];
   private readonly parked = new Map<number, T[]>();
   private activeCount = 0;
 
@@ -49,8 +59,8 @@ export class WorkloadQueue<T extends Queued> {
   /** Into the active queue. */
   push(w: T): void {
     const group = this.active.get(w.hash);
-    if (group) insertByCreation(group, w);
-    else this.active.set(w.hash, [w]);
+    if (group) insertByCreation(group.members, w);
+    else this.addGroup(w.hash, [w]);
     this.activeCount++;
   }
 
@@ -65,21 +75,23 @@ export class WorkloadQueue<T extends Queued> {
   parkHash(hash: number): void {
     const group = this.active.get(hash);
     if (!group) return;
-    this.active.delete(hash);
-    this.activeCount -= group.length;
-    this.parked.set(hash, mergeByCreation(this.parked.get(hash) ?? [], group));
+    this.removeGroup(group);
+    this.activeCount -= group.members.length;
+    this.parked.set(hash, mergeByCreation(this.parked.get(hash) ?? [], group.members));
   }
 
   /** Parks every active workload. */
   parkAll(): void {
-    for (const hash of [...this.active.keys()]) this.parkHash(hash);
+    for (const group of [...this.activeList]) this.parkHash(group.hash);
   }
 
   /** Every parked workload back into the active queue. */
   requeueParked(): void {
-    for (const [hash, group] of this.parked) {
-      this.active.set(hash, mergeByCreation(this.active.get(hash) ?? [], group));
-      this.activeCount += group.length;
+    for (const [hash, members] of this.parked) {
+      const group = this.active.get(hash);
+      if (group) group.members = mergeByCreation(group.members, members);
+      else this.addGroup(hash, members);
+      this.activeCount += members.length;
     }
     this.parked.clear();
   }
@@ -88,24 +100,40 @@ export class WorkloadQueue<T extends Queued> {
   pop(first?: T): T | undefined {
     if (first) {
       const group = this.active.get(first.hash);
-      const i = group ? group.indexOf(first) : -1;
-      if (i >= 0) return this.take(first.hash, group!, i);
+      const i = group ? group.members.indexOf(first) : -1;
+      if (i >= 0) return this.take(group!, i);
     }
-    let best: T | undefined;
-    let bestGroup: T[] | undefined;
-    for (const group of this.active.values()) {
-      const oldest = group[group.length - 1];
-      if (!best || before(oldest, best)) {
-        best = oldest;
-        bestGroup = group;
+    const list = this.activeList;
+    if (!list.length) return undefined;
+    let best = list[0];
+    let bestW = best.members[best.members.length - 1];
+    for (let g = 1; g < list.length; g++) {
+      const oldest = list[g].members[list[g].members.length - 1];
+      if (before(oldest, bestW)) {
+        best = list[g];
+        bestW = oldest;
       }
     }
-    return best && this.take(best.hash, bestGroup!, bestGroup!.length - 1);
+    return this.take(best, best.members.length - 1);
   }
 
-  private take(hash: number, group: T[], i: number): T {
-    const [w] = group.splice(i, 1);
-    if (!group.length) this.active.delete(hash);
+  private addGroup(hash: number, members: T[]): void {
+    const group: Group<T> = { hash, members };
+    this.active.set(hash, group);
+    this.activeList.push(group);
+  }
+
+  private removeGroup(group: Group<T>): void {
+    this.active.delete(group.hash);
+    const list = this.activeList;
+    const i = list.indexOf(group);
+    list[i] = list[list.length - 1];
+    list.pop();
+  }
+
+  private take(group: Group<T>, i: number): T {
+    const w = i === group.members.length - 1 ? group.members.pop()! : group.members.splice(i, 1)[0];
+    if (!group.members.length) this.removeGroup(group);
     this.activeCount--;
     return w;
   }

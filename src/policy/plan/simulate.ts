@@ -95,6 +95,8 @@ interface PodSet {
   readonly total: ResourceMap;
   /** flavorMismatch by flavor name ('' when the flavor matches): the template and the flavors never change. */
   mismatches?: Map<string, string>;
+  /** requestsOf, for the ClusterQueue it was computed for. */
+  requests?: PodSetRequests;
 }
 /** A PodSet's request of one resource in the simulator's unit; `ci` is its index in the group's covered resources. */
 interface ResourceRequest { readonly res: string; readonly val: number; readonly ci: number }
@@ -248,7 +250,6 @@ export class PlanSimulator {
   private readonly searches = new Map<string, { targets: Target[]; refs: string[] }>();
   /** Candidate lists of the current version, by ClusterQueue, preemptor priority, resources and reclaim advantage. */
   private readonly candidateLists = new Map<string, CandidateLists>();
-  private readonly podSetRequests = new WeakMap<PodSet, PodSetRequests>();
   private readonly hashIds = new Map<string, number>();
   // Scratch space of the preemption bound (reused, never kept).
   private readonly scratchFrs: FlavorResource[] = [];
@@ -892,7 +893,7 @@ export class PlanSimulator {
    * assignment reads them, and per resource group the covered ones: the same on every evaluation.
    */
   private requestsOf(ps: PodSet, cq: CQ): PodSetRequests {
-    let r = this.podSetRequests.get(ps);
+    let r = ps.requests;
     if (r?.cq === cq) return r;
     const requests = new Map<string, number>();
     for (const [res, v] of ps.total) requests.set(res, this.toUnits(res, v));
@@ -903,7 +904,7 @@ export class PlanSimulator {
         .map(([res, val]) => ({ res, val, ci: rg.covered.indexOf(res) })));
     }
     r = { cq, requests, keys: [...requests.keys()].sort(), subs };
-    this.podSetRequests.set(ps, r);
+    ps.requests = r;
     return r;
   }
 
