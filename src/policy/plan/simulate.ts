@@ -142,6 +142,19 @@ interface Wl {
   hash: number;
 }
 
+type WorkloadInit = Pick<Wl, 'id' | 'ref' | 'kind' | 'namespace' | 'name' | 'arrival' | 'created' | 'obj' | 'podSets' | 'state'>
+  & Partial<Pick<Wl, 'lq' | 'cq' | 'cqName' | 'priority' | 'priorityClass' | 'notQueued' | 'sliceOf' | 'pending'>>;
+
+/** Every workload with all its fields, in one order: one object shape for the hot loops that read them. */
+function newWorkload(i: WorkloadInit): Wl {
+  return {
+    id: i.id, ref: i.ref, kind: i.kind, namespace: i.namespace, name: i.name, arrival: i.arrival, created: i.created,
+    lq: i.lq, cq: i.cq, cqName: i.cqName, priority: i.priority ?? 0, priorityClass: i.priorityClass, podSets: i.podSets, obj: i.obj,
+    state: i.state, flavors: undefined, usage: new Map(), usageMask: 0, admittedAt: -1, evicted: false, victims: undefined, preemptedBy: [],
+    pending: i.pending, notQueued: i.notQueued, sliceOf: i.sliceOf, evaluated: false, hash: 0,
+  };
+}
+
 interface FlavorAssignment { readonly flavor: string; readonly fr: FlavorResource; readonly mode: Mode; readonly borrow: number }
 /** A flavor/resource short of quota, with the figures fitsResourceQuota saw: formatted only when read. */
 interface QuotaMiss {
@@ -485,23 +498,23 @@ export class PlanSimulator {
     }
     const ref = `${obj.kind} ${namespace}/${name}`;
     const lqName = obj.metadata?.labels?.[QUEUE_NAME_LABEL];
-    const base = {
-      id: this.workloads.length, ref, kind: obj.kind as string, namespace, name, arrival, created: arrival, obj,
-      usage: new Map(), usageMask: 0, admittedAt: -1, evicted: false, preemptedBy: [], evaluated: false, hash: 0,
-    };
+    const base = { id: this.workloads.length, ref, kind: obj.kind as string, namespace, name, arrival, created: arrival, obj };
     const gang = this.gangs[arrival]!;
-    const podSets = gang.podSets.map((p) => ({ name: p.name, count: p.count, total: p.total }));
+    const podSets = gang.podSets.map((p): PodSet => ({ name: p.name, count: p.count, total: p.total, mismatches: undefined, requests: undefined }));
     if (!lqName || (obj.kind === 'RayJob' && obj.spec?.clusterSelector && !obj.spec?.rayClusterSpec)) {
-      const w: Wl = { ...base, priority: 0, podSets, state: 'not-queued', notQueued: lqName ? 'a RayJob with clusterSelector runs on an existing cluster: Kueue skips it' : `no ${QUEUE_NAME_LABEL} label: Kueue does not manage it` };
+      const w = newWorkload({
+        ...base, podSets, state: 'not-queued',
+        notQueued: lqName ? 'a RayJob with clusterSelector runs on an existing cluster: Kueue skips it' : `no ${QUEUE_NAME_LABEL} label: Kueue does not manage it`,
+      });
       this.add(key, w);
       return;
     }
     const pcName = obj.metadata?.labels?.[PRIORITY_CLASS_LABEL];
     const lq = this.localQueues.get(`${namespace}/${lqName}`);
     const cq = lq ? this.cqs.get(lq.cq) : undefined;
-    const w: Wl = {
+    const w = newWorkload({
       ...base, lq: lqName, cq, cqName: lq?.cq, priority: pcName ? this.priorities.get(pcName) ?? 0 : 0, priorityClass: pcName, podSets, state: 'queued',
-    };
+    });
     w.hash = this.hashOf(w);
     this.add(key, w);
     const misconfigured = (message: string, category: PendingCategory = 'misconfigured') => {
@@ -551,7 +564,7 @@ export class PlanSimulator {
         + 'Kueue would suspend it and build a new Workload; list each object once, or mark it elastic to plan a scale');
     }
     const gang = this.gangs[arrival]!;
-    const podSets = gang.podSets.map((p) => ({ name: p.name, count: p.count, total: p.total }));
+    const podSets = gang.podSets.map((p): PodSet => ({ name: p.name, count: p.count, total: p.total, mismatches: undefined, requests: undefined }));
     if (podSets.length !== prev.podSets.length || podSets.some((p, i) => p.name !== prev.podSets[i].name)) {
       throw new Error(`arrival ${arrival}: elastic ${prev.ref} changes its worker groups; only replica counts may change in a scale`);
     }
@@ -572,11 +585,11 @@ export class PlanSimulator {
       (prev as { obj: RayObject }).obj = obj;
       return;
     }
-    const slice: Wl = {
-      ...prev, id: this.workloads.length, arrival, created: arrival, obj, podSets, state: 'queued', flavors: undefined, usage: new Map(),
-      admittedAt: -1, evicted: false, preemptedBy: [], victims: undefined, sliceOf: prev, evaluated: false,
-      pending: { category: 'not-evaluated', message: 'not evaluated by Kueue yet', shortfalls: [] }, hash: 0,
-    };
+    const slice = newWorkload({
+      id: this.workloads.length, ref: prev.ref, kind: prev.kind, namespace: prev.namespace, name: prev.name, arrival, created: arrival, obj,
+      lq: prev.lq, cq: prev.cq, cqName: prev.cqName, priority: prev.priority, priorityClass: prev.priorityClass, podSets, state: 'queued',
+      notQueued: prev.notQueued, sliceOf: prev, pending: { category: 'not-evaluated', message: 'not evaluated by Kueue yet', shortfalls: [] },
+    });
     slice.hash = this.hashOf(slice);
     this.workloads.push(slice);
     this.byObject.set(`${prev.kind}/${prev.namespace}/${prev.name}`, slice);
