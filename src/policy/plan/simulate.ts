@@ -405,7 +405,8 @@ export class PlanSimulator {
   private cohortNode(name: string, obj?: any): CohortNode {
     let c = this.cohorts.get(name);
     if (!c) {
-      c = { name, isCohort: true, ...quotaArrays(this.frNames.length), childCohorts: [], childQueues: [] };
+      // Every field set here, parent too: one object shape per node kind for the quota functions.
+      c = { name, isCohort: true, parent: undefined, ...quotaArrays(this.frNames.length), childCohorts: [], childQueues: [] };
       this.cohorts.set(name, c);
     }
     if (obj) this.setQuotas(c, obj.spec?.resourceGroups);
@@ -437,7 +438,8 @@ export class PlanSimulator {
     const p = s.preemption ?? {};
     const cohortName = s.cohortName ?? s.cohort;
     const cq: CQ = {
-      name: c.metadata?.name, isCohort: false, ...quotaArrays(this.frNames.length),
+      // Every field set here, the optional ones too: one object shape for all ClusterQueues.
+      name: c.metadata?.name, isCohort: false, parent: undefined, inactiveReason: undefined, sticky: undefined, ...quotaArrays(this.frNames.length),
       groups, byResource, strict: s.queueingStrategy === 'StrictFIFO',
       preemption: {
         within: p.withinClusterQueue ?? 'Never', reclaim: p.reclaimWithinCohort ?? 'Never',
