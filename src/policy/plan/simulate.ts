@@ -500,12 +500,12 @@ export class PlanSimulator {
     }
     const ref = `${obj.kind} ${namespace}/${name}`;
     const lqName = obj.metadata?.labels?.[QUEUE_NAME_LABEL];
-    const base = { id: this.workloads.length, ref, kind: obj.kind as string, namespace, name, arrival, created: arrival, obj };
+    const id = this.workloads.length, kind = obj.kind as string;
     const gang = this.gangs[arrival]!;
     const podSets = gang.podSets.map((p): PodSet => ({ name: p.name, count: p.count, total: p.total, mismatches: undefined, requests: undefined }));
     if (!lqName || (obj.kind === 'RayJob' && obj.spec?.clusterSelector && !obj.spec?.rayClusterSpec)) {
       const w = newWorkload({
-        ...base, podSets, state: 'not-queued',
+        id, ref, kind, namespace, name, arrival, created: arrival, obj, podSets, state: 'not-queued',
         notQueued: lqName ? 'a RayJob with clusterSelector runs on an existing cluster: Kueue skips it' : `no ${QUEUE_NAME_LABEL} label: Kueue does not manage it`,
       });
       this.add(key, w);
@@ -515,7 +515,8 @@ export class PlanSimulator {
     const lq = this.localQueues.get(`${namespace}/${lqName}`);
     const cq = lq ? this.cqs.get(lq.cq) : undefined;
     const w = newWorkload({
-      ...base, lq: lqName, cq, cqName: lq?.cq, priority: pcName ? this.priorities.get(pcName) ?? 0 : 0, priorityClass: pcName, podSets, state: 'queued',
+      id, ref, kind, namespace, name, arrival, created: arrival, obj,
+      lq: lqName, cq, cqName: lq?.cq, priority: pcName ? this.priorities.get(pcName) ?? 0 : 0, priorityClass: pcName, podSets, state: 'queued',
     });
     w.hash = this.hashOf(w);
     this.add(key, w);
