@@ -100,11 +100,12 @@ interface PodSet {
 }
 /** A PodSet's request of one resource in the simulator's unit; `ci` is its index in the group's covered resources. */
 interface ResourceRequest { readonly res: string; readonly val: number; readonly ci: number }
+/** One resource of a PodSet in assignment order, with its group (none: not covered) and the group's requests. */
+interface AssignStep { readonly res: string; readonly val: number; readonly rg?: ResourceGroup; readonly sub: readonly ResourceRequest[] }
 interface PodSetRequests {
   readonly cq: CQ;
   readonly requests: ReadonlyMap<string, number>;
-  readonly keys: readonly string[];
-  readonly subs: ReadonlyMap<ResourceGroup, ResourceRequest[]>;
+  readonly steps: readonly AssignStep[];
 }
 
 interface Wl {
@@ -265,11 +266,8 @@ export class PlanSimulator {
   private readonly candidateLists = new Map<string, CandidateLists>();
   private readonly hashIds = new Map<string, number>();
   // Scratch space of the preemption bound (reused, never kept).
-  private readonly scratchFrs: FlavorResource[] = [];
-  private readonly scratchVals: number[] = [];
-  private readonly scratchFrList: FlavorResource[] = [];
-  private readonly oneFr = new Set<FlavorResource>();
-  private readonly oneRequest = new Map<FlavorResource, number>();
+  private readonly oneFr: FlavorResource[] = [0];
+  private readonly oneVal: number[] = [0];
   private readonly scratchFrom: CQ[] = [];
   private readonly scratchFromAdvantage: boolean[] = [];
   private readonly scratchAdvantages: boolean[] = [];
@@ -713,9 +711,9 @@ export class PlanSimulator {
     let targets: Target[] = [];
     const considered: string[] = [];
     if (assignment.mode === 'Preempt') {
-      const frs = new Set<FlavorResource>();
-      for (const ps of assignment.podSets) for (const fa of ps.flavors.values()) if (fa.mode === 'Preempt') frs.add(fa.fr);
-      targets = this.classicalPreemptions(w, cq, frs, assignment.usage, considered);
+      const frs: FlavorResource[] = [];
+      for (const ps of assignment.podSets) for (const fa of ps.flavors.values()) if (fa.mode === 'Preempt' && !frs.includes(fa.fr)) frs.push(fa.fr);
+      targets = this.classicalPreemptions(w, cq, frs, [...assignment.usage.keys()], [...assignment.usage.values()], considered);
     }
     return { w, assignment, targets, considered };
   }
@@ -861,12 +859,11 @@ export class PlanSimulator {
   private assign(w: Wl, cq: CQ): Assignment {
     const a: Assignment = { podSets: [], usage: new Map(), borrowing: 0, mode: 'Fit' };
     for (const ps of w.podSets) {
-      const { requests, keys, subs } = this.requestsOf(ps, cq);
+      const { requests, steps } = this.requestsOf(ps, cq);
       const psa: PodSetAssignment = { name: ps.name, count: ps.count, flavors: new Map(), reasons: [], error: false };
       let failed = false;
-      for (const res of keys) {
-        const val = requests.get(res)!;
-        const rg = cq.byResource.get(res);
+      for (let i = 0; i < steps.length; i++) {
+        const { res, val, rg, sub } = steps[i];
         if (!rg) {
           if (val === 0) continue;
           psa.reasons.push(`resource ${res} unavailable in ClusterQueue`);
@@ -876,7 +873,6 @@ export class PlanSimulator {
           break;
         }
         if (psa.flavors.has(res)) continue;
-        const sub = subs.get(rg)!;
         const found = this.findFlavor(w, cq, rg, ps, sub, a.usage, psa);
         if (!found || (found.size === 0 && sub.length > 0)) {
           psa.flavors.clear();
@@ -919,7 +915,11 @@ export class PlanSimulator {
       subs.set(rg, [...requests].filter(([res]) => rg.covered.includes(res)).sort(([x], [y]) => x.localeCompare(y))
         .map(([res, val]) => ({ res, val, ci: rg.covered.indexOf(res) })));
     }
-    r = { cq, requests, keys: [...requests.keys()].sort(), subs };
+    const steps = [...requests.keys()].sort().map((res): AssignStep => {
+      const rg = cq.byResource.get(res);
+      return { res, val: requests.get(res)!, rg, sub: rg ? subs.get(rg)! : [] };
+    });
+    r = { cq, requests, steps };
     ps.requests = r;
     return r;
   }
@@ -968,7 +968,8 @@ export class PlanSimulator {
       }
       const assignments = new Map<string, FlavorAssignment>();
       let rep: Granular = { p: FIT, borrow: 0 };
-      for (const { res, val, ci } of requests) {
+      for (let i = 0; i < requests.length; i++) {
+        const { res, val, ci } = requests[i];
         const fr = rg.frs[fi][ci];
         const r = this.fitsResourceQuota(w, cq, fr, assumed.get(fr) ?? 0, val, psa);
         if (isPreferred(rep, r, cq)) rep = r;
@@ -1033,12 +1034,10 @@ export class PlanSimulator {
     const canPreemptWhileBorrowing = cq.preemption.borrowPolicy !== 'Never';
     if (nominal >= val || h.mayReclaim || canPreemptWhileBorrowing) {
       // The oracle's request: scratch collections, which the search does not keep.
-      const frs = this.oneFr, usage = this.oneRequest;
-      frs.clear();
-      frs.add(fr);
-      usage.clear();
-      usage.set(fr, val);
-      const targets = this.classicalPreemptions(w, cq, frs, usage, []);
+      const frs = this.oneFr, vals = this.oneVal;
+      frs[0] = fr;
+      vals[0] = val;
+      const targets = this.classicalPreemptions(w, cq, frs, frs, vals, []);
       if (!targets.length) return { p: NO_CANDIDATES, borrow: h.borrow };
       for (const t of targets) addUsageMap(t.wl.cq!, t.wl.usage, -1);
       const after = heightOfLowestSubtreeThatFits(cq, fr, val).borrow;
@@ -1050,24 +1049,30 @@ export class PlanSimulator {
 
   // ---- preemption (preemption.go, classical/) ----
 
-  private classicalPreemptions(w: Wl, cq: CQ, frs: Set<FlavorResource>, requests: Map<FlavorResource, number>, considered: string[]): Target[] {
+  /**
+   * The preemption oracle: `frs` are the contested flavor/resources, `reqFrs`/`reqVals` the request.
+   * The arrays may be scratch space: nothing here keeps them.
+   */
+  private classicalPreemptions(
+    w: Wl, cq: CQ, frs: readonly FlavorResource[], reqFrs: readonly FlavorResource[], reqVals: readonly number[], considered: string[],
+  ): Target[] {
     if (this.searchesVersion !== this.version) {
       this.searches.clear();
       this.candidateLists.clear();
       this.searchesVersion = this.version;
     }
     // The bound first: most checks end there, without a memo key.
-    if (!this.mayPreemptEnough(w, cq, frs, requests)) return [];
+    if (!this.mayPreemptEnough(w, cq, frs, reqFrs, reqVals)) return [];
     // The search reads the preemptor only through its priority (and its creation, for LowerOrNewerEqualPriority).
     const byCreation = cq.preemption.within === 'LowerOrNewerEqualPriority' || cq.preemption.reclaim === 'LowerOrNewerEqualPriority';
     let key = `${cq.name}\n${w.priority}\n${byCreation ? w.created : ''}\n`;
     for (const fr of frs) key += `${fr},`;
     key += '\n';
-    for (const [fr, v] of requests) key += `${fr}=${v},`;
+    for (let i = 0; i < reqFrs.length; i++) key += `${reqFrs[i]}=${reqVals[i]},`;
     let found = this.searches.get(key);
     if (!found) {
       const refs: string[] = [];
-      found = { targets: this.searchPreemptions(w, cq, frs, requests, refs), refs };
+      found = { targets: this.searchPreemptions(w, cq, frs, reqFrs, reqVals, refs), refs };
       this.searches.set(key, found);
     }
     if (this.keepTrace && found.refs.length) {
@@ -1087,17 +1092,9 @@ export class PlanSimulator {
    * nominal). The quota tree is monotone (less usage never makes less room), so when even that does
    * not fit, the walk does not either.
    */
-  private mayPreemptEnough(w: Wl, cq: CQ, frs: Set<FlavorResource>, requests: Map<FlavorResource, number>): boolean {
+  private mayPreemptEnough(w: Wl, cq: CQ, frList: readonly FlavorResource[], reqFrs: readonly FlavorResource[], reqVals: readonly number[]): boolean {
     // Called for most evaluations: scratch arrays, no closures, nothing allocated.
-    const reqFrs = this.scratchFrs, reqVals = this.scratchVals;
-    let nReq = 0;
-    for (const [fr, v] of requests) {
-      reqFrs[nReq] = fr;
-      reqVals[nReq++] = v;
-    }
-    const frList = this.scratchFrList;
-    frList.length = 0;
-    for (const fr of frs) frList.push(fr);
+    const nReq = reqFrs.length;
     const from = this.scratchFrom, fromAdvantage = this.scratchFromAdvantage;
     let nFrom = 0;
     if (cq.parent && cq.preemption.reclaim !== 'Never') {
@@ -1206,9 +1203,10 @@ export class PlanSimulator {
   }
 
   /** The search itself; `all` lists the ordered candidates' refs (for the trace). */
-  private searchPreemptions(w: Wl, cq: CQ, frs: Set<FlavorResource>, requests: Map<FlavorResource, number>, all: string[]): Target[] {
+  private searchPreemptions(
+    w: Wl, cq: CQ, frList: readonly FlavorResource[], reqFrs: readonly FlavorResource[], reqVals: readonly number[], all: string[],
+  ): Target[] {
     const borrowForbidden = cq.preemption.borrowPolicy === 'Never';
-    const frList = [...frs];
     let mask = 0;
     for (const fr of frList) mask |= fr < 31 ? 1 << fr : 0;
     const byMask = this.frNames.length <= 31;
@@ -1270,10 +1268,10 @@ export class PlanSimulator {
     };
     // The reclaim advantage at each level of the cohort path: with the ClusterQueue, preemptor priority
     // (and creation) and resources, it decides the candidate lists, which equal searches share.
-    const advantages = cq.parent && cq.preemption.reclaim !== 'Never' ? [...this.advantagesInto(cq, [...requests.keys()], [...requests.values()], requests.size)] : [];
+    const advantages = cq.parent && cq.preemption.reclaim !== 'Never' ? [...this.advantagesInto(cq, reqFrs, reqVals, reqFrs.length)] : [];
     const byCreation = cq.preemption.within === 'LowerOrNewerEqualPriority' || cq.preemption.reclaim === 'LowerOrNewerEqualPriority';
     let listKey = `${cq.name}\n${w.priority}\n${byCreation ? w.created : ''}\n${advantages.map(Number).join('')}\n`;
-    for (const fr of frs) listKey += `${fr},`;
+    for (const fr of frList) listKey += `${fr},`;
     let lists = this.candidateLists.get(listKey);
     if (!lists) {
       const sameRuns: Run[] = [];
@@ -1321,7 +1319,7 @@ export class PlanSimulator {
     const ordered = lists.ordered;
     if (this.keepTrace) for (const c of ordered) all.push(c.wl.ref);
     const noOther = !hier.length && !prio.length;
-    const underNominal = [...frs].every((fr) => cq.nominal[fr] > cq.usage[fr]);
+    const underNominal = frList.every((fr) => cq.nominal[fr] > cq.usage[fr]);
     const attempts = noOther || (borrowForbidden && !underNominal) ? [true] : borrowForbidden && !hier.length ? [false, true] : [true, false];
     const valid = (c: Cand, borrow: boolean) => {
       if (c.wl.cq === cq) return true;
@@ -1333,9 +1331,9 @@ export class PlanSimulator {
       return true;
     };
     const fitsNow = (borrow: boolean) => {
-      for (const [fr, v] of requests) {
-        if (!borrow && borrowingWith(cq, fr, v)) return false;
-        if (v > available(cq, fr)) return false;
+      for (let i = 0; i < reqFrs.length; i++) {
+        if (!borrow && borrowingWith(cq, reqFrs[i], reqVals[i])) return false;
+        if (reqVals[i] > available(cq, reqFrs[i])) return false;
       }
       return true;
     };
