@@ -213,11 +213,14 @@ interface CandidateLists {
 }
 interface Target { readonly wl: Wl; readonly reason: string; readonly why: string }
 /** A head of a queue in a cycle, with its flavor assignment and preemption targets. */
-interface Entry { readonly w: Wl; readonly assignment: Assignment; readonly targets: Target[]; readonly considered: string[] }
+/** A head of a queue in a cycle; `considered` (the preemption candidates looked at) only with the trace. */
+interface Entry { readonly w: Wl; readonly assignment: Assignment; readonly targets: Target[]; readonly considered?: string[] }
 /** Usage held for the rest of a cycle only (a preempting workload's reservation). */
 interface Temporary { readonly cq: CQ; readonly usage: Map<FlavorResource, number> }
 
 const DEFAULT_NS_LABEL = 'kubernetes.io/metadata.name';
+/** String.prototype.localeCompare's order (the same default collator), without building a collator per call. */
+const byLocale = new Intl.Collator().compare;
 const RAY_KINDS = ['RayJob', 'RayCluster', 'RayService'];
 
 function q(v: unknown): bigint | undefined {
@@ -227,7 +230,7 @@ function q(v: unknown): bigint | undefined {
 
 function resources(map: Map<string, bigint>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of [...map].sort(([a], [b]) => a.localeCompare(b))) out[k] = formatQuantity(v, k);
+  for (const [k, v] of [...map].sort(([a], [b]) => byLocale(a, b))) out[k] = formatQuantity(v, k);
   return out;
 }
 
@@ -649,9 +652,8 @@ export class PlanSimulator {
     const candidates: PlanCandidate[] = [];
     let progress = false;
     for (const e of entries) {
-      const r = this.process(e, preempted, temporary);
-      if (r.result === 'admitted' || r.result === 'preempting') progress = true;
-      if (r.candidate) candidates.push(r.candidate);
+      const result = this.process(e, preempted, temporary, candidates);
+      if (result === 'admitted' || result === 'preempting') progress = true;
     }
     for (const t of temporary) addUsageMap(t.cq, t.usage, -1);
     if (temporary.length || preempted.size) this.version++;
@@ -709,7 +711,7 @@ export class PlanSimulator {
     const cq = w.cq!;
     const assignment = w.sliceOf ? this.assignSlice(w, cq) : this.assign(w, cq);
     let targets: Target[] = [];
-    const considered: string[] = [];
+    const considered = this.keepTrace ? [] : undefined;
     if (assignment.mode === 'Preempt') {
       const frs: FlavorResource[] = [];
       for (const ps of assignment.podSets) for (const fa of ps.flavors.values()) if (fa.mode === 'Preempt' && !frs.includes(fa.fr)) frs.push(fa.fr);
@@ -718,37 +720,20 @@ export class PlanSimulator {
     return { w, assignment, targets, considered };
   }
 
-  /** Decides one entry of a cycle. The trace line and the pending message are only built when read. */
-  private process(e: Entry, preempted: Map<Wl, Target>, temporary: Temporary[]): { result: PlanCandidate['result']; candidate?: PlanCandidate } {
+  /** Decides one entry of a cycle. The trace line (when kept) goes to `trace`; the pending message is built when read. */
+  private process(e: Entry, preempted: Map<Wl, Target>, temporary: Temporary[], trace: PlanCandidate[]): PlanCandidate['result'] {
     const { w, assignment: a, targets } = e;
     const cq = w.cq!;
     w.evaluated = true;
-    const done = (result: PlanCandidate['result'], detail: () => string) => ({
-      result,
-      candidate: this.keepTrace ? {
-        workload: w.ref, clusterQueue: cq.name, mode: a.mode, borrows: a.borrowing > 0,
-        ...(e.considered.length ? { preemptionCandidates: e.considered } : {}), result, detail: detail(),
-      } : undefined,
-    });
-    const park = () => {
-      if (cq.strict) {
-        cq.queue.push(w);
-        return;
-      }
-      cq.queue.park(w);
-      if (this.equivalenceHashing) {
-        // Equivalent workloads waiting behind it are parked with it, unevaluated.
-        cq.parkedHashes.add(w.hash);
-        cq.queue.parkHash(w.hash);
-      }
-    };
-    const brief = briefOf(a, cq);
     if (a.mode === 'NoFit') {
+      const brief = briefOf(a, cq);
       w.pending = { brief };
-      park();
-      return done('pending', () => this.messageOf(brief));
+      this.park(w, cq);
+      if (this.keepTrace) trace.push(this.traceLine(e, 'pending', this.messageOf(brief)));
+      return 'pending';
     }
     if (a.mode === 'Preempt' && !targets.length) {
+      const brief = briefOf(a, cq);
       w.pending = { brief };
       if (cq.preemption.reclaim !== 'Any') {
         const reserve = this.toReserve(a, cq);
@@ -756,20 +741,18 @@ export class PlanSimulator {
         this.version++;
         temporary.push({ cq, usage: reserve });
       }
-      park();
-      return done('pending', () => `needs preemption but no workload may be preempted: ${this.messageOf(brief)}`);
+      this.park(w, cq);
+      if (this.keepTrace) trace.push(this.traceLine(e, 'pending', `needs preemption but no workload may be preempted: ${this.messageOf(brief)}`));
+      return 'pending';
     }
-    if (targets.some((t) => preempted.has(t.wl))) {
-      const message = 'Workload has overlapping preemption targets with another workload';
-      w.pending = { brief, category: 'quota', message };
+    let skipped: string | undefined;
+    if (targets.some((t) => preempted.has(t.wl))) skipped = 'Workload has overlapping preemption targets with another workload';
+    else if (!this.fits(cq, a.usage, [...preempted.keys(), ...targets.map((t) => t.wl)])) skipped = 'Workload no longer fits after processing another workload';
+    if (skipped) {
+      w.pending = { brief: briefOf(a, cq), category: 'quota', message: skipped };
       cq.queue.push(w);
-      return done('skipped', () => message);
-    }
-    if (!this.fits(cq, a.usage, [...preempted.keys(), ...targets.map((t) => t.wl)])) {
-      const message = 'Workload no longer fits after processing another workload';
-      w.pending = { brief, category: 'quota', message };
-      cq.queue.push(w);
-      return done('skipped', () => message);
+      if (this.keepTrace) trace.push(this.traceLine(e, 'skipped', skipped));
+      return 'skipped';
     }
     for (const t of targets) preempted.set(t.wl, t);
     if (a.mode === 'Preempt') {
@@ -782,13 +765,37 @@ export class PlanSimulator {
         t.wl.preemptedBy.push(w.ref);
       }
       w.victims = targets.map((t) => ({ workload: t.wl.ref, clusterQueue: t.wl.cqName!, priority: t.wl.priority, reason: t.reason, why: t.why }));
-      w.pending = { brief, category: 'preemption-in-progress', suffix: `. Pending the preemption of ${targets.length} workload(s)` };
+      w.pending = { brief: briefOf(a, cq), category: 'preemption-in-progress', suffix: `. Pending the preemption of ${targets.length} workload(s)` };
       if (!cq.strict) cq.sticky = w;
       cq.queue.push(w);
-      return done('preempting', () => `preempts ${targets.map((t) => `${t.wl.ref} (${t.reason})`).join(', ')}`);
+      if (this.keepTrace) trace.push(this.traceLine(e, 'preempting', `preempts ${targets.map((t) => `${t.wl.ref} (${t.reason})`).join(', ')}`));
+      return 'preempting';
     }
     this.admit(w, a);
-    return done('admitted', () => `admitted: ${describeAssignment(a)}`);
+    if (this.keepTrace) trace.push(this.traceLine(e, 'admitted', `admitted: ${describeAssignment(a)}`));
+    return 'admitted';
+  }
+
+  private traceLine(e: Entry, result: PlanCandidate['result'], detail: string): PlanCandidate {
+    const { w, assignment: a } = e;
+    return {
+      workload: w.ref, clusterQueue: w.cq!.name, mode: a.mode, borrows: a.borrowing > 0,
+      ...(e.considered?.length ? { preemptionCandidates: e.considered } : {}), result, detail,
+    };
+  }
+
+  /** Back to the queue (StrictFIFO), or parked until quota is released, with its equivalent workloads (BestEffortFIFO). */
+  private park(w: Wl, cq: CQ): void {
+    if (cq.strict) {
+      cq.queue.push(w);
+      return;
+    }
+    cq.queue.park(w);
+    if (this.equivalenceHashing) {
+      // Equivalent workloads waiting behind it are parked with it, unevaluated.
+      cq.parkedHashes.add(w.hash);
+      cq.queue.parkHash(w.hash);
+    }
   }
 
   private admit(w: Wl, a: Assignment): void {
@@ -912,7 +919,7 @@ export class PlanSimulator {
     if (cq.byResource.has('pods')) requests.set('pods', this.toUnits('pods', BigInt(ps.count) * 1000n));
     const subs = new Map<ResourceGroup, ResourceRequest[]>();
     for (const rg of cq.groups) {
-      subs.set(rg, [...requests].filter(([res]) => rg.covered.includes(res)).sort(([x], [y]) => x.localeCompare(y))
+      subs.set(rg, [...requests].filter(([res]) => rg.covered.includes(res)).sort(([x], [y]) => byLocale(x, y))
         .map(([res, val]) => ({ res, val, ci: rg.covered.indexOf(res) })));
     }
     const steps = [...requests.keys()].sort().map((res): AssignStep => {
@@ -1037,7 +1044,7 @@ export class PlanSimulator {
       const frs = this.oneFr, vals = this.oneVal;
       frs[0] = fr;
       vals[0] = val;
-      const targets = this.classicalPreemptions(w, cq, frs, frs, vals, []);
+      const targets = this.classicalPreemptions(w, cq, frs, frs, vals, undefined);
       if (!targets.length) return { p: NO_CANDIDATES, borrow: h.borrow };
       for (const t of targets) addUsageMap(t.wl.cq!, t.wl.usage, -1);
       const after = heightOfLowestSubtreeThatFits(cq, fr, val).borrow;
@@ -1054,7 +1061,7 @@ export class PlanSimulator {
    * The arrays may be scratch space: nothing here keeps them.
    */
   private classicalPreemptions(
-    w: Wl, cq: CQ, frs: readonly FlavorResource[], reqFrs: readonly FlavorResource[], reqVals: readonly number[], considered: string[],
+    w: Wl, cq: CQ, frs: readonly FlavorResource[], reqFrs: readonly FlavorResource[], reqVals: readonly number[], considered: string[] | undefined,
   ): Target[] {
     if (this.searchesVersion !== this.version) {
       this.searches.clear();
@@ -1075,7 +1082,7 @@ export class PlanSimulator {
       found = { targets: this.searchPreemptions(w, cq, frs, reqFrs, reqVals, refs), refs };
       this.searches.set(key, found);
     }
-    if (this.keepTrace && found.refs.length) {
+    if (considered && found.refs.length) {
       const seen = new Set(considered);
       for (const ref of found.refs) if (!seen.has(ref)) considered.push(ref);
     }
