@@ -189,14 +189,23 @@ function nodeHeight(n: CohortNode): number {
 /**
  * FindHeightOfLowestSubtreeThatFits: 0 when the request fits the ClusterQueue's nominal quota,
  * else the height of the lowest cohort that has it (the borrowing level); and whether reclaiming
- * from a lower subtree could help.
+ * from a lower subtree could help. Both in one number, as `height * 2 + (mayReclaim ? 1 : 0)` (called
+ * for every flavor/resource of every evaluation: no object): read it with `subtreeHeight` and `subtreeMayReclaim`.
  */
-export function heightOfLowestSubtreeThatFits(cq: QuotaNode, fr: FlavorResource, val: number): { borrow: number; mayReclaim: boolean } {
-  if (!borrowingWith(cq, fr, val) || !cq.parent) return { borrow: 0, mayReclaim: !!cq.parent };
+export function heightOfLowestSubtreeThatFits(cq: QuotaNode, fr: FlavorResource, val: number): number {
+  if (!borrowingWith(cq, fr, val) || !cq.parent) return cq.parent ? 1 : 0;
   let remaining = val - localAvailable(cq, fr);
   for (let node: CohortNode | undefined = cq.parent; node; node = node.parent) {
-    if (!borrowingWith(node, fr, remaining)) return { borrow: nodeHeight(node), mayReclaim: !!node.parent };
+    if (!borrowingWith(node, fr, remaining)) return nodeHeight(node) * 2 + (node.parent ? 1 : 0);
     remaining -= localAvailable(node, fr);
   }
-  return { borrow: nodeHeight(rootOf(cq) as CohortNode), mayReclaim: false };
+  return nodeHeight(rootOf(cq) as CohortNode) * 2;
+}
+
+export function subtreeHeight(h: number): number {
+  return h >> 1;
+}
+
+export function subtreeMayReclaim(h: number): boolean {
+  return (h & 1) === 1;
 }

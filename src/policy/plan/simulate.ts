@@ -24,7 +24,8 @@ import {
 } from './schema';
 import {
   addUsage, addUsageMap, available, buildSubtree, borrowingWith, CohortNode, FlavorResource, heightOfLowestSubtreeThatFits, initSubtree,
-  localAvailable, NO_LIMIT, potentialAvailable, QuotaNode, quotaArrays, removeUsage, rootOf, setQuota, withinNominal,
+  localAvailable, NO_LIMIT, potentialAvailable, QuotaNode, quotaArrays, removeUsage, rootOf, setQuota, subtreeHeight, subtreeMayReclaim,
+  withinNominal,
 } from './quota-tree';
 import { WorkloadQueue } from './queue';
 
@@ -45,7 +46,15 @@ export interface PlanInput {
 type Mode = 'NoFit' | 'Preempt' | 'Fit';
 /** Kueue's granular preemption modes, worst first. */
 const NO_FIT = 0, NO_CANDIDATES = 1, PREEMPT = 2, RECLAIM = 3, FIT = 4;
-interface Granular { p: number; borrow: number }
+/**
+ * A granular mode and its borrowing level in one number (`p * LEVELS + borrow`): computed for every
+ * flavor/resource of every evaluation, so no object. Read with `gMode` and `gBorrow`.
+ */
+type Granular = number;
+const LEVELS = 1 << 16;
+const granular = (p: number, borrow: number): Granular => p * LEVELS + Math.min(borrow, LEVELS - 1);
+const gMode = (g: Granular): number => Math.floor(g / LEVELS);
+const gBorrow = (g: Granular): number => g % LEVELS;
 
 interface Preemption {
   readonly within: string;
@@ -944,9 +953,9 @@ export class PlanSimulator {
         const delta = this.toUnits(res, total - (old.podSets[i].total.get(res) ?? 0n));
         const assumed = a.usage.get(fr) ?? 0;
         const r = this.fitsResourceQuota(w, cq, fr, assumed, delta, psa);
-        psa.flavors.set(res, { flavor, fr, mode: r.p === FIT ? 'Fit' : 'NoFit', borrow: r.borrow });
+        psa.flavors.set(res, { flavor, fr, mode: gMode(r) === FIT ? 'Fit' : 'NoFit', borrow: gBorrow(r) });
         a.usage.set(fr, assumed + delta);
-        if (r.borrow > a.borrowing) a.borrowing = r.borrow;
+        if (gBorrow(r) > a.borrowing) a.borrowing = gBorrow(r);
       }
       a.podSets.push(psa);
     });
@@ -961,7 +970,7 @@ export class PlanSimulator {
     assumed: Map<FlavorResource, number>, psa: PodSetAssignment,
   ): Map<string, FlavorAssignment> | undefined {
     let best: Map<string, FlavorAssignment> | undefined;
-    let bestMode: Granular = { p: NO_FIT, borrow: Number.MAX_SAFE_INTEGER };
+    let bestMode: Granular = granular(NO_FIT, LEVELS - 1);
     for (let fi = 0; fi < rg.flavors.length; fi++) {
       const fName = rg.flavors[fi];
       let mismatches = ps.mismatches;
@@ -974,14 +983,15 @@ export class PlanSimulator {
         continue;
       }
       const assignments = new Map<string, FlavorAssignment>();
-      let rep: Granular = { p: FIT, borrow: 0 };
+      let rep: Granular = granular(FIT, 0);
       for (let i = 0; i < requests.length; i++) {
         const { res, val, ci } = requests[i];
         const fr = rg.frs[fi][ci];
         const r = this.fitsResourceQuota(w, cq, fr, assumed.get(fr) ?? 0, val, psa);
         if (isPreferred(rep, r, cq)) rep = r;
-        if (rep.p === NO_FIT) break;
-        assignments.set(res, { flavor: fName, fr, mode: r.p === FIT ? 'Fit' : r.p === NO_FIT ? 'NoFit' : 'Preempt', borrow: r.borrow });
+        if (gMode(rep) === NO_FIT) break;
+        const p = gMode(r);
+        assignments.set(res, { flavor: fName, fr, mode: p === FIT ? 'Fit' : p === NO_FIT ? 'NoFit' : 'Preempt', borrow: gBorrow(r) });
       }
       if (!shouldTryNext(rep, cq)) {
         best = assignments;
@@ -993,7 +1003,7 @@ export class PlanSimulator {
         bestMode = rep;
       }
     }
-    if (bestMode.p === FIT) {
+    if (gMode(bestMode) === FIT) {
       // A podset that fits carries no reasons.
       psa.reasons = [];
       psa.category = undefined;
@@ -1032,26 +1042,26 @@ export class PlanSimulator {
     if (val > maxCap) {
       psa.reasons.push({ fr, overMax: true, assumed, request, avail, maxCap, limitReached });
       psa.category ??= 'max-capacity';
-      return { p: NO_FIT, borrow: 0 };
+      return granular(NO_FIT, 0);
     }
     const h = heightOfLowestSubtreeThatFits(cq, fr, val);
-    if (val <= avail) return { p: FIT, borrow: h.borrow };
+    if (val <= avail) return granular(FIT, subtreeHeight(h));
     psa.reasons.push({ fr, overMax: false, assumed, request, avail, maxCap, limitReached });
     psa.category = 'quota';
     const canPreemptWhileBorrowing = cq.preemption.borrowPolicy !== 'Never';
-    if (nominal >= val || h.mayReclaim || canPreemptWhileBorrowing) {
+    if (nominal >= val || subtreeMayReclaim(h) || canPreemptWhileBorrowing) {
       // The oracle's request: scratch collections, which the search does not keep.
       const frs = this.oneFr, vals = this.oneVal;
       frs[0] = fr;
       vals[0] = val;
       const targets = this.classicalPreemptions(w, cq, frs, frs, vals, undefined);
-      if (!targets.length) return { p: NO_CANDIDATES, borrow: h.borrow };
+      if (!targets.length) return granular(NO_CANDIDATES, subtreeHeight(h));
       for (const t of targets) addUsageMap(t.wl.cq!, t.wl.usage, -1);
-      const after = heightOfLowestSubtreeThatFits(cq, fr, val).borrow;
+      const after = subtreeHeight(heightOfLowestSubtreeThatFits(cq, fr, val));
       for (const t of targets) addUsageMap(t.wl.cq!, t.wl.usage, 1);
-      return { p: targets.some((t) => t.wl.cq === cq) ? PREEMPT : RECLAIM, borrow: after };
+      return granular(targets.some((t) => t.wl.cq === cq) ? PREEMPT : RECLAIM, after);
     }
-    return { p: NO_FIT, borrow: h.borrow };
+    return granular(NO_FIT, subtreeHeight(h));
   }
 
   // ---- preemption (preemption.go, classical/) ----
@@ -1548,22 +1558,25 @@ function admittedOrder(a: Wl, b: Wl): number {
 }
 
 function isPreferred(a: Granular, b: Granular, cq: CQ): boolean {
-  if (a.p === NO_FIT) return false;
-  if (b.p === NO_FIT) return true;
-  const an = a.p === NO_CANDIDATES, bn = b.p === NO_CANDIDATES;
+  const ap = gMode(a), bp = gMode(b);
+  if (ap === NO_FIT) return false;
+  if (bp === NO_FIT) return true;
+  const an = ap === NO_CANDIDATES, bn = bp === NO_CANDIDATES;
   if (an !== bn) return !an;
+  const ab = gBorrow(a), bb = gBorrow(b);
   if (cq.preference === 'PreemptionOverBorrowing') {
-    if (a.borrow !== b.borrow) return a.borrow < b.borrow;
-    return a.p > b.p;
+    if (ab !== bb) return ab < bb;
+    return ap > bp;
   }
-  if (a.p !== b.p) return a.p > b.p;
-  return a.borrow < b.borrow;
+  if (ap !== bp) return ap > bp;
+  return ab < bb;
 }
 
 function shouldTryNext(m: Granular, cq: CQ): boolean {
-  if (m.p === NO_FIT || m.p === NO_CANDIDATES) return true;
-  if ((m.p === PREEMPT || m.p === RECLAIM) && cq.tryNextOnPreempt) return true;
-  if (m.borrow > 0 && cq.tryNextOnBorrow) return true;
+  const p = gMode(m);
+  if (p === NO_FIT || p === NO_CANDIDATES) return true;
+  if ((p === PREEMPT || p === RECLAIM) && cq.tryNextOnPreempt) return true;
+  if (gBorrow(m) > 0 && cq.tryNextOnBorrow) return true;
   return false;
 }
 
