@@ -165,7 +165,14 @@ function newWorkload(i: WorkloadInit): Wl {
   };
 }
 
-interface FlavorAssignment { readonly flavor: string; readonly fr: FlavorResource; readonly mode: Mode; readonly borrow: number }
+/** A resource's flavor in a PodSet: `val` is the PodSet's request of it (in the simulator's unit). */
+interface FlavorAssignment {
+  readonly flavor: string;
+  readonly fr: FlavorResource;
+  readonly mode: Mode;
+  readonly borrow: number;
+  readonly val: number;
+}
 /** A flavor/resource short of quota, with the figures fitsResourceQuota saw: formatted only when read. */
 interface QuotaMiss {
   readonly fr: FlavorResource;
@@ -875,7 +882,7 @@ export class PlanSimulator {
   private assign(w: Wl, cq: CQ): Assignment {
     const a: Assignment = { podSets: [], usage: new Map(), borrowing: 0, mode: 'Fit' };
     for (const ps of w.podSets) {
-      const { requests, steps } = this.requestsOf(ps, cq);
+      const { steps } = this.requestsOf(ps, cq);
       const psa: PodSetAssignment = { name: ps.name, count: ps.count, flavors: new Map(), reasons: [], error: false };
       let failed = false;
       for (let i = 0; i < steps.length; i++) {
@@ -895,12 +902,13 @@ export class PlanSimulator {
           failed = true;
           break;
         }
-        for (const [r, f] of found) psa.flavors.set(r, f);
+        if (!psa.flavors.size) psa.flavors = found;
+        else for (const [r, f] of found) psa.flavors.set(r, f);
       }
       a.podSets.push(psa);
-      for (const [res, f] of psa.flavors) {
+      for (const f of psa.flavors.values()) {
         if (f.borrow > a.borrowing) a.borrowing = f.borrow;
-        a.usage.set(f.fr, (a.usage.get(f.fr) ?? 0) + (requests.get(res) ?? 0));
+        a.usage.set(f.fr, (a.usage.get(f.fr) ?? 0) + f.val);
       }
       if (failed) {
         a.mode = 'NoFit';
@@ -953,7 +961,7 @@ export class PlanSimulator {
         const delta = this.toUnits(res, total - (old.podSets[i].total.get(res) ?? 0n));
         const assumed = a.usage.get(fr) ?? 0;
         const r = this.fitsResourceQuota(w, cq, fr, assumed, delta, psa);
-        psa.flavors.set(res, { flavor, fr, mode: gMode(r) === FIT ? 'Fit' : 'NoFit', borrow: gBorrow(r) });
+        psa.flavors.set(res, { flavor, fr, mode: gMode(r) === FIT ? 'Fit' : 'NoFit', borrow: gBorrow(r), val: delta });
         a.usage.set(fr, assumed + delta);
         if (gBorrow(r) > a.borrowing) a.borrowing = gBorrow(r);
       }
@@ -991,7 +999,7 @@ export class PlanSimulator {
         if (isPreferred(rep, r, cq)) rep = r;
         if (gMode(rep) === NO_FIT) break;
         const p = gMode(r);
-        assignments.set(res, { flavor: fName, fr, mode: p === FIT ? 'Fit' : p === NO_FIT ? 'NoFit' : 'Preempt', borrow: gBorrow(r) });
+        assignments.set(res, { flavor: fName, fr, mode: p === FIT ? 'Fit' : p === NO_FIT ? 'NoFit' : 'Preempt', borrow: gBorrow(r), val });
       }
       if (!shouldTryNext(rep, cq)) {
         best = assignments;
