@@ -96,6 +96,22 @@ interface CQ extends QuotaNode {
   readonly admittedUsageList: Array<{ readonly priority: number; readonly sums: Float64Array }>;
   /** The largest usage of one workload ever admitted here, per flavor/resource (a bound, never lowered). */
   readonly largestUsage: Float64Array;
+  /** Shared by the ClusterQueues of one cohort tree. */
+  memo: SearchMemo;
+}
+
+/**
+ * A cohort tree's (or a lone ClusterQueue's) memo of preemption searches. `version` is bumped by every
+ * lasting change to the tree's usage, admitted sets or eviction marks; a search reads nothing outside its
+ * tree, so its result is a function of its inputs and this version: equal searches in one version are
+ * answered from `searches`, and a change in another tree keeps them.
+ */
+interface SearchMemo {
+  version: number;
+  memoVersion: number;
+  readonly searches: Map<string, { targets: Target[]; refs: string[] }>;
+  /** Candidate lists by ClusterQueue, preemptor priority, resources and reclaim advantage. */
+  readonly candidateLists: Map<string, CandidateLists>;
 }
 
 interface PodSet {
@@ -273,16 +289,6 @@ export class PlanSimulator {
   private step = 0;
   /** XOR of the admitted workloads' random keys: detects a preemption loop (the same admitted set again and again). */
   private admittedKey = 0;
-  /**
-   * Bumped by every lasting change to usage, admitted sets or eviction marks. Preemption searches only
-   * run while nominating (between such changes), so a search's result is a function of its inputs and
-   * this version: equal searches in one version are answered from `searches`.
-   */
-  private version = 0;
-  private searchesVersion = -1;
-  private readonly searches = new Map<string, { targets: Target[]; refs: string[] }>();
-  /** Candidate lists of the current version, by ClusterQueue, preemptor priority, resources and reclaim advantage. */
-  private readonly candidateLists = new Map<string, CandidateLists>();
   private readonly hashIds = new Map<string, number>();
   // Scratch space of the preemption bound (reused, never kept).
   private readonly oneFr: FlavorResource[] = [0];
@@ -324,6 +330,13 @@ export class PlanSimulator {
     for (const c of of('ClusterQueue')) this.addClusterQueue(c);
     for (const root of this.cohorts.values()) if (!root.parent) buildSubtree(root);
     for (const c of this.cqs.values()) if (!c.parent) initSubtree(c);
+    const memos = new Map<QuotaNode, SearchMemo>();
+    for (const c of this.cqs.values()) {
+      const root = rootOf(c);
+      let memo = memos.get(root);
+      if (!memo) memos.set(root, memo = newMemo());
+      c.memo = memo;
+    }
     this.inventory = inventoryFromObjects({
       clusterQueues: of('ClusterQueue'), cohorts: of('Cohort'), localQueues: of('LocalQueue'), priorityClasses: of('WorkloadPriorityClass'), namespaces: of('Namespace'),
     });
@@ -468,7 +481,7 @@ export class PlanSimulator {
       namespaceSelector: s.namespaceSelector ?? null, cohortName,
       queue: new WorkloadQueue<Wl>(), parkedHashes: new Set(),
       admitted: new Set(), admittedByPriority: new Map(), admittedUsage: new Map(), admittedUsageList: [],
-      largestUsage: new Float64Array(this.frNames.length),
+      largestUsage: new Float64Array(this.frNames.length), memo: newMemo(),
     };
     this.setQuotas(cq, s.resourceGroups);
     if (s.stopPolicy === 'Hold' || s.stopPolicy === 'HoldAndDrain') cq.inactiveReason = `ClusterQueue ${cq.name} is inactive: stopPolicy ${s.stopPolicy}`;
@@ -599,7 +612,7 @@ export class PlanSimulator {
         addUsageMap(prev.cq!, prev.usage, 1);
         // Still admitted, with its new usage: a preemption candidate like any other.
         this.markAdmitted(prev.cq!, prev);
-        this.version++;
+        prev.cq!.memo.version++;
         this.requeueInadmissible(prev.cq!);
       }
       (prev as { obj: RayObject }).obj = obj;
@@ -671,8 +684,11 @@ export class PlanSimulator {
       const result = this.process(e, preempted, temporary, candidates);
       if (result === 'admitted' || result === 'preempting') progress = true;
     }
-    for (const t of temporary) addUsageMap(t.cq, t.usage, -1);
-    if (temporary.length || preempted.size) this.version++;
+    for (const t of temporary) {
+      addUsageMap(t.cq, t.usage, -1);
+      t.cq.memo.version++;
+    }
+    for (const { wl } of preempted.values()) wl.cq!.memo.version++;
     const released: string[] = [];
     const touched = new Set<QuotaNode>();
     for (const { wl } of preempted.values()) {
@@ -699,7 +715,7 @@ export class PlanSimulator {
       const same = w.cq!.admittedByPriority.get(w.priority)!;
       same.splice(same.indexOf(w), 1);
     }
-    this.version++;
+    w.cq!.memo.version++;
     w.usage = new Map();
   }
 
@@ -754,7 +770,7 @@ export class PlanSimulator {
       if (cq.preemption.reclaim !== 'Any') {
         const reserve = this.toReserve(a, cq);
         addUsageMap(cq, reserve, 1);
-        this.version++;
+        cq.memo.version++;
         temporary.push({ cq, usage: reserve });
       }
       this.park(w, cq);
@@ -774,8 +790,9 @@ export class PlanSimulator {
     if (a.mode === 'Preempt') {
       addUsageMap(cq, a.usage, 1);
       temporary.push({ cq, usage: a.usage });
-      this.version++;
+      cq.memo.version++;
       for (const t of targets) {
+        t.wl.cq!.memo.version++;
         if (t.wl.sliceOf) continue;
         t.wl.evicted = true;
         t.wl.preemptedBy.push(w.ref);
@@ -831,7 +848,7 @@ export class PlanSimulator {
     }
     addUsageMap(cq, w.usage, 1);
     this.markAdmitted(cq, w);
-    this.version++;
+    cq.memo.version++;
     if (cq.sticky === w) cq.sticky = undefined;
     w.state = 'admitted';
     w.pending = undefined;
@@ -1081,10 +1098,11 @@ export class PlanSimulator {
   private classicalPreemptions(
     w: Wl, cq: CQ, frs: readonly FlavorResource[], reqFrs: readonly FlavorResource[], reqVals: readonly number[], considered: string[] | undefined,
   ): Target[] {
-    if (this.searchesVersion !== this.version) {
-      this.searches.clear();
-      this.candidateLists.clear();
-      this.searchesVersion = this.version;
+    const memo = cq.memo;
+    if (memo.memoVersion !== memo.version) {
+      memo.searches.clear();
+      memo.candidateLists.clear();
+      memo.memoVersion = memo.version;
     }
     // The bound first: most checks end there, without a memo key.
     if (!this.mayPreemptEnough(w, cq, frs, reqFrs, reqVals)) return [];
@@ -1094,11 +1112,11 @@ export class PlanSimulator {
     for (const fr of frs) key += `${fr},`;
     key += '\n';
     for (let i = 0; i < reqFrs.length; i++) key += `${reqFrs[i]}=${reqVals[i]},`;
-    let found = this.searches.get(key);
+    let found = memo.searches.get(key);
     if (!found) {
       const refs: string[] = [];
       found = { targets: this.searchPreemptions(w, cq, frs, reqFrs, reqVals, refs), refs };
-      this.searches.set(key, found);
+      memo.searches.set(key, found);
     }
     if (considered && found.refs.length) {
       const seen = new Set(considered);
@@ -1297,7 +1315,7 @@ export class PlanSimulator {
     const byCreation = cq.preemption.within === 'LowerOrNewerEqualPriority' || cq.preemption.reclaim === 'LowerOrNewerEqualPriority';
     let listKey = `${cq.name}\n${w.priority}\n${byCreation ? w.created : ''}\n${advantages.map(Number).join('')}\n`;
     for (const fr of frList) listKey += `${fr},`;
-    let lists = this.candidateLists.get(listKey);
+    let lists = cq.memo.candidateLists.get(listKey);
     if (!lists) {
       const sameRuns: Run[] = [];
       if (cq.preemption.within !== 'Never') runsOf(cq, undefined, false, sameRuns);
@@ -1325,7 +1343,7 @@ export class PlanSimulator {
         }
       }
       lists = { same: listOf(sameRuns), hier: listOf(hierRuns), prio: listOf(prioRuns) };
-      this.candidateLists.set(listKey, lists);
+      cq.memo.candidateLists.set(listKey, lists);
     }
     const { same, hier, prio } = lists;
     if (!lists.ordered) {
@@ -1666,6 +1684,10 @@ function eligibleUsage(
     out += list[i].sums[fr];
   }
   return out;
+}
+
+function newMemo(): SearchMemo {
+  return { version: 0, memoVersion: -1, searches: new Map(), candidateLists: new Map() };
 }
 
 function addAdmittedUsage(cq: CQ, w: Wl, sign: 1 | -1): void {
