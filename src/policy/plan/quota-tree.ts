@@ -115,9 +115,9 @@ export function removeUsage(n: QuotaNode, fr: FlavorResource, val: number): void
 }
 
 export function addUsageMap(n: QuotaNode, usage: ReadonlyMap<FlavorResource, number>, sign: 1 | -1): void {
-  for (const [fr, v] of usage) {
-    if (sign > 0) addUsage(n, fr, v);
-    else removeUsage(n, fr, v);
+  for (const fr of usage.keys()) {
+    if (sign > 0) addUsage(n, fr, usage.get(fr)!);
+    else removeUsage(n, fr, usage.get(fr)!);
   }
 }
 

@@ -98,6 +98,8 @@ interface CQ extends QuotaNode {
   readonly largestUsage: Float64Array;
   /** Shared by the ClusterQueues of one cohort tree. */
   memo: SearchMemo;
+  /** requestsOf by the requests' resources and values. */
+  readonly requestsByShape: Map<string, PodSetRequests>;
 }
 
 /**
@@ -481,7 +483,7 @@ export class PlanSimulator {
       namespaceSelector: s.namespaceSelector ?? null, cohortName,
       queue: new WorkloadQueue<Wl>(), parkedHashes: new Set(),
       admitted: new Set(), admittedByPriority: new Map(), admittedUsage: new Map(), admittedUsageList: [],
-      largestUsage: new Float64Array(this.frNames.length), memo: newMemo(),
+      largestUsage: new Float64Array(this.frNames.length), memo: newMemo(), requestsByShape: new Map(),
     };
     this.setQuotas(cq, s.resourceGroups);
     if (s.stopPolicy === 'Hold' || s.stopPolicy === 'HoldAndDrain') cq.inactiveReason = `ClusterQueue ${cq.name} is inactive: stopPolicy ${s.stopPolicy}`;
@@ -951,6 +953,14 @@ export class PlanSimulator {
     const requests = new Map<string, number>();
     for (const [res, v] of ps.total) requests.set(res, this.toUnits(res, v));
     if (cq.byResource.has('pods')) requests.set('pods', this.toUnits('pods', BigInt(ps.count) * 1000n));
+    // PodSets of the same requests share them (most workloads repeat a few shapes).
+    let key = '';
+    for (const [res, v] of requests) key += `${res}=${v}\n`;
+    r = cq.requestsByShape.get(key);
+    if (r) {
+      ps.requests = r;
+      return r;
+    }
     const subs = new Map<ResourceGroup, ResourceRequest[]>();
     for (const rg of cq.groups) {
       subs.set(rg, [...requests].filter(([res]) => rg.covered.includes(res)).sort(([x], [y]) => byLocale(x, y))
@@ -961,6 +971,7 @@ export class PlanSimulator {
       return { res, val: requests.get(res)!, rg, sub: rg ? subs.get(rg)! : [] };
     });
     r = { cq, requests, steps };
+    cq.requestsByShape.set(key, r);
     ps.requests = r;
     return r;
   }
