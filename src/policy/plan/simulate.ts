@@ -190,6 +190,8 @@ interface FlavorAssignment {
   readonly mode: Mode;
   readonly borrow: number;
   readonly val: number;
+  /** Preempt mode without candidates because the preemption bound failed (see `nominate`). */
+  readonly hopeless: boolean;
 }
 /** A flavor/resource short of quota, with the figures fitsResourceQuota saw: formatted only when read. */
 interface QuotaMiss {
@@ -293,6 +295,8 @@ export class PlanSimulator {
   private admittedKey = 0;
   private readonly hashIds = new Map<string, number>();
   // Scratch space of the preemption bound (reused, never kept).
+  /** Whether the last oracle call ended at its bound. */
+  private boundFailed = false;
   private readonly oneFr: FlavorResource[] = [0];
   private readonly oneVal: number[] = [0];
   private readonly scratchFrom: CQ[] = [];
@@ -748,8 +752,19 @@ export class PlanSimulator {
     const considered = this.keepTrace ? [] : undefined;
     if (assignment.mode === 'Preempt') {
       const frs: FlavorResource[] = [];
-      for (const ps of assignment.podSets) for (const fa of ps.flavors.values()) if (fa.mode === 'Preempt' && !frs.includes(fa.fr)) frs.push(fa.fr);
-      targets = this.classicalPreemptions(w, cq, frs, [...assignment.usage.keys()], [...assignment.usage.values()], considered);
+      let hopeless = true;
+      for (const ps of assignment.podSets) {
+        for (const fa of ps.flavors.values()) {
+          if (fa.mode !== 'Preempt') continue;
+          if (!frs.includes(fa.fr)) frs.push(fa.fr);
+          hopeless &&= fa.hopeless;
+        }
+      }
+      // One contested flavor/resource whose bound already failed for a part of this request: the bound
+      // fails for the whole (a larger request, more resources, never more candidates), so no search.
+      if (!(hopeless && frs.length === 1)) {
+        targets = this.classicalPreemptions(w, cq, frs, [...assignment.usage.keys()], [...assignment.usage.values()], considered);
+      }
     }
     return { w, assignment, targets, considered };
   }
@@ -989,7 +1004,7 @@ export class PlanSimulator {
         const delta = this.toUnits(res, total - (old.podSets[i].total.get(res) ?? 0n));
         const assumed = a.usage.get(fr) ?? 0;
         const r = this.fitsResourceQuota(w, cq, fr, assumed, delta, psa);
-        psa.flavors.set(res, { flavor, fr, mode: gMode(r) === FIT ? 'Fit' : 'NoFit', borrow: gBorrow(r), val: delta });
+        psa.flavors.set(res, { flavor, fr, mode: gMode(r) === FIT ? 'Fit' : 'NoFit', borrow: gBorrow(r), val: delta, hopeless: false });
         a.usage.set(fr, assumed + delta);
         if (gBorrow(r) > a.borrowing) a.borrowing = gBorrow(r);
       }
@@ -1027,7 +1042,10 @@ export class PlanSimulator {
         if (isPreferred(rep, r, cq)) rep = r;
         if (gMode(rep) === NO_FIT) break;
         const p = gMode(r);
-        assignments.set(res, { flavor: fName, fr, mode: p === FIT ? 'Fit' : p === NO_FIT ? 'NoFit' : 'Preempt', borrow: gBorrow(r), val });
+        assignments.set(res, {
+          flavor: fName, fr, mode: p === FIT ? 'Fit' : p === NO_FIT ? 'NoFit' : 'Preempt', borrow: gBorrow(r), val,
+          hopeless: p === NO_CANDIDATES && this.boundFailed,
+        });
       }
       if (!shouldTryNext(rep, cq)) {
         best = assignments;
@@ -1116,7 +1134,8 @@ export class PlanSimulator {
       memo.memoVersion = memo.version;
     }
     // The bound first: most checks end there, without a memo key.
-    if (!this.mayPreemptEnough(w, cq, frs, reqFrs, reqVals)) return [];
+    this.boundFailed = !this.mayPreemptEnough(w, cq, frs, reqFrs, reqVals);
+    if (this.boundFailed) return [];
     // The search reads the preemptor only through its priority (and its creation, for LowerOrNewerEqualPriority).
     const byCreation = cq.preemption.within === 'LowerOrNewerEqualPriority' || cq.preemption.reclaim === 'LowerOrNewerEqualPriority';
     let key = `${cq.name}\n${w.priority}\n${byCreation ? w.created : ''}\n`;
