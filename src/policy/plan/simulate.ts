@@ -185,6 +185,7 @@ function newWorkload(i: WorkloadInit): Wl {
 
 /** A resource's flavor in a PodSet: `val` is the PodSet's request of it (in the simulator's unit). */
 interface FlavorAssignment {
+  readonly res: string;
   readonly flavor: string;
   readonly fr: FlavorResource;
   readonly mode: Mode;
@@ -209,7 +210,8 @@ type Reason = string | QuotaMiss;
 interface PodSetAssignment {
   readonly name: string;
   readonly count: number;
-  flavors: Map<string, FlavorAssignment>;
+  /** One per assigned resource (a few: an array, not a map). */
+  flavors: FlavorAssignment[];
   reasons: Reason[];
   category?: PendingCategory;
   error: boolean;
@@ -754,7 +756,7 @@ export class PlanSimulator {
       const frs: FlavorResource[] = [];
       let hopeless = true;
       for (const ps of assignment.podSets) {
-        for (const fa of ps.flavors.values()) {
+        for (const fa of ps.flavors) {
           if (fa.mode !== 'Preempt') continue;
           if (!frs.includes(fa.fr)) frs.push(fa.fr);
           hopeless &&= fa.hopeless;
@@ -859,7 +861,7 @@ export class PlanSimulator {
       w.usage = this.usageOf(w.podSets, w.flavors!);
       w.admittedAt = old.admittedAt;
     } else {
-      w.flavors = a.podSets.map((ps) => new Map([...ps.flavors].map(([r, f]) => [r, f.flavor])));
+      w.flavors = a.podSets.map((ps) => new Map(ps.flavors.map((f) => [f.res, f.flavor])));
       w.usage = new Map(a.usage);
       w.admittedAt = this.step;
     }
@@ -917,7 +919,7 @@ export class PlanSimulator {
     const a: Assignment = { podSets: [], usage: new Map(), borrowing: 0, mode: 'Fit' };
     for (const ps of w.podSets) {
       const { steps } = this.requestsOf(ps, cq);
-      const psa: PodSetAssignment = { name: ps.name, count: ps.count, flavors: new Map(), reasons: [], error: false };
+      const psa: PodSetAssignment = { name: ps.name, count: ps.count, flavors: [], reasons: [], error: false };
       let failed = false;
       for (let i = 0; i < steps.length; i++) {
         const { res, val, rg, sub } = steps[i];
@@ -925,22 +927,22 @@ export class PlanSimulator {
           if (val === 0) continue;
           psa.reasons.push(`resource ${res} unavailable in ClusterQueue`);
           psa.category = 'max-capacity';
-          psa.flavors.clear();
+          psa.flavors = [];
           failed = true;
           break;
         }
-        if (psa.flavors.has(res)) continue;
+        if (psa.flavors.some((f) => f.res === res)) continue;
         const found = this.findFlavor(w, cq, rg, ps, sub, a.usage, psa);
-        if (!found || (found.size === 0 && sub.length > 0)) {
-          psa.flavors.clear();
+        if (!found || (found.length === 0 && sub.length > 0)) {
+          psa.flavors = [];
           failed = true;
           break;
         }
-        if (!psa.flavors.size) psa.flavors = found;
-        else for (const [r, f] of found) psa.flavors.set(r, f);
+        if (!psa.flavors.length) psa.flavors = found;
+        else psa.flavors.push(...found);
       }
       a.podSets.push(psa);
-      for (const f of psa.flavors.values()) {
+      for (const f of psa.flavors) {
         if (f.borrow > a.borrowing) a.borrowing = f.borrow;
         a.usage.set(f.fr, (a.usage.get(f.fr) ?? 0) + f.val);
       }
@@ -996,7 +998,7 @@ export class PlanSimulator {
     const old = w.sliceOf!;
     const a: Assignment = { podSets: [], usage: new Map(), borrowing: 0, mode: 'Fit' };
     w.podSets.forEach((ps, i) => {
-      const psa: PodSetAssignment = { name: ps.name, count: ps.count, flavors: new Map(), reasons: [], error: false };
+      const psa: PodSetAssignment = { name: ps.name, count: ps.count, flavors: [], reasons: [], error: false };
       for (const [res, total] of ps.total) {
         const flavor = old.flavors![i]?.get(res);
         if (!flavor) continue;
@@ -1004,23 +1006,23 @@ export class PlanSimulator {
         const delta = this.toUnits(res, total - (old.podSets[i].total.get(res) ?? 0n));
         const assumed = a.usage.get(fr) ?? 0;
         const r = this.fitsResourceQuota(w, cq, fr, assumed, delta, psa);
-        psa.flavors.set(res, { flavor, fr, mode: gMode(r) === FIT ? 'Fit' : 'NoFit', borrow: gBorrow(r), val: delta, hopeless: false });
+        psa.flavors.push({ res, flavor, fr, mode: gMode(r) === FIT ? 'Fit' : 'NoFit', borrow: gBorrow(r), val: delta, hopeless: false });
         a.usage.set(fr, assumed + delta);
         if (gBorrow(r) > a.borrowing) a.borrowing = gBorrow(r);
       }
       a.podSets.push(psa);
     });
     // Scale-up slices are planned without preemption (see the README's simplifications).
-    a.mode = a.podSets.some((p) => [...p.flavors.values()].some((f) => f.mode !== 'Fit')) ? 'NoFit' : 'Fit';
-    if (a.mode === 'NoFit') for (const p of a.podSets) p.flavors.clear();
+    a.mode = a.podSets.some((p) => p.flavors.some((f) => f.mode !== 'Fit')) ? 'NoFit' : 'Fit';
+    if (a.mode === 'NoFit') for (const p of a.podSets) p.flavors = [];
     return a;
   }
 
   private findFlavor(
     w: Wl, cq: CQ, rg: ResourceGroup, ps: PodSet, requests: readonly ResourceRequest[],
     assumed: Map<FlavorResource, number>, psa: PodSetAssignment,
-  ): Map<string, FlavorAssignment> | undefined {
-    let best: Map<string, FlavorAssignment> | undefined;
+  ): FlavorAssignment[] | undefined {
+    let best: FlavorAssignment[] | undefined;
     let bestMode: Granular = granular(NO_FIT, LEVELS - 1);
     for (let fi = 0; fi < rg.flavors.length; fi++) {
       const fName = rg.flavors[fi];
@@ -1033,7 +1035,7 @@ export class PlanSimulator {
         psa.category ??= 'max-capacity';
         continue;
       }
-      const assignments = new Map<string, FlavorAssignment>();
+      const assignments: FlavorAssignment[] = [];
       let rep: Granular = granular(FIT, 0);
       for (let i = 0; i < requests.length; i++) {
         const { res, val, ci } = requests[i];
@@ -1042,8 +1044,8 @@ export class PlanSimulator {
         if (isPreferred(rep, r, cq)) rep = r;
         if (gMode(rep) === NO_FIT) break;
         const p = gMode(r);
-        assignments.set(res, {
-          flavor: fName, fr, mode: p === FIT ? 'Fit' : p === NO_FIT ? 'NoFit' : 'Preempt', borrow: gBorrow(r), val,
+        assignments.push({
+          res, flavor: fName, fr, mode: p === FIT ? 'Fit' : p === NO_FIT ? 'NoFit' : 'Preempt', borrow: gBorrow(r), val,
           hopeless: p === NO_CANDIDATES && this.boundFailed,
         });
       }
@@ -1062,7 +1064,7 @@ export class PlanSimulator {
       psa.reasons = [];
       psa.category = undefined;
     }
-    return best ?? new Map();
+    return best ?? [];
   }
 
   private flavorMismatch(fName: string, w: Wl, ps: PodSet): string | undefined {
@@ -1658,22 +1660,22 @@ function rank(m: Mode): number {
 
 function podSetMode(psa: PodSetAssignment): Mode {
   if (!psa.reasons.length) return 'Fit';
-  if (!psa.flavors.size) return 'NoFit';
+  if (!psa.flavors.length) return 'NoFit';
   let mode: Mode = 'Fit';
-  for (const f of psa.flavors.values()) if (rank(f.mode) < rank(mode)) mode = f.mode;
+  for (const f of psa.flavors) if (rank(f.mode) < rank(mode)) mode = f.mode;
   return mode;
 }
 
 function briefOf(a: Assignment, cq: CQ): Brief {
   const podSets: BriefPodSet[] = [];
   for (const p of a.podSets) {
-    if (p.reasons.length) podSets.push({ name: p.name, reasons: p.reasons, category: p.category, assigned: p.flavors.size > 0 });
+    if (p.reasons.length) podSets.push({ name: p.name, reasons: p.reasons, category: p.category, assigned: p.flavors.length > 0 });
   }
   return { mode: a.mode, cq, podSets };
 }
 
 function describeAssignment(a: Assignment): string {
-  return a.podSets.map((p) => `${p.name}→${[...new Set([...p.flavors.values()].map((f) => f.flavor))].join('+') || '-'}`).join(', ')
+  return a.podSets.map((p) => `${p.name}→${[...new Set(p.flavors.map((f) => f.flavor))].join('+') || '-'}`).join(', ')
     + (a.borrowing > 0 ? ' (borrowing)' : '');
 }
 
