@@ -12,6 +12,7 @@
  * object is inactive at once) and are requeued. Pure and deterministic: no I/O, no clock.
  */
 import { Inventory } from '../context';
+import { Finding } from '../findings';
 import { computeGang, RayObject } from '../gang';
 import { inventoryFromObjects } from '../inventory-objects';
 import { formatQuantity, parseQuantity, ResourceMap } from '../quantity';
@@ -296,6 +297,7 @@ export class PlanSimulator {
   /** XOR of the admitted workloads' random keys: detects a preemption loop (the same admitted set again and again). */
   private admittedKey = 0;
   private readonly hashIds = new Map<string, number>();
+  private readonly neverFitsByShape = new Map<string, Finding[]>();
   // Scratch space of the preemption bound (reused, never kept).
   /** Whether the last oracle call ended at its bound. */
   private boundFailed = false;
@@ -1545,6 +1547,25 @@ export class PlanSimulator {
     };
   }
 
+  /**
+   * gangCanEverFit's errors: they depend on the gang's PodSets and the queue only (not on the object's
+   * name), so workloads of one shape in one queue share them.
+   */
+  private neverFits(w: Wl): Finding[] {
+    let key = `${w.namespace}/${w.lq}\n`;
+    for (const ps of w.podSets) {
+      key += `${ps.name}:${ps.count}`;
+      for (const [res, v] of ps.total) key += `,${res}=${v}`;
+      key += '\n';
+    }
+    let never = this.neverFitsByShape.get(key);
+    if (!never) {
+      never = gangCanEverFit(w.obj, { kueue: this.caps, kubeRay: kubeRayCapabilities('v1.6.2'), inventory: this.inventory }).filter((f) => f.severity === 'error');
+      this.neverFitsByShape.set(key, never);
+    }
+    return never;
+  }
+
   private workloadResult(w: Wl): PlanWorkload {
     const total = new Map<string, bigint>();
     for (const ps of w.podSets) for (const [k, v] of ps.total) total.set(k, (total.get(k) ?? 0n) + v);
@@ -1579,7 +1600,7 @@ export class PlanSimulator {
       pending = { category: 'strict-fifo-blocked', message: `behind the head of StrictFIFO ClusterQueue ${w.cqName}, which does not fit`, shortfalls: [] };
     }
     // The gangCanEverFit rule, for what stays pending (it does not change Kueue's decisions).
-    const never = gangCanEverFit(w.obj, { kueue: this.caps, kubeRay: kubeRayCapabilities('v1.6.2'), inventory: this.inventory }).filter((f) => f.severity === 'error');
+    const never = this.neverFits(w);
     if (never.length) {
       out.outcome = 'never-admissible';
       out.neverAdmissible = never.map((f) => f.message).join('; ');
