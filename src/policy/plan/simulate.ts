@@ -267,12 +267,6 @@ function q(v: unknown): bigint | undefined {
   return parseQuantity(v as string);
 }
 
-function resources(map: Map<string, bigint>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of [...map].sort(([a], [b]) => byLocale(a, b))) out[k] = formatQuantity(v, k);
-  return out;
-}
-
 /** The simulator. One instance plans one input. */
 export class PlanSimulator {
   private readonly caps: KueueCapabilities;
@@ -298,6 +292,8 @@ export class PlanSimulator {
   private admittedKey = 0;
   private readonly hashIds = new Map<string, number>();
   private readonly neverFitsByShape = new Map<string, Finding[]>();
+  /** Formatted requests by their resources and values: most workloads repeat a few shapes. */
+  private readonly formatted = new Map<string, Record<string, string>>();
   // Scratch space of the preemption bound (reused, never kept).
   /** Whether the last oracle call ended at its bound. */
   private boundFailed = false;
@@ -1566,6 +1562,19 @@ export class PlanSimulator {
     return never;
   }
 
+  private resources(map: Map<string, bigint>): Record<string, string> {
+    let key = '';
+    for (const [k, v] of map) key += `${k}=${v}\n`;
+    let out = this.formatted.get(key);
+    if (!out) {
+      out = {};
+      for (const [k, v] of [...map].sort(([a], [b]) => byLocale(a, b))) out[k] = formatQuantity(v, k);
+      this.formatted.set(key, out);
+    }
+    // A copy: results are the caller's to change.
+    return Object.assign({}, out);
+  }
+
   private workloadResult(w: Wl): PlanWorkload {
     const total = new Map<string, bigint>();
     for (const ps of w.podSets) for (const [k, v] of ps.total) total.set(k, (total.get(k) ?? 0n) + v);
@@ -1577,7 +1586,7 @@ export class PlanSimulator {
     if (w.cqName) out.clusterQueue = w.cqName;
     out.priority = w.priority;
     if (w.priorityClass) out.priorityClass = w.priorityClass;
-    out.requests = resources(total);
+    out.requests = this.resources(total);
     if (w.preemptedBy.length) out.preemptedBy = w.preemptedBy;
     if (w.sliceOf) out.scaleUpOf = w.sliceOf.ref;
     if (w.state === 'not-queued') {
@@ -1587,7 +1596,7 @@ export class PlanSimulator {
     }
     if (w.state === 'admitted') {
       const admission: PlanPodSetAssignment[] = w.podSets.map((ps, i) => ({
-        podSet: ps.name, count: ps.count, flavors: Object.fromEntries(w.flavors![i] ?? new Map()), requests: resources(ps.total),
+        podSet: ps.name, count: ps.count, flavors: Object.fromEntries(w.flavors![i] ?? new Map()), requests: this.resources(ps.total),
       }));
       out.outcome = w.victims?.length ? 'admitted-by-preempting' : 'admitted';
       out.admission = admission;
