@@ -309,7 +309,7 @@ export class PlanSimulator {
   /** The flavor/resource table: a pair's index is its FlavorResource. */
   private readonly frNames: Array<{ readonly flavor: string; readonly resource: string; readonly key: string }> = [];
   private readonly frIds = new Map<string, FlavorResource>();
-  /** Milli-units per simulator unit, by resource: 1000 when every quantity of the resource is whole. */
+  /** Milli-units per simulator unit, by resource: the greatest common divisor of its quantities. */
   private readonly units = new Map<string, bigint>();
   /** The gang of each Ray arrival, by arrival index. */
   private readonly gangs: Array<ReturnType<typeof computeGang> | undefined> = [];
@@ -349,9 +349,9 @@ export class PlanSimulator {
   }
 
   /**
-   * Numbers the flavor/resources of the quotas and picks each resource's unit: whole units when every
-   * quota and request of it is whole (memory in bytes), else milli-units. Doubles then hold every value
-   * and sum exactly, which the check below makes sure of.
+   * Numbers the flavor/resources of the quotas and picks each resource's unit: the greatest common
+   * divisor of its quotas and requests. Doubles then hold every value and sum exactly, which the check
+   * below makes sure of.
    */
   private numberQuantities(cohorts: any[], clusterQueues: any[]): void {
     const values = new Map<string, bigint[]>();
@@ -382,13 +382,17 @@ export class PlanSimulator {
       }
     });
     for (const [res, list] of values) {
-      const unit = list.every((v) => v % 1000n === 0n) ? 1000n : 1n;
+      // The greatest common divisor: every value is a whole number of units, and small (memory in Gi
+      // steps stays a small integer, which V8 keeps unboxed).
+      let unit = 0n;
+      for (const v of list) unit = gcd(unit, v < 0n ? -v : v);
+      if (unit === 0n) unit = 1n;
       this.units.set(res, unit);
       let sum = 0n;
       for (const v of list) sum += (v < 0n ? -v : v) / unit;
       if (sum > BigInt(Number.MAX_SAFE_INTEGER)) {
-        throw new Error(`plan: the ${res} quotas and requests add up to ${sum} ${unit === 1n ? 'milli-units' : 'units'}, more than the simulator `
-          + `holds exactly (2^53); ${unit === 1n ? `write whole ${res} quantities (no milli-units), or ` : ''}plan fewer or smaller objects`);
+        throw new Error(`plan: the ${res} quotas and requests add up to ${sum} units of ${formatQuantity(unit, res)}, more than the simulator `
+          + 'holds exactly (2^53); plan fewer or smaller objects');
       }
     }
   }
@@ -1746,6 +1750,11 @@ function eligibleUsage(
     out += list[i].sums[fr];
   }
   return out;
+}
+
+function gcd(a: bigint, b: bigint): bigint {
+  while (b) [a, b] = [b, a % b];
+  return a;
 }
 
 function newMemo(): SearchMemo {
