@@ -111,6 +111,34 @@ describe('plan simulator', () => {
     expect(r.workloads[1].preempted!.map((v) => v.workload)).toEqual(['RayCluster plan/el']);
   });
 
+  test('quantities stay exact in any unit: milli-CPU and odd byte counts add up to the quota, not past it', () => {
+    const b = builder(V);
+    // 1.5 CPU quota, 0.5 CPU per gang: three fit, the fourth does not. Memory in odd bytes: 3 x 1000001 fit in 3000003.
+    const cq = clusterQueue(b, 'cq', { quotas: [{ flavor: 'f1', cpu: '1500m' }] });
+    cq.spec.resourceGroups[0].flavors[0].resources[1].nominalQuota = '3000003';
+    const objects = [flavor(b, 'f1'), cq, localQueue(b, 'lq', 'cq')];
+    const job = (name: string) => {
+      const o = rayCluster(name, { lq: 'lq', headCpu: '500m' });
+      o.spec.headGroupSpec.template.spec.containers[0].resources.requests.memory = '1000001';
+      return o;
+    };
+    const r = simulatePlan({ kueueObjects: objects, arrivals: ['a', 'b', 'c', 'd'].map(job), kueueVersion: V });
+    expect(r.workloads.map((w) => w.outcome)).toEqual(['admitted', 'admitted', 'admitted', 'pending']);
+    expect(r.clusterQueues[0].quotas.map((q) => `${q.resource} ${q.usage}/${q.nominal}`)).toEqual(['cpu 1.5/1.5', 'memory 3000003/3000003']);
+    expect(r.workloads[3].pending!.shortfalls).toContainEqual(expect.objectContaining({ resource: 'cpu', needs: '0.5', free: '0' }));
+  });
+
+  test('quantities too large to add up exactly are refused with the resource named', () => {
+    const b = builder(V);
+    const cq = clusterQueue(b, 'cq', { quotas: [{ flavor: 'f1', cpu: '4' }] });
+    // 4Ei plus an odd byte: the common unit is one byte, and the sum passes 2^53 bytes.
+    cq.spec.resourceGroups[0].flavors[0].resources[1].nominalQuota = '4Ei';
+    const o = rayCluster('a', { lq: 'lq', headCpu: '1' });
+    o.spec.headGroupSpec.template.spec.containers[0].resources.requests.memory = '1';
+    expect(() => simulatePlan({ kueueObjects: [flavor(b, 'f1'), cq, localQueue(b, 'lq', 'cq')], arrivals: [o], kueueVersion: V }))
+      .toThrow(/the memory quotas and requests add up to \d+ units of 1, more than the simulator holds exactly \(2\^53\)/);
+  });
+
   test('deterministic, and isolation does not change the decisions', () => {
     for (let seed = 1; seed <= 40; seed++) {
       const s = randomScenario(V, seed);
