@@ -242,13 +242,23 @@ interface Assignment {
 }
 
 type Variant = 'WithinCQ' | 'HierarchicalReclaim' | 'ReclaimWithoutBorrowing' | 'ReclaimWhileBorrowing';
-interface Cand { wl: Wl; lca?: CohortNode; variant: Variant }
+/** A ClusterQueue's admitted workloads of one priority, already in candidate order, as one search lists them. */
+interface Run {
+  readonly priority: number;
+  readonly admitted: readonly Wl[];
+  readonly lca?: CohortNode;
+  readonly variant: Variant;
+  /** Equal priority under LowerOrNewerEqualPriority: only newer workloads are candidates. */
+  readonly byCreation: boolean;
+}
+/** Candidates as two parallel arrays (no object per candidate): the workload, and the run it came from. */
+interface Cands { readonly wls: Wl[]; readonly runs: Run[] }
 /** A search's candidates (before the request decides anything but the reclaim advantage); `ordered` once sorted. */
 interface CandidateLists {
-  readonly same: Cand[];
-  readonly hier: Cand[];
-  readonly prio: Cand[];
-  ordered?: Cand[];
+  readonly same: Cands;
+  readonly hier: Cands;
+  readonly prio: Cands;
+  ordered?: Cands;
 }
 interface Target { readonly wl: Wl; readonly reason: string; readonly why: string }
 /** A head of a queue in a cycle, with its flavor assignment and preemption targets. */
@@ -271,6 +281,8 @@ function q(v: unknown): bigint | undefined {
 export class PlanSimulator {
   private readonly caps: KueueCapabilities;
   private readonly cqs = new Map<string, CQ>();
+  /** The same ClusterQueues in a list, for the loops of every cycle. */
+  private readonly cqList: CQ[];
   private readonly cohorts = new Map<string, CohortNode>();
   private readonly flavors = new Map<string, any>();
   private readonly localQueues = new Map<string, { cq: string; held: boolean }>();
@@ -336,6 +348,7 @@ export class PlanSimulator {
     for (const c of of('ClusterQueue')) this.addClusterQueue(c);
     for (const root of this.cohorts.values()) if (!root.parent) buildSubtree(root);
     for (const c of this.cqs.values()) if (!c.parent) initSubtree(c);
+    this.cqList = [...this.cqs.values()];
     const memos = new Map<QuotaNode, SearchMemo>();
     for (const c of this.cqs.values()) {
       const root = rootOf(c);
@@ -662,7 +675,7 @@ export class PlanSimulator {
   }
 
   private bestEffortWaiting(): boolean {
-    for (const c of this.cqs.values()) if (!c.strict && !c.inactiveReason && c.queue.size > 0) return true;
+    for (const c of this.cqList) if (!c.strict && !c.inactiveReason && c.queue.size > 0) return true;
     return false;
   }
 
@@ -677,7 +690,7 @@ export class PlanSimulator {
   /** One scheduling cycle; undefined when there was no head to look at. */
   private runCycle(arrival: number): boolean | undefined {
     const heads: Wl[] = [];
-    for (const cq of this.cqs.values()) {
+    for (const cq of this.cqList) {
       if (cq.inactiveReason || !cq.queue.size) continue;
       // A BestEffortFIFO workload that issued preemptions stays at the head.
       heads.push(cq.queue.pop(cq.sticky)!);
@@ -800,7 +813,7 @@ export class PlanSimulator {
     }
     let skipped: string | undefined;
     if (targets.some((t) => preempted.has(t.wl))) skipped = 'Workload has overlapping preemption targets with another workload';
-    else if (!this.fits(cq, a.usage, [...preempted.keys(), ...targets.map((t) => t.wl)])) skipped = 'Workload no longer fits after processing another workload';
+    else if (!this.fits(cq, a.usage, preempted, targets)) skipped = 'Workload no longer fits after processing another workload';
     if (skipped) {
       w.pending = { brief: briefOf(a, cq), category: 'quota', message: skipped };
       cq.queue.push(w);
@@ -895,14 +908,18 @@ export class PlanSimulator {
     this.admittedKey ^= zobrist(w.id);
   }
 
-  private fits(cq: CQ, usage: Map<FlavorResource, number>, without: Wl[]): boolean {
-    const removed = [...new Set(without)].filter((x) => x.state === 'admitted');
+  /** Whether `usage` fits once this cycle's victims and `targets` are gone. */
+  private fits(cq: CQ, usage: Map<FlavorResource, number>, preempted: Map<Wl, Target>, targets: readonly Target[]): boolean {
+    const removed = new Set<Wl>();
+    for (const x of preempted.keys()) if (x.state === 'admitted') removed.add(x);
+    for (const t of targets) if (t.wl.state === 'admitted') removed.add(t.wl);
     for (const x of removed) addUsageMap(x.cq!, x.usage, -1);
     let ok = true;
     for (const [fr, v] of usage) if (available(cq, fr) < v) ok = false;
     for (const x of removed) addUsageMap(x.cq!, x.usage, 1);
     return ok;
   }
+
 
   /** quotaResourcesToReserve: capacity a preempting workload without candidates holds for the cycle. */
   private toReserve(a: Assignment, cq: CQ): Map<FlavorResource, number> {
@@ -1300,15 +1317,6 @@ export class PlanSimulator {
       if (priority >= w.priority || (t !== undefined && priority > t)) return 'ReclaimWithoutBorrowing';
       return 'ReclaimWhileBorrowing';
     };
-    /** A ClusterQueue's admitted workloads of one priority, already in candidate order. */
-    interface Run {
-      readonly priority: number;
-      readonly admitted: readonly Wl[];
-      readonly lca?: CohortNode;
-      readonly variant: Variant;
-      /** Equal priority under LowerOrNewerEqualPriority: only newer workloads are candidates. */
-      readonly byCreation: boolean;
-    }
     const runsOf = (c: CQ, lca: CohortNode | undefined, advantage: boolean, into: Run[]) => {
       const policy = c === cq ? cq.preemption.within : cq.preemption.reclaim;
       for (const [priority, admitted] of c.admittedByPriority) {
@@ -1319,25 +1327,30 @@ export class PlanSimulator {
       }
     };
     /** The runs' candidates in candidate order: by priority, and within one priority the runs merged. */
-    const listOf = (runs: Run[]): Cand[] => {
+    const listOf = (runs: Run[]): Cands => {
       runs.sort((a, b) => a.priority - b.priority);
-      const out: Cand[] = [];
+      const out: Cands = { wls: [], runs: [] };
       for (let i = 0; i < runs.length;) {
         let j = i + 1;
         while (j < runs.length && runs[j].priority === runs[i].priority) j++;
-        const start = out.length;
+        const start = out.wls.length;
         for (let k = i; k < j; k++) {
           const r = runs[k];
           for (const x of r.admitted) {
             if (byMask ? (x.usageMask & mask) === 0 : !usesMap(x)) continue;
             if (r.byCreation && !(w.created < x.created)) continue;
-            out.push({ wl: x, lca: r.lca, variant: r.variant });
+            out.wls.push(x);
+            out.runs.push(r);
           }
         }
         // Several ClusterQueues at one priority: sorted runs, which the sort merges.
         if (j - i > 1) {
-          const merged = out.slice(start).sort((a, b) => admittedOrder(a.wl, b.wl));
-          for (let k = 0; k < merged.length; k++) out[start + k] = merged[k];
+          const order = out.wls.slice(start).map((_, k) => start + k).sort((a, b) => admittedOrder(out.wls[a], out.wls[b]));
+          const wls = order.map((k) => out.wls[k]), rs = order.map((k) => out.runs[k]);
+          for (let k = 0; k < order.length; k++) {
+            out.wls[start + k] = wls[k];
+            out.runs[start + k] = rs[k];
+          }
         }
         i = j;
       }
@@ -1383,26 +1396,38 @@ export class PlanSimulator {
     if (!lists.ordered) {
       // Ordered once per version: evicted first (Kueue's CandidatesOrdering), the rest as listed.
       // Candidates that tie on all but the UID are noted when adjacent in the order.
-      const split = (l: Cand[]) => {
-        const parts = [l.filter((c) => c.wl.evicted), l.filter((c) => !c.wl.evicted)];
-        for (const part of parts) for (let i = 1; i < part.length; i++) this.noteTie(part[i - 1].wl, part[i].wl, cq);
-        return parts;
-      };
-      const [es, ns] = split(same);
-      const [eh, nh] = split(hier);
-      const [ep, np] = split(prio);
-      lists.ordered = [...eh, ...ep, ...es, ...nh, ...np, ...ns];
+      for (const l of [same, hier, prio]) {
+        for (const evicted of [true, false]) {
+          let last: Wl | undefined;
+          for (const x of l.wls) {
+            if (x.evicted !== evicted) continue;
+            if (last) this.noteTie(last, x, cq);
+            last = x;
+          }
+        }
+      }
+      const ordered: Cands = { wls: [], runs: [] };
+      for (const evicted of [true, false]) {
+        for (const l of [hier, prio, same]) {
+          for (let i = 0; i < l.wls.length; i++) {
+            if (l.wls[i].evicted !== evicted) continue;
+            ordered.wls.push(l.wls[i]);
+            ordered.runs.push(l.runs[i]);
+          }
+        }
+      }
+      lists.ordered = ordered;
     }
     const ordered = lists.ordered;
-    if (this.keepTrace) for (const c of ordered) all.push(c.wl.ref);
-    const noOther = !hier.length && !prio.length;
+    if (this.keepTrace) for (const x of ordered.wls) all.push(x.ref);
+    const noOther = !hier.wls.length && !prio.wls.length;
     const underNominal = frList.every((fr) => cq.nominal[fr] > cq.usage[fr]);
-    const attempts = noOther || (borrowForbidden && !underNominal) ? [true] : borrowForbidden && !hier.length ? [false, true] : [true, false];
-    const valid = (c: Cand, borrow: boolean) => {
-      if (c.wl.cq === cq) return true;
-      if (borrow && c.variant === 'ReclaimWithoutBorrowing') return false;
-      if (withinNominal(c.wl.cq!, frList)) return false;
-      for (let node = c.wl.cq!.parent; node && node !== c.lca; node = node.parent) {
+    const attempts = noOther || (borrowForbidden && !underNominal) ? [true] : borrowForbidden && !hier.wls.length ? [false, true] : [true, false];
+    const valid = (x: Wl, r: Run, borrow: boolean) => {
+      if (x.cq === cq) return true;
+      if (borrow && r.variant === 'ReclaimWithoutBorrowing') return false;
+      if (withinNominal(x.cq!, frList)) return false;
+      for (let node = x.cq!.parent; node && node !== r.lca; node = node.parent) {
         if (withinNominal(node, frList)) return false;
       }
       return true;
@@ -1420,26 +1445,32 @@ export class PlanSimulator {
     };
     // mayPreemptEnough bounded the search before: almost every walk that starts finds its victims.
     for (const borrow of attempts) {
-      const targets: Cand[] = [];
-      for (const c of ordered) {
-        if (!valid(c, borrow)) continue;
-        addUsageMap(c.wl.cq!, c.wl.usage, -1);
+      // Indexes into `ordered`.
+      const targets: number[] = [];
+      for (let c = 0; c < ordered.wls.length; c++) {
+        const x = ordered.wls[c];
+        if (!valid(x, ordered.runs[c], borrow)) continue;
+        addUsageMap(x.cq!, x.usage, -1);
         targets.push(c);
         if (fitsNow(borrow)) {
           // Fill back: from the second-to-last, re-add each victim that is not needed.
           for (let i = targets.length - 2; i >= 0; i--) {
-            addUsageMap(targets[i].wl.cq!, targets[i].wl.usage, 1);
+            const t = ordered.wls[targets[i]];
+            addUsageMap(t.cq!, t.usage, 1);
             if (fitsNow(borrow)) {
               targets.splice(i, 1);
             } else {
-              addUsageMap(targets[i].wl.cq!, targets[i].wl.usage, -1);
+              addUsageMap(t.cq!, t.usage, -1);
             }
           }
-          for (const t of targets) addUsageMap(t.wl.cq!, t.wl.usage, 1);
-          return targets.map((t) => ({ wl: t.wl, reason: reasonOf[t.variant], why: this.why(t.wl, t.variant, w, cq) }));
+          for (const i of targets) addUsageMap(ordered.wls[i].cq!, ordered.wls[i].usage, 1);
+          return targets.map((i) => {
+            const t = ordered.wls[i], variant = ordered.runs[i].variant;
+            return { wl: t, reason: reasonOf[variant], why: this.why(t, variant, w, cq) };
+          });
         }
       }
-      for (const t of targets) addUsageMap(t.wl.cq!, t.wl.usage, 1);
+      for (const i of targets) addUsageMap(ordered.wls[i].cq!, ordered.wls[i].usage, 1);
     }
     return [];
   }
