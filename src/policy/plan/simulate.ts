@@ -92,9 +92,7 @@ interface CQ extends QuotaNode {
   /** The same workloads by priority: a search lists only the priorities its policy allows. */
   readonly admittedByPriority: Map<number, Wl[]>;
   /** Usage of the `admitted` set by priority: bounds a preemption search before its candidates are listed. */
-  readonly admittedUsage: Map<number, Float64Array>;
-  /** The same sums as a list, for the bound's loops. */
-  readonly admittedUsageList: Array<{ readonly priority: number; readonly sums: Float64Array }>;
+  readonly admittedUsage: Array<{ readonly priority: number; readonly sums: Float64Array }>;
   /** The largest usage of one workload ever admitted here, per flavor/resource (a bound, never lowered). */
   readonly largestUsage: Float64Array;
   /** Shared by the ClusterQueues of one cohort tree. */
@@ -132,7 +130,6 @@ interface ResourceRequest { readonly res: string; readonly val: number; readonly
 interface AssignStep { readonly res: string; readonly val: number; readonly rg?: ResourceGroup; readonly sub: readonly ResourceRequest[] }
 interface PodSetRequests {
   readonly cq: CQ;
-  readonly requests: ReadonlyMap<string, number>;
   readonly steps: readonly AssignStep[];
 }
 
@@ -313,6 +310,7 @@ export class PlanSimulator {
   private readonly oneVal: number[] = [0];
   private readonly scratchFrom: CQ[] = [];
   private readonly scratchFromAdvantage: boolean[] = [];
+  private readonly scratchFromLca: CohortNode[] = [];
   private readonly scratchAdvantages: boolean[] = [];
   private readonly scratchRemaining: number[] = [];
   private readonly undoNodes: QuotaNode[] = [];
@@ -503,7 +501,7 @@ export class PlanSimulator {
       preference: ff.preference,
       namespaceSelector: s.namespaceSelector ?? null, cohortName,
       queue: new WorkloadQueue<Wl>(), parkedHashes: new Set(),
-      admitted: new Set(), admittedByPriority: new Map(), admittedUsage: new Map(), admittedUsageList: [],
+      admitted: new Set(), admittedByPriority: new Map(), admittedUsage: [],
       largestUsage: new Float64Array(this.frNames.length), memo: newMemo(), requestsByShape: new Map(),
     };
     this.setQuotas(cq, s.resourceGroups);
@@ -681,7 +679,7 @@ export class PlanSimulator {
 
   /** After a loop: everything still queued waits for the next release (as BestEffortFIFO would park it). */
   private parkAll(): void {
-    for (const cq of this.cqs.values()) {
+    for (const cq of this.cqList) {
       if (cq.strict) continue;
       cq.queue.parkAll();
     }
@@ -1006,7 +1004,7 @@ export class PlanSimulator {
       const rg = cq.byResource.get(res);
       return { res, val: requests.get(res)!, rg, sub: rg ? subs.get(rg)! : [] };
     });
-    r = { cq, requests, steps };
+    r = { cq, steps };
     cq.requestsByShape.set(key, r);
     ps.requests = r;
     return r;
@@ -1190,16 +1188,7 @@ export class PlanSimulator {
     // Called for most evaluations: scratch arrays, no closures, nothing allocated.
     const nReq = reqFrs.length;
     const from = this.scratchFrom, fromAdvantage = this.scratchFromAdvantage;
-    let nFrom = 0;
-    if (cq.parent && cq.preemption.reclaim !== 'Never') {
-      const advantages = this.advantagesInto(cq, reqFrs, reqVals, nReq);
-      let previous: CohortNode | undefined;
-      let level = 0;
-      for (let cur: CohortNode | undefined = cq.parent; cur; cur = cur.parent) {
-        nFrom = this.collectReclaimable(cur, previous, cq, frList, advantages[level++], nFrom);
-        previous = cur;
-      }
-    }
+    const nFrom = cq.parent && cq.preemption.reclaim !== 'Never' ? this.reclaimable(cq, frList, this.advantagesInto(cq, reqFrs, reqVals, nReq)) : 0;
     const within = cq.preemption.within, reclaim = cq.preemption.reclaim;
     const borrowForbidden = cq.preemption.borrowPolicy === 'Never';
     const t = cq.preemption.threshold;
@@ -1252,18 +1241,35 @@ export class PlanSimulator {
     return false;
   }
 
-  /** The ClusterQueues a search lists candidates from under `node` (as the search's collect), into the scratch list. */
+  /**
+   * The other ClusterQueues a search may reclaim from, level by level up the cohort path (each level's
+   * cohort, without the subtree already visited; cohorts and ClusterQueues within nominal skipped), into
+   * the scratch lists with the level's advantage and cohort. Returns how many. The bound and the search
+   * both list them here.
+   */
+  private reclaimable(cq: CQ, frs: readonly FlavorResource[], advantages: readonly boolean[]): number {
+    let n = 0;
+    let previous: CohortNode | undefined;
+    let level = 0;
+    for (let cur: CohortNode | undefined = cq.parent; cur; cur = cur.parent) {
+      n = this.collectReclaimable(cur, cur, previous, cq, frs, advantages[level++], n);
+      previous = cur;
+    }
+    return n;
+  }
+
   private collectReclaimable(
-    node: CohortNode, previous: CohortNode | undefined, cq: CQ, frs: readonly FlavorResource[], advantage: boolean, n: number,
+    node: CohortNode, lca: CohortNode, previous: CohortNode | undefined, cq: CQ, frs: readonly FlavorResource[], advantage: boolean, n: number,
   ): number {
     for (const child of node.childCohorts) {
       if (child === previous || withinNominal(child, frs)) continue;
-      n = this.collectReclaimable(child, previous, cq, frs, advantage, n);
+      n = this.collectReclaimable(child, lca, previous, cq, frs, advantage, n);
     }
     for (const child of node.childQueues) {
       if (child === cq || withinNominal(child, frs)) continue;
       this.scratchFrom[n] = child as CQ;
-      this.scratchFromAdvantage[n++] = advantage;
+      this.scratchFromAdvantage[n] = advantage;
+      this.scratchFromLca[n++] = lca;
     }
     return n;
   }
@@ -1322,7 +1328,7 @@ export class PlanSimulator {
       for (const [priority, admitted] of c.admittedByPriority) {
         // satisfiesPolicy per priority; at equal priority, LowerOrNewerEqualPriority checks each creation below.
         if (!admitted.length) continue;
-        if (!(policy === 'Any' || priority < w.priority || (policy === 'LowerOrNewerEqualPriority' && priority === w.priority))) continue;
+        if (!policyAllowsPriority(policy, priority, w.priority)) continue;
         into.push({ priority, admitted, lca, variant: variantOf(c, priority, advantage), byCreation: priority === w.priority && policy !== 'Any' });
       }
     };
@@ -1369,24 +1375,10 @@ export class PlanSimulator {
       const hierRuns: Run[] = [];
       const prioRuns: Run[] = [];
       if (cq.parent && cq.preemption.reclaim !== 'Never') {
-        let previous: CohortNode | undefined;
-        let level = 0;
-        for (let cur: CohortNode | undefined = cq.parent; cur; cur = cur.parent) {
-          const advantage = advantages[level++];
-          const into = advantage ? hierRuns : prioRuns;
-          const lca = cur;
-          const collect = (node: CohortNode) => {
-            for (const child of node.childCohorts) {
-              if (child === previous || withinNominal(child, frList)) continue;
-              collect(child);
-            }
-            for (const child of node.childQueues) {
-              if (child === cq) continue;
-              if (!withinNominal(child, frList)) runsOf(child as CQ, lca, advantage, into);
-            }
-          };
-          collect(cur);
-          previous = cur;
+        const n = this.reclaimable(cq, frList, advantages);
+        for (let k = 0; k < n; k++) {
+          const advantage = this.scratchFromAdvantage[k];
+          runsOf(this.scratchFrom[k], this.scratchFromLca[k], advantage, advantage ? hierRuns : prioRuns);
         }
       }
       lists = { same: listOf(sameRuns), hier: listOf(hierRuns), prio: listOf(prioRuns) };
@@ -1763,6 +1755,11 @@ function schedulingHash(w: Wl): string {
   return JSON.stringify([w.priority, w.podSets.map((ps) => [ps.name, ps.count, podSetTemplate(w.obj, ps.name)?.spec ?? null])]);
 }
 
+/** satisfiesPolicy for a candidate's priority, widened to every creation time at equal priority. */
+function policyAllowsPriority(policy: string, candidate: number, preemptor: number): boolean {
+  return policy === 'Any' || candidate < preemptor || (policy === 'LowerOrNewerEqualPriority' && candidate === preemptor);
+}
+
 /**
  * The usage on `fr` of a ClusterQueue's admitted workloads that a preemptor of `priority` may preempt under
  * `policy` (satisfiesPolicy, widened to every creation time at equal priority). Unless `all`, only those
@@ -1773,10 +1770,10 @@ function eligibleUsage(
   c: CQ, fr: FlavorResource, policy: string, priority: number, all: boolean, borrowRule: number, threshold: number | undefined,
 ): number {
   let out = 0;
-  const list = c.admittedUsageList;
+  const list = c.admittedUsage;
   for (let i = 0; i < list.length; i++) {
     const p = list[i].priority;
-    if (!(policy === 'Any' || p < priority || (policy === 'LowerOrNewerEqualPriority' && p === priority))) continue;
+    if (!policyAllowsPriority(policy, p, priority)) continue;
     if (!all && (borrowRule === 1 || !(p < priority && (threshold === undefined || p <= threshold)))) continue;
     out += list[i].sums[fr];
   }
@@ -1793,11 +1790,11 @@ function newMemo(): SearchMemo {
 }
 
 function addAdmittedUsage(cq: CQ, w: Wl, sign: 1 | -1): void {
-  let sums = cq.admittedUsage.get(w.priority);
+  // A few priorities per ClusterQueue: a list, which the bound's loops read.
+  let sums = cq.admittedUsage.find((u) => u.priority === w.priority)?.sums;
   if (!sums) {
     sums = new Float64Array(cq.largestUsage.length);
-    cq.admittedUsage.set(w.priority, sums);
-    cq.admittedUsageList.push({ priority: w.priority, sums });
+    cq.admittedUsage.push({ priority: w.priority, sums });
   }
   for (const [fr, v] of w.usage) {
     sums[fr] += sign * v;
