@@ -162,18 +162,6 @@ export function borrowingWith(n: QuotaNode, fr: FlavorResource, val: number): bo
   return cap < n.usage[fr] + val;
 }
 
-export function quantitiesFitInQuota(
-  n: QuotaNode, req: ReadonlyMap<FlavorResource, number>,
-): { fits: boolean; remaining: Map<FlavorResource, number> } {
-  let fits = true;
-  const remaining = new Map<FlavorResource, number>();
-  for (const [fr, v] of req) {
-    if (n.subtree[fr] < n.usage[fr] + v) fits = false;
-    remaining.set(fr, Math.max(0, v - localAvailable(n, fr)));
-  }
-  return { fits, remaining };
-}
-
 export function rootOf(n: QuotaNode): QuotaNode {
   let r: QuotaNode = n;
   while (r.parent) r = r.parent;

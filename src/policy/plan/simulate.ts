@@ -1275,7 +1275,8 @@ export class PlanSimulator {
   }
 
   /**
-   * The reclaim advantage at each level of the cohort path (the request fits in the quota below it),
+   * The reclaim advantage at each level of the cohort path (the request fits in the quota below it:
+   * Kueue's quantitiesFitInQuota, applied from the ClusterQueue up with what each level leaves over),
    * into a scratch array (copy it to keep it).
    */
   private advantagesInto(cq: CQ, reqFrs: readonly FlavorResource[], reqVals: readonly number[], nReq: number): boolean[] {
