@@ -150,16 +150,24 @@ export class TestCluster {
       return c;
     }
     installCleanup();
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kueue-ray-cluster-'));
-    const c = new TestCluster(opts, dir, path.join(dir, 'admin.kubeconfig'), false);
-    try {
-      await c.boot();
-    } catch (e) {
-      const logs = c.logTails();
-      await c.stop();
-      throw new Error(`${(e as Error).message}\n--- process logs ---\n${logs}`);
+    // freePort() releases the port before the process binds it, and clusters start side by side: another
+    // process can take it in between. A boot that failed on a taken port is started again on fresh ports.
+    for (let attempt = 1; ; attempt++) {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kueue-ray-cluster-'));
+      const c = new TestCluster(opts, dir, path.join(dir, 'admin.kubeconfig'), false);
+      try {
+        await c.boot();
+        return c;
+      } catch (e) {
+        const logs = c.logTails();
+        await c.stop();
+        if (attempt < 3 && logs.includes('address already in use')) {
+          process.stdout.write(`[testcluster] a port was taken while booting (attempt ${attempt}); booting again on fresh ports\n`);
+          continue;
+        }
+        throw new Error(`${(e as Error).message}\n--- process logs ---\n${logs}`);
+      }
     }
-    return c;
   }
 
   public readonly client: KubeClient;
