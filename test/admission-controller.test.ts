@@ -40,9 +40,15 @@ test('the mutating configuration sorts before Kueue\'s and both are scoped to te
     expect(w.sideEffects).toBe('None');
     expect(w.timeoutSeconds).toBe(5);
   }
+  // Both fail closed in tenant namespaces: no tenant rule may depend on a webhook that fails open.
   expect(m.webhooks[0].failurePolicy).toBe('Fail');
-  expect(v.webhooks[0].failurePolicy).toBe('Ignore');
-  expect(find(synth({ validateAllNamespaces: true }), 'ValidatingWebhookConfiguration').webhooks[0].namespaceSelector).toBeUndefined();
+  expect(v.webhooks[0].failurePolicy).toBe('Fail');
+  expect(v.webhooks).toHaveLength(1);
+  // Every other namespace, with validateAllNamespaces: a second webhook that fails open.
+  const all = find(synth({ validateAllNamespaces: true }), 'ValidatingWebhookConfiguration').webhooks;
+  expect(all.map((w: any) => [w.name, w.failurePolicy, w.namespaceSelector.matchExpressions[0].operator])).toEqual([
+    ['vray.cdk8s-kueue-ray.io', 'Fail', 'Exists'], ['vray-all.cdk8s-kueue-ray.io', 'Ignore', 'DoesNotExist'],
+  ]);
 });
 
 test('RBAC is least privilege: no secrets or leases cluster-wide, webhook patches only by name, no delete anywhere', () => {
@@ -71,10 +77,19 @@ test('RBAC is least privilege: no secrets or leases cluster-wide, webhook patche
   expect(secret.data).toBeUndefined(); // the controller fills it; a re-apply does not own (or wipe) the data
 });
 
-test('the fail-closed mutating webhook never sees the RayClusters KubeRay creates for a RayJob or RayService; the validating one sees every object', () => {
-  const objs = synth();
-  expect(find(objs, 'MutatingWebhookConfiguration').webhooks[0].objectSelector).toEqual({ matchExpressions: [{ key: 'ray.io/originated-from-crd', operator: 'NotIn', values: ['RayJob', 'RayService'] }] });
-  expect(find(objs, 'ValidatingWebhookConfiguration').webhooks[0].objectSelector).toBeUndefined();
+test('neither webhook is called for KubeRay, Kueue, Kubernetes\' controllers or the controller itself (by user, not by any label a tenant can set)', () => {
+  const objs = synth({ kubeRayServiceAccount: { namespace: 'ray-ops', name: 'kuberay' } });
+  for (const kind of ['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration']) {
+    const w = find(objs, kind).webhooks[0];
+    expect(w.objectSelector).toBeUndefined();
+    expect(w.matchConditions).toEqual([{
+      name: 'not-a-trusted-controller',
+      expression: "!(request.userInfo.username in ['system:serviceaccount:ray-ops:kuberay', 'system:serviceaccount:kueue-system:kueue-controller-manager', 'system:kube-controller-manager', 'system:serviceaccount:kube-system:generic-garbage-collector', 'system:serviceaccount:kube-system:namespace-controller', 'system:serviceaccount:cdk8s-kueue-ray-system:cdk8s-kueue-ray-controller'])",
+    }]);
+  }
+  const args = find(objs, 'Deployment').spec.template.spec.containers[0].args;
+  expect(args).toEqual(expect.arrayContaining(['--kuberay-service-account=ray-ops/kuberay', '--kueue-service-account=kueue-system/kueue-controller-manager']));
+  expect(() => synth({ kueueServiceAccount: { namespace: 'Bad NS', name: 'x' } })).toThrow(/kueueServiceAccount .* is not a ServiceAccount reference/);
 });
 
 test('/metrics has its own port; the NetworkPolicy admits the webhook port from anywhere (or the CIDRs given) and the metrics port from the scrapers only', () => {

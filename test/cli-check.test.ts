@@ -251,12 +251,15 @@ describe('findings and where they are', () => {
     expect(r.findings.map((f) => f.rule)).not.toContain('tenantQueueLabel');
   });
 
-  test('objects KubeRay creates for a RayJob are skipped, as the webhook skips them', async () => {
-    const owned = rayJob({ lifecycle: [] }).replace('kind: RayJob', 'kind: RayCluster').replace('  name: toy\n', '  name: toy\n  ownerReferences:\n  - {apiVersion: ray.io/v1, kind: RayJob, name: toy, uid: u}\n');
+  test('objects KubeRay creates for a RayJob (controller owner reference) are skipped; a plain owner reference is checked', async () => {
+    const owned = rayJob({ lifecycle: [] }).replace('kind: RayJob', 'kind: RayCluster').replace('  name: toy\n', '  name: toy\n  ownerReferences:\n  - {apiVersion: ray.io/v1, kind: RayJob, name: toy, uid: u, controller: true}\n');
     const dir = files({ 'q.yaml': QUEUES, 'c.yaml': owned });
     const { code, out } = await run([dir]);
     expect(code).toBe(0);
-    expect(out).toMatch(/c\.yaml:1: skipped RayCluster default\/toy: owned by a RayJob or RayService/);
+    expect(out).toMatch(/c\.yaml:1: skipped RayCluster default\/toy: controlled by RayJob "toy": KubeRay creates it from its owner/);
+    // Without controller: true Kueue manages the object itself (IsOwnerManagedByKueueForObject), so check does too.
+    const plain = files({ 'q.yaml': QUEUES, 'c.yaml': owned.replace(', controller: true', '') });
+    expect((await run([plain])).out).not.toMatch(/skipped/);
   });
 
   test('a YAML syntax error is an error finding at its position; the other documents are checked', async () => {

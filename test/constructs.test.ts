@@ -175,7 +175,7 @@ describe('TenantQueue', () => {
     const prod = new WorkloadPriorityClass(chart, 'prod', { value: 1000 });
     const t = new TenantQueue(chart, 'b', { namespace: 'team-b', clusterQueue: cq, allowedPriorityClasses: [dev] });
     new QueuedRayJob(chart, 'j', { queue: t, priorityClass: prod, entrypoint: 'python x.py', headGroup: head });
-    expect(() => app.synth()).toThrow(/priority class "prod" is not allowed for tenant queue team-b\/default \(allowed: dev\)/);
+    expect(() => app.synth()).toThrow(/priority class "prod" is not allowed for the tenant of namespace "team-b" \(allowed: dev\)/);
   });
 
   test('own-queue options with a shared ClusterQueue are refused instead of ignored', () => {

@@ -54,7 +54,7 @@ describe('validating', () => {
 
   test('tenant rules: a priority class the tenant does not allow is denied', () => {
     const job = rayJob('team-a', { 'kueue.x-k8s.io/queue-name': 'default', 'kueue.x-k8s.io/priority-class': 'prod-priority' });
-    expect(validateRayObject(review(job), config(), view).response.status?.message).toMatch(/"prod-priority" is not allowed for tenant queue team-a\/default/);
+    expect(validateRayObject(review(job), config(), view).response.status?.message).toMatch(/"prod-priority" is not allowed for the tenant of namespace "team-a"/);
   });
 
   test('soft findings become warnings', () => {
@@ -65,9 +65,12 @@ describe('validating', () => {
     expect(response.warnings?.[0]).toMatch(/Kueue counts 0 for it/);
   });
 
-  test('children of a RayJob/RayService, other kinds and deletes are allowed untouched', () => {
-    const child = { ...rayJob(), kind: 'RayCluster', metadata: { name: 'c', namespace: 'default', labels: { 'kueue.x-k8s.io/queue-name': 'nope' }, ownerReferences: [{ kind: 'RayJob', name: 'job' }] }, spec: {} };
-    expect(validateRayObject(review(child, 'CREATE', 'RayCluster'), config(), view).response.allowed).toBe(true);
+  test('children of a RayJob/RayService from KubeRay, other kinds and deletes are allowed untouched; from anyone else a child is refused', () => {
+    const child = { ...rayJob(), kind: 'RayCluster', metadata: { name: 'c', namespace: 'default', labels: { 'kueue.x-k8s.io/queue-name': 'nope' }, ownerReferences: [{ apiVersion: 'ray.io/v1', kind: 'RayJob', name: 'job', controller: true }] }, spec: {} };
+    const fromKubeRay = { ...review(child, 'CREATE', 'RayCluster'), userInfo: { username: 'system:serviceaccount:kuberay-system:kuberay-operator' } };
+    expect(validateRayObject(fromKubeRay, config(), view).response.allowed).toBe(true);
+    const fromTenant = { ...review(child, 'CREATE', 'RayCluster'), userInfo: { username: 'alice' } };
+    expect(validateRayObject(fromTenant, config(), view).response).toMatchObject({ allowed: false, status: { code: 403, message: expect.stringMatching(/metadata\.ownerReferences: user "alice" may not create a RayCluster controlled by RayJob "job"/) } });
     expect(validateRayObject({ uid: 'x', kind: { group: 'batch', version: 'v1', kind: 'Job' }, operation: 'CREATE', object: {} }, config(), view).response.allowed).toBe(true);
     expect(validateRayObject(review(rayJob(), 'DELETE'), config(), view).response.allowed).toBe(true);
   });
@@ -107,9 +110,11 @@ describe('mutating', () => {
     expect(old.spec.rayClusterConfig.suspend).toBeUndefined();
   });
 
-  test('objects owned by a RayJob or RayService and non-tenant namespaces are never patched', () => {
-    const child = { ...rayJob('team-a', {}), kind: 'RayCluster', metadata: { name: 'c', namespace: 'team-a', ownerReferences: [{ kind: 'RayService', name: 's' }] } };
-    expect(mutateRayObject(review(child, 'CREATE', 'RayCluster'), config(), view).response.patch).toBeUndefined();
+  test('what KubeRay creates and non-tenant namespaces are never patched; a tenant\'s child-looking object is', () => {
+    const child = { ...rayJob('team-a', {}), kind: 'RayCluster', metadata: { name: 'c', namespace: 'team-a', ownerReferences: [{ apiVersion: 'ray.io/v1', kind: 'RayService', name: 's', controller: true }] } };
+    const fromKubeRay = { ...review(child, 'CREATE', 'RayCluster'), userInfo: { username: 'system:serviceaccount:kuberay-system:kuberay-operator' } };
+    expect(mutateRayObject(fromKubeRay, config(), view).response.patch).toBeUndefined();
+    expect(mutateRayObject(review(child, 'CREATE', 'RayCluster'), config(), view).response.patch).toBeDefined();
     expect(mutateRayObject(review(rayJob('elsewhere', {})), config(), view).response.patch).toBeUndefined();
     expect(mutateRayObject(review(rayJob('team-a', {}), 'UPDATE'), config(), view).response.patch).toBeUndefined();
   });

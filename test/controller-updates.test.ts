@@ -164,7 +164,7 @@ describe('user updates: denied only for an error they introduce on a field they 
     const raised = clone(old);
     raised.metadata.labels['kueue.x-k8s.io/priority-class'] = 'prod-priority';
     expect(bookkeepingOnlyUpdate(old, raised)).toBe(false);
-    expect(validateRayObject(update(old, raised), config, view()).response.status?.message).toMatch(/"prod-priority" is not allowed for tenant queue team-a\/default/);
+    expect(validateRayObject(update(old, raised), config, view()).response.status?.message).toMatch(/"prod-priority" is not allowed for the tenant of namespace "team-a"/);
   });
 });
 
@@ -176,7 +176,7 @@ describe('final state: a tenant\'s object ends up with its queue label', () => {
     expect(response.status!.message).toMatch(/RayJob team-a\/job: metadata\.labels\[kueue\.x-k8s\.io\/queue-name\]: namespace "team-a" is a tenant namespace, but the object has no queue name.*Fix: set the label kueue\.x-k8s\.io\/queue-name: default .*\[tenantQueueLabel\]/);
   });
 
-  test('an impostor carrying KubeRay\'s origin label (skipping the mutating webhook) is still checked; a real child (owner reference) is not', () => {
+  test('an impostor carrying KubeRay\'s origin label is still checked; a child (controller owner reference) passes only from KubeRay\'s operator', () => {
     const impostor = rayJob('team-a', { 'ray.io/originated-from-crd': 'RayJob' });
     impostor.kind = 'RayCluster';
     impostor.spec = impostor.spec.rayClusterSpec;
@@ -184,7 +184,8 @@ describe('final state: a tenant\'s object ends up with its queue label', () => {
     expect(validateRayObject(create(impostor), config, view()).response.status?.message).toMatch(/\[tenantQueueLabel\]/);
     const child = clone(impostor);
     child.metadata.ownerReferences = [{ apiVersion: 'ray.io/v1', kind: 'RayJob', name: 'job', uid: 'job-uid', controller: true }];
-    expect(validateRayObject(create(child), config, view()).response.allowed).toBe(true);
+    expect(validateRayObject(create(child), config, view()).response.status?.message).toMatch(/\[rayChildWriter\]/);
+    expect(validateRayObject({ ...create(child), userInfo: { username: 'system:serviceaccount:kuberay-system:kuberay-operator' } }, config, view()).response.allowed).toBe(true);
   });
 
   test('removing the queue label from a tenant object is denied; an object created before the namespace became a tenant may still be edited', () => {

@@ -7,11 +7,11 @@
  */
 import * as fs from 'fs';
 import { applyPatch } from 'fast-json-patch';
-import { AdmissionConfig, mutateRayObject, ownedByRayParent, RAY_KINDS } from '../controller/admission';
+import { AdmissionConfig, mutateRayObject, RAY_KINDS } from '../controller/admission';
 import {
   ClusterObjects, DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION, evaluateRayObject, Finding, Inventory, inventoryFromObjects, isRecord,
   kubeRayCapabilities, kueueCapabilities, objectRef, PolicyContext, RayObject, SUPPORTED_KUBERAY_VERSIONS, SUPPORTED_KUEUE_VERSIONS,
-  tenantQueueLabel,
+  rayParentOf, tenantQueueLabel,
 } from '../policy';
 import { CHECK_REPORT_SCHEMA_VERSION, CheckedObject, CheckFinding, CheckReport, exitCodeOf, renderJson, renderText } from './check-report';
 import type { ClusterSource } from './cluster-queues';
@@ -255,8 +255,9 @@ export async function runCheck(opts: CheckOptions, deps: CheckDependencies = {})
       ? { ...src.object, metadata: { ...(md ?? {}), namespace: md?.namespace ?? namespace } }
       : src.object;
     const entry = { object: objectRef(obj), file: src.file, document: src.document, line: src.region.line };
-    if (ownedByRayParent(obj)) {
-      objects.push({ ...entry, status: 'skipped', note: 'owned by a RayJob or RayService: KubeRay creates it from its owner, which is checked instead' });
+    const parent = rayParentOf(obj);
+    if (parent) {
+      objects.push({ ...entry, status: 'skipped', note: `controlled by ${parent.kind} "${parent.name}": KubeRay creates it from its owner, which is checked instead (the controller refuses it from anyone but KubeRay's operator)` });
       continue;
     }
     let note: string | undefined;
@@ -266,7 +267,7 @@ export async function runCheck(opts: CheckOptions, deps: CheckDependencies = {})
       if (m.added.length) note = `checked with the labels the controller's mutating webhook adds in this tenant namespace: ${m.added.join(', ')}`;
     }
     objects.push({ ...entry, status: 'checked', ...(note ? { note } : {}) });
-    const found = [...evaluateRayObject(obj, ctx), ...(inventory ? tenantQueueLabel(obj, inventory) : [])];
+    const found = [...evaluateRayObject(obj, ctx), ...(inventory ? tenantQueueLabel(obj, { kueue: ctx.kueue, inventory }) : [])];
     for (const f of found) findings.push(place(src, f));
   }
   findings.sort((a, b) => (a.location.file < b.location.file ? -1 : a.location.file > b.location.file ? 1 : 0)

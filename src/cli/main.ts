@@ -12,7 +12,10 @@ import * as fs from 'fs';
 import { AdmissionConfig, ClusterView } from '../controller/admission';
 import { MetricsServer } from '../controller/metrics-server';
 import { WebhookServer } from '../controller/server';
-import { Inventory, kubeRayCapabilities, kueueCapabilities } from '../policy';
+import {
+  CONTROLLER_SERVICE_ACCOUNT, DEFAULT_TRUSTED_WRITERS, Inventory, KUBERAY_OPERATOR_SERVICE_ACCOUNT, kubeRayCapabilities,
+  KUEUE_CONTROLLER_SERVICE_ACCOUNT, kueueCapabilities, parseServiceAccount,
+} from '../policy';
 
 function parseFlags(argv: string[]): Record<string, string> {
   const out: Record<string, string> = {};
@@ -25,7 +28,8 @@ function parseFlags(argv: string[]): Record<string, string> {
 }
 
 const KNOWN = ['kueue-version', 'kuberay-version', 'namespace', 'port', 'host', 'tls-cert-file', 'tls-key-file', 'webhook-configurations', 'service',
-  'graceful-preemption', 'reconciler', 'kubeconfig', 'admission-workers', 'tls-reload-seconds', 'shutdown-grace-seconds', 'metrics-port'];
+  'graceful-preemption', 'reconciler', 'kubeconfig', 'admission-workers', 'tls-reload-seconds', 'shutdown-grace-seconds', 'metrics-port',
+  'kuberay-service-account', 'kueue-service-account', 'controller-service-account'];
 
 function log(entry: Record<string, unknown>): void {
   process.stdout.write(`${JSON.stringify({ ts: new Date().toISOString(), ...entry })}\n`);
@@ -74,6 +78,12 @@ export async function controller(argv: string[]): Promise<WebhookServer> {
     kueue: kueueCapabilities(f['kueue-version'] ?? 'v0.19.2'),
     kubeRay: kubeRayCapabilities(f['kuberay-version'] ?? 'v1.6.2'),
     elasticGate: 'unknown',
+    writers: {
+      ...DEFAULT_TRUSTED_WRITERS,
+      kubeRay: [parseServiceAccount(f['kuberay-service-account'] ?? `${KUBERAY_OPERATOR_SERVICE_ACCOUNT.namespace}/${KUBERAY_OPERATOR_SERVICE_ACCOUNT.name}`, '--kuberay-service-account')],
+      kueue: [parseServiceAccount(f['kueue-service-account'] ?? `${KUEUE_CONTROLLER_SERVICE_ACCOUNT.namespace}/${KUEUE_CONTROLLER_SERVICE_ACCOUNT.name}`, '--kueue-service-account')],
+      controller: [parseServiceAccount(f['controller-service-account'] ?? `${namespace}/${CONTROLLER_SERVICE_ACCOUNT.name}`, '--controller-service-account')],
+    },
     gracefulPreemption: f['graceful-preemption'] ? (() => {
       const [g, s] = f['graceful-preemption'].split(':').map(Number);
       if (!(g >= 0) || !(s >= 0)) throw new Error('--graceful-preemption takes <terminationGracePeriodSeconds>:<preStopSleepSeconds>, e.g. 120:30');
@@ -171,7 +181,7 @@ async function main(argv: string[]): Promise<void> {
     process.stdout.write(await (await import('./plan')).planMain(rest));
     return;
   }
-  process.stderr.write('usage: cdk8s-kueue-ray controller [--kueue-version=v0.19.2] [--kuberay-version=v1.6.2] [--namespace=NS] [--service=SVC] [--webhook-configurations=MUT,VAL] [--port=9443] [--tls-cert-file=F --tls-key-file=F] [--reconciler=false] [--graceful-preemption=GRACE:SLEEP] [--admission-workers=1] [--tls-reload-seconds=60] [--shutdown-grace-seconds=5] [--metrics-port=8080]\n'
+  process.stderr.write('usage: cdk8s-kueue-ray controller [--kueue-version=v0.19.2] [--kuberay-version=v1.6.2] [--namespace=NS] [--service=SVC] [--webhook-configurations=MUT,VAL] [--port=9443] [--tls-cert-file=F --tls-key-file=F] [--reconciler=false] [--graceful-preemption=GRACE:SLEEP] [--admission-workers=1] [--tls-reload-seconds=60] [--shutdown-grace-seconds=5] [--metrics-port=8080] [--kuberay-service-account=NS/NAME] [--kueue-service-account=NS/NAME] [--controller-service-account=NS/NAME]\n'
     + '       cdk8s-kueue-ray check FILE|DIR|- ... [--kueue-version=V] [--kuberay-version=V] [--queues=FILE] [--kubeconfig=FILE] [--output=text|json|sarif] [--elastic-gate=on|off|unknown] (check --help)\n'
     + '       cdk8s-kueue-ray plan [dist/ or FILES...] [--arrivals=FILE] [--kueue-version=V] [--kuberay-version=V] [--output=text|json|html] [--trace] [--kubeconfig=FILE]\n');
   process.exit(cmd ? 2 : 0);

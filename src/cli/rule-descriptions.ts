@@ -34,7 +34,9 @@ export const RULE_DESCRIPTIONS: Readonly<Record<string, string>> = {
   queueExists: 'The workload\'s LocalQueue exists in its namespace.',
   clusterQueueAdmitsNamespace: 'The LocalQueue\'s ClusterQueue exists, is active and admits the namespace.',
   priorityClassAllowed: 'The WorkloadPriorityClass exists and the tenant allows it.',
+  podPriorityClassAllowed: 'In a tenant namespace, pod templates name only the PriorityClasses the tenant allows.',
   gangCanEverFit: 'The whole gang can ever fit its ClusterQueue (nominal quota plus borrowing).',
   tenantQueueLabel: 'A Ray object in a tenant namespace carries the tenant\'s queue label.',
+  rayChildWriter: 'Only KubeRay\'s operator creates or reshapes a RayCluster that a RayJob or RayService controls (the Ray autoscaler may scale its workers).',
   yamlSyntax: 'The file is valid YAML.',
 };

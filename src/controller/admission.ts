@@ -5,12 +5,10 @@
  * synth (src/policy).
  */
 import {
-  bookkeepingOnlyUpdate, evaluateRayObject, Finding, MAX_LIST_LENGTH, formatFinding, Inventory, isRecord, KubeRayCapabilities, KueueCapabilities,
-  kueueValidatesUpdate, kueueWebhookOnUpdate, listOf, PolicyContext, PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL, ratchetUpdate, RayObject,
-  suspendFieldAtCreate, tenantQueueLabel, tenantQueueOf,
+  bookkeepingOnlyUpdate, childWriteFindings, DEFAULT_TRUSTED_WRITERS, evaluateRayObject, Finding, MAX_LIST_LENGTH, formatFinding, Inventory, isRecord,
+  KubeRayCapabilities, KueueCapabilities, kueueValidatesUpdate, kueueWebhookOnUpdate, listOf, PolicyContext, PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL,
+  ratchetUpdate, RayObject, suspendFieldAtCreate, tenantOf, tenantQueueLabel, trustedWriterRole, TrustedWriters,
 } from '../policy';
-
-export { tenantQueueOf };
 
 export const RAY_KINDS = ['RayJob', 'RayCluster', 'RayService'] as const;
 
@@ -21,6 +19,9 @@ export interface AdmissionRequest {
   readonly operation?: string;
   readonly object?: any;
   readonly oldObject?: any;
+  /** Who sends the request: the skips are decided by this, never by what the object claims. */
+  readonly userInfo?: { readonly username?: string; readonly groups?: readonly string[] };
+  readonly dryRun?: boolean;
 }
 
 export interface AdmissionResponse {
@@ -43,6 +44,11 @@ export interface AdmissionConfig {
    * `sleep` preStop so in-flight work can drain before the pod is killed.
    */
   readonly gracefulPreemption?: { readonly terminationGracePeriodSeconds: number; readonly preStopSleepSeconds: number };
+  /**
+   * KubeRay's, Kueue's and Kubernetes' controllers: their requests pass untouched.
+   * @default DEFAULT_TRUSTED_WRITERS (the installs' ServiceAccounts)
+   */
+  readonly writers?: TrustedWriters;
 }
 
 /** What the controller knows about the cluster (filled by informers). */
@@ -66,9 +72,10 @@ function isRayObject(req: AdmissionRequest): boolean {
   return req.kind?.group === 'ray.io' && (RAY_KINDS as readonly string[]).includes(req.kind?.kind ?? '');
 }
 
-/** Objects KubeRay creates for a RayJob or RayService inherit their labels: leave them alone (kuberay#4064). */
-export function ownedByRayParent(obj: any): boolean {
-  return listOf(obj?.metadata?.ownerReferences).some((o: any) => o?.kind === 'RayJob' || o?.kind === 'RayService');
+/** A request of KubeRay, Kueue, Kubernetes' controllers or the controller itself: never blocked, never changed. */
+function fromTrustedWriter(req: AdmissionRequest, config: AdmissionConfig): boolean {
+  const name = req.userInfo?.username;
+  return typeof name === 'string' && trustedWriterRole(name, config.writers ?? DEFAULT_TRUSTED_WRITERS) !== undefined;
 }
 
 /** The object as the policy sees it: namespace filled from the request. */
@@ -78,8 +85,8 @@ function asRayObject(req: AdmissionRequest, obj: any = req.object): RayObject {
 }
 
 /** Every rule, plus the final-state check that a tenant's object ended up with its queue label. */
-function findingsOf(obj: RayObject, ctx: PolicyContext, view: ClusterView): Finding[] {
-  return [...evaluateRayObject(obj, ctx), ...tenantQueueLabel(obj, view.inventory)];
+function findingsOf(obj: RayObject, ctx: PolicyContext): Finding[] {
+  return [...evaluateRayObject(obj, ctx), ...tenantQueueLabel(obj, ctx)];
 }
 
 /**
@@ -92,17 +99,20 @@ export function validateRayObject(req: AdmissionRequest, config: AdmissionConfig
   if (!isRayObject(req)) return { response: { uid: req.uid, allowed: true }, findings: [] };
   if (req.operation === 'DELETE' || req.operation === 'CONNECT') return { response: { uid: req.uid, allowed: true }, findings: [] };
   if (!req.object || typeof req.object !== 'object') return { response: deny(req.uid, 'request.object is missing', 400, 'BadRequest'), findings: [] };
-  if (ownedByRayParent(req.object)) return { response: { uid: req.uid, allowed: true }, findings: [] };
+  if (fromTrustedWriter(req, config)) return { response: { uid: req.uid, allowed: true }, findings: [] };
   const update = req.operation === 'UPDATE' && req.oldObject && typeof req.oldObject === 'object';
-  if (update && bookkeepingOnlyUpdate(req.oldObject, req.object)) return { response: { uid: req.uid, allowed: true }, findings: [] };
-  const ctx: PolicyContext = { kueue: config.kueue, kubeRay: config.kubeRay, elasticGate: config.elasticGate, inventory: view.inventory };
   const obj = asRayObject(req);
-  let findings = findingsOf(obj, ctx, view);
-  if (update) {
+  const old = update ? asRayObject(req, req.oldObject) : undefined;
+  // A child of a RayJob or RayService: only its metadata is anyone else's to change.
+  const child = childWriteFindings({ operation: update ? 'UPDATE' : 'CREATE', object: obj, oldObject: old, username: req.userInfo?.username }, config.writers ?? DEFAULT_TRUSTED_WRITERS);
+  if (child.length) return { response: deny(req.uid, child.map(formatFinding).join('; '), 403, 'Forbidden'), findings: child };
+  if (update && bookkeepingOnlyUpdate(req.oldObject, req.object)) return { response: { uid: req.uid, allowed: true }, findings: [] };
+  const ctx: PolicyContext = { kueue: config.kueue, kubeRay: config.kubeRay, elasticGate: config.elasticGate, inventory: view.inventory, audience: 'tenant' };
+  let findings = findingsOf(obj, ctx);
+  if (old) {
     // Errors this update did not introduce on a field it changed are reported, as warnings.
-    const old = asRayObject(req, req.oldObject);
     const transition = kueueWebhookOnUpdate(old, obj, ctx);
-    const verdict = ratchetUpdate(old, obj, findingsOf(old, ctx, view), findings, transition, kueueValidatesUpdate(old, obj, ctx));
+    const verdict = ratchetUpdate(old, obj, findingsOf(old, ctx), findings, transition, kueueValidatesUpdate(old, obj, ctx));
     findings = [...verdict.deny, ...verdict.warn.map((f): Finding => (f.severity === 'error' ? { ...f, severity: 'warning' } : f))];
   }
   const errors = findings.filter((f) => f.severity === 'error');
@@ -124,26 +134,32 @@ const esc = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
  * Mutating webhook (CREATE): tenant defaults (queue-name and priority-class for a tenant namespace),
  * `suspend: true` whenever it adds the queue label (Kueue's own webhook may already have run: mutating
  * configurations run in name order), and opt-in graceful-preemption defaults. Documented patches
- * only; objects owned by a RayJob or RayService are never touched.
+ * only; what KubeRay, Kueue and Kubernetes' controllers create is never touched (decided by the
+ * requesting user, not by labels or owner references the object carries).
  */
 export function mutateRayObject(req: AdmissionRequest, config: AdmissionConfig, view: ClusterView): Decision {
   if (!req.uid) return { response: deny('', 'the AdmissionReview has no request.uid', 400, 'BadRequest'), findings: [] };
   if (!isRayObject(req) || req.operation !== 'CREATE') return { response: { uid: req.uid, allowed: true }, findings: [] };
   const obj = req.object;
   if (!obj || typeof obj !== 'object') return { response: deny(req.uid, 'request.object is missing', 400, 'BadRequest'), findings: [] };
-  if (ownedByRayParent(obj)) return { response: { uid: req.uid, allowed: true }, findings: [] };
+  if (fromTrustedWriter(req, config)) return { response: { uid: req.uid, allowed: true }, findings: [] };
   const ops: any[] = [];
-  const labels = obj.metadata?.labels;
-  const tenant = tenantQueueOf(view.inventory, obj.metadata?.namespace ?? req.namespace);
+  const labels = isRecord(obj.metadata?.labels) ? obj.metadata.labels : undefined;
+  const tenant = tenantOf(view.inventory, obj.metadata?.namespace ?? req.namespace);
   const addLabel = (k: string, v: string) => {
     if (!labels && !ops.some((o) => o.path === '/metadata/labels')) ops.push({ op: 'add', path: '/metadata/labels', value: {} });
     ops.push({ op: 'add', path: `/metadata/labels/${esc(k)}`, value: v });
   };
-  if (tenant && !labels?.[QUEUE_NAME_LABEL] && !obj.metadata?.annotations?.[QUEUE_NAME_LABEL]) {
-    addLabel(QUEUE_NAME_LABEL, tenant.name);
+  // Before 0.15 Kueue also reads the queue name from the annotation; from 0.15 only the label counts, so
+  // the label is added whatever the annotation says (the validating webhook warns that it is ignored).
+  const annotated = config.kueue.queueNameAnnotation && typeof obj.metadata?.annotations?.[QUEUE_NAME_LABEL] === 'string' && obj.metadata.annotations[QUEUE_NAME_LABEL] !== '';
+  if (tenant?.queue && !labels?.[QUEUE_NAME_LABEL] && !annotated && (labels !== undefined || obj.metadata?.labels === undefined)) {
+    addLabel(QUEUE_NAME_LABEL, tenant.queue.name);
     for (const op of suspendOps(obj, req.kind!.kind!, config)) ops.push(op);
   }
-  if (tenant?.tenant?.defaultPriorityClass && !labels?.[PRIORITY_CLASS_LABEL]) addLabel(PRIORITY_CLASS_LABEL, tenant.tenant.defaultPriorityClass);
+  if (tenant?.rules.defaultPriorityClass && !labels?.[PRIORITY_CLASS_LABEL] && (labels !== undefined || obj.metadata?.labels === undefined)) {
+    addLabel(PRIORITY_CLASS_LABEL, tenant.rules.defaultPriorityClass);
+  }
   // No spread: a cluster with 100,000 worker groups gives 300,000 operations, past push(...)'s argument limit.
   if (config.gracefulPreemption) for (const op of gracefulOps(obj, req.kind!.kind!, config.gracefulPreemption)) ops.push(op);
   if (!ops.length) return { response: { uid: req.uid, allowed: true }, findings: [] };

@@ -5,6 +5,10 @@ import { Construct } from 'constructs';
 import { wholeSeconds } from '../platform/duration';
 import { resolveVersions } from '../platform/versions';
 import { TENANT_LABEL } from '../policy/tenant';
+import {
+  DEFAULT_TRUSTED_WRITERS, KUBERAY_OPERATOR_SERVICE_ACCOUNT, KUEUE_CONTROLLER_SERVICE_ACCOUNT, serviceAccountUser, TrustedWriters,
+  untrustedRequestCel,
+} from '../policy/writers';
 import { ContainerResources, renderResources } from '../ray/pod-template';
 
 export interface AdmissionControllerProps {
@@ -29,7 +33,9 @@ export interface AdmissionControllerProps {
    */
   readonly resources?: ContainerResources;
   /**
-   * Validate Ray objects in every namespace, not only in tenant namespaces.
+   * Validate Ray objects in every namespace, not only in tenant namespaces. Outside tenant namespaces
+   * the validating webhook fails open (its errors are early, clearer versions of upstream's); in
+   * tenant namespaces it always fails closed.
    * @default false (both webhooks are scoped to namespaces labelled by TenantQueue)
    */
   readonly validateAllNamespaces?: boolean;
@@ -89,6 +95,23 @@ export interface AdmissionControllerProps {
    * @default true (ignored with certManager, where the controller cannot write them at all)
    */
   readonly caBundleOnlyPolicy?: boolean;
+  /**
+   * KubeRay's operator. Its requests skip both webhooks (matchConditions), and it alone may create or
+   * reshape the RayClusters a RayJob or RayService controls. Pass `KubeRayInstall.serviceAccount`.
+   * @default - kuberay-operator in kuberay-system (KubeRayInstall's default)
+   */
+  readonly kubeRayServiceAccount?: ServiceAccountReference;
+  /**
+   * Kueue's controller manager: its requests (suspend, admission) skip both webhooks.
+   * @default - kueue-controller-manager in kueue-system (Kueue's release)
+   */
+  readonly kueueServiceAccount?: ServiceAccountReference;
+}
+
+/** A ServiceAccount by namespace and name. */
+export interface ServiceAccountReference {
+  readonly namespace: string;
+  readonly name: string;
 }
 
 /** How the controller's replicas spread across nodes. */
@@ -158,8 +181,6 @@ export interface GracefulPreemption {
 const NAME = 'cdk8s-kueue-ray-controller';
 const PORT = 9443;
 const METRICS_PORT = 8080;
-/** The label KubeRay (v1.4.2, v1.5.2, v1.6.2) sets on the RayClusters it creates for a RayJob or RayService. */
-export const KUBERAY_ORIGIN_LABEL = 'ray.io/originated-from-crd';
 const TLS_DIR = '/etc/cdk8s-kueue-ray/tls';
 const CERT_MANAGER_API = 'cert-manager.io/v1';
 
@@ -281,6 +302,20 @@ export class AdmissionController extends Chart {
 
     const args = ['controller', `--kueue-version=${versions.kueue.version}`, `--kuberay-version=${versions.kubeRay.version}`, `--namespace=${ns}`, `--port=${PORT}`, `--metrics-port=${METRICS_PORT}`,
       `--webhook-configurations=${webhookNames.join(',')}`, `--service=${NAME}`, `--admission-workers=${workers}`];
+    const kubeRaySa = props.kubeRayServiceAccount ?? KUBERAY_OPERATOR_SERVICE_ACCOUNT;
+    const kueueSa = props.kueueServiceAccount ?? KUEUE_CONTROLLER_SERVICE_ACCOUNT;
+    for (const [prop, sa] of [['kubeRayServiceAccount', kubeRaySa], ['kueueServiceAccount', kueueSa]] as const) {
+      if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(sa.namespace) || !/^[a-z0-9]([-.a-z0-9]*[a-z0-9])?$/.test(sa.name)) {
+        throw new Error(`${where}: ${prop} ${JSON.stringify(sa)} is not a ServiceAccount reference. Fix: { namespace: "...", name: "..." } as the install's ServiceAccount is named.`);
+      }
+    }
+    args.push(`--kuberay-service-account=${kubeRaySa.namespace}/${kubeRaySa.name}`, `--kueue-service-account=${kueueSa.namespace}/${kueueSa.name}`);
+    const writers: TrustedWriters = {
+      ...DEFAULT_TRUSTED_WRITERS,
+      kubeRay: [serviceAccountUser(kubeRaySa.namespace, kubeRaySa.name)],
+      kueue: [serviceAccountUser(kueueSa.namespace, kueueSa.name)],
+      controller: [serviceAccountUser(ns, NAME)],
+    };
     if (cm) args.push(`--tls-cert-file=${TLS_DIR}/tls.crt`, `--tls-key-file=${TLS_DIR}/tls.key`);
     if (graceful) args.push(`--graceful-preemption=${graceful.grace}:${graceful.sleep}`);
     const probe = (p: string) => ({ httpGet: { path: p, port: 'webhook', scheme: 'HTTPS' }, periodSeconds: 10, failureThreshold: 3 });
@@ -385,30 +420,38 @@ export class AdmissionController extends Chart {
     const rules = [{ apiGroups: ['ray.io'], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['rayjobs', 'rayclusters', 'rayservices'] }];
     const tenantSelector = { matchExpressions: [{ key: TENANT_LABEL, operator: 'Exists' }] };
     const client = (p: string) => ({ service: { name: NAME, namespace: ns, path: p, port: 443 } });
+    // The API server calls neither webhook for KubeRay's operator, Kueue, Kubernetes' controllers and the
+    // controller itself (matchConditions, Kubernetes >= 1.30): the RayClusters KubeRay creates for an
+    // admitted job, Kueue's suspend flips, KubeRay's finalizer removal and the garbage collector's
+    // updates never wait on the controller, even while it is down. Decided by who sends the request,
+    // so no label or owner reference a tenant writes on its object can opt it out.
+    const matchConditions = [{ name: 'not-a-trusted-controller', expression: untrustedRequestCel(writers) }];
     // Mutating: Fail. A tenant job that missed its queue label and suspend would run unqueued, which is
     // worse than a rejected create. Only CREATE: defaults are for new objects.
-    // objectSelector: the RayClusters KubeRay creates for a RayJob or RayService (labelled
-    // ray.io/originated-from-crd in every supported KubeRay) never reach this fail-closed webhook,
-    // so KubeRay can create the cluster of an admitted job while the controller is down. The handler
-    // still skips them by owner reference; the validating webhook sees every object, so a tenant
-    // who sets the label on an object of its own meets the final-state check there.
-    const notKubeRayChild = { matchExpressions: [{ key: KUBERAY_ORIGIN_LABEL, operator: 'NotIn', values: ['RayJob', 'RayService'] }] };
     this.mutatingWebhook = new ApiObject(this, 'mutating-webhook', {
       apiVersion: 'admissionregistration.k8s.io/v1', kind: 'MutatingWebhookConfiguration', metadata: { name: webhookNames[0], labels: { ...labels }, ...(injectCa ? { annotations: { ...injectCa } } : {}) },
       webhooks: [{
         name: 'mray.cdk8s-kueue-ray.io', clientConfig: client('/mutate'), rules: [{ ...rules[0], operations: ['CREATE'] }],
-        namespaceSelector: tenantSelector, objectSelector: notKubeRayChild, failurePolicy: 'Fail', timeoutSeconds: 5, sideEffects: 'None', admissionReviewVersions: ['v1'], reinvocationPolicy: 'Never',
+        namespaceSelector: tenantSelector, matchConditions, failurePolicy: 'Fail', timeoutSeconds: 5, sideEffects: 'None', admissionReviewVersions: ['v1'], reinvocationPolicy: 'Never',
       }],
     });
-    // Validating: Ignore. Kueue's own webhook (failurePolicy Fail) still guards its hard rules; ours
-    // adds earlier, clearer errors and must not take Ray objects down with it.
+    // Validating, in tenant namespaces: Fail. The tenant rules (queue label, allowed priorities, the
+    // children of RayJobs and RayServices) must hold while the controller is down too; what the trusted
+    // controllers write never reaches it, and deletions are not in its rules.
+    // Elsewhere (validateAllNamespaces): Ignore, since there it only adds earlier, clearer errors.
     this.validatingWebhook = new ApiObject(this, 'validating-webhook', {
       apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration', metadata: { name: webhookNames[1], labels: { ...labels }, ...(injectCa ? { annotations: { ...injectCa } } : {}) },
-      webhooks: [{
-        name: 'vray.cdk8s-kueue-ray.io', clientConfig: client('/validate'), rules,
-        ...(props.validateAllNamespaces ? {} : { namespaceSelector: tenantSelector }),
-        failurePolicy: 'Ignore', timeoutSeconds: 5, sideEffects: 'None', admissionReviewVersions: ['v1'],
-      }],
+      webhooks: [
+        {
+          name: 'vray.cdk8s-kueue-ray.io', clientConfig: client('/validate'), rules, namespaceSelector: tenantSelector, matchConditions,
+          failurePolicy: 'Fail', timeoutSeconds: 5, sideEffects: 'None', admissionReviewVersions: ['v1'],
+        },
+        ...(props.validateAllNamespaces ? [{
+          name: 'vray-all.cdk8s-kueue-ray.io', clientConfig: client('/validate'), rules,
+          namespaceSelector: { matchExpressions: [{ key: TENANT_LABEL, operator: 'DoesNotExist' }] }, matchConditions,
+          failurePolicy: 'Ignore', timeoutSeconds: 5, sideEffects: 'None', admissionReviewVersions: ['v1'],
+        }] : []),
+      ],
     });
   }
 

@@ -1,6 +1,8 @@
 import * as path from 'path';
 import { ApiObject, Chart } from 'cdk8s';
 import { Construct } from 'constructs';
+import { KUBERAY_OPERATOR_SERVICE_ACCOUNT } from '../policy/writers';
+import type { ServiceAccountReference } from './admission-controller';
 import { parseAllDocuments } from 'yaml';
 import { KubeRayVersion, resolveVersions } from '../platform/versions';
 import { kubeRayCapabilities } from '../policy/versions';
@@ -58,7 +60,7 @@ export interface KubeRayInstallProps {
   readonly replicas?: number;
 }
 
-const NAME = 'kuberay-operator';
+const NAME = KUBERAY_OPERATOR_SERVICE_ACCOUNT.name;
 
 /**
  * Installs the KubeRay operator: the CRDs of the chosen version, plus the operator written as
@@ -73,13 +75,16 @@ export class KubeRayInstall extends Chart {
   public readonly deployment: ApiObject;
   public readonly clusterRole: ApiObject;
   public readonly leaderElectionRole: ApiObject;
+  /** The operator's ServiceAccount (give it to AdmissionController as kubeRayServiceAccount). */
+  public readonly serviceAccount: ServiceAccountReference;
 
   public constructor(scope: Construct, id: string, props: KubeRayInstallProps = {}) {
     super(scope, id, { disableResourceNameHashes: true });
     this.version = props.version?.version ?? resolveVersions(this).kubeRay.version;
     const caps = kubeRayCapabilities(this.version);
     const where = `KubeRayInstall '${this.node.path}'`;
-    const ns = (this.operatorNamespace = props.namespace ?? 'kuberay-system');
+    const ns = (this.operatorNamespace = props.namespace ?? KUBERAY_OPERATOR_SERVICE_ACCOUNT.namespace);
+    this.serviceAccount = { namespace: ns, name: NAME };
     if (props.replicas !== undefined && (!Number.isInteger(props.replicas) || props.replicas < 1)) throw new Error(`${where}: replicas ${props.replicas} must be a whole number >= 1.`);
     for (const [file, sha] of Object.entries(KUBERAY_CRDS[this.version])) {
       const text = readRelease({

@@ -1,6 +1,8 @@
 import * as path from 'path';
 import { ApiObject, Chart, JsonPatch } from 'cdk8s';
 import { Construct } from 'constructs';
+import { KUEUE_CONTROLLER_SERVICE_ACCOUNT } from '../policy/writers';
+import type { ServiceAccountReference } from './admission-controller';
 import { parse as parseYaml, parseAllDocuments, stringify } from 'yaml';
 import { AppInventory } from '../platform/inventory';
 import { KueueVersion, resolveVersions } from '../platform/versions';
@@ -86,6 +88,8 @@ export interface KueueInstallProps {
  */
 export class KueueInstall extends Chart {
   public readonly version: string;
+  /** Kueue's controller-manager ServiceAccount, as the release names it (give it to AdmissionController as kueueServiceAccount). */
+  public readonly serviceAccount: ServiceAccountReference = { ...KUEUE_CONTROLLER_SERVICE_ACCOUNT };
   /** Every object of the release, by "Kind/namespace/name". */
   private readonly objects: Map<string, ApiObject> = new Map();
   private readonly props: KueueInstallProps;

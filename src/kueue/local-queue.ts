@@ -45,12 +45,18 @@ export interface LocalQueueProps {
    * @default - none
    */
   readonly annotations?: Record<string, string>;
+  /**
+   * Extra labels on the LocalQueue.
+   * @default - none
+   */
+  readonly labels?: Record<string, string>;
 }
 
 /** Tenant rules recorded on a LocalQueue by TenantQueue. @internal */
 export interface TenantRules {
   readonly allowedPriorityClasses?: readonly string[];
   readonly defaultPriorityClass?: string;
+  readonly allowedPodPriorityClasses?: readonly string[];
 }
 
 /** A Kueue LocalQueue (namespaced): the queue users submit to. */
@@ -78,7 +84,7 @@ export class LocalQueue extends Construct implements ILocalQueue {
     this.namespace = props.namespace ?? 'default';
     this.clusterQueue = props.clusterQueue;
     this.apiObject = createKueueObject(this, {
-      kind: 'LocalQueue', caps, name: this.localQueueName, namespace: this.namespace, annotations: props.annotations,
+      kind: 'LocalQueue', caps, name: this.localQueueName, namespace: this.namespace, annotations: props.annotations, labels: props.labels,
       body: () => {
         const spec: Record<string, any> = { clusterQueue: props.clusterQueue.clusterQueueName };
         if (props.stopPolicy) spec.stopPolicy = props.stopPolicy;
@@ -93,7 +99,7 @@ export class LocalQueue extends Construct implements ILocalQueue {
 
   /** @internal */
   public _inventoryEntry(): InventoryEntry {
-    return { kind: 'LocalQueue', entry: { namespace: this.namespace, name: this.localQueueName, clusterQueue: this.clusterQueue.clusterQueueName, tenant: this._tenant } };
+    return { kind: 'LocalQueue', entry: { namespace: this.namespace, name: this.localQueueName, clusterQueue: this.clusterQueue.clusterQueueName, tenant: this._tenant, tenantLabelled: this._tenant !== undefined } };
   }
 }
 

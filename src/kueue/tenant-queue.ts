@@ -71,6 +71,13 @@ export interface TenantQueueProps {
    * @default - any
    */
   readonly allowedPriorityClasses?: IWorkloadPriorityClass[];
+  /**
+   * Kubernetes PriorityClasses the tenant's pod templates may name in `priorityClassName`. Kueue takes
+   * a Workload's priority from the pod template when no WorkloadPriorityClass label is set, and the
+   * kube-scheduler preempts pods by it, so the controller refuses any other class in this namespace.
+   * @default - none: pod templates of the tenant's Ray objects may not set priorityClassName
+   */
+  readonly allowedPodPriorityClasses?: string[];
 }
 
 /**
@@ -113,16 +120,20 @@ export class TenantQueue extends Construct implements ILocalQueue {
     this.localQueueName = props.queueName ?? 'default';
     if (!DNS1123_SUBDOMAIN.test(this.localQueueName)) throw new Error(`${where}: queueName "${this.localQueueName}" is not a valid name.`);
 
+    for (const c of props.allowedPodPriorityClasses ?? []) {
+      if (!DNS1123_SUBDOMAIN.test(c)) throw new Error(`${where}: allowedPodPriorityClasses entry "${c}" is not a valid PriorityClass name. Fix: use the PriorityClass's metadata.name.`);
+    }
     const rules = {
       allowedPriorityClasses: allowed.length ? allowed.map((a) => a.workloadPriorityClassName) : undefined,
       defaultPriorityClass: props.defaultPriorityClass?.workloadPriorityClassName,
+      allowedPodPriorityClasses: props.allowedPodPriorityClasses?.length ? [...props.allowedPodPriorityClasses] : undefined,
     };
     const labels = { ...(props.namespaceLabels ?? {}), [TENANT_LABEL]: props.namespace };
     if (props.createNamespace ?? true) {
       const ns = new kplus.Namespace(this, 'Namespace', { metadata: { name: props.namespace, labels, annotations: tenantAnnotations(rules) } });
       this.namespaceObject = ApiObject.of(ns);
       if (this.namespaceObject.metadata.namespace !== undefined) this.namespaceObject.addJsonPatch(JsonPatch.remove('/metadata/namespace'));
-      AppInventory.of(this).register({ node: this.node, _inventoryEntry: (): InventoryEntry => ({ kind: 'Namespace', entry: { name: props.namespace, labels: { ...labels, 'kubernetes.io/metadata.name': props.namespace } } }) });
+      AppInventory.of(this).register({ node: this.node, _inventoryEntry: (): InventoryEntry => ({ kind: 'Namespace', entry: { name: props.namespace, labels: { ...labels, 'kubernetes.io/metadata.name': props.namespace }, annotations: tenantAnnotations(rules) } }) });
     }
 
     if (props.resourceGroups) {
@@ -143,6 +154,8 @@ export class TenantQueue extends Construct implements ILocalQueue {
     }
     this.localQueue = new LocalQueue(this, 'LocalQueue', {
       name: this.localQueueName, namespace: props.namespace, clusterQueue: this.clusterQueue, annotations: tenantAnnotations(rules),
+      // Tenancy is keyed on this label (and the Namespace's), never on the optional rule annotations.
+      labels: { [TENANT_LABEL]: props.namespace },
     });
     this.localQueue._tenant = rules;
     if (this.namespaceObject) this.localQueue.node.addDependency(this.namespaceObject);

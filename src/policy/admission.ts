@@ -6,34 +6,46 @@
  * writes) always pass. So Kueue's suspend flips, KubeRay's finalizer removal and the reconciler's
  * annotation patch are never blocked by a quota lowered, a queue deleted or a stricter rule.
  */
-import { Inventory, LocalQueueEntry } from './context';
+import { PolicyContext } from './context';
 import { Finding, objectRef } from './findings';
 import { clusterSpecOf, RayObject } from './gang';
-import { ELASTIC_JOB_ANNOTATION, PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL, queueNameOf } from './ray-object';
+import { ELASTIC_JOB_ANNOTATION, PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL, queueNameAnnotationOf, queueNameOf } from './ray-object';
+import { tenantOf } from './tenant';
+import { FIRST_KUEUE_VERSION } from './versions';
 
 const QUEUE_FIELD = `metadata.labels[${QUEUE_NAME_LABEL}]`;
-
-/** The tenant LocalQueue of a namespace (the one carrying TenantQueue's rules), if any. */
-export function tenantQueueOf(inv: Inventory, namespace: string | undefined): LocalQueueEntry | undefined {
-  if (!namespace) return undefined;
-  return inv.localQueues.find((q) => q.namespace === namespace && q.tenant);
-}
+const QUEUE_ANNOTATION_FIELD = `metadata.annotations[${QUEUE_NAME_LABEL}]`;
 
 /**
- * Final state: a Ray object in a tenant namespace carries a queue name. The mutating webhook is the
- * only thing that adds it; a later mutating webhook, an object that skipped ours (e.g. one carrying
- * KubeRay's origin label to pass the objectSelector), or a label removed by an update would
- * otherwise run unqueued. Objects KubeRay creates for a RayJob or RayService are the caller's to skip.
+ * Final state: a Ray object in a tenant namespace carries a queue name that the configured Kueue reads
+ * (the label; before 0.15 also the annotation). The mutating webhook adds it on create; an object that
+ * missed it, another webhook, or an update that removed it would otherwise run outside the tenant's
+ * quota. Only requests of KubeRay, Kueue and Kubernetes' controllers skip this (writers.ts).
  */
-export function tenantQueueLabel(obj: RayObject, inventory: Inventory): Finding[] {
+export function tenantQueueLabel(obj: RayObject, ctx: Pick<PolicyContext, 'kueue' | 'inventory'>): Finding[] {
   const ns = obj.metadata?.namespace;
-  const tenant = tenantQueueOf(inventory, ns);
-  if (!tenant || queueNameOf(obj)) return [];
-  return [{
+  const tenant = ctx.inventory ? tenantOf(ctx.inventory, ns) : undefined;
+  if (!tenant) return [];
+  const out: Finding[] = [];
+  const annotation = queueNameAnnotationOf(obj);
+  if (annotation !== undefined && !ctx.kueue.queueNameAnnotation) {
+    out.push({
+      rule: 'tenantQueueLabel', severity: queueNameOf(obj, ctx.kueue) ? 'warning' : 'error', object: objectRef(obj), field: QUEUE_ANNOTATION_FIELD, source: 'kueue-workload',
+      message: `Kueue ${ctx.kueue.version} reads the queue name only from the label (the annotation is ignored since ${FIRST_KUEUE_VERSION.queueNameLabelOnly})${queueNameOf(obj, ctx.kueue) ? '' : ', so this object would run outside the tenant\'s quota'}`,
+      fix: `set the label ${QUEUE_NAME_LABEL} instead of the annotation`,
+    });
+  }
+  if (queueNameOf(obj, ctx.kueue)) return out;
+  out.push({
     rule: 'tenantQueueLabel', severity: 'error', object: objectRef(obj), field: QUEUE_FIELD, source: 'app',
-    message: `namespace "${ns}" is a tenant namespace, but the object has no queue name, so it would run outside Kueue's quota (the tenant's mutating webhook adds it on create; another webhook or an update removed it)`,
-    fix: `set the label ${QUEUE_NAME_LABEL}: ${tenant.name} (the tenant's LocalQueue), or keep the label the webhook added`,
-  }];
+    message: tenant.queue
+      ? `namespace "${ns}" is a tenant namespace, but the object has no queue name, so it would run outside Kueue's quota (the tenant's mutating webhook adds it on create; another webhook or an update removed it)`
+      : `namespace "${ns}" is a tenant namespace, but it has no tenant LocalQueue (yet), so the object would run outside Kueue's quota`,
+    fix: tenant.queue
+      ? `set the label ${QUEUE_NAME_LABEL}: ${tenant.queue.name} (the tenant's LocalQueue), or keep the label the webhook added`
+      : `create the tenant's LocalQueue (TenantQueue) first, then the object with the label ${QUEUE_NAME_LABEL}`,
+  });
+  return out;
 }
 
 type Segment = string | number;

@@ -55,11 +55,14 @@ export interface LocalQueueEntry {
   readonly namespace: string;
   readonly name: string;
   readonly clusterQueue: string;
-  /** Set when the queue belongs to a TenantQueue. */
+  /** Set when the queue belongs to a TenantQueue (its rules, possibly none). */
   readonly tenant?: {
     readonly allowedPriorityClasses?: readonly string[];
     readonly defaultPriorityClass?: string;
+    readonly allowedPodPriorityClasses?: readonly string[];
   };
+  /** The queue carries the tenant label (TenantQueue's own LocalQueue). */
+  readonly tenantLabelled?: boolean;
 }
 
 export interface PriorityClassEntry {
@@ -70,6 +73,8 @@ export interface PriorityClassEntry {
 export interface NamespaceEntry {
   readonly name: string;
   readonly labels: Record<string, string>;
+  /** Only the tenant rule annotations are read. */
+  readonly annotations?: Record<string, string>;
 }
 
 /** An AdmissionCheck of the MultiKueue controller, with the worker clusters its MultiKueueConfig lists. */
@@ -118,4 +123,10 @@ export interface PolicyContext {
    * their absence is not an error.
    */
   readonly external?: { readonly localQueue?: boolean; readonly priorityClass?: boolean };
+  /**
+   * Who reads the findings. 'tenant' (the webhook's answers): a message names only what the requester
+   * may see of its own namespace, never other namespaces' queues or priority classes.
+   * @default 'platform' (synth and check, run by the platform team)
+   */
+  readonly audience?: 'platform' | 'tenant';
 }

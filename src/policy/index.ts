@@ -22,6 +22,7 @@ export * from './quantity';
 export * from './ray-object';
 export * from './versions';
 export * from './tenant';
+export * from './writers';
 export { MAX_FINDINGS_PER_RULE, Rule } from './rules/rule';
 export * from './rules/compatibility';
 export * from './rules/cross-object';

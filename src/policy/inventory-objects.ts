@@ -5,7 +5,13 @@
  */
 import { ClusterQueueEntry, CohortEntry, Inventory, LocalQueueEntry, MultiKueueCheckEntry, NamespaceEntry, PriorityClassEntry, ResourceGroupEntry } from './context';
 import { parseQuantity } from './quantity';
-import { tenantRulesFromAnnotations } from './tenant';
+import { tenantAnnotations, tenantRulesFromAnnotations, TENANT_LABEL } from './tenant';
+
+/** Only the tenant rule annotations of a Namespace are kept (the view is held in memory for every namespace). */
+function tenantRuleAnnotations(a: Record<string, string> | undefined): Record<string, string> | undefined {
+  const rules = tenantRulesFromAnnotations(a);
+  return rules ? tenantAnnotations(rules) : undefined;
+}
 
 /** The raw objects behind each list of the Inventory, as the API server returns them. */
 export type ClusterObjects = { readonly [K in Exclude<keyof Inventory, 'multiKueueChecks' | 'workerClusters'>]: readonly any[] };
@@ -69,7 +75,8 @@ export interface MultiKueueObjects {
 export function inventoryFromObjects(o: ClusterObjects, multiKueue?: MultiKueueObjects): Inventory {
   const localQueues: LocalQueueEntry[] = o.localQueues.map((q) => ({
     namespace: q.metadata?.namespace, name: q.metadata?.name, clusterQueue: q.spec?.clusterQueue,
-    tenant: tenantRulesFromAnnotations(q.metadata?.annotations),
+    tenant: tenantRulesFromAnnotations(q.metadata?.annotations, q.metadata?.labels),
+    tenantLabelled: q.metadata?.labels?.[TENANT_LABEL] !== undefined,
   }));
   const clusterQueues: ClusterQueueEntry[] = o.clusterQueues.map((c) => ({
     name: c.metadata?.name, cohort: c.spec?.cohortName ?? c.spec?.cohort,
@@ -80,7 +87,9 @@ export function inventoryFromObjects(o: ClusterObjects, multiKueue?: MultiKueueO
     name: c.metadata?.name, parent: c.spec?.parentName ?? c.spec?.parent, resourceGroups: groups(c.spec?.resourceGroups),
   }));
   const priorityClasses: PriorityClassEntry[] = o.priorityClasses.map((p) => ({ name: p.metadata?.name, value: p.value }));
-  const namespaces: NamespaceEntry[] = o.namespaces.map((n) => ({ name: n.metadata?.name, labels: { ...(n.metadata?.labels ?? {}), 'kubernetes.io/metadata.name': n.metadata?.name } }));
+  const namespaces: NamespaceEntry[] = o.namespaces.map((n) => ({
+    name: n.metadata?.name, labels: { ...(n.metadata?.labels ?? {}), 'kubernetes.io/metadata.name': n.metadata?.name }, annotations: tenantRuleAnnotations(n.metadata?.annotations),
+  }));
   if (multiKueue) {
     const multiKueueChecks = multiKueueChecksFromObjects(multiKueue.admissionChecks, multiKueue.multiKueueConfigs);
     return { localQueues, clusterQueues, cohorts, priorityClasses, namespaces, multiKueueChecks };

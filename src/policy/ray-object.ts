@@ -65,9 +65,16 @@ export function shown(v: unknown): string {
   return s.length > 80 ? `${s.slice(0, 60)}…${s.slice(-12)}` : s;
 }
 
-export function queueNameOf(obj: RayObject): string | undefined {
-  // Kueue also honours the deprecated annotation of the same key.
-  return stringOf(ownField(obj.metadata?.labels, QUEUE_NAME_LABEL)) ?? stringOf(ownField(obj.metadata?.annotations, QUEUE_NAME_LABEL));
+/** The queue name Kueue reads: the label, and before 0.15 the deprecated annotation of the same key. */
+export function queueNameOf(obj: RayObject, kueue: Pick<KueueCapabilities, 'queueNameAnnotation'>): string | undefined {
+  const label = stringOf(ownField(obj.metadata?.labels, QUEUE_NAME_LABEL));
+  if (label) return label;
+  return kueue.queueNameAnnotation ? stringOf(ownField(obj.metadata?.annotations, QUEUE_NAME_LABEL)) || undefined : undefined;
+}
+
+/** The queue-name annotation, when set (Kueue >= 0.15 ignores it). */
+export function queueNameAnnotationOf(obj: RayObject): string | undefined {
+  return stringOf(ownField(obj.metadata?.annotations, QUEUE_NAME_LABEL));
 }
 
 export function priorityClassOf(obj: RayObject): string | undefined {
@@ -87,8 +94,8 @@ export function namespaceOf(obj: RayObject): string {
 }
 
 /** Kueue manages the object (its rules apply) when it carries a queue name. */
-export function isQueued(obj: RayObject): boolean {
-  return !!queueNameOf(obj);
+export function isQueued(obj: RayObject, kueue: Pick<KueueCapabilities, 'queueNameAnnotation'>): boolean {
+  return !!queueNameOf(obj, kueue);
 }
 
 export function workerGroupsOf(obj: RayObject): any[] {

@@ -67,6 +67,11 @@ export interface KueueCapabilities {
    * remote copy once, so a scale change never reaches the worker. RayJob and RayService never have it.
    */
   readonly multiKueueElasticRayCluster: boolean;
+  /**
+   * Kueue also reads the queue name from the deprecated `kueue.x-k8s.io/queue-name` annotation (before
+   * 0.15, jobframework QueueNameForObject); from 0.15 only the label counts.
+   */
+  readonly queueNameAnnotation: boolean;
   /** MultiKueueConfig spec.clusters maxItems. */
   readonly multiKueueMaxClusters: number;
   /**
@@ -131,7 +136,7 @@ const KUEUE: Record<string, KueueCapabilities> = {
     countsSidecarSubmitter: false, countsRedisCleanup: false, countsAutoscalerSidecar: false,
     // The clusterSelector rules were backported to 0.13.7, so 0.13.4 still refuses clusterSelector outright.
     rayJobClusterSelectorRules: false, rayFrameworks: FRAMEWORKS_PRE_017, testedKubeRay: 'v1.4.2',
-    admissionChecksField: 'admissionChecks', ...NO_MULTIKUEUE,
+    queueNameAnnotation: true, admissionChecksField: 'admissionChecks', ...NO_MULTIKUEUE,
   },
   'v0.14.8': {
     version: 'v0.14.8', apiVersion: 'kueue.x-k8s.io/v1beta1', cohortField: 'cohort',
@@ -141,7 +146,7 @@ const KUEUE: Record<string, KueueCapabilities> = {
     maxPodSets: 8, workerGroupCapStyle: 'seven-workers',
     countsSidecarSubmitter: false, countsRedisCleanup: false, countsAutoscalerSidecar: false,
     rayJobClusterSelectorRules: true, rayFrameworks: FRAMEWORKS_PRE_017, testedKubeRay: 'v1.4.2',
-    admissionChecksField: 'admissionChecks', multiKueueRayKinds: ['RayJob', 'RayCluster'], multiKueueElasticRayCluster: false, multiKueueMaxClusters: 10, multiKueueWorkerRbac: RBAC_014,
+    queueNameAnnotation: true, admissionChecksField: 'admissionChecks', multiKueueRayKinds: ['RayJob', 'RayCluster'], multiKueueElasticRayCluster: false, multiKueueMaxClusters: 10, multiKueueWorkerRbac: RBAC_014,
   },
   'v0.17.0': {
     version: 'v0.17.0', apiVersion: 'kueue.x-k8s.io/v1beta2', cohortField: 'cohortName',
@@ -152,7 +157,7 @@ const KUEUE: Record<string, KueueCapabilities> = {
     // SidecarMode submitter accounting arrived in 0.17.7, Redis cleanup in 0.17.6: 0.17.0 under-counts both.
     countsSidecarSubmitter: false, countsRedisCleanup: false, countsAutoscalerSidecar: false,
     rayJobClusterSelectorRules: true, rayFrameworks: FRAMEWORKS_017, testedKubeRay: 'v1.6.2',
-    admissionChecksField: 'admissionChecksStrategy', multiKueueRayKinds: ['RayJob', 'RayCluster', 'RayService'], multiKueueElasticRayCluster: false, multiKueueMaxClusters: 20, multiKueueWorkerRbac: RBAC_017,
+    queueNameAnnotation: false, admissionChecksField: 'admissionChecksStrategy', multiKueueRayKinds: ['RayJob', 'RayCluster', 'RayService'], multiKueueElasticRayCluster: false, multiKueueMaxClusters: 20, multiKueueWorkerRbac: RBAC_017,
   },
   'v0.17.8': {
     version: 'v0.17.8', apiVersion: 'kueue.x-k8s.io/v1beta2', cohortField: 'cohortName',
@@ -162,7 +167,7 @@ const KUEUE: Record<string, KueueCapabilities> = {
     maxPodSets: 8, workerGroupCapStyle: 'seven-workers',
     countsSidecarSubmitter: true, countsRedisCleanup: true, countsAutoscalerSidecar: false,
     rayJobClusterSelectorRules: true, rayFrameworks: FRAMEWORKS_017, testedKubeRay: 'v1.6.2',
-    admissionChecksField: 'admissionChecksStrategy', multiKueueRayKinds: ['RayJob', 'RayCluster', 'RayService'], multiKueueElasticRayCluster: false, multiKueueMaxClusters: 20, multiKueueWorkerRbac: RBAC_017,
+    queueNameAnnotation: false, admissionChecksField: 'admissionChecksStrategy', multiKueueRayKinds: ['RayJob', 'RayCluster', 'RayService'], multiKueueElasticRayCluster: false, multiKueueMaxClusters: 20, multiKueueWorkerRbac: RBAC_017,
   },
   'v0.19.2': {
     version: 'v0.19.2', apiVersion: 'kueue.x-k8s.io/v1beta2', cohortField: 'cohortName',
@@ -172,7 +177,7 @@ const KUEUE: Record<string, KueueCapabilities> = {
     maxPodSets: 18, workerGroupCapStyle: 'workers-plus-head',
     countsSidecarSubmitter: true, countsRedisCleanup: true, countsAutoscalerSidecar: true,
     rayJobClusterSelectorRules: true, rayFrameworks: FRAMEWORKS_017, testedKubeRay: 'v1.6.2',
-    admissionChecksField: 'admissionChecksStrategy', multiKueueRayKinds: ['RayJob', 'RayCluster', 'RayService'], multiKueueElasticRayCluster: true, multiKueueMaxClusters: 20, multiKueueWorkerRbac: RBAC_019,
+    queueNameAnnotation: false, admissionChecksField: 'admissionChecksStrategy', multiKueueRayKinds: ['RayJob', 'RayCluster', 'RayService'], multiKueueElasticRayCluster: true, multiKueueMaxClusters: 20, multiKueueWorkerRbac: RBAC_019,
   },
 };
 
@@ -206,6 +211,8 @@ export const FIRST_KUEUE_VERSION = {
   elasticRayCluster: 'v0.14.0',
   elasticRayJob: 'v0.14.7',
   elasticRayJobTopLevel: 'v0.15.4',
+  /** The queue-name annotation is no longer read. */
+  queueNameLabelOnly: 'v0.15.0',
   elasticRayService: 'v0.14.0',
   nativeRayService: 'v0.17.0',
   v1beta2: 'v0.16.0',

@@ -237,7 +237,7 @@ export abstract class RayWorkload extends Construct {
     // A queue behind a MultiKueue AdmissionCheck: the manager's KubeRay must leave the object to MultiKueue,
     // and Kueue's adapter dispatches only objects managed by it. RayService has the field from KubeRay 1.6;
     // before, the policy (multiKueueDispatch) refuses the object instead of emitting a field the API server prunes.
-    if (multiKueueCheckOf(manifest, AppInventory.of(this).snapshot())
+    if (multiKueueCheckOf(manifest, AppInventory.of(this).snapshot(), this._versions.kueue)
       && (manifest.kind !== 'RayService' || this._versions.kubeRay.rayServiceManagedBy)) {
       manifest.spec = { ...manifest.spec, managedBy: MULTIKUEUE_CONTROLLER_NAME };
     }

@@ -5,7 +5,8 @@
 import { ClusterQueueEntry, Inventory, LabelSelector, LocalQueueEntry } from '../context';
 import { computeGang, Gang } from '../gang';
 import { formatQuantity, formatResources, ResourceMap, sortedResourceNames } from '../quantity';
-import { isElastic, namespaceOf, PRIORITY_CLASS_LABEL, priorityClassOf, QUEUE_NAME_LABEL, queueNameOf, usesAutoscaling } from '../ray-object';
+import { isElastic, namespaceOf, podTemplatesOf, PRIORITY_CLASS_LABEL, priorityClassOf, QUEUE_NAME_LABEL, queueNameOf, usesAutoscaling } from '../ray-object';
+import { tenantOf } from '../tenant';
 import { Reporter, Rule } from './rule';
 
 const QUEUE_FIELD = `metadata.labels[${QUEUE_NAME_LABEL}]`;
@@ -67,11 +68,12 @@ function selectorKeys(sel: LabelSelector): string[] {
 export const queueExists: Rule = (obj, ctx) => {
   const r = new Reporter('queueExists', obj, 'app');
   const inv = ctx.inventory;
-  const q = queueNameOf(obj);
+  const q = queueNameOf(obj, ctx.kueue);
   if (!inv || !q || ctx.external?.localQueue) return r.findings;
   const ns = namespaceOf(obj);
   if (!findLocalQueue(inv, ns, q)) {
-    const elsewhere = inv.localQueues.filter((lq) => lq.name === q).map((lq) => lq.namespace);
+    // A tenant must not learn which namespaces hold a queue of that name.
+    const elsewhere = ctx.audience === 'tenant' ? [] : inv.localQueues.filter((lq) => lq.name === q).map((lq) => lq.namespace);
     r.error(QUEUE_FIELD, `LocalQueue "${q}" does not exist in namespace "${ns}"${elsewhere.length ? ` (it exists in ${elsewhere.join(', ')}; a LocalQueue serves only its own namespace)` : ''}: Kueue keeps the workload suspended with no Workload`,
       `create LocalQueue ${ns}/${q} (LocalQueue or TenantQueue), put the workload in the queue's namespace, or reference a queue defined elsewhere with LocalQueue.fromLocalQueueName()`);
   }
@@ -82,7 +84,7 @@ export const queueExists: Rule = (obj, ctx) => {
 export const clusterQueueAdmitsNamespace: Rule = (obj, ctx) => {
   const r = new Reporter('clusterQueueAdmitsNamespace', obj, 'app');
   const inv = ctx.inventory;
-  const q = queueNameOf(obj);
+  const q = queueNameOf(obj, ctx.kueue);
   if (!inv || !q) return r.findings;
   const ns = namespaceOf(obj);
   const lq = findLocalQueue(inv, ns, q);
@@ -114,22 +116,42 @@ export const clusterQueueAdmitsNamespace: Rule = (obj, ctx) => {
   return r.findings;
 };
 
-/** The priority class exists, and a tenant allows it. */
+/** The priority class exists, and the namespace's tenant allows it (whichever of its queues the object names). */
 export const priorityClassAllowed: Rule = (obj, ctx) => {
   const r = new Reporter('priorityClassAllowed', obj, 'app');
   const inv = ctx.inventory;
   const p = priorityClassOf(obj);
-  if (!inv) return r.findings;
-  if (p && !ctx.external?.priorityClass && !inv.priorityClasses.some((c) => c.name === p)) {
+  if (!inv || !p) return r.findings;
+  const tenant = tenantOf(inv, namespaceOf(obj));
+  const allowed = tenant?.rules.allowedPriorityClasses;
+  if (!ctx.external?.priorityClass && !inv.priorityClasses.some((c) => c.name === p)) {
+    const choices = ctx.audience === 'tenant' ? allowed ?? [] : inv.priorityClasses.map((c) => c.name);
     r.error(PRIORITY_FIELD, `WorkloadPriorityClass "${p}" does not exist: Kueue cannot build the Workload and the job stays suspended`,
-      `create WorkloadPriorityClass "${p}", use one of ${inv.priorityClasses.map((c) => `"${c.name}"`).join(', ') || '(none defined)'}, or reference one defined elsewhere with WorkloadPriorityClass.fromWorkloadPriorityClassName()`);
+      `create WorkloadPriorityClass "${p}", use one of ${choices.map((c) => `"${c}"`).join(', ') || '(none defined)'}, or reference one defined elsewhere with WorkloadPriorityClass.fromWorkloadPriorityClassName()`);
   }
-  const q = queueNameOf(obj);
-  const lq = q ? findLocalQueue(inv, namespaceOf(obj), q) : undefined;
-  const allowed = lq?.tenant?.allowedPriorityClasses;
-  if (p && allowed && allowed.length > 0 && !allowed.includes(p)) {
-    r.error(PRIORITY_FIELD, `priority class "${p}" is not allowed for tenant queue ${lq!.namespace}/${lq!.name} (allowed: ${allowed.join(', ')})`,
+  if (allowed && allowed.length > 0 && !allowed.includes(p)) {
+    r.error(PRIORITY_FIELD, `priority class "${p}" is not allowed for the tenant of namespace "${tenant!.namespace}" (allowed: ${allowed.join(', ')})`,
       `use one of ${allowed.join(', ')}, or add "${p}" to the TenantQueue's allowedPriorityClasses`);
+  }
+  return r.findings;
+};
+
+/**
+ * In a tenant namespace, pod templates name only the PriorityClasses the tenant allows: without a
+ * WorkloadPriorityClass label Kueue takes the Workload's priority from them (system-cluster-critical
+ * gives 2,000,000,000), and the kube-scheduler preempts other pods by them.
+ */
+export const podPriorityClassAllowed: Rule = (obj, ctx) => {
+  const r = new Reporter('podPriorityClassAllowed', obj, 'app');
+  const tenant = ctx.inventory ? tenantOf(ctx.inventory, namespaceOf(obj)) : undefined;
+  if (!tenant) return r.findings;
+  const allowed = tenant.rules.allowedPodPriorityClasses ?? [];
+  for (const t of podTemplatesOf(obj)) {
+    const name = t.template?.spec?.priorityClassName;
+    if (name === undefined || name === '' || allowed.includes(name)) continue;
+    r.error(`${t.path}.spec.priorityClassName`,
+      `pod priority class ${JSON.stringify(name)} is not allowed in tenant namespace "${tenant.namespace}"${allowed.length ? ` (allowed: ${allowed.join(', ')})` : ' (the tenant allows none)'}: Kueue would take the Workload's priority from it, and the scheduler would preempt other pods by it`,
+      `remove priorityClassName and set the label ${PRIORITY_CLASS_LABEL} to an allowed WorkloadPriorityClass, or add the class to the TenantQueue's allowedPodPriorityClasses`);
   }
   return r.findings;
 };
@@ -201,7 +223,7 @@ function describeGang(g: Gang): string {
 export const gangCanEverFit: Rule = (obj, ctx) => {
   const r = new Reporter('gangCanEverFit', obj, 'kueue-workload');
   const inv = ctx.inventory;
-  const q = queueNameOf(obj);
+  const q = queueNameOf(obj, ctx.kueue);
   if (!inv || !q) return r.findings;
   const lq = findLocalQueue(inv, namespaceOf(obj), q);
   const cq = lq ? findClusterQueue(inv, lq.clusterQueue) : undefined;
@@ -269,4 +291,6 @@ export const gangCanEverFit: Rule = (obj, ctx) => {
   return r.findings;
 };
 
-export const CROSS_OBJECT_RULES: Record<string, Rule> = { queueExists, clusterQueueAdmitsNamespace, priorityClassAllowed, gangCanEverFit };
+export const CROSS_OBJECT_RULES: Record<string, Rule> = {
+  queueExists, clusterQueueAdmitsNamespace, priorityClassAllowed, podPriorityClassAllowed, gangCanEverFit,
+};

@@ -104,7 +104,7 @@ export const podTemplateContainers: Rule = (obj) => {
 };
 
 /** Worker group names must be unique (KubeRay's validation; Kueue's PodSets would collide too). */
-export const uniqueWorkerGroupNames: Rule = (obj) => {
+export const uniqueWorkerGroupNames: Rule = (obj, ctx) => {
   const r = new Reporter('uniqueWorkerGroupNames', obj, 'kuberay-operator');
   const cs = clusterSpecOf(obj);
   const seen = new Set<string>();
@@ -117,7 +117,7 @@ export const uniqueWorkerGroupNames: Rule = (obj) => {
     // Neither the CRD nor KubeRay's reconcilers check names (only KubeRay's opt-in webhook refuses
     // duplicates); Kueue names a PodSet after each group, and an empty or repeated PodSet name makes the
     // Workload invalid, so a queued object never runs.
-    const queued = isQueued(obj);
+    const queued = isQueued(obj, ctx.kueue);
     if (!name) {
       // Accepted everywhere (Kueue admits a PodSet named ""), but the group's pods and metrics carry no name.
       r.warn(`${cs?.path}.workerGroupSpecs[${i}].groupName`, 'worker group has no groupName', 'name every worker group');
@@ -143,7 +143,7 @@ export const workerReplicaBounds: Rule = (obj, ctx) => {
     const min = g?.minReplicas ?? 0;
     const max = g?.maxReplicas ?? 2147483647;
     const rep: number | undefined = g?.replicas ?? undefined;
-    const queued = isQueued(obj);
+    const queued = isQueued(obj, ctx.kueue);
     if (wrong.length) {
       // compared only when all three are numbers
     } else if (min > max) {
@@ -166,7 +166,7 @@ export const workerReplicaBounds: Rule = (obj, ctx) => {
       r.error(`${p}.numOfHosts`, `numOfHosts must be an integer, not ${shown(hosts)}`, 'write numOfHosts as a whole number', 'kubernetes');
     } else if (typeof hosts === 'number' && hosts < 1) {
       // Measured on the test control plane: Kueue still counts the replicas (numOfHosts < 1 as 1).
-      r.warn(`${p}.numOfHosts`, `numOfHosts ${hosts}: KubeRay creates no pods for this worker group${isQueued(obj) ? ', while Kueue still reserves quota for its replicas' : ''}`,
+      r.warn(`${p}.numOfHosts`, `numOfHosts ${hosts}: KubeRay creates no pods for this worker group${isQueued(obj, ctx.kueue) ? ', while Kueue still reserves quota for its replicas' : ''}`,
         'set numOfHosts to the pods per replica (1 unless multi-host TPU)');
     }
   });
@@ -398,7 +398,7 @@ export const managedByField: Rule = (obj, ctx) => {
 };
 
 /** Requests above limits are rejected (Kubernetes, Kueue); a Ray container without requests counts as 0. */
-export const containerResources: Rule = (obj) => {
+export const containerResources: Rule = (obj, ctx) => {
   const r = new Reporter('containerResources', obj, 'kubernetes');
   for (const t of podTemplatesOf(obj)) {
     const all = [
@@ -420,7 +420,7 @@ export const containerResources: Rule = (obj) => {
         if (l !== undefined && v > l) {
           // Queued, Kueue's Workload fails its resources validation and stays pending; otherwise the API
           // server refuses the Pods KubeRay creates.
-          const queued = isQueued(obj);
+          const queued = isQueued(obj, ctx.kueue);
           r.error(`${p}.resources.requests.${k}`, `request ${shown(c.resources.requests[k])} exceeds limit ${shown(c.resources.limits[k])}${queued ? ": Kueue's Workload fails its resources validation and is never admitted" : ''}`,
             `lower the request or raise the limit of ${k}`, queued ? 'kueue-workload' : undefined);
         }

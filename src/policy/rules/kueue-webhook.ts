@@ -19,7 +19,7 @@ function selectsExistingClusterOnly(obj: any, rules: boolean): boolean {
 /** A queued RayJob must delete its cluster when it finishes, or its quota would never be released. */
 export const rayJobShutdownAfterFinish: Rule = (obj, ctx) => {
   const r = new Reporter('rayJobShutdownAfterFinish', obj, 'kueue-webhook');
-  if (obj.kind !== 'RayJob' || !isQueued(obj) || selectsExistingClusterOnly(obj, ctx.kueue.rayJobClusterSelectorRules)) return r.findings;
+  if (obj.kind !== 'RayJob' || !isQueued(obj, ctx.kueue) || selectsExistingClusterOnly(obj, ctx.kueue.rayJobClusterSelectorRules)) return r.findings;
   if (obj.spec?.shutdownAfterJobFinishes !== true) {
     r.error('spec.shutdownAfterJobFinishes', 'a kueue managed job should delete the cluster after finishing (Kueue webhook)',
       'set spec.shutdownAfterJobFinishes: true (QueuedRayJob always does); use ttlSecondsAfterFinished to keep the cluster around briefly');
@@ -30,7 +30,7 @@ export const rayJobShutdownAfterFinish: Rule = (obj, ctx) => {
 /** clusterSelector and rayClusterSpec together, or neither, are refused; clusterSelector alone is ignored by Kueue. */
 export const rayJobClusterSource: Rule = (obj, ctx) => {
   const r = new Reporter('rayJobClusterSource', obj, 'kueue-webhook');
-  if (obj.kind !== 'RayJob' || !isQueued(obj)) return r.findings;
+  if (obj.kind !== 'RayJob' || !isQueued(obj, ctx.kueue)) return r.findings;
   const hasSelector = isRecord(obj.spec?.clusterSelector) && Object.keys(obj.spec.clusterSelector).length > 0;
   const hasSpec = !!obj.spec?.rayClusterSpec;
   if (hasSelector && (hasSpec || !ctx.kueue.rayJobClusterSelectorRules)) {
@@ -58,7 +58,7 @@ function elasticKindSupport(kind: string | undefined, ctx: Parameters<Rule>[1]):
 /** An elastic or autoscaling Ray object on a Kueue version that cannot admit it. */
 export const elasticNeedsKueueVersion: Rule = (obj, ctx) => {
   const r = new Reporter('elasticNeedsKueueVersion', obj, 'version');
-  if (!isQueued(obj) || !(isElastic(obj) || usesAutoscaling(obj))) return r.findings;
+  if (!isQueued(obj, ctx.kueue) || !(isElastic(obj) || usesAutoscaling(obj))) return r.findings;
   const s = elasticKindSupport(obj.kind, ctx);
   if (!s.supported) {
     const field = isElastic(obj) ? `metadata.annotations[${ELASTIC_JOB_ANNOTATION}]` : `${clusterSpecOf(obj)?.path}.enableInTreeAutoscaling`;
@@ -76,7 +76,7 @@ export const autoscalingOnlyWhenElastic: Rule = (obj, ctx) => {
   if (!usesAutoscaling(obj) || isElastic(obj)) return r.findings;
   // The 0.14.7+ short-term RayJob path checks every RayJob with autoscaling, queued or not.
   const shortTermRayJob = obj.kind === 'RayJob' && ctx.kueue.elasticRayJob === 'short-term';
-  if (!isQueued(obj) && !shortTermRayJob) return r.findings;
+  if (!isQueued(obj, ctx.kueue) && !shortTermRayJob) return r.findings;
   if (!elasticKindSupport(obj.kind, ctx).supported) return r.findings; // elasticNeedsKueueVersion reports it
   const path = `${clusterSpecOf(obj)?.path}.enableInTreeAutoscaling`;
   let msg: string;
@@ -91,7 +91,7 @@ export const autoscalingOnlyWhenElastic: Rule = (obj, ctx) => {
 /** The elastic feature gate must be on for an elastic workload to be admitted as one. */
 export const elasticFeatureGate: Rule = (obj, ctx) => {
   const r = new Reporter('elasticFeatureGate', obj, 'kueue-webhook');
-  if (!isQueued(obj) || !isElastic(obj) || !elasticKindSupport(obj.kind, ctx).supported) return r.findings;
+  if (!isQueued(obj, ctx.kueue) || !isElastic(obj) || !elasticKindSupport(obj.kind, ctx).supported) return r.findings;
   const gate = ctx.elasticGate ?? 'unknown';
   const field = `metadata.annotations[${ELASTIC_JOB_ANNOTATION}]`;
   if (gate === 'off') {
@@ -120,7 +120,7 @@ export const elasticRayJobNoSuspend: Rule = (obj, ctx) => {
  */
 export const workerGroupLimit: Rule = (obj, ctx) => {
   const r = new Reporter('workerGroupLimit', obj, 'kueue-webhook');
-  if (!isQueued(obj)) return r.findings;
+  if (!isQueued(obj, ctx.kueue)) return r.findings;
   const cs = clusterSpecOf(obj);
   if (!cs) return r.findings;
   const workers = workerGroupsOf(obj).length;
@@ -141,9 +141,9 @@ export const workerGroupLimit: Rule = (obj, ctx) => {
 };
 
 /** Worker group names become PodSet names: `head`, `submitter` and case-insensitive duplicates collide. */
-export const podSetNames: Rule = (obj) => {
+export const podSetNames: Rule = (obj, ctx) => {
   const r = new Reporter('podSetNames', obj, 'kueue-webhook');
-  if (!isQueued(obj)) return r.findings;
+  if (!isQueued(obj, ctx.kueue)) return r.findings;
   const cs = clusterSpecOf(obj);
   const seen = new Map<string, number>();
   workerGroupsOf(obj).forEach((g, i) => {
@@ -174,7 +174,7 @@ export const podSetNames: Rule = (obj) => {
 export const kueueLabelValues: Rule = (obj, ctx) => {
   const r = new Reporter('kueueLabelValues', obj, 'kueue-webhook');
   if (selectsExistingClusterOnly(obj, ctx.kueue.rayJobClusterSelectorRules)) return r.findings; // Kueue does not manage it
-  const q = queueNameOf(obj);
+  const q = queueNameOf(obj, ctx.kueue);
   if (q !== undefined && (!DNS1123_SUBDOMAIN.test(q) || q.length > 253)) {
     r.error(`metadata.labels[${QUEUE_NAME_LABEL}]`, `"${q}" is not a valid LocalQueue name (a DNS-1123 subdomain)`, 'use the metadata.name of a LocalQueue in this namespace');
   }
@@ -188,7 +188,7 @@ export const kueueLabelValues: Rule = (obj, ctx) => {
 /** MultiKueue does not dispatch an autoscaling elastic RayCluster (Kueue 0.19 refuses it; earlier versions do not check). */
 export const multiKueueElasticAutoscaling: Rule = (obj, ctx) => {
   const r = new Reporter('multiKueueElasticAutoscaling', obj, 'kueue-webhook');
-  if (obj.kind !== 'RayCluster' || !isQueued(obj) || compareVersions(ctx.kueue.version, 'v0.19.0') < 0) return r.findings;
+  if (obj.kind !== 'RayCluster' || !isQueued(obj, ctx.kueue) || compareVersions(ctx.kueue.version, 'v0.19.0') < 0) return r.findings;
   if (elasticEnabled(obj, ctx) && obj.spec?.enableInTreeAutoscaling === true && obj.spec?.managedBy === 'kueue.x-k8s.io/multikueue') {
     r.error('spec.enableInTreeAutoscaling', 'in-tree autoscaling is not supported for a MultiKueue-managed elastic RayCluster (Kueue webhook)',
       'turn autoscaling off for a RayCluster dispatched by MultiKueue, or run it on one cluster (no managedBy)');
@@ -203,7 +203,7 @@ export const KUEUE_WEBHOOK_RULES: Record<string, Rule> = {
 
 /** Whether Kueue's webhook checks an UPDATE at all: the new object is queued, or (0.18+, ValidateRayAndSparkJobUpdates) the old one was. */
 export function kueueValidatesUpdate(oldObj: RayObject, newObj: RayObject, ctx: Parameters<Rule>[1]): boolean {
-  return isQueued(newObj) || (compareVersions(ctx.kueue.version, 'v0.18.0') >= 0 && isQueued(oldObj));
+  return isQueued(newObj, ctx.kueue) || (compareVersions(ctx.kueue.version, 'v0.18.0') >= 0 && isQueued(oldObj, ctx.kueue));
 }
 
 /** Kueue's IsSuspended per kind: RayService through its cluster config. */
@@ -228,8 +228,8 @@ export function kueueWebhookOnUpdate(oldObj: RayObject, newObj: RayObject, ctx: 
   const r = new Reporter('kueueWebhookOnUpdate', newObj, 'kueue-webhook');
   if (!kueueValidatesUpdate(oldObj, newObj, ctx)) return r.findings;
   const running = !kueueSuspended(newObj);
-  const oldQ = queueNameOf(oldObj) ?? '';
-  const newQ = queueNameOf(newObj) ?? '';
+  const oldQ = queueNameOf(oldObj, ctx.kueue) ?? '';
+  const newQ = queueNameOf(newObj, ctx.kueue) ?? '';
   if (running && oldQ !== newQ) {
     r.error(`metadata.labels[${QUEUE_NAME_LABEL}]`, `the queue name cannot change from "${oldQ}" to "${newQ}" while the object is not suspended: field is immutable (Kueue webhook)`,
       'suspend the object first (or delete and recreate it in the other queue)');

@@ -10,7 +10,7 @@ import { Inventory, MultiKueueCheckEntry, PolicyContext } from '../context';
 import { Finding } from '../findings';
 import { clusterSpecOf, RayObject } from '../gang';
 import { isElastic, isQueued, namespaceOf, QUEUE_NAME_LABEL, queueNameOf, usesAutoscaling } from '../ray-object';
-import { compareVersions, FIRST_KUBERAY_VERSION, FIRST_KUEUE_VERSION } from '../versions';
+import { compareVersions, FIRST_KUBERAY_VERSION, FIRST_KUEUE_VERSION, KueueCapabilities } from '../versions';
 import { clusterQueueAdmitsNamespace, findClusterQueue, findLocalQueue, gangCanEverFit, queueExists } from './cross-object';
 import { Reporter, Rule } from './rule';
 
@@ -20,8 +20,8 @@ export const MULTIKUEUE_CONTROLLER_NAME = 'kueue.x-k8s.io/multikueue';
 const QUEUE_FIELD = `metadata.labels[${QUEUE_NAME_LABEL}]`;
 
 /** The MultiKueue check the object's queue goes through, if any (needs the manager's inventory). */
-export function multiKueueCheckOf(obj: RayObject, inv: Inventory | undefined): MultiKueueCheckEntry | undefined {
-  const q = queueNameOf(obj);
+export function multiKueueCheckOf(obj: RayObject, inv: Inventory | undefined, kueue: Pick<KueueCapabilities, 'queueNameAnnotation'>): MultiKueueCheckEntry | undefined {
+  const q = queueNameOf(obj, kueue);
   if (!inv || !q || !inv.multiKueueChecks?.length) return undefined;
   const lq = findLocalQueue(inv, namespaceOf(obj), q);
   const cq = lq ? findClusterQueue(inv, lq.clusterQueue) : undefined;
@@ -48,12 +48,12 @@ function workerErrors(obj: RayObject, ctx: PolicyContext, inventory: Inventory, 
  */
 export const multiKueueDispatch: Rule = (obj, ctx) => {
   const r = new Reporter('multiKueueDispatch', obj, 'app');
-  if (!isQueued(obj)) return r.findings;
+  if (!isQueued(obj, ctx.kueue)) return r.findings;
   const inv = ctx.inventory;
-  const check = multiKueueCheckOf(obj, inv);
+  const check = multiKueueCheckOf(obj, inv, ctx.kueue);
   const managedBy = managedByOf(obj);
   if (!check) {
-    const q = queueNameOf(obj)!;
+    const q = queueNameOf(obj, ctx.kueue)!;
     const lq = inv ? findLocalQueue(inv, namespaceOf(obj), q) : undefined;
     const cq = lq && inv ? findClusterQueue(inv, lq.clusterQueue) : undefined;
     // Only when the app (or cluster) shows the queue: an unknown queue may well be a MultiKueue one.
@@ -63,7 +63,7 @@ export const multiKueueDispatch: Rule = (obj, ctx) => {
     }
     return r.findings;
   }
-  const where = `ClusterQueue of queue "${queueNameOf(obj)}" requires MultiKueue AdmissionCheck "${check.name}"`;
+  const where = `ClusterQueue of queue "${queueNameOf(obj, ctx.kueue)}" requires MultiKueue AdmissionCheck "${check.name}"`;
   if (!ctx.kueue.multiKueueRayKinds.includes(String(obj.kind))) {
     const need = obj.kind === 'RayService' ? FIRST_KUEUE_VERSION.multiKueueRayService : FIRST_KUEUE_VERSION.multiKueueRay;
     r.error(QUEUE_FIELD, `${where}, but Kueue ${ctx.kueue.version} has no MultiKueue adapter for ${obj.kind} (this library checked them from ${need}): the AdmissionCheck never lets it through`,
@@ -97,7 +97,7 @@ export const multiKueueDispatch: Rule = (obj, ctx) => {
   const known = check.clusters.map((name) => workers.find((w) => w.name === name)).filter((w) => w?.inventory);
   if (!known.length) return r.findings;
   const ns = namespaceOf(obj);
-  const q = queueNameOf(obj)!;
+  const q = queueNameOf(obj, ctx.kueue)!;
   const managerLq = findLocalQueue(inv!, ns, q)!;
   const fits: string[] = [];
   const noRoom: string[] = [];
