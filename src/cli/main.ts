@@ -29,7 +29,7 @@ function parseFlags(argv: string[]): Record<string, string> {
 
 const KNOWN = ['kueue-version', 'kuberay-version', 'namespace', 'port', 'host', 'tls-cert-file', 'tls-key-file', 'webhook-configurations', 'service',
   'graceful-preemption', 'reconciler', 'kubeconfig', 'admission-workers', 'tls-reload-seconds', 'shutdown-grace-seconds', 'metrics-port',
-  'kuberay-service-account', 'kueue-service-account', 'controller-service-account'];
+  'kuberay-service-account', 'kueue-service-account', 'controller-service-account', 'client-ca-file'];
 
 function log(entry: Record<string, unknown>): void {
   process.stdout.write(`${JSON.stringify({ ts: new Date().toISOString(), ...entry })}\n`);
@@ -113,7 +113,7 @@ export async function controller(argv: string[]): Promise<WebhookServer> {
     store = s;
   }
   const server = new WebhookServer({
-    cert, key, workers,
+    cert, key, workers, ...(f['client-ca-file'] ? { clientCa: fs.readFileSync(f['client-ca-file']) } : {}),
     host: f.host ?? '0.0.0.0', port: Number(f.port ?? 9443), config, view: () => view(), ready: () => ready(), log,
   });
   const port = await server.listen();
@@ -181,7 +181,7 @@ async function main(argv: string[]): Promise<void> {
     process.stdout.write(await (await import('./plan')).planMain(rest));
     return;
   }
-  process.stderr.write('usage: cdk8s-kueue-ray controller [--kueue-version=v0.19.2] [--kuberay-version=v1.6.2] [--namespace=NS] [--service=SVC] [--webhook-configurations=MUT,VAL] [--port=9443] [--tls-cert-file=F --tls-key-file=F] [--reconciler=false] [--graceful-preemption=GRACE:SLEEP] [--admission-workers=1] [--tls-reload-seconds=60] [--shutdown-grace-seconds=5] [--metrics-port=8080] [--kuberay-service-account=NS/NAME] [--kueue-service-account=NS/NAME] [--controller-service-account=NS/NAME]\n'
+  process.stderr.write('usage: cdk8s-kueue-ray controller [--kueue-version=v0.19.2] [--kuberay-version=v1.6.2] [--namespace=NS] [--service=SVC] [--webhook-configurations=MUT,VAL] [--port=9443] [--tls-cert-file=F --tls-key-file=F] [--reconciler=false] [--graceful-preemption=GRACE:SLEEP] [--admission-workers=1] [--tls-reload-seconds=60] [--shutdown-grace-seconds=5] [--metrics-port=8080] [--kuberay-service-account=NS/NAME] [--kueue-service-account=NS/NAME] [--controller-service-account=NS/NAME] [--client-ca-file=F]\n'
     + '       cdk8s-kueue-ray check FILE|DIR|- ... [--kueue-version=V] [--kuberay-version=V] [--queues=FILE] [--kubeconfig=FILE] [--output=text|json|sarif] [--elastic-gate=on|off|unknown] (check --help)\n'
     + '       cdk8s-kueue-ray plan [dist/ or FILES...] [--arrivals=FILE] [--kueue-version=V] [--kuberay-version=V] [--output=text|json|html] [--trace] [--kubeconfig=FILE]\n');
   process.exit(cmd ? 2 : 0);

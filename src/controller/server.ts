@@ -1,8 +1,10 @@
 /**
  * The admission webhook's HTTPS server: TLS 1.2+, AdmissionReview v1 on /mutate and /validate,
  * /healthz and /readyz (Prometheus /metrics is served on its own port: metrics-server.ts), bounded
- * bodies (each and in total), handshake, idle and slow-client timeouts, a connection cap, and a graceful
- * stop that fails readiness, keeps serving for a grace period, then drains. Decisions come from admission.ts.
+ * bodies (each, per peer, and per webhook), counted as they arrive, a body deadline, handshake and idle
+ * timeouts, connection caps (in all and per peer), optional client-certificate authentication of the
+ * API server, and a graceful stop that fails readiness, keeps serving for a grace period, then drains.
+ * Decisions come from admission.ts.
  */
 import * as https from 'https';
 import { AdmissionConfig, ClusterView } from './admission';
@@ -23,11 +25,32 @@ export interface WebhookServerOptions {
   /** A request must arrive completely within this time. @default 10 s */
   readonly requestTimeoutMs?: number;
   /**
-   * Bytes of request bodies held at once, over all connections (a body counts from its Content-Length
-   * until it is answered). Beyond it a request gets 429 at once, so a burst of large reviews cannot
-   * grow the process past its memory limit. Keep it at least maxBodyBytes. @default 16 MiB
+   * A request's body must arrive completely within this time of its headers. The API server sends a
+   * review (at most about 3 MiB) at once, so only a slow client, or one starving the webhook, is cut.
+   * @default 2 s
+   */
+  readonly bodyTimeoutMs?: number;
+  /**
+   * Bytes of request bodies held at once per webhook path (/mutate and /validate each have this
+   * budget), counted as they arrive, until answered. Beyond it a request gets 429, so a burst of large
+   * reviews cannot grow the process past its memory limit, and a flood of one path leaves the other
+   * alone. Keep it at least maxBodyBytes. @default 16 MiB
    */
   readonly maxInFlightBytes?: number;
+  /**
+   * Bytes of bodies one peer address may hold at once (over both paths): a client that is not the API
+   * server cannot take the budget from it. Keep it at least maxBodyBytes. @default 8 MiB
+   */
+  readonly maxInFlightBytesPerPeer?: number;
+  /** Open connections one peer address may hold; more are closed at once. @default 128 */
+  readonly maxConnectionsPerPeer?: number;
+  /**
+   * PEM of the CA that signs the API server's client certificate for webhooks (the kube-apiserver's
+   * AdmissionConfiguration kubeConfigFile). When set, /mutate and /validate answer 401 to a peer without
+   * a certificate it signs; the probes stay open to the kubelet.
+   * @default - no client authentication (restrict the source with the NetworkPolicy's webhookSourceCidrs)
+   */
+  readonly clientCa?: string | Buffer;
   /** A connection must complete its TLS handshake within this time. @default 5 s */
   readonly handshakeTimeoutMs?: number;
   /**
@@ -99,8 +122,13 @@ export class WebhookServer {
   private readonly maxBody: number;
   private readonly tooLarge: string;
   private inFlight = 0;
-  private inFlightBytes = 0;
+  private readonly inFlightBytes: Record<Webhook, number> = { mutate: 0, validate: 0 };
   private readonly maxInFlightBytes: number;
+  private readonly peerBytes = new Map<string, number>();
+  private readonly maxPeerBytes: number;
+  private readonly peerConnections = new Map<string, number>();
+  private readonly maxPeerConnections: number;
+  private readonly bodyTimeoutMs: number;
   private stopping = false;
 
   constructor(private readonly opts: WebhookServerOptions) {
@@ -108,7 +136,11 @@ export class WebhookServer {
     this.server = https.createServer({
       cert: opts.cert, key: opts.key, minVersion: 'TLSv1.2', connectionsCheckingInterval: 500,
       handshakeTimeout: opts.handshakeTimeoutMs ?? 5000, // Node's default is 120 s
+      // A certificate is asked for, not required at the handshake: the kubelet's probes present none.
+      ...(opts.clientCa ? { ca: opts.clientCa, requestCert: true, rejectUnauthorized: false } : {}),
     } as https.ServerOptions, (req, res) => this.handle(req, res));
+    this.maxPeerConnections = opts.maxConnectionsPerPeer ?? 128;
+    this.server.on('secureConnection', (socket) => this.countPeer(socket));
     this.server.requestTimeout = opts.requestTimeoutMs ?? 10000;
     this.server.headersTimeout = Math.min(opts.requestTimeoutMs ?? 10000, 10000);
     this.server.keepAliveTimeout = opts.keepAliveTimeoutMs ?? 60000; // the API server reuses connections
@@ -118,8 +150,26 @@ export class WebhookServer {
     this.server.maxConnections = opts.maxConnections ?? 512;
     this.maxBody = opts.maxBodyBytes ?? 4 * 1024 * 1024;
     this.maxInFlightBytes = opts.maxInFlightBytes ?? 16 * 1024 * 1024;
+    this.maxPeerBytes = opts.maxInFlightBytesPerPeer ?? 8 * 1024 * 1024;
+    this.bodyTimeoutMs = opts.bodyTimeoutMs ?? 2000;
     this.tooLarge = JSON.stringify({ message: `request body larger than ${this.maxBody} bytes` });
     if (opts.workers) this.pool = new AdmissionPool({ size: opts.workers, config: opts.config, view: opts.view, log: opts.log });
+  }
+
+  /** Counts a connection against its peer address; past the cap it is closed at once. */
+  private countPeer(socket: import('net').Socket): void {
+    const peer = socket.remoteAddress ?? '';
+    const n = (this.peerConnections.get(peer) ?? 0) + 1;
+    if (n > this.maxPeerConnections) {
+      socket.destroy();
+      return;
+    }
+    this.peerConnections.set(peer, n);
+    socket.once('close', () => {
+      const left = (this.peerConnections.get(peer) ?? 1) - 1;
+      if (left > 0) this.peerConnections.set(peer, left);
+      else this.peerConnections.delete(peer);
+    });
   }
 
   /** Serves a renewed certificate on new connections. */
@@ -179,20 +229,39 @@ export class WebhookServer {
     const route = url.split('?')[0];
     const webhook: Webhook | undefined = route === '/mutate' ? 'mutate' : route === '/validate' ? 'validate' : undefined;
     if (req.method !== 'POST' || !webhook) return this.text(res, 404, 'not found');
+    if (this.opts.clientCa && !(req.socket as import('tls').TLSSocket).authorized) {
+      // Only the API server holds a certificate the configured CA signs.
+      res.shouldKeepAlive = false;
+      req.resume();
+      return this.text(res, 401, JSON.stringify({ message: 'cdk8s-kueue-ray webhook: a client certificate signed by the configured CA is required' }), 'application/json');
+    }
     const started = process.hrtime.bigint();
+    const peer = req.socket.remoteAddress ?? '';
     this.inFlight++;
     const chunks: Buffer[] = [];
     let size = 0;
     let done = false;
-    // Bytes this request holds against maxInFlightBytes: its Content-Length up front, or what arrived.
+    // Bytes this request holds against its path's and its peer's budgets: what has arrived, never what
+    // a Content-Length claims (a client declaring 4 MiB and sending a byte a second holds one byte).
     let reserved = 0;
     const release = () => {
-      this.inFlightBytes -= reserved;
+      this.inFlightBytes[webhook] -= reserved;
+      const left = (this.peerBytes.get(peer) ?? 0) - reserved;
+      if (left > 0) this.peerBytes.set(peer, left);
+      else this.peerBytes.delete(peer);
       reserved = 0;
     };
+    // The body deadline: a body still arriving after it is cut, and its connection closed.
+    const deadline = setTimeout(() => {
+      if (done) return;
+      res.shouldKeepAlive = false;
+      finish(408, JSON.stringify({ message: `cdk8s-kueue-ray webhook: the request body did not arrive within ${this.bodyTimeoutMs} ms` }));
+      res.once('finish', () => req.destroy());
+    }, this.bodyTimeoutMs);
     const finish = (status: number, body: string) => {
       if (done) return;
       done = true;
+      clearTimeout(deadline);
       this.inFlight--;
       release();
       this.metrics.observe(`/${webhook}`, Number(process.hrtime.bigint() - started) / 1e9);
@@ -207,18 +276,17 @@ export class WebhookServer {
       return;
     }
     const reserve = (n: number): boolean => {
-      if (this.inFlightBytes + n > this.maxInFlightBytes) {
-        finish(429, JSON.stringify({ message: `cdk8s-kueue-ray webhook: more than ${this.maxInFlightBytes} bytes of reviews in flight; try again` }));
+      const peerHeld = this.peerBytes.get(peer) ?? 0;
+      if (this.inFlightBytes[webhook] + n > this.maxInFlightBytes || peerHeld + n > this.maxPeerBytes) {
+        const which = peerHeld + n > this.maxPeerBytes ? `${this.maxPeerBytes} bytes from one client` : `${this.maxInFlightBytes} bytes of /${webhook} reviews`;
+        finish(429, JSON.stringify({ message: `cdk8s-kueue-ray webhook: more than ${which} in flight; try again` }));
         return false;
       }
-      this.inFlightBytes += n;
+      this.inFlightBytes[webhook] += n;
+      this.peerBytes.set(peer, peerHeld + n);
       reserved += n;
       return true;
     };
-    if (declared > 0 && !reserve(declared)) {
-      req.resume(); // read and drop the body, so the client reads the 429 instead of a reset
-      return;
-    }
     req.on('data', (c: Buffer) => {
       if (done) return;
       size += c.length;
@@ -235,9 +303,10 @@ export class WebhookServer {
     });
     req.on('error', () => finish(400, JSON.stringify({ message: 'request aborted' })));
     // The response's close (not the request's, which follows 'end') tells a client that went away.
-    res.on('close', () => { if (!done) { done = true; this.inFlight--; release(); } });
+    res.on('close', () => { if (!done) { done = true; clearTimeout(deadline); this.inFlight--; release(); } });
     req.on('end', () => {
       if (done) return;
+      clearTimeout(deadline); // the decision is bounded by the worker's own deadline
       // One fresh ArrayBuffer (never a pooled Buffer's), so it can be transferred to a worker.
       const body = new ArrayBuffer(size);
       const bytes = new Uint8Array(body);

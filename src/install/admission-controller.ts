@@ -76,6 +76,15 @@ export interface AdmissionControllerProps {
    */
   readonly webhookSourceCidrs?: string[];
   /**
+   * PEM of the CA that signs the client certificate the API server presents to webhooks (configured
+   * with the kube-apiserver's `--admission-control-config-file`: a WebhookAdmissionConfiguration whose
+   * kubeConfigFile holds a client certificate for `*.svc`). With it the controller reviews only
+   * requests that present such a certificate, so no pod can send it reviews, even from inside the
+   * cluster. Shipped in a ConfigMap (a CA certificate is public).
+   * @default - none: restrict the source with webhookSourceCidrs
+   */
+  readonly webhookClientCa?: string;
+  /**
    * Namespaces whose pods may scrape `/metrics` (port 8080).
    * @default ["monitoring"]
    */
@@ -182,6 +191,7 @@ const NAME = 'cdk8s-kueue-ray-controller';
 const PORT = 9443;
 const METRICS_PORT = 8080;
 const TLS_DIR = '/etc/cdk8s-kueue-ray/tls';
+const CLIENT_CA_DIR = '/etc/cdk8s-kueue-ray/client-ca';
 const CERT_MANAGER_API = 'cert-manager.io/v1';
 
 /** Seconds as cert-manager (Go's time.ParseDuration) reads them, in the largest whole unit: 7776000 -> "2160h". */
@@ -317,6 +327,22 @@ export class AdmissionController extends Chart {
       controller: [serviceAccountUser(ns, NAME)],
     };
     if (cm) args.push(`--tls-cert-file=${TLS_DIR}/tls.crt`, `--tls-key-file=${TLS_DIR}/tls.key`);
+    const clientCa = props.webhookClientCa;
+    if (clientCa !== undefined && !/-----BEGIN CERTIFICATE-----[\s\S]+-----END CERTIFICATE-----/.test(clientCa)) {
+      throw new Error(`${where}: webhookClientCa must be PEM (-----BEGIN CERTIFICATE----- ...), the CA that signs the API server's webhook client certificate.`);
+    }
+    if (clientCa) {
+      args.push(`--client-ca-file=${CLIENT_CA_DIR}/ca.crt`);
+      new ApiObject(this, 'client-ca', { apiVersion: 'v1', kind: 'ConfigMap', metadata: meta(`${NAME}-client-ca`), data: { 'ca.crt': clientCa } });
+    }
+    const volumeMounts = [
+      ...(cm ? [{ name: 'tls', mountPath: TLS_DIR, readOnly: true }] : []),
+      ...(clientCa ? [{ name: 'client-ca', mountPath: CLIENT_CA_DIR, readOnly: true }] : []),
+    ];
+    const volumes = [
+      ...(cm ? [{ name: 'tls', secret: { secretName: `${NAME}-tls`, defaultMode: 0o440 } }] : []),
+      ...(clientCa ? [{ name: 'client-ca', configMap: { name: `${NAME}-client-ca` } }] : []),
+    ];
     if (graceful) args.push(`--graceful-preemption=${graceful.grace}:${graceful.sleep}`);
     const probe = (p: string) => ({ httpGet: { path: p, port: 'webhook', scheme: 'HTTPS' }, periodSeconds: 10, failureThreshold: 3 });
     const antiTerm = { topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: { 'app.kubernetes.io/name': NAME } } };
@@ -349,9 +375,9 @@ export class AdmissionController extends Chart {
               livenessProbe: probe('/healthz'),
               resources: props.resources ? renderResources(props.resources, `AdmissionController '${this.node.path}' resources`) : { requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '500m', memory: '256Mi' } },
               securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true, capabilities: { drop: ['ALL'] }, seccompProfile: { type: 'RuntimeDefault' } },
-              ...(cm ? { volumeMounts: [{ name: 'tls', mountPath: TLS_DIR, readOnly: true }] } : {}),
+              ...(volumeMounts.length ? { volumeMounts } : {}),
             }],
-            ...(cm ? { volumes: [{ name: 'tls', secret: { secretName: `${NAME}-tls`, defaultMode: 0o440 } }] } : {}),
+            ...(volumes.length ? { volumes } : {}),
           },
         },
       },

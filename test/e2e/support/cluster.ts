@@ -269,7 +269,7 @@ export class TestCluster {
     await this.phase('crds', () => this.installCrds());
     // Started after the CRDs exist, so the garbage collector's REST mapping covers the Ray and Kueue kinds at once.
     this.spawnProc('kube-controller-manager', binary(`kube-controller-manager-${K8S_VERSION}`), [
-      `--kubeconfig=${this.kubeconfig}`, `--authentication-kubeconfig=${this.kubeconfig}`, `--authorization-kubeconfig=${this.kubeconfig}`,
+      `--kubeconfig=${this.componentKubeconfig('kcm')}`, `--authentication-kubeconfig=${this.kubeconfig}`, `--authorization-kubeconfig=${this.kubeconfig}`,
       '--controllers=garbage-collector-controller,namespace-controller', '--leader-elect=false', '--bind-address=127.0.0.1',
       `--secure-port=${ports.kcm}`, '--v=0',
     ]);
@@ -286,13 +286,23 @@ export class TestCluster {
 
   private writeKubeconfig(server: string): void {
     const pki = this.pki!;
-    const b64 = (f: string) => fs.readFileSync(f).toString('base64');
-    fs.writeFileSync(this.kubeconfig, [
-      'apiVersion: v1', 'kind: Config', 'current-context: e2e',
-      'clusters:', '- name: e2e', '  cluster:', `    server: ${server}`, `    certificate-authority-data: ${b64(pki.caCrt)}`,
-      'users:', '- name: e2e-admin', '  user:', `    client-certificate-data: ${b64(pki.adminCrt)}`, `    client-key-data: ${b64(pki.adminKey)}`,
-      'contexts:', '- name: e2e', '  context:', '    cluster: e2e', '    user: e2e-admin', '',
-    ].join('\n'));
+    const write = (file: string, crt: string, key: string) => {
+      const b64 = (f: string) => fs.readFileSync(f).toString('base64');
+      fs.writeFileSync(file, [
+        'apiVersion: v1', 'kind: Config', 'current-context: e2e',
+        'clusters:', '- name: e2e', '  cluster:', `    server: ${server}`, `    certificate-authority-data: ${b64(pki.caCrt)}`,
+        'users:', '- name: e2e-user', '  user:', `    client-certificate-data: ${b64(crt)}`, `    client-key-data: ${b64(key)}`,
+        'contexts:', '- name: e2e', '  context:', '    cluster: e2e', '    user: e2e-user', '',
+      ].join('\n'));
+    };
+    write(this.kubeconfig, pki.adminCrt, pki.adminKey);
+    // Each component acts as its real ServiceAccount would, so admission sees the same users as in a cluster.
+    for (const [name, c] of Object.entries(pki.components)) write(this.componentKubeconfig(name as keyof Pki['components']), c.crt, c.key);
+  }
+
+  /** The kubeconfig a component (KubeRay, Kueue, kube-controller-manager) runs with. */
+  componentKubeconfig(name: keyof Pki['components']): string {
+    return this.external ? this.kubeconfig : path.join(this.dir, `${name}.kubeconfig`);
   }
 
   /** The CRDs of both projects at the chosen versions, parsed once and cached as JSON (YAML parsing of the 1.4 MB CRDs costs seconds). */
@@ -363,7 +373,7 @@ export class TestCluster {
     const kueue = this.spawnProc('kueue', binary(`kueue-${v}`), [
       `--config=${configFile}`, '--zap-log-level=2',
       `--feature-gates=${Object.entries(gates).map(([k, b]) => `${k}=${b}`).join(',')}`,
-    ], { KUBECONFIG: this.kubeconfig }); // controller-runtime reads KUBECONFIG; a --kubeconfig flag is not registered everywhere
+    ], { KUBECONFIG: this.componentKubeconfig('kueue') }); // controller-runtime reads KUBECONFIG; a --kubeconfig flag is not registered everywhere
     await waitFor('Kueue /readyz', async () => { this.alive('kueue'); return (await probe(`http://127.0.0.1:${healthPort}/readyz`)) === 200; }, 90000, 250);
     await this.registerKueueWebhooks(webhookPort);
     this.kueueWebhook = { port: webhookPort, caFile: pki.caCrt, pid: kueue.pid! };
@@ -390,7 +400,7 @@ export class TestCluster {
     this.spawnProc('kuberay-operator', binary(`kuberay-operator-${this.options.kubeRay}`), [
       `--metrics-addr=127.0.0.1:${metrics}`, `--health-probe-bind-address=127.0.0.1:${health}`,
       '--enable-leader-election=false', '--log-stdout-encoder=console',
-    ], { KUBECONFIG: this.kubeconfig });
+    ], { KUBECONFIG: this.componentKubeconfig('kuberay') });
     await waitFor('KubeRay /healthz', async () => { this.alive('kuberay-operator'); return (await probe(`http://127.0.0.1:${health}/healthz`)) === 200; }, 60000, 250);
   }
 

@@ -92,9 +92,18 @@ export class KubeClient {
   private readonly agent: https.Agent;
   private readonly url: URL;
 
-  constructor(creds: KubeconfigCreds) {
+  constructor(
+    private readonly creds: KubeconfigCreds,
+    private readonly impersonate?: { readonly user: string; readonly groups: readonly string[] },
+    agent?: https.Agent,
+  ) {
     this.url = new URL(creds.server);
-    this.agent = new https.Agent({ keepAlive: true, ca: creds.ca, cert: creds.cert, key: creds.key });
+    this.agent = agent ?? new https.Agent({ keepAlive: true, ca: creds.ca, cert: creds.cert, key: creds.key });
+  }
+
+  /** The same client acting as another user (Impersonate-User, as `kubectl --as`); the admin may impersonate anyone. */
+  as(user: string, groups: readonly string[] = ['system:authenticated']): KubeClient {
+    return new KubeClient(this.creds, { user, groups }, this.agent);
   }
 
   static fromKubeconfig(file: string): KubeClient {
@@ -110,7 +119,10 @@ export class KubeClient {
       const data = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
       const req = https.request({
         method, host: this.url.hostname, port: this.url.port, path: `${this.url.pathname.replace(/\/$/, '')}${path}`, agent: this.agent,
-        headers: { 'Accept': 'application/json', ...(data !== undefined ? { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(data) } : {}) },
+        headers: {
+          'Accept': 'application/json', ...(data !== undefined ? { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(data) } : {}),
+          ...(this.impersonate ? { 'Impersonate-User': this.impersonate.user, 'Impersonate-Group': [...this.impersonate.groups] } : {}),
+        },
         timeout: 60000,
       }, (res) => {
         const chunks: Buffer[] = [];

@@ -15,6 +15,12 @@ export interface Pki {
   readonly servingKey: string;
   readonly adminCrt: string;
   readonly adminKey: string;
+  /**
+   * Client certificates of the components, named as their ServiceAccounts are in a real cluster (the
+   * controller's webhooks decide by the requesting user): KubeRay's operator, Kueue's controller and
+   * kube-controller-manager. All in system:masters, as the test cluster has no RBAC for them.
+   */
+  readonly components: Record<'kuberay' | 'kueue' | 'kcm', { readonly crt: string; readonly key: string; readonly user: string }>;
   readonly saKey: string;
   readonly saPub: string;
 }
@@ -34,12 +40,24 @@ export function makePki(dir: string): Pki {
   openssl(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '2', '-subj', '/CN=cdk8s-kueue-ray-e2e-ca',
     '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign,digitalSignature'], dir);
   issue(dir, 'serving', '/CN=127.0.0.1', 'basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\nsubjectAltName=IP:127.0.0.1,DNS:localhost\n');
-  issue(dir, 'admin', '/O=system:masters/CN=e2e-admin', 'basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=clientAuth\n');
+  const client = 'basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=clientAuth\n';
+  issue(dir, 'admin', '/O=system:masters/CN=e2e-admin', client);
+  const users = {
+    kuberay: 'system:serviceaccount:kuberay-system:kuberay-operator',
+    kueue: 'system:serviceaccount:kueue-system:kueue-controller-manager',
+    kcm: 'system:kube-controller-manager',
+  } as const;
+  for (const [name, user] of Object.entries(users)) issue(dir, name, `/O=system:masters/CN=${user}`, client);
   openssl(['genpkey', '-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:2048', '-out', 'sa.key'], dir);
   openssl(['pkey', '-in', 'sa.key', '-pubout', '-out', 'sa.pub'], dir);
   const p = (f: string) => path.join(dir, f);
   return {
     dir, caCrt: p('ca.crt'), caKey: p('ca.key'), servingCrt: p('serving.crt'), servingKey: p('serving.key'),
     adminCrt: p('admin.crt'), adminKey: p('admin.key'), saKey: p('sa.key'), saPub: p('sa.pub'),
+    components: {
+      kuberay: { crt: p('kuberay.crt'), key: p('kuberay.key'), user: users.kuberay },
+      kueue: { crt: p('kueue.crt'), key: p('kueue.key'), user: users.kueue },
+      kcm: { crt: p('kcm.crt'), key: p('kcm.key'), user: users.kcm },
+    },
   };
 }
