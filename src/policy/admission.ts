@@ -32,10 +32,11 @@ export function tenantQueueLabel(obj: RayObject, ctx: Pick<PolicyContext, 'kueue
     out.push({
       rule: 'tenantQueueLabel', severity: queueNameOf(obj, ctx.kueue) ? 'warning' : 'error', object: objectRef(obj), field: QUEUE_ANNOTATION_FIELD, source: 'kueue-workload',
       message: `Kueue ${ctx.kueue.version} reads the queue name only from the label (the annotation is ignored since ${FIRST_KUEUE_VERSION.queueNameLabelOnly})${queueNameOf(obj, ctx.kueue) ? '' : ', so this object would run outside the tenant\'s quota'}`,
-      fix: `set the label ${QUEUE_NAME_LABEL} instead of the annotation`,
+      fix: `set the label ${QUEUE_NAME_LABEL}${tenant.queue ? `: ${tenant.queue.name}` : ''} instead of the annotation`,
     });
   }
-  if (queueNameOf(obj, ctx.kueue)) return out;
+  // One finding per problem: an ignored annotation already says why the object is unqueued.
+  if (queueNameOf(obj, ctx.kueue) || out.length) return out;
   out.push({
     rule: 'tenantQueueLabel', severity: 'error', object: objectRef(obj), field: QUEUE_FIELD, source: 'app',
     message: tenant.queue
