@@ -38,6 +38,7 @@ function envelopeProblem(r: Record<string, any>): string | undefined {
   if (!isObject(k) || typeof k.group !== 'string' || typeof k.version !== 'string' || typeof k.kind !== 'string') return 'request.kind must be a {group, version, kind} of strings';
   if (!OPERATIONS.includes(r.operation)) return `request.operation must be one of ${OPERATIONS.join(', ')}`;
   if (r.namespace !== undefined && r.namespace !== null && typeof r.namespace !== 'string') return 'request.namespace must be a string';
+  if (r.subResource !== undefined && r.subResource !== null && typeof r.subResource !== 'string') return 'request.subResource must be a string';
   for (const f of ['object', 'oldObject']) if (r[f] !== undefined && r[f] !== null && !isObject(r[f])) return `request.${f} must be an object`;
   return undefined;
 }

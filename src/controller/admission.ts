@@ -22,6 +22,8 @@ export interface AdmissionRequest {
   /** Who sends the request: the skips are decided by this, never by what the object claims. */
   readonly userInfo?: { readonly username?: string; readonly groups?: readonly string[] };
   readonly dryRun?: boolean;
+  /** "status" for a write of the status subresource. */
+  readonly subResource?: string;
 }
 
 export interface AdmissionResponse {
@@ -100,6 +102,11 @@ export function validateRayObject(req: AdmissionRequest, config: AdmissionConfig
   if (req.operation === 'DELETE' || req.operation === 'CONNECT') return { response: { uid: req.uid, allowed: true }, findings: [] };
   if (!req.object || typeof req.object !== 'object') return { response: deny(req.uid, 'request.object is missing', 400, 'BadRequest'), findings: [] };
   if (fromTrustedWriter(req, config)) return { response: { uid: req.uid, allowed: true }, findings: [] };
+  if (req.subResource !== undefined && req.subResource !== '') {
+    // Kueue reads a Ray object's status to tell it finished (and release its quota); only KubeRay writes it.
+    const message = `${req.kind?.kind} ${req.namespace}/${req.object?.metadata?.name}: ${req.subResource}: only KubeRay's operator writes the ${req.subResource} of a Ray object (Kueue reads it to release the quota)`;
+    return { response: deny(req.uid, `${message}. Fix: leave the ${req.subResource} to KubeRay [rayStatusWriter]`, 403, 'Forbidden'), findings: [] };
+  }
   const update = req.operation === 'UPDATE' && req.oldObject && typeof req.oldObject === 'object';
   const obj = asRayObject(req);
   const old = update ? asRayObject(req, req.oldObject) : undefined;

@@ -251,17 +251,26 @@ export class WebhookServer {
       else this.peerBytes.delete(peer);
       reserved = 0;
     };
-    // The body deadline: a body still arriving after it is cut, and its connection closed.
+    // The body deadline: a body still arriving after it (answered or not: a refused body is drained, not
+    // buffered) is cut, and its connection closed once the answer is out.
     const deadline = setTimeout(() => {
-      if (done) return;
-      res.shouldKeepAlive = false;
-      finish(408, JSON.stringify({ message: `cdk8s-kueue-ray webhook: the request body did not arrive within ${this.bodyTimeoutMs} ms` }));
-      res.once('finish', () => req.destroy());
+      if (!done) {
+        res.shouldKeepAlive = false;
+        finish(408, JSON.stringify({ message: `cdk8s-kueue-ray webhook: the request body did not arrive within ${this.bodyTimeoutMs} ms` }));
+      }
+      if (req.complete) return;
+      if (res.writableFinished) req.destroy();
+      else res.once('finish', () => req.destroy());
     }, this.bodyTimeoutMs);
+    /** Refuses the request while its body may still be arriving: the rest is read and dropped, the connection then closed. */
+    const refuse = (status: number, body: string) => {
+      res.shouldKeepAlive = false;
+      finish(status, body);
+      chunks.length = 0;
+    };
     const finish = (status: number, body: string) => {
       if (done) return;
       done = true;
-      clearTimeout(deadline);
       this.inFlight--;
       release();
       this.metrics.observe(`/${webhook}`, Number(process.hrtime.bigint() - started) / 1e9);
@@ -271,7 +280,7 @@ export class WebhookServer {
     res.on('timeout', () => undefined);
     const declared = Number(req.headers['content-length'] ?? 0);
     if (declared > this.maxBody) {
-      finish(413, this.tooLarge);
+      refuse(413, this.tooLarge);
       req.resume();
       return;
     }
@@ -279,7 +288,7 @@ export class WebhookServer {
       const peerHeld = this.peerBytes.get(peer) ?? 0;
       if (this.inFlightBytes[webhook] + n > this.maxInFlightBytes || peerHeld + n > this.maxPeerBytes) {
         const which = peerHeld + n > this.maxPeerBytes ? `${this.maxPeerBytes} bytes from one client` : `${this.maxInFlightBytes} bytes of /${webhook} reviews`;
-        finish(429, JSON.stringify({ message: `cdk8s-kueue-ray webhook: more than ${which} in flight; try again` }));
+        refuse(429, JSON.stringify({ message: `cdk8s-kueue-ray webhook: more than ${which} in flight; try again` }));
         return false;
       }
       this.inFlightBytes[webhook] += n;
@@ -291,19 +300,18 @@ export class WebhookServer {
       if (done) return;
       size += c.length;
       if (size > this.maxBody) {
-        finish(413, this.tooLarge);
-        req.destroy();
+        refuse(413, this.tooLarge);
         return;
       }
-      if (size > reserved && !reserve(size - reserved)) {
-        req.destroy();
-        return;
-      }
+      if (size > reserved && !reserve(size - reserved)) return;
       chunks.push(c);
     });
     req.on('error', () => finish(400, JSON.stringify({ message: 'request aborted' })));
     // The response's close (not the request's, which follows 'end') tells a client that went away.
-    res.on('close', () => { if (!done) { done = true; clearTimeout(deadline); this.inFlight--; release(); } });
+    res.on('close', () => {
+      clearTimeout(deadline);
+      if (!done) { done = true; this.inFlight--; release(); }
+    });
     req.on('end', () => {
       if (done) return;
       clearTimeout(deadline); // the decision is bounded by the worker's own deadline

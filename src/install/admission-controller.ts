@@ -469,7 +469,9 @@ export class AdmissionController extends Chart {
       apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration', metadata: { name: webhookNames[1], labels: { ...labels }, ...(injectCa ? { annotations: { ...injectCa } } : {}) },
       webhooks: [
         {
-          name: 'vray.cdk8s-kueue-ray.io', clientConfig: client('/validate'), rules, namespaceSelector: tenantSelector, matchConditions,
+          // The status subresources too: Kueue reads a Ray object's status to release its quota, and only KubeRay writes it.
+          name: 'vray.cdk8s-kueue-ray.io', clientConfig: client('/validate'), namespaceSelector: tenantSelector, matchConditions,
+          rules: [...rules, { ...rules[0], operations: ['UPDATE'], resources: rules[0].resources.map((r) => `${r}/status`) }],
           failurePolicy: 'Fail', timeoutSeconds: 5, sideEffects: 'None', admissionReviewVersions: ['v1'],
         },
         ...(props.validateAllNamespaces ? [{

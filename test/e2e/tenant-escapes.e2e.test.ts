@@ -210,6 +210,18 @@ describeEscapes(`tenant escapes, closed, on Kueue ${PAIR[0]} + KubeRay ${PAIR[1]
     for (const j of (await c().list('ray.io/v1', 'RayJob', 'team-b')).filter((x) => x.metadata.name.startsWith('busy-'))) await c().delete(`/apis/ray.io/v1/namespaces/team-b/rayjobs/${j.metadata.name}`);
   }, 120000);
 
+  test('status writes: a tenant cannot mark its admitted job finished (Kueue would release its quota); KubeRay keeps writing it', async () => {
+    const { job } = await admittedJob('team-d', 'finish-early');
+    const path = '/apis/ray.io/v1/namespaces/team-d/rayjobs/finish-early/status';
+    const e = await refused(tenant.mergePatch(path, { status: { jobDeploymentStatus: 'Complete', jobStatus: 'SUCCEEDED' } }));
+    expect(e?.message).toMatch(/only KubeRay's operator writes the status of a Ray object.*\[rayStatusWriter\]/);
+    const wl = (await workloadsOf('team-d', job.metadata.uid))[0];
+    expect((wl.status?.conditions ?? []).some((x: any) => x.type === 'Finished' && x.status === 'True')).toBe(false);
+    // KubeRay's status writes are matched out: it moved the job on after admission.
+    expect((await c().get(path)).status?.jobDeploymentStatus).toBeTruthy();
+    await c().delete('/apis/ray.io/v1/namespaces/team-d/rayjobs/finish-early');
+  }, 180000);
+
   test('KubeRay\'s own writes still pass: its user may create a child and update it', async () => {
     // The same groups as the operator's certificate in the test cluster (no RBAC is set up for it here).
     const asKubeRay = c().as(KUBERAY_USER, ['system:masters', 'system:authenticated']);
