@@ -1,8 +1,8 @@
 // Tenancy and writers (pure): who is a tenant, which rules apply, and who may write a RayJob's or
-// RayService's RayCluster. The e2e (tenant-escapes) shows the same on the real control plane.
+// RayService's RayCluster. The e2e (test/attack/tenants.e2e.test.ts) shows the same on the real control plane.
 import { AdmissionConfig, mutateRayObject, validateRayObject } from '../src/controller/admission';
 import {
-  childWriteFindings, DEFAULT_TRUSTED_WRITERS, Inventory, narrowestRules, parseServiceAccount, rayParentOf, tenantOf, tenantQueueLabel,
+  childWriteFindings, DEFAULT_TRUSTED_WRITERS, Inventory, narrowestRules, parseServiceAccount, rayParentOf, RULES, tenantOf, tenantQueueLabel,
   trustedWriterRole, untrustedRequestCel,
 } from '../src/policy';
 import { kubeRayCapabilities, kueueCapabilities } from '../src/policy/versions';
@@ -123,5 +123,29 @@ describe('the webhook on the queue-name annotation, per Kueue version', () => {
     const v = validateRayObject(review(obj()), config('v0.14.8'), { inventory });
     expect(v.findings.filter((f) => f.rule === 'tenantQueueLabel')).toEqual([]);
     expect(validateRayObject(review(obj()), config('v0.19.2'), { inventory }).findings.filter((f) => f.rule === 'tenantQueueLabel')).toHaveLength(1);
+  });
+});
+
+describe('what a denial shows a tenant', () => {
+  const inventory: Inventory = {
+    ...base,
+    localQueues: [
+      { namespace: 'team-a', name: 'default', clusterQueue: 'a', tenant: { allowedPriorityClasses: ['dev'] }, tenantLabelled: true },
+      { namespace: 'team-b', name: 'secret-queue', clusterQueue: 'b', tenant: { allowedPriorityClasses: ['vip'] }, tenantLabelled: true },
+    ],
+    priorityClasses: [{ name: 'dev', value: 1 }, { name: 'vip', value: 100 }],
+  };
+  const job = (labels: Record<string, string>) => ({ apiVersion: 'ray.io/v1', kind: 'RayJob', metadata: { name: 'j', namespace: 'team-a', labels }, spec: {} });
+  const ctx = (audience?: 'tenant') => ({ kueue: kueueCapabilities('v0.19.2'), kubeRay: kubeRayCapabilities('v1.6.2'), inventory, audience });
+
+  test('no other namespace holding a queue of that name, and no priority class beyond the tenant\'s own', () => {
+    const queue = job({ 'kueue.x-k8s.io/queue-name': 'secret-queue' });
+    expect(RULES.queueExists(queue, ctx())[0].message).toMatch(/it exists in team-b/);
+    expect(RULES.queueExists(queue, ctx('tenant'))[0].message).not.toMatch(/team-b/);
+    const missing = job({ 'kueue.x-k8s.io/queue-name': 'default', 'kueue.x-k8s.io/priority-class': 'nope' });
+    expect(RULES.priorityClassAllowed(missing, ctx())[0].fix).toMatch(/"vip"/);
+    const shown = RULES.priorityClassAllowed(missing, ctx('tenant')).map((f: any) => `${f.message} ${f.fix}`).join(' ');
+    expect(shown).toMatch(/"dev"/);
+    expect(shown).not.toMatch(/vip|team-b/);
   });
 });

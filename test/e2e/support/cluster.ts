@@ -286,18 +286,18 @@ export class TestCluster {
 
   private writeKubeconfig(server: string): void {
     const pki = this.pki!;
-    const write = (file: string, crt: string, key: string) => {
+    const write = (file: string, crt: string, key: string, user = 'e2e-admin') => {
       const b64 = (f: string) => fs.readFileSync(f).toString('base64');
       fs.writeFileSync(file, [
         'apiVersion: v1', 'kind: Config', 'current-context: e2e',
         'clusters:', '- name: e2e', '  cluster:', `    server: ${server}`, `    certificate-authority-data: ${b64(pki.caCrt)}`,
-        'users:', '- name: e2e-user', '  user:', `    client-certificate-data: ${b64(crt)}`, `    client-key-data: ${b64(key)}`,
-        'contexts:', '- name: e2e', '  context:', '    cluster: e2e', '    user: e2e-user', '',
+        'users:', `- name: ${user}`, '  user:', `    client-certificate-data: ${b64(crt)}`, `    client-key-data: ${b64(key)}`,
+        'contexts:', '- name: e2e', '  context:', '    cluster: e2e', `    user: ${user}`, '',
       ].join('\n'));
     };
     write(this.kubeconfig, pki.adminCrt, pki.adminKey);
     // Each component acts as its real ServiceAccount would, so admission sees the same users as in a cluster.
-    for (const [name, c] of Object.entries(pki.components)) write(this.componentKubeconfig(name as keyof Pki['components']), c.crt, c.key);
+    for (const [name, c] of Object.entries(pki.components)) write(this.componentKubeconfig(name as keyof Pki['components']), c.crt, c.key, `e2e-${name}`);
   }
 
   /** The kubeconfig a component (KubeRay, Kueue, kube-controller-manager) runs with. */
