@@ -34,12 +34,13 @@ export interface WebhookServerOptions {
    * Bytes of request bodies held at once per webhook path (/mutate and /validate each have this
    * budget), counted as they arrive, until answered. Beyond it a request gets 429, so a burst of large
    * reviews cannot grow the process past its memory limit, and a flood of one path leaves the other
-   * alone. Keep it at least maxBodyBytes. @default 16 MiB
+   * alone. Keep it at least maxBodyBytes. @default 8 MiB (16 MiB for both, as the pod's memory limit is sized)
    */
   readonly maxInFlightBytes?: number;
   /**
    * Bytes of bodies one peer address may hold at once (over both paths): a client that is not the API
-   * server cannot take the budget from it. Keep it at least maxBodyBytes. @default 8 MiB
+   * server cannot take the budget from it (real reviews are 5-20 KB: this is hundreds of them). Keep it
+   * at least maxBodyBytes. @default 4 MiB
    */
   readonly maxInFlightBytesPerPeer?: number;
   /** Open connections one peer address may hold; more are closed at once. @default 128 */
@@ -149,8 +150,8 @@ export class WebhookServer {
     this.server.timeout = opts.idleTimeoutMs ?? 10000;
     this.server.maxConnections = opts.maxConnections ?? 512;
     this.maxBody = opts.maxBodyBytes ?? 4 * 1024 * 1024;
-    this.maxInFlightBytes = opts.maxInFlightBytes ?? 16 * 1024 * 1024;
-    this.maxPeerBytes = opts.maxInFlightBytesPerPeer ?? 8 * 1024 * 1024;
+    this.maxInFlightBytes = opts.maxInFlightBytes ?? 8 * 1024 * 1024;
+    this.maxPeerBytes = opts.maxInFlightBytesPerPeer ?? 4 * 1024 * 1024;
     this.bodyTimeoutMs = opts.bodyTimeoutMs ?? 2000;
     this.tooLarge = JSON.stringify({ message: `request body larger than ${this.maxBody} bytes` });
     if (opts.workers) this.pool = new AdmissionPool({ size: opts.workers, config: opts.config, view: opts.view, log: opts.log });

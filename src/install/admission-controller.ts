@@ -188,6 +188,12 @@ export interface GracefulPreemption {
 }
 
 const NAME = 'cdk8s-kueue-ray-controller';
+/**
+ * The container's memory limit, MiB: the peak RSS measured under the attack suite's worst case (8 peers
+ * sending 3.9 MiB reviews to both paths beside 6 slow bodies: test/attack/server.attack.test.ts 5b),
+ * with a quarter on top. The README gives the figures.
+ */
+export const CONTROLLER_MEMORY_LIMIT_MIB = 256;
 const PORT = 9443;
 const METRICS_PORT = 8080;
 const TLS_DIR = '/etc/cdk8s-kueue-ray/tls';
@@ -373,7 +379,7 @@ export class AdmissionController extends Chart {
               // it keeps serving 5 s before SIGTERM, then 5 s more with /readyz failing (--shutdown-grace-seconds).
               lifecycle: { preStop: { exec: { command: ['sleep', '5'] } } },
               livenessProbe: probe('/healthz'),
-              resources: props.resources ? renderResources(props.resources, `AdmissionController '${this.node.path}' resources`) : { requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '500m', memory: '256Mi' } },
+              resources: props.resources ? renderResources(props.resources, `AdmissionController '${this.node.path}' resources`) : { requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '500m', memory: `${CONTROLLER_MEMORY_LIMIT_MIB}Mi` } },
               securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true, capabilities: { drop: ['ALL'] }, seccompProfile: { type: 'RuntimeDefault' } },
               ...(volumeMounts.length ? { volumeMounts } : {}),
             }],

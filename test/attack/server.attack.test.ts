@@ -4,6 +4,7 @@
 import * as net from 'net';
 import * as tls from 'tls';
 import * as fs from 'fs';
+import { CONTROLLER_MEMORY_LIMIT_MIB } from '../../src/install/admission-controller';
 import { compileController, Controller, healthy, post, rayJob, request, responseOf, review, startController, testPki } from './support';
 
 jest.setTimeout(60000);
@@ -112,6 +113,30 @@ test('5. the bodies in flight are bounded in total: 16 concurrent 3.9 MiB review
 
   console.log(`attack 5: peak RSS ${peak.toFixed(0)} MiB, answers ${statuses.join(',')}`);
   expect(peak).toBeLessThan(200);
+  expect(await healthy(ctl.port)).toBe(true);
+});
+
+test('5b. the most a crowd can hold: 8 peers each sending 3.9 MiB reviews to both paths, beside 6 slow bodies; the peak sizes the pod\'s memory limit', async () => {
+  ctl = await startController();
+  const env = Array.from({ length: 130000 }, (_, i) => ({ name: `E${i}`, value: 'v' }));
+  const body = JSON.stringify(review(rayJob({ rayClusterSpec: { headGroupSpec: { template: { spec: { containers: [{ name: 'h', image: 'i', env }] } } } } })));
+  const slow = await Promise.all(Array.from({ length: 6 }, async () => {
+    const s = tls.connect({ host: '127.0.0.1', port: ctl.port, ca: fs.readFileSync(testPki().caCrt), servername: 'localhost' });
+    s.on('error', () => undefined);
+    await new Promise((r) => s.once('secureConnect', r));
+    s.write(`POST /validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${4 * 1024 * 1024}\r\n\r\n{`);
+    return s;
+  }));
+  const answers = await Promise.all(Array.from({ length: 8 }, (_, peer) => ['/mutate', '/validate', '/validate'].map((p) => request(ctl.port, 'POST', p, body, { localAddress: `127.0.0.${peer + 2}` }))).flat());
+  slow.forEach((s) => s.destroy());
+  const statuses = answers.map((a) => a.status);
+  expect(statuses.filter((x) => x === 200).length).toBeGreaterThan(0);
+  // A refused client still writing its body may see the connection reset after the 429, as in attack 5.
+  expect(answers.filter((a) => a.status !== 200 && a.status !== 429 && !(a.status === -1 && /ECONNRESET|EPIPE/.test(a.body))).map((a) => `${a.status} ${a.body.slice(0, 80)}`)).toEqual([]);
+  const peak = ctl.peakRssMiB();
+  // The Deployment's limit (src/install/admission-controller.ts) is sized from this figure.
+  console.log(`attack 5b: peak RSS ${peak.toFixed(0)} MiB over ${answers.length} concurrent 3.9 MiB reviews from 8 peers and 6 slow bodies (${statuses.filter((x) => x === 200).length} decided, ${statuses.filter((x) => x === 429).length} refused with 429)`);
+  expect(peak).toBeLessThan(CONTROLLER_MEMORY_LIMIT_MIB * 0.85);
   expect(await healthy(ctl.port)).toBe(true);
 });
 
