@@ -6,7 +6,9 @@ import {
   trustedWriterRole, untrustedRequestCel,
 } from '../src/policy';
 import { kubeRayCapabilities, kueueCapabilities } from '../src/policy/versions';
+import { Chart, Testing } from 'cdk8s';
 import { applyPatch } from 'fast-json-patch';
+import { Quantity, ResourceFlavor, ResourceName, TenantQueue } from '../src';
 
 const KUBERAY = 'system:serviceaccount:kuberay-system:kuberay-operator';
 const base: Inventory = { localQueues: [], clusterQueues: [], cohorts: [], priorityClasses: [], namespaces: [] };
@@ -147,5 +149,20 @@ describe('what a denial shows a tenant', () => {
     const shown = RULES.priorityClassAllowed(missing, ctx('tenant')).map((f: any) => `${f.message} ${f.fix}`).join(' ');
     expect(shown).toMatch(/"dev"/);
     expect(shown).not.toMatch(/vip|team-b/);
+  });
+});
+
+describe('TenantQueue on an existing namespace', () => {
+  test('createNamespace: false still labels the namespace (the webhooks see only labelled ones), with nothing else of it', () => {
+    const app = Testing.app();
+    const chart = new Chart(app, 'c');
+    const flavor = new ResourceFlavor(chart, 'f');
+    new TenantQueue(chart, 't', {
+      namespace: 'existing', createNamespace: false, allowedPodPriorityClasses: ['batch-low'],
+      resourceGroups: [{ flavors: [{ flavor, quotas: [{ resource: ResourceName.CPU, nominalQuota: Quantity.cpu(1) }] }] }],
+    });
+    const ns = Testing.synth(chart).find((o: any) => o.kind === 'Namespace');
+    expect(ns.metadata).toEqual({ name: 'existing', labels: { 'cdk8s-kueue-ray.io/tenant': 'existing' }, annotations: { 'cdk8s-kueue-ray.io/allowed-pod-priority-classes': 'batch-low' } });
+    expect(Object.keys(ns).sort()).toEqual(['apiVersion', 'kind', 'metadata', 'spec'].filter((k) => k in ns));
   });
 });

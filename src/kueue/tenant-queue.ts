@@ -16,7 +16,10 @@ export interface TenantQueueProps {
   /** The tenant's namespace. */
   readonly namespace: string;
   /**
-   * Create the Namespace object. Set false for a namespace that already exists.
+   * Create the Namespace object. Set false for a namespace that already exists: the chart then still
+   * writes the tenant label and rule annotations on it (a Namespace object with only those, which a
+   * server-side apply merges into the existing one, leaving its other labels alone). Without the label
+   * the controller's webhooks would not see the namespace at all.
    * @default true
    */
   readonly createNamespace?: boolean;
@@ -94,8 +97,8 @@ export class TenantQueue extends Construct implements ILocalQueue {
   public readonly ownClusterQueue?: ClusterQueue;
   public readonly defaultPriorityClass?: IWorkloadPriorityClass;
   public readonly allowedPriorityClasses: IWorkloadPriorityClass[];
-  /** The Namespace object, when created. */
-  public readonly namespaceObject?: ApiObject;
+  /** The Namespace object (with createNamespace false, only the tenant label and rule annotations). */
+  public readonly namespaceObject: ApiObject;
 
   public constructor(scope: Construct, id: string, props: TenantQueueProps) {
     super(scope, id);
@@ -129,10 +132,11 @@ export class TenantQueue extends Construct implements ILocalQueue {
       allowedPodPriorityClasses: props.allowedPodPriorityClasses?.length ? [...props.allowedPodPriorityClasses] : undefined,
     };
     const labels = { ...(props.namespaceLabels ?? {}), [TENANT_LABEL]: props.namespace };
+    const ns = new kplus.Namespace(this, 'Namespace', { metadata: { name: props.namespace, labels, annotations: tenantAnnotations(rules) } });
+    this.namespaceObject = ApiObject.of(ns);
+    if (this.namespaceObject.metadata.namespace !== undefined) this.namespaceObject.addJsonPatch(JsonPatch.remove('/metadata/namespace'));
+    // An existing namespace's other labels are unknown to the app: only a created one is in the inventory.
     if (props.createNamespace ?? true) {
-      const ns = new kplus.Namespace(this, 'Namespace', { metadata: { name: props.namespace, labels, annotations: tenantAnnotations(rules) } });
-      this.namespaceObject = ApiObject.of(ns);
-      if (this.namespaceObject.metadata.namespace !== undefined) this.namespaceObject.addJsonPatch(JsonPatch.remove('/metadata/namespace'));
       AppInventory.of(this).register({ node: this.node, _inventoryEntry: (): InventoryEntry => ({ kind: 'Namespace', entry: { name: props.namespace, labels: { ...labels, 'kubernetes.io/metadata.name': props.namespace }, annotations: tenantAnnotations(rules) } }) });
     }
 
@@ -158,6 +162,6 @@ export class TenantQueue extends Construct implements ILocalQueue {
       labels: { [TENANT_LABEL]: props.namespace },
     });
     this.localQueue._tenant = rules;
-    if (this.namespaceObject) this.localQueue.node.addDependency(this.namespaceObject);
+    this.localQueue.node.addDependency(this.namespaceObject);
   }
 }
