@@ -102,6 +102,16 @@ describe('mutating', () => {
     expect(mutateRayObject(review(labelled), config(), view).response).toEqual({ uid: 'u-1', allowed: true });
   });
 
+  test('a RayJob that only selects an existing cluster gets no queue label and no suspend (Kueue does not manage it; its webhook would suspend it for good); in HTTPMode only', () => {
+    const job = { apiVersion: 'ray.io/v1', kind: 'RayJob', metadata: { name: 'sel', namespace: 'team-a' }, spec: { entrypoint: 'x', clusterSelector: { 'ray.io/cluster': 'mine' }, submissionMode: 'HTTPMode' } };
+    const out = patched(job, mutateRayObject(review(job), config(), view).response.patch);
+    expect(out.metadata.labels?.['kueue.x-k8s.io/queue-name']).toBeUndefined();
+    expect(out.spec.suspend).toBeUndefined();
+    expect(validateRayObject(review(out), config(), view).response.allowed).toBe(true);
+    const submitter = { ...out, spec: { ...out.spec, submissionMode: 'K8sJobMode' } };
+    expect(validateRayObject(review(submitter), config(), view).response.status?.message).toMatch(/\[clusterSelectorSubmitter\]/);
+  });
+
   test('a RayService on Kueue >= 0.17 is suspended through rayClusterConfig', () => {
     const svc = { apiVersion: 'ray.io/v1', kind: 'RayService', metadata: { name: 's', namespace: 'team-a' }, spec: { rayClusterConfig: rayJob().spec.rayClusterSpec } };
     const out = patched(svc, mutateRayObject(review(svc), config(), view).response.patch);

@@ -34,6 +34,7 @@ export const RULE_DESCRIPTIONS: Readonly<Record<string, string>> = {
   queueExists: 'The workload\'s LocalQueue exists in its namespace.',
   clusterQueueAdmitsNamespace: 'The LocalQueue\'s ClusterQueue exists, is active and admits the namespace.',
   priorityClassAllowed: 'The WorkloadPriorityClass exists and the tenant allows it.',
+  clusterSelectorSubmitter: 'In a tenant namespace, a RayJob on an existing cluster submits in HTTPMode (its submitter pod would run outside the quota).',
   podPriorityClassAllowed: 'In a tenant namespace, pod templates name only the PriorityClasses the tenant allows.',
   gangCanEverFit: 'The whole gang can ever fit its ClusterQueue (nominal quota plus borrowing).',
   tenantQueueLabel: 'A Ray object in a tenant namespace carries the tenant\'s queue label.',

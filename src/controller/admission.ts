@@ -7,7 +7,7 @@
 import {
   bookkeepingOnlyUpdate, childWriteFindings, DEFAULT_TRUSTED_WRITERS, evaluateRayObject, Finding, MAX_LIST_LENGTH, formatFinding, Inventory, isRecord,
   KubeRayCapabilities, KueueCapabilities, kueueValidatesUpdate, kueueWebhookOnUpdate, listOf, PolicyContext, PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL,
-  ratchetUpdate, RayObject, suspendFieldAtCreate, tenantOf, tenantQueueLabel, trustedWriterRole, TrustedWriters,
+  ratchetUpdate, RayObject, selectsExistingClusterOnly, suspendFieldAtCreate, tenantOf, tenantQueueLabel, trustedWriterRole, TrustedWriters,
 } from '../policy';
 
 export const RAY_KINDS = ['RayJob', 'RayCluster', 'RayService'] as const;
@@ -160,11 +160,15 @@ export function mutateRayObject(req: AdmissionRequest, config: AdmissionConfig, 
   // Before 0.15 Kueue also reads the queue name from the annotation; from 0.15 only the label counts, so
   // the label is added whatever the annotation says (the validating webhook warns that it is ignored).
   const annotated = config.kueue.queueNameAnnotation && typeof obj.metadata?.annotations?.[QUEUE_NAME_LABEL] === 'string' && obj.metadata.annotations[QUEUE_NAME_LABEL] !== '';
-  if (tenant?.queue && !labels?.[QUEUE_NAME_LABEL] && !annotated && (labels !== undefined || obj.metadata?.labels === undefined)) {
+  // A RayJob on an existing cluster is not Kueue's (it makes no Workload): with a queue label Kueue's own
+  // webhook would suspend it for good, and KubeRay refuses a suspended clusterSelector RayJob.
+  const onExistingCluster = selectsExistingClusterOnly(obj, config.kueue.rayJobClusterSelectorRules);
+  const labelsWritable = labels !== undefined || obj.metadata?.labels === undefined;
+  if (tenant?.queue && !onExistingCluster && !labels?.[QUEUE_NAME_LABEL] && !annotated && labelsWritable) {
     addLabel(QUEUE_NAME_LABEL, tenant.queue.name);
     for (const op of suspendOps(obj, req.kind!.kind!, config)) ops.push(op);
   }
-  if (tenant?.rules.defaultPriorityClass && !labels?.[PRIORITY_CLASS_LABEL] && (labels !== undefined || obj.metadata?.labels === undefined)) {
+  if (tenant?.rules.defaultPriorityClass && !labels?.[PRIORITY_CLASS_LABEL] && labelsWritable) {
     addLabel(PRIORITY_CLASS_LABEL, tenant.rules.defaultPriorityClass);
   }
   // No spread: a cluster with 100,000 worker groups gives 300,000 operations, past push(...)'s argument limit.

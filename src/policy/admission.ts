@@ -10,6 +10,7 @@ import { PolicyContext } from './context';
 import { Finding, objectRef } from './findings';
 import { clusterSpecOf, RayObject } from './gang';
 import { ELASTIC_JOB_ANNOTATION, PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL, queueNameAnnotationOf, queueNameOf } from './ray-object';
+import { selectsExistingClusterOnly } from './rules/kueue-webhook';
 import { tenantOf } from './tenant';
 import { FIRST_KUEUE_VERSION } from './versions';
 
@@ -25,7 +26,8 @@ const QUEUE_ANNOTATION_FIELD = `metadata.annotations[${QUEUE_NAME_LABEL}]`;
 export function tenantQueueLabel(obj: RayObject, ctx: Pick<PolicyContext, 'kueue' | 'inventory'>): Finding[] {
   const ns = obj.metadata?.namespace;
   const tenant = ctx.inventory ? tenantOf(ctx.inventory, ns) : undefined;
-  if (!tenant) return [];
+  // A RayJob on an existing cluster runs on that (queued) cluster; clusterSelectorSubmitter bounds the rest.
+  if (!tenant || selectsExistingClusterOnly(obj, ctx.kueue.rayJobClusterSelectorRules)) return [];
   const out: Finding[] = [];
   const annotation = queueNameAnnotationOf(obj);
   if (annotation !== undefined && !ctx.kueue.queueNameAnnotation) {

@@ -7,6 +7,7 @@ import { computeGang, Gang } from '../gang';
 import { formatQuantity, formatResources, ResourceMap, sortedResourceNames } from '../quantity';
 import { isElastic, namespaceOf, podTemplatesOf, PRIORITY_CLASS_LABEL, priorityClassOf, QUEUE_NAME_LABEL, queueNameOf, usesAutoscaling } from '../ray-object';
 import { tenantOf } from '../tenant';
+import { selectsExistingClusterOnly } from './kueue-webhook';
 import { Reporter, Rule } from './rule';
 
 const QUEUE_FIELD = `metadata.labels[${QUEUE_NAME_LABEL}]`;
@@ -156,6 +157,22 @@ export const podPriorityClassAllowed: Rule = (obj, ctx) => {
   return r.findings;
 };
 
+/**
+ * In a tenant namespace, a RayJob on an existing cluster (clusterSelector) submits without a pod of its
+ * own: Kueue does not manage such a job, so the submitter pod K8sJobMode makes (with whatever resources
+ * its template asks) would run outside the quota.
+ */
+export const clusterSelectorSubmitter: Rule = (obj, ctx) => {
+  const r = new Reporter('clusterSelectorSubmitter', obj, 'app');
+  if (!selectsExistingClusterOnly(obj, ctx.kueue.rayJobClusterSelectorRules)) return r.findings;
+  const tenant = ctx.inventory ? tenantOf(ctx.inventory, namespaceOf(obj)) : undefined;
+  const mode = obj.spec?.submissionMode ?? 'K8sJobMode';
+  if (!tenant || mode === 'HTTPMode' || mode === 'InteractiveMode') return r.findings;
+  r.error('spec.submissionMode', `a RayJob on an existing RayCluster (clusterSelector) is not queued by Kueue, so the submitter pod ${mode} creates would run outside tenant namespace "${tenant.namespace}"'s quota`,
+    'set submissionMode: HTTPMode (the job is submitted to the selected cluster\'s dashboard, with no pod of its own)');
+  return r.findings;
+};
+
 interface Cap { nominal: bigint; ceiling: bigint }
 
 /** Nominal quota and the most a ClusterQueue can ever use (nominal + borrowing ceiling), per flavor and resource. */
@@ -292,5 +309,5 @@ export const gangCanEverFit: Rule = (obj, ctx) => {
 };
 
 export const CROSS_OBJECT_RULES: Record<string, Rule> = {
-  queueExists, clusterQueueAdmitsNamespace, priorityClassAllowed, podPriorityClassAllowed, gangCanEverFit,
+  queueExists, clusterQueueAdmitsNamespace, priorityClassAllowed, podPriorityClassAllowed, clusterSelectorSubmitter, gangCanEverFit,
 };

@@ -12,7 +12,12 @@ import {
 import { Reporter, Rule } from './rule';
 
 /** Kueue ignores a RayJob that only selects an existing cluster (≥0.13.7). */
-function selectsExistingClusterOnly(obj: any, rules: boolean): boolean {
+/**
+ * A RayJob that runs on an existing RayCluster (clusterSelector, no rayClusterSpec): Kueue with the
+ * clusterSelector rules does not manage it (it makes no Workload and never unsuspends it), and the
+ * cluster it selects is queued on its own.
+ */
+export function selectsExistingClusterOnly(obj: any, rules: boolean): boolean {
   return rules && obj.kind === 'RayJob' && isRecord(obj.spec?.clusterSelector) && Object.keys(obj.spec.clusterSelector).length > 0 && !obj.spec?.rayClusterSpec;
 }
 
