@@ -18,7 +18,7 @@ import { inventoryFromObjects } from '../inventory-objects';
 import { formatQuantity, parseQuantity, ResourceMap } from '../quantity';
 import { isElastic, isRecord, namespaceOf, PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL } from '../ray-object';
 import { gangCanEverFit, selectorMatches } from '../rules/cross-object';
-import { compareVersions, kueueCapabilities, KueueCapabilities, kubeRayCapabilities } from '../versions';
+import { DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION, KubeRayCapabilities, kubeRayCapabilities, kueueCapabilities, KueueCapabilities } from '../versions';
 import {
   PendingCategory, PLAN_SCHEMA_VERSION, PlanCandidate, PlanClusterQueue, PlanCohort, PlanCycle, PlanPending, PlanPodSetAssignment,
   PlanQuota, PlanResult, PlanShortfall, PlanVictim, PlanWorkload,
@@ -40,6 +40,8 @@ export interface PlanInput {
   readonly arrivals: readonly RayObject[];
   /** @default DEFAULT_KUEUE_VERSION (v0.19.2) */
   readonly kueueVersion?: string;
+  /** The KubeRay version, for the never-admissible check (gangCanEverFit). @default DEFAULT_KUBERAY_VERSION (v1.6.2) */
+  readonly kubeRayVersion?: string;
   /** Keep the per-cycle trace. @default true */
   readonly trace?: boolean;
 }
@@ -277,6 +279,7 @@ function q(v: unknown): bigint | undefined {
 /** The simulator. One instance plans one input. */
 export class PlanSimulator {
   private readonly caps: KueueCapabilities;
+  private readonly kubeRay: KubeRayCapabilities;
   private readonly cqs = new Map<string, CQ>();
   /** The same ClusterQueues in a list, for the loops of every cycle. */
   private readonly cqList: CQ[];
@@ -293,8 +296,6 @@ export class PlanSimulator {
   private readonly ambiguities = new Set<string>();
   private readonly notes: string[] = [];
   private readonly keepTrace: boolean;
-  /** SchedulingEquivalenceHashing: beta, on by default from Kueue 0.18. */
-  private readonly equivalenceHashing: boolean;
   private cycle = 0;
   private step = 0;
   /** XOR of the admitted workloads' random keys: detects a preemption loop (the same admitted set again and again). */
@@ -325,9 +326,9 @@ export class PlanSimulator {
   private readonly gangs: Array<ReturnType<typeof computeGang> | undefined> = [];
 
   constructor(private readonly input: PlanInput) {
-    this.caps = kueueCapabilities(input.kueueVersion ?? 'v0.19.2');
+    this.caps = kueueCapabilities(input.kueueVersion ?? DEFAULT_KUEUE_VERSION);
+    this.kubeRay = kubeRayCapabilities(input.kubeRayVersion ?? DEFAULT_KUBERAY_VERSION);
     this.keepTrace = input.trace ?? true;
-    this.equivalenceHashing = compareVersions(this.caps.version, 'v0.18.0') >= 0;
     const objs = input.kueueObjects.filter(isRecord);
     const of = (kind: string) => objs.filter((o) => o.kind === kind);
     for (const f of of('ResourceFlavor')) this.flavors.set(f.metadata?.name, f);
@@ -595,7 +596,7 @@ export class PlanSimulator {
    */
   private push(w: Wl): void {
     const cq = w.cq!;
-    if (this.equivalenceHashing && !cq.strict && cq.parkedHashes.has(w.hash)) cq.queue.park(w);
+    if (this.caps.schedulingEquivalenceHashing && !cq.strict && cq.parkedHashes.has(w.hash)) cq.queue.park(w);
     else cq.queue.push(w);
   }
 
@@ -856,7 +857,7 @@ export class PlanSimulator {
       return;
     }
     cq.queue.park(w);
-    if (this.equivalenceHashing) {
+    if (this.caps.schedulingEquivalenceHashing) {
       // Equivalent workloads waiting behind it are parked with it, unevaluated.
       cq.parkedHashes.add(w.hash);
       cq.queue.parkHash(w.hash);
@@ -1584,7 +1585,7 @@ export class PlanSimulator {
     }
     let never = this.neverFitsByShape.get(key);
     if (!never) {
-      never = gangCanEverFit(w.obj, { kueue: this.caps, kubeRay: kubeRayCapabilities('v1.6.2'), inventory: this.inventory }).filter((f) => f.severity === 'error');
+      never = gangCanEverFit(w.obj, { kueue: this.caps, kubeRay: this.kubeRay, inventory: this.inventory }).filter((f) => f.severity === 'error');
       this.neverFitsByShape.set(key, never);
     }
     return never;
