@@ -11,13 +11,12 @@ import { isElastic, isRecord, namespaceOf, PRIORITY_CLASS_LABEL, QUEUE_NAME_LABE
 import { selectorMatches } from '../rules/cross-object';
 import { DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION, KubeRayCapabilities, kubeRayCapabilities, kueueCapabilities, KueueCapabilities } from '../versions';
 import { Assignment, briefOf, FlavorAssigner } from './flavor-assigner';
-import { admittedOrder } from './ordering';
 import { Preemptor, Target } from './preemptor';
 import { addUsageMap, available, CohortNode, FlavorResource, NO_LIMIT, QuotaNode, rootOf } from './quota-tree';
 import { assignmentMessage, describeAssignment, SimulationState } from './render';
 import type { PendingCategory, PlanCandidate, PlanCycle } from './schema';
 import type { PlanInput } from './simulate';
-import { addAdmittedUsage, buildSnapshot, ClusterQueue, Snapshot } from './snapshot';
+import { addAdmitted, buildSnapshot, ClusterQueue, removeAdmitted, Snapshot } from './snapshot';
 import { newWorkload, PodSet, schedulingHash, Workload } from './workload';
 
 const DEFAULT_NS_LABEL = 'kubernetes.io/metadata.name';
@@ -306,13 +305,8 @@ export class PlanSimulator {
 
   private unadmitUsage(w: Workload): void {
     const cq = w.clusterQueue!;
-    if (cq.admitted.has(w)) this.admittedKey ^= zobrist(w.id);
     addUsageMap(cq, w.usage, -1);
-    if (cq.admitted.delete(w)) {
-      addAdmittedUsage(cq, w, -1);
-      const same = cq.admittedByPriority.get(w.priority)!;
-      same.splice(same.indexOf(w), 1);
-    }
+    if (removeAdmitted(cq, w)) this.admittedKey ^= zobrist(w.id);
     cq.memo.version++;
     w.usage = new Map();
   }
@@ -456,24 +450,8 @@ export class PlanSimulator {
     w.pending = undefined;
   }
 
-  /** Into the ClusterQueue's admitted set (the preemption candidates) with its usage. */
   private markAdmitted(cq: ClusterQueue, w: Workload): void {
-    if (cq.admitted.has(w)) return;
-    addAdmittedUsage(cq, w, 1);
-    w.usageMask = 0;
-    for (const id of w.usage.keys()) if (id < 31) w.usageMask |= 1 << id;
-    let same = cq.admittedByPriority.get(w.priority);
-    if (!same) cq.admittedByPriority.set(w.priority, same = []);
-    // Kept in candidate order (most recently admitted first, then UID): a search merges these runs.
-    let lo = 0, hi = same.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (admittedOrder(same[mid], w) < 0) lo = mid + 1;
-      else hi = mid;
-    }
-    same.splice(lo, 0, w);
-    cq.admitted.add(w);
-    this.admittedKey ^= zobrist(w.id);
+    if (addAdmitted(cq, w)) this.admittedKey ^= zobrist(w.id);
   }
 }
 

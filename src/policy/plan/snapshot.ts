@@ -10,7 +10,7 @@ import { inventoryFromObjects } from '../inventory-objects';
 import { formatQuantity } from '../quantity';
 import { isRecord } from '../ray-object';
 import type { PodSetRequests } from './flavor-assigner';
-import type { CandidateLists } from './ordering';
+import { admittedOrder, CandidateLists } from './ordering';
 import type { Target } from './preemptor';
 import { WorkloadQueue } from './queue';
 import { buildSubtree, CohortNode, FlavorResource, initSubtree, QuotaNode, quotaArrays, rootOf, setQuota } from './quota-tree';
@@ -315,8 +315,40 @@ function addClusterQueue(s: Snapshot, c: any, resourceGroups: readonly ResourceG
   }
 }
 
+/**
+ * Into the ClusterQueue's admitted set (the preemption candidates), with its usage sums (the usage is
+ * in the quota tree already). False when it was there.
+ */
+export function addAdmitted(cq: ClusterQueue, w: Workload): boolean {
+  if (cq.admitted.has(w)) return false;
+  addAdmittedUsage(cq, w, 1);
+  w.usageMask = 0;
+  for (const id of w.usage.keys()) if (id < 31) w.usageMask |= 1 << id;
+  let same = cq.admittedByPriority.get(w.priority);
+  if (!same) cq.admittedByPriority.set(w.priority, same = []);
+  // Kept in candidate order (most recently admitted first, then UID): a search merges these runs.
+  let lo = 0, hi = same.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (admittedOrder(same[mid], w) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  same.splice(lo, 0, w);
+  cq.admitted.add(w);
+  return true;
+}
+
+/** Out of the admitted set and its usage sums (not out of the quota tree). False when it was not there. */
+export function removeAdmitted(cq: ClusterQueue, w: Workload): boolean {
+  if (!cq.admitted.delete(w)) return false;
+  addAdmittedUsage(cq, w, -1);
+  const same = cq.admittedByPriority.get(w.priority)!;
+  same.splice(same.indexOf(w), 1);
+  return true;
+}
+
 /** Into the ClusterQueue's per-priority usage sums (a few priorities: a list, which the search bound reads). */
-export function addAdmittedUsage(cq: ClusterQueue, w: Workload, sign: 1 | -1): void {
+function addAdmittedUsage(cq: ClusterQueue, w: Workload, sign: 1 | -1): void {
   let sums = cq.admittedUsage.find((u) => u.priority === w.priority)?.sums;
   if (!sums) {
     sums = new Float64Array(cq.largestUsage.length);
