@@ -1,7 +1,8 @@
 /**
  * The flavor assigner on its own, with a stub preemption oracle: which flavor each PodSet gets, in
  * which mode, with which borrowing, and the reasons when none fits (taints, node affinity, maximum
- * capacity, uncovered resources).
+ * capacity, uncovered resources). The last table pins a former disagreement with Kueue: no flavor
+ * matching the workload is NoMatchingFlavor (never admissible), not a quota wait.
  */
 import { FlavorResource } from '../../src/policy/plan/quota-tree';
 import {
@@ -10,6 +11,7 @@ import {
 import { assignmentMessage } from '../../src/policy/plan/render';
 import { ClusterQueue, Snapshot } from '../../src/policy/plan/snapshot';
 import { Workload } from '../../src/policy/plan/workload';
+import { simulatePlan } from '../../src/policy/plan';
 import { admit, B, fixture, taintedFlavor, withScheduling } from './fixtures';
 import { clusterQueue, CQSpec, flavor, localQueue, rayCluster, wpc } from './scenarios';
 
@@ -174,8 +176,45 @@ describe('flavor assigner', () => {
       name: 'tolerated', flavors: [taintedFlavor('f1', { nodeTaints: [TAINT] }), taintedFlavor('f2', { nodeTaints: [TAINT] })],
       scheduling: { tolerations: [{ operator: 'Exists' }] }, expected: undefined,
     },
+    { name: 'an inactive ClusterQueue (its flavors not found) says so itself', flavors: [], expected: undefined },
   ])('noMatchingFlavor: $name', ({ flavors, scheduling, expected }) => {
     const r = assign({ name: '', flavors, queue: TWO('4', '4'), cpu: 1, scheduling, expected: { mode: '' } });
     expect(r.assigner.noMatchingFlavor(r.w)).toBe(expected);
+  });
+
+  // Kueue reports NoMatchingFlavor when no flavor matches the workload's tolerations or node selector,
+  // as it does for a resource the ClusterQueue does not cover: the workload never becomes admissible.
+  // The plan used to call this a wait at maximum capacity.
+  test.each([
+    {
+      name: 'every flavor has an untolerated taint',
+      flavors: [taintedFlavor('f1', { nodeTaints: [TAINT] }), taintedFlavor('f2', { nodeTaints: [TAINT] })], scheduling: {},
+      expected: { outcome: 'never-admissible', category: 'max-capacity', never: /NoMatchingFlavor\): untolerated taint \{gpu: only\} in flavor f1, untolerated taint/ },
+    },
+    {
+      name: 'every flavor fails the node selector',
+      flavors: [taintedFlavor('f1', { nodeLabels: { zone: 'a' } }), taintedFlavor('f2', { nodeLabels: { zone: 'a' } })], scheduling: { nodeSelector: { zone: 'b' } },
+      expected: { outcome: 'never-admissible', category: 'max-capacity', never: /NoMatchingFlavor\): flavor f1 doesn't match node affinity, flavor f2/ },
+    },
+    {
+      name: 'a resource the ClusterQueue does not cover (as before)',
+      flavors: [flavor(B, 'f1'), flavor(B, 'f2')], scheduling: {}, gpu: true,
+      expected: { outcome: 'never-admissible', category: 'max-capacity', never: /does not cover/ },
+    },
+    {
+      name: 'one flavor matches but is full: a quota wait, admissible later',
+      flavors: [taintedFlavor('f1', { nodeTaints: [TAINT] }), flavor(B, 'f2')], scheduling: {}, blocker: true,
+      expected: { outcome: 'pending', category: 'quota', never: undefined },
+    },
+  ])('whole plan, Kueue\'s NoMatchingFlavor: $name', ({ flavors, scheduling, gpu, blocker, expected }) => {
+    const w = withScheduling(rayCluster('w', { lq: 'lq', headCpu: '2' }), scheduling);
+    if (gpu) w.spec.headGroupSpec.template.spec.containers[0].resources.requests['nvidia.com/gpu'] = '1';
+    const arrivals = [...(blocker ? [rayCluster('blocker', { lq: 'lq', headCpu: '3' })] : []), w];
+    const plan = simulatePlan({ kueueObjects: [...flavors, clusterQueue(B, 'cq', TWO('4', '4')), localQueue(B, 'lq', 'cq')], arrivals, kueueVersion: 'v0.19.2' });
+    const result = plan.workloads.find((x) => x.name === 'w')!;
+    expect(result.outcome).toBe(expected.outcome);
+    expect(result.pending?.category).toBe(expected.category);
+    if (expected.never) expect(result.neverAdmissible).toMatch(expected.never);
+    else expect(result.neverAdmissible).toBeUndefined();
   });
 });

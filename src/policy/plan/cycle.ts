@@ -81,7 +81,7 @@ export class PlanSimulator {
       this.settle(i);
     });
     return {
-      snapshot: this.snapshot, kueue: this.kueue, kubeRay: this.kubeRay, workloads: this.workloads, trace: this.trace,
+      snapshot: this.snapshot, kueue: this.kueue, kubeRay: this.kubeRay, assigner: this.assigner, workloads: this.workloads, trace: this.trace,
       ambiguities: this.ambiguities, notes: this.notes,
     };
   }

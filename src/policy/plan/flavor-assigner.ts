@@ -297,11 +297,12 @@ export class FlavorAssigner {
   /**
    * NoMatchingFlavor: for some PodSet, a resource group it requests has no flavor whose taints it
    * tolerates and whose node labels its node selector matches. That never changes, so the workload is
-   * never admissible (Kueue's QuotaReserved reason NoMatchingFlavor). The reasons, or undefined.
+   * never admissible (Kueue's QuotaReserved reason NoMatchingFlavor). The reasons, or undefined. An
+   * inactive ClusterQueue (a flavor not found) says so in its pending state instead.
    */
   noMatchingFlavor(w: Workload): string | undefined {
     const cq = w.clusterQueue;
-    if (!cq) return undefined;
+    if (!cq || cq.inactiveReason) return undefined;
     for (const ps of w.podSets) {
       const { steps } = this.requestsOf(ps, cq);
       for (const g of cq.groups) {

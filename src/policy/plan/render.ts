@@ -8,7 +8,7 @@ import type { Finding } from '../findings';
 import { formatQuantity } from '../quantity';
 import { gangCanEverFit } from '../rules/cross-object';
 import type { KubeRayCapabilities, KueueCapabilities } from '../versions';
-import type { Assignment, Brief, LazyPending, QuotaMiss, Reason } from './flavor-assigner';
+import type { Assignment, Brief, FlavorAssigner, LazyPending, QuotaMiss, Reason } from './flavor-assigner';
 import { CohortNode, FlavorResource, NO_LIMIT, QuotaNode } from './quota-tree';
 import {
   PendingCategory, PLAN_SCHEMA_VERSION, PlanClusterQueue, PlanCohort, PlanCycle, PlanPending, PlanPodSetAssignment, PlanQuota, PlanResult,
@@ -22,6 +22,8 @@ export interface SimulationState {
   readonly snapshot: Snapshot;
   readonly kueue: KueueCapabilities;
   readonly kubeRay: KubeRayCapabilities;
+  /** For NoMatchingFlavor, which the admission rules cannot see (the inventory has no flavors). */
+  readonly assigner: FlavorAssigner;
   readonly workloads: readonly Workload[];
   readonly trace: PlanCycle[];
   readonly ambiguities: ReadonlySet<string>;
@@ -214,11 +216,13 @@ class PlanRenderer {
     if (!w.evaluated && w.clusterQueue?.strict && pending.category === 'not-evaluated') {
       pending = { category: 'strict-fifo-blocked', message: `behind the head of StrictFIFO ClusterQueue ${w.clusterQueueName}, which does not fit`, shortfalls: [] };
     }
-    // The gangCanEverFit rule, for what stays pending (it does not change Kueue's decisions).
-    const never = this.neverFits(w);
+    // The gangCanEverFit rule and NoMatchingFlavor, for what stays pending (they do not change Kueue's decisions).
+    const never = this.neverFits(w).map((f) => f.message);
+    const noMatchingFlavor = this.state.assigner.noMatchingFlavor(w);
+    if (noMatchingFlavor) never.push(noMatchingFlavor);
     if (never.length) {
       out.outcome = 'never-admissible';
-      out.neverAdmissible = never.map((f) => f.message).join('; ');
+      out.neverAdmissible = never.join('; ');
     } else {
       out.outcome = 'pending';
     }
