@@ -138,30 +138,30 @@ export class FlavorAssigner {
     const a: Assignment = { podSets: [], usage: new Map(), borrowing: 0, mode: 'Fit' };
     for (const ps of w.podSets) {
       const { steps } = this.requestsOf(ps, cq);
-      const psa: PodSetAssignment = { name: ps.name, count: ps.count, flavors: [], reasons: [] };
+      const podSetAssignment: PodSetAssignment = { name: ps.name, count: ps.count, flavors: [], reasons: [] };
       let failed = false;
       for (let i = 0; i < steps.length; i++) {
         const { resource, value, group, groupRequests } = steps[i];
         if (!group) {
           if (value === 0) continue;
-          psa.reasons.push(`resource ${resource} unavailable in ClusterQueue`);
-          psa.category = 'max-capacity';
-          psa.flavors = [];
+          podSetAssignment.reasons.push(`resource ${resource} unavailable in ClusterQueue`);
+          podSetAssignment.category = 'max-capacity';
+          podSetAssignment.flavors = [];
           failed = true;
           break;
         }
-        if (psa.flavors.some((f) => f.resource === resource)) continue;
-        const found = this.findFlavor(w, cq, group, ps, groupRequests, a.usage, psa);
+        if (podSetAssignment.flavors.some((f) => f.resource === resource)) continue;
+        const found = this.findFlavor(w, cq, group, ps, groupRequests, a.usage, podSetAssignment);
         if (found.length === 0 && groupRequests.length > 0) {
-          psa.flavors = [];
+          podSetAssignment.flavors = [];
           failed = true;
           break;
         }
-        if (!psa.flavors.length) psa.flavors = found;
-        else psa.flavors.push(...found);
+        if (!podSetAssignment.flavors.length) podSetAssignment.flavors = found;
+        else podSetAssignment.flavors.push(...found);
       }
-      a.podSets.push(psa);
-      for (const f of psa.flavors) {
+      a.podSets.push(podSetAssignment);
+      for (const f of podSetAssignment.flavors) {
         if (f.borrowing > a.borrowing) a.borrowing = f.borrowing;
         a.usage.set(f.flavorResource, (a.usage.get(f.flavorResource) ?? 0) + f.value);
       }
@@ -171,8 +171,8 @@ export class FlavorAssigner {
       }
     }
     let mode: Mode = 'Fit';
-    for (const psa of a.podSets) {
-      const m = podSetMode(psa);
+    for (const podSetAssignment of a.podSets) {
+      const m = podSetMode(podSetAssignment);
       if (rank(m) < rank(mode)) mode = m;
     }
     a.mode = mode;
@@ -217,20 +217,21 @@ export class FlavorAssigner {
     const old = w.sliceOf!;
     const a: Assignment = { podSets: [], usage: new Map(), borrowing: 0, mode: 'Fit' };
     w.podSets.forEach((ps, i) => {
-      const psa: PodSetAssignment = { name: ps.name, count: ps.count, flavors: [], reasons: [] };
+      const podSetAssignment: PodSetAssignment = { name: ps.name, count: ps.count, flavors: [], reasons: [] };
       for (const [resource, total] of ps.total) {
         const flavor = old.flavors![i]?.get(resource);
         if (!flavor) continue;
         const id = this.snapshot.flavorResourceOf(flavor, resource);
         const delta = this.snapshot.toUnits(resource, total - (old.podSets[i].total.get(resource) ?? 0n));
         const assumed = a.usage.get(id) ?? 0;
-        const r = this.fitsResourceQuota(w, cq, id, assumed, delta, psa);
+        const r = this.fitsResourceQuota(w, cq, id, assumed, delta, podSetAssignment);
         const borrowing = granularBorrowing(r);
-        psa.flavors.push({ resource, flavor, flavorResource: id, mode: granularMode(r) === FIT ? 'Fit' : 'NoFit', borrowing, value: delta, hopeless: false });
+        const mode = granularMode(r) === FIT ? 'Fit' : 'NoFit';
+        podSetAssignment.flavors.push({ resource, flavor, flavorResource: id, mode, borrowing, value: delta, hopeless: false });
         a.usage.set(id, assumed + delta);
         if (borrowing > a.borrowing) a.borrowing = borrowing;
       }
-      a.podSets.push(psa);
+      a.podSets.push(podSetAssignment);
     });
     // Scale-up slices are planned without preemption (see the README's simplifications).
     a.mode = a.podSets.some((p) => p.flavors.some((f) => f.mode !== 'Fit')) ? 'NoFit' : 'Fit';
@@ -238,10 +239,10 @@ export class FlavorAssigner {
     return a;
   }
 
-  /** The flavor of one resource group for a PodSet (empty: none fits); reasons and category go to `psa`. */
+  /** The flavor of one resource group for a PodSet (empty: none fits); reasons and category go to `podSetAssignment`. */
   private findFlavor(
     w: Workload, cq: ClusterQueue, group: ResourceGroup, ps: PodSet, requests: readonly ResourceRequest[],
-    assumed: Map<FlavorResource, number>, psa: PodSetAssignment,
+    assumed: Map<FlavorResource, number>, podSetAssignment: PodSetAssignment,
   ): FlavorAssignment[] {
     let best: FlavorAssignment[] | undefined;
     let bestMode: Granular = granular(NO_FIT, LEVELS - 1);
@@ -249,8 +250,8 @@ export class FlavorAssigner {
       const flavor = group.flavors[fi];
       const mismatch = this.mismatchOf(flavor, w, ps);
       if (mismatch) {
-        psa.reasons.push(mismatch);
-        psa.category ??= 'max-capacity';
+        podSetAssignment.reasons.push(mismatch);
+        podSetAssignment.category ??= 'max-capacity';
         continue;
       }
       const assignments: FlavorAssignment[] = [];
@@ -258,7 +259,7 @@ export class FlavorAssigner {
       for (let i = 0; i < requests.length; i++) {
         const { resource, value, index } = requests[i];
         const id = group.flavorResources[fi][index];
-        const r = this.fitsResourceQuota(w, cq, id, assumed.get(id) ?? 0, value, psa);
+        const r = this.fitsResourceQuota(w, cq, id, assumed.get(id) ?? 0, value, podSetAssignment);
         if (isPreferred(representative, r, cq)) representative = r;
         if (granularMode(representative) === NO_FIT) break;
         const p = granularMode(r);
@@ -279,8 +280,8 @@ export class FlavorAssigner {
     }
     if (granularMode(bestMode) === FIT) {
       // A podset that fits carries no reasons.
-      psa.reasons = [];
-      psa.category = undefined;
+      podSetAssignment.reasons = [];
+      podSetAssignment.category = undefined;
     }
     return best ?? [];
   }
@@ -322,8 +323,10 @@ export class FlavorAssigner {
     return undefined;
   }
 
-  /** fitsResourceQuota: the granular mode of `request` (on top of `assumed`) in one flavor/resource; a shortfall goes to `psa`. */
-  private fitsResourceQuota(w: Workload, cq: ClusterQueue, id: FlavorResource, assumed: number, request: number, psa: PodSetAssignment): Granular {
+  /** fitsResourceQuota: the granular mode of `request` (on top of `assumed`) in one flavor/resource; a shortfall goes to `podSetAssignment`. */
+  private fitsResourceQuota(
+    w: Workload, cq: ClusterQueue, id: FlavorResource, assumed: number, request: number, podSetAssignment: PodSetAssignment,
+  ): Granular {
     const free = available(cq, id);
     const maxCapacity = potentialAvailable(cq, id);
     const value = assumed + request;
@@ -332,14 +335,14 @@ export class FlavorAssigner {
     const limit = cq.borrowingLimit[id];
     const limitReached = limit !== NO_LIMIT && cq.usage[id] + value > nominal + limit;
     if (value > maxCapacity) {
-      psa.reasons.push({ flavorResource: id, overMax: true, assumed, request, available: free, maxCapacity, limitReached });
-      psa.category ??= 'max-capacity';
+      podSetAssignment.reasons.push({ flavorResource: id, overMax: true, assumed, request, available: free, maxCapacity, limitReached });
+      podSetAssignment.category ??= 'max-capacity';
       return granular(NO_FIT, 0);
     }
     const h = heightOfLowestSubtreeThatFits(cq, id, value);
     if (value <= free) return granular(FIT, subtreeHeight(h));
-    psa.reasons.push({ flavorResource: id, overMax: false, assumed, request, available: free, maxCapacity, limitReached });
-    psa.category = 'quota';
+    podSetAssignment.reasons.push({ flavorResource: id, overMax: false, assumed, request, available: free, maxCapacity, limitReached });
+    podSetAssignment.category = 'quota';
     const canPreemptWhileBorrowing = cq.preemption.borrowPolicy !== 'Never';
     if (nominal >= value || subtreeMayReclaim(h) || canPreemptWhileBorrowing) {
       return this.oracle.simulatePreemption(w, cq, id, value, subtreeHeight(h));
@@ -400,11 +403,11 @@ function rank(m: Mode): number {
   return m === 'NoFit' ? 0 : m === 'Preempt' ? 1 : 2;
 }
 
-function podSetMode(psa: PodSetAssignment): Mode {
-  if (!psa.reasons.length) return 'Fit';
-  if (!psa.flavors.length) return 'NoFit';
+function podSetMode(podSetAssignment: PodSetAssignment): Mode {
+  if (!podSetAssignment.reasons.length) return 'Fit';
+  if (!podSetAssignment.flavors.length) return 'NoFit';
   let mode: Mode = 'Fit';
-  for (const f of psa.flavors) if (rank(f.mode) < rank(mode)) mode = f.mode;
+  for (const f of podSetAssignment.flavors) if (rank(f.mode) < rank(mode)) mode = f.mode;
   return mode;
 }
 

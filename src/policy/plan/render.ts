@@ -100,11 +100,11 @@ class PlanRenderer {
   /** A node's quotas: a ClusterQueue's own, or a cohort's subtree (what it pools). */
   private quotasOfNode(n: QuotaNode, own: boolean): PlanQuota[] {
     const names = this.snapshot.flavorResourceNames;
-    const ids = own ? n.quotaFrs : [...n.inSubtree.keys()].filter((id) => n.inSubtree[id]);
+    const ids = own ? n.quotaFlavorResources : [...n.inSubtree.keys()].filter((id) => n.inSubtree[id]);
     const key = (id: FlavorResource) => names[id].key;
     return [...ids].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0)).map((id) => {
       const { flavor, resource } = names[id];
-      const set = n.quotaFrs.includes(id);
+      const set = n.quotaFlavorResources.includes(id);
       const borrowingLimit = n.borrowingLimit[id], lendingLimit = n.lendingLimit[id];
       const f = (v: number) => this.snapshot.format(id, v);
       return {
