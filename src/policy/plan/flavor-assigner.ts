@@ -303,7 +303,8 @@ export class FlavorAssigner {
    */
   noMatchingFlavor(w: Workload): string | undefined {
     const cq = w.clusterQueue;
-    if (!cq || cq.inactiveReason) return undefined;
+    // Checked for every pending workload in the result: without taints or labels there is nothing to look at.
+    if (!cq || cq.inactiveReason || !this.snapshot.flavorsRestrictNodes) return undefined;
     for (const ps of w.podSets) {
       const { steps } = this.requestsOf(ps, cq);
       for (const g of cq.groups) {

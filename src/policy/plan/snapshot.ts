@@ -97,6 +97,8 @@ export class Snapshot {
   readonly clusterQueueList: ClusterQueue[] = [];
   readonly cohorts = new Map<string, CohortNode>();
   readonly flavors = new Map<string, any>();
+  /** Some flavor has node taints or labels: without, every flavor matches every PodSet. */
+  flavorsRestrictNodes = false;
   readonly localQueues = new Map<string, LocalQueueTarget>();
   readonly priorities = new Map<string, number>();
   /** Namespace labels (with kubernetes.io/metadata.name), for namespaceSelectors. */
@@ -164,7 +166,10 @@ export function buildSnapshot(kueueObjects: readonly unknown[], gangs: ReadonlyA
     priorityClasses: ofKind('WorkloadPriorityClass'), namespaces: ofKind('Namespace'),
   }, undefined, { strictQuantities: true });
   const s = new Snapshot(inventory);
-  for (const f of ofKind('ResourceFlavor')) s.flavors.set(f.metadata?.name, f);
+  for (const f of ofKind('ResourceFlavor')) {
+    s.flavors.set(f.metadata?.name, f);
+    if (f.spec?.nodeTaints?.length || Object.keys(f.spec?.nodeLabels ?? {}).length) s.flavorsRestrictNodes = true;
+  }
   for (const p of inventory.priorityClasses) s.priorities.set(p.name, Number(p.value ?? 0));
   for (const n of inventory.namespaces) s.namespaces.set(n.name, { ...n.labels });
   for (const l of ofKind('LocalQueue')) {
