@@ -10,7 +10,7 @@ import { tenantRulesFromAnnotations } from './tenant';
 /** The raw objects behind each list of the Inventory, as the API server returns them. */
 export type ClusterObjects = { readonly [K in Exclude<keyof Inventory, 'multiKueueChecks' | 'workerClusters'>]: readonly any[] };
 
-/** Lenient (the admission rules read what they can; containerResources reports the rest) unless `strict`. */
+/** Lenient unless `strict`: an unparsable quota reads as absent, so the admission rules still run on the rest. */
 function quantity(v: unknown, strict: boolean): bigint | undefined {
   if (v === undefined || v === null) return undefined;
   if (strict) return parseQuantity(v as string | number);
