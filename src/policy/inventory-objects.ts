@@ -16,8 +16,10 @@ function tenantRuleAnnotations(a: Record<string, string> | undefined): Record<st
 /** The raw objects behind each list of the Inventory, as the API server returns them. */
 export type ClusterObjects = { readonly [K in Exclude<keyof Inventory, 'multiKueueChecks' | 'workerClusters'>]: readonly any[] };
 
-function quantity(v: unknown): bigint | undefined {
+/** Lenient unless `strict`: an unparsable quota reads as absent, so the admission rules still run on the rest. */
+function quantity(v: unknown, strict: boolean): bigint | undefined {
   if (v === undefined || v === null) return undefined;
+  if (strict) return parseQuantity(v as string | number);
   try {
     return parseQuantity(v as string | number);
   } catch {
@@ -25,13 +27,14 @@ function quantity(v: unknown): bigint | undefined {
   }
 }
 
-function groups(raw: any[] | undefined): ResourceGroupEntry[] {
+function groups(raw: any[] | undefined, strict: boolean): ResourceGroupEntry[] {
   return (raw ?? []).map((g) => ({
     coveredResources: [...(g.coveredResources ?? [])],
     flavors: (g.flavors ?? []).map((f: any) => ({
       flavor: f.name,
       resources: (f.resources ?? []).map((r: any) => ({
-        resource: r.name, nominal: quantity(r.nominalQuota) ?? 0n, borrowingLimit: quantity(r.borrowingLimit), lendingLimit: quantity(r.lendingLimit),
+        resource: r.name, nominal: quantity(r.nominalQuota, strict) ?? 0n,
+        borrowingLimit: quantity(r.borrowingLimit, strict), lendingLimit: quantity(r.lendingLimit, strict),
       })),
     })),
   }));
@@ -72,7 +75,16 @@ export interface MultiKueueObjects {
   readonly multiKueueConfigs: readonly any[];
 }
 
-export function inventoryFromObjects(o: ClusterObjects, multiKueue?: MultiKueueObjects): Inventory {
+/**
+ * `strictQuantities`: a quota that does not parse throws (the plan simulator, whose quotas must be
+ * exact) instead of reading as absent.
+ */
+export interface InventoryOptions {
+  readonly strictQuantities?: boolean;
+}
+
+export function inventoryFromObjects(o: ClusterObjects, multiKueue?: MultiKueueObjects, options: InventoryOptions = {}): Inventory {
+  const strict = options.strictQuantities ?? false;
   const localQueues: LocalQueueEntry[] = o.localQueues.map((q) => ({
     namespace: q.metadata?.namespace, name: q.metadata?.name, clusterQueue: q.spec?.clusterQueue,
     tenant: tenantRulesFromAnnotations(q.metadata?.annotations, q.metadata?.labels),
@@ -80,11 +92,11 @@ export function inventoryFromObjects(o: ClusterObjects, multiKueue?: MultiKueueO
   }));
   const clusterQueues: ClusterQueueEntry[] = o.clusterQueues.map((c) => ({
     name: c.metadata?.name, cohort: c.spec?.cohortName ?? c.spec?.cohort,
-    namespaceSelector: c.spec?.namespaceSelector ?? null, resourceGroups: groups(c.spec?.resourceGroups), stopPolicy: c.spec?.stopPolicy,
+    namespaceSelector: c.spec?.namespaceSelector ?? null, resourceGroups: groups(c.spec?.resourceGroups, strict), stopPolicy: c.spec?.stopPolicy,
     admissionChecks: admissionCheckNames(c.spec),
   }));
   const cohorts: CohortEntry[] = o.cohorts.map((c) => ({
-    name: c.metadata?.name, parent: c.spec?.parentName ?? c.spec?.parent, resourceGroups: groups(c.spec?.resourceGroups),
+    name: c.metadata?.name, parent: c.spec?.parentName ?? c.spec?.parent, resourceGroups: groups(c.spec?.resourceGroups, strict),
   }));
   const priorityClasses: PriorityClassEntry[] = o.priorityClasses.map((p) => ({ name: p.metadata?.name, value: p.value }));
   const namespaces: NamespaceEntry[] = o.namespaces.map((n) => ({

@@ -79,6 +79,12 @@ export interface KueueCapabilities {
    * (v0.14: test/e2e/multikueue/suite_test.go; v0.17+: test/util/multikueue.go).
    */
   readonly multiKueueWorkerRbac: MultiKueueWorkerRbac;
+  /**
+   * SchedulingEquivalenceHashing (beta, on by default from 0.18): a BestEffortFIFO ClusterQueue parks
+   * a workload found inadmissible together with the waiting workloads of the same priority and PodSet
+   * shapes, unevaluated.
+   */
+  readonly schedulingEquivalenceHashing: boolean;
 }
 
 /** What the manager's ServiceAccount may do on a worker cluster, per Kueue version. */
@@ -137,6 +143,7 @@ const KUEUE: Record<string, KueueCapabilities> = {
     // The clusterSelector rules were backported to 0.13.7, so 0.13.4 still refuses clusterSelector outright.
     rayJobClusterSelectorRules: false, rayFrameworks: FRAMEWORKS_PRE_017, testedKubeRay: 'v1.4.2',
     queueNameAnnotation: true, admissionChecksField: 'admissionChecks', ...NO_MULTIKUEUE,
+    schedulingEquivalenceHashing: false,
   },
   'v0.14.8': {
     version: 'v0.14.8', apiVersion: 'kueue.x-k8s.io/v1beta1', cohortField: 'cohort',
@@ -147,6 +154,7 @@ const KUEUE: Record<string, KueueCapabilities> = {
     countsSidecarSubmitter: false, countsRedisCleanup: false, countsAutoscalerSidecar: false,
     rayJobClusterSelectorRules: true, rayFrameworks: FRAMEWORKS_PRE_017, testedKubeRay: 'v1.4.2',
     queueNameAnnotation: true, admissionChecksField: 'admissionChecks', multiKueueRayKinds: ['RayJob', 'RayCluster'], multiKueueElasticRayCluster: false, multiKueueMaxClusters: 10, multiKueueWorkerRbac: RBAC_014,
+    schedulingEquivalenceHashing: false,
   },
   'v0.17.0': {
     version: 'v0.17.0', apiVersion: 'kueue.x-k8s.io/v1beta2', cohortField: 'cohortName',
@@ -158,6 +166,7 @@ const KUEUE: Record<string, KueueCapabilities> = {
     countsSidecarSubmitter: false, countsRedisCleanup: false, countsAutoscalerSidecar: false,
     rayJobClusterSelectorRules: true, rayFrameworks: FRAMEWORKS_017, testedKubeRay: 'v1.6.2',
     queueNameAnnotation: false, admissionChecksField: 'admissionChecksStrategy', multiKueueRayKinds: ['RayJob', 'RayCluster', 'RayService'], multiKueueElasticRayCluster: false, multiKueueMaxClusters: 20, multiKueueWorkerRbac: RBAC_017,
+    schedulingEquivalenceHashing: false,
   },
   'v0.17.8': {
     version: 'v0.17.8', apiVersion: 'kueue.x-k8s.io/v1beta2', cohortField: 'cohortName',
@@ -168,6 +177,7 @@ const KUEUE: Record<string, KueueCapabilities> = {
     countsSidecarSubmitter: true, countsRedisCleanup: true, countsAutoscalerSidecar: false,
     rayJobClusterSelectorRules: true, rayFrameworks: FRAMEWORKS_017, testedKubeRay: 'v1.6.2',
     queueNameAnnotation: false, admissionChecksField: 'admissionChecksStrategy', multiKueueRayKinds: ['RayJob', 'RayCluster', 'RayService'], multiKueueElasticRayCluster: false, multiKueueMaxClusters: 20, multiKueueWorkerRbac: RBAC_017,
+    schedulingEquivalenceHashing: false,
   },
   'v0.19.2': {
     version: 'v0.19.2', apiVersion: 'kueue.x-k8s.io/v1beta2', cohortField: 'cohortName',
@@ -178,6 +188,7 @@ const KUEUE: Record<string, KueueCapabilities> = {
     countsSidecarSubmitter: true, countsRedisCleanup: true, countsAutoscalerSidecar: true,
     rayJobClusterSelectorRules: true, rayFrameworks: FRAMEWORKS_017, testedKubeRay: 'v1.6.2',
     queueNameAnnotation: false, admissionChecksField: 'admissionChecksStrategy', multiKueueRayKinds: ['RayJob', 'RayCluster', 'RayService'], multiKueueElasticRayCluster: true, multiKueueMaxClusters: 20, multiKueueWorkerRbac: RBAC_019,
+    schedulingEquivalenceHashing: true,
   },
 };
 

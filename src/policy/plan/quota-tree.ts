@@ -19,7 +19,7 @@ export interface QuotaNode {
   readonly name: string;
   readonly isCohort: boolean;
   /** The flavor/resources this node sets a quota for, in the order they were read. */
-  readonly quotaFrs: FlavorResource[];
+  readonly quotaFlavorResources: FlavorResource[];
   readonly nominal: Float64Array;
   /** NO_LIMIT when unset. */
   readonly borrowingLimit: Float64Array;
@@ -44,18 +44,18 @@ export interface Quota {
 }
 
 /** A node's quota arrays for `size` flavor/resources, all empty. */
-type QuotaArrays = Pick<QuotaNode, 'quotaFrs' | 'nominal' | 'borrowingLimit' | 'lendingLimit' | 'subtree' | 'inSubtree' | 'usage'>;
+type QuotaArrays = Pick<QuotaNode, 'quotaFlavorResources' | 'nominal' | 'borrowingLimit' | 'lendingLimit' | 'subtree' | 'inSubtree' | 'usage'>;
 
 export function quotaArrays(size: number): QuotaArrays {
   return {
-    quotaFrs: [], nominal: new Float64Array(size),
+    quotaFlavorResources: [], nominal: new Float64Array(size),
     borrowingLimit: new Float64Array(size).fill(NO_LIMIT), lendingLimit: new Float64Array(size).fill(NO_LIMIT),
     subtree: new Float64Array(size), inSubtree: new Uint8Array(size), usage: new Float64Array(size),
   };
 }
 
 export function setQuota(n: QuotaNode, fr: FlavorResource, quota: Quota): void {
-  if (!n.quotaFrs.includes(fr)) n.quotaFrs.push(fr);
+  if (!n.quotaFlavorResources.includes(fr)) n.quotaFlavorResources.push(fr);
   n.nominal[fr] = quota.nominal;
   n.borrowingLimit[fr] = quota.borrowingLimit ?? NO_LIMIT;
   n.lendingLimit[fr] = quota.lendingLimit ?? NO_LIMIT;
@@ -145,7 +145,7 @@ export function buildSubtree(root: CohortNode): void {
 export function initSubtree(n: QuotaNode): void {
   n.subtree.fill(0);
   n.inSubtree.fill(0);
-  for (const fr of n.quotaFrs) {
+  for (const fr of n.quotaFlavorResources) {
     n.subtree[fr] = n.nominal[fr];
     n.inSubtree[fr] = 1;
   }

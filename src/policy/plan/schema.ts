@@ -15,7 +15,8 @@ export type PlanResources = Record<string, string>;
  * - `admitted`: quota reserved without preempting anyone;
  * - `admitted-by-preempting`: quota reserved after evicting the workloads in `preempted`;
  * - `pending`: waits for quota (or its queue), see `pending`;
- * - `never-admissible`: the gang can never fit its ClusterQueue as configured (the gangCanEverFit rule);
+ * - `never-admissible`: the gang can never fit its ClusterQueue as configured (the gangCanEverFit rule, or no
+ *   flavor matches its tolerations and node selector: Kueue's NoMatchingFlavor);
  * - `not-queued`: Kueue does not manage it (no queue-name label, or a RayJob that uses clusterSelector).
  */
 export type PlanOutcome = 'admitted' | 'admitted-by-preempting' | 'pending' | 'never-admissible' | 'not-queued';

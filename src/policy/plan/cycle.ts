@@ -1,0 +1,497 @@
+/**
+ * The scheduling loop (Kueue's pkg/scheduler/scheduler.go, with the queue manager's arrivals): after
+ * each arrival, cycles run until nothing changes. A cycle pops the head of every active ClusterQueue,
+ * assigns flavors on one snapshot, looks for preemption targets, orders the entries (no borrowing
+ * first, then priority, then FIFO) and processes them: admit, issue preemptions, or requeue. Evicted
+ * victims release their quota at the end of the cycle (without the KubeRay operator a suspended Ray
+ * object is inactive at once) and are requeued. Pure.
+ */
+import { computeGang, Gang, RayObject } from '../gang';
+import { isElastic, isRecord, namespaceOf, PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL } from '../ray-object';
+import { selectorMatches } from '../rules/cross-object';
+import { DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION, KubeRayCapabilities, kubeRayCapabilities, kueueCapabilities, KueueCapabilities } from '../versions';
+import { Assignment, briefOf, FlavorAssigner } from './flavor-assigner';
+import { Preemptor, Target } from './preemptor';
+import { addUsageMap, available, CohortNode, FlavorResource, NO_LIMIT, QuotaNode, rootOf } from './quota-tree';
+import { assignmentMessage, describeAssignment, SimulationState } from './render';
+import type { PendingCategory, PlanCandidate, PlanCycle } from './schema';
+import type { PlanInput } from './simulate';
+import { addAdmitted, buildSnapshot, ClusterQueue, removeAdmitted, Snapshot } from './snapshot';
+import { newWorkload, PodSet, schedulingHash, Workload } from './workload';
+
+const DEFAULT_NS_LABEL = 'kubernetes.io/metadata.name';
+const RAY_KINDS = ['RayJob', 'RayCluster', 'RayService'];
+
+/** A head of a queue in a cycle, with its flavor assignment and preemption targets; `considered` (the candidates looked at) only with the trace. */
+interface Entry {
+  readonly workload: Workload;
+  readonly assignment: Assignment;
+  readonly targets: Target[];
+  readonly considered?: string[];
+}
+
+/** Usage held for the rest of a cycle only (a preempting workload's reservation). */
+interface Temporary {
+  readonly clusterQueue: ClusterQueue;
+  readonly usage: Map<FlavorResource, number>;
+}
+
+/** The simulator. One instance plans one input. */
+export class PlanSimulator {
+  private readonly kueue: KueueCapabilities;
+  private readonly kubeRay: KubeRayCapabilities;
+  private readonly snapshot: Snapshot;
+  private readonly assigner: FlavorAssigner;
+  private readonly preemptor: Preemptor;
+  private readonly workloads: Workload[] = [];
+  private readonly byObject = new Map<string, Workload>();
+  /** Names given to objects with only a generateName, by prefix. */
+  private readonly generated = new Map<string, number>();
+  private readonly trace: PlanCycle[] = [];
+  private readonly ambiguities = new Set<string>();
+  private readonly notes: string[];
+  private readonly keepTrace: boolean;
+  private cycle = 0;
+  private step = 0;
+  /** XOR of the admitted workloads' random keys: detects a preemption loop (the same admitted set again and again). */
+  private admittedKey = 0;
+  private readonly hashIds = new Map<string, number>();
+  /** The gang of each Ray arrival, by arrival index. */
+  private readonly gangs: Array<Gang | undefined> = [];
+
+  constructor(private readonly input: PlanInput) {
+    this.kueue = kueueCapabilities(input.kueueVersion ?? DEFAULT_KUEUE_VERSION);
+    this.kubeRay = kubeRayCapabilities(input.kubeRayVersion ?? DEFAULT_KUBERAY_VERSION);
+    this.keepTrace = input.trace ?? true;
+    input.arrivals.forEach((obj, i) => {
+      if (isRecord(obj) && RAY_KINDS.includes(obj.kind as string)) this.gangs[i] = computeGang(obj, this.kueue);
+    });
+    this.snapshot = buildSnapshot(input.kueueObjects, this.gangs);
+    this.notes = [...this.snapshot.notes];
+    this.preemptor = new Preemptor(this.snapshot, this.keepTrace, (a, b) => this.ambiguities.add(
+      `preemption candidates ${a.ref} and ${b.ref} tie on priority ${a.priority} and admission time (arrival ${a.admittedAt}): Kueue orders them by UID`));
+    this.assigner = new FlavorAssigner(this.snapshot, this.preemptor);
+  }
+
+  /** Runs the whole plan. */
+  run(): SimulationState {
+    this.input.arrivals.forEach((obj, i) => {
+      this.step = i;
+      this.arrive(obj, i);
+      this.settle(i);
+    });
+    return {
+      snapshot: this.snapshot, kueue: this.kueue, kubeRay: this.kubeRay, assigner: this.assigner, workloads: this.workloads, trace: this.trace,
+      ambiguities: this.ambiguities, notes: this.notes,
+    };
+  }
+
+  // ---- arrivals ----
+
+  private nameOf(obj: RayObject): string {
+    if (typeof obj.metadata?.name === 'string') return obj.metadata.name;
+    const prefix = obj.metadata?.generateName ?? `${String(obj.kind ?? 'object').toLowerCase()}-`;
+    const n = (this.generated.get(prefix) ?? 0) + 1;
+    this.generated.set(prefix, n);
+    return `${prefix}(${n})`;
+  }
+
+  private arrive(obj: RayObject, arrival: number): void {
+    if (!isRecord(obj) || !RAY_KINDS.includes(obj.kind as string)) {
+      this.notes.push(`arrival ${arrival}: ${isRecord(obj) ? obj.kind : typeof obj} is not a Ray object (RayJob, RayCluster, RayService); ignored`);
+      return;
+    }
+    const namespace = namespaceOf(obj);
+    const name = this.nameOf(obj);
+    const key = `${obj.kind}/${namespace}/${name}`;
+    const prev = this.byObject.get(key);
+    if (prev && prev.state !== 'replaced') {
+      this.rearrive(prev, obj, arrival);
+      return;
+    }
+    const ref = `${obj.kind} ${namespace}/${name}`;
+    const localQueue = obj.metadata?.labels?.[QUEUE_NAME_LABEL];
+    const id = this.workloads.length, kind = obj.kind as string;
+    const podSets = this.podSetsOf(arrival);
+    if (!localQueue || (obj.kind === 'RayJob' && obj.spec?.clusterSelector && !obj.spec?.rayClusterSpec)) {
+      const w = newWorkload({
+        id, ref, kind, namespace, name, arrival, created: arrival, obj, podSets, state: 'not-queued',
+        notQueued: localQueue ? 'a RayJob with clusterSelector runs on an existing cluster: Kueue skips it' : `no ${QUEUE_NAME_LABEL} label: Kueue does not manage it`,
+      });
+      this.add(key, w);
+      return;
+    }
+    const priorityClass = obj.metadata?.labels?.[PRIORITY_CLASS_LABEL];
+    const lq = this.snapshot.localQueues.get(`${namespace}/${localQueue}`);
+    const cq = lq ? this.snapshot.clusterQueues.get(lq.clusterQueue) : undefined;
+    const w = newWorkload({
+      id, ref, kind, namespace, name, arrival, created: arrival, obj, localQueue, clusterQueue: cq, clusterQueueName: lq?.clusterQueue,
+      priority: priorityClass ? this.snapshot.priorities.get(priorityClass) ?? 0 : 0, priorityClass, podSets, state: 'queued',
+    });
+    w.hash = this.hashOf(w);
+    this.add(key, w);
+    const misconfigured = (message: string, category: PendingCategory = 'misconfigured') => {
+      w.state = 'held';
+      w.pending = { category, message, shortfalls: [] };
+    };
+    if (priorityClass && !this.snapshot.priorities.has(priorityClass)) {
+      return misconfigured(`WorkloadPriorityClass ${priorityClass} not found: Kueue creates no Workload and the object stays suspended`);
+    }
+    if (!lq) return misconfigured(`LocalQueue ${namespace}/${localQueue} doesn't exist`);
+    if (!cq) return misconfigured(`ClusterQueue ${lq.clusterQueue} doesn't exist`);
+    if (lq.held) return misconfigured(`LocalQueue ${namespace}/${localQueue} is stopped (stopPolicy)`, 'inactive');
+    const labels = this.snapshot.namespaces.get(namespace) ?? { [DEFAULT_NS_LABEL]: namespace };
+    if (!selectorMatches(cq.namespaceSelector, labels)) return misconfigured(`the workload's namespace ${namespace} doesn't match the ClusterQueue ${cq.name} namespaceSelector`);
+    if (cq.inactiveReason) {
+      w.pending = { category: 'inactive', message: cq.inactiveReason, shortfalls: [] };
+    } else {
+      w.pending = { category: 'not-evaluated', message: 'not evaluated by Kueue yet', shortfalls: [] };
+    }
+    this.push(w);
+  }
+
+  private podSetsOf(arrival: number): PodSet[] {
+    return this.gangs[arrival]!.podSets.map((p): PodSet => ({
+      name: p.name, count: p.count, total: p.total, mismatches: undefined, requests: undefined,
+    }));
+  }
+
+  /**
+   * PushOrUpdate: into the queue, or (scheduling-equivalence hashing, BestEffortFIFO) straight to the
+   * parked ones when an equivalent workload (same priority and PodSet shapes) was found inadmissible: it is not evaluated.
+   */
+  private push(w: Workload): void {
+    const cq = w.clusterQueue!;
+    if (this.kueue.schedulingEquivalenceHashing && !cq.strict && cq.parkedHashes.has(w.hash)) cq.queue.park(w);
+    else cq.queue.push(w);
+  }
+
+  private hashOf(w: Workload): number {
+    const h = schedulingHash(w);
+    let id = this.hashIds.get(h);
+    if (id === undefined) this.hashIds.set(h, id = this.hashIds.size + 1);
+    return id;
+  }
+
+  private add(key: string, w: Workload): void {
+    this.workloads.push(w);
+    this.byObject.set(key, w);
+  }
+
+  /** The same object again: an elastic scale (a new slice when it grows while admitted), else an error. */
+  private rearrive(prev: Workload, obj: RayObject, arrival: number): void {
+    if (!isElastic(obj) || !isElastic(prev.obj)) {
+      throw new Error(`arrival ${arrival}: ${prev.ref} arrives a second time but is not elastic (annotation kueue.x-k8s.io/elastic-job: "true"): `
+        + 'Kueue would suspend it and build a new Workload; list each object once, or mark it elastic to plan a scale');
+    }
+    const podSets = this.podSetsOf(arrival);
+    if (podSets.length !== prev.podSets.length || podSets.some((p, i) => p.name !== prev.podSets[i].name)) {
+      throw new Error(`arrival ${arrival}: elastic ${prev.ref} changes its worker groups; only replica counts may change in a scale`);
+    }
+    const grows = podSets.some((p, i) => p.count > prev.podSets[i].count);
+    if (prev.state !== 'admitted' || !grows) {
+      // Before admission, or a scale-down: the Workload is updated in place.
+      const wasAdmitted = prev.state === 'admitted';
+      if (wasAdmitted) this.unadmitUsage(prev);
+      prev.podSets = podSets;
+      if (wasAdmitted) {
+        const cq = prev.clusterQueue!;
+        prev.usage = this.snapshot.usageOf(prev.podSets, prev.flavors!);
+        addUsageMap(cq, prev.usage, 1);
+        // Still admitted, with its new usage: a preemption candidate like any other.
+        this.markAdmitted(cq, prev);
+        cq.memo.version++;
+        this.requeueInadmissibleUnder(rootOf(cq));
+      }
+      (prev as { obj: RayObject }).obj = obj;
+      return;
+    }
+    const slice = newWorkload({
+      id: this.workloads.length, ref: prev.ref, kind: prev.kind, namespace: prev.namespace, name: prev.name, arrival, created: arrival, obj,
+      localQueue: prev.localQueue, clusterQueue: prev.clusterQueue, clusterQueueName: prev.clusterQueueName, priority: prev.priority,
+      priorityClass: prev.priorityClass, podSets, state: 'queued',
+      notQueued: prev.notQueued, sliceOf: prev, pending: { category: 'not-evaluated', message: 'not evaluated by Kueue yet', shortfalls: [] },
+    });
+    slice.hash = this.hashOf(slice);
+    this.workloads.push(slice);
+    this.byObject.set(`${prev.kind}/${prev.namespace}/${prev.name}`, slice);
+    this.push(slice);
+  }
+
+  // ---- cycles ----
+
+  private settle(arrival: number): void {
+    const seen = new Map<number, number>();
+    for (let guard = 0; guard < 10000; guard++) {
+      const progressed = this.runCycle(arrival);
+      if (progressed === undefined) return;
+      if (progressed) {
+        // The same admitted set a third time while preempting: workloads reclaim each other in a loop.
+        const n = (seen.get(this.admittedKey) ?? 0) + 1;
+        seen.set(this.admittedKey, n);
+        if (n >= 3) {
+          this.ambiguities.add(`arrival ${arrival}: workloads keep preempting each other (the same admitted set recurs); Kueue's outcome depends on timing, the plan stops the loop here`);
+          this.parkAll();
+          return;
+        }
+      }
+      if (!progressed && !this.bestEffortWaiting()) return;
+    }
+    this.notes.push(`arrival ${arrival}: Kueue would not settle (10,000 cycles without a stable state); the plan stops there`);
+  }
+
+  private bestEffortWaiting(): boolean {
+    for (const c of this.snapshot.clusterQueueList) if (!c.strict && !c.inactiveReason && c.queue.size > 0) return true;
+    return false;
+  }
+
+  /** After a loop: everything still queued waits for the next release (as BestEffortFIFO would park it). */
+  private parkAll(): void {
+    for (const cq of this.snapshot.clusterQueueList) {
+      if (cq.strict) continue;
+      cq.queue.parkAll();
+    }
+  }
+
+  /** One scheduling cycle; undefined when there was no head to look at. */
+  private runCycle(arrival: number): boolean | undefined {
+    const heads: Workload[] = [];
+    for (const cq of this.snapshot.clusterQueueList) {
+      if (cq.inactiveReason || !cq.queue.size) continue;
+      // A BestEffortFIFO workload that issued preemptions stays at the head.
+      heads.push(cq.queue.pop(cq.sticky)!);
+    }
+    if (!heads.length) return undefined;
+    this.cycle++;
+    const entries = heads.map((w) => this.nominate(w));
+    entries.sort((a, b) => (a.assignment.borrowing - b.assignment.borrowing) || (b.workload.priority - a.workload.priority)
+      || (a.workload.created - b.workload.created));
+    const preempted = new Map<Workload, Target>();
+    const temporary: Temporary[] = [];
+    const candidates: PlanCandidate[] = [];
+    let progress = false;
+    for (const e of entries) {
+      const result = this.process(e, preempted, temporary, candidates);
+      if (result === 'admitted' || result === 'preempting') progress = true;
+    }
+    for (const t of temporary) {
+      addUsageMap(t.clusterQueue, t.usage, -1);
+      t.clusterQueue.memo.version++;
+    }
+    for (const { workload } of preempted.values()) workload.clusterQueue!.memo.version++;
+    const released = this.releaseVictims(preempted);
+    if (this.keepTrace) this.trace.push({ cycle: this.cycle, afterArrival: arrival, candidates, released });
+    return progress;
+  }
+
+  /** The cycle's victims release their quota and are requeued; parked workloads of their cohort trees are retried. */
+  private releaseVictims(preempted: Map<Workload, Target>): string[] {
+    const released: string[] = [];
+    const touched = new Set<QuotaNode>();
+    for (const { workload: victim } of preempted.values()) {
+      if (victim.sliceOf) continue;
+      this.unadmitUsage(victim);
+      victim.state = 'queued';
+      victim.evicted = false;
+      victim.flavors = undefined;
+      victim.pending = { category: 'not-evaluated', message: 'preempted; requeued', shortfalls: [] };
+      this.push(victim);
+      released.push(victim.ref);
+      touched.add(rootOf(victim.clusterQueue!));
+    }
+    for (const root of touched) this.requeueInadmissibleUnder(root);
+    return released;
+  }
+
+  private unadmitUsage(w: Workload): void {
+    const cq = w.clusterQueue!;
+    addUsageMap(cq, w.usage, -1);
+    if (removeAdmitted(cq, w)) this.admittedKey ^= zobrist(w.id);
+    cq.memo.version++;
+    w.usage = new Map();
+  }
+
+  /** Quota released in a cohort tree: every parked workload of its ClusterQueues is retried. */
+  private requeueInadmissibleUnder(root: QuotaNode): void {
+    const visit = (n: QuotaNode) => {
+      if (!n.isCohort) {
+        const cq = n as ClusterQueue;
+        cq.queue.requeueParked();
+        cq.parkedHashes.clear();
+        return;
+      }
+      const c = n as CohortNode;
+      c.childCohorts.forEach(visit);
+      c.childQueues.forEach(visit);
+    };
+    visit(root);
+  }
+
+  private nominate(w: Workload): Entry {
+    const cq = w.clusterQueue!;
+    const assignment = this.assigner.assign(w);
+    let targets: Target[] = [];
+    const considered = this.keepTrace ? [] : undefined;
+    if (assignment.mode === 'Preempt') {
+      const contested: FlavorResource[] = [];
+      let hopeless = true;
+      for (const ps of assignment.podSets) {
+        for (const f of ps.flavors) {
+          if (f.mode !== 'Preempt') continue;
+          if (!contested.includes(f.flavorResource)) contested.push(f.flavorResource);
+          hopeless &&= f.hopeless;
+        }
+      }
+      // One contested flavor/resource whose bound already failed for a part of this request: the bound
+      // fails for the whole (a larger request, more resources, never more candidates), so no search.
+      if (!(hopeless && contested.length === 1)) {
+        targets = this.preemptor.getTargets(w, cq, contested, [...assignment.usage.keys()], [...assignment.usage.values()], considered);
+      }
+    }
+    return { workload: w, assignment, targets, considered };
+  }
+
+  /** Decides one entry of a cycle. The trace line (when kept) goes to `trace`; the pending message is built when read. */
+  private process(e: Entry, preempted: Map<Workload, Target>, temporary: Temporary[], trace: PlanCandidate[]): PlanCandidate['result'] {
+    const { workload: w, assignment: a, targets } = e;
+    const cq = w.clusterQueue!;
+    w.evaluated = true;
+    if (a.mode === 'NoFit' || (a.mode === 'Preempt' && !targets.length)) {
+      const brief = briefOf(a, cq);
+      w.pending = { brief };
+      if (a.mode === 'Preempt' && cq.preemption.reclaim !== 'Any') {
+        const reserve = toReserve(a, cq);
+        addUsageMap(cq, reserve, 1);
+        cq.memo.version++;
+        temporary.push({ clusterQueue: cq, usage: reserve });
+      }
+      this.park(w, cq);
+      if (this.keepTrace) {
+        const message = assignmentMessage(this.snapshot, brief);
+        trace.push(traceLine(e, 'pending', a.mode === 'NoFit' ? message : `needs preemption but no workload may be preempted: ${message}`));
+      }
+      return 'pending';
+    }
+    let skipped: string | undefined;
+    if (targets.some((t) => preempted.has(t.workload))) skipped = 'Workload has overlapping preemption targets with another workload';
+    else if (!fitsAfterVictims(cq, a.usage, preempted, targets)) skipped = 'Workload no longer fits after processing another workload';
+    if (skipped) {
+      w.pending = { brief: briefOf(a, cq), category: 'quota', message: skipped };
+      cq.queue.push(w);
+      if (this.keepTrace) trace.push(traceLine(e, 'skipped', skipped));
+      return 'skipped';
+    }
+    for (const t of targets) preempted.set(t.workload, t);
+    if (a.mode === 'Preempt') {
+      this.issuePreemptions(e, temporary);
+      if (this.keepTrace) trace.push(traceLine(e, 'preempting', `preempts ${targets.map((t) => `${t.workload.ref} (${t.reason})`).join(', ')}`));
+      return 'preempting';
+    }
+    this.admit(w, a);
+    if (this.keepTrace) trace.push(traceLine(e, 'admitted', `admitted: ${describeAssignment(a)}`));
+    return 'admitted';
+  }
+
+  /** The preemptor reserves its quota for the cycle, marks its victims and waits at the head for them to go. */
+  private issuePreemptions(e: Entry, temporary: Temporary[]): void {
+    const { workload: w, assignment: a, targets } = e;
+    const cq = w.clusterQueue!;
+    addUsageMap(cq, a.usage, 1);
+    temporary.push({ clusterQueue: cq, usage: a.usage });
+    cq.memo.version++;
+    for (const t of targets) {
+      t.workload.clusterQueue!.memo.version++;
+      if (t.workload.sliceOf) continue;
+      t.workload.evicted = true;
+      t.workload.preemptedBy.push(w.ref);
+    }
+    w.victims = targets.map((t) => ({
+      workload: t.workload.ref, clusterQueue: t.workload.clusterQueueName!, priority: t.workload.priority, reason: t.reason, why: t.explanation,
+    }));
+    w.pending = { brief: briefOf(a, cq), category: 'preemption-in-progress', suffix: `. Pending the preemption of ${targets.length} workload(s)` };
+    if (!cq.strict) cq.sticky = w;
+    cq.queue.push(w);
+  }
+
+  /** Back to the queue (StrictFIFO), or parked until quota is released, with its equivalent workloads (BestEffortFIFO). */
+  private park(w: Workload, cq: ClusterQueue): void {
+    if (cq.strict) {
+      cq.queue.push(w);
+      return;
+    }
+    cq.queue.park(w);
+    if (this.kueue.schedulingEquivalenceHashing) {
+      // Equivalent workloads waiting behind it are parked with it, unevaluated.
+      cq.parkedHashes.add(w.hash);
+      cq.queue.parkHash(w.hash);
+    }
+  }
+
+  private admit(w: Workload, a: Assignment): void {
+    const cq = w.clusterQueue!;
+    if (w.sliceOf) {
+      // The new slice replaces the old one: its quota is the old usage plus the delta.
+      const old = w.sliceOf;
+      this.unadmitUsage(old);
+      old.state = 'replaced';
+      w.flavors = old.flavors;
+      w.usage = this.snapshot.usageOf(w.podSets, w.flavors!);
+      w.admittedAt = old.admittedAt;
+    } else {
+      w.flavors = a.podSets.map((ps) => new Map(ps.flavors.map((f) => [f.resource, f.flavor])));
+      w.usage = new Map(a.usage);
+      w.admittedAt = this.step;
+    }
+    addUsageMap(cq, w.usage, 1);
+    this.markAdmitted(cq, w);
+    cq.memo.version++;
+    if (cq.sticky === w) cq.sticky = undefined;
+    w.state = 'admitted';
+    w.pending = undefined;
+  }
+
+  private markAdmitted(cq: ClusterQueue, w: Workload): void {
+    if (addAdmitted(cq, w)) this.admittedKey ^= zobrist(w.id);
+  }
+}
+
+function traceLine(e: Entry, result: PlanCandidate['result'], detail: string): PlanCandidate {
+  const { workload: w, assignment: a } = e;
+  return {
+    workload: w.ref, clusterQueue: w.clusterQueue!.name, mode: a.mode, borrows: a.borrowing > 0,
+    ...(e.considered?.length ? { preemptionCandidates: e.considered } : {}), result, detail,
+  };
+}
+
+/** Whether `usage` fits once this cycle's victims and `targets` are gone. */
+function fitsAfterVictims(
+  cq: ClusterQueue, usage: Map<FlavorResource, number>, preempted: Map<Workload, Target>, targets: readonly Target[],
+): boolean {
+  const removed = new Set<Workload>();
+  for (const x of preempted.keys()) if (x.state === 'admitted') removed.add(x);
+  for (const t of targets) if (t.workload.state === 'admitted') removed.add(t.workload);
+  for (const x of removed) addUsageMap(x.clusterQueue!, x.usage, -1);
+  let ok = true;
+  for (const [id, v] of usage) if (available(cq, id) < v) ok = false;
+  for (const x of removed) addUsageMap(x.clusterQueue!, x.usage, 1);
+  return ok;
+}
+
+/** quotaResourcesToReserve: capacity a preempting workload without candidates holds for the cycle. */
+function toReserve(a: Assignment, cq: ClusterQueue): Map<FlavorResource, number> {
+  const out = new Map<FlavorResource, number>();
+  for (const [id, v] of a.usage) {
+    const nominal = cq.nominal[id], limit = cq.borrowingLimit[id], used = cq.usage[id];
+    if (a.borrowing > 0) out.set(id, limit === NO_LIMIT ? v : Math.min(v, nominal + limit - used));
+    else out.set(id, Math.max(0, Math.min(v, nominal - used)));
+  }
+  return out;
+}
+
+/** A fixed pseudo-random 32-bit key per workload id (splitmix-style), for the admitted-set hash. */
+function zobrist(id: number): number {
+  let x = (id + 0x9e3779b9) | 0;
+  x = Math.imul(x ^ (x >>> 16), 0x85ebca6b);
+  x = Math.imul(x ^ (x >>> 13), 0xc2b2ae35);
+  return (x ^ (x >>> 16)) >>> 0;
+}

@@ -1,0 +1,422 @@
+/**
+ * Flavor assignment (Kueue's pkg/scheduler/flavorassigner): for each PodSet and resource group, the
+ * first flavor that fits, or the best one by Kueue's preference (granular preemption mode and
+ * borrowing level) under the ClusterQueue's flavor fungibility; what the preemption oracle says when a
+ * flavor fits only by preempting. Returns an Assignment: per PodSet, a flavor per resource, or the
+ * reasons none fits. Pure.
+ */
+import type { PendingCategory } from './schema';
+import {
+  available, FlavorResource, heightOfLowestSubtreeThatFits, NO_LIMIT, potentialAvailable, subtreeHeight, subtreeMayReclaim,
+} from './quota-tree';
+import type { ClusterQueue, ResourceGroup, Snapshot } from './snapshot';
+import { PodSet, podSetTemplate, Workload } from './workload';
+
+export type Mode = 'NoFit' | 'Preempt' | 'Fit';
+/** Kueue's granular preemption modes, worst first. */
+export const NO_FIT = 0, NO_CANDIDATES = 1, PREEMPT = 2, RECLAIM = 3, FIT = 4;
+/**
+ * A granular mode and its borrowing level in one number (`mode * LEVELS + borrowing`): computed for
+ * every flavor/resource of every evaluation, so no object. Read with `granularMode` and `granularBorrowing`.
+ */
+export type Granular = number;
+const LEVELS = 1 << 16;
+export const granular = (mode: number, borrowing: number): Granular => mode * LEVELS + Math.min(borrowing, LEVELS - 1);
+export const granularMode = (g: Granular): number => Math.floor(g / LEVELS);
+export const granularBorrowing = (g: Granular): number => g % LEVELS;
+
+/** What the flavor assigner asks of preemption (Kueue's PreemptionOracle). */
+export interface PreemptionOracle {
+  /**
+   * The granular mode once `w` preempts for `value` of `flavorResource` (PREEMPT or RECLAIM, with the
+   * borrowing level then), or NO_CANDIDATES at `borrowingLevel`.
+   */
+  simulatePreemption(w: Workload, cq: ClusterQueue, flavorResource: FlavorResource, value: number, borrowingLevel: number): Granular;
+  /** Whether the last call found no candidates because the search bound failed (no larger request can do better). */
+  readonly lastEndedAtBound: boolean;
+}
+
+/** A resource's flavor in a PodSet: `value` is the PodSet's request of it (in the simulator's unit). */
+export interface FlavorAssignment {
+  readonly resource: string;
+  readonly flavor: string;
+  readonly flavorResource: FlavorResource;
+  readonly mode: Mode;
+  readonly borrowing: number;
+  readonly value: number;
+  /** Preempt mode without candidates because the preemption bound failed (see the cycle's nominate). */
+  readonly hopeless: boolean;
+}
+
+/** A flavor/resource short of quota, with the figures fitsResourceQuota saw: formatted only when read. */
+export interface QuotaMiss {
+  readonly flavorResource: FlavorResource;
+  /** Over the maximum capacity (else: over the unused quota). */
+  readonly overMax: boolean;
+  readonly assumed: number;
+  readonly request: number;
+  readonly available: number;
+  readonly maxCapacity: number;
+  readonly limitReached: boolean;
+}
+
+/** Why a flavor does not fit: a message, or a quota shortfall (which is also reported as such). */
+export type Reason = string | QuotaMiss;
+
+export interface PodSetAssignment {
+  readonly name: string;
+  readonly count: number;
+  /** One per assigned resource (a few: an array, not a map). */
+  flavors: FlavorAssignment[];
+  reasons: Reason[];
+  category?: PendingCategory;
+}
+
+export interface Assignment {
+  readonly podSets: PodSetAssignment[];
+  readonly usage: Map<FlavorResource, number>;
+  borrowing: number;
+  mode: Mode;
+}
+
+/** A PodSet's request of one resource in the simulator's unit; `index` is its position in the group's covered resources. */
+export interface ResourceRequest {
+  readonly resource: string;
+  readonly value: number;
+  readonly index: number;
+}
+
+/** One resource of a PodSet in assignment order, with its group (none: not covered) and the group's requests. */
+export interface AssignStep {
+  readonly resource: string;
+  readonly value: number;
+  readonly group?: ResourceGroup;
+  readonly groupRequests: readonly ResourceRequest[];
+}
+
+export interface PodSetRequests {
+  readonly clusterQueue: ClusterQueue;
+  readonly steps: readonly AssignStep[];
+}
+
+export interface BriefPodSet {
+  readonly name: string;
+  readonly reasons: readonly Reason[];
+  readonly category?: PendingCategory;
+  readonly assigned: boolean;
+}
+
+/** What a pending message needs of an assignment: kept per workload until read, so only the failing PodSets. */
+export interface Brief {
+  readonly mode: Mode;
+  readonly clusterQueue: ClusterQueue;
+  readonly podSets: readonly BriefPodSet[];
+}
+
+/** A pending state built when read: the assignment's, or another message with its shortfalls. */
+export interface LazyPending {
+  readonly brief: Brief;
+  readonly category?: PendingCategory;
+  readonly message?: string;
+  /** Appended to the assignment's message. */
+  readonly suffix?: string;
+}
+
+/** String.prototype.localeCompare's order (the same default collator), without building a collator per call. */
+const byLocale = new Intl.Collator().compare;
+
+export class FlavorAssigner {
+  constructor(private readonly snapshot: Snapshot, private readonly oracle: PreemptionOracle) {}
+
+  /** The assignment of `w` in its ClusterQueue (a scale-up slice keeps its flavors). */
+  assign(w: Workload): Assignment {
+    const cq = w.clusterQueue!;
+    return w.sliceOf ? this.assignSlice(w, cq) : this.assignFlavors(w, cq);
+  }
+
+  private assignFlavors(w: Workload, cq: ClusterQueue): Assignment {
+    const a: Assignment = { podSets: [], usage: new Map(), borrowing: 0, mode: 'Fit' };
+    for (const ps of w.podSets) {
+      const { steps } = this.requestsOf(ps, cq);
+      const podSetAssignment: PodSetAssignment = { name: ps.name, count: ps.count, flavors: [], reasons: [] };
+      let failed = false;
+      for (let i = 0; i < steps.length; i++) {
+        const { resource, value, group, groupRequests } = steps[i];
+        if (!group) {
+          if (value === 0) continue;
+          podSetAssignment.reasons.push(`resource ${resource} unavailable in ClusterQueue`);
+          podSetAssignment.category = 'max-capacity';
+          podSetAssignment.flavors = [];
+          failed = true;
+          break;
+        }
+        if (podSetAssignment.flavors.some((f) => f.resource === resource)) continue;
+        const found = this.findFlavor(w, cq, group, ps, groupRequests, a.usage, podSetAssignment);
+        if (found.length === 0 && groupRequests.length > 0) {
+          podSetAssignment.flavors = [];
+          failed = true;
+          break;
+        }
+        if (!podSetAssignment.flavors.length) podSetAssignment.flavors = found;
+        else podSetAssignment.flavors.push(...found);
+      }
+      a.podSets.push(podSetAssignment);
+      for (const f of podSetAssignment.flavors) {
+        if (f.borrowing > a.borrowing) a.borrowing = f.borrowing;
+        a.usage.set(f.flavorResource, (a.usage.get(f.flavorResource) ?? 0) + f.value);
+      }
+      if (failed) {
+        a.mode = 'NoFit';
+        return a;
+      }
+    }
+    let mode: Mode = 'Fit';
+    for (const podSetAssignment of a.podSets) {
+      const m = podSetMode(podSetAssignment);
+      if (rank(m) < rank(mode)) mode = m;
+    }
+    a.mode = mode;
+    return a;
+  }
+
+  /**
+   * A PodSet's requests in a ClusterQueue (with `pods` when the queue covers it), in the order the
+   * assignment reads them, and per resource group the covered ones: the same on every evaluation.
+   */
+  requestsOf(ps: PodSet, cq: ClusterQueue): PodSetRequests {
+    let r = ps.requests;
+    if (r?.clusterQueue === cq) return r;
+    const requests = new Map<string, number>();
+    for (const [resource, v] of ps.total) requests.set(resource, this.snapshot.toUnits(resource, v));
+    if (cq.groupByResource.has('pods')) requests.set('pods', this.snapshot.toUnits('pods', BigInt(ps.count) * 1000n));
+    // PodSets of the same requests share them (most workloads repeat a few shapes).
+    let key = '';
+    for (const [resource, v] of requests) key += `${resource}=${v}\n`;
+    r = cq.requestsByShape.get(key);
+    if (r) {
+      ps.requests = r;
+      return r;
+    }
+    const byGroup = new Map<ResourceGroup, ResourceRequest[]>();
+    for (const g of cq.groups) {
+      byGroup.set(g, [...requests].filter(([resource]) => g.covered.includes(resource)).sort(([x], [y]) => byLocale(x, y))
+        .map(([resource, value]) => ({ resource, value, index: g.covered.indexOf(resource) })));
+    }
+    const steps = [...requests.keys()].sort().map((resource): AssignStep => {
+      const group = cq.groupByResource.get(resource);
+      return { resource, value: requests.get(resource)!, group, groupRequests: group ? byGroup.get(group)! : [] };
+    });
+    r = { clusterQueue: cq, steps };
+    cq.requestsByShape.set(key, r);
+    ps.requests = r;
+    return r;
+  }
+
+  /** A scale-up slice keeps the flavors of the admitted slice and asks only for the delta. */
+  private assignSlice(w: Workload, cq: ClusterQueue): Assignment {
+    const old = w.sliceOf!;
+    const a: Assignment = { podSets: [], usage: new Map(), borrowing: 0, mode: 'Fit' };
+    w.podSets.forEach((ps, i) => {
+      const podSetAssignment: PodSetAssignment = { name: ps.name, count: ps.count, flavors: [], reasons: [] };
+      for (const [resource, total] of ps.total) {
+        const flavor = old.flavors![i]?.get(resource);
+        if (!flavor) continue;
+        const id = this.snapshot.flavorResourceOf(flavor, resource);
+        const delta = this.snapshot.toUnits(resource, total - (old.podSets[i].total.get(resource) ?? 0n));
+        const assumed = a.usage.get(id) ?? 0;
+        const r = this.fitsResourceQuota(w, cq, id, assumed, delta, podSetAssignment);
+        const borrowing = granularBorrowing(r);
+        const mode = granularMode(r) === FIT ? 'Fit' : 'NoFit';
+        podSetAssignment.flavors.push({ resource, flavor, flavorResource: id, mode, borrowing, value: delta, hopeless: false });
+        a.usage.set(id, assumed + delta);
+        if (borrowing > a.borrowing) a.borrowing = borrowing;
+      }
+      a.podSets.push(podSetAssignment);
+    });
+    // Scale-up slices are planned without preemption (see the README's simplifications).
+    a.mode = a.podSets.some((p) => p.flavors.some((f) => f.mode !== 'Fit')) ? 'NoFit' : 'Fit';
+    if (a.mode === 'NoFit') for (const p of a.podSets) p.flavors = [];
+    return a;
+  }
+
+  /** The flavor of one resource group for a PodSet (empty: none fits); reasons and category go to `podSetAssignment`. */
+  private findFlavor(
+    w: Workload, cq: ClusterQueue, group: ResourceGroup, ps: PodSet, requests: readonly ResourceRequest[],
+    assumed: Map<FlavorResource, number>, podSetAssignment: PodSetAssignment,
+  ): FlavorAssignment[] {
+    let best: FlavorAssignment[] | undefined;
+    let bestMode: Granular = granular(NO_FIT, LEVELS - 1);
+    for (let fi = 0; fi < group.flavors.length; fi++) {
+      const flavor = group.flavors[fi];
+      const mismatch = this.mismatchOf(flavor, w, ps);
+      if (mismatch) {
+        podSetAssignment.reasons.push(mismatch);
+        podSetAssignment.category ??= 'max-capacity';
+        continue;
+      }
+      const assignments: FlavorAssignment[] = [];
+      let representative: Granular = granular(FIT, 0);
+      for (let i = 0; i < requests.length; i++) {
+        const { resource, value, index } = requests[i];
+        const id = group.flavorResources[fi][index];
+        const r = this.fitsResourceQuota(w, cq, id, assumed.get(id) ?? 0, value, podSetAssignment);
+        if (isPreferred(representative, r, cq)) representative = r;
+        if (granularMode(representative) === NO_FIT) break;
+        const p = granularMode(r);
+        assignments.push({
+          resource, flavor, flavorResource: id, mode: p === FIT ? 'Fit' : p === NO_FIT ? 'NoFit' : 'Preempt', borrowing: granularBorrowing(r), value,
+          hopeless: p === NO_CANDIDATES && this.oracle.lastEndedAtBound,
+        });
+      }
+      if (!shouldTryNext(representative, cq)) {
+        best = assignments;
+        bestMode = representative;
+        break;
+      }
+      if (isPreferred(representative, bestMode, cq)) {
+        best = assignments;
+        bestMode = representative;
+      }
+    }
+    if (granularMode(bestMode) === FIT) {
+      // A podset that fits carries no reasons.
+      podSetAssignment.reasons = [];
+      podSetAssignment.category = undefined;
+    }
+    return best ?? [];
+  }
+
+  /** flavorMismatch, kept on the PodSet ('' for a match): the template and the flavors never change. */
+  private mismatchOf(flavor: string, w: Workload, ps: PodSet): string {
+    let mismatches = ps.mismatches;
+    if (!mismatches) ps.mismatches = mismatches = new Map();
+    let mismatch = mismatches.get(flavor);
+    if (mismatch === undefined) mismatches.set(flavor, mismatch = flavorMismatch(this.snapshot.flavors.get(flavor), flavor, w, ps.name) ?? '');
+    return mismatch;
+  }
+
+  /**
+   * NoMatchingFlavor: for some PodSet, a resource group it requests has no flavor whose taints it
+   * tolerates and whose node labels its node selector matches. That never changes, so the workload is
+   * never admissible (Kueue's QuotaReserved reason NoMatchingFlavor). The reasons, or undefined. An
+   * inactive ClusterQueue (a flavor not found) says so in its pending state instead.
+   */
+  noMatchingFlavor(w: Workload): string | undefined {
+    const cq = w.clusterQueue;
+    // Checked for every pending workload in the result: without taints or labels there is nothing to look at.
+    if (!cq || cq.inactiveReason || !this.snapshot.flavorsRestrictNodes) return undefined;
+    for (const ps of w.podSets) {
+      const { steps } = this.requestsOf(ps, cq);
+      for (const g of cq.groups) {
+        // A group the PodSet requests from (as the assignment reads it: zero requests too).
+        if (!g.flavors.length || !steps.some((s) => s.group === g)) continue;
+        const reasons: string[] = [];
+        for (const flavor of g.flavors) {
+          const mismatch = this.mismatchOf(flavor, w, ps);
+          if (!mismatch) break;
+          reasons.push(mismatch);
+        }
+        if (reasons.length === g.flavors.length) {
+          return `no flavor of ClusterQueue ${cq.name} matches pod set ${ps.name} (NoMatchingFlavor): ${reasons.join(', ')}`;
+        }
+      }
+    }
+    return undefined;
+  }
+
+  /** fitsResourceQuota: the granular mode of `request` (on top of `assumed`) in one flavor/resource; a shortfall goes to `podSetAssignment`. */
+  private fitsResourceQuota(
+    w: Workload, cq: ClusterQueue, id: FlavorResource, assumed: number, request: number, podSetAssignment: PodSetAssignment,
+  ): Granular {
+    const free = available(cq, id);
+    const maxCapacity = potentialAvailable(cq, id);
+    const value = assumed + request;
+    const nominal = cq.nominal[id];
+    // Reasons and shortfalls are formatted only when read, from the figures of now.
+    const limit = cq.borrowingLimit[id];
+    const limitReached = limit !== NO_LIMIT && cq.usage[id] + value > nominal + limit;
+    if (value > maxCapacity) {
+      podSetAssignment.reasons.push({ flavorResource: id, overMax: true, assumed, request, available: free, maxCapacity, limitReached });
+      podSetAssignment.category ??= 'max-capacity';
+      return granular(NO_FIT, 0);
+    }
+    const h = heightOfLowestSubtreeThatFits(cq, id, value);
+    if (value <= free) return granular(FIT, subtreeHeight(h));
+    podSetAssignment.reasons.push({ flavorResource: id, overMax: false, assumed, request, available: free, maxCapacity, limitReached });
+    podSetAssignment.category = 'quota';
+    const canPreemptWhileBorrowing = cq.preemption.borrowPolicy !== 'Never';
+    if (nominal >= value || subtreeMayReclaim(h) || canPreemptWhileBorrowing) {
+      return this.oracle.simulatePreemption(w, cq, id, value, subtreeHeight(h));
+    }
+    return granular(NO_FIT, subtreeHeight(h));
+  }
+}
+
+/**
+ * Why a flavor does not suit a PodSet (an untolerated NoSchedule/NoExecute taint, or a node selector
+ * that its node labels contradict), or undefined.
+ */
+export function flavorMismatch(flavorObject: any, flavor: string, w: Workload, podSet: string): string | undefined {
+  if (!flavorObject) return `flavor ${flavor} not found`;
+  const labels: Record<string, string> = flavorObject.spec?.nodeLabels ?? {};
+  const taints: any[] = flavorObject.spec?.nodeTaints ?? [];
+  const template = podSetTemplate(w.obj, podSet);
+  const tolerations: any[] = [...(template?.spec?.tolerations ?? []), ...(flavorObject.spec?.tolerations ?? [])];
+  for (const t of taints) {
+    if (t.effect !== 'NoSchedule' && t.effect !== 'NoExecute') continue;
+    const tolerated = tolerations.some((tol) => (tol.effect === undefined || tol.effect === '' || tol.effect === t.effect)
+      && (tol.operator === 'Exists' ? (tol.key === undefined || tol.key === '' || tol.key === t.key) : tol.key === t.key && (tol.value ?? '') === (t.value ?? '')));
+    if (!tolerated) return `untolerated taint {${t.key}: ${t.value ?? ''}} in flavor ${flavor}`;
+  }
+  const selector: Record<string, string> = template?.spec?.nodeSelector ?? {};
+  for (const [k, v] of Object.entries(selector)) {
+    if (k in labels && labels[k] !== v) return `flavor ${flavor} doesn't match node affinity`;
+  }
+  return undefined;
+}
+
+/** Kueue's preference between two granular modes (flavor fungibility `preference`). */
+export function isPreferred(a: Granular, b: Granular, cq: ClusterQueue): boolean {
+  const ap = granularMode(a), bp = granularMode(b);
+  if (ap === NO_FIT) return false;
+  if (bp === NO_FIT) return true;
+  const an = ap === NO_CANDIDATES, bn = bp === NO_CANDIDATES;
+  if (an !== bn) return !an;
+  const ab = granularBorrowing(a), bb = granularBorrowing(b);
+  if (cq.preference === 'PreemptionOverBorrowing') {
+    if (ab !== bb) return ab < bb;
+    return ap > bp;
+  }
+  if (ap !== bp) return ap > bp;
+  return ab < bb;
+}
+
+/** Whether the flavor search goes on after a flavor of this mode (whenCanBorrow / whenCanPreempt). */
+export function shouldTryNext(m: Granular, cq: ClusterQueue): boolean {
+  const p = granularMode(m);
+  if (p === NO_FIT || p === NO_CANDIDATES) return true;
+  if ((p === PREEMPT || p === RECLAIM) && cq.tryNextOnPreempt) return true;
+  if (granularBorrowing(m) > 0 && cq.tryNextOnBorrow) return true;
+  return false;
+}
+
+function rank(m: Mode): number {
+  return m === 'NoFit' ? 0 : m === 'Preempt' ? 1 : 2;
+}
+
+function podSetMode(podSetAssignment: PodSetAssignment): Mode {
+  if (!podSetAssignment.reasons.length) return 'Fit';
+  if (!podSetAssignment.flavors.length) return 'NoFit';
+  let mode: Mode = 'Fit';
+  for (const f of podSetAssignment.flavors) if (rank(f.mode) < rank(mode)) mode = f.mode;
+  return mode;
+}
+
+/** The failing PodSets of an assignment, for its pending message. */
+export function briefOf(a: Assignment, cq: ClusterQueue): Brief {
+  const podSets: BriefPodSet[] = [];
+  for (const p of a.podSets) {
+    if (p.reasons.length) podSets.push({ name: p.name, reasons: p.reasons, category: p.category, assigned: p.flavors.length > 0 });
+  }
+  return { mode: a.mode, clusterQueue: cq, podSets };
+}

@@ -1,0 +1,135 @@
+/**
+ * Preemption candidate ordering (Kueue's pkg/scheduler/preemption/common/ordering.go,
+ * CandidatesOrdering): evicted first, other ClusterQueues first, lower priority first, most recently
+ * admitted first, then UID (here: the workload's number). The candidates arrive as runs (one
+ * ClusterQueue's admitted workloads of one priority, kept in admission order), which are merged here
+ * instead of sorting every candidate. Pure.
+ */
+import type { CohortNode, FlavorResource } from './quota-tree';
+import type { ClusterQueue } from './snapshot';
+import type { Workload } from './workload';
+
+export type Variant = 'WithinCQ' | 'HierarchicalReclaim' | 'ReclaimWithoutBorrowing' | 'ReclaimWhileBorrowing';
+
+/** A ClusterQueue's admitted workloads of one priority, already in candidate order, as one search lists them. */
+export interface Run {
+  readonly priority: number;
+  readonly admitted: readonly Workload[];
+  /** The lowest common ancestor with the preemptor's ClusterQueue (none within it). */
+  readonly lca?: CohortNode;
+  readonly variant: Variant;
+  /** Equal priority under LowerOrNewerEqualPriority: only newer workloads are candidates. */
+  readonly byCreation: boolean;
+}
+
+/** Candidates as two parallel arrays (no object per candidate): the workload, and the run it came from. */
+export interface CandidateList {
+  readonly workloads: Workload[];
+  readonly runs: Run[];
+}
+
+/** A search's candidates (before the request decides anything but the reclaim advantage); `ordered` once sorted. */
+export interface CandidateLists {
+  /** In the preemptor's ClusterQueue. */
+  readonly sameQueue: CandidateList;
+  /** In other ClusterQueues, where the preemptor has the reclaim advantage (hierarchical reclaim). */
+  readonly hierarchical: CandidateList;
+  /** In other ClusterQueues, reclaimed by priority. */
+  readonly byPriority: CandidateList;
+  ordered?: CandidateList;
+}
+
+/** The contested flavor/resources: a candidate must use one. As bits too, when there are at most 31 of them in the table. */
+export interface Contested {
+  readonly flavorResources: readonly FlavorResource[];
+  readonly mask: number;
+  readonly byMask: boolean;
+}
+
+export function contestedOf(flavorResources: readonly FlavorResource[], tableSize: number): Contested {
+  let mask = 0;
+  for (const id of flavorResources) mask |= id < 31 ? 1 << id : 0;
+  return { flavorResources, mask, byMask: tableSize <= 31 };
+}
+
+function usesContested(x: Workload, c: Contested): boolean {
+  if (c.byMask) return (x.usageMask & c.mask) !== 0;
+  for (let i = 0; i < c.flavorResources.length; i++) if (x.usage.has(c.flavorResources[i])) return true;
+  return false;
+}
+
+/** Within one ClusterQueue and priority: most recently admitted first, then UID. */
+export function admittedOrder(a: Workload, b: Workload): number {
+  if (a.admittedAt !== b.admittedAt) return b.admittedAt - a.admittedAt;
+  return a.id - b.id;
+}
+
+/**
+ * The runs' candidates in candidate order: by priority, and within one priority the runs merged. Only
+ * workloads that use a contested flavor/resource, and under `byCreation` only those newer than the
+ * preemptor (created at `preemptorCreated`). Sorts `runs`.
+ */
+export function candidateListOf(runs: Run[], contested: Contested, preemptorCreated: number): CandidateList {
+  runs.sort((a, b) => a.priority - b.priority);
+  const out: CandidateList = { workloads: [], runs: [] };
+  for (let i = 0; i < runs.length;) {
+    let j = i + 1;
+    while (j < runs.length && runs[j].priority === runs[i].priority) j++;
+    const start = out.workloads.length;
+    for (let k = i; k < j; k++) {
+      const r = runs[k];
+      for (const x of r.admitted) {
+        if (!usesContested(x, contested)) continue;
+        if (r.byCreation && !(preemptorCreated < x.created)) continue;
+        out.workloads.push(x);
+        out.runs.push(r);
+      }
+    }
+    // Several ClusterQueues at one priority: sorted runs, which the sort merges.
+    if (j - i > 1) {
+      const order = out.workloads.slice(start).map((_, k) => start + k).sort((a, b) => admittedOrder(out.workloads[a], out.workloads[b]));
+      const workloads = order.map((k) => out.workloads[k]), ofRuns = order.map((k) => out.runs[k]);
+      for (let k = 0; k < order.length; k++) {
+        out.workloads[start + k] = workloads[k];
+        out.runs[start + k] = ofRuns[k];
+      }
+    }
+    i = j;
+  }
+  return out;
+}
+
+/**
+ * The lists in Kueue's order: evicted first, then other ClusterQueues (hierarchical, by priority)
+ * before the preemptor's, each list as listed. Candidates that tie on all but the UID go to `onTie`
+ * when adjacent within a list (Kueue then orders them by UID, which the plan does not know).
+ */
+export function orderCandidates(lists: CandidateLists, cq: ClusterQueue, onTie: (a: Workload, b: Workload) => void): CandidateList {
+  const { sameQueue, hierarchical, byPriority } = lists;
+  for (const l of [sameQueue, hierarchical, byPriority]) {
+    for (const evicted of [true, false]) {
+      let last: Workload | undefined;
+      for (const x of l.workloads) {
+        if (x.evicted !== evicted) continue;
+        if (last && tiesButForUid(last, x, cq)) onTie(last, x);
+        last = x;
+      }
+    }
+  }
+  const ordered: CandidateList = { workloads: [], runs: [] };
+  for (const evicted of [true, false]) {
+    for (const l of [hierarchical, byPriority, sameQueue]) {
+      for (let i = 0; i < l.workloads.length; i++) {
+        if (l.workloads[i].evicted !== evicted) continue;
+        ordered.workloads.push(l.workloads[i]);
+        ordered.runs.push(l.runs[i]);
+      }
+    }
+  }
+  return ordered;
+}
+
+/** Two candidates that every ordering key but the UID ties (for a preemptor in `cq`). */
+export function tiesButForUid(a: Workload, b: Workload, cq: ClusterQueue): boolean {
+  return a.admittedAt === b.admittedAt && a.evicted === b.evicted && (a.clusterQueue !== cq) === (b.clusterQueue !== cq) && a.priority === b.priority;
+}

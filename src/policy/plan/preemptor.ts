@@ -1,0 +1,398 @@
+/**
+ * Classical preemption (Kueue's pkg/scheduler/preemption, GetTargets and classical/): the candidates
+ * a workload may preempt in its ClusterQueue and cohort tree, in candidate order (ordering.ts), and the
+ * minimal set among them: remove candidates until the request fits, then put back each one not needed
+ * (from the second-to-last). Also the flavor assigner's preemption oracle. Searches are memoised per
+ * cohort tree (SearchMemo) and bounded before any candidate is listed (`mayPreemptEnough`). Pure.
+ */
+import { granular, Granular, NO_CANDIDATES, PREEMPT, PreemptionOracle, RECLAIM } from './flavor-assigner';
+import { CandidateList, CandidateLists, candidateListOf, contestedOf, orderCandidates, Run, Variant } from './ordering';
+import {
+  addUsage, addUsageMap, available, borrowingWith, CohortNode, FlavorResource, heightOfLowestSubtreeThatFits, localAvailable, QuotaNode,
+  removeUsage, subtreeHeight, withinNominal,
+} from './quota-tree';
+import type { ClusterQueue, Snapshot } from './snapshot';
+import type { Workload } from './workload';
+
+/** A victim, with Kueue's preemption reason and the plan's explanation. */
+export interface Target {
+  readonly workload: Workload;
+  readonly reason: string;
+  readonly explanation: string;
+}
+
+const REASON_OF: Record<Variant, string> = {
+  WithinCQ: 'InClusterQueue', HierarchicalReclaim: 'InCohortReclamation',
+  ReclaimWithoutBorrowing: 'InCohortReclamation', ReclaimWhileBorrowing: 'InCohortReclaimWhileBorrowing',
+};
+
+export class Preemptor implements PreemptionOracle {
+  /** Whether the last `getTargets` ended at its bound (no candidate listed). */
+  lastEndedAtBound = false;
+  // Scratch space of the bound and the oracle (reused, never kept: they run for most evaluations).
+  private readonly oneFlavorResource: FlavorResource[] = [0];
+  private readonly oneValue: number[] = [0];
+  private readonly reclaimFrom: ClusterQueue[] = [];
+  private readonly reclaimFromAdvantage: boolean[] = [];
+  private readonly reclaimFromLca: CohortNode[] = [];
+  private readonly advantageScratch: boolean[] = [];
+  private readonly remainingScratch: number[] = [];
+  private readonly undoNodes: QuotaNode[] = [];
+  private readonly undoFlavorResources: FlavorResource[] = [];
+  private readonly undoValues: number[] = [];
+
+  /**
+   * `keepTrace`: list each search's candidates (for the trace). `onTie`: two adjacent candidates that
+   * only Kueue's UID order separates.
+   */
+  constructor(
+    private readonly snapshot: Snapshot, private readonly keepTrace: boolean, private readonly onTie: (a: Workload, b: Workload) => void,
+  ) {}
+
+  /**
+   * SimulatePreemption for one flavor/resource: the mode after preempting (PREEMPT when a victim is
+   * in the ClusterQueue, else RECLAIM) and the borrowing level then, or NO_CANDIDATES at `borrowingLevel`.
+   */
+  simulatePreemption(w: Workload, cq: ClusterQueue, flavorResource: FlavorResource, value: number, borrowingLevel: number): Granular {
+    const contested = this.oneFlavorResource, values = this.oneValue;
+    contested[0] = flavorResource;
+    values[0] = value;
+    const targets = this.getTargets(w, cq, contested, contested, values, undefined);
+    if (!targets.length) return granular(NO_CANDIDATES, borrowingLevel);
+    for (const t of targets) addUsageMap(t.workload.clusterQueue!, t.workload.usage, -1);
+    const after = subtreeHeight(heightOfLowestSubtreeThatFits(cq, flavorResource, value));
+    for (const t of targets) addUsageMap(t.workload.clusterQueue!, t.workload.usage, 1);
+    return granular(targets.some((t) => t.workload.clusterQueue === cq) ? PREEMPT : RECLAIM, after);
+  }
+
+  /**
+   * GetTargets: `contested` are the flavor/resources short of quota, `requestIds`/`requestValues` the
+   * whole request. The arrays may be scratch space: nothing here keeps them. `considered` (trace only)
+   * collects the refs of the candidates looked at.
+   */
+  getTargets(
+    w: Workload, cq: ClusterQueue, contested: readonly FlavorResource[], requestIds: readonly FlavorResource[], requestValues: readonly number[],
+    considered: string[] | undefined,
+  ): Target[] {
+    const memo = cq.memo;
+    if (memo.memoVersion !== memo.version) {
+      memo.searches.clear();
+      memo.candidateLists.clear();
+      memo.memoVersion = memo.version;
+    }
+    // The bound first: most checks end there, without a memo key.
+    this.lastEndedAtBound = !this.mayPreemptEnough(w, cq, contested, requestIds, requestValues);
+    if (this.lastEndedAtBound) return [];
+    // The search reads the preemptor only through its priority (and its creation, for LowerOrNewerEqualPriority).
+    let key = `${cq.name}\n${w.priority}\n${readsCreation(cq) ? w.created : ''}\n`;
+    for (const id of contested) key += `${id},`;
+    key += '\n';
+    for (let i = 0; i < requestIds.length; i++) key += `${requestIds[i]}=${requestValues[i]},`;
+    let found = memo.searches.get(key);
+    if (!found) {
+      const refs: string[] = [];
+      found = { targets: this.search(w, cq, contested, requestIds, requestValues, refs), refs };
+      memo.searches.set(key, found);
+    }
+    if (considered && found.refs.length) {
+      const already = new Set(considered);
+      for (const ref of found.refs) if (!already.has(ref)) considered.push(ref);
+    }
+    return found.targets;
+  }
+
+  /**
+   * A bound of the search, from the per-priority usage sums and not from the candidates: false only when
+   * no attempt of the search's walk could fit, so the candidates are neither listed nor ordered.
+   * Per ClusterQueue it removes at least what a walk could: in the preemptor's ClusterQueue every
+   * workload the policy allows; in another one (listed as the search lists them, intermediate cohorts
+   * ignored) those the policy and the attempt allow, and with one flavor/resource contested, no more than
+   * its usage above nominal plus its largest workload (the walk takes from it only while it is above
+   * nominal). The quota tree is monotone (less usage never makes less room), so when even that does
+   * not fit, the walk does not either.
+   */
+  private mayPreemptEnough(
+    w: Workload, cq: ClusterQueue, contested: readonly FlavorResource[], requestIds: readonly FlavorResource[], requestValues: readonly number[],
+  ): boolean {
+    // Called for most evaluations: scratch arrays, no closures, nothing allocated.
+    const nRequest = requestIds.length;
+    const from = this.reclaimFrom, fromAdvantage = this.reclaimFromAdvantage;
+    const nFrom = cq.parent && cq.preemption.reclaim !== 'Never' ? this.reclaimable(cq, contested, this.advantagesInto(cq, requestIds, requestValues)) : 0;
+    const { within, reclaim, threshold } = cq.preemption;
+    const borrowForbidden = cq.preemption.borrowPolicy === 'Never';
+    // Only the requested flavor/resources matter: each one is its own quota tree.
+    const single = contested.length === 1 ? contested[0] : undefined;
+    const undoNodes = this.undoNodes, undoIds = this.undoFlavorResources, undoValues = this.undoValues;
+    let nUndo = 0;
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const borrow = attempt === 1;
+      if (within !== 'Never') {
+        for (let i = 0; i < nRequest; i++) {
+          const v = eligibleUsage(cq, requestIds[i], within, w.priority, true, 0, threshold);
+          if (v <= 0) continue;
+          removeUsage(cq, requestIds[i], v);
+          undoNodes[nUndo] = cq;
+          undoIds[nUndo] = requestIds[i];
+          undoValues[nUndo++] = v;
+        }
+      }
+      for (let k = 0; k < nFrom; k++) {
+        const c = from[k];
+        // With borrowing, a ReclaimWithoutBorrowing candidate is not valid.
+        const all = !borrow || fromAdvantage[k];
+        for (let i = 0; i < nRequest; i++) {
+          const id = requestIds[i];
+          let v = eligibleUsage(c, id, reclaim, w.priority, all, borrowForbidden ? 1 : 2, threshold);
+          if (id === single) {
+            const bound = c.usage[id] - c.subtree[id] + c.largestUsage[id];
+            if (bound < v) v = bound;
+          }
+          if (v <= 0) continue;
+          removeUsage(c, id, v);
+          undoNodes[nUndo] = c;
+          undoIds[nUndo] = id;
+          undoValues[nUndo++] = v;
+        }
+      }
+      const fits = fitsRequest(cq, requestIds, requestValues, borrow);
+      for (let k = 0; k < nUndo; k++) addUsage(undoNodes[k], undoIds[k], undoValues[k]);
+      nUndo = 0;
+      if (fits) return true;
+    }
+    return false;
+  }
+
+  /**
+   * The other ClusterQueues a search may reclaim from, level by level up the cohort path (each level's
+   * cohort, without the subtree already visited; cohorts and ClusterQueues within nominal skipped), into
+   * the scratch lists with the level's advantage and cohort. Returns how many. The bound and the search
+   * both list them here.
+   */
+  private reclaimable(cq: ClusterQueue, contested: readonly FlavorResource[], advantages: readonly boolean[]): number {
+    let n = 0;
+    let previous: CohortNode | undefined;
+    let level = 0;
+    for (let cur: CohortNode | undefined = cq.parent; cur; cur = cur.parent) {
+      n = this.collectReclaimable(cur, cur, previous, cq, contested, advantages[level++], n);
+      previous = cur;
+    }
+    return n;
+  }
+
+  private collectReclaimable(
+    node: CohortNode, lca: CohortNode, previous: CohortNode | undefined, cq: ClusterQueue, contested: readonly FlavorResource[],
+    advantage: boolean, n: number,
+  ): number {
+    for (const child of node.childCohorts) {
+      if (child === previous || withinNominal(child, contested)) continue;
+      n = this.collectReclaimable(child, lca, previous, cq, contested, advantage, n);
+    }
+    for (const child of node.childQueues) {
+      if (child === cq || withinNominal(child, contested)) continue;
+      this.reclaimFrom[n] = child as ClusterQueue;
+      this.reclaimFromAdvantage[n] = advantage;
+      this.reclaimFromLca[n++] = lca;
+    }
+    return n;
+  }
+
+  /**
+   * The reclaim advantage at each level of the cohort path (the request fits in the quota below it:
+   * Kueue's quantitiesFitInQuota, applied from the ClusterQueue up with what each level leaves over),
+   * into a scratch array (copy it to keep it).
+   */
+  private advantagesInto(cq: ClusterQueue, requestIds: readonly FlavorResource[], requestValues: readonly number[]): boolean[] {
+    const advantages = this.advantageScratch;
+    const remaining = this.remainingScratch;
+    const nRequest = requestIds.length;
+    let advantage = true;
+    for (let i = 0; i < nRequest; i++) {
+      const id = requestIds[i], v = requestValues[i];
+      if (cq.subtree[id] < cq.usage[id] + v) advantage = false;
+      remaining[i] = Math.max(0, v - localAvailable(cq, id));
+    }
+    let level = 0;
+    for (let cur: CohortNode | undefined = cq.parent; cur; cur = cur.parent) {
+      advantages[level++] = advantage;
+      let fits = true;
+      for (let i = 0; i < nRequest; i++) {
+        const id = requestIds[i], v = remaining[i];
+        if (cur.subtree[id] < cur.usage[id] + v) fits = false;
+        remaining[i] = Math.max(0, v - localAvailable(cur, id));
+      }
+      advantage = advantage || fits;
+    }
+    advantages.length = level;
+    return advantages;
+  }
+
+  /** The search itself; `refs` gets the ordered candidates' refs (for the trace). */
+  private search(
+    w: Workload, cq: ClusterQueue, contested: readonly FlavorResource[], requestIds: readonly FlavorResource[], requestValues: readonly number[],
+    refs: string[],
+  ): Target[] {
+    const lists = this.candidateListsFor(w, cq, contested, requestIds, requestValues);
+    if (!lists.ordered) lists.ordered = orderCandidates(lists, cq, this.onTie);
+    const ordered = lists.ordered;
+    if (this.keepTrace) for (const x of ordered.workloads) refs.push(x.ref);
+    const borrowForbidden = cq.preemption.borrowPolicy === 'Never';
+    const noOther = !lists.hierarchical.workloads.length && !lists.byPriority.workloads.length;
+    const underNominal = contested.every((id) => cq.nominal[id] > cq.usage[id]);
+    const attempts = noOther || (borrowForbidden && !underNominal) ? [true]
+      : borrowForbidden && !lists.hierarchical.workloads.length ? [false, true] : [true, false];
+    // mayPreemptEnough bounded the search before: almost every walk that starts finds its victims.
+    for (const borrow of attempts) {
+      const victims = minimalSet(cq, ordered, contested, requestIds, requestValues, borrow);
+      if (victims) {
+        return victims.map((i) => {
+          const t = ordered.workloads[i], variant = ordered.runs[i].variant;
+          return { workload: t, reason: REASON_OF[variant], explanation: victimExplanation(t, variant, w, cq) };
+        });
+      }
+    }
+    return [];
+  }
+
+  /**
+   * The candidate lists of a search: with the ClusterQueue, preemptor priority (and creation),
+   * contested resources and the reclaim advantage at each level, they are the same, so equal searches
+   * of one memo version share them.
+   */
+  private candidateListsFor(
+    w: Workload, cq: ClusterQueue, contested: readonly FlavorResource[], requestIds: readonly FlavorResource[], requestValues: readonly number[],
+  ): CandidateLists {
+    const reclaims = cq.parent !== undefined && cq.preemption.reclaim !== 'Never';
+    const advantages = reclaims ? [...this.advantagesInto(cq, requestIds, requestValues)] : [];
+    let key = `${cq.name}\n${w.priority}\n${readsCreation(cq) ? w.created : ''}\n${advantages.map(Number).join('')}\n`;
+    for (const id of contested) key += `${id},`;
+    let lists = cq.memo.candidateLists.get(key);
+    if (lists) return lists;
+    const sameRuns: Run[] = [];
+    if (cq.preemption.within !== 'Never') runsOf(w, cq, cq, undefined, false, sameRuns);
+    const hierarchicalRuns: Run[] = [];
+    const priorityRuns: Run[] = [];
+    if (reclaims) {
+      const n = this.reclaimable(cq, contested, advantages);
+      for (let k = 0; k < n; k++) {
+        const advantage = this.reclaimFromAdvantage[k];
+        runsOf(w, cq, this.reclaimFrom[k], this.reclaimFromLca[k], advantage, advantage ? hierarchicalRuns : priorityRuns);
+      }
+    }
+    const filter = contestedOf(contested, this.snapshot.flavorResourceNames.length);
+    lists = {
+      sameQueue: candidateListOf(sameRuns, filter, w.created), hierarchical: candidateListOf(hierarchicalRuns, filter, w.created),
+      byPriority: candidateListOf(priorityRuns, filter, w.created),
+    };
+    cq.memo.candidateLists.set(key, lists);
+    return lists;
+  }
+}
+
+/** Whether a search reads the preemptor's creation (LowerOrNewerEqualPriority in either policy). */
+function readsCreation(cq: ClusterQueue): boolean {
+  return cq.preemption.within === 'LowerOrNewerEqualPriority' || cq.preemption.reclaim === 'LowerOrNewerEqualPriority';
+}
+
+/** The request fits now (and, unless `borrow`, without borrowing). */
+function fitsRequest(cq: ClusterQueue, requestIds: readonly FlavorResource[], requestValues: readonly number[], borrow: boolean): boolean {
+  for (let i = 0; i < requestIds.length; i++) {
+    const id = requestIds[i], v = requestValues[i];
+    if ((!borrow && borrowingWith(cq, id, v)) || v > available(cq, id)) return false;
+  }
+  return true;
+}
+
+/**
+ * One attempt of the walk: remove candidates in order until the request fits, then put back each
+ * one not needed, from the second-to-last. Indexes into `ordered`, or undefined when it never fits.
+ * The usage is as before on return.
+ */
+function minimalSet(
+  cq: ClusterQueue, ordered: CandidateList, contested: readonly FlavorResource[], requestIds: readonly FlavorResource[],
+  requestValues: readonly number[], borrow: boolean,
+): number[] | undefined {
+  const victims: number[] = [];
+  for (let c = 0; c < ordered.workloads.length; c++) {
+    const x = ordered.workloads[c];
+    if (!isValidCandidate(cq, x, ordered.runs[c], contested, borrow)) continue;
+    addUsageMap(x.clusterQueue!, x.usage, -1);
+    victims.push(c);
+    if (!fitsRequest(cq, requestIds, requestValues, borrow)) continue;
+    for (let i = victims.length - 2; i >= 0; i--) {
+      const t = ordered.workloads[victims[i]];
+      addUsageMap(t.clusterQueue!, t.usage, 1);
+      if (fitsRequest(cq, requestIds, requestValues, borrow)) victims.splice(i, 1);
+      else addUsageMap(t.clusterQueue!, t.usage, -1);
+    }
+    for (const i of victims) addUsageMap(ordered.workloads[i].clusterQueue!, ordered.workloads[i].usage, 1);
+    return victims;
+  }
+  for (const i of victims) addUsageMap(ordered.workloads[i].clusterQueue!, ordered.workloads[i].usage, 1);
+  return undefined;
+}
+
+/** A candidate of another ClusterQueue stays valid while it (and its cohorts below the common ancestor) borrow. */
+function isValidCandidate(cq: ClusterQueue, x: Workload, run: Run, contested: readonly FlavorResource[], borrow: boolean): boolean {
+  if (x.clusterQueue === cq) return true;
+  if (borrow && run.variant === 'ReclaimWithoutBorrowing') return false;
+  if (withinNominal(x.clusterQueue!, contested)) return false;
+  for (let node = x.clusterQueue!.parent; node && node !== run.lca; node = node.parent) {
+    if (withinNominal(node, contested)) return false;
+  }
+  return true;
+}
+
+/** The variant of a candidate: it depends on its ClusterQueue, the level's advantage and its priority only. */
+export function variantOf(w: Workload, cq: ClusterQueue, candidateQueue: ClusterQueue, priority: number, advantage: boolean): Variant {
+  if (candidateQueue === cq) return 'WithinCQ';
+  if (advantage) return 'HierarchicalReclaim';
+  if (cq.preemption.borrowPolicy === 'Never') return 'ReclaimWithoutBorrowing';
+  const t = cq.preemption.threshold;
+  if (priority >= w.priority || (t !== undefined && priority > t)) return 'ReclaimWithoutBorrowing';
+  return 'ReclaimWhileBorrowing';
+}
+
+/** The runs of `candidateQueue` that the policy lets `w` (in `cq`) preempt, one per priority, into `into`. */
+function runsOf(w: Workload, cq: ClusterQueue, candidateQueue: ClusterQueue, lca: CohortNode | undefined, advantage: boolean, into: Run[]): void {
+  const policy = candidateQueue === cq ? cq.preemption.within : cq.preemption.reclaim;
+  for (const [priority, admitted] of candidateQueue.admittedByPriority) {
+    // satisfiesPolicy per priority; at equal priority, LowerOrNewerEqualPriority checks each creation later.
+    if (!admitted.length) continue;
+    if (!policyAllowsPriority(policy, priority, w.priority)) continue;
+    into.push({ priority, admitted, lca, variant: variantOf(w, cq, candidateQueue, priority, advantage), byCreation: priority === w.priority && policy !== 'Any' });
+  }
+}
+
+/** Why `victim` is preempted by `w` (in `cq`), for the result. */
+function victimExplanation(victim: Workload, variant: Variant, w: Workload, cq: ClusterQueue): string {
+  const priority = victim.priority < w.priority ? `priority ${victim.priority} < ${w.priority}`
+    : `priority ${victim.priority}, ${cq.preemption.reclaim === 'Any' && victim.clusterQueue !== cq ? 'reclaimWithinCohort: Any' : 'equal priority but newer'}`;
+  const where = variant === 'WithinCQ' ? `in the same ClusterQueue ${cq.name} (withinClusterQueue: ${cq.preemption.within})`
+    : `ClusterQueue ${victim.clusterQueueName} borrows in the cohort and ${cq.name} reclaims its quota (${variant === 'ReclaimWhileBorrowing' ? 'borrowWithinCohort' : 'reclaimWithinCohort'})`;
+  return `${where}; ${priority}; admitted at arrival ${victim.admittedAt}, among the most recently admitted of the lowest priority; part of the smallest set that frees enough quota`;
+}
+
+/** satisfiesPolicy for a candidate's priority, widened to every creation time at equal priority. */
+export function policyAllowsPriority(policy: string, candidate: number, preemptor: number): boolean {
+  return policy === 'Any' || candidate < preemptor || (policy === 'LowerOrNewerEqualPriority' && candidate === preemptor);
+}
+
+/**
+ * The usage of one flavor/resource by a ClusterQueue's admitted workloads that a preemptor of
+ * `priority` may preempt under `policy` (satisfiesPolicy, widened to every creation time at equal
+ * priority). Unless `all`, only those valid while borrowing: none (`borrowRule` 1: borrowWithinCohort
+ * Never), or lower priorities up to the threshold (2).
+ */
+function eligibleUsage(
+  c: ClusterQueue, id: FlavorResource, policy: string, priority: number, all: boolean, borrowRule: number, threshold: number | undefined,
+): number {
+  let out = 0;
+  const list = c.admittedUsage;
+  for (let i = 0; i < list.length; i++) {
+    const p = list[i].priority;
+    if (!policyAllowsPriority(policy, p, priority)) continue;
+    if (!all && (borrowRule === 1 || !(p < priority && (threshold === undefined || p <= threshold)))) continue;
+    out += list[i].sums[id];
+  }
+  return out;
+}

@@ -1,0 +1,371 @@
+/**
+ * The snapshot (Kueue's pkg/cache/scheduler): ClusterQueues, Cohorts and ResourceFlavors as a
+ * scheduling cycle reads them, with the quota tree, the table of flavor/resources and each resource's
+ * unit. Quotas are read through the policy's inventory (inventory-objects.ts), so the admission rules
+ * and the plan read resourceGroups one way. Pure.
+ */
+import type { Inventory, ResourceGroupEntry } from '../context';
+import type { Gang } from '../gang';
+import { inventoryFromObjects } from '../inventory-objects';
+import { formatQuantity } from '../quantity';
+import { isRecord } from '../ray-object';
+import type { PodSetRequests } from './flavor-assigner';
+import { admittedOrder, CandidateLists } from './ordering';
+import type { Target } from './preemptor';
+import { WorkloadQueue } from './queue';
+import { buildSubtree, CohortNode, FlavorResource, initSubtree, QuotaNode, quotaArrays, rootOf, setQuota } from './quota-tree';
+import type { PodSet, Workload } from './workload';
+
+export interface ResourceGroup {
+  readonly covered: readonly string[];
+  readonly flavors: readonly string[];
+  /** The flavor/resource of each flavor (first index) and covered resource (second index). */
+  readonly flavorResources: ReadonlyArray<readonly FlavorResource[]>;
+}
+
+export interface PreemptionPolicy {
+  readonly within: string;
+  readonly reclaim: string;
+  readonly borrowPolicy: string;
+  readonly threshold?: number;
+}
+
+/**
+ * A cohort tree's (or a lone ClusterQueue's) memo of preemption searches. `version` is bumped by every
+ * lasting change to the tree's usage, admitted sets or eviction marks; a search reads nothing outside its
+ * tree, so its result is a function of its inputs and this version: equal searches in one version are
+ * answered from `searches`, and a change in another tree keeps them.
+ */
+export interface SearchMemo {
+  version: number;
+  memoVersion: number;
+  readonly searches: Map<string, { targets: Target[]; refs: string[] }>;
+  /** Candidate lists by ClusterQueue, preemptor priority, resources and reclaim advantage. */
+  readonly candidateLists: Map<string, CandidateLists>;
+}
+
+export function newSearchMemo(): SearchMemo {
+  return { version: 0, memoVersion: -1, searches: new Map(), candidateLists: new Map() };
+}
+
+export interface ClusterQueue extends QuotaNode {
+  readonly groups: ResourceGroup[];
+  readonly groupByResource: Map<string, ResourceGroup>;
+  readonly strict: boolean;
+  readonly preemption: PreemptionPolicy;
+  readonly tryNextOnBorrow: boolean;
+  readonly tryNextOnPreempt: boolean;
+  readonly preference?: string;
+  readonly namespaceSelector: any;
+  readonly cohortName?: string;
+  inactiveReason?: string;
+  /** Active and parked (inadmissible) workloads. */
+  readonly queue: WorkloadQueue<Workload>;
+  /** BestEffortFIFO: the workload that issued preemptions stays at the head until admitted (Kueue#6929). */
+  sticky?: Workload;
+  /** Scheduling-equivalence hashes parked as inadmissible (Kueue >= 0.18, BestEffortFIFO). */
+  readonly parkedHashes: Set<number>;
+  readonly admitted: Set<Workload>;
+  /** The same workloads by priority: a search lists only the priorities its policy allows. */
+  readonly admittedByPriority: Map<number, Workload[]>;
+  /** Usage of the `admitted` set by priority: bounds a preemption search before its candidates are listed. */
+  readonly admittedUsage: Array<{ readonly priority: number; readonly sums: Float64Array }>;
+  /** The largest usage of one workload ever admitted here, per flavor/resource (a bound, never lowered). */
+  readonly largestUsage: Float64Array;
+  /** Shared by the ClusterQueues of one cohort tree. */
+  memo: SearchMemo;
+  /** requestsOf by the requests' resources and values. */
+  readonly requestsByShape: Map<string, PodSetRequests>;
+}
+
+export interface LocalQueueTarget {
+  readonly clusterQueue: string;
+  /** stopPolicy Hold or HoldAndDrain. */
+  readonly held: boolean;
+}
+
+export interface FlavorResourceName {
+  readonly flavor: string;
+  readonly resource: string;
+  /** `flavor/resource`, the order of the result's quota lists. */
+  readonly key: string;
+}
+
+export class Snapshot {
+  readonly clusterQueues = new Map<string, ClusterQueue>();
+  /** The same ClusterQueues in a list, for the loops of every cycle. */
+  readonly clusterQueueList: ClusterQueue[] = [];
+  readonly cohorts = new Map<string, CohortNode>();
+  readonly flavors = new Map<string, any>();
+  /** Some flavor has node taints or labels: without, every flavor matches every PodSet. */
+  flavorsRestrictNodes = false;
+  readonly localQueues = new Map<string, LocalQueueTarget>();
+  readonly priorities = new Map<string, number>();
+  /** Namespace labels (with kubernetes.io/metadata.name), for namespaceSelectors. */
+  readonly namespaces = new Map<string, Record<string, string>>();
+  /** What the plan could not model as given (a cohort cycle). */
+  readonly notes: string[] = [];
+  /** The flavor/resource table: a pair's index is its FlavorResource. */
+  readonly flavorResourceNames: FlavorResourceName[] = [];
+  private readonly flavorResourceIds = new Map<string, FlavorResource>();
+  /** Milli-units per simulator unit, by resource: the greatest common divisor of its quantities. */
+  readonly units = new Map<string, bigint>();
+
+  constructor(readonly inventory: Inventory) {}
+
+  /** The index of (flavor, resource), numbered on first sight. */
+  flavorResourceOf(flavor: string, resource: string): FlavorResource {
+    const key = `${flavor}/${resource}`;
+    let id = this.flavorResourceIds.get(key);
+    if (id === undefined) {
+      id = this.flavorResourceNames.length;
+      this.flavorResourceIds.set(key, id);
+      this.flavorResourceNames.push({ flavor, resource, key });
+    }
+    return id;
+  }
+
+  /** A quantity (milli-units) in the simulator's unit for its resource. */
+  toUnits(resource: string, milli: bigint): number {
+    return Number(milli / (this.units.get(resource) ?? 1n));
+  }
+
+  /** A value in the simulator's unit of a flavor/resource, in Kubernetes notation. */
+  format(flavorResource: FlavorResource, v: number): string {
+    const { resource } = this.flavorResourceNames[flavorResource];
+    return formatQuantity(BigInt(v) * (this.units.get(resource) ?? 1n), resource);
+  }
+
+  /** What PodSets with these flavors use (an admitted workload after a scale). */
+  usageOf(podSets: readonly PodSet[], flavors: ReadonlyArray<Map<string, string>>): Map<FlavorResource, number> {
+    const out = new Map<FlavorResource, number>();
+    podSets.forEach((ps, i) => {
+      for (const [resource, v] of ps.total) {
+        const flavor = flavors[i]?.get(resource);
+        if (!flavor) continue;
+        const id = this.flavorResourceOf(flavor, resource);
+        out.set(id, (out.get(id) ?? 0) + this.toUnits(resource, v));
+      }
+    });
+    return out;
+  }
+}
+
+/**
+ * The snapshot of `kueueObjects` (ResourceFlavors, WorkloadPriorityClasses, Namespaces, LocalQueues,
+ * Cohorts, ClusterQueues; other kinds are ignored). `gangs` are the arrivals' requests: the unit of each
+ * resource divides them too.
+ */
+export function buildSnapshot(kueueObjects: readonly unknown[], gangs: ReadonlyArray<Gang | undefined>): Snapshot {
+  const objects = kueueObjects.filter(isRecord) as any[];
+  const ofKind = (kind: string) => objects.filter((o) => o.kind === kind);
+  const clusterQueueObjects = ofKind('ClusterQueue');
+  // Strict quantities: a quota the plan cannot read is an error, not a zero.
+  const inventory = inventoryFromObjects({
+    clusterQueues: clusterQueueObjects, cohorts: ofKind('Cohort'), localQueues: ofKind('LocalQueue'),
+    priorityClasses: ofKind('WorkloadPriorityClass'), namespaces: ofKind('Namespace'),
+  }, undefined, { strictQuantities: true });
+  const s = new Snapshot(inventory);
+  for (const f of ofKind('ResourceFlavor')) {
+    s.flavors.set(f.metadata?.name, f);
+    if (f.spec?.nodeTaints?.length || Object.keys(f.spec?.nodeLabels ?? {}).length) s.flavorsRestrictNodes = true;
+  }
+  for (const p of inventory.priorityClasses) s.priorities.set(p.name, Number(p.value ?? 0));
+  for (const n of inventory.namespaces) s.namespaces.set(n.name, { ...n.labels });
+  for (const l of ofKind('LocalQueue')) {
+    const held = l.spec?.stopPolicy === 'Hold' || l.spec?.stopPolicy === 'HoldAndDrain';
+    s.localQueues.set(`${l.metadata?.namespace ?? 'default'}/${l.metadata?.name}`, { clusterQueue: l.spec?.clusterQueue, held });
+  }
+  numberQuantities(s, gangs);
+  for (const c of inventory.cohorts) cohortNode(s, c.name, c.resourceGroups);
+  for (const c of inventory.cohorts) if (c.parent) link(s, cohortNode(s, c.name), cohortNode(s, c.parent));
+  clusterQueueObjects.forEach((c, i) => addClusterQueue(s, c, inventory.clusterQueues[i].resourceGroups));
+  for (const root of s.cohorts.values()) if (!root.parent) buildSubtree(root);
+  for (const c of s.clusterQueues.values()) if (!c.parent) initSubtree(c);
+  s.clusterQueueList.push(...s.clusterQueues.values());
+  // One memo per cohort tree: a search reads nothing outside its tree.
+  const memos = new Map<QuotaNode, SearchMemo>();
+  for (const c of s.clusterQueueList) {
+    const root = rootOf(c);
+    let memo = memos.get(root);
+    if (!memo) memos.set(root, memo = newSearchMemo());
+    c.memo = memo;
+  }
+  return s;
+}
+
+/**
+ * Numbers the flavor/resources of the quotas and picks each resource's unit: the greatest common
+ * divisor of its quotas and requests. Doubles then hold every value and sum exactly, which the check
+ * below makes sure of.
+ */
+function numberQuantities(s: Snapshot, gangs: ReadonlyArray<Gang | undefined>): void {
+  const values = new Map<string, bigint[]>();
+  const record = (resource: string, v: bigint | undefined) => {
+    if (v === undefined) return;
+    let list = values.get(resource);
+    if (!list) values.set(resource, list = []);
+    list.push(v);
+  };
+  for (const o of [...s.inventory.cohorts, ...s.inventory.clusterQueues]) {
+    for (const g of o.resourceGroups) {
+      for (const f of g.flavors) {
+        for (const r of f.resources) {
+          s.flavorResourceOf(f.flavor, r.resource);
+          record(r.resource, r.nominal);
+          record(r.resource, r.borrowingLimit);
+          record(r.resource, r.lendingLimit);
+        }
+      }
+    }
+    for (const g of o.resourceGroups) for (const f of g.flavors) for (const resource of g.coveredResources) s.flavorResourceOf(f.flavor, resource);
+  }
+  for (const gang of gangs) {
+    if (!gang) continue;
+    for (const ps of gang.podSets) {
+      for (const [resource, v] of ps.total) record(resource, v);
+      record('pods', BigInt(ps.count) * 1000n);
+    }
+  }
+  for (const [resource, list] of values) {
+    // The greatest common divisor: every value is a whole number of units, and small (memory in Gi
+    // steps stays a small integer, which V8 keeps unboxed).
+    let unit = 0n;
+    for (const v of list) unit = gcd(unit, v < 0n ? -v : v);
+    if (unit === 0n) unit = 1n;
+    s.units.set(resource, unit);
+    let sum = 0n;
+    for (const v of list) sum += (v < 0n ? -v : v) / unit;
+    if (sum > BigInt(Number.MAX_SAFE_INTEGER)) {
+      throw new Error(`plan: the ${resource} quotas and requests add up to ${sum} units of ${formatQuantity(unit, resource)}, more than the simulator `
+        + 'holds exactly (2^53); plan fewer or smaller objects');
+    }
+  }
+}
+
+function setQuotas(s: Snapshot, n: QuotaNode, groups: readonly ResourceGroupEntry[]): void {
+  for (const g of groups) {
+    for (const f of g.flavors) {
+      for (const r of f.resources) {
+        const units = (v: bigint | undefined) => (v === undefined ? undefined : s.toUnits(r.resource, v));
+        setQuota(n, s.flavorResourceOf(f.flavor, r.resource), {
+          nominal: units(r.nominal)!, borrowingLimit: units(r.borrowingLimit), lendingLimit: units(r.lendingLimit),
+        });
+      }
+    }
+  }
+}
+
+function cohortNode(s: Snapshot, name: string, groups?: readonly ResourceGroupEntry[]): CohortNode {
+  let c = s.cohorts.get(name);
+  if (!c) {
+    // Every field set here, parent too: one object shape per node kind for the quota functions.
+    c = { name, isCohort: true, parent: undefined, ...quotaArrays(s.flavorResourceNames.length), childCohorts: [], childQueues: [] };
+    s.cohorts.set(name, c);
+  }
+  if (groups) setQuotas(s, c, groups);
+  return c;
+}
+
+function link(s: Snapshot, child: CohortNode, parent: CohortNode): void {
+  // A cycle leaves the cohorts unlinked (Kueue ignores cohort trees with cycles).
+  for (let p: CohortNode | undefined = parent; p; p = p.parent) {
+    if (p === child) {
+      s.notes.push(`Cohort ${child.name}: parent ${parent.name} makes a cycle; the link is ignored, as Kueue ignores such trees`);
+      return;
+    }
+  }
+  child.parent = parent;
+  parent.childCohorts.push(child);
+}
+
+function addClusterQueue(s: Snapshot, c: any, resourceGroups: readonly ResourceGroupEntry[]): void {
+  const spec = c.spec ?? {};
+  const groups: ResourceGroup[] = resourceGroups.map((g) => {
+    const covered = [...g.coveredResources];
+    const flavors = g.flavors.map((f) => f.flavor);
+    return { covered, flavors, flavorResources: flavors.map((f) => covered.map((resource) => s.flavorResourceOf(f, resource))) };
+  });
+  const groupByResource = new Map<string, ResourceGroup>();
+  for (const g of groups) for (const r of g.covered) groupByResource.set(r, g);
+  const fungibility = spec.flavorFungibility ?? {};
+  const p = spec.preemption ?? {};
+  const cohortName = spec.cohortName ?? spec.cohort;
+  const size = s.flavorResourceNames.length;
+  const cq: ClusterQueue = {
+    // Every field set here, the optional ones too: one object shape for all ClusterQueues.
+    name: c.metadata?.name, isCohort: false, parent: undefined, inactiveReason: undefined, sticky: undefined, ...quotaArrays(size),
+    groups, groupByResource, strict: spec.queueingStrategy === 'StrictFIFO',
+    preemption: {
+      within: p.withinClusterQueue ?? 'Never', reclaim: p.reclaimWithinCohort ?? 'Never',
+      borrowPolicy: p.borrowWithinCohort?.policy ?? 'Never', threshold: p.borrowWithinCohort?.maxPriorityThreshold,
+    },
+    tryNextOnBorrow: fungibility.whenCanBorrow === 'TryNextFlavor',
+    tryNextOnPreempt: (fungibility.whenCanPreempt ?? 'TryNextFlavor') === 'TryNextFlavor',
+    preference: fungibility.preference,
+    namespaceSelector: spec.namespaceSelector ?? null, cohortName,
+    queue: new WorkloadQueue<Workload>(), parkedHashes: new Set(),
+    admitted: new Set(), admittedByPriority: new Map(), admittedUsage: [],
+    largestUsage: new Float64Array(size), memo: newSearchMemo(), requestsByShape: new Map(),
+  };
+  setQuotas(s, cq, resourceGroups);
+  if (spec.stopPolicy === 'Hold' || spec.stopPolicy === 'HoldAndDrain') cq.inactiveReason = `ClusterQueue ${cq.name} is inactive: stopPolicy ${spec.stopPolicy}`;
+  const missing = groups.flatMap((g) => g.flavors).filter((f) => !s.flavors.has(f));
+  if (missing.length) cq.inactiveReason = `ClusterQueue ${cq.name} is inactive: flavor ${missing.join(', ')} not found`;
+  s.clusterQueues.set(cq.name, cq);
+  if (cohortName) {
+    const parent = cohortNode(s, cohortName);
+    cq.parent = parent;
+    parent.childQueues.push(cq);
+  }
+}
+
+/**
+ * Into the ClusterQueue's admitted set (the preemption candidates), with its usage sums (the usage is
+ * in the quota tree already). False when it was there.
+ */
+export function addAdmitted(cq: ClusterQueue, w: Workload): boolean {
+  if (cq.admitted.has(w)) return false;
+  addAdmittedUsage(cq, w, 1);
+  w.usageMask = 0;
+  for (const id of w.usage.keys()) if (id < 31) w.usageMask |= 1 << id;
+  let same = cq.admittedByPriority.get(w.priority);
+  if (!same) cq.admittedByPriority.set(w.priority, same = []);
+  // Kept in candidate order (most recently admitted first, then UID): a search merges these runs.
+  let lo = 0, hi = same.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (admittedOrder(same[mid], w) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  same.splice(lo, 0, w);
+  cq.admitted.add(w);
+  return true;
+}
+
+/** Out of the admitted set and its usage sums (not out of the quota tree). False when it was not there. */
+export function removeAdmitted(cq: ClusterQueue, w: Workload): boolean {
+  if (!cq.admitted.delete(w)) return false;
+  addAdmittedUsage(cq, w, -1);
+  const same = cq.admittedByPriority.get(w.priority)!;
+  same.splice(same.indexOf(w), 1);
+  return true;
+}
+
+/** Into the ClusterQueue's per-priority usage sums (a few priorities: a list, which the search bound reads). */
+function addAdmittedUsage(cq: ClusterQueue, w: Workload, sign: 1 | -1): void {
+  let sums = cq.admittedUsage.find((u) => u.priority === w.priority)?.sums;
+  if (!sums) {
+    sums = new Float64Array(cq.largestUsage.length);
+    cq.admittedUsage.push({ priority: w.priority, sums });
+  }
+  for (const [id, v] of w.usage) {
+    sums[id] += sign * v;
+    if (sign > 0 && v > cq.largestUsage[id]) cq.largestUsage[id] = v;
+  }
+}
+
+function gcd(a: bigint, b: bigint): bigint {
+  while (b) [a, b] = [b, a % b];
+  return a;
+}

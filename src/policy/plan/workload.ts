@@ -1,0 +1,84 @@
+/**
+ * A workload as the simulator holds it (Kueue's workload.Info): one per Ray object, or per scale-up
+ * slice, with its PodSets, queue, priority, admission and pending state. Pure.
+ */
+import type { RayObject } from '../gang';
+import type { ResourceMap } from '../quantity';
+import type { LazyPending, PodSetRequests } from './flavor-assigner';
+import type { FlavorResource } from './quota-tree';
+import type { PlanPending, PlanVictim } from './schema';
+import type { ClusterQueue } from './snapshot';
+
+export interface PodSet {
+  readonly name: string;
+  readonly count: number;
+  readonly total: ResourceMap;
+  /** flavorMismatch by flavor name ('' when the flavor matches): the template and the flavors never change. */
+  mismatches?: Map<string, string>;
+  /** requestsOf, for the ClusterQueue it was computed for. */
+  requests?: PodSetRequests;
+}
+
+export type WorkloadState = 'queued' | 'admitted' | 'not-queued' | 'held' | 'replaced';
+
+export interface Workload {
+  readonly id: number;
+  readonly ref: string;
+  readonly kind: string;
+  readonly namespace: string;
+  readonly name: string;
+  readonly arrival: number;
+  /** Queue order timestamp (the arrival step: one second apart in the agreement suite). */
+  readonly created: number;
+  readonly localQueue?: string;
+  readonly clusterQueue?: ClusterQueue;
+  readonly clusterQueueName?: string;
+  readonly priority: number;
+  readonly priorityClass?: string;
+  podSets: PodSet[];
+  readonly obj: RayObject;
+  state: WorkloadState;
+  /** Per PodSet: resource → flavor, once admitted. */
+  flavors?: Array<Map<string, string>>;
+  usage: Map<FlavorResource, number>;
+  /** The flavor/resources of `usage` as bits, while admitted (when there are at most 31). */
+  usageMask: number;
+  admittedAt: number;
+  evicted: boolean;
+  victims?: PlanVictim[];
+  preemptedBy: string[];
+  /** Built when read (render.ts): most evaluations are replaced by a later one before the result. */
+  pending?: PlanPending | LazyPending;
+  notQueued?: string;
+  sliceOf?: Workload;
+  evaluated: boolean;
+  /** Kueue's scheduling equivalence hash (priority and PodSet shapes), interned. */
+  hash: number;
+}
+
+export type WorkloadInit = Pick<Workload, 'id' | 'ref' | 'kind' | 'namespace' | 'name' | 'arrival' | 'created' | 'obj' | 'podSets' | 'state'>
+  & Partial<Pick<Workload, 'localQueue' | 'clusterQueue' | 'clusterQueueName' | 'priority' | 'priorityClass' | 'notQueued' | 'sliceOf' | 'pending'>>;
+
+/** Every workload with all its fields, in one order: one object shape for the hot loops that read them. */
+export function newWorkload(i: WorkloadInit): Workload {
+  return {
+    id: i.id, ref: i.ref, kind: i.kind, namespace: i.namespace, name: i.name, arrival: i.arrival, created: i.created,
+    localQueue: i.localQueue, clusterQueue: i.clusterQueue, clusterQueueName: i.clusterQueueName, priority: i.priority ?? 0,
+    priorityClass: i.priorityClass, podSets: i.podSets, obj: i.obj,
+    state: i.state, flavors: undefined, usage: new Map(), usageMask: 0, admittedAt: -1, evicted: false, victims: undefined, preemptedBy: [],
+    pending: i.pending, notQueued: i.notQueued, sliceOf: i.sliceOf, evaluated: false, hash: 0,
+  };
+}
+
+/** The pod template of a PodSet (head, submitter or a worker group) in the Ray object. */
+export function podSetTemplate(obj: RayObject, podSet: string): any {
+  const spec: any = obj.kind === 'RayJob' ? obj.spec?.rayClusterSpec : obj.kind === 'RayService' ? obj.spec?.rayClusterConfig : obj.spec;
+  if (podSet === 'head') return spec?.headGroupSpec?.template;
+  if (podSet === 'submitter') return obj.spec?.submitterPodTemplate;
+  return (spec?.workerGroupSpecs ?? []).find((g: any) => typeof g?.groupName === 'string' && g.groupName.toLowerCase() === podSet)?.template;
+}
+
+/** Kueue's scheduling equivalence key: equal keys are parked and requeued together. */
+export function schedulingHash(w: Workload): string {
+  return JSON.stringify([w.priority, w.podSets.map((ps) => [ps.name, ps.count, podSetTemplate(w.obj, ps.name)?.spec ?? null])]);
+}
