@@ -41,6 +41,8 @@ function objects(kueue: KueueVersion, kubeRay: KubeRayVersion): { tenants: any[]
   new TenantQueue(chart, 'team-b', { namespace: 'team-b', cohort, resourceGroups: quota(4), defaultPriorityClass: prod, allowedPriorityClasses: [dev, prod] });
   new TenantQueue(chart, 'team-c', { namespace: 'team-c', resourceGroups: quota(4) });
   new TenantQueue(chart, 'team-d', { namespace: 'team-d', queueName: 'main', resourceGroups: quota(4) });
+  // No priority rules and a queue not named "default" (so Kueue's own LocalQueueDefaulting does not queue its objects).
+  new TenantQueue(chart, 'team-e', { namespace: 'team-e', queueName: 'main', resourceGroups: quota(4) });
   const controller = new AdmissionController(app, 'controller');
   return { tenants: chart.toJson(), controller: controller.toJson() };
 }
@@ -92,9 +94,9 @@ for (const [kueueVersion, kubeRayVersion] of PAIRS) {
       const o = objects(kueueVersion, kubeRayVersion);
       for (const x of o.tenants.filter((t) => t.kind === 'Namespace')) await c().apply(x);
       for (const x of o.tenants.filter((t) => t.kind !== 'Namespace')) await c().apply(x);
-      for (const x of tenantRbac(TENANT, ['team-a', 'team-b', 'team-c', 'team-d'])) await c().apply(x);
+      for (const x of tenantRbac(TENANT, ['team-a', 'team-b', 'team-c', 'team-d', 'team-e'])) await c().apply(x);
       tenant = c().as(TENANT);
-      front = await frontController(cluster, o.controller, PAIR, (cache) => ['team-a', 'team-b', 'team-c', 'team-d'].every((ns) => cache.view().inventory.localQueues.some((q) => q.namespace === ns)));
+      front = await frontController(cluster, o.controller, PAIR, (cache) => ['team-a', 'team-b', 'team-c', 'team-d', 'team-e'].every((ns) => cache.view().inventory.localQueues.some((q) => q.namespace === ns)));
     }, 300000);
 
     afterAll(async () => {
@@ -168,11 +170,11 @@ for (const [kueueVersion, kubeRayVersion] of PAIRS) {
     }, 180000);
 
     test('4. a TenantQueue without priority rules is still a tenant: its plain RayCluster is queued and suspended', async () => {
-      const rc = await tenant.create(rayCluster('team-c', 'plain'));
-      expect(rc.metadata.labels['kueue.x-k8s.io/queue-name']).toBe('default');
+      const rc = await tenant.create(rayCluster('team-e', 'plain'));
+      expect(rc.metadata.labels?.['kueue.x-k8s.io/queue-name']).toBe('main');
       expect(rc.spec.suspend).toBe(true);
-      await waitFor('Kueue to make its Workload', async () => (await workloadsOf('team-c', rc.metadata.uid))[0], 60000);
-      await c().delete('/apis/ray.io/v1/namespaces/team-c/rayclusters/plain');
+      await waitFor('Kueue to make its Workload', async () => (await workloadsOf('team-e', rc.metadata.uid))[0], 60000);
+      await c().delete('/apis/ray.io/v1/namespaces/team-e/rayclusters/plain');
     }, 120000);
 
     test('5. a non-controller ownerReference of kind RayJob makes no child: the object is queued in a namespace whose LocalQueue is not "default"', async () => {
