@@ -215,7 +215,9 @@ async function phase(bin, target, opts) {
 
 function start(kind, certs, objectsFile, payloads) {
   return new Promise((resolve) => {
-    const p = fork(__filename, ['--server', kind, certs.cert, certs.key, objectsFile]);
+    // Both Node servers run with the controller image's V8 flags (package.json), so the ceiling is the same runtime.
+    const nodeFlags = require('../package.json')['cdk8s-kueue-ray'].controllerNodeFlags;
+    const p = fork(__filename, ['--server', kind, certs.cert, certs.key, objectsFile], { execArgv: [...process.execArgv, ...nodeFlags] });
     p.once('message', (m) => {
       const server = { proc: p, port: m.port, ca: certs.cert, payloads };
       server.cpuUs = async () => (await ask(server, 'cpu')).cpuUs;

@@ -45,7 +45,9 @@ export interface Controller {
 export async function startController(args: string[] = []): Promise<Controller> {
   const p = testPki();
   const port = await freePort();
-  const proc = spawn(process.execPath, [ENTRY, 'controller', `--tls-cert-file=${p.servingCrt}`, `--tls-key-file=${p.servingKey}`, `--port=${port}`, '--host=127.0.0.1', '--reconciler=false', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  // With the image's V8 flags, so memory figures are the image's.
+  const nodeFlags: string[] = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8'))['cdk8s-kueue-ray'].controllerNodeFlags;
+  const proc = spawn(process.execPath, [...nodeFlags, ENTRY, 'controller', `--tls-cert-file=${p.servingCrt}`, `--tls-key-file=${p.servingKey}`, `--port=${port}`, '--host=127.0.0.1', '--reconciler=false', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let ended = false;
   proc.stdout!.on('data', (d) => { out += d; });

@@ -4,6 +4,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { tmpdir } from '../support/synth';
+import { REPO_ROOT } from '../support/upstream';
 import { freePort } from './support/cluster';
 import { FILES_MOUNT, startImageController, unpackImage } from './support/image';
 import { makePki } from './support/pki';
@@ -12,7 +13,8 @@ import { probeStatus, reviewBadRayJob } from '../support/webhook-probe';
 test('the image runs node on the bundle as 65532:65532 and holds nothing else', () => {
   const { config, rootfs } = unpackImage();
   expect(config.User).toBe('65532:65532');
-  expect(config.Entrypoint).toEqual(['/usr/bin/node', '/app/cdk8s-kueue-ray.js']);
+  expect(config.Entrypoint).toEqual(['/usr/bin/node', ...JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8'))['cdk8s-kueue-ray'].controllerNodeFlags, '/app/cdk8s-kueue-ray.js']);
+  expect(config.Entrypoint).toContain('--max-semi-space-size=4');
   expect(config.Cmd).toEqual(['controller']);
   const files: string[] = [];
   const walk = (d: string) => {
