@@ -7,11 +7,11 @@
  */
 import * as fs from 'fs';
 import { applyPatch } from 'fast-json-patch';
-import { AdmissionConfig, mutateRayObject, RAY_KINDS } from '../controller/admission';
+import { AdmissionConfig, mutateRayObject } from '../controller/admission';
 import {
   ClusterObjects, DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION, evaluateRayObject, Finding, Inventory, inventoryFromObjects, isRecord,
   kubeRayCapabilities, kueueCapabilities, objectRef, PolicyContext, RayObject, SUPPORTED_KUBERAY_VERSIONS, SUPPORTED_KUEUE_VERSIONS,
-  rayParentOf, tenantQueueLabel,
+  rayKindOf, rayParentOf, tenantQueueLabel,
 } from '../policy';
 import { CHECK_REPORT_SCHEMA_VERSION, CheckedObject, CheckFinding, CheckReport, exitCodeOf, renderJson, renderText } from './check-report';
 import type { ClusterSource } from './cluster-queues';
@@ -101,7 +101,8 @@ const KUEUE_KINDS: Record<string, keyof ClusterObjects> = {
 const groupOf = (o: any): string => (typeof o?.apiVersion === 'string' && o.apiVersion.includes('/') ? o.apiVersion.split('/')[0] : '');
 
 function isRay(o: any): boolean {
-  return groupOf(o) === 'ray.io' && (RAY_KINDS as readonly string[]).includes(o?.kind);
+  const kind = rayKindOf(o);
+  return kind !== undefined && groupOf(o) === kind.group;
 }
 
 /** The queue objects among `objects` (namespaced ones without a namespace get `namespace`). */

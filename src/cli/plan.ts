@@ -10,12 +10,11 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { parseAllDocuments } from 'yaml';
-import { kubeRayCapabilities, kueueCapabilities } from '../policy';
+import { kubeRayCapabilities, kueueCapabilities, RAY_KINDS } from '../policy';
 import { planToHtml, planToText, simulatePlan } from '../policy/plan';
 
 const USAGE = 'usage: cdk8s-kueue-ray plan [dist/ or YAML files…] [--arrivals FILE] [--kueue-version v0.19.2] [--kuberay-version v1.6.2] [--output text|json|html] [--trace] [--kubeconfig FILE]';
 const KUEUE_KINDS = new Set(['ClusterQueue', 'Cohort', 'ResourceFlavor', 'LocalQueue', 'WorkloadPriorityClass', 'Namespace']);
-const RAY_KINDS = new Set(['RayJob', 'RayCluster', 'RayService']);
 
 function filesUnder(p: string): string[] {
   const st = fs.statSync(p);
@@ -93,10 +92,10 @@ export function planCommand(argv: string[], live?: PlanLiveInput): string {
     for (const file of filesUnder(input)) objects.push(...readObjects(file));
   }
   let kueueObjects = objects.filter((o) => KUEUE_KINDS.has(o?.kind));
-  let arrivals = objects.filter((o) => RAY_KINDS.has(o?.kind));
+  let arrivals = objects.filter((o) => RAY_KINDS.includes(o?.kind));
   if (f.arrivals) {
     arrivals = readObjects(f.arrivals);
-    const other = arrivals.find((o) => !RAY_KINDS.has(o?.kind));
+    const other = arrivals.find((o) => !RAY_KINDS.includes(o?.kind));
     if (other) throw new Error(`${f.arrivals}: ${other?.kind ?? typeof other} ${other?.metadata?.name ?? ''} is not a Ray object; --arrivals lists RayJobs, RayClusters and RayServices in arrival order`);
   }
   if (live) {

@@ -7,10 +7,9 @@
 import {
   bookkeepingOnlyUpdate, childWriteFindings, DEFAULT_TRUSTED_WRITERS, evaluateRayObject, Finding, MAX_LIST_LENGTH, formatFinding, Inventory, isRecord,
   KubeRayCapabilities, KueueCapabilities, kueueValidatesUpdate, kueueWebhookOnUpdate, listOf, PolicyContext, PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL,
-  ratchetUpdate, RayObject, selectsExistingClusterOnly, suspendFieldAtCreate, tenantOf, tenantQueueLabel, trustedWriterRole, TrustedWriters,
+  ratchetUpdate, RayObject, rayKindNamed, selectsExistingClusterOnly, suspendFieldAtCreate, tenantOf, tenantQueueLabel, trustedWriterRole,
+  TrustedWriters,
 } from '../policy';
-
-export const RAY_KINDS = ['RayJob', 'RayCluster', 'RayService'] as const;
 
 export interface AdmissionRequest {
   readonly uid: string;
@@ -71,7 +70,8 @@ function deny(uid: string, message: string, code = 403, reason = 'Forbidden'): A
 }
 
 function isRayObject(req: AdmissionRequest): boolean {
-  return req.kind?.group === 'ray.io' && (RAY_KINDS as readonly string[]).includes(req.kind?.kind ?? '');
+  const kind = rayKindNamed(req.kind?.kind);
+  return kind !== undefined && req.kind?.group === kind.group;
 }
 
 /** A request of KubeRay, Kueue, Kubernetes' controllers or the controller itself: never blocked, never changed. */
@@ -178,7 +178,7 @@ export function mutateRayObject(req: AdmissionRequest, config: AdmissionConfig, 
 }
 
 function suspendOps(obj: any, kind: string, config: AdmissionConfig): any[] {
-  const autoscaling = (kind === 'RayJob' ? obj.spec?.rayClusterSpec : kind === 'RayService' ? obj.spec?.rayClusterConfig : obj.spec)?.enableInTreeAutoscaling === true;
+  const autoscaling = (rayKindNamed(kind)?.clusterSpecValue(obj) as any)?.enableInTreeAutoscaling === true;
   const field = suspendFieldAtCreate(kind, autoscaling, config.kueue);
   if (!field) return [];
   const parent = field.split('.').slice(0, -1).reduce((o: any, k) => o?.[k], obj);
@@ -187,8 +187,10 @@ function suspendOps(obj: any, kind: string, config: AdmissionConfig): any[] {
 }
 
 function gracefulOps(obj: any, kind: string, g: { terminationGracePeriodSeconds: number; preStopSleepSeconds: number }): any[] {
-  const base = kind === 'RayJob' ? '/spec/rayClusterSpec' : kind === 'RayService' ? '/spec/rayClusterConfig' : '/spec';
-  const cluster = kind === 'RayJob' ? obj.spec?.rayClusterSpec : kind === 'RayService' ? obj.spec?.rayClusterConfig : obj.spec;
+  const adapter = rayKindNamed(kind);
+  if (!adapter) return [];
+  const base = `/${adapter.clusterSpecPath.replace(/\./g, '/')}`;
+  const cluster: any = adapter.clusterSpecValue(obj);
   // Only well-typed parts are patched: a patch into a field of the wrong type would fail the create with
   // a JSON-patch error instead of the schema's message.
   if (!isRecord(cluster)) return [];

@@ -1,6 +1,7 @@
 import { ApiObject, JsonPatch } from 'cdk8s';
 import { Construct, IConstruct } from 'constructs';
 import { resolveVersions } from '../platform/versions';
+import { rayKindNamed } from '../policy/kinds';
 import { checkedName } from './kueue-api-object';
 
 /** A worker cluster of MultiKueue, as the manager refers to it. */
@@ -33,8 +34,6 @@ export interface MultiKueueWorkerProps {
    */
   readonly serviceAccountNamespace?: string;
 }
-
-const PLURALS: Record<string, string> = { RayJob: 'rayjobs', RayCluster: 'rayclusters', RayService: 'rayservices' };
 
 /**
  * The worker side of MultiKueue, placed in the worker cluster's app: the ServiceAccount the manager's
@@ -75,7 +74,7 @@ export class MultiKueueWorker extends Construct implements IMultiKueueWorker {
     }
     const rbac = caps.multiKueueWorkerRbac;
     const rule = (apiGroup: string, resources: string[], verbs: readonly string[]) => ({ apiGroups: [apiGroup], resources, verbs: [...verbs] });
-    const rayKinds = caps.multiKueueRayKinds.map((k) => PLURALS[k]);
+    const rayKinds = caps.multiKueueRayKinds.map((k) => rayKindNamed(k)!.plural);
     const rules = [
       rule('kueue.x-k8s.io', ['workloads'], rbac.objectVerbs),
       rule('kueue.x-k8s.io', ['workloads/status'], rbac.workloadStatusVerbs),

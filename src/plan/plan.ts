@@ -6,6 +6,7 @@
 import { Chart } from 'cdk8s';
 import { IConstruct } from 'constructs';
 import { resolveVersions } from '../platform/versions';
+import { RAY_KINDS } from '../policy/kinds';
 import { planToText, simulatePlan } from '../policy/plan';
 
 /** Options of Plan.of. */
@@ -60,7 +61,6 @@ export interface PlannedWorkload {
 }
 
 const KUEUE_KINDS = new Set(['ClusterQueue', 'Cohort', 'ResourceFlavor', 'LocalQueue', 'WorkloadPriorityClass', 'Namespace']);
-const RAY_KINDS = new Set(['RayJob', 'RayCluster', 'RayService']);
 
 /** The plan of an app: what Kueue admits, keeps pending or preempts, and why. */
 export class Plan {
@@ -82,7 +82,7 @@ export class Plan {
 
   private constructor(objects: any[], kueueVersion: string) {
     const result = simulatePlan({
-      kueueObjects: objects.filter((o) => KUEUE_KINDS.has(o?.kind)), arrivals: objects.filter((o) => RAY_KINDS.has(o?.kind)), kueueVersion,
+      kueueObjects: objects.filter((o) => KUEUE_KINDS.has(o?.kind)), arrivals: objects.filter((o) => RAY_KINDS.includes(o?.kind)), kueueVersion,
     });
     this.text = planToText(result);
     this.json = JSON.stringify(result);

@@ -4,7 +4,7 @@
  */
 import { PolicyContext } from './context';
 import { Finding } from './findings';
-import { RayObject } from './gang';
+import { RayObject, rayKindOf } from './kinds';
 import { COMPATIBILITY_RULES } from './rules/compatibility';
 import { CROSS_OBJECT_RULES } from './rules/cross-object';
 import { KUBERAY_OPERATOR_RULES } from './rules/kuberay-operator';
@@ -18,6 +18,7 @@ export * from './context';
 export * from './findings';
 export * from './gang';
 export * from './inventory-objects';
+export * from './kinds';
 export * from './quantity';
 export * from './ray-object';
 export * from './versions';
@@ -46,7 +47,7 @@ export const RULES: Readonly<Record<string, Rule>> = {
  * type gets only those findings: the other rules would read such fields as absent and add noise.
  */
 export function evaluateRayObject(obj: RayObject, ctx: PolicyContext): Finding[] {
-  if (obj.kind !== 'RayJob' && obj.kind !== 'RayCluster' && obj.kind !== 'RayService') return [];
+  if (!rayKindOf(obj)) return [];
   const shape = objectShape(obj, ctx);
   if (shape.length) return shape;
   const out: Finding[] = [];

@@ -50,8 +50,6 @@ export interface KueueCapabilities {
   readonly countsAutoscalerSidecar: boolean;
   /** RayJob with clusterSelector only is skipped; with neither clusterSelector nor rayClusterSpec it is refused. */
   readonly rayJobClusterSelectorRules: boolean;
-  /** The Ray kinds the shipped Configuration enables in integrations.frameworks. */
-  readonly rayFrameworks: readonly string[];
   /** KubeRay version Kueue builds and e2e-tests against at this tag. */
   readonly testedKubeRay: string;
   /** ClusterQueue field listing admission checks: v1beta1 `admissionChecks` (names), v1beta2 `admissionChecksStrategy`. */
@@ -124,8 +122,8 @@ const V1BETA1_BORROW = ['Borrow', 'TryNextFlavor'];
 const V1BETA1_PREEMPT = ['Preempt', 'TryNextFlavor'];
 const V1BETA2_BORROW = ['MayStopSearch', 'TryNextFlavor'];
 const V1BETA2_PREEMPT = ['MayStopSearch', 'TryNextFlavor'];
-const FRAMEWORKS_PRE_017 = ['ray.io/rayjob', 'ray.io/raycluster'];
-const FRAMEWORKS_017 = ['ray.io/rayjob', 'ray.io/raycluster', 'ray.io/rayservice'];
+// The Ray kinds with a MultiKueue adapter from v0.17 (the RayService adapter is new there).
+const MULTIKUEUE_RAY_KINDS_017 = ['RayJob', 'RayCluster', 'RayService'];
 const RBAC_014: MultiKueueWorkerRbac = { objectVerbs: ['create', 'patch', 'delete', 'get', 'list', 'watch'], workloadStatusVerbs: ['get', 'patch', 'update'], queueVerbs: [] };
 const RBAC_017: MultiKueueWorkerRbac = { objectVerbs: ['create', 'update', 'patch', 'delete', 'get', 'list', 'watch'], workloadStatusVerbs: ['get', 'patch', 'update'], queueVerbs: [] };
 const RBAC_019: MultiKueueWorkerRbac = { ...RBAC_017, queueVerbs: ['get', 'list', 'watch'] };
@@ -141,7 +139,7 @@ const KUEUE: Record<string, KueueCapabilities> = {
     maxPodSets: 8, workerGroupCapStyle: 'seven-workers',
     countsSidecarSubmitter: false, countsRedisCleanup: false, countsAutoscalerSidecar: false,
     // The clusterSelector rules were backported to 0.13.7, so 0.13.4 still refuses clusterSelector outright.
-    rayJobClusterSelectorRules: false, rayFrameworks: FRAMEWORKS_PRE_017, testedKubeRay: 'v1.4.2',
+    rayJobClusterSelectorRules: false, testedKubeRay: 'v1.4.2',
     queueNameAnnotation: true, admissionChecksField: 'admissionChecks', ...NO_MULTIKUEUE,
     schedulingEquivalenceHashing: false,
   },
@@ -152,7 +150,7 @@ const KUEUE: Record<string, KueueCapabilities> = {
     rayServiceQueueing: 'through-raycluster', elasticRayService: true,
     maxPodSets: 8, workerGroupCapStyle: 'seven-workers',
     countsSidecarSubmitter: false, countsRedisCleanup: false, countsAutoscalerSidecar: false,
-    rayJobClusterSelectorRules: true, rayFrameworks: FRAMEWORKS_PRE_017, testedKubeRay: 'v1.4.2',
+    rayJobClusterSelectorRules: true, testedKubeRay: 'v1.4.2',
     queueNameAnnotation: true, admissionChecksField: 'admissionChecks', multiKueueRayKinds: ['RayJob', 'RayCluster'], multiKueueElasticRayCluster: false, multiKueueMaxClusters: 10, multiKueueWorkerRbac: RBAC_014,
     schedulingEquivalenceHashing: false,
   },
@@ -164,8 +162,8 @@ const KUEUE: Record<string, KueueCapabilities> = {
     maxPodSets: 8, workerGroupCapStyle: 'seven-workers',
     // SidecarMode submitter accounting arrived in 0.17.7, Redis cleanup in 0.17.6: 0.17.0 under-counts both.
     countsSidecarSubmitter: false, countsRedisCleanup: false, countsAutoscalerSidecar: false,
-    rayJobClusterSelectorRules: true, rayFrameworks: FRAMEWORKS_017, testedKubeRay: 'v1.6.2',
-    queueNameAnnotation: false, admissionChecksField: 'admissionChecksStrategy', multiKueueRayKinds: ['RayJob', 'RayCluster', 'RayService'], multiKueueElasticRayCluster: false, multiKueueMaxClusters: 20, multiKueueWorkerRbac: RBAC_017,
+    rayJobClusterSelectorRules: true, testedKubeRay: 'v1.6.2',
+    queueNameAnnotation: false, admissionChecksField: 'admissionChecksStrategy', multiKueueRayKinds: MULTIKUEUE_RAY_KINDS_017, multiKueueElasticRayCluster: false, multiKueueMaxClusters: 20, multiKueueWorkerRbac: RBAC_017,
     schedulingEquivalenceHashing: false,
   },
   'v0.17.8': {
@@ -175,8 +173,8 @@ const KUEUE: Record<string, KueueCapabilities> = {
     rayServiceQueueing: 'native', elasticRayService: true,
     maxPodSets: 8, workerGroupCapStyle: 'seven-workers',
     countsSidecarSubmitter: true, countsRedisCleanup: true, countsAutoscalerSidecar: false,
-    rayJobClusterSelectorRules: true, rayFrameworks: FRAMEWORKS_017, testedKubeRay: 'v1.6.2',
-    queueNameAnnotation: false, admissionChecksField: 'admissionChecksStrategy', multiKueueRayKinds: ['RayJob', 'RayCluster', 'RayService'], multiKueueElasticRayCluster: false, multiKueueMaxClusters: 20, multiKueueWorkerRbac: RBAC_017,
+    rayJobClusterSelectorRules: true, testedKubeRay: 'v1.6.2',
+    queueNameAnnotation: false, admissionChecksField: 'admissionChecksStrategy', multiKueueRayKinds: MULTIKUEUE_RAY_KINDS_017, multiKueueElasticRayCluster: false, multiKueueMaxClusters: 20, multiKueueWorkerRbac: RBAC_017,
     schedulingEquivalenceHashing: false,
   },
   'v0.19.2': {
@@ -186,8 +184,8 @@ const KUEUE: Record<string, KueueCapabilities> = {
     rayServiceQueueing: 'native', elasticRayService: true,
     maxPodSets: 18, workerGroupCapStyle: 'workers-plus-head',
     countsSidecarSubmitter: true, countsRedisCleanup: true, countsAutoscalerSidecar: true,
-    rayJobClusterSelectorRules: true, rayFrameworks: FRAMEWORKS_017, testedKubeRay: 'v1.6.2',
-    queueNameAnnotation: false, admissionChecksField: 'admissionChecksStrategy', multiKueueRayKinds: ['RayJob', 'RayCluster', 'RayService'], multiKueueElasticRayCluster: true, multiKueueMaxClusters: 20, multiKueueWorkerRbac: RBAC_019,
+    rayJobClusterSelectorRules: true, testedKubeRay: 'v1.6.2',
+    queueNameAnnotation: false, admissionChecksField: 'admissionChecksStrategy', multiKueueRayKinds: MULTIKUEUE_RAY_KINDS_017, multiKueueElasticRayCluster: true, multiKueueMaxClusters: 20, multiKueueWorkerRbac: RBAC_019,
     schedulingEquivalenceHashing: true,
   },
 };

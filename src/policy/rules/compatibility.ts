@@ -1,7 +1,7 @@
 /**
  * Version-pair rules: Kueue × KubeRay combinations known to break, and quota a version under-counts.
  */
-import { clusterSpecOf } from '../gang';
+import { clusterSpecOf, RAY_JOB, RAY_SERVICE } from '../kinds';
 import { isQueued, usesAutoscaling } from '../ray-object';
 import { FIRST_KUEUE_VERSION, rayServicePair } from '../versions';
 import { Reporter, Rule } from './rule';
@@ -9,7 +9,7 @@ import { Reporter, Rule } from './rule';
 /** A queued RayService on a Kueue × KubeRay pair that deadlocks or misbehaves (versions.md §3). */
 export const rayServiceVersionPair: Rule = (obj, ctx) => {
   const r = new Reporter('rayServiceVersionPair', obj, 'version');
-  if (obj.kind !== 'RayService' || !isQueued(obj, ctx.kueue)) return r.findings;
+  if (!RAY_SERVICE.is(obj) || !isQueued(obj, ctx.kueue)) return r.findings;
   const v = rayServicePair(ctx.kueue, ctx.kubeRay);
   const fix = ctx.kueue.rayServiceQueueing === 'native'
     ? 'choose KubeRay v1.5.2 or v1.6.2 (the default pair is Kueue v0.19.2 + KubeRay v1.6.2)'
@@ -23,7 +23,7 @@ export const rayServiceVersionPair: Rule = (obj, ctx) => {
 export const underCountedQuota: Rule = (obj, ctx) => {
   const r = new Reporter('underCountedQuota', obj, 'version');
   if (!isQueued(obj, ctx.kueue)) return r.findings;
-  if (obj.kind === 'RayJob' && obj.spec?.submissionMode === 'SidecarMode' && !ctx.kueue.countsSidecarSubmitter) {
+  if (RAY_JOB.is(obj) && obj.spec?.submissionMode === 'SidecarMode' && !ctx.kueue.countsSidecarSubmitter) {
     r.warn('spec.submissionMode', `Kueue ${ctx.kueue.version} does not count the SidecarMode submitter container (500m CPU / 200Mi) in the head PodSet: the head runs above its admitted quota`,
       `choose Kueue >= ${FIRST_KUEUE_VERSION.sidecarModeAccounting}, or keep that headroom outside the ClusterQueue's nominal quota`);
   }

@@ -4,9 +4,10 @@
  * Plus Kubernetes rules the library can check before the API server does.
  */
 import { parse as parseYaml } from 'yaml';
-import { clusterSpecOf, containerRequests } from '../gang';
+import { containerRequests } from '../gang';
+import { clusterSpecOf, RAY_JOB, RAY_SERVICE, rayKindOf } from '../kinds';
 import { parseResourceList } from '../quantity';
-import { DNS1035_LABEL, DNS1123_SUBDOMAIN, isQueued, isRecord, listOf, MAX_NAME_LENGTH, ownField, podTemplatesOf, shown, workerGroupsOf } from '../ray-object';
+import { DNS1035_LABEL, DNS1123_SUBDOMAIN, isQueued, isRecord, listOf, podTemplatesOf, shown, workerGroupsOf } from '../ray-object';
 import { compareVersions, FIRST_KUBERAY_VERSION } from '../versions';
 import { Reporter, Rule } from './rule';
 
@@ -53,7 +54,7 @@ function parseYamlOrJson(text: string): ParsedYaml {
 /** Ray object names: DNS-1035, ≤47 (RayJob, RayService) or ≤53 (RayCluster) characters. */
 export const rayObjectName: Rule = (obj) => {
   const r = new Reporter('rayObjectName', obj, 'kuberay-operator');
-  const max: number | undefined = typeof obj.kind === 'string' ? ownField(MAX_NAME_LENGTH, obj.kind) : undefined;
+  const max = rayKindOf(obj)?.maxNameLength;
   if (!max) return r.findings;
   const name = obj.metadata?.name;
   const gen = obj.metadata?.generateName;
@@ -176,7 +177,7 @@ export const workerReplicaBounds: Rule = (obj, ctx) => {
 /** submissionMode must exist in the chosen KubeRay; SidecarMode has its own constraints. */
 export const rayJobSubmissionMode: Rule = (obj, ctx) => {
   const r = new Reporter('rayJobSubmissionMode', obj, 'kuberay-operator');
-  if (obj.kind !== 'RayJob') return r.findings;
+  if (!RAY_JOB.is(obj)) return r.findings;
   const mode = obj.spec?.submissionMode ?? 'K8sJobMode';
   if (typeof mode !== 'string') {
     r.error('spec.submissionMode', `submissionMode must be a string, not ${shown(mode)}`, `use one of ${ctx.kubeRay.submissionModes.join(', ')}`, 'kubernetes');
@@ -204,7 +205,7 @@ export const rayJobSubmissionMode: Rule = (obj, ctx) => {
 /** RayJob lifecycle fields KubeRay validates (ValidateRayJobSpec). */
 export const rayJobLifecycle: Rule = (obj, ctx) => {
   const r = new Reporter('rayJobLifecycle', obj, 'kuberay-operator');
-  if (obj.kind !== 'RayJob') return r.findings;
+  if (!RAY_JOB.is(obj)) return r.findings;
   const s = isRecord(obj.spec) ? obj.spec : {};
   if (s.suspend === true && s.shutdownAfterJobFinishes !== true) {
     r.error('spec.suspend', 'a suspended RayJob needs shutdownAfterJobFinishes: true (KubeRay)', 'set spec.shutdownAfterJobFinishes: true');
@@ -259,7 +260,7 @@ const DELETION_POLICIES_ON_CLUSTER = ['DeleteCluster', 'DeleteWorkers'];
  */
 export const rayJobDeletion: Rule = (obj, ctx) => {
   const r = new Reporter('rayJobDeletion', obj, 'kuberay-operator');
-  if (obj.kind !== 'RayJob') return r.findings;
+  if (!RAY_JOB.is(obj)) return r.findings;
   const s = isRecord(obj.spec) ? obj.spec : {};
   if (s.deletionPolicy !== undefined && ctx.kubeRay.deletionField !== 'deletionPolicy') {
     r.error('spec.deletionPolicy', `KubeRay ${ctx.kubeRay.version} has no deletionPolicy: the API server silently prunes it`, 'use spec.deletionStrategy (KubeRay >= v1.5.0)', 'kubernetes');
@@ -319,7 +320,7 @@ export const rayJobDeletion: Rule = (obj, ctx) => {
 /** RayService fields only KubeRay checks: the head service name, and the upgrade strategy type. */
 export const rayServiceSpec: Rule = (obj, ctx) => {
   const r = new Reporter('rayServiceSpec', obj, 'kuberay-operator');
-  if (obj.kind !== 'RayService' || !isRecord(obj.spec)) return r.findings;
+  if (!RAY_SERVICE.is(obj) || !isRecord(obj.spec)) return r.findings;
   const name = obj.spec.rayClusterConfig?.headGroupSpec?.headService?.metadata?.name;
   if (typeof name === 'string' && name !== '') {
     r.error('spec.rayClusterConfig.headGroupSpec.headService.metadata.name', 'a RayService names its head services itself: headService.metadata.name should not be set (KubeRay)', 'remove headService.metadata.name');
@@ -385,7 +386,7 @@ export const managedByField: Rule = (obj, ctx) => {
   const check = (v: unknown, field: string) => {
     if (v !== undefined && !allowed.includes(v as string)) r.error(field, `managedBy "${shown(v)}" is not one of ${allowed.join(', ')} (CRD validation)`, 'leave managedBy unset for single-cluster Kueue');
   };
-  if (obj.kind === 'RayService') {
+  if (RAY_SERVICE.is(obj)) {
     if (obj.spec?.managedBy !== undefined && !ctx.kubeRay.rayServiceManagedBy) {
       r.error('spec.managedBy', `KubeRay ${ctx.kubeRay.version} has no RayService managedBy: it is pruned`, `choose KubeRay >= ${FIRST_KUBERAY_VERSION.rayServiceManagedBy} or remove managedBy`);
     } else check(obj.spec?.managedBy, 'spec.managedBy');
