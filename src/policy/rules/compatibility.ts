@@ -3,17 +3,24 @@
  */
 import { clusterSpecOf, RAY_JOB, RAY_SERVICE } from '../kinds';
 import { isQueued, usesAutoscaling } from '../ray-object';
-import { FIRST_KUEUE_VERSION, rayServicePair } from '../versions';
+import {
+  DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION, FIRST_KUEUE_VERSION, kubeRayCapabilities, rayServicePair, SUPPORTED_KUBERAY_VERSIONS,
+} from '../versions';
 import { Reporter, Rule } from './rule';
 
-/** A queued RayService on a Kueue × KubeRay pair that deadlocks or misbehaves (versions.md §3). */
+/** The supported KubeRay versions that copy rayClusterConfig.suspend onto the running RayCluster (or do not). */
+function kubeRayWithSuspendSync(sync: boolean): string {
+  return SUPPORTED_KUBERAY_VERSIONS.filter((v) => kubeRayCapabilities(v).rayServiceSuspendSync === sync).join(' or ');
+}
+
+/** A queued RayService on a Kueue × KubeRay pair that deadlocks or misbehaves (rayServicePair in versions.ts). */
 export const rayServiceVersionPair: Rule = (obj, ctx) => {
   const r = new Reporter('rayServiceVersionPair', obj, 'version');
   if (!RAY_SERVICE.is(obj) || !isQueued(obj, ctx.kueue)) return r.findings;
   const v = rayServicePair(ctx.kueue, ctx.kubeRay);
   const fix = ctx.kueue.rayServiceQueueing === 'native'
-    ? 'choose KubeRay v1.5.2 or v1.6.2 (the default pair is Kueue v0.19.2 + KubeRay v1.6.2)'
-    : `choose KubeRay v1.4.2 for Kueue ${ctx.kueue.version}, or Kueue >= ${FIRST_KUEUE_VERSION.nativeRayService} with KubeRay v1.6.2`;
+    ? `choose KubeRay ${kubeRayWithSuspendSync(true)} (the default pair is Kueue ${DEFAULT_KUEUE_VERSION} + KubeRay ${DEFAULT_KUBERAY_VERSION})`
+    : `choose KubeRay ${kubeRayWithSuspendSync(false)} for Kueue ${ctx.kueue.version}, or Kueue >= ${FIRST_KUEUE_VERSION.nativeRayService} with KubeRay ${DEFAULT_KUBERAY_VERSION}`;
   if (v.status === 'broken') r.error('metadata.labels[kueue.x-k8s.io/queue-name]', v.reason, fix);
   if (v.status === 'suspect') r.warn('metadata.labels[kueue.x-k8s.io/queue-name]', v.reason, fix);
   return r.findings;

@@ -1,5 +1,5 @@
 /**
- * Rules only the KubeRay operator enforces (domain.md §6): the CRD accepts the object, then KubeRay
+ * Rules only the KubeRay operator enforces (ray-operator/controllers/ray/utils/validation.go): the CRD accepts the object, then KubeRay
  * refuses it with an Event and the object stalls, sometimes holding admitted quota (kueue#13413).
  * Plus Kubernetes rules the library can check before the API server does.
  */
@@ -8,7 +8,7 @@ import { containerRequests } from '../gang';
 import { clusterSpecOf, RAY_JOB, RAY_SERVICE, rayKindOf } from '../kinds';
 import { parseResourceList } from '../quantity';
 import { DNS1035_LABEL, DNS1123_SUBDOMAIN, isQueued, isRecord, listOf, podTemplatesOf, shown, workerGroupsOf } from '../ray-object';
-import { compareVersions, FIRST_KUBERAY_VERSION } from '../versions';
+import { DEFAULT_KUBERAY_VERSION, FIRST_KUBERAY_VERSION } from '../versions';
 import { Reporter, Rule } from './rule';
 
 /**
@@ -185,7 +185,7 @@ export const rayJobSubmissionMode: Rule = (obj, ctx) => {
   }
   if (!ctx.kubeRay.submissionModes.includes(mode)) {
     const fix = mode === 'SidecarMode'
-      ? `choose KubeRay >= ${FIRST_KUBERAY_VERSION.sidecarMode} (v1.6.2 is the default), or use K8sJobMode`
+      ? `choose KubeRay >= ${FIRST_KUBERAY_VERSION.sidecarMode} (${DEFAULT_KUBERAY_VERSION} is the default), or use K8sJobMode`
       : `use one of ${ctx.kubeRay.submissionModes.join(', ')}`;
     r.error('spec.submissionMode', `submissionMode "${shown(mode)}" is not supported by KubeRay ${ctx.kubeRay.version}${mode === 'SidecarMode' ? ` (SidecarMode needs KubeRay >= ${FIRST_KUBERAY_VERSION.sidecarMode})` : ''}`, fix);
   }
@@ -215,7 +215,7 @@ export const rayJobLifecycle: Rule = (obj, ctx) => {
   if (s.suspend === true && selector) {
     r.error('spec.suspend', 'a RayJob using clusterSelector cannot be suspended (KubeRay)', 'remove suspend or clusterSelector');
   }
-  if (selector && compareVersions(ctx.kubeRay.version, 'v1.5.0') >= 0 && !selector['ray.io/cluster']) {
+  if (selector && ctx.kubeRay.clusterSelectorNeedsClusterKey && !selector['ray.io/cluster']) {
     r.error('spec.clusterSelector', `clusterSelector needs the ray.io/cluster key naming the RayCluster (KubeRay ${ctx.kubeRay.version})`, 'set clusterSelector: { ray.io/cluster: <name of the RayCluster> }');
   }
   if (selector && ctx.kubeRay.preRunningDeadline && typeof s.backoffLimit === 'number' && s.backoffLimit > 0) {
@@ -263,7 +263,7 @@ export const rayJobDeletion: Rule = (obj, ctx) => {
   if (!RAY_JOB.is(obj)) return r.findings;
   const s = isRecord(obj.spec) ? obj.spec : {};
   if (s.deletionPolicy !== undefined && ctx.kubeRay.deletionField !== 'deletionPolicy') {
-    r.error('spec.deletionPolicy', `KubeRay ${ctx.kubeRay.version} has no deletionPolicy: the API server silently prunes it`, 'use spec.deletionStrategy (KubeRay >= v1.5.0)', 'kubernetes');
+    r.error('spec.deletionPolicy', `KubeRay ${ctx.kubeRay.version} has no deletionPolicy: the API server silently prunes it`, `use spec.deletionStrategy (KubeRay >= ${FIRST_KUBERAY_VERSION.deletionStrategy})`, 'kubernetes');
   }
   if (s.deletionStrategy !== undefined && ctx.kubeRay.deletionField !== 'deletionStrategy') {
     r.error('spec.deletionStrategy', `KubeRay ${ctx.kubeRay.version} has no deletionStrategy: the API server silently prunes it`, `use spec.deletionPolicy on ${ctx.kubeRay.version}, or choose KubeRay >= ${FIRST_KUBERAY_VERSION.deletionStrategy}`, 'kubernetes');
@@ -367,7 +367,7 @@ export const autoscalerConstraints: Rule = (obj, ctx) => {
     }
   }
   const envValue = listOf(listOf(head?.containers)[0]?.env).find((e: any) => e?.name === 'RAY_enable_autoscaler_v2')?.value;
-  if (cs.spec.enableInTreeAutoscaling !== true && (envValue === '1' || envValue === 'true') && compareVersions(ctx.kubeRay.version, 'v1.5.0') >= 0) {
+  if (cs.spec.enableInTreeAutoscaling !== true && (envValue === '1' || envValue === 'true') && ctx.kubeRay.autoscalerV2EnvNeedsAutoscaling) {
     r.error(`${cs.path}.enableInTreeAutoscaling`, `the head env RAY_enable_autoscaler_v2=${envValue} needs enableInTreeAutoscaling: true (KubeRay ${ctx.kubeRay.version})`, 'set enableInTreeAutoscaling: true, or remove the env');
   }
   workerGroupsOf(obj).forEach((g, i) => {

@@ -1,10 +1,11 @@
 /**
- * Rules Kueue's own admission webhooks apply to Ray objects (domain.md §5, versions.md K6/K8/K10).
+ * Rules Kueue's own admission webhooks apply to Ray objects (Kueue pkg/controller/jobs/rayjob/rayjob_webhook.go,
+ * jobs/raycluster/raycluster_webhook.go, jobframework/validation.go; version facts from the table in versions.ts).
  * Failing any of these makes `kubectl apply` fail with Kueue's message; the library says it first,
  * with the fix.
  */
-import { compareVersions } from '../versions';
-import { clusterSpecOf, hasSubmitterPodSet, RAY_CLUSTER, RAY_JOB, RAY_SERVICE, RayObject, rayKindOf } from '../kinds';
+import { DEFAULT_KUEUE_VERSION } from '../versions';
+import { clusterSpecOf, hasSubmitterPodSet, RAY_CLUSTER, RAY_JOB, RayObject, rayKindOf } from '../kinds';
 import {
   DNS1123_LABEL, DNS1123_SUBDOMAIN, ELASTIC_JOB_ANNOTATION, isElastic, isQueued, isRecord, PRIORITY_CLASS_LABEL, priorityClassOf,
   QUEUE_NAME_LABEL, queueNameOf, shown, usesAutoscaling, workerGroupsOf,
@@ -64,10 +65,12 @@ export const elasticNeedsKueueVersion: Rule = (obj, ctx) => {
   const s = elasticKindSupport(obj, ctx);
   if (!s.supported) {
     const field = isElastic(obj) ? `metadata.annotations[${ELASTIC_JOB_ANNOTATION}]` : `${clusterSpecOf(obj)?.path}.enableInTreeAutoscaling`;
-    const msg = ctx.kueue.version === 'v0.13.4' && !RAY_SERVICE.is(obj)
+    // Kueue's webhook sees only the kinds it integrates itself (a RayService before 0.17 is queued through its RayCluster).
+    const kind = rayKindOf(obj);
+    const msg = ctx.kueue.refusesAutoscaling && kind !== undefined && kind.kueueFrameworkFor(ctx.kueue) === kind.kueueFramework
       ? `${s.what} needs Kueue >= ${s.first}; Kueue ${ctx.kueue.version} refuses it ("a kueue managed job should not use autoscaling")`
       : `${s.what} needs Kueue >= ${s.first}; the chosen Kueue is ${ctx.kueue.version}`;
-    r.error(field, msg, `choose Kueue >= ${s.first} (v0.19.2 is the default), or remove autoscaling and the elastic annotation to run a fixed-size gang`);
+    r.error(field, msg, `choose Kueue >= ${s.first} (${DEFAULT_KUEUE_VERSION} is the default), or remove autoscaling and the elastic annotation to run a fixed-size gang`);
   }
   return r.findings;
 };
@@ -84,7 +87,7 @@ export const autoscalingOnlyWhenElastic: Rule = (obj, ctx) => {
   let msg: string;
   if (shortTermRayJob) msg = 'RayJob should enable workload slicing if autoscaling is enabled';
   else if (!RAY_CLUSTER.is(obj)) msg = 'a kueue managed job should only use autoscaling when workload slicing is enabled';
-  else if (compareVersions(ctx.kueue.version, 'v0.18.0') >= 0) msg = 'a kueue-managed RayCluster can use autoscaling only as an elastic job: enable the ElasticJobsViaWorkloadSlices feature gate and set the "kueue.x-k8s.io/elastic-job": "true" annotation';
+  else if (ctx.kueue.rayClusterAutoscalingNamesAnnotation) msg = 'a kueue-managed RayCluster can use autoscaling only as an elastic job: enable the ElasticJobsViaWorkloadSlices feature gate and set the "kueue.x-k8s.io/elastic-job": "true" annotation';
   else msg = 'a kueue managed job can use autoscaling only when the ElasticJobsViaWorkloadSlices feature gate is on and the job is an elastic job';
   r.error(path, `${msg} (Kueue webhook)`, `add the annotation ${ELASTIC_JOB_ANNOTATION}: "true" (ElasticRayCluster/ElasticRayService do), or set enableInTreeAutoscaling: false`);
   return r.findings;
@@ -190,7 +193,7 @@ export const kueueLabelValues: Rule = (obj, ctx) => {
 /** MultiKueue does not dispatch an autoscaling elastic RayCluster (Kueue 0.19 refuses it; earlier versions do not check). */
 export const multiKueueElasticAutoscaling: Rule = (obj, ctx) => {
   const r = new Reporter('multiKueueElasticAutoscaling', obj, 'kueue-webhook');
-  if (!RAY_CLUSTER.is(obj) || !isQueued(obj, ctx.kueue) || compareVersions(ctx.kueue.version, 'v0.19.0') < 0) return r.findings;
+  if (!RAY_CLUSTER.is(obj) || !isQueued(obj, ctx.kueue) || !ctx.kueue.refusesMultiKueueElasticAutoscaling) return r.findings;
   if (elasticEnabled(obj, ctx) && obj.spec?.enableInTreeAutoscaling === true && obj.spec?.managedBy === 'kueue.x-k8s.io/multikueue') {
     r.error('spec.enableInTreeAutoscaling', 'in-tree autoscaling is not supported for a MultiKueue-managed elastic RayCluster (Kueue webhook)',
       'turn autoscaling off for a RayCluster dispatched by MultiKueue, or run it on one cluster (no managedBy)');
@@ -205,7 +208,7 @@ export const KUEUE_WEBHOOK_RULES: Record<string, Rule> = {
 
 /** Whether Kueue's webhook checks an UPDATE at all: the new object is queued, or (0.18+, ValidateRayAndSparkJobUpdates) the old one was. */
 export function kueueValidatesUpdate(oldObj: RayObject, newObj: RayObject, ctx: Parameters<Rule>[1]): boolean {
-  return isQueued(newObj, ctx.kueue) || (compareVersions(ctx.kueue.version, 'v0.18.0') >= 0 && isQueued(oldObj, ctx.kueue));
+  return isQueued(newObj, ctx.kueue) || (ctx.kueue.validatesUpdateOfFormerlyQueued && isQueued(oldObj, ctx.kueue));
 }
 
 /** Kueue's IsSuspended per kind (the kind table): RayService through its cluster config. */
@@ -238,7 +241,7 @@ export function kueueWebhookOnUpdate(oldObj: RayObject, newObj: RayObject, ctx: 
   const oldP = priorityClassOf(oldObj) ?? '';
   const newP = priorityClassOf(newObj) ?? '';
   const pField = `metadata.labels[${PRIORITY_CLASS_LABEL}]`;
-  if (compareVersions(ctx.kueue.version, 'v0.15.0') < 0) {
+  if (ctx.kueue.priorityClassUpdate === 'immutable-while-running') {
     if ((running || !newP) && oldP !== newP) {
       r.error(pField, `the WorkloadPriorityClass cannot change from "${oldP}" to "${newP}"${running ? ' while the object is not suspended' : ''}: field is immutable (Kueue webhook)`,
         newP ? 'suspend the object before changing its priority class' : 'keep the priority-class label');

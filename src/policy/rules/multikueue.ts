@@ -10,7 +10,7 @@ import { Inventory, MultiKueueCheckEntry, PolicyContext } from '../context';
 import { Finding } from '../findings';
 import { clusterSpecOf, RAY_CLUSTER, RAY_SERVICE, RayObject, rayKindOf } from '../kinds';
 import { isElastic, isQueued, namespaceOf, QUEUE_NAME_LABEL, queueNameOf, usesAutoscaling } from '../ray-object';
-import { compareVersions, FIRST_KUBERAY_VERSION, FIRST_KUEUE_VERSION, KueueCapabilities } from '../versions';
+import { FIRST_KUBERAY_VERSION, FIRST_KUEUE_VERSION, KueueCapabilities } from '../versions';
 import { clusterQueueAdmitsNamespace, findClusterQueue, findLocalQueue, gangCanEverFit, queueExists } from './cross-object';
 import { Reporter, Rule } from './rule';
 
@@ -83,9 +83,9 @@ export const multiKueueDispatch: Rule = (obj, ctx) => {
     const syncs = rayCluster && ctx.kueue.multiKueueElasticRayCluster;
     if (usesAutoscaling(obj)) {
       // On >= 0.19 Kueue's webhook refuses an autoscaling RayCluster with managedBy: multiKueueElasticAutoscaling says so.
-      const webhookSaysIt = rayCluster && compareVersions(ctx.kueue.version, 'v0.19.0') >= 0 && managedBy === MULTIKUEUE_CONTROLLER_NAME;
+      const webhookSaysIt = rayCluster && ctx.kueue.refusesMultiKueueElasticAutoscaling && managedBy === MULTIKUEUE_CONTROLLER_NAME;
       if (!webhookSaysIt) {
-        r.error(`${clusterSpecOf(obj)?.path ?? 'spec'}.enableInTreeAutoscaling`, `${where}, but an autoscaling elastic ${obj.kind} cannot be dispatched: the autoscaler runs in the worker's copy and its scale changes never reach the manager's Workload (Kueue v0.19 refuses it for RayCluster; no pinned Kueue version supports it)`,
+        r.error(`${clusterSpecOf(obj)?.path ?? 'spec'}.enableInTreeAutoscaling`, `${where}, but an autoscaling elastic ${obj.kind} cannot be dispatched: the autoscaler runs in the worker's copy and its scale changes never reach the manager's Workload (Kueue >= ${FIRST_KUEUE_VERSION.multiKueueElasticAutoscalingRefused} refuses it for RayCluster; no pinned Kueue version supports it)`,
           'turn autoscaling off (fixed worker replicas), or run the elastic workload on one cluster (a queue without the MultiKueue check)', 'version');
       }
     } else if (!syncs) {
