@@ -6,12 +6,10 @@
  * and/or from a live cluster (--kubeconfig). Exit 1 with errors, 0 otherwise, 2 on a usage error.
  */
 import * as fs from 'fs';
-import { applyPatch } from 'fast-json-patch';
-import { AdmissionConfig, mutateRayObject, RAY_KINDS } from '../controller/admission';
 import {
-  ClusterObjects, DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION, evaluateRayObject, Finding, Inventory, inventoryFromObjects, isRecord,
-  kubeRayCapabilities, kueueCapabilities, objectRef, PolicyContext, RayObject, SUPPORTED_KUBERAY_VERSIONS, SUPPORTED_KUEUE_VERSIONS,
-  rayParentOf, tenantQueueLabel,
+  admissionDefaults, AdmissionSettings, applyDefaulting, ClusterObjects, DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION, evaluateRayObject,
+  Finding, Inventory, inventoryFromObjects, isRecord, kubeRayCapabilities, kueueCapabilities, objectRef, PolicyContext, RayObject,
+  SUPPORTED_KUBERAY_VERSIONS, SUPPORTED_KUEUE_VERSIONS, rayKindOf, rayParentOf, tenantQueueLabel,
 } from '../policy';
 import { CHECK_REPORT_SCHEMA_VERSION, CheckedObject, CheckFinding, CheckReport, exitCodeOf, renderJson, renderText } from './check-report';
 import type { ClusterSource } from './cluster-queues';
@@ -101,7 +99,8 @@ const KUEUE_KINDS: Record<string, keyof ClusterObjects> = {
 const groupOf = (o: any): string => (typeof o?.apiVersion === 'string' && o.apiVersion.includes('/') ? o.apiVersion.split('/')[0] : '');
 
 function isRay(o: any): boolean {
-  return groupOf(o) === 'ray.io' && (RAY_KINDS as readonly string[]).includes(o?.kind);
+  const kind = rayKindOf(o);
+  return kind !== undefined && groupOf(o) === kind.group;
 }
 
 /** The queue objects among `objects` (namespaced ones without a namespace get `namespace`). */
@@ -132,14 +131,10 @@ function mergeObjects(sources: readonly ClusterObjects[]): ClusterObjects {
   return merged;
 }
 
-/** Applies the mutating webhook's patch (add operations on the object's own copy). */
-function mutated(obj: RayObject, config: AdmissionConfig, inventory: Inventory): { obj: RayObject; added: string[] } {
-  const d = mutateRayObject({ uid: 'check', kind: { group: 'ray.io', version: 'v1', kind: obj.kind }, namespace: obj.metadata?.namespace, operation: 'CREATE', object: obj }, config, { inventory });
-  if (!d.response.patch) return { obj, added: [] };
-  const ops = JSON.parse(Buffer.from(d.response.patch, 'base64').toString('utf8'));
-  const copy = JSON.parse(JSON.stringify(obj));
-  applyPatch(copy, ops, false, true);
-  return { obj: copy, added: ops.filter((op: any) => op.path.startsWith('/metadata/labels/')).map((op: any) => `${op.path.slice('/metadata/labels/'.length).replace(/~1/g, '/').replace(/~0/g, '~')}: ${op.value}`) };
+/** The object with what the controller's mutating webhook adds in a tenant namespace (the policy's defaulter). */
+function defaulted(obj: RayObject, settings: AdmissionSettings, inventory: Inventory): { obj: RayObject; added: string[] } {
+  const d = admissionDefaults(obj, 'CREATE', { ...settings, inventory }, { namespace: obj.metadata?.namespace, kind: obj.kind });
+  return { obj: applyDefaulting(obj, d), added: d.labels.map((l) => `${l.key}: ${l.value}`) };
 }
 
 /** The cluster reader, loaded on first use (it pulls in @kubernetes/client-node). */
@@ -231,7 +226,7 @@ export async function runCheck(opts: CheckOptions, deps: CheckDependencies = {})
   }
 
   const ctx: PolicyContext = { kueue, kubeRay, elasticGate, inventory };
-  const config: AdmissionConfig = { kueue, kubeRay, elasticGate };
+  const settings: AdmissionSettings = { kueue, kubeRay, elasticGate };
   const findings: CheckFinding[] = [];
   const objects: CheckedObject[] = [];
   const place = (src: SourceObject, f: Finding): CheckFinding => {
@@ -262,7 +257,7 @@ export async function runCheck(opts: CheckOptions, deps: CheckDependencies = {})
     }
     let note: string | undefined;
     if (inventory) {
-      const m = mutated(obj, config, inventory);
+      const m = defaulted(obj, settings, inventory);
       obj = m.obj;
       if (m.added.length) note = `checked with the labels the controller's mutating webhook adds in this tenant namespace: ${m.added.join(', ')}`;
     }

@@ -13,7 +13,8 @@ import { AdmissionConfig, ClusterView } from '../controller/admission';
 import { MetricsServer } from '../controller/metrics-server';
 import { WebhookServer } from '../controller/server';
 import {
-  CONTROLLER_SERVICE_ACCOUNT, DEFAULT_TRUSTED_WRITERS, Inventory, KUBERAY_OPERATOR_SERVICE_ACCOUNT, kubeRayCapabilities,
+  CONTROLLER_SERVICE_ACCOUNT, DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION, DEFAULT_TRUSTED_WRITERS, Inventory, KUBERAY_OPERATOR_SERVICE_ACCOUNT,
+  kubeRayCapabilities,
   KUEUE_CONTROLLER_SERVICE_ACCOUNT, kueueCapabilities, parseServiceAccount,
 } from '../policy';
 
@@ -75,8 +76,8 @@ export async function controller(argv: string[]): Promise<WebhookServer> {
   if (!!f['tls-cert-file'] !== !!f['tls-key-file']) throw new Error('--tls-cert-file and --tls-key-file go together');
   if (!f['tls-cert-file'] && !clusterAccess) throw new Error('without cluster access (--reconciler=false) give --tls-cert-file and --tls-key-file');
   const config: AdmissionConfig = {
-    kueue: kueueCapabilities(f['kueue-version'] ?? 'v0.19.2'),
-    kubeRay: kubeRayCapabilities(f['kuberay-version'] ?? 'v1.6.2'),
+    kueue: kueueCapabilities(f['kueue-version'] ?? DEFAULT_KUEUE_VERSION),
+    kubeRay: kubeRayCapabilities(f['kuberay-version'] ?? DEFAULT_KUBERAY_VERSION),
     elasticGate: 'unknown',
     writers: {
       ...DEFAULT_TRUSTED_WRITERS,
@@ -181,7 +182,7 @@ async function main(argv: string[]): Promise<void> {
     process.stdout.write(await (await import('./plan')).planMain(rest));
     return;
   }
-  process.stderr.write('usage: cdk8s-kueue-ray controller [--kueue-version=v0.19.2] [--kuberay-version=v1.6.2] [--namespace=NS] [--service=SVC] [--webhook-configurations=MUT,VAL] [--port=9443] [--tls-cert-file=F --tls-key-file=F] [--reconciler=false] [--graceful-preemption=GRACE:SLEEP] [--admission-workers=1] [--tls-reload-seconds=60] [--shutdown-grace-seconds=5] [--metrics-port=8080] [--kuberay-service-account=NS/NAME] [--kueue-service-account=NS/NAME] [--controller-service-account=NS/NAME] [--client-ca-file=F]\n'
+  process.stderr.write(`usage: cdk8s-kueue-ray controller [--kueue-version=${DEFAULT_KUEUE_VERSION}] [--kuberay-version=${DEFAULT_KUBERAY_VERSION}] [--namespace=NS] [--service=SVC] [--webhook-configurations=MUT,VAL] [--port=9443] [--tls-cert-file=F --tls-key-file=F] [--reconciler=false] [--graceful-preemption=GRACE:SLEEP] [--admission-workers=1] [--tls-reload-seconds=60] [--shutdown-grace-seconds=5] [--metrics-port=8080] [--kuberay-service-account=NS/NAME] [--kueue-service-account=NS/NAME] [--controller-service-account=NS/NAME] [--client-ca-file=F]\n`
     + '       cdk8s-kueue-ray check FILE|DIR|- ... [--kueue-version=V] [--kuberay-version=V] [--queues=FILE] [--kubeconfig=FILE] [--output=text|json|sarif] [--elastic-gate=on|off|unknown] (check --help)\n'
     + '       cdk8s-kueue-ray plan [dist/ or FILES...] [--arrivals=FILE] [--kueue-version=V] [--kuberay-version=V] [--output=text|json|html] [--trace] [--kubeconfig=FILE]\n');
   process.exit(cmd ? 2 : 0);

@@ -7,7 +7,7 @@
  * order Kueue reserved it (QuotaReserved time), then the pending ones in creation order. Finished
  * workloads and clusters KubeRay created for a RayJob or RayService are left out.
  */
-import { RayObject } from '../policy';
+import { RAY_KIND_TABLE, RayKind, rayKindOf, RayObject } from '../policy';
 
 export interface LiveCluster {
   /** ClusterQueues, Cohorts, ResourceFlavors, LocalQueues, WorkloadPriorityClasses, Namespaces. */
@@ -17,7 +17,6 @@ export interface LiveCluster {
   readonly notes: string[];
 }
 
-const RAY_PLURALS = { RayJob: 'rayjobs', RayCluster: 'rayclusters', RayService: 'rayservices' } as const;
 const cond = (o: any, type: string) => (o?.status?.conditions ?? []).find((c: any) => c?.type === type);
 
 /** Orders the cluster's Ray objects as the plan replays them (pure; exported for tests). */
@@ -28,7 +27,7 @@ export function replayOrder(rayObjects: readonly any[], workloads: readonly any[
   const rows: Array<{ obj: any; admittedAt?: string; createdAt: string }> = [];
   for (const obj of rayObjects) {
     if (!obj?.metadata?.labels?.['kueue.x-k8s.io/queue-name']) continue;
-    if ((obj.metadata.ownerReferences ?? []).some((o: any) => o.kind === 'RayJob' || o.kind === 'RayService')) continue;
+    if ((obj.metadata.ownerReferences ?? []).some((o: any) => rayKindOf(o)?.ownsRayCluster)) continue;
     const wl = byOwner.get(obj.metadata.uid);
     if (cond(wl, 'Finished')?.status === 'True') continue;
     const reserved = cond(wl, 'QuotaReserved');
@@ -67,8 +66,8 @@ export async function readLiveCluster(kubeconfig: string, kueueApiVersion: strin
     }
   };
   const kueue = (plural: string, kind: string) => list(`${plural}.${group}/${version}`, () => custom.listClusterCustomObject({ group, version, plural }), kind, kueueApiVersion);
-  const ray = (kind: keyof typeof RAY_PLURALS) => list(`${RAY_PLURALS[kind]}.ray.io/v1`,
-    () => custom.listClusterCustomObject({ group: 'ray.io', version: 'v1', plural: RAY_PLURALS[kind] }), kind, 'ray.io/v1');
+  const ray = (k: RayKind) => list(`${k.plural}.${k.apiVersion}`,
+    () => custom.listClusterCustomObject({ group: k.group, version: k.version, plural: k.plural }), k.kind, k.apiVersion);
   // One list after the other: a CLI reads once, and a burst of parallel reads gains nothing here.
   const lqs = await kueue('localqueues', 'LocalQueue');
   const cqs = await kueue('clusterqueues', 'ClusterQueue');
@@ -76,11 +75,10 @@ export async function readLiveCluster(kubeconfig: string, kueueApiVersion: strin
   const flavors = await kueue('resourceflavors', 'ResourceFlavor');
   const wpcs = await kueue('workloadpriorityclasses', 'WorkloadPriorityClass');
   const namespaces = await list('namespaces', () => core.listNamespace(), 'Namespace', 'v1');
-  const jobs = await ray('RayJob');
-  const clusters = await ray('RayCluster');
-  const services = await ray('RayService');
+  let rayObjects: any[] = [];
+  for (const k of RAY_KIND_TABLE) rayObjects = rayObjects.concat(await ray(k));
   const workloads = await kueue('workloads', 'Workload');
-  const order = replayOrder([...jobs, ...clusters, ...services], workloads);
+  const order = replayOrder(rayObjects, workloads);
   const kueueObjects = [...cqs, ...cohorts, ...flavors, ...lqs, ...wpcs, ...namespaces];
   return { kueueObjects, existing: order.existing, notes: [...notes, ...order.notes] };
 }

@@ -10,12 +10,11 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { parseAllDocuments } from 'yaml';
-import { kubeRayCapabilities, kueueCapabilities } from '../policy';
+import { DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION, kubeRayCapabilities, kueueCapabilities, RAY_KINDS } from '../policy';
 import { planToHtml, planToText, simulatePlan } from '../policy/plan';
 
-const USAGE = 'usage: cdk8s-kueue-ray plan [dist/ or YAML files…] [--arrivals FILE] [--kueue-version v0.19.2] [--kuberay-version v1.6.2] [--output text|json|html] [--trace] [--kubeconfig FILE]';
+const USAGE = `usage: cdk8s-kueue-ray plan [dist/ or YAML files…] [--arrivals FILE] [--kueue-version ${DEFAULT_KUEUE_VERSION}] [--kuberay-version ${DEFAULT_KUBERAY_VERSION}] [--output text|json|html] [--trace] [--kubeconfig FILE]`;
 const KUEUE_KINDS = new Set(['ClusterQueue', 'Cohort', 'ResourceFlavor', 'LocalQueue', 'WorkloadPriorityClass', 'Namespace']);
-const RAY_KINDS = new Set(['RayJob', 'RayCluster', 'RayService']);
 
 function filesUnder(p: string): string[] {
   const st = fs.statSync(p);
@@ -45,7 +44,7 @@ export function readObjects(file: string): any[] {
 interface PlanFlags { inputs: string[]; arrivals?: string; kueue: string; kubeRay: string; output: string; trace: boolean; kubeconfig?: string }
 
 export function parsePlanArgs(argv: string[]): PlanFlags {
-  const f: PlanFlags = { inputs: [], kueue: 'v0.19.2', kubeRay: 'v1.6.2', output: 'text', trace: false };
+  const f: PlanFlags = { inputs: [], kueue: DEFAULT_KUEUE_VERSION, kubeRay: DEFAULT_KUBERAY_VERSION, output: 'text', trace: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const m = /^--([a-z-]+)(?:=(.*))?$/.exec(a);
@@ -93,10 +92,10 @@ export function planCommand(argv: string[], live?: PlanLiveInput): string {
     for (const file of filesUnder(input)) objects.push(...readObjects(file));
   }
   let kueueObjects = objects.filter((o) => KUEUE_KINDS.has(o?.kind));
-  let arrivals = objects.filter((o) => RAY_KINDS.has(o?.kind));
+  let arrivals = objects.filter((o) => RAY_KINDS.includes(o?.kind));
   if (f.arrivals) {
     arrivals = readObjects(f.arrivals);
-    const other = arrivals.find((o) => !RAY_KINDS.has(o?.kind));
+    const other = arrivals.find((o) => !RAY_KINDS.includes(o?.kind));
     if (other) throw new Error(`${f.arrivals}: ${other?.kind ?? typeof other} ${other?.metadata?.name ?? ''} is not a Ray object; --arrivals lists RayJobs, RayClusters and RayServices in arrival order`);
   }
   if (live) {
@@ -105,7 +104,7 @@ export function planCommand(argv: string[], live?: PlanLiveInput): string {
     const newOnes = new Set(arrivals.map(identity));
     arrivals = [...live.existing.filter((o) => !newOnes.has(identity(o))), ...arrivals];
   }
-  const plan = simulatePlan({ kueueObjects, arrivals, kueueVersion: f.kueue });
+  const plan = simulatePlan({ kueueObjects, arrivals, kueueVersion: f.kueue, kubeRayVersion: f.kubeRay });
   const withNotes = live ? { ...plan, notes: [...live.notes, ...plan.notes] } : plan;
   if (f.output === 'html') return planToHtml(withNotes);
   return f.output === 'json' ? `${JSON.stringify(withNotes, null, 2)}\n` : planToText(withNotes, { trace: f.trace });

@@ -4,7 +4,7 @@
  * `kubectl describe rayjob` answers "why pending" (with Kueue's reason and the gang's numbers),
  * "admitted", or "preempted, and by whom". One replica works at a time, elected through a Lease.
  */
-import { KueueCapabilities } from '../policy';
+import { KueueCapabilities, rayKindNamed } from '../policy';
 import { apiClient, k8s, restartOnError, sharedKubeConfig } from './kube-client';
 import { WorkQueue } from './work-queue';
 import {
@@ -12,7 +12,6 @@ import {
 } from './workload-status';
 
 
-const PLURAL: Record<string, string> = { RayJob: 'rayjobs', RayCluster: 'rayclusters', RayService: 'rayservices' };
 
 export interface ReconcilerOptions {
   /** Path of a kubeconfig; in-cluster config when omitted. */
@@ -183,7 +182,9 @@ export class Reconciler {
   async reconcile(wl: any): Promise<QueueStatus | undefined> {
     if (!this.leader) return undefined;
     const owner = rayOwnerOf(wl);
-    if (!owner || !PLURAL[owner.kind]) return undefined;
+    const kind = rayKindNamed(owner?.kind);
+    if (!owner || !kind) return undefined;
+    const resource = { group: kind.group, version: kind.version, namespace: wl.metadata.namespace, plural: kind.plural };
     const fingerprint = workloadFingerprint(wl);
     if (fingerprint === undefined) return undefined;
     const ns = wl.metadata.namespace;
@@ -192,7 +193,7 @@ export class Reconciler {
     if (!needsSync(fingerprint, reported)) return reported?.status;
     let obj: any;
     try {
-      obj = await this.custom.getNamespacedCustomObject({ group: 'ray.io', version: 'v1', namespace: ns, plural: PLURAL[owner.kind], name: owner.name });
+      obj = await this.custom.getNamespacedCustomObject({ ...resource, name: owner.name });
     } catch (e: any) {
       if (e?.code === 404) return undefined; // deleted meanwhile
       throw e;
@@ -218,7 +219,7 @@ export class Reconciler {
     if (plan.annotation !== undefined) {
       try {
         await this.custom.patchNamespacedCustomObject(
-          { group: 'ray.io', version: 'v1', namespace: ns, plural: PLURAL[owner.kind], name: owner.name, body: { metadata: { annotations: { [QUEUE_STATUS_ANNOTATION]: plan.annotation } } } },
+          { ...resource, name: owner.name, body: { metadata: { annotations: { [QUEUE_STATUS_ANNOTATION]: plan.annotation } } } },
           k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
         );
       } catch (e: any) {

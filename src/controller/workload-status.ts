@@ -3,7 +3,7 @@
  * pending with Kueue's reason and the gang's numbers, admitted, preempted (by whom) or evicted.
  * Pure: Workload (and the Ray object, for the gang) in, status and Event out.
  */
-import { computeGang, formatResources, KueueCapabilities, RayObject } from '../policy';
+import { computeGang, formatResources, KueueCapabilities, RayObject, rayKindOf } from '../policy';
 
 /**
  * `awaiting-check`: quota reserved, but an admission check (MultiKueue's dispatch, a provisioning
@@ -19,10 +19,9 @@ export interface QueueStatus {
 }
 
 export const QUEUE_STATUS_ANNOTATION = 'cdk8s-kueue-ray.io/queue-status';
-const RAY_KINDS = ['RayJob', 'RayCluster', 'RayService'];
 
 export function rayOwnerOf(wl: any): { kind: string; name: string; uid: string; apiVersion: string } | undefined {
-  const o = (wl?.metadata?.ownerReferences ?? []).find((r: any) => RAY_KINDS.includes(r?.kind) && (r.controller ?? true));
+  const o = (wl?.metadata?.ownerReferences ?? []).find((r: any) => rayKindOf(r) !== undefined && (r.controller ?? true));
   return o ? { kind: o.kind, name: o.name, uid: o.uid, apiVersion: o.apiVersion ?? 'ray.io/v1' } : undefined;
 }
 

@@ -4,6 +4,7 @@ import { ApiObject, Chart, Duration } from 'cdk8s';
 import { Construct } from 'constructs';
 import { wholeSeconds } from '../platform/duration';
 import { resolveVersions } from '../platform/versions';
+import { RAY_API_GROUPS, RAY_API_VERSIONS, RAY_PLURALS } from '../policy/kinds';
 import { TENANT_LABEL } from '../policy/tenant';
 import {
   DEFAULT_TRUSTED_WRITERS, KUBERAY_OPERATOR_SERVICE_ACCOUNT, KUEUE_CONTROLLER_SERVICE_ACCOUNT, serviceAccountUser, TrustedWriters,
@@ -279,7 +280,7 @@ export class AdmissionController extends Chart {
     this.clusterRole = new ApiObject(this, 'cluster-role', {
       apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: meta(NAME, false),
       rules: [
-        { apiGroups: ['ray.io'], resources: ['rayjobs', 'rayclusters', 'rayservices'], verbs: ['get', 'list', 'watch', 'patch'] },
+        { apiGroups: [...RAY_API_GROUPS], resources: [...RAY_PLURALS], verbs: ['get', 'list', 'watch', 'patch'] },
         { apiGroups: ['kueue.x-k8s.io'], resources: ['workloads', 'localqueues', 'clusterqueues', 'cohorts', 'workloadpriorityclasses', 'resourceflavors'], verbs: ['get', 'list', 'watch'] },
         { apiGroups: [''], resources: ['namespaces'], verbs: ['get', 'list', 'watch'] },
         { apiGroups: ['', 'events.k8s.io'], resources: ['events'], verbs: ['create', 'patch'] },
@@ -449,7 +450,7 @@ export class AdmissionController extends Chart {
       injectCa = { 'cert-manager.io/inject-ca-from': `${ns}/${NAME}-serving` };
     }
 
-    const rules = [{ apiGroups: ['ray.io'], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['rayjobs', 'rayclusters', 'rayservices'] }];
+    const rules = [{ apiGroups: [...RAY_API_GROUPS], apiVersions: [...RAY_API_VERSIONS], operations: ['CREATE', 'UPDATE'], resources: [...RAY_PLURALS] }];
     const tenantSelector = { matchExpressions: [{ key: TENANT_LABEL, operator: 'Exists' }] };
     const client = (p: string) => ({ service: { name: NAME, namespace: ns, path: p, port: 443 } });
     // The API server calls neither webhook for KubeRay's operator, Kueue, Kubernetes' controllers and the

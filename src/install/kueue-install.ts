@@ -6,6 +6,7 @@ import type { ServiceAccountReference } from './admission-controller';
 import { parse as parseYaml, parseAllDocuments, stringify } from 'yaml';
 import { AppInventory } from '../platform/inventory';
 import { KueueVersion, resolveVersions } from '../platform/versions';
+import { rayKindNamed } from '../policy/kinds';
 import { kueueCapabilities } from '../policy/versions';
 import { ContainerResources, renderResources } from '../ray/pod-template';
 import { defaultLockFile, lockedByEnv, readRelease } from './release-source';
@@ -177,11 +178,10 @@ export class KueueInstall extends Chart {
     }
     if (config && cm) {
       const needed = new Set<string>();
-      const native = kueueCapabilities(this.version).rayServiceQueueing === 'native';
+      const kueue = kueueCapabilities(this.version);
       for (const w of AppInventory.of(this).workloads) {
-        if (w.kind === 'RayJob') needed.add('ray.io/rayjob');
-        if (w.kind === 'RayCluster') needed.add('ray.io/raycluster');
-        if (w.kind === 'RayService') needed.add(native ? 'ray.io/rayservice' : 'ray.io/raycluster');
+        const kind = rayKindNamed(w.kind);
+        if (kind) needed.add(kind.kueueFrameworkFor(kueue));
       }
       const frameworks: string[] = config.integrations?.frameworks ?? [];
       const missing = [...needed].filter((f) => !frameworks.includes(f));

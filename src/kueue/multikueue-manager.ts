@@ -1,6 +1,7 @@
 import { Construct } from 'constructs';
 import { AppInventory, InventoryEntry } from '../platform/inventory';
 import { resolveVersions } from '../platform/versions';
+import { FIRST_KUEUE_VERSION } from '../policy/versions';
 import { MULTIKUEUE_CONTROLLER_NAME } from '../policy/rules/multikueue';
 import { AdmissionCheck, IAdmissionCheck } from './admission-check';
 import { MultiKueueCluster } from './multikueue-cluster';
@@ -39,7 +40,7 @@ export class MultiKueue extends Construct {
     const caps = resolveVersions(this).kueue;
     const where = `MultiKueue '${this.node.path}'`;
     if (!caps.multiKueueRayKinds.length) {
-      throw new Error(`${where}: this library offers MultiKueue from Kueue v0.14.8 (the first pinned version whose Ray adapters it checked), not ${caps.version}. Fix: choose KueueVersion.V0_14_8 or newer.`);
+      throw new Error(`${where}: this library offers MultiKueue from Kueue ${FIRST_KUEUE_VERSION.multiKueueRay} (the first pinned version whose Ray adapters it checked), not ${caps.version}. Fix: choose KueueVersion.V0_14_8 or newer.`);
     }
     if (!props.workers.length) throw new Error(`${where}: workers is empty. Fix: pass at least one MultiKueueWorker.`);
     const name = props.name ?? id;

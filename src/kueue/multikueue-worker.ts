@@ -1,6 +1,8 @@
 import { ApiObject, JsonPatch } from 'cdk8s';
 import { Construct, IConstruct } from 'constructs';
 import { resolveVersions } from '../platform/versions';
+import { rayKindNamed } from '../policy/kinds';
+import { FIRST_KUEUE_VERSION } from '../policy/versions';
 import { checkedName } from './kueue-api-object';
 
 /** A worker cluster of MultiKueue, as the manager refers to it. */
@@ -33,8 +35,6 @@ export interface MultiKueueWorkerProps {
    */
   readonly serviceAccountNamespace?: string;
 }
-
-const PLURALS: Record<string, string> = { RayJob: 'rayjobs', RayCluster: 'rayclusters', RayService: 'rayservices' };
 
 /**
  * The worker side of MultiKueue, placed in the worker cluster's app: the ServiceAccount the manager's
@@ -71,11 +71,11 @@ export class MultiKueueWorker extends Construct implements IMultiKueueWorker {
     this.serviceAccountNamespace = checkedName(this, 'Namespace', props.serviceAccountNamespace ?? 'kueue-system');
     this.kueueVersion = caps.version;
     if (!caps.multiKueueRayKinds.length) {
-      throw new Error(`MultiKueueWorker '${this.node.path}': this library offers MultiKueue from Kueue v0.14.8 (the first pinned version whose Ray adapters it checked), not ${caps.version}. Fix: choose KueueVersion.V0_14_8 or newer for the manager and its workers.`);
+      throw new Error(`MultiKueueWorker '${this.node.path}': this library offers MultiKueue from Kueue ${FIRST_KUEUE_VERSION.multiKueueRay} (the first pinned version whose Ray adapters it checked), not ${caps.version}. Fix: choose KueueVersion.V0_14_8 or newer for the manager and its workers.`);
     }
     const rbac = caps.multiKueueWorkerRbac;
     const rule = (apiGroup: string, resources: string[], verbs: readonly string[]) => ({ apiGroups: [apiGroup], resources, verbs: [...verbs] });
-    const rayKinds = caps.multiKueueRayKinds.map((k) => PLURALS[k]);
+    const rayKinds = caps.multiKueueRayKinds.map((k) => rayKindNamed(k)!.plural);
     const rules = [
       rule('kueue.x-k8s.io', ['workloads'], rbac.objectVerbs),
       rule('kueue.x-k8s.io', ['workloads/status'], rbac.workloadStatusVerbs),

@@ -6,6 +6,7 @@
 import { Chart } from 'cdk8s';
 import { IConstruct } from 'constructs';
 import { resolveVersions } from '../platform/versions';
+import { RAY_KINDS } from '../policy/kinds';
 import { planToText, simulatePlan } from '../policy/plan';
 
 /** Options of Plan.of. */
@@ -60,7 +61,6 @@ export interface PlannedWorkload {
 }
 
 const KUEUE_KINDS = new Set(['ClusterQueue', 'Cohort', 'ResourceFlavor', 'LocalQueue', 'WorkloadPriorityClass', 'Namespace']);
-const RAY_KINDS = new Set(['RayJob', 'RayCluster', 'RayService']);
 
 /** The plan of an app: what Kueue admits, keeps pending or preempts, and why. */
 export class Plan {
@@ -69,8 +69,8 @@ export class Plan {
     // Every chart, in tree order (an App's `charts` may leave some out, e.g. ones written for `kubectl create`).
     const charts = scope.node.findAll().filter((c): c is Chart => c instanceof Chart);
     const objects = charts.flatMap((c) => c.toJson());
-    const kueueVersion = options.kueueVersion ?? resolveVersions(scope).kueue.version;
-    return new Plan(objects, kueueVersion);
+    const versions = resolveVersions(scope);
+    return new Plan(objects, options.kueueVersion ?? versions.kueue.version, versions.kubeRay.version);
   }
 
   /** Every planned workload, in arrival order. */
@@ -80,9 +80,10 @@ export class Plan {
   /** The plan as JSON (the schema of `plan --output json`). */
   public readonly json: string;
 
-  private constructor(objects: any[], kueueVersion: string) {
+  private constructor(objects: any[], kueueVersion: string, kubeRayVersion: string) {
     const result = simulatePlan({
-      kueueObjects: objects.filter((o) => KUEUE_KINDS.has(o?.kind)), arrivals: objects.filter((o) => RAY_KINDS.has(o?.kind)), kueueVersion,
+      kueueObjects: objects.filter((o) => KUEUE_KINDS.has(o?.kind)), arrivals: objects.filter((o) => RAY_KINDS.includes(o?.kind)),
+      kueueVersion, kubeRayVersion,
     });
     this.text = planToText(result);
     this.json = JSON.stringify(result);

@@ -8,7 +8,7 @@
  */
 import { PolicyContext } from './context';
 import { Finding, objectRef } from './findings';
-import { clusterSpecOf, RayObject } from './gang';
+import { clusterSpecOf, RayObject } from './kinds';
 import { ELASTIC_JOB_ANNOTATION, PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL, queueNameAnnotationOf, queueNameOf } from './ray-object';
 import { selectsExistingClusterOnly } from './rules/kueue-webhook';
 import { tenantOf } from './tenant';

@@ -2,7 +2,7 @@
  * What a rule reports. Every finding names the object, the field and the fix, so the same text
  * serves a synth error, an admission denial and a preview line.
  */
-import { RayObject } from './gang';
+import { RayObject } from './kinds';
 
 export type Severity = 'error' | 'warning';
 

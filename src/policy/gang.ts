@@ -1,27 +1,14 @@
 /**
  * The gang: the PodSets Kueue builds for a Ray object and the total it must fit into quota,
- * counted exactly as the chosen Kueue version counts them (domain.md §4, versions.md K8/K9).
+ * counted exactly as the chosen Kueue version counts them (the accounting capabilities in versions.ts;
+ * Kueue pkg/controller/jobs/raycluster/common.go and rayjob_controller.go PodSets).
  *
  * Pure: input is the Kubernetes JSON of a RayJob, RayCluster or RayService.
  */
 import { addInto, maxInto, parseQuantity, parseResourceList, ResourceMap } from './quantity';
-import { isRecord, listOf } from './ray-object';
+import { isRecord, listOf } from './json';
+import { clusterSpecOf, hasSubmitterPodSet, RAY_JOB, RayObject, rayKindOf, submitterTemplateOf } from './kinds';
 import { KueueCapabilities } from './versions';
-
-/** A Ray object as the API server sees it (plain Kubernetes JSON). */
-export interface RayObject {
-  readonly apiVersion?: string;
-  readonly kind?: string;
-  readonly metadata?: {
-    readonly name?: string;
-    readonly generateName?: string;
-    readonly namespace?: string;
-    readonly labels?: Record<string, string>;
-    readonly annotations?: Record<string, string>;
-    readonly ownerReferences?: ReadonlyArray<{ kind?: string; name?: string; apiVersion?: string; controller?: boolean }>;
-  };
-  readonly spec?: any;
-}
 
 export interface PodSetAccounting {
   /** PodSet name as Kueue writes it (head, lower-cased group name, submitter). */
@@ -48,17 +35,6 @@ export const DEFAULT_SUBMITTER_LIMITS = { cpu: '1', memory: '1Gi' } as const;
 export const SIDECAR_SUBMITTER_REQUESTS = { cpu: '500m', memory: '200Mi' } as const;
 export const REDIS_CLEANUP_REQUESTS = { cpu: '200m', memory: '256Mi' } as const;
 export const AUTOSCALER_SIDECAR_REQUESTS = { cpu: '500m', memory: '512Mi' } as const;
-
-/** The RayClusterSpec inside a Ray object, and its path. */
-export function clusterSpecOf(obj: RayObject): { spec: any; path: string } | undefined {
-  // Only a JSON object is a cluster spec; any other type is reported by objectShape.
-  switch (obj.kind) {
-    case 'RayJob': return isRecord(obj.spec?.rayClusterSpec) ? { spec: obj.spec.rayClusterSpec, path: 'spec.rayClusterSpec' } : undefined;
-    case 'RayCluster': return isRecord(obj.spec) ? { spec: obj.spec, path: 'spec' } : undefined;
-    case 'RayService': return isRecord(obj.spec?.rayClusterConfig) ? { spec: obj.spec.rayClusterConfig, path: 'spec.rayClusterConfig' } : undefined;
-    default: return undefined;
-  }
-}
 
 /** A container's requests as Kueue counts them: missing requests are filled from limits. */
 export function containerRequests(container: any, where: string): ResourceMap {
@@ -149,7 +125,7 @@ export function computeGang(obj: RayObject, kueue: KueueCapabilities, opts: Gang
       extraContainers.push(sidecar);
       extras.push(res ? 'autoscaler sidecar (autoscalerOptions.resources)' : 'autoscaler sidecar 500m/512Mi');
     }
-    if (obj.kind === 'RayJob' && kueue.countsSidecarSubmitter && obj.spec?.submissionMode === 'SidecarMode') {
+    if (RAY_JOB.is(obj) && kueue.countsSidecarSubmitter && obj.spec?.submissionMode === 'SidecarMode') {
       extraContainers.push(literal(SIDECAR_SUBMITTER_REQUESTS));
       extras.push('SidecarMode submitter 500m/200Mi');
     }
@@ -163,21 +139,17 @@ export function computeGang(obj: RayObject, kueue: KueueCapabilities, opts: Gang
       podSets.push({ name: typeof g?.groupName === 'string' ? g.groupName.toLowerCase() : '', path, count, perPod: per, total: times(per, count), extras: [] });
     });
   }
-  if (obj.kind === 'RayJob' && rayJobHasSubmitterPodSet(obj)) {
-    const tpl = isRecord(obj.spec?.submitterPodTemplate) ? obj.spec.submitterPodTemplate : undefined;
+  const submitterPath = rayKindOf(obj)?.submitterTemplatePath;
+  if (submitterPath && hasSubmitterPodSet(obj)) {
+    const tpl = submitterTemplateOf(obj);
     const per = tpl
-      ? podRequests(tpl.spec, 'spec.submitterPodTemplate.spec')
+      ? podRequests(tpl.spec, `${submitterPath}.spec`)
       : literal(DEFAULT_SUBMITTER_REQUESTS);
-    podSets.push({ name: 'submitter', path: tpl ? 'spec.submitterPodTemplate' : 'spec.submissionMode', count: 1, perPod: per, total: times(per, 1), extras: tpl ? [] : ['default submitter 500m/200Mi'] });
+    podSets.push({ name: 'submitter', path: tpl ? submitterPath : 'spec.submissionMode', count: 1, perPod: per, total: times(per, 1), extras: tpl ? [] : ['default submitter 500m/200Mi'] });
   }
   const total: ResourceMap = new Map();
   for (const ps of podSets) addInto(total, ps.total);
   return { podSets, total };
-}
-
-/** A RayJob in K8sJobMode (the CRD default) gets a `submitter` PodSet. */
-export function rayJobHasSubmitterPodSet(obj: RayObject): boolean {
-  return obj.kind === 'RayJob' && (obj.spec?.submissionMode ?? 'K8sJobMode') === 'K8sJobMode';
 }
 
 function mapToList(map: ResourceMap): Record<string, string> {

@@ -1,9 +1,13 @@
 /**
  * The capability table: what each supported Kueue and KubeRay version can do.
  *
- * One file, pure data. Every fact is taken from ../shared/docs/domain.md §3 and
- * research/versions.md (K1..K11, KR1..KR6). Constructs, the webhook and the preview read it through
- * `kueueCapabilities()` / `kubeRayCapabilities()`; nothing else hard-codes a version.
+ * One file, pure data, in the manner of Kueue's pkg/features/kube_features.go: each version fact is a
+ * named capability, set per supported version, and FIRST_KUEUE_VERSION / FIRST_KUBERAY_VERSION give the
+ * upstream version where it starts (for "needs >= vX" messages). The facts come from the upstream
+ * sources at each tag (Kueue pkg/controller/jobs/ray*, pkg/controller/jobframework, pkg/features;
+ * KubeRay ray-operator/apis and ray-operator/controllers/ray/utils/validation.go). Constructs, the
+ * webhook and the preview read it through `kueueCapabilities()` / `kubeRayCapabilities()`; nothing
+ * else compares or hard-codes a version.
  */
 
 /** Kueue versions this library synthesizes for. */
@@ -50,8 +54,6 @@ export interface KueueCapabilities {
   readonly countsAutoscalerSidecar: boolean;
   /** RayJob with clusterSelector only is skipped; with neither clusterSelector nor rayClusterSpec it is refused. */
   readonly rayJobClusterSelectorRules: boolean;
-  /** The Ray kinds the shipped Configuration enables in integrations.frameworks. */
-  readonly rayFrameworks: readonly string[];
   /** KubeRay version Kueue builds and e2e-tests against at this tag. */
   readonly testedKubeRay: string;
   /** ClusterQueue field listing admission checks: v1beta1 `admissionChecks` (names), v1beta2 `admissionChecksStrategy`. */
@@ -85,6 +87,29 @@ export interface KueueCapabilities {
    * shapes, unevaluated.
    */
   readonly schedulingEquivalenceHashing: boolean;
+  /**
+   * Kueue's webhook refuses any autoscaling Ray object of a kind it integrates ("a kueue managed job
+   * should not use autoscaling"): no elastic path at all (0.13).
+   */
+  readonly refusesAutoscaling: boolean;
+  /**
+   * Kueue's webhook message for a non-elastic autoscaling RayCluster names the feature gate and the
+   * elastic-job annotation (0.18); before, it speaks of an elastic job in general.
+   */
+  readonly rayClusterAutoscalingNamesAnnotation: boolean;
+  /**
+   * Kueue's webhook also checks an UPDATE whose old object was queued and whose new one is not
+   * (ValidateRayAndSparkJobUpdates, on by default from 0.18); before, only a queued new object.
+   */
+  readonly validatesUpdateOfFormerlyQueued: boolean;
+  /**
+   * How Kueue's webhook guards the priority-class label on UPDATE (jobframework.ValidateJobOnUpdate):
+   * before 0.15 it may not change while the object runs, nor be removed; from 0.15 it may not be added
+   * to a running object, nor be removed.
+   */
+  readonly priorityClassUpdate: 'immutable-while-running' | 'no-add-while-running';
+  /** Kueue's webhook refuses in-tree autoscaling on an elastic RayCluster managed by MultiKueue (0.19). */
+  readonly refusesMultiKueueElasticAutoscaling: boolean;
 }
 
 /** What the manager's ServiceAccount may do on a worker cluster, per Kueue version. */
@@ -117,6 +142,10 @@ export interface KubeRayCapabilities {
   readonly rayServiceUpgradeTypes: readonly string[];
   /** ValidateRayClusterSpec refuses minReplicas > maxReplicas (1.6; earlier KubeRay uses maxReplicas). */
   readonly refusesMinAboveMax: boolean;
+  /** A RayJob's clusterSelector must hold the ray.io/cluster key naming the RayCluster (1.5). */
+  readonly clusterSelectorNeedsClusterKey: boolean;
+  /** The head env RAY_enable_autoscaler_v2 on needs enableInTreeAutoscaling: true (1.5). */
+  readonly autoscalerV2EnvNeedsAutoscaling: boolean;
   readonly operatorImage: string;
 }
 
@@ -124,8 +153,8 @@ const V1BETA1_BORROW = ['Borrow', 'TryNextFlavor'];
 const V1BETA1_PREEMPT = ['Preempt', 'TryNextFlavor'];
 const V1BETA2_BORROW = ['MayStopSearch', 'TryNextFlavor'];
 const V1BETA2_PREEMPT = ['MayStopSearch', 'TryNextFlavor'];
-const FRAMEWORKS_PRE_017 = ['ray.io/rayjob', 'ray.io/raycluster'];
-const FRAMEWORKS_017 = ['ray.io/rayjob', 'ray.io/raycluster', 'ray.io/rayservice'];
+// The Ray kinds with a MultiKueue adapter from v0.17 (the RayService adapter is new there).
+const MULTIKUEUE_RAY_KINDS_017 = ['RayJob', 'RayCluster', 'RayService'];
 const RBAC_014: MultiKueueWorkerRbac = { objectVerbs: ['create', 'patch', 'delete', 'get', 'list', 'watch'], workloadStatusVerbs: ['get', 'patch', 'update'], queueVerbs: [] };
 const RBAC_017: MultiKueueWorkerRbac = { objectVerbs: ['create', 'update', 'patch', 'delete', 'get', 'list', 'watch'], workloadStatusVerbs: ['get', 'patch', 'update'], queueVerbs: [] };
 const RBAC_019: MultiKueueWorkerRbac = { ...RBAC_017, queueVerbs: ['get', 'list', 'watch'] };
@@ -141,9 +170,11 @@ const KUEUE: Record<string, KueueCapabilities> = {
     maxPodSets: 8, workerGroupCapStyle: 'seven-workers',
     countsSidecarSubmitter: false, countsRedisCleanup: false, countsAutoscalerSidecar: false,
     // The clusterSelector rules were backported to 0.13.7, so 0.13.4 still refuses clusterSelector outright.
-    rayJobClusterSelectorRules: false, rayFrameworks: FRAMEWORKS_PRE_017, testedKubeRay: 'v1.4.2',
+    rayJobClusterSelectorRules: false, testedKubeRay: 'v1.4.2',
     queueNameAnnotation: true, admissionChecksField: 'admissionChecks', ...NO_MULTIKUEUE,
     schedulingEquivalenceHashing: false,
+    refusesAutoscaling: true, rayClusterAutoscalingNamesAnnotation: false, validatesUpdateOfFormerlyQueued: false,
+    priorityClassUpdate: 'immutable-while-running', refusesMultiKueueElasticAutoscaling: false,
   },
   'v0.14.8': {
     version: 'v0.14.8', apiVersion: 'kueue.x-k8s.io/v1beta1', cohortField: 'cohort',
@@ -152,9 +183,11 @@ const KUEUE: Record<string, KueueCapabilities> = {
     rayServiceQueueing: 'through-raycluster', elasticRayService: true,
     maxPodSets: 8, workerGroupCapStyle: 'seven-workers',
     countsSidecarSubmitter: false, countsRedisCleanup: false, countsAutoscalerSidecar: false,
-    rayJobClusterSelectorRules: true, rayFrameworks: FRAMEWORKS_PRE_017, testedKubeRay: 'v1.4.2',
+    rayJobClusterSelectorRules: true, testedKubeRay: 'v1.4.2',
     queueNameAnnotation: true, admissionChecksField: 'admissionChecks', multiKueueRayKinds: ['RayJob', 'RayCluster'], multiKueueElasticRayCluster: false, multiKueueMaxClusters: 10, multiKueueWorkerRbac: RBAC_014,
     schedulingEquivalenceHashing: false,
+    refusesAutoscaling: false, rayClusterAutoscalingNamesAnnotation: false, validatesUpdateOfFormerlyQueued: false,
+    priorityClassUpdate: 'immutable-while-running', refusesMultiKueueElasticAutoscaling: false,
   },
   'v0.17.0': {
     version: 'v0.17.0', apiVersion: 'kueue.x-k8s.io/v1beta2', cohortField: 'cohortName',
@@ -164,9 +197,11 @@ const KUEUE: Record<string, KueueCapabilities> = {
     maxPodSets: 8, workerGroupCapStyle: 'seven-workers',
     // SidecarMode submitter accounting arrived in 0.17.7, Redis cleanup in 0.17.6: 0.17.0 under-counts both.
     countsSidecarSubmitter: false, countsRedisCleanup: false, countsAutoscalerSidecar: false,
-    rayJobClusterSelectorRules: true, rayFrameworks: FRAMEWORKS_017, testedKubeRay: 'v1.6.2',
-    queueNameAnnotation: false, admissionChecksField: 'admissionChecksStrategy', multiKueueRayKinds: ['RayJob', 'RayCluster', 'RayService'], multiKueueElasticRayCluster: false, multiKueueMaxClusters: 20, multiKueueWorkerRbac: RBAC_017,
+    rayJobClusterSelectorRules: true, testedKubeRay: 'v1.6.2',
+    queueNameAnnotation: false, admissionChecksField: 'admissionChecksStrategy', multiKueueRayKinds: MULTIKUEUE_RAY_KINDS_017, multiKueueElasticRayCluster: false, multiKueueMaxClusters: 20, multiKueueWorkerRbac: RBAC_017,
     schedulingEquivalenceHashing: false,
+    refusesAutoscaling: false, rayClusterAutoscalingNamesAnnotation: false, validatesUpdateOfFormerlyQueued: false,
+    priorityClassUpdate: 'no-add-while-running', refusesMultiKueueElasticAutoscaling: false,
   },
   'v0.17.8': {
     version: 'v0.17.8', apiVersion: 'kueue.x-k8s.io/v1beta2', cohortField: 'cohortName',
@@ -175,9 +210,11 @@ const KUEUE: Record<string, KueueCapabilities> = {
     rayServiceQueueing: 'native', elasticRayService: true,
     maxPodSets: 8, workerGroupCapStyle: 'seven-workers',
     countsSidecarSubmitter: true, countsRedisCleanup: true, countsAutoscalerSidecar: false,
-    rayJobClusterSelectorRules: true, rayFrameworks: FRAMEWORKS_017, testedKubeRay: 'v1.6.2',
-    queueNameAnnotation: false, admissionChecksField: 'admissionChecksStrategy', multiKueueRayKinds: ['RayJob', 'RayCluster', 'RayService'], multiKueueElasticRayCluster: false, multiKueueMaxClusters: 20, multiKueueWorkerRbac: RBAC_017,
+    rayJobClusterSelectorRules: true, testedKubeRay: 'v1.6.2',
+    queueNameAnnotation: false, admissionChecksField: 'admissionChecksStrategy', multiKueueRayKinds: MULTIKUEUE_RAY_KINDS_017, multiKueueElasticRayCluster: false, multiKueueMaxClusters: 20, multiKueueWorkerRbac: RBAC_017,
     schedulingEquivalenceHashing: false,
+    refusesAutoscaling: false, rayClusterAutoscalingNamesAnnotation: false, validatesUpdateOfFormerlyQueued: false,
+    priorityClassUpdate: 'no-add-while-running', refusesMultiKueueElasticAutoscaling: false,
   },
   'v0.19.2': {
     version: 'v0.19.2', apiVersion: 'kueue.x-k8s.io/v1beta2', cohortField: 'cohortName',
@@ -186,9 +223,11 @@ const KUEUE: Record<string, KueueCapabilities> = {
     rayServiceQueueing: 'native', elasticRayService: true,
     maxPodSets: 18, workerGroupCapStyle: 'workers-plus-head',
     countsSidecarSubmitter: true, countsRedisCleanup: true, countsAutoscalerSidecar: true,
-    rayJobClusterSelectorRules: true, rayFrameworks: FRAMEWORKS_017, testedKubeRay: 'v1.6.2',
-    queueNameAnnotation: false, admissionChecksField: 'admissionChecksStrategy', multiKueueRayKinds: ['RayJob', 'RayCluster', 'RayService'], multiKueueElasticRayCluster: true, multiKueueMaxClusters: 20, multiKueueWorkerRbac: RBAC_019,
+    rayJobClusterSelectorRules: true, testedKubeRay: 'v1.6.2',
+    queueNameAnnotation: false, admissionChecksField: 'admissionChecksStrategy', multiKueueRayKinds: MULTIKUEUE_RAY_KINDS_017, multiKueueElasticRayCluster: true, multiKueueMaxClusters: 20, multiKueueWorkerRbac: RBAC_019,
     schedulingEquivalenceHashing: true,
+    refusesAutoscaling: false, rayClusterAutoscalingNamesAnnotation: true, validatesUpdateOfFormerlyQueued: true,
+    priorityClassUpdate: 'no-add-while-running', refusesMultiKueueElasticAutoscaling: true,
   },
 };
 
@@ -197,18 +236,21 @@ const KUBERAY: Record<string, KubeRayCapabilities> = {
     version: 'v1.4.2', submissionModes: ['K8sJobMode', 'HTTPMode', 'InteractiveMode'], deletionField: 'deletionPolicy',
     rayServiceManagedBy: false, rayServiceSuspendSync: false, preRunningDeadline: false,
     deletionGateDefaultOn: false, rayServiceUpgradeTypes: ['NewCluster', 'None'], refusesMinAboveMax: false,
+    clusterSelectorNeedsClusterKey: false, autoscalerV2EnvNeedsAutoscaling: false,
     operatorImage: 'quay.io/kuberay/operator:v1.4.2',
   },
   'v1.5.2': {
     version: 'v1.5.2', submissionModes: ['K8sJobMode', 'HTTPMode', 'InteractiveMode', 'SidecarMode'], deletionField: 'deletionStrategy',
     rayServiceManagedBy: false, rayServiceSuspendSync: true, preRunningDeadline: false,
     deletionGateDefaultOn: false, rayServiceUpgradeTypes: ['NewClusterWithIncrementalUpgrade', 'NewCluster', 'None'], refusesMinAboveMax: false,
+    clusterSelectorNeedsClusterKey: true, autoscalerV2EnvNeedsAutoscaling: true,
     operatorImage: 'quay.io/kuberay/operator:v1.5.2',
   },
   'v1.6.2': {
     version: 'v1.6.2', submissionModes: ['K8sJobMode', 'HTTPMode', 'InteractiveMode', 'SidecarMode'], deletionField: 'deletionStrategy',
     rayServiceManagedBy: true, rayServiceSuspendSync: true, preRunningDeadline: true,
     deletionGateDefaultOn: true, rayServiceUpgradeTypes: ['NewClusterWithIncrementalUpgrade', 'NewCluster', 'None'], refusesMinAboveMax: true,
+    clusterSelectorNeedsClusterKey: true, autoscalerV2EnvNeedsAutoscaling: true,
     operatorImage: 'quay.io/kuberay/operator:v1.6.2',
   },
 };
@@ -234,6 +276,12 @@ export const FIRST_KUEUE_VERSION = {
   multiKueueRayService: 'v0.17.0',
   /** First pinned version with MultiKueue elastic RayCluster replica sync (checked at v0.19.2 only). */
   multiKueueElasticRayCluster: 'v0.19.2',
+  /** priorityClassUpdate 'no-add-while-running'. */
+  priorityClassAddWhenSuspended: 'v0.15.0',
+  /** rayClusterAutoscalingNamesAnnotation, validatesUpdateOfFormerlyQueued (ValidateRayAndSparkJobUpdates). */
+  validateRayUpdates: 'v0.18.0',
+  /** refusesMultiKueueElasticAutoscaling. */
+  multiKueueElasticAutoscalingRefused: 'v0.19.0',
 } as const;
 
 export const FIRST_KUBERAY_VERSION = {
@@ -241,6 +289,8 @@ export const FIRST_KUBERAY_VERSION = {
   deletionStrategy: 'v1.5.0',
   rayServiceManagedBy: 'v1.6.0',
   preRunningDeadline: 'v1.6.0',
+  /** clusterSelectorNeedsClusterKey, autoscalerV2EnvNeedsAutoscaling. */
+  clusterSelectorClusterKey: 'v1.5.0',
 } as const;
 
 function normalize(v: string): string {
@@ -285,7 +335,7 @@ export interface PairVerdict {
 }
 
 /**
- * Kueue × KubeRay pairs known to break for RayService (versions.md §3). RayJob and RayCluster work
+ * Kueue × KubeRay pairs known to break for RayService (rayServiceQueueing × rayServiceSuspendSync; kuberay#4686). RayJob and RayCluster work
  * with every supported pair.
  */
 export function rayServicePair(kueue: KueueCapabilities, kubeRay: KubeRayCapabilities): PairVerdict {

@@ -9,7 +9,7 @@
  * within the groups' bounds, as it does for any RayCluster.
  */
 import { Finding, objectRef } from './findings';
-import { clusterSpecOf, RayObject } from './gang';
+import { clusterSpecOf, RAY_CLUSTER, RayObject, rayKindOf } from './kinds';
 import { isRecord, listOf, stringOf } from './ray-object';
 import { jsonEqual } from './admission';
 
@@ -93,8 +93,9 @@ export interface RayParent {
 export function rayParentOf(obj: unknown): RayParent | undefined {
   const refs = listOf(isRecord(obj) && isRecord(obj.metadata) ? obj.metadata.ownerReferences : undefined);
   const c = refs.find((o) => isRecord(o) && o.controller === true);
-  if (!c || (c.kind !== 'RayJob' && c.kind !== 'RayService') || !String(c.apiVersion ?? '').startsWith('ray.io/')) return undefined;
-  return { kind: c.kind, name: stringOf(c.name) ?? '' };
+  const kind = rayKindOf(c);
+  if (!c || !kind?.ownsRayCluster || !String(c.apiVersion ?? '').startsWith(`${kind.group}/`)) return undefined;
+  return { kind: kind.kind as RayParent['kind'], name: stringOf(c.name) ?? '' };
 }
 
 /** The user the Ray autoscaler of a cluster acts as: the head pod's ServiceAccount, or the one KubeRay names after the cluster. */
@@ -173,7 +174,7 @@ export function childWriteFindings(req: WriteRequest, writers: TrustedWriters): 
   if (jsonEqual(oldSpec, newSpec)) return [];
   const autoscales = (o: RayObject) => clusterSpecOf(o)?.spec?.enableInTreeAutoscaling === true;
   const autoscaling = autoscales(req.object) && autoscales(req.oldObject!);
-  const replicasOnly = req.object.kind === 'RayCluster' && jsonEqual(withoutReplicas(oldSpec), withoutReplicas(newSpec));
+  const replicasOnly = RAY_CLUSTER.is(req.object) && jsonEqual(withoutReplicas(oldSpec), withoutReplicas(newSpec));
   if (autoscaling && replicasOnly && req.username === autoscalerUser(req.oldObject!)) {
     const out = replicasOutOfBounds(newSpec);
     if (!out) return [];

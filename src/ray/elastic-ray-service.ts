@@ -1,6 +1,6 @@
 import { Construct } from 'constructs';
 import { stringify } from 'yaml';
-import { suspendFieldAtCreate } from '../policy/ray-object';
+import { RAY_SERVICE } from '../policy/kinds';
 import { AutoscalingOptions, buildClusterSpec } from './ray-cluster-spec';
 import { RayWorkload, RayWorkloadProps } from './ray-workload';
 
@@ -50,7 +50,7 @@ export class ElasticRayService extends RayWorkload {
         head: p.headGroup, workers: this._workers, elastic: true, autoscaling: p.autoscaling,
         // Before 0.17 Kueue suspends the child RayCluster itself, and a suspended config would be copied
         // onto every new cluster.
-        suspend: suspendFieldAtCreate('RayService', true, this._versions.kueue) ? true : undefined,
+        suspend: RAY_SERVICE.suspendFieldAtCreate(true, this._versions.kueue) ? true : undefined,
       }),
     };
   }

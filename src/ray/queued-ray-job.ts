@@ -1,6 +1,6 @@
 import { Duration } from 'cdk8s';
 import { Construct } from 'constructs';
-import { suspendFieldAtCreate } from '../policy/ray-object';
+import { RAY_JOB } from '../policy/kinds';
 import { wholeSeconds } from '../platform/duration';
 import { buildClusterSpec, AutoscalingOptions } from './ray-cluster-spec';
 import { ContainerResources, mergeTemplate, renderResources } from './pod-template';
@@ -103,7 +103,7 @@ export class QueuedRayJob extends RayWorkload {
     const image = p.image ?? `rayproject/ray:${rayVersion}`;
     const elastic = this.elastic;
     // Kueue 0.14.7–0.16.0 queues an elastic RayJob through its RayCluster and refuses suspend: true on it.
-    const suspend = suspendFieldAtCreate('RayJob', elastic, this._versions.kueue) !== undefined;
+    const suspend = RAY_JOB.suspendFieldAtCreate(elastic, this._versions.kueue) !== undefined;
     const spec: Record<string, any> = {
       entrypoint: p.entrypoint,
       shutdownAfterJobFinishes: true,

@@ -4,7 +4,7 @@ import { ILocalQueue } from '../kueue/local-queue';
 import { IWorkloadPriorityClass } from '../kueue/workload-priority-class';
 import { AppInventory } from '../platform/inventory';
 import { resolveVersions, ResolvedVersions } from '../platform/versions';
-import { evaluateRayObject, Finding, formatFinding, formatQuantity, computeGang, RayObject, PolicyContext } from '../policy';
+import { evaluateRayObject, Finding, formatFinding, formatQuantity, computeGang, RayObject, PolicyContext, RAY_SERVICE } from '../policy';
 import { ELASTIC_JOB_ANNOTATION, PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL } from '../policy/ray-object';
 import { MULTIKUEUE_CONTROLLER_NAME, multiKueueCheckOf } from '../policy/rules/multikueue';
 import { compact } from './pod-template';
@@ -238,7 +238,7 @@ export abstract class RayWorkload extends Construct {
     // and Kueue's adapter dispatches only objects managed by it. RayService has the field from KubeRay 1.6;
     // before, the policy (multiKueueDispatch) refuses the object instead of emitting a field the API server prunes.
     if (multiKueueCheckOf(manifest, AppInventory.of(this).snapshot(), this._versions.kueue)
-      && (manifest.kind !== 'RayService' || this._versions.kubeRay.rayServiceManagedBy)) {
+      && (!RAY_SERVICE.is(manifest) || this._versions.kubeRay.rayServiceManagedBy)) {
       manifest.spec = { ...manifest.spec, managedBy: MULTIKUEUE_CONTROLLER_NAME };
     }
     this.memo = { generation: this.generation, inventoryVersion, manifest };

@@ -6,7 +6,8 @@
  * victims release their quota at the end of the cycle (without the KubeRay operator a suspended Ray
  * object is inactive at once) and are requeued. Pure.
  */
-import { computeGang, Gang, RayObject } from '../gang';
+import { computeGang, Gang } from '../gang';
+import { RAY_JOB, RAY_KINDS, RayObject } from '../kinds';
 import { isElastic, isRecord, namespaceOf, PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL } from '../ray-object';
 import { selectorMatches } from '../rules/cross-object';
 import { DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION, KubeRayCapabilities, kubeRayCapabilities, kueueCapabilities, KueueCapabilities } from '../versions';
@@ -20,7 +21,6 @@ import { addAdmitted, buildSnapshot, ClusterQueue, removeAdmitted, Snapshot } fr
 import { newWorkload, PodSet, schedulingHash, Workload } from './workload';
 
 const DEFAULT_NS_LABEL = 'kubernetes.io/metadata.name';
-const RAY_KINDS = ['RayJob', 'RayCluster', 'RayService'];
 
 /** A head of a queue in a cycle, with its flavor assignment and preemption targets; `considered` (the candidates looked at) only with the trace. */
 interface Entry {
@@ -98,7 +98,7 @@ export class PlanSimulator {
 
   private arrive(obj: RayObject, arrival: number): void {
     if (!isRecord(obj) || !RAY_KINDS.includes(obj.kind as string)) {
-      this.notes.push(`arrival ${arrival}: ${isRecord(obj) ? obj.kind : typeof obj} is not a Ray object (RayJob, RayCluster, RayService); ignored`);
+      this.notes.push(`arrival ${arrival}: ${isRecord(obj) ? obj.kind : typeof obj} is not a Ray object (${RAY_KINDS.join(', ')}); ignored`);
       return;
     }
     const namespace = namespaceOf(obj);
@@ -113,7 +113,7 @@ export class PlanSimulator {
     const localQueue = obj.metadata?.labels?.[QUEUE_NAME_LABEL];
     const id = this.workloads.length, kind = obj.kind as string;
     const podSets = this.podSetsOf(arrival);
-    if (!localQueue || (obj.kind === 'RayJob' && obj.spec?.clusterSelector && !obj.spec?.rayClusterSpec)) {
+    if (!localQueue || (RAY_JOB.is(obj) && obj.spec?.clusterSelector && !obj.spec?.rayClusterSpec)) {
       const w = newWorkload({
         id, ref, kind, namespace, name, arrival, created: arrival, obj, podSets, state: 'not-queued',
         notQueued: localQueue ? 'a RayJob with clusterSelector runs on an existing cluster: Kueue skips it' : `no ${QUEUE_NAME_LABEL} label: Kueue does not manage it`,

@@ -13,7 +13,7 @@
  * - render.ts: the result, with Kueue's messages.
  * Pure and deterministic: no I/O, no clock.
  */
-import type { RayObject } from '../gang';
+import type { RayObject } from '../kinds';
 import { PlanSimulator } from './cycle';
 import { renderPlan } from './render';
 import type { PlanResult } from './schema';

@@ -2,7 +2,7 @@
  * A workload as the simulator holds it (Kueue's workload.Info): one per Ray object, or per scale-up
  * slice, with its PodSets, queue, priority, admission and pending state. Pure.
  */
-import type { RayObject } from '../gang';
+import { RayObject, rayKindOf } from '../kinds';
 import type { ResourceMap } from '../quantity';
 import type { LazyPending, PodSetRequests } from './flavor-assigner';
 import type { FlavorResource } from './quota-tree';
@@ -72,7 +72,8 @@ export function newWorkload(i: WorkloadInit): Workload {
 
 /** The pod template of a PodSet (head, submitter or a worker group) in the Ray object. */
 export function podSetTemplate(obj: RayObject, podSet: string): any {
-  const spec: any = obj.kind === 'RayJob' ? obj.spec?.rayClusterSpec : obj.kind === 'RayService' ? obj.spec?.rayClusterConfig : obj.spec;
+  const kind = rayKindOf(obj);
+  const spec: any = kind ? kind.clusterSpecValue(obj) : obj.spec;
   if (podSet === 'head') return spec?.headGroupSpec?.template;
   if (podSet === 'submitter') return obj.spec?.submitterPodTemplate;
   return (spec?.workerGroupSpecs ?? []).find((g: any) => typeof g?.groupName === 'string' && g.groupName.toLowerCase() === podSet)?.template;

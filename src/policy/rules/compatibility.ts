@@ -1,19 +1,26 @@
 /**
  * Version-pair rules: Kueue × KubeRay combinations known to break, and quota a version under-counts.
  */
-import { clusterSpecOf } from '../gang';
+import { clusterSpecOf, RAY_JOB, RAY_SERVICE } from '../kinds';
 import { isQueued, usesAutoscaling } from '../ray-object';
-import { FIRST_KUEUE_VERSION, rayServicePair } from '../versions';
+import {
+  DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION, FIRST_KUEUE_VERSION, kubeRayCapabilities, rayServicePair, SUPPORTED_KUBERAY_VERSIONS,
+} from '../versions';
 import { Reporter, Rule } from './rule';
 
-/** A queued RayService on a Kueue × KubeRay pair that deadlocks or misbehaves (versions.md §3). */
+/** The supported KubeRay versions that copy rayClusterConfig.suspend onto the running RayCluster (or do not). */
+function kubeRayWithSuspendSync(sync: boolean): string {
+  return SUPPORTED_KUBERAY_VERSIONS.filter((v) => kubeRayCapabilities(v).rayServiceSuspendSync === sync).join(' or ');
+}
+
+/** A queued RayService on a Kueue × KubeRay pair that deadlocks or misbehaves (rayServicePair in versions.ts). */
 export const rayServiceVersionPair: Rule = (obj, ctx) => {
   const r = new Reporter('rayServiceVersionPair', obj, 'version');
-  if (obj.kind !== 'RayService' || !isQueued(obj, ctx.kueue)) return r.findings;
+  if (!RAY_SERVICE.is(obj) || !isQueued(obj, ctx.kueue)) return r.findings;
   const v = rayServicePair(ctx.kueue, ctx.kubeRay);
   const fix = ctx.kueue.rayServiceQueueing === 'native'
-    ? 'choose KubeRay v1.5.2 or v1.6.2 (the default pair is Kueue v0.19.2 + KubeRay v1.6.2)'
-    : `choose KubeRay v1.4.2 for Kueue ${ctx.kueue.version}, or Kueue >= ${FIRST_KUEUE_VERSION.nativeRayService} with KubeRay v1.6.2`;
+    ? `choose KubeRay ${kubeRayWithSuspendSync(true)} (the default pair is Kueue ${DEFAULT_KUEUE_VERSION} + KubeRay ${DEFAULT_KUBERAY_VERSION})`
+    : `choose KubeRay ${kubeRayWithSuspendSync(false)} for Kueue ${ctx.kueue.version}, or Kueue >= ${FIRST_KUEUE_VERSION.nativeRayService} with KubeRay ${DEFAULT_KUBERAY_VERSION}`;
   if (v.status === 'broken') r.error('metadata.labels[kueue.x-k8s.io/queue-name]', v.reason, fix);
   if (v.status === 'suspect') r.warn('metadata.labels[kueue.x-k8s.io/queue-name]', v.reason, fix);
   return r.findings;
@@ -23,7 +30,7 @@ export const rayServiceVersionPair: Rule = (obj, ctx) => {
 export const underCountedQuota: Rule = (obj, ctx) => {
   const r = new Reporter('underCountedQuota', obj, 'version');
   if (!isQueued(obj, ctx.kueue)) return r.findings;
-  if (obj.kind === 'RayJob' && obj.spec?.submissionMode === 'SidecarMode' && !ctx.kueue.countsSidecarSubmitter) {
+  if (RAY_JOB.is(obj) && obj.spec?.submissionMode === 'SidecarMode' && !ctx.kueue.countsSidecarSubmitter) {
     r.warn('spec.submissionMode', `Kueue ${ctx.kueue.version} does not count the SidecarMode submitter container (500m CPU / 200Mi) in the head PodSet: the head runs above its admitted quota`,
       `choose Kueue >= ${FIRST_KUEUE_VERSION.sidecarModeAccounting}, or keep that headroom outside the ClusterQueue's nominal quota`);
   }

@@ -1,13 +1,14 @@
 /**
- * Rules only the KubeRay operator enforces (domain.md §6): the CRD accepts the object, then KubeRay
+ * Rules only the KubeRay operator enforces (ray-operator/controllers/ray/utils/validation.go): the CRD accepts the object, then KubeRay
  * refuses it with an Event and the object stalls, sometimes holding admitted quota (kueue#13413).
  * Plus Kubernetes rules the library can check before the API server does.
  */
 import { parse as parseYaml } from 'yaml';
-import { clusterSpecOf, containerRequests } from '../gang';
+import { containerRequests } from '../gang';
+import { clusterSpecOf, RAY_JOB, RAY_SERVICE, rayKindOf } from '../kinds';
 import { parseResourceList } from '../quantity';
-import { DNS1035_LABEL, DNS1123_SUBDOMAIN, isQueued, isRecord, listOf, MAX_NAME_LENGTH, ownField, podTemplatesOf, shown, workerGroupsOf } from '../ray-object';
-import { compareVersions, FIRST_KUBERAY_VERSION } from '../versions';
+import { DNS1035_LABEL, DNS1123_SUBDOMAIN, isQueued, isRecord, listOf, podTemplatesOf, shown, workerGroupsOf } from '../ray-object';
+import { DEFAULT_KUBERAY_VERSION, FIRST_KUBERAY_VERSION } from '../versions';
 import { Reporter, Rule } from './rule';
 
 /**
@@ -53,7 +54,7 @@ function parseYamlOrJson(text: string): ParsedYaml {
 /** Ray object names: DNS-1035, ≤47 (RayJob, RayService) or ≤53 (RayCluster) characters. */
 export const rayObjectName: Rule = (obj) => {
   const r = new Reporter('rayObjectName', obj, 'kuberay-operator');
-  const max: number | undefined = typeof obj.kind === 'string' ? ownField(MAX_NAME_LENGTH, obj.kind) : undefined;
+  const max = rayKindOf(obj)?.maxNameLength;
   if (!max) return r.findings;
   const name = obj.metadata?.name;
   const gen = obj.metadata?.generateName;
@@ -176,7 +177,7 @@ export const workerReplicaBounds: Rule = (obj, ctx) => {
 /** submissionMode must exist in the chosen KubeRay; SidecarMode has its own constraints. */
 export const rayJobSubmissionMode: Rule = (obj, ctx) => {
   const r = new Reporter('rayJobSubmissionMode', obj, 'kuberay-operator');
-  if (obj.kind !== 'RayJob') return r.findings;
+  if (!RAY_JOB.is(obj)) return r.findings;
   const mode = obj.spec?.submissionMode ?? 'K8sJobMode';
   if (typeof mode !== 'string') {
     r.error('spec.submissionMode', `submissionMode must be a string, not ${shown(mode)}`, `use one of ${ctx.kubeRay.submissionModes.join(', ')}`, 'kubernetes');
@@ -184,7 +185,7 @@ export const rayJobSubmissionMode: Rule = (obj, ctx) => {
   }
   if (!ctx.kubeRay.submissionModes.includes(mode)) {
     const fix = mode === 'SidecarMode'
-      ? `choose KubeRay >= ${FIRST_KUBERAY_VERSION.sidecarMode} (v1.6.2 is the default), or use K8sJobMode`
+      ? `choose KubeRay >= ${FIRST_KUBERAY_VERSION.sidecarMode} (${DEFAULT_KUBERAY_VERSION} is the default), or use K8sJobMode`
       : `use one of ${ctx.kubeRay.submissionModes.join(', ')}`;
     r.error('spec.submissionMode', `submissionMode "${shown(mode)}" is not supported by KubeRay ${ctx.kubeRay.version}${mode === 'SidecarMode' ? ` (SidecarMode needs KubeRay >= ${FIRST_KUBERAY_VERSION.sidecarMode})` : ''}`, fix);
   }
@@ -204,7 +205,7 @@ export const rayJobSubmissionMode: Rule = (obj, ctx) => {
 /** RayJob lifecycle fields KubeRay validates (ValidateRayJobSpec). */
 export const rayJobLifecycle: Rule = (obj, ctx) => {
   const r = new Reporter('rayJobLifecycle', obj, 'kuberay-operator');
-  if (obj.kind !== 'RayJob') return r.findings;
+  if (!RAY_JOB.is(obj)) return r.findings;
   const s = isRecord(obj.spec) ? obj.spec : {};
   if (s.suspend === true && s.shutdownAfterJobFinishes !== true) {
     r.error('spec.suspend', 'a suspended RayJob needs shutdownAfterJobFinishes: true (KubeRay)', 'set spec.shutdownAfterJobFinishes: true');
@@ -214,7 +215,7 @@ export const rayJobLifecycle: Rule = (obj, ctx) => {
   if (s.suspend === true && selector) {
     r.error('spec.suspend', 'a RayJob using clusterSelector cannot be suspended (KubeRay)', 'remove suspend or clusterSelector');
   }
-  if (selector && compareVersions(ctx.kubeRay.version, 'v1.5.0') >= 0 && !selector['ray.io/cluster']) {
+  if (selector && ctx.kubeRay.clusterSelectorNeedsClusterKey && !selector['ray.io/cluster']) {
     r.error('spec.clusterSelector', `clusterSelector needs the ray.io/cluster key naming the RayCluster (KubeRay ${ctx.kubeRay.version})`, 'set clusterSelector: { ray.io/cluster: <name of the RayCluster> }');
   }
   if (selector && ctx.kubeRay.preRunningDeadline && typeof s.backoffLimit === 'number' && s.backoffLimit > 0) {
@@ -259,10 +260,10 @@ const DELETION_POLICIES_ON_CLUSTER = ['DeleteCluster', 'DeleteWorkers'];
  */
 export const rayJobDeletion: Rule = (obj, ctx) => {
   const r = new Reporter('rayJobDeletion', obj, 'kuberay-operator');
-  if (obj.kind !== 'RayJob') return r.findings;
+  if (!RAY_JOB.is(obj)) return r.findings;
   const s = isRecord(obj.spec) ? obj.spec : {};
   if (s.deletionPolicy !== undefined && ctx.kubeRay.deletionField !== 'deletionPolicy') {
-    r.error('spec.deletionPolicy', `KubeRay ${ctx.kubeRay.version} has no deletionPolicy: the API server silently prunes it`, 'use spec.deletionStrategy (KubeRay >= v1.5.0)', 'kubernetes');
+    r.error('spec.deletionPolicy', `KubeRay ${ctx.kubeRay.version} has no deletionPolicy: the API server silently prunes it`, `use spec.deletionStrategy (KubeRay >= ${FIRST_KUBERAY_VERSION.deletionStrategy})`, 'kubernetes');
   }
   if (s.deletionStrategy !== undefined && ctx.kubeRay.deletionField !== 'deletionStrategy') {
     r.error('spec.deletionStrategy', `KubeRay ${ctx.kubeRay.version} has no deletionStrategy: the API server silently prunes it`, `use spec.deletionPolicy on ${ctx.kubeRay.version}, or choose KubeRay >= ${FIRST_KUBERAY_VERSION.deletionStrategy}`, 'kubernetes');
@@ -319,7 +320,7 @@ export const rayJobDeletion: Rule = (obj, ctx) => {
 /** RayService fields only KubeRay checks: the head service name, and the upgrade strategy type. */
 export const rayServiceSpec: Rule = (obj, ctx) => {
   const r = new Reporter('rayServiceSpec', obj, 'kuberay-operator');
-  if (obj.kind !== 'RayService' || !isRecord(obj.spec)) return r.findings;
+  if (!RAY_SERVICE.is(obj) || !isRecord(obj.spec)) return r.findings;
   const name = obj.spec.rayClusterConfig?.headGroupSpec?.headService?.metadata?.name;
   if (typeof name === 'string' && name !== '') {
     r.error('spec.rayClusterConfig.headGroupSpec.headService.metadata.name', 'a RayService names its head services itself: headService.metadata.name should not be set (KubeRay)', 'remove headService.metadata.name');
@@ -366,7 +367,7 @@ export const autoscalerConstraints: Rule = (obj, ctx) => {
     }
   }
   const envValue = listOf(listOf(head?.containers)[0]?.env).find((e: any) => e?.name === 'RAY_enable_autoscaler_v2')?.value;
-  if (cs.spec.enableInTreeAutoscaling !== true && (envValue === '1' || envValue === 'true') && compareVersions(ctx.kubeRay.version, 'v1.5.0') >= 0) {
+  if (cs.spec.enableInTreeAutoscaling !== true && (envValue === '1' || envValue === 'true') && ctx.kubeRay.autoscalerV2EnvNeedsAutoscaling) {
     r.error(`${cs.path}.enableInTreeAutoscaling`, `the head env RAY_enable_autoscaler_v2=${envValue} needs enableInTreeAutoscaling: true (KubeRay ${ctx.kubeRay.version})`, 'set enableInTreeAutoscaling: true, or remove the env');
   }
   workerGroupsOf(obj).forEach((g, i) => {
@@ -385,7 +386,7 @@ export const managedByField: Rule = (obj, ctx) => {
   const check = (v: unknown, field: string) => {
     if (v !== undefined && !allowed.includes(v as string)) r.error(field, `managedBy "${shown(v)}" is not one of ${allowed.join(', ')} (CRD validation)`, 'leave managedBy unset for single-cluster Kueue');
   };
-  if (obj.kind === 'RayService') {
+  if (RAY_SERVICE.is(obj)) {
     if (obj.spec?.managedBy !== undefined && !ctx.kubeRay.rayServiceManagedBy) {
       r.error('spec.managedBy', `KubeRay ${ctx.kubeRay.version} has no RayService managedBy: it is pruned`, `choose KubeRay >= ${FIRST_KUBERAY_VERSION.rayServiceManagedBy} or remove managedBy`);
     } else check(obj.spec?.managedBy, 'spec.managedBy');

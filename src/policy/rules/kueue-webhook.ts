@@ -1,10 +1,11 @@
 /**
- * Rules Kueue's own admission webhooks apply to Ray objects (domain.md §5, versions.md K6/K8/K10).
+ * Rules Kueue's own admission webhooks apply to Ray objects (Kueue pkg/controller/jobs/rayjob/rayjob_webhook.go,
+ * jobs/raycluster/raycluster_webhook.go, jobframework/validation.go; version facts from the table in versions.ts).
  * Failing any of these makes `kubectl apply` fail with Kueue's message; the library says it first,
  * with the fix.
  */
-import { compareVersions, FIRST_KUEUE_VERSION } from '../versions';
-import { clusterSpecOf, rayJobHasSubmitterPodSet, RayObject } from '../gang';
+import { DEFAULT_KUEUE_VERSION } from '../versions';
+import { clusterSpecOf, hasSubmitterPodSet, RAY_CLUSTER, RAY_JOB, RayObject, rayKindOf } from '../kinds';
 import {
   DNS1123_LABEL, DNS1123_SUBDOMAIN, ELASTIC_JOB_ANNOTATION, isElastic, isQueued, isRecord, PRIORITY_CLASS_LABEL, priorityClassOf,
   QUEUE_NAME_LABEL, queueNameOf, shown, usesAutoscaling, workerGroupsOf,
@@ -18,13 +19,14 @@ import { Reporter, Rule } from './rule';
  * cluster it selects is queued on its own.
  */
 export function selectsExistingClusterOnly(obj: any, rules: boolean): boolean {
-  return rules && obj.kind === 'RayJob' && isRecord(obj.spec?.clusterSelector) && Object.keys(obj.spec.clusterSelector).length > 0 && !obj.spec?.rayClusterSpec;
+  if (!rules || !RAY_JOB.is(obj)) return false;
+  return isRecord(obj.spec?.clusterSelector) && Object.keys(obj.spec.clusterSelector).length > 0 && !obj.spec?.rayClusterSpec;
 }
 
 /** A queued RayJob must delete its cluster when it finishes, or its quota would never be released. */
 export const rayJobShutdownAfterFinish: Rule = (obj, ctx) => {
   const r = new Reporter('rayJobShutdownAfterFinish', obj, 'kueue-webhook');
-  if (obj.kind !== 'RayJob' || !isQueued(obj, ctx.kueue) || selectsExistingClusterOnly(obj, ctx.kueue.rayJobClusterSelectorRules)) return r.findings;
+  if (!RAY_JOB.is(obj) || !isQueued(obj, ctx.kueue) || selectsExistingClusterOnly(obj, ctx.kueue.rayJobClusterSelectorRules)) return r.findings;
   if (obj.spec?.shutdownAfterJobFinishes !== true) {
     r.error('spec.shutdownAfterJobFinishes', 'a kueue managed job should delete the cluster after finishing (Kueue webhook)',
       'set spec.shutdownAfterJobFinishes: true (QueuedRayJob always does); use ttlSecondsAfterFinished to keep the cluster around briefly');
@@ -35,7 +37,7 @@ export const rayJobShutdownAfterFinish: Rule = (obj, ctx) => {
 /** clusterSelector and rayClusterSpec together, or neither, are refused; clusterSelector alone is ignored by Kueue. */
 export const rayJobClusterSource: Rule = (obj, ctx) => {
   const r = new Reporter('rayJobClusterSource', obj, 'kueue-webhook');
-  if (obj.kind !== 'RayJob' || !isQueued(obj, ctx.kueue)) return r.findings;
+  if (!RAY_JOB.is(obj) || !isQueued(obj, ctx.kueue)) return r.findings;
   const hasSelector = isRecord(obj.spec?.clusterSelector) && Object.keys(obj.spec.clusterSelector).length > 0;
   const hasSpec = !!obj.spec?.rayClusterSpec;
   if (hasSelector && (hasSpec || !ctx.kueue.rayJobClusterSelectorRules)) {
@@ -51,26 +53,24 @@ export const rayJobClusterSource: Rule = (obj, ctx) => {
   return r.findings;
 };
 
-function elasticKindSupport(kind: string | undefined, ctx: Parameters<Rule>[1]): { supported: boolean; first: string; what: string } {
-  switch (kind) {
-    case 'RayCluster': return { supported: ctx.kueue.elasticRayCluster, first: FIRST_KUEUE_VERSION.elasticRayCluster, what: 'elastic RayCluster' };
-    case 'RayJob': return { supported: ctx.kueue.elasticRayJob !== 'none', first: FIRST_KUEUE_VERSION.elasticRayJob, what: 'elastic RayJob' };
-    case 'RayService': return { supported: ctx.kueue.elasticRayService, first: FIRST_KUEUE_VERSION.elasticRayService, what: 'elastic RayService' };
-    default: return { supported: false, first: '?', what: `elastic ${shown(kind)}` };
-  }
+function elasticKindSupport(obj: RayObject, ctx: Parameters<Rule>[1]): { supported: boolean; first: string; what: string } {
+  const kind = rayKindOf(obj);
+  return kind ? { ...kind.elasticSupport(ctx.kueue), what: `elastic ${kind.kind}` } : { supported: false, first: '?', what: `elastic ${shown(obj.kind)}` };
 }
 
 /** An elastic or autoscaling Ray object on a Kueue version that cannot admit it. */
 export const elasticNeedsKueueVersion: Rule = (obj, ctx) => {
   const r = new Reporter('elasticNeedsKueueVersion', obj, 'version');
   if (!isQueued(obj, ctx.kueue) || !(isElastic(obj) || usesAutoscaling(obj))) return r.findings;
-  const s = elasticKindSupport(obj.kind, ctx);
+  const s = elasticKindSupport(obj, ctx);
   if (!s.supported) {
     const field = isElastic(obj) ? `metadata.annotations[${ELASTIC_JOB_ANNOTATION}]` : `${clusterSpecOf(obj)?.path}.enableInTreeAutoscaling`;
-    const msg = ctx.kueue.version === 'v0.13.4' && obj.kind !== 'RayService'
+    // Kueue's webhook sees only the kinds it integrates itself (a RayService before 0.17 is queued through its RayCluster).
+    const kind = rayKindOf(obj);
+    const msg = ctx.kueue.refusesAutoscaling && kind !== undefined && kind.kueueFrameworkFor(ctx.kueue) === kind.kueueFramework
       ? `${s.what} needs Kueue >= ${s.first}; Kueue ${ctx.kueue.version} refuses it ("a kueue managed job should not use autoscaling")`
       : `${s.what} needs Kueue >= ${s.first}; the chosen Kueue is ${ctx.kueue.version}`;
-    r.error(field, msg, `choose Kueue >= ${s.first} (v0.19.2 is the default), or remove autoscaling and the elastic annotation to run a fixed-size gang`);
+    r.error(field, msg, `choose Kueue >= ${s.first} (${DEFAULT_KUEUE_VERSION} is the default), or remove autoscaling and the elastic annotation to run a fixed-size gang`);
   }
   return r.findings;
 };
@@ -80,14 +80,14 @@ export const autoscalingOnlyWhenElastic: Rule = (obj, ctx) => {
   const r = new Reporter('autoscalingOnlyWhenElastic', obj, 'kueue-webhook');
   if (!usesAutoscaling(obj) || isElastic(obj)) return r.findings;
   // The 0.14.7+ short-term RayJob path checks every RayJob with autoscaling, queued or not.
-  const shortTermRayJob = obj.kind === 'RayJob' && ctx.kueue.elasticRayJob === 'short-term';
+  const shortTermRayJob = RAY_JOB.is(obj) && ctx.kueue.elasticRayJob === 'short-term';
   if (!isQueued(obj, ctx.kueue) && !shortTermRayJob) return r.findings;
-  if (!elasticKindSupport(obj.kind, ctx).supported) return r.findings; // elasticNeedsKueueVersion reports it
+  if (!elasticKindSupport(obj, ctx).supported) return r.findings; // elasticNeedsKueueVersion reports it
   const path = `${clusterSpecOf(obj)?.path}.enableInTreeAutoscaling`;
   let msg: string;
-  if (obj.kind === 'RayJob' && shortTermRayJob) msg = 'RayJob should enable workload slicing if autoscaling is enabled';
-  else if (obj.kind !== 'RayCluster') msg = 'a kueue managed job should only use autoscaling when workload slicing is enabled';
-  else if (compareVersions(ctx.kueue.version, 'v0.18.0') >= 0) msg = 'a kueue-managed RayCluster can use autoscaling only as an elastic job: enable the ElasticJobsViaWorkloadSlices feature gate and set the "kueue.x-k8s.io/elastic-job": "true" annotation';
+  if (shortTermRayJob) msg = 'RayJob should enable workload slicing if autoscaling is enabled';
+  else if (!RAY_CLUSTER.is(obj)) msg = 'a kueue managed job should only use autoscaling when workload slicing is enabled';
+  else if (ctx.kueue.rayClusterAutoscalingNamesAnnotation) msg = 'a kueue-managed RayCluster can use autoscaling only as an elastic job: enable the ElasticJobsViaWorkloadSlices feature gate and set the "kueue.x-k8s.io/elastic-job": "true" annotation';
   else msg = 'a kueue managed job can use autoscaling only when the ElasticJobsViaWorkloadSlices feature gate is on and the job is an elastic job';
   r.error(path, `${msg} (Kueue webhook)`, `add the annotation ${ELASTIC_JOB_ANNOTATION}: "true" (ElasticRayCluster/ElasticRayService do), or set enableInTreeAutoscaling: false`);
   return r.findings;
@@ -96,7 +96,7 @@ export const autoscalingOnlyWhenElastic: Rule = (obj, ctx) => {
 /** The elastic feature gate must be on for an elastic workload to be admitted as one. */
 export const elasticFeatureGate: Rule = (obj, ctx) => {
   const r = new Reporter('elasticFeatureGate', obj, 'kueue-webhook');
-  if (!isQueued(obj, ctx.kueue) || !isElastic(obj) || !elasticKindSupport(obj.kind, ctx).supported) return r.findings;
+  if (!isQueued(obj, ctx.kueue) || !isElastic(obj) || !elasticKindSupport(obj, ctx).supported) return r.findings;
   const gate = ctx.elasticGate ?? 'unknown';
   const field = `metadata.annotations[${ELASTIC_JOB_ANNOTATION}]`;
   if (gate === 'off') {
@@ -112,7 +112,7 @@ export const elasticFeatureGate: Rule = (obj, ctx) => {
 /** 0.14.7–0.16.0 short-term elastic RayJob: Kueue's webhook refuses suspend: true with autoscaling. */
 export const elasticRayJobNoSuspend: Rule = (obj, ctx) => {
   const r = new Reporter('elasticRayJobNoSuspend', obj, 'kueue-webhook');
-  if (obj.kind === 'RayJob' && ctx.kueue.elasticRayJob === 'short-term' && usesAutoscaling(obj) && obj.spec?.suspend === true) {
+  if (RAY_JOB.is(obj) && ctx.kueue.elasticRayJob === 'short-term' && usesAutoscaling(obj) && obj.spec?.suspend === true) {
     r.error('spec.suspend', `RayJob should not set suspend to true if autoscaling is enabled (Kueue ${ctx.kueue.version} webhook; its child RayCluster is queued instead)`,
       'leave spec.suspend unset on an elastic RayJob for this Kueue version (QueuedRayJob does)');
   }
@@ -129,7 +129,7 @@ export const workerGroupLimit: Rule = (obj, ctx) => {
   const cs = clusterSpecOf(obj);
   if (!cs) return r.findings;
   const workers = workerGroupsOf(obj).length;
-  const submitter = rayJobHasSubmitterPodSet(obj) ? 1 : 0;
+  const submitter = hasSubmitterPodSet(obj) ? 1 : 0;
   const max = ctx.kueue.maxPodSets;
   const maxWorkers = max - 1 - submitter;
   const field = `${cs.path}.workerGroupSpecs`;
@@ -161,7 +161,7 @@ export const podSetNames: Rule = (obj, ctx) => {
       return;
     }
     const lower = name.toLowerCase();
-    if (lower === 'submitter' && rayJobHasSubmitterPodSet(obj)) {
+    if (lower === 'submitter' && hasSubmitterPodSet(obj)) {
       r.error(field, 'worker group "submitter" collides with the K8sJobMode submitter PodSet, so the Workload is invalid', 'rename the worker group', 'kueue-workload');
     }
     if (!DNS1123_LABEL.test(lower) || lower.length > 63) {
@@ -193,7 +193,7 @@ export const kueueLabelValues: Rule = (obj, ctx) => {
 /** MultiKueue does not dispatch an autoscaling elastic RayCluster (Kueue 0.19 refuses it; earlier versions do not check). */
 export const multiKueueElasticAutoscaling: Rule = (obj, ctx) => {
   const r = new Reporter('multiKueueElasticAutoscaling', obj, 'kueue-webhook');
-  if (obj.kind !== 'RayCluster' || !isQueued(obj, ctx.kueue) || compareVersions(ctx.kueue.version, 'v0.19.0') < 0) return r.findings;
+  if (!RAY_CLUSTER.is(obj) || !isQueued(obj, ctx.kueue) || !ctx.kueue.refusesMultiKueueElasticAutoscaling) return r.findings;
   if (elasticEnabled(obj, ctx) && obj.spec?.enableInTreeAutoscaling === true && obj.spec?.managedBy === 'kueue.x-k8s.io/multikueue') {
     r.error('spec.enableInTreeAutoscaling', 'in-tree autoscaling is not supported for a MultiKueue-managed elastic RayCluster (Kueue webhook)',
       'turn autoscaling off for a RayCluster dispatched by MultiKueue, or run it on one cluster (no managedBy)');
@@ -208,13 +208,12 @@ export const KUEUE_WEBHOOK_RULES: Record<string, Rule> = {
 
 /** Whether Kueue's webhook checks an UPDATE at all: the new object is queued, or (0.18+, ValidateRayAndSparkJobUpdates) the old one was. */
 export function kueueValidatesUpdate(oldObj: RayObject, newObj: RayObject, ctx: Parameters<Rule>[1]): boolean {
-  return isQueued(newObj, ctx.kueue) || (compareVersions(ctx.kueue.version, 'v0.18.0') >= 0 && isQueued(oldObj, ctx.kueue));
+  return isQueued(newObj, ctx.kueue) || (ctx.kueue.validatesUpdateOfFormerlyQueued && isQueued(oldObj, ctx.kueue));
 }
 
-/** Kueue's IsSuspended per kind: RayService through its cluster config. */
+/** Kueue's IsSuspended per kind (the kind table): RayService through its cluster config. */
 function kueueSuspended(obj: any): boolean {
-  if (obj?.kind === 'RayService') return obj?.spec?.rayClusterConfig?.suspend === true;
-  return obj?.spec?.suspend === true;
+  return (rayKindOf(obj) ?? RAY_CLUSTER).isSuspended(obj);
 }
 
 function elasticEnabled(obj: any, ctx: Parameters<Rule>[1]): boolean {
@@ -242,7 +241,7 @@ export function kueueWebhookOnUpdate(oldObj: RayObject, newObj: RayObject, ctx: 
   const oldP = priorityClassOf(oldObj) ?? '';
   const newP = priorityClassOf(newObj) ?? '';
   const pField = `metadata.labels[${PRIORITY_CLASS_LABEL}]`;
-  if (compareVersions(ctx.kueue.version, 'v0.15.0') < 0) {
+  if (ctx.kueue.priorityClassUpdate === 'immutable-while-running') {
     if ((running || !newP) && oldP !== newP) {
       r.error(pField, `the WorkloadPriorityClass cannot change from "${oldP}" to "${newP}"${running ? ' while the object is not suspended' : ''}: field is immutable (Kueue webhook)`,
         newP ? 'suspend the object before changing its priority class' : 'keep the priority-class label');

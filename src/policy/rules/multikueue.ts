@@ -8,9 +8,9 @@
  */
 import { Inventory, MultiKueueCheckEntry, PolicyContext } from '../context';
 import { Finding } from '../findings';
-import { clusterSpecOf, RayObject } from '../gang';
+import { clusterSpecOf, RAY_CLUSTER, RAY_SERVICE, RayObject, rayKindOf } from '../kinds';
 import { isElastic, isQueued, namespaceOf, QUEUE_NAME_LABEL, queueNameOf, usesAutoscaling } from '../ray-object';
-import { compareVersions, FIRST_KUBERAY_VERSION, FIRST_KUEUE_VERSION, KueueCapabilities } from '../versions';
+import { FIRST_KUBERAY_VERSION, FIRST_KUEUE_VERSION, KueueCapabilities } from '../versions';
 import { clusterQueueAdmitsNamespace, findClusterQueue, findLocalQueue, gangCanEverFit, queueExists } from './cross-object';
 import { Reporter, Rule } from './rule';
 
@@ -65,12 +65,12 @@ export const multiKueueDispatch: Rule = (obj, ctx) => {
   }
   const where = `ClusterQueue of queue "${queueNameOf(obj, ctx.kueue)}" requires MultiKueue AdmissionCheck "${check.name}"`;
   if (!ctx.kueue.multiKueueRayKinds.includes(String(obj.kind))) {
-    const need = obj.kind === 'RayService' ? FIRST_KUEUE_VERSION.multiKueueRayService : FIRST_KUEUE_VERSION.multiKueueRay;
+    const need = rayKindOf(obj)?.firstMultiKueueVersion ?? FIRST_KUEUE_VERSION.multiKueueRay;
     r.error(QUEUE_FIELD, `${where}, but Kueue ${ctx.kueue.version} has no MultiKueue adapter for ${obj.kind} (this library checked them from ${need}): the AdmissionCheck never lets it through`,
       `choose Kueue >= ${need}, or submit the ${obj.kind} to a queue without the MultiKueue check`, 'version');
     return r.findings;
   }
-  if (obj.kind === 'RayService' && !ctx.kubeRay.rayServiceManagedBy) {
+  if (RAY_SERVICE.is(obj) && !ctx.kubeRay.rayServiceManagedBy) {
     r.error('spec.managedBy', `${where}, but KubeRay ${ctx.kubeRay.version} has no RayService managedBy (the API server prunes it), so Kueue's adapter rejects the check and this cluster's KubeRay would run the service itself`,
       `choose KubeRay >= ${FIRST_KUBERAY_VERSION.rayServiceManagedBy} on the manager, or run the RayService on one cluster`, 'version');
   } else if (managedBy !== MULTIKUEUE_CONTROLLER_NAME) {
@@ -79,17 +79,18 @@ export const multiKueueDispatch: Rule = (obj, ctx) => {
   }
   if (isElastic(obj)) {
     const annotation = 'metadata.annotations[kueue.x-k8s.io/elastic-job]';
-    const syncs = obj.kind === 'RayCluster' && ctx.kueue.multiKueueElasticRayCluster;
+    const rayCluster = RAY_CLUSTER.is(obj);
+    const syncs = rayCluster && ctx.kueue.multiKueueElasticRayCluster;
     if (usesAutoscaling(obj)) {
       // On >= 0.19 Kueue's webhook refuses an autoscaling RayCluster with managedBy: multiKueueElasticAutoscaling says so.
-      const webhookSaysIt = obj.kind === 'RayCluster' && compareVersions(ctx.kueue.version, 'v0.19.0') >= 0 && managedBy === MULTIKUEUE_CONTROLLER_NAME;
+      const webhookSaysIt = rayCluster && ctx.kueue.refusesMultiKueueElasticAutoscaling && managedBy === MULTIKUEUE_CONTROLLER_NAME;
       if (!webhookSaysIt) {
-        r.error(`${clusterSpecOf(obj)?.path ?? 'spec'}.enableInTreeAutoscaling`, `${where}, but an autoscaling elastic ${obj.kind} cannot be dispatched: the autoscaler runs in the worker's copy and its scale changes never reach the manager's Workload (Kueue v0.19 refuses it for RayCluster; no pinned Kueue version supports it)`,
+        r.error(`${clusterSpecOf(obj)?.path ?? 'spec'}.enableInTreeAutoscaling`, `${where}, but an autoscaling elastic ${obj.kind} cannot be dispatched: the autoscaler runs in the worker's copy and its scale changes never reach the manager's Workload (Kueue >= ${FIRST_KUEUE_VERSION.multiKueueElasticAutoscalingRefused} refuses it for RayCluster; no pinned Kueue version supports it)`,
           'turn autoscaling off (fixed worker replicas), or run the elastic workload on one cluster (a queue without the MultiKueue check)', 'version');
       }
     } else if (!syncs) {
-      r.warn(annotation, `${where}: MultiKueue creates the worker's copy of this elastic ${obj.kind} once, so a change of its worker replicas on the manager never reaches the worker${obj.kind === 'RayCluster' ? ` before Kueue ${FIRST_KUEUE_VERSION.multiKueueElasticRayCluster}` : ' (the Ray adapters sync replicas only for RayCluster)'}`,
-        obj.kind === 'RayCluster' ? `choose Kueue >= ${FIRST_KUEUE_VERSION.multiKueueElasticRayCluster}, or keep the replicas fixed` : 'keep the replicas fixed, or drop the elastic annotation', 'version');
+      r.warn(annotation, `${where}: MultiKueue creates the worker's copy of this elastic ${obj.kind} once, so a change of its worker replicas on the manager never reaches the worker${rayCluster ? ` before Kueue ${FIRST_KUEUE_VERSION.multiKueueElasticRayCluster}` : ' (the Ray adapters sync replicas only for RayCluster)'}`,
+        rayCluster ? `choose Kueue >= ${FIRST_KUEUE_VERSION.multiKueueElasticRayCluster}, or keep the replicas fixed` : 'keep the replicas fixed, or drop the elastic annotation', 'version');
     }
   }
   // The workers: the same LocalQueue (and a ClusterQueue behind it) on each, and room for the gang on one.

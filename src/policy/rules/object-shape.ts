@@ -3,7 +3,7 @@
  * after the mutating webhooks ran, and the policy can be called on anything: a field of the wrong type
  * is a finding here (every other rule reads it as absent), never an exception.
  */
-import { clusterSpecOf } from '../gang';
+import { clusterSpecOf, rayKindOf } from '../kinds';
 import { DNS1123_SUBDOMAIN, isRecord, podTemplatesOf, shown, workerGroupsOf } from '../ray-object';
 import { Reporter, Rule } from './rule';
 
@@ -66,15 +66,7 @@ export const objectShape: Rule = (obj) => {
   }
   if (obj.spec !== undefined && !check(obj.spec, 'object', 'spec')) return r.findings;
   const spec: any = obj.spec ?? {};
-  if (obj.kind === 'RayJob') {
-    for (const f of ['submissionMode', 'runtimeEnvYAML', 'entrypoint']) check(spec[f], 'string', `spec.${f}`);
-    for (const f of ['suspend', 'shutdownAfterJobFinishes']) check(spec[f], 'boolean', `spec.${f}`);
-    for (const f of ['backoffLimit', 'ttlSecondsAfterFinished', 'activeDeadlineSeconds']) check(spec[f], 'integer', `spec.${f}`);
-    check(spec.clusterSelector, 'string map', 'spec.clusterSelector');
-    check(spec.rayClusterSpec, 'object', 'spec.rayClusterSpec');
-    check(spec.submitterPodTemplate, 'object', 'spec.submitterPodTemplate');
-  }
-  if (obj.kind === 'RayService') check(spec.rayClusterConfig, 'object', 'spec.rayClusterConfig');
+  for (const [f, type] of rayKindOf(obj)?.specFieldTypes ?? []) check(spec[f], type, `spec.${f}`);
   const cs = clusterSpecOf(obj);
   let workersBounded = true;
   if (cs) {

@@ -1,6 +1,6 @@
 import { PolicyContext } from '../context';
 import { Finding, FindingSource, objectRef, Severity } from '../findings';
-import { RayObject } from '../gang';
+import { RayObject } from '../kinds';
 
 /** A policy rule: a named pure function from an object and its context to findings. */
 export type Rule = (obj: RayObject, ctx: PolicyContext) => Finding[];

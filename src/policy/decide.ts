@@ -1,0 +1,282 @@
+/**
+ * Admission decisions for Ray objects, as data: the defaulter (what the mutating webhook adds on
+ * CREATE) and the validator (what the validating webhook allows), apart from the wire format, as
+ * Kueue's jobframework/webhook keeps Default and ValidateCreate/ValidateUpdate apart from
+ * controller-runtime's plumbing, and as Pepr hands its handlers a request. The controller turns a
+ * decision into an AdmissionResponse (uid, base64 JSON patch, HTTP status); the CLI calls it directly.
+ * Pure.
+ */
+import { bookkeepingOnlyUpdate, ratchetUpdate, tenantQueueLabel } from './admission';
+import { Inventory, PolicyContext } from './context';
+import { evaluateRayObject } from './evaluate';
+import { Finding, formatFinding } from './findings';
+import { isRecord, listOf } from './json';
+import { RayObject, rayKindNamed, SuspendField } from './kinds';
+import { PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL } from './ray-object';
+import { kueueValidatesUpdate, kueueWebhookOnUpdate, selectsExistingClusterOnly } from './rules/kueue-webhook';
+import { MAX_LIST_LENGTH } from './rules/object-shape';
+import { tenantOf } from './tenant';
+import { KubeRayCapabilities, KueueCapabilities } from './versions';
+import { childWriteFindings, DEFAULT_TRUSTED_WRITERS, trustedWriterRole, TrustedWriters } from './writers';
+
+export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
+
+/**
+ * Opt-in graceful preemption for Ray pods (kuberay#5004): pod templates without a
+ * terminationGracePeriodSeconds get this one, and Ray containers without a preStop hook get a
+ * `sleep` preStop so in-flight work can drain before the pod is killed.
+ */
+export interface GracefulPreemption {
+  readonly terminationGracePeriodSeconds: number;
+  readonly preStopSleepSeconds: number;
+}
+
+/** What the admission decisions are configured with (the controller's flags). */
+export interface AdmissionSettings {
+  readonly kueue: KueueCapabilities;
+  readonly kubeRay: KubeRayCapabilities;
+  readonly elasticGate?: 'on' | 'off' | 'unknown';
+  readonly gracefulPreemption?: GracefulPreemption;
+  /**
+   * KubeRay's, Kueue's and Kubernetes' controllers: their requests pass untouched.
+   * @default DEFAULT_TRUSTED_WRITERS (the installs' ServiceAccounts)
+   */
+  readonly writers?: TrustedWriters;
+}
+
+/** The settings and what is known of the cluster (queues, quotas, tenants). */
+export interface AdmissionContext extends AdmissionSettings {
+  readonly inventory: Inventory;
+}
+
+/** The parts of an admission request a decision reads besides the objects and the operation. */
+export interface AdmissionRequester {
+  /** Who sends the request: the skips are decided by this, never by what the object claims. */
+  readonly username?: string;
+  /** The request's namespace, for an object that names none. */
+  readonly namespace?: string;
+  /** "status" for a write of the status subresource. */
+  readonly subResource?: string;
+  /** The kind the request is for. @default the object's kind */
+  readonly kind?: string;
+}
+
+export interface Verdict {
+  /** 'forbidden': a write only others may make (HTTP 403); 'invalid': the object breaks a rule (422). */
+  readonly outcome: 'allowed' | 'forbidden' | 'invalid';
+  /** Why it is denied, with the field, the fix and the rule. */
+  readonly message?: string;
+  /** The warning findings, formatted (a denial may carry some too). */
+  readonly warnings: readonly string[];
+  /** Every finding the decision was taken on (for the per-rule metrics). */
+  readonly findings: readonly Finding[];
+}
+
+export interface LabelDefault {
+  readonly key: string;
+  readonly value: string;
+}
+
+/** Graceful-preemption defaults for one pod template. */
+export interface PodTemplateDefault {
+  /** The pod template, e.g. `spec.rayClusterSpec.workerGroupSpecs[0].template`. */
+  readonly template: string;
+  /** Set spec.terminationGracePeriodSeconds. */
+  readonly terminationGracePeriodSeconds?: number;
+  /** Give the first container a `sleep` preStop hook of this many seconds. */
+  readonly preStopSleepSeconds?: number;
+  /** The first container has no lifecycle yet: it is created for the preStop hook. */
+  readonly createLifecycle?: boolean;
+}
+
+/** What the mutating webhook adds to a new object, in the order it adds it. */
+export interface Defaulting {
+  /** Labels to add (the queue name, then the priority class). */
+  readonly labels: readonly LabelDefault[];
+  /** The suspend field set to true, with the queue label. */
+  readonly suspend?: SuspendField;
+  readonly podTemplates: readonly PodTemplateDefault[];
+}
+
+/** Both decisions for one request, as the API server takes them: defaults first, then validation of the defaulted object. */
+export interface AdmissionDecision {
+  readonly defaulting: Defaulting;
+  /** The object with the defaults applied. */
+  readonly object: RayObject;
+  readonly verdict: Verdict;
+}
+
+const NO_DEFAULTS: Defaulting = { labels: [], podTemplates: [] };
+
+/** A request of KubeRay, Kueue, Kubernetes' controllers or the controller itself: never blocked, never changed. */
+export function fromTrustedWriter(request: AdmissionRequester, settings: Pick<AdmissionSettings, 'writers'>): boolean {
+  const name = request.username;
+  return typeof name === 'string' && trustedWriterRole(name, settings.writers ?? DEFAULT_TRUSTED_WRITERS) !== undefined;
+}
+
+/** The object as the policy sees it: namespace filled from the request. */
+function withNamespace(obj: any, namespace: string | undefined): RayObject {
+  const o = obj ?? {};
+  return { ...o, metadata: { ...(o.metadata ?? {}), namespace: o.metadata?.namespace ?? namespace } };
+}
+
+/** Every rule, plus the final-state check that a tenant's object ended up with its queue label. */
+function findingsOf(obj: RayObject, ctx: PolicyContext): Finding[] {
+  return [...evaluateRayObject(obj, ctx), ...tenantQueueLabel(obj, ctx)];
+}
+
+const allowed = (findings: readonly Finding[] = [], warnings: readonly string[] = []): Verdict => ({ outcome: 'allowed', warnings, findings });
+
+/**
+ * The validator: the shared policy plus tenant rules and the final state (queue label). An UPDATE is
+ * judged as a transition (admission.ts): bookkeeping passes, and only an error the update introduced
+ * on a field it changed denies it; DELETE and CONNECT always pass.
+ */
+export function admissionVerdict(
+  obj: any, oldObj: any, operation: AdmissionOperation | string | undefined, ctx: AdmissionContext, request: AdmissionRequester = {},
+): Verdict {
+  if (operation === 'DELETE' || operation === 'CONNECT') return allowed();
+  if (fromTrustedWriter(request, ctx)) return allowed();
+  if (request.subResource !== undefined && request.subResource !== '') {
+    // Kueue reads a Ray object's status to tell it finished (and release its quota); only KubeRay writes it.
+    const sub = request.subResource;
+    const message = `${request.kind ?? obj?.kind} ${request.namespace}/${obj?.metadata?.name}: ${sub}: only KubeRay's operator writes the ${sub} of a Ray object (Kueue reads it to release the quota)`;
+    return { outcome: 'forbidden', message: `${message}. Fix: leave the ${sub} to KubeRay [rayStatusWriter]`, warnings: [], findings: [] };
+  }
+  const update = operation === 'UPDATE' && oldObj && typeof oldObj === 'object';
+  const object = withNamespace(obj, request.namespace);
+  const old = update ? withNamespace(oldObj, request.namespace) : undefined;
+  // A child of a RayJob or RayService: only its metadata is anyone else's to change.
+  const writers = ctx.writers ?? DEFAULT_TRUSTED_WRITERS;
+  const child = childWriteFindings({ operation: update ? 'UPDATE' : 'CREATE', object, oldObject: old, username: request.username }, writers);
+  if (child.length) return { outcome: 'forbidden', message: child.map(formatFinding).join('; '), warnings: [], findings: child };
+  if (update && bookkeepingOnlyUpdate(oldObj, obj)) return allowed();
+  const policy: PolicyContext = { kueue: ctx.kueue, kubeRay: ctx.kubeRay, elasticGate: ctx.elasticGate, inventory: ctx.inventory, audience: 'tenant' };
+  let findings = findingsOf(object, policy);
+  if (old) {
+    // Errors this update did not introduce on a field it changed are reported, as warnings.
+    const transition = kueueWebhookOnUpdate(old, object, policy);
+    const verdict = ratchetUpdate(old, object, findingsOf(old, policy), findings, transition, kueueValidatesUpdate(old, object, policy));
+    findings = [...verdict.deny, ...verdict.warn.map((f): Finding => (f.severity === 'error' ? { ...f, severity: 'warning' } : f))];
+  }
+  const errors = findings.filter((f) => f.severity === 'error');
+  const warnings = findings.filter((f) => f.severity === 'warning').map(formatFinding);
+  if (errors.length) return { outcome: 'invalid', message: errors.map(formatFinding).join('; '), warnings, findings };
+  return allowed(findings, warnings);
+}
+
+/**
+ * The defaulter (CREATE): tenant defaults (queue-name and priority-class for a tenant namespace),
+ * `suspend: true` whenever it adds the queue label (Kueue's own webhook may already have run: mutating
+ * configurations run in name order), and opt-in graceful-preemption defaults. What KubeRay, Kueue and
+ * Kubernetes' controllers create is never touched (decided by the requesting user, not by labels or
+ * owner references the object carries).
+ */
+export function admissionDefaults(
+  obj: any, operation: AdmissionOperation | string | undefined, ctx: AdmissionContext, request: AdmissionRequester = {},
+): Defaulting {
+  if (operation !== 'CREATE' || !obj || typeof obj !== 'object' || fromTrustedWriter(request, ctx)) return NO_DEFAULTS;
+  const kind = request.kind ?? obj.kind;
+  const labels = isRecord(obj.metadata?.labels) ? obj.metadata.labels : undefined;
+  const tenant = tenantOf(ctx.inventory, obj.metadata?.namespace ?? request.namespace);
+  const added: LabelDefault[] = [];
+  let suspend: SuspendField | undefined;
+  // Before 0.15 Kueue also reads the queue name from the annotation; from 0.15 only the label counts, so
+  // the label is added whatever the annotation says (the validating webhook warns that it is ignored).
+  const annotated = ctx.kueue.queueNameAnnotation && typeof obj.metadata?.annotations?.[QUEUE_NAME_LABEL] === 'string' && obj.metadata.annotations[QUEUE_NAME_LABEL] !== '';
+  // A RayJob on an existing cluster is not Kueue's (it makes no Workload): with a queue label Kueue's own
+  // webhook would suspend it for good, and KubeRay refuses a suspended clusterSelector RayJob.
+  const onExistingCluster = selectsExistingClusterOnly(obj, ctx.kueue.rayJobClusterSelectorRules);
+  const labelsWritable = labels !== undefined || obj.metadata?.labels === undefined;
+  if (tenant?.queue && !onExistingCluster && !labels?.[QUEUE_NAME_LABEL] && !annotated && labelsWritable) {
+    added.push({ key: QUEUE_NAME_LABEL, value: tenant.queue.name });
+    suspend = suspendAtCreate(obj, kind, ctx.kueue);
+  }
+  if (tenant?.rules.defaultPriorityClass && !labels?.[PRIORITY_CLASS_LABEL] && labelsWritable) {
+    added.push({ key: PRIORITY_CLASS_LABEL, value: tenant.rules.defaultPriorityClass });
+  }
+  const podTemplates = ctx.gracefulPreemption ? gracefulDefaults(obj, kind, ctx.gracefulPreemption) : [];
+  if (!added.length && !suspend && !podTemplates.length) return NO_DEFAULTS;
+  return { labels: added, ...(suspend ? { suspend } : {}), podTemplates };
+}
+
+/** The suspend field to set, when its parent is a JSON object (a patch below a field of the wrong type would fail the create). */
+function suspendAtCreate(obj: any, kind: string, kueue: KueueCapabilities): SuspendField | undefined {
+  const adapter = rayKindNamed(kind);
+  const autoscaling = (adapter?.clusterSpecValue(obj) as any)?.enableInTreeAutoscaling === true;
+  const field = adapter ? adapter.suspendFieldAtCreate(autoscaling, kueue) : 'spec.suspend';
+  if (!field) return undefined;
+  const parent = field.split('.').slice(0, -1).reduce((o: any, k) => o?.[k], obj);
+  return isRecord(parent) ? field : undefined;
+}
+
+function gracefulDefaults(obj: any, kind: string, g: GracefulPreemption): PodTemplateDefault[] {
+  const adapter = rayKindNamed(kind);
+  if (!adapter) return [];
+  const base = adapter.clusterSpecPath;
+  const cluster: any = adapter.clusterSpecValue(obj);
+  // Only well-typed parts are defaulted: a patch into a field of the wrong type would fail the create with
+  // a JSON-patch error instead of the schema's message.
+  if (!isRecord(cluster)) return [];
+  // Past the bound the validating webhook refuses the object (objectShape), and the patch would be
+  // megabytes (three operations per worker group): no defaults are added.
+  if (listOf(cluster.workerGroupSpecs).length > MAX_LIST_LENGTH) return [];
+  const templates: Array<[string, any]> = [[`${base}.headGroupSpec.template`, cluster.headGroupSpec?.template]];
+  listOf(cluster.workerGroupSpecs).forEach((group: any, i: number) => templates.push([`${base}.workerGroupSpecs[${i}].template`, group?.template]));
+  const out: PodTemplateDefault[] = [];
+  for (const [template, t] of templates) {
+    if (!isRecord(t?.spec)) continue;
+    const grace = t.spec.terminationGracePeriodSeconds === undefined;
+    const c0 = listOf(t.spec.containers)[0];
+    const preStop = isRecord(c0) && (c0.lifecycle === undefined || isRecord(c0.lifecycle)) && !c0.lifecycle?.preStop;
+    if (!grace && !preStop) continue;
+    out.push({
+      template,
+      ...(grace ? { terminationGracePeriodSeconds: g.terminationGracePeriodSeconds } : {}),
+      ...(preStop ? { preStopSleepSeconds: g.preStopSleepSeconds, ...(c0.lifecycle ? {} : { createLifecycle: true }) } : {}),
+    });
+  }
+  return out;
+}
+
+/** The preStop hook graceful preemption gives a Ray container. */
+export function preStopSleep(seconds: number): { exec: { command: string[] } } {
+  return { exec: { command: ['/bin/sh', '-c', `sleep ${seconds}`] } };
+}
+
+/** The object with the defaults applied (a copy; the input is not changed). */
+export function applyDefaulting(obj: RayObject, d: Defaulting): RayObject {
+  if (!d.labels.length && !d.suspend && !d.podTemplates.length) return obj;
+  const copy: any = JSON.parse(JSON.stringify(obj));
+  if (d.labels.length) {
+    copy.metadata = isRecord(copy.metadata) ? copy.metadata : {};
+    copy.metadata.labels = isRecord(copy.metadata.labels) ? copy.metadata.labels : {};
+    for (const l of d.labels) copy.metadata.labels[l.key] = l.value;
+  }
+  if (d.suspend) {
+    const keys = d.suspend.split('.');
+    keys.slice(0, -1).reduce((o: any, k) => o[k], copy)[keys[keys.length - 1]] = true;
+  }
+  for (const t of d.podTemplates) {
+    const template = t.template.replace(/\[(\d+)\]/g, '.$1').split('.').reduce((o: any, k) => o[k], copy);
+    if (t.terminationGracePeriodSeconds !== undefined) template.spec.terminationGracePeriodSeconds = t.terminationGracePeriodSeconds;
+    if (t.preStopSleepSeconds !== undefined) {
+      const c0 = template.spec.containers[0];
+      if (t.createLifecycle) c0.lifecycle = {};
+      c0.lifecycle.preStop = preStopSleep(t.preStopSleepSeconds);
+    }
+  }
+  return copy;
+}
+
+/**
+ * Both decisions for a request, in the API server's order: the defaulter on the object, then the
+ * validator on the defaulted object (what `cdk8s-kueue-ray check` reports for a tenant's object).
+ */
+export function decide(
+  obj: any, oldObj: any, operation: AdmissionOperation, ctx: AdmissionContext, request: AdmissionRequester = {},
+): AdmissionDecision {
+  const defaulting = admissionDefaults(obj, operation, ctx, request);
+  const object = applyDefaulting(obj, defaulting);
+  return { defaulting, object, verdict: admissionVerdict(object, oldObj, operation, ctx, request) };
+}

@@ -1,0 +1,39 @@
+/*
+ * Readers of user-written JSON. The mutating webhook sees objects before the API server checks them
+ * against the CRD schema, and a rule may be called on anything: a field of the wrong type reads as
+ * absent here, and the objectShape rule reports it.
+ */
+
+/** A JSON object (not an array, not null). */
+export function isRecord(v: unknown): v is Record<string, any> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** `v` when it is a list, else an empty one. */
+export function listOf(v: unknown): any[] {
+  return Array.isArray(v) ? v : [];
+}
+
+/** `v` when it is a string. */
+export function stringOf(v: unknown): string | undefined {
+  return typeof v === 'string' ? v : undefined;
+}
+
+/** An own property of a JSON object, never one inherited from Object.prototype ("constructor", "__proto__"). */
+export function ownField(o: unknown, key: string): any {
+  return isRecord(o) && Object.prototype.hasOwnProperty.call(o, key) ? o[key] : undefined;
+}
+
+/** A user value rendered safely for a message: strings as written (shortened), anything else as JSON. */
+export function shown(v: unknown): string {
+  let s: string;
+  if (typeof v === 'string') s = v;
+  else {
+    try {
+      s = JSON.stringify(v) ?? String(v);
+    } catch {
+      s = Array.isArray(v) ? '[…]' : '{…}'; // nested too deep to print
+    }
+  }
+  return s.length > 80 ? `${s.slice(0, 60)}…${s.slice(-12)}` : s;
+}

@@ -1,0 +1,56 @@
+/**
+ * The Ray kinds: one adapter per kind (rayjob.ts, raycluster.ts, rayservice.ts) behind the RayKind
+ * interface. The kind list, the plurals, the webhook rules and the RBAC resources derive from it.
+ */
+import { isRecord } from '../json';
+import { RayKind, RayObject } from './kind';
+import { RAY_CLUSTER } from './raycluster';
+import { RAY_JOB } from './rayjob';
+import { RAY_SERVICE } from './rayservice';
+
+export * from './kind';
+export { RAY_CLUSTER, RAY_JOB, RAY_SERVICE };
+
+/** Every Ray kind this library handles, in the order messages list them. */
+export const RAY_KIND_TABLE: readonly RayKind[] = [RAY_JOB, RAY_CLUSTER, RAY_SERVICE];
+
+/** The kind names: RayJob, RayCluster, RayService. */
+export const RAY_KINDS: readonly string[] = RAY_KIND_TABLE.map((k) => k.kind);
+
+/** The resource names: rayjobs, rayclusters, rayservices. */
+export const RAY_PLURALS: readonly string[] = RAY_KIND_TABLE.map((k) => k.plural);
+
+/** The API groups of the kinds (ray.io), for RBAC and webhook rules. */
+export const RAY_API_GROUPS: readonly string[] = [...new Set(RAY_KIND_TABLE.map((k) => k.group))];
+
+/** The API versions of the kinds (v1), for webhook rules. */
+export const RAY_API_VERSIONS: readonly string[] = [...new Set(RAY_KIND_TABLE.map((k) => k.version))];
+
+/** The adapter of a kind name, or undefined for any other kind. */
+export function rayKindNamed(kind: unknown): RayKind | undefined {
+  return RAY_KIND_TABLE.find((k) => k.kind === kind);
+}
+
+/** The adapter of an object's kind (or an owner reference's), or undefined when it is not a Ray kind. */
+export function rayKindOf(obj: unknown): RayKind | undefined {
+  return isRecord(obj) ? rayKindNamed(obj.kind) : undefined;
+}
+
+/** The RayClusterSpec inside a Ray object, and its path. Only a JSON object is a cluster spec; any other type is reported by objectShape. */
+export function clusterSpecOf(obj: RayObject): { spec: any; path: string } | undefined {
+  const kind = rayKindOf(obj);
+  const spec = kind?.clusterSpecValue(obj);
+  return kind && isRecord(spec) ? { spec, path: kind.clusterSpecPath } : undefined;
+}
+
+/** Kueue builds a `submitter` PodSet for the object (a RayJob in K8sJobMode, the CRD default). */
+export function hasSubmitterPodSet(obj: RayObject): boolean {
+  return rayKindOf(obj)?.hasSubmitterPodSet(obj) ?? false;
+}
+
+/** The submitter pod template of the object, when its kind has one and it is a JSON object. */
+export function submitterTemplateOf(obj: RayObject): Record<string, any> | undefined {
+  const path = rayKindOf(obj)?.submitterTemplatePath;
+  const tpl = path?.split('.').reduce((o: any, key) => o?.[key], obj);
+  return isRecord(tpl) ? tpl : undefined;
+}
