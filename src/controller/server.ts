@@ -116,6 +116,17 @@ class Metrics {
   }
 }
 
+/**
+ * The peer presented a certificate the configured CA signs. `authorized` alone is not enough: on a
+ * resumed TLS session of a client that presented none, Node reports it authorized (nothing failed to
+ * verify), so the certificate itself must be there; a resumed session keeps the one it was made with.
+ */
+function presentsCertificate(socket: import('tls').TLSSocket): boolean {
+  if (!socket.authorized) return false;
+  const cert = socket.getPeerCertificate();
+  return !!cert && Object.keys(cert).length > 0;
+}
+
 export class WebhookServer {
   public readonly metrics = new Metrics();
   private readonly server: https.Server;
@@ -230,7 +241,7 @@ export class WebhookServer {
     const route = url.split('?')[0];
     const webhook: Webhook | undefined = route === '/mutate' ? 'mutate' : route === '/validate' ? 'validate' : undefined;
     if (req.method !== 'POST' || !webhook) return this.text(res, 404, 'not found');
-    if (this.opts.clientCa && !(req.socket as import('tls').TLSSocket).authorized) {
+    if (this.opts.clientCa && !presentsCertificate(req.socket as import('tls').TLSSocket)) {
       // Only the API server holds a certificate the configured CA signs.
       res.shouldKeepAlive = false;
       req.resume();

@@ -31,6 +31,12 @@ export interface ClusterOptions {
   readonly kubeRayOperator?: boolean;
   /** Extra Kueue feature gates. */
   readonly kueueFeatureGates?: Record<string, boolean>;
+  /**
+   * The API server presents a client certificate (CN=kube-apiserver-webhook-client, signed by the
+   * cluster's CA) to every admission webhook, as `--admission-control-config-file` with a
+   * WebhookAdmissionConfiguration kubeConfigFile configures it on a self-managed control plane.
+   */
+  readonly webhookClientCertificate?: boolean;
 }
 
 const children = new Set<ChildProcess>();
@@ -257,6 +263,7 @@ export class TestCluster {
         `--service-account-key-file=${pki.saPub}`, `--service-account-signing-key-file=${pki.saKey}`,
         '--service-cluster-ip-range=10.0.0.0/24', '--allow-privileged=true', '--disable-admission-plugins=ServiceAccount',
         '--enable-priority-and-fairness=false', '--profiling=false', '--v=0',
+        ...(this.options.webhookClientCertificate ? [`--admission-control-config-file=${this.webhookClientConfig(pki)}`] : []),
       ];
       this.apiServerUrl = `https://127.0.0.1:${ports.api}`;
       this.spawnProc('kube-apiserver', binary(`kube-apiserver-${K8S_VERSION}`), this.apiServerArgs);
@@ -298,6 +305,21 @@ export class TestCluster {
     write(this.kubeconfig, pki.adminCrt, pki.adminKey);
     // Each component acts as its real ServiceAccount would, so admission sees the same users as in a cluster.
     for (const [name, c] of Object.entries(pki.components)) write(this.componentKubeconfig(name as keyof Pki['components']), c.crt, c.key, `e2e-${name}`);
+  }
+
+  /** The AdmissionConfiguration that makes the API server present pki.webhookClient to every webhook ("*"). */
+  private webhookClientConfig(pki: Pki): string {
+    const kubeconfig = path.join(this.dir, 'webhook-client.kubeconfig');
+    const b64 = (f: string) => fs.readFileSync(f).toString('base64');
+    fs.writeFileSync(kubeconfig, [
+      'apiVersion: v1', 'kind: Config', 'users:', '- name: "*"', '  user:',
+      `    client-certificate-data: ${b64(pki.webhookClient.crt)}`, `    client-key-data: ${b64(pki.webhookClient.key)}`, '',
+    ].join('\n'));
+    const file = path.join(this.dir, 'admission-config.yaml');
+    const plugin = (name: string) => [`- name: ${name}`, '  configuration:', '    apiVersion: apiserver.config.k8s.io/v1', '    kind: WebhookAdmissionConfiguration', `    kubeConfigFile: ${kubeconfig}`];
+    fs.writeFileSync(file, ['apiVersion: apiserver.config.k8s.io/v1', 'kind: AdmissionConfiguration', 'plugins:',
+      ...plugin('ValidatingAdmissionWebhook'), ...plugin('MutatingAdmissionWebhook'), ''].join('\n'));
+    return file;
   }
 
   /** The kubeconfig a component (KubeRay, Kueue, kube-controller-manager) runs with. */

@@ -21,6 +21,8 @@ export interface Pki {
    * kube-controller-manager. All in system:masters, as the test cluster has no RBAC for them.
    */
   readonly components: Record<'kuberay' | 'kueue' | 'kcm', { readonly crt: string; readonly key: string; readonly user: string }>;
+  /** The client certificate the API server may present to webhooks (ClusterOptions.webhookClientCertificate). */
+  readonly webhookClient: { readonly crt: string; readonly key: string };
   readonly saKey: string;
   readonly saPub: string;
 }
@@ -48,6 +50,7 @@ export function makePki(dir: string): Pki {
     kcm: 'system:kube-controller-manager',
   } as const;
   for (const [name, user] of Object.entries(users)) issue(dir, name, `/O=system:masters/CN=${user}`, client);
+  issue(dir, 'webhook-client', '/CN=kube-apiserver-webhook-client', client);
   openssl(['genpkey', '-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:2048', '-out', 'sa.key'], dir);
   openssl(['pkey', '-in', 'sa.key', '-pubout', '-out', 'sa.pub'], dir);
   const p = (f: string) => path.join(dir, f);
@@ -59,5 +62,6 @@ export function makePki(dir: string): Pki {
       kueue: { crt: p('kueue.crt'), key: p('kueue.key'), user: users.kueue },
       kcm: { crt: p('kcm.crt'), key: p('kcm.key'), user: users.kcm },
     },
+    webhookClient: { crt: p('webhook-client.crt'), key: p('webhook-client.key') },
   };
 }
