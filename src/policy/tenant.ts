@@ -80,6 +80,18 @@ export function narrowestRules(records: readonly TenantRulesRecord[]): TenantRul
 /** The tenant of a namespace, or undefined when the namespace is no tenant's. */
 export function tenantOf(inv: Inventory, namespace: string | undefined): TenantView | undefined {
   if (!namespace) return undefined;
+  // Inventories are immutable snapshots, and a review asks for its namespace's tenant several times.
+  let byNamespace = TENANTS.get(inv);
+  if (!byNamespace) TENANTS.set(inv, (byNamespace = new Map()));
+  if (byNamespace.has(namespace)) return byNamespace.get(namespace);
+  const tenant = readTenant(inv, namespace);
+  byNamespace.set(namespace, tenant);
+  return tenant;
+}
+
+const TENANTS = new WeakMap<Inventory, Map<string, TenantView | undefined>>();
+
+function readTenant(inv: Inventory, namespace: string): TenantView | undefined {
   const ns: NamespaceEntry | undefined = inv.namespaces.find((n) => n.name === namespace);
   const queues = inv.localQueues.filter((q) => q.namespace === namespace && q.tenant);
   const nsTenant = ns?.labels?.[TENANT_LABEL] !== undefined;
