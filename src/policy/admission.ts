@@ -119,6 +119,15 @@ function causeFields(f: Finding, obj: RayObject): string[] {
   return [f.field, ...(cs ? [cs.path] : ['spec']), 'spec.submitterPodTemplate', 'spec.submissionMode'];
 }
 
+/** Worker groups without what the Ray autoscaler writes (replicas, scaleStrategy). */
+export function withoutScale(groups: readonly unknown[]): unknown[] {
+  return groups.map((g) => {
+    if (!isObj(g)) return g;
+    const { replicas: _r, scaleStrategy: _s, ...rest } = g as any;
+    return rest;
+  });
+}
+
 /**
  * The object without what an update may always change: metadata other than the Kueue queue and
  * priority labels (and the queue annotation), status, the suspend fields Kueue flips, and, on an
@@ -137,11 +146,7 @@ function semanticPart(obj: any): unknown {
     }
     const cs = clusterSpecOf({ ...obj, spec });
     if (cs && cs.spec.enableInTreeAutoscaling === true && Array.isArray(cs.spec.workerGroupSpecs)) {
-      const groups = cs.spec.workerGroupSpecs.map((g: any) => {
-        if (!isObj(g)) return g;
-        const { replicas: _r, scaleStrategy: _s, ...rest } = g as any;
-        return rest;
-      });
+      const groups = withoutScale(cs.spec.workerGroupSpecs);
       if (cs.path === 'spec') spec.workerGroupSpecs = groups;
       else {
         const key = cs.path.split('.')[1];

@@ -11,7 +11,7 @@
 import { Finding, objectRef } from './findings';
 import { clusterSpecOf, RAY_CLUSTER, RayObject, rayKindOf } from './kinds';
 import { isRecord, listOf, stringOf } from './ray-object';
-import { jsonEqual } from './admission';
+import { jsonEqual, withoutScale } from './admission';
 
 /** The Kubernetes user of a ServiceAccount. */
 export function serviceAccountUser(namespace: string, name: string): string {
@@ -112,13 +112,7 @@ function withoutReplicas(spec: any): unknown {
   if (!isRecord(spec)) return spec;
   return {
     ...spec,
-    workerGroupSpecs: Array.isArray(spec.workerGroupSpecs)
-      ? spec.workerGroupSpecs.map((g: any) => {
-        if (!isRecord(g)) return g;
-        const { replicas: _r, scaleStrategy: _s, ...rest } = g;
-        return rest;
-      })
-      : spec.workerGroupSpecs,
+    workerGroupSpecs: Array.isArray(spec.workerGroupSpecs) ? withoutScale(spec.workerGroupSpecs) : spec.workerGroupSpecs,
   };
 }
 
