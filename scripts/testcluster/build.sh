@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the test control plane from the Go module proxy into a cache outside the repo:
-# etcd, kube-apiserver, kube-controller-manager, and each Kueue and KubeRay version of the support
+# etcd, kube-apiserver, kube-controller-manager, the node's binaries (kubelet, kube-scheduler, kube-proxy,
+# CoreDNS, the pause binary, the registry), and each Kueue and KubeRay version of the support
 # matrix. Idempotent: a binary that exists is kept. Module downloads are verified by the Go checksum
 # database (`go env GOSUMDB`); the report lists what was built, what was cached and what failed.
 #
@@ -109,6 +110,37 @@ kubectl_build() {
   go build -ldflags "-s -w -X $V.gitVersion=$K8S_VERSION -X $V.gitMajor=1 -X $V.gitMinor=$minor -X $C.gitVersion=$K8S_VERSION -X $C.gitMajor=1 -X $C.gitMinor=$minor" -o "$BIN/kubectl-$K8S_VERSION" k8s.io/kubernetes/cmd/kubectl
 }
 
+# The node: kubelet, kube-scheduler and kube-proxy from the same wrapper module and version stamp.
+node_build() {
+  local d="$WORK/k8s-$K8S_VERSION"; cd "$d"
+  go get -tool "k8s.io/kubernetes/cmd/kubelet@$K8S_VERSION" "k8s.io/kubernetes/cmd/kube-scheduler@$K8S_VERSION" "k8s.io/kubernetes/cmd/kube-proxy@$K8S_VERSION"
+  local minor; minor=$(echo "$K8S_VERSION" | cut -d. -f2)
+  local V=k8s.io/component-base/version C=k8s.io/client-go/pkg/version
+  local LD="-s -w -X $V.gitVersion=$K8S_VERSION -X $V.gitMajor=1 -X $V.gitMinor=$minor -X $V.gitTreeState=clean -X $V.buildDate=1970-01-01T00:00:00Z -X $C.gitVersion=$K8S_VERSION -X $C.gitMajor=1 -X $C.gitMinor=$minor"
+  go build -ldflags "$LD" -o "$d/out/" k8s.io/kubernetes/cmd/kubelet k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kube-proxy
+  cp "$d/out/kube-scheduler" "$BIN/kube-scheduler-$K8S_VERSION"
+  cp "$d/out/kube-proxy" "$BIN/kube-proxy-$K8S_VERSION"
+  cp "$d/out/kubelet" "$BIN/kubelet-$K8S_VERSION" # last: build_one checks this one
+}
+
+# The pause image's binary: Kubernetes' own build/pause/linux/pause.c from the same module, linked statically.
+pause_build() {
+  local dir; dir=$(cd "$WORK/k8s-$K8S_VERSION" && go mod download -json "k8s.io/kubernetes@$K8S_VERSION" | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')
+  local v; v=$(sed -n 's/^TAG ?= *//p' "$dir/build/pause/Makefile")
+  gcc -Os -Wall -Werror -static -DVERSION="v$v" -o "$BIN/pause-$v" "$dir/build/pause/linux/pause.c"
+  strip "$BIN/pause-$v"
+}
+
+# CoreDNS and the local OCI registry (CNCF distribution), each from a wrapper module.
+COREDNS_VERSION="${COREDNS_VERSION:-v1.14.7}"
+DISTRIBUTION_VERSION="${DISTRIBUTION_VERSION:-v3.1.2}"
+coredns_build() {
+  wrapper_build "$WORK/coredns-$COREDNS_VERSION" github.com/coredns/coredns "$COREDNS_VERSION" github.com/coredns/coredns "$BIN/coredns-$COREDNS_VERSION"
+}
+registry_build() {
+  wrapper_build "$WORK/distribution-$DISTRIBUTION_VERSION" github.com/distribution/distribution/v3 "$DISTRIBUTION_VERSION" github.com/distribution/distribution/v3/cmd/registry "$BIN/registry-$DISTRIBUTION_VERSION"
+}
+
 # kustomize, to render Kueue releases that are not vendored (v0.17.0) exactly as `make artifacts` does.
 KUSTOMIZE_VERSION="${KUSTOMIZE_VERSION:-v5.6.0}"
 kustomize_build() {
@@ -182,6 +214,11 @@ base_fail=0
 build_one "etcd $ETCD_VERSION" "$BIN/etcd-$ETCD_VERSION" etcd_build || base_fail=1
 build_one "kubernetes $K8S_VERSION" "$BIN/kube-controller-manager-$K8S_VERSION" k8s_build || base_fail=1
 build_one "kubectl $K8S_VERSION" "$BIN/kubectl-$K8S_VERSION" kubectl_build || base_fail=1
+# The real node (kubelet, scheduler, proxy, CoreDNS, pause, registry): the real-node suite and `npm run cluster`.
+build_one "node $K8S_VERSION" "$BIN/kubelet-$K8S_VERSION" node_build || base_fail=1
+build_one "pause" "$BIN/pause-3.10.1" pause_build || base_fail=1
+build_one "coredns $COREDNS_VERSION" "$BIN/coredns-$COREDNS_VERSION" coredns_build || base_fail=1
+build_one "registry $DISTRIBUTION_VERSION" "$BIN/registry-$DISTRIBUTION_VERSION" registry_build || base_fail=1
 kueue_ok=0; kuberay_ok=0
 for v in $KUEUE_VERSIONS; do build_one "kueue $v" "$BIN/kueue-$v" kueue_build "$v" && kueue_ok=1; done
 for v in $KUBERAY_VERSIONS; do build_one "kuberay $v" "$BIN/kuberay-operator-$v" kuberay_build "$v" && kuberay_ok=1; done
