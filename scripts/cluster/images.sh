@@ -73,10 +73,6 @@ build_image() {
   local name=${ref%:*} tag=${ref##*:} t0 ctr digest inputs status
   t0=$(now)
   local out=$OUT_DIR/${name//\//_}-$tag.oci.tar
-  [ -s "$bin" ] || die "$bin is missing (needed for $ref): run scripts/testcluster/build.sh (with the matching KUEUE_VERSIONS / KUBERAY_VERSIONS)"
-  if command -v file >/dev/null && ! file -b "$bin" | grep -q 'statically linked'; then
-    die "$bin is not statically linked; the image has no libc (build it with CGO_ENABLED=0)"
-  fi
   inputs=$(printf '%s\n' "$ref" "$path" "$uid" "$certs" "$source" "$title" "$from" "$(sha256sum "$bin" | cut -d' ' -f1)" "$SCRIPT_SHA" "$PINS" | sha256sum | cut -d' ' -f1)
   if [ -s "$out" ] && [ -s "$out.digest" ] && [ "$(cat "$out.inputs" 2>/dev/null)" = "$inputs" ]; then
     status=cached
@@ -129,6 +125,19 @@ build_image() {
   printf '%-40s %s %6.1f MB  %-6s %5.1f s\n' "$ref" "$digest" "$(du -k --apparent-size "$out" | awk '{print $1/1024}')" \
     "$status" "$(awk -v a="$t0" -v b="$(now)" 'BEGIN{print b-a}')"
 }
+
+# Every binary first, so a missing one stops the run before anything is built.
+bins=("pause-$PAUSE_VERSION" "coredns-$COREDNS_VERSION")
+for v in $KUEUE_VERSIONS; do bins+=("kueue-$v"); done
+for v in $KUBERAY_VERSIONS; do bins+=("kuberay-operator-$v"); done
+missing=()
+for b in "${bins[@]}"; do
+  if [ ! -s "$BIN/$b" ]; then missing+=("$BIN/$b")
+  elif command -v file >/dev/null && ! file -b "$BIN/$b" | grep -q 'statically linked'; then
+    die "$BIN/$b is not statically linked; the images have no libc (build it with CGO_ENABLED=0)"
+  fi
+done
+[ ${#missing[@]} = 0 ] || die "missing binary: ${missing[*]}. Build it with: KUEUE_VERSIONS=\"$KUEUE_VERSIONS\" KUBERAY_VERSIONS=\"$KUBERAY_VERSIONS\" COREDNS_VERSION=$COREDNS_VERSION scripts/testcluster/build.sh"
 
 : >"$WORK/images.tsv"
 build_image "registry.k8s.io/pause:$PAUSE_VERSION" "$BIN/pause-$PAUSE_VERSION" /pause 65535 no \
