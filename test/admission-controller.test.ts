@@ -16,7 +16,7 @@ test('deploys namespace, service account, RBAC, a 2-replica Deployment with PDB,
   expect(find(objs, 'Namespace').metadata.labels['pod-security.kubernetes.io/enforce']).toBe('restricted');
   const dep = find(objs, 'Deployment');
   expect(dep.spec.replicas).toBe(2);
-  expect(dep.spec.template.spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey).toBe('kubernetes.io/hostname');
+  expect(dep.spec.template.spec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].podAffinityTerm.topologyKey).toBe('kubernetes.io/hostname');
   const c = dep.spec.template.spec.containers[0];
   expect(c.securityContext).toEqual({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true, capabilities: { drop: ['ALL'] }, seccompProfile: { type: 'RuntimeDefault' } });
   expect(c.args).toEqual(expect.arrayContaining(['controller', '--kueue-version=v0.17.8', '--kuberay-version=v1.6.2']));
@@ -111,12 +111,14 @@ test('/metrics has its own port; the NetworkPolicy admits the webhook port from 
   expect(() => synth({ webhookSourceCidrs: [] })).toThrow(/webhookSourceCidrs is empty, so the API server could not reach the webhook/);
 });
 
-test('anti-affinity is required with 2+ replicas (one pod replaced at a time), preferred on request, none for one replica', () => {
+test('anti-affinity is preferred with 2+ replicas (no replica Pending on one node), required on request (one pod replaced at a time), none for one replica', () => {
   const spec = (p = {}) => find(synth(p), 'Deployment').spec;
-  expect(spec().strategy).toEqual({ type: 'RollingUpdate', rollingUpdate: { maxSurge: 0, maxUnavailable: 1 } });
-  const preferred = spec({ antiAffinity: AntiAffinity.PREFERRED });
-  expect(preferred.template.spec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].podAffinityTerm.topologyKey).toBe('kubernetes.io/hostname');
-  expect(preferred.strategy).toBeUndefined();
+  expect(spec().template.spec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].podAffinityTerm.topologyKey).toBe('kubernetes.io/hostname');
+  expect(spec().template.spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution).toBeUndefined();
+  expect(spec().strategy).toBeUndefined();
+  const required = spec({ antiAffinity: AntiAffinity.REQUIRED });
+  expect(required.template.spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey).toBe('kubernetes.io/hostname');
+  expect(required.strategy).toEqual({ type: 'RollingUpdate', rollingUpdate: { maxSurge: 0, maxUnavailable: 1 } });
   expect(spec({ replicas: 1 }).template.spec.affinity).toBeUndefined();
 });
 

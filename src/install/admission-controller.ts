@@ -91,11 +91,13 @@ export interface AdmissionControllerProps {
    */
   readonly metricsScraperNamespaces?: string[];
   /**
-   * Pod anti-affinity of the replicas across nodes. REQUIRED (the default with 2 or more replicas)
-   * keeps one node's failure from taking every replica, and with it every tenant create (the mutating
-   * webhook fails closed); it needs at least `replicas` schedulable nodes, so the rollout replaces
-   * one pod at a time (maxSurge 0). Use PREFERRED on a single-node cluster.
-   * @default AntiAffinity.REQUIRED with 2 or more replicas, none with 1
+   * Pod anti-affinity of the replicas across nodes. PREFERRED (the default with 2 or more replicas)
+   * spreads them when there are nodes to spread over and lets them share a node otherwise, so no
+   * replica stays Pending (and no `rollout status` hangs) on a one-node or cordoned cluster. REQUIRED
+   * guarantees that one node's failure cannot take every replica, and with it every tenant create (the
+   * mutating webhook fails closed); it needs at least `replicas` schedulable nodes, so the rollout then
+   * replaces one pod at a time (maxSurge 0).
+   * @default AntiAffinity.PREFERRED with 2 or more replicas, none with 1
    */
   readonly antiAffinity?: AntiAffinity;
   /**
@@ -259,7 +261,7 @@ export class AdmissionController extends Chart {
     if (graceful && graceful.sleep >= graceful.grace) {
       throw new Error(`${where}: gracefulPreemption.preStopSleep (${graceful.sleep} s) must be shorter than terminationGracePeriod (${graceful.grace} s), or the kubelet kills the pod during the sleep. Fix: e.g. 60 s grace with a 20 s sleep.`);
     }
-    const anti = props.antiAffinity ?? (replicas >= 2 ? AntiAffinity.REQUIRED : undefined);
+    const anti = props.antiAffinity ?? (replicas >= 2 ? AntiAffinity.PREFERRED : undefined);
     if (anti !== undefined && anti !== AntiAffinity.REQUIRED && anti !== AntiAffinity.PREFERRED) throw new Error(`AdmissionController '${this.node.path}': antiAffinity '${anti}' must be AntiAffinity.REQUIRED or AntiAffinity.PREFERRED.`);
     for (const c of props.webhookSourceCidrs ?? []) {
       if (!/^[0-9a-fA-F.:]+\/[0-9]{1,3}$/.test(c)) throw new Error(`AdmissionController '${this.node.path}': webhookSourceCidrs '${c}' is not a CIDR such as "10.0.0.0/16".`);
