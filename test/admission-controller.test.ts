@@ -22,6 +22,8 @@ test('deploys namespace, service account, RBAC, a 2-replica Deployment with PDB,
   expect(c.args).toEqual(expect.arrayContaining(['controller', '--kueue-version=v0.17.8', '--kuberay-version=v1.6.2']));
   expect(c.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'webhook', scheme: 'HTTPS' });
   expect(find(objs, 'PodDisruptionBudget').spec.minAvailable).toBe(1);
+  expect(dep.spec.template.spec.priorityClassName).toBe('system-cluster-critical');
+  expect(find(synth({ priorityClassName: '' }), 'Deployment').spec.template.spec.priorityClassName).toBeUndefined();
 });
 
 test('the default image is the one released with this package version (scripts/image/build.sh tags it so)', () => {

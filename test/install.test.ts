@@ -53,7 +53,7 @@ describe.each(KUEUE_TAGS)('KueueInstall %s', (tag) => {
     expect(args.filter((a) => a === '--feature-gates=ElasticJobsViaWorkloadSlices=true')).toHaveLength(1);
   });
 
-  test('no object of the release is lost or changed except the documented arg patch', () => {
+  test('no object of the release is lost or changed except the documented patches (the arg, the PriorityClass)', () => {
     const { install } = kueueApp(tag, { elasticJobs: true, featureGates: { TopologyAwareScheduling: false } });
     const source = new Map(readManifests(manifest(tag)).map((o) => [keyOf(o), o]));
     const out = new Map(install.toJson().map((o: any) => [keyOf(o), o]));
@@ -64,6 +64,9 @@ describe.each(KUEUE_TAGS)('KueueInstall %s', (tag) => {
         const srcArgs = src.spec.template.spec.containers[0].args;
         expect(got.spec.template.spec.containers[0].args).toEqual([...srcArgs, '--feature-gates=ElasticJobsViaWorkloadSlices=true,TopologyAwareScheduling=false']);
         got.spec.template.spec.containers[0].args = srcArgs;
+        expect(got.spec.template.spec.priorityClassName).toBe('system-cluster-critical');
+        expect(src.spec.template.spec.priorityClassName).toBeUndefined();
+        delete got.spec.template.spec.priorityClassName;
       }
       expect([k, got]).toEqual([k, src]);
     }
@@ -72,6 +75,13 @@ describe.each(KUEUE_TAGS)('KueueInstall %s', (tag) => {
   test('without elastic workloads or gates the release is untouched', () => {
     const { install } = kueueApp(tag);
     expect(managerArgs(install.toJson())).toEqual(['--config=/controller_manager_config.yaml', '--zap-log-level=2']);
+  });
+
+  test('the PriorityClass: system-cluster-critical unless told, none with \'\', a bad name refused', () => {
+    const pc = (p: any) => kueueApp(tag, p).install.toJson().find((o: any) => o.kind === 'Deployment').spec.template.spec.priorityClassName;
+    expect(pc({ priorityClassName: 'platform-high' })).toBe('platform-high');
+    expect(pc({ priorityClassName: '' })).toBeUndefined();
+    expect(() => pc({ priorityClassName: 'Not_A_Name' })).toThrow(/priorityClassName 'Not_A_Name' is not a PriorityClass name.*Fix:/);
   });
 
   test('replicas and resources are patched; namespace stays kueue-system', () => {
@@ -152,6 +162,7 @@ describe.each(KUBERAY_TAGS)('KubeRayInstall %s', (tag) => {
     const dep = out.find((o: any) => o.kind === 'Deployment');
     const c = dep.spec.template.spec.containers[0];
     expect(c.image).toBe(`quay.io/kuberay/operator:${tag}`);
+    expect(dep.spec.template.spec.priorityClassName).toBe('system-cluster-critical');
     expect(c.livenessProbe.httpGet).toEqual({ path: '/metrics', port: 'http' });
     expect(c.securityContext).toEqual({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true, capabilities: { drop: ['ALL'] }, seccompProfile: { type: 'RuntimeDefault' } });
     expect(c.args).toEqual(['--feature-gates=RayJobDeletionPolicy=true', '--log-stdout-encoder', 'json', '--log-file-encoder', 'json', '--enable-leader-election=true', '--enable-metrics=true', '--watch-namespace', 'team-a,team-b']);

@@ -11,6 +11,7 @@ import {
   untrustedRequestCel,
 } from '../policy/writers';
 import { ContainerResources, renderResources } from '../ray/pod-template';
+import { priorityClassField } from './priority';
 
 export interface AdmissionControllerProps {
   /**
@@ -33,6 +34,12 @@ export interface AdmissionControllerProps {
    * @default - 100m CPU / 128Mi requests, 500m CPU / 256Mi limits
    */
   readonly resources?: ContainerResources;
+  /**
+   * PriorityClass of the controller pods ('' for none). The queue system must outrank the workloads it
+   * queues, or a node full of Ray pods leaves a restarted controller (and with it every tenant create) Pending.
+   * @default "system-cluster-critical"
+   */
+  readonly priorityClassName?: string;
   /**
    * Validate Ray objects in every namespace, not only in tenant namespaces. Outside tenant namespaces
    * the validating webhook fails open (its errors are early, clearer versions of upstream's); in
@@ -367,6 +374,7 @@ export class AdmissionController extends Chart {
           metadata: { labels: { ...labels } },
           spec: {
             serviceAccountName: NAME,
+            ...priorityClassField(props.priorityClassName, `AdmissionController '${this.node.path}'`),
             // fsGroup: the mounted certificate Secret (mode 0440) is readable by the controller's group only.
             securityContext: { runAsNonRoot: true, runAsUser: 65532, runAsGroup: 65532, fsGroup: 65532, seccompProfile: { type: 'RuntimeDefault' } },
             ...(anti ? { affinity: { podAntiAffinity: podAntiAffinity(anti, antiTerm) } } : {}),

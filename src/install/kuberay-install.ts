@@ -9,6 +9,7 @@ import { kubeRayCapabilities } from '../policy/versions';
 import { ContainerResources, renderResources } from '../ray/pod-template';
 import { readRelease } from './release-source';
 import { KUBERAY_CLUSTER_ROLE_RULES, KUBERAY_CRDS, KUBERAY_LEADER_ELECTION_RULES, KUBERAY_SOURCES_URL, KUBERAY_SOURCES_URL_ENV, kubeRayCrdUrl } from './releases';
+import { priorityClassField } from './priority';
 
 export interface KubeRayInstallProps {
   /**
@@ -58,6 +59,12 @@ export interface KubeRayInstallProps {
    * @default 1
    */
   readonly replicas?: number;
+  /**
+   * PriorityClass of the operator pods ('' for none). The queue system must outrank the workloads it
+   * queues, or a node full of Ray pods leaves a restarted operator Pending.
+   * @default "system-cluster-critical"
+   */
+  readonly priorityClassName?: string;
 }
 
 const NAME = KUBERAY_OPERATOR_SERVICE_ACCOUNT.name;
@@ -130,6 +137,7 @@ export class KubeRayInstall extends Chart {
           metadata: { labels: { ...labels } },
           spec: {
             serviceAccountName: NAME,
+            ...priorityClassField(props.priorityClassName, where),
             securityContext: { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } },
             terminationGracePeriodSeconds: 10,
             containers: [{

@@ -11,6 +11,7 @@ import { kueueCapabilities } from '../policy/versions';
 import { ContainerResources, renderResources } from '../ray/pod-template';
 import { defaultLockFile, lockedByEnv, readRelease } from './release-source';
 import { KUEUE_RELEASE_SHA256, KUEUE_RELEASES_URL, KUEUE_RELEASES_URL_ENV, kueueReleaseUrl } from './releases';
+import { priorityClassField } from './priority';
 
 const DEPLOYMENT = 'kueue-controller-manager';
 const CONFIG_MAP = 'kueue-manager-config';
@@ -77,12 +78,19 @@ export interface KueueInstallProps {
    * @default - the release's (500m/512Mi requests, 2 CPU/512Mi limits)
    */
   readonly resources?: ContainerResources;
+  /**
+   * PriorityClass of the kueue-controller-manager pods ('' for none). The queue system must outrank the workloads it
+   * queues, or a node full of Ray pods leaves a restarted manager (and with it Kueue's webhooks) Pending.
+   * @default "system-cluster-critical"
+   */
+  readonly priorityClassName?: string;
 }
 
 /**
  * Installs Kueue's release for the chosen version as its own chart (namespace kueue-system, which
  * Kueue's certificate management depends on). Documented patches, and nothing else: the feature-gate
- * arg on the `manager` container, missing Ray frameworks in the Configuration, replicas, resources.
+ * arg on the `manager` container, missing Ray frameworks in the Configuration, replicas, resources,
+ * the PriorityClass.
  * Make the charts holding queues and workloads depend on it. The release is downloaded, and
  * never applied unverified: against `manifestSha256`, else against the app's lock file, which the
  * first download records (commit it; set CDK8S_KUEUE_RAY_LOCKED=1 in CI to refuse anything not in it).
@@ -124,6 +132,8 @@ export class KueueInstall extends Chart {
       if (!Number.isInteger(props.replicas) || props.replicas < 1) throw new Error(`KueueInstall '${this.node.path}': replicas ${props.replicas} must be a whole number >= 1.`);
       dep.addJsonPatch(JsonPatch.replace('/spec/replicas', props.replicas));
     }
+    const priority = priorityClassField(props.priorityClassName, `KueueInstall '${this.node.path}'`);
+    if (priority.priorityClassName) dep.addJsonPatch(JsonPatch.add('/spec/template/spec/priorityClassName', priority.priorityClassName));
     if (props.resources) {
       dep.addJsonPatch(JsonPatch.test('/spec/template/spec/containers/0/name', 'manager'), JsonPatch.replace('/spec/template/spec/containers/0/resources', renderResources(props.resources, `KueueInstall '${this.node.path}' resources`)));
     }
