@@ -67,6 +67,11 @@ describe.each(KUEUE_TAGS)('KueueInstall %s', (tag) => {
         expect(got.spec.template.spec.priorityClassName).toBe('system-cluster-critical');
         expect(src.spec.template.spec.priorityClassName).toBeUndefined();
         delete got.spec.template.spec.priorityClassName;
+        expect(got.spec.template.spec.containers[0].lifecycle).toEqual({ preStop: { sleep: { seconds: 5 } } });
+        expect(got.spec.template.spec.terminationGracePeriodSeconds).toBe((src.spec.template.spec.terminationGracePeriodSeconds ?? 30) + 5);
+        delete got.spec.template.spec.containers[0].lifecycle;
+        got.spec.template.spec.terminationGracePeriodSeconds = src.spec.template.spec.terminationGracePeriodSeconds;
+        if (src.spec.template.spec.terminationGracePeriodSeconds === undefined) delete got.spec.template.spec.terminationGracePeriodSeconds;
       }
       expect([k, got]).toEqual([k, src]);
     }
@@ -82,6 +87,14 @@ describe.each(KUEUE_TAGS)('KueueInstall %s', (tag) => {
     expect(pc({ priorityClassName: 'platform-high' })).toBe('platform-high');
     expect(pc({ priorityClassName: '' })).toBeUndefined();
     expect(() => pc({ priorityClassName: 'Not_A_Name' })).toThrow(/priorityClassName 'Not_A_Name' is not a PriorityClass name.*Fix:/);
+  });
+
+  test('drainSeconds: 0 leaves the release\'s stop as it is; out of range refused', () => {
+    const spec = (p: any) => kueueApp(tag, p).install.toJson().find((o: any) => o.kind === 'Deployment').spec.template.spec;
+    const src = readManifests(manifest(tag)).find((o: any) => o.kind === 'Deployment').spec.template.spec;
+    expect(spec({ drainSeconds: 0 }).containers[0].lifecycle).toBeUndefined();
+    expect(spec({ drainSeconds: 0 }).terminationGracePeriodSeconds).toBe(src.terminationGracePeriodSeconds);
+    expect(() => spec({ drainSeconds: -1 })).toThrow(/drainSeconds -1 must be a whole number of seconds from 0 to 300/);
   });
 
   test('replicas and resources are patched; namespace stays kueue-system', () => {

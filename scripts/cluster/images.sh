@@ -38,7 +38,7 @@ command -v buildah >/dev/null || die "buildah is missing: apt-get update && apt-
 export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-0}
 CACHE_ROOT="${CDK8S_KUEUE_RAY_CACHE:-$HOME/.cache/cdk8s-kueue-ray}"
 BIN=$CACHE_ROOT/bin
-OUT_DIR=$CACHE_ROOT/node-images
+OUT_DIR=${NODE_IMAGES_DIR:-$CACHE_ROOT/node-images} # NODE_IMAGES_DIR: elsewhere (bench:node builds cold there)
 mkdir -p "$CACHE_ROOT/image" "$OUT_DIR"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/cdk8s-kueue-ray-node-images.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT

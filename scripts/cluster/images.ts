@@ -24,7 +24,7 @@ export function nodeImages(kueueVersions: string[], kubeRayVersions: string[]): 
     stdio: ['ignore', 'inherit', 'inherit'],
     env: { ...process.env, KUEUE_VERSIONS: kueueVersions.join(' '), KUBERAY_VERSIONS: kubeRayVersions.join(' ') },
   });
-  const tsv = fs.readFileSync(path.join(cacheDir(), 'node-images', 'images.tsv'), 'utf8');
+  const tsv = fs.readFileSync(path.join(process.env.NODE_IMAGES_DIR ?? path.join(cacheDir(), 'node-images'), 'images.tsv'), 'utf8');
   const images = tsv.split('\n').filter(Boolean).map((l) => {
     const [reference, archive] = l.split('\t');
     return { reference, archive };

@@ -85,6 +85,9 @@ export function createNetwork(n: NodeNetwork): void {
   inNs('link', 'set', 'node0', 'up');
   // The node answers the host (the veth) and routes between it and the pods' bridge; no default route.
   inNs('route', 'add', `${n.hostIp}/32`, 'dev', 'node0');
+  // The node's own processes (the API server calling webhooks) reach ClusterIPs: without a route the
+  // connect fails before kube-proxy's OUTPUT DNAT runs. A ClusterIP with no endpoints is REJECTed by it.
+  inNs('route', 'add', n.serviceCidr, 'dev', 'node0');
   sh('ip', ['route', 'add', n.podCidr, 'via', n.nodeIp, 'dev', n.hostLink]);
   sh('ip', ['route', 'add', n.serviceCidr, 'via', n.nodeIp, 'dev', n.hostLink]);
   const sysctl = (k: string, v: string) => sh('ip', ['netns', 'exec', n.netns, 'sysctl', '-qw', `${k}=${v}`]);
