@@ -246,7 +246,7 @@ export class NodeCluster {
     const cgroupDirs = cgroupHierarchies().map((h) => path.join(h, cgroupRoot));
     // Processes: the recorded ones, containerd's shims (they name the state dir) and every container.
     for (let round = 0; round < 50; round++) {
-      const pids = new Set([...recorded(dir).map((r) => r.pid).filter(alive), ...processesOf(dir, cgroupDirs)]);
+      const pids = new Set([...recorded(dir).map((r) => r.pid), ...processesOf(dir, cgroupDirs)]);
       if (pids.size === 0) break;
       for (const pid of pids) {
         try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }

@@ -21,8 +21,21 @@ export function startIn(dir: string, netns: string, name: string, bin: string, a
   fs.closeSync(fd);
   proc.unref();
   if (!proc.pid) throw new Error(`${name}: could not start ${bin}; see ${logPath(dir, name)}`);
-  fs.appendFileSync(path.join(dir, 'pids'), `${name} ${proc.pid}\n`);
+  fs.appendFileSync(path.join(dir, 'pids'), `${name} ${proc.pid} ${startTime(proc.pid) ?? 0}\n`);
   return proc.pid;
+}
+
+/**
+ * When a process started (clock ticks since boot, /proc/<pid>/stat field 22): with the pid it names one
+ * process for good. Pids are reused within minutes on a busy machine, so a recorded pid alone could
+ * name some other run's process by the time it is reaped.
+ */
+export function startTime(pid: number): number | undefined {
+  try {
+    return Number(fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ').pop()!.split(' ')[19]);
+  } catch {
+    return undefined;
+  }
 }
 
 export function alive(pid: number): boolean {
@@ -34,20 +47,20 @@ export function alive(pid: number): boolean {
   }
 }
 
-/** The recorded processes of a state dir: name → pid. */
+/** The recorded processes of a state dir that still run (same pid and start time). */
 export function recorded(dir: string): Array<{ name: string; pid: number }> {
   const f = path.join(dir, 'pids');
   if (!fs.existsSync(f)) return [];
   return fs.readFileSync(f, 'utf8').split('\n').filter(Boolean).map((l) => {
-    const [name, pid] = l.split(' ');
-    return { name, pid: Number(pid) };
-  });
+    const [name, pid, started] = l.split(' ');
+    return { name, pid: Number(pid), started: Number(started) };
+  }).filter((r) => alive(r.pid) && startTime(r.pid) === r.started).map(({ name, pid }) => ({ name, pid }));
 }
 
 /** Throws, naming the component and its log, if a recorded process has exited. */
 export function assertRunning(dir: string, name: string): void {
-  const p = recorded(dir).filter((r) => r.name === name).pop();
-  if (p && !alive(p.pid)) {
+  const started = fs.existsSync(path.join(dir, 'pids')) && fs.readFileSync(path.join(dir, 'pids'), 'utf8').split('\n').some((l) => l.startsWith(`${name} `));
+  if (started && !recorded(dir).some((r) => r.name === name)) {
     const log = logPath(dir, name);
     const tail = fs.existsSync(log) ? fs.readFileSync(log, 'utf8').trim().split('\n').slice(-15).join('\n') : '';
     throw new Error(`${name} exited during start-up; its log is ${log}:\n${tail}`);

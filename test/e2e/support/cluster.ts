@@ -16,6 +16,7 @@ import * as path from 'path';
 import { parseAllDocuments } from 'yaml';
 import { cacheDir, kubeRayCrdPlurals, listKueueCrds, readKubeRayCrd, readKueueCrd, readKueueFile } from '../../support/upstream';
 import { compareVersions } from '../../../src/policy/versions';
+import { startTime } from '../../../scripts/cluster/processes';
 import { KubeClient, waitFor } from './kube';
 import { makePki, Pki } from './pki';
 
@@ -64,8 +65,11 @@ function reapOrphans(): void {
   for (const f of fs.readdirSync(dir)) {
     const owner = Number(f.replace(/\.pids$/, ''));
     if (!owner || alive(owner)) continue;
-    for (const pid of fs.readFileSync(path.join(dir, f), 'utf8').split('\n').map(Number).filter(Boolean)) {
-      if (alive(pid)) {
+    for (const line of fs.readFileSync(path.join(dir, f), 'utf8').split('\n').filter(Boolean)) {
+      // Only the very process recorded: pids are reused within minutes on a busy machine, and a bare pid
+      // could by now be another run's (a CI run's npm was killed that way).
+      const [pid, started] = line.split(' ').map(Number);
+      if (pid && started && alive(pid) && startTime(pid) === started) {
         try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
       }
     }
@@ -76,7 +80,7 @@ function reapOrphans(): void {
 function recordPid(pid: number): void {
   const dir = path.join(cacheDir(), 'run');
   fs.mkdirSync(dir, { recursive: true });
-  fs.appendFileSync(path.join(dir, `${process.pid}.pids`), `${pid}\n`);
+  fs.appendFileSync(path.join(dir, `${process.pid}.pids`), `${pid} ${startTime(pid) ?? 0}\n`);
 }
 
 function installCleanup(): void {
