@@ -3,6 +3,7 @@
 // reported with its name and log.
 import * as fs from 'fs';
 import * as path from 'path';
+import { chooseNetwork } from '../scripts/cluster/network';
 import { assertRunning, recorded, startIn, startTime } from '../scripts/cluster/processes';
 import { tmpdir } from './support/synth';
 
@@ -27,4 +28,13 @@ test('a component whose binary is missing is refused before anything starts, nam
   const dir = tmpdir();
   expect(() => startIn(dir, 'ckr-none', 'kube-proxy', path.join(dir, 'bin', 'kube-proxy-v1.34.1'), [])).toThrow(/kube-proxy: .*kube-proxy-v1\.34\.1 is missing \(scripts\/testcluster\/build\.sh builds the node's binaries/);
   expect(fs.existsSync(path.join(dir, 'pids'))).toBe(false);
+});
+
+test('the node\'s address slot collides with nothing the host has: addresses, routes, another node\'s routes', () => {
+  expect(chooseNetwork('a', ['127.0.0.1/8', '192.0.2.2/24'])).toMatchObject({ podCidr: '10.244.0.0/24', serviceCidr: '10.96.0.0/24', nodeIp: '10.245.0.2', dnsServiceIp: '10.96.0.10' });
+  // Another node's routes take slot 0; a VPN's 10.96.0.0/12 takes the Service ranges of slots 0-63 (none left).
+  expect(chooseNetwork('b', ['10.244.0.0/24', '10.96.0.0/24'])).toMatchObject({ podCidr: '10.244.1.0/24', apiServiceIp: '10.96.1.1', hostIp: '10.245.1.1' });
+  expect(() => chooseNetwork('c', ['10.96.0.0/12'])).toThrow(/no free address slot for the node/);
+  expect(chooseNetwork('d', ['10.244.0.7/32'])).toMatchObject({ podCidr: '10.244.1.0/24' });
+  expect(() => chooseNetwork('e', ['10.0.0.0/8'])).toThrow(/collide with the host's routes/);
 });

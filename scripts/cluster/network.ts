@@ -56,10 +56,9 @@ function hostPrefixes(): string[] {
 /**
  * Picks the first slot whose CIDRs collide with nothing on the host: pods 10.244.<i>.0/24, Services
  * 10.96.<i>.0/24, the veth 10.245.<i>.0/30. A slot is one cluster; another cluster's routes make its
- * slot taken.
+ * slot taken. `used` is the host's prefixes (addresses and routes), read from `ip` unless given.
  */
-export function chooseNetwork(name: string): NodeNetwork {
-  const used = hostPrefixes();
+export function chooseNetwork(name: string, used: readonly string[] = hostPrefixes()): NodeNetwork {
   for (let i = 0; i < 64; i++) {
     const cidrs = [`10.244.${i}.0/24`, `10.96.${i}.0/24`, `10.245.${i}.0/30`];
     if (cidrs.some((c) => used.some((u) => overlaps(c, u)))) continue;
