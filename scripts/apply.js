@@ -10,6 +10,9 @@
 //      cert-manager injects it; until then the API server cannot call the webhook);
 //   6. everything else (queues, tenants, workloads).
 // Jobs with generateName (dist/create/) are not applied: create them with `kubectl create -f`.
+// A re-apply never restarts a running workload: Ray objects that exist already are applied without
+// their spec.suspend (Kueue owns it once it admits them) and without --force-conflicts, so a field
+// Kueue or KubeRay took over is reported as a conflict instead of being overwritten.
 //
 //   node scripts/apply.js [dist] [--dry-run] [--no-wait] [--kubeconfig FILE]
 // --dry-run: server-side dry-run of every object (the CRDs and namespaces must exist already). --no-wait: for a cluster that
@@ -29,8 +32,12 @@ const WEBHOOK_KINDS = ['MutatingWebhookConfiguration', 'ValidatingWebhookConfigu
  */
 function plan(docs) {
   const all = docs.flatMap((d) => d.objects);
-  const unnamed = all.filter((o) => !o.metadata || !o.metadata.name);
-  if (unnamed.length) throw new Error(`${unnamed.length} object(s) have no metadata.name (generateName): they cannot be applied; create them with kubectl create -f`);
+  const unnamed = docs.flatMap((d) => d.objects.filter((o) => !o.metadata || !o.metadata.name).map((o) => ({ file: d.file, o })));
+  if (unnamed.length) {
+    const list = unnamed.map(({ file, o }) => `  ${file}: ${o.kind} ${(o.metadata && o.metadata.generateName) || '(no name)'}*`).join('\n');
+    throw new Error(`${unnamed.length} object(s) have no metadata.name (generateName), so they cannot be applied:\n${list}\n`
+      + 'create them with kubectl create -f <file> (the examples app writes such jobs to dist/create/, which this apply skips)');
+  }
   const isWebhook = (o) => WEBHOOK_KINDS.includes(o.kind);
   const serving = new Set(docs.filter((d) => d.objects.some((o) => o.kind === 'CustomResourceDefinition' || isWebhook(o))).map((d) => d.file));
   const servingObjects = docs.filter((d) => serving.has(d.file)).flatMap((d) => d.objects).filter((o) => o.kind !== 'CustomResourceDefinition');
@@ -53,29 +60,90 @@ function plan(docs) {
   };
 }
 
+const USAGE = `usage: cdk8s-kueue-ray-apply [DIR] [--dry-run] [--no-wait] [--kubeconfig FILE]
+
+The ordered, server-side apply of a synthesized dist/ (DIR, default dist): CRDs, then namespaces, the
+installs and the controller, their rollout and webhook endpoints, the webhook configurations and their
+caBundles, then queues, tenants and workloads. Ray objects that exist already keep what Kueue and KubeRay
+own (spec.suspend is not re-applied and conflicts are never forced), so a re-apply restarts nothing.
+
+  --dry-run          server-side dry run of every object (the CRDs and namespaces must exist already)
+  --no-wait          do not wait for rollouts, endpoints or caBundles (a cluster that runs no pods)
+  --kubeconfig FILE  the cluster (default: kubectl's, i.e. KUBECONFIG or ~/.kube/config)
+  -h, --help         this text
+
+kubectl is taken from KUBECTL (default: kubectl on the PATH); APPLY_TIMEOUT bounds each wait (300s).`;
+
+/** The options, or { exit, message } for --help (0) and a usage error (2), decided before anything is applied. */
+function parseArgs(args) {
+  const out = { dist: undefined, dryRun: false, noWait: false, kubeconfig: undefined };
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === '-h' || a === '--help') return { exit: 0, message: USAGE };
+    if (a === '--dry-run') out.dryRun = true;
+    else if (a === '--no-wait') out.noWait = true;
+    else if (a === '--kubeconfig' || a.startsWith('--kubeconfig=')) {
+      out.kubeconfig = a.includes('=') ? a.slice(a.indexOf('=') + 1) : args[++i];
+      if (!out.kubeconfig) return { exit: 2, message: `--kubeconfig needs a file\n${USAGE}` };
+    } else if (a.startsWith('-')) return { exit: 2, message: `unknown flag ${a}\n${USAGE}` };
+    else if (out.dist !== undefined) return { exit: 2, message: `one folder only (got ${out.dist} and ${a})\n${USAGE}` };
+    else out.dist = a;
+  }
+  return { ...out, dist: out.dist || 'dist' };
+}
+
+const isRay = (o) => typeof o.apiVersion === 'string' && o.apiVersion.startsWith('ray.io/');
+
 function main(args) {
-  const flag = (f) => args.includes(f);
-  const opt = (f) => { const i = args.indexOf(f); return i >= 0 ? args[i + 1] : undefined; };
-  const dist = args.find((a, i) => !a.startsWith('--') && args[i - 1] !== '--kubeconfig') || 'dist';
+  const parsed = parseArgs(args);
+  if (parsed.exit !== undefined) {
+    (parsed.exit === 0 ? console.log : console.error)(parsed.message);
+    return parsed.exit;
+  }
+  const { dist, dryRun, noWait, kubeconfig } = parsed;
   const kubectl = process.env.KUBECTL || 'kubectl';
-  const kubeconfig = opt('--kubeconfig');
-  const dryRun = flag('--dry-run');
-  const noWait = flag('--no-wait');
   const timeout = process.env.APPLY_TIMEOUT || '300s';
 
   const run = (argv, input) => {
     const full = [...(kubeconfig ? ['--kubeconfig', kubeconfig] : []), ...argv];
     return execFileSync(kubectl, full, { input, stdio: ['pipe', 'pipe', 'pipe'], maxBuffer: 256 * 1024 * 1024 }).toString();
   };
-  const apply = (objects, what) => {
+  const apply = (objects, what, force = true, hint = '') => {
     if (!objects.length) return;
     const input = objects.map((o) => YAML.stringify(o)).join('---\n');
     try {
-      run(['apply', '--server-side', '--force-conflicts', '--field-manager=cdk8s-kueue-ray', ...(dryRun ? ['--dry-run=server'] : []), '-f', '-'], input);
+      run(['apply', '--server-side', ...(force ? ['--force-conflicts'] : []), '--field-manager=cdk8s-kueue-ray', ...(dryRun ? ['--dry-run=server'] : []), '-f', '-'], input);
     } catch (e) {
-      throw new Error(`apply of ${what} failed:\n${e.stderr ? e.stderr.toString() : e.message}`);
+      throw new Error(`apply of ${what} failed:\n${e.stderr ? e.stderr.toString() : e.message}${hint}`);
     }
     console.log(`${dryRun ? 'dry-run ' : ''}applied ${objects.length} ${what}`);
+  };
+  // The Ray objects of `objects` that exist already, by kind/namespace/name.
+  const existing = (objects) => {
+    if (!objects.length) return new Set();
+    const input = objects.map((o) => YAML.stringify({ apiVersion: o.apiVersion, kind: o.kind, metadata: { name: o.metadata.name, namespace: o.metadata.namespace } })).join('---\n');
+    // kubectl prints a List, one object, or nothing (none found), depending on the count.
+    const text = run(['get', '--ignore-not-found', '-o', 'json', '-f', '-'], input).trim();
+    const got = text ? JSON.parse(text) : {};
+    const items = Array.isArray(got.items) ? got.items : [got];
+    return new Set(items.filter((o) => o && o.metadata && o.metadata.name).map((o) => `${o.kind}/${o.metadata.namespace || ''}/${o.metadata.name}`));
+  };
+  // Queues, tenants and workloads: a Ray object already on the cluster is applied without spec.suspend
+  // and without forcing, so the apply neither suspends an admitted workload (KubeRay would delete its
+  // RayCluster and start over) nor takes a field Kueue or KubeRay owns.
+  const applyRest = (objects) => {
+    const ray = objects.filter(isRay);
+    const there = existing(ray);
+    const key = (o) => `${o.kind}/${o.metadata.namespace || ''}/${o.metadata.name}`;
+    const again = ray.filter((o) => there.has(key(o))).map((o) => {
+      const c = JSON.parse(JSON.stringify(o));
+      if (c.spec) delete c.spec.suspend;
+      return c;
+    });
+    apply(objects.filter((o) => !isRay(o) || !there.has(key(o))), 'queues, tenants and workloads');
+    apply(again, 'Ray objects that exist already (spec.suspend left to Kueue, conflicts not forced)', false,
+      '\nA conflict here is a field Kueue or KubeRay owns on a running workload: the apply never forces it. '
+      + 'To change such a field, delete the object and apply again (its work restarts).');
   };
   const waitCaBundles = (webhooks) => {
     const deadline = Date.now() + parseInt(timeout, 10) * 1000;
@@ -109,18 +177,19 @@ function main(args) {
     apply(p.webhooks, 'webhook configurations');
     waitCaBundles(p.webhooks);
     console.log('every webhook configuration has its caBundle');
-    apply(p.rest, 'queues, tenants and workloads');
+    applyRest(p.rest);
   } else {
-    apply(p.rest, 'queues, tenants and workloads');
+    applyRest(p.rest);
     apply(p.webhooks, 'webhook configurations');
   }
+  return 0;
 }
 
-module.exports = { plan };
+module.exports = { plan, parseArgs };
 
 if (require.main === module) {
   try {
-    main(process.argv.slice(2));
+    process.exitCode = main(process.argv.slice(2));
   } catch (e) {
     console.error(`apply: ${e.message}`);
     process.exit(1);

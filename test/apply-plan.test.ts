@@ -38,6 +38,33 @@ describe('apply plan of the examples app', () => {
   });
 
   test('objects without a name (generateName jobs) are refused with the way to create them', () => {
-    expect(() => plan([{ file: 'x', objects: [{ kind: 'RayJob', metadata: { generateName: 'j-' } }] }])).toThrow(/generateName.*kubectl create -f/);
+    expect(() => plan([{ file: 'x', objects: [{ kind: 'RayJob', metadata: { generateName: 'j-' } }] }])).toThrow(/generateName.*kubectl create -f/s);
+    // Each one is named, with its file.
+    const two = [{ file: 'jobs.k8s.yaml', objects: [{ kind: 'RayJob', metadata: { generateName: 'toy-' } }, { kind: 'RayCluster', metadata: { generateName: 'rc-' } }] }];
+    expect(() => plan(two)).toThrow(/2 object\(s\) have no metadata.name \(generateName\), so they cannot be applied:\n {2}jobs\.k8s\.yaml: RayJob toy-\*\n {2}jobs\.k8s\.yaml: RayCluster rc-\*/);
+  });
+});
+
+describe('the command line: --help and usage errors are decided before anything is applied', () => {
+  const { parseArgs } = require('../scripts/apply.js');
+  test('--help prints usage (exit 0); unknown flags and a second folder are usage errors (exit 2)', () => {
+    expect(parseArgs(['--help'])).toMatchObject({ exit: 0, message: expect.stringMatching(/^usage: cdk8s-kueue-ray-apply/) });
+    expect(parseArgs(['dist', '-h'])).toMatchObject({ exit: 0 });
+    expect(parseArgs(['--force'])).toMatchObject({ exit: 2, message: expect.stringMatching(/^unknown flag --force\nusage:/) });
+    expect(parseArgs(['a', 'b'])).toMatchObject({ exit: 2, message: expect.stringMatching(/one folder only/) });
+    expect(parseArgs(['--kubeconfig'])).toMatchObject({ exit: 2 });
+  });
+  test('options', () => {
+    expect(parseArgs([])).toEqual({ dist: 'dist', dryRun: false, noWait: false, kubeconfig: undefined });
+    expect(parseArgs(['out', '--dry-run', '--kubeconfig', 'k'])).toEqual({ dist: 'out', dryRun: true, noWait: false, kubeconfig: 'k' });
+    expect(parseArgs(['--kubeconfig=k2', '--no-wait'])).toEqual({ dist: 'dist', dryRun: false, noWait: true, kubeconfig: 'k2' });
+  });
+  test('--help and a bad flag run nothing (no kubectl is called): the real command exits 0 and 2', () => {
+    const { spawnSync } = require('child_process');
+    const env = { ...process.env, KUBECTL: '/nonexistent/kubectl' };
+    const help = spawnSync('node', [require.resolve('../scripts/apply.js'), '--help'], { env, encoding: 'utf8' });
+    expect([help.status, help.stdout.startsWith('usage:')]).toEqual([0, true]);
+    const bad = spawnSync('node', [require.resolve('../scripts/apply.js'), '--bogus'], { env, encoding: 'utf8' });
+    expect([bad.status, bad.stderr.split('\n')[0]]).toEqual([2, 'unknown flag --bogus']);
   });
 });

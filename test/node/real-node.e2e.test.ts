@@ -152,6 +152,26 @@ describeNode(`real node: dist/ of Kueue ${KUEUE} + KubeRay ${KUBERAY} applied an
     for (const n of names) await client.delete(`/apis/ray.io/v1/namespaces/default/rayjobs/${n}`);
   }, 600000);
 
+  test('re-running the README\'s apply restarts nothing: the admitted team-a job keeps its RayCluster, and no DeletedRayCluster appears', async () => {
+    const path_ = '/apis/ray.io/v1/namespaces/team-a/rayjobs/team-a-train';
+    const job = await waitFor('team-a-train admitted and given its RayCluster', async () => {
+      const j = await client.get(path_);
+      return j.spec.suspend !== true && j.status?.rayClusterName ? j : false; // false is omitted (omitempty)
+    }, 180000, 1000);
+    const rc = await client.get(`/apis/ray.io/v1/namespaces/team-a/rayclusters/${job.status.rayClusterName}`);
+    const t = Date.now();
+    await run('node', [path.join(REPO_ROOT, 'scripts', 'apply.js'), out], { cwd: REPO_ROOT, env: env(), maxBuffer: 64 * 1024 * 1024 });
+    process.stdout.write(`[real-node] re-apply: ${((Date.now() - t) / 1000).toFixed(1)} s\n`);
+    // Long enough for KubeRay to have acted on a suspend (it deletes the cluster within a reconcile).
+    await new Promise((r) => setTimeout(r, 10000));
+    const after = await client.get(path_);
+    expect(after.spec.suspend).not.toBe(true);
+    expect(after.status.rayClusterName).toBe(rc.metadata.name);
+    expect((await client.get(`/apis/ray.io/v1/namespaces/team-a/rayclusters/${rc.metadata.name}`)).metadata.uid).toBe(rc.metadata.uid);
+    const deleted = (await client.list('v1', 'Event', 'team-a')).filter((e) => e.reason === 'DeletedRayCluster');
+    expect(deleted.map((e) => e.message)).toEqual([]);
+  }, 400000);
+
   test('rollout restart of each component completes while RayJob creates keep passing, and the PDB holds', async () => {
     const train = readManifestDir(out)['0006-tenants'].find((o: any) => o.kind === 'RayJob');
     const failures: string[] = [];
