@@ -152,6 +152,22 @@ export function computeGang(obj: RayObject, kueue: KueueCapabilities, opts: Gang
   return { podSets, total };
 }
 
+/**
+ * The total of `computeGang(obj, kueue, { workerReplicas })`, from the gang computeGang built for the same
+ * object and Kueue version: only the pod counts change, so no request is parsed again.
+ */
+export function gangTotalAtReplicas(obj: RayObject, gang: Gang, workerReplicas: (group: any) => number | undefined): ResourceMap {
+  const cs = clusterSpecOf(obj);
+  const groups = cs ? listOf(cs.spec.workerGroupSpecs) : [];
+  const total: ResourceMap = new Map();
+  // computeGang's order: the head and one PodSet per worker group when there is a cluster spec, then the submitter.
+  gang.podSets.forEach((ps, i) => {
+    if (cs && i >= 1 && i <= groups.length) addInto(total, ps.perPod, BigInt(workerCount(groups[i - 1], workerReplicas(groups[i - 1]))));
+    else addInto(total, ps.total);
+  });
+  return total;
+}
+
 function mapToList(map: ResourceMap): Record<string, string> {
   // fromEntries defines own properties: a resource named "__proto__" stays a resource.
   return Object.fromEntries([...map].map(([k, v]) => [k, `${v}m`]));

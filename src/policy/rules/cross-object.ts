@@ -3,7 +3,7 @@
  * They need an inventory (from the app at synth, from the cluster in the webhook).
  */
 import { ClusterQueueEntry, Inventory, LabelSelector, LocalQueueEntry } from '../context';
-import { computeGang, Gang } from '../gang';
+import { computeGang, Gang, gangTotalAtReplicas } from '../gang';
 import { formatQuantity, formatResources, ResourceMap, sortedResourceNames } from '../quantity';
 import { isElastic, namespaceOf, podTemplatesOf, PRIORITY_CLASS_LABEL, priorityClassOf, QUEUE_NAME_LABEL, queueNameOf, usesAutoscaling } from '../ray-object';
 import { tenantOf } from '../tenant';
@@ -298,10 +298,10 @@ export const gangCanEverFit: Rule = (obj, ctx) => {
   }
   if (isElastic(obj) && usesAutoscaling(obj)) {
     const maxOf = (g: any) => (Number.isInteger(g?.maxReplicas) && g.maxReplicas < 1_000_000 ? g.maxReplicas : undefined);
-    const atMax = computeGang(obj, ctx.kueue, { workerReplicas: maxOf });
-    const overMax = requested.filter((res) => (atMax.total.get(res) ?? 0n) > ceiling.get(res)!);
+    const atMax = gangTotalAtReplicas(obj, gang, maxOf);
+    const overMax = requested.filter((res) => (atMax.get(res) ?? 0n) > ceiling.get(res)!);
     if (overMax.length) {
-      r.warn(field, `at maxReplicas the cluster needs ${formatResources(atMax.total)}, above what ClusterQueue "${cq.name}" can ever provide (${formatResources(ceiling)}): scale-ups past the quota stay pending with gated pods and no feedback to the autoscaler (kuberay#4846)`,
+      r.warn(field, `at maxReplicas the cluster needs ${formatResources(atMax)}, above what ClusterQueue "${cq.name}" can ever provide (${formatResources(ceiling)}): scale-ups past the quota stay pending with gated pods and no feedback to the autoscaler (kuberay#4846)`,
         `lower maxReplicas or raise the quota of ClusterQueue "${cq.name}"`);
     }
   }
