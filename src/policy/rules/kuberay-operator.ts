@@ -429,8 +429,9 @@ export const containerResources: Rule = (obj, ctx) => {
           }
         }
         if (list === 'containers' && i === 0) {
-          rayRequests = new Map(req);
-          for (const [k, v] of lim) if (!rayRequests.has(k)) rayRequests.set(k, v);
+          // req is not read again: completed with the limits in place (new Map(req) costs more than the parse).
+          for (const [k, v] of lim) if (!req.has(k)) req.set(k, v);
+          rayRequests = req;
         }
       }
     }
