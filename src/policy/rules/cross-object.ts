@@ -232,6 +232,15 @@ function describeGang(g: Gang): string {
   return g.podSets.filter((p) => p.count > 0).map((p) => `${p.name} ${p.count}×(${formatResources(p.perPod)})`).join(' + ');
 }
 
+// Inventory entries are immutable snapshots: each ClusterQueue's covered resources are collected once.
+const COVERED = new WeakMap<ClusterQueueEntry, ReadonlySet<string>>();
+
+function coveredResources(cq: ClusterQueueEntry): ReadonlySet<string> {
+  let covered = COVERED.get(cq);
+  if (!covered) COVERED.set(cq, (covered = new Set(cq.resourceGroups.flatMap((g) => g.coveredResources))));
+  return covered;
+}
+
 /**
  * The gang can ever fit its ClusterQueue: every requested resource is covered, each PodSet fits one
  * flavor, and the total fits nominal + borrowing ceiling. Warns when it fits only by borrowing and
@@ -253,7 +262,7 @@ export const gangCanEverFit: Rule = (obj, ctx) => {
   }
   const caps = clusterQueueCapacity(cq, inv);
   const field = QUEUE_FIELD;
-  const covered = new Set(cq.resourceGroups.flatMap((g) => g.coveredResources));
+  const covered = coveredResources(cq);
   const requested = sortedResourceNames(gang.total).filter((res) => gang.total.get(res)! > 0n);
   const uncovered = requested.filter((res) => !covered.has(res));
   if (uncovered.length) {
