@@ -107,6 +107,25 @@ const esc = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
 const pointer = (field: string) => `/${field.replace(/\[(\d+)\]/g, '.$1').split('.').map(esc).join('/')}`;
 
 /**
+ * `f` remembering its answers: the patches name the same few label keys and fields over and over. Only short
+ * inputs, and a bounded number, are kept (a tenant can write arbitrarily many long ones).
+ */
+function remembered(f: (s: string) => string): (s: string) => string {
+  const answers = new Map<string, string>();
+  return (s) => {
+    let v = answers.get(s);
+    if (v === undefined) {
+      v = f(s);
+      if (answers.size < 1000 && s.length <= 256) answers.set(s, v);
+    }
+    return v;
+  };
+}
+
+const escapedKey = remembered(esc);
+const pointerOf = remembered(pointer);
+
+/**
  * Mutating webhook (CREATE): the policy's defaults (admissionDefaults) as a JSON patch of documented
  * add operations only.
  */
@@ -124,10 +143,10 @@ export function mutateRayObject(req: AdmissionRequest, config: AdmissionConfig, 
 function patchOf(obj: any, d: Defaulting): any[] {
   const ops: any[] = [];
   if (d.labels.length && obj.metadata?.labels === undefined) ops.push({ op: 'add', path: '/metadata/labels', value: {} });
-  for (const l of d.labels) ops.push({ op: 'add', path: `/metadata/labels/${esc(l.key)}`, value: l.value });
-  if (d.suspend) ops.push({ op: 'add', path: pointer(d.suspend), value: true });
+  for (const l of d.labels) ops.push({ op: 'add', path: `/metadata/labels/${escapedKey(l.key)}`, value: l.value });
+  if (d.suspend) ops.push({ op: 'add', path: pointerOf(d.suspend), value: true });
   for (const t of d.podTemplates) {
-    const p = pointer(t.template);
+    const p = pointerOf(t.template);
     if (t.terminationGracePeriodSeconds !== undefined) ops.push({ op: 'add', path: `${p}/spec/terminationGracePeriodSeconds`, value: t.terminationGracePeriodSeconds });
     if (t.preStopSleepSeconds !== undefined) {
       if (t.createLifecycle) ops.push({ op: 'add', path: `${p}/spec/containers/0/lifecycle`, value: {} });
