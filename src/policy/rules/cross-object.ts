@@ -36,8 +36,16 @@ function indexOf(inv: Inventory): InventoryIndex {
 }
 
 export function findLocalQueue(inv: Inventory, namespace: string, name: string): LocalQueueEntry | undefined {
-  return indexOf(inv).localQueues.get(`${namespace}/${name}`);
+  // Three rules look up the same queue of an object in a row: the last answer is kept (so at most one older
+  // snapshot outlives its replacement, until the next lookup).
+  const last = lastQueue;
+  if (last && last.inv === inv && last.namespace === namespace && last.name === name) return last.queue;
+  const queue = indexOf(inv).localQueues.get(`${namespace}/${name}`);
+  lastQueue = { inv, namespace, name, queue };
+  return queue;
 }
+
+let lastQueue: { readonly inv: Inventory; readonly namespace: string; readonly name: string; readonly queue: LocalQueueEntry | undefined } | undefined;
 
 export function findClusterQueue(inv: Inventory, name: string): ClusterQueueEntry | undefined {
   return indexOf(inv).clusterQueues.get(name);
