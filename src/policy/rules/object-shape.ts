@@ -36,11 +36,19 @@ function typeOk(v: unknown, kind: Kind): boolean {
  */
 export const MAX_LIST_LENGTH = 1000;
 
-const countOf = (v: unknown): number => (Array.isArray(v) ? v.length : isRecord(v) ? Object.keys(v).length : 0);
+/** Entries of a list or map. Own keys counted in a loop: Object.keys would build an array for every resource list. */
+function countOf(v: unknown): number {
+  if (Array.isArray(v)) return v.length;
+  if (!isRecord(v)) return 0;
+  let n = 0;
+  for (const k in v) if (Object.prototype.hasOwnProperty.call(v, k)) n++;
+  return n;
+}
 
 const METADATA_STRINGS = ['name', 'generateName', 'namespace'];
 const GROUP_INTEGERS = ['replicas', 'minReplicas', 'maxReplicas', 'numOfHosts'];
-const RESOURCE_LISTS = ['requests', 'limits'];
+const RESOURCE_LISTS = ['requests', 'limits'] as const;
+const RESOURCE_SUFFIXES = { requests: '.resources.requests', limits: '.resources.limits' } as const;
 const CONTAINER_LISTS = ['containers', 'initContainers'] as const;
 
 export const objectShape: Rule = (obj) => {
@@ -56,10 +64,10 @@ export const objectShape: Rule = (obj) => {
     return false;
   };
   /** False (with a finding) for a list longer than MAX_LIST_LENGTH: its entries are not walked. */
-  const bounded = (v: unknown, field: string, fix: string): boolean => {
+  const bounded = (v: unknown, field: string, fix: string, suffix = ''): boolean => {
     const n = countOf(v);
     if (n <= MAX_LIST_LENGTH) return true;
-    r.error(field, `has ${n} entries, more than the ${MAX_LIST_LENGTH} the admission webhook checks in one list`, fix);
+    r.error(field + suffix, `has ${n} entries, more than the ${MAX_LIST_LENGTH} the admission webhook checks in one list`, fix);
     return false;
   };
   const md: any = obj.metadata;
@@ -106,8 +114,8 @@ export const objectShape: Rule = (obj) => {
           for (const f of RESOURCE_LISTS) {
             const l = c.resources[f];
             if (l === undefined || l === null) continue;
-            const p = `${at}.resources.${f}`;
-            if (check(l, 'object', p) && bounded(l, p, 'request only the resources the container uses')) {
+            const suffix = RESOURCE_SUFFIXES[f];
+            if (check(l, 'object', at, suffix) && bounded(l, at, 'request only the resources the container uses', suffix)) {
               if (names.size <= MAX_LIST_LENGTH) for (const k in c.resources[f]) names.add(k);
             }
           }
