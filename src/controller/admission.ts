@@ -73,7 +73,8 @@ export function validateRayObject(req: AdmissionRequest, config: AdmissionConfig
   if (v.outcome === 'invalid') {
     const denial = deny(req.uid, v.message ?? '', 422, 'Invalid');
     // Keys listed, not spread: a spread followed by a new key is slow in Node 20.
-    return { response: warnings.length ? { uid: denial.uid, allowed: denial.allowed, status: denial.status, warnings } : denial, findings: v.findings };
+    const response = warnings.length ? { uid: denial.uid, allowed: denial.allowed, status: denial.status, warnings } : denial;
+    return { response, findings: v.findings };
   }
   return { response: { uid: req.uid, allowed: true, ...withWarnings }, findings: v.findings };
 }

@@ -45,7 +45,14 @@ export function findLocalQueue(inv: Inventory, namespace: string, name: string):
   return queue;
 }
 
-let lastQueue: { readonly inv: Inventory; readonly namespace: string; readonly name: string; readonly queue: LocalQueueEntry | undefined } | undefined;
+interface QueueLookup {
+  readonly inv: Inventory;
+  readonly namespace: string;
+  readonly name: string;
+  readonly queue: LocalQueueEntry | undefined;
+}
+
+let lastQueue: QueueLookup | undefined;
 
 export function findClusterQueue(inv: Inventory, name: string): ClusterQueueEntry | undefined {
   return indexOf(inv).clusterQueues.get(name);
