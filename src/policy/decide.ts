@@ -197,7 +197,8 @@ export function admissionDefaults(
   }
   const podTemplates = ctx.gracefulPreemption ? gracefulDefaults(obj, kind, ctx.gracefulPreemption) : [];
   if (!added.length && !suspend && !podTemplates.length) return NO_DEFAULTS;
-  return { labels: added, ...(suspend ? { suspend } : {}), podTemplates };
+  // Keys in the order the interface lists them; a conditional spread between literal keys is slow in Node 20.
+  return suspend ? { labels: added, suspend, podTemplates } : { labels: added, podTemplates };
 }
 
 /** The suspend field to set, when its parent is a JSON object (a patch below a field of the wrong type would fail the create). */

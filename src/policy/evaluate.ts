@@ -2,6 +2,7 @@
 import { PolicyContext } from './context';
 import { Finding } from './findings';
 import { RayObject, rayKindOf } from './kinds';
+import { sharingPodTemplates } from './ray-object';
 import { COMPATIBILITY_RULES } from './rules/compatibility';
 import { CROSS_OBJECT_RULES } from './rules/cross-object';
 import { KUBERAY_OPERATOR_RULES } from './rules/kuberay-operator';
@@ -26,10 +27,18 @@ export const RULES: Readonly<Record<string, Rule>> = {
  */
 export function evaluateRayObject(obj: RayObject, ctx: PolicyContext): Finding[] {
   if (!rayKindOf(obj)) return [];
-  const shape = objectShape(obj, ctx);
-  if (shape.length) return shape;
-  const out: Finding[] = [];
-  // No spread: push(...list) throws RangeError past about 100,000 arguments.
-  for (const rule of Object.values(RULES)) if (rule !== objectShape) for (const f of rule(obj, ctx)) out.push(f);
-  return out;
+  return sharingPodTemplates(obj, () => {
+    const shape = objectShape(obj, ctx);
+    if (shape.length) return shape;
+    const out: Finding[] = [];
+    // No spread: push(...list) throws RangeError past about 100,000 arguments. Index loops: every review runs this.
+    for (let i = 0; i < RULES_AFTER_SHAPE.length; i++) {
+      const found = RULES_AFTER_SHAPE[i](obj, ctx);
+      for (let j = 0; j < found.length; j++) out.push(found[j]);
+    }
+    return out;
+  });
 }
+
+/** RULES without objectShape, in order, listed once rather than per object. */
+const RULES_AFTER_SHAPE: readonly Rule[] = Object.values(RULES).filter((rule) => rule !== objectShape);

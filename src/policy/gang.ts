@@ -51,15 +51,19 @@ export function containerRequests(container: any, where: string): ResourceMap {
  */
 export function podRequests(podSpec: any, where: string, extraContainers: ResourceMap[] = []): ResourceMap {
   const sum: ResourceMap = new Map();
-  listOf(podSpec?.containers).forEach((c: any, i: number) => addInto(sum, containerRequests(c, `${where}.containers[${i}]`)));
+  const containers = listOf(podSpec?.containers);
+  for (let i = 0; i < containers.length; i++) addInto(sum, containerRequests(containers[i], `${where}.containers[${i}]`));
   for (const extra of extraContainers) addInto(sum, extra);
+  // Most pods have neither init containers nor overhead: nothing to add, and no maps to build for them.
+  const inits = listOf(podSpec?.initContainers);
+  if (!inits.length && !isRecord(podSpec?.overhead)) return sum;
   const sidecars: ResourceMap = new Map();
   const initMax: ResourceMap = new Map();
   // Kubernetes max'es the whole running sidecar total in at every init container, which is quadratic in
   // their number (40,000 init containers with distinct resources took minutes). Only the resources the
   // container names can change that max: initMax already holds every other sidecar resource at least
   // at its current total, so updating just those gives the same map, in linear time.
-  listOf(podSpec?.initContainers).forEach((c: any, i: number) => {
+  inits.forEach((c: any, i: number) => {
     const r = containerRequests(c, `${where}.initContainers[${i}]`);
     const sidecar = c?.restartPolicy === 'Always';
     if (sidecar) addInto(sidecars, r);
@@ -150,6 +154,22 @@ export function computeGang(obj: RayObject, kueue: KueueCapabilities, opts: Gang
   const total: ResourceMap = new Map();
   for (const ps of podSets) addInto(total, ps.total);
   return { podSets, total };
+}
+
+/**
+ * The total of `computeGang(obj, kueue, { workerReplicas })`, from the gang computeGang built for the same
+ * object and Kueue version: only the pod counts change, so no request is parsed again.
+ */
+export function gangTotalAtReplicas(obj: RayObject, gang: Gang, workerReplicas: (group: any) => number | undefined): ResourceMap {
+  const cs = clusterSpecOf(obj);
+  const groups = cs ? listOf(cs.spec.workerGroupSpecs) : [];
+  const total: ResourceMap = new Map();
+  // computeGang's order: the head and one PodSet per worker group when there is a cluster spec, then the submitter.
+  gang.podSets.forEach((ps, i) => {
+    if (cs && i >= 1 && i <= groups.length) addInto(total, ps.perPod, BigInt(workerCount(groups[i - 1], workerReplicas(groups[i - 1]))));
+    else addInto(total, ps.total);
+  });
+  return total;
 }
 
 function mapToList(map: ResourceMap): Record<string, string> {

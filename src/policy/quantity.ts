@@ -151,7 +151,9 @@ export function sortedResourceNames(map: ResourceMap): string[] {
 
 /** Adds `b` × `times` into `a` (in place) and returns `a`. */
 export function addInto(a: ResourceMap, b: ResourceMap, times = 1n): ResourceMap {
-  for (const [k, v] of b) a.set(k, (a.get(k) ?? 0n) + v * times);
+  // Most sums are of one pod: a BigInt product allocates, and × 1 changes nothing.
+  if (times === 1n) for (const [k, v] of b) a.set(k, (a.get(k) ?? 0n) + v);
+  else for (const [k, v] of b) a.set(k, (a.get(k) ?? 0n) + v * times);
   return a;
 }
 
@@ -169,7 +171,9 @@ export function parseResourceList(list: Record<string, unknown> | undefined, whe
   const out: ResourceMap = new Map();
   if (list === undefined || list === null) return out;
   if (typeof list !== 'object' || Array.isArray(list)) throw new Error(`${where}: must be a map of resource names to quantities, not ${Array.isArray(list) ? 'a list' : typeof list}`);
-  for (const [k, v] of Object.entries(list)) {
+  // Object.keys, not Object.entries: every admission review parses each container's lists several times.
+  for (const k of Object.keys(list)) {
+    const v = list[k];
     if (v === undefined || v === null) continue;
     try {
       out.set(k, parseQuantity(v as string | number));

@@ -64,9 +64,39 @@ export function workerGroupsOf(obj: RayObject): any[] {
   return Array.isArray(g) ? g : [];
 }
 
+type PodTemplateRef = { path: string; template: any; role: 'head' | 'worker' | 'submitter' };
+
+/**
+ * The object evaluateRayObject runs the rules on, and its pod templates once listed: five rules walk them,
+ * and the object does not change while the rules run. Set only for the duration of that call.
+ */
+let evaluating: { readonly obj: RayObject; templates?: PodTemplateRef[] } | undefined;
+
+/**
+ * Runs `f` with podTemplatesOf(obj) listed at most once (its callers only read the list).
+ * @internal
+ */
+export function sharingPodTemplates<T>(obj: RayObject, f: () => T): T {
+  const outer = evaluating;
+  evaluating = { obj };
+  try {
+    return f();
+  } finally {
+    evaluating = outer;
+  }
+}
+
 /** Every pod template of the object with its path (head, workers unless `workers: false`, submitter). */
-export function podTemplatesOf(obj: RayObject, opts: { readonly workers?: boolean } = {}): Array<{ path: string; template: any; role: 'head' | 'worker' | 'submitter' }> {
-  const out: Array<{ path: string; template: any; role: 'head' | 'worker' | 'submitter' }> = [];
+export function podTemplatesOf(obj: RayObject, opts: { readonly workers?: boolean } = {}): PodTemplateRef[] {
+  const shared = opts.workers !== false && evaluating?.obj === obj ? evaluating : undefined;
+  if (shared?.templates) return shared.templates;
+  const out = listPodTemplates(obj, opts);
+  if (shared) shared.templates = out;
+  return out;
+}
+
+function listPodTemplates(obj: RayObject, opts: { readonly workers?: boolean }): PodTemplateRef[] {
+  const out: PodTemplateRef[] = [];
   const cs = clusterSpecOf(obj);
   if (cs) {
     out.push({ path: `${cs.path}.headGroupSpec.template`, template: ownField(cs.spec.headGroupSpec, 'template'), role: 'head' });

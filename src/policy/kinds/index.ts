@@ -51,6 +51,13 @@ export function hasSubmitterPodSet(obj: RayObject): boolean {
 /** The submitter pod template of the object, when its kind has one and it is a JSON object. */
 export function submitterTemplateOf(obj: RayObject): Record<string, any> | undefined {
   const path = rayKindOf(obj)?.submitterTemplatePath;
-  const tpl = path?.split('.').reduce((o: any, key) => o?.[key], obj);
+  if (path === undefined) return undefined;
+  // Split once per path: the rules ask for the submitter template of every object several times.
+  let keys = PATH_KEYS.get(path);
+  if (!keys) PATH_KEYS.set(path, (keys = path.split('.')));
+  let tpl: any = obj;
+  for (const key of keys) tpl = tpl?.[key];
   return isRecord(tpl) ? tpl : undefined;
 }
+
+const PATH_KEYS = new Map<string, readonly string[]>();

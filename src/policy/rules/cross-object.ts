@@ -3,7 +3,7 @@
  * They need an inventory (from the app at synth, from the cluster in the webhook).
  */
 import { ClusterQueueEntry, Inventory, LabelSelector, LocalQueueEntry } from '../context';
-import { computeGang, Gang } from '../gang';
+import { computeGang, Gang, gangTotalAtReplicas } from '../gang';
 import { formatQuantity, formatResources, ResourceMap, sortedResourceNames } from '../quantity';
 import { isElastic, namespaceOf, podTemplatesOf, PRIORITY_CLASS_LABEL, priorityClassOf, QUEUE_NAME_LABEL, queueNameOf, usesAutoscaling } from '../ray-object';
 import { tenantOf } from '../tenant';
@@ -36,8 +36,23 @@ function indexOf(inv: Inventory): InventoryIndex {
 }
 
 export function findLocalQueue(inv: Inventory, namespace: string, name: string): LocalQueueEntry | undefined {
-  return indexOf(inv).localQueues.get(`${namespace}/${name}`);
+  // Three rules look up the same queue of an object in a row: the last answer is kept (so at most one older
+  // snapshot outlives its replacement, until the next lookup).
+  const last = lastQueue;
+  if (last && last.inv === inv && last.namespace === namespace && last.name === name) return last.queue;
+  const queue = indexOf(inv).localQueues.get(`${namespace}/${name}`);
+  lastQueue = { inv, namespace, name, queue };
+  return queue;
 }
+
+interface QueueLookup {
+  readonly inv: Inventory;
+  readonly namespace: string;
+  readonly name: string;
+  readonly queue: LocalQueueEntry | undefined;
+}
+
+let lastQueue: QueueLookup | undefined;
 
 export function findClusterQueue(inv: Inventory, name: string): ClusterQueueEntry | undefined {
   return indexOf(inv).clusterQueues.get(name);
@@ -232,6 +247,15 @@ function describeGang(g: Gang): string {
   return g.podSets.filter((p) => p.count > 0).map((p) => `${p.name} ${p.count}×(${formatResources(p.perPod)})`).join(' + ');
 }
 
+// Inventory entries are immutable snapshots: each ClusterQueue's covered resources are collected once.
+const COVERED = new WeakMap<ClusterQueueEntry, ReadonlySet<string>>();
+
+function coveredResources(cq: ClusterQueueEntry): ReadonlySet<string> {
+  let covered = COVERED.get(cq);
+  if (!covered) COVERED.set(cq, (covered = new Set(cq.resourceGroups.flatMap((g) => g.coveredResources))));
+  return covered;
+}
+
 /**
  * The gang can ever fit its ClusterQueue: every requested resource is covered, each PodSet fits one
  * flavor, and the total fits nominal + borrowing ceiling. Warns when it fits only by borrowing and
@@ -253,7 +277,7 @@ export const gangCanEverFit: Rule = (obj, ctx) => {
   }
   const caps = clusterQueueCapacity(cq, inv);
   const field = QUEUE_FIELD;
-  const covered = new Set(cq.resourceGroups.flatMap((g) => g.coveredResources));
+  const covered = coveredResources(cq);
   const requested = sortedResourceNames(gang.total).filter((res) => gang.total.get(res)! > 0n);
   const uncovered = requested.filter((res) => !covered.has(res));
   if (uncovered.length) {
@@ -298,10 +322,10 @@ export const gangCanEverFit: Rule = (obj, ctx) => {
   }
   if (isElastic(obj) && usesAutoscaling(obj)) {
     const maxOf = (g: any) => (Number.isInteger(g?.maxReplicas) && g.maxReplicas < 1_000_000 ? g.maxReplicas : undefined);
-    const atMax = computeGang(obj, ctx.kueue, { workerReplicas: maxOf });
-    const overMax = requested.filter((res) => (atMax.total.get(res) ?? 0n) > ceiling.get(res)!);
+    const atMax = gangTotalAtReplicas(obj, gang, maxOf);
+    const overMax = requested.filter((res) => (atMax.get(res) ?? 0n) > ceiling.get(res)!);
     if (overMax.length) {
-      r.warn(field, `at maxReplicas the cluster needs ${formatResources(atMax.total)}, above what ClusterQueue "${cq.name}" can ever provide (${formatResources(ceiling)}): scale-ups past the quota stay pending with gated pods and no feedback to the autoscaler (kuberay#4846)`,
+      r.warn(field, `at maxReplicas the cluster needs ${formatResources(atMax)}, above what ClusterQueue "${cq.name}" can ever provide (${formatResources(ceiling)}): scale-ups past the quota stay pending with gated pods and no feedback to the autoscaler (kuberay#4846)`,
         `lower maxReplicas or raise the quota of ClusterQueue "${cq.name}"`);
     }
   }

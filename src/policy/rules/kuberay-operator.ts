@@ -4,7 +4,6 @@
  * Plus Kubernetes rules the library can check before the API server does.
  */
 import { parse as parseYaml } from 'yaml';
-import { containerRequests } from '../gang';
 import { clusterSpecOf, RAY_JOB, RAY_SERVICE, rayKindOf } from '../kinds';
 import { parseResourceList } from '../quantity';
 import { DNS1035_LABEL, DNS1123_SUBDOMAIN, isQueued, isRecord, listOf, podTemplatesOf, shown, workerGroupsOf } from '../ray-object';
@@ -402,34 +401,43 @@ export const managedByField: Rule = (obj, ctx) => {
 export const containerResources: Rule = (obj, ctx) => {
   const r = new Reporter('containerResources', obj, 'kubernetes');
   for (const t of podTemplatesOf(obj)) {
-    const all = [
-      ...listOf(t.template?.spec?.containers).map((c: any, i: number) => ({ c, p: `${t.path}.spec.containers[${i}]` })),
-      ...listOf(t.template?.spec?.initContainers).map((c: any, i: number) => ({ c, p: `${t.path}.spec.initContainers[${i}]` })),
-    ];
-    for (const { c, p } of all) {
-      let req;
-      let lim;
-      try {
-        req = parseResourceList(c?.resources?.requests, `${p}.resources.requests`);
-        lim = parseResourceList(c?.resources?.limits, `${p}.resources.limits`);
-      } catch (e) {
-        r.error(`${p}.resources`, (e as Error).message, 'write quantities like 500m, 2, 2Gi, 6G');
-        continue;
-      }
-      for (const [k, v] of req) {
-        const l = lim.get(k);
-        if (l !== undefined && v > l) {
-          // Queued, Kueue's Workload fails its resources validation and stays pending; otherwise the API
-          // server refuses the Pods KubeRay creates.
-          const queued = isQueued(obj, ctx.kueue);
-          r.error(`${p}.resources.requests.${k}`, `request ${shown(c.resources.requests[k])} exceeds limit ${shown(c.resources.limits[k])}${queued ? ": Kueue's Workload fails its resources validation and is never admitted" : ''}`,
-            `lower the request or raise the limit of ${k}`, queued ? 'kueue-workload' : undefined);
+    const containers = listOf(t.template?.spec?.containers);
+    // The Ray container's requests as Kueue counts them (containerRequests), from the lists parsed below.
+    let rayRequests: Map<string, bigint> = new Map();
+    for (const list of ['containers', 'initContainers'] as const) {
+      const entries = list === 'containers' ? containers : listOf(t.template?.spec?.initContainers);
+      for (let i = 0; i < entries.length; i++) {
+        const c = entries[i];
+        const p = `${t.path}.spec.${list}[${i}]`;
+        let req;
+        let lim;
+        try {
+          req = parseResourceList(c?.resources?.requests, `${p}.resources.requests`);
+          lim = parseResourceList(c?.resources?.limits, `${p}.resources.limits`);
+        } catch (e) {
+          r.error(`${p}.resources`, (e as Error).message, 'write quantities like 500m, 2, 2Gi, 6G');
+          continue;
+        }
+        for (const [k, v] of req) {
+          const l = lim.get(k);
+          if (l !== undefined && v > l) {
+            // Queued, Kueue's Workload fails its resources validation and stays pending; otherwise the API
+            // server refuses the Pods KubeRay creates.
+            const queued = isQueued(obj, ctx.kueue);
+            r.error(`${p}.resources.requests.${k}`, `request ${shown(c.resources.requests[k])} exceeds limit ${shown(c.resources.limits[k])}${queued ? ": Kueue's Workload fails its resources validation and is never admitted" : ''}`,
+              `lower the request or raise the limit of ${k}`, queued ? 'kueue-workload' : undefined);
+          }
+        }
+        if (list === 'containers' && i === 0) {
+          // req is not read again: completed with the limits in place (new Map(req) costs more than the parse).
+          for (const [k, v] of lim) if (!req.has(k)) req.set(k, v);
+          rayRequests = req;
         }
       }
     }
-    const ray = listOf(t.template?.spec?.containers)[0];
+    const ray = containers[0];
     if (isRecord(ray) && t.role !== 'submitter') {
-      const eff = (() => { try { return containerRequests(ray, t.path); } catch { return new Map(); } })();
+      const eff = rayRequests;
       const missing = ['cpu', 'memory'].filter((k) => !eff.has(k));
       if (missing.length) {
         r.warn(`${t.path}.spec.containers[0].resources`, `the Ray container has no ${missing.join(' or ')} request or limit, so Kueue counts 0 for it and admits more than the nodes can run`, `set requests (and limits) for ${missing.join(' and ')}`, 'kueue-workload');

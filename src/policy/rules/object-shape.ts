@@ -36,28 +36,43 @@ function typeOk(v: unknown, kind: Kind): boolean {
  */
 export const MAX_LIST_LENGTH = 1000;
 
-const countOf = (v: unknown): number => (Array.isArray(v) ? v.length : isRecord(v) ? Object.keys(v).length : 0);
+/** Entries of a list or map. Own keys counted in a loop: Object.keys would build an array for every resource list. */
+function countOf(v: unknown): number {
+  if (Array.isArray(v)) return v.length;
+  if (!isRecord(v)) return 0;
+  let n = 0;
+  for (const k in v) if (Object.prototype.hasOwnProperty.call(v, k)) n++;
+  return n;
+}
+
+const METADATA_STRINGS = ['name', 'generateName', 'namespace'];
+const GROUP_INTEGERS = ['replicas', 'minReplicas', 'maxReplicas', 'numOfHosts'];
+const RESOURCE_LISTS = ['requests', 'limits'] as const;
+const RESOURCE_SUFFIXES = { requests: '.resources.requests', limits: '.resources.limits' } as const;
+const CONTAINER_LISTS = ['containers', 'initContainers'] as const;
 
 export const objectShape: Rule = (obj) => {
   const r = new Reporter('objectShape', obj, 'kubernetes');
-  const check = (v: unknown, kind: Kind, field: string): boolean => {
+  // The field is base + suffix, joined only for a finding: a review checks hundreds of fields, nearly all fine.
+  const check = (v: unknown, kind: Kind, base: string, suffix = ''): boolean => {
     if (v === undefined || v === null) return false;
     if (typeOk(v, kind)) return true;
+    const field = base + suffix;
     // Past the listed few (Reporter), a wrong field is only counted: no message is built for it.
     if (r.full('error')) r.error(field, '', '');
     else r.error(field, `must be ${kind === 'integer' || kind === 'object' ? 'an' : 'a'} ${kind}, not ${shown(v)} (the CRD schema refuses it)`, `write ${field} as ${kind === 'string map' ? 'a mapping of strings to strings' : `a ${kind}`}`);
     return false;
   };
   /** False (with a finding) for a list longer than MAX_LIST_LENGTH: its entries are not walked. */
-  const bounded = (v: unknown, field: string, fix: string): boolean => {
+  const bounded = (v: unknown, field: string, fix: string, suffix = ''): boolean => {
     const n = countOf(v);
     if (n <= MAX_LIST_LENGTH) return true;
-    r.error(field, `has ${n} entries, more than the ${MAX_LIST_LENGTH} the admission webhook checks in one list`, fix);
+    r.error(field + suffix, `has ${n} entries, more than the ${MAX_LIST_LENGTH} the admission webhook checks in one list`, fix);
     return false;
   };
   const md: any = obj.metadata;
   if (check(md, 'object', 'metadata')) {
-    for (const f of ['name', 'generateName', 'namespace']) check(md[f], 'string', `metadata.${f}`);
+    for (const f of METADATA_STRINGS) check(md[f], 'string', 'metadata.', f);
     check(md.labels, 'string map', 'metadata.labels');
     check(md.annotations, 'string map', 'metadata.annotations');
     if (check(md.ownerReferences, 'list', 'metadata.ownerReferences') && bounded(md.ownerReferences, 'metadata.ownerReferences', 'keep the owners of the object only')) {
@@ -66,49 +81,52 @@ export const objectShape: Rule = (obj) => {
   }
   if (obj.spec !== undefined && !check(obj.spec, 'object', 'spec')) return r.findings;
   const spec: any = obj.spec ?? {};
-  for (const [f, type] of rayKindOf(obj)?.specFieldTypes ?? []) check(spec[f], type, `spec.${f}`);
+  for (const [f, type] of rayKindOf(obj)?.specFieldTypes ?? []) check(spec[f], type, 'spec.', f);
   const cs = clusterSpecOf(obj);
   let workersBounded = true;
   if (cs) {
-    check(cs.spec.enableInTreeAutoscaling, 'boolean', `${cs.path}.enableInTreeAutoscaling`);
-    check(cs.spec.headGroupSpec, 'object', `${cs.path}.headGroupSpec`);
+    check(cs.spec.enableInTreeAutoscaling, 'boolean', cs.path, '.enableInTreeAutoscaling');
+    check(cs.spec.headGroupSpec, 'object', cs.path, '.headGroupSpec');
     if (check(cs.spec.workerGroupSpecs, 'list', `${cs.path}.workerGroupSpecs`)
       && (workersBounded = bounded(cs.spec.workerGroupSpecs, `${cs.path}.workerGroupSpecs`, 'merge worker groups of the same pod shape (raise replicas instead); Kueue admits at most 18 PodSets'))) {
       workerGroupsOf(obj).forEach((g, i) => {
         const p = `${cs.path}.workerGroupSpecs[${i}]`;
         if (!check(g, 'object', p)) return;
-        check(g.groupName, 'string', `${p}.groupName`);
-        for (const f of ['replicas', 'minReplicas', 'maxReplicas', 'numOfHosts']) check(g[f], 'integer', `${p}.${f}`);
-        check(g.suspend, 'boolean', `${p}.suspend`);
+        check(g.groupName, 'string', p, '.groupName');
+        for (const f of GROUP_INTEGERS) check(g[f], 'integer', `${p}.`, f);
+        check(g.suspend, 'boolean', p, '.suspend');
       });
     }
   }
   for (const t of podTemplatesOf(obj, { workers: workersBounded })) {
-    if (!check(t.template, 'object', t.path) || !check(t.template.spec, 'object', `${t.path}.spec`)) continue;
+    if (!check(t.template, 'object', t.path) || !check(t.template.spec, 'object', t.path, '.spec')) continue;
     // The pod-request sums keep one entry per resource name: bounded per pod too, not only per container.
     const names = new Set<string>();
-    for (const list of ['containers', 'initContainers'] as const) {
+    for (const list of CONTAINER_LISTS) {
       const field = `${t.path}.spec.${list}`;
       if (!check(t.template.spec[list], 'list', field) || !bounded(t.template.spec[list], field, `a pod needs a few ${list}: move the work into fewer`)) continue;
       t.template.spec[list].forEach((c: any, i: number) => {
-        if (!check(c, 'object', `${field}[${i}]`)) return;
-        check(c.name, 'string', `${field}[${i}].name`);
-        check(c.env, 'list', `${field}[${i}].env`);
-        if (check(c.resources, 'object', `${field}[${i}].resources`)) {
-          for (const f of ['requests', 'limits']) {
-            const p = `${field}[${i}].resources.${f}`;
-            if (check(c.resources[f], 'object', p) && bounded(c.resources[f], p, 'request only the resources the container uses')) {
+        const at = `${field}[${i}]`;
+        if (!check(c, 'object', at)) return;
+        check(c.name, 'string', at, '.name');
+        check(c.env, 'list', at, '.env');
+        if (check(c.resources, 'object', at, '.resources')) {
+          for (const f of RESOURCE_LISTS) {
+            const l = c.resources[f];
+            if (l === undefined || l === null) continue;
+            const suffix = RESOURCE_SUFFIXES[f];
+            if (check(l, 'object', at, suffix) && bounded(l, at, 'request only the resources the container uses', suffix)) {
               if (names.size <= MAX_LIST_LENGTH) for (const k in c.resources[f]) names.add(k);
             }
           }
         }
       });
     }
-    if (check(t.template.spec.overhead, 'object', `${t.path}.spec.overhead`)) bounded(t.template.spec.overhead, `${t.path}.spec.overhead`, 'list only the overhead of the pod\'s runtime class');
+    if (check(t.template.spec.overhead, 'object', t.path, '.spec.overhead')) bounded(t.template.spec.overhead, `${t.path}.spec.overhead`, 'list only the overhead of the pod\'s runtime class');
     if (names.size > MAX_LIST_LENGTH) {
       r.error(`${t.path}.spec`, `its containers name more than ${MAX_LIST_LENGTH} different resources, the most the admission webhook checks in one pod`, 'request only the resources the containers use');
     }
-    check(t.template.spec.restartPolicy, 'string', `${t.path}.spec.restartPolicy`);
+    check(t.template.spec.restartPolicy, 'string', t.path, '.spec.restartPolicy');
   }
   return r.findings;
 };

@@ -16,21 +16,26 @@ export const MAX_FINDINGS_PER_RULE = 20;
 /** Builds findings for one rule and one object. */
 export class Reporter {
   private readonly listed: Finding[] = [];
-  private readonly more = { error: { count: 0, field: '' }, warning: { count: 0, field: '' } };
-  private readonly count = { error: 0, warning: 0 };
+  // Flat counters, not nested records: every rule makes a Reporter for every object it sees, and most report nothing.
+  private errors = 0;
+  private warnings = 0;
+  private moreErrors = 0;
+  private moreWarnings = 0;
+  private moreErrorsField = '';
+  private moreWarningsField = '';
   constructor(private readonly rule: string, private readonly obj: RayObject, private readonly source: FindingSource) {}
 
   /** The findings, with one that counts those past MAX_FINDINGS_PER_RULE per severity. */
   get findings(): Finding[] {
-    if (!this.more.error.count && !this.more.warning.count) return this.listed;
+    if (!this.moreErrors && !this.moreWarnings) return this.listed;
     const out = [...this.listed];
     for (const severity of ['error', 'warning'] as const) {
-      const m = this.more[severity];
-      if (!m.count) continue;
+      const count = severity === 'error' ? this.moreErrors : this.moreWarnings;
+      if (!count) continue;
       const what = severity === 'error' ? 'errors' : 'warnings';
       out.push({
-        rule: this.rule, severity, object: objectRef(this.obj), field: m.field,
-        message: `${m.count} more ${what} of this rule, from here on, are not listed (the first ${MAX_FINDINGS_PER_RULE} are)`,
+        rule: this.rule, severity, object: objectRef(this.obj), field: severity === 'error' ? this.moreErrorsField : this.moreWarningsField,
+        message: `${count} more ${what} of this rule, from here on, are not listed (the first ${MAX_FINDINGS_PER_RULE} are)`,
         fix: `fix the ${what} listed and the same ones further on`, source: this.source,
       });
     }
@@ -39,16 +44,18 @@ export class Reporter {
 
   /** True once the rule has listed as many findings of this severity as it may (later ones are only counted). */
   full(severity: Severity): boolean {
-    return this.count[severity] >= MAX_FINDINGS_PER_RULE;
+    return (severity === 'error' ? this.errors : this.warnings) >= MAX_FINDINGS_PER_RULE;
   }
 
   report(severity: Severity, field: string, message: string, fix: string, source?: FindingSource): this {
     if (this.full(severity)) {
-      const m = this.more[severity];
-      if (!m.count++) m.field = field;
+      if (severity === 'error') {
+        if (!this.moreErrors++) this.moreErrorsField = field;
+      } else if (!this.moreWarnings++) this.moreWarningsField = field;
       return this;
     }
-    this.count[severity]++;
+    if (severity === 'error') this.errors++;
+    else this.warnings++;
     // The object reference is built only when there is something to report: most rules find nothing,
     // and every admission request runs all of them.
     this.listed.push({ rule: this.rule, severity, object: objectRef(this.obj), field, message, fix, source: source ?? this.source });
