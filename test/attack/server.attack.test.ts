@@ -4,7 +4,7 @@
 import * as net from 'net';
 import * as tls from 'tls';
 import * as fs from 'fs';
-import { CONTROLLER_MEMORY_LIMIT_MIB } from '../../src/install/admission-controller';
+import { CONTROLLER_MEMORY_LIMIT_MIB } from '../../src/install/admission-controller/admission-controller';
 import { compileController, Controller, healthy, post, rayJob, request, responseOf, review, startController, testPki } from './support';
 
 jest.setTimeout(60000);

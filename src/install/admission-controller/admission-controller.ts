@@ -2,16 +2,16 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { ApiObject, Chart, Duration } from 'cdk8s';
 import { Construct } from 'constructs';
-import { wholeSeconds } from '../platform/duration';
-import { resolveVersions } from '../platform/versions';
-import { RAY_API_GROUPS, RAY_API_VERSIONS, RAY_PLURALS } from '../policy/kinds';
-import { TENANT_LABEL } from '../policy/tenant';
+import { wholeSeconds } from '../../platform/duration';
+import { resolveVersions } from '../../platform/versions';
+import { RAY_API_GROUPS, RAY_API_VERSIONS, RAY_PLURALS } from '../../policy/kinds';
+import { TENANT_LABEL } from '../../policy/tenant';
 import {
   DEFAULT_TRUSTED_WRITERS, KUBERAY_OPERATOR_SERVICE_ACCOUNT, KUEUE_CONTROLLER_SERVICE_ACCOUNT, serviceAccountUser, TrustedWriters,
   untrustedRequestCel,
-} from '../policy/writers';
-import { ContainerResources, renderResources } from '../ray/pod-template';
-import { priorityClassField } from './priority';
+} from '../../policy/writers';
+import { ContainerResources, renderResources } from '../../ray/pod-template';
+import { priorityClassField } from '../priority';
 
 export interface AdmissionControllerProps {
   /**
@@ -143,7 +143,8 @@ export enum AntiAffinity {
 
 /**
  * The image released with this package: tagged with its version, read from its package.json at run
- * time (one source of truth; lib/src/install and src/install sit at different depths, so walk up).
+ * time (one source of truth; lib/src/install/admission-controller and src/install/admission-controller sit at
+ * different depths, so walk up).
  */
 function defaultImage(): string {
   for (let dir = __dirname; ; dir = path.dirname(dir)) {
