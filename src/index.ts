@@ -25,5 +25,5 @@ export * from './ray/elastic-ray-service';
 // because its API (bigint quantities, free functions) is for the controller and CLI, not for jsii bindings.
 export * from './install/kueue-install';
 export * from './install/kuberay-install';
-export * from './install/admission-controller';
+export * from './install/admission-controller/admission-controller';
 export * from './plan/plan';

@@ -4,7 +4,7 @@
 import * as net from 'net';
 import * as tls from 'tls';
 import * as fs from 'fs';
-import { CONTROLLER_MEMORY_LIMIT_MIB } from '../../src/install/admission-controller';
+import { CONTROLLER_MEMORY_LIMIT_MIB } from '../../src/install/admission-controller/admission-controller';
 import { compileController, Controller, healthy, post, rayJob, request, responseOf, review, startController, testPki } from './support';
 
 jest.setTimeout(60000);
@@ -108,7 +108,7 @@ test('5. the bodies in flight are bounded in total: 16 concurrent 3.9 MiB review
   expect(other.map((a) => `${a.status} ${a.body.slice(0, 100)}`)).toEqual([]);
   expect(statuses.filter((s) => s === 429 || s === -1).length).toBeGreaterThan(0);
   expect(statuses.filter((s) => s === 200).length).toBeGreaterThan(0);
-  // The Deployment's limit is 256Mi (src/install/admission-controller.ts): stay well below it.
+  // The Deployment's limit is 256Mi (src/install/admission-controller/admission-controller.ts): stay well below it.
   const peak = ctl.peakRssMiB();
 
   console.log(`attack 5: peak RSS ${peak.toFixed(0)} MiB, answers ${statuses.join(',')}`);
@@ -134,7 +134,7 @@ test('5b. the most a crowd can hold: 8 peers each sending 3.9 MiB reviews to bot
   // A refused client still writing its body may see the connection reset after the 429, as in attack 5.
   expect(answers.filter((a) => a.status !== 200 && a.status !== 429 && !(a.status === -1 && /ECONNRESET|EPIPE/.test(a.body))).map((a) => `${a.status} ${a.body.slice(0, 80)}`)).toEqual([]);
   const peak = ctl.peakRssMiB();
-  // The Deployment's limit (src/install/admission-controller.ts) is sized from this figure.
+  // The Deployment's limit (src/install/admission-controller/admission-controller.ts) is sized from this figure.
   console.log(`attack 5b: peak RSS ${peak.toFixed(0)} MiB over ${answers.length} concurrent 3.9 MiB reviews from 8 peers and 6 slow bodies (${statuses.filter((x) => x === 200).length} decided, ${statuses.filter((x) => x === 429).length} refused with 429)`);
   // Never near the limit (the kernel would kill the pod); the limit itself is sized with a quarter on top.
   expect(peak).toBeLessThan(CONTROLLER_MEMORY_LIMIT_MIB * 0.95);

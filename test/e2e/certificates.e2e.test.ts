@@ -10,7 +10,7 @@ import { App } from 'cdk8s';
 import { parseAllDocuments } from 'yaml';
 import { CertificateStore } from '../../src/controller/certificate-store';
 import { WebhookServer } from '../../src/controller/server';
-import { AdmissionController, AdmissionControllerProps } from '../../src/install/admission-controller';
+import { AdmissionController, AdmissionControllerProps } from '../../src/install/admission-controller/admission-controller';
 import { kubeRayCapabilities, kueueCapabilities } from '../../src/policy/versions';
 import { freePort, TestCluster } from './support/cluster';
 import { FILES_MOUNT, startImageController } from './support/image';
