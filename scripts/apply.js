@@ -10,9 +10,10 @@
 //      cert-manager injects it; until then the API server cannot call the webhook);
 //   6. everything else (queues, tenants, workloads).
 // Jobs with generateName (dist/create/) are not applied: create them with `kubectl create -f`.
-// A re-apply never restarts a running workload: Ray objects that exist already are applied without
-// their spec.suspend (Kueue owns it once it admits them) and without --force-conflicts, so a field
-// Kueue or KubeRay took over is reported as a conflict instead of being overwritten.
+// A re-apply never restarts or reshapes a running workload: a Ray object that exists already is applied
+// without its suspend field (Kueue owns it once it admits the object) and without --force-conflicts; if
+// a field of it is owned by Kueue, KubeRay or the Ray autoscaler (an elastic cluster's worker groups),
+// the object is left as it is and listed with those fields.
 //
 //   node scripts/apply.js [dist] [--dry-run] [--no-wait] [--kubeconfig FILE]
 // --dry-run: server-side dry-run of every object (the CRDs and namespaces must exist already). --no-wait: for a cluster that
@@ -93,6 +94,20 @@ function parseArgs(args) {
 }
 
 const isRay = (o) => typeof o.apiVersion === 'string' && o.apiVersion.startsWith('ray.io/');
+// Where Kueue suspends each Ray kind (the kind table, src/policy/kinds: test/apply-plan.test.ts checks
+// that these are its suspend fields; this script runs without the compiled library).
+const SUSPEND_FIELDS = { RayJob: ['spec', 'suspend'], RayCluster: ['spec', 'suspend'], RayService: ['spec', 'rayClusterConfig', 'suspend'] };
+
+/** A copy of a Ray object without the suspend field Kueue owns after admission. */
+function withoutSuspend(o) {
+  const c = JSON.parse(JSON.stringify(o));
+  const p = SUSPEND_FIELDS[c.kind];
+  if (!p) return c;
+  let at = c;
+  for (const k of p.slice(0, -1)) at = at && typeof at === 'object' ? at[k] : undefined;
+  if (at && typeof at === 'object') delete at[p[p.length - 1]];
+  return c;
+}
 
 function main(args) {
   const parsed = parseArgs(args);
@@ -128,22 +143,34 @@ function main(args) {
     const items = Array.isArray(got.items) ? got.items : [got];
     return new Set(items.filter((o) => o && o.metadata && o.metadata.name).map((o) => `${o.kind}/${o.metadata.namespace || ''}/${o.metadata.name}`));
   };
-  // Queues, tenants and workloads: a Ray object already on the cluster is applied without spec.suspend
-  // and without forcing, so the apply neither suspends an admitted workload (KubeRay would delete its
-  // RayCluster and start over) nor takes a field Kueue or KubeRay owns.
+  // Queues, tenants and workloads. A Ray object already on the cluster is applied on its own, without its
+  // suspend field and without forcing: applying suspend again would suspend an admitted workload (KubeRay
+  // deletes its RayCluster, Kueue admits it again, the work restarts), and forcing would take back worker
+  // replicas the autoscaler or Kueue set. If another manager owns a field, the object is left as it is.
   const applyRest = (objects) => {
     const ray = objects.filter(isRay);
     const there = existing(ray);
     const key = (o) => `${o.kind}/${o.metadata.namespace || ''}/${o.metadata.name}`;
-    const again = ray.filter((o) => there.has(key(o))).map((o) => {
-      const c = JSON.parse(JSON.stringify(o));
-      if (c.spec) delete c.spec.suspend;
-      return c;
-    });
     apply(objects.filter((o) => !isRay(o) || !there.has(key(o))), 'queues, tenants and workloads');
-    apply(again, 'Ray objects that exist already (spec.suspend left to Kueue, conflicts not forced)', false,
-      '\nA conflict here is a field Kueue or KubeRay owns on a running workload: the apply never forces it. '
-      + 'To change such a field, delete the object and apply again (its work restarts).');
+    const kept = [];
+    let updated = 0;
+    for (const o of ray.filter((x) => there.has(key(x)))) {
+      try {
+        run(['apply', '--server-side', '--field-manager=cdk8s-kueue-ray', ...(dryRun ? ['--dry-run=server'] : []), '-f', '-'], YAML.stringify(withoutSuspend(o)));
+        updated++;
+      } catch (e) {
+        const err = e.stderr ? e.stderr.toString() : e.message;
+        if (!/Apply failed with \d+ conflicts?/.test(err)) throw new Error(`apply of ${key(o)} failed:\n${err}`);
+        const fields = [...err.matchAll(/conflicts? with "([^"]+)"[^:]*:\s*(?:\n- )?(\S+)/g), ...err.matchAll(/^- (\S+)$/gm)]
+          .map((m) => m[2] || m[1]).filter((f) => f.startsWith('.'));
+        const owners = [...new Set([...err.matchAll(/conflicts? with "([^"]+)"/g)].map((m) => m[1]))];
+        kept.push(`  ${o.kind} ${o.metadata.namespace || ''}/${o.metadata.name}: ${[...new Set(fields)].join(', ') || 'fields'} owned by ${owners.join(', ')}`);
+      }
+    }
+    if (updated) console.log(`${dryRun ? 'dry-run ' : ''}updated ${updated} Ray object(s) that exist already (their suspend field left to Kueue)`);
+    if (kept.length) {
+      console.log(`left ${kept.length} running Ray object(s) as they are: Kueue, KubeRay or the autoscaler own these fields (delete and apply again to change them; the work restarts):\n${kept.join('\n')}`);
+    }
   };
   const waitCaBundles = (webhooks) => {
     const deadline = Date.now() + parseInt(timeout, 10) * 1000;
@@ -185,7 +212,7 @@ function main(args) {
   return 0;
 }
 
-module.exports = { plan, parseArgs };
+module.exports = { plan, parseArgs, withoutSuspend, SUSPEND_FIELDS };
 
 if (require.main === module) {
   try {

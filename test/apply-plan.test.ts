@@ -68,3 +68,21 @@ describe('the command line: --help and usage errors are decided before anything 
     expect([bad.status, bad.stderr.split('\n')[0]]).toEqual([2, 'unknown flag --bogus']);
   });
 });
+
+test('a re-apply leaves alone exactly the suspend fields of the kind table, for every version', () => {
+  const { SUSPEND_FIELDS, withoutSuspend } = require('../scripts/apply.js');
+  const { RAY_KIND_TABLE } = require('../src/policy/kinds');
+  const { SUPPORTED_KUEUE_VERSIONS, kueueCapabilities } = require('../src/policy/versions');
+  for (const k of RAY_KIND_TABLE) {
+    const fields = new Set<string>();
+    for (const v of SUPPORTED_KUEUE_VERSIONS) for (const autoscaling of [false, true]) {
+      const f = k.suspendFieldAtCreate(autoscaling, kueueCapabilities(v));
+      if (f) fields.add(f);
+    }
+    expect([k.kind, [...fields]]).toEqual([k.kind, [SUSPEND_FIELDS[k.kind].join('.')]]);
+  }
+  const svc = { kind: 'RayService', spec: { serveConfigV2: 'x', rayClusterConfig: { suspend: true, headGroupSpec: {} } } };
+  expect(withoutSuspend(svc)).toEqual({ kind: 'RayService', spec: { serveConfigV2: 'x', rayClusterConfig: { headGroupSpec: {} } } });
+  expect(svc.spec.rayClusterConfig.suspend).toBe(true); // a copy
+  expect(withoutSuspend({ kind: 'RayJob', spec: { suspend: true, entrypoint: 'e' } })).toEqual({ kind: 'RayJob', spec: { entrypoint: 'e' } });
+});
