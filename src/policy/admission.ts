@@ -11,11 +11,19 @@ import { Finding, objectRef } from './findings';
 import { clusterSpecOf, RayObject } from './kinds';
 import { ELASTIC_JOB_ANNOTATION, PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL, queueNameAnnotationOf, queueNameOf } from './ray-object';
 import { selectsExistingClusterOnly } from './rules/kueue-webhook';
+import { ALL_RAY_KINDS, RuleRecord } from './rules/rule';
 import { tenantOf } from './tenant';
 import { FIRST_KUEUE_VERSION } from './versions';
 
 const QUEUE_FIELD = `metadata.labels[${QUEUE_NAME_LABEL}]`;
 const QUEUE_ANNOTATION_FIELD = `metadata.annotations[${QUEUE_NAME_LABEL}]`;
+
+/** The rule record of tenantQueueLabel (its findings are built here, not through a Reporter). */
+export const TENANT_QUEUE_LABEL_RULE: RuleRecord<typeof tenantQueueLabel> = {
+  name: 'tenantQueueLabel', source: 'app', kinds: ALL_RAY_KINDS,
+  description: 'A Ray object in a tenant namespace carries the tenant\'s queue label.',
+  check: tenantQueueLabel,
+};
 
 /**
  * Final state: a Ray object in a tenant namespace carries a queue name that the configured Kueue reads
@@ -32,7 +40,7 @@ export function tenantQueueLabel(obj: RayObject, ctx: Pick<PolicyContext, 'kueue
   const annotation = queueNameAnnotationOf(obj);
   if (annotation !== undefined && !ctx.kueue.queueNameAnnotation) {
     out.push({
-      rule: 'tenantQueueLabel', severity: queueNameOf(obj, ctx.kueue) ? 'warning' : 'error', object: objectRef(obj), field: QUEUE_ANNOTATION_FIELD, source: 'kueue-workload',
+      rule: TENANT_QUEUE_LABEL_RULE.name, severity: queueNameOf(obj, ctx.kueue) ? 'warning' : 'error', object: objectRef(obj), field: QUEUE_ANNOTATION_FIELD, source: 'kueue-workload',
       message: `Kueue ${ctx.kueue.version} reads the queue name only from the label (the annotation is ignored since ${FIRST_KUEUE_VERSION.queueNameLabelOnly})${queueNameOf(obj, ctx.kueue) ? '' : ', so this object would run outside the tenant\'s quota'}`,
       fix: `set the label ${QUEUE_NAME_LABEL}${tenant.queue ? `: ${tenant.queue.name}` : ''} instead of the annotation`,
     });
@@ -40,7 +48,7 @@ export function tenantQueueLabel(obj: RayObject, ctx: Pick<PolicyContext, 'kueue
   // One finding per problem: an ignored annotation already says why the object is unqueued.
   if (queueNameOf(obj, ctx.kueue) || out.length) return out;
   out.push({
-    rule: 'tenantQueueLabel', severity: 'error', object: objectRef(obj), field: QUEUE_FIELD, source: 'app',
+    rule: TENANT_QUEUE_LABEL_RULE.name, severity: 'error', object: objectRef(obj), field: QUEUE_FIELD, source: TENANT_QUEUE_LABEL_RULE.source,
     message: tenant.queue
       ? `namespace "${ns}" is a tenant namespace, but the object has no queue name, so it would run outside Kueue's quota (the tenant's mutating webhook adds it on create; another webhook or an update removed it)`
       : `namespace "${ns}" is a tenant namespace, but it has no tenant LocalQueue (yet), so the object would run outside Kueue's quota`,
