@@ -474,16 +474,25 @@ describe('--output sarif', () => {
 });
 
 test('every rule the policy reports under has a SARIF description', () => {
-  // The names findings carry are the Reporter names in src/policy, not only the keys of RULES.
+  // The names findings carry come from the rule records: a rule named by a bare string (a Reporter
+  // made from a name, a finding literal with its own rule id) would have no description.
   const names = new Set(Object.keys(RULES));
+  const bare: string[] = [];
   const walk = (dir: string) => {
     for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
       const p = path.join(dir, e.name);
       if (e.isDirectory()) walk(p);
-      else for (const m of fs.readFileSync(p, 'utf8').matchAll(/new Reporter\('([A-Za-z]+)'|rule: '([A-Za-z]+)'/g)) names.add(m[1] ?? m[2]);
+      else {
+        const text = fs.readFileSync(p, 'utf8');
+        for (const m of text.matchAll(/new Reporter\('([A-Za-z]+)'|rule: '([A-Za-z]+)'/g)) bare.push(`${e.name}: ${m[1] ?? m[2]}`);
+        for (const m of text.matchAll(/^ {2}name: '([A-Za-z]+)', source: /gm)) names.add(m[1]);
+      }
     }
   };
   walk(path.join(REPO_ROOT, 'src', 'policy'));
+  walk(path.join(REPO_ROOT, 'src', 'cli'));
+  expect(bare).toEqual([]);
   expect(names.size).toBeGreaterThan(20);
   expect([...names].filter((n) => !RULE_DESCRIPTIONS[n])).toEqual([]);
+  expect(Object.keys(RULE_DESCRIPTIONS).sort()).toEqual([...names].sort());
 });

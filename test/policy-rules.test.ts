@@ -1,6 +1,6 @@
 // A failing input for every policy rule (pure functions, plain Kubernetes JSON in, findings out).
-// The last test fails when a rule is added to RULES without a case here.
-import { Inventory, PolicyContext, RULES, evaluateRayObject, formatFinding, parseQuantity } from '../src/policy';
+// A test fails when a rule is added to RULES without a case here.
+import { ALL_RAY_KINDS, Inventory, PolicyContext, RULE_RECORDS, RULES, evaluateRayObject, formatFinding, parseQuantity } from '../src/policy';
 import { kubeRayCapabilities, kueueCapabilities } from '../src/policy/versions';
 
 const q = parseQuantity;
@@ -198,4 +198,18 @@ test('external references are not reported as missing', () => {
 test('every rule has at least one failing-input case', () => {
   const covered = new Set(CASES.map((c) => c.rule));
   expect(Object.keys(RULES).filter((r) => !covered.has(r))).toEqual([]);
+});
+
+test('each case reports only on a kind its rule record lists', () => {
+  for (const c of CASES) {
+    const record = RULE_RECORDS.find((r) => r.name === c.rule)!;
+    expect({ rule: c.rule, kind: c.obj.kind, listed: record.kinds.includes(c.obj.kind) }).toEqual({ rule: c.rule, kind: c.obj.kind, listed: true });
+  }
+  // A rule on some kinds reports nothing on an object of another kind (the failing inputs, re-kinded).
+  for (const c of CASES) {
+    const record = RULE_RECORDS.find((r) => r.name === c.rule)!;
+    for (const kind of ALL_RAY_KINDS.filter((k) => !record.kinds.includes(k))) {
+      expect({ rule: c.rule, kind, findings: record.check({ ...c.obj, kind }, c.ctx) }).toEqual({ rule: c.rule, kind, findings: [] });
+    }
+  }
 });

@@ -16,6 +16,7 @@ import type { ClusterSource } from './cluster-queues';
 import { InstallFacts, installFacts } from './install-facts';
 import { renderSarif } from './sarif';
 import { readSources, SourceObject, UsageError } from './yaml-source';
+import { YAML_SYNTAX_RULE } from './yaml-syntax';
 
 export type OutputFormat = 'text' | 'json' | 'sarif';
 
@@ -234,13 +235,7 @@ export async function runCheck(opts: CheckOptions, deps: CheckDependencies = {})
     const location = { file: src.file, document: src.document, line: l.line, column: l.column, endLine: l.endLine, endColumn: l.endColumn };
     return { ...f, location: { ...location, exact: l.exact, resolvedField: l.resolved } };
   };
-  for (const e of read.errors) {
-    findings.push({
-      rule: 'yamlSyntax', severity: 'error', object: `document ${e.document} of ${e.file}`, field: '', source: 'kubernetes',
-      message: `${e.message}: the document cannot be read, so its objects were not checked`, fix: 'fix the YAML syntax at this position',
-      location: { file: e.file, document: e.document, ...e.region, exact: true, resolvedField: '' },
-    });
-  }
+  for (const e of read.errors) findings.push(YAML_SYNTAX_RULE.check(e));
   for (const src of read.objects) {
     if (!isRay(src.object)) continue;
     // As the webhook sees it: the namespace of the request (here --namespace) when the object names none.

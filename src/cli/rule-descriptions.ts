@@ -1,43 +1,10 @@
 /**
  * One line per policy rule, for SARIF's rule metadata (GitHub code scanning shows it beside each
- * alert). Keyed by the rule name findings carry; a test fails when a rule of src/policy has none.
+ * alert). Keyed by the rule name findings carry, from the rule records (src/policy and yamlSyntax).
  */
-export const RULE_DESCRIPTIONS: Readonly<Record<string, string>> = {
-  objectShape: 'Fields the policy reads have the types the CRD schema requires.',
-  rayJobShutdownAfterFinish: 'A queued RayJob sets shutdownAfterJobFinishes: true, or its quota is never released (Kueue webhook).',
-  rayJobClusterSource: 'A queued RayJob has rayClusterSpec and no clusterSelector (Kueue webhook).',
-  elasticNeedsKueueVersion: 'Elastic or autoscaling Ray objects need a Kueue version that can admit them.',
-  autoscalingOnlyWhenElastic: 'A queued Ray object autoscales only as an elastic job (Kueue webhook).',
-  elasticFeatureGate: 'Elastic workloads need the ElasticJobsViaWorkloadSlices feature gate on.',
-  elasticRayJobNoSuspend: 'An autoscaling RayJob does not set suspend: true on Kueue 0.14.7 to 0.16.0 (Kueue webhook).',
-  workerGroupLimit: 'Worker groups stay within Kueue\'s PodSet limit, the submitter PodSet included.',
-  podSetNames: 'Worker group names make valid, distinct PodSet names (not head or submitter).',
-  kueueLabelValues: 'The queue-name and priority-class labels are valid object names.',
-  multiKueueDispatch: 'A workload behind a MultiKueue check can be dispatched: versions, managedBy, the workers\' queues and quota.',
-  multiKueueElasticAutoscaling: 'A RayCluster dispatched by MultiKueue does not autoscale as an elastic job (Kueue 0.19 webhook).',
-  kueueWebhookOnUpdate: 'An update keeps what Kueue makes immutable: the queue name while running, the priority class, the elastic annotation.',
-  labelSyntax: 'Label keys and values are valid for the API server.',
-  rayObjectName: 'Ray object names are DNS-1035 labels short enough for KubeRay (47 or 53 characters).',
-  podTemplateContainers: 'Every pod template has containers, the Ray container first.',
-  uniqueWorkerGroupNames: 'Worker group names are set and unique (Kueue\'s Workload needs unique PodSet names).',
-  workerReplicaBounds: 'Worker replicas lie within minReplicas and maxReplicas.',
-  rayJobSubmissionMode: 'The RayJob submissionMode exists in the chosen KubeRay and meets its constraints.',
-  rayJobLifecycle: 'RayJob lifecycle fields pass KubeRay\'s validation (suspend, TTL, deadlines, backoff, runtime env).',
-  rayJobDeletion: 'deletionPolicy or deletionStrategy matches the KubeRay line and its RayJobDeletionPolicy gate, and passes KubeRay\'s checks.',
-  rayServiceSpec: 'RayService head service name and upgradeStrategy.type pass KubeRay\'s validation.',
-  gcsFaultTolerance: 'GCS fault tolerance is set once: the ray.io/ft-enabled annotation or gcsFaultToleranceOptions.',
-  autoscalerConstraints: 'Autoscaler v2 and worker-group suspend constraints of KubeRay.',
-  managedByField: 'managedBy takes only KubeRay\'s values, on kinds and versions that have it.',
-  containerResources: 'Container requests are parsable, not above limits, and set on Ray containers.',
-  rayServiceVersionPair: 'A queued RayService runs on a Kueue and KubeRay pair that works together.',
-  underCountedQuota: 'Resources the chosen Kueue does not count toward quota are flagged.',
-  queueExists: 'The workload\'s LocalQueue exists in its namespace.',
-  clusterQueueAdmitsNamespace: 'The LocalQueue\'s ClusterQueue exists, is active and admits the namespace.',
-  priorityClassAllowed: 'The WorkloadPriorityClass exists and the tenant allows it.',
-  clusterSelectorSubmitter: 'In a tenant namespace, a RayJob on an existing cluster submits in HTTPMode (its submitter pod would run outside the quota).',
-  podPriorityClassAllowed: 'In a tenant namespace, pod templates name only the PriorityClasses the tenant allows.',
-  gangCanEverFit: 'The whole gang can ever fit its ClusterQueue (nominal quota plus borrowing).',
-  tenantQueueLabel: 'A Ray object in a tenant namespace carries the tenant\'s queue label.',
-  rayChildWriter: 'Only KubeRay\'s operator creates or reshapes a RayCluster that a RayJob or RayService controls (the Ray autoscaler may scale its workers).',
-  yamlSyntax: 'The file is valid YAML.',
-};
+import { POLICY_RULE_RECORDS } from '../policy';
+import { YAML_SYNTAX_RULE } from './yaml-syntax';
+
+export const RULE_DESCRIPTIONS: Readonly<Record<string, string>> = Object.fromEntries(
+  [...POLICY_RULE_RECORDS, YAML_SYNTAX_RULE].map((r) => [r.name, r.description]),
+);

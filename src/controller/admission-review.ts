@@ -3,6 +3,7 @@
  * serialize. The server runs it on its own thread or, by default, in the admission workers
  * (admission-pool.ts); both give the same answer for the same body.
  */
+import { isRecord } from '../policy';
 import { AdmissionConfig, AdmissionRequest, AdmissionResponse, ClusterView, Decision, mutateRayObject, validateRayObject } from './admission';
 
 export type Webhook = 'mutate' | 'validate';
@@ -25,7 +26,6 @@ export interface ReviewOutcome {
 export const errorOutcome = (status: number, message: string): ReviewOutcome => ({ status, body: JSON.stringify({ message }), rules: [] });
 
 const OPERATIONS = ['CREATE', 'UPDATE', 'DELETE', 'CONNECT'];
-const isObject = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * What is wrong with the request's envelope, before any of it is used: the fields the API server always
@@ -35,11 +35,11 @@ const isObject = (v: unknown): v is Record<string, any> => typeof v === 'object'
 function envelopeProblem(r: Record<string, any>): string | undefined {
   if (typeof r.uid !== 'string' || r.uid === '' || r.uid.length > 128) return 'request.uid must be a non-empty string of at most 128 characters';
   const k = r.kind;
-  if (!isObject(k) || typeof k.group !== 'string' || typeof k.version !== 'string' || typeof k.kind !== 'string') return 'request.kind must be a {group, version, kind} of strings';
+  if (!isRecord(k) || typeof k.group !== 'string' || typeof k.version !== 'string' || typeof k.kind !== 'string') return 'request.kind must be a {group, version, kind} of strings';
   if (!OPERATIONS.includes(r.operation)) return `request.operation must be one of ${OPERATIONS.join(', ')}`;
   if (r.namespace !== undefined && r.namespace !== null && typeof r.namespace !== 'string') return 'request.namespace must be a string';
   if (r.subResource !== undefined && r.subResource !== null && typeof r.subResource !== 'string') return 'request.subResource must be a string';
-  for (const f of ['object', 'oldObject']) if (r[f] !== undefined && r[f] !== null && !isObject(r[f])) return `request.${f} must be an object`;
+  for (const f of ['object', 'oldObject']) if (r[f] !== undefined && r[f] !== null && !isRecord(r[f])) return `request.${f} must be an object`;
   return undefined;
 }
 
@@ -50,7 +50,7 @@ function envelopeProblem(r: Record<string, any>): string | undefined {
 function kindProblem(r: Record<string, any>): string | undefined {
   for (const f of ['object', 'oldObject']) {
     const o = r[f];
-    if (!isObject(o)) continue;
+    if (!isRecord(o)) continue;
     const apiVersion = r.kind.group ? `${r.kind.group}/${r.kind.version}` : r.kind.version;
     if (o.kind !== r.kind.kind || o.apiVersion !== apiVersion) {
       return `request.${f} is ${typeof o.kind === 'string' ? o.kind.slice(0, 64) : 'of no kind'} ${typeof o.apiVersion === 'string' ? o.apiVersion.slice(0, 64) : '(no apiVersion)'}, but request.kind says ${r.kind.kind} ${apiVersion}`;

@@ -9,13 +9,22 @@
 import { PolicyContext } from './context';
 import { Finding, objectRef } from './findings';
 import { clusterSpecOf, RayObject } from './kinds';
+import { isRecord } from './json';
 import { ELASTIC_JOB_ANNOTATION, PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL, queueNameAnnotationOf, queueNameOf } from './ray-object';
 import { selectsExistingClusterOnly } from './rules/kueue-webhook';
+import { ALL_RAY_KINDS, RuleRecord } from './rules/rule';
 import { tenantOf } from './tenant';
 import { FIRST_KUEUE_VERSION } from './versions';
 
 const QUEUE_FIELD = `metadata.labels[${QUEUE_NAME_LABEL}]`;
 const QUEUE_ANNOTATION_FIELD = `metadata.annotations[${QUEUE_NAME_LABEL}]`;
+
+/** The rule record of tenantQueueLabel (its findings are built here, not through a Reporter). */
+export const TENANT_QUEUE_LABEL_RULE: RuleRecord<typeof tenantQueueLabel> = {
+  name: 'tenantQueueLabel', source: 'app', kinds: ALL_RAY_KINDS,
+  description: 'A Ray object in a tenant namespace carries the tenant\'s queue label.',
+  check: tenantQueueLabel,
+};
 
 /**
  * Final state: a Ray object in a tenant namespace carries a queue name that the configured Kueue reads
@@ -32,7 +41,7 @@ export function tenantQueueLabel(obj: RayObject, ctx: Pick<PolicyContext, 'kueue
   const annotation = queueNameAnnotationOf(obj);
   if (annotation !== undefined && !ctx.kueue.queueNameAnnotation) {
     out.push({
-      rule: 'tenantQueueLabel', severity: queueNameOf(obj, ctx.kueue) ? 'warning' : 'error', object: objectRef(obj), field: QUEUE_ANNOTATION_FIELD, source: 'kueue-workload',
+      rule: TENANT_QUEUE_LABEL_RULE.name, severity: queueNameOf(obj, ctx.kueue) ? 'warning' : 'error', object: objectRef(obj), field: QUEUE_ANNOTATION_FIELD, source: 'kueue-workload',
       message: `Kueue ${ctx.kueue.version} reads the queue name only from the label (the annotation is ignored since ${FIRST_KUEUE_VERSION.queueNameLabelOnly})${queueNameOf(obj, ctx.kueue) ? '' : ', so this object would run outside the tenant\'s quota'}`,
       fix: `set the label ${QUEUE_NAME_LABEL}${tenant.queue ? `: ${tenant.queue.name}` : ''} instead of the annotation`,
     });
@@ -40,7 +49,7 @@ export function tenantQueueLabel(obj: RayObject, ctx: Pick<PolicyContext, 'kueue
   // One finding per problem: an ignored annotation already says why the object is unqueued.
   if (queueNameOf(obj, ctx.kueue) || out.length) return out;
   out.push({
-    rule: 'tenantQueueLabel', severity: 'error', object: objectRef(obj), field: QUEUE_FIELD, source: 'app',
+    rule: TENANT_QUEUE_LABEL_RULE.name, severity: 'error', object: objectRef(obj), field: QUEUE_FIELD, source: TENANT_QUEUE_LABEL_RULE.source,
     message: tenant.queue
       ? `namespace "${ns}" is a tenant namespace, but the object has no queue name, so it would run outside Kueue's quota (the tenant's mutating webhook adds it on create; another webhook or an update removed it)`
       : `namespace "${ns}" is a tenant namespace, but it has no tenant LocalQueue (yet), so the object would run outside Kueue's quota`,
@@ -65,8 +74,6 @@ export function fieldSegments(field: string): Segment[] {
   return out;
 }
 
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
-
 /**
  * Structural equality of two JSON values, key order ignored. Iterative, so no nesting depth can
  * overflow the stack.
@@ -76,12 +83,13 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   while (stack.length) {
     const [x, y] = stack.pop()!;
     if (x === y) continue;
-    if (!isObj(x) || !isObj(y) || Array.isArray(x) !== Array.isArray(y)) return false;
+    // A list or a JSON object: both are walked, and a list never equals an object.
+    if (!(Array.isArray(x) || isRecord(x)) || !(Array.isArray(y) || isRecord(y)) || Array.isArray(x) !== Array.isArray(y)) return false;
     const kx = Object.keys(x);
     if (kx.length !== Object.keys(y).length) return false;
     for (const k of kx) {
       if (!Object.prototype.hasOwnProperty.call(y, k)) return false;
-      stack.push([x[k], y[k]]);
+      stack.push([(x as any)[k], (y as any)[k]]);
     }
   }
   return true;
@@ -96,8 +104,9 @@ export function fieldChanged(oldObj: unknown, newObj: unknown, field: string): b
   let a: unknown = oldObj;
   let b: unknown = newObj;
   for (const seg of fieldSegments(field)) {
-    const na = isObj(a) ? (a as any)[seg] : undefined;
-    const nb = isObj(b) ? (b as any)[seg] : undefined;
+    // A segment indexes a list as well as a JSON object.
+    const na = Array.isArray(a) || isRecord(a) ? (a as any)[seg] : undefined;
+    const nb = Array.isArray(b) || isRecord(b) ? (b as any)[seg] : undefined;
     if (na === undefined && nb === undefined) break;
     a = na;
     b = nb;
@@ -122,7 +131,7 @@ function causeFields(f: Finding, obj: RayObject): string[] {
 /** Worker groups without what the Ray autoscaler writes (replicas, scaleStrategy). */
 export function withoutScale(groups: readonly unknown[]): unknown[] {
   return groups.map((g) => {
-    if (!isObj(g)) return g;
+    if (!(Array.isArray(g) || isRecord(g))) return g; // a list in place of a group is rebuilt as an object too
     const { replicas: _r, scaleStrategy: _s, ...rest } = g as any;
     return rest;
   });
@@ -133,16 +142,23 @@ export function withoutScale(groups: readonly unknown[]): unknown[] {
  * priority labels (and the queue annotation), status, the suspend fields Kueue flips, and, on an
  * autoscaling cluster, the worker replicas and scale strategy the Ray autoscaler writes.
  */
-function semanticPart(obj: any): unknown {
-  if (!isObj(obj)) return obj;
-  const md = isObj(obj.metadata) ? obj.metadata : {};
-  const pick = (m: unknown, keys: string[]) => (isObj(m) ? keys.filter((k) => m[k] !== undefined).map((k) => [k, m[k]]) : []);
-  const spec = isObj(obj.spec) ? { ...obj.spec } : obj.spec;
-  if (isObj(spec)) {
+function semanticPart(value: any): unknown {
+  // A list is walked like a JSON object here, as always (a list spec is spread into an object): Array.isArray || isRecord.
+  if (!(Array.isArray(value) || isRecord(value))) return value;
+  const obj: any = value;
+  const md: any = Array.isArray(obj.metadata) || isRecord(obj.metadata) ? obj.metadata : {};
+  const pick = (m: unknown, keys: string[]) => {
+    if (!(Array.isArray(m) || isRecord(m))) return [];
+    const o: any = m;
+    return keys.filter((k) => o[k] !== undefined).map((k) => [k, o[k]]);
+  };
+  const spec: any = Array.isArray(obj.spec) || isRecord(obj.spec) ? { ...obj.spec } : obj.spec;
+  if (isRecord(spec)) { // never a list: a list spec was spread into an object above
     delete spec.suspend;
-    if (isObj(spec.rayClusterConfig)) {
-      spec.rayClusterConfig = { ...spec.rayClusterConfig };
-      delete (spec.rayClusterConfig as any).suspend;
+    const config: unknown = spec.rayClusterConfig;
+    if (Array.isArray(config) || isRecord(config)) {
+      spec.rayClusterConfig = { ...config };
+      delete spec.rayClusterConfig.suspend;
     }
     const cs = clusterSpecOf({ ...obj, spec });
     if (cs && cs.spec.enableInTreeAutoscaling === true && Array.isArray(cs.spec.workerGroupSpecs)) {

@@ -9,17 +9,20 @@ import { KUBERAY_OPERATOR_RULES } from './rules/kuberay-operator';
 import { KUEUE_WEBHOOK_RULES } from './rules/kueue-webhook';
 import { MULTIKUEUE_RULES } from './rules/multikueue';
 import { objectShape, OBJECT_SHAPE_RULES } from './rules/object-shape';
-import { Rule } from './rules/rule';
+import { Rule, RuleRecord } from './rules/rule';
 
-/** Every rule by name. The field types first, rules on a single object next, cross-object rules last. */
-export const RULES: Readonly<Record<string, Rule>> = {
+/** Every rule run on a Ray object, in order: the field types first, rules on a single object next, cross-object rules last. */
+export const RULE_RECORDS: readonly RuleRecord[] = [
   ...OBJECT_SHAPE_RULES,
   ...KUEUE_WEBHOOK_RULES,
   ...KUBERAY_OPERATOR_RULES,
   ...COMPATIBILITY_RULES,
   ...CROSS_OBJECT_RULES,
   ...MULTIKUEUE_RULES,
-};
+];
+
+/** Every rule's check by its name, in RULE_RECORDS' order. */
+export const RULES: Readonly<Record<string, Rule>> = Object.fromEntries(RULE_RECORDS.map((r) => [r.name, r.check]));
 
 /**
  * Runs every rule on a Ray object. Unknown kinds get no findings. An object with fields of the wrong
@@ -28,7 +31,7 @@ export const RULES: Readonly<Record<string, Rule>> = {
 export function evaluateRayObject(obj: RayObject, ctx: PolicyContext): Finding[] {
   if (!rayKindOf(obj)) return [];
   return sharingPodTemplates(obj, () => {
-    const shape = objectShape(obj, ctx);
+    const shape = objectShape.check(obj, ctx);
     if (shape.length) return shape;
     const out: Finding[] = [];
     // No spread: push(...list) throws RangeError past about 100,000 arguments. Index loops: every review runs this.
@@ -41,4 +44,4 @@ export function evaluateRayObject(obj: RayObject, ctx: PolicyContext): Finding[]
 }
 
 /** RULES without objectShape, in order, listed once rather than per object. */
-const RULES_AFTER_SHAPE: readonly Rule[] = Object.values(RULES).filter((rule) => rule !== objectShape);
+const RULES_AFTER_SHAPE: readonly Rule[] = RULE_RECORDS.filter((rule) => rule !== objectShape).map((rule) => rule.check);

@@ -4,7 +4,10 @@
  * absent here, and the objectShape rule reports it.
  */
 
-/** A JSON object (not an array, not null). */
+/**
+ * A JSON object (not an array, not null): the one guard for it, in the policy, the CLI and the controller.
+ * A caller that also takes a list says so: `Array.isArray(v) || isRecord(v)`.
+ */
 export function isRecord(v: unknown): v is Record<string, any> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

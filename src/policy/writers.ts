@@ -12,6 +12,7 @@ import { Finding, objectRef } from './findings';
 import { clusterSpecOf, RAY_CLUSTER, RayObject, rayKindOf } from './kinds';
 import { isRecord, listOf, stringOf } from './ray-object';
 import { jsonEqual, withoutScale } from './admission';
+import { RuleRecord } from './rules/rule';
 
 /** The Kubernetes user of a ServiceAccount. */
 export function serviceAccountUser(namespace: string, name: string): string {
@@ -143,6 +144,13 @@ export interface WriteRequest {
   readonly username?: string;
 }
 
+/** The rule record of childWriteFindings (its findings are built here, not through a Reporter). */
+export const RAY_CHILD_WRITER_RULE: RuleRecord<typeof childWriteFindings> = {
+  name: 'rayChildWriter', source: 'app', kinds: ['RayCluster'],
+  description: 'Only KubeRay\'s operator creates or reshapes a RayCluster that a RayJob or RayService controls (the Ray autoscaler may scale its workers).',
+  check: childWriteFindings,
+};
+
 /**
  * What a requester that is not a trusted writer may not do to a child of a RayJob or RayService:
  * create one, make an object one, or change its spec (beyond the autoscaler's replicas).
@@ -156,7 +164,7 @@ export function childWriteFindings(req: WriteRequest, writers: TrustedWriters): 
   const owner = (parent ?? oldParent)!;
   const kubeRayUsers = writers.kubeRay.join(', ');
   const finding = (field: string, message: string, fix: string): Finding[] => [{
-    rule: 'rayChildWriter', severity: 'error', object: objectRef(req.object), field, source: 'app', message, fix,
+    rule: RAY_CHILD_WRITER_RULE.name, severity: 'error', object: objectRef(req.object), field, source: RAY_CHILD_WRITER_RULE.source, message, fix,
   }];
   if (req.operation === 'CREATE' || !oldParent) {
     return finding('metadata.ownerReferences',

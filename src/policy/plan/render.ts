@@ -164,7 +164,7 @@ class PlanRenderer {
     let never = this.neverFitsByShape.get(key);
     if (!never) {
       const { kueue, kubeRay } = this.state;
-      never = gangCanEverFit(w.obj, { kueue, kubeRay, inventory: this.snapshot.inventory }).filter((f) => f.severity === 'error');
+      never = gangCanEverFit.check(w.obj, { kueue, kubeRay, inventory: this.snapshot.inventory }).filter((f) => f.severity === 'error');
       this.neverFitsByShape.set(key, never);
     }
     return never;

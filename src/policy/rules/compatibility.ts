@@ -6,7 +6,7 @@ import { isQueued, usesAutoscaling } from '../ray-object';
 import {
   DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION, FIRST_KUEUE_VERSION, kubeRayCapabilities, rayServicePair, SUPPORTED_KUBERAY_VERSIONS,
 } from '../versions';
-import { Reporter, Rule } from './rule';
+import { ALL_RAY_KINDS, defineRule, RuleRecord } from './rule';
 
 /** The supported KubeRay versions that copy rayClusterConfig.suspend onto the running RayCluster (or do not). */
 function kubeRayWithSuspendSync(sync: boolean): string {
@@ -14,8 +14,10 @@ function kubeRayWithSuspendSync(sync: boolean): string {
 }
 
 /** A queued RayService on a Kueue × KubeRay pair that deadlocks or misbehaves (rayServicePair in versions.ts). */
-export const rayServiceVersionPair: Rule = (obj, ctx) => {
-  const r = new Reporter('rayServiceVersionPair', obj, 'version');
+export const rayServiceVersionPair = defineRule({
+  name: 'rayServiceVersionPair', source: 'version', kinds: ['RayService'],
+  description: 'A queued RayService runs on a Kueue and KubeRay pair that works together.',
+}, (r, obj, ctx) => {
   if (!RAY_SERVICE.is(obj) || !isQueued(obj, ctx.kueue)) return r.findings;
   const v = rayServicePair(ctx.kueue, ctx.kubeRay);
   const fix = ctx.kueue.rayServiceQueueing === 'native'
@@ -24,11 +26,13 @@ export const rayServiceVersionPair: Rule = (obj, ctx) => {
   if (v.status === 'broken') r.error('metadata.labels[kueue.x-k8s.io/queue-name]', v.reason, fix);
   if (v.status === 'suspect') r.warn('metadata.labels[kueue.x-k8s.io/queue-name]', v.reason, fix);
   return r.findings;
-};
+});
 
 /** Quota the chosen Kueue does not count: the pods then run above what was admitted. */
-export const underCountedQuota: Rule = (obj, ctx) => {
-  const r = new Reporter('underCountedQuota', obj, 'version');
+export const underCountedQuota = defineRule({
+  name: 'underCountedQuota', source: 'version', kinds: ALL_RAY_KINDS,
+  description: 'Resources the chosen Kueue does not count toward quota are flagged.',
+}, (r, obj, ctx) => {
   if (!isQueued(obj, ctx.kueue)) return r.findings;
   if (RAY_JOB.is(obj) && obj.spec?.submissionMode === 'SidecarMode' && !ctx.kueue.countsSidecarSubmitter) {
     r.warn('spec.submissionMode', `Kueue ${ctx.kueue.version} does not count the SidecarMode submitter container (500m CPU / 200Mi) in the head PodSet: the head runs above its admitted quota`,
@@ -39,6 +43,6 @@ export const underCountedQuota: Rule = (obj, ctx) => {
       `choose Kueue >= ${FIRST_KUEUE_VERSION.autoscalerAccounting}, or keep that headroom outside the ClusterQueue's nominal quota`);
   }
   return r.findings;
-};
+});
 
-export const COMPATIBILITY_RULES: Record<string, Rule> = { rayServiceVersionPair, underCountedQuota };
+export const COMPATIBILITY_RULES: readonly RuleRecord[] = [rayServiceVersionPair, underCountedQuota];

@@ -8,7 +8,7 @@ import { formatQuantity, formatResources, ResourceMap, sortedResourceNames } fro
 import { isElastic, namespaceOf, podTemplatesOf, PRIORITY_CLASS_LABEL, priorityClassOf, QUEUE_NAME_LABEL, queueNameOf, usesAutoscaling } from '../ray-object';
 import { tenantOf } from '../tenant';
 import { selectsExistingClusterOnly } from './kueue-webhook';
-import { Reporter, Rule } from './rule';
+import { ALL_RAY_KINDS, defineRule, RuleRecord } from './rule';
 
 const QUEUE_FIELD = `metadata.labels[${QUEUE_NAME_LABEL}]`;
 const PRIORITY_FIELD = `metadata.labels[${PRIORITY_CLASS_LABEL}]`;
@@ -81,8 +81,10 @@ function selectorKeys(sel: LabelSelector): string[] {
 }
 
 /** The workload's LocalQueue exists in its namespace. */
-export const queueExists: Rule = (obj, ctx) => {
-  const r = new Reporter('queueExists', obj, 'app');
+export const queueExists = defineRule({
+  name: 'queueExists', source: 'app', kinds: ALL_RAY_KINDS,
+  description: 'The workload\'s LocalQueue exists in its namespace.',
+}, (r, obj, ctx) => {
   const inv = ctx.inventory;
   const q = queueNameOf(obj, ctx.kueue);
   if (!inv || !q || ctx.external?.localQueue) return r.findings;
@@ -94,11 +96,13 @@ export const queueExists: Rule = (obj, ctx) => {
       `create LocalQueue ${ns}/${q} (LocalQueue or TenantQueue), put the workload in the queue's namespace, or reference a queue defined elsewhere with LocalQueue.fromLocalQueueName()`);
   }
   return r.findings;
-};
+});
 
 /** The LocalQueue's ClusterQueue exists and admits the workload's namespace. */
-export const clusterQueueAdmitsNamespace: Rule = (obj, ctx) => {
-  const r = new Reporter('clusterQueueAdmitsNamespace', obj, 'app');
+export const clusterQueueAdmitsNamespace = defineRule({
+  name: 'clusterQueueAdmitsNamespace', source: 'app', kinds: ALL_RAY_KINDS,
+  description: 'The LocalQueue\'s ClusterQueue exists, is active and admits the namespace.',
+}, (r, obj, ctx) => {
   const inv = ctx.inventory;
   const q = queueNameOf(obj, ctx.kueue);
   if (!inv || !q) return r.findings;
@@ -130,11 +134,13 @@ export const clusterQueueAdmitsNamespace: Rule = (obj, ctx) => {
     r.warn(QUEUE_FIELD, `ClusterQueue "${cq.name}" has stopPolicy ${cq.stopPolicy}: it admits no new workloads`, 'set stopPolicy: None to resume admission');
   }
   return r.findings;
-};
+});
 
 /** The priority class exists, and the namespace's tenant allows it (whichever of its queues the object names). */
-export const priorityClassAllowed: Rule = (obj, ctx) => {
-  const r = new Reporter('priorityClassAllowed', obj, 'app');
+export const priorityClassAllowed = defineRule({
+  name: 'priorityClassAllowed', source: 'app', kinds: ALL_RAY_KINDS,
+  description: 'The WorkloadPriorityClass exists and the tenant allows it.',
+}, (r, obj, ctx) => {
   const inv = ctx.inventory;
   const p = priorityClassOf(obj);
   if (!inv || !p) return r.findings;
@@ -150,15 +156,17 @@ export const priorityClassAllowed: Rule = (obj, ctx) => {
       `use one of ${allowed.join(', ')}, or add "${p}" to the TenantQueue's allowedPriorityClasses`);
   }
   return r.findings;
-};
+});
 
 /**
  * In a tenant namespace, pod templates name only the PriorityClasses the tenant allows: without a
  * WorkloadPriorityClass label Kueue takes the Workload's priority from them (system-cluster-critical
  * gives 2,000,000,000), and the kube-scheduler preempts other pods by them.
  */
-export const podPriorityClassAllowed: Rule = (obj, ctx) => {
-  const r = new Reporter('podPriorityClassAllowed', obj, 'app');
+export const podPriorityClassAllowed = defineRule({
+  name: 'podPriorityClassAllowed', source: 'app', kinds: ALL_RAY_KINDS,
+  description: 'In a tenant namespace, pod templates name only the PriorityClasses the tenant allows.',
+}, (r, obj, ctx) => {
   const tenant = ctx.inventory ? tenantOf(ctx.inventory, namespaceOf(obj)) : undefined;
   if (!tenant) return r.findings;
   const allowed = tenant.rules.allowedPodPriorityClasses ?? [];
@@ -170,15 +178,17 @@ export const podPriorityClassAllowed: Rule = (obj, ctx) => {
       `remove priorityClassName and set the label ${PRIORITY_CLASS_LABEL} to an allowed WorkloadPriorityClass, or add the class to the TenantQueue's allowedPodPriorityClasses`);
   }
   return r.findings;
-};
+});
 
 /**
  * In a tenant namespace, a RayJob on an existing cluster (clusterSelector) submits without a pod of its
  * own: Kueue does not manage such a job, so the submitter pod K8sJobMode makes (with whatever resources
  * its template asks) would run outside the quota.
  */
-export const clusterSelectorSubmitter: Rule = (obj, ctx) => {
-  const r = new Reporter('clusterSelectorSubmitter', obj, 'app');
+export const clusterSelectorSubmitter = defineRule({
+  name: 'clusterSelectorSubmitter', source: 'app', kinds: ['RayJob'],
+  description: 'In a tenant namespace, a RayJob on an existing cluster submits in HTTPMode (its submitter pod would run outside the quota).',
+}, (r, obj, ctx) => {
   if (!selectsExistingClusterOnly(obj, ctx.kueue.rayJobClusterSelectorRules)) return r.findings;
   const tenant = ctx.inventory ? tenantOf(ctx.inventory, namespaceOf(obj)) : undefined;
   const mode = obj.spec?.submissionMode ?? 'K8sJobMode';
@@ -186,7 +196,7 @@ export const clusterSelectorSubmitter: Rule = (obj, ctx) => {
   r.error('spec.submissionMode', `a RayJob on an existing RayCluster (clusterSelector) is not queued by Kueue, so the submitter pod ${mode} creates would run outside tenant namespace "${tenant.namespace}"'s quota`,
     'set submissionMode: HTTPMode (the job is submitted to the selected cluster\'s dashboard, with no pod of its own)');
   return r.findings;
-};
+});
 
 interface Cap { nominal: bigint; ceiling: bigint }
 
@@ -261,8 +271,10 @@ function coveredResources(cq: ClusterQueueEntry): ReadonlySet<string> {
  * flavor, and the total fits nominal + borrowing ceiling. Warns when it fits only by borrowing and
  * when an elastic cluster cannot reach its maxReplicas.
  */
-export const gangCanEverFit: Rule = (obj, ctx) => {
-  const r = new Reporter('gangCanEverFit', obj, 'kueue-workload');
+export const gangCanEverFit = defineRule({
+  name: 'gangCanEverFit', source: 'kueue-workload', kinds: ALL_RAY_KINDS,
+  description: 'The whole gang can ever fit its ClusterQueue (nominal quota plus borrowing).',
+}, (r, obj, ctx) => {
   const inv = ctx.inventory;
   const q = queueNameOf(obj, ctx.kueue);
   if (!inv || !q) return r.findings;
@@ -330,8 +342,8 @@ export const gangCanEverFit: Rule = (obj, ctx) => {
     }
   }
   return r.findings;
-};
+});
 
-export const CROSS_OBJECT_RULES: Record<string, Rule> = {
+export const CROSS_OBJECT_RULES: readonly RuleRecord[] = [
   queueExists, clusterQueueAdmitsNamespace, priorityClassAllowed, podPriorityClassAllowed, clusterSelectorSubmitter, gangCanEverFit,
-};
+];

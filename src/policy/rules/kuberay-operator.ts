@@ -8,7 +8,7 @@ import { clusterSpecOf, RAY_JOB, RAY_SERVICE, rayKindOf } from '../kinds';
 import { parseResourceList } from '../quantity';
 import { DNS1035_LABEL, DNS1123_SUBDOMAIN, isQueued, isRecord, listOf, podTemplatesOf, shown, workerGroupsOf } from '../ray-object';
 import { DEFAULT_KUBERAY_VERSION, FIRST_KUBERAY_VERSION } from '../versions';
-import { Reporter, Rule } from './rule';
+import { ALL_RAY_KINDS, defineRule, RuleRecord } from './rule';
 
 /**
  * Bounds on the YAML the policy parses. yaml's parser recurses per nesting level: 5,000 "[" abort V8
@@ -51,8 +51,10 @@ function parseYamlOrJson(text: string): ParsedYaml {
 }
 
 /** Ray object names: DNS-1035, ≤47 (RayJob, RayService) or ≤53 (RayCluster) characters. */
-export const rayObjectName: Rule = (obj) => {
-  const r = new Reporter('rayObjectName', obj, 'kuberay-operator');
+export const rayObjectName = defineRule({
+  name: 'rayObjectName', source: 'kuberay-operator', kinds: ALL_RAY_KINDS,
+  description: 'Ray object names are DNS-1035 labels short enough for KubeRay (47 or 53 characters).',
+}, (r, obj) => {
   const max = rayKindOf(obj)?.maxNameLength;
   if (!max) return r.findings;
   const name = obj.metadata?.name;
@@ -80,11 +82,13 @@ export const rayObjectName: Rule = (obj) => {
     r.error('metadata.name', 'the object has neither metadata.name nor metadata.generateName', 'set a name', 'kubernetes');
   }
   return r.findings;
-};
+});
 
 /** Every pod template has containers; KubeRay treats containers[0] as the Ray container. */
-export const podTemplateContainers: Rule = (obj) => {
-  const r = new Reporter('podTemplateContainers', obj, 'kuberay-operator');
+export const podTemplateContainers = defineRule({
+  name: 'podTemplateContainers', source: 'kuberay-operator', kinds: ALL_RAY_KINDS,
+  description: 'Every pod template has containers, the Ray container first.',
+}, (r, obj) => {
   for (const t of podTemplatesOf(obj)) {
     const containers = t.template?.spec?.containers;
     if (!Array.isArray(containers) || containers.length === 0) {
@@ -101,11 +105,13 @@ export const podTemplateContainers: Rule = (obj) => {
     });
   }
   return r.findings;
-};
+});
 
 /** Worker group names must be unique (KubeRay's validation; Kueue's PodSets would collide too). */
-export const uniqueWorkerGroupNames: Rule = (obj, ctx) => {
-  const r = new Reporter('uniqueWorkerGroupNames', obj, 'kuberay-operator');
+export const uniqueWorkerGroupNames = defineRule({
+  name: 'uniqueWorkerGroupNames', source: 'kuberay-operator', kinds: ALL_RAY_KINDS,
+  description: 'Worker group names are set and unique (Kueue\'s Workload needs unique PodSet names).',
+}, (r, obj, ctx) => {
   const cs = clusterSpecOf(obj);
   const seen = new Set<string>();
   workerGroupsOf(obj).forEach((g, i) => {
@@ -129,11 +135,13 @@ export const uniqueWorkerGroupNames: Rule = (obj, ctx) => {
     if (name) seen.add(name);
   });
   return r.findings;
-};
+});
 
 /** Replicas within [minReplicas, maxReplicas]: KubeRay clamps (1.6 refuses min > max), Kueue counts the raw value. */
-export const workerReplicaBounds: Rule = (obj, ctx) => {
-  const r = new Reporter('workerReplicaBounds', obj, 'kuberay-operator');
+export const workerReplicaBounds = defineRule({
+  name: 'workerReplicaBounds', source: 'kuberay-operator', kinds: ALL_RAY_KINDS,
+  description: 'Worker replicas lie within minReplicas and maxReplicas.',
+}, (r, obj, ctx) => {
   const cs = clusterSpecOf(obj);
   workerGroupsOf(obj).forEach((g, i) => {
     const p = `${cs?.path}.workerGroupSpecs[${i}]`;
@@ -171,11 +179,13 @@ export const workerReplicaBounds: Rule = (obj, ctx) => {
     }
   });
   return r.findings;
-};
+});
 
 /** submissionMode must exist in the chosen KubeRay; SidecarMode has its own constraints. */
-export const rayJobSubmissionMode: Rule = (obj, ctx) => {
-  const r = new Reporter('rayJobSubmissionMode', obj, 'kuberay-operator');
+export const rayJobSubmissionMode = defineRule({
+  name: 'rayJobSubmissionMode', source: 'kuberay-operator', kinds: ['RayJob'],
+  description: 'The RayJob submissionMode exists in the chosen KubeRay and meets its constraints.',
+}, (r, obj, ctx) => {
   if (!RAY_JOB.is(obj)) return r.findings;
   const mode = obj.spec?.submissionMode ?? 'K8sJobMode';
   if (typeof mode !== 'string') {
@@ -199,11 +209,13 @@ export const rayJobSubmissionMode: Rule = (obj, ctx) => {
     r.error('spec.backoffLimit', 'InteractiveMode does not support backoffLimit > 0', 'set backoffLimit: 0 or use K8sJobMode');
   }
   return r.findings;
-};
+});
 
 /** RayJob lifecycle fields KubeRay validates (ValidateRayJobSpec). */
-export const rayJobLifecycle: Rule = (obj, ctx) => {
-  const r = new Reporter('rayJobLifecycle', obj, 'kuberay-operator');
+export const rayJobLifecycle = defineRule({
+  name: 'rayJobLifecycle', source: 'kuberay-operator', kinds: ['RayJob'],
+  description: 'RayJob lifecycle fields pass KubeRay\'s validation (suspend, TTL, deadlines, backoff, runtime env).',
+}, (r, obj, ctx) => {
   if (!RAY_JOB.is(obj)) return r.findings;
   const s = isRecord(obj.spec) ? obj.spec : {};
   if (s.suspend === true && s.shutdownAfterJobFinishes !== true) {
@@ -248,7 +260,7 @@ export const rayJobLifecycle: Rule = (obj, ctx) => {
     r.error('spec.rayClusterSpec', 'a RayJob needs rayClusterSpec or a non-empty clusterSelector (KubeRay)', 'add a rayClusterSpec');
   }
   return r.findings;
-};
+});
 
 const DELETION_POLICIES_ON_CLUSTER = ['DeleteCluster', 'DeleteWorkers'];
 
@@ -257,8 +269,10 @@ const DELETION_POLICIES_ON_CLUSTER = ['DeleteCluster', 'DeleteWorkers'];
  * while its RayJobDeletionPolicy gate is off (the default before 1.6; the policy assumes the default),
  * and with the gate on checks the strategy the way ValidateRayJobSpec does.
  */
-export const rayJobDeletion: Rule = (obj, ctx) => {
-  const r = new Reporter('rayJobDeletion', obj, 'kuberay-operator');
+export const rayJobDeletion = defineRule({
+  name: 'rayJobDeletion', source: 'kuberay-operator', kinds: ['RayJob'],
+  description: 'deletionPolicy or deletionStrategy matches the KubeRay line and its RayJobDeletionPolicy gate, and passes KubeRay\'s checks.',
+}, (r, obj, ctx) => {
   if (!RAY_JOB.is(obj)) return r.findings;
   const s = isRecord(obj.spec) ? obj.spec : {};
   if (s.deletionPolicy !== undefined && ctx.kubeRay.deletionField !== 'deletionPolicy') {
@@ -314,11 +328,13 @@ export const rayJobDeletion: Rule = (obj, ctx) => {
     }
   }
   return r.findings;
-};
+});
 
 /** RayService fields only KubeRay checks: the head service name, and the upgrade strategy type. */
-export const rayServiceSpec: Rule = (obj, ctx) => {
-  const r = new Reporter('rayServiceSpec', obj, 'kuberay-operator');
+export const rayServiceSpec = defineRule({
+  name: 'rayServiceSpec', source: 'kuberay-operator', kinds: ['RayService'],
+  description: 'RayService head service name and upgradeStrategy.type pass KubeRay\'s validation.',
+}, (r, obj, ctx) => {
   if (!RAY_SERVICE.is(obj) || !isRecord(obj.spec)) return r.findings;
   const name = obj.spec.rayClusterConfig?.headGroupSpec?.headService?.metadata?.name;
   if (typeof name === 'string' && name !== '') {
@@ -330,22 +346,26 @@ export const rayServiceSpec: Rule = (obj, ctx) => {
       `use one of ${ctx.kubeRay.rayServiceUpgradeTypes.join(', ')}`);
   }
   return r.findings;
-};
+});
 
 /** GCS fault tolerance is set one way: the ray.io/ft-enabled annotation and gcsFaultToleranceOptions exclude each other. */
-export const gcsFaultTolerance: Rule = (obj) => {
-  const r = new Reporter('gcsFaultTolerance', obj, 'kuberay-operator');
+export const gcsFaultTolerance = defineRule({
+  name: 'gcsFaultTolerance', source: 'kuberay-operator', kinds: ALL_RAY_KINDS,
+  description: 'GCS fault tolerance is set once: the ray.io/ft-enabled annotation or gcsFaultToleranceOptions.',
+}, (r, obj) => {
   const cs = clusterSpecOf(obj);
   const ft = obj.metadata?.annotations?.['ray.io/ft-enabled'];
   if (cs && cs.spec.gcsFaultToleranceOptions !== undefined && cs.spec.gcsFaultToleranceOptions !== null && typeof ft === 'string' && ft !== '') {
     r.error('metadata.annotations[ray.io/ft-enabled]', 'the ray.io/ft-enabled annotation cannot be combined with gcsFaultToleranceOptions (KubeRay)', 'remove the annotation: gcsFaultToleranceOptions turns fault tolerance on');
   }
   return r.findings;
-};
+});
 
 /** Autoscaler v2 needs restartPolicy Never/unset; worker-group suspend is not allowed with autoscaling. */
-export const autoscalerConstraints: Rule = (obj, ctx) => {
-  const r = new Reporter('autoscalerConstraints', obj, 'kuberay-operator');
+export const autoscalerConstraints = defineRule({
+  name: 'autoscalerConstraints', source: 'kuberay-operator', kinds: ALL_RAY_KINDS,
+  description: 'Autoscaler v2 and worker-group suspend constraints of KubeRay.',
+}, (r, obj, ctx) => {
   const cs = clusterSpecOf(obj);
   if (!cs) return r.findings;
   const head = cs.spec.headGroupSpec?.template?.spec;
@@ -376,11 +396,13 @@ export const autoscalerConstraints: Rule = (obj, ctx) => {
     else if (!ctx.kubeRay.deletionGateDefaultOn) r.error(at, `KubeRay ${ctx.kubeRay.version} suspends a worker group only with its RayJobDeletionPolicy feature gate on, which it is not by default`, 'remove suspend from the worker group');
   });
   return r.findings;
-};
+});
 
 /** managedBy only takes KubeRay's two values, and RayService has it from KubeRay 1.6. */
-export const managedByField: Rule = (obj, ctx) => {
-  const r = new Reporter('managedByField', obj, 'kubernetes');
+export const managedByField = defineRule({
+  name: 'managedByField', source: 'kubernetes', kinds: ALL_RAY_KINDS,
+  description: 'managedBy takes only KubeRay\'s values, on kinds and versions that have it.',
+}, (r, obj, ctx) => {
   const allowed = ['ray.io/kuberay-operator', 'kueue.x-k8s.io/multikueue'];
   const check = (v: unknown, field: string) => {
     if (v !== undefined && !allowed.includes(v as string)) r.error(field, `managedBy "${shown(v)}" is not one of ${allowed.join(', ')} (CRD validation)`, 'leave managedBy unset for single-cluster Kueue');
@@ -395,11 +417,13 @@ export const managedByField: Rule = (obj, ctx) => {
   const cs = clusterSpecOf(obj);
   if (cs && cs.path !== 'spec') check(cs.spec.managedBy, `${cs.path}.managedBy`);
   return r.findings;
-};
+});
 
 /** Requests above limits are rejected (Kubernetes, Kueue); a Ray container without requests counts as 0. */
-export const containerResources: Rule = (obj, ctx) => {
-  const r = new Reporter('containerResources', obj, 'kubernetes');
+export const containerResources = defineRule({
+  name: 'containerResources', source: 'kubernetes', kinds: ALL_RAY_KINDS,
+  description: 'Container requests are parsable, not above limits, and set on Ray containers.',
+}, (r, obj, ctx) => {
   for (const t of podTemplatesOf(obj)) {
     const containers = listOf(t.template?.spec?.containers);
     // The Ray container's requests as Kueue counts them (containerRequests), from the lists parsed below.
@@ -445,9 +469,9 @@ export const containerResources: Rule = (obj, ctx) => {
     }
   }
   return r.findings;
-};
+});
 
-export const KUBERAY_OPERATOR_RULES: Record<string, Rule> = {
+export const KUBERAY_OPERATOR_RULES: readonly RuleRecord[] = [
   rayObjectName, podTemplateContainers, uniqueWorkerGroupNames, workerReplicaBounds, rayJobSubmissionMode,
   rayJobLifecycle, rayJobDeletion, rayServiceSpec, gcsFaultTolerance, autoscalerConstraints, managedByField, containerResources,
-};
+];

@@ -10,7 +10,7 @@ import {
   DNS1123_LABEL, DNS1123_SUBDOMAIN, ELASTIC_JOB_ANNOTATION, isElastic, isQueued, isRecord, PRIORITY_CLASS_LABEL, priorityClassOf,
   QUEUE_NAME_LABEL, queueNameOf, shown, usesAutoscaling, workerGroupsOf,
 } from '../ray-object';
-import { Reporter, Rule } from './rule';
+import { ALL_RAY_KINDS, defineRule, Reporter, Rule, RuleRecord } from './rule';
 
 /** Kueue ignores a RayJob that only selects an existing cluster (≥0.13.7). */
 /**
@@ -24,19 +24,23 @@ export function selectsExistingClusterOnly(obj: any, rules: boolean): boolean {
 }
 
 /** A queued RayJob must delete its cluster when it finishes, or its quota would never be released. */
-export const rayJobShutdownAfterFinish: Rule = (obj, ctx) => {
-  const r = new Reporter('rayJobShutdownAfterFinish', obj, 'kueue-webhook');
+export const rayJobShutdownAfterFinish = defineRule({
+  name: 'rayJobShutdownAfterFinish', source: 'kueue-webhook', kinds: ['RayJob'],
+  description: 'A queued RayJob sets shutdownAfterJobFinishes: true, or its quota is never released (Kueue webhook).',
+}, (r, obj, ctx) => {
   if (!RAY_JOB.is(obj) || !isQueued(obj, ctx.kueue) || selectsExistingClusterOnly(obj, ctx.kueue.rayJobClusterSelectorRules)) return r.findings;
   if (obj.spec?.shutdownAfterJobFinishes !== true) {
     r.error('spec.shutdownAfterJobFinishes', 'a kueue managed job should delete the cluster after finishing (Kueue webhook)',
       'set spec.shutdownAfterJobFinishes: true (QueuedRayJob always does); use ttlSecondsAfterFinished to keep the cluster around briefly');
   }
   return r.findings;
-};
+});
 
 /** clusterSelector and rayClusterSpec together, or neither, are refused; clusterSelector alone is ignored by Kueue. */
-export const rayJobClusterSource: Rule = (obj, ctx) => {
-  const r = new Reporter('rayJobClusterSource', obj, 'kueue-webhook');
+export const rayJobClusterSource = defineRule({
+  name: 'rayJobClusterSource', source: 'kueue-webhook', kinds: ['RayJob'],
+  description: 'A queued RayJob has rayClusterSpec and no clusterSelector (Kueue webhook).',
+}, (r, obj, ctx) => {
   if (!RAY_JOB.is(obj) || !isQueued(obj, ctx.kueue)) return r.findings;
   const hasSelector = isRecord(obj.spec?.clusterSelector) && Object.keys(obj.spec.clusterSelector).length > 0;
   const hasSpec = !!obj.spec?.rayClusterSpec;
@@ -51,7 +55,7 @@ export const rayJobClusterSource: Rule = (obj, ctx) => {
       'give the job a rayClusterSpec (QueuedRayJob builds one from headGroup and workerGroups)');
   }
   return r.findings;
-};
+});
 
 function elasticKindSupport(obj: RayObject, ctx: Parameters<Rule>[1]): { supported: boolean; first: string; what: string } {
   const kind = rayKindOf(obj);
@@ -62,8 +66,10 @@ function elasticKindSupport(obj: RayObject, ctx: Parameters<Rule>[1]): { support
 }
 
 /** An elastic or autoscaling Ray object on a Kueue version that cannot admit it. */
-export const elasticNeedsKueueVersion: Rule = (obj, ctx) => {
-  const r = new Reporter('elasticNeedsKueueVersion', obj, 'version');
+export const elasticNeedsKueueVersion = defineRule({
+  name: 'elasticNeedsKueueVersion', source: 'version', kinds: ALL_RAY_KINDS,
+  description: 'Elastic or autoscaling Ray objects need a Kueue version that can admit them.',
+}, (r, obj, ctx) => {
   if (!isQueued(obj, ctx.kueue) || !(isElastic(obj) || usesAutoscaling(obj))) return r.findings;
   const s = elasticKindSupport(obj, ctx);
   if (!s.supported) {
@@ -76,11 +82,13 @@ export const elasticNeedsKueueVersion: Rule = (obj, ctx) => {
     r.error(field, msg, `choose Kueue >= ${s.first} (${DEFAULT_KUEUE_VERSION} is the default), or remove autoscaling and the elastic annotation to run a fixed-size gang`);
   }
   return r.findings;
-};
+});
 
 /** Autoscaling is allowed only as an elastic job (annotation + gate), with version-specific messages. */
-export const autoscalingOnlyWhenElastic: Rule = (obj, ctx) => {
-  const r = new Reporter('autoscalingOnlyWhenElastic', obj, 'kueue-webhook');
+export const autoscalingOnlyWhenElastic = defineRule({
+  name: 'autoscalingOnlyWhenElastic', source: 'kueue-webhook', kinds: ALL_RAY_KINDS,
+  description: 'A queued Ray object autoscales only as an elastic job (Kueue webhook).',
+}, (r, obj, ctx) => {
   if (!usesAutoscaling(obj) || isElastic(obj)) return r.findings;
   // The 0.14.7+ short-term RayJob path checks every RayJob with autoscaling, queued or not.
   const shortTermRayJob = RAY_JOB.is(obj) && ctx.kueue.elasticRayJob === 'short-term';
@@ -94,11 +102,13 @@ export const autoscalingOnlyWhenElastic: Rule = (obj, ctx) => {
   else msg = 'a kueue managed job can use autoscaling only when the ElasticJobsViaWorkloadSlices feature gate is on and the job is an elastic job';
   r.error(path, `${msg} (Kueue webhook)`, `add the annotation ${ELASTIC_JOB_ANNOTATION}: "true" (ElasticRayCluster/ElasticRayService do), or set enableInTreeAutoscaling: false`);
   return r.findings;
-};
+});
 
 /** The elastic feature gate must be on for an elastic workload to be admitted as one. */
-export const elasticFeatureGate: Rule = (obj, ctx) => {
-  const r = new Reporter('elasticFeatureGate', obj, 'kueue-webhook');
+export const elasticFeatureGate = defineRule({
+  name: 'elasticFeatureGate', source: 'kueue-webhook', kinds: ALL_RAY_KINDS,
+  description: 'Elastic workloads need the ElasticJobsViaWorkloadSlices feature gate on.',
+}, (r, obj, ctx) => {
   if (!isQueued(obj, ctx.kueue) || !isElastic(obj) || !elasticKindSupport(obj, ctx).supported) return r.findings;
   const gate = ctx.elasticGate ?? 'unknown';
   const field = `metadata.annotations[${ELASTIC_JOB_ANNOTATION}]`;
@@ -110,24 +120,28 @@ export const elasticFeatureGate: Rule = (obj, ctx) => {
       'enable the gate on kueue-controller-manager (--feature-gates=ElasticJobsViaWorkloadSlices=true), or declare it with KueueRayVersions.use(app, { elasticGateEnabled: true }) once it is on');
   }
   return r.findings;
-};
+});
 
 /** 0.14.7–0.16.0 short-term elastic RayJob: Kueue's webhook refuses suspend: true with autoscaling. */
-export const elasticRayJobNoSuspend: Rule = (obj, ctx) => {
-  const r = new Reporter('elasticRayJobNoSuspend', obj, 'kueue-webhook');
+export const elasticRayJobNoSuspend = defineRule({
+  name: 'elasticRayJobNoSuspend', source: 'kueue-webhook', kinds: ['RayJob'],
+  description: 'An autoscaling RayJob does not set suspend: true on Kueue 0.14.7 to 0.16.0 (Kueue webhook).',
+}, (r, obj, ctx) => {
   if (RAY_JOB.is(obj) && ctx.kueue.elasticRayJob === 'short-term' && usesAutoscaling(obj) && obj.spec?.suspend === true) {
     r.error('spec.suspend', `RayJob should not set suspend to true if autoscaling is enabled (Kueue ${ctx.kueue.version} webhook; its child RayCluster is queued instead)`,
       'leave spec.suspend unset on an elastic RayJob for this Kueue version (QueuedRayJob does)');
   }
   return r.findings;
-};
+});
 
 /**
  * Worker groups within the PodSet limit. Kueue's webhook cap ignores the K8sJobMode submitter PodSet,
  * so a RayJob can pass the webhook and still have its Workload rejected.
  */
-export const workerGroupLimit: Rule = (obj, ctx) => {
-  const r = new Reporter('workerGroupLimit', obj, 'kueue-webhook');
+export const workerGroupLimit = defineRule({
+  name: 'workerGroupLimit', source: 'kueue-webhook', kinds: ALL_RAY_KINDS,
+  description: 'Worker groups stay within Kueue\'s PodSet limit, the submitter PodSet included.',
+}, (r, obj, ctx) => {
   if (!isQueued(obj, ctx.kueue)) return r.findings;
   const cs = clusterSpecOf(obj);
   if (!cs) return r.findings;
@@ -146,11 +160,13 @@ export const workerGroupLimit: Rule = (obj, ctx) => {
       fix, 'kueue-workload');
   }
   return r.findings;
-};
+});
 
 /** Worker group names become PodSet names: `head`, `submitter` and case-insensitive duplicates collide. */
-export const podSetNames: Rule = (obj, ctx) => {
-  const r = new Reporter('podSetNames', obj, 'kueue-webhook');
+export const podSetNames = defineRule({
+  name: 'podSetNames', source: 'kueue-webhook', kinds: ALL_RAY_KINDS,
+  description: 'Worker group names make valid, distinct PodSet names (not head or submitter).',
+}, (r, obj, ctx) => {
   if (!isQueued(obj, ctx.kueue)) return r.findings;
   const cs = clusterSpecOf(obj);
   const seen = new Map<string, number>();
@@ -176,11 +192,13 @@ export const podSetNames: Rule = (obj, ctx) => {
     seen.set(lower, i);
   });
   return r.findings;
-};
+});
 
 /** The queue-name and priority-class labels must be valid object names. */
-export const kueueLabelValues: Rule = (obj, ctx) => {
-  const r = new Reporter('kueueLabelValues', obj, 'kueue-webhook');
+export const kueueLabelValues = defineRule({
+  name: 'kueueLabelValues', source: 'kueue-webhook', kinds: ALL_RAY_KINDS,
+  description: 'The queue-name and priority-class labels are valid object names.',
+}, (r, obj, ctx) => {
   if (selectsExistingClusterOnly(obj, ctx.kueue.rayJobClusterSelectorRules)) return r.findings; // Kueue does not manage it
   const q = queueNameOf(obj, ctx.kueue);
   if (q !== undefined && (!DNS1123_SUBDOMAIN.test(q) || q.length > 253)) {
@@ -191,23 +209,25 @@ export const kueueLabelValues: Rule = (obj, ctx) => {
     r.error(`metadata.labels[${PRIORITY_CLASS_LABEL}]`, `"${p}" is not a valid WorkloadPriorityClass name`, 'use the metadata.name of a WorkloadPriorityClass', 'kueue-workload');
   }
   return r.findings;
-};
+});
 
 /** MultiKueue does not dispatch an autoscaling elastic RayCluster (Kueue 0.19 refuses it; earlier versions do not check). */
-export const multiKueueElasticAutoscaling: Rule = (obj, ctx) => {
-  const r = new Reporter('multiKueueElasticAutoscaling', obj, 'kueue-webhook');
+export const multiKueueElasticAutoscaling = defineRule({
+  name: 'multiKueueElasticAutoscaling', source: 'kueue-webhook', kinds: ['RayCluster'],
+  description: 'A RayCluster dispatched by MultiKueue does not autoscale as an elastic job (Kueue 0.19 webhook).',
+}, (r, obj, ctx) => {
   if (!RAY_CLUSTER.is(obj) || !isQueued(obj, ctx.kueue) || !ctx.kueue.refusesMultiKueueElasticAutoscaling) return r.findings;
   if (elasticEnabled(obj, ctx) && obj.spec?.enableInTreeAutoscaling === true && obj.spec?.managedBy === 'kueue.x-k8s.io/multikueue') {
     r.error('spec.enableInTreeAutoscaling', 'in-tree autoscaling is not supported for a MultiKueue-managed elastic RayCluster (Kueue webhook)',
       'turn autoscaling off for a RayCluster dispatched by MultiKueue, or run it on one cluster (no managedBy)');
   }
   return r.findings;
-};
+});
 
-export const KUEUE_WEBHOOK_RULES: Record<string, Rule> = {
+export const KUEUE_WEBHOOK_RULES: readonly RuleRecord[] = [
   rayJobShutdownAfterFinish, rayJobClusterSource, elasticNeedsKueueVersion, autoscalingOnlyWhenElastic,
   elasticFeatureGate, elasticRayJobNoSuspend, workerGroupLimit, podSetNames, kueueLabelValues, multiKueueElasticAutoscaling,
-};
+];
 
 /** Whether Kueue's webhook checks an UPDATE at all: the new object is queued, or (0.18+, ValidateRayAndSparkJobUpdates) the old one was. */
 export function kueueValidatesUpdate(oldObj: RayObject, newObj: RayObject, ctx: Parameters<Rule>[1]): boolean {
@@ -232,7 +252,7 @@ function elasticEnabled(obj: any, ctx: Parameters<Rule>[1]): boolean {
  * and from 0.18 (ValidateRayAndSparkJobUpdates, on by default) also when the old one had.
  */
 export function kueueWebhookOnUpdate(oldObj: RayObject, newObj: RayObject, ctx: Parameters<Rule>[1]): ReturnType<Rule> {
-  const r = new Reporter('kueueWebhookOnUpdate', newObj, 'kueue-webhook');
+  const r = new Reporter(KUEUE_WEBHOOK_ON_UPDATE_RULE, newObj);
   if (!kueueValidatesUpdate(oldObj, newObj, ctx)) return r.findings;
   const running = !kueueSuspended(newObj);
   const oldQ = queueNameOf(oldObj, ctx.kueue) ?? '';
@@ -260,3 +280,10 @@ export function kueueWebhookOnUpdate(oldObj: RayObject, newObj: RayObject, ctx: 
   }
   return r.findings;
 }
+
+/** The UPDATE rule (run by the webhook's decision on an update, besides every rule on the new object). */
+export const KUEUE_WEBHOOK_ON_UPDATE_RULE: RuleRecord<typeof kueueWebhookOnUpdate> = {
+  name: 'kueueWebhookOnUpdate', source: 'kueue-webhook', kinds: ALL_RAY_KINDS,
+  description: 'An update keeps what Kueue makes immutable: the queue name while running, the priority class, the elastic annotation.',
+  check: kueueWebhookOnUpdate,
+};

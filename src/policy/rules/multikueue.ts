@@ -12,7 +12,7 @@ import { clusterSpecOf, RAY_CLUSTER, RAY_SERVICE, RayObject, rayKindOf } from '.
 import { isElastic, isQueued, namespaceOf, QUEUE_NAME_LABEL, queueNameOf, usesAutoscaling } from '../ray-object';
 import { FIRST_KUBERAY_VERSION, FIRST_KUEUE_VERSION, KueueCapabilities } from '../versions';
 import { clusterQueueAdmitsNamespace, findClusterQueue, findLocalQueue, gangCanEverFit, queueExists } from './cross-object';
-import { Reporter, Rule } from './rule';
+import { ALL_RAY_KINDS, defineRule, Rule, RuleRecord } from './rule';
 
 /** The controller name of Kueue's MultiKueue AdmissionCheck. */
 export const MULTIKUEUE_CONTROLLER_NAME = 'kueue.x-k8s.io/multikueue';
@@ -46,8 +46,10 @@ function workerErrors(obj: RayObject, ctx: PolicyContext, inventory: Inventory, 
  * every worker, and a gang that fits at least one worker's quota. An object marked managedBy MultiKueue
  * whose queue has no MultiKueue check is run by nobody.
  */
-export const multiKueueDispatch: Rule = (obj, ctx) => {
-  const r = new Reporter('multiKueueDispatch', obj, 'app');
+export const multiKueueDispatch = defineRule({
+  name: 'multiKueueDispatch', source: 'app', kinds: ALL_RAY_KINDS,
+  description: 'A workload behind a MultiKueue check can be dispatched: versions, managedBy, the workers\' queues and quota.',
+}, (r, obj, ctx) => {
   if (!isQueued(obj, ctx.kueue)) return r.findings;
   const inv = ctx.inventory;
   const check = multiKueueCheckOf(obj, inv, ctx.kueue);
@@ -104,7 +106,7 @@ export const multiKueueDispatch: Rule = (obj, ctx) => {
   const noRoom: string[] = [];
   for (const w of known) {
     const winv = w!.inventory!;
-    const queueErrors = workerErrors(obj, ctx, winv, [queueExists, clusterQueueAdmitsNamespace]);
+    const queueErrors = workerErrors(obj, ctx, winv, [queueExists.check, clusterQueueAdmitsNamespace.check]);
     if (queueErrors.length) {
       for (const f of queueErrors) {
         r.error(QUEUE_FIELD, `worker cluster "${w!.name}" (of AdmissionCheck "${check.name}"): ${f.message}; MultiKueue creates the copy there with the same namespace and queue name`,
@@ -117,7 +119,7 @@ export const multiKueueDispatch: Rule = (obj, ctx) => {
       r.warn(QUEUE_FIELD, `worker cluster "${w!.name}": LocalQueue ${ns}/${q} points at ClusterQueue "${wlq.clusterQueue}", the manager's at "${managerLq.clusterQueue}"; it dispatches, but quotas are easier to follow with the same names`,
         `name the worker's ClusterQueue "${managerLq.clusterQueue}"`);
     }
-    const gangErrors = workerErrors(obj, ctx, winv, [gangCanEverFit]);
+    const gangErrors = workerErrors(obj, ctx, winv, [gangCanEverFit.check]);
     if (gangErrors.length) noRoom.push(`"${w!.name}": ${gangErrors[0].message}`);
     else fits.push(w!.name);
   }
@@ -129,6 +131,6 @@ export const multiKueueDispatch: Rule = (obj, ctx) => {
       'raise the other workers\' quotas if they should share this load', 'kueue-workload');
   }
   return r.findings;
-};
+});
 
-export const MULTIKUEUE_RULES: Record<string, Rule> = { multiKueueDispatch };
+export const MULTIKUEUE_RULES: readonly RuleRecord[] = [multiKueueDispatch];

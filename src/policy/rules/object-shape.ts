@@ -5,7 +5,7 @@
  */
 import { clusterSpecOf, rayKindOf } from '../kinds';
 import { DNS1123_SUBDOMAIN, isRecord, podTemplatesOf, shown, workerGroupsOf } from '../ray-object';
-import { Reporter, Rule } from './rule';
+import { ALL_RAY_KINDS, defineRule, RuleRecord } from './rule';
 
 type Kind = 'string' | 'boolean' | 'integer' | 'object' | 'list' | 'string map';
 
@@ -51,8 +51,10 @@ const RESOURCE_LISTS = ['requests', 'limits'] as const;
 const RESOURCE_SUFFIXES = { requests: '.resources.requests', limits: '.resources.limits' } as const;
 const CONTAINER_LISTS = ['containers', 'initContainers'] as const;
 
-export const objectShape: Rule = (obj) => {
-  const r = new Reporter('objectShape', obj, 'kubernetes');
+export const objectShape = defineRule({
+  name: 'objectShape', source: 'kubernetes', kinds: ALL_RAY_KINDS,
+  description: 'Fields the policy reads have the types the CRD schema requires.',
+}, (r, obj) => {
   // The field is base + suffix, joined only for a finding: a review checks hundreds of fields, nearly all fine.
   const check = (v: unknown, kind: Kind, base: string, suffix = ''): boolean => {
     if (v === undefined || v === null) return false;
@@ -129,7 +131,7 @@ export const objectShape: Rule = (obj) => {
     check(t.template.spec.restartPolicy, 'string', t.path, '.spec.restartPolicy');
   }
   return r.findings;
-};
+});
 
 const LABEL_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 
@@ -144,8 +146,10 @@ function labelKeyProblem(key: string): string | undefined {
 }
 
 /** Label keys and values the API server accepts (metadata validation runs before any webhook decision is stored). */
-export const labelSyntax: Rule = (obj) => {
-  const r = new Reporter('labelSyntax', obj, 'kubernetes');
+export const labelSyntax = defineRule({
+  name: 'labelSyntax', source: 'kubernetes', kinds: ALL_RAY_KINDS,
+  description: 'Label keys and values are valid for the API server.',
+}, (r, obj) => {
   const labels = obj.metadata?.labels;
   if (!isRecord(labels)) return r.findings;
   for (const key of Object.keys(labels)) {
@@ -158,6 +162,6 @@ export const labelSyntax: Rule = (obj) => {
     }
   }
   return r.findings;
-};
+});
 
-export const OBJECT_SHAPE_RULES: Record<string, Rule> = { objectShape, labelSyntax };
+export const OBJECT_SHAPE_RULES: readonly RuleRecord[] = [objectShape, labelSyntax];

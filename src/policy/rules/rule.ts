@@ -1,9 +1,40 @@
 import { PolicyContext } from '../context';
 import { Finding, FindingSource, objectRef, Severity } from '../findings';
-import { RayObject } from '../kinds';
+import { RAY_KIND_TABLE, RayKindName, RayObject } from '../kinds';
 
-/** A policy rule: a named pure function from an object and its context to findings. */
+/** A policy rule's check: a pure function from an object and its context to findings. */
 export type Rule = (obj: RayObject, ctx: PolicyContext) => Finding[];
+
+/**
+ * A policy rule, defined once next to its check: the id its findings carry (the key of RULES, the
+ * `[name]` tag of a finding, the SARIF rule id), the line `check --output sarif` describes it with,
+ * who enforces it upstream (the source its findings have unless one says otherwise; `app` for the
+ * library's own cross-object rules) and the Ray kinds the check evaluates. Rules run on every Ray
+ * object take `Rule`; the few run elsewhere (on an UPDATE, on a tenant's objects, on a write to a
+ * child, on the files) take their own check.
+ */
+export interface RuleRecord<Check = Rule> {
+  readonly name: string;
+  readonly description: string;
+  readonly source: FindingSource;
+  /** The Ray kinds the check can report on (none: it reads files, not objects). Declarative: the check tests the kind itself. */
+  readonly kinds: readonly RayKindName[];
+  readonly check: Check;
+}
+
+/** Every Ray kind, for a rule that reads them all. */
+export const ALL_RAY_KINDS: readonly RayKindName[] = RAY_KIND_TABLE.map((k) => k.kind);
+
+/**
+ * A rule on a Ray object from its metadata and a check that reports through a Reporter made for it:
+ * the rule's name and source are written once, in the record.
+ */
+export function defineRule(
+  info: Omit<RuleRecord, 'check'>,
+  check: (r: Reporter, obj: RayObject, ctx: PolicyContext) => Finding[],
+): RuleRecord {
+  return { ...info, check: (obj, ctx) => check(new Reporter(info, obj), obj, ctx) };
+}
 
 /**
  * Findings one rule lists per object and severity. An object the API server accepts (3 MiB) can hold
@@ -23,7 +54,13 @@ export class Reporter {
   private moreWarnings = 0;
   private moreErrorsField = '';
   private moreWarningsField = '';
-  constructor(private readonly rule: string, private readonly obj: RayObject, private readonly source: FindingSource) {}
+  private readonly rule: string;
+  private readonly source: FindingSource;
+  /** `rule`: the record of the rule reporting (its name tags each finding, its source is the default). */
+  constructor(rule: Pick<RuleRecord<unknown>, 'name' | 'source'>, private readonly obj: RayObject) {
+    this.rule = rule.name;
+    this.source = rule.source;
+  }
 
   /** The findings, with one that counts those past MAX_FINDINGS_PER_RULE per severity. */
   get findings(): Finding[] {
