@@ -153,46 +153,55 @@ export interface CheckDependencies {
 
 type From = 'flag' | 'files' | 'cluster' | 'default';
 
-/** Runs the check; throws UsageError for bad input that is not a finding (a missing file). */
-export async function runCheck(opts: CheckOptions, deps: CheckDependencies = {}): Promise<CheckReport> {
-  const namespace = opts.namespace ?? 'default';
-  if (opts.kubeconfig && !deps.cluster && !fs.existsSync(opts.kubeconfig)) throw new UsageError(`--kubeconfig ${opts.kubeconfig}: no such file`);
-  const notes: string[] = [];
-  const read = readSources(opts.files, deps.stdin);
-  const all = read.objects.map((o) => o.object);
-  const cluster = opts.kubeconfig ? (deps.cluster ?? kubeconfigSourceLoader)(opts.kubeconfig) : undefined;
-  // What the installs say: in the files, else in the cluster (what is about to be applied wins).
-  const fileFacts = installFacts(all);
-  let clusterFacts: InstallFacts = {};
-  if (cluster) {
-    const inst = await cluster.install();
-    clusterFacts = installFacts(inst.objects);
-    for (const n of inst.notes) notes.push(n);
+/** The versions and the ElasticJobsViaWorkloadSlices gate the check runs for, and where each came from. */
+interface RunContext {
+  readonly kueue: ReturnType<typeof kueueCapabilities>;
+  readonly kueueFrom: From;
+  readonly kubeRay: ReturnType<typeof kubeRayCapabilities>;
+  readonly kubeRayFrom: From;
+  readonly elasticGate: 'on' | 'off' | 'unknown';
+  readonly elasticGateFrom: From;
+}
+
+type InstallFactsBySource = { readonly files: InstallFacts; readonly cluster: InstallFacts };
+
+/** What the installs say: in the files, else in the cluster (what is about to be applied wins). */
+async function installFactsOf(all: readonly any[], cluster: ClusterSource | undefined, notes: string[]): Promise<InstallFactsBySource> {
+  const files = installFacts(all);
+  if (!cluster) return { files, cluster: {} };
+  const inst = await cluster.install();
+  for (const n of inst.notes) notes.push(n);
+  return { files, cluster: installFacts(inst.objects) };
+}
+
+/** The flag, else a supported version the files or the cluster install; a note for an unsupported one. */
+function pickVersion(flag: string | undefined, facts: InstallFactsBySource, key: 'kueueVersion' | 'kubeRayVersion',
+  list: readonly string[], what: string, notes: string[]): [string | undefined, From] {
+  if (flag) return [flag, 'flag'];
+  for (const [found, from] of [[facts.files[key], 'files'], [facts.cluster[key], 'cluster']] as const) {
+    if (!found) continue;
+    if (list.includes(found)) return [found, from];
+    notes.push(`the ${from === 'files' ? 'files install' : 'cluster runs'} ${what} ${found}, which check does not support: the check ran for the default instead`);
   }
-  const supported = (v: string | undefined, list: readonly string[]) => (v && list.includes(v) ? v : undefined);
-  const pick = (flag: string | undefined, key: 'kueueVersion' | 'kubeRayVersion', list: readonly string[], what: string): [string | undefined, From] => {
-    if (flag) return [flag, 'flag'];
-    for (const [facts, from] of [[fileFacts, 'files'], [clusterFacts, 'cluster']] as const) {
-      const found = facts[key];
-      if (!found) continue;
-      if (supported(found, list)) return [found, from];
-      notes.push(`the ${from === 'files' ? 'files install' : 'cluster runs'} ${what} ${found}, which check does not support: the check ran for the default instead`);
-    }
-    return [undefined, 'default'];
-  };
-  const [kueueVersion, kueueFrom] = pick(opts.kueueVersion, 'kueueVersion', SUPPORTED_KUEUE_VERSIONS, 'Kueue');
-  const [kubeRayVersion, kubeRayFrom] = pick(opts.kubeRayVersion, 'kubeRayVersion', SUPPORTED_KUBERAY_VERSIONS, 'KubeRay');
+  return [undefined, 'default'];
+}
+
+/** The versions and the gate, with a note wherever a flag overrides what an install says. */
+function resolveRunContext(opts: CheckOptions, facts: InstallFactsBySource, notes: string[]): RunContext {
+  const [kueueVersion, kueueFrom] = pickVersion(opts.kueueVersion, facts, 'kueueVersion', SUPPORTED_KUEUE_VERSIONS, 'Kueue', notes);
+  const [kubeRayVersion, kubeRayFrom] = pickVersion(opts.kubeRayVersion, facts, 'kubeRayVersion', SUPPORTED_KUBERAY_VERSIONS, 'KubeRay', notes);
   const kueue = kueueCapabilities(kueueVersion ?? DEFAULT_KUEUE_VERSION);
   const kubeRay = kubeRayCapabilities(kubeRayVersion ?? DEFAULT_KUBERAY_VERSION);
-  for (const [facts, from] of [[fileFacts, 'files install'], [clusterFacts, 'cluster runs']] as const) {
-    for (const [what, found, used, flag] of [['Kueue', facts.kueueVersion, kueue.version, opts.kueueVersion], ['KubeRay', facts.kubeRayVersion, kubeRay.version, opts.kubeRayVersion]]) {
+  for (const [f, from] of [[facts.files, 'files install'], [facts.cluster, 'cluster runs']] as const) {
+    for (const [what, found, used, flag] of [['Kueue', f.kueueVersion, kueue.version, opts.kueueVersion], ['KubeRay', f.kubeRayVersion, kubeRay.version, opts.kubeRayVersion]]) {
       if (found && flag && found !== used) notes.push(`the ${from} ${what} ${found}, but the check ran for ${used} (the flag)`);
     }
   }
   // The gate: the flag, else what the Kueue install sets (its version's default when it sets nothing).
   let elasticGate: 'on' | 'off' | 'unknown' = 'unknown';
   let elasticGateFrom: From = 'default';
-  const gateFacts = fileFacts.elasticGate ? { gate: fileFacts.elasticGate, from: 'files' as const } : clusterFacts.elasticGate ? { gate: clusterFacts.elasticGate, from: 'cluster' as const } : undefined;
+  const gateFacts = facts.files.elasticGate ? { gate: facts.files.elasticGate, from: 'files' as const }
+    : facts.cluster.elasticGate ? { gate: facts.cluster.elasticGate, from: 'cluster' as const } : undefined;
   if (opts.elasticGate) {
     elasticGate = opts.elasticGate;
     elasticGateFrom = 'flag';
@@ -200,12 +209,19 @@ export async function runCheck(opts: CheckOptions, deps: CheckDependencies = {})
     elasticGate = gateFacts.gate === 'default' ? (kueue.elasticGateDefaultOn ? 'on' : 'off') : gateFacts.gate;
     elasticGateFrom = gateFacts.from;
   }
+  return { kueue, kueueFrom, kubeRay, kubeRayFrom, elasticGate, elasticGateFrom };
+}
 
-  // Queues: the cluster, then --queues files, then the checked files (what is about to be applied wins).
+type QueueSource = 'files' | 'queues' | 'cluster';
+
+/** Queues: the cluster, then --queues files, then the checked files (what is about to be applied wins). */
+async function gatherInventory(opts: CheckOptions, deps: CheckDependencies, cluster: ClusterSource | undefined, all: readonly any[],
+  kueueApiVersion: string, notes: string[]): Promise<{ inventory: Inventory | undefined; from: QueueSource[] }> {
+  const namespace = opts.namespace ?? 'default';
   const sources: ClusterObjects[] = [];
-  const from: Array<'files' | 'queues' | 'cluster'> = [];
+  const from: QueueSource[] = [];
   if (cluster) {
-    const live = await cluster.queues(kueue.apiVersion);
+    const live = await cluster.queues(kueueApiVersion);
     sources.push(live.objects);
     from.push('cluster');
     for (const n of live.notes) notes.push(n);
@@ -225,40 +241,64 @@ export async function runCheck(opts: CheckOptions, deps: CheckDependencies = {})
   if (!inventory) {
     notes.push('no queues: the files hold no LocalQueue, ClusterQueue, Cohort or WorkloadPriorityClass and neither --queues nor --kubeconfig was given, so the cross-object rules (queue exists, namespace admitted, priority class exists, gang fits the quota) did not run');
   }
+  return { inventory, from };
+}
 
+/** A finding placed at its field's line and column in the source. */
+function placeFinding(src: SourceObject, f: Finding): CheckFinding {
+  const l = src.locate(f.field);
+  const location = { file: src.file, document: src.document, line: l.line, column: l.column, endLine: l.endLine, endColumn: l.endColumn };
+  return { ...f, location: { ...location, exact: l.exact, resolvedField: l.resolved } };
+}
+
+/**
+ * Decides one Ray object as the webhooks decide a CREATE; KubeRay's children are skipped (their owner is
+ * checked). Returns its entry in the report and its findings.
+ */
+function checkRayObject(src: SourceObject, namespace: string, run: RunContext, inventory: Inventory | undefined)
+  : { entry: CheckedObject; findings: CheckFinding[] } {
+  // As the webhook sees it: the namespace of the request (here --namespace) when the object names none.
+  // Metadata of the wrong type is left as written, for the objectShape rule to report.
+  const md = src.object.metadata;
+  let obj: RayObject = md === undefined || isRecord(md)
+    ? { ...src.object, metadata: { ...(md ?? {}), namespace: md?.namespace ?? namespace } }
+    : src.object;
+  const entry = { object: objectRef(obj), file: src.file, document: src.document, line: src.region.line };
+  const parent = rayParentOf(obj);
+  if (parent) {
+    const note = `controlled by ${parent.kind} "${parent.name}": KubeRay creates it from its owner, which is checked instead (the controller refuses it from anyone but KubeRay's operator)`;
+    return { entry: { ...entry, status: 'skipped', note }, findings: [] };
+  }
+  const { kueue, kubeRay, elasticGate } = run;
+  let note: string | undefined;
+  if (inventory) {
+    const m = defaulted(obj, { kueue, kubeRay, elasticGate }, inventory);
+    obj = m.obj;
+    if (m.added.length) note = `checked with the labels the controller's mutating webhook adds in this tenant namespace: ${m.added.join(', ')}`;
+  }
   const ctx: PolicyContext = { kueue, kubeRay, elasticGate, inventory };
-  const settings: AdmissionSettings = { kueue, kubeRay, elasticGate };
-  const findings: CheckFinding[] = [];
+  const found = [...evaluateRayObject(obj, ctx), ...(inventory ? tenantQueueLabel(obj, { kueue, inventory }) : [])];
+  return { entry: { ...entry, status: 'checked', ...(note ? { note } : {}) }, findings: found.map((f) => placeFinding(src, f)) };
+}
+
+/** Runs the check; throws UsageError for bad input that is not a finding (a missing file). */
+export async function runCheck(opts: CheckOptions, deps: CheckDependencies = {}): Promise<CheckReport> {
+  const namespace = opts.namespace ?? 'default';
+  if (opts.kubeconfig && !deps.cluster && !fs.existsSync(opts.kubeconfig)) throw new UsageError(`--kubeconfig ${opts.kubeconfig}: no such file`);
+  const notes: string[] = [];
+  const read = readSources(opts.files, deps.stdin);
+  const all = read.objects.map((o) => o.object);
+  const cluster = opts.kubeconfig ? (deps.cluster ?? kubeconfigSourceLoader)(opts.kubeconfig) : undefined;
+  const run = resolveRunContext(opts, await installFactsOf(all, cluster, notes), notes);
+  const { inventory, from } = await gatherInventory(opts, deps, cluster, all, run.kueue.apiVersion, notes);
+
+  const findings: CheckFinding[] = read.errors.map((e) => YAML_SYNTAX_RULE.check(e));
   const objects: CheckedObject[] = [];
-  const place = (src: SourceObject, f: Finding): CheckFinding => {
-    const l = src.locate(f.field);
-    const location = { file: src.file, document: src.document, line: l.line, column: l.column, endLine: l.endLine, endColumn: l.endColumn };
-    return { ...f, location: { ...location, exact: l.exact, resolvedField: l.resolved } };
-  };
-  for (const e of read.errors) findings.push(YAML_SYNTAX_RULE.check(e));
   for (const src of read.objects) {
     if (!isRay(src.object)) continue;
-    // As the webhook sees it: the namespace of the request (here --namespace) when the object names none.
-    // Metadata of the wrong type is left as written, for the objectShape rule to report.
-    const md = src.object.metadata;
-    let obj: RayObject = md === undefined || isRecord(md)
-      ? { ...src.object, metadata: { ...(md ?? {}), namespace: md?.namespace ?? namespace } }
-      : src.object;
-    const entry = { object: objectRef(obj), file: src.file, document: src.document, line: src.region.line };
-    const parent = rayParentOf(obj);
-    if (parent) {
-      objects.push({ ...entry, status: 'skipped', note: `controlled by ${parent.kind} "${parent.name}": KubeRay creates it from its owner, which is checked instead (the controller refuses it from anyone but KubeRay's operator)` });
-      continue;
-    }
-    let note: string | undefined;
-    if (inventory) {
-      const m = defaulted(obj, settings, inventory);
-      obj = m.obj;
-      if (m.added.length) note = `checked with the labels the controller's mutating webhook adds in this tenant namespace: ${m.added.join(', ')}`;
-    }
-    objects.push({ ...entry, status: 'checked', ...(note ? { note } : {}) });
-    const found = [...evaluateRayObject(obj, ctx), ...(inventory ? tenantQueueLabel(obj, { kueue: ctx.kueue, inventory }) : [])];
-    for (const f of found) findings.push(place(src, f));
+    const checked = checkRayObject(src, namespace, run, inventory);
+    objects.push(checked.entry);
+    findings.push(...checked.findings);
   }
   findings.sort((a, b) => (a.location.file < b.location.file ? -1 : a.location.file > b.location.file ? 1 : 0)
     || a.location.line - b.location.line || a.location.column - b.location.column);
@@ -268,8 +308,8 @@ export async function runCheck(opts: CheckOptions, deps: CheckDependencies = {})
     schemaVersion: CHECK_REPORT_SCHEMA_VERSION,
     tool: 'cdk8s-kueue-ray check',
     context: {
-      kueue: kueue.version, kueueFrom, kubeRay: kubeRay.version, kubeRayFrom,
-      elasticGate, elasticGateFrom, namespace,
+      kueue: run.kueue.version, kueueFrom: run.kueueFrom, kubeRay: run.kubeRay.version, kubeRayFrom: run.kubeRayFrom,
+      elasticGate: run.elasticGate, elasticGateFrom: run.elasticGateFrom, namespace,
     },
     inventory: inventory ? {
       from, localQueues: inventory.localQueues.length, clusterQueues: inventory.clusterQueues.length, cohorts: inventory.cohorts.length,

@@ -6,6 +6,7 @@
  * API server, and a graceful stop that fails readiness, keeps serving for a grace period, then drains.
  * Decisions come from admission.ts.
  */
+import type { IncomingMessage, ServerResponse } from 'http';
 import * as https from 'https';
 import { AdmissionConfig, ClusterView } from './admission';
 import { AdmissionPool } from './admission-pool';
@@ -127,6 +128,21 @@ function presentsCertificate(socket: import('tls').TLSSocket): boolean {
   return !!cert && Object.keys(cert).length > 0;
 }
 
+/** A review request while its body arrives and until it is answered. */
+interface PendingReview {
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly webhook: Webhook;
+  readonly peer: string;
+  readonly started: bigint;
+  readonly chunks: Buffer[];
+  size: number;
+  done: boolean;
+  // Bytes this request holds against its path's and its peer's budgets: what has arrived, never what
+  // a Content-Length claims (a client declaring 4 MiB and sending a byte a second holds one byte).
+  reserved: number;
+}
+
 export class WebhookServer {
   public readonly metrics = new Metrics();
   private readonly server: https.Server;
@@ -233,7 +249,8 @@ export class WebhookServer {
     await this.pool?.close();
   }
 
-  private handle(req: import('http').IncomingMessage, res: import('http').ServerResponse): void {
+  /** Routes a request: the probes, then the two webhooks (behind the client certificate when one is required). */
+  private handle(req: IncomingMessage, res: ServerResponse): void {
     const url = req.url ?? '';
     if (req.method === 'GET' && url === '/healthz') return this.text(res, 200, 'ok');
     // Not ready until the admission workers have loaded: the API server would otherwise send reviews that wait on them.
@@ -247,105 +264,123 @@ export class WebhookServer {
       req.resume();
       return this.text(res, 401, JSON.stringify({ message: 'cdk8s-kueue-ray webhook: a client certificate signed by the configured CA is required' }), 'application/json');
     }
-    const started = process.hrtime.bigint();
-    const peer = req.socket.remoteAddress ?? '';
+    this.receiveReview(req, res, webhook);
+  }
+
+  /** Reads a review's body within its budgets and deadline, then has it decided and answered once. */
+  private receiveReview(req: IncomingMessage, res: ServerResponse, webhook: Webhook): void {
+    const r: PendingReview = { req, res, webhook, peer: req.socket.remoteAddress ?? '', started: process.hrtime.bigint(), chunks: [], size: 0, done: false, reserved: 0 };
     this.inFlight++;
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let done = false;
-    // Bytes this request holds against its path's and its peer's budgets: what has arrived, never what
-    // a Content-Length claims (a client declaring 4 MiB and sending a byte a second holds one byte).
-    let reserved = 0;
-    const release = () => {
-      this.inFlightBytes[webhook] -= reserved;
-      const left = (this.peerBytes.get(peer) ?? 0) - reserved;
-      if (left > 0) this.peerBytes.set(peer, left);
-      else this.peerBytes.delete(peer);
-      reserved = 0;
-    };
-    // The body deadline: a body still arriving after it (answered or not: a refused body is drained, not
-    // buffered) is cut, and its connection closed once the answer is out.
-    const deadline = setTimeout(() => {
-      if (!done) {
-        res.shouldKeepAlive = false;
-        finish(408, JSON.stringify({ message: `cdk8s-kueue-ray webhook: the request body did not arrive within ${this.bodyTimeoutMs} ms` }));
-      }
-      if (req.complete) return;
-      if (res.writableFinished) req.destroy();
-      else res.once('finish', () => req.destroy());
-    }, this.bodyTimeoutMs);
-    /** Refuses the request while its body may still be arriving: the rest is read and dropped, the connection then closed. */
-    const refuse = (status: number, body: string) => {
-      res.shouldKeepAlive = false;
-      finish(status, body);
-      chunks.length = 0;
-    };
-    const finish = (status: number, body: string) => {
-      if (done) return;
-      done = true;
-      this.inFlight--;
-      release();
-      this.metrics.observe(`/${webhook}`, Number(process.hrtime.bigint() - started) / 1e9);
-      if (!res.headersSent) this.text(res, status, body, 'application/json');
-    };
+    const deadline = this.armBodyDeadline(r);
     // A decision in progress is no idle connection (the worker deadline bounds it).
     res.on('timeout', () => undefined);
     const declared = Number(req.headers['content-length'] ?? 0);
     if (declared > this.maxBody) {
-      refuse(413, this.tooLarge);
+      this.refuse(r, 413, this.tooLarge);
       req.resume();
       return;
     }
-    const reserve = (n: number): boolean => {
-      const peerHeld = this.peerBytes.get(peer) ?? 0;
-      if (this.inFlightBytes[webhook] + n > this.maxInFlightBytes || peerHeld + n > this.maxPeerBytes) {
-        const which = peerHeld + n > this.maxPeerBytes ? `${this.maxPeerBytes} bytes from one client` : `${this.maxInFlightBytes} bytes of /${webhook} reviews`;
-        refuse(429, JSON.stringify({ message: `cdk8s-kueue-ray webhook: more than ${which} in flight; try again` }));
-        return false;
-      }
-      this.inFlightBytes[webhook] += n;
-      this.peerBytes.set(peer, peerHeld + n);
-      reserved += n;
-      return true;
-    };
-    req.on('data', (c: Buffer) => {
-      if (done) return;
-      size += c.length;
-      if (size > this.maxBody) {
-        refuse(413, this.tooLarge);
-        return;
-      }
-      if (size > reserved && !reserve(size - reserved)) return;
-      chunks.push(c);
-    });
-    req.on('error', () => finish(400, JSON.stringify({ message: 'request aborted' })));
+    req.on('data', (c: Buffer) => this.takeChunk(r, c));
+    req.on('error', () => this.finish(r, 400, JSON.stringify({ message: 'request aborted' })));
     // The response's close (not the request's, which follows 'end') tells a client that went away.
     res.on('close', () => {
       clearTimeout(deadline);
-      if (!done) { done = true; this.inFlight--; release(); }
+      if (!r.done) { r.done = true; this.inFlight--; this.releaseBytes(r); }
     });
     req.on('end', () => {
-      if (done) return;
+      if (r.done) return;
       clearTimeout(deadline); // the decision is bounded by the worker's own deadline
-      // One fresh ArrayBuffer (never a pooled Buffer's), so it can be transferred to a worker.
-      const body = new ArrayBuffer(size);
-      const bytes = new Uint8Array(body);
-      let at = 0;
-      for (const c of chunks) {
-        bytes.set(c, at);
-        at += c.length;
-      }
-      const answer = (o: ReviewOutcome) => {
-        if (o.internalError) this.opts.log?.({ level: 'error', msg: 'admission failed', error: o.internalError, uid: o.uid });
-        this.metrics.decision(webhook, o);
-        finish(o.status, o.body);
-      };
-      if (this.pool) void this.pool.review(webhook, body).then(answer);
-      else answer(reviewAdmission(webhook, Buffer.from(body).toString('utf8'), this.opts.config, this.opts.view()));
+      this.decide(r);
     });
   }
 
-  private text(res: import('http').ServerResponse, status: number, body: string, type = 'text/plain'): void {
+  /**
+   * The body deadline: a body still arriving after it (answered or not: a refused body is drained, not
+   * buffered) is cut, and its connection closed once the answer is out.
+   */
+  private armBodyDeadline(r: PendingReview): NodeJS.Timeout {
+    return setTimeout(() => {
+      if (!r.done) {
+        r.res.shouldKeepAlive = false;
+        this.finish(r, 408, JSON.stringify({ message: `cdk8s-kueue-ray webhook: the request body did not arrive within ${this.bodyTimeoutMs} ms` }));
+      }
+      if (r.req.complete) return;
+      if (r.res.writableFinished) r.req.destroy();
+      else r.res.once('finish', () => r.req.destroy());
+    }, this.bodyTimeoutMs);
+  }
+
+  /** Counts an arriving chunk against the body limit and the budgets, and keeps it while they allow. */
+  private takeChunk(r: PendingReview, c: Buffer): void {
+    if (r.done) return;
+    r.size += c.length;
+    if (r.size > this.maxBody) {
+      this.refuse(r, 413, this.tooLarge);
+      return;
+    }
+    if (r.size > r.reserved && !this.reserveBytes(r, r.size - r.reserved)) return;
+    r.chunks.push(c);
+  }
+
+  /** Holds `n` more bytes against the path's and the peer's budgets; past either, refuses with 429. */
+  private reserveBytes(r: PendingReview, n: number): boolean {
+    const peerHeld = this.peerBytes.get(r.peer) ?? 0;
+    if (this.inFlightBytes[r.webhook] + n > this.maxInFlightBytes || peerHeld + n > this.maxPeerBytes) {
+      const which = peerHeld + n > this.maxPeerBytes ? `${this.maxPeerBytes} bytes from one client` : `${this.maxInFlightBytes} bytes of /${r.webhook} reviews`;
+      this.refuse(r, 429, JSON.stringify({ message: `cdk8s-kueue-ray webhook: more than ${which} in flight; try again` }));
+      return false;
+    }
+    this.inFlightBytes[r.webhook] += n;
+    this.peerBytes.set(r.peer, peerHeld + n);
+    r.reserved += n;
+    return true;
+  }
+
+  private releaseBytes(r: PendingReview): void {
+    this.inFlightBytes[r.webhook] -= r.reserved;
+    const left = (this.peerBytes.get(r.peer) ?? 0) - r.reserved;
+    if (left > 0) this.peerBytes.set(r.peer, left);
+    else this.peerBytes.delete(r.peer);
+    r.reserved = 0;
+  }
+
+  /** Refuses the request while its body may still be arriving: the rest is read and dropped, the connection then closed. */
+  private refuse(r: PendingReview, status: number, body: string): void {
+    r.res.shouldKeepAlive = false;
+    this.finish(r, status, body);
+    r.chunks.length = 0;
+  }
+
+  /** Answers once: releases the request's bytes and records its latency. */
+  private finish(r: PendingReview, status: number, body: string): void {
+    if (r.done) return;
+    r.done = true;
+    this.inFlight--;
+    this.releaseBytes(r);
+    this.metrics.observe(`/${r.webhook}`, Number(process.hrtime.bigint() - r.started) / 1e9);
+    if (!r.res.headersSent) this.text(r.res, status, body, 'application/json');
+  }
+
+  /** Decides the complete body, on a worker when there is a pool, and answers. */
+  private decide(r: PendingReview): void {
+    // One fresh ArrayBuffer (never a pooled Buffer's), so it can be transferred to a worker.
+    const body = new ArrayBuffer(r.size);
+    const bytes = new Uint8Array(body);
+    let at = 0;
+    for (const c of r.chunks) {
+      bytes.set(c, at);
+      at += c.length;
+    }
+    const answer = (o: ReviewOutcome) => {
+      if (o.internalError) this.opts.log?.({ level: 'error', msg: 'admission failed', error: o.internalError, uid: o.uid });
+      this.metrics.decision(r.webhook, o);
+      this.finish(r, o.status, o.body);
+    };
+    if (this.pool) void this.pool.review(r.webhook, body).then(answer);
+    else answer(reviewAdmission(r.webhook, Buffer.from(body).toString('utf8'), this.opts.config, this.opts.view()));
+  }
+
+  private text(res: ServerResponse, status: number, body: string, type = 'text/plain'): void {
     // While stopping, every answer ends its connection: the client reconnects, to another replica.
     if (this.stopping) res.shouldKeepAlive = false;
     res.writeHead(status, { 'Content-Type': type, 'Content-Length': Buffer.byteLength(body) });
