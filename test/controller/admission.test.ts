@@ -1,9 +1,9 @@
 // The admission handlers (pure): validating with the shared policy and tenant rules, mutating with
 // documented patches only, and a fuzz test that the webhook decides exactly as the policy does.
 import { applyPatch } from 'fast-json-patch';
-import { AdmissionConfig, ClusterView, mutateRayObject, validateRayObject } from '../src/controller/admission';
-import { evaluateRayObject, Inventory, parseQuantity } from '../src/policy';
-import { kubeRayCapabilities, kueueCapabilities, SUPPORTED_KUBERAY_VERSIONS, SUPPORTED_KUEUE_VERSIONS } from '../src/policy/versions';
+import { AdmissionConfig, ClusterView, mutateRayObject, validateRayObject } from '../../src/controller/admission';
+import { evaluateRayObject, Inventory, parseQuantity } from '../../src/policy';
+import { kubeRayCapabilities, kueueCapabilities, SUPPORTED_KUBERAY_VERSIONS, SUPPORTED_KUEUE_VERSIONS } from '../../src/policy/versions';
 
 const q = parseQuantity;
 const inventory: Inventory = {

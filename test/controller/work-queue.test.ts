@@ -1,6 +1,6 @@
 // The reconciler's work queue (pure scheduling logic): bounded concurrency, one item per key at a
 // time, the newest item wins, the event loop is yielded between items, failures retried unless superseded.
-import { WorkQueue } from '../src/controller/work-queue';
+import { WorkQueue } from '../../src/controller/work-queue';
 
 const defer = () => {
   let resolve!: () => void;

@@ -1,6 +1,6 @@
 // The controller's certificates: issued for the Service, verifiable, renewed before expiry with the CA kept.
 import { X509Certificate } from 'crypto';
-import { caBundlePatch, issueCertificates, needsRotation } from '../src/controller/certificates';
+import { caBundlePatch, issueCertificates, needsRotation } from '../../src/controller/certificates';
 
 const now = new Date('2026-11-30T00:00:00Z');
 const days = (n: number) => new Date(now.getTime() + n * 86400_000);

@@ -2,9 +2,9 @@
 // deletion are never blocked by a finding the object already had, a lowered quota, a deleted queue
 // or a stricter rule; a user's update is denied only for an error it introduced on a field it
 // changed. And the final state: a tenant's object ends up with its queue label.
-import { AdmissionConfig, ClusterView, validateRayObject } from '../src/controller/admission';
-import { bookkeepingOnlyUpdate, fieldChanged, fieldSegments, Inventory, jsonEqual, parseQuantity, ratchetUpdate } from '../src/policy';
-import { kubeRayCapabilities, kueueCapabilities } from '../src/policy/versions';
+import { AdmissionConfig, ClusterView, validateRayObject } from '../../src/controller/admission';
+import { bookkeepingOnlyUpdate, fieldChanged, fieldSegments, Inventory, jsonEqual, parseQuantity, ratchetUpdate } from '../../src/policy';
+import { kubeRayCapabilities, kueueCapabilities } from '../../src/policy/versions';
 
 const q = parseQuantity;
 const cq = (name: string, cpu: string) => ({ name, namespaceSelector: {}, resourceGroups: [{ coveredResources: ['cpu', 'memory'], flavors: [{ flavor: 'f', resources: [{ resource: 'cpu', nominal: q(cpu) }, { resource: 'memory', nominal: q('64Gi') }] }] }] });

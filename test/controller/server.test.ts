@@ -6,11 +6,11 @@ import * as net from 'net';
 import * as path from 'path';
 import * as tls from 'tls';
 import * as fs from 'fs';
-import { MetricsServer } from '../src/controller/metrics-server';
-import { WebhookServer } from '../src/controller/server';
-import { kubeRayCapabilities, kueueCapabilities } from '../src/policy/versions';
-import { makePki, Pki } from './e2e/support/pki';
-import { tmpdir } from './support/synth';
+import { MetricsServer } from '../../src/controller/metrics-server';
+import { WebhookServer } from '../../src/controller/server';
+import { kubeRayCapabilities, kueueCapabilities } from '../../src/policy/versions';
+import { makePki, Pki } from '../e2e/support/pki';
+import { tmpdir } from '../support/synth';
 
 let pki: Pki;
 let server: WebhookServer;

@@ -1,11 +1,11 @@
 // The admission worker pool: the same answers as deciding on the server thread, a view change reaches
 // the workers before the next review, and a dead or stuck worker fails its requests (HTTP 500, so the
 // API server applies failurePolicy) and is replaced instead of wedging the webhook.
-import { ClusterView } from '../src/controller/admission';
-import { AdmissionPool } from '../src/controller/admission-pool';
-import { reviewAdmission, Webhook } from '../src/controller/admission-review';
-import { Inventory, parseQuantity } from '../src/policy';
-import { kubeRayCapabilities, kueueCapabilities } from '../src/policy/versions';
+import { ClusterView } from '../../src/controller/admission';
+import { AdmissionPool } from '../../src/controller/admission-pool';
+import { reviewAdmission, Webhook } from '../../src/controller/admission-review';
+import { Inventory, parseQuantity } from '../../src/policy';
+import { kubeRayCapabilities, kueueCapabilities } from '../../src/policy/versions';
 
 const config = { kueue: kueueCapabilities('v0.19.2'), kubeRay: kubeRayCapabilities('v1.6.2'), elasticGate: 'on' as const };
 const empty: Inventory = { localQueues: [], clusterQueues: [], cohorts: [], priorityClasses: [], namespaces: [] };

@@ -6,11 +6,11 @@ import * as fs from 'fs';
 import * as http from 'http';
 import * as https from 'https';
 import * as path from 'path';
-import { makePki } from './e2e/support/pki';
-import { freePort } from './e2e/support/cluster';
-import { REPO_ROOT } from './support/upstream';
-import { tmpdir } from './support/synth';
-import { probeStatus, reviewBadRayJob } from './support/webhook-probe';
+import { makePki } from '../e2e/support/pki';
+import { freePort } from '../e2e/support/cluster';
+import { REPO_ROOT } from '../support/upstream';
+import { tmpdir } from '../support/synth';
+import { probeStatus, reviewBadRayJob } from '../support/webhook-probe';
 
 const ENTRY = path.join(REPO_ROOT, 'lib', 'controller', 'cdk8s-kueue-ray.js');
 

@@ -1,6 +1,6 @@
 // The reconciler's decisions (pure): from the Workload alone whether anything must be written (so an
 // unchanged Workload costs no request), and which writes (Event, annotation) a changed one needs.
-import { needsSync, plannedWrites, Reported, statusAnnotation, workloadFingerprint, workloadStatus } from '../src/controller/workload-status';
+import { needsSync, plannedWrites, Reported, statusAnnotation, workloadFingerprint, workloadStatus } from '../../src/controller/workload-status';
 
 const owner = { apiVersion: 'ray.io/v1', kind: 'RayJob', name: 'job-a', uid: 'u-job', controller: true };
 const wl = (conditions: any[], extra: any = {}) => ({
