@@ -5,8 +5,8 @@
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
-import { REPO_ROOT } from './support/upstream';
-import { tmpdir } from './support/synth';
+import { REPO_ROOT } from '../support/upstream';
+import { tmpdir } from '../support/synth';
 
 const MAIN = path.join(REPO_ROOT, 'src', 'cli', 'main.ts');
 const RECORDER = path.join(REPO_ROOT, 'test', 'support', 'record-loaded.js');

@@ -3,9 +3,9 @@
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
-import { freePort } from './e2e/support/cluster';
-import { bundledBin } from './support/bundle';
-import { tmpdir } from './support/synth';
+import { freePort } from '../e2e/support/cluster';
+import { bundledBin } from '../support/bundle';
+import { tmpdir } from '../support/synth';
 
 let BIN: string;
 

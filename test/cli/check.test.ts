@@ -5,13 +5,13 @@ import * as fs from 'fs';
 import * as path from 'path';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
-import { check, CheckDependencies, parseCheckArgs, runCheck } from '../src/cli/check';
-import { CheckReport, renderText } from '../src/cli/check-report';
-import { RULE_DESCRIPTIONS } from '../src/cli/rule-descriptions';
-import { artifactUri, sarifLog } from '../src/cli/sarif';
-import { RULES } from '../src/policy';
-import { REPO_ROOT } from './support/upstream';
-import { tmpdir } from './support/synth';
+import { check, CheckDependencies, parseCheckArgs, runCheck } from '../../src/cli/check';
+import { CheckReport, renderText } from '../../src/cli/check-report';
+import { RULE_DESCRIPTIONS } from '../../src/cli/rule-descriptions';
+import { artifactUri, sarifLog } from '../../src/cli/sarif';
+import { RULES } from '../../src/policy';
+import { REPO_ROOT } from '../support/upstream';
+import { tmpdir } from '../support/synth';
 
 const QUEUES = `apiVersion: kueue.x-k8s.io/v1beta2
 kind: ResourceFlavor

@@ -6,10 +6,10 @@
 import { execFileSync, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
-import { planCommand } from '../src/cli/plan';
-import { parseQuantity } from '../src/policy';
-import { planUsageSeries, PlanResult } from '../src/policy/plan';
-import { examples, tmpdir } from './support/synth';
+import { planCommand } from '../../src/cli/plan';
+import { parseQuantity } from '../../src/policy';
+import { planUsageSeries, PlanResult } from '../../src/policy/plan';
+import { examples, tmpdir } from '../support/synth';
 
 function findChromium(): string | undefined {
   for (const c of [process.env.CHROMIUM, 'chromium', 'chromium-browser', 'google-chrome']) {

@@ -9,17 +9,17 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { ApiObject, Chart, Yaml } from 'cdk8s';
 import { Document, parseAllDocuments } from 'yaml';
-import { buildExamples, SCENARIOS } from '../examples/app';
-import { runCheck } from '../src/cli/check';
-import { CheckFinding } from '../src/cli/check-report';
-import { mutateRayObject, validateRayObject } from '../src/controller/admission';
-import { AppInventory } from '../src/platform/inventory';
+import { buildExamples, SCENARIOS } from '../../examples/app';
+import { runCheck } from '../../src/cli/check';
+import { CheckFinding } from '../../src/cli/check-report';
+import { mutateRayObject, validateRayObject } from '../../src/controller/admission';
+import { AppInventory } from '../../src/platform/inventory';
 import {
   evaluateRayObject, fieldSegments, Finding, formatFinding, inventoryFromObjects, kubeRayCapabilities, kueueCapabilities, PolicyContext,
-} from '../src/policy';
-import { RayWorkload } from '../src/ray/ray-workload';
-import { readManifests, tmpdir } from './support/synth';
-import { vendorDir } from './support/upstream';
+} from '../../src/policy';
+import { RayWorkload } from '../../src/ray/ray-workload';
+import { readManifests, tmpdir } from '../support/synth';
+import { vendorDir } from '../support/upstream';
 
 const VENDOR = vendorDir();
 const describeVendor = VENDOR ? describe : describe.skip;

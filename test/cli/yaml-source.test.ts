@@ -2,8 +2,8 @@
 // written, or to its nearest written parent when it is absent.
 import * as fs from 'fs';
 import * as path from 'path';
-import { parseSource, readSources, UsageError } from '../src/cli/yaml-source';
-import { tmpdir } from './support/synth';
+import { parseSource, readSources, UsageError } from '../../src/cli/yaml-source';
+import { tmpdir } from '../support/synth';
 
 const JOB = `# a comment first
 apiVersion: ray.io/v1
