@@ -1,14 +1,14 @@
 // Tenancy and writers (pure): who is a tenant, which rules apply, and who may write a RayJob's or
 // RayService's RayCluster. The e2e (test/attack/tenants.e2e.test.ts) shows the same on the real control plane.
-import { AdmissionConfig, mutateRayObject, validateRayObject } from '../src/controller/admission';
+import { AdmissionConfig, mutateRayObject, validateRayObject } from '../../src/controller/admission';
 import {
   childWriteFindings, DEFAULT_TRUSTED_WRITERS, Inventory, narrowestRules, parseServiceAccount, rayParentOf, RULES, tenantOf, tenantQueueLabel,
   trustedWriterRole, untrustedRequestCel,
-} from '../src/policy';
-import { kubeRayCapabilities, kueueCapabilities } from '../src/policy/versions';
+} from '../../src/policy';
+import { kubeRayCapabilities, kueueCapabilities } from '../../src/policy/versions';
 import { Chart, Testing } from 'cdk8s';
 import { applyPatch } from 'fast-json-patch';
-import { Quantity, ResourceFlavor, ResourceName, TenantQueue } from '../src';
+import { Quantity, ResourceFlavor, ResourceName, TenantQueue } from '../../src';
 
 const KUBERAY = 'system:serviceaccount:kuberay-system:kuberay-operator';
 const base: Inventory = { localQueues: [], clusterQueues: [], cohorts: [], priorityClasses: [], namespaces: [] };

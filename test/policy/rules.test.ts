@@ -1,7 +1,7 @@
 // A failing input for every policy rule (pure functions, plain Kubernetes JSON in, findings out).
 // A test fails when a rule is added to RULES without a case here.
-import { ALL_RAY_KINDS, Inventory, PolicyContext, RULE_RECORDS, RULES, evaluateRayObject, formatFinding, parseQuantity } from '../src/policy';
-import { kubeRayCapabilities, kueueCapabilities } from '../src/policy/versions';
+import { ALL_RAY_KINDS, Inventory, PolicyContext, RULE_RECORDS, RULES, evaluateRayObject, formatFinding, parseQuantity } from '../../src/policy';
+import { kubeRayCapabilities, kueueCapabilities } from '../../src/policy/versions';
 
 const q = parseQuantity;
 

@@ -1,14 +1,14 @@
 // Gang accounting: the PodSets and totals Kueue admits, with the guide's numbers and each version's extras.
 import { App, Chart } from 'cdk8s';
-import { ElasticQueues } from '../examples/elastic-queues';
-import { ElasticRayClusterScenario } from '../examples/elastic-raycluster';
-import { ElasticRayServiceScenario } from '../examples/elastic-rayservice';
-import { GuideQueues } from '../examples/guide-queues';
-import { toyJobProps } from '../examples/toy-job';
-import { KubeRayVersion, KueueRayVersions, KueueVersion, Quantity, QueuedRayJob, SubmissionMode } from '../src';
-import { computeGang, formatResources, parseQuantity, podRequests } from '../src/policy';
-import { kueueCapabilities } from '../src/policy/versions';
-import { KUEUE_VERSIONS } from './support/versions';
+import { ElasticQueues } from '../../examples/elastic-queues';
+import { ElasticRayClusterScenario } from '../../examples/elastic-raycluster';
+import { ElasticRayServiceScenario } from '../../examples/elastic-rayservice';
+import { GuideQueues } from '../../examples/guide-queues';
+import { toyJobProps } from '../../examples/toy-job';
+import { KubeRayVersion, KueueRayVersions, KueueVersion, Quantity, QueuedRayJob, SubmissionMode } from '../../src';
+import { computeGang, formatResources, parseQuantity, podRequests } from '../../src/policy';
+import { kueueCapabilities } from '../../src/policy/versions';
+import { KUEUE_VERSIONS } from '../support/versions';
 
 function appFor(kueue: string, kubeRay = 'v1.6.2') {
   const app = new App({ outdir: '/tmp/unused' });
@@ -69,7 +69,7 @@ describe('version extras in the head PodSet', () => {
     const { app, queues } = appFor('v0.19.2');
     const elastic = new ElasticQueues(app, 'eq', queues.defaultFlavor);
     const chart = new Chart(app, 'c');
-    const { ElasticRayCluster } = require('../src');
+    const { ElasticRayCluster } = require('../../src');
     const c = new ElasticRayCluster(chart, 'rc', {
       queue: elastic.localQueue,
       autoscaling: { resources: { cpu: Quantity.millicpu(200), memory: Quantity.mebibytes(256) } },

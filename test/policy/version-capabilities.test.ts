@@ -5,7 +5,7 @@
 import {
   compareVersions, FIRST_KUBERAY_VERSION, FIRST_KUEUE_VERSION, kubeRayCapabilities, kueueCapabilities, SUPPORTED_KUBERAY_VERSIONS,
   SUPPORTED_KUEUE_VERSIONS,
-} from '../src/policy/versions';
+} from '../../src/policy/versions';
 
 const KUEUE_FROM: Array<[string, (v: string) => unknown, unknown, string]> = [
   ['rayClusterAutoscalingNamesAnnotation', (v) => kueueCapabilities(v).rayClusterAutoscalingNamesAnnotation, true, FIRST_KUEUE_VERSION.validateRayUpdates],

@@ -1,9 +1,9 @@
 // The admission decisions as data (src/policy/decide.ts): what the controller's webhooks answer is the
 // wire form of these, and `check` calls the defaulter directly.
 import { applyPatch } from 'fast-json-patch';
-import { mutateRayObject, validateRayObject } from '../src/controller/admission';
-import { admissionDefaults, applyDefaulting, decide, Inventory } from '../src/policy';
-import { kubeRayCapabilities, kueueCapabilities } from '../src/policy/versions';
+import { mutateRayObject, validateRayObject } from '../../src/controller/admission';
+import { admissionDefaults, applyDefaulting, decide, Inventory } from '../../src/policy';
+import { kubeRayCapabilities, kueueCapabilities } from '../../src/policy/versions';
 
 const ns = (name: string, labels: Record<string, string> = {}, annotations?: Record<string, string>) => ({ name, labels: { 'kubernetes.io/metadata.name': name, ...labels }, annotations });
 const inventory: Inventory = {
