@@ -1,5 +1,5 @@
 /** The ClusterQueue queue of the plan simulator (pure): order, parking by equivalence hash, requeue. */
-import { WorkloadQueue } from '../../src/policy/plan/queue';
+import { WorkloadQueue } from '../../../src/policy/plan/queue';
 
 interface W { readonly name: string; readonly priority: number; readonly created: number; readonly hash: number }
 const w = (name: string, priority: number, created: number, hash = created): W => ({ name, priority, created, hash });

@@ -2,9 +2,9 @@
  * The plan simulator on hand-made queues and workloads (pure logic); the agreement with the real
  * Kueue is test/e2e/plan-agreement.e2e.test.ts.
  */
-import { Plan } from '../../src';
-import { PlanResult, planToText, simulatePlan } from '../../src/policy/plan';
-import { examples } from '../support/synth';
+import { Plan } from '../../../src';
+import { PlanResult, planToText, simulatePlan } from '../../../src/policy/plan';
+import { examples } from '../../support/synth';
 import { builder, clusterQueue, fixedScenarios, flavor, isolate, localQueue, PlanScenario, randomScenario, rayCluster, wpc } from './scenarios';
 
 const V = 'v0.19.2';

@@ -5,8 +5,8 @@
  * Ambiguities went from 35 to 29 when they became the adjacent ties of each candidate order instead of
  * the tied pairs the sort happened to compare (a subset: adjacent pairs are always compared).
  */
-import { scenario } from '../../bench/plan';
-import { simulatePlan } from '../../src/policy/plan';
+import { scenario } from '../../../bench/plan';
+import { simulatePlan } from '../../../src/policy/plan';
 
 describe('plan simulator on the bench input (3,000 workloads, 100 CPU per ClusterQueue)', () => {
   const plan = simulatePlan({ ...scenario(3000, 100), kueueVersion: 'v0.19.2', trace: true });

@@ -2,9 +2,9 @@
  * The plan's snapshot on its own: quotas read through the inventory (one reading of resourceGroups),
  * the unit of each resource, the quota tree, cohort links, inactive ClusterQueues and the memo per tree.
  */
-import { inventoryFromObjects } from '../../src/policy/inventory-objects';
-import { available, NO_LIMIT, potentialAvailable } from '../../src/policy/plan/quota-tree';
-import { buildSnapshot, Snapshot } from '../../src/policy/plan/snapshot';
+import { inventoryFromObjects } from '../../../src/policy/inventory-objects';
+import { available, NO_LIMIT, potentialAvailable } from '../../../src/policy/plan/quota-tree';
+import { buildSnapshot, Snapshot } from '../../../src/policy/plan/snapshot';
 import { B, fixture } from './fixtures';
 import { clusterQueue, cohort, flavor, localQueue, rayCluster } from './scenarios';
 

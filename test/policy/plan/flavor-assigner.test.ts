@@ -4,14 +4,14 @@
  * capacity, uncovered resources). The last table pins a former disagreement with Kueue: no flavor
  * matching the workload is NoMatchingFlavor (never admissible), not a quota wait.
  */
-import { FlavorResource } from '../../src/policy/plan/quota-tree';
+import { FlavorResource } from '../../../src/policy/plan/quota-tree';
 import {
   Assignment, briefOf, FlavorAssigner, Granular, granular, NO_CANDIDATES, PREEMPT, PreemptionOracle,
-} from '../../src/policy/plan/flavor-assigner';
-import { assignmentMessage } from '../../src/policy/plan/render';
-import { ClusterQueue, Snapshot } from '../../src/policy/plan/snapshot';
-import { Workload } from '../../src/policy/plan/workload';
-import { simulatePlan } from '../../src/policy/plan';
+} from '../../../src/policy/plan/flavor-assigner';
+import { assignmentMessage } from '../../../src/policy/plan/render';
+import { ClusterQueue, Snapshot } from '../../../src/policy/plan/snapshot';
+import { Workload } from '../../../src/policy/plan/workload';
+import { simulatePlan } from '../../../src/policy/plan';
 import { admit, B, fixture, taintedFlavor, withScheduling } from './fixtures';
 import { clusterQueue, CQSpec, flavor, localQueue, rayCluster, wpc } from './scenarios';
 

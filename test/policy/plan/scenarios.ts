@@ -3,8 +3,8 @@
  * Kueue: fixed ones (issue 12's list) and a seeded random generator. Every scenario is plain
  * Kubernetes objects; `isolate` renames the cluster-scoped ones so many scenarios share one control plane.
  */
-import { kueueCapabilities } from '../../src/policy/versions';
-import { mulberry32 } from '../support/random';
+import { kueueCapabilities } from '../../../src/policy/versions';
+import { mulberry32 } from '../../support/random';
 
 export interface PlanScenario {
   readonly name: string;

@@ -2,12 +2,12 @@
  * Pieces of the plan simulator set up by hand, for the tests of one module: a snapshot of Kueue
  * objects, workloads of Ray objects in it, and admissions into it (what the cycle would have done).
  */
-import { computeGang } from '../../src/policy/gang';
-import { QUEUE_NAME_LABEL, PRIORITY_CLASS_LABEL } from '../../src/policy/ray-object';
-import { addUsageMap } from '../../src/policy/plan/quota-tree';
-import { addAdmitted, buildSnapshot, Snapshot } from '../../src/policy/plan/snapshot';
-import { newWorkload, Workload } from '../../src/policy/plan/workload';
-import { kueueCapabilities } from '../../src/policy/versions';
+import { computeGang } from '../../../src/policy/gang';
+import { QUEUE_NAME_LABEL, PRIORITY_CLASS_LABEL } from '../../../src/policy/ray-object';
+import { addUsageMap } from '../../../src/policy/plan/quota-tree';
+import { addAdmitted, buildSnapshot, Snapshot } from '../../../src/policy/plan/snapshot';
+import { newWorkload, Workload } from '../../../src/policy/plan/workload';
+import { kueueCapabilities } from '../../../src/policy/versions';
 import { builder, NS } from './scenarios';
 
 export const V = 'v0.19.2';
