@@ -1,6 +1,6 @@
 // The AdmissionController construct: what it deploys, its least-privilege RBAC and webhook scoping.
 import { Duration, Testing } from 'cdk8s';
-import { AdmissionController, AntiAffinity, IssuerKind, KueueRayVersions, KueueVersion } from '../src';
+import { AdmissionController, AntiAffinity, IssuerKind, KueueRayVersions, KueueVersion } from '../../src';
 
 function synth(props = {}) {
   const app = Testing.app();
@@ -27,7 +27,7 @@ test('deploys namespace, service account, RBAC, a 2-replica Deployment with PDB,
 });
 
 test('the default image is the one released with this package version (scripts/image/build.sh tags it so)', () => {
-  const { version } = require('../package.json');
+  const { version } = require('../../package.json');
   expect(find(synth(), 'Deployment').spec.template.spec.containers[0].image).toBe(`ghcr.io/cdk8s-kueue-ray/controller:${version}`);
   expect(find(synth({ image: 'registry.example.com/c:1' }), 'Deployment').spec.template.spec.containers[0].image).toBe('registry.example.com/c:1');
 });

@@ -5,10 +5,10 @@ import * as fs from 'fs';
 import * as net from 'net';
 import * as path from 'path';
 import { App, Chart, Testing } from 'cdk8s';
-import { KubeRayInstall, KubeRayVersion, KueueInstall, KueueRayVersions, KueueVersion, Quantity } from '../src';
-import { readManifests, tmpdir } from './support/synth';
-import { cacheDir, vendorDir } from './support/upstream';
-import { SUPPORTED_KUEUE_VERSIONS } from '../src/policy/versions';
+import { KubeRayInstall, KubeRayVersion, KueueInstall, KueueRayVersions, KueueVersion, Quantity } from '../../src';
+import { readManifests, tmpdir } from '../support/synth';
+import { cacheDir, vendorDir } from '../support/upstream';
+import { SUPPORTED_KUEUE_VERSIONS } from '../../src/policy/versions';
 
 const VENDOR = vendorDir();
 if (!VENDOR) throw new Error('install tests need ../shared/vendor (set KUEUE_RAY_VENDOR_DIR)');
@@ -108,7 +108,7 @@ describe.each(KUEUE_TAGS)('KueueInstall %s', (tag) => {
 
 test('an elastic workload in the app turns the gate on automatically', () => {
   const { app, install } = kueueApp('v0.19.2');
-  const { ElasticRayCluster, ClusterQueue, LocalQueue, ResourceFlavor, ResourceName } = require('../src');
+  const { ElasticRayCluster, ClusterQueue, LocalQueue, ResourceFlavor, ResourceName } = require('../../src');
   const c = new Chart(app, 'w');
   const flavor = new ResourceFlavor(c, 'f');
   const cq = new ClusterQueue(c, 'cq', { resourceGroups: [{ flavors: [{ flavor, quotas: [{ resource: ResourceName.CPU, nominalQuota: Quantity.cpu(8) }, { resource: ResourceName.MEMORY, nominalQuota: Quantity.gibibytes(16) }] }] }] });
@@ -186,7 +186,7 @@ describe.each(KUBERAY_TAGS)('KubeRayInstall %s', (tag) => {
 });
 
 test('with a KueueInstall in the app, elastic workloads are not warned about the gate it turns on', () => {
-  const { ElasticRayCluster, ClusterQueue, LocalQueue, ResourceFlavor, ResourceName } = require('../src');
+  const { ElasticRayCluster, ClusterQueue, LocalQueue, ResourceFlavor, ResourceName } = require('../../src');
   const build = (install: boolean) => {
     const app = Testing.app();
     KueueRayVersions.use(app, { kueue: KueueVersion.V0_17_8 });
