@@ -5,15 +5,15 @@ import { App, Chart } from 'cdk8s';
 import {
   ClusterQueue, ElasticRayCluster, ElasticRayService, KubeRayVersion, KueueRayVersions, KueueVersion, LocalQueue, MultiKueue, MultiKueueWorker,
   NamespaceSelector, Quantity, QueuedRayJob, ResourceFlavor, ResourceName,
-} from '../src';
-import { buildMultiKueueExample, MULTIKUEUE_WORKERS } from '../examples/multikueue';
-import { TOY_ENTRYPOINT } from '../examples/toy-job';
-import { Inventory, inventoryFromObjects, RULES } from '../src/policy';
-import { kubeRayCapabilities, kueueCapabilities } from '../src/policy/versions';
-import { CrdValidator, crdVersions } from './support/schema';
-import { synthAll, tmpdir } from './support/synth';
-import { KUBERAY_VERSIONS, KUEUE_VERSIONS, validatorFor } from './support/versions';
-import { readKueueCrd } from './support/upstream';
+} from '../../src';
+import { buildMultiKueueExample, MULTIKUEUE_WORKERS } from '../../examples/multikueue';
+import { TOY_ENTRYPOINT } from '../../examples/toy-job';
+import { Inventory, inventoryFromObjects, RULES } from '../../src/policy';
+import { kubeRayCapabilities, kueueCapabilities } from '../../src/policy/versions';
+import { CrdValidator, crdVersions } from '../support/schema';
+import { synthAll, tmpdir } from '../support/synth';
+import { KUBERAY_VERSIONS, KUEUE_VERSIONS, validatorFor } from '../support/versions';
+import { readKueueCrd } from '../support/upstream';
 
 const MK_PLURALS: Record<string, string> = { AdmissionCheck: 'admissionchecks', MultiKueueConfig: 'multikueueconfigs', MultiKueueCluster: 'multikueueclusters' };
 const mkValidators = new Map<string, Promise<CrdValidator>>();
