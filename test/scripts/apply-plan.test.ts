@@ -1,12 +1,12 @@
 // The ordered apply's plan (scripts/apply.js), on the examples app with both installs and the
 // controller: what is applied before the webhooks that would otherwise reject it, and what is waited for.
 import * as path from 'path';
-import { buildExamples } from '../examples/app';
-import { readManifestDir, tmpdir } from './support/synth';
-import { vendorDir } from './support/upstream';
+import { buildExamples } from '../../examples/app';
+import { readManifestDir, tmpdir } from '../support/synth';
+import { vendorDir } from '../support/upstream';
 
 
-const { plan } = require('../scripts/apply.js');
+const { plan } = require('../../scripts/apply.js');
 
 const names = (objs: any[]) => objs.map((o) => `${o.kind}/${o.metadata.name}`);
 
@@ -46,7 +46,7 @@ describe('apply plan of the examples app', () => {
 });
 
 describe('the command line: --help and usage errors are decided before anything is applied', () => {
-  const { parseArgs } = require('../scripts/apply.js');
+  const { parseArgs } = require('../../scripts/apply.js');
   test('--help prints usage (exit 0); unknown flags and a second folder are usage errors (exit 2)', () => {
     expect(parseArgs(['--help'])).toMatchObject({ exit: 0, message: expect.stringMatching(/^usage: cdk8s-kueue-ray-apply/) });
     expect(parseArgs(['dist', '-h'])).toMatchObject({ exit: 0 });
@@ -62,17 +62,17 @@ describe('the command line: --help and usage errors are decided before anything 
   test('--help and a bad flag run nothing (no kubectl is called): the real command exits 0 and 2', () => {
     const { spawnSync } = require('child_process');
     const env = { ...process.env, KUBECTL: '/nonexistent/kubectl' };
-    const help = spawnSync('node', [require.resolve('../scripts/apply.js'), '--help'], { env, encoding: 'utf8' });
+    const help = spawnSync('node', [require.resolve('../../scripts/apply.js'), '--help'], { env, encoding: 'utf8' });
     expect([help.status, help.stdout.startsWith('usage:')]).toEqual([0, true]);
-    const bad = spawnSync('node', [require.resolve('../scripts/apply.js'), '--bogus'], { env, encoding: 'utf8' });
+    const bad = spawnSync('node', [require.resolve('../../scripts/apply.js'), '--bogus'], { env, encoding: 'utf8' });
     expect([bad.status, bad.stderr.split('\n')[0]]).toEqual([2, 'unknown flag --bogus']);
   });
 });
 
 test('a re-apply leaves alone exactly the suspend fields of the kind table, for every version', () => {
-  const { SUSPEND_FIELDS, withoutSuspend } = require('../scripts/apply.js');
-  const { RAY_KIND_TABLE } = require('../src/policy/kinds');
-  const { SUPPORTED_KUEUE_VERSIONS, kueueCapabilities } = require('../src/policy/versions');
+  const { SUSPEND_FIELDS, withoutSuspend } = require('../../scripts/apply.js');
+  const { RAY_KIND_TABLE } = require('../../src/policy/kinds');
+  const { SUPPORTED_KUEUE_VERSIONS, kueueCapabilities } = require('../../src/policy/versions');
   for (const k of RAY_KIND_TABLE) {
     const fields = new Set<string>();
     for (const v of SUPPORTED_KUEUE_VERSIONS) for (const autoscaling of [false, true]) {

@@ -3,9 +3,9 @@
 // reported with its name and log.
 import * as fs from 'fs';
 import * as path from 'path';
-import { chooseNetwork } from '../scripts/cluster/network';
-import { assertRunning, recorded, startIn, startTime } from '../scripts/cluster/processes';
-import { tmpdir } from './support/synth';
+import { chooseNetwork } from '../../scripts/cluster/network';
+import { assertRunning, recorded, startIn, startTime } from '../../scripts/cluster/processes';
+import { tmpdir } from '../support/synth';
 
 test('a recorded pid counts only with its start time: a reused pid is never taken for the component', () => {
   const dir = tmpdir();
