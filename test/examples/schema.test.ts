@@ -1,9 +1,9 @@
 // GIVEN the examples app for every supported Kueue × KubeRay pair
 // THEN every synthesized object validates against that version's pinned CRD (schema + CEL),
 // AND the scenarios the pair cannot run are refused at synth with a message naming the version.
-import { SCENARIOS } from '../examples/app';
-import { examples, refusedScenarios, supportedScenarios, synthAll } from './support/synth';
-import { PAIRS, validatorFor } from './support/versions';
+import { SCENARIOS } from '../../examples/app';
+import { examples, refusedScenarios, supportedScenarios, synthAll } from '../support/synth';
+import { PAIRS, validatorFor } from '../support/versions';
 
 describe.each(PAIRS)('examples on Kueue %s + KubeRay %s', (kueue, kubeRay) => {
   test('every object validates against the pinned CRD schema and CEL rules', async () => {

@@ -1,6 +1,6 @@
 // The schema check must be able to fail: feed it broken objects and expect the exact problems.
-import { examples, synthAll } from './support/synth';
-import { validatorFor } from './support/versions';
+import { examples, synthAll } from '../support/synth';
+import { validatorFor } from '../support/versions';
 
 const objects = synthAll(examples({ kueue: 'v0.19.2', kubeRay: 'v1.6.2' }));
 const find = (kind: string) => JSON.parse(JSON.stringify(objects.find((o) => o.kind === kind)));
