@@ -2,8 +2,8 @@
 import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
-import { REPO_ROOT } from './support/upstream';
-import { tmpdir } from './support/synth';
+import { REPO_ROOT } from '../support/upstream';
+import { tmpdir } from '../support/synth';
 
 test('npm run import reproduces the committed imports/ byte for byte', () => {
   const out = tmpdir();

@@ -6,10 +6,10 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { parseAllDocuments } from 'yaml';
-import { readmeBlocks } from './support/readme';
-import { startReleaseServer } from './support/release-server';
-import { vendorDir } from '../scripts/vendor-dir';
-import { REPO_ROOT } from './support/upstream';
+import { readmeBlocks } from '../support/readme';
+import { startReleaseServer } from '../support/release-server';
+import { vendorDir } from '../../scripts/vendor-dir';
+import { REPO_ROOT } from '../support/upstream';
 
 const repoPkg = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8'));
 const TEMPLATE = path.join(REPO_ROOT, 'node_modules', 'cdk8s-cli', 'templates', 'typescript-app');
@@ -100,8 +100,8 @@ describe('the npm package in a fresh cdk8s TypeScript app', () => {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'kueue-ray-releases-'));
     const crds = path.join('ray-operator', 'config', 'crd', 'bases');
     fs.mkdirSync(path.join(root, 'kueue', 'v0.19.2'), { recursive: true });
-    fs.copyFileSync(path.join(vendorDir('test/consumer-typescript.test.ts'), 'kueue', 'v0.19.2', 'manifests.yaml'), path.join(root, 'kueue', 'v0.19.2', 'manifests.yaml'));
-    fs.cpSync(path.join(vendorDir('test/consumer-typescript.test.ts'), 'kuberay', 'v1.6.2', crds), path.join(root, 'kuberay', 'v1.6.2', crds), { recursive: true });
+    fs.copyFileSync(path.join(vendorDir('test/packaging/consumer-typescript.test.ts'), 'kueue', 'v0.19.2', 'manifests.yaml'), path.join(root, 'kueue', 'v0.19.2', 'manifests.yaml'));
+    fs.cpSync(path.join(vendorDir('test/packaging/consumer-typescript.test.ts'), 'kuberay', 'v1.6.2', crds), path.join(root, 'kuberay', 'v1.6.2', crds), { recursive: true });
     const server = await startReleaseServer(root, path.join(root, 'requests.log'));
     const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'kueue-ray-cache-'));
     try {

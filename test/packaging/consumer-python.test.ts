@@ -8,10 +8,10 @@ import * as os from 'os';
 import * as path from 'path';
 import { isDeepStrictEqual, promisify } from 'util';
 import { parseAllDocuments } from 'yaml';
-import { defaultCacheDir } from '../src/install/release-source';
-import { readmeBlocks } from './support/readme';
+import { defaultCacheDir } from '../../src/install/release-source';
+import { readmeBlocks } from '../support/readme';
 
-const ROOT = path.resolve(__dirname, '..');
+const ROOT = path.resolve(__dirname, '..', '..');
 const VERSION: string = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version;
 const WHEEL = path.join(ROOT, 'dist', 'python', `cdk8s_kueue_ray-${VERSION}-py3-none-any.whl`);
 const REBUILD = 'the wheel is built from src/ by `npm run package`; run it again if src/ changed since';

@@ -3,7 +3,7 @@ import { App, Chart, Testing } from 'cdk8s';
 import {
   ClusterQueue, KubeRayVersion, KueueRayVersions, KueueVersion, LocalQueue, Quantity, QueuedRayJob,
   ResourceFlavor, ResourceName, WithinClusterQueuePolicy, WorkloadPriorityClass,
-} from '../src';
+} from '../../src';
 
 function readmeApp(workers: number): { app: App; job: QueuedRayJob } {
   const app = Testing.app();
