@@ -94,7 +94,7 @@ function parseArgs(args) {
 }
 
 const isRay = (o) => typeof o.apiVersion === 'string' && o.apiVersion.startsWith('ray.io/');
-// Where Kueue suspends each Ray kind (the kind table, src/policy/kinds: test/apply-plan.test.ts checks
+// Where Kueue suspends each Ray kind (the kind table, src/policy/kinds: test/scripts/apply-plan.test.ts checks
 // that these are its suspend fields; this script runs without the compiled library).
 const SUSPEND_FIELDS = { RayJob: ['spec', 'suspend'], RayCluster: ['spec', 'suspend'], RayService: ['spec', 'rayClusterConfig', 'suspend'] };
 

@@ -1,7 +1,7 @@
 /**
  * Pinned upstream release data for the installs: URLs, sha256 pins, images and the KubeRay
  * operator's RBAC rules per version (the Helm chart's `role.consistentRules`, equal to
- * ray-operator/config/rbac/role.yaml at each tag; test/install.test.ts compares them with the rendered
+ * ray-operator/config/rbac/role.yaml at each tag; test/install/install.test.ts compares them with the rendered
  * upstream kustomize install).
  */
 

@@ -12,7 +12,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { simulatePlan } from '../../src/policy/plan';
 import { kueueCapabilities } from '../../src/policy/versions';
-import { fixedScenarios, isolate, PlanScenario, randomScenario } from '../plan/scenarios';
+import { fixedScenarios, isolate, PlanScenario, randomScenario } from '../policy/plan/scenarios';
 import { TestCluster } from './support/cluster';
 import { cond, KubeClient, objectPath, waitFor } from './support/kube';
 import { BUILDABLE_KUEUE, e2ePairs } from './support/pairs';

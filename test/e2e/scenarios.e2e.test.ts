@@ -173,7 +173,7 @@ describePairs('e2e on Kueue %s + KubeRay %s', (kueue, kubeRay) => {
 
   test('4. elastic RayCluster: admitted, scale-up within quota is a new admitted slice, beyond quota stays pending, scale-down releases quota', async () => {
     if (!scenarios.includes('elastic-raycluster')) {
-      // The library refuses it at synth (examples-schema.test.ts); test 6 shows Kueue refusing the raw object.
+      // The library refuses it at synth (test/examples/schema.test.ts); test 6 shows Kueue refusing the raw object.
       expect(kueueCapabilities(kueue).elasticRayCluster).toBe(false);
       return;
     }

@@ -1,0 +1,149 @@
+// Consumer test for Python users (issue 10): the wheel that `npm run package` writes, installed into a fresh
+// venv with cdk8s from PyPI, runs the Python port of the examples app (examples/python/) and writes the
+// same objects as the TypeScript app (examples/main.ts), file for file and object for object. The README's
+// Python example runs there too and writes what its TypeScript example writes.
+import { execFile, execFileSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { isDeepStrictEqual, promisify } from 'util';
+import { parseAllDocuments } from 'yaml';
+import { defaultCacheDir } from '../../src/install/release-source';
+import { readmeBlocks } from '../support/readme';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const VERSION: string = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version;
+const WHEEL = path.join(ROOT, 'dist', 'python', `cdk8s_kueue_ray-${VERSION}-py3-none-any.whl`);
+const REBUILD = 'the wheel is built from src/ by `npm run package`; run it again if src/ changed since';
+const run = promisify(execFile);
+
+// The jsii runtime in the wheel's Python process prints a banner about Node 20 unless told not to.
+const ENV = { ...process.env, JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION: '20', JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION: '1' };
+
+let tmp: string;
+let python: string;
+
+beforeAll(() => {
+  if (!fs.existsSync(WHEEL)) {
+    const dir = path.dirname(WHEEL);
+    const found = fs.existsSync(dir) ? `it holds: ${fs.readdirSync(dir).join(', ') || 'nothing'}` : 'it does not exist';
+    throw new Error(`consumer-python: no wheel ${path.relative(ROOT, WHEEL)} (${path.relative(ROOT, dir)}: ${found}). Run \`npm run package\` first `
+      + '(and again after `npx cdk8s synth`, which empties dist/).');
+  }
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'consumer-python-'));
+  const venv = path.join(tmp, 'venv');
+  try {
+    execFileSync('python3', ['-m', 'venv', venv], { stdio: 'pipe' });
+  } catch (e) {
+    throw new Error(`consumer-python: \`python3 -m venv\` failed (install Python 3 with its venv module): ${(e as Error).message}`);
+  }
+  python = path.join(venv, 'bin', 'python');
+  // pip's own settings pick the index; only its download cache is shared (content-addressed), the venv is new.
+  execFileSync(python, ['-m', 'pip', 'install', '--quiet', '--no-input', '--disable-pip-version-check', WHEEL], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...ENV, PIP_CACHE_DIR: path.join(defaultCacheDir(), 'pip') },
+  });
+}, 240_000);
+
+afterAll(() => {
+  if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+/** Every *.k8s.yaml under dir (dist/ and dist/create/), relative to it, sorted. */
+function manifestFiles(dir: string): string[] {
+  const files: string[] = [];
+  for (const sub of ['', 'create']) {
+    const d = path.join(dir, sub);
+    if (!fs.existsSync(d)) continue;
+    for (const f of fs.readdirSync(d)) if (f.endsWith('.k8s.yaml')) files.push(path.join(sub, f));
+  }
+  return files.sort();
+}
+
+/** The YAML documents of a file, as plain objects; a syntax error fails the test naming the file. */
+function documents(file: string): any[] {
+  return parseAllDocuments(fs.readFileSync(file, 'utf8')).map((d) => {
+    if (d.errors.length) throw new Error(`${file}: ${d.errors[0].message}`);
+    return d.toJSON();
+  });
+}
+
+function describeObject(o: any): string {
+  const m = o?.metadata ?? {};
+  return `${o?.kind ?? '?'} ${m.namespace ? `${m.namespace}/` : ''}${m.name ?? m.generateName ?? '?'}`;
+}
+
+/** The first path at which a and b differ, with both values, for a readable failure. */
+function firstDifference(a: any, b: any, at = ''): { at: string; a: unknown; b: unknown } | undefined {
+  if (isDeepStrictEqual(a, b)) return undefined;
+  if (a && b && typeof a === 'object' && typeof b === 'object' && Array.isArray(a) === Array.isArray(b)) {
+    for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) {
+      const d = firstDifference(a[k], b[k], Array.isArray(a) ? `${at}[${k}]` : `${at}.${k}`);
+      if (d) return d;
+    }
+  }
+  return { at: at || '(the whole object)', a, b };
+}
+
+/** Fails on the first object that differs between the two outdirs, by file, kind, namespace and name. */
+function expectSameManifests(expectedDir: string, actualDir: string, labels: [string, string]): number {
+  const expected = manifestFiles(expectedDir);
+  expect(manifestFiles(actualDir)).toEqual(expected);
+  let objects = 0;
+  for (const file of expected) {
+    const a = documents(path.join(expectedDir, file));
+    const b = documents(path.join(actualDir, file));
+    for (let i = 0; i < Math.max(a.length, b.length); i++) {
+      const d = firstDifference(a[i], b[i]);
+      if (d) {
+        throw new Error(`${file}, object ${i + 1} (${describeObject(a[i] ?? b[i])}) differs at ${d.at}: `
+          + `the ${labels[0]} has ${JSON.stringify(d.a)}, the ${labels[1]} ${JSON.stringify(d.b)}\n(${REBUILD})`);
+      }
+    }
+    objects += a.length;
+  }
+  return objects;
+}
+
+test('the Python port of the examples app writes the same files and objects as the TypeScript app', async () => {
+  const pyOut = path.join(tmp, 'examples-py');
+  const tsOut = path.join(tmp, 'examples-ts');
+  // Both apps get the same environment (KUEUE_VERSION, EXAMPLES, CONTROLLER_IMAGE, ... pass through);
+  // they run side by side to keep the test short.
+  await Promise.all([
+    run(python, [path.join(ROOT, 'examples', 'python', 'main.py')], { cwd: tmp, env: { ...ENV, CDK8S_OUTDIR: pyOut } }),
+    run('npx', ['ts-node', '--transpile-only', 'examples/main.ts'], { cwd: ROOT, env: { ...ENV, CDK8S_OUTDIR: tsOut } }),
+  ]);
+  const files = manifestFiles(tsOut);
+  // Not vacuous: the installs always come first, and by default the generateName jobs go to create/.
+  expect(files).toContain('0000-kuberay-install.k8s.yaml');
+  if (!process.env.EXAMPLES) expect(files).toEqual(expect.arrayContaining(['create/gang-scheduling.k8s.yaml', 'create/priority.k8s.yaml']));
+  const objects = expectSameManifests(tsOut, pyOut, ['TypeScript app', 'Python app']);
+  expect(objects).toBeGreaterThan(files.length);
+}, 180_000);
+
+test("the README's Python example synthesizes its queued RayJob, the same objects as its TypeScript example", async () => {
+  const dir = path.join(tmp, 'readme');
+  fs.mkdirSync(dir);
+  fs.writeFileSync(path.join(dir, 'main.py'), readmeBlocks('#### The same in Python', 'python')[0]);
+  // The TypeScript example imports the package by name: here it is the repo's source, resolved from the repo.
+  fs.writeFileSync(path.join(dir, 'main.ts'), readmeBlocks('### One complete example', 'ts')[0]
+    .replace(/from 'cdk8s-kueue-ray'/g, `from ${JSON.stringify(path.join(ROOT, 'src'))}`));
+  const pyOut = path.join(dir, 'py');
+  const tsOut = path.join(dir, 'ts');
+  const [py] = await Promise.all([
+    // runpy keeps the example's globals, so the gang its comment states is checked as well.
+    run(python, ['-c', "import json, runpy; print(json.dumps(dict(runpy.run_path('main.py')['job'].gang.total_requests)))"], {
+      cwd: dir, env: { ...ENV, CDK8S_OUTDIR: pyOut },
+    }),
+    run('npx', ['ts-node', '--transpile-only', '--project', path.join(ROOT, 'tsconfig.json'), path.join(dir, 'main.ts')], {
+      cwd: ROOT, env: { ...ENV, CDK8S_OUTDIR: tsOut, NODE_PATH: path.join(ROOT, 'node_modules') },
+    }),
+  ]);
+  expect(JSON.parse(py.stdout)).toEqual({ cpu: '2.5', memory: '4296Mi' });
+  const objects = manifestFiles(pyOut).flatMap((f) => documents(path.join(pyOut, f)));
+  const jobs = objects.filter((o) => o.kind === 'RayJob');
+  expect(jobs.map((j) => [j.metadata.namespace, j.metadata.name, j.metadata.labels?.['kueue.x-k8s.io/queue-name']]))
+    .toEqual([['default', 'train', 'user-queue']]);
+  expectSameManifests(tsOut, pyOut, ['TypeScript example', 'Python example']);
+}, 120_000);

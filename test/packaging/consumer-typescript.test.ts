@@ -1,0 +1,140 @@
+// The npm package as a user installs it: the packed tarball (`npm run package`) in a fresh cdk8s
+// TypeScript app with the files `cdk8s init typescript-app` writes (its strict tsconfig), on a cdk8s
+// patch release other than the repo's. The README's TypeScript examples compile and synthesize there.
+import { execFileSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { parseAllDocuments } from 'yaml';
+import { readmeBlocks } from '../support/readme';
+import { startReleaseServer } from '../support/release-server';
+import { vendorDir } from '../../scripts/vendor-dir';
+import { REPO_ROOT } from '../support/upstream';
+
+const repoPkg = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8'));
+const TEMPLATE = path.join(REPO_ROOT, 'node_modules', 'cdk8s-cli', 'templates', 'typescript-app');
+// The app's cdk8s: the newest 2.70 patch on the registry, not the repo's own (the lower bound of the peer range).
+const APP_CDK8S = '2.70.106';
+
+function tarball(): string {
+  const dir = path.join(REPO_ROOT, 'dist', 'js');
+  const f = fs.existsSync(dir) ? fs.readdirSync(dir).find((n) => n.endsWith('.tgz')) : undefined;
+  if (!f) throw new Error('dist/js/*.tgz is missing: run `npm run package` first (`npm test` does)');
+  return path.join(dir, f);
+}
+
+/** Runs a command in the app; `env` entries set to undefined are removed (a user's shell would not have them). */
+function run(cwd: string, cmd: string, args: string[], env: Record<string, string | undefined> = {}): string {
+  const merged: NodeJS.ProcessEnv = { ...process.env, CI: '1' };
+  for (const [k, v] of Object.entries(env)) {
+    if (v === undefined) delete merged[k];
+    else merged[k] = v;
+  }
+  return execFileSync(cmd, args, { cwd, env: merged, stdio: 'pipe', maxBuffer: 64 << 20 }).toString();
+}
+
+describe('the npm package in a fresh cdk8s TypeScript app', () => {
+  let app: string;
+
+  beforeAll(() => {
+    expect(APP_CDK8S).not.toBe(repoPkg.devDependencies.cdk8s);
+    app = fs.mkdtempSync(path.join(os.tmpdir(), 'kueue-ray-consumer-ts-'));
+    // The files `cdk8s init typescript-app` writes, from the CLI's own template.
+    fs.copyFileSync(path.join(TEMPLATE, 'tsconfig.json'), path.join(app, 'tsconfig.json'));
+    fs.writeFileSync(path.join(app, 'cdk8s.yaml'), 'language: typescript\napp: npx ts-node main.ts\n');
+    const template = JSON.parse(fs.readFileSync(path.join(TEMPLATE, 'package.json'), 'utf8'));
+    fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify({
+      name: 'consumer-app', version: '1.0.0', private: true, main: 'main.js', types: 'main.ts', license: 'Apache-2.0',
+      scripts: { compile: template.scripts.compile, synth: 'ts-node main.ts' },
+      dependencies: {
+        'cdk8s': APP_CDK8S,
+        // What the init template adds beside cdk8s; it too must share the app's cdk8s.
+        'cdk8s-plus-33': `^${JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'node_modules', 'cdk8s-plus-33', 'package.json'), 'utf8')).version}`,
+        'constructs': repoPkg.peerDependencies.constructs,
+        'cdk8s-kueue-ray': `file:${tarball()}`,
+      },
+      devDependencies: { 'typescript': repoPkg.devDependencies.typescript, 'ts-node': repoPkg.devDependencies['ts-node'], '@types/node': repoPkg.devDependencies['@types/node'] },
+    }, null, 2));
+    run(app, 'npm', ['install', '--no-audit', '--no-fund', '--loglevel=error']);
+  }, 600_000);
+
+  afterAll(() => {
+    if (app) fs.rmSync(app, { recursive: true, force: true });
+  });
+
+  test('one cdk8s in the tree, and none of the controller\'s runtime dependencies', () => {
+    const copies = run(app, 'npm', ['ls', 'cdk8s', '--all', '--parseable']).trim().split('\n').filter(Boolean);
+    expect(copies).toEqual([path.join(fs.realpathSync(app), 'node_modules', 'cdk8s')]);
+    expect(require(path.join(app, 'node_modules', 'cdk8s', 'package.json')).version).toBe(APP_CDK8S);
+    for (const dep of ['@kubernetes/client-node', 'node-forge']) expect(fs.existsSync(path.join(app, 'node_modules', dep))).toBe(false);
+    const pkg = path.join(app, 'node_modules', 'cdk8s-kueue-ray');
+    for (const f of ['LICENSE', 'NOTICE', '.jsii', 'lib/src/index.js', 'lib/src/index.d.ts']) expect(fs.existsSync(path.join(pkg, f))).toBe(true);
+    // What construct users load never reaches the controller's code.
+    expect(fs.existsSync(path.join(pkg, 'lib', 'src', 'controller'))).toBe(false);
+    const du = (p: string) => Number(run(app, 'du', ['-sk', p]).split('\t')[0]);
+    console.log(`consumer install: node_modules ${du('node_modules')} KiB, cdk8s-kueue-ray ${du(pkg)} KiB`);
+  });
+
+  test('the README\'s complete example compiles under the init tsconfig and synthesizes', () => {
+    const [example] = readmeBlocks('### One complete example', 'ts');
+    expect(example).toContain("from 'cdk8s-kueue-ray'");
+    fs.writeFileSync(path.join(app, 'main.ts'), example);
+    run(app, 'npx', ['tsc', '--build']);
+    fs.rmSync(path.join(app, 'dist'), { recursive: true, force: true });
+    const out = run(app, 'npx', ['ts-node', 'main.ts']);
+    expect(out).toMatch(/cpu: '2\.5'/);
+    const docs = fs.readdirSync(path.join(app, 'dist')).flatMap((f) =>
+      parseAllDocuments(fs.readFileSync(path.join(app, 'dist', f), 'utf8')).map((d) => d.toJS()));
+    const job = docs.find((d) => d.kind === 'RayJob');
+    expect(job.metadata.labels).toMatchObject({ 'kueue.x-k8s.io/queue-name': 'user-queue', 'kueue.x-k8s.io/priority-class': 'dev-priority' });
+    expect(job.spec.suspend).toBe(true);
+    expect(docs.map((d) => d.kind).sort()).toEqual(['ClusterQueue', 'LocalQueue', 'RayJob', 'ResourceFlavor', 'WorkloadPriorityClass']);
+  }, 300_000);
+
+  test('the README\'s getting-started app (installs, tenant, job, controller) synthesizes, downloading the releases once', async () => {
+    const [example] = readmeBlocks('## Getting started', 'ts');
+    expect(example).toMatch(/new KueueInstall\(app, 'kueue'\)/);
+    fs.writeFileSync(path.join(app, 'main.ts'), example);
+    fs.rmSync(path.join(app, 'dist'), { recursive: true, force: true });
+    // The release hosts, served from the vendored files on 127.0.0.1 (the same paths as upstream's).
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'kueue-ray-releases-'));
+    const crds = path.join('ray-operator', 'config', 'crd', 'bases');
+    fs.mkdirSync(path.join(root, 'kueue', 'v0.19.2'), { recursive: true });
+    fs.copyFileSync(path.join(vendorDir('test/packaging/consumer-typescript.test.ts'), 'kueue', 'v0.19.2', 'manifests.yaml'), path.join(root, 'kueue', 'v0.19.2', 'manifests.yaml'));
+    fs.cpSync(path.join(vendorDir('test/packaging/consumer-typescript.test.ts'), 'kuberay', 'v1.6.2', crds), path.join(root, 'kuberay', 'v1.6.2', crds), { recursive: true });
+    const server = await startReleaseServer(root, path.join(root, 'requests.log'));
+    const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'kueue-ray-cache-'));
+    try {
+      const env = {
+        CDK8S_KUEUE_RAY_KUEUE_RELEASES_URL: `${server.url}/kueue`, CDK8S_KUEUE_RAY_KUBERAY_SOURCES_URL: `${server.url}/kuberay`,
+        CDK8S_KUEUE_RAY_CACHE: cache, CDK8S_KUEUE_RAY_LOCKED: undefined, CDK8S_KUEUE_RAY_LOCK_FILE: undefined,
+      };
+      run(app, 'npx', ['tsc', '--build']);
+      run(app, 'npx', ['ts-node', 'main.ts'], env);
+      // The lock file sits beside cdk8s.yaml and records the official URL of what was downloaded.
+      const lock = JSON.parse(fs.readFileSync(path.join(app, 'cdk8s-kueue-ray.lock.json'), 'utf8'));
+      expect(JSON.stringify(lock)).toContain('https://github.com/kubernetes-sigs/kueue/releases/download/v0.19.2/manifests.yaml');
+      const files = fs.readdirSync(path.join(app, 'dist'));
+      const objects = files.flatMap((f) => parseAllDocuments(fs.readFileSync(path.join(app, 'dist', f), 'utf8')).map((d) => ({ file: f, o: d.toJS() })));
+      const find = (kind: string, name: string) => objects.find((x) => x.o.kind === kind && x.o.metadata?.name === name);
+      expect(find('Deployment', 'kuberay-operator')).toBeDefined();
+      expect(find('Deployment', 'kueue-controller-manager')).toBeDefined();
+      expect(find('CustomResourceDefinition', 'rayjobs.ray.io')).toBeDefined();
+      const controller = find('Deployment', 'cdk8s-kueue-ray-controller')!.o;
+      expect(controller.spec.template.spec.containers[0].image).toBe(`ghcr.io/cdk8s-kueue-ray/controller:${repoPkg.version}`);
+      expect(find('Namespace', 'team-a')).toBeDefined();
+      const job = find('RayJob', 'train')!;
+      expect(job.o.metadata).toMatchObject({ namespace: 'team-a', labels: { 'kueue.x-k8s.io/queue-name': 'default', 'kueue.x-k8s.io/priority-class': 'dev' } });
+      // The installs come first in dist/, so the ordered apply and plain `kubectl apply -f dist/` see them first.
+      expect(files.indexOf(find('Deployment', 'kueue-controller-manager')!.file)).toBeLessThan(files.indexOf(job.file));
+      // A second synth is served from the cache and the lock: no further request.
+      const before = server.requests().length;
+      run(app, 'npx', ['ts-node', 'main.ts'], { ...env, CDK8S_KUEUE_RAY_LOCKED: '1' });
+      expect(server.requests().length).toBe(before);
+    } finally {
+      await server.stop();
+      fs.rmSync(root, { recursive: true, force: true });
+      fs.rmSync(cache, { recursive: true, force: true });
+    }
+  }, 300_000);
+});

@@ -1,0 +1,159 @@
+/**
+ * The plan simulator on hand-made queues and workloads (pure logic); the agreement with the real
+ * Kueue is test/e2e/plan-agreement.e2e.test.ts.
+ */
+import { Plan } from '../../../src';
+import { PlanResult, planToText, simulatePlan } from '../../../src/policy/plan';
+import { examples } from '../../support/synth';
+import { builder, clusterQueue, fixedScenarios, flavor, isolate, localQueue, PlanScenario, randomScenario, rayCluster, wpc } from './scenarios';
+
+const V = 'v0.19.2';
+
+function run(s: PlanScenario, version = V): PlanResult {
+  return simulatePlan({ kueueObjects: s.objects, arrivals: s.arrivals, kueueVersion: version });
+}
+
+function scenario(name: string, version = V): PlanScenario {
+  const s = fixedScenarios(version).find((x) => x.name === name);
+  if (!s) throw new Error(`no scenario ${name}`);
+  return s;
+}
+
+function outcomes(r: PlanResult): Record<string, string> {
+  return Object.fromEntries(r.workloads.map((w) => [w.name, w.outcome]));
+}
+
+describe('plan simulator', () => {
+  test('the guide gang scenario: one dev job admitted, the other pending for quota with the numbers', () => {
+    const r = run(scenario('guide-gang'));
+    expect(outcomes(r)).toEqual({ 'dev-1': 'admitted', 'dev-2': 'pending' });
+    const p = r.workloads[1].pending!;
+    expect(p.category).toBe('quota');
+    expect(p.shortfalls).toContainEqual(expect.objectContaining({ resource: 'cpu', needs: '2.5', free: '0.5', nominal: '3' }));
+    expect(planToText(r)).toContain('needs cpu 2.5, 0.5 free of 3');
+  });
+
+  test('the guide priority scenario: the prod job preempts the dev job, named, with the reason', () => {
+    const r = run(scenario('guide-priority'));
+    expect(outcomes(r)).toEqual({ 'dev-1': 'pending', 'prod-1': 'admitted-by-preempting' });
+    expect(r.workloads[1].preempted).toEqual([expect.objectContaining({ workload: 'RayJob plan/dev-1', reason: 'InClusterQueue', priority: 100 })]);
+    expect(r.workloads[0].preemptedBy).toEqual(['RayJob plan/prod-1']);
+    // The trace shows the cycle that preempted, the release, and the admission after it.
+    const results = r.trace.flatMap((c) => c.candidates.map((e) => `${e.workload}:${e.result}`));
+    expect(results).toEqual(['RayJob plan/dev-1:admitted', 'RayJob plan/prod-1:preempting', 'RayJob plan/prod-1:admitted', 'RayJob plan/dev-1:pending']);
+  });
+
+  test('BestEffortFIFO admits a smaller job behind a blocked head; StrictFIFO keeps it waiting', () => {
+    expect(outcomes(run(scenario('best-effort-skips-head')))).toEqual({ a: 'admitted', b: 'pending', c: 'admitted' });
+    const strict = run(scenario('strict-fifo-blocks'));
+    expect(outcomes(strict)).toEqual({ a: 'admitted', b: 'pending', c: 'pending' });
+    expect(strict.workloads[2].pending!.category).toBe('strict-fifo-blocked');
+    expect(outcomes(run(scenario('strict-fifo-priority-jumps')))).toEqual({ a: 'admitted', b: 'pending', c: 'admitted' });
+  });
+
+  test('the minimal victim set: the most recently admitted lowest-priority workload that frees enough', () => {
+    const r = run(scenario('preemption-minimal-set'));
+    expect(outcomes(r)).toEqual({ 'low-a': 'admitted', 'low-b': 'pending', 'mid': 'admitted', 'high': 'admitted-by-preempting' });
+    const chain = run(scenario('preemption-chain'));
+    expect(chain.workloads.find((w) => w.name === 'high')!.preempted!.map((v) => v.workload)).toEqual(['RayCluster plan/low', 'RayCluster plan/mid']);
+  });
+
+  test('equal priority is never preempted under LowerPriority', () => {
+    expect(outcomes(run(scenario('priority-ties-no-preemption')))).toEqual({ a: 'admitted', b: 'admitted', c: 'pending' });
+  });
+
+  test('cohorts: borrowing, borrowingLimit, lendingLimit, reclaim', () => {
+    expect(outcomes(run(scenario('cohort-borrow')))).toEqual({ a: 'admitted' });
+    const limited = run(scenario('cohort-borrowing-limit'));
+    expect(outcomes(limited)).toEqual({ a: 'never-admissible', b: 'admitted' });
+    expect(limited.workloads[0].pending!.category).toBe('max-capacity');
+    expect(outcomes(run(scenario('cohort-lending-limit-zero')))).toEqual({ a: 'never-admissible' });
+    expect(outcomes(run(scenario('cohort-lending-limit-partial')))).toEqual({ a: 'admitted', b: 'admitted', c: 'pending' });
+    const reclaim = run(scenario('reclaim-lower-priority'));
+    expect(outcomes(reclaim)).toEqual({ a: 'pending', b: 'admitted-by-preempting' });
+    expect(reclaim.workloads[1].preempted![0].reason).toBe('InCohortReclamation');
+    expect(outcomes(run(scenario('reclaim-any')))).toEqual({ a: 'pending', b: 'admitted-by-preempting' });
+    expect(outcomes(run(scenario('reclaim-never')))).toEqual({ a: 'admitted', b: 'pending' });
+  });
+
+  test('flavor fungibility: try the next flavor before preempting (default), or preempt in the first', () => {
+    const d = run(scenario('two-flavors-fungibility-default'));
+    expect(outcomes(d)).toEqual({ low: 'admitted', high: 'admitted' });
+    expect(d.workloads[1].admission![0].flavors).toEqual({ cpu: 'f2' });
+    // The victim is requeued and fits the second flavor.
+    const pf = run(scenario('two-flavors-preempt-first'));
+    expect(outcomes(pf)).toEqual({ low: 'admitted', high: 'admitted-by-preempting' });
+    expect(pf.workloads[0].preemptedBy).toEqual(['RayCluster plan/high']);
+    expect(pf.workloads[0].admission![0].flavors).toEqual({ cpu: 'f2' });
+    expect(run(scenario('two-flavors-borrow-first')).workloads[0].admission![0].flavors).toEqual({ cpu: 'f1' });
+    expect(run(scenario('two-flavors-try-next-on-borrow')).workloads[0].admission![0].flavors).toEqual({ cpu: 'f2' });
+  });
+
+  test('stopPolicy Hold, a missing LocalQueue, and an elastic scale-up that does not fit', () => {
+    expect(run(scenario('stop-policy-hold')).workloads[0].pending!.category).toBe('inactive');
+    expect(run(scenario('missing-local-queue')).workloads.map((w) => w.outcome)).toEqual(['pending', 'admitted']);
+    const el = run(scenario('elastic-scale-up-does-not-fit'));
+    expect(el.workloads.map((w) => `${w.name}:${w.outcome}`)).toEqual(['el:admitted', 'other:admitted', 'el:never-admissible']);
+    expect(el.workloads[2].scaleUpOf).toBe('RayCluster plan/el');
+    const fits = run(scenario('elastic-scale-up-fits'));
+    expect(fits.workloads.map((w) => `${w.name}:${w.outcome}`)).toEqual(['other:admitted', 'el:admitted']);
+    // head 1 + autoscaler sidecar 0.5 (v0.19) + 3 workers + the other job 1.
+    expect(fits.clusterQueues[0].quotas[0].usage).toBe('5.5');
+  });
+
+  test('an admitted elastic workload scaled down stays a preemption candidate, with its new usage', () => {
+    const b = builder(V);
+    const objects = [flavor(b, 'f1'), wpc(b, 'low', 10), wpc(b, 'high', 100),
+      clusterQueue(b, 'cq', { quotas: [{ flavor: 'f1', cpu: '6' }], within: 'LowerPriority' }), localQueue(b, 'lq', 'cq')];
+    const el = (replicas: number) => rayCluster('el', { lq: 'lq', priority: 'low', headCpu: '1', workers: [{ name: 'workers', replicas, cpu: '1' }], elastic: true });
+    const r = simulatePlan({ kueueObjects: objects, arrivals: [el(3), el(1), rayCluster('h', { lq: 'lq', priority: 'high', headCpu: '5' })], kueueVersion: V });
+    expect(r.workloads.map((w) => `${w.name}:${w.outcome}`)).toEqual(['el:pending', 'h:admitted-by-preempting']);
+    expect(r.workloads[1].preempted!.map((v) => v.workload)).toEqual(['RayCluster plan/el']);
+  });
+
+  test('quantities stay exact in any unit: milli-CPU and odd byte counts add up to the quota, not past it', () => {
+    const b = builder(V);
+    // 1.5 CPU quota, 0.5 CPU per gang: three fit, the fourth does not. Memory in odd bytes: 3 x 1000001 fit in 3000003.
+    const cq = clusterQueue(b, 'cq', { quotas: [{ flavor: 'f1', cpu: '1500m' }] });
+    cq.spec.resourceGroups[0].flavors[0].resources[1].nominalQuota = '3000003';
+    const objects = [flavor(b, 'f1'), cq, localQueue(b, 'lq', 'cq')];
+    const job = (name: string) => {
+      const o = rayCluster(name, { lq: 'lq', headCpu: '500m' });
+      o.spec.headGroupSpec.template.spec.containers[0].resources.requests.memory = '1000001';
+      return o;
+    };
+    const r = simulatePlan({ kueueObjects: objects, arrivals: ['a', 'b', 'c', 'd'].map(job), kueueVersion: V });
+    expect(r.workloads.map((w) => w.outcome)).toEqual(['admitted', 'admitted', 'admitted', 'pending']);
+    expect(r.clusterQueues[0].quotas.map((q) => `${q.resource} ${q.usage}/${q.nominal}`)).toEqual(['cpu 1.5/1.5', 'memory 3000003/3000003']);
+    expect(r.workloads[3].pending!.shortfalls).toContainEqual(expect.objectContaining({ resource: 'cpu', needs: '0.5', free: '0' }));
+  });
+
+  test('quantities too large to add up exactly are refused with the resource named', () => {
+    const b = builder(V);
+    const cq = clusterQueue(b, 'cq', { quotas: [{ flavor: 'f1', cpu: '4' }] });
+    // 4Ei plus an odd byte: the common unit is one byte, and the sum passes 2^53 bytes.
+    cq.spec.resourceGroups[0].flavors[0].resources[1].nominalQuota = '4Ei';
+    const o = rayCluster('a', { lq: 'lq', headCpu: '1' });
+    o.spec.headGroupSpec.template.spec.containers[0].resources.requests.memory = '1';
+    expect(() => simulatePlan({ kueueObjects: [flavor(b, 'f1'), cq, localQueue(b, 'lq', 'cq')], arrivals: [o], kueueVersion: V }))
+      .toThrow(/the memory quotas and requests add up to \d+ units of 1, more than the simulator holds exactly \(2\^53\)/);
+  });
+
+  test('deterministic, and isolation does not change the decisions', () => {
+    for (let seed = 1; seed <= 40; seed++) {
+      const s = randomScenario(V, seed);
+      const a = run(s);
+      expect(JSON.stringify(run(s))).toBe(JSON.stringify(a));
+      expect(run(isolate(s, 'x')).workloads.map((w) => w.outcome)).toEqual(a.workloads.map((w) => w.outcome));
+    }
+  });
+
+  test('Plan.of(app) answers at synth: the examples app admits one gang job and keeps the other pending', () => {
+    const app = examples({ kueue: V, kubeRay: 'v1.6.2', scenarios: ['queues', 'gang-scheduling'] });
+    const plan = Plan.of(app);
+    expect(plan.workloads.map((w) => w.outcome)).toEqual(['admitted', 'pending']);
+    expect(plan.isAdmitted('rayjob-sample-(1)')).toBe(true);
+    expect(plan.workload('rayjob-sample-(2)').pendingCategory).toBe('quota');
+    expect(() => plan.workload('nope')).toThrow(/no workload 'nope'.*rayjob-sample-\(1\)/);
+  });
+});

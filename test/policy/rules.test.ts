@@ -1,0 +1,215 @@
+// A failing input for every policy rule (pure functions, plain Kubernetes JSON in, findings out).
+// A test fails when a rule is added to RULES without a case here.
+import { ALL_RAY_KINDS, Inventory, PolicyContext, RULE_RECORDS, RULES, evaluateRayObject, formatFinding, parseQuantity } from '../../src/policy';
+import { kubeRayCapabilities, kueueCapabilities } from '../../src/policy/versions';
+
+const q = parseQuantity;
+
+const inventory: Inventory = {
+  localQueues: [
+    { namespace: 'default', name: 'user-queue', clusterQueue: 'cluster-queue' },
+    { namespace: 'team-a', name: 'default', clusterQueue: 'team-a', tenant: { allowedPriorityClasses: ['dev-priority'], defaultPriorityClass: 'dev-priority' } },
+    { namespace: 'team-a', name: 'orphan', clusterQueue: 'missing-cq' },
+    { namespace: 'team-a', name: 'b-only', clusterQueue: 'team-b' },
+    { namespace: 'default', name: 'held', clusterQueue: 'held-cq' },
+    { namespace: 'default', name: 'small', clusterQueue: 'small-cq' },
+  ],
+  clusterQueues: [
+    { name: 'cluster-queue', namespaceSelector: {}, resourceGroups: [{ coveredResources: ['cpu', 'memory'], flavors: [{ flavor: 'default-flavor', resources: [{ resource: 'cpu', nominal: q('3') }, { resource: 'memory', nominal: q('6G') }] }] }] },
+    { name: 'team-a', cohort: 'research', namespaceSelector: { matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'In', values: ['team-a'] }] }, resourceGroups: [{ coveredResources: ['cpu', 'memory'], flavors: [{ flavor: 'default-flavor', resources: [{ resource: 'cpu', nominal: q('2'), borrowingLimit: q('2') }, { resource: 'memory', nominal: q('8Gi') }] }] }] },
+    { name: 'team-b', cohort: 'research', namespaceSelector: { matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'In', values: ['team-b'] }] }, resourceGroups: [{ coveredResources: ['cpu', 'memory'], flavors: [{ flavor: 'default-flavor', resources: [{ resource: 'cpu', nominal: q('4'), lendingLimit: q('3') }, { resource: 'memory', nominal: q('8Gi') }] }] }] },
+    { name: 'held-cq', namespaceSelector: {}, stopPolicy: 'Hold', resourceGroups: [{ coveredResources: ['cpu', 'memory'], flavors: [{ flavor: 'default-flavor', resources: [{ resource: 'cpu', nominal: q('10') }, { resource: 'memory', nominal: q('10Gi') }] }] }] },
+    { name: 'small-cq', namespaceSelector: {}, resourceGroups: [{ coveredResources: ['cpu', 'memory'], flavors: [
+      { flavor: 'a', resources: [{ resource: 'cpu', nominal: q('1.5') }, { resource: 'memory', nominal: q('10Gi') }] },
+      { flavor: 'b', resources: [{ resource: 'cpu', nominal: q('1.5') }, { resource: 'memory', nominal: q('10Gi') }] },
+    ] }] },
+  ],
+  cohorts: [],
+  priorityClasses: [{ name: 'dev-priority', value: 100 }, { name: 'prod-priority', value: 1000 }],
+  namespaces: [{ name: 'team-a', labels: { 'kubernetes.io/metadata.name': 'team-a' } }],
+};
+
+// A MultiKueue manager: cluster-queue requires the check "mk" of worker "w1", whose queues are the base ones
+// without default/user-queue's twin "small" (so a job on "small" has no LocalQueue there).
+const mkInventory: Inventory = {
+  ...inventory,
+  clusterQueues: inventory.clusterQueues.map((c) => (c.name === 'cluster-queue' || c.name === 'small-cq' ? { ...c, admissionChecks: ['mk'] } : c)),
+  multiKueueChecks: [{ name: 'mk', clusters: ['w1'] }],
+  workerClusters: [{ name: 'w1', inventory: { ...inventory, localQueues: inventory.localQueues.filter((l) => l.name !== 'small') } }],
+};
+
+function ctx(kueue = 'v0.19.2', kuberay = 'v1.6.2', extra: Partial<PolicyContext> = {}): PolicyContext {
+  return { kueue: kueueCapabilities(kueue), kubeRay: kubeRayCapabilities(kuberay), inventory, ...extra };
+}
+
+const container = (name: string, cpu = '1', memory = '2Gi') => ({ name, image: 'rayproject/ray:2.46.0', resources: { requests: { cpu, memory }, limits: { cpu, memory } } });
+
+function clusterSpec(): any {
+  return {
+    rayVersion: '2.46.0',
+    headGroupSpec: { rayStartParams: {}, template: { spec: { containers: [container('ray-head')] } } },
+    workerGroupSpecs: [{ groupName: 'small-group', replicas: 1, minReplicas: 1, maxReplicas: 5, rayStartParams: {}, template: { spec: { containers: [container('ray-worker')] } } }],
+  };
+}
+
+function job(mut: (o: any) => void = () => {}): any {
+  const o: any = {
+    apiVersion: 'ray.io/v1', kind: 'RayJob',
+    metadata: { name: 'toy', namespace: 'default', labels: { 'kueue.x-k8s.io/queue-name': 'user-queue', 'kueue.x-k8s.io/priority-class': 'dev-priority' } },
+    spec: { entrypoint: 'python x.py', shutdownAfterJobFinishes: true, suspend: true, rayClusterSpec: clusterSpec() },
+  };
+  mut(o);
+  return o;
+}
+
+function elasticCluster(mut: (o: any) => void = () => {}): any {
+  const spec = clusterSpec();
+  spec.enableInTreeAutoscaling = true;
+  spec.workerGroupSpecs[0] = { ...spec.workerGroupSpecs[0], replicas: 0, minReplicas: 0, maxReplicas: 4 };
+  const o: any = {
+    apiVersion: 'ray.io/v1', kind: 'RayCluster',
+    metadata: { name: 'rc', namespace: 'default', labels: { 'kueue.x-k8s.io/queue-name': 'user-queue' }, annotations: { 'kueue.x-k8s.io/elastic-job': 'true' } },
+    spec,
+  };
+  mut(o);
+  return o;
+}
+
+function service(mut: (o: any) => void = () => {}): any {
+  const spec = clusterSpec();
+  spec.enableInTreeAutoscaling = true;
+  const o: any = {
+    apiVersion: 'ray.io/v1', kind: 'RayService',
+    metadata: { name: 'svc', namespace: 'default', labels: { 'kueue.x-k8s.io/queue-name': 'user-queue' }, annotations: { 'kueue.x-k8s.io/elastic-job': 'true' } },
+    spec: { serveConfigV2: 'applications: []', rayClusterConfig: spec },
+  };
+  mut(o);
+  return o;
+}
+
+interface Case {
+  rule: string;
+  name: string;
+  obj: any;
+  ctx: PolicyContext;
+  severity: 'error' | 'warning';
+  field: string;
+  message: RegExp;
+}
+
+const workers = (n: number) => Array.from({ length: n }, (_, i) => ({ groupName: `g${i}`, replicas: 1, minReplicas: 1, maxReplicas: 1, template: { spec: { containers: [container('w', '100m', '100Mi')] } } }));
+
+const CASES: Case[] = [
+  { rule: 'rayJobShutdownAfterFinish', name: 'cluster kept after finishing', obj: job((o) => { o.spec.shutdownAfterJobFinishes = false; delete o.spec.suspend; }), ctx: ctx(), severity: 'error', field: 'spec.shutdownAfterJobFinishes', message: /a kueue managed job should delete the cluster after finishing/ },
+  { rule: 'rayJobClusterSource', name: 'clusterSelector with rayClusterSpec', obj: job((o) => { o.spec.clusterSelector = { 'ray.io/cluster': 'c' }; delete o.spec.suspend; }), ctx: ctx(), severity: 'error', field: 'spec.clusterSelector', message: /should not use an existing cluster/ },
+  { rule: 'rayJobClusterSource', name: 'neither clusterSelector nor rayClusterSpec', obj: job((o) => { delete o.spec.rayClusterSpec; }), ctx: ctx(), severity: 'error', field: 'spec.rayClusterSpec', message: /rayClusterSpec is required for Kueue-managed jobs/ },
+  { rule: 'rayJobClusterSource', name: 'clusterSelector only is ignored by Kueue >= 0.13.7', obj: job((o) => { o.spec.clusterSelector = { 'ray.io/cluster': 'c' }; delete o.spec.rayClusterSpec; delete o.spec.suspend; }), ctx: ctx(), severity: 'warning', field: 'metadata.labels[kueue.x-k8s.io/queue-name]', message: /ignores a RayJob that selects an existing cluster/ },
+  { rule: 'rayJobClusterSource', name: 'clusterSelector only is refused by 0.13.4', obj: job((o) => { o.spec.clusterSelector = { 'ray.io/cluster': 'c' }; delete o.spec.rayClusterSpec; delete o.spec.suspend; }), ctx: ctx('v0.13.4', 'v1.4.2'), severity: 'error', field: 'spec.clusterSelector', message: /should not use an existing cluster/ },
+  { rule: 'elasticNeedsKueueVersion', name: 'elastic RayCluster on 0.13.4', obj: elasticCluster(), ctx: ctx('v0.13.4', 'v1.4.2'), severity: 'error', field: 'metadata.annotations[kueue.x-k8s.io/elastic-job]', message: /^elastic RayCluster needs Kueue >= v0.14.0/ },
+  { rule: 'elasticNeedsKueueVersion', name: 'autoscaling RayJob on 0.13.4', obj: job((o) => { o.spec.rayClusterSpec.enableInTreeAutoscaling = true; }), ctx: ctx('v0.13.4', 'v1.4.2'), severity: 'error', field: 'spec.rayClusterSpec.enableInTreeAutoscaling', message: /elastic RayJob needs Kueue >= v0.14.7/ },
+  { rule: 'autoscalingOnlyWhenElastic', name: 'autoscaling RayCluster without the annotation (0.18+ message)', obj: elasticCluster((o) => { delete o.metadata.annotations; }), ctx: ctx(), severity: 'error', field: 'spec.enableInTreeAutoscaling', message: /kueue-managed RayCluster can use autoscaling only as an elastic job/ },
+  { rule: 'autoscalingOnlyWhenElastic', name: 'autoscaling RayCluster without the annotation (0.14-0.17 message)', obj: elasticCluster((o) => { delete o.metadata.annotations; }), ctx: ctx('v0.17.8'), severity: 'error', field: 'spec.enableInTreeAutoscaling', message: /can use autoscaling only when the ElasticJobsViaWorkloadSlices feature gate is on/ },
+  { rule: 'autoscalingOnlyWhenElastic', name: 'short-term path checks unqueued RayJobs too (0.14.8)', obj: job((o) => { o.metadata.labels = {}; o.spec.rayClusterSpec.enableInTreeAutoscaling = true; delete o.spec.suspend; }), ctx: ctx('v0.14.8', 'v1.4.2'), severity: 'error', field: 'spec.rayClusterSpec.enableInTreeAutoscaling', message: /RayJob should enable workload slicing if autoscaling is enabled/ },
+  { rule: 'elasticFeatureGate', name: 'gate declared off', obj: elasticCluster(), ctx: ctx('v0.19.2', 'v1.6.2', { elasticGate: 'off' }), severity: 'error', field: 'metadata.annotations[kueue.x-k8s.io/elastic-job]', message: /feature gate is off/ },
+  { rule: 'elasticFeatureGate', name: 'gate unknown where it is off by default', obj: elasticCluster(), ctx: ctx('v0.17.8'), severity: 'warning', field: 'metadata.annotations[kueue.x-k8s.io/elastic-job]', message: /Alpha and off by default on Kueue v0.17.8/ },
+  { rule: 'elasticRayJobNoSuspend', name: 'suspended elastic RayJob on the 0.14 short-term path', obj: job((o) => { o.metadata.annotations = { 'kueue.x-k8s.io/elastic-job': 'true' }; o.spec.rayClusterSpec.enableInTreeAutoscaling = true; }), ctx: ctx('v0.14.8', 'v1.4.2'), severity: 'error', field: 'spec.suspend', message: /RayJob should not set suspend to true if autoscaling is enabled/ },
+  { rule: 'workerGroupLimit', name: '8 worker groups on 0.17 (webhook cap 7)', obj: elasticCluster((o) => { o.spec.workerGroupSpecs = workers(8); }), ctx: ctx('v0.17.8'), severity: 'error', field: 'spec.workerGroupSpecs', message: /Too many: 8: must have at most 7 items/ },
+  { rule: 'workerGroupLimit', name: '7 worker groups + submitter on 0.17 (Workload rejected)', obj: job((o) => { o.spec.rayClusterSpec.workerGroupSpecs = workers(7); }), ctx: ctx('v0.17.8'), severity: 'error', field: 'spec.rayClusterSpec.workerGroupSpecs', message: /= 9 PodSets, above the Workload limit of 8/ },
+  { rule: 'workerGroupLimit', name: '18 worker groups on 0.19 (webhook cap 18 PodSets)', obj: elasticCluster((o) => { o.spec.workerGroupSpecs = workers(18); }), ctx: ctx(), severity: 'error', field: 'spec.workerGroupSpecs', message: /Too many: 19: must have at most 18 items/ },
+  { rule: 'podSetNames', name: 'worker group named head', obj: job((o) => { o.spec.rayClusterSpec.workerGroupSpecs[0].groupName = 'head'; }), ctx: ctx(), severity: 'error', field: 'spec.rayClusterSpec.workerGroupSpecs[0].groupName', message: /"head" is reserved for the head group/ },
+  { rule: 'podSetNames', name: 'worker group named submitter in K8sJobMode', obj: job((o) => { o.spec.rayClusterSpec.workerGroupSpecs[0].groupName = 'submitter'; }), ctx: ctx(), severity: 'error', field: 'spec.rayClusterSpec.workerGroupSpecs[0].groupName', message: /collides with the K8sJobMode submitter PodSet/ },
+  { rule: 'podSetNames', name: 'names equal after lower-casing', obj: job((o) => { const w = o.spec.rayClusterSpec.workerGroupSpecs; w.push({ ...w[0], groupName: 'Small-Group' }); }), ctx: ctx(), severity: 'error', field: 'spec.rayClusterSpec.workerGroupSpecs[1].groupName', message: /give the same PodSet name "small-group"/ },
+  { rule: 'kueueLabelValues', name: 'queue name is not a DNS subdomain', obj: job((o) => { o.metadata.labels['kueue.x-k8s.io/queue-name'] = 'User_Queue'; }), ctx: ctx(), severity: 'error', field: 'metadata.labels[kueue.x-k8s.io/queue-name]', message: /is not a valid LocalQueue name/ },
+  { rule: 'objectShape', name: 'workerGroupSpecs is a mapping, not a list', obj: job((o) => { o.spec.rayClusterSpec.workerGroupSpecs = { groupName: 'w' }; }), ctx: ctx(), severity: 'error', field: 'spec.rayClusterSpec.workerGroupSpecs', message: /must be a list, not \{"groupName":"w"\} \(the CRD schema refuses it\)/ },
+  { rule: 'objectShape', name: 'replicas written as a string', obj: job((o) => { o.spec.rayClusterSpec.workerGroupSpecs[0].replicas = '3'; }), ctx: ctx(), severity: 'error', field: 'spec.rayClusterSpec.workerGroupSpecs[0].replicas', message: /must be an integer, not 3/ },
+  { rule: 'rayObjectName', name: 'RayJob name over 47 characters', obj: job((o) => { o.metadata.name = 'a'.repeat(48); }), ctx: ctx(), severity: 'error', field: 'metadata.name', message: /48 characters; KubeRay refuses RayJob names longer than 47/ },
+  { rule: 'rayObjectName', name: 'generateName leaves no room for the suffix', obj: job((o) => { delete o.metadata.name; o.metadata.generateName = 'a'.repeat(43); }), ctx: ctx(), severity: 'error', field: 'metadata.generateName', message: /exceeds KubeRay's 47-character limit/ },
+  { rule: 'rayObjectName', name: 'RayCluster name not DNS-1035', obj: elasticCluster((o) => { o.metadata.name = '1cluster'; }), ctx: ctx(), severity: 'error', field: 'metadata.name', message: /is not a DNS-1035 label/ },
+  { rule: 'podTemplateContainers', name: 'worker template without containers', obj: job((o) => { o.spec.rayClusterSpec.workerGroupSpecs[0].template.spec.containers = []; }), ctx: ctx(), severity: 'error', field: 'spec.rayClusterSpec.workerGroupSpecs[0].template.spec.containers', message: /has no containers/ },
+  { rule: 'uniqueWorkerGroupNames', name: 'duplicate groupName', obj: job((o) => { const w = o.spec.rayClusterSpec.workerGroupSpecs; w.push({ ...w[0] }); }), ctx: ctx(), severity: 'error', field: 'spec.rayClusterSpec.workerGroupSpecs[1].groupName', message: /"small-group" is used twice/ },
+  { rule: 'workerReplicaBounds', name: 'replicas above maxReplicas', obj: job((o) => { o.spec.rayClusterSpec.workerGroupSpecs[0].replicas = 6; }), ctx: ctx(), severity: 'warning', field: 'spec.rayClusterSpec.workerGroupSpecs[0].replicas', message: /KubeRay creates 5 pods while Kueue admits quota for 6/ },
+  { rule: 'workerReplicaBounds', name: 'replicas below minReplicas runs beyond quota', obj: job((o) => { const g = o.spec.rayClusterSpec.workerGroupSpecs[0]; g.minReplicas = 2; g.replicas = 1; }), ctx: ctx(), severity: 'error', field: 'spec.rayClusterSpec.workerGroupSpecs[0].replicas', message: /KubeRay creates 2 pods while Kueue admits quota for 1, so the cluster runs beyond its quota/ },
+  { rule: 'labelSyntax', name: 'label value the API server refuses', obj: job((o) => { o.metadata.labels.team = '-ml'; }), ctx: ctx(), severity: 'error', field: 'metadata.labels[team]', message: /label value "-ml" is invalid/ },
+  { rule: 'multiKueueElasticAutoscaling', name: 'autoscaling elastic RayCluster dispatched by MultiKueue', obj: elasticCluster((o) => { o.spec.managedBy = 'kueue.x-k8s.io/multikueue'; }), ctx: ctx('v0.19.2', 'v1.6.2', { elasticGate: 'on' }), severity: 'error', field: 'spec.enableInTreeAutoscaling', message: /not supported for a MultiKueue-managed elastic RayCluster/ },
+  { rule: 'rayServiceSpec', name: 'RayService upgradeStrategy.type unknown to KubeRay 1.4', obj: { apiVersion: 'ray.io/v1', kind: 'RayService', metadata: { name: 'svc', namespace: 'default' }, spec: { upgradeStrategy: { type: 'NewClusterWithIncrementalUpgrade' }, rayClusterConfig: { headGroupSpec: { template: { spec: { containers: [container('h')] } } } } } }, ctx: ctx('v0.19.2', 'v1.4.2'), severity: 'error', field: 'spec.upgradeStrategy.type', message: /is not one of NewCluster, None \(KubeRay v1.4.2\)/ },
+  { rule: 'gcsFaultTolerance', name: 'ft-enabled annotation with gcsFaultToleranceOptions', obj: job((o) => { o.metadata.annotations = { 'ray.io/ft-enabled': 'true' }; o.spec.rayClusterSpec.gcsFaultToleranceOptions = { redisAddress: 'redis:6379' }; }), ctx: ctx(), severity: 'error', field: 'metadata.annotations[ray.io/ft-enabled]', message: /cannot be combined with gcsFaultToleranceOptions/ },
+  { rule: 'rayJobDeletion', name: 'DeleteNone with shutdownAfterJobFinishes (KubeRay 1.6)', obj: job((o) => { o.spec.deletionStrategy = { onSuccess: { policy: 'DeleteNone' }, onFailure: { policy: 'DeleteCluster' } }; }), ctx: ctx(), severity: 'error', field: 'spec.deletionStrategy.onSuccess.policy', message: /DeleteNone contradicts shutdownAfterJobFinishes/ },
+  { rule: 'workerReplicaBounds', name: 'minReplicas above maxReplicas', obj: job((o) => { o.spec.rayClusterSpec.workerGroupSpecs[0].minReplicas = 9; }), ctx: ctx(), severity: 'error', field: 'spec.rayClusterSpec.workerGroupSpecs[0].minReplicas', message: /minReplicas 9 is above maxReplicas 5/ },
+  { rule: 'rayJobSubmissionMode', name: 'SidecarMode on KubeRay 1.4.2', obj: job((o) => { o.spec.submissionMode = 'SidecarMode'; }), ctx: ctx('v0.19.2', 'v1.4.2'), severity: 'error', field: 'spec.submissionMode', message: /SidecarMode needs KubeRay >= v1.5.0/ },
+  { rule: 'rayJobSubmissionMode', name: 'SidecarMode with a submitter template', obj: job((o) => { o.spec.submissionMode = 'SidecarMode'; o.spec.submitterPodTemplate = { spec: { containers: [container('s')] } }; }), ctx: ctx(), severity: 'error', field: 'spec.submitterPodTemplate', message: /SidecarMode does not use a submitter pod/ },
+  { rule: 'rayJobLifecycle', name: 'suspend without shutdownAfterJobFinishes', obj: job((o) => { o.spec.shutdownAfterJobFinishes = false; }), ctx: ctx(), severity: 'error', field: 'spec.suspend', message: /suspended RayJob needs shutdownAfterJobFinishes: true/ },
+  { rule: 'rayJobLifecycle', name: 'runtimeEnvYAML not a mapping', obj: job((o) => { o.spec.runtimeEnvYAML = '- a\n- b'; }), ctx: ctx(), severity: 'error', field: 'spec.runtimeEnvYAML', message: /not a YAML mapping/ },
+  { rule: 'rayJobDeletion', name: 'deletionPolicy on KubeRay 1.6 is pruned', obj: job((o) => { o.spec.deletionPolicy = 'DeleteCluster'; }), ctx: ctx(), severity: 'error', field: 'spec.deletionPolicy', message: /has no deletionPolicy: the API server silently prunes it/ },
+  { rule: 'rayJobDeletion', name: 'deletionRules with shutdownAfterJobFinishes', obj: job((o) => { o.spec.deletionStrategy = { deletionRules: [] }; }), ctx: ctx(), severity: 'error', field: 'spec.deletionStrategy.deletionRules', message: /cannot be combined with shutdownAfterJobFinishes/ },
+  { rule: 'autoscalerConstraints', name: 'autoscaler v2 with restartPolicy Always', obj: elasticCluster((o) => { o.spec.autoscalerOptions = { version: 'v2' }; o.spec.headGroupSpec.template.spec.restartPolicy = 'Always'; }), ctx: ctx(), severity: 'error', field: 'spec.headGroupSpec.template.spec.restartPolicy', message: /autoscaler v2 needs restartPolicy Never or unset/ },
+  { rule: 'managedByField', name: 'RayService managedBy before KubeRay 1.6', obj: service((o) => { o.spec.managedBy = 'ray.io/kuberay-operator'; }), ctx: ctx('v0.19.2', 'v1.5.2'), severity: 'error', field: 'spec.managedBy', message: /has no RayService managedBy/ },
+  { rule: 'managedByField', name: 'unknown managedBy value', obj: elasticCluster((o) => { o.spec.managedBy = 'me'; }), ctx: ctx(), severity: 'error', field: 'spec.managedBy', message: /managedBy "me" is not one of/ },
+  { rule: 'containerResources', name: 'request above limit', obj: job((o) => { o.spec.rayClusterSpec.headGroupSpec.template.spec.containers[0].resources = { requests: { cpu: '2' }, limits: { cpu: '1' } }; }), ctx: ctx(), severity: 'error', field: 'spec.rayClusterSpec.headGroupSpec.template.spec.containers[0].resources.requests.cpu', message: /request 2 exceeds limit 1/ },
+  { rule: 'containerResources', name: 'Ray container without requests', obj: job((o) => { delete o.spec.rayClusterSpec.workerGroupSpecs[0].template.spec.containers[0].resources; }), ctx: ctx(), severity: 'warning', field: 'spec.rayClusterSpec.workerGroupSpecs[0].template.spec.containers[0].resources', message: /no cpu or memory request or limit, so Kueue counts 0/ },
+  { rule: 'rayServiceVersionPair', name: 'native RayService with KubeRay 1.4.2 deadlocks', obj: service(), ctx: ctx('v0.19.2', 'v1.4.2'), severity: 'error', field: 'metadata.labels[kueue.x-k8s.io/queue-name]', message: /kuberay#4686/ },
+  { rule: 'rayServiceVersionPair', name: 'RayCluster-level RayService with KubeRay 1.6 is suspect', obj: service(), ctx: ctx('v0.14.8', 'v1.6.2'), severity: 'warning', field: 'metadata.labels[kueue.x-k8s.io/queue-name]', message: /resets the cluster's suspend/ },
+  { rule: 'underCountedQuota', name: 'SidecarMode on 0.17.0', obj: job((o) => { o.spec.submissionMode = 'SidecarMode'; }), ctx: ctx('v0.17.0'), severity: 'warning', field: 'spec.submissionMode', message: /does not count the SidecarMode submitter/ },
+  { rule: 'underCountedQuota', name: 'autoscaler sidecar before 0.19', obj: elasticCluster(), ctx: ctx('v0.17.8'), severity: 'warning', field: 'spec.enableInTreeAutoscaling', message: /does not count the autoscaler sidecar/ },
+  { rule: 'queueExists', name: 'queue missing in the namespace', obj: job((o) => { o.metadata.namespace = 'team-b'; }), ctx: ctx(), severity: 'error', field: 'metadata.labels[kueue.x-k8s.io/queue-name]', message: /LocalQueue "user-queue" does not exist in namespace "team-b" \(it exists in default/ },
+  { rule: 'clusterQueueAdmitsNamespace', name: 'ClusterQueue missing', obj: job((o) => { o.metadata.namespace = 'team-a'; o.metadata.labels['kueue.x-k8s.io/queue-name'] = 'orphan'; }), ctx: ctx(), severity: 'error', field: 'metadata.labels[kueue.x-k8s.io/queue-name]', message: /points at ClusterQueue "missing-cq", which does not exist/ },
+  { rule: 'clusterQueueAdmitsNamespace', name: 'namespaceSelector excludes the namespace', obj: job((o) => { o.metadata.namespace = 'team-a'; o.metadata.labels['kueue.x-k8s.io/queue-name'] = 'b-only'; }), ctx: ctx(), severity: 'error', field: 'metadata.labels[kueue.x-k8s.io/queue-name]', message: /ClusterQueue "team-b" namespaceSelector .* does not match namespace "team-a"/ },
+  { rule: 'clusterQueueAdmitsNamespace', name: 'stopped ClusterQueue', obj: job((o) => { o.metadata.labels['kueue.x-k8s.io/queue-name'] = 'held'; }), ctx: ctx(), severity: 'warning', field: 'metadata.labels[kueue.x-k8s.io/queue-name]', message: /has stopPolicy Hold/ },
+  { rule: 'priorityClassAllowed', name: 'priority class missing', obj: job((o) => { o.metadata.labels['kueue.x-k8s.io/priority-class'] = 'urgent'; }), ctx: ctx(), severity: 'error', field: 'metadata.labels[kueue.x-k8s.io/priority-class]', message: /WorkloadPriorityClass "urgent" does not exist/ },
+  { rule: 'priorityClassAllowed', name: 'priority class not allowed for the tenant', obj: job((o) => { o.metadata.namespace = 'team-a'; o.metadata.labels['kueue.x-k8s.io/queue-name'] = 'default'; o.metadata.labels['kueue.x-k8s.io/priority-class'] = 'prod-priority'; }), ctx: ctx(), severity: 'error', field: 'metadata.labels[kueue.x-k8s.io/priority-class]', message: /"prod-priority" is not allowed for the tenant of namespace "team-a" \(allowed: dev-priority\)/ },
+  { rule: 'clusterSelectorSubmitter', name: 'a clusterSelector RayJob with a submitter pod in a tenant namespace', obj: job((o) => { o.metadata.namespace = 'team-a'; delete o.spec.rayClusterSpec; o.spec.clusterSelector = { 'ray.io/cluster': 'mine' }; }), ctx: ctx(), severity: 'error', field: 'spec.submissionMode', message: /submitter pod K8sJobMode creates would run outside tenant namespace "team-a"'s quota/ },
+  { rule: 'podPriorityClassAllowed', name: 'a pod template priorityClassName in a tenant namespace', obj: job((o) => { o.metadata.namespace = 'team-a'; o.metadata.labels['kueue.x-k8s.io/queue-name'] = 'default'; o.spec.rayClusterSpec.headGroupSpec.template.spec.priorityClassName = 'system-cluster-critical'; }), ctx: ctx(), severity: 'error', field: 'spec.rayClusterSpec.headGroupSpec.template.spec.priorityClassName', message: /pod priority class "system-cluster-critical" is not allowed in tenant namespace "team-a" \(the tenant allows none\)/ },
+  { rule: 'multiKueueDispatch', name: 'MultiKueue queue without managedBy', obj: job(), ctx: ctx('v0.19.2', 'v1.6.2', { inventory: mkInventory }), severity: 'error', field: 'spec.managedBy', message: /Expecting spec.managedBy to be kueue.x-k8s.io\/multikueue/ },
+  { rule: 'multiKueueDispatch', name: 'RayService through MultiKueue before Kueue 0.17', obj: service((o) => { o.spec.rayClusterConfig.enableInTreeAutoscaling = false; }), ctx: ctx('v0.14.8', 'v1.4.2', { inventory: mkInventory }), severity: 'error', field: 'metadata.labels[kueue.x-k8s.io/queue-name]', message: /Kueue v0.14.8 has no MultiKueue adapter for RayService .*v0.17.0/ },
+  { rule: 'multiKueueDispatch', name: 'worker lacks the LocalQueue', obj: job((o) => { o.metadata.labels['kueue.x-k8s.io/queue-name'] = 'small'; o.spec.managedBy = 'kueue.x-k8s.io/multikueue'; }), ctx: ctx('v0.19.2', 'v1.6.2', { inventory: mkInventory }), severity: 'error', field: 'metadata.labels[kueue.x-k8s.io/queue-name]', message: /worker cluster "w1" .*LocalQueue "small" does not exist in namespace "default"/ },
+  { rule: 'multiKueueDispatch', name: 'gang fits no worker', obj: job((o) => { o.spec.managedBy = 'kueue.x-k8s.io/multikueue'; o.spec.rayClusterSpec.workerGroupSpecs[0].replicas = 2; }), ctx: ctx('v0.19.2', 'v1.6.2', { inventory: mkInventory }), severity: 'error', field: 'metadata.labels[kueue.x-k8s.io/queue-name]', message: /the gang fits no worker cluster of AdmissionCheck "mk"/ },
+  { rule: 'multiKueueDispatch', name: 'managedBy MultiKueue on a queue without the check', obj: job((o) => { o.spec.managedBy = 'kueue.x-k8s.io/multikueue'; o.metadata.labels['kueue.x-k8s.io/queue-name'] = 'held'; }), ctx: ctx('v0.19.2', 'v1.6.2', { inventory: mkInventory }), severity: 'error', field: 'spec.managedBy', message: /has no MultiKueue AdmissionCheck: this cluster's KubeRay skips the object/ },
+  { rule: 'gangCanEverFit', name: 'gang above nominal + borrowing', obj: job((o) => { o.spec.rayClusterSpec.workerGroupSpecs[0].replicas = 2; }), ctx: ctx(), severity: 'error', field: 'metadata.labels[kueue.x-k8s.io/queue-name]', message: /the gang needs cpu 3.5, memory 6344Mi \(head 1×\(cpu 1, memory 2Gi\) \+ small-group 2×\(cpu 1, memory 2Gi\) \+ submitter 1×\(cpu 0.5, memory 200Mi\)\), but ClusterQueue "cluster-queue" can provide at most cpu 3, memory 6G/ },
+  { rule: 'gangCanEverFit', name: 'resource not covered by the ClusterQueue', obj: job((o) => { o.spec.rayClusterSpec.workerGroupSpecs[0].template.spec.containers[0].resources.limits['nvidia.com/gpu'] = '1'; }), ctx: ctx(), severity: 'error', field: 'metadata.labels[kueue.x-k8s.io/queue-name]', message: /requests nvidia.com\/gpu, which ClusterQueue "cluster-queue" does not cover/ },
+  { rule: 'gangCanEverFit', name: 'fits only by borrowing', obj: job((o) => { o.metadata.namespace = 'team-a'; o.metadata.labels['kueue.x-k8s.io/queue-name'] = 'default'; }), ctx: ctx(), severity: 'warning', field: 'metadata.labels[kueue.x-k8s.io/queue-name]', message: /admitted only by borrowing cpu from cohort "research"/ },
+  { rule: 'gangCanEverFit', name: 'a PodSet larger than any single flavor', obj: job((o) => { o.metadata.labels['kueue.x-k8s.io/queue-name'] = 'small'; o.spec.submissionMode = 'HTTPMode'; o.spec.rayClusterSpec.workerGroupSpecs[0].replicas = 2; o.spec.rayClusterSpec.workerGroupSpecs[0].minReplicas = 1; }), ctx: ctx(), severity: 'error', field: 'spec.rayClusterSpec.workerGroupSpecs[0]', message: /PodSet "small-group" needs cpu 2, memory 4Gi \(2 pods\) in one flavor/ },
+  { rule: 'gangCanEverFit', name: 'elastic maxReplicas beyond quota', obj: elasticCluster((o) => { o.spec.workerGroupSpecs[0].maxReplicas = 10; }), ctx: ctx(), severity: 'warning', field: 'metadata.labels[kueue.x-k8s.io/queue-name]', message: /at maxReplicas the cluster needs .* scale-ups past the quota stay pending/ },
+];
+
+describe.each(CASES.map((c) => [c.rule, c.name, c] as const))('%s: %s', (rule, _name, c) => {
+  test('reports the field, the problem and a fix', () => {
+    const findings = RULES[rule](c.obj, c.ctx);
+    const hit = findings.find((f) => f.severity === c.severity && c.message.test(f.message));
+    const messages = findings.map((f) => f.message);
+    expect({ rule, findings: messages }).toEqual({ rule, findings: expect.arrayContaining([expect.stringMatching(c.message)]) });
+    expect(hit).toBeDefined();
+    expect(hit!.field).toBe(c.field);
+    expect(hit!.fix.length).toBeGreaterThan(10);
+    expect(formatFinding(hit!)).toMatch(/^(RayJob|RayCluster|RayService) [a-z0-9-]+\/\S+: /);
+  });
+});
+
+test('the valid base objects produce no errors on the default pair', () => {
+  for (const o of [job(), elasticCluster(), service()]) {
+    expect(evaluateRayObject(o, ctx()).filter((f) => f.severity === 'error').map(formatFinding)).toEqual([]);
+  }
+});
+
+test('external references are not reported as missing', () => {
+  const o = job((x) => { x.metadata.labels['kueue.x-k8s.io/queue-name'] = 'elsewhere'; x.metadata.labels['kueue.x-k8s.io/priority-class'] = 'theirs'; });
+  expect(RULES.queueExists(o, ctx('v0.19.2', 'v1.6.2', { external: { localQueue: true } }))).toEqual([]);
+  expect(RULES.priorityClassAllowed(o, ctx('v0.19.2', 'v1.6.2', { external: { priorityClass: true } }))).toEqual([]);
+});
+
+test('every rule has at least one failing-input case', () => {
+  const covered = new Set(CASES.map((c) => c.rule));
+  expect(Object.keys(RULES).filter((r) => !covered.has(r))).toEqual([]);
+});
+
+test('each case reports only on a kind its rule record lists', () => {
+  for (const c of CASES) {
+    const record = RULE_RECORDS.find((r) => r.name === c.rule)!;
+    expect({ rule: c.rule, kind: c.obj.kind, listed: record.kinds.includes(c.obj.kind) }).toEqual({ rule: c.rule, kind: c.obj.kind, listed: true });
+  }
+  // A rule on some kinds reports nothing on an object of another kind (the failing inputs, re-kinded).
+  for (const c of CASES) {
+    const record = RULE_RECORDS.find((r) => r.name === c.rule)!;
+    for (const kind of ALL_RAY_KINDS.filter((k) => !record.kinds.includes(k))) {
+      expect({ rule: c.rule, kind, findings: record.check({ ...c.obj, kind }, c.ctx) }).toEqual({ rule: c.rule, kind, findings: [] });
+    }
+  }
+});
