@@ -12,6 +12,7 @@ import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as https from 'https';
 import * as path from 'path';
+import { defaultCacheDir } from '../../src/install/release-source';
 import { coreDnsObjects, cniConfig, containerdConfig, kubeletConfig, kubeProxyConfig, REGISTRIES, registryConfig } from './configs';
 import { chooseNetwork, createNetwork, deleteNetwork, NodeNetwork } from './network';
 import { kubeconfigText, makeNodePki, NodePki } from './pki';
@@ -22,9 +23,8 @@ const ETCD_VERSION = process.env.ETCD_VERSION ?? 'v3.6.4';
 const DISTRIBUTION_VERSION = 'v3.1.2';
 export const NODE_NAME = 'cdk8s-kueue-ray-node';
 
-export function cacheDir(): string {
-  return process.env.CDK8S_KUEUE_RAY_CACHE ?? path.join(process.env.HOME ?? '/root', '.cache', 'cdk8s-kueue-ray');
-}
+/** The project's cache dir (CDK8S_KUEUE_RAY_CACHE or ~/.cache/cdk8s-kueue-ray), the one the installs and the test build use. */
+export const cacheDir = defaultCacheDir;
 function bin(name: string): string {
   return path.join(cacheDir(), 'bin', name);
 }

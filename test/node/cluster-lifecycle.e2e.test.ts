@@ -6,15 +6,12 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { promisify } from 'util';
 import { K8S_VERSION, NodeCluster, stateDir } from '../../scripts/cluster/node-cluster';
-import { cacheDir, REPO_ROOT } from '../support/upstream';
+import { REPO_ROOT } from '../support/upstream';
 import { KubeClient, waitFor } from '../e2e/support/kube';
+import { describeOnNode } from './support';
 
 const run = promisify(execFile);
-const root = process.getuid?.() === 0;
-const built = fs.existsSync(path.join(cacheDir(), 'bin', `kubelet-${K8S_VERSION}`));
-if (process.env.CI && (!root || !built)) throw new Error(`the node lifecycle suite cannot run in CI: ${!root ? 'not root' : 'the node binaries are not built (scripts/testcluster/build.sh)'}`);
-if (!root || !built) process.stdout.write(`[node lifecycle] skipped: ${!root ? 'needs root' : 'run scripts/testcluster/build.sh'}\n`);
-const describeNode = !root || !built ? describe.skip : describe;
+const describeNode = describeOnNode('node lifecycle', [`kubelet-${K8S_VERSION}`]);
 
 /** What a node leaves on the machine, by name: its netns, cgroup dirs, mounts, processes and state dir. */
 function traces(name: string): string[] {

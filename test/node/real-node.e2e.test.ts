@@ -16,17 +16,14 @@ import { K8S_VERSION, NodeCluster, NodeState } from '../../scripts/cluster/node-
 import { readManifestDir, tmpdir } from '../support/synth';
 import { cacheDir, REPO_ROOT } from '../support/upstream';
 import { cond, isAdmitted, KubeClient, waitFor } from '../e2e/support/kube';
+import { describeOnNode } from './support';
 
 const run = promisify(execFile);
 const NAME = `e2e-${process.pid}`;
 const KUEUE = DEFAULT_KUEUE_VERSION;
 const KUBERAY = DEFAULT_KUBERAY_VERSION;
 const SYSTEM = ['kueue-system', 'kuberay-system', 'cdk8s-kueue-ray-system'];
-const missing = [`kubelet-${K8S_VERSION}`, `kueue-${KUEUE}`, `kuberay-operator-${KUBERAY}`].filter((b) => !fs.existsSync(path.join(cacheDir(), 'bin', b)));
-const root = process.getuid?.() === 0;
-if (process.env.CI && (missing.length || !root)) throw new Error(`the real-node suite cannot run in CI: ${!root ? 'not root' : `${missing.join(', ')} not built (scripts/testcluster/build.sh)`}`);
-if (missing.length || !root) process.stdout.write(`[real-node] skipped: ${!root ? 'needs root' : `${missing.join(', ')} missing; run scripts/testcluster/build.sh`}\n`);
-const describeNode = missing.length || !root ? describe.skip : describe;
+const describeNode = describeOnNode('real-node', [`kubelet-${K8S_VERSION}`, `kueue-${KUEUE}`, `kuberay-operator-${KUBERAY}`]);
 
 describeNode(`real node: dist/ of Kueue ${KUEUE} + KubeRay ${KUBERAY} applied and running as pods`, () => {
   let node: NodeState;

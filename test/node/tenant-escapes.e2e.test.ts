@@ -17,17 +17,14 @@ import { tmpdir } from '../support/synth';
 import { cacheDir, REPO_ROOT } from '../support/upstream';
 import { tenantRbac } from '../e2e/support/controller-front';
 import { KubeClient, waitFor } from '../e2e/support/kube';
+import { describeOnNode } from './support';
 import { escapeCases, objects, TENANT, TENANT_NAMESPACES } from '../attack/support/tenant-escapes';
 
 const run = promisify(execFile);
 const NAME = `esc-${process.pid}`;
 const KUEUE = KueueVersion.V0_19_2;
 const KUBERAY = KubeRayVersion.V1_6_2;
-const missing = [`kubelet-${K8S_VERSION}`, `kueue-${KUEUE.version}`, `kuberay-operator-${KUBERAY.version}`].filter((b) => !fs.existsSync(path.join(cacheDir(), 'bin', b)));
-const root = process.getuid?.() === 0;
-if (process.env.CI && (missing.length || !root)) throw new Error(`the real-node suite cannot run in CI: ${!root ? 'not root' : `${missing.join(', ')} not built (scripts/testcluster/build.sh)`}`);
-if (missing.length || !root) process.stdout.write(`[real-node escapes] skipped: ${!root ? 'needs root' : `${missing.join(', ')} missing; run scripts/testcluster/build.sh`}\n`);
-const describeNode = missing.length || !root ? describe.skip : describe;
+const describeNode = describeOnNode('real-node escapes', [`kubelet-${K8S_VERSION}`, `kueue-${KUEUE.version}`, `kuberay-operator-${KUBERAY.version}`]);
 
 /** The installs, the controller and the escape tenants as files, in the order the ordered apply takes them. */
 function writeDist(dir: string): void {
