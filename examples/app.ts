@@ -9,6 +9,7 @@ import { ElasticRayServiceScenario } from './elastic-rayservice';
 import { GangScheduling } from './gang-scheduling';
 import { GuideQueues } from './guide-queues';
 import { PriorityScenario } from './priority';
+import { NodeScale } from './node-scale';
 import { SharedCohortTenants } from './tenants';
 
 export const SCENARIOS = ['queues', 'gang-scheduling', 'priority', 'elastic-raycluster', 'elastic-rayservice', 'tenants'] as const;
@@ -32,6 +33,17 @@ export interface ExamplesOptions {
    * @default - no controller chart
    */
   readonly controller?: { readonly image?: string };
+  /**
+   * Every CPU request and quota times this factor, in (0, 1], so the guide fits a smaller node (the
+   * real-node tests use 0.1 on 2 cores). CPU limits, memory and Ray's logical CPUs stay the guide's.
+   * @default 1 (the guide)
+   */
+  readonly cpuScale?: number;
+  /**
+   * One-second iterations of the toy RayJob's loop.
+   * @default 600 (the guide)
+   */
+  readonly toyIterations?: number;
 }
 
 /**
@@ -64,15 +76,17 @@ export function buildExamples(opts: ExamplesOptions): ExamplesApp {
     kubeRay: opts.kubeRay ? KubeRayVersion.of(opts.kubeRay) : undefined,
   });
   const want = new Set<Scenario>(opts.scenarios ?? SCENARIOS);
-  const queues = new GuideQueues(app, 'queues');
-  if (want.has('gang-scheduling')) app.createOnly.add(new GangScheduling(app, 'gang-scheduling', queues));
-  if (want.has('priority')) app.createOnly.add(new PriorityScenario(app, 'priority', queues));
+  const scale = opts.cpuScale === undefined ? NodeScale.GUIDE : NodeScale.of(opts.cpuScale);
+  const toy = { scale, iterations: opts.toyIterations };
+  const queues = new GuideQueues(app, 'queues', scale);
+  if (want.has('gang-scheduling')) app.createOnly.add(new GangScheduling(app, 'gang-scheduling', queues, toy));
+  if (want.has('priority')) app.createOnly.add(new PriorityScenario(app, 'priority', queues, toy));
   if (want.has('elastic-raycluster') || want.has('elastic-rayservice')) {
-    const elastic = new ElasticQueues(app, 'elastic-queues', queues.defaultFlavor);
-    if (want.has('elastic-raycluster')) new ElasticRayClusterScenario(app, 'elastic-raycluster', elastic);
-    if (want.has('elastic-rayservice')) new ElasticRayServiceScenario(app, 'elastic-rayservice', elastic);
+    const elastic = new ElasticQueues(app, 'elastic-queues', queues.defaultFlavor, scale);
+    if (want.has('elastic-raycluster')) new ElasticRayClusterScenario(app, 'elastic-raycluster', elastic, scale);
+    if (want.has('elastic-rayservice')) new ElasticRayServiceScenario(app, 'elastic-rayservice', elastic, scale);
   }
-  if (want.has('tenants')) new SharedCohortTenants(app, 'tenants', queues.defaultFlavor, queues.devPriority, queues.prodPriority);
+  if (want.has('tenants')) new SharedCohortTenants(app, 'tenants', queues.defaultFlavor, queues.devPriority, queues.prodPriority, scale);
   if (opts.controller) {
     // Graceful preemption on: Ray pods preempted by Kueue get 60 s and a 20 s preStop drain (kuberay#5004).
     new AdmissionController(app, 'controller', { image: opts.controller.image, gracefulPreemption: { terminationGracePeriod: Duration.seconds(60), preStopSleep: Duration.seconds(20) } });

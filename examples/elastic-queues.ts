@@ -2,11 +2,12 @@
 import { Chart } from 'cdk8s';
 import { Construct } from 'constructs';
 import { ClusterQueue, Cohort, IResourceFlavor, LocalQueue, NamespaceSelector, Quantity, ResourceName } from '../src';
+import { NodeScale } from './node-scale';
 
 export class ElasticQueues extends Chart {
   public readonly clusterQueue: ClusterQueue;
   public readonly localQueue: LocalQueue;
-  constructor(scope: Construct, id: string, flavor: IResourceFlavor) {
+  constructor(scope: Construct, id: string, flavor: IResourceFlavor, scale: NodeScale = NodeScale.GUIDE) {
     super(scope, id);
     this.clusterQueue = new ClusterQueue(this, 'ray-cq', {
       cohort: Cohort.fromCohortName(this, 'ray-example-cohort', 'ray-example'),
@@ -15,7 +16,7 @@ export class ElasticQueues extends Chart {
         flavors: [{
           flavor,
           quotas: [
-            { resource: ResourceName.CPU, nominalQuota: Quantity.cpu(8) },
+            { resource: ResourceName.CPU, nominalQuota: scale.cpu(8) },
             { resource: ResourceName.MEMORY, nominalQuota: Quantity.gibibytes(16) },
           ],
         }],

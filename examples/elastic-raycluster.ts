@@ -3,21 +3,22 @@ import { Chart, Duration } from 'cdk8s';
 import { Construct } from 'constructs';
 import { ElasticRayCluster, Quantity } from '../src';
 import { ElasticQueues } from './elastic-queues';
+import { KUBERAY_AUTOSCALER, NodeScale } from './node-scale';
 
 export class ElasticRayClusterScenario extends Chart {
   public readonly cluster: ElasticRayCluster;
-  constructor(scope: Construct, id: string, queues: ElasticQueues) {
+  constructor(scope: Construct, id: string, queues: ElasticQueues, scale: NodeScale = NodeScale.GUIDE) {
     super(scope, id);
     this.cluster = new ElasticRayCluster(this, 'raycluster-kueue-autoscaler', {
       queue: queues.localQueue,
       rayVersion: '2.46.0',
-      autoscaling: { idleTimeout: Duration.seconds(60) },
+      autoscaling: { idleTimeout: Duration.seconds(60), resources: scale.kubeRayDefault(KUBERAY_AUTOSCALER) },
       headGroup: {
-        resources: { cpu: Quantity.cpu(1), memory: Quantity.gibibytes(2), cpuLimit: Quantity.cpu(2), memoryLimit: Quantity.gibibytes(5) },
+        resources: scale.resources({ cpu: 1, memory: Quantity.gibibytes(2), cpuLimit: 2, memoryLimit: Quantity.gibibytes(5) }),
       },
       workerGroups: [{
         groupName: 'workers', replicas: 0, minReplicas: 0, maxReplicas: 4,
-        resources: { cpu: Quantity.cpu(1), memory: Quantity.gibibytes(1), cpuLimit: Quantity.cpu(2), memoryLimit: Quantity.gibibytes(5) },
+        resources: scale.resources({ cpu: 1, memory: Quantity.gibibytes(1), cpuLimit: 2, memoryLimit: Quantity.gibibytes(5) }),
       }],
     });
   }

@@ -3,6 +3,7 @@ import { Chart } from 'cdk8s';
 import { Construct } from 'constructs';
 import { ElasticRayService, Quantity } from '../src';
 import { ElasticQueues } from './elastic-queues';
+import { KUBERAY_AUTOSCALER, NodeScale } from './node-scale';
 
 const FRUIT_ZIP = 'https://github.com/ray-project/test_dag/archive/78b4a5da38796123d9f9ffff59bab2792a043e95.zip';
 
@@ -36,16 +37,17 @@ export const SERVE_CONFIG = {
 
 export class ElasticRayServiceScenario extends Chart {
   public readonly service: ElasticRayService;
-  constructor(scope: Construct, id: string, queues: ElasticQueues) {
+  constructor(scope: Construct, id: string, queues: ElasticQueues, scale: NodeScale = NodeScale.GUIDE) {
     super(scope, id);
     this.service = new ElasticRayService(this, 'rayservice-kueue-autoscaler', {
       queue: queues.localQueue,
       rayVersion: '2.46.0',
       serveConfig: SERVE_CONFIG,
-      headGroup: { resources: { cpu: Quantity.cpu(1), memory: Quantity.gibibytes(2) } },
+      autoscaling: { resources: scale.kubeRayDefault(KUBERAY_AUTOSCALER) },
+      headGroup: { resources: scale.resources({ cpu: 1, memory: Quantity.gibibytes(2) }) },
       workerGroups: [{
         groupName: 'small-group', replicas: 1, minReplicas: 1, maxReplicas: 5,
-        resources: { cpu: Quantity.cpu(1), memory: Quantity.gibibytes(1) },
+        resources: scale.resources({ cpu: 1, memory: Quantity.gibibytes(1) }),
       }],
     });
   }

@@ -4,12 +4,12 @@ import { Chart } from 'cdk8s';
 import { Construct } from 'constructs';
 import { QueuedRayJob } from '../src';
 import { GuideQueues } from './guide-queues';
-import { toyJobProps } from './toy-job';
+import { ToyJobOptions, toyJobProps } from './toy-job';
 
 export class GangScheduling extends Chart {
   public readonly jobs: QueuedRayJob[];
-  constructor(scope: Construct, id: string, queues: GuideQueues) {
+  constructor(scope: Construct, id: string, queues: GuideQueues, toy: ToyJobOptions = {}) {
     super(scope, id);
-    this.jobs = [1, 2].map((n) => new QueuedRayJob(this, `dev-job-${n}`, toyJobProps(queues.userQueue, queues.devPriority)));
+    this.jobs = [1, 2].map((n) => new QueuedRayJob(this, `dev-job-${n}`, toyJobProps(queues.userQueue, queues.devPriority, toy)));
   }
 }

@@ -6,6 +6,7 @@ import {
   ClusterQueue, LocalQueue, NamespaceSelector, Quantity, ResourceFlavor, ResourceName, WithinClusterQueuePolicy,
   WorkloadPriorityClass,
 } from '../src';
+import { NodeScale } from './node-scale';
 
 export class GuideQueues extends Chart {
   public readonly defaultFlavor: ResourceFlavor;
@@ -14,7 +15,7 @@ export class GuideQueues extends Chart {
   public readonly prodPriority: WorkloadPriorityClass;
   public readonly devPriority: WorkloadPriorityClass;
 
-  constructor(scope: Construct, id: string) {
+  constructor(scope: Construct, id: string, scale: NodeScale = NodeScale.GUIDE) {
     super(scope, id);
     this.defaultFlavor = new ResourceFlavor(this, 'default-flavor');
     this.clusterQueue = new ClusterQueue(this, 'cluster-queue', {
@@ -24,7 +25,7 @@ export class GuideQueues extends Chart {
         flavors: [{
           flavor: this.defaultFlavor,
           quotas: [
-            { resource: ResourceName.CPU, nominalQuota: Quantity.cpu(3) },
+            { resource: ResourceName.CPU, nominalQuota: scale.cpu(3) },
             { resource: ResourceName.MEMORY, nominalQuota: Quantity.parse('6G') },
           ],
         }],

@@ -28,4 +28,15 @@ for (const [what, p, env] of [['Kueue release manifests.yaml', kueueManifest, 'K
 }
 // The controller image: `npm run image`, pushed where the cluster can pull it (README, "The controller image").
 const controller = { image: process.env.CONTROLLER_IMAGE };
-buildExamples({ outdir: process.env.CDK8S_OUTDIR ?? 'dist', kueue, kubeRay, scenarios, install: { kueueManifest, kubeRayCrdDir }, controller }).synth();
+// EXAMPLES_CPU_SCALE: CPU requests and quotas times this factor (README, "The guide on a small node");
+// TOY_ITERATIONS: the toy job's loop length. Both default to the guide.
+const number = (name: string) => {
+  const v = process.env[name];
+  if (v === undefined || v === '') return undefined;
+  if (!/^[0-9]*\.?[0-9]+$/.test(v)) throw new Error(`examples: ${name}=${v} is not a number. Fix: e.g. ${name === 'TOY_ITERATIONS' ? '20' : '0.1'}, or unset it for the guide's value.`);
+  return Number(v);
+};
+buildExamples({
+  outdir: process.env.CDK8S_OUTDIR ?? 'dist', kueue, kubeRay, scenarios, install: { kueueManifest, kubeRayCrdDir }, controller,
+  cpuScale: number('EXAMPLES_CPU_SCALE'), toyIterations: number('TOY_ITERATIONS'),
+}).synth();

@@ -3,12 +3,14 @@
 import { Chart, Duration } from 'cdk8s';
 import { Construct } from 'constructs';
 import { Cohort, IResourceFlavor, IWorkloadPriorityClass, Quantity, QueuedRayJob, ResourceName, TenantQueue } from '../src';
+import { KUBERAY_SUBMITTER, NodeScale } from './node-scale';
 
 export class SharedCohortTenants extends Chart {
   public readonly teamA: TenantQueue;
   public readonly teamB: TenantQueue;
   public readonly trainingJob: QueuedRayJob;
-  constructor(scope: Construct, id: string, flavor: IResourceFlavor, dev: IWorkloadPriorityClass, prod: IWorkloadPriorityClass) {
+  constructor(scope: Construct, id: string, flavor: IResourceFlavor, dev: IWorkloadPriorityClass, prod: IWorkloadPriorityClass,
+    scale: NodeScale = NodeScale.GUIDE) {
     super(scope, id);
     const cohort = new Cohort(this, 'research');
     const quota = (cpu: number, memGi: number, lendCpu?: number) => [{
@@ -16,8 +18,8 @@ export class SharedCohortTenants extends Chart {
         flavor,
         quotas: [
           {
-            resource: ResourceName.CPU, nominalQuota: Quantity.cpu(cpu), borrowingLimit: Quantity.cpu(cpu),
-            lendingLimit: lendCpu !== undefined ? Quantity.cpu(lendCpu) : undefined,
+            resource: ResourceName.CPU, nominalQuota: scale.cpu(cpu), borrowingLimit: scale.cpu(cpu),
+            lendingLimit: lendCpu !== undefined ? scale.cpu(lendCpu) : undefined,
           },
           { resource: ResourceName.MEMORY, nominalQuota: Quantity.gibibytes(memGi), borrowingLimit: Quantity.gibibytes(memGi) },
         ],
@@ -36,8 +38,9 @@ export class SharedCohortTenants extends Chart {
       queue: this.teamA,
       entrypoint: 'python -c "import ray; ray.init(); print(ray.cluster_resources())"',
       ttlAfterFinished: Duration.seconds(60),
-      headGroup: { resources: { cpu: Quantity.cpu(1), memory: Quantity.gibibytes(2) } },
-      workerGroups: [{ groupName: 'workers', replicas: 4, resources: { cpu: Quantity.cpu(1), memory: Quantity.gibibytes(1) } }],
+      headGroup: { resources: scale.resources({ cpu: 1, memory: Quantity.gibibytes(2) }) },
+      workerGroups: [{ groupName: 'workers', replicas: 4, resources: scale.resources({ cpu: 1, memory: Quantity.gibibytes(1) }) }],
+      submitterResources: scale.kubeRayDefault(KUBERAY_SUBMITTER),
     });
   }
 }
