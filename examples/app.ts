@@ -5,14 +5,15 @@ import { App, Chart, Duration, Yaml } from 'cdk8s';
 import { AdmissionController, KubeRayInstall, KubeRayVersion, KueueInstall, KueueRayVersions, KueueVersion } from '../src';
 import { ElasticQueues } from './elastic-queues';
 import { ElasticRayClusterScenario } from './elastic-raycluster';
-import { ElasticRayServiceScenario } from './elastic-rayservice';
+import { ElasticRayServiceScenario, ServeAppsSource } from './elastic-rayservice';
+import { FailingJob } from './failing-job';
 import { GangScheduling } from './gang-scheduling';
 import { GuideQueues } from './guide-queues';
 import { PriorityScenario } from './priority';
 import { NodeScale } from './node-scale';
 import { SharedCohortTenants } from './tenants';
 
-export const SCENARIOS = ['queues', 'gang-scheduling', 'priority', 'elastic-raycluster', 'elastic-rayservice', 'tenants'] as const;
+export const SCENARIOS = ['queues', 'gang-scheduling', 'priority', 'failing-job', 'elastic-raycluster', 'elastic-rayservice', 'tenants'] as const;
 export type Scenario = typeof SCENARIOS[number];
 
 export interface ExamplesOptions {
@@ -44,6 +45,12 @@ export interface ExamplesOptions {
    * @default 600 (the guide)
    */
   readonly toyIterations?: number;
+  /**
+   * Where the elastic RayService's Serve apps come from (ServeAppsSource): the guide's zip on GitHub,
+   * or the same-shaped apps of examples/serve-apps/ in a ConfigMap, for clusters without GitHub.
+   * @default 'github' (the guide)
+   */
+  readonly serveApps?: ServeAppsSource;
 }
 
 /**
@@ -81,10 +88,11 @@ export function buildExamples(opts: ExamplesOptions): ExamplesApp {
   const queues = new GuideQueues(app, 'queues', scale);
   if (want.has('gang-scheduling')) app.createOnly.add(new GangScheduling(app, 'gang-scheduling', queues, toy));
   if (want.has('priority')) app.createOnly.add(new PriorityScenario(app, 'priority', queues, toy));
+  if (want.has('failing-job')) app.createOnly.add(new FailingJob(app, 'failing-job', queues, toy));
   if (want.has('elastic-raycluster') || want.has('elastic-rayservice')) {
     const elastic = new ElasticQueues(app, 'elastic-queues', queues.defaultFlavor, scale);
     if (want.has('elastic-raycluster')) new ElasticRayClusterScenario(app, 'elastic-raycluster', elastic, scale);
-    if (want.has('elastic-rayservice')) new ElasticRayServiceScenario(app, 'elastic-rayservice', elastic, scale);
+    if (want.has('elastic-rayservice')) new ElasticRayServiceScenario(app, 'elastic-rayservice', elastic, scale, opts.serveApps);
   }
   if (want.has('tenants')) new SharedCohortTenants(app, 'tenants', queues.defaultFlavor, queues.devPriority, queues.prodPriority, scale);
   if (opts.controller) {

@@ -1,5 +1,7 @@
 // Elastic RayService: the guide's fruit and math Serve apps, workers 1..5 within ray-cq's quota.
-import { Chart } from 'cdk8s';
+import * as fs from 'fs';
+import * as path from 'path';
+import { ApiObject, Chart } from 'cdk8s';
 import { Construct } from 'constructs';
 import { ElasticRayService, Quantity } from '../src';
 import { ElasticQueues } from './elastic-queues';
@@ -35,19 +37,58 @@ export const SERVE_CONFIG = {
   ],
 };
 
+/**
+ * Where the Serve apps' code comes from: the guide's zip on GitHub, or (a cluster that cannot reach
+ * GitHub, like the real-node tests) the same-shaped apps in examples/serve-apps/, shipped in a ConfigMap
+ * on every Ray container's PYTHONPATH. Serve's deploy config takes only remote `working_dir` URIs, so the
+ * ConfigMap variant drops `runtime_env` and gives MangoStand an autoscaling_config (2..4 replicas, at
+ * most one per node), so that load adds replicas, replicas add workers and workers add Workload slices.
+ */
+export type ServeAppsSource = 'github' | 'configmap';
+
+const APPS_DIR = '/home/ray/serve-apps';
+
+/** The guide's Serve config for the ConfigMap-shipped apps (see ServeAppsSource). */
+export function configMapServeConfig(): Record<string, any> {
+  return {
+    applications: SERVE_CONFIG.applications.map(({ runtime_env: _dropped, ...app }) => ({
+      ...app,
+      deployments: app.deployments.map((d: any) => (d.name !== 'MangoStand' ? d : {
+        ...Object.fromEntries(Object.entries(d).filter(([k]) => k !== 'num_replicas')),
+        autoscaling_config: { min_replicas: 2, max_replicas: 4, target_ongoing_requests: 1, upscale_delay_s: 2, downscale_delay_s: 10 },
+      })),
+    })),
+  };
+}
+
 export class ElasticRayServiceScenario extends Chart {
   public readonly service: ElasticRayService;
-  constructor(scope: Construct, id: string, queues: ElasticQueues, scale: NodeScale = NodeScale.GUIDE) {
+  constructor(scope: Construct, id: string, queues: ElasticQueues, scale: NodeScale = NodeScale.GUIDE, serveApps: ServeAppsSource = 'github') {
     super(scope, id);
+    const fromConfigMap = serveApps === 'configmap';
+    const apps = fromConfigMap ? new ApiObject(this, 'serve-apps', {
+      apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'serve-apps', namespace: 'default' },
+      data: Object.fromEntries(['fruit.py', 'conditional_dag.py'].map((f) => [f, fs.readFileSync(path.join(__dirname, 'serve-apps', f), 'utf8')])),
+    }) : undefined;
+    const appsMount = (container: string) => (!apps ? {} : {
+      env: { PYTHONPATH: APPS_DIR },
+      podTemplate: {
+        spec: {
+          containers: [{ name: container, volumeMounts: [{ name: 'serve-apps', mountPath: APPS_DIR, readOnly: true }] }],
+          volumes: [{ name: 'serve-apps', configMap: { name: apps.name } }],
+        },
+      },
+    });
     this.service = new ElasticRayService(this, 'rayservice-kueue-autoscaler', {
       queue: queues.localQueue,
       rayVersion: '2.46.0',
-      serveConfig: SERVE_CONFIG,
+      serveConfig: fromConfigMap ? configMapServeConfig() : SERVE_CONFIG,
       autoscaling: { resources: scale.kubeRayDefault(KUBERAY_AUTOSCALER) },
-      headGroup: { resources: scale.resources({ cpu: 1, memory: Quantity.gibibytes(2) }) },
+      headGroup: { resources: scale.resources({ cpu: 1, memory: Quantity.gibibytes(2) }), ...appsMount('ray-head') },
       workerGroups: [{
         groupName: 'small-group', replicas: 1, minReplicas: 1, maxReplicas: 5,
         resources: scale.resources({ cpu: 1, memory: Quantity.gibibytes(1) }),
+        ...appsMount('ray-worker'),
       }],
     });
   }

@@ -7,6 +7,7 @@ import { vendorDir } from '../scripts/vendor-dir';
 import { defaultCacheDir } from '../src/install/release-source';
 import { DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION } from '../src/policy/versions';
 import { buildExamples, Scenario, SCENARIOS } from './app';
+import { ServeAppsSource } from './elastic-rayservice';
 
 const kueue = process.env.KUEUE_VERSION ?? DEFAULT_KUEUE_VERSION;
 const kubeRay = process.env.KUBERAY_VERSION ?? DEFAULT_KUBERAY_VERSION;
@@ -36,7 +37,15 @@ const number = (name: string) => {
   if (!/^[0-9]*\.?[0-9]+$/.test(v)) throw new Error(`examples: ${name}=${v} is not a number. Fix: e.g. ${name === 'TOY_ITERATIONS' ? '20' : '0.1'}, or unset it for the guide's value.`);
   return Number(v);
 };
+// EXAMPLES_SERVE_APPS=configmap: the RayService's Serve apps from examples/serve-apps/, not GitHub.
+function serveApps(): ServeAppsSource | undefined {
+  const v = process.env.EXAMPLES_SERVE_APPS;
+  if (v === undefined || v === '') return undefined;
+  if (v !== 'github' && v !== 'configmap') throw new Error(`examples: EXAMPLES_SERVE_APPS=${v} is neither github nor configmap. Fix: configmap on a cluster without GitHub, or unset it for the guide's zip.`);
+  return v;
+}
 buildExamples({
   outdir: process.env.CDK8S_OUTDIR ?? 'dist', kueue, kubeRay, scenarios, install: { kueueManifest, kubeRayCrdDir }, controller,
   cpuScale: number('EXAMPLES_CPU_SCALE'), toyIterations: number('TOY_ITERATIONS'),
+  serveApps: serveApps(),
 }).synth();

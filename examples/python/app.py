@@ -18,12 +18,13 @@ from cdk8s_kueue_ray import (
 from elastic_queues import ElasticQueues
 from elastic_raycluster import ElasticRayClusterScenario
 from elastic_rayservice import ElasticRayServiceScenario
+from failing_job import FailingJob
 from gang_scheduling import GangScheduling
 from guide_queues import GuideQueues
 from priority import PriorityScenario
 from tenants import SharedCohortTenants
 
-SCENARIOS = ("queues", "gang-scheduling", "priority", "elastic-raycluster", "elastic-rayservice", "tenants")
+SCENARIOS = ("queues", "gang-scheduling", "priority", "failing-job", "elastic-raycluster", "elastic-rayservice", "tenants")
 
 
 class ExamplesApp(App):
@@ -76,6 +77,8 @@ def build_examples(
         app.create_only.append(GangScheduling(app, "gang-scheduling", queues))
     if "priority" in want:
         app.create_only.append(PriorityScenario(app, "priority", queues))
+    if "failing-job" in want:
+        app.create_only.append(FailingJob(app, "failing-job", queues))
     if "elastic-raycluster" in want or "elastic-rayservice" in want:
         elastic = ElasticQueues(app, "elastic-queues", queues.default_flavor)
         if "elastic-raycluster" in want:
