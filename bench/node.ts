@@ -11,6 +11,7 @@ import * as path from 'path';
 import { promisify } from 'util';
 import { nodeImages } from '../scripts/cluster/images';
 import { K8S_VERSION, NodeCluster, NodeState } from '../scripts/cluster/node-cluster';
+import { podUsage } from '../scripts/cluster/pod-usage';
 import { recorded } from '../scripts/cluster/processes';
 import { DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION } from '../src/policy/versions';
 import { TestCluster } from '../test/e2e/support/cluster';
@@ -29,16 +30,7 @@ async function bringUp(name: string): Promise<{ node: NodeState; seconds: number
 }
 
 function cgroupMemory(node: NodeState, podUid: string): number | undefined {
-  const base = path.join('/sys/fs/cgroup/memory', node.cgroupRoot, 'kubepods');
-  for (const qos of ['', 'burstable', 'besteffort']) {
-    const f = path.join(base, qos, `pod${podUid}`, 'memory.stat');
-    if (!fs.existsSync(f)) continue;
-    // Working set, as the kubelet reports it: usage minus inactive file cache.
-    const stat = Object.fromEntries(fs.readFileSync(f, 'utf8').trim().split('\n').map((l) => l.split(' ')).map(([k, v]) => [k, Number(v)]));
-    const usage = Number(fs.readFileSync(path.join(path.dirname(f), 'memory.usage_in_bytes'), 'utf8'));
-    return usage - (stat.total_inactive_file ?? 0);
-  }
-  return undefined;
+  return podUsage(node.cgroupRoot, podUid)?.workingSetBytes;
 }
 
 function rss(pid: number): number {

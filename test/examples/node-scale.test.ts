@@ -61,7 +61,7 @@ describe('the examples scaled to a small node', () => {
 
   test('the toy loop length is a parameter, the guide\'s 600 by default', () => {
     expect(toyEntrypoint()).toContain('range(600)');
-    const short = synthAll(examples({ toyIterations: 20 })).filter((o) => o.kind === 'RayJob' && o.metadata.generateName);
+    const short = synthAll(examples({ toyIterations: 20 })).filter((o) => o.kind === 'RayJob' && o.metadata.generateName === 'rayjob-sample-');
     expect(short.length).toBe(4);
     for (const j of short) expect(j.spec.entrypoint).toContain('range(20)');
     expect(() => toyEntrypoint(0)).toThrow(/toyIterations 0 must be a whole number >= 1/);

@@ -189,6 +189,17 @@ describe('cert-manager certificates', () => {
     expect(cm[0].spec).toMatchObject({ issuerRef: { name: 'corp-ca', kind: 'ClusterIssuer', group: 'cert-manager.io' }, duration: '720h', renewBefore: '240h' });
   });
 
+  test('graceful preemption reaches Ray objects outside tenant namespaces too, through a second mutating webhook that fails open', () => {
+    const hooks = (objs: any[]) => objs.find((o: any) => o.kind === 'MutatingWebhookConfiguration').webhooks;
+    expect(hooks(synth()).map((w: any) => w.name)).toEqual(['mray.cdk8s-kueue-ray.io']);
+    const [tenant, all] = hooks(synth({ gracefulPreemption: { terminationGracePeriod: Duration.seconds(60), preStopSleep: Duration.seconds(20) } }));
+    expect(tenant).toMatchObject({ failurePolicy: 'Fail', namespaceSelector: { matchExpressions: [{ key: 'cdk8s-kueue-ray.io/tenant', operator: 'Exists' }] } });
+    expect(all).toMatchObject({
+      name: 'mray-all.cdk8s-kueue-ray.io', failurePolicy: 'Ignore', rules: tenant.rules, matchConditions: tenant.matchConditions,
+      clientConfig: tenant.clientConfig, namespaceSelector: { matchExpressions: [{ key: 'cdk8s-kueue-ray.io/tenant', operator: 'DoesNotExist' }] },
+    });
+  });
+
   test('bad cert-manager settings name the field and the fix', () => {
     expect(() => synth({ certManager: { issuerName: 'x', issuerKind: 'Issuers' as IssuerKind } })).toThrow(/certManager.issuerKind 'Issuers' must be IssuerKind.ISSUER or IssuerKind.CLUSTER_ISSUER/);
     expect(() => synth({ certManager: { issuerName: 'x', duration: Duration.minutes(30) } })).toThrow(/certManager.duration is 1800 s; cert-manager requires at least 1 hour/);

@@ -89,13 +89,24 @@ export function controllerWebhooks(scope: Construct, s: ControllerSettings, inje
   const matchConditions = [{ name: 'not-a-trusted-controller', expression: untrustedRequestCel(s.writers) }];
   // Mutating: Fail. A tenant job that missed its queue label and suspend would run unqueued, which is
   // worse than a rejected create. Only CREATE: defaults are for new objects.
+  const mutateRules = [{ ...rules[0], operations: ['CREATE'] }];
   const mutating = new ApiObject(scope, 'mutating-webhook', {
     apiVersion: ADMISSION_API, kind: 'MutatingWebhookConfiguration', metadata: metadata(WEBHOOK_NAMES[0]),
-    webhooks: [{
-      name: 'mray.cdk8s-kueue-ray.io', clientConfig: client('/mutate'), rules: [{ ...rules[0], operations: ['CREATE'] }],
-      namespaceSelector: tenantSelector, matchConditions,
-      failurePolicy: 'Fail', timeoutSeconds: 5, sideEffects: 'None', admissionReviewVersions: ['v1'], reinvocationPolicy: 'Never',
-    }],
+    webhooks: [
+      {
+        name: 'mray.cdk8s-kueue-ray.io', clientConfig: client('/mutate'), rules: mutateRules,
+        namespaceSelector: tenantSelector, matchConditions,
+        failurePolicy: 'Fail', timeoutSeconds: 5, sideEffects: 'None', admissionReviewVersions: ['v1'], reinvocationPolicy: 'Never',
+      },
+      // Graceful preemption is for every queued Ray object, tenant or not (the guide's jobs run in
+      // `default`); outside tenant namespaces the policy adds nothing else. Ignore: a missed default
+      // costs a pod its drain time, never a create.
+      ...(s.gracefulPreemption ? [{
+        name: 'mray-all.cdk8s-kueue-ray.io', clientConfig: client('/mutate'), rules: mutateRules,
+        namespaceSelector: { matchExpressions: [{ key: TENANT_LABEL, operator: 'DoesNotExist' }] }, matchConditions,
+        failurePolicy: 'Ignore', timeoutSeconds: 5, sideEffects: 'None', admissionReviewVersions: ['v1'], reinvocationPolicy: 'Never',
+      }] : []),
+    ],
   });
   // Validating, in tenant namespaces: Fail. The tenant rules (queue label, allowed priorities, the
   // children of RayJobs and RayServices) must hold while the controller is down too; what the trusted

@@ -1,0 +1,316 @@
+// The Ray docs guide on real Ray: the examples app (scaled to this node, EXAMPLES_CPU_SCALE=0.1, and a
+// short toy loop) on a one-node cluster whose every component runs as a pod, with Ray's own image built
+// here (scripts/ray-image). Each test does what the guide shows a person at a terminal: `kubectl create`
+// the jobs, watch Kueue and KubeRay, read the job's output.
+import { execFile } from 'child_process';
+import * as fs from 'fs';
+import * as http from 'http';
+import * as path from 'path';
+import { promisify } from 'util';
+import { stringify } from 'yaml';
+import { DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION } from '../../src/policy/versions';
+import { nodeImages, rayImages } from '../../scripts/cluster/images';
+import { K8S_VERSION, NodeCluster, NodeState } from '../../scripts/cluster/node-cluster';
+import { readManifestDir, tmpdir } from '../support/synth';
+import { cacheDir, REPO_ROOT } from '../support/upstream';
+import { KubeClient, waitFor } from '../e2e/support/kube';
+import { busyTasksEntrypoint } from '../../examples/elastic-raycluster';
+import { describeOnNode } from './support';
+import { ElasticWatch, RayWatch } from './ray-watch';
+
+const run = promisify(execFile);
+const NAME = `guide-${process.pid}`;
+const KUEUE = DEFAULT_KUEUE_VERSION;
+const KUBERAY = DEFAULT_KUBERAY_VERSION;
+const GUIDE_CPU_SCALE = '0.1';
+const ITERATIONS = 15;
+const RAY = 'ray.io/v1';
+/** A JSON POST from the host, through the Service's cluster IP (the host routes the Service range into the node). */
+function post(url: string, body: unknown): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const data = JSON.stringify(body);
+    const req = http.request(url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) }, timeout: 30000 }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c) => { text += c; });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text.trim() }));
+    });
+    req.on('timeout', () => req.destroy(new Error(`POST ${url}: no answer in 30 s`)));
+    req.on('error', reject);
+    req.end(data);
+  });
+}
+
+const describeNode = describeOnNode('guide', [`kubelet-${K8S_VERSION}`, `kueue-${KUEUE}`, `kuberay-operator-${KUBERAY}`]);
+
+describeNode(`the guide on real Ray 2.46.0 (Kueue ${KUEUE} + KubeRay ${KUBERAY}, CPU x${GUIDE_CPU_SCALE})`, () => {
+  let node: NodeState;
+  let client: KubeClient;
+  let base: string;
+  let scenarios: string;
+  const kubectlBin = path.join(cacheDir(), 'bin', `kubectl-${K8S_VERSION}`);
+  const env = () => ({ ...process.env, KUBECONFIG: node.kubeconfig, KUBECTL: kubectlBin });
+  const kubectl = async (...args: string[]) => (await run(kubectlBin, args, { env: env(), maxBuffer: 64 * 1024 * 1024 })).stdout;
+  const synth = async (out: string, examples: string) => run('npx', ['cdk8s', 'synth', '--no-check-upgrade', '--output', out], {
+    cwd: REPO_ROOT, env: { ...process.env, KUEUE_VERSION: KUEUE, KUBERAY_VERSION: KUBERAY, EXAMPLES: examples, EXAMPLES_CPU_SCALE: GUIDE_CPU_SCALE, TOY_ITERATIONS: String(ITERATIONS), EXAMPLES_SERVE_APPS: 'configmap' },
+  });
+  /** `kubectl create -f` of these objects (written to a file, as a person would save them); the created names. */
+  const create = async (objs: any[]): Promise<string[]> => {
+    const f = path.join(scenarios, `create-${Date.now()}.yaml`);
+    fs.writeFileSync(f, objs.map((o) => stringify(o)).join('---\n'));
+    return (await kubectl('create', '-f', f, '-o', 'name')).trim().split('\n').map((n) => n.replace(/^[^/]+\//, ''));
+  };
+  const createFile = (chart: string) => readManifestDir(path.join(scenarios, 'create'))[chart];
+  const jobOutput = async (job: string) => kubectl('logs', '-l', `batch.kubernetes.io/job-name=${job}`, '--tail=-1').catch(() => '');
+  const scenarioFile = (suffix: string) => {
+    const files = readManifestDir(scenarios);
+    return path.join(scenarios, `${Object.keys(files).find((k) => k.endsWith(suffix))}.k8s.yaml`);
+  };
+  /** What an operator would `kubectl patch`: ray-cq's CPU quota. */
+  const setQuota = (cpu: string) => kubectl('patch', 'clusterqueue', 'ray-cq', '--type=json', '-p',
+    JSON.stringify([{ op: 'replace', path: '/spec/resourceGroups/0/flavors/0/resources/0/nominalQuota', value: cpu }]));
+  const readyHead = (cluster: string) => waitFor(`${cluster}'s head Running and ready`, async () => (await client.list('v1', 'Pod', 'default', `ray.io/cluster=${cluster},ray.io/node-type=head`))
+    .find((p) => p.status?.phase === 'Running' && (p.status.containerStatuses ?? []).every((c: any) => c.ready)), 400000, 1000);
+  const onHead = (head: any, ...args: string[]) => kubectl('exec', head.metadata.name, '-c', head.spec.containers[0].name, '--', ...args);
+  const submitOnHead = (head: any, id: string, entrypoint: string) => onHead(head, 'ray', 'job', 'submit', '--address', 'http://127.0.0.1:8265', '--submission-id', id, '--no-wait', '--', entrypoint);
+  const jobLogsOnHead = (head: any, id: string) => onHead(head, 'ray', 'job', 'logs', '--address', 'http://127.0.0.1:8265', id).catch(() => '');
+
+  beforeAll(async () => {
+    process.on('exit', () => { try { NodeCluster.down(NAME); } catch { /* reported by the next run's reaping */ } });
+    node = await NodeCluster.up(NAME, { images: [...nodeImages([KUEUE], [KUBERAY]), ...rayImages(['2.46.0'])], owner: process.pid, log: () => undefined });
+    process.stdout.write(`[guide] node up in ${node.timings.total.toFixed(1)} s\n`);
+    client = KubeClient.fromKubeconfig(node.kubeconfig);
+    // The installs, the guide's queues and the controller, applied as the README applies dist/; each
+    // scenario's objects are created by its test, as the guide does.
+    base = tmpdir();
+    scenarios = tmpdir();
+    await synth(base, 'queues');
+    await synth(scenarios, 'queues,gang-scheduling,priority,failing-job,elastic-raycluster,elastic-rayservice');
+    await run('node', [path.join(REPO_ROOT, 'scripts', 'apply.js'), base], { cwd: REPO_ROOT, env: env(), maxBuffer: 64 * 1024 * 1024 });
+  }, 900000);
+
+  afterAll(() => {
+    client?.close();
+    if (process.env.E2E_KEEP_NODE) {
+      process.stdout.write(`[guide] kept: KUBECONFIG=${node?.kubeconfig}\n`);
+      return;
+    }
+    NodeCluster.down(NAME);
+    for (const d of [base, scenarios]) if (d) fs.rmSync(d, { recursive: true, force: true });
+  }, 120000);
+
+  // Each scenario starts from an empty queue: every Ray object deleted and its pods gone.
+  afterEach(async () => {
+    if (!client) return;
+    for (const kind of ['RayService', 'RayJob', 'RayCluster']) {
+      for (const o of await client.list(RAY, kind, 'default')) await client.delete(`/apis/ray.io/v1/namespaces/default/${kind.toLowerCase()}s/${o.metadata.name}`);
+    }
+    await waitFor('the scenario\'s Ray pods to be gone', async () => (await client.list('v1', 'Pod', 'default', 'ray.io/is-ray-node=yes')).length === 0, 180000, 1000);
+  }, 240000);
+
+  test('1. gang: one toy job runs to SUCCEEDED while the other has no pods; KubeRay deletes its cluster, then Kueue admits the second, which also SUCCEEDS', async () => {
+    const watch = new RayWatch(client, 'default', 'cluster-queue');
+    try {
+      const names = await create(createFile('gang-scheduling'));
+      expect(names).toHaveLength(2);
+      const [a, b] = names.map((n) => watch.watch(n));
+      const first = await waitFor('one toy job admitted, its head and worker Running', async () => [a, b].find((r) => r.at['head Running'] && r.at['worker Running']), 300000, 1000);
+      const second = first === a ? b : a;
+      // The guide's `kubectl get clusterqueues`: 1 reserving, 1 pending, while the first runs.
+      expect(watch.queueSteps()).toContain('1 reserving, 1 pending');
+      expect(second.at.admitted).toBeUndefined();
+      expect(second.runningPods.size).toBe(0);
+      expect((await client.list('v1', 'Pod', 'default')).filter((p) => JSON.stringify(p.metadata).includes(second.name))).toEqual([]);
+      // The job's output (the submitter's `ray job logs --follow`) shows the loop's progress.
+      await waitFor('the toy loop\'s progress in the job output', async () => /iter: 1, ray\.cluster_resources\(\): \{.*'CPU': 2\.0/.test(await jobOutput(first.name)), 240000, 2000);
+      await waitFor('the first job SUCCEEDED', async () => first.statuses.includes('SUCCEEDED'), 300000, 1000);
+      // shutdownAfterJobFinishes: KubeRay deletes the first job's cluster; Kueue then admits the second.
+      await waitFor('the first job\'s RayCluster deleted', async () => !(await client.getOrUndefined(`/apis/ray.io/v1/namespaces/default/rayclusters/${first.clusters[0]}`)), 180000, 1000);
+      await waitFor('the second job admitted and Running', async () => second.at['head Running'] && second.at['worker Running'], 300000, 1000);
+      expect(second.at.admitted).toBeGreaterThanOrEqual(first.at.SUCCEEDED);
+      await waitFor('the second job SUCCEEDED', async () => second.statuses.includes('SUCCEEDED'), 300000, 1000);
+      // The queue read as the guide shows at each step: both waiting, then 1 and 1, then 1 and 0.
+      const steps = watch.queueSteps();
+      expect(steps.indexOf('1 reserving, 0 pending')).toBeGreaterThan(steps.indexOf('1 reserving, 1 pending'));
+      for (const r of [first, second]) {
+        expect(r.statuses).toEqual(expect.arrayContaining(['RUNNING', 'SUCCEEDED']));
+        expect(r.statuses).not.toContain('FAILED');
+      }
+    } finally {
+      await watch.stop();
+      process.stdout.write(`[guide] gang timeline\n${watch.timeline()}\nqueue: ${watch.queueSteps().join(' -> ')}\n`);
+    }
+  }, 1200000);
+
+  test('2. priority: a prod job preempts the running dev job; KubeRay deletes dev\'s pods after the graceful-preemption grace, prod SUCCEEDS, then dev runs again and SUCCEEDS', async () => {
+    const watch = new RayWatch(client, 'default', 'cluster-queue');
+    const [devObj, prodObj] = createFile('priority');
+    expect(devObj.metadata.labels['kueue.x-k8s.io/priority-class']).toBe('dev-priority');
+    try {
+      const [devName] = await create([devObj]);
+      const dev = watch.watch(devName);
+      await waitFor('the dev job Running', async () => dev.at['head Running'] && dev.at['worker Running'] && dev.statuses.includes('RUNNING'), 300000, 1000);
+      const devPods = await client.list('v1', 'Pod', 'default', `ray.io/cluster=${dev.clusters[0]}`);
+      // The controller's graceful-preemption defaults (kuberay#5004), as the examples app sets them.
+      const head = devPods.find((p) => p.metadata.labels['ray.io/node-type'] === 'head');
+      expect(head.spec.terminationGracePeriodSeconds).toBe(60);
+      expect(JSON.stringify(head.spec.containers[0].lifecycle?.preStop)).toMatch(/sleep/);
+      // Ray's raylet logs "received SIGTERM" when the signal reaches it; read it while the pod
+      // drains, as `kubectl exec` would.
+      let sigterm = '';
+      let stopRead = false;
+      const reader = (async () => {
+        while (!stopRead && !sigterm) {
+          sigterm = await kubectl('exec', head.metadata.name, '-c', head.spec.containers[0].name, '--', 'bash', '-c',
+            'grep -h "SIGTERM" /tmp/ray/session_latest/logs/raylet.out 2>/dev/null || true').catch(() => '');
+          await new Promise((r) => setTimeout(r, 1000));
+        }
+      })();
+      const [prodName] = await create([prodObj]);
+      const prod = watch.watch(prodName);
+      const evictedAt = await waitFor('dev evicted by Kueue', async () => dev.at.evicted, 120000, 500);
+      const gone = await waitFor('dev\'s pods deleted by KubeRay', async () => {
+        const left = await client.list('v1', 'Pod', 'default', `ray.io/cluster=${dev.clusters[0]}`);
+        return left.length === 0 ? watch.now() : false;
+      }, 180000, 500);
+      stopRead = true;
+      await reader;
+      const drain = gone - evictedAt;
+      process.stdout.write(`[guide] preemption: eviction -> dev pods gone ${drain.toFixed(1)} s (preStop 20 s, grace 60 s); raylet: ${sigterm.trim() || '(no SIGTERM line read)'}\n`);
+      // The grace was honoured: the pods outlived the 20 s preStop, and were gone before the 60 s grace ran out.
+      expect(drain).toBeGreaterThanOrEqual(20);
+      expect(drain).toBeLessThan(90);
+      // Ray 2.46's raylet: "received SIGTERM ... Raylet graceful shutdown triggered, reason = EXPECTED_TERMINATION".
+      expect(sigterm).toMatch(/received SIGTERM/);
+      await waitFor('prod SUCCEEDED', async () => prod.statuses.includes('SUCCEEDED'), 400000, 1000);
+      expect(prod.at['head Running']).toBeGreaterThan(evictedAt);
+      await waitFor('dev admitted again and SUCCEEDED', async () => dev.statuses.includes('SUCCEEDED'), 400000, 1000);
+      expect(dev.clusters.length).toBe(2);
+      expect(dev.at.SUCCEEDED).toBeGreaterThan(prod.at.SUCCEEDED);
+    } finally {
+      await watch.stop();
+      process.stdout.write(`[guide] priority timeline\n${watch.timeline()}\n`);
+    }
+  }, 1500000);
+
+  test('3. elastic RayCluster: the autoscaler scales workers up under 20 busy tasks, each step a Workload slice; with room for two workers the next slice stays pending; idle workers go back to 0', async () => {
+    await kubectl('apply', '--server-side', '-f', scenarioFile('-elastic-queues'));
+    // Room for two workers only: head 100m + autoscaler 50m + 2 x 100m = 350m; a third needs 450m.
+    await setQuota('400m');
+    await kubectl('apply', '--server-side', '-f', scenarioFile('-elastic-raycluster'));
+    const rcName = 'raycluster-kueue-autoscaler';
+    const w = new ElasticWatch(client, 'default', rcName, 'ray-cq');
+    try {
+      const head = await readyHead(rcName);
+      expect(head.spec.containers.map((c: any) => c.name)).toEqual(['ray-head', 'autoscaler']);
+      await waitFor('the first slice admitted', async () => [...w.slices.values()].some((x) => x.admitted !== undefined), 120000, 1000);
+      w.mark('head Running');
+      // The guide's busy workload, submitted on the head as the guide does.
+      await submitOnHead(head, 'busy', busyTasksEntrypoint(20, 20));
+      const submitted = w.mark('tasks submitted');
+      w.mark('scale-up requested', (await waitFor('the autoscaler asks for workers', async () => w.firstAfter(submitted, (x) => x.replicas > 0), 240000, 1000)).t);
+      w.mark('worker Running', (await waitFor('a worker Running', async () => w.firstAfter(submitted, (x) => x.running > 0), 400000, 1000)).t);
+      const logs = await waitFor('the busy tasks done', async () => {
+        const out = await jobLogsOnHead(head, 'busy');
+        return /tasks done on .* 20/.test(out) ? out : false;
+      }, 900000, 5000);
+      const done = w.mark('tasks done');
+      expect(logs).toMatch(/tasks done on/);
+      // Never more than two workers ran: the quota held them, and the autoscaler's larger request was left pending.
+      expect(Math.max(...w.samples.map((x) => x.running))).toBeLessThanOrEqual(2);
+      expect(Math.max(...w.samples.map((x) => x.replicas))).toBeGreaterThan(2);
+      const admittedWorkers = [...w.slices.values()].filter((x) => x.admitted !== undefined).map((x) => x.workers);
+      expect(Math.max(...admittedWorkers)).toBeGreaterThanOrEqual(1);
+      expect(Math.max(...admittedWorkers)).toBeLessThanOrEqual(2);
+      expect([...w.slices.values()].some((x) => x.workers > 2 && x.admitted === undefined)).toBe(true);
+      // idleTimeoutSeconds 60: the autoscaler takes the idle workers back to minReplicas 0, and the queue's usage drops.
+      await waitFor('workers back to 0 and gone', async () => w.last?.replicas === 0 && w.last.running === 0
+        && (await client.list('v1', 'Pod', 'default', `ray.io/cluster=${rcName},ray.io/node-type=worker`)).length === 0, 400000, 2000);
+      expect(w.mark('scaled down') - done).toBeGreaterThanOrEqual(50);
+      await waitFor('the queue\'s usage back to the head\'s 150m', async () => w.last?.cpu === '150m', 60000, 1000);
+    } finally {
+      await w.stop();
+      await setQuota('800m'); // the next scenario applies the same ClusterQueue
+      process.stdout.write(`[guide] ${w.report('elastic RayCluster timeline')}`);
+    }
+  }, 1800000);
+
+  test('4. elastic RayService: the guide\'s two Serve apps answer through the Service; under bounded load workers are added, each a Workload slice, and removed after it', async () => {
+    await kubectl('apply', '--server-side', '-f', scenarioFile('-elastic-queues'));
+    await kubectl('apply', '--server-side', '-f', scenarioFile('-elastic-rayservice'));
+    const name = 'rayservice-kueue-autoscaler';
+    const w = new ElasticWatch(client, 'default', name, 'ray-cq');
+    try {
+      await waitFor('the RayService Ready', async () => {
+        const rs = await client.getOrUndefined(`/apis/ray.io/v1/namespaces/default/rayservices/${name}`);
+        return (rs?.status?.conditions ?? []).some((c: any) => c.type === 'Ready' && c.status === 'True');
+      }, 600000, 2000);
+      w.mark('ready');
+      const svc = await client.get(`/api/v1/namespaces/default/services/${name}-serve-svc`);
+      const url = (p: string) => `http://${svc.spec.clusterIP}:8000${p}`;
+      expect(await post(url('/fruit/'), ['MANGO', 2])).toEqual({ status: 200, body: '6' });
+      expect(await post(url('/calc/'), ['MUL', 3])).toEqual({ status: 200, body: '"15 pizzas please!"' });
+      const before = w.last!.running;
+      expect(before).toBe(1);
+      // Bounded load: 8 clients in a loop until Serve's autoscaler has added MangoStand replicas and the
+      // Ray autoscaler workers for them (one replica per node), then 20 s more.
+      let loading = true;
+      let answered = 0;
+      let failed = 0;
+      const clients = Array.from({ length: 8 }, async () => {
+        while (loading) {
+          const r = await post(url('/fruit/'), ['MANGO', 1]).catch(() => ({ status: 0, body: '' }));
+          if (r.status === 200 && r.body === '3') answered++; else failed++;
+        }
+      });
+      const loadStart = w.mark('load started');
+      try {
+        w.mark('worker added', (await waitFor('a worker added under load', async () => w.firstAfter(loadStart, (x) => x.running > before), 400000, 1000)).t);
+        await new Promise((r) => setTimeout(r, 20000));
+      } finally {
+        loading = false;
+        await Promise.all(clients);
+      }
+      const stopped = w.mark('load stopped');
+      process.stdout.write(`[guide] RayService load: ${answered} answered, ${failed} failed\n`);
+      expect(answered).toBeGreaterThan(50);
+      const peak = Math.max(...w.samples.map((x) => x.running));
+      // Each worker count that ran was admitted first, as a slice with at least that many workers.
+      const admitted = [...w.slices.values()].filter((x) => x.admitted !== undefined);
+      expect(admitted.length).toBeGreaterThanOrEqual(2);
+      expect(Math.max(...admitted.map((x) => x.workers))).toBeGreaterThanOrEqual(peak);
+      // Back down to minReplicas 1 once idle (Serve's downscale delay, then idleTimeoutSeconds 60).
+      await waitFor('workers back to 1', async () => w.now() - stopped > 30 && w.last?.running === before && w.last.replicas === before, 600000, 2000);
+      w.mark('scaled down');
+      expect(await post(url('/fruit/'), ['MANGO', 2])).toEqual({ status: 200, body: '6' });
+    } finally {
+      await w.stop();
+      process.stdout.write(`[guide] ${w.report('elastic RayService timeline')}`);
+    }
+  }, 1800000);
+
+  test('5. a RayJob whose entrypoint exits 1: each retry is a new cluster, it ends FAILED, and Kueue admits the job waiting behind it', async () => {
+    const watch = new RayWatch(client, 'default', 'cluster-queue');
+    try {
+      const [failingName] = await create(createFile('failing-job'));
+      const failing = watch.watch(failingName);
+      await waitFor('the failing job admitted', async () => failing.at.admitted, 180000, 1000);
+      const [nextName] = await create([createFile('gang-scheduling')[0]]);
+      const next = watch.watch(nextName);
+      // What the entrypoint printed, read from the submitter while an attempt runs.
+      await waitFor('the failing entrypoint\'s output', async () => /failing on purpose/.test(await jobOutput(failing.name)), 300000, 2000);
+      await waitFor('the failing job FAILED', async () => failing.last?.status?.jobDeploymentStatus === 'Failed' || failing.gone, 600000, 1000);
+      expect(failing.statuses).toContain('FAILED');
+      // backoffLimit 1: two attempts, each its own RayCluster, both counted in the RayJob's status.
+      expect(failing.clusters.length).toBe(2);
+      expect(failing.last.status.failed).toBe(2);
+      expect(next.at.admitted).toBeUndefined();
+      await waitFor('the job behind it admitted once the quota is released', async () => next.at.admitted, 300000, 1000);
+      expect(next.at.admitted).toBeGreaterThanOrEqual(failing.at.Failed ?? failing.at.FAILED);
+      await waitFor('the next job SUCCEEDED', async () => next.statuses.includes('SUCCEEDED'), 400000, 1000);
+    } finally {
+      await watch.stop();
+      process.stdout.write(`[guide] failing-job timeline\n${watch.timeline()}\n`);
+    }
+  }, 1500000);
+});
