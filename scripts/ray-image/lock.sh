@@ -16,6 +16,7 @@
 # Needs apt-get/apt-cache (bookworm lists) and pip3 (CPython 3.11, any platform: the target is given explicitly).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. scripts/ray-image/lib.sh
 RAY_VERSIONS=${RAY_VERSIONS:-2.46.0}
 # What the image needs by name; the closure adds the rest (libc6, libssl3, ...). python-is-python3 is
 # /usr/bin/python -> python3 (KubeRay's probes call python); dash is /bin/sh (subprocess's shell).
@@ -48,17 +49,12 @@ apt-get install --print-uris --no-install-recommends -qq -o Dir::State::status="
 mv "$WORK/debs.lock" scripts/ray-image/debs.lock
 echo "ray-image lock: scripts/ray-image/debs.lock ($(grep -vc '^#' scripts/ray-image/debs.lock) packages)"
 
-# --- PyPI: pip resolves for the image's interpreter and platform, not the host's. pip expands no manylinux
-# tag to older ones for --platform, so every glibc from bookworm's 2.36 down is named.
-PLATFORMS=()
-for i in $(seq 36 -1 5); do PLATFORMS+=(--platform "manylinux_2_${i}_x86_64"); done
-PLATFORMS+=(--platform manylinux2014_x86_64 --platform manylinux2010_x86_64 --platform manylinux1_x86_64)
+# --- PyPI: pip resolves for the image's interpreter and platform (lib.sh's PIP_TARGET), not the host's.
 for v in $RAY_VERSIONS; do
   out=scripts/ray-image/requirements-$v.txt
   # The configured find-links (a local wheel dir) is left out: the lock holds only the index's files.
-  env -u PIP_FIND_LINKS pip3 install --dry-run --ignore-installed --quiet --no-cache-dir --only-binary=:all: \
-    --target "$WORK/target" "${PLATFORMS[@]}" --python-version 3.11 --implementation cp --abi cp311 \
-    --report "$WORK/report-$v.json" "ray[default,serve]==$v" "${PIP_EXTRA_ROOTS[@]}" >"$WORK/pip.out" 2>&1 \
+  env -u PIP_FIND_LINKS pip3 install --dry-run --ignore-installed --quiet --no-cache-dir --target "$WORK/target" \
+    "${PIP_TARGET[@]}" --report "$WORK/report-$v.json" "ray[default,serve]==$v" "${PIP_EXTRA_ROOTS[@]}" >"$WORK/pip.out" 2>&1 \
     || die "pip could not resolve ray[default,serve]==$v to wheels for cp311 manylinux x86_64: $(tail -5 "$WORK/pip.out")"
   python3 - "$WORK/report-$v.json" "$v" >"$WORK/req.txt" <<'EOF' || die "the pip report for ray $v cannot be locked (see above)"
 import json, sys
