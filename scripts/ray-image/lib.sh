@@ -12,7 +12,7 @@ unset _i
 # mounts vanish and every process it started is killed when it ends, whatever happens; the network is
 # loopback only. The script can call chroot_fs and in_chroot.
 ns_run() {
-  unshare --mount --pid --fork --net -- bash -euo pipefail -c "$_NS_PRELUDE
+  unshare --mount --pid --fork --kill-child --net -- bash -euo pipefail -c "$_NS_PRELUDE
 $1" ns_run "${@:2}"
 }
 # shellcheck disable=SC2016 # expanded inside the namespace
