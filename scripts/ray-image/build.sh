@@ -202,10 +202,10 @@ build_image() {
 
     # Smoke: the commands KubeRay runs, as user ray, on an overlay (the root filesystem stays as built).
     t=$(now)
-    mkdir -p "$WORK/ov/upper" "$WORK/ov/work" "$WORK/ov/root"
-    ns_run 'mount -t overlay overlay -o "lowerdir=$1,upperdir=$2/upper,workdir=$2/work" "$2/root"
-      install -d -o 1000 -g 100 "$2/root/home/ray"; chroot_fs "$2/root"
-      in_chroot "$2/root" 1000:100 /home/ray RAY_VERSION="$3" bash -c "$4"' "$R" "$WORK/ov" "$v" "$SMOKE" >"$WORK/smoke.log" 2>&1 \
+    mkdir -p "$WORK/ov/upper" "$WORK/ov/work" "$WORK/ov/merged"
+    ns_run 'mount -t overlay overlay -o "lowerdir=$1,upperdir=$2/upper,workdir=$2/work" "$2/merged"
+      install -d -o 1000 -g 100 "$2/merged/home/ray"; chroot_fs "$2/merged"
+      in_chroot "$2/merged" 1000:100 /home/ray RAY_VERSION="$3" bash -c "$4"' "$R" "$WORK/ov" "$v" "$SMOKE" >"$WORK/smoke.log" 2>&1 \
       || die "the smoke check failed in the image: $(tail -25 "$WORK/smoke.log"). Fix the package set (lock.sh DEB_ROOTS) or the Python pins"
     sed 's/^/ray-image: smoke: /' "$WORK/smoke.log"
     rm -rf "$WORK/ov"
