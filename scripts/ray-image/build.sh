@@ -22,6 +22,7 @@
 # Needs root (chroot), buildah, apt-get (bookworm lists: apt-get update), pip3, unshare and ip. Downloads
 # are cached under <cache>/ray-image/ (debs/, wheels/); the cache dir is CDK8S_KUEUE_RAY_CACHE or
 # ~/.cache/cdk8s-kueue-ray.
+# shellcheck disable=SC2016 # the scripts given to ns_run expand inside the namespace
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . scripts/ray-image/lib.sh

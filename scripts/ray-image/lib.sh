@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by scripts/ray-image/{lock,build,smoke}.sh.
 
 # pip's target for the image's interpreter (Debian bookworm's CPython 3.11, x86_64), whatever the host's

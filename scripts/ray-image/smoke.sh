@@ -9,6 +9,7 @@
 #   scripts/ray-image/smoke.sh                 # RAY_VERSIONS="2.46.0", after scripts/ray-image/build.sh
 #
 # Needs root (chroot, namespaces), unshare and ip; about 30 s on 2 cores.
+# shellcheck disable=SC2016 # the scripts given to ns_run expand inside the namespace
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . scripts/ray-image/lib.sh
@@ -29,6 +30,7 @@ since() { awk -v a="$1" -v b="$(now)" 'BEGIN{printf "%.1f", b-a}'; }
 # shellcheck disable=SC2016 # run in the image
 HEAD='
 set -u
+fail() { echo "FAIL  $1"; [ -z "${2:-}" ] || echo "$2" | tail -30; echo "ray start said:"; tail -30 /tmp/ray-start.log; exit 1; }
 ulimit -n 65536 2>/dev/null # as KubeRay: may fail where the hard limit is lower, and Ray starts anyway
 ray start --head --num-cpus=1 --object-store-memory=100000000 --node-ip-address=127.0.0.1 --dashboard-host=0.0.0.0 \
   --disable-usage-stats --block >/tmp/ray-start.log 2>&1 &
@@ -39,13 +41,19 @@ for _ in $(seq 1 60); do
     && wget --tries 1 -T 2 -q -O- http://localhost:8265/api/gcs_healthz | grep success >/dev/null; then ready=1; break; fi
   sleep 1
 done
-[ -n "$ready" ] || { echo "FAIL  the readiness probe never passed after ${SECONDS} s; ray start said:"; tail -30 /tmp/ray-start.log; tail -30 /tmp/ray/session_latest/logs/dashboard*.log 2>/dev/null; exit 1; }
+[ -n "$ready" ] || fail "the readiness probe never passed after ${SECONDS} s" "$(tail -30 /tmp/ray/session_latest/logs/dashboard*.log 2>/dev/null)"
 echo "ok    readiness probe (raylet and GCS health) after ${SECONDS} s"
-ray health-check --address 127.0.0.1:6379 && echo "ok    ray health-check --address 127.0.0.1:6379"
-ray status --address 127.0.0.1:6379 | grep -q "1.0 CPU" && echo "ok    ray status: 1.0 CPU"
+out=$(python -c "import urllib.request as u; assert b\"success\" in u.urlopen(\"http://localhost:52365/api/local_raylet_healthz\", timeout=2).read()" 2>&1) \
+  || fail "the python variant of the probe (urllib.request)" "$out"
+echo "ok    the python variant of the probe (urllib.request)"
+out=$(ray health-check --address 127.0.0.1:6379 2>&1) || fail "ray health-check --address 127.0.0.1:6379" "$out"
+echo "ok    ray health-check --address 127.0.0.1:6379"
+# The head reports its resources a little after the probes pass: ray status may not show them yet.
+for _ in $(seq 1 15); do out=$(ray status --address 127.0.0.1:6379 2>&1) && echo "$out" | grep -q "/1.0 CPU" && break; sleep 1; done
+echo "$out" | grep -q "/1.0 CPU" || fail "ray status shows no 1.0 CPU" "$out"
+echo "ok    ray status: 1.0 CPU"
 out=$(ray job submit --address http://127.0.0.1:8265 -- python -c "import ray; ray.init(); print(\"answer\", ray.get(ray.remote(lambda: 6 * 7).remote()))" 2>&1) \
-  || { echo "FAIL  ray job submit:"; echo "$out" | tail -30; exit 1; }
-echo "$out" | grep -q "answer 42" || { echo "FAIL  the job printed no answer:"; echo "$out" | tail -30; exit 1; }
+  && echo "$out" | grep -q "answer 42" || fail "ray job submit: the job failed or printed no answer" "$out"
 echo "ok    ray job submit: a task ran, after ${SECONDS} s"
 '
 
