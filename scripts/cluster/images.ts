@@ -1,7 +1,9 @@
 /**
  * The images the node serves from its registries, under the exact references `dist/` writes: pause,
  * CoreDNS, Kueue and the KubeRay operator (scripts/cluster/images.sh, from the source-built binaries of
- * the pinned tags) and the controller (npm run image).
+ * the pinned tags), the controller (npm run image) and, when asked for, Ray (scripts/ray-image/build.sh:
+ * Debian's python3 and the pinned PyPI wheels, under docker.io/rayproject/ray:<v>, what the pods'
+ * rayproject/ray:<v> normalises to).
  */
 import { execFileSync } from 'child_process';
 import * as fs from 'fs';
@@ -18,21 +20,44 @@ export function controllerImage(): NodeImage {
   return { reference: `ghcr.io/cdk8s-kueue-ray/controller:${version}`, archive };
 }
 
-/** Builds (or reuses) the node images for the given versions and returns them with the controller's. */
-export function nodeImages(kueueVersions: string[], kubeRayVersions: string[]): NodeImage[] {
+/** The Ray versions the node images include by default when asked for Ray (each has a pinned lock in scripts/ray-image). */
+export const DEFAULT_RAY_IMAGE_VERSIONS: readonly string[] = ['2.46.0'];
+
+/** Builds (or reuses) the Ray images for the given versions: docker.io/rayproject/ray:<v> each. */
+export function rayImages(versions: readonly string[] = DEFAULT_RAY_IMAGE_VERSIONS): NodeImage[] {
+  if (versions.length === 0) return [];
+  execFileSync(path.join(REPO, 'scripts', 'ray-image', 'build.sh'), [], {
+    stdio: ['ignore', 'inherit', 'inherit'],
+    env: { ...process.env, RAY_VERSIONS: versions.join(' ') },
+  });
+  return readTsv('ray-images.tsv');
+}
+
+function readTsv(name: string): NodeImage[] {
+  const tsv = fs.readFileSync(path.join(process.env.NODE_IMAGES_DIR ?? path.join(cacheDir(), 'node-images'), name), 'utf8');
+  return tsv.split('\n').filter(Boolean).map((l) => {
+    const [reference, archive] = l.split('\t');
+    return { reference, archive };
+  });
+}
+
+/**
+ * Builds (or reuses) the node images for the given versions and returns them with the controller's;
+ * `{ ray: ['2.46.0'] }` adds the Ray images (rayImages), for tests whose pods run Ray.
+ */
+export function nodeImages(kueueVersions: string[], kubeRayVersions: string[], opts: { readonly ray?: readonly string[] } = {}): NodeImage[] {
   execFileSync(path.join(REPO, 'scripts', 'cluster', 'images.sh'), [], {
     stdio: ['ignore', 'inherit', 'inherit'],
     env: { ...process.env, KUEUE_VERSIONS: kueueVersions.join(' '), KUBERAY_VERSIONS: kubeRayVersions.join(' ') },
   });
-  const tsv = fs.readFileSync(path.join(process.env.NODE_IMAGES_DIR ?? path.join(cacheDir(), 'node-images'), 'images.tsv'), 'utf8');
-  const images = tsv.split('\n').filter(Boolean).map((l) => {
-    const [reference, archive] = l.split('\t');
-    return { reference, archive };
-  });
-  return [...images, controllerImage()];
+  return [...readTsv('images.tsv'), ...rayImages(opts.ray ?? []), controllerImage()];
 }
 
-/** The pair `npx cdk8s synth` uses: KUEUE_VERSION / KUBERAY_VERSION, else the default pair. */
+/**
+ * The pair `npx cdk8s synth` uses: KUEUE_VERSION / KUBERAY_VERSION, else the default pair; with
+ * RAY_VERSIONS (e.g. "2.46.0") the Ray images too.
+ */
 export function defaultImages(): NodeImage[] {
-  return nodeImages([process.env.KUEUE_VERSION ?? DEFAULT_KUEUE_VERSION], [process.env.KUBERAY_VERSION ?? DEFAULT_KUBERAY_VERSION]);
+  return nodeImages([process.env.KUEUE_VERSION ?? DEFAULT_KUEUE_VERSION], [process.env.KUBERAY_VERSION ?? DEFAULT_KUBERAY_VERSION],
+    { ray: (process.env.RAY_VERSIONS ?? '').split(/\s+/).filter(Boolean) });
 }

@@ -3,7 +3,7 @@
  *
  * A one-node cluster on this machine (scripts/cluster/node-cluster.ts) with the images `dist/` uses
  * loaded into its local registries: Kueue, the KubeRay operator, the controller (npm run image), CoreDNS
- * and pause. `up` prints where the kubeconfig is; `kubeconfig` prints it.
+ * and pause, and with RAY_VERSIONS the Ray images the pods run (scripts/ray-image/build.sh). `up` prints where the kubeconfig is; `kubeconfig` prints it.
  */
 import * as fs from 'fs';
 import * as path from 'path';
@@ -18,7 +18,8 @@ const USAGE = `usage: npm run cluster -- <command>
   kubeconfig  print its admin kubeconfig (e.g. npm run -s cluster -- kubeconfig > node.kubeconfig)
   status      say whether it is up, and where its kubeconfig and logs are
 
-environment: KUEUE_VERSION, KUBERAY_VERSION (the images to load; default the examples app's pair), CLUSTER_NAME
+environment: KUEUE_VERSION, KUBERAY_VERSION (the images to load; default the examples app's pair), CLUSTER_NAME,
+  RAY_VERSIONS (e.g. "2.46.0": also load docker.io/rayproject/ray:<v> for each; default none)
 `;
 
 async function main(argv: string[]): Promise<number> {
