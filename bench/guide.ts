@@ -84,7 +84,8 @@ async function main(): Promise<void> {
   process.on('exit', () => { try { NodeCluster.down(NAME); } catch { /* the next run reaps it */ } });
   const client = KubeClient.fromKubeconfig(node.kubeconfig);
   const kubectlBin = path.join(cacheDir(), 'bin', `kubectl-${K8S_VERSION}`);
-  const kubectl = async (...args: string[]) => (await run(kubectlBin, args, { env: { ...process.env, KUBECONFIG: node.kubeconfig }, maxBuffer: 64 * 1024 * 1024 })).stdout;
+  const kubeEnv = { ...process.env, KUBECONFIG: node.kubeconfig };
+  const kubectl = async (...args: string[]) => (await run(kubectlBin, args, { env: kubeEnv, maxBuffer: 64 * 1024 * 1024 })).stdout;
   const out = tmpdir();
   const base = tmpdir();
   try {
