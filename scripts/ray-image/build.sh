@@ -153,6 +153,9 @@ check "ray health-check --help && ray start --help && ray status --help"
 check "ray job submit --help && ray job status --help && ray job logs --help"
 check "ray kuberay-autoscaler --help"
 check "serve --help"
+# Serve reads every deployment config back from protobuf: a protobuf too new for this Ray fails here
+# (constraints-<v>.txt), not as DEPLOY_FAILED in a running RayService.
+check "python -c \"from ray.serve._private.config import DeploymentConfig as C; c = C(num_replicas=2); assert C.from_proto_bytes(c.to_proto_bytes()).num_replicas == 2\""
 check "head -1 /usr/local/bin/ray | grep -qx \"#!/usr/bin/python3\""
 check "[ -w \"\$HOME\" ] && [ -w /tmp ] && [ \"\$(id -u):\$(id -g)\" = 1000:100 ]"
 '

@@ -11,7 +11,8 @@
 #
 # To update: run apt-get update first (the debs follow the configured apt sources' current versions), run this,
 # review the diff, then scripts/ray-image/build.sh (its smoke check fails on a broken combination). PIP_VERSION
-# and the Python dependencies float to the newest the index has; pin one here (ROOTS) if a release breaks Ray.
+# and the Python dependencies float to the newest the index has, within constraints-<v>.txt: bound one there
+# when a later release breaks that Ray.
 # Neither lock holds a URI: the registries are whatever apt's and pip's own settings name.
 # Needs apt-get/apt-cache (bookworm lists) and pip3 (CPython 3.11, any platform: the target is given explicitly).
 set -euo pipefail
@@ -52,9 +53,12 @@ echo "ray-image lock: scripts/ray-image/debs.lock ($(grep -vc '^#' scripts/ray-i
 # --- PyPI: pip resolves for the image's interpreter and platform (lib.sh's PIP_TARGET), not the host's.
 for v in $RAY_VERSIONS; do
   out=scripts/ray-image/requirements-$v.txt
+  # Bounds for the dependencies Ray leaves open (constraints-<v>.txt, when there is one).
+  constraints=()
+  [ -f "scripts/ray-image/constraints-$v.txt" ] && constraints=(-c "scripts/ray-image/constraints-$v.txt")
   # The configured find-links (a local wheel dir) is left out: the lock holds only the index's files.
   env -u PIP_FIND_LINKS pip3 install --dry-run --ignore-installed --quiet --no-cache-dir --target "$WORK/target" \
-    "${PIP_TARGET[@]}" --report "$WORK/report-$v.json" "ray[default,serve]==$v" "${PIP_EXTRA_ROOTS[@]}" >"$WORK/pip.out" 2>&1 \
+    "${PIP_TARGET[@]}" "${constraints[@]}" --report "$WORK/report-$v.json" "ray[default,serve]==$v" "${PIP_EXTRA_ROOTS[@]}" >"$WORK/pip.out" 2>&1 \
     || die "pip could not resolve ray[default,serve]==$v to wheels for cp311 manylinux x86_64: $(tail -5 "$WORK/pip.out")"
   python3 - "$WORK/report-$v.json" "$v" >"$WORK/req.txt" <<'EOF' || die "the pip report for ray $v cannot be locked (see above)"
 import json, sys
