@@ -11,7 +11,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { promisify } from 'util';
 import { stringify } from 'yaml';
-import { busyTasksEntrypoint } from '../examples/elastic-raycluster';
+import { busyTasksScript } from '../examples/elastic-raycluster';
 import { nodeImages, rayImages } from '../scripts/cluster/images';
 import { K8S_VERSION, NodeCluster, NodeState } from '../scripts/cluster/node-cluster';
 import { podUsage } from '../scripts/cluster/pod-usage';
@@ -137,7 +137,7 @@ async function main(): Promise<void> {
       const head = await waitFor('the head ready', async () => (await client.list('v1', 'Pod', ns, `ray.io/cluster=${rc.metadata.name},ray.io/node-type=head`))
         .find((p) => (p.status?.containerStatuses ?? []).length > 1 && p.status.containerStatuses.every((c: any) => c.ready)), 600000, 1000);
       const exec = (...a: string[]) => kubectl('-n', ns, 'exec', head.metadata.name, '-c', 'ray-head', '--', ...a);
-      await exec('ray', 'job', 'submit', '--address', 'http://127.0.0.1:8265', '--submission-id', 'busy', '--no-wait', '--', busyTasksEntrypoint(4, 30));
+      await exec('ray', 'job', 'submit', '--address', 'http://127.0.0.1:8265', '--submission-id', 'busy', '--no-wait', '--', 'python', '-c', busyTasksScript(4, 30));
       const submitted = w.mark('submitted');
       const up = await waitFor('a worker Running', async () => w.firstAfter(submitted, (s) => s.running > 0), 600000, 500);
       await waitFor('the tasks done', async () => /tasks done on/.test(await exec('ray', 'job', 'logs', '--address', 'http://127.0.0.1:8265', 'busy').catch(() => '')), 600000, 2000);

@@ -25,18 +25,18 @@ export class ElasticRayClusterScenario extends Chart {
 }
 
 /**
- * The guide's busy workload for the elastic cluster: `tasks` tasks of num_cpus=1, each busy for `seconds`,
- * submitted with `ray job submit` on the head. Each task prints the node it ran on.
+ * The guide's busy workload for the elastic cluster: `tasks` tasks of num_cpus=1, each busy for `seconds`;
+ * each task returns the node it ran on. Run it with `ray job submit -- python -c <script>` on the head.
  */
-export function busyTasksEntrypoint(tasks = 20, seconds = 60): string {
-  return `python -c "
-import ray, socket, time
-ray.init()
-@ray.remote(num_cpus=1)
-def busy(i):
-    time.sleep(${seconds})
-    return socket.gethostname()
-hosts = ray.get([busy.remote(i) for i in range(${tasks})])
-print('tasks done on', sorted(set(hosts)), len(hosts))
-"`;
+export function busyTasksScript(tasks = 20, seconds = 60): string {
+  return [
+    'import ray, socket, time',
+    'ray.init()',
+    '@ray.remote(num_cpus=1)',
+    'def busy(i):',
+    `    time.sleep(${seconds})`,
+    '    return socket.gethostname()',
+    `hosts = ray.get([busy.remote(i) for i in range(${tasks})])`,
+    "print('tasks done on', sorted(set(hosts)), len(hosts))",
+  ].join('\n');
 }

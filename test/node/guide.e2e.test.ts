@@ -14,7 +14,7 @@ import { K8S_VERSION, NodeCluster, NodeState } from '../../scripts/cluster/node-
 import { readManifestDir, tmpdir } from '../support/synth';
 import { cacheDir, REPO_ROOT } from '../support/upstream';
 import { KubeClient, waitFor } from '../e2e/support/kube';
-import { busyTasksEntrypoint } from '../../examples/elastic-raycluster';
+import { busyTasksScript } from '../../examples/elastic-raycluster';
 import { describeOnNode } from './support';
 import { ElasticWatch, RayWatch } from './ray-watch';
 
@@ -72,7 +72,8 @@ describeNode(`the guide on real Ray 2.46.0 (Kueue ${KUEUE} + KubeRay ${KUBERAY},
   const readyHead = (cluster: string) => waitFor(`${cluster}'s head Running and ready`, async () => (await client.list('v1', 'Pod', 'default', `ray.io/cluster=${cluster},ray.io/node-type=head`))
     .find((p) => p.status?.phase === 'Running' && (p.status.containerStatuses ?? []).every((c: any) => c.ready)), 400000, 1000);
   const onHead = (head: any, ...args: string[]) => kubectl('exec', head.metadata.name, '-c', head.spec.containers[0].name, '--', ...args);
-  const submitOnHead = (head: any, id: string, entrypoint: string) => onHead(head, 'ray', 'job', 'submit', '--address', 'http://127.0.0.1:8265', '--submission-id', id, '--no-wait', '--', entrypoint);
+  // `ray job submit -- python -c <script>`: each word its own argument (Ray quotes every one).
+  const submitOnHead = (head: any, id: string, script: string) => onHead(head, 'ray', 'job', 'submit', '--address', 'http://127.0.0.1:8265', '--submission-id', id, '--no-wait', '--', 'python', '-c', script);
   const jobLogsOnHead = (head: any, id: string) => onHead(head, 'ray', 'job', 'logs', '--address', 'http://127.0.0.1:8265', id).catch(() => '');
 
   beforeAll(async () => {
@@ -206,7 +207,7 @@ describeNode(`the guide on real Ray 2.46.0 (Kueue ${KUEUE} + KubeRay ${KUBERAY},
       await waitFor('the first slice admitted', async () => [...w.slices.values()].some((x) => x.admitted !== undefined), 120000, 1000);
       w.mark('head Running');
       // The guide's busy workload, submitted on the head as the guide does.
-      await submitOnHead(head, 'busy', busyTasksEntrypoint(20, 20));
+      await submitOnHead(head, 'busy', busyTasksScript(20, 20));
       const submitted = w.mark('tasks submitted');
       w.mark('scale-up requested', (await waitFor('the autoscaler asks for workers', async () => w.firstAfter(submitted, (x) => x.replicas > 0), 240000, 1000)).t);
       w.mark('worker Running', (await waitFor('a worker Running', async () => w.firstAfter(submitted, (x) => x.running > 0), 400000, 1000)).t);
