@@ -273,8 +273,9 @@ function decide(target) {
       res.on('end', () => {
         const text = Buffer.concat(chunks).toString();
         const r = (() => { try { return JSON.parse(text).response; } catch { return undefined; } })();
-        if (res.statusCode !== 200 || !r || r.uid !== JSON.parse(p.body).request.uid) reject(new Error(`${p.path}: `
-          + `HTTP ${res.statusCode} ${text.slice(0, 300)}`));
+        if (res.statusCode !== 200 || !r || r.uid !== JSON.parse(p.body).request.uid) {
+          reject(new Error(`${p.path}: HTTP ${res.statusCode} ${text.slice(0, 300)}`));
+        }
         else resolve(r);
       });
     });

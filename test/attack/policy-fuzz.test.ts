@@ -107,8 +107,9 @@ test(`${ITERATIONS} objects with random values at random paths: no rule throws, 
     for (const webhook of ['validate', 'mutate'] as const) {
       const out = reviewAdmission(webhook, JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview',
         request: { uid: `u${i}`, kind, namespace: 'team-a', operation: 'CREATE', object: sent } }), config, { inventory });
-      if (out.internalError !== undefined || out.status !== 200 || JSON.parse(out.body).response?.uid !== `u${i}`) failures.push(`#${i} ${webhook}: `
-        + `${out.status} ${out.internalError ?? out.body.slice(0, 200)}`);
+      if (out.internalError !== undefined || out.status !== 200 || JSON.parse(out.body).response?.uid !== `u${i}`) {
+        failures.push(`#${i} ${webhook}: ${out.status} ${out.internalError ?? out.body.slice(0, 200)}`);
+      }
     }
   }
   expect(failures).toEqual([]);

@@ -71,7 +71,7 @@ export const rayObjectName = defineRule({
     if (name.length > max) {
       r.error('metadata.name',
         `"${name}" has ${name.length} characters; KubeRay refuses ${obj.kind} names longer than ${max} (it derives child object names from them)`,
-          `shorten the name to at most ${max} characters`);
+        `shorten the name to at most ${max} characters`);
     }
     if (!DNS1035_LABEL.test(name)) {
       r.error('metadata.name', `"${name}" is not a DNS-1035 label, which KubeRay requires`,
@@ -527,7 +527,7 @@ export const containerResources = defineRule({
       if (missing.length) {
         r.warn(`${t.path}.spec.containers[0].resources`,
           `the Ray container has no ${missing.join(' or ')} request or limit, so Kueue counts 0 for it and admits more than the nodes can run`,
-            `set requests (and limits) for ${missing.join(' and ')}`, 'kueue-workload');
+          `set requests (and limits) for ${missing.join(' and ')}`, 'kueue-workload');
       }
     }
   }

@@ -49,8 +49,9 @@ export class KueueWebhook {
         res.on('end', () => {
           const text = Buffer.concat(chunks).toString('utf8');
           if (res.statusCode !== 200) return reject(new Error(`Kueue webhook ${path}: HTTP ${res.statusCode}: ${text.slice(0, 300)}`));
-          try { resolve(JSON.parse(text).response); } catch (e) { reject(new Error('Kueue '
-            + `webhook ${path}: ${(e as Error).message}: ${text.slice(0, 300)}`)); }
+          try { resolve(JSON.parse(text).response); } catch (e) {
+            reject(new Error(`Kueue webhook ${path}: ${(e as Error).message}: ${text.slice(0, 300)}`));
+          }
         });
       });
       req.on('error', reject);

@@ -283,8 +283,8 @@ export class TestCluster {
     // Started after the CRDs exist, so the garbage collector's REST mapping covers the Ray and Kueue kinds at once.
     this.spawnProc('kube-controller-manager', binary(`kube-controller-manager-${K8S_VERSION}`), [
       `--kubeconfig=${this.componentKubeconfig('kcm')}`, `--authentication-kubeconfig=${this.kubeconfig}`,
-        `--authorization-kubeconfig=${this.kubeconfig}`,
-        '--controllers=garbage-collector-controller,namespace-controller', '--leader-elect=false', '--bind-address=127.0.0.1',
+      `--authorization-kubeconfig=${this.kubeconfig}`,
+      '--controllers=garbage-collector-controller,namespace-controller', '--leader-elect=false', '--bind-address=127.0.0.1',
       `--secure-port=${ports.kcm}`, '--v=0',
     ]);
 
@@ -295,9 +295,9 @@ export class TestCluster {
     }
     this.timings.total = (Date.now() - t0) / 1000;
     const parts = Object.entries(this.timings).filter(([k]) => k !== 'total').map(([k, v]) => `${k} ${v.toFixed(1)}s`).join(', ');
-    process.stdout.write('[testcluster] '
-      + `Kueue ${this.options.kueue}${this.options.kubeRayOperator === false ? '' : ` + KubeRay ${this.options.kubeRay}`} on `
-      + `kube-apiserver ${K8S_VERSION}: ${cold ? 'cold' : 'warm'} start ${this.timings.total.toFixed(1)} s (${parts})\n`);
+    process.stdout.write(`[testcluster] Kueue ${this.options.kueue}`
+      + `${this.options.kubeRayOperator === false ? '' : ` + KubeRay ${this.options.kubeRay}`} on kube-apiserver ${K8S_VERSION}: `
+      + `${cold ? 'cold' : 'warm'} start ${this.timings.total.toFixed(1)} s (${parts})\n`);
   }
 
   private writeKubeconfig(server: string): void {
