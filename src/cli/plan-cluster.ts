@@ -67,8 +67,8 @@ export async function readLiveCluster(kubeconfig: string, kueueApiVersion: strin
         + `its permissions (list ${what})`);
     }
   };
-  const kueue = (plural: string,
-    kind: string) => list(`${plural}.${group}/${version}`, () => custom.listClusterCustomObject({ group, version, plural }), kind, kueueApiVersion);
+  const kueue = (plural: string, kind: string) =>
+    list(`${plural}.${group}/${version}`, () => custom.listClusterCustomObject({ group, version, plural }), kind, kueueApiVersion);
   const ray = (k: RayKind) => list(`${k.plural}.${k.apiVersion}`,
     () => custom.listClusterCustomObject({ group: k.group, version: k.version, plural: k.plural }), k.kind, k.apiVersion);
   // One list after the other: a CLI reads once, and a burst of parallel reads gains nothing here.

@@ -127,8 +127,9 @@ export const MUTATIONS: Record<string, Mutation> = {
   'ttl': whenJob((o, r) => { o.spec.ttlSecondsAfterFinished = r.pick([-1, 0, 30]); }),
   'active-deadline': whenJob((o, r) => { o.spec.activeDeadlineSeconds = r.pick([-5, 0, 600]); }),
   'backoff-limit': whenJob((o, r) => { o.spec.backoffLimit = r.pick([-1, 0, 2]); }),
-  'submission-mode': whenJob((o,
-    r) => { o.spec.submissionMode = r.pick(['K8sJobMode', 'HTTPMode', 'InteractiveMode', 'SidecarMode', 'ShellMode']); }),
+  'submission-mode': whenJob((o, r) => {
+    o.spec.submissionMode = r.pick(['K8sJobMode', 'HTTPMode', 'InteractiveMode', 'SidecarMode', 'ShellMode']);
+  }),
   'submitter-template': whenJob((o) => { o.spec.submitterPodTemplate = { spec: { restartPolicy: 'Never',
     containers: [container('submitter', '500m', '200Mi')] } }; }),
   'submitter-config': whenJob((o) => { o.spec.submitterConfig = { backoffLimit: 1 }; }),
@@ -173,8 +174,10 @@ export const MUTATIONS: Record<string, Mutation> = {
     const k = t.spec.containers[0];
     if (k) k.resources = { requests: { cpu: '4', memory: '1Gi' }, limits: { cpu: '2', memory: '1Gi' } };
   }),
-  'no-requests': whenCluster((c,
-    r) => { const t = r.pick(templates({ kind: 'RayCluster', spec: c })); if (t.spec.containers[0]) delete t.spec.containers[0].resources; }),
+  'no-requests': whenCluster((c, r) => {
+    const t = r.pick(templates({ kind: 'RayCluster', spec: c }));
+    if (t.spec.containers[0]) delete t.spec.containers[0].resources;
+  }),
   'bad-quantity': whenCluster((c) => { const k = c.headGroupSpec.template.spec.containers[0]; if (k) k.resources = { requests: { cpu: '1.5.0' } }; }),
   'gpu': whenCluster((c) => {
     const g = c.workerGroupSpecs[0];
@@ -202,12 +205,15 @@ export const MUTATIONS: Record<string, Mutation> = {
   // GCS fault tolerance
   'ft-annotation': (o, r) => { annotations(o)['ray.io/ft-enabled'] = r.pick(['true', 'false']); },
   'gcs-ft-options': whenCluster((c) => { c.gcsFaultToleranceOptions = { redisAddress: 'redis:6379' }; }),
-  'head-service-name': whenCluster((c,
-    r) => { c.headServiceAnnotations = undefined; c.headGroupSpec.headService = { metadata: { name: r.pick(['custom-head', '']) } }; }),
+  'head-service-name': whenCluster((c, r) => {
+    c.headServiceAnnotations = undefined;
+    c.headGroupSpec.headService = { metadata: { name: r.pick(['custom-head', '']) } };
+  }),
   // RayService
   'service-head-service-name': whenService((o) => { o.spec.rayClusterConfig.headGroupSpec.headService = { metadata: { name: 'my-head-svc' } }; }),
-  'upgrade-strategy': whenService((o,
-    r) => { o.spec.upgradeStrategy = { type: r.pick(['NewCluster', 'None', 'NewClusterWithIncrementalUpgrade', 'Rolling']) }; }),
+  'upgrade-strategy': whenService((o, r) => {
+    o.spec.upgradeStrategy = { type: r.pick(['NewCluster', 'None', 'NewClusterWithIncrementalUpgrade', 'Rolling']) };
+  }),
   'serve-config-remove': whenService((o) => { delete o.spec.serveConfigV2; }),
   // wrong JSON types (CRD schema)
   'wrong-type': (o, r) => {

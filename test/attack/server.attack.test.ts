@@ -132,8 +132,8 @@ test('5b. the most a crowd can hold: 8 peers each sending 3.9 MiB reviews to bot
     s.write(`POST /validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${4 * 1024 * 1024}\r\n\r\n{`);
     return s;
   }));
-  const answers = await Promise.all(Array.from({ length: 8 }, (_,
-    peer) => ['/mutate', '/validate', '/validate'].map((p) => request(ctl.port, 'POST', p, body, { localAddress: `127.0.0.${peer + 2}` }))).flat());
+  const answers = await Promise.all(Array.from({ length: 8 }, (_, peer) =>
+    ['/mutate', '/validate', '/validate'].map((p) => request(ctl.port, 'POST', p, body, { localAddress: `127.0.0.${peer + 2}` }))).flat());
   slow.forEach((s) => s.destroy());
   const statuses = answers.map((a) => a.status);
   expect(statuses.filter((x) => x === 200).length).toBeGreaterThan(0);

@@ -50,8 +50,8 @@ function post(port: number, p: string, body: string, opts: https.RequestOptions 
 }
 
 /** TLS over a TCP connection from a given loopback address (a peer of its own). */
-const connectFrom = (port: number,
-  localAddress: string) => tls.connect({ socket: net.connect({ host: '127.0.0.1', port, localAddress }), ca: ca(), servername: 'localhost' });
+const connectFrom = (port: number, localAddress: string) =>
+  tls.connect({ socket: net.connect({ host: '127.0.0.1', port, localAddress }), ca: ca(), servername: 'localhost' });
 
 /** A TLS connection from `localAddress` that declares `declared` bytes of body and sends the first `send`. */
 async function slowBody(port: number, localAddress: string, webhook: string, declared: number, send: number): Promise<tls.TLSSocket> {

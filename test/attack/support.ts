@@ -109,8 +109,8 @@ export function request(port: number, method: string, p: string, body?: string |
   });
 }
 
-export const post = (port: number, p: string,
-  body: unknown) => request(port, 'POST', p, typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body));
+export const post = (port: number, p: string, body: unknown) =>
+  request(port, 'POST', p, typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body));
 export const healthy = async (port: number) => (await request(port, 'GET', '/healthz')).status === 200;
 
 /** A valid RayJob, allowed by the policy (no queue label: the controller runs here without an inventory). */

@@ -41,8 +41,8 @@ function rayJob(ns = 'default', labels: Record<string, string> = { 'kueue.x-k8s.
 }
 const review = (object: any, operation = 'CREATE', kind = object?.kind
   ?? 'RayJob') => ({ uid: 'u-1', kind: { group: 'ray.io', version: 'v1', kind }, namespace: object?.metadata?.namespace, operation, object });
-const patched = (obj: any,
-  patch?: string) => (patch ? applyPatch(JSON.parse(JSON.stringify(obj)), JSON.parse(Buffer.from(patch, 'base64').toString())).newDocument : obj);
+const patched = (obj: any, patch?: string) =>
+  (patch ? applyPatch(JSON.parse(JSON.stringify(obj)), JSON.parse(Buffer.from(patch, 'base64').toString())).newDocument : obj);
 
 describe('validating', () => {
   test('a RayJob that keeps its cluster is denied with the field and the fix', () => {

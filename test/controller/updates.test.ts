@@ -240,8 +240,8 @@ describe('the pure helpers', () => {
   });
 
   test('ratchetUpdate keeps every finding: what it does not deny it returns as a warning', () => {
-    const f = (rule: string,
-      field: string) => ({ rule, field, severity: 'error' as const, object: 'RayJob default/job', message: 'm', fix: 'f', source: 'app' as const });
+    const f = (rule: string, field: string) =>
+      ({ rule, field, severity: 'error' as const, object: 'RayJob default/job', message: 'm', fix: 'f', source: 'app' as const });
     const old = rayJob();
     const changed = clone(old);
     changed.spec.entrypoint = 'y';

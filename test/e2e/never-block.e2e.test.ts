@@ -66,8 +66,8 @@ describeNeverBlock(`never block Kueue, KubeRay or a deletion, on Kueue ${PAIR[0]
   const workloadOf = async (ns: string, uid: string) => (await c().list('kueue.x-k8s.io/v1beta2', 'Workload',
     ns)).find((w) => (w.metadata.ownerReferences ?? []).some((o: any) => o.uid === uid));
   const admitted = (w: any) => (w?.status?.conditions ?? []).some((x: any) => x.type === 'Admitted' && x.status === 'True');
-  const clusterOf = async (ns: string,
-    uid: string) => (await c().list('ray.io/v1', 'RayCluster', ns)).find((rc) => (rc.metadata.ownerReferences ?? []).some((o: any) => o.uid === uid));
+  const clusterOf = async (ns: string, uid: string) =>
+    (await c().list('ray.io/v1', 'RayCluster', ns)).find((rc) => (rc.metadata.ownerReferences ?? []).some((o: any) => o.uid === uid));
 
   beforeAll(async () => {
     cluster = await TestCluster.start({ kueue: PAIR[0], kubeRay: PAIR[1] });
@@ -105,20 +105,20 @@ describeNeverBlock(`never block Kueue, KubeRay or a deletion, on Kueue ${PAIR[0]
     for (const x of controller.filter((o) => ['Namespace', 'ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'ValidatingAdmissionPolicy',
       'ValidatingAdmissionPolicyBinding'].includes(o.kind))) await c().apply(x);
     const creds = readKubeconfig(cluster.kubeconfig);
-    const asController = (method: string, path: string, body: unknown,
-      type = 'application/json-patch+json') => new Promise<{ status: number; body: any }>((resolve, reject) => {
-      const url = new URL(creds.server);
-      const data = JSON.stringify(body);
-      const req = https.request({ method, host: url.hostname, port: url.port, path, ca: creds.ca, cert: creds.cert, key: creds.key,
-        headers: { 'Impersonate-User': SA, 'Impersonate-Group': 'system:serviceaccounts', 'Content-Type': type,
-          'Content-Length': Buffer.byteLength(data) } }, (res) => {
-        let b = '';
-        res.on('data', (d) => { b += d; });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: b ? JSON.parse(b) : undefined }));
+    const asController = (method: string, path: string, body: unknown, type = 'application/json-patch+json') =>
+      new Promise<{ status: number; body: any }>((resolve, reject) => {
+        const url = new URL(creds.server);
+        const data = JSON.stringify(body);
+        const req = https.request({ method, host: url.hostname, port: url.port, path, ca: creds.ca, cert: creds.cert, key: creds.key,
+          headers: { 'Impersonate-User': SA, 'Impersonate-Group': 'system:serviceaccounts', 'Content-Type': type,
+            'Content-Length': Buffer.byteLength(data) } }, (res) => {
+          let b = '';
+          res.on('data', (d) => { b += d; });
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: b ? JSON.parse(b) : undefined }));
+        });
+        req.on('error', reject);
+        req.end(data);
       });
-      req.on('error', reject);
-      req.end(data);
-    });
     const path = '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/cdk8s-kueue-ray-mutating';
     const cfg = await c().get(path);
     const ca = cfg.webhooks[0].clientConfig.caBundle;

@@ -195,8 +195,8 @@ async function runBatch(cluster: TestCluster, kueue: string, scenarios: PlanScen
       if (!obj) return;
       if (r.created.has(obj.metadata.name)) {
         // An elastic object again: a scale of its worker replicas.
-        const ops = obj.spec.workerGroupSpecs.map((g: any,
-          i: number) => ({ op: 'replace', path: `/spec/workerGroupSpecs/${i}/replicas`, value: g.replicas }));
+        const ops = obj.spec.workerGroupSpecs.map((g: any, i: number) =>
+          ({ op: 'replace', path: `/spec/workerGroupSpecs/${i}/replicas`, value: g.replicas }));
         const res = await client.request('PATCH', objectPath(obj), ops, 'application/json-patch+json');
         if (res.status >= 300) throw new Error(`scale of ${obj.metadata.name}: HTTP ${res.status}: ${JSON.stringify(res.body)}`);
         return;

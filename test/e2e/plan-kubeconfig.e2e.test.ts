@@ -14,8 +14,8 @@ import { describeOnPair } from './support/pairs';
 const PAIR: [string, string] = ['v0.19.2', 'v1.6.2'];
 const K = 'kueue.x-k8s.io/v1beta2';
 
-const container = (name: string,
-  cpu: string) => ({ name, image: 'rayproject/ray:2.46.0', resources: { requests: { cpu, memory: '1Gi' }, limits: { cpu, memory: '1Gi' } } });
+const container = (name: string, cpu: string) =>
+  ({ name, image: 'rayproject/ray:2.46.0', resources: { requests: { cpu, memory: '1Gi' }, limits: { cpu, memory: '1Gi' } } });
 const job = (name: string, priority: string) => ({
   apiVersion: 'ray.io/v1', kind: 'RayJob',
   metadata: { name, namespace: 'default', labels: { 'kueue.x-k8s.io/queue-name': 'user-queue', 'kueue.x-k8s.io/priority-class': priority } },

@@ -125,8 +125,8 @@ describeNode(`real node: dist/ of Kueue ${KUEUE} + KubeRay ${KUBERAY} applied an
     const names = (await kubectl('create', '-f', file, '-o', 'name')).trim().split('\n').map((n) => n.replace('rayjob.ray.io/', ''));
     expect(names).toHaveLength(2);
     const job = (n: string) => client.get(`/apis/ray.io/v1/namespaces/default/rayjobs/${n}`);
-    const ownedBy = async (kind: string, api: string,
-      uid: string) => (await client.list(api, kind, 'default')).filter((o) => (o.metadata.ownerReferences ?? []).some((r: any) => r.uid === uid));
+    const ownedBy = async (kind: string, api: string, uid: string) =>
+      (await client.list(api, kind, 'default')).filter((o) => (o.metadata.ownerReferences ?? []).some((r: any) => r.uid === uid));
     const { admitted, pending } = await waitFor('one toy job admitted, the other pending', async () => {
       const jobs = await Promise.all(names.map(job));
       const wls = await Promise.all(jobs.map((j) => ownedBy('Workload', 'kueue.x-k8s.io/v1beta2', j.metadata.uid)));

@@ -51,8 +51,8 @@ function ctx(kueue = 'v0.19.2', kuberay = 'v1.6.2', extra: Partial<PolicyContext
   return { kueue: kueueCapabilities(kueue), kubeRay: kubeRayCapabilities(kuberay), inventory, ...extra };
 }
 
-const container = (name: string, cpu = '1',
-  memory = '2Gi') => ({ name, image: 'rayproject/ray:2.46.0', resources: { requests: { cpu, memory }, limits: { cpu, memory } } });
+const container = (name: string, cpu = '1', memory = '2Gi') =>
+  ({ name, image: 'rayproject/ray:2.46.0', resources: { requests: { cpu, memory }, limits: { cpu, memory } } });
 
 function clusterSpec(): any {
   return {
@@ -111,8 +111,8 @@ interface Case {
   message: RegExp;
 }
 
-const workers = (n: number) => Array.from({ length: n }, (_,
-  i) => ({ groupName: `g${i}`, replicas: 1, minReplicas: 1, maxReplicas: 1, template: { spec: { containers: [container('w', '100m', '100Mi')] } } }));
+const workers = (n: number) => Array.from({ length: n }, (_, i) =>
+  ({ groupName: `g${i}`, replicas: 1, minReplicas: 1, maxReplicas: 1, template: { spec: { containers: [container('w', '100m', '100Mi')] } } }));
 
 const CASES: Case[] = [
   { rule: 'rayJobShutdownAfterFinish', name: 'cluster kept after finishing', obj: job((o) => { o.spec.shutdownAfterJobFinishes = false; delete o.spec.suspend; }), ctx: ctx(), severity: 'error', field: 'spec.shutdownAfterJobFinishes', message: /a kueue managed job should delete the cluster after finishing/ },

@@ -49,8 +49,8 @@ export function objects(kueue: KueueVersion, kubeRay: KubeRayVersion): { tenants
   return { tenants: chart.toJson(), controller: controller.toJson() };
 }
 
-const container = (name: string,
-  cpu = '1') => ({ name, image: 'rayproject/ray:2.46.0', resources: { requests: { cpu, memory: '1Gi' }, limits: { cpu, memory: '1Gi' } } });
+const container = (name: string, cpu = '1') =>
+  ({ name, image: 'rayproject/ray:2.46.0', resources: { requests: { cpu, memory: '1Gi' }, limits: { cpu, memory: '1Gi' } } });
 const clusterSpec = (workers: number) => ({
   headGroupSpec: { rayStartParams: {}, template: { spec: { containers: [container('ray-head')] } } },
   workerGroupSpecs: [{ groupName: 'w', replicas: workers, minReplicas: workers, maxReplicas: workers, rayStartParams: {},
@@ -86,8 +86,8 @@ export function escapeCases(h: EscapeHarness): void {
   // Kueue before 0.15 reads the queue name from the annotation too (jobframework QueueNameForObject).
   const readsAnnotation = kueueCapabilities(PAIR[0]).queueNameAnnotation;
   const c = () => h.admin();
-  const workloadsOf = async (ns: string,
-    uid: string) => (await c().list(WL, 'Workload', ns)).filter((w) => (w.metadata.ownerReferences ?? []).some((o: any) => o.uid === uid));
+  const workloadsOf = async (ns: string, uid: string) =>
+    (await c().list(WL, 'Workload', ns)).filter((w) => (w.metadata.ownerReferences ?? []).some((o: any) => o.uid === uid));
   const admitted = (w: any) => (w?.status?.conditions ?? []).some((x: any) => x.type === 'Admitted' && x.status === 'True');
   const childOf = async (ns: string, uid: string) => (await c().list('ray.io/v1', 'RayCluster',
     ns)).find((rc) => (rc.metadata.ownerReferences ?? []).some((o: any) => o.uid === uid && o.controller));

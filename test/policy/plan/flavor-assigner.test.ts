@@ -82,8 +82,8 @@ function summary(c: Case, r: ReturnType<typeof assign>): Expected {
   };
 }
 
-const TWO = (cpu1: string, cpu2: string,
-  s: Partial<CQSpec> = {}): CQSpec => ({ quotas: [{ flavor: 'f1', cpu: cpu1 }, { flavor: 'f2', cpu: cpu2 }], ...s });
+const TWO = (cpu1: string, cpu2: string, s: Partial<CQSpec> = {}): CQSpec =>
+  ({ quotas: [{ flavor: 'f1', cpu: cpu1 }, { flavor: 'f2', cpu: cpu2 }], ...s });
 
 describe('flavor assigner', () => {
   test.each<Case>([
