@@ -72,7 +72,9 @@ class UsageSampler {
   public lines(): string[] {
     return [...this.pods.entries()].map(([n, u]) => {
       const cores = u.last > u.first ? (u.cpuSeconds - u.firstCpu) / (u.last - u.first) : 0;
-      return `  ${u.role.padEnd(6)} ${n}: peak ${(u.peakBytes / MiB).toFixed(0)} MiB (requested ${u.requestMemory}), average ${cores.toFixed(2)} cores over ${(u.last - u.first).toFixed(0)} s (requested ${u.requestCpu}; the guide's ${u.role === 'head' || u.role === 'worker' ? '1' : '-'})`;
+      return `  ${u.role.padEnd(6)} ${n}: peak ${(u.peakBytes / MiB).toFixed(0)} MiB (requested ${u.requestMemory}), average ${cores.toFixed(2)} `
+        + `cores over ${(u.last - u.first).toFixed(0)} s (requested ${u.requestCpu}; the `
+        + `guide's ${u.role === 'head' || u.role === 'worker' ? '1' : '-'})`;
     });
   }
 }
@@ -80,7 +82,8 @@ class UsageSampler {
 async function main(): Promise<void> {
   if (process.getuid?.() !== 0) throw new Error('bench:guide needs root');
   NodeCluster.down(NAME);
-  const node = await NodeCluster.up(NAME, { images: [...nodeImages([DEFAULT_KUEUE_VERSION], [DEFAULT_KUBERAY_VERSION]), ...rayImages(['2.46.0'])], owner: process.pid });
+  const node = await NodeCluster.up(NAME,
+    { images: [...nodeImages([DEFAULT_KUEUE_VERSION], [DEFAULT_KUBERAY_VERSION]), ...rayImages(['2.46.0'])], owner: process.pid });
   process.on('exit', () => { try { NodeCluster.down(NAME); } catch { /* the next run reaps it */ } });
   const client = KubeClient.fromKubeconfig(node.kubeconfig);
   const kubectlBin = path.join(cacheDir(), 'bin', `kubectl-${K8S_VERSION}`);
@@ -91,8 +94,10 @@ async function main(): Promise<void> {
   try {
     const synthEnv = { ...process.env, EXAMPLES_CPU_SCALE: '0.1', TOY_ITERATIONS: '10' };
     await run('npx', ['cdk8s', 'synth', '--no-check-upgrade', '--output', base], { cwd: REPO_ROOT, env: { ...synthEnv, EXAMPLES: 'queues' } });
-    await run('npx', ['cdk8s', 'synth', '--no-check-upgrade', '--output', out], { cwd: REPO_ROOT, env: { ...synthEnv, EXAMPLES: 'queues,gang-scheduling,elastic-raycluster' } });
-    await run('node', [path.join(REPO_ROOT, 'scripts', 'apply.js'), base], { cwd: REPO_ROOT, env: { ...process.env, KUBECONFIG: node.kubeconfig, KUBECTL: kubectlBin } });
+    await run('npx', ['cdk8s', 'synth', '--no-check-upgrade', '--output', out],
+      { cwd: REPO_ROOT, env: { ...synthEnv, EXAMPLES: 'queues,gang-scheduling,elastic-raycluster' } });
+    await run('node', [path.join(REPO_ROOT, 'scripts', 'apply.js'), base],
+      { cwd: REPO_ROOT, env: { ...process.env, KUBECONFIG: node.kubeconfig, KUBECTL: kubectlBin } });
     await kubectl('create', 'namespace', UNQUEUED);
     const files = readManifestDir(out);
     const toy = readManifestDir(path.join(out, 'create'))['gang-scheduling'][0];
@@ -120,7 +125,8 @@ async function main(): Promise<void> {
     }
     await usage.stop();
     const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-    const toyLine = (mode: string) => `create->head Running ${med(toyRuns[mode].map((x) => x[0])).toFixed(1)} s, ->SUCCEEDED ${med(toyRuns[mode].map((x) => x[1])).toFixed(1)} s`;
+    const toyLine = (mode: string) => `create->head Running ${med(toyRuns[mode].map((x) => x[0])).toFixed(1)} s, `
+      + `->SUCCEEDED ${med(toyRuns[mode].map((x) => x[1])).toFixed(1)} s`;
 
     // --- The elastic RayCluster, queued (ray-cq, 800m) and unqueued: 4 busy tasks need one more worker.
     const rc = Object.entries(files).find(([k]) => k.endsWith('-elastic-raycluster'))![1][0];
@@ -134,8 +140,9 @@ async function main(): Promise<void> {
       fs.writeFileSync(f, stringify(obj));
       await kubectl('apply', '--server-side', '-f', f);
       const w = new ElasticWatch(client, ns, rc.metadata.name, mode === 'queued' ? 'ray-cq' : undefined);
-      const head = await waitFor('the head ready', async () => (await client.list('v1', 'Pod', ns, `ray.io/cluster=${rc.metadata.name},ray.io/node-type=head`))
-        .find((p) => (p.status?.containerStatuses ?? []).length > 1 && p.status.containerStatuses.every((c: any) => c.ready)), 600000, 1000);
+      const head = await waitFor('the head ready',
+        async () => (await client.list('v1', 'Pod', ns, `ray.io/cluster=${rc.metadata.name},ray.io/node-type=head`))
+          .find((p) => (p.status?.containerStatuses ?? []).length > 1 && p.status.containerStatuses.every((c: any) => c.ready)), 600000, 1000);
       const exec = (...a: string[]) => kubectl('-n', ns, 'exec', head.metadata.name, '-c', 'ray-head', '--', ...a);
       await exec('ray', 'job', 'submit', '--address', 'http://127.0.0.1:8265', '--submission-id', 'busy', '--no-wait', '--', 'python', '-c', busyTasksScript(4, 30));
       const submitted = w.mark('submitted');
@@ -151,9 +158,12 @@ async function main(): Promise<void> {
     await elasticUsage.stop();
     const ratio = (a: number, b: number) => (b > 0 ? a / b : NaN).toFixed(2);
     process.stdout.write([
-      `bench:guide toy job (median of ${REPS}) queued: ${toyLine('queued')}; unqueued: ${toyLine('unqueued')}; ratio ${ratio(med(toyRuns.queued.map((x) => x[1])), med(toyRuns.unqueued.map((x) => x[1])))}`,
-      `bench:guide elastic autoscale (tasks submitted -> new worker Running) queued ${elastic.queued.up.toFixed(1)} s, unqueued ${elastic.unqueued.up.toFixed(1)} s, ratio ${ratio(elastic.queued.up, elastic.unqueued.up)}`,
-      `bench:guide elastic scale-down (tasks done -> worker gone, idleTimeoutSeconds 60) queued ${elastic.queued.down.toFixed(1)} s, unqueued ${elastic.unqueued.down.toFixed(1)} s, ratio ${ratio(elastic.queued.down, elastic.unqueued.down)}`,
+      `bench:guide toy job (median of ${REPS}) queued: ${toyLine('queued')}; unqueued: ${toyLine('unqueued')}; `
+        + `ratio ${ratio(med(toyRuns.queued.map((x) => x[1])), med(toyRuns.unqueued.map((x) => x[1])))}`,
+      `bench:guide elastic autoscale (tasks submitted -> new worker Running) queued ${elastic.queued.up.toFixed(1)} s, `
+        + `unqueued ${elastic.unqueued.up.toFixed(1)} s, ratio ${ratio(elastic.queued.up, elastic.unqueued.up)}`,
+      `bench:guide elastic scale-down (tasks done -> worker gone, idleTimeoutSeconds 60) queued ${elastic.queued.down.toFixed(1)} s, `
+        + `unqueued ${elastic.unqueued.down.toFixed(1)} s, ratio ${ratio(elastic.queued.down, elastic.unqueued.down)}`,
       'bench:guide Ray pods, from their cgroups (toy jobs, queued):', ...usage.lines(),
       'bench:guide Ray pods, from their cgroups (elastic, queued):', ...elasticUsage.lines(), '',
     ].join('\n'));

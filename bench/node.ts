@@ -75,19 +75,23 @@ async function main(): Promise<void> {
       const [ref, archive] = l.split('\t');
       sizes[ref] = fs.statSync(archive).size;
     }
-    const ctl = path.join(REPO_ROOT, 'dist', 'image', `controller-${JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')).version}.oci.tar`);
+    const ctl = path.join(REPO_ROOT, 'dist', 'image',
+      `controller-${JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')).version}.oci.tar`);
     if (fs.existsSync(ctl)) sizes['ghcr.io/cdk8s-kueue-ray/controller'] = fs.statSync(ctl).size;
 
     const f = (n: number) => n.toFixed(1);
     process.stdout.write(`baseline: host-process control plane (Kueue + KubeRay as processes) ${f(baseline)} s\n`);
-    process.stdout.write(`bring-up cold: ${f(cold.seconds)} s (images ${f(cold.imageSeconds)} s; ${Object.entries(cold.node.timings).map(([k, v]) => `${k} ${f(v)}`).join(', ')})\n`);
-    process.stdout.write(`bring-up warm: ${f(warm.seconds)} s (images ${f(warm.imageSeconds)} s; ${Object.entries(warm.node.timings).map(([k, v]) => `${k} ${f(v)}`).join(', ')})\n`);
+    process.stdout.write(`bring-up cold: ${f(cold.seconds)} s (images ${f(cold.imageSeconds)} `
+      + `s; ${Object.entries(cold.node.timings).map(([k, v]) => `${k} ${f(v)}`).join(', ')})\n`);
+    process.stdout.write(`bring-up warm: ${f(warm.seconds)} s (images ${f(warm.imageSeconds)} `
+      + `s; ${Object.entries(warm.node.timings).map(([k, v]) => `${k} ${f(v)}`).join(', ')})\n`);
     process.stdout.write(`apply to every Deployment rolled out: ${f(apply)} s\n`);
     for (const [k, v] of Object.entries(memory).sort()) process.stdout.write(`memory ${k}: ${f(v / MiB)} MiB\n`);
     for (const [k, v] of Object.entries(sizes)) process.stdout.write(`image ${k}: ${f(v / MiB)} MiB (archive)\n`);
     const podMiB = Object.entries(memory).filter(([k]) => k.startsWith('pod ')).reduce((a, [, v]) => a + v, 0) / MiB;
     process.stdout.write(`bench:node cold_s=${f(cold.seconds)} warm_s=${f(warm.seconds)} apply_s=${f(apply)} baseline_s=${f(baseline)} `
-      + `ratio_warm_baseline=${(warm.seconds / baseline).toFixed(2)} ratio_cold_warm=${(cold.seconds / warm.seconds).toFixed(2)} pods_mib=${f(podMiB)}\n`);
+      + `ratio_warm_baseline=${(warm.seconds / baseline).toFixed(2)} ratio_cold_warm=${(cold.seconds / warm.seconds).toFixed(2)} `
+      + `pods_mib=${f(podMiB)}\n`);
   } finally {
     NodeCluster.down('bench-warm');
     fs.rmSync(out, { recursive: true, force: true });

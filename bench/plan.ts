@@ -30,7 +30,8 @@ export function scenario(n: number, cpuPerQueue = CPU_PER_QUEUE): { kueueObjects
         resourceGroups: [{
           coveredResources: ['cpu', 'memory'],
           flavors: [{ name: 'f', resources: [
-            { name: 'cpu', nominalQuota: String(cpuPerQueue + (c % 7) * 10), ...(c % 3 === 0 ? { lendingLimit: '50' } : {}), ...(c % 5 === 0 ? { borrowingLimit: '100' } : {}) },
+            { name: 'cpu', nominalQuota: String(cpuPerQueue + (c % 7) * 10), ...(c % 3 === 0 ? { lendingLimit: '50' } : {}),
+              ...(c % 5 === 0 ? { borrowingLimit: '100' } : {}) },
             { name: 'memory', nominalQuota: '4Ti' },
           ] }],
         }],
@@ -46,7 +47,8 @@ export function scenario(n: number, cpuPerQueue = CPU_PER_QUEUE): { kueueObjects
     const c = (x: string) => ({ name: 'ray', image: 'rayproject/ray:2.46.0', resources: { requests: { cpu: x, memory: '2Gi' } } });
     arrivals.push({
       apiVersion: 'ray.io/v1', kind: 'RayCluster',
-      metadata: { name: `rc-${i}`, namespace: 'team', labels: { 'kueue.x-k8s.io/queue-name': `lq-${Math.floor(r() * 100)}`, 'kueue.x-k8s.io/priority-class': prio[Math.floor(r() * 3)] } },
+      metadata: { name: `rc-${i}`, namespace: 'team',
+        labels: { 'kueue.x-k8s.io/queue-name': `lq-${Math.floor(r() * 100)}`, 'kueue.x-k8s.io/priority-class': prio[Math.floor(r() * 3)] } },
       spec: {
         headGroupSpec: { template: { spec: { containers: [c('1')] } } },
         workerGroupSpecs: replicas ? [{ groupName: 'w', replicas, template: { spec: { containers: [c(cpu)] } } }] : [],
@@ -84,7 +86,8 @@ async function main(): Promise<void> {
       continue;
     }
     results.push(r);
-    process.stdout.write(`workloads=${r.n}: ${r.seconds.toFixed(2)} s, peak RSS ${r.peakRssMib.toFixed(0)} MiB; ${r.admitted} admitted, ${r.preempting} admitted by preempting, `
+    process.stdout.write(`workloads=${r.n}: ${r.seconds.toFixed(2)} s, peak RSS ${r.peakRssMib.toFixed(0)} MiB; ${r.admitted} `
+      + `admitted, ${r.preempting} admitted by preempting, `
       + `${r.pending} pending, ${r.preempted} ever preempted\n`);
   }
   // The baseline, measured in this run: the smallest size. Linear growth keeps the time per workload.

@@ -165,13 +165,16 @@ async function startController(cluster: TestCluster): Promise<{ proc: ChildProce
   // The image's V8 flags first (package.json), as the Deployment runs it.
   const imageFlags: string[] = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8'))['cdk8s-kueue-ray'].controllerNodeFlags;
   const nodeArgs = [...imageFlags, ...(process.env.BENCH_CONTROLLER_NODE_ARGS ?? '').split(' ').filter(Boolean)];
-  const proc = spawn(process.execPath, [...nodeArgs, ENTRY, 'controller', `--kubeconfig=${cluster.kubeconfig}`, `--tls-cert-file=${pki.servingCrt}`, `--tls-key-file=${pki.servingKey}`,
-    '--host=127.0.0.1', `--port=${port}`, `--namespace=${CONTROLLER_NS}`, `--kueue-version=${KUEUE}`, `--kuberay-version=${KUBERAY}`, '--shutdown-grace-seconds=0'], { stdio: ['ignore', fd, fd] });
+  const proc = spawn(process.execPath, [...nodeArgs, ENTRY, 'controller', `--kubeconfig=${cluster.kubeconfig}`, `--tls-cert-file=${pki.servingCrt}`,
+    `--tls-key-file=${pki.servingKey}`,
+    '--host=127.0.0.1', `--port=${port}`, `--namespace=${CONTROLLER_NS}`, `--kueue-version=${KUEUE}`, `--kuberay-version=${KUBERAY}`,
+    '--shutdown-grace-seconds=0'], { stdio: ['ignore', fd, fd] });
   fs.closeSync(fd);
   process.on('exit', () => { if (proc.exitCode === null) proc.kill('SIGKILL'); });
   const ca = fs.readFileSync(pki.caCrt);
   const ready = () => new Promise<boolean>((resolve) => {
-    https.get({ host: '127.0.0.1', port, path: '/readyz', ca }, (res) => { res.resume(); resolve(res.statusCode === 200); }).on('error', () => resolve(false));
+    https.get({ host: '127.0.0.1', port, path: '/readyz', ca }, (res) => { res.resume(); resolve(res.statusCode === 200); }).on('error',
+      () => resolve(false));
   });
   await waitFor('the controller /readyz (informers synced)', async () => {
     if (proc.exitCode !== null) throw new Error(`the controller exited with ${proc.exitCode}: ${fs.readFileSync(logFile, 'utf8').slice(-2000)}`);
@@ -236,7 +239,8 @@ const decision = (wl: any): 'admitted' | 'pending' | undefined => {
 };
 
 async function phase(name: 'without' | 'with', m: Manifests): Promise<PhaseResult> {
-  log(`--- phase "${name}": ${name === 'with' ? 'our webhooks registered, the controller (webhook + reconciler) running' : 'Kueue\'s webhooks only, no controller'}`);
+  log(`--- phase "${name}": `
+    + `${name === 'with' ? 'our webhooks registered, the controller (webhook + reconciler) running' : 'Kueue\'s webhooks only, no controller'}`);
   const cluster = await TestCluster.start({ kueue: KUEUE, kubeRay: KUBERAY });
   let controller: Awaited<ReturnType<typeof startController>> | undefined;
   const watches: Array<{ stop(): void }> = [];
@@ -246,7 +250,8 @@ async function phase(name: 'without' | 'with', m: Manifests): Promise<PhaseResul
     for (const o of m.setup.filter((x) => x.kind !== 'Namespace')) await c.apply(o);
     await waitFor('every ClusterQueue Active', async () => {
       const cqs = (await c.get('/apis/kueue.x-k8s.io/v1beta2/clusterqueues')).items;
-      return cqs.length === TENANTS && cqs.every((q: any) => (q.status?.conditions ?? []).some((x: any) => x.type === 'Active' && x.status === 'True'));
+      return cqs.length === TENANTS
+        && cqs.every((q: any) => (q.status?.conditions ?? []).some((x: any) => x.type === 'Active' && x.status === 'True'));
     }, 60000);
     if (name === 'with') {
       await c.apply(m.controllerNamespace);
@@ -259,7 +264,8 @@ async function phase(name: 'without' | 'with', m: Manifests): Promise<PhaseResul
       delete probe.metadata.labels;
       await waitFor('the API server to call our mutating webhook', async () => {
         const r = await c.create(probe, true).catch((e: KubeError) => e);
-        return !(r instanceof Error) && r.metadata.labels?.['kueue.x-k8s.io/priority-class'] === m.jobs[0].metadata.labels['kueue.x-k8s.io/priority-class'];
+        return !(r instanceof Error)
+          && r.metadata.labels?.['kueue.x-k8s.io/priority-class'] === m.jobs[0].metadata.labels['kueue.x-k8s.io/priority-class'];
       }, 30000);
     }
     // One create at a time, dry run (every admission webhook runs, nothing is stored): the admission
@@ -399,12 +405,21 @@ async function phase(name: 'without' | 'with', m: Manifests): Promise<PhaseResul
 
 function report(r: PhaseResult): void {
   const cpu = Object.entries(r.cpuS).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', ');
-  log(`phase "${r.name}": ${r.createMs.length}/${JOBS} created in ${r.createWallS.toFixed(1)} s (${(r.createMs.length / r.createWallS).toFixed(0)}/s), create latency p50 ${pct(r.createMs, 50).toFixed(1)} ms, p99 ${pct(r.createMs, 99).toFixed(1)} ms, max ${Math.max(...r.createMs).toFixed(1)} ms`);
-  log(`  one at a time (dry run, ${r.dryRunMs.length} creates before the run): p50 ${pct(r.dryRunMs, 50).toFixed(1)} ms, p99 ${pct(r.dryRunMs, 99).toFixed(1)} ms`);
-  log(`  Kueue decided every Workload ${r.decidedS.toFixed(1)} s after the first create (${r.decidedAfterLastCreateS.toFixed(1)} s after the last)${r.undecided ? ` NOT within ${DEADLINE_S} s` : ''}: every Workload existed at ${r.workloadsS.toFixed(1)} s, last admission at ${r.lastAdmissionS.toFixed(1)} s; ClusterQueues: ${r.cqAdmitted} admitted, ${r.cqPending} pending (${r.admitted} Workloads with Admitted, ${r.pendingWithCondition} with a pending condition; Kueue moves the other identical ones aside unevaluated)`);
-  if (r.annotated !== undefined) log(`  the reconciler annotated ${r.annotated} RayJobs (every one whose Workload has a Kueue condition${r.unannotated ? `, except ${r.unannotated}` : ''}), the last ${r.annotatedS!.toFixed(1)} s after the first create`);
+  log(`phase "${r.name}": ${r.createMs.length}/${JOBS} created in ${r.createWallS.toFixed(1)} s (${(r.createMs.length / r.createWallS).toFixed(0)}`
+    + `/s), create latency p50 ${pct(r.createMs, 50).toFixed(1)} ms, p99 ${pct(r.createMs, 99).toFixed(1)} ms, max `
+    + `${Math.max(...r.createMs).toFixed(1)} ms`);
+  log(`  one at a time (dry run, ${r.dryRunMs.length} creates before the run): p50 ${pct(r.dryRunMs, 50).toFixed(1)} ms, p99 `
+    + `${pct(r.dryRunMs, 99).toFixed(1)} ms`);
+  log(`  Kueue decided every Workload ${r.decidedS.toFixed(1)} s after the first create (${r.decidedAfterLastCreateS.toFixed(1)} s after the last)`
+    + `${r.undecided ? ` NOT within ${DEADLINE_S} s` : ''}: every Workload existed at ${r.workloadsS.toFixed(1)} s, last admission at `
+    + `${r.lastAdmissionS.toFixed(1)} s; ClusterQueues: ${r.cqAdmitted} admitted, ${r.cqPending} pending (${r.admitted} Workloads with Admitted, `
+    + `${r.pendingWithCondition} with a pending condition; Kueue moves the other identical ones aside unevaluated)`);
+  if (r.annotated !== undefined) log(`  the reconciler annotated ${r.annotated} RayJobs (every one whose Workload has a Kueue condition`
+    + `${r.unannotated ? `, except ${r.unannotated}` : ''}), the last ${r.annotatedS!.toFixed(1)} s after the first create`);
   log(`  CPU seconds over the ${r.windowS.toFixed(1)} s window: ${cpu}`);
-  if (r.controller) log(`  controller: ${r.controller.cpuS.toFixed(1)} CPU s (${(r.controller.cpuS / r.windowS).toFixed(2)} cores on average), RSS peak ${r.controller.peakRssMib.toFixed(0)} MiB (VmHWM ${r.controller.hwmMib.toFixed(0)} MiB; ${r.controller.startRssMib.toFixed(0)} MiB and ${r.controller.startCpuS.toFixed(1)} CPU s after start and informer sync)`);
+  if (r.controller) log(`  controller: ${r.controller.cpuS.toFixed(1)} CPU s (${(r.controller.cpuS / r.windowS).toFixed(2)} cores on average), RSS `
+    + `peak ${r.controller.peakRssMib.toFixed(0)} MiB (VmHWM ${r.controller.hwmMib.toFixed(0)} MiB; ${r.controller.startRssMib.toFixed(0)} MiB and `
+    + `${r.controller.startCpuS.toFixed(1)} CPU s after start and informer sync)`);
   log(`  load average before/after: ${r.load.before} / ${r.load.after}`);
   if (r.createErrors.length) log(`  create errors (first 3): ${r.createErrors.slice(0, 3).join(' | ')}`);
 }
@@ -412,7 +427,8 @@ function report(r: PhaseResult): void {
 async function main(): Promise<void> {
   if (!fs.existsSync(ENTRY)) throw new Error(`${ENTRY} is missing: npm run bench:scale builds it (npm run build)`);
   const m = manifests();
-  log(`bench:scale: ${JOBS} RayJobs over ${TENANTS} tenant namespaces (quota for ${QUOTA_JOBS} gangs of 2.5 CPU each per tenant), ${CONCURRENCY} creates in flight; Kueue ${KUEUE} + KubeRay ${KUBERAY}; ${os.cpus().length} CPUs`);
+  log(`bench:scale: ${JOBS} RayJobs over ${TENANTS} tenant namespaces (quota for ${QUOTA_JOBS} gangs of 2.5 CPU each per tenant), ${CONCURRENCY} `
+    + `creates in flight; Kueue ${KUEUE} + KubeRay ${KUBERAY}; ${os.cpus().length} CPUs`);
   log(`uptime before: ${execFileSync('uptime').toString().trim()}`);
   const results: Partial<Record<'without' | 'with', PhaseResult>> = {};
   for (const p of PHASES) {
@@ -428,8 +444,14 @@ async function main(): Promise<void> {
   const p99 = [pct(a.createMs, 99), pct(b.createMs, 99)];
   const d50 = [pct(a.dryRunMs, 50), pct(b.dryRunMs, 50)];
   log(`one create at a time (dry run), our webhooks add ${(d50[1] - d50[0]).toFixed(1)} ms at p50 (${d50[0].toFixed(1)} -> ${d50[1].toFixed(1)} ms)`);
-  log(`our webhooks add ${(p50[1] - p50[0]).toFixed(1)} ms at p50 (x${(p50[1] / p50[0]).toFixed(2)}) and ${(p99[1] - p99[0]).toFixed(1)} ms at p99 (x${(p99[1] / p99[0]).toFixed(2)}) to create latency, and ${(b.decidedS - a.decidedS).toFixed(1)} s (x${(b.decidedS / a.decidedS).toFixed(2)}) to the time until Kueue decided every Workload`);
-  log(`bench:scale jobs=${JOBS} tenants=${TENANTS} create_p50_ms=${p50[1].toFixed(1)} base_p50_ms=${p50[0].toFixed(1)} create_p99_ms=${p99[1].toFixed(1)} base_p99_ms=${p99[0].toFixed(1)} dry_run_p50_ms=${d50[1].toFixed(1)} base_dry_run_p50_ms=${d50[0].toFixed(1)} decided_s=${b.decidedS.toFixed(1)} base_decided_s=${a.decidedS.toFixed(1)} ratio_decided=${(b.decidedS / a.decidedS).toFixed(2)} controller_cpu_s=${b.controller!.cpuS.toFixed(1)} controller_rss_mib=${b.controller!.peakRssMib.toFixed(0)} failed=${failed}`);
+  log(`our webhooks add ${(p50[1] - p50[0]).toFixed(1)} ms at p50 (x${(p50[1] / p50[0]).toFixed(2)}) and ${(p99[1] - p99[0]).toFixed(1)} ms at p99 `
+    + `(x${(p99[1] / p99[0]).toFixed(2)}) to create latency, and ${(b.decidedS - a.decidedS).toFixed(1)} s `
+    + `(x${(b.decidedS / a.decidedS).toFixed(2)}) to the time until Kueue decided every Workload`);
+  log(`bench:scale jobs=${JOBS} tenants=${TENANTS} create_p50_ms=${p50[1].toFixed(1)} base_p50_ms=${p50[0].toFixed(1)} `
+    + `create_p99_ms=${p99[1].toFixed(1)} base_p99_ms=${p99[0].toFixed(1)} dry_run_p50_ms=${d50[1].toFixed(1)} `
+    + `base_dry_run_p50_ms=${d50[0].toFixed(1)} decided_s=${b.decidedS.toFixed(1)} base_decided_s=${a.decidedS.toFixed(1)} `
+    + `ratio_decided=${(b.decidedS / a.decidedS).toFixed(2)} controller_cpu_s=${b.controller!.cpuS.toFixed(1)} `
+    + `controller_rss_mib=${b.controller!.peakRssMib.toFixed(0)} failed=${failed}`);
   if (failed) process.exitCode = 1;
 }
 

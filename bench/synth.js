@@ -47,8 +47,10 @@ function ours(outRoot) {
           ttlSecondsAfterFinished: 60,
           headGroup: { resources: { cpu: lib.Quantity.cpu(2), memory: lib.Quantity.gibibytes(8) } },
           workerGroups: [
-            { groupName: 'cpu', replicas: 2, minReplicas: 2, maxReplicas: 4, resources: { cpu: lib.Quantity.cpu(4), memory: lib.Quantity.gibibytes(16) } },
-            { groupName: 'small', replicas: 1, resources: { cpu: lib.Quantity.cpu(1), memory: lib.Quantity.gibibytes(4) }, podTemplate: { spec: { nodeSelector: { pool: 'general' } } } },
+            { groupName: 'cpu', replicas: 2, minReplicas: 2, maxReplicas: 4,
+              resources: { cpu: lib.Quantity.cpu(4), memory: lib.Quantity.gibibytes(16) } },
+            { groupName: 'small', replicas: 1, resources: { cpu: lib.Quantity.cpu(1), memory: lib.Quantity.gibibytes(4) },
+              podTemplate: { spec: { nodeSelector: { pool: 'general' } } } },
           ],
         });
       }
@@ -145,7 +147,8 @@ async function main() {
   const ratio = median(ratios);
   console.log(`objects: ${warm.objects} (${JOBS} RayJobs over ${TENANTS} TenantQueues), ${ROUNDS} alternating rounds after one warm-up each`);
   console.log(`ours:     synth median ${median(o).toFixed(0)} ms, peak RSS ${last.rssMib.toFixed(0)} MiB, load ${oursLoad.toFixed(0)} ms`);
-  console.log(`baseline: synth median ${median(b).toFixed(0)} ms, peak RSS ${baseRss.toFixed(0)} MiB, load ${baseLoad.toFixed(0)} ms (same objects as plain cdk8s ApiObjects)`);
+  console.log(`baseline: synth median ${median(b).toFixed(0)} ms, peak RSS ${baseRss.toFixed(0)} MiB, load ${baseLoad.toFixed(0)} ms (same objects `
+    + 'as plain cdk8s ApiObjects)');
   console.log(`per-round ratios: ${ratios.map((x) => x.toFixed(2)).join(' ')}`);
   console.log('targets: ratio <= 1.5, peak RSS <= 512 MiB, load <= 1000 ms');
   console.log(`bench:synth ratio=${ratio.toFixed(2)} peak_rss_mib=${last.rssMib.toFixed(0)} load_ms=${oursLoad.toFixed(0)} jobs=${JOBS}`);

@@ -32,7 +32,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS || 3);
 
 function pki(dir) {
   const run = (args) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
-  run(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'key.pem', '-out', 'cert.pem', '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1']);
+  run(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'key.pem', '-out', 'cert.pem', '-days', '1',
+    '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1']);
   return { cert: path.join(dir, 'cert.pem'), key: path.join(dir, 'key.pem') };
 }
 
@@ -44,7 +45,8 @@ function podTemplate(name, cpu, extra) {
       serviceAccountName: 'ray-workers',
       nodeSelector: { 'cloud.google.com/gke-nodepool': `pool-${name}` },
       tolerations: [{ key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoSchedule' }],
-      volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'datasets' } }, { name: 'shm', emptyDir: { medium: 'Memory', sizeLimit: '8Gi' } }],
+      volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'datasets' } },
+        { name: 'shm', emptyDir: { medium: 'Memory', sizeLimit: '8Gi' } }],
       containers: [{
         name: `ray-${name}`, image: 'rayproject/ray-ml:2.46.0-py311-gpu',
         env: Array.from({ length: 24 }, (_, i) => ({ name: `ENV_${i}`, value: `value-${i}-${'x'.repeat(20)}` })),
@@ -61,7 +63,8 @@ function cluster(workers) {
   return {
     rayVersion: '2.46.0',
     headGroupSpec: { rayStartParams: { 'dashboard-host': '0.0.0.0', 'num-cpus': '0' }, template: podTemplate('head', '2') },
-    workerGroupSpecs: Array.from({ length: workers }, (_, i) => ({ groupName: `group-${i}`, replicas: 1, minReplicas: 1, maxReplicas: 1, rayStartParams: {}, template: podTemplate(`w${i}`, '1') })),
+    workerGroupSpecs: Array.from({ length: workers },
+      (_, i) => ({ groupName: `group-${i}`, replicas: 1, minReplicas: 1, maxReplicas: 1, rayStartParams: {}, template: podTemplate(`w${i}`, '1') })),
   };
 }
 
@@ -70,15 +73,25 @@ function reviews() {
   const objs = [];
   for (const workers of [1, 3, 5]) {
     for (const ns of ['default', 'team-a']) {
-      objs.push({ kind: 'RayJob', metadata: { name: `job-${workers}`, namespace: ns, labels: labels(ns) }, spec: { entrypoint: 'python train.py --epochs 10', shutdownAfterJobFinishes: true, suspend: true, ttlSecondsAfterFinished: 60, runtimeEnvYAML: '{"pip":["torch==2.4.0"]}', rayClusterSpec: cluster(workers) } });
-      objs.push({ kind: 'RayJob', metadata: { name: `bad-${workers}`, namespace: ns, labels: labels(ns) }, spec: { entrypoint: 'python x.py', shutdownAfterJobFinishes: false, rayClusterSpec: cluster(workers) } });
-      objs.push({ kind: 'RayCluster', metadata: { name: `rc-${workers}`, namespace: ns, labels: labels(ns), annotations: { 'kueue.x-k8s.io/elastic-job': 'true' } }, spec: { ...cluster(workers), enableInTreeAutoscaling: true, suspend: true } });
-      objs.push({ kind: 'RayService', metadata: { name: `svc-${workers}`, namespace: ns, labels: labels(ns), annotations: { 'kueue.x-k8s.io/elastic-job': 'true' } }, spec: { serveConfigV2: 'applications:\n  - name: app\n    import_path: app:deploy\n'.repeat(10), rayClusterConfig: { ...cluster(workers), enableInTreeAutoscaling: true } } });
+      objs.push({ kind: 'RayJob', metadata: { name: `job-${workers}`, namespace: ns, labels: labels(ns) },
+        spec: { entrypoint: 'python train.py --epochs 10', shutdownAfterJobFinishes: true, suspend: true, ttlSecondsAfterFinished: 60,
+          runtimeEnvYAML: '{"pip":["torch==2.4.0"]}', rayClusterSpec: cluster(workers) } });
+      objs.push({ kind: 'RayJob', metadata: { name: `bad-${workers}`, namespace: ns, labels: labels(ns) },
+        spec: { entrypoint: 'python x.py', shutdownAfterJobFinishes: false, rayClusterSpec: cluster(workers) } });
+      objs.push({ kind: 'RayCluster', metadata: { name: `rc-${workers}`, namespace: ns, labels: labels(ns),
+        annotations: { 'kueue.x-k8s.io/elastic-job': 'true' } }, spec: { ...cluster(workers), enableInTreeAutoscaling: true, suspend: true } });
+      objs.push({ kind: 'RayService',
+        metadata: { name: `svc-${workers}`, namespace: ns, labels: labels(ns), annotations: { 'kueue.x-k8s.io/elastic-job': 'true' } },
+        spec: { serveConfigV2: 'applications:\n  - name: app\n    import_path: app:deploy\n'.repeat(10),
+          rayClusterConfig: { ...cluster(workers), enableInTreeAutoscaling: true } } });
     }
   }
   return objs.flatMap((o, i) => ['/validate', '/mutate'].map((p) => ({
     path: p,
-    body: JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: `uid-${i}-${p}`, kind: { group: 'ray.io', version: 'v1', kind: o.kind }, resource: { group: 'ray.io', version: 'v1', resource: `${o.kind.toLowerCase()}s` }, namespace: o.metadata.namespace, operation: 'CREATE', userInfo: { username: 'alice', groups: ['system:authenticated'] }, object: { apiVersion: 'ray.io/v1', ...o } } }),
+    body: JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview',
+      request: { uid: `uid-${i}-${p}`, kind: { group: 'ray.io', version: 'v1', kind: o.kind },
+        resource: { group: 'ray.io', version: 'v1', resource: `${o.kind.toLowerCase()}s` }, namespace: o.metadata.namespace, operation: 'CREATE',
+        userInfo: { username: 'alice', groups: ['system:authenticated'] }, object: { apiVersion: 'ray.io/v1', ...o } } }),
   })));
 }
 
@@ -105,7 +118,8 @@ function platformObjects() {
   new lib.LocalQueue(chart, 'user-queue', { name: 'user-queue', namespace: 'default', clusterQueue: shared });
   for (let t = 0; t < TENANTS; t++) {
     new lib.TenantQueue(chart, `tenant-${t}`, {
-      namespace: t === 0 ? 'team-a' : `team-${String(t).padStart(2, '0')}`, cohort, defaultPriorityClass: dev, allowedPriorityClasses: [dev, prod], resourceGroups,
+      namespace: t === 0 ? 'team-a' : `team-${String(t).padStart(2, '0')}`, cohort, defaultPriorityClass: dev, allowedPriorityClasses: [dev, prod],
+      resourceGroups,
     });
   }
   const objects = chart.toJson();
@@ -118,7 +132,8 @@ function inventoryOf(objects) {
   const of = (kind) => objects.filter((o) => o.kind === kind);
   // The API server's own namespace, which informers would list too.
   const namespaces = [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } }, ...of('Namespace')];
-  return inventoryFromObjects({ localQueues: of('LocalQueue'), clusterQueues: of('ClusterQueue'), cohorts: of('Cohort'), priorityClasses: of('WorkloadPriorityClass'), namespaces });
+  return inventoryFromObjects({ localQueues: of('LocalQueue'), clusterQueues: of('ClusterQueue'), cohorts: of('Cohort'),
+    priorityClasses: of('WorkloadPriorityClass'), namespaces });
 }
 
 // ---- servers (children) ------------------------------------------------------------------------
@@ -127,7 +142,8 @@ function runServer(kind, certFile, keyFile, objectsFile) {
   const key = fs.readFileSync(keyFile);
   if (kind === 'parse') {
     const fixed = JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: 'x', allowed: true } });
-    const reply = (res) => { res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(fixed) }); res.end(fixed); };
+    const reply = (res) => { res.writeHead(200,
+      { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(fixed) }); res.end(fixed); };
     const srv = https.createServer({ cert, key, minVersion: 'TLSv1.2' }, (req, res) => {
       // The least a webhook must do: read the whole body and parse it.
       const chunks = [];
@@ -144,7 +160,8 @@ function runServer(kind, certFile, keyFile, objectsFile) {
     const policy = require('../lib/src/policy');
     const inventory = inventoryOf(JSON.parse(fs.readFileSync(objectsFile, 'utf8')));
     const server = new WebhookServer({
-      cert, key, workers: WORKERS, config: { kueue: policy.kueueCapabilities(KUEUE_VERSION), kubeRay: policy.kubeRayCapabilities(KUBERAY_VERSION), elasticGate: 'on' }, view: () => ({ inventory }),
+      cert, key, workers: WORKERS, config: { kueue: policy.kueueCapabilities(KUEUE_VERSION), kubeRay: policy.kubeRayCapabilities(KUBERAY_VERSION),
+        elasticGate: 'on' }, view: () => ({ inventory }),
     });
     server.listen().then((port) => process.send({ port }));
   }
@@ -169,11 +186,13 @@ function loadgen() {
   // The project's cache rule (CDK8S_KUEUE_RAY_CACHE or ~/.cache/cdk8s-kueue-ray), as the test build uses.
   const { defaultCacheDir } = require('../lib/src/install/release-source');
   const src = path.join(__dirname, 'loadgen');
-  const hash = crypto.createHash('sha256').update(fs.readFileSync(path.join(src, 'main.go'))).update(fs.readFileSync(path.join(src, 'go.mod'))).digest('hex').slice(0, 16);
+  const hash = crypto.createHash('sha256').update(fs.readFileSync(path.join(src, 'main.go'))).update(fs.readFileSync(path.join(src, 'go.mod')))
+    .digest('hex').slice(0, 16);
   const bin = path.join(defaultCacheDir(), 'bench', `loadgen-${hash}`);
   if (!fs.existsSync(bin)) {
     fs.mkdirSync(path.dirname(bin), { recursive: true });
-    execFileSync('go', ['build', '-trimpath', '-o', bin, '.'], { cwd: src, stdio: 'inherit', env: { ...process.env, GOTOOLCHAIN: 'local', CGO_ENABLED: '0' } });
+    execFileSync('go', ['build', '-trimpath', '-o', bin, '.'],
+      { cwd: src, stdio: 'inherit', env: { ...process.env, GOTOOLCHAIN: 'local', CGO_ENABLED: '0' } });
   }
   return bin;
 }
@@ -247,13 +266,16 @@ async function startKueue(objects) {
 function decide(target) {
   const agent = new https.Agent({ keepAlive: true, maxSockets: 1, ca: fs.readFileSync(target.ca) });
   const one = (p) => new Promise((resolve, reject) => {
-    const req = https.request({ host: '127.0.0.1', port: target.port, path: p.path, method: 'POST', agent, headers: { 'Content-Type': 'application/json' } }, (res) => {
+    const req = https.request({ host: '127.0.0.1', port: target.port, path: p.path, method: 'POST', agent,
+      headers: { 'Content-Type': 'application/json' } }, (res) => {
       const chunks = [];
       res.on('data', (c) => chunks.push(c));
       res.on('end', () => {
         const text = Buffer.concat(chunks).toString();
         const r = (() => { try { return JSON.parse(text).response; } catch { return undefined; } })();
-        if (res.statusCode !== 200 || !r || r.uid !== JSON.parse(p.body).request.uid) reject(new Error(`${p.path}: HTTP ${res.statusCode} ${text.slice(0, 300)}`));
+        if (res.statusCode !== 200 || !r || r.uid !== JSON.parse(p.body).request.uid) {
+          reject(new Error(`${p.path}: HTTP ${res.statusCode} ${text.slice(0, 300)}`));
+        }
         else resolve(r);
       });
     });
@@ -275,7 +297,8 @@ const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
 const loadavg = () => os.loadavg().map((x) => x.toFixed(2)).join(' ');
 
 async function main() {
-  if (!fs.existsSync(path.join(__dirname, '..', 'lib', 'src', 'controller', 'server.js'))) throw new Error('lib/ is missing: npm run bench:webhook builds it');
+  if (!fs.existsSync(path.join(__dirname, '..', 'lib', 'src', 'controller', 'server.js'))) throw new Error('lib/ is missing: npm run '
+    + 'bench:webhook builds it');
   const bin = loadgen();
   const loads = [`start ${loadavg()}`];
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-webhook-'));
@@ -285,12 +308,15 @@ async function main() {
   fs.writeFileSync(ourPayloads, JSON.stringify(payloads));
   // The same bodies on Kueue's paths: /validate-ray-io-v1-rayjob, /mutate-ray-io-v1-raycluster, ...
   const kueuePayloads = path.join(dir, 'payloads-kueue.json');
-  fs.writeFileSync(kueuePayloads, JSON.stringify(payloads.map((p) => ({ path: `${p.path}-ray-io-v1-${JSON.parse(p.body).request.kind.kind.toLowerCase()}`, body: p.body }))));
+  fs.writeFileSync(kueuePayloads,
+    JSON.stringify(payloads.map((p) => ({ path: `${p.path}-ray-io-v1-${JSON.parse(p.body).request.kind.kind.toLowerCase()}`, body: p.body }))));
   const objects = platformObjects();
   const objectsFile = path.join(dir, 'platform.json');
   fs.writeFileSync(objectsFile, JSON.stringify(objects));
   const sizes = payloads.map((p) => p.body.length).sort((a, b) => a - b);
-  console.log(`payloads: ${payloads.length} AdmissionReviews, ${(sizes[0] / 1024).toFixed(1)}-${(sizes[sizes.length - 1] / 1024).toFixed(1)} KB; ${CONNECTIONS} keep-alive connections, ${SECONDS} s per phase, ${ROUNDS} alternating rounds, ${WORKERS} admission workers; cluster: ${TENANTS} tenant namespaces, ${objects.length} objects (${[...new Set(objects.map((o) => o.kind))].join(', ')})`);
+  console.log(`payloads: ${payloads.length} AdmissionReviews, ${(sizes[0] / 1024).toFixed(1)}-${(sizes[sizes.length - 1] / 1024).toFixed(1)} `
+    + `KB; ${CONNECTIONS} keep-alive connections, ${SECONDS} s per phase, ${ROUNDS} alternating rounds, ${WORKERS} admission workers; `
+    + `cluster: ${TENANTS} tenant namespaces, ${objects.length} objects (${[...new Set(objects.map((o) => o.kind))].join(', ')})`);
   const cluster = await startKueue(objects);
   const kw = cluster.kueueWebhook;
   const kueue = { port: kw.port, ca: kw.caFile, payloads: kueuePayloads, cpuUs: async () => procCpuUs(kw.pid) };
@@ -309,11 +335,15 @@ async function main() {
       // The same open loop on the parse-only server: what the machine allows any Node webhook at this rate.
       const pRate = await drive(bin, parse, ourPayloads, { seconds: SECONDS, rate: RATE });
       loads.push(`round ${r + 1} ${loadavg()}`);
-      if (p.errors || o.errors || k.errors || oRate.errors) throw new Error(`requests failed during round ${r + 1} (parse-only ${p.errors}, ours ${o.errors}, Kueue ${k.errors}, ours at ${RATE}/s ${oRate.errors}); the figures are not valid`);
+      if (p.errors || o.errors || k.errors || oRate.errors) throw new Error(`requests failed during round ${r + 1} (parse-only ${p.errors}, `
+        + `ours ${o.errors}, Kueue ${k.errors}, ours at ${RATE}/s ${oRate.errors}); the figures are not valid`);
       rows.push({ p, o, k, oRate, pRate });
       const cpu = (x) => `${x.serverCpuUs.toFixed(0)}+${x.clientCpuUs.toFixed(0)} µs, ${x.cores.toFixed(2)} cores`;
-      const lat = (x) => `p50 ${x.p50.toFixed(2)} ms, p99 ${x.p99.toFixed(2)} ms, max ${x.max.toFixed(2)} ms${x.errors ? `, ${x.errors} failed` : ''}`;
-      console.log(`round ${r + 1}: parse-only ${p.rps.toFixed(0)} req/s | ours ${o.rps.toFixed(0)} req/s (p99 ${o.p99.toFixed(2)} ms) | Kueue ${k.rps.toFixed(0)} req/s (p99 ${k.p99.toFixed(2)} ms) | CPU per request (server+load generator): parse-only ${cpu(p)}, ours ${cpu(o)}, Kueue ${cpu(k)}`);
+      const lat = (x) => `p50 ${x.p50.toFixed(2)} ms, p99 ${x.p99.toFixed(2)} ms, max ${x.max.toFixed(2)} `
+        + `ms${x.errors ? `, ${x.errors} failed` : ''}`;
+      console.log(`round ${r + 1}: parse-only ${p.rps.toFixed(0)} req/s | ours ${o.rps.toFixed(0)} req/s (p99 ${o.p99.toFixed(2)} ms) | `
+        + `Kueue ${k.rps.toFixed(0)} req/s (p99 ${k.p99.toFixed(2)} ms) | CPU per request (server+load generator): parse-only ${cpu(p)}, `
+        + `ours ${cpu(o)}, Kueue ${cpu(k)}`);
       console.log(`round ${r + 1} open loop at ${RATE} req/s: ours ${lat(oRate)} | parse-only ${lat(pRate)}`);
     }
     const rss = await ask(ours, 'rss');
@@ -324,10 +354,16 @@ async function main() {
     const kueueRps = median(rows.map((x) => x.k.rps));
     const ratioKueue = median(rows.map((x) => x.o.rps / x.k.rps));
     const ratioCeiling = median(rows.map((x) => x.o.rps / x.p.rps));
-    console.log(`medians: parse-only ${median(rows.map((x) => x.p.rps)).toFixed(0)} req/s; CPU per request: ours ${median(rows.map((x) => x.o.serverCpuUs)).toFixed(0)} µs, Kueue ${median(rows.map((x) => x.k.serverCpuUs)).toFixed(0)} µs, parse-only ${median(rows.map((x) => x.p.serverCpuUs)).toFixed(0)} µs; p99 at ${RATE} req/s: parse-only ${median(rows.map((x) => x.pRate.p99)).toFixed(2)} ms; peak RSS ours ${rss.rssMib.toFixed(0)} MiB (at the end ${rss.nowMib.toFixed(0)} MiB, of which the server thread's heap ${rss.mainHeapMib.toFixed(0)} MiB and external memory ${rss.externalMib.toFixed(0)} MiB; the rest is the admission worker's heap, code and buffers), Kueue ${kueueRss.toFixed(0)} MiB`);
+    console.log(`medians: parse-only ${median(rows.map((x) => x.p.rps)).toFixed(0)} req/s; CPU per request: `
+      + `ours ${median(rows.map((x) => x.o.serverCpuUs)).toFixed(0)} µs, Kueue ${median(rows.map((x) => x.k.serverCpuUs)).toFixed(0)} µs, `
+      + `parse-only ${median(rows.map((x) => x.p.serverCpuUs)).toFixed(0)} µs; p99 at ${RATE} req/s: `
+      + `parse-only ${median(rows.map((x) => x.pRate.p99)).toFixed(2)} ms; peak RSS ours ${rss.rssMib.toFixed(0)} MiB (at the `
+      + `end ${rss.nowMib.toFixed(0)} MiB, of which the server thread's heap ${rss.mainHeapMib.toFixed(0)} MiB and external `
+      + `memory ${rss.externalMib.toFixed(0)} MiB; the rest is the admission worker's heap, code and buffers), Kueue ${kueueRss.toFixed(0)} MiB`);
     console.log(`load average (1/5/15 min) ${loads.join(' | ')} on ${os.cpus().length} CPUs`);
     console.log(`targets: ratio_kueue >= 3, ratio_ceiling >= 0.9, p99 <= 5 ms at ${RATE} req/s, RSS <= 150 MiB`);
-    console.log(`bench:webhook p99_ms_at_${RATE}=${p99.toFixed(2)} rps=${rps.toFixed(0)} kueue_rps=${kueueRps.toFixed(0)} ratio_kueue=${ratioKueue.toFixed(2)} ratio_ceiling=${ratioCeiling.toFixed(2)} rss_mib=${rss.rssMib.toFixed(0)}`);
+    console.log(`bench:webhook p99_ms_at_${RATE}=${p99.toFixed(2)} rps=${rps.toFixed(0)} kueue_rps=${kueueRps.toFixed(0)} `
+      + `ratio_kueue=${ratioKueue.toFixed(2)} ratio_ceiling=${ratioCeiling.toFixed(2)} rss_mib=${rss.rssMib.toFixed(0)}`);
   } finally {
     await cluster.stop();
     fs.rmSync(dir, { recursive: true, force: true });

@@ -97,7 +97,8 @@ export function buildExamples(opts: ExamplesOptions): ExamplesApp {
   if (want.has('tenants')) new SharedCohortTenants(app, 'tenants', queues.defaultFlavor, queues.devPriority, queues.prodPriority, scale);
   if (opts.controller) {
     // Graceful preemption on: Ray pods preempted by Kueue get 60 s and a 20 s preStop drain (kuberay#5004).
-    new AdmissionController(app, 'controller', { image: opts.controller.image, gracefulPreemption: { terminationGracePeriod: Duration.seconds(60), preStopSleep: Duration.seconds(20) } });
+    new AdmissionController(app, 'controller',
+      { image: opts.controller.image, gracefulPreemption: { terminationGracePeriod: Duration.seconds(60), preStopSleep: Duration.seconds(20) } });
   }
   if (opts.install) {
     // Installs first: every other chart depends on them, so dist/ names them 0000-/0001-.

@@ -21,10 +21,12 @@ const rendered = path.join(defaultCacheDir(), 'releases-rendered', `kueue-${kueu
 const vendored = () => path.join(vendor(), 'kueue', kueue, 'manifests.yaml');
 const kueueManifest = process.env.KUEUE_MANIFEST ?? (fs.existsSync(vendored()) ? vendored() : rendered);
 const kubeRayCrdDir = process.env.KUBERAY_CRD_DIR ?? path.join(vendor(), 'kuberay', kubeRay, 'ray-operator', 'config', 'crd', 'bases');
-for (const [what, p, env] of [['Kueue release manifests.yaml', kueueManifest, 'KUEUE_MANIFEST'], ['KubeRay CRD folder', kubeRayCrdDir, 'KUBERAY_CRD_DIR']] as const) {
+for (const [what, p, env] of [['Kueue release manifests.yaml', kueueManifest, 'KUEUE_MANIFEST'],
+  ['KubeRay CRD folder', kubeRayCrdDir, 'KUBERAY_CRD_DIR']] as const) {
   if (!fs.existsSync(p)) {
     throw new Error(`examples: no local ${what} for ${what.startsWith('Kueue') ? kueue : kubeRay} at ${p}. Fix: set ${env} to a local copy`
-      + `${env === 'KUEUE_MANIFEST' && !process.env.KUEUE_MANIFEST ? ', or run scripts/testcluster/build.sh (it renders the releases that are not vendored)' : ''}.`);
+      + `${env === 'KUEUE_MANIFEST' && !process.env.KUEUE_MANIFEST
+        ? ', or run scripts/testcluster/build.sh (it renders the releases that are not vendored)' : ''}.`);
   }
 }
 // The controller image: `npm run image`, pushed where the cluster can pull it (README, "The controller image").
@@ -41,7 +43,8 @@ const number = (name: string) => {
 function serveApps(): ServeAppsSource | undefined {
   const v = process.env.EXAMPLES_SERVE_APPS;
   if (v === undefined || v === '') return undefined;
-  if (v !== 'github' && v !== 'configmap') throw new Error(`examples: EXAMPLES_SERVE_APPS=${v} is neither github nor configmap. Fix: configmap on a cluster without GitHub, or unset it for the guide's zip.`);
+  if (v !== 'github' && v !== 'configmap') throw new Error(`examples: EXAMPLES_SERVE_APPS=${v} is neither github nor configmap. Fix: configmap on a `
+    + 'cluster without GitHub, or unset it for the guide\'s zip.');
   return v;
 }
 buildExamples({

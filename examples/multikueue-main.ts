@@ -17,7 +17,8 @@ if (process.env.INSTALL === '1') {
     kueueManifest: process.env.KUEUE_MANIFEST ?? path.join(vendor, 'kueue', kueue, 'manifests.yaml'),
     kubeRayCrdDir: process.env.KUBERAY_CRD_DIR ?? path.join(vendor, 'kuberay', kubeRay, 'ray-operator', 'config', 'crd', 'bases'),
   };
-  for (const p of Object.values(install)) if (!fs.existsSync(p)) throw new Error(`examples/multikueue-main.ts: no local copy at ${p}. Fix: set KUEUE_MANIFEST / KUBERAY_CRD_DIR.`);
+  for (const p of Object.values(install)) if (!fs.existsSync(p)) throw new Error(`examples/multikueue-main.ts: no local copy at ${p}. Fix: set `
+    + 'KUEUE_MANIFEST / KUBERAY_CRD_DIR.');
 }
 const ex = buildMultiKueueExample({ outdir: process.env.CDK8S_OUTDIR ?? 'dist', kueue, kubeRay, install });
 for (const app of [ex.manager, ...Object.values(ex.workers)]) app.synth();

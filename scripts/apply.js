@@ -54,7 +54,8 @@ function plan(docs) {
     crds: all.filter((o) => o.kind === 'CustomResourceDefinition'),
     namespaces: all.filter((o) => o.kind === 'Namespace'),
     serving: servingObjects.filter((o) => o.kind !== 'Namespace' && !isWebhook(o)),
-    deployments: servingObjects.filter((o) => o.kind === 'Deployment').map((o) => ({ namespace: o.metadata.namespace || 'default', name: o.metadata.name })),
+    deployments: servingObjects.filter((o) => o.kind === 'Deployment')
+      .map((o) => ({ namespace: o.metadata.namespace || 'default', name: o.metadata.name })),
     services: [...services.values()],
     webhooks,
     rest: docs.filter((d) => !serving.has(d.file)).flatMap((d) => d.objects).filter((o) => o.kind !== 'Namespace'),
@@ -127,7 +128,8 @@ function main(args) {
     if (!objects.length) return;
     const input = objects.map((o) => YAML.stringify(o)).join('---\n');
     try {
-      run(['apply', '--server-side', ...(force ? ['--force-conflicts'] : []), '--field-manager=cdk8s-kueue-ray', ...(dryRun ? ['--dry-run=server'] : []), '-f', '-'], input);
+      run(['apply', '--server-side', ...(force ? ['--force-conflicts'] : []), '--field-manager=cdk8s-kueue-ray',
+        ...(dryRun ? ['--dry-run=server'] : []), '-f', '-'], input);
     } catch (e) {
       throw new Error(`apply of ${what} failed:\n${e.stderr ? e.stderr.toString() : e.message}${hint}`);
     }
@@ -136,7 +138,8 @@ function main(args) {
   // The Ray objects of `objects` that exist already, by kind/namespace/name.
   const existing = (objects) => {
     if (!objects.length) return new Set();
-    const input = objects.map((o) => YAML.stringify({ apiVersion: o.apiVersion, kind: o.kind, metadata: { name: o.metadata.name, namespace: o.metadata.namespace } })).join('---\n');
+    const input = objects.map((o) => YAML.stringify({ apiVersion: o.apiVersion, kind: o.kind,
+      metadata: { name: o.metadata.name, namespace: o.metadata.namespace } })).join('---\n');
     // kubectl prints a List, one object, or nothing (none found), depending on the count.
     const text = run(['get', '--ignore-not-found', '-o', 'json', '-f', '-'], input).trim();
     const got = text ? JSON.parse(text) : {};
@@ -156,7 +159,8 @@ function main(args) {
     let updated = 0;
     for (const o of ray.filter((x) => there.has(key(x)))) {
       try {
-        run(['apply', '--server-side', '--field-manager=cdk8s-kueue-ray', ...(dryRun ? ['--dry-run=server'] : []), '-f', '-'], YAML.stringify(withoutSuspend(o)));
+        run(['apply', '--server-side', '--field-manager=cdk8s-kueue-ray', ...(dryRun ? ['--dry-run=server'] : []), '-f', '-'],
+          YAML.stringify(withoutSuspend(o)));
         updated++;
       } catch (e) {
         const err = e.stderr ? e.stderr.toString() : e.message;
@@ -164,12 +168,14 @@ function main(args) {
         const fields = [...err.matchAll(/conflicts? with "([^"]+)"[^:]*:\s*(?:\n- )?(\S+)/g), ...err.matchAll(/^- (\S+)$/gm)]
           .map((m) => m[2] || m[1]).filter((f) => f.startsWith('.'));
         const owners = [...new Set([...err.matchAll(/conflicts? with "([^"]+)"/g)].map((m) => m[1]))];
-        kept.push(`  ${o.kind} ${o.metadata.namespace || ''}/${o.metadata.name}: ${[...new Set(fields)].join(', ') || 'fields'} owned by ${owners.join(', ')}`);
+        kept.push(`  ${o.kind} ${o.metadata.namespace || ''}/${o.metadata.name}: ${[...new Set(fields)].join(', ') || 'fields'} owned `
+          + `by ${owners.join(', ')}`);
       }
     }
     if (updated) console.log(`${dryRun ? 'dry-run ' : ''}updated ${updated} Ray object(s) that exist already (their suspend field left to Kueue)`);
     if (kept.length) {
-      console.log(`left ${kept.length} running Ray object(s) as they are: Kueue, KubeRay or the autoscaler own these fields (delete and apply again to change them; the work restarts):\n${kept.join('\n')}`);
+      console.log(`left ${kept.length} running Ray object(s) as they are: Kueue, KubeRay or the autoscaler own these fields (delete and apply again `
+        + `to change them; the work restarts):\n${kept.join('\n')}`);
     }
   };
   const waitCaBundles = (webhooks) => {
@@ -179,7 +185,8 @@ function main(args) {
       for (;;) {
         const got = JSON.parse(run(['get', ref, '-o', 'json']));
         if ((got.webhooks || []).every((h) => h.clientConfig && h.clientConfig.caBundle)) break;
-        if (Date.now() > deadline) throw new Error(`${ref} has no caBundle after ${timeout}: is the controller that injects it running (Kueue, cdk8s-kueue-ray-controller, or cert-manager's cainjector)?`);
+        if (Date.now() > deadline) throw new Error(`${ref} has no caBundle after ${timeout}: is the controller that injects it running (Kueue, `
+          + 'cdk8s-kueue-ray-controller, or cert-manager\'s cainjector)?');
         execFileSync('sleep', ['2']);
       }
     }
@@ -187,7 +194,8 @@ function main(args) {
 
   if (!fs.existsSync(dist)) throw new Error(`${dist} does not exist: run \`npx cdk8s synth\` first`);
   const files = fs.readdirSync(dist).filter((f) => f.endsWith('.k8s.yaml')).sort();
-  const docs = files.map((f) => ({ file: f, objects: YAML.parseAllDocuments(fs.readFileSync(path.join(dist, f), 'utf8')).map((d) => d.toJS()).filter(Boolean) }));
+  const docs = files.map((f) => ({ file: f,
+    objects: YAML.parseAllDocuments(fs.readFileSync(path.join(dist, f), 'utf8')).map((d) => d.toJS()).filter(Boolean) }));
   const p = plan(docs);
 
   apply(p.crds, 'CustomResourceDefinitions');
@@ -199,7 +207,8 @@ function main(args) {
   apply(p.serving, 'install objects (operators, controller, RBAC, services, config)');
   if (!noWait && !dryRun) {
     for (const d of p.deployments) run(['-n', d.namespace, 'rollout', 'status', `deployment/${d.name}`, `--timeout=${timeout}`]);
-    for (const s of p.services) run(['-n', s.namespace, 'wait', '--for=jsonpath={.subsets[0].addresses[0].ip}', `endpoints/${s.name}`, `--timeout=${timeout}`]);
+    for (const s of p.services) run(['-n', s.namespace, 'wait', '--for=jsonpath={.subsets[0].addresses[0].ip}', `endpoints/${s.name}`,
+      `--timeout=${timeout}`]);
     console.log(`${p.deployments.length} deployments rolled out; ${p.services.length} webhook services have endpoints`);
     apply(p.webhooks, 'webhook configurations');
     waitCaBundles(p.webhooks);

@@ -28,7 +28,8 @@ function notices(packages) {
     const pkg = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
     const file = fs.readdirSync(dir).find((f) => /^(licen[sc]e|copying)(\.|$)/i.test(f));
     // A package without a license file still names its license; say so rather than drop it.
-    const text = file ? fs.readFileSync(path.join(dir, file), 'utf8').trim() : `(no license file in the package; package.json says: ${pkg.license ?? 'nothing'})`;
+    const text = file ? fs.readFileSync(path.join(dir, file), 'utf8').trim()
+      : `(no license file in the package; package.json says: ${pkg.license ?? 'nothing'})`;
     parts.push(`${'='.repeat(78)}\n${pkg.name}@${pkg.version} (${pkg.license ?? 'unknown'})\n${'-'.repeat(78)}\n${text}\n`);
   }
   return parts.join('\n');
@@ -61,13 +62,15 @@ async function main() {
   const forbidden = [...packages.keys()].filter((n) => FORBIDDEN.test(n));
   if (forbidden.length) {
     const via = Object.keys(result.metafile.inputs).filter((i) => forbidden.includes(packageOf(i)?.name ?? '')).slice(0, 5);
-    throw new Error(`the controller bundle pulls in ${forbidden.join(', ')} (e.g. ${via.join(', ')}): the controller must never load cdk8s constructs; find the import in src/controller, src/policy or src/cli and remove it`);
+    throw new Error(`the controller bundle pulls in ${forbidden.join(', ')} (e.g. ${via.join(', ')}): the controller must never load cdk8s `
+      + 'constructs; find the import in src/controller, src/policy or src/cli and remove it');
   }
   fs.writeFileSync(path.join(OUT, 'THIRD-PARTY-NOTICES.txt'), notices(packages));
   fs.writeFileSync(path.join(OUT, 'bundle-inputs.json'), `${JSON.stringify({ packages: [...packages.keys()].sort() }, null, 2)}\n`);
   fs.chmodSync(path.join(OUT, 'cdk8s-kueue-ray.js'), 0o755);
   const size = (f) => `${(fs.statSync(path.join(OUT, f)).size / 1e6).toFixed(1)} MB`;
-  process.stdout.write(`bundle: lib/controller/cdk8s-kueue-ray.js (${size('cdk8s-kueue-ray.js')}), admission-worker.js (${size('admission-worker.js')}), ${packages.size} packages bundled\n`);
+  process.stdout.write(`bundle: lib/controller/cdk8s-kueue-ray.js (${size('cdk8s-kueue-ray.js')}), admission-worker.js `
+    + `(${size('admission-worker.js')}), ${packages.size} packages bundled\n`);
 }
 
 main().catch((e) => {

@@ -20,7 +20,8 @@ for (const t of ['QueuedRayJob', 'ElasticRayCluster', 'ElasticRayService', 'Tena
 const walk = (d) => fs.readdirSync(d, { withFileTypes: true })
   .flatMap((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : [path.join(d, e.name)]));
 for (const f of walk(path.join(ROOT, 'lib', 'src')).filter((f) => f.endsWith('.d.ts'))) {
-  if (fs.readFileSync(f, 'utf8').includes('@internal')) problems.push(`${path.relative(ROOT, f)} publishes an @internal member (stripInternal is off?)`);
+  if (fs.readFileSync(f, 'utf8').includes('@internal')) problems.push(`${path.relative(ROOT, f)} publishes an @internal member `
+    + '(stripInternal is off?)');
 }
 // Public docs are read on Construct Hub and in Python docstrings: no pointers to files users do not have.
 const docText = JSON.stringify(Object.values(asm.types)

@@ -23,7 +23,8 @@ function setup(kueue = 'v0.19.2', kubeRay = 'v1.6.2') {
 }
 
 const head = { resources: { cpu: Quantity.cpu(1), memory: Quantity.gibibytes(2) } };
-const worker = (extra: object = {}) => ({ groupName: 'workers', replicas: 1, resources: { cpu: Quantity.cpu(1), memory: Quantity.gibibytes(2) }, ...extra });
+const worker = (extra: object = {}) => ({ groupName: 'workers', replicas: 1, resources: { cpu: Quantity.cpu(1), memory: Quantity.gibibytes(2) },
+  ...extra });
 const synth = (app: App) => app.node.findAll().filter((c): c is Chart => c instanceof Chart).flatMap((c) => c.toJson());
 
 describe('versions', () => {
@@ -36,14 +37,16 @@ describe('versions', () => {
   });
 
   test('an unknown version is refused with the supported list', () => {
-    expect(() => KueueVersion.of('v0.15.2')).toThrow("Kueue version 'v0.15.2' is not supported: choose one of v0.13.4, v0.14.8, v0.17.0, v0.17.8, v0.19.2");
+    expect(() => KueueVersion.of('v0.15.2'))
+      .toThrow("Kueue version 'v0.15.2' is not supported: choose one of v0.13.4, v0.14.8, v0.17.0, v0.17.8, v0.19.2");
     expect(() => KubeRayVersion.of('1.7.0')).toThrow("KubeRay version '1.7.0' is not supported");
     const app = Testing.app();
     app.node.setContext('cdk8s-kueue-ray:kueueVersion', 'v9.9.9');
     expect(() => new ResourceFlavor(new Chart(app, 'c'), 'f')).toThrow(/v9.9.9.*is not supported.*context at 'c\/f'/);
   });
 
-  test.each([['v0.13.4', 'kueue.x-k8s.io/v1beta1', 'cohort'], ['v0.14.8', 'kueue.x-k8s.io/v1beta1', 'cohort'], ['v0.17.0', 'kueue.x-k8s.io/v1beta2', 'cohortName'], ['v0.19.2', 'kueue.x-k8s.io/v1beta2', 'cohortName']])(
+  test.each([['v0.13.4', 'kueue.x-k8s.io/v1beta1', 'cohort'], ['v0.14.8', 'kueue.x-k8s.io/v1beta1', 'cohort'],
+    ['v0.17.0', 'kueue.x-k8s.io/v1beta2', 'cohortName'], ['v0.19.2', 'kueue.x-k8s.io/v1beta2', 'cohortName']])(
     'Kueue %s emits %s with spec.%s', (kueue, apiVersion, field) => {
       const { app, chart, flavor } = setup(kueue, 'v1.4.2');
       const cq = new ClusterQueue(chart, 'borrower', {
@@ -64,7 +67,8 @@ describe('versions', () => {
     expect(() => new ClusterQueue(chart, 'x', { resourceGroups: groups, flavorFungibility: { whenCanBorrow: FungibilityPolicy.BORROW } }))
       .toThrow(/whenCanBorrow "Borrow" is not valid for Kueue v0.19.2 .*use FungibilityPolicy.MAY_STOP_SEARCH/);
     const old = setup('v0.14.8');
-    expect(() => new ClusterQueue(old.chart, 'x', { resourceGroups: [{ flavors: [{ flavor: old.flavor, quotas: [{ resource: ResourceName.CPU, nominalQuota: Quantity.cpu(1) }] }] }], flavorFungibility: { whenCanPreempt: FungibilityPolicy.MAY_STOP_SEARCH } }))
+    expect(() => new ClusterQueue(old.chart, 'x', { resourceGroups: [{ flavors: [{ flavor: old.flavor, quotas: [{ resource: ResourceName.CPU,
+      nominalQuota: Quantity.cpu(1) }] }] }], flavorFungibility: { whenCanPreempt: FungibilityPolicy.MAY_STOP_SEARCH } }))
       .toThrow(/whenCanPreempt "MayStopSearch" is not valid for Kueue v0.14.8/);
   });
 });
@@ -74,7 +78,8 @@ describe('Kueue objects', () => {
     const app = Testing.app();
     const chart = new Chart(app, 'c', { namespace: 'team-x' });
     const flavor = new ResourceFlavor(chart, 'f');
-    const cq = new ClusterQueue(chart, 'cq', { resourceGroups: [{ flavors: [{ flavor, quotas: [{ resource: ResourceName.CPU, nominalQuota: Quantity.cpu(1) }] }] }] });
+    const cq = new ClusterQueue(chart, 'cq',
+      { resourceGroups: [{ flavors: [{ flavor, quotas: [{ resource: ResourceName.CPU, nominalQuota: Quantity.cpu(1) }] }] }] });
     new WorkloadPriorityClass(chart, 'p', { value: 1 });
     new Cohort(chart, 'co');
     new TenantQueue(chart, 't', { namespace: 't', clusterQueue: cq });
@@ -87,12 +92,14 @@ describe('Kueue objects', () => {
 
   test('every ClusterQueue field reaches the output (nothing dropped by the generated L1)', () => {
     const { chart, flavor } = setup();
-    const gpu = new ResourceFlavor(chart, 'gpu', { nodeLabels: { pool: 'gpu' }, tolerations: [{ key: 'nvidia.com/gpu', operator: 'Exists' as any, effect: 'NoSchedule' as any }] });
+    const gpu = new ResourceFlavor(chart, 'gpu',
+      { nodeLabels: { pool: 'gpu' }, tolerations: [{ key: 'nvidia.com/gpu', operator: 'Exists' as any, effect: 'NoSchedule' as any }] });
     const cq = new ClusterQueue(chart, 'full', {
       cohort: new Cohort(chart, 'research', { fairSharingWeight: 2 }),
       namespaceSelector: NamespaceSelector.matchLabels({ team: 'ml' }),
       queueingStrategy: 'StrictFIFO' as any,
-      preemption: { withinClusterQueue: 'LowerPriority' as any, reclaimWithinCohort: 'Any' as any, borrowWithinCohort: 'LowerPriority' as any, borrowWithinCohortMaxPriorityThreshold: 100 },
+      preemption: { withinClusterQueue: 'LowerPriority' as any, reclaimWithinCohort: 'Any' as any, borrowWithinCohort: 'LowerPriority' as any,
+        borrowWithinCohortMaxPriorityThreshold: 100 },
       flavorFungibility: { whenCanBorrow: FungibilityPolicy.TRY_NEXT_FLAVOR, whenCanPreempt: FungibilityPolicy.MAY_STOP_SEARCH },
       fairSharingWeight: 3,
       stopPolicy: StopPolicy.HOLD,
@@ -107,16 +114,19 @@ describe('Kueue objects', () => {
       cohortName: 'research',
       namespaceSelector: { matchLabels: { team: 'ml' } },
       queueingStrategy: 'StrictFIFO',
-      preemption: { withinClusterQueue: 'LowerPriority', reclaimWithinCohort: 'Any', borrowWithinCohort: { policy: 'LowerPriority', maxPriorityThreshold: 100 } },
+      preemption: { withinClusterQueue: 'LowerPriority', reclaimWithinCohort: 'Any',
+        borrowWithinCohort: { policy: 'LowerPriority', maxPriorityThreshold: 100 } },
       flavorFungibility: { whenCanBorrow: 'TryNextFlavor', whenCanPreempt: 'MayStopSearch' },
       fairSharing: { weight: '3' },
       stopPolicy: 'Hold',
       resourceGroups: [
-        { coveredResources: ['cpu'], flavors: [{ name: 'default-flavor', resources: [{ name: 'cpu', nominalQuota: '2500m', borrowingLimit: '1', lendingLimit: '500m' }] }] },
+        { coveredResources: ['cpu'],
+          flavors: [{ name: 'default-flavor', resources: [{ name: 'cpu', nominalQuota: '2500m', borrowingLimit: '1', lendingLimit: '500m' }] }] },
         { coveredResources: ['nvidia.com/gpu'], flavors: [{ name: 'gpu', resources: [{ name: 'nvidia.com/gpu', nominalQuota: '8' }] }] },
       ],
     });
-    expect(gpu.apiObject.toJson().spec).toEqual({ nodeLabels: { pool: 'gpu' }, tolerations: [{ key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoSchedule' }] });
+    expect(gpu.apiObject.toJson().spec)
+      .toEqual({ nodeLabels: { pool: 'gpu' }, tolerations: [{ key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoSchedule' }] });
   });
 
   test('quota rules are refused eagerly with the field and the fix', () => {
@@ -153,7 +163,8 @@ describe('TenantQueue', () => {
     const { app, chart, flavor, dev } = setup();
     const prod = new WorkloadPriorityClass(chart, 'prod', { value: 1000 });
     const t = new TenantQueue(chart, 'team-a', {
-      namespace: 'team-a', cohort: Cohort.fromCohortName(chart, 'research', 'research'), defaultPriorityClass: dev, allowedPriorityClasses: [dev, prod],
+      namespace: 'team-a', cohort: Cohort.fromCohortName(chart, 'research', 'research'), defaultPriorityClass: dev,
+      allowedPriorityClasses: [dev, prod],
       resourceGroups: [{ flavors: [{ flavor, quotas: [
         { resource: ResourceName.CPU, nominalQuota: Quantity.cpu(4) }, { resource: ResourceName.MEMORY, nominalQuota: Quantity.gibibytes(8) },
       ] }] }],
@@ -166,8 +177,10 @@ describe('TenantQueue', () => {
     expect(cq.spec.namespaceSelector).toEqual({ matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'In', values: ['team-a'] }] });
     expect(cq.spec.preemption).toEqual({ withinClusterQueue: 'LowerPriority', reclaimWithinCohort: 'LowerPriority' });
     const lq = out.find((o) => o.kind === 'LocalQueue' && o.metadata.namespace === 'team-a');
-    expect(lq.metadata).toMatchObject({ name: 'default', annotations: { 'cdk8s-kueue-ray.io/allowed-priority-classes': 'dev,prod', 'cdk8s-kueue-ray.io/default-priority-class': 'dev' } });
-    expect(job.toManifest().metadata).toMatchObject({ namespace: 'team-a', labels: { 'kueue.x-k8s.io/queue-name': 'default', 'kueue.x-k8s.io/priority-class': 'dev' } });
+    expect(lq.metadata).toMatchObject({ name: 'default',
+      annotations: { 'cdk8s-kueue-ray.io/allowed-priority-classes': 'dev,prod', 'cdk8s-kueue-ray.io/default-priority-class': 'dev' } });
+    expect(job.toManifest().metadata)
+      .toMatchObject({ namespace: 'team-a', labels: { 'kueue.x-k8s.io/queue-name': 'default', 'kueue.x-k8s.io/priority-class': 'dev' } });
   });
 
   test('a priority class the tenant does not allow is refused at synth', () => {
@@ -188,17 +201,21 @@ describe('TenantQueue', () => {
 describe('Ray workloads', () => {
   test('QueuedRayJob emits the queue label, suspend, shutdownAfterJobFinishes and generateName', () => {
     const { chart, lq, dev } = setup();
-    const job = new QueuedRayJob(chart, 'j', { queue: lq, priorityClass: dev, generateName: 'train-', entrypoint: 'python x.py', runtimeEnv: { pip: ['torch'] }, headGroup: head, workerGroups: [worker()] });
+    const job = new QueuedRayJob(chart, 'j', { queue: lq, priorityClass: dev, generateName: 'train-', entrypoint: 'python x.py',
+      runtimeEnv: { pip: ['torch'] }, headGroup: head, workerGroups: [worker()] });
     const out = job.apiObject.toJson();
-    expect(out.metadata).toEqual({ generateName: 'train-', namespace: 'default', labels: { 'kueue.x-k8s.io/queue-name': 'lq', 'kueue.x-k8s.io/priority-class': 'dev' } });
-    expect(out.spec).toMatchObject({ suspend: true, shutdownAfterJobFinishes: true, ttlSecondsAfterFinished: 0, entrypoint: 'python x.py', runtimeEnvYAML: '{"pip":["torch"]}' });
+    expect(out.metadata).toEqual({ generateName: 'train-', namespace: 'default',
+      labels: { 'kueue.x-k8s.io/queue-name': 'lq', 'kueue.x-k8s.io/priority-class': 'dev' } });
+    expect(out.spec).toMatchObject({ suspend: true, shutdownAfterJobFinishes: true, ttlSecondsAfterFinished: 0, entrypoint: 'python x.py',
+      runtimeEnvYAML: '{"pip":["torch"]}' });
     expect(out).toEqual(job.toManifest()); // the policy saw exactly what is emitted
   });
 
   test('an elastic RayJob on the 0.14 short-term path is emitted without suspend; on 0.19 with it', () => {
     for (const [kueue, suspend] of [['v0.14.8', undefined], ['v0.19.2', true]] as const) {
       const { chart, lq } = setup(kueue, 'v1.4.2');
-      const job = new QueuedRayJob(chart, 'j', { queue: lq, entrypoint: 'x', autoscaling: {}, headGroup: head, workerGroups: [worker({ replicas: 0, maxReplicas: 3 })] });
+      const job = new QueuedRayJob(chart, 'j',
+        { queue: lq, entrypoint: 'x', autoscaling: {}, headGroup: head, workerGroups: [worker({ replicas: 0, maxReplicas: 3 })] });
       const out = job.toManifest();
       expect(out.spec.suspend).toBe(suspend);
       expect(out.metadata.annotations).toEqual({ 'kueue.x-k8s.io/elastic-job': 'true' });
@@ -209,7 +226,8 @@ describe('Ray workloads', () => {
   test('ElasticRayService suspends through rayClusterConfig on Kueue >= 0.17 only', () => {
     for (const [kueue, suspend] of [['v0.14.8', undefined], ['v0.17.8', true]] as const) {
       const { chart, lq } = setup(kueue, 'v1.5.2');
-      const s = new ElasticRayService(chart, 's', { queue: lq, serveConfig: { applications: [] }, headGroup: head, workerGroups: [worker({ maxReplicas: 3 })] });
+      const s = new ElasticRayService(chart, 's',
+        { queue: lq, serveConfig: { applications: [] }, headGroup: head, workerGroups: [worker({ maxReplicas: 3 })] });
       expect(s.toManifest().spec.rayClusterConfig.suspend).toBe(suspend);
       expect(s.toManifest().spec.serveConfigV2).toBe('applications: []\n');
     }
@@ -230,7 +248,8 @@ describe('Ray workloads', () => {
           metadata: { labels: { app: 'train' } },
           spec: {
             nodeSelector: { pool: 'a' }, volumes: [{ name: 'data', emptyDir: {} }],
-            containers: [{ name: 'ray-worker', env: [{ name: 'B', value: '2' }], volumeMounts: [{ name: 'data', mountPath: '/data' }] }, { name: 'log-shipper', image: 'busybox' }],
+            containers: [{ name: 'ray-worker', env: [{ name: 'B', value: '2' }], volumeMounts: [{ name: 'data', mountPath: '/data' }] },
+              { name: 'log-shipper', image: 'busybox' }],
           },
         },
       })],
@@ -239,12 +258,14 @@ describe('Ray workloads', () => {
     expect(tpl.metadata).toEqual({ labels: { app: 'train' } });
     expect(tpl.spec.nodeSelector).toEqual({ pool: 'a' });
     expect(tpl.spec.containers.map((c: any) => c.name)).toEqual(['ray-worker', 'log-shipper']);
-    expect(tpl.spec.containers[0]).toMatchObject({ image: 'rayproject/ray:2.46.0', env: [{ name: 'A', value: '1' }, { name: 'B', value: '2' }], volumeMounts: [{ name: 'data', mountPath: '/data' }], resources: { requests: { cpu: '1', memory: '2Gi' } } });
+    expect(tpl.spec.containers[0]).toMatchObject({ image: 'rayproject/ray:2.46.0', env: [{ name: 'A', value: '1' }, { name: 'B', value: '2' }],
+      volumeMounts: [{ name: 'data', mountPath: '/data' }], resources: { requests: { cpu: '1', memory: '2Gi' } } });
   });
 
   test('a named container from podTemplate is appended; a podTemplate that puts another container first is refused', () => {
     const { chart, lq } = setup();
-    const ok = new QueuedRayJob(chart, 'j', { queue: lq, entrypoint: 'x', headGroup: { ...head, podTemplate: { spec: { containers: [{ name: 'sidecar', image: 'busybox' }] } } } });
+    const ok = new QueuedRayJob(chart, 'j',
+      { queue: lq, entrypoint: 'x', headGroup: { ...head, podTemplate: { spec: { containers: [{ name: 'sidecar', image: 'busybox' }] } } } });
     expect(ok.toManifest().spec.rayClusterSpec.headGroupSpec.template.spec.containers.map((c: any) => c.name)).toEqual(['ray-head', 'sidecar']);
     expect(() => new QueuedRayJob(chart, 'k', { queue: lq, entrypoint: 'x', headGroup: { ...head, podTemplate: { spec: { containers: [{ image: 'busybox' }] } } } })).toThrow(/podTemplate puts another container first; KubeRay treats containers\[0\] as the Ray container/);
   });
@@ -268,7 +289,8 @@ describe('Ray workloads', () => {
     new QueuedRayJob(chart, 'a', { queueName: 'nope', entrypoint: 'x', headGroup: head });
     expect(() => app.synth()).toThrow(/LocalQueue "nope" does not exist in namespace "default"/);
     const ok = setup();
-    const j = new QueuedRayJob(ok.chart, 'b', { queue: LocalQueue.fromLocalQueueName(ok.chart, 'shared', 'ml', 'shared'), priorityClass: WorkloadPriorityClass.fromWorkloadPriorityClassName(ok.chart, 'theirs', 'theirs'), entrypoint: 'x', headGroup: head });
+    const j = new QueuedRayJob(ok.chart, 'b', { queue: LocalQueue.fromLocalQueueName(ok.chart, 'shared', 'ml', 'shared'),
+      priorityClass: WorkloadPriorityClass.fromWorkloadPriorityClassName(ok.chart, 'theirs', 'theirs'), entrypoint: 'x', headGroup: head });
     expect(j.namespace).toBe('ml');
     expect(() => ok.app.synth()).not.toThrow();
   });
@@ -309,7 +331,8 @@ describe('Ray workloads', () => {
     // The refused group is not kept.
     expect(ok.toManifest().spec.rayClusterSpec.workerGroupSpecs).toEqual([]);
     expect(() => new QueuedRayJob(chart, 'ttl', { queue: lq, entrypoint: 'x', headGroup: head, ttlAfterFinished: Duration.millis(1500) })).toThrow(/ttlAfterFinished is 1500 ms; the field takes whole seconds/);
-    const t = new QueuedRayJob(chart, 'ttl-ok', { queue: lq, entrypoint: 'x', headGroup: head, ttlAfterFinished: Duration.minutes(2), activeDeadline: Duration.hours(1) });
+    const t = new QueuedRayJob(chart, 'ttl-ok',
+      { queue: lq, entrypoint: 'x', headGroup: head, ttlAfterFinished: Duration.minutes(2), activeDeadline: Duration.hours(1) });
     expect(t.toManifest().spec).toMatchObject({ ttlSecondsAfterFinished: 120, activeDeadlineSeconds: 3600 });
   });
 

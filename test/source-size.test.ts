@@ -77,6 +77,7 @@ test('the measure counts a function from its first line to its last', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'source-size-'));
   const file = path.join(dir, 'long.ts');
   const body = Array.from({ length: MAX_FUNCTION_LINES - 1 }, (_, i) => `  const v${i} = ${i};`).join('\n');
-  fs.writeFileSync(file, `export function fits() {\n${body.split('\n').slice(1).join('\n')}\n}\nclass C {\n  long(): void {\n${body}\n  }\n}\nexport const c = C;\n`);
+  fs.writeFileSync(file,
+    `export function fits() {\n${body.split('\n').slice(1).join('\n')}\n}\nclass C {\n  long(): void {\n${body}\n  }\n}\nexport const c = C;\n`);
   expect(longFunctions(file)).toEqual([{ where: expect.stringMatching(/long\.ts:82$/), lines: MAX_FUNCTION_LINES + 1, what: 'long' }]);
 });

@@ -37,7 +37,8 @@ export function containerdConfig(dir: string, cniConfDir: string, cniBinDir: str
   return write(path.join(c, 'config.toml'), `version = 2
 root = "${c}/root"
 state = "${c}/state"
-disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshotter.v1.btrfs", "io.containerd.snapshotter.v1.devmapper", "io.containerd.snapshotter.v1.zfs", "io.containerd.internal.v1.tracing", "io.containerd.tracing.processor.v1.otlp"]
+disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshotter.v1.btrfs", "io.containerd.snapshotter.v1.devmapper", `
+  + `"io.containerd.snapshotter.v1.zfs", "io.containerd.internal.v1.tracing", "io.containerd.tracing.processor.v1.otlp"]
 [grpc]
   address = "${c}/containerd.sock"
 [ttrpc]
@@ -74,7 +75,8 @@ export function cniConfig(dir: string, n: NodeNetwork): string {
     plugins: [
       {
         type: 'bridge', bridge: 'cni0', isGateway: true, ipMasq: false, hairpinMode: true,
-        ipam: { type: 'host-local', dataDir: path.join(dir, 'cni', 'ipam'), ranges: [[{ subnet: n.podCidr, gateway: n.podGateway }]], routes: [{ dst: '0.0.0.0/0' }] },
+        ipam: { type: 'host-local', dataDir: path.join(dir, 'cni', 'ipam'), ranges: [[{ subnet: n.podCidr, gateway: n.podGateway }]],
+          routes: [{ dst: '0.0.0.0/0' }] },
       },
       { type: 'portmap', capabilities: { portMappings: true } },
     ],
@@ -132,7 +134,8 @@ export function coreDnsObjects(n: NodeNetwork): any[] {
   const labels = { 'k8s-app': 'kube-dns' };
   const corefile = [
     '.:1053 {', '    errors', '    health {', '       lameduck 5s', '    }', '    ready',
-    '    kubernetes cluster.local in-addr.arpa ip6.arpa {', '       pods insecure', '       fallthrough in-addr.arpa ip6.arpa', '       ttl 30', '    }',
+    '    kubernetes cluster.local in-addr.arpa ip6.arpa {', '       pods insecure', '       fallthrough in-addr.arpa ip6.arpa', '       ttl 30',
+    '    }',
     '    cache 30', '    loop', '    reload', '    loadbalance', '}', '',
   ].join('\n');
   return [

@@ -36,7 +36,8 @@ async function main(argv: string[]): Promise<number> {
     case 'up': {
       const images = defaultImages();
       const s = await NodeCluster.up(NAME, { images });
-      process.stdout.write(`node cluster up in ${s.timings.total.toFixed(1)} s (${Object.entries(s.timings).filter(([k]) => k !== 'total').map(([k, v]) => `${k} ${v.toFixed(1)}s`).join(', ')})\n`);
+      process.stdout.write(`node cluster up in ${s.timings.total.toFixed(1)} s `
+        + `(${Object.entries(s.timings).filter(([k]) => k !== 'total').map(([k, v]) => `${k} ${v.toFixed(1)}s`).join(', ')})\n`);
       process.stdout.write(`kubeconfig: ${s.kubeconfig}\n  export KUBECONFIG=${s.kubeconfig}\nlogs: ${path.join(s.dir, 'logs')}\n`);
       return 0;
     }
@@ -52,7 +53,8 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'status': {
       const s = NodeCluster.state(NAME);
-      process.stdout.write(s ? `up: ${s.server}, kubeconfig ${s.kubeconfig}, logs ${path.join(s.dir, 'logs')}\n` : `node cluster ${NAME} is not up\n`);
+      process.stdout.write(s ? `up: ${s.server}, kubeconfig ${s.kubeconfig}, logs ${path.join(s.dir, 'logs')}\n`
+        : `node cluster ${NAME} is not up\n`);
       return s ? 0 : 1;
     }
     default:

@@ -89,7 +89,8 @@ function makeCgroupRoot(root: string): void {
     const d = path.join(h, root);
     fs.mkdirSync(d, { recursive: true });
     for (const f of ['cpuset.cpus', 'cpuset.mems']) {
-      if (fs.existsSync(path.join(d, f)) && !fs.readFileSync(path.join(d, f), 'utf8').trim()) fs.writeFileSync(path.join(d, f), fs.readFileSync(path.join(h, f)));
+      if (fs.existsSync(path.join(d, f)) && !fs.readFileSync(path.join(d, f), 'utf8').trim()) fs.writeFileSync(path.join(d, f),
+        fs.readFileSync(path.join(h, f)));
     }
   }
 }
@@ -100,7 +101,8 @@ export class NodeCluster {
     if (process.getuid?.() !== 0) throw new Error('the node cluster needs root (network namespaces, mounts, cgroups)');
     NodeCluster.reapOrphans();
     const dir = stateDir(name);
-    if (fs.existsSync(path.join(dir, 'state.json'))) throw new Error(`a node cluster named ${name} is already up (${dir}); run \`npm run cluster -- down\` first`);
+    if (fs.existsSync(path.join(dir, 'state.json'))) throw new Error(`a node cluster named ${name} is already up (${dir}); run \`npm run `
+      + 'cluster -- down` first');
     NodeCluster.down(name);
     const log = opts.log ?? ((l: string) => process.stdout.write(`${l}\n`));
     fs.mkdirSync(dir, { recursive: true });
@@ -130,7 +132,8 @@ export class NodeCluster {
     const server = `https://${network.nodeIp}:6443`;
     await phase('network', () => createNetwork(network));
     makeCgroupRoot(cgroupRoot);
-    const pki = await phase('pki', () => makeNodePki(path.join(dir, 'pki'), { nodeName: NODE_NAME, nodeIp: network.nodeIp, apiServiceIp: network.apiServiceIp }));
+    const pki = await phase('pki',
+      () => makeNodePki(path.join(dir, 'pki'), { nodeName: NODE_NAME, nodeIp: network.nodeIp, apiServiceIp: network.apiServiceIp }));
     const kubeconfigs: Record<string, string> = {};
     for (const [who, c] of Object.entries(pki.clients)) {
       kubeconfigs[who] = path.join(dir, `${who}.kubeconfig`);
@@ -138,7 +141,8 @@ export class NodeCluster {
     }
 
     // Registries and containerd first: they start in parallel with the control plane's boot.
-    for (const r of REGISTRIES) startIn(dir, ns, `registry-${r.host}`, bin(`registry-${DISTRIBUTION_VERSION}`), ['serve', registryConfig(dir, r.host, r.port)]);
+    for (const r of REGISTRIES) startIn(dir, ns, `registry-${r.host}`, bin(`registry-${DISTRIBUTION_VERSION}`),
+      ['serve', registryConfig(dir, r.host, r.port)]);
     const cniBin = '/usr/lib/cni';
     startIn(dir, ns, 'containerd', '/usr/bin/containerd', ['--config', containerdConfig(dir, path.join(dir, 'cni', 'net.d'), cniBin)]);
     cniConfig(dir, network);
@@ -163,7 +167,8 @@ export class NodeCluster {
         `--kubelet-client-certificate=${pki.clients.apiserverKubeletClient.crt}`, `--kubelet-client-key=${pki.clients.apiserverKubeletClient.key}`,
         '--kubelet-preferred-address-types=InternalIP', '--profiling=false', '--v=0',
       ]);
-      await waitFor('kube-apiserver /readyz', async () => { assertRunning(dir, 'kube-apiserver'); return (await get(`${server}/readyz`, pki)) === 200; }, 120000, 250);
+      await waitFor('kube-apiserver /readyz',
+        async () => { assertRunning(dir, 'kube-apiserver'); return (await get(`${server}/readyz`, pki)) === 200; }, 120000, 250);
     });
     fs.copyFileSync(kubeconfigs.admin, path.join(dir, 'admin.kubeconfig'));
     startIn(dir, ns, 'kube-controller-manager', bin(`kube-controller-manager-${K8S_VERSION}`), [
@@ -173,13 +178,15 @@ export class NodeCluster {
       '--leader-elect=false', '--bind-address=127.0.0.1', '--secure-port=10257', '--allocate-node-cidrs=false', '--v=0',
     ]);
     startIn(dir, ns, 'kube-scheduler', bin(`kube-scheduler-${K8S_VERSION}`), [
-      `--kubeconfig=${kubeconfigs.scheduler}`, `--authentication-kubeconfig=${kubeconfigs.scheduler}`, `--authorization-kubeconfig=${kubeconfigs.scheduler}`,
-      '--leader-elect=false', '--bind-address=127.0.0.1', '--secure-port=10259', '--v=0',
+      `--kubeconfig=${kubeconfigs.scheduler}`, `--authentication-kubeconfig=${kubeconfigs.scheduler}`,
+        `--authorization-kubeconfig=${kubeconfigs.scheduler}`,
+        '--leader-elect=false', '--bind-address=127.0.0.1', '--secure-port=10259', '--v=0',
     ]);
 
     await phase('images', () => NodeCluster.loadImages(name, images, log));
     await phase('kubelet', async () => {
-      await waitFor('containerd', () => { assertRunning(dir, 'containerd'); return fs.existsSync(path.join(dir, 'containerd', 'containerd.sock')); }, 30000, 100);
+      await waitFor('containerd', () => { assertRunning(dir, 'containerd'); return fs.existsSync(path.join(dir, 'containerd', 'containerd.sock')); },
+        30000, 100);
       startIn(dir, ns, 'kubelet', bin(`kubelet-${K8S_VERSION}`), [
         `--config=${kubeletConfig(dir, network, pki.caCrt, cgroupRoot)}`, `--kubeconfig=${kubeconfigs.kubelet}`,
         `--container-runtime-endpoint=unix://${path.join(dir, 'containerd', 'containerd.sock')}`, `--root-dir=${path.join(dir, 'kubelet', 'root')}`,
@@ -212,13 +219,15 @@ export class NodeCluster {
     for (const img of images) {
       const m = /^([^/]+)\/(.+):([^:/]+)$/.exec(img.reference);
       const reg = m && REGISTRIES.find((r) => r.host === m[1]);
-      if (!m || !reg) throw new Error(`image ${img.reference}: the node serves only ${REGISTRIES.map((r) => r.host).join(', ')} (write the full reference, host/repository:tag)`);
+      if (!m || !reg) throw new Error(`image ${img.reference}: the node serves only ${REGISTRIES.map((r) => r.host).join(', ')} (write the full `
+        + 'reference, host/repository:tag)');
       const t = Date.now();
       const dest = `docker://${net.network.nodeIp}:${reg.port}/${m[2]}:${m[3]}`;
       let lastErr: unknown;
       for (let attempt = 0; attempt < 40; attempt++) { // the registry may still be starting
         try {
-          execFileSync('skopeo', ['copy', '--quiet', '--dest-tls-verify=false', '--retry-times=2', `oci-archive:${img.archive}`, dest], { stdio: 'pipe' });
+          execFileSync('skopeo', ['copy', '--quiet', '--dest-tls-verify=false', '--retry-times=2', `oci-archive:${img.archive}`, dest],
+            { stdio: 'pipe' });
           lastErr = undefined;
           break;
         } catch (e) {
@@ -226,7 +235,8 @@ export class NodeCluster {
           execFileSync('sleep', ['0.25']);
         }
       }
-      if (lastErr) throw new Error(`loading ${img.reference} from ${img.archive} into the registry failed: ${((lastErr as any).stderr ?? lastErr).toString().trim()}; see ${logPath(stateDir(name), `registry-${reg.host}`)}`);
+      if (lastErr) throw new Error(`loading ${img.reference} from ${img.archive} into the registry `
+        + `failed: ${((lastErr as any).stderr ?? lastErr).toString().trim()}; see ${logPath(stateDir(name), `registry-${reg.host}`)}`);
       log(`[node] loaded ${img.reference} (${((Date.now() - t) / 1000).toFixed(1)} s)`);
     }
   }
@@ -254,7 +264,8 @@ export class NodeCluster {
       execFileSync('sleep', ['0.1']);
     }
     // Mounts under the state dir (overlay snapshots, the kubelet's volumes, the pods' netns files), deepest first.
-    const mounts = fs.readFileSync('/proc/self/mountinfo', 'utf8').split('\n').map((l) => l.split(' ')[4]).filter((m) => m && (m === dir || m.startsWith(`${dir}/`)));
+    const mounts = fs.readFileSync('/proc/self/mountinfo', 'utf8').split('\n').map((l) => l.split(' ')[4])
+      .filter((m) => m && (m === dir || m.startsWith(`${dir}/`)));
     for (const m of mounts.sort((a, b) => b.length - a.length)) {
       try { execFileSync('umount', ['-l', m], { stdio: 'pipe' }); } catch { /* already gone */ }
     }
@@ -305,7 +316,8 @@ function removeShimSockets(dir: string): void {
 }
 
 export function kubectl(dir: string, args: string[], input?: string): string {
-  return execFileSync(bin(`kubectl-${K8S_VERSION}`), [`--kubeconfig=${path.join(dir, 'admin.kubeconfig')}`, ...args], { encoding: 'utf8', input, stdio: ['pipe', 'pipe', 'pipe'] });
+  return execFileSync(bin(`kubectl-${K8S_VERSION}`), [`--kubeconfig=${path.join(dir, 'admin.kubeconfig')}`, ...args],
+    { encoding: 'utf8', input, stdio: ['pipe', 'pipe', 'pipe'] });
 }
 
 function kubectlJson(dir: string, args: string[]): any {

@@ -30,20 +30,26 @@ function openssl(args: string[], cwd: string): void {
 }
 
 function issue(dir: string, name: string, subj: string, ext: string): void {
-  openssl(['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', subj], dir);
+  openssl(['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj',
+    subj], dir);
   fs.writeFileSync(path.join(dir, `${name}.ext`), ext);
-  openssl(['x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', `${name}.crt`, '-days', '30', '-sha256', '-extfile', `${name}.ext`], dir);
+  openssl(['x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', `${name}.crt`, '-days', '30',
+    '-sha256', '-extfile', `${name}.ext`], dir);
 }
 
 export function makeNodePki(dir: string, opts: { nodeName: string; nodeIp: string; apiServiceIp: string }): NodePki {
   fs.mkdirSync(dir, { recursive: true });
   const p = (f: string) => path.join(dir, f);
   if (!fs.existsSync(p('ca.crt'))) {
-    openssl(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '30',
-      '-subj', '/CN=cdk8s-kueue-ray-node-ca', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign,digitalSignature'], dir);
+    openssl(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'ca.key', '-out', 'ca.crt', '-days',
+      '30',
+      '-subj', '/CN=cdk8s-kueue-ray-node-ca', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext',
+      'keyUsage=critical,keyCertSign,cRLSign,digitalSignature'], dir);
     const sans = [`IP:${opts.nodeIp}`, `IP:${opts.apiServiceIp}`, 'IP:127.0.0.1', 'DNS:localhost', 'DNS:kubernetes', 'DNS:kubernetes.default',
       'DNS:kubernetes.default.svc', 'DNS:kubernetes.default.svc.cluster.local'];
-    issue(dir, 'apiserver', '/CN=kube-apiserver', `basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\nsubjectAltName=${sans.join(',')}\n`);
+    issue(dir, 'apiserver', '/CN=kube-apiserver',
+      'basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\n'
+      + `extendedKeyUsage=serverAuth\nsubjectAltName=${sans.join(',')}\n`);
     const client = 'basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=clientAuth\n';
     for (const [name, u] of Object.entries(COMPONENT_USERS)) issue(dir, name, `${u.o ? `/O=${u.o}` : ''}/CN=${u.cn}`, client);
     // The Node authorizer and NodeRestriction know the kubelet by this name and group.

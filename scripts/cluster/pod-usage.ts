@@ -22,7 +22,8 @@ export function podUsage(cgroupRoot: string, podUid: string): PodUsage | undefin
   const cpu = podDir('cpuacct', cgroupRoot, podUid);
   if (!mem || !cpu) return undefined;
   try {
-    const stat = Object.fromEntries(fs.readFileSync(path.join(mem, 'memory.stat'), 'utf8').trim().split('\n').map((l) => l.split(' ')).map(([k, v]) => [k, Number(v)]));
+    const stat = Object.fromEntries(fs.readFileSync(path.join(mem, 'memory.stat'), 'utf8').trim().split('\n').map((l) => l.split(' '))
+      .map(([k, v]) => [k, Number(v)]));
     const usage = Number(fs.readFileSync(path.join(mem, 'memory.usage_in_bytes'), 'utf8'));
     const cpuNs = Number(fs.readFileSync(path.join(cpu, 'cpuacct.usage'), 'utf8'));
     return { workingSetBytes: usage - (stat.total_inactive_file ?? 0), cpuSeconds: cpuNs / 1e9 };

@@ -12,7 +12,8 @@ export function logPath(dir: string, name: string): string {
 }
 
 export function startIn(dir: string, netns: string, name: string, bin: string, args: string[], env: NodeJS.ProcessEnv = {}): number {
-  if (!fs.existsSync(bin)) throw new Error(`${name}: ${bin} is missing (scripts/testcluster/build.sh builds the node's binaries; apt-get installs containerd)`);
+  if (!fs.existsSync(bin)) throw new Error(`${name}: ${bin} is missing (scripts/testcluster/build.sh builds the node's binaries; apt-get `
+    + 'installs containerd)');
   fs.mkdirSync(path.join(dir, 'logs'), { recursive: true });
   const fd = fs.openSync(logPath(dir, name), 'a');
   const proc = spawn('nsenter', [`--net=/var/run/netns/${netns}`, '--', bin, ...args], {
@@ -59,7 +60,8 @@ export function recorded(dir: string): Array<{ name: string; pid: number }> {
 
 /** Throws, naming the component and its log, if a recorded process has exited. */
 export function assertRunning(dir: string, name: string): void {
-  const started = fs.existsSync(path.join(dir, 'pids')) && fs.readFileSync(path.join(dir, 'pids'), 'utf8').split('\n').some((l) => l.startsWith(`${name} `));
+  const started = fs.existsSync(path.join(dir, 'pids'))
+    && fs.readFileSync(path.join(dir, 'pids'), 'utf8').split('\n').some((l) => l.startsWith(`${name} `));
   if (started && !recorded(dir).some((r) => r.name === name)) {
     const log = logPath(dir, name);
     const tail = fs.existsSync(log) ? fs.readFileSync(log, 'utf8').trim().split('\n').slice(-15).join('\n') : '';

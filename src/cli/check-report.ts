@@ -110,7 +110,8 @@ export function renderText(report: CheckReport): string {
     ? `queues from ${inv.from.map((f) => ({ files: 'the files', queues: '--queues', cluster: 'the cluster' })[f]).join(' + ')} (${plural(inv.localQueues, 'LocalQueue')}, ${plural(inv.clusterQueues, 'ClusterQueue')}, ${plural(inv.cohorts, 'Cohort')}, ${plural(inv.priorityClasses, 'WorkloadPriorityClass').replace(/Classs$/, 'Classes')}, ${plural(inv.namespaces, 'Namespace')})`
     : 'no queues';
   const s = report.summary;
-  lines.push(`check: ${plural(s.errors, 'error')}, ${plural(s.warnings, 'warning')} in ${plural(s.objects, 'Ray object')} (${plural(s.files, 'file')}); `
+  lines.push(`check: ${plural(s.errors, 'error')}, ${plural(s.warnings, 'warning')} in ${plural(s.objects, 'Ray object')} `
+    + `(${plural(s.files, 'file')}); `
     + `Kueue ${c.kueue} (${c.kueueFrom}), KubeRay ${c.kubeRay} (${c.kubeRayFrom}), elastic gate ${c.elasticGate} (${c.elasticGateFrom}); ${queues}`);
   return `${lines.join('\n')}\n`;
 }

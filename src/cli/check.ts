@@ -33,7 +33,8 @@ export interface CheckOptions {
   readonly namespace?: string;
 }
 
-export const CHECK_USAGE = `usage: cdk8s-kueue-ray check FILE|DIR|- … [--kueue-version=${DEFAULT_KUEUE_VERSION}] [--kuberay-version=${DEFAULT_KUBERAY_VERSION}]
+export const CHECK_USAGE = `usage: cdk8s-kueue-ray check FILE|DIR|- … [--kueue-version=${DEFAULT_KUEUE_VERSION}] `
+  + `[--kuberay-version=${DEFAULT_KUBERAY_VERSION}]
        [--queues=FILE|DIR]… [--kubeconfig=FILE] [--output=text|json|sarif] [--elastic-gate=on|off|unknown] [--namespace=default]
 
 Runs the cdk8s-kueue-ray policy (the rules of synth and of the admission webhook) on the Ray objects
@@ -181,7 +182,8 @@ function pickVersion(flag: string | undefined, facts: InstallFactsBySource, key:
   for (const [found, from] of [[facts.files[key], 'files'], [facts.cluster[key], 'cluster']] as const) {
     if (!found) continue;
     if (list.includes(found)) return [found, from];
-    notes.push(`the ${from === 'files' ? 'files install' : 'cluster runs'} ${what} ${found}, which check does not support: the check ran for the default instead`);
+    notes.push(`the ${from === 'files' ? 'files install' : 'cluster runs'} ${what} ${found}, which check does not support: the check ran for `
+      + 'the default instead');
   }
   return [undefined, 'default'];
 }
@@ -193,7 +195,8 @@ function resolveRunContext(opts: CheckOptions, facts: InstallFactsBySource, note
   const kueue = kueueCapabilities(kueueVersion ?? DEFAULT_KUEUE_VERSION);
   const kubeRay = kubeRayCapabilities(kubeRayVersion ?? DEFAULT_KUBERAY_VERSION);
   for (const [f, from] of [[facts.files, 'files install'], [facts.cluster, 'cluster runs']] as const) {
-    for (const [what, found, used, flag] of [['Kueue', f.kueueVersion, kueue.version, opts.kueueVersion], ['KubeRay', f.kubeRayVersion, kubeRay.version, opts.kubeRayVersion]]) {
+    for (const [what, found, used, flag] of [['Kueue', f.kueueVersion, kueue.version, opts.kueueVersion],
+      ['KubeRay', f.kubeRayVersion, kubeRay.version, opts.kubeRayVersion]]) {
       if (found && flag && found !== used) notes.push(`the ${from} ${what} ${found}, but the check ran for ${used} (the flag)`);
     }
   }
@@ -228,7 +231,8 @@ async function gatherInventory(opts: CheckOptions, deps: CheckDependencies, clus
   }
   if (opts.queues) {
     const q = readSources(opts.queues, deps.stdin);
-    if (q.errors.length) throw new UsageError(`--queues: ${q.errors.map((e) => `${e.file}:${e.region.line}:${e.region.column}: ${e.message}`).join('; ')}`);
+    if (q.errors.length) throw new UsageError('--queues: '
+      + `${q.errors.map((e) => `${e.file}:${e.region.line}:${e.region.column}: ${e.message}`).join('; ')}`);
     sources.push(queueObjectsOf(q.objects.map((o) => o.object), namespace));
     from.push('queues');
   }
@@ -239,7 +243,8 @@ async function gatherInventory(opts: CheckOptions, deps: CheckDependencies, clus
   }
   const inventory = sources.length ? inventoryFromObjects(mergeObjects(sources)) : undefined;
   if (!inventory) {
-    notes.push('no queues: the files hold no LocalQueue, ClusterQueue, Cohort or WorkloadPriorityClass and neither --queues nor --kubeconfig was given, so the cross-object rules (queue exists, namespace admitted, priority class exists, gang fits the quota) did not run');
+    notes.push('no queues: the files hold no LocalQueue, ClusterQueue, Cohort or WorkloadPriorityClass and neither --queues nor --kubeconfig was '
+      + 'given, so the cross-object rules (queue exists, namespace admitted, priority class exists, gang fits the quota) did not run');
   }
   return { inventory, from };
 }
@@ -266,7 +271,8 @@ function checkRayObject(src: SourceObject, namespace: string, run: RunContext, i
   const entry = { object: objectRef(obj), file: src.file, document: src.document, line: src.region.line };
   const parent = rayParentOf(obj);
   if (parent) {
-    const note = `controlled by ${parent.kind} "${parent.name}": KubeRay creates it from its owner, which is checked instead (the controller refuses it from anyone but KubeRay's operator)`;
+    const note = `controlled by ${parent.kind} "${parent.name}": KubeRay creates it from its owner, which is checked instead (the controller refuses `
+      + 'it from anyone but KubeRay\'s operator)';
     return { entry: { ...entry, status: 'skipped', note }, findings: [] };
   }
   const { kueue, kubeRay, elasticGate } = run;
@@ -319,7 +325,8 @@ export async function runCheck(opts: CheckOptions, deps: CheckDependencies = {})
     objects,
     findings,
     notes,
-    summary: { errors: findings.filter((f) => f.severity === 'error').length, warnings: findings.filter((f) => f.severity === 'warning').length, objects: ray, files: read.files.length },
+    summary: { errors: findings.filter((f) => f.severity === 'error').length, warnings: findings.filter((f) => f.severity === 'warning').length,
+      objects: ray, files: read.files.length },
   };
 }
 

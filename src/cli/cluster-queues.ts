@@ -50,8 +50,10 @@ export function kubeconfigSource(kubeconfig: string): ClusterSource {
           else throw unreachable(what, e);
         }
       };
-      await read(`deployments/${KUEUE_NAMESPACE}/kueue-controller-manager`, () => apps.readNamespacedDeployment({ name: 'kueue-controller-manager', namespace: KUEUE_NAMESPACE }), 'Deployment');
-      await read(`configmaps/${KUEUE_NAMESPACE}/kueue-manager-config`, () => core.readNamespacedConfigMap({ name: 'kueue-manager-config', namespace: KUEUE_NAMESPACE }), 'ConfigMap');
+      await read(`deployments/${KUEUE_NAMESPACE}/kueue-controller-manager`,
+        () => apps.readNamespacedDeployment({ name: 'kueue-controller-manager', namespace: KUEUE_NAMESPACE }), 'Deployment');
+      await read(`configmaps/${KUEUE_NAMESPACE}/kueue-manager-config`,
+        () => core.readNamespacedConfigMap({ name: 'kueue-manager-config', namespace: KUEUE_NAMESPACE }), 'ConfigMap');
       return { objects, notes };
     },
     async queues(apiVersion: string) {

@@ -46,16 +46,21 @@ function controllerSettings(f: Record<string, string>): ControllerSettings {
   const unknown = Object.keys(f).filter((k) => !KNOWN.includes(k));
   if (unknown.length) throw new Error(`unknown flag(s) ${unknown.map((u) => `--${u}`).join(', ')}; known: ${KNOWN.map((k) => `--${k}`).join(', ')}`);
   const clusterAccess = (f.reconciler ?? 'true') !== 'false';
-  if (f['tls-reload-seconds'] !== undefined && !(Number(f['tls-reload-seconds']) >= 1)) throw new Error(`--tls-reload-seconds takes a number of seconds >= 1, got '${f['tls-reload-seconds']}'`);
+  if (f['tls-reload-seconds'] !== undefined && !(Number(f['tls-reload-seconds']) >= 1)) throw new Error('--tls-reload-seconds takes a number of '
+    + `seconds >= 1, got '${f['tls-reload-seconds']}'`);
   const graceSeconds = Number(f['shutdown-grace-seconds'] ?? 5);
-  if (!(graceSeconds >= 0 && graceSeconds <= 300)) throw new Error(`--shutdown-grace-seconds takes 0 to 300 (how long the webhook keeps serving after SIGTERM, with /readyz failing), got '${f['shutdown-grace-seconds']}'`);
+  if (!(graceSeconds >= 0 && graceSeconds <= 300)) throw new Error('--shutdown-grace-seconds takes 0 to 300 (how long the webhook keeps serving '
+    + `after SIGTERM, with /readyz failing), got '${f['shutdown-grace-seconds']}'`);
   const workers = Number(f['admission-workers'] ?? 1);
-  if (!Number.isInteger(workers) || workers < 0 || workers > 16) throw new Error(`--admission-workers takes 0 to 16 (worker threads that parse and decide reviews; 0 decides on the server thread), got '${f['admission-workers']}'`);
+  if (!Number.isInteger(workers) || workers < 0 || workers > 16) throw new Error('--admission-workers takes 0 to 16 (worker threads that parse and '
+    + `decide reviews; 0 decides on the server thread), got '${f['admission-workers']}'`);
   const metricsPort = Number(f['metrics-port'] ?? 8080);
-  if (!Number.isInteger(metricsPort) || metricsPort < 0 || metricsPort > 65535 || (metricsPort !== 0 && metricsPort === Number(f.port ?? 9443))) throw new Error(`--metrics-port takes a port other than the webhook's (0 turns metrics off), got '${f['metrics-port']}'`);
+  if (!Number.isInteger(metricsPort) || metricsPort < 0 || metricsPort > 65535 || (metricsPort !== 0 && metricsPort === Number(f.port
+    ?? 9443))) throw new Error(`--metrics-port takes a port other than the webhook's (0 turns metrics off), got '${f['metrics-port']}'`);
   if (!!f['tls-cert-file'] !== !!f['tls-key-file']) throw new Error('--tls-cert-file and --tls-key-file go together');
   if (!f['tls-cert-file'] && !clusterAccess) throw new Error('without cluster access (--reconciler=false) give --tls-cert-file and --tls-key-file');
-  return { clusterAccess, kubeconfigFile: f.kubeconfig ?? process.env.KUBECONFIG, namespace: f.namespace ?? 'cdk8s-kueue-ray-system', graceSeconds, workers, metricsPort };
+  return { clusterAccess, kubeconfigFile: f.kubeconfig ?? process.env.KUBECONFIG, namespace: f.namespace ?? 'cdk8s-kueue-ray-system', graceSeconds,
+    workers, metricsPort };
 }
 
 /** What the webhooks decide with: the versions, the trusted writers, the graceful-preemption defaults. */
@@ -66,9 +71,12 @@ function admissionConfigOf(f: Record<string, string>, namespace: string): Admiss
     elasticGate: 'unknown',
     writers: {
       ...DEFAULT_TRUSTED_WRITERS,
-      kubeRay: [parseServiceAccount(f['kuberay-service-account'] ?? `${KUBERAY_OPERATOR_SERVICE_ACCOUNT.namespace}/${KUBERAY_OPERATOR_SERVICE_ACCOUNT.name}`, '--kuberay-service-account')],
-      kueue: [parseServiceAccount(f['kueue-service-account'] ?? `${KUEUE_CONTROLLER_SERVICE_ACCOUNT.namespace}/${KUEUE_CONTROLLER_SERVICE_ACCOUNT.name}`, '--kueue-service-account')],
-      controller: [parseServiceAccount(f['controller-service-account'] ?? `${namespace}/${CONTROLLER_SERVICE_ACCOUNT.name}`, '--controller-service-account')],
+      kubeRay: [parseServiceAccount(f['kuberay-service-account']
+        ?? `${KUBERAY_OPERATOR_SERVICE_ACCOUNT.namespace}/${KUBERAY_OPERATOR_SERVICE_ACCOUNT.name}`, '--kuberay-service-account')],
+      kueue: [parseServiceAccount(f['kueue-service-account']
+        ?? `${KUEUE_CONTROLLER_SERVICE_ACCOUNT.namespace}/${KUEUE_CONTROLLER_SERVICE_ACCOUNT.name}`, '--kueue-service-account')],
+      controller: [parseServiceAccount(f['controller-service-account'] ?? `${namespace}/${CONTROLLER_SERVICE_ACCOUNT.name}`,
+        '--controller-service-account')],
     },
     gracefulPreemption: f['graceful-preemption'] ? (() => {
       const [g, s] = f['graceful-preemption'].split(':').map(Number);
@@ -139,7 +147,8 @@ function stopOnSignals(run: Running, graceSeconds: number): void {
       run.stopping = true;
       // Readiness fails at once; the webhook keeps serving for the grace period (the API server may
       // still hold connections to this pod), then drains; the informers serve its view until then.
-      log({ level: 'info', msg: 'stopping: readiness fails, serving for the grace period, then draining in-flight requests', signal: sig, graceSeconds });
+      log({ level: 'info', msg: 'stopping: readiness fails, serving for the grace period, then draining in-flight requests', signal: sig,
+        graceSeconds });
       run.store?.stop();
       if (run.reloadTimer) clearInterval(run.reloadTimer);
       const drained = run.server.stop(20000, graceSeconds * 1000).then(() => run.cache?.stop());
@@ -189,10 +198,12 @@ export async function controller(argv: string[]): Promise<WebhookServer> {
   const port = await server.listen();
   // /metrics on its own port (0: off), never on the webhook port: the chart's NetworkPolicy opens
   // the webhook port to the API server and this one only to the scrapers.
-  const metrics = s.metricsPort ? new MetricsServer({ render: () => server.metrics.render(), host: f.host ?? '0.0.0.0', port: s.metricsPort }) : undefined;
+  const metrics = s.metricsPort ? new MetricsServer({ render: () => server.metrics.render(), host: f.host ?? '0.0.0.0', port: s.metricsPort })
+    : undefined;
   await metrics?.listen();
   store?.start((p) => { server.reloadCertificate(p.cert, p.key); log({ level: 'info', msg: 'webhook certificate reloaded' }); });
-  const reloadTimer = f['tls-cert-file'] ? reloadCertificateFiles(server, f['tls-cert-file'], f['tls-key-file'], Number(f['tls-reload-seconds'] ?? 60), `${cert}\n${key}`) : undefined;
+  const reloadTimer = f['tls-cert-file']
+    ? reloadCertificateFiles(server, f['tls-cert-file'], f['tls-key-file'], Number(f['tls-reload-seconds'] ?? 60), `${cert}\n${key}`) : undefined;
   log({ level: 'info', msg: 'webhook listening', port, metricsPort: s.metricsPort, kueue: config.kueue.version, kubeRay: config.kubeRay.version });
   const run: Running = { server, metrics, store, reloadTimer, stopping: false };
   // Handlers first, before the informers and the Lease start (stopOnSignals says why).

@@ -25,16 +25,22 @@ async function main(argv: string[]): Promise<void> {
   }
   if (cmd === 'check') {
     // exitCode, not exit(): a large report piped to another process must be flushed first.
-    process.exitCode = await (await import('./check')).check(rest, { stdout: (s) => process.stdout.write(s), stderr: (s) => process.stderr.write(s) });
+    process.exitCode = await (await import('./check')).check(rest,
+      { stdout: (s) => process.stdout.write(s), stderr: (s) => process.stderr.write(s) });
     return;
   }
   if (cmd === 'plan') {
     process.stdout.write(await (await import('./plan')).planMain(rest));
     return;
   }
-  process.stderr.write(`usage: cdk8s-kueue-ray controller [--kueue-version=${DEFAULT_KUEUE_VERSION}] [--kuberay-version=${DEFAULT_KUBERAY_VERSION}] [--namespace=NS] [--service=SVC] [--webhook-configurations=MUT,VAL] [--port=9443] [--tls-cert-file=F --tls-key-file=F] [--reconciler=false] [--graceful-preemption=GRACE:SLEEP] [--admission-workers=1] [--tls-reload-seconds=60] [--shutdown-grace-seconds=5] [--metrics-port=8080] [--kuberay-service-account=NS/NAME] [--kueue-service-account=NS/NAME] [--controller-service-account=NS/NAME] [--client-ca-file=F]\n`
-    + '       cdk8s-kueue-ray check FILE|DIR|- ... [--kueue-version=V] [--kuberay-version=V] [--queues=FILE] [--kubeconfig=FILE] [--output=text|json|sarif] [--elastic-gate=on|off|unknown] (check --help)\n'
-    + '       cdk8s-kueue-ray plan [dist/ or FILES...] [--arrivals=FILE] [--kueue-version=V] [--kuberay-version=V] [--output=text|json|html] [--trace] [--kubeconfig=FILE]\n');
+  process.stderr.write(`usage: cdk8s-kueue-ray controller [--kueue-version=${DEFAULT_KUEUE_VERSION}] [--kuberay-version=${DEFAULT_KUBERAY_VERSION}] `
+    + '[--namespace=NS] [--service=SVC] [--webhook-configurations=MUT,VAL] [--port=9443] [--tls-cert-file=F --tls-key-file=F] [--reconciler=false] '
+    + '[--graceful-preemption=GRACE:SLEEP] [--admission-workers=1] [--tls-reload-seconds=60] [--shutdown-grace-seconds=5] [--metrics-port=8080] '
+    + '[--kuberay-service-account=NS/NAME] [--kueue-service-account=NS/NAME] [--controller-service-account=NS/NAME] [--client-ca-file=F]\n'
+    + '       cdk8s-kueue-ray check FILE|DIR|- ... [--kueue-version=V] [--kuberay-version=V] [--queues=FILE] [--kubeconfig=FILE] '
+    + '[--output=text|json|sarif] [--elastic-gate=on|off|unknown] (check --help)\n'
+    + '       cdk8s-kueue-ray plan [dist/ or FILES...] [--arrivals=FILE] [--kueue-version=V] [--kuberay-version=V] [--output=text|json|html] '
+    + '[--trace] [--kubeconfig=FILE]\n');
   process.exit(cmd ? 2 : 0);
 }
 

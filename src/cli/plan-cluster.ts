@@ -31,7 +31,8 @@ export function replayOrder(rayObjects: readonly any[], workloads: readonly any[
     const wl = byOwner.get(obj.metadata.uid);
     if (cond(wl, 'Finished')?.status === 'True') continue;
     const reserved = cond(wl, 'QuotaReserved');
-    rows.push({ obj, admittedAt: reserved?.status === 'True' ? reserved.lastTransitionTime : undefined, createdAt: wl?.metadata?.creationTimestamp ?? obj.metadata.creationTimestamp ?? '' });
+    rows.push({ obj, admittedAt: reserved?.status === 'True' ? reserved.lastTransitionTime : undefined,
+      createdAt: wl?.metadata?.creationTimestamp ?? obj.metadata.creationTimestamp ?? '' });
   }
   rows.sort((a, b) => {
     if (!!a.admittedAt !== !!b.admittedAt) return a.admittedAt ? -1 : 1;
@@ -62,10 +63,12 @@ export async function readLiveCluster(kubeconfig: string, kueueApiVersion: strin
         notes.push(`the cluster serves no ${what}: taken as none`);
         return [];
       }
-      throw new Error(`cannot read ${what} with the kubeconfig ${kubeconfig}: ${(e as Error).message?.split('\n')[0]}. Fix: check the kubeconfig and its permissions (list ${what})`);
+      throw new Error(`cannot read ${what} with the kubeconfig ${kubeconfig}: ${(e as Error).message?.split('\n')[0]}. Fix: check the kubeconfig and `
+        + `its permissions (list ${what})`);
     }
   };
-  const kueue = (plural: string, kind: string) => list(`${plural}.${group}/${version}`, () => custom.listClusterCustomObject({ group, version, plural }), kind, kueueApiVersion);
+  const kueue = (plural: string, kind: string) =>
+    list(`${plural}.${group}/${version}`, () => custom.listClusterCustomObject({ group, version, plural }), kind, kueueApiVersion);
   const ray = (k: RayKind) => list(`${k.plural}.${k.apiVersion}`,
     () => custom.listClusterCustomObject({ group: k.group, version: k.version, plural: k.plural }), k.kind, k.apiVersion);
   // One list after the other: a CLI reads once, and a burst of parallel reads gains nothing here.

@@ -13,7 +13,8 @@ import { parseAllDocuments } from 'yaml';
 import { DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION, kubeRayCapabilities, kueueCapabilities, RAY_KINDS } from '../policy';
 import { planToHtml, planToText, simulatePlan } from '../policy/plan';
 
-const USAGE = `usage: cdk8s-kueue-ray plan [dist/ or YAML files…] [--arrivals FILE] [--kueue-version ${DEFAULT_KUEUE_VERSION}] [--kuberay-version ${DEFAULT_KUBERAY_VERSION}] [--output text|json|html] [--trace] [--kubeconfig FILE]`;
+const USAGE = `usage: cdk8s-kueue-ray plan [dist/ or YAML files…] [--arrivals FILE] [--kueue-version ${DEFAULT_KUEUE_VERSION}] `
+  + `[--kuberay-version ${DEFAULT_KUBERAY_VERSION}] [--output text|json|html] [--trace] [--kubeconfig FILE]`;
 const KUEUE_KINDS = new Set(['ClusterQueue', 'Cohort', 'ResourceFlavor', 'LocalQueue', 'WorkloadPriorityClass', 'Namespace']);
 
 function filesUnder(p: string): string[] {
@@ -96,7 +97,8 @@ export function planCommand(argv: string[], live?: PlanLiveInput): string {
   if (f.arrivals) {
     arrivals = readObjects(f.arrivals);
     const other = arrivals.find((o) => !RAY_KINDS.includes(o?.kind));
-    if (other) throw new Error(`${f.arrivals}: ${other?.kind ?? typeof other} ${other?.metadata?.name ?? ''} is not a Ray object; --arrivals lists RayJobs, RayClusters and RayServices in arrival order`);
+    if (other) throw new Error(`${f.arrivals}: ${other?.kind ?? typeof other} ${other?.metadata?.name ?? ''} is not a Ray object; --arrivals lists `
+      + 'RayJobs, RayClusters and RayServices in arrival order');
   }
   if (live) {
     const fromFiles = new Set(kueueObjects.map(identity));

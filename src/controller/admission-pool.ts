@@ -100,7 +100,8 @@ export class AdmissionPool {
       }
       for (const slot of this.slots) {
         if (slot.pending.size && now - slot.headSince > deadline + (slot.online ? 0 : STARTUP_MS)) {
-          this.opts.log?.({ level: 'error', msg: 'admission worker missed its deadline; replacing it', deadlineMs: deadline, queued: slot.pending.size - 1 });
+          this.opts.log?.({ level: 'error', msg: 'admission worker missed its deadline; replacing it', deadlineMs: deadline,
+            queued: slot.pending.size - 1 });
           this.restart(slot, `cdk8s-kueue-ray webhook: review not decided within ${deadline} ms`);
         }
       }
@@ -163,7 +164,8 @@ export class AdmissionPool {
     });
     worker.on('error', (e) => this.opts.log?.({ level: 'error', msg: 'admission worker crashed', error: e.message }));
     worker.on('exit', (code) => {
-      if (slot.worker === worker && !this.closing) this.opts.log?.({ level: 'error', msg: 'admission worker exited', code, queued: Math.max(0, slot.pending.size - 1) });
+      if (slot.worker === worker && !this.closing) this.opts.log?.({ level: 'error', msg: 'admission worker exited', code,
+        queued: Math.max(0, slot.pending.size - 1) });
       if (slot.worker === worker && !this.closing) this.restart(slot, 'cdk8s-kueue-ray webhook: admission worker exited');
     });
     worker.unref();

@@ -35,7 +35,8 @@ const OPERATIONS = ['CREATE', 'UPDATE', 'DELETE', 'CONNECT'];
 function envelopeProblem(r: Record<string, any>): string | undefined {
   if (typeof r.uid !== 'string' || r.uid === '' || r.uid.length > 128) return 'request.uid must be a non-empty string of at most 128 characters';
   const k = r.kind;
-  if (!isRecord(k) || typeof k.group !== 'string' || typeof k.version !== 'string' || typeof k.kind !== 'string') return 'request.kind must be a {group, version, kind} of strings';
+  if (!isRecord(k) || typeof k.group !== 'string' || typeof k.version !== 'string' || typeof k.kind !== 'string') return 'request.kind must be a '
+    + '{group, version, kind} of strings';
   if (!OPERATIONS.includes(r.operation)) return `request.operation must be one of ${OPERATIONS.join(', ')}`;
   if (r.namespace !== undefined && r.namespace !== null && typeof r.namespace !== 'string') return 'request.namespace must be a string';
   if (r.subResource !== undefined && r.subResource !== null && typeof r.subResource !== 'string') return 'request.subResource must be a string';
@@ -53,7 +54,8 @@ function kindProblem(r: Record<string, any>): string | undefined {
     if (!isRecord(o)) continue;
     const apiVersion = r.kind.group ? `${r.kind.group}/${r.kind.version}` : r.kind.version;
     if (o.kind !== r.kind.kind || o.apiVersion !== apiVersion) {
-      return `request.${f} is ${typeof o.kind === 'string' ? o.kind.slice(0, 64) : 'of no kind'} ${typeof o.apiVersion === 'string' ? o.apiVersion.slice(0, 64) : '(no apiVersion)'}, but request.kind says ${r.kind.kind} ${apiVersion}`;
+      return `request.${f} is ${typeof o.kind === 'string' ? o.kind.slice(0, 64) : 'of no kind'} `
+        + `${typeof o.apiVersion === 'string' ? o.apiVersion.slice(0, 64) : '(no apiVersion)'}, but request.kind says ${r.kind.kind} ${apiVersion}`;
     }
   }
   return undefined;
@@ -82,7 +84,8 @@ export function reviewAdmission(webhook: Webhook, body: string, config: Admissio
   } catch (e) {
     return errorOutcome(400, `malformed JSON: ${(e as Error).message}`);
   }
-  if (review?.apiVersion !== 'admission.k8s.io/v1' || review?.kind !== 'AdmissionReview' || typeof review.request !== 'object' || review.request === null) {
+  if (review?.apiVersion !== 'admission.k8s.io/v1' || review?.kind !== 'AdmissionReview' || typeof review.request !== 'object'
+    || review.request === null) {
     return errorOutcome(400, 'expected an admission.k8s.io/v1 AdmissionReview with a request');
   }
   const problem = envelopeProblem(review.request);
@@ -90,8 +93,10 @@ export function reviewAdmission(webhook: Webhook, body: string, config: Admissio
   const uid: string = review.request.uid;
   const mismatch = kindProblem(review.request);
   if (mismatch) {
-    const response: AdmissionResponse = { uid, allowed: false, status: { code: 400, reason: 'BadRequest', message: `cdk8s-kueue-ray webhook: ${mismatch}` } };
-    return { status: 200, body: JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response }), verdict: 'denied', rules: [] };
+    const response: AdmissionResponse = { uid, allowed: false,
+      status: { code: 400, reason: 'BadRequest', message: `cdk8s-kueue-ray webhook: ${mismatch}` } };
+    return { status: 200, body: JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response }), verdict: 'denied',
+      rules: [] };
   }
   let decision: Decision;
   let internalError: string | undefined;
@@ -101,7 +106,8 @@ export function reviewAdmission(webhook: Webhook, body: string, config: Admissio
   } catch (e) {
     // A bug must not become an outage or an accidental allow: deny with the reason.
     internalError = e instanceof Error ? e.message : 'non-Error exception';
-    decision = { response: { uid, allowed: false, status: { code: 500, reason: 'InternalError', message: `cdk8s-kueue-ray webhook error: ${internalError}` } }, findings: [] };
+    decision = { response: { uid, allowed: false,
+      status: { code: 500, reason: 'InternalError', message: `cdk8s-kueue-ray webhook error: ${internalError}` } }, findings: [] };
   }
   const r = bounded(decision.response);
   return {

@@ -137,7 +137,8 @@ export function mutateRayObject(req: AdmissionRequest, config: AdmissionConfig, 
   if (!obj || typeof obj !== 'object') return { response: deny(req.uid, 'request.object is missing', 400, 'BadRequest'), findings: [] };
   const ops = patchOf(obj, admissionDefaults(obj, req.operation, contextOf(config, view), requester(req)));
   if (!ops.length) return { response: { uid: req.uid, allowed: true }, findings: [] };
-  return { response: { uid: req.uid, allowed: true, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(ops)).toString('base64') }, findings: [] };
+  return { response: { uid: req.uid, allowed: true, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(ops)).toString('base64') },
+    findings: [] };
 }
 
 /** The JSON patch of a Defaulting. No spread: a cluster with 100,000 worker groups gives 300,000 operations, past push(...)'s argument limit. */
@@ -148,7 +149,8 @@ function patchOf(obj: any, d: Defaulting): any[] {
   if (d.suspend) ops.push({ op: 'add', path: pointerOf(d.suspend), value: true });
   for (const t of d.podTemplates) {
     const p = pointerOf(t.template);
-    if (t.terminationGracePeriodSeconds !== undefined) ops.push({ op: 'add', path: `${p}/spec/terminationGracePeriodSeconds`, value: t.terminationGracePeriodSeconds });
+    if (t.terminationGracePeriodSeconds !== undefined) ops.push({ op: 'add', path: `${p}/spec/terminationGracePeriodSeconds`,
+      value: t.terminationGracePeriodSeconds });
     if (t.preStopSleepSeconds !== undefined) {
       if (t.createLifecycle) ops.push({ op: 'add', path: `${p}/spec/containers/0/lifecycle`, value: {} });
       ops.push({ op: 'add', path: `${p}/spec/containers/0/lifecycle/preStop`, value: preStopSleep(t.preStopSleepSeconds) });

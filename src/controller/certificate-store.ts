@@ -59,11 +59,13 @@ export class CertificateStore {
     } catch (e: any) {
       if (e?.code !== 404) throw e;
     }
-    const stored = secret ? { caCert: unb64(secret.data?.['ca.crt']), caKey: unb64(secret.data?.['ca.key']), cert: unb64(secret.data?.['tls.crt']), key: unb64(secret.data?.['tls.key']) } : undefined;
+    const stored = secret ? { caCert: unb64(secret.data?.['ca.crt']), caKey: unb64(secret.data?.['ca.key']), cert: unb64(secret.data?.['tls.crt']),
+      key: unb64(secret.data?.['tls.key']) } : undefined;
     const reason = needsRotation(stored, this.opts.service, ns, now, this.opts.renewBeforeDays ?? 30);
     let pair: ServingPair;
     if (reason) {
-      const caOk = stored?.caCert && stored.caKey && reason !== 'stored CA expires soon' && !reason.startsWith('stored certificate is unreadable') && reason !== 'stored certificate is not signed by the stored CA';
+      const caOk = stored?.caCert && stored.caKey && reason !== 'stored CA expires soon' && !reason.startsWith('stored certificate is unreadable')
+        && reason !== 'stored certificate is not signed by the stored CA';
       const keepCa = caOk ? { caCert: stored!.caCert!, caKey: stored!.caKey! } : undefined;
       const issued = issueCertificates(this.opts.service, ns, now, 365, 3650, this.opts.extraIps ?? [], keepCa);
       const data = { 'ca.crt': b64(issued.caCert), 'ca.key': b64(issued.caKey), 'tls.crt': b64(issued.cert), 'tls.key': b64(issued.key) };
@@ -76,7 +78,9 @@ export class CertificateStore {
         else await this.core.createNamespacedSecret({ namespace: ns, body });
       } catch (e: any) {
         if (e?.code === 409) return this.ensure(now); // another replica stored one first: use it
-        if (e?.code === 403 && !secret) throw new Error(`Secret ${ns}/${this.secretName} does not exist and the controller may not create it (its Role allows get and update of that Secret only). Fix: apply the controller chart, which creates it empty, or create it: kubectl -n ${ns} create secret generic ${this.secretName}`);
+        if (e?.code === 403 && !secret) throw new Error(`Secret ${ns}/${this.secretName} does not exist and the controller may not create it (its `
+          + 'Role allows get and update of that Secret only). Fix: apply the controller chart, which creates it empty, or create it: kubectl '
+          + `-n ${ns} create secret generic ${this.secretName}`);
         throw e;
       }
       this.opts.log?.({ level: 'info', msg: 'webhook certificate issued', reason, notAfter: issued.notAfter.toISOString() });
@@ -104,7 +108,8 @@ export class CertificateStore {
     } catch (e: any) {
       if (e?.code === 404) {
         // Said once: the periodic check sets it as soon as the configuration is applied.
-        if (!this.reportedMissing.has(name)) this.opts.log?.({ level: 'warn', msg: `webhook configuration ${name} not found yet; its caBundle is set once it exists` });
+        if (!this.reportedMissing.has(name)) this.opts.log?.({ level: 'warn',
+          msg: `webhook configuration ${name} not found yet; its caBundle is set once it exists` });
         this.reportedMissing.add(name);
         return;
       }
@@ -124,13 +129,15 @@ export class CertificateStore {
    */
   start(onRotate: (pair: ServingPair) => void, intervalMs = 6 * 3600_000, caBundleIntervalMs = 5000): void {
     this.timer = setInterval(() => {
-      this.ensure().then((p) => { if (p.issued) onRotate(p); }).catch((e) => this.opts.log?.({ level: 'warn', msg: 'certificate check failed', detail: (e as Error).message }));
+      this.ensure().then((p) => { if (p.issued) onRotate(p); })
+        .catch((e) => this.opts.log?.({ level: 'warn', msg: 'certificate check failed', detail: (e as Error).message }));
     }, intervalMs);
     let busy = false;
     this.caTimer = setInterval(() => {
       if (busy) return;
       busy = true;
-      this.patchCaBundles().catch((e) => this.opts.log?.({ level: 'warn', msg: 'caBundle check failed', detail: (e as Error).message })).finally(() => { busy = false; });
+      this.patchCaBundles().catch((e) => this.opts.log?.({ level: 'warn', msg: 'caBundle check failed', detail: (e as Error).message }))
+        .finally(() => { busy = false; });
     }, caBundleIntervalMs);
   }
 

@@ -20,7 +20,8 @@ export function serviceDnsNames(service: string, namespace: string): string[] {
 
 function keyPair(): { pub: forge.pki.PublicKey; priv: forge.pki.PrivateKey; pem: string } {
   // Node's native RSA generation (fast), handed to forge for the X.509 encoding.
-  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+  const { privateKey } = generateKeyPairSync('rsa',
+    { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
   const priv = forge.pki.privateKeyFromPem(privateKey) as forge.pki.rsa.PrivateKey;
   return { priv, pub: forge.pki.setRsaPublicKey(priv.n, priv.e), pem: privateKey };
 }
@@ -51,7 +52,8 @@ export function issueCertificates(
     caCert.validity.notAfter = new Date(now.getTime() + caDays * 86400_000);
     caCert.setSubject(caName);
     caCert.setIssuer(caName);
-    caCert.setExtensions([{ name: 'basicConstraints', cA: true, critical: true }, { name: 'keyUsage', keyCertSign: true, cRLSign: true, digitalSignature: true, critical: true }]);
+    caCert.setExtensions([{ name: 'basicConstraints', cA: true, critical: true },
+      { name: 'keyUsage', keyCertSign: true, cRLSign: true, digitalSignature: true, critical: true }]);
     caCert.sign(kp.priv as forge.pki.rsa.PrivateKey, forge.md.sha256.create());
   }
 
@@ -67,7 +69,8 @@ export function issueCertificates(
     { name: 'basicConstraints', cA: false },
     { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
     { name: 'extKeyUsage', serverAuth: true },
-    { name: 'subjectAltName', altNames: [...serviceDnsNames(service, namespace).map((value) => ({ type: 2, value })), ...extraIps.map((ip) => ({ type: 7, ip }))] },
+    { name: 'subjectAltName',
+      altNames: [...serviceDnsNames(service, namespace).map((value) => ({ type: 2, value })), ...extraIps.map((ip) => ({ type: 7, ip }))] },
   ]);
   cert.sign(ca.priv as forge.pki.rsa.PrivateKey, forge.md.sha256.create());
   return {
@@ -108,7 +111,8 @@ export function needsRotation(
  * else is ever written; the chart's ValidatingAdmissionPolicy refuses any other change from the
  * controller's ServiceAccount.
  */
-export function caBundlePatch(cfg: { webhooks?: Array<{ name?: string; clientConfig?: { caBundle?: string } }> }, caBundleB64: string): Array<{ op: 'test' | 'add'; path: string; value: string }> {
+export function caBundlePatch(cfg: { webhooks?: Array<{ name?: string; clientConfig?: { caBundle?: string } }> },
+  caBundleB64: string): Array<{ op: 'test' | 'add'; path: string; value: string }> {
   return (cfg.webhooks ?? []).flatMap((w, i) => (w.clientConfig?.caBundle === caBundleB64 ? [] : [
     { op: 'test' as const, path: `/webhooks/${i}/name`, value: String(w.name) },
     { op: 'add' as const, path: `/webhooks/${i}/clientConfig/caBundle`, value: caBundleB64 },

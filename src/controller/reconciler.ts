@@ -77,7 +77,8 @@ export class Reconciler {
       this.renewLease().catch((e) => this.log('warn', 'lease', e));
     }, Math.max(1000, duration / 3));
     const path = `/apis/kueue.x-k8s.io/${this.version}/workloads`;
-    this.informer = k8s.makeInformer(this.kc, path, () => this.custom.listClusterCustomObject({ group: 'kueue.x-k8s.io', version: this.version, plural: 'workloads' }));
+    this.informer = k8s.makeInformer(this.kc, path,
+      () => this.custom.listClusterCustomObject({ group: 'kueue.x-k8s.io', version: this.version, plural: 'workloads' }));
     const onChange = (wl: any) => this.enqueue(wl);
     this.informer.on('add', onChange);
     this.informer.on('update', onChange);

@@ -111,7 +111,8 @@ class Metrics {
       out.push(`kueue_ray_admission_duration_seconds_sum{path="${path}"} ${h.sum}`);
       out.push(`kueue_ray_admission_duration_seconds_count{path="${path}"} ${h.count}`);
     }
-    out.push('# HELP kueue_ray_admission_decisions_total Admission decisions and policy findings by rule.', '# TYPE kueue_ray_admission_decisions_total counter');
+    out.push('# HELP kueue_ray_admission_decisions_total Admission decisions and policy findings by rule.',
+      '# TYPE kueue_ray_admission_decisions_total counter');
     for (const [labels, v] of this.decisions) out.push(`kueue_ray_admission_decisions_total{${labels}} ${v}`);
     return `${out.join('\n')}\n`;
   }
@@ -262,14 +263,16 @@ export class WebhookServer {
       // Only the API server holds a certificate the configured CA signs.
       res.shouldKeepAlive = false;
       req.resume();
-      return this.text(res, 401, JSON.stringify({ message: 'cdk8s-kueue-ray webhook: a client certificate signed by the configured CA is required' }), 'application/json');
+      return this.text(res, 401, JSON.stringify({ message: 'cdk8s-kueue-ray webhook: a client certificate signed by the configured CA is required' }),
+        'application/json');
     }
     this.receiveReview(req, res, webhook);
   }
 
   /** Reads a review's body within its budgets and deadline, then has it decided and answered once. */
   private receiveReview(req: IncomingMessage, res: ServerResponse, webhook: Webhook): void {
-    const r: PendingReview = { req, res, webhook, peer: req.socket.remoteAddress ?? '', started: process.hrtime.bigint(), chunks: [], size: 0, done: false, reserved: 0 };
+    const r: PendingReview = { req, res, webhook, peer: req.socket.remoteAddress ?? '', started: process.hrtime.bigint(), chunks: [], size: 0,
+      done: false, reserved: 0 };
     this.inFlight++;
     const deadline = this.armBodyDeadline(r);
     // A decision in progress is no idle connection (the worker deadline bounds it).
@@ -326,7 +329,8 @@ export class WebhookServer {
   private reserveBytes(r: PendingReview, n: number): boolean {
     const peerHeld = this.peerBytes.get(r.peer) ?? 0;
     if (this.inFlightBytes[r.webhook] + n > this.maxInFlightBytes || peerHeld + n > this.maxPeerBytes) {
-      const which = peerHeld + n > this.maxPeerBytes ? `${this.maxPeerBytes} bytes from one client` : `${this.maxInFlightBytes} bytes of /${r.webhook} reviews`;
+      const which = peerHeld + n > this.maxPeerBytes ? `${this.maxPeerBytes} bytes from one client`
+        : `${this.maxInFlightBytes} bytes of /${r.webhook} reviews`;
       this.refuse(r, 429, JSON.stringify({ message: `cdk8s-kueue-ray webhook: more than ${which} in flight; try again` }));
       return false;
     }

@@ -32,13 +32,17 @@ function cond(wl: any, type: string): any {
 export function workloadStatus(wl: any, owner?: RayObject, kueue?: KueueCapabilities): QueueStatus {
   const cq = wl?.status?.admission?.clusterQueue;
   const finished = cond(wl, 'Finished');
-  if (finished?.status === 'True') return { state: 'finished', reason: 'KueueFinished', message: `Workload ${wl.metadata.name} finished: ${finished.message ?? finished.reason}` };
+  if (finished?.status === 'True') return { state: 'finished', reason: 'KueueFinished',
+    message: `Workload ${wl.metadata.name} finished: ${finished.message ?? finished.reason}` };
   const evicted = cond(wl, 'Evicted');
   const preempted = cond(wl, 'Preempted');
   if (preempted?.status === 'True' || (evicted?.status === 'True' && evicted.reason === 'Preempted')) {
-    return { state: 'preempted', reason: 'KueuePreempted', message: `Workload ${wl.metadata.name} was preempted: ${(preempted?.status === 'True' ? preempted.message : evicted.message) ?? 'no message'}` };
+    return { state: 'preempted', reason: 'KueuePreempted',
+      message: `Workload ${wl.metadata.name} was `
+        + `preempted: ${(preempted?.status === 'True' ? preempted.message : evicted.message) ?? 'no message'}` };
   }
-  if (evicted?.status === 'True') return { state: 'evicted', reason: 'KueueEvicted', message: `Workload ${wl.metadata.name} was evicted (${evicted.reason}): ${evicted.message ?? ''}`.trim() };
+  if (evicted?.status === 'True') return { state: 'evicted', reason: 'KueueEvicted',
+    message: `Workload ${wl.metadata.name} was evicted (${evicted.reason}): ${evicted.message ?? ''}`.trim() };
   if (cond(wl, 'Admitted')?.status === 'True') {
     const worker = typeof wl.status?.clusterName === 'string' ? `, dispatched by MultiKueue to worker cluster ${wl.status.clusterName}` : '';
     return { state: 'admitted', reason: 'KueueAdmitted', message: `Workload ${wl.metadata.name} admitted by ClusterQueue ${cq ?? '?'}${worker}` };
@@ -49,7 +53,8 @@ export function workloadStatus(wl: any, owner?: RayObject, kueue?: KueueCapabili
   if (qr?.status === 'True' && waiting.length) {
     const list = waiting.map((c) => `${c.name} (${c.state ?? 'Pending'}${c.message ? `: ${c.message}` : ''})`).join(', ');
     const multiKueue = owner?.spec?.managedBy === 'kueue.x-k8s.io/multikueue'
-      ? '; MultiKueue dispatches it once a worker cluster admits it: no worker has room for the whole gang yet, or none is reachable (see the MultiKueueClusters\' Active condition)'
+      ? '; MultiKueue dispatches it once a worker cluster admits it: no worker has room for the whole gang yet, or none is reachable (see the '
+        + 'MultiKueueClusters\' Active condition)'
       : '';
     return {
       state: 'awaiting-check', reason: 'KueueAdmissionCheckPending',
@@ -65,7 +70,8 @@ export function workloadStatus(wl: any, owner?: RayObject, kueue?: KueueCapabili
     }
   }
   const why = qr?.message ?? (wl?.spec?.active === false ? 'the Workload is inactive' : 'waiting for Kueue to consider it');
-  return { state: 'pending', reason: 'KueuePending', message: `Workload ${wl?.metadata?.name} is pending in queue ${wl?.spec?.queueName ?? '?'}: ${why}${gang}` };
+  return { state: 'pending', reason: 'KueuePending',
+    message: `Workload ${wl?.metadata?.name} is pending in queue ${wl?.spec?.queueName ?? '?'}: ${why}${gang}` };
 }
 
 /** The annotation value recorded on the Ray object, e.g. "pending: ...". */

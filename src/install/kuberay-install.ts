@@ -8,7 +8,8 @@ import { KubeRayVersion, resolveVersions } from '../platform/versions';
 import { kubeRayCapabilities } from '../policy/versions';
 import { ContainerResources, renderResources } from '../ray/pod-template';
 import { readRelease } from './release-source';
-import { KUBERAY_CLUSTER_ROLE_RULES, KUBERAY_CRDS, KUBERAY_LEADER_ELECTION_RULES, KUBERAY_SOURCES_URL, KUBERAY_SOURCES_URL_ENV, kubeRayCrdUrl } from './releases';
+import { KUBERAY_CLUSTER_ROLE_RULES, KUBERAY_CRDS, KUBERAY_LEADER_ELECTION_RULES, KUBERAY_SOURCES_URL, KUBERAY_SOURCES_URL_ENV,
+  kubeRayCrdUrl } from './releases';
 import { priorityClassField } from './priority';
 
 export interface KubeRayInstallProps {
@@ -92,12 +93,14 @@ export class KubeRayInstall extends Chart {
     const where = `KubeRayInstall '${this.node.path}'`;
     const ns = (this.operatorNamespace = props.namespace ?? KUBERAY_OPERATOR_SERVICE_ACCOUNT.namespace);
     this.serviceAccount = { namespace: ns, name: NAME };
-    if (props.replicas !== undefined && (!Number.isInteger(props.replicas) || props.replicas < 1)) throw new Error(`${where}: replicas ${props.replicas} must be a whole number >= 1.`);
+    if (props.replicas !== undefined && (!Number.isInteger(props.replicas) || props.replicas < 1)) throw new Error(
+      `${where}: replicas ${props.replicas} must be a whole number >= 1.`);
     for (const [file, sha] of Object.entries(KUBERAY_CRDS[this.version])) {
       const text = readRelease({
         localFile: props.crdDir ? path.join(props.crdDir, file) : undefined, url: kubeRayCrdUrl(this.version, file), sha256: sha,
         downloadUrl: kubeRayCrdUrl(this.version, file, props.sourcesUrl ?? process.env[KUBERAY_SOURCES_URL_ENV] ?? KUBERAY_SOURCES_URL),
-        cacheDir: props.cacheDir, what: `${where} (KubeRay ${this.version} ${file})`, localProp: 'crdDir', shaProp: 'library pin (KubeRay CRD sha256)',
+        cacheDir: props.cacheDir, what: `${where} (KubeRay ${this.version} ${file})`, localProp: 'crdDir',
+        shaProp: 'library pin (KubeRay CRD sha256)',
       });
       for (const doc of parseAllDocuments(text)) {
         const obj = doc.toJS();
@@ -109,13 +112,15 @@ export class KubeRayInstall extends Chart {
     const meta = (name: string, namespaced = true) => ({ name, labels: { ...labels }, ...(namespaced ? { namespace: ns } : {}) });
     new ApiObject(this, 'namespace', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
     new ApiObject(this, 'service-account', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: meta(NAME) });
-    this.clusterRole = new ApiObject(this, 'cluster-role', { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: meta(NAME, false), rules: KUBERAY_CLUSTER_ROLE_RULES[this.version] });
+    this.clusterRole = new ApiObject(this, 'cluster-role', { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole',
+      metadata: meta(NAME, false), rules: KUBERAY_CLUSTER_ROLE_RULES[this.version] });
     new ApiObject(this, 'cluster-role-binding', {
       apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: meta(NAME, false),
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: NAME },
       subjects: [{ kind: 'ServiceAccount', name: NAME, namespace: ns }],
     });
-    this.leaderElectionRole = new ApiObject(this, 'leader-election-role', { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: meta(`${NAME}-leader-election`), rules: KUBERAY_LEADER_ELECTION_RULES });
+    this.leaderElectionRole = new ApiObject(this, 'leader-election-role',
+      { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: meta(`${NAME}-leader-election`), rules: KUBERAY_LEADER_ELECTION_RULES });
     new ApiObject(this, 'leader-election-role-binding', {
       apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: meta(`${NAME}-leader-election`),
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: `${NAME}-leader-election` },
@@ -130,8 +135,7 @@ export class KubeRayInstall extends Chart {
     this.deployment = new ApiObject(this, 'deployment', {
       apiVersion: 'apps/v1', kind: 'Deployment', metadata: meta(NAME),
       spec: {
-        replicas: props.replicas ?? 1,
-        strategy: { type: 'Recreate' },
+        replicas: props.replicas ?? 1, strategy: { type: 'Recreate' },
         selector: { matchLabels: { 'app.kubernetes.io/name': NAME, 'app.kubernetes.io/instance': NAME } },
         template: {
           metadata: { labels: { ...labels } },
@@ -141,15 +145,11 @@ export class KubeRayInstall extends Chart {
             securityContext: { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } },
             terminationGracePeriodSeconds: 10,
             containers: [{
-              name: NAME,
-              image: caps.operatorImage,
-              imagePullPolicy: 'IfNotPresent',
-              command: ['/manager'],
-              args,
+              name: NAME, image: caps.operatorImage, imagePullPolicy: 'IfNotPresent', command: ['/manager'], args,
               ports: [{ name: 'http', containerPort: 8080, protocol: 'TCP' }],
-              livenessProbe: probe,
-              readinessProbe: probe,
-              resources: props.resources ? renderResources(props.resources, `${where} resources`) : { limits: { cpu: '100m', memory: '512Mi' }, requests: { cpu: '100m', memory: '512Mi' } },
+              livenessProbe: probe, readinessProbe: probe,
+              resources: props.resources ? renderResources(props.resources, `${where} resources`)
+                : { limits: { cpu: '100m', memory: '512Mi' }, requests: { cpu: '100m', memory: '512Mi' } },
               securityContext: {
                 allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true,
                 capabilities: { drop: ['ALL'] }, seccompProfile: { type: 'RuntimeDefault' },
@@ -161,7 +161,8 @@ export class KubeRayInstall extends Chart {
     });
     new ApiObject(this, 'service', {
       apiVersion: 'v1', kind: 'Service', metadata: meta(NAME),
-      spec: { type: 'ClusterIP', selector: { 'app.kubernetes.io/name': NAME, 'app.kubernetes.io/instance': NAME }, ports: [{ name: 'http', port: 8080, targetPort: 'http', protocol: 'TCP' }] },
+      spec: { type: 'ClusterIP', selector: { 'app.kubernetes.io/name': NAME, 'app.kubernetes.io/instance': NAME },
+        ports: [{ name: 'http', port: 8080, targetPort: 'http', protocol: 'TCP' }] },
     });
   }
 }

@@ -124,7 +124,8 @@ export class KueueInstall extends Chart {
       downloadUrl: kueueReleaseUrl(this.version, props.releasesUrl ?? process.env[KUEUE_RELEASES_URL_ENV] ?? KUEUE_RELEASES_URL),
       sha256: props.manifestSha256 ?? KUEUE_RELEASE_SHA256[this.version],
       lock: { file: props.lockFile ? path.resolve(props.lockFile) : defaultLockFile(), locked: props.locked ?? lockedByEnv() },
-      cacheDir: props.cacheDir, what: `KueueInstall '${this.node.path}' (Kueue ${this.version} manifests.yaml)`, localProp: 'manifestFile', shaProp: 'manifestSha256',
+      cacheDir: props.cacheDir, what: `KueueInstall '${this.node.path}' (Kueue ${this.version} manifests.yaml)`, localProp: 'manifestFile',
+      shaProp: 'manifestSha256',
     });
     for (const doc of parseAllDocuments(text)) {
       const obj = doc.toJS();
@@ -135,10 +136,12 @@ export class KueueInstall extends Chart {
     const dep = this.deployment();
     const container = dep.toJson().spec?.template?.spec?.containers?.[0];
     if (container?.name !== 'manager') {
-      throw new Error(`KueueInstall '${this.node.path}': the release's Deployment ${DEPLOYMENT} has no 'manager' container first; this file is not a Kueue ${this.version} release. Fix: check manifestFile.`);
+      throw new Error(`KueueInstall '${this.node.path}': the release's Deployment ${DEPLOYMENT} has no 'manager' container first; this file is not a `
+        + `Kueue ${this.version} release. Fix: check manifestFile.`);
     }
     if (props.replicas !== undefined) {
-      if (!Number.isInteger(props.replicas) || props.replicas < 1) throw new Error(`KueueInstall '${this.node.path}': replicas ${props.replicas} must be a whole number >= 1.`);
+      if (!Number.isInteger(props.replicas) || props.replicas < 1) throw new Error(`KueueInstall '${this.node.path}': replicas ${props.replicas} `
+        + 'must be a whole number >= 1.');
       dep.addJsonPatch(JsonPatch.replace('/spec/replicas', props.replicas));
     }
     const priority = priorityClassField(props.priorityClassName, `KueueInstall '${this.node.path}'`);
@@ -156,7 +159,9 @@ export class KueueInstall extends Chart {
       );
     }
     if (props.resources) {
-      dep.addJsonPatch(JsonPatch.test('/spec/template/spec/containers/0/name', 'manager'), JsonPatch.replace('/spec/template/spec/containers/0/resources', renderResources(props.resources, `KueueInstall '${this.node.path}' resources`)));
+      dep.addJsonPatch(JsonPatch.test('/spec/template/spec/containers/0/name', 'manager'),
+        JsonPatch.replace('/spec/template/spec/containers/0/resources',
+          renderResources(props.resources, `KueueInstall '${this.node.path}' resources`)));
     }
     // Tell the policy what the gate will be, so elastic workloads are not warned about a gate this install turns on.
     AppInventory.of(this).installElasticGate = props.elasticJobs === false || props.featureGates?.[ELASTIC_GATE] === false ? 'off' : 'on';
@@ -183,7 +188,8 @@ export class KueueInstall extends Chart {
     const elastic = this.props.elasticJobs ?? AppInventory.of(this).workloads.some((w) => w.elastic);
     if (elastic) {
       if (gates[ELASTIC_GATE] === false) {
-        throw new Error(`KueueInstall '${this.node.path}': featureGates.${ELASTIC_GATE} is false but the app holds elastic Ray workloads, which Kueue would then refuse. Fix: remove the override or the elastic workloads.`);
+        throw new Error(`KueueInstall '${this.node.path}': featureGates.${ELASTIC_GATE} is false but the app holds elastic Ray workloads, which `
+          + 'Kueue would then refuse. Fix: remove the override or the elastic workloads.');
       }
       gates[ELASTIC_GATE] = true;
     }
@@ -200,11 +206,13 @@ export class KueueInstall extends Chart {
     const config = configText ? parseYaml(configText) : undefined;
     if (Object.keys(gates).length) {
       if (config?.featureGates) {
-        errors.push(`KueueInstall '${this.node.path}': the release's Configuration already sets featureGates, and Kueue refuses both the map and --feature-gates. Fix: set the gates in that map instead.`);
+        errors.push(`KueueInstall '${this.node.path}': the release's Configuration already sets featureGates, and Kueue refuses both the map and `
+          + '--feature-gates. Fix: set the gates in that map instead.');
       } else {
         const arg = `--feature-gates=${Object.keys(gates).sort().map((k) => `${k}=${gates[k]}`).join(',')}`;
         // Guarded: a release whose first container is not the manager fails synth instead of patching the wrong one.
-        this.deployment().addJsonPatch(JsonPatch.test('/spec/template/spec/containers/0/name', 'manager'), JsonPatch.add('/spec/template/spec/containers/0/args/-', arg));
+        this.deployment().addJsonPatch(JsonPatch.test('/spec/template/spec/containers/0/name', 'manager'),
+          JsonPatch.add('/spec/template/spec/containers/0/args/-', arg));
       }
     }
     if (config && cm) {

@@ -13,7 +13,8 @@ export function priorityClassField(value: string | undefined, where: string): Re
   const v = value ?? SYSTEM_PRIORITY_CLASS;
   if (v === '') return {};
   if (!DNS1123_SUBDOMAIN.test(v) || v.length > 253) {
-    throw new Error(`${where}: priorityClassName '${v}' is not a PriorityClass name (a DNS-1123 subdomain). Fix: name an existing PriorityClass, or '' for none.`);
+    throw new Error(`${where}: priorityClassName '${v}' is not a PriorityClass name (a DNS-1123 subdomain). Fix: name an existing `
+      + 'PriorityClass, or \'\' for none.');
   }
   return { priorityClassName: v };
 }

@@ -82,7 +82,8 @@ function readLock(file: string): LockData {
   try {
     data = JSON.parse(fs.readFileSync(file, 'utf8'));
   } catch (e: any) {
-    throw new Error(`lock file ${file} is not valid JSON (${e.message}). Fix: restore it from version control, or delete it to record every download again.`);
+    throw new Error(`lock file ${file} is not valid JSON (${e.message}). Fix: restore it from version control, or delete it to record `
+      + 'every download again.');
   }
   const releases = data?.releases;
   if (typeof releases !== 'object' || releases === null || Array.isArray(releases)) {
@@ -90,7 +91,8 @@ function readLock(file: string): LockData {
   }
   for (const [url, entry] of Object.entries<any>(releases)) {
     if (!SHA256.test(entry?.sha256 ?? '')) {
-      throw new Error(`lock file ${file}: releases["${url}"].sha256 is not a sha256 (64 lowercase hex digits). Fix: restore it from version control, or delete the entry to record it again.`);
+      throw new Error(`lock file ${file}: releases["${url}"].sha256 is not a sha256 (64 lowercase hex digits). Fix: restore it from version control, `
+        + 'or delete the entry to record it again.');
     }
   }
   return { releases };
@@ -130,10 +132,12 @@ fetch(url, { redirect: 'follow', signal: AbortSignal.timeout(60000) })
 /** Returns the file's text: local file, else verified cache, else verified (or recorded) download, then cached. */
 export function readRelease(src: ReleaseSource): string {
   if (src.localFile) {
-    if (!fs.existsSync(src.localFile)) throw new Error(`${src.what}: ${src.localProp} '${src.localFile}' does not exist. Fix: point it at a local copy of ${src.url}.`);
+    if (!fs.existsSync(src.localFile)) throw new Error(`${src.what}: ${src.localProp} '${src.localFile}' does not exist. Fix: point it at a local `
+      + `copy of ${src.url}.`);
     const buf = fs.readFileSync(src.localFile);
     if (src.localSha256 !== undefined && sha256(buf) !== src.localSha256) {
-      throw new Error(`${src.what}: ${src.localProp} '${src.localFile}' has sha256 ${sha256(buf)}, not the ${src.shaProp} ${src.localSha256}; refusing it. Fix: check the file, or ${src.shaProp}.`);
+      throw new Error(`${src.what}: ${src.localProp} '${src.localFile}' has sha256 ${sha256(buf)}, not the ${src.shaProp} ${src.localSha256}; `
+        + `refusing it. Fix: check the file, or ${src.shaProp}.`);
     }
     return buf.toString('utf8');
   }
@@ -141,15 +145,19 @@ export function readRelease(src: ReleaseSource): string {
   let expected = src.sha256;
   let expectedBy = src.shaProp;
   if (expected === undefined) {
-    if (!src.lock) throw new Error(`${src.what}: no sha256 is pinned for ${src.url}, so it will not be downloaded unverified. Fix: pass ${src.shaProp}, or a local copy with ${src.localProp}.`);
+    if (!src.lock) throw new Error(`${src.what}: no sha256 is pinned for ${src.url}, so it will not be downloaded unverified. Fix: pass `
+      + `${src.shaProp}, or a local copy with ${src.localProp}.`);
     expected = readLock(src.lock.file).releases[src.url]?.sha256;
     expectedBy = `lock file ${src.lock.file}`;
     if (expected === undefined && src.lock.locked) {
-      throw new Error(`${src.what}: ${src.url} is not in the lock file ${src.lock.file}, and locked mode (${LOCKED_ENV}=1 or the \`locked\` option) refuses to download and record it. `
-        + `Fix: synthesize once without locked mode and commit ${path.basename(src.lock.file)}, or pass ${src.shaProp}, or a local copy with ${src.localProp}.`);
+      throw new Error(`${src.what}: ${src.url} is not in the lock file ${src.lock.file}, and locked mode (${LOCKED_ENV}=1 or the \`locked\` option) `
+        + 'refuses to download and record it. '
+        + `Fix: synthesize once without locked mode and commit ${path.basename(src.lock.file)}, or pass ${src.shaProp}, or a local copy `
+        + `with ${src.localProp}.`);
     }
   } else if (!SHA256.test(expected)) {
-    throw new Error(`${src.what}: ${src.shaProp} '${expected}' is not a sha256 (64 lowercase hex digits). Fix: copy it from the release's checksums.`);
+    throw new Error(`${src.what}: ${src.shaProp} '${expected}' is not a sha256 (64 lowercase hex digits). Fix: copy it from the `
+      + 'release\'s checksums.');
   }
   const cacheRoot = path.join(src.cacheDir ?? defaultCacheDir(), 'releases');
   const name = path.basename(new URL(src.url).pathname);
@@ -159,25 +167,31 @@ export function readRelease(src: ReleaseSource): string {
       const buf = fs.readFileSync(cacheFile);
       const got = sha256(buf);
       if (got !== expected) {
-        throw new Error(`${src.what}: the cached ${cacheFile} has sha256 ${got}, but the ${expectedBy} records ${expected}; refusing it. Fix: delete the cached file to download it again.`);
+        throw new Error(`${src.what}: the cached ${cacheFile} has sha256 ${got}, but the ${expectedBy} records ${expected}; refusing it. Fix: delete `
+          + 'the cached file to download it again.');
       }
       return buf.toString('utf8');
     }
   } else if (!isTrustedTransport(from)) {
-    throw new Error(`${src.what}: ${from} is neither https nor on this machine, and a first download is recorded as trusted. Fix: use an https URL, or pass ${src.shaProp}.`);
+    throw new Error(`${src.what}: ${from} is neither https nor on this machine, and a first download is recorded as trusted. Fix: use an https URL, `
+      + `or pass ${src.shaProp}.`);
   }
   let buf: Buffer;
   try {
     buf = execFileSync(process.execPath, ['-e', DOWNLOAD, from], { maxBuffer: 64 * 1024 * 1024, timeout: 90000, stdio: ['ignore', 'pipe', 'pipe'] });
   } catch (e: any) {
     const why = e?.stderr?.toString().trim() || e?.message;
-    const cached = expected !== undefined ? `there is no cached copy at ${path.join(cacheRoot, expected, name)}` : 'it is not in the lock file yet, so no cached copy can be used';
-    throw new Error(`${src.what}: cannot download ${from} (${why}) and ${cached}. Fix: download it where the network allows and pass it with ${src.localProp}, or synthesize once with network access.`);
+    const cached = expected !== undefined ? `there is no cached copy at ${path.join(cacheRoot, expected, name)}`
+      : 'it is not in the lock file yet, so no cached copy can be used';
+    throw new Error(`${src.what}: cannot download ${from} (${why}) and ${cached}. Fix: download it where the network allows and pass it with `
+      + `${src.localProp}, or synthesize once with network access.`);
   }
   const got = sha256(buf);
   if (expected !== undefined && got !== expected) {
     throw new Error(`${src.what}: ${from} has sha256 ${got}, but the ${expectedBy} records ${expected}; refusing it. `
-      + `Fix: find out why the file changed; if the new file is the right one, ${src.sha256 === undefined ? `delete its entry from ${path.basename(src.lock!.file)} and synthesize again` : `pass a local copy with ${src.localProp}`}.`);
+      + 'Fix: find out why the file changed; if the new file is the right one, '
+      + `${src.sha256 === undefined ? `delete its entry from ${path.basename(src.lock!.file)} and synthesize again`
+        : `pass a local copy with ${src.localProp}`}.`);
   }
   writeAtomic(path.join(cacheRoot, got, name), buf);
   if (expected === undefined && src.lock) {
@@ -185,7 +199,8 @@ export function readRelease(src: ReleaseSource): string {
     const lock = readLock(src.lock.file);
     lock.releases[src.url] = { sha256: got };
     writeLock(src.lock.file, lock);
-    process.stderr.write(`cdk8s-kueue-ray: recorded sha256 ${got} of ${src.url}${from !== src.url ? ` (downloaded from ${from})` : ''} in ${src.lock.file}. `
+    process.stderr.write(`cdk8s-kueue-ray: recorded sha256 ${got} of ${src.url}${from !== src.url ? ` (downloaded from ${from})` : ''} `
+      + `in ${src.lock.file}. `
       + `Commit this file: later synths refuse a download that differs, and ${LOCKED_ENV}=1 (for CI) refuses any file not in it.\n`);
   }
   return buf.toString('utf8');

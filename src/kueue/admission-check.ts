@@ -57,11 +57,13 @@ export class AdmissionCheck extends Construct implements IAdmissionCheck {
     this.admissionCheckName = checkedName(this, 'AdmissionCheck', props.name ?? id);
     const where = `AdmissionCheck '${this.node.path}'`;
     if (!props.controllerName || props.controllerName.length > 253) {
-      throw new Error(`${where}: spec.controllerName "${props.controllerName}" must be 1 to 253 characters. Fix: pass the controller's name, e.g. "kueue.x-k8s.io/multikueue".`);
+      throw new Error(`${where}: spec.controllerName "${props.controllerName}" must be 1 to 253 characters. Fix: pass the controller's name, e.g. `
+        + '"kueue.x-k8s.io/multikueue".');
     }
     const p = props.parameters;
     if (p && (!DNS1123_LABEL.test(p.name) || p.name.length > 63)) {
-      throw new Error(`${where}: spec.parameters.name "${p.name}" must be a DNS-1123 label of at most 63 characters (Kueue's CRD). Fix: give the parameters object a shorter lowercase name.`);
+      throw new Error(`${where}: spec.parameters.name "${p.name}" must be a DNS-1123 label of at most 63 characters (Kueue's CRD). Fix: give the `
+        + 'parameters object a shorter lowercase name.');
     }
     this.controllerName = props.controllerName;
     this.apiObject = new ApiObject(this, 'Resource', {

@@ -178,32 +178,41 @@ export class ClusterQueue extends Construct implements IClusterQueue {
       ['whenCanPreempt', props.flavorFungibility?.whenCanPreempt, caps.whenCanPreemptValues],
     ] as const) {
       if (v !== undefined && !allowed.includes(v)) {
-        throw new Error(`${where}: spec.flavorFungibility.${field} "${v}" is not valid for Kueue ${caps.version} (${caps.apiVersion}); allowed: ${allowed.join(', ')}. Fix: ${v === 'Borrow' || v === 'Preempt' ? 'use FungibilityPolicy.MAY_STOP_SEARCH (v1beta2 renamed Borrow/Preempt)' : 'use BORROW or PREEMPT on v1beta1'}.`);
+        throw new Error(`${where}: spec.flavorFungibility.${field} "${v}" is not valid for Kueue ${caps.version} (${caps.apiVersion}); allowed: `
+          + `${allowed.join(', ')}. Fix: `
+          + `${v === 'Borrow' || v === 'Preempt' ? 'use FungibilityPolicy.MAY_STOP_SEARCH (v1beta2 renamed Borrow/Preempt)'
+            : 'use BORROW or PREEMPT on v1beta1'}.`);
       }
     }
     const pre = props.preemption;
     const reclaims = (pre?.reclaimWithinCohort ?? ReclaimWithinCohortPolicy.NEVER) !== ReclaimWithinCohortPolicy.NEVER;
     if (pre?.borrowWithinCohort && pre.borrowWithinCohort !== BorrowWithinCohortPolicy.NEVER && !reclaims) {
-      throw new Error(`${where}: spec.preemption: reclaimWithinCohort=Never and borrowWithinCohort.policy!=Never is rejected by Kueue. Fix: set reclaimWithinCohort to LOWER_PRIORITY or ANY, or borrowWithinCohort to NEVER.`);
+      throw new Error(`${where}: spec.preemption: reclaimWithinCohort=Never and borrowWithinCohort.policy!=Never is rejected by Kueue. Fix: set `
+        + 'reclaimWithinCohort to LOWER_PRIORITY or ANY, or borrowWithinCohort to NEVER.');
     }
     const borrowsToPreempt = (pre?.borrowWithinCohort ?? BorrowWithinCohortPolicy.NEVER) !== BorrowWithinCohortPolicy.NEVER;
     if (pre?.borrowWithinCohortMaxPriorityThreshold !== undefined && !borrowsToPreempt) {
-      throw new Error(`${where}: spec.preemption.borrowWithinCohort.maxPriorityThreshold needs borrowWithinCohort LOWER_PRIORITY. Fix: set borrowWithinCohort or drop the threshold.`);
+      throw new Error(`${where}: spec.preemption.borrowWithinCohort.maxPriorityThreshold needs borrowWithinCohort LOWER_PRIORITY. Fix: set `
+        + 'borrowWithinCohort or drop the threshold.');
     }
     if (pre && (pre.reclaimWithinCohort || pre.borrowWithinCohort) && !props.cohort) {
-      throw new Error(`${where}: spec.preemption.reclaimWithinCohort/borrowWithinCohort have no effect without a cohort. Fix: set 'cohort' or remove them.`);
+      throw new Error(`${where}: spec.preemption.reclaimWithinCohort/borrowWithinCohort have no effect without a cohort. Fix: set `
+        + '\'cohort\' or remove them.');
     }
     for (const g of props.resourceGroups ?? []) this.groups.push(g);
     validateResourceGroups(this, 'ClusterQueue', this.groups, !!props.cohort);
     for (const c of props.admissionChecks ?? []) this.addCheck(c);
 
-    this.apiObject = createKueueObject(this, { kind: 'ClusterQueue', caps, name: this.clusterQueueName, body: () => ({ spec: this.renderSpec(caps.cohortField, caps.admissionChecksField) }) });
+    this.apiObject = createKueueObject(this, { kind: 'ClusterQueue', caps, name: this.clusterQueueName,
+      body: () => ({ spec: this.renderSpec(caps.cohortField, caps.admissionChecksField) }) });
     const inv = AppInventory.of(this);
     inv.register(this);
     this.node.addValidation({
       validate: () => [
-        ...inv.duplicatesOf(this).map((p) => `ClusterQueue "${this.clusterQueueName}" is also defined at '${p}'. Fix: give each ClusterQueue a unique name.`),
-        ...(this.groups.length ? [] : [`${where}: spec.resourceGroups is empty, so the queue admits nothing. Fix: pass resourceGroups or call addResourceGroup().`]),
+        ...inv.duplicatesOf(this)
+          .map((p) => `ClusterQueue "${this.clusterQueueName}" is also defined at '${p}'. Fix: give each ClusterQueue a unique name.`),
+        ...(this.groups.length ? []
+          : [`${where}: spec.resourceGroups is empty, so the queue admits nothing. Fix: pass resourceGroups or call addResourceGroup().`]),
       ],
     });
   }

@@ -69,12 +69,14 @@ export class Cohort extends Construct implements ICohort {
     });
     const inv = AppInventory.of(this);
     inv.register(this);
-    this.node.addValidation({ validate: () => inv.duplicatesOf(this).map((p) => `Cohort "${this.cohortName}" is also defined at '${p}'. Fix: define each Cohort once.`) });
+    this.node.addValidation({ validate: () => inv.duplicatesOf(this)
+      .map((p) => `Cohort "${this.cohortName}" is also defined at '${p}'. Fix: define each Cohort once.`) });
   }
 
   /** @internal */
   public _inventoryEntry(): InventoryEntry {
-    return { kind: 'Cohort', entry: { name: this.cohortName, parent: this.props.parent?.cohortName, resourceGroups: resourceGroupEntries(this.props.resourceGroups ?? []) } };
+    return { kind: 'Cohort', entry: { name: this.cohortName, parent: this.props.parent?.cohortName,
+      resourceGroups: resourceGroupEntries(this.props.resourceGroups ?? []) } };
   }
 }
 

@@ -73,7 +73,8 @@ export function createKueueObject(scope: Construct, opts: KueueObjectOptions): A
 /** Validates an object name (DNS-1123 subdomain) and names the construct, field and fix. */
 export function checkedName(scope: Construct, kind: string, name: string): string {
   if (!DNS1123_SUBDOMAIN.test(name) || name.length > 253) {
-    throw new Error(`${kind} '${scope.node.path}': metadata.name "${name}" is not a valid Kubernetes name (lowercase letters, digits, "-" and "."). Fix: pass a valid 'name' prop (the construct id is used when 'name' is omitted).`);
+    throw new Error(`${kind} '${scope.node.path}': metadata.name "${name}" is not a valid Kubernetes name (lowercase letters, digits, "-" and "."). `
+      + 'Fix: pass a valid \'name\' prop (the construct id is used when \'name\' is omitted).');
   }
   return name;
 }

@@ -66,7 +66,8 @@ export class LocalQueue extends Construct implements ILocalQueue {
    * checked at synth.
    */
   public static fromLocalQueueName(scope: Construct, id: string, namespace: string, name: string): ILocalQueue {
-    if (!DNS1123_SUBDOMAIN.test(name)) throw new Error(`LocalQueue.fromLocalQueueName(): "${name}" is not a valid queue name. Fix: use the LocalQueue's metadata.name.`);
+    if (!DNS1123_SUBDOMAIN.test(name)) throw new Error(`LocalQueue.fromLocalQueueName(): "${name}" is not a valid queue name. Fix: use the `
+      + 'LocalQueue\'s metadata.name.');
     return new ImportedLocalQueue(scope, id, namespace, name);
   }
 
@@ -94,12 +95,14 @@ export class LocalQueue extends Construct implements ILocalQueue {
     });
     const inv = AppInventory.of(this);
     inv.register(this);
-    this.node.addValidation({ validate: () => inv.duplicatesOf(this).map((p) => `LocalQueue ${this.namespace}/${this.localQueueName} is also defined at '${p}'. Fix: one LocalQueue per name and namespace.`) });
+    this.node.addValidation({ validate: () => inv.duplicatesOf(this)
+      .map((p) => `LocalQueue ${this.namespace}/${this.localQueueName} is also defined at '${p}'. Fix: one LocalQueue per name and namespace.`) });
   }
 
   /** @internal */
   public _inventoryEntry(): InventoryEntry {
-    return { kind: 'LocalQueue', entry: { namespace: this.namespace, name: this.localQueueName, clusterQueue: this.clusterQueue.clusterQueueName, tenant: this._tenant, tenantLabelled: this._tenant !== undefined } };
+    return { kind: 'LocalQueue', entry: { namespace: this.namespace, name: this.localQueueName, clusterQueue: this.clusterQueue.clusterQueueName,
+      tenant: this._tenant, tenantLabelled: this._tenant !== undefined } };
   }
 }
 

@@ -40,7 +40,8 @@ export class MultiKueueCluster extends Construct implements IMultiKueueCluster {
     const where = `MultiKueueCluster '${this.node.path}'`;
     const secret = props.kubeconfigSecretName;
     if (!secret || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(secret) || secret.length > 253) {
-      throw new Error(`${where}: spec kubeConfig.location "${secret}" is not a valid Secret name. Fix: pass kubeconfigSecretName, the Secret in kueue-system holding the worker's kubeconfig.`);
+      throw new Error(`${where}: spec kubeConfig.location "${secret}" is not a valid Secret name. Fix: pass kubeconfigSecretName, the Secret in `
+        + 'kueue-system holding the worker\'s kubeconfig.');
     }
     if (this.multiKueueClusterName.length > 256) {
       throw new Error(`${where}: metadata.name is longer than 256 characters. Fix: a shorter name.`);

@@ -30,7 +30,8 @@ export class MultiKueueConfig extends Construct {
     this.multiKueueConfigName = checkedName(this, 'MultiKueueConfig', props.name ?? id);
     const where = `MultiKueueConfig '${this.node.path}'`;
     if (this.multiKueueConfigName.length > 63 || this.multiKueueConfigName.includes('.')) {
-      throw new Error(`${where}: metadata.name "${this.multiKueueConfigName}" must be a DNS-1123 label of at most 63 characters (an AdmissionCheck's spec.parameters.name). Fix: a shorter name without dots.`);
+      throw new Error(`${where}: metadata.name "${this.multiKueueConfigName}" must be a DNS-1123 label of at most 63 characters (an AdmissionCheck's `
+        + 'spec.parameters.name). Fix: a shorter name without dots.');
     }
     for (const c of props.clusters ?? []) this.addCluster(c);
     this.apiObject = new ApiObject(this, 'Resource', {
@@ -39,7 +40,8 @@ export class MultiKueueConfig extends Construct {
     });
     if (this.apiObject.metadata.namespace !== undefined) this.apiObject.addJsonPatch(JsonPatch.remove('/metadata/namespace'));
     this.node.addValidation({
-      validate: () => (this.clusters.length ? [] : [`${where}: spec.clusters is empty (Kueue requires 1 to ${caps.multiKueueMaxClusters}). Fix: pass clusters or call addCluster().`]),
+      validate: () => (this.clusters.length ? []
+        : [`${where}: spec.clusters is empty (Kueue requires 1 to ${caps.multiKueueMaxClusters}). Fix: pass clusters or call addCluster().`]),
     });
   }
 
@@ -53,10 +55,12 @@ export class MultiKueueConfig extends Construct {
     const caps = resolveVersions(this).kueue;
     const where = `MultiKueueConfig '${this.node.path}'`;
     if (this.clusters.some((c) => c.multiKueueClusterName === cluster.multiKueueClusterName)) {
-      throw new Error(`${where}: spec.clusters lists "${cluster.multiKueueClusterName}" twice (Kueue: must be unique). Fix: add each MultiKueueCluster once.`);
+      throw new Error(`${where}: spec.clusters lists "${cluster.multiKueueClusterName}" twice (Kueue: must be unique). Fix: add each `
+        + 'MultiKueueCluster once.');
     }
     if (this.clusters.length >= caps.multiKueueMaxClusters) {
-      throw new Error(`${where}: spec.clusters holds at most ${caps.multiKueueMaxClusters} clusters on Kueue ${caps.version}. Fix: split the workers over two MultiKueue checks (two ClusterQueues).`);
+      throw new Error(`${where}: spec.clusters holds at most ${caps.multiKueueMaxClusters} clusters on Kueue ${caps.version}. Fix: split the workers `
+        + 'over two MultiKueue checks (two ClusterQueues).');
     }
     this.clusters.push(cluster);
   }

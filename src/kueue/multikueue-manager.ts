@@ -40,17 +40,20 @@ export class MultiKueue extends Construct {
     const caps = resolveVersions(this).kueue;
     const where = `MultiKueue '${this.node.path}'`;
     if (!caps.multiKueueRayKinds.length) {
-      throw new Error(`${where}: this library offers MultiKueue from Kueue ${FIRST_KUEUE_VERSION.multiKueueRay} (the first pinned version whose Ray adapters it checked), not ${caps.version}. Fix: choose KueueVersion.V0_14_8 or newer.`);
+      throw new Error(`${where}: this library offers MultiKueue from Kueue ${FIRST_KUEUE_VERSION.multiKueueRay} (the first pinned version whose Ray `
+        + `adapters it checked), not ${caps.version}. Fix: choose KueueVersion.V0_14_8 or newer.`);
     }
     if (!props.workers.length) throw new Error(`${where}: workers is empty. Fix: pass at least one MultiKueueWorker.`);
     const name = props.name ?? id;
     this.workers = [...props.workers];
     for (const w of this.workers) {
       if (w instanceof MultiKueueWorker && w.kueueVersion !== caps.version) {
-        throw new Error(`${where}: worker "${w.clusterName}" runs Kueue ${w.kueueVersion}, the manager ${caps.version}; the worker's RBAC and the Workload copies follow one version. Fix: use the same KueueVersion in the manager's and the workers' Apps.`);
+        throw new Error(`${where}: worker "${w.clusterName}" runs Kueue ${w.kueueVersion}, the manager ${caps.version}; the worker's RBAC and the `
+          + 'Workload copies follow one version. Fix: use the same KueueVersion in the manager\'s and the workers\' Apps.');
       }
       if (w instanceof MultiKueueWorker && w.node.root === this.node.root) {
-        throw new Error(`${where}: worker "${w.clusterName}" is in the manager's App; each cluster needs its own App (its own chart set and queues of the same names). Fix: create the MultiKueueWorker in the worker's App.`);
+        throw new Error(`${where}: worker "${w.clusterName}" is in the manager's App; each cluster needs its own App (its own chart set and queues `
+          + 'of the same names). Fix: create the MultiKueueWorker in the worker\'s App.');
       }
     }
     this.clusters = this.workers.map((w) => new MultiKueueCluster(this, w.clusterName, { kubeconfigSecretName: w.kubeconfigSecretName }));
@@ -60,11 +63,13 @@ export class MultiKueue extends Construct {
       parameters: { apiGroup: 'kueue.x-k8s.io', kind: 'MultiKueueConfig', name: this.config.multiKueueConfigName },
     });
     const inv = AppInventory.of(this);
-    inv.register({ node: this.node, _inventoryEntry: (): InventoryEntry => ({ kind: 'MultiKueueCheck', entry: { name, clusters: this.config.clusterNames } }) });
+    inv.register({ node: this.node,
+      _inventoryEntry: (): InventoryEntry => ({ kind: 'MultiKueueCheck', entry: { name, clusters: this.config.clusterNames } }) });
     for (const w of this.workers) {
       const workerInv = w instanceof MultiKueueWorker ? AppInventory.of(w) : undefined;
       if (workerInv) inv.link(workerInv);
-      inv.register({ node: w.node, _inventoryEntry: (): InventoryEntry => ({ kind: 'WorkerCluster', entry: { name: w.clusterName, inventory: workerInv?.snapshot() } }) });
+      inv.register({ node: w.node,
+        _inventoryEntry: (): InventoryEntry => ({ kind: 'WorkerCluster', entry: { name: w.clusterName, inventory: workerInv?.snapshot() } }) });
     }
   }
 }

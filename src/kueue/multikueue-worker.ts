@@ -71,7 +71,9 @@ export class MultiKueueWorker extends Construct implements IMultiKueueWorker {
     this.serviceAccountNamespace = checkedName(this, 'Namespace', props.serviceAccountNamespace ?? 'kueue-system');
     this.kueueVersion = caps.version;
     if (!caps.multiKueueRayKinds.length) {
-      throw new Error(`MultiKueueWorker '${this.node.path}': this library offers MultiKueue from Kueue ${FIRST_KUEUE_VERSION.multiKueueRay} (the first pinned version whose Ray adapters it checked), not ${caps.version}. Fix: choose KueueVersion.V0_14_8 or newer for the manager and its workers.`);
+      throw new Error(`MultiKueueWorker '${this.node.path}': this library offers MultiKueue from Kueue ${FIRST_KUEUE_VERSION.multiKueueRay} (the `
+        + `first pinned version whose Ray adapters it checked), not ${caps.version}. Fix: choose KueueVersion.V0_14_8 or newer for the `
+        + 'manager and its workers.');
     }
     const rbac = caps.multiKueueWorkerRbac;
     const rule = (apiGroup: string, resources: string[], verbs: readonly string[]) => ({ apiGroups: [apiGroup], resources, verbs: [...verbs] });

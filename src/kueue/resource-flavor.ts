@@ -80,12 +80,15 @@ export class ResourceFlavor extends Construct implements IResourceFlavor {
     super(scope, id);
     const caps = resolveVersions(this).kueue;
     this.resourceFlavorName = checkedName(this, 'ResourceFlavor', props.name ?? id);
-    for (const [field, list] of [['nodeLabels', Object.keys(props.nodeLabels ?? {})], ['nodeTaints', props.nodeTaints ?? []], ['tolerations', props.tolerations ?? []]] as const) {
-      if (list.length > 8) throw new Error(`ResourceFlavor '${this.node.path}': spec.${field} has ${list.length} entries; Kueue allows at most 8. Fix: keep the 8 that select the nodes.`);
+    for (const [field, list] of [['nodeLabels', Object.keys(props.nodeLabels ?? {})], ['nodeTaints', props.nodeTaints ?? []],
+      ['tolerations', props.tolerations ?? []]] as const) {
+      if (list.length > 8) throw new Error(`ResourceFlavor '${this.node.path}': spec.${field} has ${list.length} entries; Kueue allows at most 8. `
+        + 'Fix: keep the 8 that select the nodes.');
     }
     for (const t of props.tolerations ?? []) {
       if (t.key === undefined && t.operator !== TolerationOperator.EXISTS) {
-        throw new Error(`ResourceFlavor '${this.node.path}': spec.tolerations: a toleration without a key must use operator EXISTS. Fix: set key, or operator: TolerationOperator.EXISTS.`);
+        throw new Error(`ResourceFlavor '${this.node.path}': spec.tolerations: a toleration without a key must use operator EXISTS. Fix: set key, or `
+          + 'operator: TolerationOperator.EXISTS.');
       }
       if (t.operator === TolerationOperator.EXISTS && t.value !== undefined) {
         throw new Error(`ResourceFlavor '${this.node.path}': spec.tolerations: operator EXISTS takes no value. Fix: remove value or use EQUAL.`);
@@ -100,7 +103,9 @@ export class ResourceFlavor extends Construct implements IResourceFlavor {
     this.apiObject = createKueueObject(this, { kind: 'ResourceFlavor', caps, name: this.resourceFlavorName, body: () => ({ spec }) });
     const inv = AppInventory.of(this);
     inv.register(this);
-    this.node.addValidation({ validate: () => inv.duplicatesOf(this).map((p) => `ResourceFlavor "${this.resourceFlavorName}" is also defined at '${p}'. Fix: give each ResourceFlavor a unique name, or reuse one object.`) });
+    this.node.addValidation({ validate: () => inv.duplicatesOf(this)
+      .map((p) => `ResourceFlavor "${this.resourceFlavorName}" is also defined at '${p}'. Fix: give each ResourceFlavor a unique name, `
+        + 'or reuse one object.') });
   }
 
   /** @internal */

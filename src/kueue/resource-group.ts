@@ -79,24 +79,29 @@ export function validateResourceGroups(scope: Construct, kind: string, groups: r
     if (covered.length > 16) throw new Error(`${where}: ${p} covers ${covered.length} resources; Kueue allows 16.`);
     if (new Set(covered).size !== covered.length) throw new Error(`${where}: ${p}.flavors[0] lists a resource twice. Fix: one quota per resource.`);
     for (const r of covered) {
-      if (seenResource.has(r)) throw new Error(`${where}: resource "${r}" is in resource groups ${seenResource.get(r)} and ${gi}; Kueue allows a resource in one group only. Fix: put all flavors of "${r}" in one group.`);
+      if (seenResource.has(r)) throw new Error(`${where}: resource "${r}" is in resource groups ${seenResource.get(r)} and ${gi}; Kueue allows a `
+        + `resource in one group only. Fix: put all flavors of "${r}" in one group.`);
       seenResource.set(r, gi);
     }
     g.flavors.forEach((f, fi) => {
       const fp = `${p}.flavors[${fi}]`;
-      if (seenFlavor.has(f.flavor.resourceFlavorName)) throw new Error(`${where}: flavor "${f.flavor.resourceFlavorName}" appears twice (${fp}). Fix: a flavor can be used once per ClusterQueue.`);
+      if (seenFlavor.has(f.flavor.resourceFlavorName)) throw new Error(`${where}: flavor "${f.flavor.resourceFlavorName}" appears twice (${fp}). `
+        + 'Fix: a flavor can be used once per ClusterQueue.');
       seenFlavor.set(f.flavor.resourceFlavorName, gi);
       const names = f.quotas.map((q) => q.resource.name);
       if (names.length !== covered.length || names.some((n, i) => n !== covered[i])) {
-        throw new Error(`${where}: ${fp} (flavor "${f.flavor.resourceFlavorName}") lists resources [${names.join(', ')}] but the group covers [${covered.join(', ')}]; every flavor must list the same resources in the same order. Fix: add the missing quotas (0 if none).`);
+        throw new Error(`${where}: ${fp} (flavor "${f.flavor.resourceFlavorName}") lists resources [${names.join(', ')}] but the group covers `
+          + `[${covered.join(', ')}]; every flavor must list the same resources in the same order. Fix: add the missing quotas (0 if none).`);
       }
       f.quotas.forEach((q, qi) => {
         const qp = `${fp}.resources[${qi}]`;
         if ((q.borrowingLimit || q.lendingLimit) && !hasCohort) {
-          throw new Error(`${where}: ${qp}: borrowingLimit/lendingLimit must be nil when cohort is empty (Kueue webhook). Fix: set a cohort, or remove the limits.`);
+          throw new Error(`${where}: ${qp}: borrowingLimit/lendingLimit must be nil when cohort is empty (Kueue webhook). Fix: set a cohort, `
+            + 'or remove the limits.');
         }
         if (q.lendingLimit && q.lendingLimit._milli() > q.nominalQuota._milli()) {
-          throw new Error(`${where}: ${qp}.lendingLimit ${q.lendingLimit.value} must be less than or equal to the nominalQuota ${q.nominalQuota.value} (Kueue webhook). Fix: lower lendingLimit.`);
+          throw new Error(`${where}: ${qp}.lendingLimit ${q.lendingLimit.value} must be less than or equal to the `
+            + `nominalQuota ${q.nominalQuota.value} (Kueue webhook). Fix: lower lendingLimit.`);
         }
       });
     });

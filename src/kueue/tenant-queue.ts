@@ -104,18 +104,21 @@ export class TenantQueue extends Construct implements ILocalQueue {
     super(scope, id);
     const where = `TenantQueue '${this.node.path}'`;
     if (!DNS1123_LABEL.test(props.namespace) || props.namespace.length > 63) {
-      throw new Error(`${where}: namespace "${props.namespace}" is not a valid namespace name (DNS-1123 label). Fix: use lowercase letters, digits and "-".`);
+      throw new Error(`${where}: namespace "${props.namespace}" is not a valid namespace name (DNS-1123 label). Fix: use lowercase `
+        + 'letters, digits and "-".');
     }
     if (!!props.clusterQueue === !!props.resourceGroups) {
       throw new Error(`${where}: give exactly one of 'clusterQueue' (a shared ClusterQueue) or 'resourceGroups' (the tenant's own quota).`);
     }
     if (props.clusterQueue && (props.cohort || props.clusterQueueName || props.preemption || props.queueingStrategy)) {
-      throw new Error(`${where}: 'cohort', 'clusterQueueName', 'preemption' and 'queueingStrategy' configure the tenant's own ClusterQueue; with a shared 'clusterQueue' they would be ignored. Fix: set them on the shared ClusterQueue instead.`);
+      throw new Error(`${where}: 'cohort', 'clusterQueueName', 'preemption' and 'queueingStrategy' configure the tenant's own ClusterQueue; with a `
+        + 'shared \'clusterQueue\' they would be ignored. Fix: set them on the shared ClusterQueue instead.');
     }
     const allowed = props.allowedPriorityClasses ?? [];
     const defaultName = props.defaultPriorityClass?.workloadPriorityClassName;
     if (defaultName !== undefined && allowed.length && !allowed.some((a) => a.workloadPriorityClassName === defaultName)) {
-      throw new Error(`${where}: defaultPriorityClass "${defaultName}" is not in allowedPriorityClasses (${allowed.map((a) => a.workloadPriorityClassName).join(', ')}). Fix: add it to the allowed list.`);
+      throw new Error(`${where}: defaultPriorityClass "${defaultName}" is not in allowedPriorityClasses `
+        + `(${allowed.map((a) => a.workloadPriorityClassName).join(', ')}). Fix: add it to the allowed list.`);
     }
     this.namespace = props.namespace;
     this.defaultPriorityClass = props.defaultPriorityClass;
@@ -124,7 +127,8 @@ export class TenantQueue extends Construct implements ILocalQueue {
     if (!DNS1123_SUBDOMAIN.test(this.localQueueName)) throw new Error(`${where}: queueName "${this.localQueueName}" is not a valid name.`);
 
     for (const c of props.allowedPodPriorityClasses ?? []) {
-      if (!DNS1123_SUBDOMAIN.test(c)) throw new Error(`${where}: allowedPodPriorityClasses entry "${c}" is not a valid PriorityClass name. Fix: use the PriorityClass's metadata.name.`);
+      if (!DNS1123_SUBDOMAIN.test(c)) throw new Error(`${where}: allowedPodPriorityClasses entry "${c}" is not a valid PriorityClass name. Fix: use `
+        + 'the PriorityClass\'s metadata.name.');
     }
     const rules = {
       allowedPriorityClasses: allowed.length ? allowed.map((a) => a.workloadPriorityClassName) : undefined,
@@ -137,7 +141,8 @@ export class TenantQueue extends Construct implements ILocalQueue {
     if (this.namespaceObject.metadata.namespace !== undefined) this.namespaceObject.addJsonPatch(JsonPatch.remove('/metadata/namespace'));
     // An existing namespace's other labels are unknown to the app: only a created one is in the inventory.
     if (props.createNamespace ?? true) {
-      AppInventory.of(this).register({ node: this.node, _inventoryEntry: (): InventoryEntry => ({ kind: 'Namespace', entry: { name: props.namespace, labels: { ...labels, 'kubernetes.io/metadata.name': props.namespace }, annotations: tenantAnnotations(rules) } }) });
+      AppInventory.of(this).register({ node: this.node, _inventoryEntry: (): InventoryEntry => ({ kind: 'Namespace', entry: { name: props.namespace,
+        labels: { ...labels, 'kubernetes.io/metadata.name': props.namespace }, annotations: tenantAnnotations(rules) } }) });
     }
 
     if (props.resourceGroups) {

@@ -43,7 +43,8 @@ export class WorkloadPriorityClass extends Construct implements IWorkloadPriorit
     const caps = resolveVersions(this).kueue;
     this.workloadPriorityClassName = checkedName(this, 'WorkloadPriorityClass', props.name ?? id);
     if (!Number.isInteger(props.value) || props.value > 2_147_483_647 || props.value < -2_147_483_648) {
-      throw new Error(`WorkloadPriorityClass '${this.node.path}': value ${props.value} must be a whole number in the int32 range. Fix: use e.g. 100 for dev, 1000 for prod.`);
+      throw new Error(`WorkloadPriorityClass '${this.node.path}': value ${props.value} must be a whole number in the int32 range. Fix: use e.g. 100 `
+        + 'for dev, 1000 for prod.');
     }
     this.value = props.value;
     this.apiObject = createKueueObject(this, {
@@ -52,7 +53,8 @@ export class WorkloadPriorityClass extends Construct implements IWorkloadPriorit
     });
     const inv = AppInventory.of(this);
     inv.register(this);
-    this.node.addValidation({ validate: () => inv.duplicatesOf(this).map((p) => `WorkloadPriorityClass "${this.workloadPriorityClassName}" is also defined at '${p}'. Fix: define each class once.`) });
+    this.node.addValidation({ validate: () => inv.duplicatesOf(this)
+      .map((p) => `WorkloadPriorityClass "${this.workloadPriorityClassName}" is also defined at '${p}'. Fix: define each class once.`) });
   }
 
   /** @internal */

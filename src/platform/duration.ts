@@ -9,7 +9,8 @@ export function wholeSeconds(d: Duration | undefined, dflt: number, field: strin
   if (d === undefined) return dflt;
   const ms = d.toMilliseconds();
   if (ms % 1000 !== 0 || ms < 0) {
-    throw new Error(`${where}: ${field} is ${ms} ms; the field takes whole seconds >= 0. Fix: e.g. Duration.seconds(${Math.max(0, Math.round(ms / 1000))}).`);
+    throw new Error(`${where}: ${field} is ${ms} ms; the field takes whole seconds >= 0. Fix: e.g. `
+      + `Duration.seconds(${Math.max(0, Math.round(ms / 1000))}).`);
   }
   return ms / 1000;
 }

@@ -41,8 +41,10 @@ export function tenantQueueLabel(obj: RayObject, ctx: Pick<PolicyContext, 'kueue
   const annotation = queueNameAnnotationOf(obj);
   if (annotation !== undefined && !ctx.kueue.queueNameAnnotation) {
     out.push({
-      rule: TENANT_QUEUE_LABEL_RULE.name, severity: queueNameOf(obj, ctx.kueue) ? 'warning' : 'error', object: objectRef(obj), field: QUEUE_ANNOTATION_FIELD, source: 'kueue-workload',
-      message: `Kueue ${ctx.kueue.version} reads the queue name only from the label (the annotation is ignored since ${FIRST_KUEUE_VERSION.queueNameLabelOnly})${queueNameOf(obj, ctx.kueue) ? '' : ', so this object would run outside the tenant\'s quota'}`,
+      rule: TENANT_QUEUE_LABEL_RULE.name, severity: queueNameOf(obj, ctx.kueue) ? 'warning' : 'error', object: objectRef(obj),
+      field: QUEUE_ANNOTATION_FIELD, source: 'kueue-workload',
+      message: `Kueue ${ctx.kueue.version} reads the queue name only from the label (the annotation is ignored since `
+        + `${FIRST_KUEUE_VERSION.queueNameLabelOnly})${queueNameOf(obj, ctx.kueue) ? '' : ', so this object would run outside the tenant\'s quota'}`,
       fix: `set the label ${QUEUE_NAME_LABEL}${tenant.queue ? `: ${tenant.queue.name}` : ''} instead of the annotation`,
     });
   }
@@ -51,7 +53,8 @@ export function tenantQueueLabel(obj: RayObject, ctx: Pick<PolicyContext, 'kueue
   out.push({
     rule: TENANT_QUEUE_LABEL_RULE.name, severity: 'error', object: objectRef(obj), field: QUEUE_FIELD, source: TENANT_QUEUE_LABEL_RULE.source,
     message: tenant.queue
-      ? `namespace "${ns}" is a tenant namespace, but the object has no queue name, so it would run outside Kueue's quota (the tenant's mutating webhook adds it on create; another webhook or an update removed it)`
+      ? `namespace "${ns}" is a tenant namespace, but the object has no queue name, so it would run outside Kueue's quota (the tenant's mutating `
+        + 'webhook adds it on create; another webhook or an update removed it)'
       : `namespace "${ns}" is a tenant namespace, but it has no tenant LocalQueue (yet), so the object would run outside Kueue's quota`,
     fix: tenant.queue
       ? `set the label ${QUEUE_NAME_LABEL}: ${tenant.queue.name} (the tenant's LocalQueue), or keep the label the webhook added`
@@ -212,7 +215,8 @@ export function ratchetUpdate(
   for (const f of newFindings) {
     // An update Kueue's webhook does not check (unqueued new object) is not denied for Kueue's rules either.
     const kueueSkips = f.source === 'kueue-webhook' && !kueueChecksUpdate;
-    if (f.severity === 'error' && !kueueSkips && !before.has(`${f.rule}\u0000${f.field}`) && causeFields(f, newObj).some((p) => fieldChanged(oldObj, newObj, p))) deny.push(f);
+    if (f.severity === 'error' && !kueueSkips && !before.has(`${f.rule}\u0000${f.field}`)
+      && causeFields(f, newObj).some((p) => fieldChanged(oldObj, newObj, p))) deny.push(f);
     else warn.push(f);
   }
   return { deny, warn };

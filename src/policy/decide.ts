@@ -140,7 +140,8 @@ export function admissionVerdict(
   if (request.subResource !== undefined && request.subResource !== '') {
     // Kueue reads a Ray object's status to tell it finished (and release its quota); only KubeRay writes it.
     const sub = request.subResource;
-    const message = `${request.kind ?? obj?.kind} ${request.namespace}/${obj?.metadata?.name}: ${sub}: only KubeRay's operator writes the ${sub} of a Ray object (Kueue reads it to release the quota)`;
+    const message = `${request.kind ?? obj?.kind} ${request.namespace}/${obj?.metadata?.name}: ${sub}: only KubeRay's operator writes the ${sub} of `
+      + 'a Ray object (Kueue reads it to release the quota)';
     return { outcome: 'forbidden', message: `${message}. Fix: leave the ${sub} to KubeRay [rayStatusWriter]`, warnings: [], findings: [] };
   }
   const update = operation === 'UPDATE' && oldObj && typeof oldObj === 'object';
@@ -151,7 +152,8 @@ export function admissionVerdict(
   const child = childWriteFindings({ operation: update ? 'UPDATE' : 'CREATE', object, oldObject: old, username: request.username }, writers);
   if (child.length) return { outcome: 'forbidden', message: child.map(formatFinding).join('; '), warnings: [], findings: child };
   if (update && bookkeepingOnlyUpdate(oldObj, obj)) return allowed();
-  const policy: PolicyContext = { kueue: ctx.kueue, kubeRay: ctx.kubeRay, elasticGate: ctx.elasticGate, inventory: ctx.inventory, audience: 'tenant' };
+  const policy: PolicyContext = { kueue: ctx.kueue, kubeRay: ctx.kubeRay, elasticGate: ctx.elasticGate, inventory: ctx.inventory,
+    audience: 'tenant' };
   let findings = findingsOf(object, policy);
   if (old) {
     // Errors this update did not introduce on a field it changed are reported, as warnings.
@@ -183,7 +185,8 @@ export function admissionDefaults(
   let suspend: SuspendField | undefined;
   // Before 0.15 Kueue also reads the queue name from the annotation; from 0.15 only the label counts, so
   // the label is added whatever the annotation says (the validating webhook warns that it is ignored).
-  const annotated = ctx.kueue.queueNameAnnotation && typeof obj.metadata?.annotations?.[QUEUE_NAME_LABEL] === 'string' && obj.metadata.annotations[QUEUE_NAME_LABEL] !== '';
+  const annotated = ctx.kueue.queueNameAnnotation && typeof obj.metadata?.annotations?.[QUEUE_NAME_LABEL] === 'string'
+    && obj.metadata.annotations[QUEUE_NAME_LABEL] !== '';
   // A RayJob on an existing cluster is not Kueue's (it makes no Workload): with a queue label Kueue's own
   // webhook would suspend it for good, and KubeRay refuses a suspended clusterSelector RayJob.
   const onExistingCluster = selectsExistingClusterOnly(obj, ctx.kueue.rayJobClusterSelectorRules);

@@ -140,7 +140,8 @@ export function computeGang(obj: RayObject, kueue: KueueCapabilities, opts: Gang
       const path = `${cs.path}.workerGroupSpecs[${i}]`;
       const per = podRequests(g?.template?.spec, `${path}.template.spec`);
       const count = workerCount(g, opts.workerReplicas?.(g));
-      podSets.push({ name: typeof g?.groupName === 'string' ? g.groupName.toLowerCase() : '', path, count, perPod: per, total: times(per, count), extras: [] });
+      podSets.push({ name: typeof g?.groupName === 'string' ? g.groupName.toLowerCase() : '', path, count, perPod: per, total: times(per, count),
+        extras: [] });
     });
   }
   const submitterPath = rayKindOf(obj)?.submitterTemplatePath;
@@ -149,7 +150,8 @@ export function computeGang(obj: RayObject, kueue: KueueCapabilities, opts: Gang
     const per = tpl
       ? podRequests(tpl.spec, `${submitterPath}.spec`)
       : literal(DEFAULT_SUBMITTER_REQUESTS);
-    podSets.push({ name: 'submitter', path: tpl ? submitterPath : 'spec.submissionMode', count: 1, perPod: per, total: times(per, 1), extras: tpl ? [] : ['default submitter 500m/200Mi'] });
+    podSets.push({ name: 'submitter', path: tpl ? submitterPath : 'spec.submissionMode', count: 1, perPod: per, total: times(per, 1),
+      extras: tpl ? [] : ['default submitter 500m/200Mi'] });
   }
   const total: ResourceMap = new Map();
   for (const ps of podSets) addInto(total, ps.total);

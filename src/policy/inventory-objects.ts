@@ -3,7 +3,8 @@
  * the same shape the constructs build from the app, so the same cross-object rules run at admission.
  * Pure: objects in, inventory out.
  */
-import { ClusterQueueEntry, CohortEntry, Inventory, LocalQueueEntry, MultiKueueCheckEntry, NamespaceEntry, PriorityClassEntry, ResourceGroupEntry } from './context';
+import { ClusterQueueEntry, CohortEntry, Inventory, LocalQueueEntry, MultiKueueCheckEntry, NamespaceEntry, PriorityClassEntry,
+  ResourceGroupEntry } from './context';
 import { parseQuantity } from './quantity';
 import { tenantAnnotations, tenantRulesFromAnnotations, TENANT_LABEL } from './tenant';
 
@@ -100,7 +101,8 @@ export function inventoryFromObjects(o: ClusterObjects, multiKueue?: MultiKueueO
   }));
   const priorityClasses: PriorityClassEntry[] = o.priorityClasses.map((p) => ({ name: p.metadata?.name, value: p.value }));
   const namespaces: NamespaceEntry[] = o.namespaces.map((n) => ({
-    name: n.metadata?.name, labels: { ...(n.metadata?.labels ?? {}), 'kubernetes.io/metadata.name': n.metadata?.name }, annotations: tenantRuleAnnotations(n.metadata?.annotations),
+    name: n.metadata?.name, labels: { ...(n.metadata?.labels ?? {}), 'kubernetes.io/metadata.name': n.metadata?.name },
+    annotations: tenantRuleAnnotations(n.metadata?.annotations),
   }));
   if (multiKueue) {
     const multiKueueChecks = multiKueueChecksFromObjects(multiKueue.admissionChecks, multiKueue.multiKueueConfigs);

@@ -41,7 +41,8 @@ const CACHED_KEY_LENGTH = 32;
 /** Parses a quantity (string or number) into milli-units. Throws with the offending text on bad input. */
 export function parseQuantity(input: string | number): bigint {
   if (typeof input !== 'string' && typeof input !== 'number') {
-    throw new Error(`a quantity must be a string or a number, not ${input === null ? 'null' : Array.isArray(input) ? 'a list' : typeof input} (examples: 500m, 2, 1.5, 2Gi, 6G)`);
+    throw new Error(`a quantity must be a string or a number, not ${input === null ? 'null' : Array.isArray(input) ? 'a list' : typeof input} `
+      + '(examples: 500m, 2, 1.5, 2Gi, 6G)');
   }
   const key = typeof input === 'number' ? `#${input}` : input;
   const hit = PARSED.get(key);
@@ -69,7 +70,8 @@ function parseQuantityUncached(input: string | number): bigint {
     mult = BINARY[suffix];
   } else if (/^[eE]/.test(suffix)) {
     const e = Number(suffix.slice(1));
-    if (!(Math.abs(e) <= MAX_EXPONENT)) throw new Error(`'${shown(s)}': the exponent is outside what Kubernetes accepts (a 32-bit integer), so the API server refuses it; write the quantity without such an exponent (examples: 500m, 2, 2Gi, 6G)`);
+    if (!(Math.abs(e) <= MAX_EXPONENT)) throw new Error(`'${shown(s)}': the exponent is outside what Kubernetes accepts (a 32-bit integer), so the `
+      + 'API server refuses it; write the quantity without such an exponent (examples: 500m, 2, 2Gi, 6G)');
     exp10 += e;
   } else {
     exp10 += DECIMAL_EXP[suffix];
@@ -79,12 +81,14 @@ function parseQuantityUncached(input: string | number): bigint {
   digits = digits.slice(0, digits.length - trailing);
   exp10 += trailing;
   if (digits === '') return 0n;
-  const tooLarge = () => new Error(`'${shown(s)}' is larger than the largest quantity Kubernetes represents (${MAX_QUANTITY_UNITS}), which it would silently cap; write a smaller quantity (examples: 500m, 2, 2Gi, 6G)`);
+  const tooLarge = () => new Error(`'${shown(s)}' is larger than the largest quantity Kubernetes represents (${MAX_QUANTITY_UNITS}), which it would `
+    + 'silently cap; write a smaller quantity (examples: 500m, 2, 2Gi, 6G)');
   // Decimal order of magnitude of the value in milli-units, at most one too high for a binary suffix.
   const order = digits.length - 1 + exp10 + (mult > 1n ? mult.toString().length : 0);
   if (order > 23) throw tooLarge();
   if (digits.length > MAX_SIGNIFICANT_DIGITS) {
-    throw new Error(`'${shown(s)}' has ${digits.length} significant digits; Kubernetes keeps at most nano precision, so write it with fewer digits (examples: 500m, 2, 1.5, 2Gi)`);
+    throw new Error(`'${shown(s)}' has ${digits.length} significant digits; Kubernetes keeps at most nano precision, so write it with fewer digits `
+      + '(examples: 500m, 2, 1.5, 2Gi)');
   }
   let value: bigint;
   if (order < -1) {
@@ -170,7 +174,8 @@ export function maxInto(a: ResourceMap, b: ResourceMap): ResourceMap {
 export function parseResourceList(list: Record<string, unknown> | undefined, where: string): ResourceMap {
   const out: ResourceMap = new Map();
   if (list === undefined || list === null) return out;
-  if (typeof list !== 'object' || Array.isArray(list)) throw new Error(`${where}: must be a map of resource names to quantities, not ${Array.isArray(list) ? 'a list' : typeof list}`);
+  if (typeof list !== 'object' || Array.isArray(list)) throw new Error(`${where}: must be a map of resource names to quantities, `
+    + `not ${Array.isArray(list) ? 'a list' : typeof list}`);
   // Object.keys, not Object.entries: every admission review parses each container's lists several times.
   for (const k of Object.keys(list)) {
     const v = list[k];

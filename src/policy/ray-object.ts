@@ -100,7 +100,8 @@ function listPodTemplates(obj: RayObject, opts: { readonly workers?: boolean }):
   const cs = clusterSpecOf(obj);
   if (cs) {
     out.push({ path: `${cs.path}.headGroupSpec.template`, template: ownField(cs.spec.headGroupSpec, 'template'), role: 'head' });
-    if (opts.workers !== false) workerGroupsOf(obj).forEach((g, i) => out.push({ path: `${cs.path}.workerGroupSpecs[${i}].template`, template: g?.template, role: 'worker' }));
+    if (opts.workers !== false) workerGroupsOf(obj)
+      .forEach((g, i) => out.push({ path: `${cs.path}.workerGroupSpecs[${i}].template`, template: g?.template, role: 'worker' }));
   }
   const submitter = submitterTemplateOf(obj);
   if (submitter) out.push({ path: rayKindNamed(obj.kind)!.submitterTemplatePath!, template: submitter, role: 'submitter' });

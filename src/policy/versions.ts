@@ -155,8 +155,10 @@ const V1BETA2_BORROW = ['MayStopSearch', 'TryNextFlavor'];
 const V1BETA2_PREEMPT = ['MayStopSearch', 'TryNextFlavor'];
 // The Ray kinds with a MultiKueue adapter from v0.17 (the RayService adapter is new there).
 const MULTIKUEUE_RAY_KINDS_017 = ['RayJob', 'RayCluster', 'RayService'];
-const RBAC_014: MultiKueueWorkerRbac = { objectVerbs: ['create', 'patch', 'delete', 'get', 'list', 'watch'], workloadStatusVerbs: ['get', 'patch', 'update'], queueVerbs: [] };
-const RBAC_017: MultiKueueWorkerRbac = { objectVerbs: ['create', 'update', 'patch', 'delete', 'get', 'list', 'watch'], workloadStatusVerbs: ['get', 'patch', 'update'], queueVerbs: [] };
+const RBAC_014: MultiKueueWorkerRbac = { objectVerbs: ['create', 'patch', 'delete', 'get', 'list', 'watch'],
+  workloadStatusVerbs: ['get', 'patch', 'update'], queueVerbs: [] };
+const RBAC_017: MultiKueueWorkerRbac = { objectVerbs: ['create', 'update', 'patch', 'delete', 'get', 'list', 'watch'],
+  workloadStatusVerbs: ['get', 'patch', 'update'], queueVerbs: [] };
 const RBAC_019: MultiKueueWorkerRbac = { ...RBAC_017, queueVerbs: ['get', 'list', 'watch'] };
 // MultiKueue is not offered on 0.13.4: its adapters are not in the pinned modules this library was checked against.
 const NO_MULTIKUEUE = { multiKueueRayKinds: [], multiKueueElasticRayCluster: false, multiKueueMaxClusters: 10, multiKueueWorkerRbac: RBAC_014 };
@@ -184,7 +186,8 @@ const KUEUE: Record<string, KueueCapabilities> = {
     maxPodSets: 8, workerGroupCapStyle: 'seven-workers',
     countsSidecarSubmitter: false, countsRedisCleanup: false, countsAutoscalerSidecar: false,
     rayJobClusterSelectorRules: true, testedKubeRay: 'v1.4.2',
-    queueNameAnnotation: true, admissionChecksField: 'admissionChecks', multiKueueRayKinds: ['RayJob', 'RayCluster'], multiKueueElasticRayCluster: false, multiKueueMaxClusters: 10, multiKueueWorkerRbac: RBAC_014,
+    queueNameAnnotation: true, admissionChecksField: 'admissionChecks', multiKueueRayKinds: ['RayJob', 'RayCluster'],
+    multiKueueElasticRayCluster: false, multiKueueMaxClusters: 10, multiKueueWorkerRbac: RBAC_014,
     schedulingEquivalenceHashing: false,
     refusesAutoscaling: false, rayClusterAutoscalingNamesAnnotation: false, validatesUpdateOfFormerlyQueued: false,
     priorityClassUpdate: 'immutable-while-running', refusesMultiKueueElasticAutoscaling: false,
@@ -198,7 +201,8 @@ const KUEUE: Record<string, KueueCapabilities> = {
     // SidecarMode submitter accounting arrived in 0.17.7, Redis cleanup in 0.17.6: 0.17.0 under-counts both.
     countsSidecarSubmitter: false, countsRedisCleanup: false, countsAutoscalerSidecar: false,
     rayJobClusterSelectorRules: true, testedKubeRay: 'v1.6.2',
-    queueNameAnnotation: false, admissionChecksField: 'admissionChecksStrategy', multiKueueRayKinds: MULTIKUEUE_RAY_KINDS_017, multiKueueElasticRayCluster: false, multiKueueMaxClusters: 20, multiKueueWorkerRbac: RBAC_017,
+    queueNameAnnotation: false, admissionChecksField: 'admissionChecksStrategy', multiKueueRayKinds: MULTIKUEUE_RAY_KINDS_017,
+    multiKueueElasticRayCluster: false, multiKueueMaxClusters: 20, multiKueueWorkerRbac: RBAC_017,
     schedulingEquivalenceHashing: false,
     refusesAutoscaling: false, rayClusterAutoscalingNamesAnnotation: false, validatesUpdateOfFormerlyQueued: false,
     priorityClassUpdate: 'no-add-while-running', refusesMultiKueueElasticAutoscaling: false,
@@ -211,7 +215,8 @@ const KUEUE: Record<string, KueueCapabilities> = {
     maxPodSets: 8, workerGroupCapStyle: 'seven-workers',
     countsSidecarSubmitter: true, countsRedisCleanup: true, countsAutoscalerSidecar: false,
     rayJobClusterSelectorRules: true, testedKubeRay: 'v1.6.2',
-    queueNameAnnotation: false, admissionChecksField: 'admissionChecksStrategy', multiKueueRayKinds: MULTIKUEUE_RAY_KINDS_017, multiKueueElasticRayCluster: false, multiKueueMaxClusters: 20, multiKueueWorkerRbac: RBAC_017,
+    queueNameAnnotation: false, admissionChecksField: 'admissionChecksStrategy', multiKueueRayKinds: MULTIKUEUE_RAY_KINDS_017,
+    multiKueueElasticRayCluster: false, multiKueueMaxClusters: 20, multiKueueWorkerRbac: RBAC_017,
     schedulingEquivalenceHashing: false,
     refusesAutoscaling: false, rayClusterAutoscalingNamesAnnotation: false, validatesUpdateOfFormerlyQueued: false,
     priorityClassUpdate: 'no-add-while-running', refusesMultiKueueElasticAutoscaling: false,
@@ -224,7 +229,8 @@ const KUEUE: Record<string, KueueCapabilities> = {
     maxPodSets: 18, workerGroupCapStyle: 'workers-plus-head',
     countsSidecarSubmitter: true, countsRedisCleanup: true, countsAutoscalerSidecar: true,
     rayJobClusterSelectorRules: true, testedKubeRay: 'v1.6.2',
-    queueNameAnnotation: false, admissionChecksField: 'admissionChecksStrategy', multiKueueRayKinds: MULTIKUEUE_RAY_KINDS_017, multiKueueElasticRayCluster: true, multiKueueMaxClusters: 20, multiKueueWorkerRbac: RBAC_019,
+    queueNameAnnotation: false, admissionChecksField: 'admissionChecksStrategy', multiKueueRayKinds: MULTIKUEUE_RAY_KINDS_017,
+    multiKueueElasticRayCluster: true, multiKueueMaxClusters: 20, multiKueueWorkerRbac: RBAC_019,
     schedulingEquivalenceHashing: true,
     refusesAutoscaling: false, rayClusterAutoscalingNamesAnnotation: true, validatesUpdateOfFormerlyQueued: true,
     priorityClassUpdate: 'no-add-while-running', refusesMultiKueueElasticAutoscaling: true,
@@ -302,7 +308,8 @@ function normalize(v: string): string {
 export function kueueCapabilities(version: string): KueueCapabilities {
   const caps = KUEUE[normalize(version)];
   if (!caps) {
-    throw new Error(`Kueue version '${version}' is not supported: choose one of ${SUPPORTED_KUEUE_VERSIONS.join(', ')} (default ${DEFAULT_KUEUE_VERSION}).`);
+    throw new Error(`Kueue version '${version}' is not supported: choose one of ${SUPPORTED_KUEUE_VERSIONS.join(', ')} `
+      + `(default ${DEFAULT_KUEUE_VERSION}).`);
   }
   return caps;
 }
@@ -311,7 +318,8 @@ export function kueueCapabilities(version: string): KueueCapabilities {
 export function kubeRayCapabilities(version: string): KubeRayCapabilities {
   const caps = KUBERAY[normalize(version)];
   if (!caps) {
-    throw new Error(`KubeRay version '${version}' is not supported: choose one of ${SUPPORTED_KUBERAY_VERSIONS.join(', ')} (default ${DEFAULT_KUBERAY_VERSION}).`);
+    throw new Error(`KubeRay version '${version}' is not supported: choose one of ${SUPPORTED_KUBERAY_VERSIONS.join(', ')} `
+      + `(default ${DEFAULT_KUBERAY_VERSION}).`);
   }
   return caps;
 }
@@ -343,7 +351,9 @@ export function rayServicePair(kueue: KueueCapabilities, kubeRay: KubeRayCapabil
     if (!kubeRay.rayServiceSuspendSync) {
       return {
         status: 'broken',
-        reason: `Kueue ${kueue.version} queues a RayService through spec.rayClusterConfig.suspend, which KubeRay ${kubeRay.version} does not copy onto the running RayCluster: the cluster stays suspended with no head pod (kuberay#4686). Use KubeRay v1.5.2 or v1.6.1+ (v1.6.2 is the tested pair).`,
+        reason: `Kueue ${kueue.version} queues a RayService through spec.rayClusterConfig.suspend, which KubeRay ${kubeRay.version} does not copy `
+          + 'onto the running RayCluster: the cluster stays suspended with no head pod (kuberay#4686). Use KubeRay v1.5.2 or v1.6.1+ (v1.6.2 '
+          + 'is the tested pair).',
       };
     }
     return { status: 'works', reason: `Kueue ${kueue.version} with KubeRay ${kubeRay.version} is an upstream-tested RayService pair.` };
@@ -351,8 +361,10 @@ export function rayServicePair(kueue: KueueCapabilities, kubeRay: KubeRayCapabil
   if (kubeRay.rayServiceSuspendSync) {
     return {
       status: 'suspect',
-      reason: `Kueue ${kueue.version} suspends the RayService's RayCluster directly, but KubeRay ${kubeRay.version} resets the cluster's suspend to the RayService value, so pods may start before admission and be re-suspended. KubeRay v1.4.2 is the tested pair for this Kueue line.`,
+      reason: `Kueue ${kueue.version} suspends the RayService's RayCluster directly, but KubeRay ${kubeRay.version} resets the cluster's suspend to `
+        + 'the RayService value, so pods may start before admission and be re-suspended. KubeRay v1.4.2 is the tested pair for this Kueue line.',
     };
   }
-  return { status: 'works', reason: `Kueue ${kueue.version} queues a RayService through its RayCluster; KubeRay ${kubeRay.version} keeps the cluster's own suspend.` };
+  return { status: 'works',
+    reason: `Kueue ${kueue.version} queues a RayService through its RayCluster; KubeRay ${kubeRay.version} keeps the cluster's own suspend.` };
 }

@@ -23,7 +23,8 @@ export function serviceAccountUser(namespace: string, name: string): string {
 export function parseServiceAccount(value: string, flag: string): string {
   if (value.startsWith('system:')) return value;
   const m = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?)\/([a-z0-9]([-.a-z0-9]*[a-z0-9])?)$/.exec(value);
-  if (!m) throw new Error(`${flag} takes NAMESPACE/NAME of a ServiceAccount (or a full user name such as system:serviceaccount:ns:name), got '${value}'`);
+  if (!m) throw new Error(`${flag} takes NAMESPACE/NAME of a ServiceAccount (or a full user name such as `
+    + `system:serviceaccount:ns:name), got '${value}'`);
   return serviceAccountUser(m[1], m[3]);
 }
 
@@ -52,7 +53,8 @@ export const DEFAULT_TRUSTED_WRITERS: TrustedWriters = {
   // With --use-service-account-credentials (kubeadm, most distributions) each controller has its own
   // ServiceAccount; without it they all act as system:kube-controller-manager.
   system: [
-    'system:kube-controller-manager', serviceAccountUser('kube-system', 'generic-garbage-collector'), serviceAccountUser('kube-system', 'namespace-controller'),
+    'system:kube-controller-manager', serviceAccountUser('kube-system', 'generic-garbage-collector'),
+    serviceAccountUser('kube-system', 'namespace-controller'),
   ],
   controller: [serviceAccountUser(CONTROLLER_SERVICE_ACCOUNT.namespace, CONTROLLER_SERVICE_ACCOUNT.name)],
 };
@@ -147,7 +149,8 @@ export interface WriteRequest {
 /** The rule record of childWriteFindings (its findings are built here, not through a Reporter). */
 export const RAY_CHILD_WRITER_RULE: RuleRecord<typeof childWriteFindings> = {
   name: 'rayChildWriter', source: 'app', kinds: ['RayCluster'],
-  description: 'Only KubeRay\'s operator creates or reshapes a RayCluster that a RayJob or RayService controls (the Ray autoscaler may scale its workers).',
+  description: 'Only KubeRay\'s operator creates or reshapes a RayCluster that a RayJob or RayService controls (the Ray autoscaler may '
+    + 'scale its workers).',
   check: childWriteFindings,
 };
 
@@ -168,8 +171,11 @@ export function childWriteFindings(req: WriteRequest, writers: TrustedWriters): 
   }];
   if (req.operation === 'CREATE' || !oldParent) {
     return finding('metadata.ownerReferences',
-      `${who} may not ${req.operation === 'CREATE' ? 'create' : 'turn into'} a ${String(req.object.kind)} controlled by ${owner.kind} "${owner.name}": Kueue counts such an object under its parent's Workload, so its pods would run outside the queue's quota. Only KubeRay's operator (${kubeRayUsers}) creates it`,
-      `remove the ownerReference with controller: true and submit the object through the tenant's queue; if ${who} is KubeRay's operator, name its ServiceAccount in AdmissionController kubeRayServiceAccount (--kuberay-service-account)`);
+      `${who} may not ${req.operation === 'CREATE' ? 'create' : 'turn into'} a ${String(req.object.kind)} controlled by ${owner.kind} `
+        + `"${owner.name}": Kueue counts such an object under its parent's Workload, so its pods would run outside the queue's quota. Only KubeRay's `
+        + `operator (${kubeRayUsers}) creates it`,
+      `remove the ownerReference with controller: true and submit the object through the tenant's queue; if ${who} is KubeRay's operator, name its `
+        + 'ServiceAccount in AdmissionController kubeRayServiceAccount (--kuberay-service-account)');
   }
   const oldSpec = req.oldObject!.spec;
   const newSpec = req.object.spec;
@@ -180,10 +186,14 @@ export function childWriteFindings(req: WriteRequest, writers: TrustedWriters): 
   if (autoscaling && replicasOnly && req.username === autoscalerUser(req.oldObject!)) {
     const out = replicasOutOfBounds(newSpec);
     if (!out) return [];
-    return finding(out, `the Ray autoscaler set ${out} outside the worker group's [minReplicas, maxReplicas] on a RayCluster controlled by ${owner.kind} "${owner.name}"`,
+    return finding(out,
+      `the Ray autoscaler set ${out} outside the worker group's [minReplicas, maxReplicas] on a RayCluster controlled `
+        + `by ${owner.kind} "${owner.name}"`,
       `scale within the bounds the ${owner.kind} set`);
   }
   return finding(replicasOnly ? 'spec.workerGroupSpecs' : firstChange(oldSpec, newSpec),
-    `${who} may not change the spec of a RayCluster controlled by ${owner.kind} "${owner.name}": Kueue admitted the ${owner.kind}'s pod sets, not these, so the change would run outside the queue's quota. Only KubeRay's operator and Kueue write it${autoscaling ? ', and the Ray autoscaler its worker replicas' : ''}`,
+    `${who} may not change the spec of a RayCluster controlled by ${owner.kind} "${owner.name}": Kueue admitted the ${owner.kind}'s pod sets, not `
+      + 'these, so the change would run outside the queue\'s quota. Only KubeRay\'s operator and Kueue write '
+      + `it${autoscaling ? ', and the Ray autoscaler its worker replicas' : ''}`,
     `change the ${owner.kind} "${owner.name}" instead (its spec is what Kueue admits)`);
 }

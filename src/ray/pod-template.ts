@@ -55,12 +55,14 @@ export function renderResources(r: ContainerResources | undefined, where: string
   if (cpuLimit) limits.cpu = cpuLimit.value;
   if (memLimit) limits.memory = memLimit.value;
   if (r.gpus !== undefined && r.gpus !== 0) {
-    if (!Number.isInteger(r.gpus) || r.gpus < 0) throw new Error(`${where}: resources.gpus ${r.gpus} must be a whole number >= 0. Fix: use e.g. gpus: 1.`);
+    if (!Number.isInteger(r.gpus) || r.gpus < 0) throw new Error(`${where}: resources.gpus ${r.gpus} must be a whole number >= 0. `
+      + 'Fix: use e.g. gpus: 1.');
     requests['nvidia.com/gpu'] = limits['nvidia.com/gpu'] = String(r.gpus);
   }
   for (const e of r.extendedResources ?? []) {
     if (e.resource.name === 'cpu' || e.resource.name === 'memory' || (e.resource.name === 'nvidia.com/gpu' && r.gpus)) {
-      throw new Error(`${where}: resources.extendedResources repeats "${e.resource.name}". Fix: set it once (cpu/memory/gpus have their own fields).`);
+      throw new Error(`${where}: resources.extendedResources repeats "${e.resource.name}". Fix: set it once (cpu/memory/gpus `
+        + 'have their own fields).');
     }
     requests[e.resource.name] = limits[e.resource.name] = e.quantity.value;
   }

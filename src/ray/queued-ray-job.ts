@@ -120,12 +120,14 @@ export class QueuedRayJob extends RayWorkload {
     if (p.submitterResources || p.submitterPodTemplate) {
       const mode = p.submissionMode ?? SubmissionMode.K8S_JOB_MODE;
       if (mode !== SubmissionMode.K8S_JOB_MODE) {
-        throw new Error(`${where}: submitterResources/submitterPodTemplate apply only to K8sJobMode, not ${mode}. Fix: remove them or use SubmissionMode.K8S_JOB_MODE.`);
+        throw new Error(`${where}: submitterResources/submitterPodTemplate apply only to K8sJobMode, not ${mode}. Fix: remove them or use `
+          + 'SubmissionMode.K8S_JOB_MODE.');
       }
       const base = {
         spec: {
           restartPolicy: 'Never',
-          containers: [{ name: 'ray-job-submitter', image: p.headGroup.image ?? image, resources: renderResources(p.submitterResources ?? { cpu: undefined }, `${where} submitterResources`) }],
+          containers: [{ name: 'ray-job-submitter', image: p.headGroup.image ?? image,
+            resources: renderResources(p.submitterResources ?? { cpu: undefined }, `${where} submitterResources`) }],
         },
       };
       spec.submitterPodTemplate = mergeTemplate(base, p.submitterPodTemplate);

@@ -145,7 +145,8 @@ function groupTemplate(g: RayGroupOptions, image: string, defaultName: string, w
   const template = { spec: { containers: [container] } };
   const merged = mergeTemplate(template, g.podTemplate);
   if (merged?.spec?.containers?.[0]?.name !== container.name) {
-    throw new Error(`${where}: podTemplate puts another container first; KubeRay treats containers[0] as the Ray container. Fix: add sidecars after it (merge by name keeps "${container.name}" first).`);
+    throw new Error(`${where}: podTemplate puts another container first; KubeRay treats containers[0] as the Ray container. Fix: add sidecars after `
+      + `it (merge by name keeps "${container.name}" first).`);
   }
   return merged;
 }
@@ -160,7 +161,8 @@ export function workerReplicas(w: WorkerGroupOptions, elastic: boolean, where: s
   nonNegInt(w.minReplicas, 'minReplicas', where);
   nonNegInt(w.maxReplicas, 'maxReplicas', where);
   if (elastic) {
-    if (w.maxReplicas === undefined) throw new Error(`${where}: maxReplicas is required for an elastic workload (it bounds scale-up and the quota it can reach). Fix: set maxReplicas.`);
+    if (w.maxReplicas === undefined) throw new Error(`${where}: maxReplicas is required for an elastic workload (it bounds scale-up and the quota it `
+      + 'can reach). Fix: set maxReplicas.');
     const min = w.minReplicas ?? 0;
     return { replicas: w.replicas ?? min, min, max: w.maxReplicas };
   }

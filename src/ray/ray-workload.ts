@@ -128,7 +128,8 @@ export abstract class RayWorkload extends Construct {
     const queueNs = props.queue?.namespace;
     this.namespace = props.namespace ?? queueNs ?? 'default';
     if (queueNs !== undefined && queueNs !== this.namespace) {
-      throw new Error(`${where}: metadata.namespace "${this.namespace}" differs from the queue's namespace "${queueNs}"; a LocalQueue only serves its own namespace. Fix: drop 'namespace' or use a queue in "${this.namespace}".`);
+      throw new Error(`${where}: metadata.namespace "${this.namespace}" differs from the queue's namespace "${queueNs}"; a LocalQueue only serves `
+        + `its own namespace. Fix: drop 'namespace' or use a queue in "${this.namespace}".`);
     }
     this.queueName = props.queue?.localQueueName ?? props.queueName!;
     const priority = props.priorityClass ?? props.queue?.defaultPriorityClass;
@@ -136,11 +137,13 @@ export abstract class RayWorkload extends Construct {
     this._referencedObjects = { queue: props.queue !== undefined, priorityClass: priority !== undefined };
     for (const k of RESERVED_LABELS) {
       if (props.labels && k in props.labels) {
-        throw new Error(`${where}: labels must not set "${k}"; the construct sets it from ${k === QUEUE_NAME_LABEL ? "'queue'/'queueName'" : "'priorityClass'"}. Fix: use that prop.`);
+        throw new Error(`${where}: labels must not set "${k}"; the construct sets it `
+          + `from ${k === QUEUE_NAME_LABEL ? "'queue'/'queueName'" : "'priorityClass'"}. Fix: use that prop.`);
       }
     }
     if (props.annotations && ELASTIC_JOB_ANNOTATION in props.annotations) {
-      throw new Error(`${where}: annotations must not set "${ELASTIC_JOB_ANNOTATION}"; ElasticRayCluster/ElasticRayService (or QueuedRayJob autoscaling) set it. Fix: remove it.`);
+      throw new Error(`${where}: annotations must not set "${ELASTIC_JOB_ANNOTATION}"; ElasticRayCluster/ElasticRayService (or QueuedRayJob `
+        + 'autoscaling) set it. Fix: remove it.');
     }
 
     this.elastic = elastic;
@@ -258,7 +261,8 @@ export abstract class RayWorkload extends Construct {
     };
     const findings = evaluateRayObject(this.manifest(), ctx);
     const formatted = (severity: string) => findings.filter((f) => f.severity === severity).map(formatFinding);
-    this.findingsMemo = { generation: this.generation, inventoryVersion: inv.version, findings, errors: formatted('error'), warnings: formatted('warning') };
+    this.findingsMemo = { generation: this.generation, inventoryVersion: inv.version, findings, errors: formatted('error'),
+      warnings: formatted('warning') };
     return findings;
   }
 

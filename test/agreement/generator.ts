@@ -37,7 +37,8 @@ function head(): any {
 }
 
 function worker(name: string, replicas: number, min = replicas, max = Math.max(replicas, 5)): any {
-  return { groupName: name, replicas, minReplicas: min, maxReplicas: max, rayStartParams: {}, template: { spec: { containers: [container('ray-worker', '1', '1Gi')] } } };
+  return { groupName: name, replicas, minReplicas: min, maxReplicas: max, rayStartParams: {},
+    template: { spec: { containers: [container('ray-worker', '1', '1Gi')] } } };
 }
 
 function clusterSpec(): any {
@@ -68,7 +69,8 @@ export const BASES: Record<string, () => any> = {
   'raycluster-elastic': () => ({
     apiVersion: 'ray.io/v1', kind: 'RayCluster',
     metadata: { ...meta('raycluster-kueue-autoscaler', true), annotations: { [ELASTIC]: 'true' } },
-    spec: { ...clusterSpec(), enableInTreeAutoscaling: true, autoscalerOptions: { idleTimeoutSeconds: 60 }, workerGroupSpecs: [worker('workers', 0, 0, 4)] },
+    spec: { ...clusterSpec(), enableInTreeAutoscaling: true, autoscalerOptions: { idleTimeoutSeconds: 60 },
+      workerGroupSpecs: [worker('workers', 0, 0, 4)] },
   }),
   'rayservice-queued': () => ({
     apiVersion: 'ray.io/v1', kind: 'RayService', metadata: meta('rayservice-sample', true),
@@ -125,8 +127,11 @@ export const MUTATIONS: Record<string, Mutation> = {
   'ttl': whenJob((o, r) => { o.spec.ttlSecondsAfterFinished = r.pick([-1, 0, 30]); }),
   'active-deadline': whenJob((o, r) => { o.spec.activeDeadlineSeconds = r.pick([-5, 0, 600]); }),
   'backoff-limit': whenJob((o, r) => { o.spec.backoffLimit = r.pick([-1, 0, 2]); }),
-  'submission-mode': whenJob((o, r) => { o.spec.submissionMode = r.pick(['K8sJobMode', 'HTTPMode', 'InteractiveMode', 'SidecarMode', 'ShellMode']); }),
-  'submitter-template': whenJob((o) => { o.spec.submitterPodTemplate = { spec: { restartPolicy: 'Never', containers: [container('submitter', '500m', '200Mi')] } }; }),
+  'submission-mode': whenJob((o, r) => {
+    o.spec.submissionMode = r.pick(['K8sJobMode', 'HTTPMode', 'InteractiveMode', 'SidecarMode', 'ShellMode']);
+  }),
+  'submitter-template': whenJob((o) => { o.spec.submitterPodTemplate = { spec: { restartPolicy: 'Never',
+    containers: [container('submitter', '500m', '200Mi')] } }; }),
   'submitter-config': whenJob((o) => { o.spec.submitterConfig = { backoffLimit: 1 }; }),
   'head-restart-always': whenCluster((c) => { c.headGroupSpec.template.spec.restartPolicy = 'Always'; }),
   'deletion-policy': whenJob((o, r) => { o.spec.deletionPolicy = r.pick(['DeleteCluster', 'DeleteWorkers', 'DeleteSelf', 'DeleteNone']); }),
@@ -169,9 +174,17 @@ export const MUTATIONS: Record<string, Mutation> = {
     const k = t.spec.containers[0];
     if (k) k.resources = { requests: { cpu: '4', memory: '1Gi' }, limits: { cpu: '2', memory: '1Gi' } };
   }),
-  'no-requests': whenCluster((c, r) => { const t = r.pick(templates({ kind: 'RayCluster', spec: c })); if (t.spec.containers[0]) delete t.spec.containers[0].resources; }),
+  'no-requests': whenCluster((c, r) => {
+    const t = r.pick(templates({ kind: 'RayCluster', spec: c }));
+    if (t.spec.containers[0]) delete t.spec.containers[0].resources;
+  }),
   'bad-quantity': whenCluster((c) => { const k = c.headGroupSpec.template.spec.containers[0]; if (k) k.resources = { requests: { cpu: '1.5.0' } }; }),
-  'gpu': whenCluster((c) => { const g = c.workerGroupSpecs[0]; if (g?.template.spec.containers[0]) g.template.spec.containers[0].resources = { requests: { cpu: '1', 'nvidia.com/gpu': '1' }, limits: { 'nvidia.com/gpu': '1' } }; }),
+  'gpu': whenCluster((c) => {
+    const g = c.workerGroupSpecs[0];
+    if (g?.template.spec.containers[0]) {
+      g.template.spec.containers[0].resources = { requests: { cpu: '1', 'nvidia.com/gpu': '1' }, limits: { 'nvidia.com/gpu': '1' } };
+    }
+  }),
   // autoscaling
   'autoscaling-on': whenCluster((c) => { c.enableInTreeAutoscaling = true; }),
   'autoscaling-off': whenCluster((c) => { c.enableInTreeAutoscaling = false; }),
@@ -185,16 +198,22 @@ export const MUTATIONS: Record<string, Mutation> = {
     if (k) k.env = [{ name: 'RAY_enable_autoscaler_v2', value: '1' }];
   }),
   'worker-restart-always': whenCluster((c) => { const g = c.workerGroupSpecs[0]; if (g) g.template.spec.restartPolicy = 'Always'; }),
-  'autoscaler-resources': whenCluster((c) => { c.autoscalerOptions = { ...(c.autoscalerOptions ?? {}), resources: { requests: { cpu: '200m', memory: '256Mi' } } }; }),
+  'autoscaler-resources': whenCluster((c) => { c.autoscalerOptions = { ...(c.autoscalerOptions ?? {}),
+    resources: { requests: { cpu: '200m', memory: '256Mi' } } }; }),
   // managedBy
   'managed-by': (o, r) => { o.spec.managedBy = r.pick(['ray.io/kuberay-operator', 'kueue.x-k8s.io/multikueue', 'example.com/other']); },
   // GCS fault tolerance
   'ft-annotation': (o, r) => { annotations(o)['ray.io/ft-enabled'] = r.pick(['true', 'false']); },
   'gcs-ft-options': whenCluster((c) => { c.gcsFaultToleranceOptions = { redisAddress: 'redis:6379' }; }),
-  'head-service-name': whenCluster((c, r) => { c.headServiceAnnotations = undefined; c.headGroupSpec.headService = { metadata: { name: r.pick(['custom-head', '']) } }; }),
+  'head-service-name': whenCluster((c, r) => {
+    c.headServiceAnnotations = undefined;
+    c.headGroupSpec.headService = { metadata: { name: r.pick(['custom-head', '']) } };
+  }),
   // RayService
   'service-head-service-name': whenService((o) => { o.spec.rayClusterConfig.headGroupSpec.headService = { metadata: { name: 'my-head-svc' } }; }),
-  'upgrade-strategy': whenService((o, r) => { o.spec.upgradeStrategy = { type: r.pick(['NewCluster', 'None', 'NewClusterWithIncrementalUpgrade', 'Rolling']) }; }),
+  'upgrade-strategy': whenService((o, r) => {
+    o.spec.upgradeStrategy = { type: r.pick(['NewCluster', 'None', 'NewClusterWithIncrementalUpgrade', 'Rolling']) };
+  }),
   'serve-config-remove': whenService((o) => { delete o.spec.serveConfigV2; }),
   // wrong JSON types (CRD schema)
   'wrong-type': (o, r) => {

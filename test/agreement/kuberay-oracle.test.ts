@@ -43,12 +43,14 @@ const head = () => ({ rayStartParams: {}, template: { spec: { containers: [conta
 const worker = (groupName: string, extra: Record<string, unknown> = {}) => ({
   groupName, replicas: 1, minReplicas: 1, maxReplicas: 3, rayStartParams: {}, template: { spec: { containers: [container('ray-worker')] } }, ...extra,
 });
-const clusterSpec = (extra: Record<string, unknown> = {}) => ({ rayVersion: '2.52.0', headGroupSpec: head(), workerGroupSpecs: [worker('small')], ...extra });
+const clusterSpec = (extra: Record<string,
+  unknown> = {}) => ({ rayVersion: '2.52.0', headGroupSpec: head(), workerGroupSpecs: [worker('small')], ...extra });
 
 function rayJob(name = 'job', spec: Record<string, unknown> = {}, metadata: Record<string, unknown> = {}): any {
   return {
     apiVersion: 'ray.io/v1', kind: 'RayJob', metadata: { name, namespace: 'default', ...metadata },
-    spec: { entrypoint: 'python -c "print(1)"', shutdownAfterJobFinishes: true, submissionMode: 'K8sJobMode', rayClusterSpec: clusterSpec(), ...spec },
+    spec: { entrypoint: 'python -c "print(1)"', shutdownAfterJobFinishes: true, submissionMode: 'K8sJobMode', rayClusterSpec: clusterSpec(),
+      ...spec },
   };
 }
 function rayCluster(name = 'cluster', spec: Record<string, unknown> = {}, metadata: Record<string, unknown> = {}): any {
@@ -74,7 +76,8 @@ function accepted(v: KubeRayVerdict): void {
 
 test('the binary name follows the sources: a changed file changes the hash build.sh and the wrapper compute', () => {
   const script = path.join(REPO_ROOT, 'scripts', 'testcluster', 'build.sh');
-  const fromBash = execFileSync('bash', ['-c', `source <(sed -n '/^kuberay_validate_hash()/,/^}/p' "${script}"); KV_SRC="$1" kuberay_validate_hash`, '_', path.join(REPO_ROOT, 'scripts', 'kuberay-validate')]).toString().trim();
+  const fromBash = execFileSync('bash', ['-c', `source <(sed -n '/^kuberay_validate_hash()/,/^}/p' "${script}"); KV_SRC="$1" kuberay_validate_hash`,
+    '_', path.join(REPO_ROOT, 'scripts', 'kuberay-validate')]).toString().trim();
   expect(fromBash).toBe(oracleSourceHash());
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'kv-hash-'));
   try {
@@ -131,12 +134,14 @@ for (const version of VERSIONS) {
       const message = 'ray.io/ft-enabled annotation and GcsFaultToleranceOptions are both set';
       refused(await one(rayCluster('cluster', gcs, { annotations: { 'ray.io/ft-enabled': 'true' } })), message, 'utils.ValidateRayClusterSpec');
       // On a RayJob the annotation is the RayJob's: ValidateRayJobSpec passes it to ValidateRayClusterSpec.
-      refused(await one(rayJob('job', { rayClusterSpec: clusterSpec(gcs) }, { annotations: { 'ray.io/ft-enabled': 'true' } })), message, 'utils.ValidateRayJobSpec');
+      refused(await one(rayJob('job', { rayClusterSpec: clusterSpec(gcs) }, { annotations: { 'ray.io/ft-enabled': 'true' } })), message,
+        'utils.ValidateRayJobSpec');
       accepted(await one(rayCluster('cluster', gcs)));
     });
 
     test('an invalid RayService upgradeStrategy.type is refused', async () => {
-      refused(await one(rayService('service', { upgradeStrategy: { type: 'Rolling' } })), 'Spec.UpgradeStrategy.Type value Rolling is invalid', 'utils.ValidateRayServiceSpec');
+      refused(await one(rayService('service', { upgradeStrategy: { type: 'Rolling' } })), 'Spec.UpgradeStrategy.Type value Rolling is invalid',
+        'utils.ValidateRayServiceSpec');
       accepted(await one(rayService('service', { upgradeStrategy: { type: 'NewCluster' } })));
     });
 
@@ -147,7 +152,8 @@ for (const version of VERSIONS) {
       const job = rayJob('job', field);
       const gated = await KubeRayOracle.start(version, { featureGates: { RayJobDeletionPolicy: true } });
       try {
-        refused((await gated.validate([job]))[0], "shutdownAfterJobFinshes is set to 'true' while deletion policy is 'DeleteNone'", 'utils.ValidateRayJobSpec');
+        refused((await gated.validate([job]))[0], "shutdownAfterJobFinshes is set to 'true' while deletion policy is 'DeleteNone'",
+          'utils.ValidateRayJobSpec');
       } finally {
         await gated.stop();
       }
@@ -170,8 +176,10 @@ for (const version of VERSIONS) {
       const unbounded = rayCluster('cluster', { workerGroupSpecs: [worker('g', { minReplicas: undefined, maxReplicas: undefined })] });
       if (atLeast('v1.6.0')) {
         refused(await one(inverted), 'worker group g has minReplicas 3 greater than maxReplicas 2', 'utils.ValidateRayClusterSpec');
-        refused(await one(unbounded), 'worker group g must set both minReplicas and maxReplicas when autoscaling is disabled', 'utils.ValidateRayClusterSpec');
-        accepted(await one(rayCluster('cluster', { enableInTreeAutoscaling: true, workerGroupSpecs: [worker('g', { minReplicas: undefined, maxReplicas: undefined })] })));
+        refused(await one(unbounded), 'worker group g must set both minReplicas and maxReplicas when autoscaling is disabled',
+          'utils.ValidateRayClusterSpec');
+        accepted(await one(rayCluster('cluster',
+          { enableInTreeAutoscaling: true, workerGroupSpecs: [worker('g', { minReplicas: undefined, maxReplicas: undefined })] })));
       } else {
         accepted(await one(inverted));
         accepted(await one(unbounded));
@@ -181,16 +189,19 @@ for (const version of VERSIONS) {
     test('the RayCluster a RayJob or RayService creates is checked by the RayCluster reconciler too', async () => {
       const job = rayJob('job', { rayClusterSpec: clusterSpec({ upgradeStrategy: { type: 'Recreate' } }) });
       if (atLeast('v1.6.0')) {
-        refused(await one(job), 'the RayCluster this RayJob creates: upgradeStrategy cannot be set when RayCluster is created by RayJob', 'utils.ValidateRayClusterUpgradeOptions');
+        refused(await one(job), 'the RayCluster this RayJob creates: upgradeStrategy cannot be set when RayCluster is created by RayJob',
+          'utils.ValidateRayClusterUpgradeOptions');
         accepted(await one(rayCluster('cluster', { upgradeStrategy: { type: 'Recreate' } })));
         refused(await one(rayService('service', {}, { upgradeStrategy: { type: 'Recreate' } })),
-          'the RayCluster this RayService creates: upgradeStrategy cannot be set when RayCluster is created by RayService', 'utils.ValidateRayClusterUpgradeOptions');
+          'the RayCluster this RayService creates: upgradeStrategy cannot be set when RayCluster is created by RayService',
+          'utils.ValidateRayClusterUpgradeOptions');
       } else {
         // No upgradeStrategy in the RayCluster API before v1.6: the field is dropped on decode.
         accepted(await one(job));
       }
       // With clusterSelector no RayCluster is created.
-      refused(await one(rayJob('job', { rayClusterSpec: undefined })), 'one of RayClusterSpec or ClusterSelector must be set', 'utils.ValidateRayJobSpec');
+      refused(await one(rayJob('job', { rayClusterSpec: undefined })), 'one of RayClusterSpec or ClusterSelector must be set',
+        'utils.ValidateRayJobSpec');
       accepted(await one(rayJob('job', { rayClusterSpec: undefined, clusterSelector: { 'ray.io/cluster': 'existing' } })));
     });
 
@@ -215,7 +226,8 @@ for (const version of VERSIONS) {
       test('a check that panics on an undefaulted field is reported as a panic', async () => {
         const gated = await KubeRayOracle.start(version, { featureGates: { RayServiceIncrementalUpgrade: true } });
         try {
-          const svc = rayService('service', { upgradeStrategy: { type: 'NewClusterWithIncrementalUpgrade', clusterUpgradeOptions: { gatewayClassName: 'gw' } } },
+          const svc = rayService('service',
+            { upgradeStrategy: { type: 'NewClusterWithIncrementalUpgrade', clusterUpgradeOptions: { gatewayClassName: 'gw' } } },
             { enableInTreeAutoscaling: true });
           const [v] = await gated.validate([svc]);
           expect(v.panic).toBe(true);
@@ -228,7 +240,8 @@ for (const version of VERSIONS) {
     }
 
     test('thousands of objects stream through the one process, answers in order', async () => {
-      const objects = Array.from({ length: 5000 }, (_, i) => (i % 3 === 0 ? rayJob(`job-${i}`) : i % 3 === 1 ? rayJob('j'.repeat(48)) : rayCluster(`c-${i}`)));
+      const objects = Array.from({ length: 5000 },
+        (_, i) => (i % 3 === 0 ? rayJob(`job-${i}`) : i % 3 === 1 ? rayJob('j'.repeat(48)) : rayCluster(`c-${i}`)));
       const t0 = Date.now();
       const [a, b] = await Promise.all([oracle.validate(objects), oracle.validate(objects.slice(0, 10))]);
       process.stdout.write(`[kuberay-oracle] ${version}: ${objects.length + 10} objects in ${Date.now() - t0} ms\n`);

@@ -28,7 +28,8 @@ const log = new AgreementLog(SEED);
 const objects = generate(SEED, COUNT);
 /** Objects per pair the Workload oracle creates for real: AGREEMENT_WORKLOADS, default 150. */
 const WORKLOAD_SAMPLE = Number(process.env.AGREEMENT_WORKLOADS || 150);
-process.stdout.write(`[agreement] seed ${SEED} (AGREEMENT_SEED to repeat), ${COUNT} objects per pair (AGREEMENT_OBJECTS), pairs: ${pairs.map((p) => p.join('/')).join(', ') || `none (${skipped})`}\n`);
+process.stdout.write(`[agreement] seed ${SEED} (AGREEMENT_SEED to repeat), ${COUNT} objects per pair (AGREEMENT_OBJECTS), pairs: `
+  + `${pairs.map((p) => p.join('/')).join(', ') || `none (${skipped})`}\n`);
 
 /** Runs fn over items with at most `n` in flight. */
 async function pool<T, R>(items: readonly T[], n: number, fn: (t: T, i: number) => Promise<R>): Promise<R[]> {
@@ -75,7 +76,8 @@ describeAll('the policy agrees with Kueue, KubeRay and the API server', () => {
         cluster = await TestCluster.start({ kueue, kubeRay, kubeRayOperator: false });
         // The dry-runs must meet the CRD schema only: Kueue's webhooks are asked directly.
         for (const kind of ['mutatingwebhookconfigurations', 'validatingwebhookconfigurations']) {
-          await cluster.client.delete(`/apis/admissionregistration.k8s.io/v1/${kind}/kueue-${kind.startsWith('mutating') ? 'mutating' : 'validating'}-webhook-configuration`);
+          await cluster.client.delete(`/apis/admissionregistration.k8s.io/v1/${kind}/kueue-${kind.startsWith('mutating') ? 'mutating' : 'validating'}`
+            + '-webhook-configuration');
         }
         await cluster.client.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'agreement' } });
         const manifest = await readKueueFile(kueue, 'config/components/webhook/manifests.yaml');
@@ -92,7 +94,8 @@ describeAll('the policy agrees with Kueue, KubeRay and the API server', () => {
 
       test('kubernetes: server-side dry-run create rejects or prunes what our kubernetes findings say', async () => {
         await pool(objects, 8, async (g: Generated) => {
-          const r = await cluster.client.request('POST', `/apis/ray.io/v1/namespaces/agreement/${String(g.object.kind).toLowerCase()}s?dryRun=All`, g.object);
+          const r = await cluster.client.request('POST', `/apis/ray.io/v1/namespaces/agreement/${String(g.object.kind).toLowerCase()}s?dryRun=All`,
+            g.object);
           let theirs;
           if (r.status >= 300) theirs = { denied: true, message: String(r.body?.message ?? r.body).slice(0, 2000) };
           else {
@@ -101,7 +104,8 @@ describeAll('the policy agrees with Kueue, KubeRay and the API server', () => {
             accepted.set(g.index, { stored: r.body });
           }
           const { relevant } = ourVerdict(findings(g.object), ['kubernetes']);
-          log.record({ oracle: 'kubernetes', kueue, kubeRay, seed: SEED, index: g.index, base: g.base, mutations: g.mutations, object: g.object, ours: relevant, theirs });
+          log.record({ oracle: 'kubernetes', kueue, kubeRay, seed: SEED, index: g.index, base: g.base, mutations: g.mutations, object: g.object,
+            ours: relevant, theirs });
         });
         process.stdout.write(`${log.report('kubernetes', kueue, kubeRay, 'objects the API server rejected or pruned vs our kubernetes errors')}\n`);
         expect(log.disagreementsOf('kubernetes', kueue, kubeRay)).toEqual([]);
@@ -123,7 +127,8 @@ describeAll('the policy agrees with Kueue, KubeRay and the API server', () => {
           }
           a.kueueAllowed = !theirs.denied;
           const { relevant } = ourVerdict(findings(judged), ['kueue-webhook']);
-          log.record({ oracle: 'kueue-webhook', kueue, kubeRay, seed: SEED, index: g.index, base: g.base, mutations: g.mutations, object: judged, ours: relevant, theirs });
+          log.record({ oracle: 'kueue-webhook', kueue, kubeRay, seed: SEED, index: g.index, base: g.base, mutations: g.mutations, object: judged,
+            ours: relevant, theirs });
         });
         process.stdout.write(`${log.report('kueue-webhook', kueue, kubeRay, `${items.length} objects the API server accepted, Kueue-mutated`)}\n`);
         expect(log.disagreementsOf('kueue-webhook', kueue, kubeRay)).toEqual([]);
@@ -142,7 +147,8 @@ describeAll('the policy agrees with Kueue, KubeRay and the API server', () => {
           let base = bases.get(g.base);
           if (!base) {
             const raw = BASES[g.base]();
-            const stored = await cluster.client.request('POST', `/apis/ray.io/v1/namespaces/agreement/${String(raw.kind).toLowerCase()}s?dryRun=All`, raw);
+            const stored = await cluster.client.request('POST', `/apis/ray.io/v1/namespaces/agreement/${String(raw.kind).toLowerCase()}s?dryRun=All`,
+              raw);
             const m = await webhook.mutate(stored.body);
             base = m.object ?? stored.body;
             bases.set(g.base, base);
@@ -152,7 +158,9 @@ describeAll('the policy agrees with Kueue, KubeRay and the API server', () => {
           if (newObj.metadata.generateName && !newObj.metadata.name) newObj.metadata.name = old.metadata.name;
           const running = r.chance(0.5);
           if (running) {
-            if (old.kind === 'RayService') { if (old.spec.rayClusterConfig) old.spec.rayClusterConfig.suspend = false; } else old.spec.suspend = false;
+            if (old.kind === 'RayService') {
+              if (old.spec.rayClusterConfig) old.spec.rayClusterConfig.suspend = false;
+            } else old.spec.suspend = false;
           }
           // What a user's update carries: the stored suspend state unless the mutation changed it.
           if (!g.mutations.includes('suspend-true') && !g.mutations.includes('suspend-false')) {
@@ -167,9 +175,11 @@ describeAll('the policy agrees with Kueue, KubeRay and the API server', () => {
             : ratchetUpdate(old, newObj, findings(old), findings(newObj), kueueWebhookOnUpdate(old, newObj, ctx),
               kueueValidatesUpdate(old, newObj, ctx));
           const { relevant } = ourVerdict(verdict.deny, ['kueue-webhook']);
-          log.record({ oracle: 'kueue-webhook-update', kueue, kubeRay, seed: SEED, index: g.index, base: g.base, mutations: [...g.mutations, running ? 'old-running' : 'old-suspended'], object: newObj, oldObject: old, ours: relevant, theirs });
+          log.record({ oracle: 'kueue-webhook-update', kueue, kubeRay, seed: SEED, index: g.index, base: g.base,
+            mutations: [...g.mutations, running ? 'old-running' : 'old-suspended'], object: newObj, oldObject: old, ours: relevant, theirs });
         });
-        process.stdout.write(`${log.report('kueue-webhook-update', kueue, kubeRay, `${items.length} UPDATE reviews: a valid base as Kueue stored it -> the generated object`)}\n`);
+        process.stdout.write(`${log.report('kueue-webhook-update', kueue, kubeRay,
+          `${items.length} UPDATE reviews: a valid base as Kueue stored it -> the generated object`)}\n`);
         expect(log.disagreementsOf('kueue-webhook-update', kueue, kubeRay)).toEqual([]);
       }, 600000);
 
@@ -181,11 +191,14 @@ describeAll('the policy agrees with Kueue, KubeRay and the API server', () => {
         items.forEach((g, i) => {
           const v = verdicts[i];
           const message = [...v.errors, ...(v.decodeError ? [`decode: ${v.decodeError}`] : []), ...(v.check ? [`(${v.check})`] : [])].join('; ');
-          const theirs = v.skipped ? { denied: false, message: `not validated: ${v.skipped}` } : { denied: v.errors.length > 0 || !!v.decodeError, message };
+          const theirs = v.skipped ? { denied: false, message: `not validated: ${v.skipped}` }
+            : { denied: v.errors.length > 0 || !!v.decodeError, message };
           const { relevant } = ourVerdict(findings(judged[i]), ['kuberay-operator']);
-          log.record({ oracle: 'kuberay', kueue, kubeRay, seed: SEED, index: g.index, base: g.base, mutations: g.mutations, object: judged[i], ours: relevant, theirs });
+          log.record({ oracle: 'kuberay', kueue, kubeRay, seed: SEED, index: g.index, base: g.base, mutations: g.mutations, object: judged[i],
+            ours: relevant, theirs });
         });
-        process.stdout.write(`${log.report('kuberay', kueue, kubeRay, `${items.length} objects Kueue let through, against KubeRay ${kubeRay}'s validation functions`)}\n`);
+        process.stdout.write(`${log.report('kuberay', kueue, kubeRay,
+          `${items.length} objects Kueue let through, against KubeRay ${kubeRay}'s validation functions`)}\n`);
         expect(log.disagreementsOf('kuberay', kueue, kubeRay)).toEqual([]);
       }, 600000);
 
@@ -197,10 +210,13 @@ describeAll('the policy agrees with Kueue, KubeRay and the API server', () => {
         await cluster.client.apply({ apiVersion: cqField, kind: 'ResourceFlavor', metadata: { name: 'default-flavor' }, spec: {} });
         await cluster.client.apply({
           apiVersion: cqField, kind: 'ClusterQueue', metadata: { name: 'agreement' },
-          spec: { namespaceSelector: {}, resourceGroups: [{ coveredResources: ['cpu', 'memory', 'nvidia.com/gpu'], flavors: [{ name: 'default-flavor', resources: [
-            { name: 'cpu', nominalQuota: '10000' }, { name: 'memory', nominalQuota: '100Ti' }, { name: 'nvidia.com/gpu', nominalQuota: '1000' }] }] }] },
+          spec: { namespaceSelector: {},
+            resourceGroups: [{ coveredResources: ['cpu', 'memory', 'nvidia.com/gpu'], flavors: [{ name: 'default-flavor', resources: [
+              { name: 'cpu', nominalQuota: '10000' }, { name: 'memory', nominalQuota: '100Ti' },
+              { name: 'nvidia.com/gpu', nominalQuota: '1000' }] }] }] },
         });
-        await cluster.client.apply({ apiVersion: cqField, kind: 'LocalQueue', metadata: { name: 'user-queue', namespace: 'agreement' }, spec: { clusterQueue: 'agreement' } });
+        await cluster.client.apply({ apiVersion: cqField, kind: 'LocalQueue', metadata: { name: 'user-queue', namespace: 'agreement' },
+          spec: { clusterQueue: 'agreement' } });
         await cluster.client.apply({ apiVersion: cqField, kind: 'WorkloadPriorityClass', metadata: { name: 'dev-priority' }, value: 100 });
         // Objects Kueue does not turn into a Workload of their own are left out: a RayJob that only selects
         // an existing cluster, and before 0.17 a RayService (queued through the RayCluster KubeRay creates).
@@ -246,12 +262,17 @@ describeAll('the policy agrees with Kueue, KubeRay and the API server', () => {
           const obj = created.get(g.index);
           if (!obj) continue;
           const wl = wls.get(obj.metadata.uid);
-          const conds = (wl?.status?.conditions ?? []).map((c: any) => `${c.type}=${c.status}${c.reason ? ` (${c.reason}: ${String(c.message ?? '').slice(0, 160)})` : ''}`).join(', ');
+          const conds = (wl?.status?.conditions
+            ?? []).map((c: any) => `${c.type}=${c.status}${c.reason ? ` (${c.reason}: ${String(c.message ?? '').slice(0, 160)})` : ''}`).join(', ');
           const counts = (wl?.spec?.podSets ?? []).map((ps: any) => `${ps.name}=${ps.count}`).join(', ');
-          const theirs = wl && isAdmitted(wl) ? { denied: false, message: `admitted; podSets: ${counts}` } : { denied: true, message: wl ? `Workload not admitted: ${conds}` : 'no Workload was created' };
-          log.record({ oracle: 'kueue-workload', kueue, kubeRay, seed: SEED, index: g.index, base: g.base, mutations: g.mutations, object: obj, ours: ours(g), theirs });
+          const theirs = wl && isAdmitted(wl) ? { denied: false, message: `admitted; podSets: ${counts}` }
+            : { denied: true, message: wl ? `Workload not admitted: ${conds}` : 'no Workload was created' };
+          log.record({ oracle: 'kueue-workload', kueue, kubeRay, seed: SEED, index: g.index, base: g.base, mutations: g.mutations, object: obj,
+            ours: ours(g), theirs });
         }
-        process.stdout.write(`${log.report('kueue-workload', kueue, kubeRay, `${created.size} queued objects created on a ClusterQueue with room for all (${refused.length} we refuse), Workloads after Kueue settled`)}\n`);
+        process.stdout.write(`${log.report('kueue-workload', kueue, kubeRay,
+          `${created.size} queued objects created on a ClusterQueue with room for all (${refused.length} we refuse), `
+          + 'Workloads after Kueue settled')}\n`);
         expect(log.disagreementsOf('kueue-workload', kueue, kubeRay)).toEqual([]);
       }, 600000);
     });

@@ -16,8 +16,10 @@ beforeAll(() => compileController(), 180000);
 
 const API_SERVER_LIMIT = 3 * 1024 * 1024;
 const fill = <T>(n: number, f: (i: number) => T): T[] => Array.from({ length: n }, (_, i) => f(i));
-const ray = (extra: Record<string, unknown> = {}) => ({ name: 'ray', image: 'rayproject/ray:2.46.0', resources: { requests: { cpu: '1', memory: '1Gi' } }, ...extra });
-const cluster = (spec: Record<string, unknown>) => ({ apiVersion: 'ray.io/v1', kind: 'RayCluster', metadata: { name: 'c', namespace: 'team-a' }, spec: { headGroupSpec: { template: { spec: { containers: [ray()] } } }, ...spec } });
+const ray = (extra: Record<string,
+  unknown> = {}) => ({ name: 'ray', image: 'rayproject/ray:2.46.0', resources: { requests: { cpu: '1', memory: '1Gi' } }, ...extra });
+const cluster = (spec: Record<string, unknown>) => ({ apiVersion: 'ray.io/v1', kind: 'RayCluster', metadata: { name: 'c', namespace: 'team-a' },
+  spec: { headGroupSpec: { template: { spec: { containers: [ray()] } } }, ...spec } });
 const head = (spec: Record<string, unknown>) => cluster({ headGroupSpec: { template: { spec } } });
 
 /** The largest review of `make(n)` that fits the API server's request limit, and its n. */
@@ -75,22 +77,27 @@ describe('the admission worker, with an inventory (the gang is summed)', () => {
     // 200,000 entries, minutes for 2.6 MiB. Now it is linear, and a pod is checked for at most 1,000
     // resource names.
     const { AdmissionPool } = require(path.join(OUT, 'src', 'controller', 'admission-pool.js')) as { AdmissionPool: typeof Pool };
-    const rg = [{ coveredResources: ['cpu', 'memory'], flavors: [{ flavor: 'f', resources: [{ resource: 'cpu', nominal: 64000n }, { resource: 'memory', nominal: 1n << 50n }] }] }];
-    const inventory = { localQueues: [{ namespace: 'team-a', name: 'q', clusterQueue: 'cq' }], clusterQueues: [{ name: 'cq', namespaceSelector: {}, resourceGroups: rg }], cohorts: [], priorityClasses: [], namespaces: [] };
+    const rg = [{ coveredResources: ['cpu', 'memory'],
+      flavors: [{ flavor: 'f', resources: [{ resource: 'cpu', nominal: 64000n }, { resource: 'memory', nominal: 1n << 50n }] }] }];
+    const inventory = { localQueues: [{ namespace: 'team-a', name: 'q', clusterQueue: 'cq' }],
+      clusterQueues: [{ name: 'cq', namespaceSelector: {}, resourceGroups: rg }], cohorts: [], priorityClasses: [], namespaces: [] };
     const config = { kueue: kueueCapabilities('v0.19.2'), kubeRay: kubeRayCapabilities('v1.6.2'), elasticGate: 'on' as const };
     const pool = new AdmissionPool({ size: 1, config, view: () => ({ inventory }), deadlineMs: 2000 });
     try {
       const bytes = (o: unknown) => new TextEncoder().encode(JSON.stringify(o)).buffer as ArrayBuffer;
-      const queued = (initContainers: unknown[]) => ({ ...head({ containers: [ray()], initContainers }), metadata: { name: 'c', namespace: 'team-a', labels: { 'kueue.x-k8s.io/queue-name': 'q' } } });
+      const queued = (initContainers: unknown[]) => ({ ...head({ containers: [ray()], initContainers }),
+        metadata: { name: 'c', namespace: 'team-a', labels: { 'kueue.x-k8s.io/queue-name': 'q' } } });
       // The worker has loaded and decides a small pod with sidecars and init containers.
       let warm = 0;
       for (let i = 0; i < 10 && warm !== 200; i++) {
-        warm = (await pool.review('validate', bytes(review(queued([{ name: 's', image: 'i', restartPolicy: 'Always', resources: { requests: { cpu: '1' } } }]))))).status;
+        warm = (await pool.review('validate',
+          bytes(review(queued([{ name: 's', image: 'i', restartPolicy: 'Always', resources: { requests: { cpu: '1' } } }]))))).status;
         if (warm !== 200) await new Promise((r) => setTimeout(r, 1000));
       }
       expect(warm).toBe(200);
       const init = [
-        ...fill(200, (s) => ({ name: `s${s}`, image: 'i', restartPolicy: 'Always', resources: { requests: Object.fromEntries(fill(1000, (k) => [`r${s * 1000 + k}`, '1'])) } })),
+        ...fill(200, (s) => ({ name: `s${s}`, image: 'i', restartPolicy: 'Always',
+          resources: { requests: Object.fromEntries(fill(1000, (k) => [`r${s * 1000 + k}`, '1'])) } })),
         ...fill(800, (n) => ({ name: `n${n}`, image: 'i', resources: { requests: { cpu: '1' } } })),
       ];
       const body = bytes(review(queued(init)));
@@ -105,13 +112,15 @@ describe('the admission worker, with an inventory (the gang is summed)', () => {
 });
 
 describe('findings and messages stay bounded', () => {
-  const config = { kueue: kueueCapabilities('v0.19.2'), kubeRay: kubeRayCapabilities('v1.6.2'), elasticGate: 'on' as const, gracefulPreemption: { terminationGracePeriodSeconds: 60, preStopSleepSeconds: 20 } };
+  const config = { kueue: kueueCapabilities('v0.19.2'), kubeRay: kubeRayCapabilities('v1.6.2'), elasticGate: 'on' as const,
+    gracefulPreemption: { terminationGracePeriodSeconds: 60, preStopSleepSeconds: 20 } };
   const view = { inventory: { localQueues: [], clusterQueues: [], cohorts: [], priorityClasses: [], namespaces: [] } };
 
   test('a thousand worker groups wrong in the same ways: at most 20 findings per rule, and one more that counts the rest', () => {
     // Named "head" twice over, no containers, replicas outside their bounds: every group is wrong for
     // four rules. Before, each rule listed all 1,000 (several thousand findings, a message of megabytes).
-    const groups = fill(MAX_LIST_LENGTH, () => ({ groupName: 'head', replicas: 5, minReplicas: 1, maxReplicas: 2, template: { spec: { containers: [] } } }));
+    const groups = fill(MAX_LIST_LENGTH,
+      () => ({ groupName: 'head', replicas: 5, minReplicas: 1, maxReplicas: 2, template: { spec: { containers: [] } } }));
     const out = reviewAdmission('validate', JSON.stringify(review(cluster({ workerGroupSpecs: groups }))), config, view);
     const r = JSON.parse(out.body).response;
     expect(r.allowed).toBe(false);

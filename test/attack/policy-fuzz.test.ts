@@ -11,10 +11,14 @@ import { mulberry32 as prng } from '../support/random';
 const ITERATIONS = 4000;
 
 
-const rayCluster = () => ({ apiVersion: 'ray.io/v1', kind: 'RayCluster', metadata: { name: 'c', namespace: 'team-a', labels: { 'kueue.x-k8s.io/queue-name': 'q' }, annotations: { 'kueue.x-k8s.io/elastic-job': 'true' } }, spec: { ...rayJob().spec.rayClusterSpec, enableInTreeAutoscaling: true, autoscalerOptions: { version: 'v2' } } });
-const rayService = () => ({ apiVersion: 'ray.io/v1', kind: 'RayService', metadata: { name: 's', namespace: 'team-a', labels: { 'kueue.x-k8s.io/queue-name': 'q', 'kueue.x-k8s.io/priority-class': 'p' } }, spec: { rayClusterConfig: rayJob().spec.rayClusterSpec } });
+const rayCluster = () => ({ apiVersion: 'ray.io/v1', kind: 'RayCluster',
+  metadata: { name: 'c', namespace: 'team-a', labels: { 'kueue.x-k8s.io/queue-name': 'q' }, annotations: { 'kueue.x-k8s.io/elastic-job': 'true' } },
+  spec: { ...rayJob().spec.rayClusterSpec, enableInTreeAutoscaling: true, autoscalerOptions: { version: 'v2' } } });
+const rayService = () => ({ apiVersion: 'ray.io/v1', kind: 'RayService', metadata: { name: 's', namespace: 'team-a',
+  labels: { 'kueue.x-k8s.io/queue-name': 'q', 'kueue.x-k8s.io/priority-class': 'p' } }, spec: { rayClusterConfig: rayJob().spec.rayClusterSpec } });
 const queued = { labels: { 'kueue.x-k8s.io/queue-name': 'q' } };
-const bases = [() => rayJob({}, queued), () => rayJob({ submissionMode: 'SidecarMode', runtimeEnvYAML: 'pip: [requests]' }, queued), rayCluster, rayService];
+const bases = [() => rayJob({}, queued), () => rayJob({ submissionMode: 'SidecarMode', runtimeEnvYAML: 'pip: [requests]' }, queued), rayCluster,
+  rayService];
 
 function randomValue(rnd: () => number, depth = 0): unknown {
   const pick = Math.floor(rnd() * 16);
@@ -23,7 +27,8 @@ function randomValue(rnd: () => number, depth = 0): unknown {
     case 1: return rnd() < 0.5;
     case 2: return Math.floor(rnd() * 2e9) - 1e9;
     case 3: return rnd() * 10;
-    case 4: return ['', '1e1000000000', '3', '-1', 'Ki', '__proto__', 'constructor', '\u0000', '\ud800', 'é'.repeat(70), '[[[[', '{a: [b', 'SidecarMode'][Math.floor(rnd() * 13)];
+    case 4: return ['', '1e1000000000', '3', '-1', 'Ki', '__proto__', 'constructor', '\u0000', '\ud800', 'é'.repeat(70), '[[[[', '{a: [b',
+      'SidecarMode'][Math.floor(rnd() * 13)];
     case 5: return { toString: null, valueOf: null };
     case 6: return JSON.parse('{"__proto__": {"polluted": true}, "constructor": {"prototype": 1}}');
     case 7: return [];
@@ -58,12 +63,14 @@ function mutateAt(obj: any, path: Array<string | number>, value: unknown): void 
 }
 
 const configs = [
-  { kueue: kueueCapabilities('v0.19.2'), kubeRay: kubeRayCapabilities('v1.6.2'), elasticGate: 'on' as const, gracefulPreemption: { terminationGracePeriodSeconds: 60, preStopSleepSeconds: 20 } },
+  { kueue: kueueCapabilities('v0.19.2'), kubeRay: kubeRayCapabilities('v1.6.2'), elasticGate: 'on' as const,
+    gracefulPreemption: { terminationGracePeriodSeconds: 60, preStopSleepSeconds: 20 } },
   { kueue: kueueCapabilities('v0.14.8'), kubeRay: kubeRayCapabilities('v1.4.2'), elasticGate: 'unknown' as const },
 ];
 const inventory = {
   localQueues: [{ namespace: 'team-a', name: 'q', clusterQueue: 'cq', tenant: { allowedPriorityClasses: ['p'], defaultPriorityClass: 'p' } }],
-  clusterQueues: [{ name: 'cq', namespaceSelector: {}, resourceGroups: [{ coveredResources: ['cpu', 'memory'], flavors: [{ flavor: 'f', resources: [{ resource: 'cpu', nominal: 8000n }, { resource: 'memory', nominal: 32n * 1024n ** 3n * 1000n }] }] }] }],
+  clusterQueues: [{ name: 'cq', namespaceSelector: {}, resourceGroups: [{ coveredResources: ['cpu', 'memory'],
+    flavors: [{ flavor: 'f', resources: [{ resource: 'cpu', nominal: 8000n }, { resource: 'memory', nominal: 32n * 1024n ** 3n * 1000n }] }] }] }],
   cohorts: [], priorityClasses: [{ name: 'p', value: 1 }], namespaces: [{ name: 'team-a', labels: { 'kubernetes.io/metadata.name': 'team-a' } }],
 };
 
@@ -98,8 +105,11 @@ test(`${ITERATIONS} objects with random values at random paths: no rule throws, 
       failures.push(`#${i} policy: ${(e as Error).message} on ${JSON.stringify(sent).slice(0, 400)}`);
     }
     for (const webhook of ['validate', 'mutate'] as const) {
-      const out = reviewAdmission(webhook, JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: `u${i}`, kind, namespace: 'team-a', operation: 'CREATE', object: sent } }), config, { inventory });
-      if (out.internalError !== undefined || out.status !== 200 || JSON.parse(out.body).response?.uid !== `u${i}`) failures.push(`#${i} ${webhook}: ${out.status} ${out.internalError ?? out.body.slice(0, 200)}`);
+      const out = reviewAdmission(webhook, JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview',
+        request: { uid: `u${i}`, kind, namespace: 'team-a', operation: 'CREATE', object: sent } }), config, { inventory });
+      if (out.internalError !== undefined || out.status !== 200 || JSON.parse(out.body).response?.uid !== `u${i}`) {
+        failures.push(`#${i} ${webhook}: ${out.status} ${out.internalError ?? out.body.slice(0, 200)}`);
+      }
     }
   }
   expect(failures).toEqual([]);

@@ -33,7 +33,8 @@ test('6. a review past the deadline fails alone; the reviews queued behind it ar
     // A legitimate but slow review: 15 MiB of small objects takes 350-420 ms to decide here, nine
     // times the deadline (3.9 MiB took 60 ms, close enough that one CI run decided it in time).
     const env = Array.from({ length: 500000 }, (_, i) => ({ name: `E${i}`, value: 'v' }));
-    const slow = JSON.stringify(review(rayJob({ rayClusterSpec: { headGroupSpec: { template: { spec: { containers: [{ name: 'h', image: 'i', env }] } } } } })));
+    const slow = JSON.stringify(review(rayJob({ rayClusterSpec: { headGroupSpec: { template: { spec: { containers: [{ name: 'h', image: 'i',
+      env }] } } } } })));
     const t0 = Date.now();
     const slowAnswer = pool.review('validate', bytes(slow)).then((o) => ({ o, ms: Date.now() - t0 }));
     const queued = Array.from({ length: 5 }, (_, i) => pool.review('validate', bytes(JSON.stringify(review(rayJob(), { uid: `q${i}` })))));

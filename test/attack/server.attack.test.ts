@@ -35,10 +35,12 @@ test('1. deep YAML in runtimeEnvYAML does not kill the process: it is not parsed
 
 test('2. a huge quantity exponent is refused at once with a clear finding; memory does not grow and good reviews behind it are decided', async () => {
   ctl = await startController();
-  const huge = (q: string) => rayJob({ rayClusterSpec: { headGroupSpec: { template: { spec: { containers: [{ name: 'h', image: 'i', resources: { requests: { cpu: q, memory: '1Gi' } } }] } } } } });
+  const huge = (q: string) => rayJob({ rayClusterSpec: { headGroupSpec: { template: { spec: { containers: [{ name: 'h', image: 'i',
+    resources: { requests: { cpu: q, memory: '1Gi' } } }] } } } } });
   const before = ctl.rssMiB();
   for (let i = 0; i < 14; i++) {
-    const [bad, good] = await Promise.all([post(ctl.port, '/validate', review(huge(`1e${1000000000 - i}`))), post(ctl.port, '/validate', review(rayJob()))]);
+    const [bad, good] = await Promise.all([post(ctl.port, '/validate', review(huge(`1e${1000000000 - i}`))),
+      post(ctl.port, '/validate', review(rayJob()))]);
     expect(bad.ms).toBeLessThan(1000);
     expect(responseOf(bad)).toMatchObject({ allowed: false, status: { code: 422, message: expect.stringMatching(/larger than the largest quantity Kubernetes represents/) } });
     expect(responseOf(good)).toMatchObject({ allowed: true });
@@ -58,7 +60,8 @@ test('3. a request.uid that is not a string gets HTTP 400 and is never echoed, e
     expect(a.status).toBe(400);
     expect(JSON.parse(a.body).message).toMatch(/request.uid must be a non-empty string/);
   }
-  for (const bad of [{ kind: 'RayJob' }, { kind: { group: 'ray.io', version: 'v1', kind: 7 } }, { operation: 'EXPLODE' }, { namespace: {} }, { object: 'text' }]) {
+  for (const bad of [{ kind: 'RayJob' }, { kind: { group: 'ray.io', version: 'v1', kind: 7 } }, { operation: 'EXPLODE' }, { namespace: {} },
+    { object: 'text' }]) {
     expect((await post(ctl.port, '/mutate', review(rayJob(), bad))).status).toBe(400);
   }
   expect(await healthy(ctl.port)).toBe(true);
@@ -116,10 +119,12 @@ test('5. the bodies in flight are bounded in total: 16 concurrent 3.9 MiB review
   expect(await healthy(ctl.port)).toBe(true);
 });
 
-test('5b. the most a crowd can hold: 8 peers each sending 3.9 MiB reviews to both paths, beside 6 slow bodies; the peak sizes the pod\'s memory limit', async () => {
+test('5b. the most a crowd can hold: 8 peers each sending 3.9 MiB reviews to both paths, beside 6 slow bodies; the peak sizes the '
+  + 'pod\'s memory limit', async () => {
   ctl = await startController();
   const env = Array.from({ length: 130000 }, (_, i) => ({ name: `E${i}`, value: 'v' }));
-  const body = JSON.stringify(review(rayJob({ rayClusterSpec: { headGroupSpec: { template: { spec: { containers: [{ name: 'h', image: 'i', env }] } } } } })));
+  const body = JSON.stringify(review(rayJob({ rayClusterSpec: { headGroupSpec: { template: { spec: { containers: [{ name: 'h', image: 'i',
+    env }] } } } } })));
   const slow = await Promise.all(Array.from({ length: 6 }, async () => {
     const s = tls.connect({ host: '127.0.0.1', port: ctl.port, ca: fs.readFileSync(testPki().caCrt), servername: 'localhost' });
     s.on('error', () => undefined);
@@ -127,7 +132,8 @@ test('5b. the most a crowd can hold: 8 peers each sending 3.9 MiB reviews to bot
     s.write(`POST /validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${4 * 1024 * 1024}\r\n\r\n{`);
     return s;
   }));
-  const answers = await Promise.all(Array.from({ length: 8 }, (_, peer) => ['/mutate', '/validate', '/validate'].map((p) => request(ctl.port, 'POST', p, body, { localAddress: `127.0.0.${peer + 2}` }))).flat());
+  const answers = await Promise.all(Array.from({ length: 8 }, (_, peer) =>
+    ['/mutate', '/validate', '/validate'].map((p) => request(ctl.port, 'POST', p, body, { localAddress: `127.0.0.${peer + 2}` }))).flat());
   slow.forEach((s) => s.destroy());
   const statuses = answers.map((a) => a.status);
   expect(statuses.filter((x) => x === 200).length).toBeGreaterThan(0);
@@ -135,7 +141,8 @@ test('5b. the most a crowd can hold: 8 peers each sending 3.9 MiB reviews to bot
   expect(answers.filter((a) => a.status !== 200 && a.status !== 429 && !(a.status === -1 && /ECONNRESET|EPIPE/.test(a.body))).map((a) => `${a.status} ${a.body.slice(0, 80)}`)).toEqual([]);
   const peak = ctl.peakRssMiB();
   // The Deployment's limit (src/install/admission-controller/admission-controller.ts) is sized from this figure.
-  console.log(`attack 5b: peak RSS ${peak.toFixed(0)} MiB over ${answers.length} concurrent 3.9 MiB reviews from 8 peers and 6 slow bodies (${statuses.filter((x) => x === 200).length} decided, ${statuses.filter((x) => x === 429).length} refused with 429)`);
+  console.log(`attack 5b: peak RSS ${peak.toFixed(0)} MiB over ${answers.length} concurrent 3.9 MiB reviews from 8 peers and 6 slow bodies `
+    + `(${statuses.filter((x) => x === 200).length} decided, ${statuses.filter((x) => x === 429).length} refused with 429)`);
   // Never near the limit (the kernel would kill the pod); the limit itself is sized with a quarter on top.
   expect(peak).toBeLessThan(CONTROLLER_MEMORY_LIMIT_MIB * 0.95);
   expect(await healthy(ctl.port)).toBe(true);
@@ -145,10 +152,13 @@ test('7. wrong types anywhere are findings, never exceptions: no InternalError d
   ctl = await startController(['--graceful-preemption=60:20']);
   const cases: Array<[string, any]> = [
     ['containers', rayJob({ rayClusterSpec: { headGroupSpec: { template: { spec: { containers: { name: 'h' } } } } } })],
-    ['initContainers', rayJob({ rayClusterSpec: { headGroupSpec: { template: { spec: { containers: [{ name: 'h', image: 'i' }], initContainers: 'x' } } } } })],
+    ['initContainers',
+      rayJob({ rayClusterSpec: { headGroupSpec: { template: { spec: { containers: [{ name: 'h', image: 'i' }], initContainers: 'x' } } } } })],
     ['ownerReferences', rayJob({}, { ownerReferences: { kind: 'RayJob' } })],
-    ['workerGroupSpecs', rayJob({ rayClusterSpec: { headGroupSpec: { template: { spec: { containers: [{ name: 'h', image: 'i' }] } } }, workerGroupSpecs: {} } })],
-    ['replicas', rayJob({ rayClusterSpec: { headGroupSpec: { template: { spec: { containers: [{ name: 'h', image: 'i' }] } } }, workerGroupSpecs: [{ groupName: 'w', replicas: '3', template: { spec: { containers: [{ name: 'w', image: 'i' }] } } }] } })],
+    ['workerGroupSpecs',
+      rayJob({ rayClusterSpec: { headGroupSpec: { template: { spec: { containers: [{ name: 'h', image: 'i' }] } } }, workerGroupSpecs: {} } })],
+    ['replicas', rayJob({ rayClusterSpec: { headGroupSpec: { template: { spec: { containers: [{ name: 'h', image: 'i' }] } } },
+      workerGroupSpecs: [{ groupName: 'w', replicas: '3', template: { spec: { containers: [{ name: 'w', image: 'i' }] } } }] } })],
     ['prototype keys', rayJob({ submissionMode: { toString: null, valueOf: null }, backoffLimit: { valueOf: null } })],
   ];
   for (const [what, obj] of cases) {

@@ -16,7 +16,8 @@ let server: WebhookServer | undefined;
 const ca = () => fs.readFileSync(pki.caCrt);
 const review = JSON.stringify({
   apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview',
-  request: { uid: 'u1', kind: { group: 'ray.io', version: 'v1', kind: 'RayJob' }, namespace: 'default', operation: 'CREATE', object: { apiVersion: 'ray.io/v1', kind: 'RayJob', metadata: { name: 'j', namespace: 'default' }, spec: {} } },
+  request: { uid: 'u1', kind: { group: 'ray.io', version: 'v1', kind: 'RayJob' }, namespace: 'default', operation: 'CREATE',
+    object: { apiVersion: 'ray.io/v1', kind: 'RayJob', metadata: { name: 'j', namespace: 'default' }, spec: {} } },
 });
 
 async function start(opts: Partial<WebhookServerOptions> = {}): Promise<number> {
@@ -37,7 +38,8 @@ afterEach(async () => {
 
 function post(port: number, p: string, body: string, opts: https.RequestOptions = {}): Promise<{ status: number; body: string }> {
   return new Promise((resolve) => {
-    const req = https.request({ host: '127.0.0.1', port, path: p, method: 'POST', ca: ca(), servername: 'localhost', headers: { 'Content-Type': 'application/json' }, agent: false, ...opts }, (res) => {
+    const req = https.request({ host: '127.0.0.1', port, path: p, method: 'POST', ca: ca(), servername: 'localhost',
+      headers: { 'Content-Type': 'application/json' }, agent: false, ...opts }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
@@ -48,7 +50,8 @@ function post(port: number, p: string, body: string, opts: https.RequestOptions 
 }
 
 /** TLS over a TCP connection from a given loopback address (a peer of its own). */
-const connectFrom = (port: number, localAddress: string) => tls.connect({ socket: net.connect({ host: '127.0.0.1', port, localAddress }), ca: ca(), servername: 'localhost' });
+const connectFrom = (port: number, localAddress: string) =>
+  tls.connect({ socket: net.connect({ host: '127.0.0.1', port, localAddress }), ca: ca(), servername: 'localhost' });
 
 /** A TLS connection from `localAddress` that declares `declared` bytes of body and sends the first `send`. */
 async function slowBody(port: number, localAddress: string, webhook: string, declared: number, send: number): Promise<tls.TLSSocket> {
@@ -72,7 +75,8 @@ test('six slow 4 MiB bodies hold nothing: other reviews are decided, and each sl
   const ends = slow.map(closed);
   const drip = setInterval(() => { for (const s of slow) if (!s.destroyed) s.write(' '); }, 200);
   try {
-    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => post(port, i % 2 ? '/validate' : '/mutate', review, { localAddress: '127.0.0.3' })));
+    const answers = await Promise.all(Array.from({ length: 20 },
+      (_, i) => post(port, i % 2 ? '/validate' : '/mutate', review, { localAddress: '127.0.0.3' })));
     expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
     const texts = await Promise.all(ends);
     const ms = Date.now() - t0;
@@ -136,6 +140,7 @@ test('with a client CA, only a peer holding a certificate it signs is reviewed; 
   const apiServer = [];
   for (let i = 0; i < 3; i++) apiServer.push((await post(port, '/validate', review, { agent: withCert })).status);
   expect(apiServer).toEqual([200, 200, 200]); // resumed sessions keep their certificate
-  const probe = await new Promise<number>((resolve) => https.get({ host: '127.0.0.1', port, path: '/readyz', ca: ca(), servername: 'localhost' }, (res) => { res.resume(); resolve(res.statusCode ?? 0); }));
+  const probe = await new Promise<number>((resolve) => https.get({ host: '127.0.0.1', port, path: '/readyz', ca: ca(), servername: 'localhost' },
+    (res) => { res.resume(); resolve(res.statusCode ?? 0); }));
   expect(probe).toBe(200);
 });

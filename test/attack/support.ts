@@ -20,7 +20,8 @@ const ENTRY = path.join(OUT, 'src', 'cli', 'main.js');
 export function compileController(): void {
   execFileSync(process.execPath, [path.join(REPO_ROOT, 'node_modules', '.bin', 'tsc'),
     path.join(REPO_ROOT, 'src', 'cli', 'main.ts'), path.join(REPO_ROOT, 'src', 'controller', 'admission-worker.ts'),
-    '--outDir', OUT, '--rootDir', REPO_ROOT, '--module', 'commonjs', '--target', 'ES2020', '--lib', 'ES2020', '--esModuleInterop', '--skipLibCheck', '--resolveJsonModule', '--strict'],
+    '--outDir', OUT, '--rootDir', REPO_ROOT, '--module', 'commonjs', '--target', 'ES2020', '--lib', 'ES2020', '--esModuleInterop', '--skipLibCheck',
+    '--resolveJsonModule', '--strict'],
   { stdio: 'pipe' });
 }
 
@@ -47,7 +48,8 @@ export async function startController(args: string[] = []): Promise<Controller> 
   const port = await freePort();
   // With the image's V8 flags, so memory figures are the image's.
   const nodeFlags: string[] = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8'))['cdk8s-kueue-ray'].controllerNodeFlags;
-  const proc = spawn(process.execPath, [...nodeFlags, ENTRY, 'controller', `--tls-cert-file=${p.servingCrt}`, `--tls-key-file=${p.servingKey}`, `--port=${port}`, '--host=127.0.0.1', '--reconciler=false', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [...nodeFlags, ENTRY, 'controller', `--tls-cert-file=${p.servingCrt}`, `--tls-key-file=${p.servingKey}`,
+    `--port=${port}`, '--host=127.0.0.1', '--reconciler=false', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let ended = false;
   proc.stdout!.on('data', (d) => { out += d; });
@@ -93,10 +95,12 @@ export interface Answer {
 export function request(port: number, method: string, p: string, body?: string | Buffer, opts: https.RequestOptions = {}): Promise<Answer> {
   const started = Date.now();
   return new Promise((resolve) => {
-    const req = https.request({ host: '127.0.0.1', port, path: p, method, ca: fs.readFileSync(testPki().caCrt), agent: false, headers: { 'Content-Type': 'application/json' }, timeout: 15000, ...opts }, (res) => {
+    const req = https.request({ host: '127.0.0.1', port, path: p, method, ca: fs.readFileSync(testPki().caCrt), agent: false,
+      headers: { 'Content-Type': 'application/json' }, timeout: 15000, ...opts }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString(), headers: res.headers, ms: Date.now() - started }));
+      res.on('end',
+        () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString(), headers: res.headers, ms: Date.now() - started }));
       res.on('error', (e) => resolve({ status: -1, body: String(e), headers: {}, ms: Date.now() - started }));
     });
     req.on('timeout', () => req.destroy(new Error('client timeout')));
@@ -105,7 +109,8 @@ export function request(port: number, method: string, p: string, body?: string |
   });
 }
 
-export const post = (port: number, p: string, body: unknown) => request(port, 'POST', p, typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body));
+export const post = (port: number, p: string, body: unknown) =>
+  request(port, 'POST', p, typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body));
 export const healthy = async (port: number) => (await request(port, 'GET', '/healthz')).status === 200;
 
 /** A valid RayJob, allowed by the policy (no queue label: the controller runs here without an inventory). */
@@ -116,8 +121,11 @@ export function rayJob(spec: Record<string, unknown> = {}, metadata: Record<stri
     spec: {
       entrypoint: 'python train.py', shutdownAfterJobFinishes: true, suspend: true,
       rayClusterSpec: {
-        headGroupSpec: { rayStartParams: {}, template: { spec: { containers: [{ name: 'ray-head', image: 'rayproject/ray:2.9.0', resources: { requests: { cpu: '1', memory: '2Gi' } } }] } } },
-        workerGroupSpecs: [{ groupName: 'workers', replicas: 1, minReplicas: 1, maxReplicas: 1, rayStartParams: {}, template: { spec: { containers: [{ name: 'ray-worker', image: 'rayproject/ray:2.9.0', resources: { requests: { cpu: '1', memory: '2Gi' } } }] } } }],
+        headGroupSpec: { rayStartParams: {}, template: { spec: { containers: [{ name: 'ray-head', image: 'rayproject/ray:2.9.0',
+          resources: { requests: { cpu: '1', memory: '2Gi' } } }] } } },
+        workerGroupSpecs: [{ groupName: 'workers', replicas: 1, minReplicas: 1, maxReplicas: 1, rayStartParams: {},
+          template: { spec: { containers: [{ name: 'ray-worker', image: 'rayproject/ray:2.9.0',
+            resources: { requests: { cpu: '1', memory: '2Gi' } } }] } } }],
       },
       ...spec,
     },
@@ -127,7 +135,8 @@ export function rayJob(spec: Record<string, unknown> = {}, metadata: Record<stri
 export function review(object: any, request: Record<string, unknown> = {}): any {
   return {
     apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview',
-    request: { uid: 'attack-1', kind: { group: 'ray.io', version: 'v1', kind: object?.kind ?? 'RayJob' }, namespace: 'team-a', operation: 'CREATE', object, ...request },
+    request: { uid: 'attack-1', kind: { group: 'ray.io', version: 'v1', kind: object?.kind ?? 'RayJob' }, namespace: 'team-a', operation: 'CREATE',
+      object, ...request },
   };
 }
 

@@ -42,7 +42,8 @@ describeOnPair('webhook-client-auth', PAIR)(`webhook client certificates, on Kue
     // The chart ships the CA in a ConfigMap and the flag; here the same CA goes to the in-process server.
     const deployment = controller.toJson().find((o: any) => o.kind === 'Deployment');
     expect(deployment.spec.template.spec.containers[0].args).toContain('--client-ca-file=/etc/cdk8s-kueue-ray/client-ca/ca.crt');
-    front = await frontController(cluster, controller.toJson(), PAIR, (c) => c.view().inventory.localQueues.some((q) => q.namespace === 'auth'), { clientCa: fs.readFileSync(pki.caCrt) });
+    front = await frontController(cluster, controller.toJson(), PAIR, (c) => c.view().inventory.localQueues.some((q) => q.namespace === 'auth'),
+      { clientCa: fs.readFileSync(pki.caCrt) });
   }, 300000);
 
   afterAll(async () => {
@@ -56,7 +57,8 @@ describeOnPair('webhook-client-auth', PAIR)(`webhook client certificates, on Kue
       apiVersion: 'ray.io/v1', kind: 'RayJob', metadata: { generateName: 'auth-', namespace: 'auth', labels },
       spec: {
         entrypoint: 'python x.py', shutdownAfterJobFinishes: true,
-        rayClusterSpec: { headGroupSpec: { rayStartParams: {}, template: { spec: { containers: [{ name: 'ray-head', image: 'rayproject/ray:2.46.0', resources: { requests: { cpu: '1', memory: '1Gi' } } }] } } } },
+        rayClusterSpec: { headGroupSpec: { rayStartParams: {}, template: { spec: { containers: [{ name: 'ray-head', image: 'rayproject/ray:2.46.0',
+          resources: { requests: { cpu: '1', memory: '1Gi' } } }] } } } },
       },
     });
     const created = await tenant.create(job());
@@ -68,7 +70,8 @@ describeOnPair('webhook-client-auth', PAIR)(`webhook client certificates, on Kue
   test('a direct review from anything without the certificate gets 401; the probes stay open', async () => {
     const pki = (cluster as any).pki;
     const post = (path: string, method = 'POST') => new Promise<number>((resolve) => {
-      const req = https.request({ host: '127.0.0.1', port: front.port, path, method, ca: fs.readFileSync(pki.caCrt), servername: 'localhost' }, (res) => { res.resume(); resolve(res.statusCode ?? 0); });
+      const req = https.request({ host: '127.0.0.1', port: front.port, path, method, ca: fs.readFileSync(pki.caCrt), servername: 'localhost' },
+        (res) => { res.resume(); resolve(res.statusCode ?? 0); });
       req.on('error', () => resolve(-1));
       req.end(method === 'POST' ? JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'x' } }) : undefined);
     });

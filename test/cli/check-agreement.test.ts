@@ -81,7 +81,8 @@ function expectOnItsLine(f: CheckFinding): void {
 describeVendor('check agrees with synth and the webhook', () => {
   let total = { findings: 0, errors: 0, located: 0, samples: 0 };
   afterAll(() => {
-    process.stdout.write(`check agreement: ${total.findings} findings (${total.errors} errors) over ${PAIRS.length} version pairs, ${total.samples} sample documents; ${total.located} placed exactly\n`);
+    process.stdout.write(`check agreement: ${total.findings} findings (${total.errors} errors) over ${PAIRS.length} version pairs, ${total.samples} `
+      + `sample documents; ${total.located} placed exactly\n`);
   });
 
   test.each(PAIRS)('Kueue %s, KubeRay %s (installs in the files: %s)', async (kueue, kubeRay, withInstall) => {
@@ -145,7 +146,8 @@ describeVendor('check agrees with synth and the webhook', () => {
     const webhookLines: string[] = [];
     const denied: string[] = [];
     for (const o of pick('RayJob', 'ray.io').concat(pick('RayCluster', 'ray.io'), pick('RayService', 'ray.io'))) {
-      const req = { uid: 'u', kind: { group: 'ray.io', version: 'v1', kind: o.kind }, namespace: o.metadata?.namespace ?? 'default', operation: 'CREATE' };
+      const req = { uid: 'u', kind: { group: 'ray.io', version: 'v1', kind: o.kind }, namespace: o.metadata?.namespace ?? 'default',
+        operation: 'CREATE' };
       const m = mutateRayObject({ ...req, object: o }, config, { inventory });
       expect(m.response.patch).toBeUndefined(); // every object here is labelled already: nothing to default
       const d = validateRayObject({ ...req, object: o }, config, { inventory });

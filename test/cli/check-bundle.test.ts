@@ -62,7 +62,8 @@ ${shutdown}  rayClusterSpec:
 }
 
 function cli(args: string[], opts: { cwd?: string; input?: string } = {}): { code: number; out: string; err: string } {
-  const r = spawnSync(process.execPath, [BIN, 'check', ...args], { cwd: opts.cwd, input: opts.input ?? '', encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const r = spawnSync(process.execPath, [BIN, 'check', ...args],
+    { cwd: opts.cwd, input: opts.input ?? '', encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   return { code: r.status ?? -1, out: r.stdout, err: r.stderr };
 }
 
@@ -83,7 +84,8 @@ describe('the bundled bin', () => {
     // The bad job is the second document; the missing field is shown at its parent, the spec: key.
     const lines = fs.readFileSync(path.join(dir, 'manifests', 'jobs.yaml'), 'utf8').split('\n');
     const specLine = lines.findIndex((l, i) => i > 20 && l === 'spec:') + 1;
-    expect(out).toContain(`manifests/jobs.yaml:${specLine}:1: error: RayJob default/bad: spec.shutdownAfterJobFinishes (not written; shown at spec): a kueue managed job should delete the cluster after finishing`);
+    expect(out).toContain(`manifests/jobs.yaml:${specLine}:1: error: RayJob default/bad: spec.shutdownAfterJobFinishes (not written; shown at spec): `
+      + 'a kueue managed job should delete the cluster after finishing');
     expect(out).toMatch(/^check: 1 error, 0 warnings in 2 Ray objects \(2 files\)/m);
   });
 

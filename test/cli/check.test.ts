@@ -102,7 +102,8 @@ describe('findings and where they are', () => {
     const { code, out } = await run([dir]);
     expect(code).toBe(1);
     const file = path.join(dir, 'jobs', 'job.yaml');
-    expect(out).toContain(`${file}:${lineOf(job, 'shutdownAfterJobFinishes')}:3: error: RayJob default/toy: spec.shutdownAfterJobFinishes: a kueue managed job should delete the cluster after finishing`);
+    expect(out).toContain(`${file}:${lineOf(job, 'shutdownAfterJobFinishes')}:3: error: RayJob default/toy: spec.shutdownAfterJobFinishes: a kueue `
+      + 'managed job should delete the cluster after finishing');
     expect(out).toMatch(/ {4}fix: set spec.shutdownAfterJobFinishes: true/);
     expect(out).toMatch(/ {4}rule: rayJobShutdownAfterFinish \(kueue-webhook\)/);
     expect(out).toMatch(/check: 1 error, 0 warnings in 1 Ray object \(2 files\); Kueue v0.19.2 \(default\), KubeRay v1.6.2 \(default\), elastic gate unknown \(default\); queues from the files \(1 LocalQueue, 1 ClusterQueue/);
@@ -128,7 +129,8 @@ describe('findings and where they are', () => {
     expect(f.location).toMatchObject({ file: path.join(dir, 'j.yaml'), line: lineOf(job, 'priority-class: gold'), column: 5, exact: true });
   });
 
-  test('a gang that can never fit: error on the queue label with the numbers; a PodSet too big for any flavor: error on the worker group', async () => {
+  test('a gang that can never fit: error on the queue label with the numbers; a PodSet too big for any flavor: error '
+    + 'on the worker group', async () => {
     const job = rayJob({ workerCpu: '2' });
     const dir = files({ 'q.yaml': QUEUES, 'j.yaml': job });
     const f = (await runCheck({ files: [dir], output: 'text' })).findings.find((x) => x.rule === 'gangCanEverFit')!;
@@ -145,7 +147,9 @@ describe('findings and where they are', () => {
   test('warnings alone exit 0', async () => {
     // Fits only by borrowing: a warning. Two ClusterQueues in a cohort, the job's one has 1 CPU nominal.
     const q = QUEUES.replace('namespaceSelector: {}', 'namespaceSelector: {}\n  cohortName: c').replace('nominalQuota: "3"', 'nominalQuota: "1"')
-      + '---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: lender}\nspec:\n  cohortName: c\n  namespaceSelector: {}\n  resourceGroups:\n  - coveredResources: [cpu, memory]\n    flavors:\n    - name: default-flavor\n      resources:\n      - {name: cpu, nominalQuota: "8"}\n      - {name: memory, nominalQuota: 16Gi}\n';
+      + '---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: lender}\nspec:\n  cohortName: c\n  namespaceSelector: {}\n  '
+      + 'resourceGroups:\n  - coveredResources: [cpu, memory]\n    flavors:\n    - name: default-flavor\n      resources:\n      - {name: cpu, '
+      + 'nominalQuota: "8"}\n      - {name: memory, nominalQuota: 16Gi}\n';
     const dir = files({ 'q.yaml': q, 'j.yaml': rayJob() });
     const { code, out } = await run([dir]);
     expect(out).toMatch(/warning: RayJob default\/toy: metadata.labels\[kueue.x-k8s.io\/queue-name\]: the gang needs .* only by borrowing cpu/);
@@ -181,15 +185,18 @@ describe('findings and where they are', () => {
     const calls: string[] = [];
     // The cluster's ClusterQueue has 1 CPU; the file's has 3: the file's is used.
     const cq = (cpu: string) => ({ apiVersion: 'kueue.x-k8s.io/v1beta2', kind: 'ClusterQueue', metadata: { name: 'cluster-queue' }, spec: {
-      namespaceSelector: {}, resourceGroups: [{ coveredResources: ['cpu', 'memory'], flavors: [{ name: 'default-flavor', resources: [{ name: 'cpu', nominalQuota: cpu }, { name: 'memory', nominalQuota: '6G' }] }] }],
+      namespaceSelector: {}, resourceGroups: [{ coveredResources: ['cpu', 'memory'],
+        flavors: [{ name: 'default-flavor', resources: [{ name: 'cpu', nominalQuota: cpu }, { name: 'memory', nominalQuota: '6G' }] }] }],
     } });
-    const lq = { apiVersion: 'kueue.x-k8s.io/v1beta2', kind: 'LocalQueue', metadata: { name: 'user-queue', namespace: 'default' }, spec: { clusterQueue: 'cluster-queue' } };
+    const lq = { apiVersion: 'kueue.x-k8s.io/v1beta2', kind: 'LocalQueue', metadata: { name: 'user-queue', namespace: 'default' },
+      spec: { clusterQueue: 'cluster-queue' } };
     const deps: CheckDependencies = {
       cluster: (k) => ({
         install: async () => ({ objects: [], notes: [] }),
         queues: async (v) => {
           calls.push(`${k} ${v}`);
-          return { objects: { localQueues: [lq], clusterQueues: [cq('1')], cohorts: [], priorityClasses: [], namespaces: [] }, notes: ['the cluster serves no cohorts: taken as none'] };
+          return { objects: { localQueues: [lq], clusterQueues: [cq('1')], cohorts: [], priorityClasses: [], namespaces: [] },
+            notes: ['the cluster serves no cohorts: taken as none'] };
         },
       }),
     };
@@ -208,7 +215,8 @@ describe('findings and where they are', () => {
   test('--kubeconfig: the Kueue version and gate from the cluster\'s manager, unless the files or flags say otherwise', async () => {
     const manager = (tag: string, gate: string) => ({
       apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'kueue-controller-manager', namespace: 'kueue-system' },
-      spec: { template: { spec: { containers: [{ name: 'manager', image: `registry.k8s.io/kueue/kueue:${tag}`, args: [`--feature-gates=ElasticJobsViaWorkloadSlices=${gate}`] }] } } },
+      spec: { template: { spec: { containers: [{ name: 'manager', image: `registry.k8s.io/kueue/kueue:${tag}`,
+        args: [`--feature-gates=ElasticJobsViaWorkloadSlices=${gate}`] }] } } },
     });
     const versions: string[] = [];
     const deps = (tag: string, gate: string): CheckDependencies => ({
@@ -222,12 +230,14 @@ describe('findings and where they are', () => {
     });
     const dir = files({ 'j.yaml': rayJob() });
     const live = await runCheck({ files: [dir], kubeconfig: '/k', output: 'text' }, deps('v0.14.8', 'true'));
-    expect(live.context).toMatchObject({ kueue: 'v0.14.8', kueueFrom: 'cluster', elasticGate: 'on', elasticGateFrom: 'cluster', kubeRayFrom: 'default' });
+    expect(live.context)
+      .toMatchObject({ kueue: 'v0.14.8', kueueFrom: 'cluster', elasticGate: 'on', elasticGateFrom: 'cluster', kubeRayFrom: 'default' });
     expect(versions).toEqual(['kueue.x-k8s.io/v1beta1']);
     const unsupported = await runCheck({ files: [dir], kubeconfig: '/k', output: 'text' }, deps('v0.12.0', 'false'));
     expect(unsupported.context).toMatchObject({ kueue: 'v0.19.2', kueueFrom: 'default', elasticGate: 'off', elasticGateFrom: 'cluster' });
     expect(unsupported.notes).toContain('the cluster runs Kueue v0.12.0, which check does not support: the check ran for the default instead');
-    const flagged = await runCheck({ files: [dir], kubeconfig: '/k', output: 'text', kueueVersion: 'v0.17.8', elasticGate: 'unknown' }, deps('v0.14.8', 'true'));
+    const flagged = await runCheck({ files: [dir], kubeconfig: '/k', output: 'text', kueueVersion: 'v0.17.8', elasticGate: 'unknown' },
+      deps('v0.14.8', 'true'));
     expect(flagged.context).toMatchObject({ kueue: 'v0.17.8', kueueFrom: 'flag', elasticGate: 'unknown', elasticGateFrom: 'flag' });
     expect(flagged.notes).toContain('the cluster runs Kueue v0.14.8, but the check ran for v0.17.8 (the flag)');
   });
@@ -242,17 +252,21 @@ describe('findings and where they are', () => {
 
   test('a tenant namespace: the object is checked with the labels the mutating webhook adds', async () => {
     const tenant = QUEUES.replace('metadata: {name: user-queue, namespace: default}',
-      'metadata:\n  name: user-queue\n  namespace: default\n  annotations:\n    cdk8s-kueue-ray.io/allowed-priority-classes: dev-priority\n    cdk8s-kueue-ray.io/default-priority-class: dev-priority');
+      'metadata:\n  name: user-queue\n  namespace: default\n  annotations:\n    cdk8s-kueue-ray.io/allowed-priority-classes: dev-priority\n    '
+        + 'cdk8s-kueue-ray.io/default-priority-class: dev-priority');
     const dir = files({ 'q.yaml': tenant, 'j.yaml': rayJob({ labels: [], lifecycle: [] }) });
     const r = await runCheck({ files: [dir], output: 'text' });
-    expect(r.objects[0].note).toBe('checked with the labels the controller\'s mutating webhook adds in this tenant namespace: kueue.x-k8s.io/queue-name: user-queue, kueue.x-k8s.io/priority-class: dev-priority');
+    expect(r.objects[0].note)
+      .toBe('checked with the labels the controller\'s mutating webhook adds in this tenant namespace: kueue.x-k8s.io/queue-name: user-queue, '
+        + 'kueue.x-k8s.io/priority-class: dev-priority');
     // Queued by the webhook, so Kueue's rules apply: the missing shutdownAfterJobFinishes is an error.
     expect(r.findings.map((f) => f.rule)).toContain('rayJobShutdownAfterFinish');
     expect(r.findings.map((f) => f.rule)).not.toContain('tenantQueueLabel');
   });
 
   test('objects KubeRay creates for a RayJob (controller owner reference) are skipped; a plain owner reference is checked', async () => {
-    const owned = rayJob({ lifecycle: [] }).replace('kind: RayJob', 'kind: RayCluster').replace('  name: toy\n', '  name: toy\n  ownerReferences:\n  - {apiVersion: ray.io/v1, kind: RayJob, name: toy, uid: u, controller: true}\n');
+    const owned = rayJob({ lifecycle: [] }).replace('kind: RayJob', 'kind: RayCluster').replace('  name: toy\n',
+      '  name: toy\n  ownerReferences:\n  - {apiVersion: ray.io/v1, kind: RayJob, name: toy, uid: u, controller: true}\n');
     const dir = files({ 'q.yaml': QUEUES, 'c.yaml': owned });
     const { code, out } = await run([dir]);
     expect(code).toBe(0);
@@ -306,7 +320,8 @@ spec:
 `;
     const dir = files({ 'install.yaml': install, 'q.yaml': QUEUES, 'c.yaml': elastic });
     const r = await runCheck({ files: [dir], output: 'text' });
-    expect(r.context).toMatchObject({ kueue: 'v0.14.8', kueueFrom: 'files', kubeRay: 'v1.4.2', kubeRayFrom: 'files', elasticGate: 'off', elasticGateFrom: 'files' });
+    expect(r.context)
+      .toMatchObject({ kueue: 'v0.14.8', kueueFrom: 'files', kubeRay: 'v1.4.2', kubeRayFrom: 'files', elasticGate: 'off', elasticGateFrom: 'files' });
     expect(r.findings.map((f) => [f.rule, f.severity])).toEqual([['elasticFeatureGate', 'error']]);
     expect(r.findings[0].location.line).toBe(lineOf(elastic, 'elastic-job'));
     const flagged = await runCheck({ files: [dir], output: 'text', kueueVersion: 'v0.19.2', elasticGate: 'on' });
@@ -314,7 +329,8 @@ spec:
     expect(flagged.findings).toEqual([]);
     expect(flagged.notes).toContain('the files install Kueue v0.14.8, but the check ran for v0.19.2 (the flag)');
     // The manager without a gate value: the version's default (off on 0.14.8, on from 0.18).
-    const noGate = files({ 'install.yaml': install.replace(', "--feature-gates=ElasticJobsViaWorkloadSlices=false"', ''), 'q.yaml': QUEUES, 'c.yaml': elastic });
+    const noGate = files({ 'install.yaml': install.replace(', "--feature-gates=ElasticJobsViaWorkloadSlices=false"', ''), 'q.yaml': QUEUES,
+      'c.yaml': elastic });
     expect((await runCheck({ files: [noGate], output: 'text' })).context).toMatchObject({ elasticGate: 'off', elasticGateFrom: 'files' });
   });
 
@@ -360,7 +376,8 @@ describe('usage', () => {
     const h = await run(['--help']);
     expect(h.code).toBe(0);
     expect(h.out).toMatch(/^usage: cdk8s-kueue-ray check FILE\|DIR\|- /);
-    expect(parseCheckArgs(['a', '--output', 'json', '--queues=q1,q2', '--queues', 'q3', 'b'])).toMatchObject({ files: ['a', 'b'], output: 'json', queues: ['q1', 'q2', 'q3'] });
+    expect(parseCheckArgs(['a', '--output', 'json', '--queues=q1,q2', '--queues', 'q3', 'b']))
+      .toMatchObject({ files: ['a', 'b'], output: 'json', queues: ['q1', 'q2', 'q3'] });
   });
 });
 
@@ -380,9 +397,11 @@ describe('--output json', () => {
       summary: { errors: 1, warnings: 0, objects: 1, files: 2 },
     });
     expect(r.findings).toEqual([{
-      rule: 'rayJobShutdownAfterFinish', severity: 'error', object: 'RayJob default/toy', field: 'spec.shutdownAfterJobFinishes', source: 'kueue-webhook',
+      rule: 'rayJobShutdownAfterFinish', severity: 'error', object: 'RayJob default/toy', field: 'spec.shutdownAfterJobFinishes',
+      source: 'kueue-webhook',
       message: expect.stringMatching(/should delete the cluster/), fix: expect.any(String),
-      location: { file: path.join(dir, 'j.yaml'), document: 0, line: lineOf(job, 'shutdownAfterJobFinishes'), column: 3, endLine: lineOf(job, 'shutdownAfterJobFinishes'), endColumn: 34, exact: true, resolvedField: 'spec.shutdownAfterJobFinishes' },
+      location: { file: path.join(dir, 'j.yaml'), document: 0, line: lineOf(job, 'shutdownAfterJobFinishes'), column: 3,
+        endLine: lineOf(job, 'shutdownAfterJobFinishes'), endColumn: 34, exact: true, resolvedField: 'spec.shutdownAfterJobFinishes' },
     }]);
   });
 });
@@ -408,7 +427,8 @@ describe('--output sarif', () => {
       }
     };
     walk(schema, false);
-    const shared = ['$ref', '$schema', 'id', 'title', 'description', 'default', 'definitions', 'type', 'properties', 'additionalProperties', 'required', 'items',
+    const shared = ['$ref', '$schema', 'id', 'title', 'description', 'default', 'definitions', 'type', 'properties', 'additionalProperties',
+      'required', 'items',
       'minItems', 'uniqueItems', 'enum', 'pattern', 'minimum', 'maximum', 'anyOf', 'oneOf', 'format'];
     expect([...keywords].filter((k) => !shared.includes(k))).toEqual([]);
     delete schema.$schema;
@@ -420,7 +440,8 @@ describe('--output sarif', () => {
   }
 
   test('valid SARIF 2.1.0: one rule per policy rule, results with regions; an invalid log is refused', async () => {
-    const job = rayJob({ lifecycle: ['shutdownAfterJobFinishes: false'], labels: ['kueue.x-k8s.io/queue-name: user-queue', 'kueue.x-k8s.io/priority-class: gold'] });
+    const job = rayJob({ lifecycle: ['shutdownAfterJobFinishes: false'],
+      labels: ['kueue.x-k8s.io/queue-name: user-queue', 'kueue.x-k8s.io/priority-class: gold'] });
     const dir = files({ 'q.yaml': QUEUES, 'j.yaml': job, 'bad.yaml': 'a: [\n' });
     const { code, out } = await run([dir, '--output=sarif']);
     expect(code).toBe(1);
@@ -452,7 +473,8 @@ describe('--output sarif', () => {
       expect(r.locations[0].physicalLocation.region.startLine).toBeGreaterThan(0);
     }
     const shutdown = run0.results[2].locations[0].physicalLocation;
-    expect(shutdown.region).toEqual({ startLine: lineOf(job, 'shutdownAfterJobFinishes'), startColumn: 3, endLine: lineOf(job, 'shutdownAfterJobFinishes'), endColumn: 34 });
+    expect(shutdown.region).toEqual({ startLine: lineOf(job, 'shutdownAfterJobFinishes'), startColumn: 3,
+      endLine: lineOf(job, 'shutdownAfterJobFinishes'), endColumn: 34 });
     // Outside the working directory the artifact is a file:// URI; inside, a relative path.
     expect(shutdown.artifactLocation.uri).toBe(artifactUri(path.join(dir, 'j.yaml')));
   });

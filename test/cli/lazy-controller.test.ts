@@ -21,7 +21,8 @@ spec:
   rayClusterSpec:
     headGroupSpec:
       rayStartParams: {}
-      template: {spec: {containers: [{name: head, image: rayproject/ray:2.9.0, resources: {requests: {cpu: "1", memory: 2G}, limits: {cpu: "1", memory: 2G}}}]}}
+      template: {spec: {containers: [{name: head, image: rayproject/ray:2.9.0, resources: {requests: {cpu: "1", memory: 2G}, limits: {cpu: `
+        + `"1", memory: 2G}}}]}}
 `;
 
 /** Runs `cdk8s-kueue-ray ARGS` from source; returns its exit status and the src files it loaded. */

@@ -75,8 +75,10 @@ describe('parseSource and locate', () => {
 
   test('an absent field points at its nearest written parent', () => {
     expect(job.locate('spec.shutdownAfterJobFinishes')).toMatchObject({ line: 9, column: 1, endColumn: 5, exact: false, resolved: 'spec' });
-    expect(job.locate('spec.rayClusterSpec.workerGroupSpecs[1].template.spec.containers')).toMatchObject({ line: 27, column: 7, exact: false, resolved: 'spec.rayClusterSpec.workerGroupSpecs[1].template' });
-    expect(job.locate('spec.rayClusterSpec.workerGroupSpecs[5].replicas')).toMatchObject({ line: 22, exact: false, resolved: 'spec.rayClusterSpec.workerGroupSpecs' });
+    expect(job.locate('spec.rayClusterSpec.workerGroupSpecs[1].template.spec.containers'))
+      .toMatchObject({ line: 27, column: 7, exact: false, resolved: 'spec.rayClusterSpec.workerGroupSpecs[1].template' });
+    expect(job.locate('spec.rayClusterSpec.workerGroupSpecs[5].replicas'))
+      .toMatchObject({ line: 22, exact: false, resolved: 'spec.rayClusterSpec.workerGroupSpecs' });
     expect(job.locate('metadata.annotations[kueue.x-k8s.io/elastic-job]')).toMatchObject({ line: 4, exact: false, resolved: 'metadata' });
   });
 
@@ -90,7 +92,9 @@ describe('parseSource and locate', () => {
   });
 
   test('kind: List items are objects of their own, located inside the list', () => {
-    const list = parseSource('list.yaml', 'apiVersion: v1\nkind: List\nitems:\n- apiVersion: ray.io/v1\n  kind: RayCluster\n  metadata:\n    name: a\n- apiVersion: ray.io/v1\n  kind: RayCluster\n  metadata:\n    name: b\n  spec: {}\n');
+    const list = parseSource('list.yaml',
+      'apiVersion: v1\nkind: List\nitems:\n- apiVersion: ray.io/v1\n  kind: RayCluster\n  metadata:\n    name: a\n- apiVersion: ray.io/v1\n  kind: '
+        + 'RayCluster\n  metadata:\n    name: b\n  spec: {}\n');
     expect(list.objects.map((o) => o.object.metadata.name)).toEqual(['a', 'b']);
     expect(list.objects[1].region.line).toBe(8);
     expect(list.objects[1].locate('metadata.name')).toMatchObject({ line: 11, column: 5, exact: true });
@@ -112,7 +116,8 @@ describe('parseSource and locate', () => {
   });
 
   test('an alias bomb is refused as an error of its document, not expanded', () => {
-    const bomb = ['a: &a [x, x, x, x, x, x, x, x, x, x]', ...'bcdefghij'.split('').map((k, i) => `${k}: &${k} [${Array(10).fill(`*${'abcdefghij'[i]}`).join(', ')}]`)].join('\n');
+    const bomb = ['a: &a [x, x, x, x, x, x, x, x, x, x]',
+      ...'bcdefghij'.split('').map((k, i) => `${k}: &${k} [${Array(10).fill(`*${'abcdefghij'[i]}`).join(', ')}]`)].join('\n');
     const r = parseSource('bomb.yaml', `kind: ConfigMap\n${bomb}\n---\nkind: RayCluster\n`);
     expect(r.errors).toHaveLength(1);
     expect(r.errors[0].message).toMatch(/alias/i);

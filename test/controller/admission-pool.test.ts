@@ -11,8 +11,10 @@ const config = { kueue: kueueCapabilities('v0.19.2'), kubeRay: kubeRayCapabiliti
 const empty: Inventory = { localQueues: [], clusterQueues: [], cohorts: [], priorityClasses: [], namespaces: [] };
 const withTenant: Inventory = {
   ...empty,
-  localQueues: [{ namespace: 'team-a', name: 'default', clusterQueue: 'team-a', tenant: { allowedPriorityClasses: ['dev'], defaultPriorityClass: 'dev' } }],
-  clusterQueues: [{ name: 'team-a', namespaceSelector: {}, resourceGroups: [{ coveredResources: ['cpu', 'memory'], flavors: [{ flavor: 'f', resources: [{ resource: 'cpu', nominal: parseQuantity('2') }, { resource: 'memory', nominal: parseQuantity('8Gi') }] }] }] }],
+  localQueues: [{ namespace: 'team-a', name: 'default', clusterQueue: 'team-a',
+    tenant: { allowedPriorityClasses: ['dev'], defaultPriorityClass: 'dev' } }],
+  clusterQueues: [{ name: 'team-a', namespaceSelector: {}, resourceGroups: [{ coveredResources: ['cpu', 'memory'], flavors: [{ flavor: 'f',
+    resources: [{ resource: 'cpu', nominal: parseQuantity('2') }, { resource: 'memory', nominal: parseQuantity('8Gi') }] }] }] }],
   priorityClasses: [{ name: 'dev', value: 10 }],
 };
 
@@ -24,14 +26,17 @@ function randomBody(rnd: () => number): string {
   if (rnd() < 0.05) return pick(['{', '[]', '{"apiVersion":"admission.k8s.io/v1"}', 'null', '"x"']);
   const kind = pick(['RayJob', 'RayCluster', 'RayService']);
   const cpu = pick(['1', '500m', '3', '64', 'x']);
-  const template = { spec: { containers: [{ name: 'ray', image: pick(['i', '']), resources: { requests: { cpu, memory: pick(['1Gi', '40Gi']) } } }] } };
-  const cluster: any = { headGroupSpec: { template }, workerGroupSpecs: [{ groupName: 'w', replicas: pick([0, 1, 4]), minReplicas: pick([0, 1]), maxReplicas: pick([1, 4]), template }] };
+  const template = { spec: { containers: [{ name: 'ray', image: pick(['i', '']),
+    resources: { requests: { cpu, memory: pick(['1Gi', '40Gi']) } } }] } };
+  const cluster: any = { headGroupSpec: { template },
+    workerGroupSpecs: [{ groupName: 'w', replicas: pick([0, 1, 4]), minReplicas: pick([0, 1]), maxReplicas: pick([1, 4]), template }] };
   const labels: any = rnd() < 0.5 ? { 'kueue.x-k8s.io/queue-name': pick(['default', 'nope']) } : {};
   if (rnd() < 0.3) labels['kueue.x-k8s.io/priority-class'] = pick(['dev', 'prod']);
   const spec = kind === 'RayJob' ? { entrypoint: 'x', shutdownAfterJobFinishes: rnd() < 0.8, suspend: rnd() < 0.5, rayClusterSpec: cluster }
     : kind === 'RayService' ? { rayClusterConfig: cluster } : { ...cluster, suspend: rnd() < 0.5 };
   const object = { apiVersion: 'ray.io/v1', kind, metadata: { name: 'o', namespace: pick(['team-a', 'default']), labels }, spec };
-  return JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: `u${Math.floor(rnd() * 1e6)}`, kind: { group: 'ray.io', version: 'v1', kind }, operation: pick(['CREATE', 'UPDATE']), namespace: object.metadata.namespace, object } });
+  return JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: `u${Math.floor(rnd() * 1e6)}`,
+    kind: { group: 'ray.io', version: 'v1', kind }, operation: pick(['CREATE', 'UPDATE']), namespace: object.metadata.namespace, object } });
 }
 
 function lcg(seed: number) {
@@ -58,7 +63,10 @@ describe('AdmissionPool', () => {
   });
 
   test('a view change reaches the workers before the next review', async () => {
-    const body = JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'v', kind: { group: 'ray.io', version: 'v1', kind: 'RayCluster' }, operation: 'CREATE', namespace: 'team-a', object: { apiVersion: 'ray.io/v1', kind: 'RayCluster', metadata: { name: 'c', namespace: 'team-a' }, spec: { headGroupSpec: { template: { spec: { containers: [{ name: 'h', image: 'i' }] } } } } } } });
+    const body = JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview',
+      request: { uid: 'v', kind: { group: 'ray.io', version: 'v1', kind: 'RayCluster' }, operation: 'CREATE', namespace: 'team-a',
+        object: { apiVersion: 'ray.io/v1', kind: 'RayCluster', metadata: { name: 'c', namespace: 'team-a' },
+          spec: { headGroupSpec: { template: { spec: { containers: [{ name: 'h', image: 'i' }] } } } } } } });
     expect((await pool.review('mutate', buf(body))).verdict).toBe('mutated'); // tenant defaults
     view = { inventory: empty };
     expect((await pool.review('mutate', buf(body))).verdict).toBe('allowed'); // no tenant any more
@@ -133,7 +141,9 @@ test('size below 1 is refused', () => {
 });
 
 test('a policy function that throws denies the request with the reason and the uid, in a worker too', async () => {
-  const body = JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'boom-1', kind: { group: 'ray.io', version: 'v1', kind: 'RayCluster' }, operation: 'CREATE', namespace: 'team-a', object: { apiVersion: 'ray.io/v1', kind: 'RayCluster', metadata: { name: 'c', namespace: 'team-a' }, spec: {} } } });
+  const body = JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview',
+    request: { uid: 'boom-1', kind: { group: 'ray.io', version: 'v1', kind: 'RayCluster' }, operation: 'CREATE', namespace: 'team-a',
+      object: { apiVersion: 'ray.io/v1', kind: 'RayCluster', metadata: { name: 'c', namespace: 'team-a' }, spec: {} } } });
   // A broken view (no inventory) makes the mutating handler throw: it must not become an allow.
   const broken = { inventory: undefined as unknown as Inventory };
   const inThread = reviewAdmission('mutate', body, config, broken);

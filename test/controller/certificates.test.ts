@@ -35,7 +35,8 @@ test('renewal keeps a valid CA, so the trusted caBundle does not change', () => 
 });
 
 test('the caBundle patch writes only clientConfig.caBundle, each guarded by a test of the webhook name', () => {
-  const cfg = { webhooks: [{ name: 'a.x', clientConfig: { caBundle: 'OLD' } }, { name: 'b.x', clientConfig: { caBundle: 'NEW' } }, { name: 'c.x', clientConfig: {} }] };
+  const cfg = { webhooks: [{ name: 'a.x', clientConfig: { caBundle: 'OLD' } }, { name: 'b.x', clientConfig: { caBundle: 'NEW' } },
+    { name: 'c.x', clientConfig: {} }] };
   expect(caBundlePatch(cfg, 'NEW')).toEqual([
     { op: 'test', path: '/webhooks/0/name', value: 'a.x' },
     { op: 'add', path: '/webhooks/0/clientConfig/caBundle', value: 'NEW' },

@@ -56,7 +56,8 @@ test('serves the webhook over TLS, answers /healthz, and exits 0 after draining 
   const pki = makePki(path.join(tmpdir(), 'pki'));
   const port = await freePort();
   const metricsPort = await freePort();
-  const { proc, output } = await startController([`--tls-cert-file=${pki.servingCrt}`, `--tls-key-file=${pki.servingKey}`, `--port=${port}`, `--metrics-port=${metricsPort}`, '--host=127.0.0.1', '--kueue-version=v0.17.8', '--reconciler=false']);
+  const { proc, output } = await startController([`--tls-cert-file=${pki.servingCrt}`, `--tls-key-file=${pki.servingKey}`, `--port=${port}`,
+    `--metrics-port=${metricsPort}`, '--host=127.0.0.1', '--kueue-version=v0.17.8', '--reconciler=false']);
   expect(JSON.parse(output().split('\n')[0])).toMatchObject({ level: 'info', msg: 'webhook listening', port, metricsPort, kueue: 'v0.17.8' });
   expect(await probeStatus(port, pki.caCrt, '/healthz')).toBe(200);
   // A review is decided by the compiled admission worker (the default: one thread).
@@ -93,7 +94,8 @@ test('certificate files (a mounted cert-manager Secret) are re-read and served o
   fs.copyFileSync(first.servingCrt, crt);
   fs.copyFileSync(first.servingKey, key);
   const port = await freePort();
-  const { proc, output } = await startController([`--tls-cert-file=${crt}`, `--tls-key-file=${key}`, `--port=${port}`, '--metrics-port=0', '--host=127.0.0.1', '--reconciler=false', '--tls-reload-seconds=1']);
+  const { proc, output } = await startController([`--tls-cert-file=${crt}`, `--tls-key-file=${key}`, `--port=${port}`, '--metrics-port=0',
+    '--host=127.0.0.1', '--reconciler=false', '--tls-reload-seconds=1']);
   try {
     // A fresh connection each time (no agent), trusting only the given CA.
     const fingerprint = (ca: string) => new Promise<string>((resolve, reject) => {

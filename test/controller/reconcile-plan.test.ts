@@ -66,9 +66,11 @@ describe('plannedWrites', () => {
 
 describe('workloadStatus: admission checks (MultiKueue)', () => {
   const reserved = { type: 'QuotaReserved', status: 'True' };
-  const mkOwner = { apiVersion: 'ray.io/v1', kind: 'RayJob', metadata: { name: 'job-a', namespace: 'team-a' }, spec: { managedBy: 'kueue.x-k8s.io/multikueue' } };
+  const mkOwner = { apiVersion: 'ray.io/v1', kind: 'RayJob', metadata: { name: 'job-a', namespace: 'team-a' },
+    spec: { managedBy: 'kueue.x-k8s.io/multikueue' } };
   test('quota reserved on the manager, the MultiKueue check pending: awaiting-check, saying no worker has room yet', () => {
-    const w = { ...wl([reserved]), status: { conditions: [reserved], admission: { clusterQueue: 'cq' }, admissionChecks: [{ name: 'multikueue', state: 'Pending', message: '' }] } };
+    const w = { ...wl([reserved]), status: { conditions: [reserved], admission: { clusterQueue: 'cq' },
+      admissionChecks: [{ name: 'multikueue', state: 'Pending', message: '' }] } };
     const s = workloadStatus(w, mkOwner as any);
     expect(s.state).toBe('awaiting-check');
     expect(s.reason).toBe('KueueAdmissionCheckPending');
@@ -77,7 +79,8 @@ describe('workloadStatus: admission checks (MultiKueue)', () => {
     expect(plannedWrites(s, 'pending: waiting', undefined).event).toBe(true);
   });
   test('dispatched: admitted, naming the worker cluster', () => {
-    const w = { ...wl(admitted), status: { conditions: admitted, admission: { clusterQueue: 'cq' }, clusterName: 'worker-2', admissionChecks: [{ name: 'multikueue', state: 'Ready' }] } };
+    const w = { ...wl(admitted), status: { conditions: admitted, admission: { clusterQueue: 'cq' }, clusterName: 'worker-2',
+      admissionChecks: [{ name: 'multikueue', state: 'Ready' }] } };
     expect(workloadStatus(w).message).toMatch(/admitted by ClusterQueue cq, dispatched by MultiKueue to worker cluster worker-2/);
   });
   test('a check that is Ready does not hold the workload; no check at all is the plain pending path', () => {

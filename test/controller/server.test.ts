@@ -19,13 +19,16 @@ const ca = () => fs.readFileSync(pki.caCrt);
 
 const job = (shutdown: boolean) => ({
   apiVersion: 'ray.io/v1', kind: 'RayJob', metadata: { name: 'j', namespace: 'default', labels: { 'kueue.x-k8s.io/queue-name': 'q' } },
-  spec: { entrypoint: 'x', shutdownAfterJobFinishes: shutdown, rayClusterSpec: { headGroupSpec: { template: { spec: { containers: [{ name: 'ray-head', image: 'i', resources: { requests: { cpu: '1', memory: '1Gi' } } }] } } } } },
+  spec: { entrypoint: 'x', shutdownAfterJobFinishes: shutdown, rayClusterSpec: { headGroupSpec: { template: { spec: { containers: [{ name: 'ray-head',
+    image: 'i', resources: { requests: { cpu: '1', memory: '1Gi' } } }] } } } } },
 });
-const review = (obj: any) => ({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'abc', kind: { group: 'ray.io', version: 'v1', kind: 'RayJob' }, namespace: 'default', operation: 'CREATE', object: obj } });
+const review = (obj: any) => ({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview',
+  request: { uid: 'abc', kind: { group: 'ray.io', version: 'v1', kind: 'RayJob' }, namespace: 'default', operation: 'CREATE', object: obj } });
 
 function post(p: string, body: string | Buffer, opts: https.RequestOptions = {}): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = https.request({ host: '127.0.0.1', port, path: p, method: 'POST', ca: ca(), headers: { 'Content-Type': 'application/json' }, ...opts }, (res) => {
+    const req = https.request({ host: '127.0.0.1', port, path: p, method: 'POST', ca: ca(), headers: { 'Content-Type': 'application/json' },
+      ...opts }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
@@ -71,7 +74,8 @@ describe.each([0, 2])('with %i admission workers', (workers) => {
     const r = await post('/validate', JSON.stringify(review(job(false))));
     expect(r.status).toBe(200);
     const out = JSON.parse(r.body);
-    expect(out).toMatchObject({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: 'abc', allowed: false, status: { code: 422 } } });
+    expect(out).toMatchObject({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview',
+      response: { uid: 'abc', allowed: false, status: { code: 422 } } });
     expect(out.response.status.message).toMatch(/a kueue managed job should delete the cluster after finishing/);
   });
 
@@ -110,7 +114,8 @@ describe.each([0, 2])('with %i admission workers', (workers) => {
 
   test('TLS below 1.2 is refused', async () => {
     const err = await new Promise<string>((resolve) => {
-      const s = tls.connect({ host: '127.0.0.1', port, ca: ca(), servername: 'localhost', maxVersion: 'TLSv1.1', minVersion: 'TLSv1' }, () => resolve('connected'));
+      const s = tls.connect({ host: '127.0.0.1', port, ca: ca(), servername: 'localhost', maxVersion: 'TLSv1.1', minVersion: 'TLSv1' },
+        () => resolve('connected'));
       s.on('error', (e) => resolve(e.message));
     });
     expect(err).not.toBe('connected');

@@ -7,11 +7,13 @@ import { bookkeepingOnlyUpdate, fieldChanged, fieldSegments, Inventory, jsonEqua
 import { kubeRayCapabilities, kueueCapabilities } from '../../src/policy/versions';
 
 const q = parseQuantity;
-const cq = (name: string, cpu: string) => ({ name, namespaceSelector: {}, resourceGroups: [{ coveredResources: ['cpu', 'memory'], flavors: [{ flavor: 'f', resources: [{ resource: 'cpu', nominal: q(cpu) }, { resource: 'memory', nominal: q('64Gi') }] }] }] });
+const cq = (name: string, cpu: string) => ({ name, namespaceSelector: {}, resourceGroups: [{ coveredResources: ['cpu', 'memory'],
+  flavors: [{ flavor: 'f', resources: [{ resource: 'cpu', nominal: q(cpu) }, { resource: 'memory', nominal: q('64Gi') }] }] }] });
 const inventory = (cpu = '8', queues = true): Inventory => ({
   localQueues: queues ? [
     { namespace: 'default', name: 'user-queue', clusterQueue: 'cluster-queue' },
-    { namespace: 'team-a', name: 'default', clusterQueue: 'cluster-queue', tenant: { allowedPriorityClasses: ['dev-priority'], defaultPriorityClass: 'dev-priority' } },
+    { namespace: 'team-a', name: 'default', clusterQueue: 'cluster-queue',
+      tenant: { allowedPriorityClasses: ['dev-priority'], defaultPriorityClass: 'dev-priority' } },
   ] : [],
   clusterQueues: [cq('cluster-queue', cpu)],
   cohorts: [],
@@ -21,29 +23,36 @@ const inventory = (cpu = '8', queues = true): Inventory => ({
 const view = (inv = inventory()): ClusterView => ({ inventory: inv });
 const config: AdmissionConfig = { kueue: kueueCapabilities('v0.19.2'), kubeRay: kubeRayCapabilities('v1.6.2'), elasticGate: 'on' };
 
-const container = (name: string) => ({ name, image: 'rayproject/ray:2.46.0', resources: { requests: { cpu: '1', memory: '2Gi' }, limits: { cpu: '1', memory: '2Gi' } } });
+const container = (name: string) => ({ name, image: 'rayproject/ray:2.46.0',
+  resources: { requests: { cpu: '1', memory: '2Gi' }, limits: { cpu: '1', memory: '2Gi' } } });
 function rayJob(ns = 'default', labels: Record<string, string> = { 'kueue.x-k8s.io/queue-name': 'user-queue' }, workers = 2): any {
   return {
-    apiVersion: 'ray.io/v1', kind: 'RayJob', metadata: { name: 'job', namespace: ns, uid: 'job-uid', resourceVersion: '7', labels, finalizers: ['ray.io/rayjob-finalizer'] },
+    apiVersion: 'ray.io/v1', kind: 'RayJob',
+    metadata: { name: 'job', namespace: ns, uid: 'job-uid', resourceVersion: '7', labels, finalizers: ['ray.io/rayjob-finalizer'] },
     spec: {
       entrypoint: 'python x.py', shutdownAfterJobFinishes: true, suspend: false,
-      rayClusterSpec: { headGroupSpec: { rayStartParams: {}, template: { spec: { containers: [container('ray-head')] } } }, workerGroupSpecs: [{ groupName: 'w', replicas: workers, minReplicas: workers, maxReplicas: workers, template: { spec: { containers: [container('ray-worker')] } } }] },
+      rayClusterSpec: { headGroupSpec: { rayStartParams: {}, template: { spec: { containers: [container('ray-head')] } } },
+        workerGroupSpecs: [{ groupName: 'w', replicas: workers, minReplicas: workers, maxReplicas: workers,
+          template: { spec: { containers: [container('ray-worker')] } } }] },
     },
     status: { jobDeploymentStatus: 'Running' },
   };
 }
 function elasticCluster(): any {
   return {
-    apiVersion: 'ray.io/v1', kind: 'RayCluster', metadata: { name: 'elastic', namespace: 'default', labels: { 'kueue.x-k8s.io/queue-name': 'user-queue' }, annotations: { 'kueue.x-k8s.io/elastic-job': 'true' } },
+    apiVersion: 'ray.io/v1', kind: 'RayCluster', metadata: { name: 'elastic', namespace: 'default',
+      labels: { 'kueue.x-k8s.io/queue-name': 'user-queue' }, annotations: { 'kueue.x-k8s.io/elastic-job': 'true' } },
     spec: {
       enableInTreeAutoscaling: true,
       headGroupSpec: { rayStartParams: {}, template: { spec: { containers: [container('ray-head')] } } },
-      workerGroupSpecs: [{ groupName: 'w', replicas: 1, minReplicas: 0, maxReplicas: 4, template: { spec: { containers: [container('ray-worker')] } } }],
+      workerGroupSpecs: [{ groupName: 'w', replicas: 1, minReplicas: 0, maxReplicas: 4,
+        template: { spec: { containers: [container('ray-worker')] } } }],
     },
   };
 }
 const clone = (o: any) => JSON.parse(JSON.stringify(o));
-const update = (oldObject: any, object: any, operation = 'UPDATE') => ({ uid: 'u-1', kind: { group: 'ray.io', version: 'v1', kind: object.kind }, namespace: object.metadata.namespace, operation, object, oldObject });
+const update = (oldObject: any, object: any, operation = 'UPDATE') => ({ uid: 'u-1', kind: { group: 'ray.io', version: 'v1', kind: object.kind },
+  namespace: object.metadata.namespace, operation, object, oldObject });
 
 describe('updates by the cluster\'s own controllers always pass', () => {
   // The job fitted when it was created (3 CPU of 8); then the quota is lowered to 2 CPU.
@@ -91,7 +100,8 @@ describe('updates by the cluster\'s own controllers always pass', () => {
   });
 
   test('a RayService on Kueue >= 0.17 is suspended through rayClusterConfig.suspend', () => {
-    const old = { apiVersion: 'ray.io/v1', kind: 'RayService', metadata: { name: 's', namespace: 'default', labels: { 'kueue.x-k8s.io/queue-name': 'user-queue' } }, spec: { rayClusterConfig: { ...rayJob().spec.rayClusterSpec, suspend: false } } };
+    const old = { apiVersion: 'ray.io/v1', kind: 'RayService', metadata: { name: 's', namespace: 'default',
+      labels: { 'kueue.x-k8s.io/queue-name': 'user-queue' } }, spec: { rayClusterConfig: { ...rayJob().spec.rayClusterSpec, suspend: false } } };
     const suspended = clone(old);
     suspended.spec.rayClusterConfig.suspend = true;
     expect(bookkeepingOnlyUpdate(old, suspended)).toBe(true);
@@ -176,16 +186,19 @@ describe('final state: a tenant\'s object ends up with its queue label', () => {
     expect(response.status!.message).toMatch(/RayJob team-a\/job: metadata\.labels\[kueue\.x-k8s\.io\/queue-name\]: namespace "team-a" is a tenant namespace, but the object has no queue name.*Fix: set the label kueue\.x-k8s\.io\/queue-name: default .*\[tenantQueueLabel\]/);
   });
 
-  test('an impostor carrying KubeRay\'s origin label is still checked; a child (controller owner reference) passes only from KubeRay\'s operator', () => {
+  test('an impostor carrying KubeRay\'s origin label is still checked; a child (controller owner reference) passes only from '
+    + 'KubeRay\'s operator', () => {
     const impostor = rayJob('team-a', { 'ray.io/originated-from-crd': 'RayJob' });
     impostor.kind = 'RayCluster';
     impostor.spec = impostor.spec.rayClusterSpec;
-    const create = (o: any) => ({ uid: 'u', kind: { group: 'ray.io', version: 'v1', kind: 'RayCluster' }, namespace: 'team-a', operation: 'CREATE', object: o });
+    const create = (o: any) => ({ uid: 'u', kind: { group: 'ray.io', version: 'v1', kind: 'RayCluster' }, namespace: 'team-a', operation: 'CREATE',
+      object: o });
     expect(validateRayObject(create(impostor), config, view()).response.status?.message).toMatch(/\[tenantQueueLabel\]/);
     const child = clone(impostor);
     child.metadata.ownerReferences = [{ apiVersion: 'ray.io/v1', kind: 'RayJob', name: 'job', uid: 'job-uid', controller: true }];
     expect(validateRayObject(create(child), config, view()).response.status?.message).toMatch(/\[rayChildWriter\]/);
-    expect(validateRayObject({ ...create(child), userInfo: { username: 'system:serviceaccount:kuberay-system:kuberay-operator' } }, config, view()).response.allowed).toBe(true);
+    expect(validateRayObject({ ...create(child), userInfo: { username: 'system:serviceaccount:kuberay-system:kuberay-operator' } }, config,
+      view()).response.allowed).toBe(true);
   });
 
   test('removing the queue label from a tenant object is denied; an object created before the namespace became a tenant may still be edited', () => {
@@ -227,11 +240,13 @@ describe('the pure helpers', () => {
   });
 
   test('ratchetUpdate keeps every finding: what it does not deny it returns as a warning', () => {
-    const f = (rule: string, field: string) => ({ rule, field, severity: 'error' as const, object: 'RayJob default/job', message: 'm', fix: 'f', source: 'app' as const });
+    const f = (rule: string, field: string) =>
+      ({ rule, field, severity: 'error' as const, object: 'RayJob default/job', message: 'm', fix: 'f', source: 'app' as const });
     const old = rayJob();
     const changed = clone(old);
     changed.spec.entrypoint = 'y';
-    const v = ratchetUpdate(old, changed, [f('a', 'spec.entrypoint')], [f('a', 'spec.entrypoint'), f('b', 'spec.entrypoint'), f('c', 'spec.shutdownAfterJobFinishes')]);
+    const v = ratchetUpdate(old, changed, [f('a', 'spec.entrypoint')],
+      [f('a', 'spec.entrypoint'), f('b', 'spec.entrypoint'), f('c', 'spec.shutdownAfterJobFinishes')]);
     expect(v.deny.map((x) => x.rule)).toEqual(['b']);
     expect(v.warn.map((x) => x.rule)).toEqual(['a', 'c']);
   });

@@ -22,13 +22,15 @@ const PAIR: [string, string] = ['v0.19.2', 'v1.6.2'];
 const describeCerts = describeOnPair('certificates', PAIR);
 const MUTATING = '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/cdk8s-kueue-ray-mutating';
 
-const controllerObjects = (props: AdmissionControllerProps = {}) => new AdmissionController(new App({ outdir: '/tmp/unused' }), 'controller', props).toJson();
+const controllerObjects = (props: AdmissionControllerProps = {}) => new AdmissionController(new App({ outdir: '/tmp/unused' }), 'controller',
+  props).toJson();
 
 describeCerts('controller certificates', () => {
   let cluster: TestCluster;
   beforeAll(async () => {
     cluster = await TestCluster.start({ kueue: PAIR[0], kubeRay: PAIR[1], controllers: false });
-    for (const o of controllerObjects().filter((x: any) => ['Namespace', 'MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration'].includes(x.kind))) await cluster.client.apply(o);
+    for (const o of controllerObjects().filter((x: any) => ['Namespace', 'MutatingWebhookConfiguration',
+      'ValidatingWebhookConfiguration'].includes(x.kind))) await cluster.client.apply(o);
   }, 300000);
   afterAll(async () => { await cluster?.stop(); }, 60000);
 
@@ -75,16 +77,19 @@ describeCerts('controller certificates', () => {
   test('the serving certificate rotated while 200 reviews per second arrive through the API server: no admission fails', async () => {
     // A separate Secret, so the renewal below starts from a fresh pair valid for 127.0.0.1 (the URL the API server calls).
     const store = new CertificateStore({
-      kubeconfigFile: cluster.kubeconfig, namespace: 'cdk8s-kueue-ray-system', service: 'cdk8s-kueue-ray-controller', secretName: 'rotation-under-load-tls',
+      kubeconfigFile: cluster.kubeconfig, namespace: 'cdk8s-kueue-ray-system', service: 'cdk8s-kueue-ray-controller',
+      secretName: 'rotation-under-load-tls',
       mutatingWebhookConfiguration: 'rotation-none', validatingWebhookConfiguration: 'rotation-none', extraIps: ['127.0.0.1'],
     });
     const pair = await store.ensure();
     const renewing = new CertificateStore({
-      kubeconfigFile: cluster.kubeconfig, namespace: 'cdk8s-kueue-ray-system', service: 'cdk8s-kueue-ray-controller', secretName: 'rotation-under-load-tls',
+      kubeconfigFile: cluster.kubeconfig, namespace: 'cdk8s-kueue-ray-system', service: 'cdk8s-kueue-ray-controller',
+      secretName: 'rotation-under-load-tls',
       mutatingWebhookConfiguration: 'rotation-none', validatingWebhookConfiguration: 'rotation-none', extraIps: ['127.0.0.1'], renewBeforeDays: 400,
     });
     const empty = { localQueues: [], clusterQueues: [], cohorts: [], priorityClasses: [], namespaces: [] };
-    const server = new WebhookServer({ cert: pair.cert, key: pair.key, workers: 1, config: { kueue: kueueCapabilities(PAIR[0]), kubeRay: kubeRayCapabilities(PAIR[1]), elasticGate: 'on' }, view: () => ({ inventory: empty }) });
+    const server = new WebhookServer({ cert: pair.cert, key: pair.key, workers: 1,
+      config: { kueue: kueueCapabilities(PAIR[0]), kubeRay: kubeRayCapabilities(PAIR[1]), elasticGate: 'on' }, view: () => ({ inventory: empty }) });
     const port = await server.listen();
     const cfgPath = '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/rotation-under-load';
     try {
@@ -93,12 +98,15 @@ describeCerts('controller certificates', () => {
         apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration', metadata: { name: 'rotation-under-load' },
         webhooks: [{
           name: 'rotation.cdk8s-kueue-ray.io', clientConfig: { url: `https://127.0.0.1:${port}/validate`, caBundle: Buffer.from(pair.caCert).toString('base64') },
-          rules: [{ apiGroups: ['ray.io'], apiVersions: ['v1'], operations: ['CREATE'], resources: ['rayjobs'] }], failurePolicy: 'Fail', sideEffects: 'None', admissionReviewVersions: ['v1'], timeoutSeconds: 5,
+          rules: [{ apiGroups: ['ray.io'], apiVersions: ['v1'], operations: ['CREATE'], resources: ['rayjobs'] }], failurePolicy: 'Fail',
+          sideEffects: 'None', admissionReviewVersions: ['v1'], timeoutSeconds: 5,
         }],
       });
       const job = (i: number) => ({
         apiVersion: 'ray.io/v1', kind: 'RayJob', metadata: { name: `rot-${i}`, namespace: 'default' },
-        spec: { entrypoint: 'x', shutdownAfterJobFinishes: true, rayClusterSpec: { headGroupSpec: { rayStartParams: {}, template: { spec: { containers: [{ name: 'ray-head', image: 'rayproject/ray:2.46.0', resources: { requests: { cpu: '1', memory: '1Gi' } } }] } } } } },
+        spec: { entrypoint: 'x', shutdownAfterJobFinishes: true,
+          rayClusterSpec: { headGroupSpec: { rayStartParams: {}, template: { spec: { containers: [{ name: 'ray-head', image: 'rayproject/ray:2.46.0',
+            resources: { requests: { cpu: '1', memory: '1Gi' } } }] } } } } },
       });
       await waitFor('the API server to call the webhook', async () => cluster.client.create(job(0), true).then(() => true, () => false), 30000, 200);
       const served = () => (server.metrics.render().match(/kueue_ray_admission_duration_seconds_count\{path="\/validate"\} (\d+)/)?.[1] ?? '0');
@@ -128,13 +136,15 @@ describeCerts('controller certificates', () => {
       expect(renewed.caCert).toBe(pair.caCert);
       const statuses = await Promise.all(results);
       const failed = statuses.filter((st) => st !== 201);
-      process.stdout.write(`[certificates] ${statuses.length} dry-run creates over the rotation, ${failed.length} failed, ${Number(served()) - before} reviews served\n`);
+      process.stdout.write(`[certificates] ${statuses.length} dry-run creates over the rotation, ${failed.length} `
+        + `failed, ${Number(served()) - before} reviews served\n`);
       expect(failures).toEqual([]);
       expect(failed).toEqual([]);
       expect(Number(served()) - before).toBe(statuses.length);
       // New connections get the renewed certificate.
       const peer = await new Promise<string>((resolve, reject) => {
-        const sock = tls.connect({ host: '127.0.0.1', port, ca: pair.caCert, servername: 'cdk8s-kueue-ray-controller.cdk8s-kueue-ray-system.svc' }, () => { resolve(sock.getPeerX509Certificate()!.toString()); sock.end(); });
+        const sock = tls.connect({ host: '127.0.0.1', port, ca: pair.caCert, servername: 'cdk8s-kueue-ray-controller.cdk8s-kueue-ray-system.svc' },
+          () => { resolve(sock.getPeerX509Certificate()!.toString()); sock.end(); });
         sock.on('error', reject);
       });
       expect(new X509Certificate(renewed.cert).serialNumber).toBe(new X509Certificate(peer).serialNumber);
@@ -149,7 +159,8 @@ describeCerts('controller certificates', () => {
     await cluster.client.delete(SECRET).catch(() => undefined); // left by the tests above
     const port = await freePort();
     const controller = await startImageController({
-      args: ['controller', '--namespace=cdk8s-kueue-ray-system', '--service=cdk8s-kueue-ray-controller', '--webhook-configurations=cdk8s-kueue-ray-mutating,cdk8s-kueue-ray-validating',
+      args: ['controller', '--namespace=cdk8s-kueue-ray-system', '--service=cdk8s-kueue-ray-controller',
+        '--webhook-configurations=cdk8s-kueue-ray-mutating,cdk8s-kueue-ray-validating',
         `--kubeconfig=${FILES_MOUNT}/kubeconfig`, '--host=127.0.0.1', `--port=${port}`],
       files: { kubeconfig: fs.readFileSync(cluster.kubeconfig) },
     });
@@ -164,7 +175,8 @@ describeCerts('controller certificates', () => {
       }
       // What the API server does: trust the caBundle, check the Service's DNS name.
       const served = await new Promise<string>((resolve, reject) => {
-        https.get({ host: '127.0.0.1', port, path: '/healthz', ca, servername: 'cdk8s-kueue-ray-controller.cdk8s-kueue-ray-system.svc', agent: false }, (res) => {
+        https.get({ host: '127.0.0.1', port, path: '/healthz', ca, servername: 'cdk8s-kueue-ray-controller.cdk8s-kueue-ray-system.svc',
+          agent: false }, (res) => {
           res.resume();
           resolve((res.socket as any).getPeerCertificate(false).raw.toString('base64'));
         }).on('error', reject);
@@ -181,14 +193,16 @@ describeCerts('controller certificates', () => {
       for (const d of parseAllDocuments(await readCertManagerCrd(plural))) if (d.toJS()) await cluster.client.apply(d.toJS());
     }
     await waitFor('cert-manager CRDs Established', async () => {
-      const crds = await Promise.all(['certificates', 'issuers'].map((p) => cluster.client.get(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${p}.cert-manager.io`)));
+      const crds = await Promise.all(['certificates',
+        'issuers'].map((p) => cluster.client.get(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${p}.cert-manager.io`)));
       return crds.every((c) => c.status?.conditions?.some((x: any) => x.type === 'Established' && x.status === 'True'));
     }, 10000, 100);
     const objs = controllerObjects({ certManager: {} });
     const cm = objs.filter((o: any) => o.apiVersion === 'cert-manager.io/v1');
     expect(cm).toHaveLength(4);
     for (const o of objs) await cluster.client.apply(o);
-    const cert = await cluster.client.get('/apis/cert-manager.io/v1/namespaces/cdk8s-kueue-ray-system/certificates/cdk8s-kueue-ray-controller-serving');
+    const cert = await cluster.client.get(
+      '/apis/cert-manager.io/v1/namespaces/cdk8s-kueue-ray-system/certificates/cdk8s-kueue-ray-controller-serving');
     expect(cert.spec.dnsNames).toContain('cdk8s-kueue-ray-controller.cdk8s-kueue-ray-system.svc');
     const mwc = await cluster.client.get(MUTATING);
     expect(mwc.metadata.annotations['cert-manager.io/inject-ca-from']).toBe('cdk8s-kueue-ray-system/cdk8s-kueue-ray-controller-serving');

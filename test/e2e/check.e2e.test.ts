@@ -13,13 +13,15 @@ import { bundledBin } from '../support/bundle';
 const PAIR: [string, string] = ['v0.19.2', 'v1.6.2'];
 const API = 'kueue.x-k8s.io/v1beta2';
 
-const quota = (cpu: string) => [{ coveredResources: ['cpu', 'memory'], flavors: [{ name: 'default-flavor', resources: [{ name: 'cpu', nominalQuota: cpu }, { name: 'memory', nominalQuota: '6G' }] }] }];
+const quota = (cpu: string) => [{ coveredResources: ['cpu', 'memory'],
+  flavors: [{ name: 'default-flavor', resources: [{ name: 'cpu', nominalQuota: cpu }, { name: 'memory', nominalQuota: '6G' }] }] }];
 const QUEUE_OBJECTS = [
   { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ml', labels: { team: 'ml' } } },
   { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'other' } },
   { apiVersion: API, kind: 'ResourceFlavor', metadata: { name: 'default-flavor' }, spec: {} },
   { apiVersion: API, kind: 'ClusterQueue', metadata: { name: 'cluster-queue' }, spec: { namespaceSelector: {}, resourceGroups: quota('3') } },
-  { apiVersion: API, kind: 'ClusterQueue', metadata: { name: 'ml-only' }, spec: { namespaceSelector: { matchLabels: { team: 'ml' } }, resourceGroups: quota('8') } },
+  { apiVersion: API, kind: 'ClusterQueue', metadata: { name: 'ml-only' },
+    spec: { namespaceSelector: { matchLabels: { team: 'ml' } }, resourceGroups: quota('8') } },
   { apiVersion: API, kind: 'LocalQueue', metadata: { name: 'user-queue', namespace: 'default' }, spec: { clusterQueue: 'cluster-queue' } },
   { apiVersion: API, kind: 'LocalQueue', metadata: { name: 'ml-queue', namespace: 'ml' }, spec: { clusterQueue: 'ml-only' } },
   { apiVersion: API, kind: 'LocalQueue', metadata: { name: 'ml-queue', namespace: 'other' }, spec: { clusterQueue: 'ml-only' } },
@@ -35,7 +37,8 @@ function job(name: string, namespace: string, queue: string, workerCpu: string, 
       entrypoint: 'python -c "print(1)"', shutdownAfterJobFinishes: true,
       rayClusterSpec: {
         headGroupSpec: { template: { spec: { containers: [{ name: 'ray-head', image: 'rayproject/ray:2.46.0', resources: res('1') }] } } },
-        workerGroupSpecs: [{ groupName: 'w', replicas: 1, minReplicas: 1, maxReplicas: 1, template: { spec: { containers: [{ name: 'ray-worker', image: 'rayproject/ray:2.46.0', resources: res(workerCpu) }] } } }],
+        workerGroupSpecs: [{ groupName: 'w', replicas: 1, minReplicas: 1, maxReplicas: 1,
+          template: { spec: { containers: [{ name: 'ray-worker', image: 'rayproject/ray:2.46.0', resources: res(workerCpu) }] } } }],
       },
     },
   };
@@ -90,8 +93,10 @@ describeOnPair('check --kubeconfig', PAIR)('check --kubeconfig', () => {
   test('the Kueue version and elastic gate from the cluster\'s kueue-controller-manager Deployment and ConfigMap', async () => {
     fs.writeFileSync(path.join(dir, 'elastic.yaml'), stringify({
       apiVersion: 'ray.io/v1', kind: 'RayCluster',
-      metadata: { name: 'el', namespace: 'default', labels: { 'kueue.x-k8s.io/queue-name': 'user-queue' }, annotations: { 'kueue.x-k8s.io/elastic-job': 'true' } },
-      spec: { headGroupSpec: { template: { spec: { containers: [{ name: 'ray-head', image: 'rayproject/ray:2.46.0', resources: { requests: { cpu: '1', memory: '1Gi' } } }] } } } },
+      metadata: { name: 'el', namespace: 'default', labels: { 'kueue.x-k8s.io/queue-name': 'user-queue' },
+        annotations: { 'kueue.x-k8s.io/elastic-job': 'true' } },
+      spec: { headGroupSpec: { template: { spec: { containers: [{ name: 'ray-head', image: 'rayproject/ray:2.46.0',
+        resources: { requests: { cpu: '1', memory: '1Gi' } } }] } } } },
     }));
     // Before the install: defaults (v0.19.2, whose gate is on by default; unknown here, so no finding).
     const before = JSON.parse(check('elastic.yaml', `--kubeconfig=${cluster.kubeconfig}`, '--output=json').out);
@@ -99,19 +104,22 @@ describeOnPair('check --kubeconfig', PAIR)('check --kubeconfig', () => {
     await cluster.client.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'kueue-system' } });
     await cluster.client.apply({
       apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'kueue-manager-config', namespace: 'kueue-system' },
-      data: { 'controller_manager_config.yaml': stringify({ apiVersion: 'config.kueue.x-k8s.io/v1beta1', kind: 'Configuration', featureGates: { ElasticJobsViaWorkloadSlices: false } }) },
+      data: { 'controller_manager_config.yaml': stringify({ apiVersion: 'config.kueue.x-k8s.io/v1beta1', kind: 'Configuration',
+        featureGates: { ElasticJobsViaWorkloadSlices: false } }) },
     });
     await cluster.client.apply({
       apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'kueue-controller-manager', namespace: 'kueue-system' },
       spec: {
         replicas: 0, selector: { matchLabels: { app: 'kueue' } },
-        template: { metadata: { labels: { app: 'kueue' } }, spec: { containers: [{ name: 'manager', image: 'registry.k8s.io/kueue/kueue:v0.19.2', args: ['--config=/controller_manager_config.yaml'] }] } },
+        template: { metadata: { labels: { app: 'kueue' } }, spec: { containers: [{ name: 'manager', image: 'registry.k8s.io/kueue/kueue:v0.19.2',
+          args: ['--config=/controller_manager_config.yaml'] }] } },
       },
     });
     const after = check('elastic.yaml', `--kubeconfig=${cluster.kubeconfig}`, '--output=json');
     const r = JSON.parse(after.out);
     expect(r.context).toMatchObject({ kueue: 'v0.19.2', kueueFrom: 'cluster', elasticGate: 'off', elasticGateFrom: 'cluster' });
-    const annotationLine = fs.readFileSync(path.join(dir, 'elastic.yaml'), 'utf8').split('\n').findIndex((l) => l.includes('kueue.x-k8s.io/elastic-job')) + 1;
+    const annotationLine = fs.readFileSync(path.join(dir, 'elastic.yaml'), 'utf8').split('\n')
+      .findIndex((l) => l.includes('kueue.x-k8s.io/elastic-job')) + 1;
     expect(r.findings.map((f: any) => [f.rule, f.severity, f.location.line])).toEqual([['elasticFeatureGate', 'error', annotationLine]]);
     expect(after.code).toBe(1);
   });

@@ -13,7 +13,8 @@ import { probeStatus, reviewBadRayJob } from '../support/webhook-probe';
 test('the image runs node on the bundle as 65532:65532 and holds nothing else', () => {
   const { config, rootfs } = unpackImage();
   expect(config.User).toBe('65532:65532');
-  expect(config.Entrypoint).toEqual(['/usr/bin/node', ...JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8'))['cdk8s-kueue-ray'].controllerNodeFlags, '/app/cdk8s-kueue-ray.js']);
+  expect(config.Entrypoint).toEqual(['/usr/bin/node',
+    ...JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8'))['cdk8s-kueue-ray'].controllerNodeFlags, '/app/cdk8s-kueue-ray.js']);
   expect(config.Entrypoint).toContain('--max-semi-space-size=4');
   expect(config.Cmd).toEqual(['controller']);
   const files: string[] = [];
@@ -36,7 +37,8 @@ test('from its own read-only root as uid 65532: serves TLS, decides a review in 
   const pki = makePki(path.join(tmpdir(), 'image-pki'));
   const port = await freePort();
   const c = await startImageController({
-    args: ['controller', `--tls-cert-file=${FILES_MOUNT}/tls.crt`, `--tls-key-file=${FILES_MOUNT}/tls.key`, `--port=${port}`, '--host=127.0.0.1', '--reconciler=false'],
+    args: ['controller', `--tls-cert-file=${FILES_MOUNT}/tls.crt`, `--tls-key-file=${FILES_MOUNT}/tls.key`, `--port=${port}`, '--host=127.0.0.1',
+      '--reconciler=false'],
     files: { 'tls.crt': fs.readFileSync(pki.servingCrt), 'tls.key': fs.readFileSync(pki.servingKey) },
   });
   try {

@@ -33,7 +33,8 @@ describeInstall('install charts on Kueue %s + KubeRay %s', (kueue, kubeRay) => {
     const vendor = vendorDir()!;
     const app = buildExamples({
       outdir: tmpdir(), kueue, kubeRay, controller: {},
-      install: { kueueManifest: path.join(vendor, 'kueue', kueue, 'manifests.yaml'), kubeRayCrdDir: path.join(vendor, 'kuberay', kubeRay, 'ray-operator', 'config', 'crd', 'bases') },
+      install: { kueueManifest: path.join(vendor, 'kueue', kueue, 'manifests.yaml'),
+        kubeRayCrdDir: path.join(vendor, 'kuberay', kubeRay, 'ray-operator', 'config', 'crd', 'bases') },
     });
     app.synth();
     const files = readManifestDir(app.outdir);
@@ -46,7 +47,8 @@ describeInstall('install charts on Kueue %s + KubeRay %s', (kueue, kubeRay) => {
     expect(Object.keys(files)).toContain('0007-controller');
 
     const env = { ...process.env, KUBECTL: binary(`kubectl-${K8S_VERSION}`) };
-    const apply = (extra: string[]) => execFileSync(process.execPath, [path.join(REPO_ROOT, 'scripts', 'apply.js'), app.outdir, '--kubeconfig', cluster.kubeconfig, ...extra], { env, stdio: 'pipe' }).toString();
+    const apply = (extra: string[]) => execFileSync(process.execPath,
+      [path.join(REPO_ROOT, 'scripts', 'apply.js'), app.outdir, '--kubeconfig', cluster.kubeconfig, ...extra], { env, stdio: 'pipe' }).toString();
     // A server dry-run cannot create namespaces or CRDs for the objects after them: the harness
     // installed the CRDs, and the namespaces are created first, as a real dry-run needs.
     for (const ns of objects.filter((o) => o.kind === 'Namespace')) await cluster.client.apply(ns);

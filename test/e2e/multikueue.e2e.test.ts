@@ -43,7 +43,8 @@ function clusterSpec(): any {
   const template = (name: string) => ({ spec: { containers: [{ name, image: 'rayproject/ray:2.46.0', resources }] } });
   return {
     rayVersion: '2.46.0', headGroupSpec: { rayStartParams: {}, template: template('ray-head') },
-    workerGroupSpecs: [{ groupName: 'small-group', replicas: 1, minReplicas: 1, maxReplicas: 1, rayStartParams: {}, template: template('ray-worker') }],
+    workerGroupSpecs: [{ groupName: 'small-group', replicas: 1, minReplicas: 1, maxReplicas: 1, rayStartParams: {},
+      template: template('ray-worker') }],
   };
 }
 const queued = (kind: string, name: string, spec: any) => ({
@@ -106,7 +107,8 @@ describePairs('MultiKueue e2e on Kueue %s + KubeRay %s', (kueue, kubeRay) => {
       timings[name] = (Date.now() - t) / 1000;
     }
     manager = clusters.manager.client;
-    process.stdout.write(`[e2e multikueue] started manager + ${WORKERS.length} workers: ${Object.entries(timings).map(([n, s]) => `${n} ${s.toFixed(1)} s`).join(', ')}\n`);
+    process.stdout.write(`[e2e multikueue] started manager + ${WORKERS.length} `
+      + `workers: ${Object.entries(timings).map(([n, s]) => `${n} ${s.toFixed(1)} s`).join(', ')}\n`);
   }, 900000);
 
   afterAll(async () => {
@@ -133,7 +135,8 @@ describePairs('MultiKueue e2e on Kueue %s + KubeRay %s', (kueue, kubeRay) => {
       expect(out).not.toMatch(/eyJ/); // no token on stdout
     }
     // dry-run shows the Secret's shape without a credential
-    const dry = execFileSync(path.join(REPO_ROOT, 'scripts', 'multikueue-kubeconfig.sh'), ['--worker-context', 'worker-1', '--manager-context', 'manager', '--cluster', 'worker-1', '--dry-run'], { env, encoding: 'utf8' });
+    const dry = execFileSync(path.join(REPO_ROOT, 'scripts', 'multikueue-kubeconfig.sh'),
+      ['--worker-context', 'worker-1', '--manager-context', 'manager', '--cluster', 'worker-1', '--dry-run'], { env, encoding: 'utf8' });
     expect(dry).toContain('<redacted>');
     expect(dry).not.toMatch(/eyJ/);
     fs.rmSync(kdir, { recursive: true, force: true });
@@ -142,15 +145,18 @@ describePairs('MultiKueue e2e on Kueue %s + KubeRay %s', (kueue, kubeRay) => {
       const cs = await manager.list(wlApi(), 'MultiKueueCluster');
       return cs.length === WORKERS.length && cs.every((c) => cond(c, 'Active')?.status === 'True');
     });
-    await waitLogged('the AdmissionCheck Active', async () => cond(await manager.get(objectPath({ apiVersion: wlApi(), kind: 'AdmissionCheck', metadata: { name: 'multikueue' } })), 'Active')?.status === 'True');
+    await waitLogged('the AdmissionCheck Active', async () => cond(await manager.get(objectPath({ apiVersion: wlApi(), kind: 'AdmissionCheck',
+      metadata: { name: 'multikueue' } })), 'Active')?.status === 'True');
     // Our controller on the manager, as the AdmissionController construct deploys it (reconciler on).
     await manager.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'cdk8s-kueue-ray-system' } });
     const pki = makePki(path.join(tmpdir(), 'mk-serving'));
     controller = await startImageController({
       name: `mk-${kueue}`,
-      args: ['controller', `--kueue-version=${kueue}`, `--kuberay-version=${kubeRay}`, '--namespace=cdk8s-kueue-ray-system', `--kubeconfig=${FILES_MOUNT}/kubeconfig`,
+      args: ['controller', `--kueue-version=${kueue}`, `--kuberay-version=${kubeRay}`, '--namespace=cdk8s-kueue-ray-system',
+        `--kubeconfig=${FILES_MOUNT}/kubeconfig`,
         `--tls-cert-file=${FILES_MOUNT}/tls.crt`, `--tls-key-file=${FILES_MOUNT}/tls.key`, '--host=127.0.0.1', `--port=${await freePort()}`],
-      files: { kubeconfig: fs.readFileSync(clusters.manager.kubeconfig), 'tls.crt': fs.readFileSync(pki.servingCrt), 'tls.key': fs.readFileSync(pki.servingKey) },
+      files: { kubeconfig: fs.readFileSync(clusters.manager.kubeconfig), 'tls.crt': fs.readFileSync(pki.servingCrt),
+        'tls.key': fs.readFileSync(pki.servingKey) },
       env: { POD_NAME: 'mk-manager' },
     });
     await controller.waitForLog(/"msg":"reconciler started"/, 60000);
@@ -167,13 +173,16 @@ describePairs('MultiKueue e2e on Kueue %s + KubeRay %s', (kueue, kubeRay) => {
     );
     return { kueue: kueueCapabilities(kueue), kubeRay: kubeRayCapabilities(kubeRay), inventory };
   };
-  const workloadOf = async (name: string) => (await manager.list(wlApi(), 'Workload', 'default')).find((w) => (w.metadata.ownerReferences ?? []).some((o: any) => o.name === name));
+  const workloadOf = async (name: string) => (await manager.list(wlApi(), 'Workload',
+    'default')).find((w) => (w.metadata.ownerReferences ?? []).some((o: any) => o.name === name));
   const clusterOf = (wl: any) => wl?.status?.clusterName as string | undefined;
 
-  step('2. a RayJob goes to a worker with room; its KubeRay creates the RayCluster; the manager\'s Workload names the worker; the manager runs nothing', async () => {
+  step('2. a RayJob goes to a worker with room; its KubeRay creates the RayCluster; the manager\'s Workload names the worker; the '
+    + 'manager runs nothing', async () => {
     const [a] = jobs();
     await manager.apply(a);
-    const wl = await waitLogged('the manager Workload dispatched', async () => { const w = await workloadOf(a.metadata.name); return clusterOf(w) ? w : false; });
+    const wl = await waitLogged('the manager Workload dispatched',
+      async () => { const w = await workloadOf(a.metadata.name); return clusterOf(w) ? w : false; });
     const worker = clusterOf(wl)!;
     expect(WORKERS).toContain(worker);
     expect((wl.status.admissionChecks ?? []).find((c: any) => c.name === 'multikueue')?.state).toBe('Ready');
@@ -192,16 +201,19 @@ describePairs('MultiKueue e2e on Kueue %s + KubeRay %s', (kueue, kubeRay) => {
     const [a, b] = jobs();
     const first = clusterOf(await workloadOf(a.metadata.name));
     await manager.apply(b);
-    const wl = await waitLogged('the second Workload dispatched', async () => { const w = await workloadOf(b.metadata.name); return clusterOf(w) ? w : false; });
+    const wl = await waitLogged('the second Workload dispatched',
+      async () => { const w = await workloadOf(b.metadata.name); return clusterOf(w) ? w : false; });
     expect(clusterOf(wl)).not.toBe(first);
-    await waitLogged('its RayCluster on the other worker', async () => (await clusters[clusterOf(wl)!].client.list(RAY, 'RayCluster', 'default')).length === 1);
+    await waitLogged('its RayCluster on the other worker',
+      async () => (await clusters[clusterOf(wl)!].client.list(RAY, 'RayCluster', 'default')).length === 1);
   }, 300000);
 
   step('4. with neither worker having room a third RayJob stays pending on the manager, its check not Ready', async () => {
     const [a] = jobs();
     const third = { ...JSON.parse(JSON.stringify(a)), metadata: { ...a.metadata, name: 'mk-job-3' } };
     await manager.apply(third);
-    const wl = await waitLogged('the third Workload to hold quota on the manager', async () => { const w = await workloadOf('mk-job-3'); return cond(w, 'QuotaReserved')?.status === 'True' ? w : false; });
+    const wl = await waitLogged('the third Workload to hold quota on the manager',
+      async () => { const w = await workloadOf('mk-job-3'); return cond(w, 'QuotaReserved')?.status === 'True' ? w : false; });
     await new Promise((r) => setTimeout(r, 10000)); // time for a (wrong) dispatch
     const again = await workloadOf('mk-job-3');
     expect(clusterOf(again)).toBeUndefined();
@@ -235,38 +247,45 @@ describePairs('MultiKueue e2e on Kueue %s + KubeRay %s', (kueue, kubeRay) => {
     expect(errorsOf(evaluateRayObject(rc, policyContext())).map(formatFinding)).toEqual([]);
     expect(errorsOf(evaluateRayObject({ ...rc, spec: clusterSpec() }, policyContext())).map(formatFinding).join('\n')).toMatch(/Expecting spec.managedBy/);
     await manager.create(rc);
-    const wl = await waitLogged('the RayCluster dispatched', async () => { const w = await workloadOf('mk-cluster'); return clusterOf(w) ? w : false; });
+    const wl = await waitLogged('the RayCluster dispatched',
+      async () => { const w = await workloadOf('mk-cluster'); return clusterOf(w) ? w : false; });
     const wc = clusters[clusterOf(wl)!].client;
     await waitLogged('the copy admitted on the worker (unsuspended, KubeRay made its head pod)', async () => {
       const copy = await wc.getOrUndefined(objectPath(rc));
-      return copy && copy.spec.suspend !== true && (await wc.list('v1', 'Pod', 'default')).some((p) => p.metadata.labels?.['ray.io/cluster'] === 'mk-cluster');
+      return copy && copy.spec.suspend !== true
+        && (await wc.list('v1', 'Pod', 'default')).some((p) => p.metadata.labels?.['ray.io/cluster'] === 'mk-cluster');
     });
     expect((await manager.list('v1', 'Pod', 'default')).filter((p) => p.metadata.labels?.['ray.io/cluster'] === 'mk-cluster')).toEqual([]);
     await manager.delete(objectPath(rc));
     await waitLogged('the RayCluster copy gone', async () => (await wc.getOrUndefined(objectPath(rc))) === undefined);
   }, 300000);
 
-  const rayService = kueue !== '-' && kueueCapabilities(kueue).multiKueueRayKinds.includes('RayService') && kubeRayCapabilities(kubeRay).rayServiceManagedBy;
+  const rayService = kueue !== '-' && kueueCapabilities(kueue).multiKueueRayKinds.includes('RayService')
+    && kubeRayCapabilities(kubeRay).rayServiceManagedBy;
   if (!rayService) {
     step('7. a RayService where MultiKueue or KubeRay cannot dispatch it is refused by the policy, naming the version', async () => {
-      const svc = queued('RayService', 'mk-service', { managedBy: 'kueue.x-k8s.io/multikueue', rayClusterConfig: clusterSpec(), serveConfigV2: 'applications: []' });
+      const svc = queued('RayService', 'mk-service',
+        { managedBy: 'kueue.x-k8s.io/multikueue', rayClusterConfig: clusterSpec(), serveConfigV2: 'applications: []' });
       expect(errorsOf(evaluateRayObject(svc, policyContext())).map(formatFinding).join('\n')).toMatch(/v0\.17\.0|v1\.6\.0/);
     }, 60000);
   }
   // Only where it can dispatch; elsewhere the step above asserts the refusal.
   const dispatchStep = rayService ? step : ((() => undefined) as typeof step);
-  dispatchStep('7. a RayService (Kueue >= 0.17, KubeRay >= 1.6) is dispatched; the worker\'s KubeRay creates its RayCluster; deleting it removes the copy', async () => {
+  dispatchStep('7. a RayService (Kueue >= 0.17, KubeRay >= 1.6) is dispatched; the worker\'s KubeRay creates its RayCluster; deleting '
+    + 'it removes the copy', async () => {
     const svc = queued('RayService', 'mk-service', {
       managedBy: 'kueue.x-k8s.io/multikueue', rayClusterConfig: clusterSpec(),
       serveConfigV2: 'applications:\n  - name: app\n    import_path: app:deployment\n    route_prefix: /\n',
     });
     expect(errorsOf(evaluateRayObject(svc, policyContext())).map(formatFinding)).toEqual([]);
     await manager.create(svc);
-    const wl = await waitLogged('the RayService dispatched', async () => { const w = await workloadOf('mk-service'); return clusterOf(w) ? w : false; });
+    const wl = await waitLogged('the RayService dispatched',
+      async () => { const w = await workloadOf('mk-service'); return clusterOf(w) ? w : false; });
     const wc = clusters[clusterOf(wl)!].client;
     await waitLogged('the worker\'s KubeRay created the RayService\'s RayCluster', async () => {
       const copy = await wc.getOrUndefined(objectPath(svc));
-      return copy && (await wc.list(RAY, 'RayCluster', 'default')).some((c) => (c.metadata.ownerReferences ?? []).some((o: any) => o.uid === copy.metadata.uid));
+      return copy && (await wc.list(RAY, 'RayCluster',
+        'default')).some((c) => (c.metadata.ownerReferences ?? []).some((o: any) => o.uid === copy.metadata.uid));
     });
     expect(await manager.list(RAY, 'RayCluster', 'default')).toEqual([]);
     await manager.delete(objectPath(svc));

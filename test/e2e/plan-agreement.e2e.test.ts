@@ -120,7 +120,9 @@ function observe(workloads: readonly any[], r: Running): Map<string, Observed> {
     if (wasPreempted(w)) r.preempted.add(owner);
     const c = kueueCategory(w);
     if (c === 'admitted') {
-      o.admitted.push((w.status?.admission?.podSetAssignments ?? []).map((a: any) => `${a.name}:${Object.entries(a.flavors ?? {}).map(([k, v]) => `${k}=${strip(String(v))}`).sort().join('+')}`).sort().join(','));
+      o.admitted.push((w.status?.admission?.podSetAssignments
+        ?? []).map((a: any) => `${a.name}:${Object.entries(a.flavors ?? {}).map(([k, v]) => `${k}=${strip(String(v))}`).sort().join('+')}`).sort()
+        .join(','));
     } else {
       o.pending.push(c);
     }
@@ -143,7 +145,8 @@ function predicted(s: PlanScenario, kueue: string, prefix?: string): { byName: M
   for (const w of plan.workloads) {
     const o = byName.get(w.name) ?? { admitted: [], pending: [], preempted: false };
     if (w.outcome === 'admitted' || w.outcome === 'admitted-by-preempting') {
-      o.admitted.push((w.admission ?? []).map((a) => `${a.podSet}:${Object.entries(a.flavors).map(([k, v]) => `${k}=${strip(v)}`).sort().join('+')}`).sort().join(','));
+      o.admitted.push((w.admission ?? []).map((a) => `${a.podSet}:${Object.entries(a.flavors).map(([k, v]) => `${k}=${strip(v)}`).sort().join('+')}`)
+        .sort().join(','));
     } else if (w.outcome === 'not-queued') {
       o.pending.push('no Workload');
     } else {
@@ -192,7 +195,8 @@ async function runBatch(cluster: TestCluster, kueue: string, scenarios: PlanScen
       if (!obj) return;
       if (r.created.has(obj.metadata.name)) {
         // An elastic object again: a scale of its worker replicas.
-        const ops = obj.spec.workerGroupSpecs.map((g: any, i: number) => ({ op: 'replace', path: `/spec/workerGroupSpecs/${i}/replicas`, value: g.replicas }));
+        const ops = obj.spec.workerGroupSpecs.map((g: any, i: number) =>
+          ({ op: 'replace', path: `/spec/workerGroupSpecs/${i}/replicas`, value: g.replicas }));
         const res = await client.request('PATCH', objectPath(obj), ops, 'application/json-patch+json');
         if (res.status >= 300) throw new Error(`scale of ${obj.metadata.name}: HTTP ${res.status}: ${JSON.stringify(res.body)}`);
         return;
@@ -211,7 +215,8 @@ async function runBatch(cluster: TestCluster, kueue: string, scenarios: PlanScen
     for (const name of new Set([...want.keys(), ...got.keys()])) {
       const a = want.get(name);
       const b = got.get(name);
-      if (!a || !b || summary(a) !== summary(b)) diffs.push(`${name}: plan says ${a ? summary(a) : 'nothing'}; Kueue did ${b ? summary(b) : 'nothing'}`);
+      if (!a || !b || summary(a) !== summary(b)) diffs.push(`${name}: plan says ${a ? summary(a) : 'nothing'}; Kueue `
+        + `did ${b ? summary(b) : 'nothing'}`);
     }
     out.push({ scenario: r.scenario, diffs });
   }
@@ -249,7 +254,8 @@ describeVersions('plan agrees with Kueue %s (KubeRay %s CRDs, no operator)', (ku
     const t0 = Date.now();
     const fixed = fixedScenarios(kueue);
     const { scenarios: random, skipped: ambiguous } = randomScenarios(kueue, SEED, RANDOM);
-    process.stdout.write(`[plan-agreement] Kueue ${kueue}: seed ${SEED} (PLAN_AGREEMENT_SEED=${SEED} replays it); ${ambiguous} random scenario(s) skipped as timing-ambiguous\n`);
+    process.stdout.write(`[plan-agreement] Kueue ${kueue}: seed ${SEED} (PLAN_AGREEMENT_SEED=${SEED} replays it); ${ambiguous} random scenario(s) `
+      + 'skipped as timing-ambiguous\n');
     const all = [...fixed, ...random];
     const results: Outcome[] = [];
     for (let i = 0; i < all.length; i += BATCH) results.push(...await runBatch(cluster, kueue, all.slice(i, i + BATCH), i));
@@ -258,12 +264,14 @@ describeVersions('plan agrees with Kueue %s (KubeRay %s CRDs, no operator)', (ku
     for (const f of failed) {
       const file = path.join(OUT, `${kueue}-${f.scenario.name}.json`);
       fs.writeFileSync(file, JSON.stringify({ kueueVersion: kueue, seed: SEED, ...f.scenario }, null, 2));
-      process.stdout.write(`[plan-agreement] DISAGREE ${kueue} ${f.scenario.name} (scenario file ${file}):\n${f.diffs.map((d) => `    ${d}`).join('\n')}\n`);
+      process.stdout.write(`[plan-agreement] DISAGREE ${kueue} ${f.scenario.name} (scenario `
+        + `file ${file}):\n${f.diffs.map((d) => `    ${d}`).join('\n')}\n`);
     }
     const agreeFixed = results.slice(0, fixed.length).filter((r) => !r.diffs.length).length;
     const agreeRandom = results.slice(fixed.length).filter((r) => !r.diffs.length).length;
     process.stdout.write(`[plan-agreement] Kueue ${kueue}: agreement ${results.length - failed.length}/${results.length} `
-      + `(${(100 * (results.length - failed.length) / results.length).toFixed(1)} %; fixed ${agreeFixed}/${fixed.length}, random ${agreeRandom}/${random.length}) in ${((Date.now() - t0) / 1000).toFixed(0)} s\n`);
+      + `(${(100 * (results.length - failed.length) / results.length).toFixed(1)} %; fixed ${agreeFixed}/${fixed.length}, `
+      + `random ${agreeRandom}/${random.length}) in ${((Date.now() - t0) / 1000).toFixed(0)} s\n`);
     expect(failed.map((f) => `${f.scenario.name}: ${f.diffs.join('; ')}`)).toEqual([]);
   }, 900000);
 });

@@ -14,7 +14,8 @@ import { describeOnPair } from './support/pairs';
 const PAIR: [string, string] = ['v0.19.2', 'v1.6.2'];
 const K = 'kueue.x-k8s.io/v1beta2';
 
-const container = (name: string, cpu: string) => ({ name, image: 'rayproject/ray:2.46.0', resources: { requests: { cpu, memory: '1Gi' }, limits: { cpu, memory: '1Gi' } } });
+const container = (name: string, cpu: string) =>
+  ({ name, image: 'rayproject/ray:2.46.0', resources: { requests: { cpu, memory: '1Gi' }, limits: { cpu, memory: '1Gi' } } });
 const job = (name: string, priority: string) => ({
   apiVersion: 'ray.io/v1', kind: 'RayJob',
   metadata: { name, namespace: 'default', labels: { 'kueue.x-k8s.io/queue-name': 'user-queue', 'kueue.x-k8s.io/priority-class': priority } },
@@ -22,7 +23,8 @@ const job = (name: string, priority: string) => ({
     entrypoint: 'python -c "print(1)"', shutdownAfterJobFinishes: true, submissionMode: 'HTTPMode',
     rayClusterSpec: {
       headGroupSpec: { rayStartParams: {}, template: { spec: { containers: [container('ray-head', '1')] } } },
-      workerGroupSpecs: [{ groupName: 'workers', replicas: 1, minReplicas: 1, maxReplicas: 1, rayStartParams: {}, template: { spec: { containers: [container('ray-worker', '1')] } } }],
+      workerGroupSpecs: [{ groupName: 'workers', replicas: 1, minReplicas: 1, maxReplicas: 1, rayStartParams: {},
+        template: { spec: { containers: [container('ray-worker', '1')] } } }],
     },
   },
 });
@@ -30,7 +32,8 @@ const QUEUES = [
   { apiVersion: K, kind: 'ResourceFlavor', metadata: { name: 'default-flavor' }, spec: {} },
   { apiVersion: K, kind: 'ClusterQueue', metadata: { name: 'cluster-queue' }, spec: {
     namespaceSelector: {}, preemption: { withinClusterQueue: 'LowerPriority' },
-    resourceGroups: [{ coveredResources: ['cpu', 'memory'], flavors: [{ name: 'default-flavor', resources: [{ name: 'cpu', nominalQuota: '3' }, { name: 'memory', nominalQuota: '6Gi' }] }] }],
+    resourceGroups: [{ coveredResources: ['cpu', 'memory'],
+      flavors: [{ name: 'default-flavor', resources: [{ name: 'cpu', nominalQuota: '3' }, { name: 'memory', nominalQuota: '6Gi' }] }] }],
   } },
   { apiVersion: K, kind: 'LocalQueue', metadata: { name: 'user-queue', namespace: 'default' }, spec: { clusterQueue: 'cluster-queue' } },
   { apiVersion: K, kind: 'WorkloadPriorityClass', metadata: { name: 'dev-priority' }, value: 100 },
@@ -93,9 +96,11 @@ describeOnPair('plan --kubeconfig', PAIR)('plan --kubeconfig on Kueue v0.19.2', 
     });
     const reserved = (t: string) => ({ type: 'QuotaReserved', status: 'True', lastTransitionTime: t });
     const { existing } = replayOrder(
-      [ray('p2', '5'), ray('a2', '2'), ray('p1', '4'), ray('a1', '1'), ray('done', '3'), { ...ray('child', '6'), metadata: { ...ray('child', '6').metadata, ownerReferences: [{ kind: 'RayJob' }] } }],
+      [ray('p2', '5'), ray('a2', '2'), ray('p1', '4'), ray('a1', '1'), ray('done', '3'),
+        { ...ray('child', '6'), metadata: { ...ray('child', '6').metadata, ownerReferences: [{ kind: 'RayJob' }] } }],
       [wl('1', '2026-01-01T00:00:05Z', [reserved('2026-01-01T00:01:00Z')]), wl('2', '2026-01-01T00:00:01Z', [reserved('2026-01-01T00:02:00Z')]),
-        wl('3', '2026-01-01T00:00:00Z', [{ type: 'Finished', status: 'True' }]), wl('4', '2026-01-01T00:00:02Z', []), wl('5', '2026-01-01T00:00:03Z', [])],
+        wl('3', '2026-01-01T00:00:00Z', [{ type: 'Finished', status: 'True' }]), wl('4', '2026-01-01T00:00:02Z', []),
+        wl('5', '2026-01-01T00:00:03Z', [])],
     );
     expect(existing.map((o) => o.metadata?.name)).toEqual(['a1', 'a2', 'p1', 'p2']);
   });

@@ -81,12 +81,14 @@ describePairs('e2e on Kueue %s + KubeRay %s', (kueue, kubeRay) => {
   afterEach(async () => {
     if (!client) return;
     for (const j of await client.list(RAY, 'RayJob', 'default')) await client.delete(`/apis/ray.io/v1/namespaces/default/rayjobs/${j.metadata.name}`);
-    await waitForLogged('RayJobs of the scenario to be gone', async () => (await client.list(RAY, 'RayJob', 'default')).length === 0, 60000).catch(() => undefined);
+    await waitForLogged('RayJobs of the scenario to be gone', async () => (await client.list(RAY, 'RayJob', 'default')).length === 0, 60000)
+      .catch(() => undefined);
   }, 90000);
 
   test('1. every example applies server-side, after a server dry-run of every object passes', async () => {
     // Namespaces and cluster-scoped queue objects first, as the ordered apply does.
-    const rank = (o: any) => (o.kind === 'Namespace' ? 0 : ['ResourceFlavor', 'WorkloadPriorityClass', 'Cohort', 'ClusterQueue'].includes(o.kind) ? 1 : o.kind === 'LocalQueue' ? 2 : 3);
+    const rank = (o: any) => (o.kind === 'Namespace' ? 0 : ['ResourceFlavor', 'WorkloadPriorityClass', 'Cohort', 'ClusterQueue'].includes(o.kind) ? 1
+      : o.kind === 'LocalQueue' ? 2 : 3);
     const ordered = [...named].sort((a, b) => rank(a) - rank(b));
     for (const o of ordered.filter((x) => x.kind === 'Namespace')) await client.apply(o);
     const dryRunErrors: string[] = [];
@@ -129,7 +131,8 @@ describePairs('e2e on Kueue %s + KubeRay %s', (kueue, kubeRay) => {
     const ours = Object.fromEntries(gang.podSets.map((p) => [p.name, Object.fromEntries([...p.total].map(([k, v]) => [k, v]))]));
     expect(admittedUsage(wl)).toEqual(ours);
     // The admitted job is unsuspended and KubeRay creates its RayCluster.
-    await waitForLogged('the admitted RayJob to get its RayCluster', async () => (await rayClustersOwnedBy(client, 'default', admitted.job.metadata.uid)).length > 0, 120000);
+    await waitForLogged('the admitted RayJob to get its RayCluster',
+      async () => (await rayClustersOwnedBy(client, 'default', admitted.job.metadata.uid)).length > 0, 120000);
     // The other stays pending with Kueue's quota reason, suspended, with no RayCluster at all.
     const pending = await waitForLogged('the second Workload to report insufficient quota', async () => {
       const [w] = await workloadsOwnedBy(client, kueue, 'default', admitted.other.metadata.uid);
@@ -144,8 +147,10 @@ describePairs('e2e on Kueue %s + KubeRay %s', (kueue, kubeRay) => {
     expect(RULES.gangCanEverFit(a, { kueue: kueueCapabilities(kueue), kubeRay: kubeRayCapabilities(kubeRay) })).toEqual([]);
 
     await client.delete(`/apis/ray.io/v1/namespaces/default/rayjobs/${admitted.job.metadata.name}`);
-    await waitForLogged('the second Workload to be admitted once the first job is deleted', async () => (await workloadsOwnedBy(client, kueue, 'default', admitted.other.metadata.uid)).some(isAdmitted), 120000);
-    await waitForLogged('the second RayJob to be unsuspended', async () => (await client.get(`/apis/ray.io/v1/namespaces/default/rayjobs/${admitted.other.metadata.name}`)).spec.suspend !== true, 60000);
+    await waitForLogged('the second Workload to be admitted once the first job is deleted',
+      async () => (await workloadsOwnedBy(client, kueue, 'default', admitted.other.metadata.uid)).some(isAdmitted), 120000);
+    await waitForLogged('the second RayJob to be unsuspended',
+      async () => (await client.get(`/apis/ray.io/v1/namespaces/default/rayjobs/${admitted.other.metadata.name}`)).spec.suspend !== true, 60000);
     await client.delete(`/apis/ray.io/v1/namespaces/default/rayjobs/${admitted.other.metadata.name}`);
     await waitForLogged('the gang jobs to be gone', async () => (await client.list(RAY, 'RayJob', 'default')).length === 0, 60000);
   }, 420000);
@@ -155,8 +160,10 @@ describePairs('e2e on Kueue %s + KubeRay %s', (kueue, kubeRay) => {
     expect(dev.metadata.labels['kueue.x-k8s.io/priority-class']).toBe('dev-priority');
     expect(prod.metadata.labels['kueue.x-k8s.io/priority-class']).toBe('prod-priority');
     const d = await createJob(client, dev);
-    await waitForLogged('the dev Workload to be admitted', async () => (await workloadsOwnedBy(client, kueue, 'default', d.metadata.uid)).some(isAdmitted), 120000);
-    const devCluster = await waitForLogged('the dev RayCluster', async () => (await rayClustersOwnedBy(client, 'default', d.metadata.uid))[0], 120000);
+    await waitForLogged('the dev Workload to be admitted',
+      async () => (await workloadsOwnedBy(client, kueue, 'default', d.metadata.uid)).some(isAdmitted), 120000);
+    const devCluster = await waitForLogged('the dev RayCluster', async () => (await rayClustersOwnedBy(client, 'default', d.metadata.uid))[0],
+      120000);
     const p = await createJob(client, prod);
     await waitForLogged('the dev Workload to be evicted by preemption', async () => {
       const [w] = await workloadsOwnedBy(client, kueue, 'default', d.metadata.uid);
@@ -164,14 +171,18 @@ describePairs('e2e on Kueue %s + KubeRay %s', (kueue, kubeRay) => {
       const pre = cond(w, 'Preempted');
       return (ev?.status === 'True' && ev.reason === 'Preempted') || pre?.status === 'True' ? w : false;
     }, 120000);
-    await waitForLogged('the dev RayJob to be suspended', async () => (await client.get(`/apis/ray.io/v1/namespaces/default/rayjobs/${d.metadata.name}`)).spec.suspend === true, 60000);
-    await waitForLogged('KubeRay to delete the dev RayCluster', async () => (await client.getOrUndefined(`/apis/ray.io/v1/namespaces/default/rayclusters/${devCluster.metadata.name}`)) === undefined, 120000);
-    await waitForLogged('the prod Workload to be admitted', async () => (await workloadsOwnedBy(client, kueue, 'default', p.metadata.uid)).some(isAdmitted), 120000);
+    await waitForLogged('the dev RayJob to be suspended',
+      async () => (await client.get(`/apis/ray.io/v1/namespaces/default/rayjobs/${d.metadata.name}`)).spec.suspend === true, 60000);
+    await waitForLogged('KubeRay to delete the dev RayCluster',
+      async () => (await client.getOrUndefined(`/apis/ray.io/v1/namespaces/default/rayclusters/${devCluster.metadata.name}`)) === undefined, 120000);
+    await waitForLogged('the prod Workload to be admitted',
+      async () => (await workloadsOwnedBy(client, kueue, 'default', p.metadata.uid)).some(isAdmitted), 120000);
     for (const j of [d, p]) await client.delete(`/apis/ray.io/v1/namespaces/default/rayjobs/${j.metadata.name}`);
     await waitForLogged('the priority jobs to be gone', async () => (await client.list(RAY, 'RayJob', 'default')).length === 0, 60000);
   }, 420000);
 
-  test('4. elastic RayCluster: admitted, scale-up within quota is a new admitted slice, beyond quota stays pending, scale-down releases quota', async () => {
+  test('4. elastic RayCluster: admitted, scale-up within quota is a new admitted slice, beyond quota stays pending, '
+    + 'scale-down releases quota', async () => {
     if (!scenarios.includes('elastic-raycluster')) {
       // The library refuses it at synth (test/examples/schema.test.ts); test 6 shows Kueue refusing the raw object.
       expect(kueueCapabilities(kueue).elasticRayCluster).toBe(false);
@@ -179,7 +190,8 @@ describePairs('e2e on Kueue %s + KubeRay %s', (kueue, kubeRay) => {
     }
     const path = '/apis/ray.io/v1/namespaces/default/rayclusters/raycluster-kueue-autoscaler';
     const rc = await client.get(path);
-    const admittedCount = async (n: number) => (await workloadsOwnedBy(client, kueue, 'default', rc.metadata.uid)).find((w) => isAdmitted(w) && w.spec.podSets.find((p: any) => p.name === 'workers')?.count === n && !cond(w, 'Finished'));
+    const admittedCount = async (n: number) => (await workloadsOwnedBy(client, kueue, 'default', rc.metadata.uid)).find((w) => isAdmitted(w)
+      && w.spec.podSets.find((p: any) => p.name === 'workers')?.count === n && !cond(w, 'Finished'));
     await waitForLogged('the elastic RayCluster to be admitted with 0 workers', () => admittedCount(0), 120000);
     await client.mergePatch(path, { spec: { workerGroupSpecs: [{ ...rc.spec.workerGroupSpecs[0], replicas: 2 }] } });
     const slice = await waitForLogged('a Workload slice with 2 workers to be admitted', () => admittedCount(2), 120000);
@@ -216,13 +228,19 @@ describePairs('e2e on Kueue %s + KubeRay %s', (kueue, kubeRay) => {
     }
     const svc = await client.get('/apis/ray.io/v1/namespaces/default/rayservices/rayservice-kueue-autoscaler');
     if (kueueCapabilities(kueue).rayServiceQueueing === 'native') {
-      await waitForLogged('the RayService Workload (owned by the RayService) to be admitted', async () => (await workloadsOwnedBy(client, kueue, 'default', svc.metadata.uid)).some(isAdmitted), 180000);
-      await waitForLogged('rayClusterConfig.suspend to be cleared by Kueue', async () => (await client.get('/apis/ray.io/v1/namespaces/default/rayservices/rayservice-kueue-autoscaler')).spec.rayClusterConfig.suspend !== true, 60000);
+      await waitForLogged('the RayService Workload (owned by the RayService) to be admitted',
+        async () => (await workloadsOwnedBy(client, kueue, 'default', svc.metadata.uid)).some(isAdmitted), 180000);
+      await waitForLogged('rayClusterConfig.suspend to be cleared by Kueue',
+        async () => (await client.get('/apis/ray.io/v1/namespaces/default/rayservices/rayservice-kueue-autoscaler'))
+          .spec.rayClusterConfig.suspend !== true,
+        60000);
     } else {
       // Before 0.17 Kueue queues the RayCluster KubeRay creates for the service (it inherits the label).
-      const child = await waitForLogged('the RayService RayCluster', async () => (await rayClustersOwnedBy(client, 'default', svc.metadata.uid))[0], 180000);
+      const child = await waitForLogged('the RayService RayCluster', async () => (await rayClustersOwnedBy(client, 'default', svc.metadata.uid))[0],
+        180000);
       expect(child.metadata.labels['kueue.x-k8s.io/queue-name']).toBe('ray-lq');
-      await waitForLogged('the RayCluster Workload to be admitted', async () => (await workloadsOwnedBy(client, kueue, 'default', child.metadata.uid)).some(isAdmitted), 180000);
+      await waitForLogged('the RayCluster Workload to be admitted',
+        async () => (await workloadsOwnedBy(client, kueue, 'default', child.metadata.uid)).some(isAdmitted), 180000);
     }
   }, 420000);
 
@@ -239,8 +257,10 @@ describePairs('e2e on Kueue %s + KubeRay %s', (kueue, kubeRay) => {
 
     if (!ctx.kueue.elasticRayCluster) {
       // 0.13.4: an autoscaling RayCluster, which ElasticRayCluster refuses at synth.
-      const rc = { apiVersion: RAY, kind: 'RayCluster', metadata: { name: 'raw-elastic', namespace: 'default', labels: { 'kueue.x-k8s.io/queue-name': 'user-queue' }, annotations: { 'kueue.x-k8s.io/elastic-job': 'true' } },
-        spec: { enableInTreeAutoscaling: true, headGroupSpec: { rayStartParams: {}, template: { spec: { containers: [{ name: 'ray-head', image: 'rayproject/ray:2.46.0' }] } } } } };
+      const rc = { apiVersion: RAY, kind: 'RayCluster', metadata: { name: 'raw-elastic', namespace: 'default',
+        labels: { 'kueue.x-k8s.io/queue-name': 'user-queue' }, annotations: { 'kueue.x-k8s.io/elastic-job': 'true' } },
+      spec: { enableInTreeAutoscaling: true,
+        headGroupSpec: { rayStartParams: {}, template: { spec: { containers: [{ name: 'ray-head', image: 'rayproject/ray:2.46.0' }] } } } } };
       const f = RULES.elasticNeedsKueueVersion(rc, ctx);
       expect(f[0].message).toContain('a kueue managed job should not use autoscaling');
       const e = await client.create(rc).then(() => undefined, (x: KubeError) => x);

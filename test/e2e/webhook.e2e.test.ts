@@ -19,29 +19,36 @@ describeWebhook(`webhook on Kueue ${PAIR[0]} + KubeRay ${PAIR[1]}`, () => {
   beforeAll(async () => {
     cluster = await TestCluster.start({ kueue: PAIR[0], kubeRay: PAIR[1] });
     const c = cluster.client;
-    const objs = synthAll(examples({ kueue: PAIR[0], kubeRay: PAIR[1], scenarios: ['queues', 'tenants'] })).filter((o) => o.metadata?.name && o.kind !== 'RayJob');
+    const objs = synthAll(examples({ kueue: PAIR[0], kubeRay: PAIR[1], scenarios: ['queues', 'tenants'] }))
+      .filter((o) => o.metadata?.name && o.kind !== 'RayJob');
     for (const o of objs.filter((x) => x.kind === 'Namespace')) await c.apply(o);
     for (const o of objs.filter((x) => x.kind !== 'Namespace')) await c.apply(o);
     await c.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'cdk8s-kueue-ray-system' } }); // the reconciler's Lease
     const pki = (cluster as any).pki;
     const port = await freePort();
     controller = await startImageController({
-      args: ['controller', `--kueue-version=${PAIR[0]}`, `--kuberay-version=${PAIR[1]}`, '--namespace=cdk8s-kueue-ray-system', `--kubeconfig=${FILES_MOUNT}/kubeconfig`,
+      args: ['controller', `--kueue-version=${PAIR[0]}`, `--kuberay-version=${PAIR[1]}`, '--namespace=cdk8s-kueue-ray-system',
+        `--kubeconfig=${FILES_MOUNT}/kubeconfig`,
         `--tls-cert-file=${FILES_MOUNT}/tls.crt`, `--tls-key-file=${FILES_MOUNT}/tls.key`, '--host=127.0.0.1', `--port=${port}`,
         '--admission-workers=2'], // reviews are decided in admission worker threads (the controller runs one by default)
-      files: { kubeconfig: fs.readFileSync(cluster.kubeconfig), 'tls.crt': fs.readFileSync(pki.servingCrt), 'tls.key': fs.readFileSync(pki.servingKey) },
+      files: { kubeconfig: fs.readFileSync(cluster.kubeconfig), 'tls.crt': fs.readFileSync(pki.servingCrt),
+        'tls.key': fs.readFileSync(pki.servingKey) },
       env: { POD_NAME: 'webhook-e2e' },
     });
     // Informers synced (the view holds the applied queues) before the reconciler starts; /readyz says so too.
     await controller.waitForLog(/"msg":"reconciler started"/, 60000);
-    const readyz = () => new Promise<number>((resolve) => https.get({ host: '127.0.0.1', port, path: '/readyz', ca: fs.readFileSync(pki.caCrt) }, (res) => { res.resume(); resolve(res.statusCode ?? 0); }).on('error', () => resolve(0)));
+    const readyz = () => new Promise<number>((resolve) => https.get({ host: '127.0.0.1', port, path: '/readyz', ca: fs.readFileSync(pki.caCrt) },
+      (res) => { res.resume(); resolve(res.statusCode ?? 0); }).on('error', () => resolve(0)));
     await waitFor('the controller ready', async () => (await readyz()) === 200, 30000);
     const caBundle = fs.readFileSync(pki.caCrt).toString('base64');
-    const rules = [{ apiGroups: ['ray.io'], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['rayjobs', 'rayclusters', 'rayservices'] }];
+    const rules = [{ apiGroups: ['ray.io'], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'],
+      resources: ['rayjobs', 'rayclusters', 'rayservices'] }];
     const hook = (name: string, p: string) => ({ name, clientConfig: { url: `https://127.0.0.1:${port}${p}`, caBundle }, rules, sideEffects: 'None', admissionReviewVersions: ['v1'], failurePolicy: 'Fail', timeoutSeconds: 5 });
     // "cdk8s-kueue-ray-..." sorts before "kueue-...": our defaults (queue label + suspend) are in place when Kueue's mutating webhook runs.
-    await c.apply({ apiVersion: 'admissionregistration.k8s.io/v1', kind: 'MutatingWebhookConfiguration', metadata: { name: 'cdk8s-kueue-ray-mutating' }, webhooks: [{ ...hook('mray.cdk8s-kueue-ray.io', '/mutate'), reinvocationPolicy: 'Never' }] });
-    await c.apply({ apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration', metadata: { name: 'cdk8s-kueue-ray-validating' }, webhooks: [hook('vray.cdk8s-kueue-ray.io', '/validate')] });
+    await c.apply({ apiVersion: 'admissionregistration.k8s.io/v1', kind: 'MutatingWebhookConfiguration',
+      metadata: { name: 'cdk8s-kueue-ray-mutating' }, webhooks: [{ ...hook('mray.cdk8s-kueue-ray.io', '/mutate'), reinvocationPolicy: 'Never' }] });
+    await c.apply({ apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration',
+      metadata: { name: 'cdk8s-kueue-ray-validating' }, webhooks: [hook('vray.cdk8s-kueue-ray.io', '/validate')] });
   }, 300000);
 
   afterAll(async () => {
@@ -55,8 +62,11 @@ describeWebhook(`webhook on Kueue ${PAIR[0]} + KubeRay ${PAIR[1]}`, () => {
     spec: {
       entrypoint: 'python x.py', shutdownAfterJobFinishes: true,
       rayClusterSpec: {
-        headGroupSpec: { rayStartParams: {}, template: { spec: { containers: [{ name: 'ray-head', image: 'rayproject/ray:2.46.0', resources: { requests: { cpu: '1', memory: '1Gi' }, limits: { cpu: '1', memory: '1Gi' } } }] } } },
-        workerGroupSpecs: [{ groupName: 'w', replicas: workers, minReplicas: workers, maxReplicas: workers, rayStartParams: {}, template: { spec: { containers: [{ name: 'ray-worker', image: 'rayproject/ray:2.46.0', resources: { requests: { cpu: '1', memory: '1Gi' }, limits: { cpu: '1', memory: '1Gi' } } }] } } }],
+        headGroupSpec: { rayStartParams: {}, template: { spec: { containers: [{ name: 'ray-head', image: 'rayproject/ray:2.46.0',
+          resources: { requests: { cpu: '1', memory: '1Gi' }, limits: { cpu: '1', memory: '1Gi' } } }] } } },
+        workerGroupSpecs: [{ groupName: 'w', replicas: workers, minReplicas: workers, maxReplicas: workers, rayStartParams: {},
+          template: { spec: { containers: [{ name: 'ray-worker', image: 'rayproject/ray:2.46.0',
+            resources: { requests: { cpu: '1', memory: '1Gi' }, limits: { cpu: '1', memory: '1Gi' } } }] } } }],
       },
     },
   });
@@ -72,8 +82,10 @@ describeWebhook(`webhook on Kueue ${PAIR[0]} + KubeRay ${PAIR[1]}`, () => {
     const job2 = job('default', { 'kueue.x-k8s.io/queue-name': 'late-queue' }, 1);
     const denied = await cluster.client.create(job2).then(() => undefined, (e: KubeError) => e);
     expect(denied?.message).toMatch(/LocalQueue "late-queue" does not exist in namespace "default"/);
-    await cluster.client.apply({ apiVersion: 'kueue.x-k8s.io/v1beta2', kind: 'LocalQueue', metadata: { name: 'late-queue', namespace: 'default' }, spec: { clusterQueue: 'cluster-queue' } });
-    await waitFor('the webhook to accept the job once the queue exists', async () => cluster.client.create(job2).then(() => true, () => false), 30000);
+    await cluster.client.apply({ apiVersion: 'kueue.x-k8s.io/v1beta2', kind: 'LocalQueue', metadata: { name: 'late-queue', namespace: 'default' },
+      spec: { clusterQueue: 'cluster-queue' } });
+    await waitFor('the webhook to accept the job once the queue exists', async () => cluster.client.create(job2).then(() => true, () => false),
+      30000);
   });
 
   test('a RayJob in a tenant namespace is defaulted: queue, priority and suspend, then admitted by Kueue', async () => {
@@ -82,7 +94,8 @@ describeWebhook(`webhook on Kueue ${PAIR[0]} + KubeRay ${PAIR[1]}`, () => {
     expect(created.spec.suspend).toBe(true);
     await waitFor('Kueue to create and admit its Workload', async () => {
       const wls = await cluster.client.list('kueue.x-k8s.io/v1beta2', 'Workload', 'team-a');
-      return wls.some((w) => (w.metadata.ownerReferences ?? []).some((o: any) => o.uid === created.metadata.uid) && (w.status?.conditions ?? []).some((c: any) => c.type === 'Admitted' && c.status === 'True'));
+      return wls.some((w) => (w.metadata.ownerReferences ?? []).some((o: any) => o.uid === created.metadata.uid)
+        && (w.status?.conditions ?? []).some((c: any) => c.type === 'Admitted' && c.status === 'True'));
     }, 120000);
   });
 });

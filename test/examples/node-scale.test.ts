@@ -7,7 +7,8 @@ import { simulatePlan } from '../../src/policy/plan';
 import { synthAll, examples } from '../support/synth';
 
 const milli = (q: string) => (q.endsWith('m') ? Number(q.slice(0, -1)) : Number(q) * 1000);
-const key = (o: any) => `${o.kind}/${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? o.metadata?.generateName}/${JSON.stringify(o.spec?.entrypoint ?? '').length}`;
+const key = (o: any) => `${o.kind}/${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? o.metadata?.generateName}/`
+  + `${JSON.stringify(o.spec?.entrypoint ?? '').length}`;
 
 /** Every leaf path where a and b differ. */
 function diffs(a: any, b: any, at = ''): Array<{ path: string; a: any; b: any }> {
@@ -37,13 +38,15 @@ describe('the examples scaled to a small node', () => {
     }
     // KubeRay's submitter default 500m/200Mi requests, 1/1Gi limits, and the autoscaler's 500m/512Mi, scaled.
     const job = scaled.find((o) => o.kind === 'RayJob');
-    expect(job.spec.submitterPodTemplate.spec.containers[0].resources).toEqual({ requests: { cpu: '50m', memory: '200Mi' }, limits: { cpu: '1', memory: '1Gi' } });
+    expect(job.spec.submitterPodTemplate.spec.containers[0].resources)
+      .toEqual({ requests: { cpu: '50m', memory: '200Mi' }, limits: { cpu: '1', memory: '1Gi' } });
     const rc = scaled.find((o) => o.kind === 'RayCluster');
     expect(rc.spec.autoscalerOptions.resources).toEqual({ requests: { cpu: '50m', memory: '512Mi' }, limits: { cpu: '500m', memory: '512Mi' } });
   });
 
   test('Ray\'s logical CPUs stay the guide\'s: the CPU limit KubeRay derives --num-cpus from is unchanged', () => {
-    const limits = (objs: any[]) => objs.filter((o) => o.apiVersion === 'ray.io/v1').map((o) => JSON.stringify(o, (k, v) => (['requests', 'nominalQuota', 'submitterPodTemplate'].includes(k) ? undefined : k === 'autoscalerOptions' ? { ...v, resources: undefined } : v)));
+    const limits = (objs: any[]) => objs.filter((o) => o.apiVersion === 'ray.io/v1').map((o) => JSON.stringify(o, (k, v) => (['requests',
+      'nominalQuota', 'submitterPodTemplate'].includes(k) ? undefined : k === 'autoscalerOptions' ? { ...v, resources: undefined } : v)));
     expect(limits(scaled)).toEqual(limits(guide));
   });
 

@@ -11,7 +11,8 @@ describe.each(PAIRS)('examples on Kueue %s + KubeRay %s', (kueue, kubeRay) => {
     const objects = synthAll(examples({ kueue, kubeRay, scenarios }));
     const kinds = new Set(objects.map((o) => o.kind));
     // the queues, the three Ray kinds (where supported) and the tenant objects are all there
-    for (const k of ['ResourceFlavor', 'ClusterQueue', 'LocalQueue', 'WorkloadPriorityClass', 'Cohort', 'RayJob', 'Namespace']) expect(kinds).toContain(k);
+    for (const k of ['ResourceFlavor', 'ClusterQueue', 'LocalQueue', 'WorkloadPriorityClass', 'Cohort', 'RayJob',
+      'Namespace']) expect(kinds).toContain(k);
     if (scenarios.includes('elastic-raycluster')) expect(kinds).toContain('RayCluster');
     if (scenarios.includes('elastic-rayservice')) expect(kinds).toContain('RayService');
     let validated = 0;

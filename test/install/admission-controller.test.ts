@@ -11,14 +11,17 @@ const find = (objs: any[], kind: string) => objs.find((o) => o.kind === kind);
 
 test('deploys namespace, service account, RBAC, a 2-replica Deployment with PDB, Service and both webhooks', () => {
   const objs = synth();
-  expect(objs.map((o: any) => o.kind).sort()).toEqual(['ClusterRole', 'ClusterRoleBinding', 'Deployment', 'MutatingWebhookConfiguration', 'Namespace', 'NetworkPolicy', 'PodDisruptionBudget', 'Role', 'RoleBinding', 'Secret', 'Service', 'ServiceAccount',
+  expect(objs.map((o: any) => o.kind).sort()).toEqual(['ClusterRole', 'ClusterRoleBinding', 'Deployment', 'MutatingWebhookConfiguration', 'Namespace',
+    'NetworkPolicy', 'PodDisruptionBudget', 'Role', 'RoleBinding', 'Secret', 'Service', 'ServiceAccount',
     'ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding', 'ValidatingWebhookConfiguration']);
   expect(find(objs, 'Namespace').metadata.labels['pod-security.kubernetes.io/enforce']).toBe('restricted');
   const dep = find(objs, 'Deployment');
   expect(dep.spec.replicas).toBe(2);
-  expect(dep.spec.template.spec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].podAffinityTerm.topologyKey).toBe('kubernetes.io/hostname');
+  expect(dep.spec.template.spec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].podAffinityTerm.topologyKey)
+    .toBe('kubernetes.io/hostname');
   const c = dep.spec.template.spec.containers[0];
-  expect(c.securityContext).toEqual({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true, capabilities: { drop: ['ALL'] }, seccompProfile: { type: 'RuntimeDefault' } });
+  expect(c.securityContext).toEqual({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true,
+    capabilities: { drop: ['ALL'] }, seccompProfile: { type: 'RuntimeDefault' } });
   expect(c.args).toEqual(expect.arrayContaining(['controller', '--kueue-version=v0.17.8', '--kuberay-version=v1.6.2']));
   expect(c.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'webhook', scheme: 'HTTPS' });
   expect(find(objs, 'PodDisruptionBudget').spec.minAvailable).toBe(1);
@@ -79,22 +82,28 @@ test('RBAC is least privilege: no secrets or leases cluster-wide, webhook patche
   expect(secret.data).toBeUndefined(); // the controller fills it; a re-apply does not own (or wipe) the data
 });
 
-test('neither webhook is called for KubeRay, Kueue, Kubernetes\' controllers or the controller itself (by user, not by any label a tenant can set)', () => {
+test('neither webhook is called for KubeRay, Kueue, Kubernetes\' controllers or the controller itself (by user, not by any '
+  + 'label a tenant can set)', () => {
   const objs = synth({ kubeRayServiceAccount: { namespace: 'ray-ops', name: 'kuberay' } });
   for (const kind of ['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration']) {
     const w = find(objs, kind).webhooks[0];
     expect(w.objectSelector).toBeUndefined();
     expect(w.matchConditions).toEqual([{
       name: 'not-a-trusted-controller',
-      expression: "!(request.userInfo.username in ['system:serviceaccount:ray-ops:kuberay', 'system:serviceaccount:kueue-system:kueue-controller-manager', 'system:kube-controller-manager', 'system:serviceaccount:kube-system:generic-garbage-collector', 'system:serviceaccount:kube-system:namespace-controller', 'system:serviceaccount:cdk8s-kueue-ray-system:cdk8s-kueue-ray-controller'])",
+      expression: "!(request.userInfo.username in ['system:serviceaccount:ray-ops:kuberay', "
+        + "'system:serviceaccount:kueue-system:kueue-controller-manager', 'system:kube-controller-manager', "
+        + "'system:serviceaccount:kube-system:generic-garbage-collector', 'system:serviceaccount:kube-system:namespace-controller', "
+        + "'system:serviceaccount:cdk8s-kueue-ray-system:cdk8s-kueue-ray-controller'])",
     }]);
   }
   const args = find(objs, 'Deployment').spec.template.spec.containers[0].args;
-  expect(args).toEqual(expect.arrayContaining(['--kuberay-service-account=ray-ops/kuberay', '--kueue-service-account=kueue-system/kueue-controller-manager']));
+  expect(args).toEqual(expect.arrayContaining(['--kuberay-service-account=ray-ops/kuberay',
+    '--kueue-service-account=kueue-system/kueue-controller-manager']));
   expect(() => synth({ kueueServiceAccount: { namespace: 'Bad NS', name: 'x' } })).toThrow(/kueueServiceAccount .* is not a ServiceAccount reference/);
 });
 
-test('/metrics has its own port; the NetworkPolicy admits the webhook port from anywhere (or the CIDRs given) and the metrics port from the scrapers only', () => {
+test('/metrics has its own port; the NetworkPolicy admits the webhook port from anywhere (or the CIDRs given) and the metrics port '
+  + 'from the scrapers only', () => {
   const objs = synth();
   const c = find(objs, 'Deployment').spec.template.spec.containers[0];
   expect(c.ports).toEqual([{ name: 'webhook', containerPort: 9443, protocol: 'TCP' }, { name: 'metrics', containerPort: 8080, protocol: 'TCP' }]);
@@ -104,7 +113,8 @@ test('/metrics has its own port; the NetworkPolicy admits the webhook port from 
   expect(np.spec.podSelector).toEqual({ matchLabels: { 'app.kubernetes.io/name': 'cdk8s-kueue-ray-controller' } });
   expect(np.spec.ingress).toEqual([
     { ports: [{ port: 9443, protocol: 'TCP' }] },
-    { ports: [{ port: 8080, protocol: 'TCP' }], from: [{ namespaceSelector: { matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'In', values: ['monitoring'] }] } }] },
+    { ports: [{ port: 8080, protocol: 'TCP' }],
+      from: [{ namespaceSelector: { matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'In', values: ['monitoring'] }] } }] },
   ]);
   const narrowed = find(synth({ webhookSourceCidrs: ['10.0.0.0/24'], metricsScraperNamespaces: [] }), 'NetworkPolicy');
   expect(narrowed.spec.ingress).toEqual([{ ports: [{ port: 9443, protocol: 'TCP' }], from: [{ ipBlock: { cidr: '10.0.0.0/24' } }] }]);
@@ -113,13 +123,16 @@ test('/metrics has its own port; the NetworkPolicy admits the webhook port from 
   expect(() => synth({ webhookSourceCidrs: [] })).toThrow(/webhookSourceCidrs is empty, so the API server could not reach the webhook/);
 });
 
-test('anti-affinity is preferred with 2+ replicas (no replica Pending on one node), required on request (one pod replaced at a time), none for one replica', () => {
+test('anti-affinity is preferred with 2+ replicas (no replica Pending on one node), required on request (one pod replaced at a time), '
+  + 'none for one replica', () => {
   const spec = (p = {}) => find(synth(p), 'Deployment').spec;
-  expect(spec().template.spec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].podAffinityTerm.topologyKey).toBe('kubernetes.io/hostname');
+  expect(spec().template.spec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].podAffinityTerm.topologyKey)
+    .toBe('kubernetes.io/hostname');
   expect(spec().template.spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution).toBeUndefined();
   expect(spec().strategy).toBeUndefined();
   const required = spec({ antiAffinity: AntiAffinity.REQUIRED });
-  expect(required.template.spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey).toBe('kubernetes.io/hostname');
+  expect(required.template.spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey)
+    .toBe('kubernetes.io/hostname');
   expect(required.strategy).toEqual({ type: 'RollingUpdate', rollingUpdate: { maxSurge: 0, maxUnavailable: 1 } });
   expect(spec({ replicas: 1 }).template.spec.affinity).toBeUndefined();
 });
@@ -131,7 +144,8 @@ test('a ValidatingAdmissionPolicy lets the controller\'s ServiceAccount change o
     ['mutatingwebhookconfigurations', ['cdk8s-kueue-ray-mutating'], ['UPDATE']],
     ['validatingwebhookconfigurations', ['cdk8s-kueue-ray-validating'], ['UPDATE']],
   ]);
-  expect(vap.spec.matchConditions[0].expression).toBe("request.userInfo.username == 'system:serviceaccount:cdk8s-kueue-ray-system:cdk8s-kueue-ray-controller'");
+  expect(vap.spec.matchConditions[0].expression)
+    .toBe("request.userInfo.username == 'system:serviceaccount:cdk8s-kueue-ray-system:cdk8s-kueue-ray-controller'");
   expect(vap.spec.validations[0].expression).not.toMatch(/caBundle/);
   expect(find(objs, 'ValidatingAdmissionPolicyBinding').spec).toEqual({ policyName: vap.metadata.name, validationActions: ['Deny'] });
   expect(find(synth({ caBundleOnlyPolicy: false }), 'ValidatingAdmissionPolicy')).toBeUndefined();
@@ -156,18 +170,22 @@ describe('cert-manager certificates', () => {
     const serving = cm.find((o: any) => o.metadata.name === 'cdk8s-kueue-ray-controller-serving');
     expect(serving.metadata.namespace).toBe('cdk8s-kueue-ray-system');
     expect(serving.spec.dnsNames).toContain('cdk8s-kueue-ray-controller.cdk8s-kueue-ray-system.svc');
-    expect(serving.spec).toMatchObject({ secretName: 'cdk8s-kueue-ray-controller-tls', duration: '2160h', renewBefore: '720h', issuerRef: { name: 'cdk8s-kueue-ray-controller-ca', kind: 'Issuer' } });
+    expect(serving.spec).toMatchObject({ secretName: 'cdk8s-kueue-ray-controller-tls', duration: '2160h', renewBefore: '720h',
+      issuerRef: { name: 'cdk8s-kueue-ray-controller-ca', kind: 'Issuer' } });
     // The Service the webhooks call is the name the certificate is for.
     const svc = find(objs, 'Service');
-    expect(find(objs, 'MutatingWebhookConfiguration').webhooks[0].clientConfig.service).toMatchObject({ name: svc.metadata.name, namespace: svc.metadata.namespace });
+    expect(find(objs, 'MutatingWebhookConfiguration').webhooks[0].clientConfig.service)
+      .toMatchObject({ name: svc.metadata.name, namespace: svc.metadata.namespace });
     for (const kind of ['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration']) {
-      expect(find(objs, kind).metadata.annotations).toEqual({ 'cert-manager.io/inject-ca-from': 'cdk8s-kueue-ray-system/cdk8s-kueue-ray-controller-serving' });
+      expect(find(objs, kind).metadata.annotations)
+        .toEqual({ 'cert-manager.io/inject-ca-from': 'cdk8s-kueue-ray-system/cdk8s-kueue-ray-controller-serving' });
     }
     const pod = find(objs, 'Deployment').spec.template.spec;
     expect(pod.volumes).toEqual([{ name: 'tls', secret: { secretName: 'cdk8s-kueue-ray-controller-tls', defaultMode: 0o440 } }]);
     expect(pod.securityContext.fsGroup).toBe(65532);
     expect(pod.containers[0].volumeMounts).toEqual([{ name: 'tls', mountPath: '/etc/cdk8s-kueue-ray/tls', readOnly: true }]);
-    expect(pod.containers[0].args).toEqual(expect.arrayContaining(['--tls-cert-file=/etc/cdk8s-kueue-ray/tls/tls.crt', '--tls-key-file=/etc/cdk8s-kueue-ray/tls/tls.key']));
+    expect(pod.containers[0].args)
+      .toEqual(expect.arrayContaining(['--tls-cert-file=/etc/cdk8s-kueue-ray/tls/tls.crt', '--tls-key-file=/etc/cdk8s-kueue-ray/tls/tls.key']));
   });
 
   test('RBAC loses Secrets and the webhook-configuration verbs the controller no longer needs', () => {
@@ -183,17 +201,20 @@ describe('cert-manager certificates', () => {
   });
 
   test('an existing ClusterIssuer is used as is, with the lifetimes given', () => {
-    const objs = synth({ certManager: { issuerName: 'corp-ca', issuerKind: IssuerKind.CLUSTER_ISSUER, duration: Duration.days(30), renewBefore: Duration.days(10) } });
+    const objs = synth({ certManager: { issuerName: 'corp-ca', issuerKind: IssuerKind.CLUSTER_ISSUER, duration: Duration.days(30),
+      renewBefore: Duration.days(10) } });
     const cm = objs.filter((o: any) => o.apiVersion === 'cert-manager.io/v1');
     expect(cm.map((o: any) => o.kind)).toEqual(['Certificate']);
-    expect(cm[0].spec).toMatchObject({ issuerRef: { name: 'corp-ca', kind: 'ClusterIssuer', group: 'cert-manager.io' }, duration: '720h', renewBefore: '240h' });
+    expect(cm[0].spec)
+      .toMatchObject({ issuerRef: { name: 'corp-ca', kind: 'ClusterIssuer', group: 'cert-manager.io' }, duration: '720h', renewBefore: '240h' });
   });
 
   test('graceful preemption reaches Ray objects outside tenant namespaces too, through a second mutating webhook that fails open', () => {
     const hooks = (objs: any[]) => objs.find((o: any) => o.kind === 'MutatingWebhookConfiguration').webhooks;
     expect(hooks(synth()).map((w: any) => w.name)).toEqual(['mray.cdk8s-kueue-ray.io']);
     const [tenant, all] = hooks(synth({ gracefulPreemption: { terminationGracePeriod: Duration.seconds(60), preStopSleep: Duration.seconds(20) } }));
-    expect(tenant).toMatchObject({ failurePolicy: 'Fail', namespaceSelector: { matchExpressions: [{ key: 'cdk8s-kueue-ray.io/tenant', operator: 'Exists' }] } });
+    expect(tenant)
+      .toMatchObject({ failurePolicy: 'Fail', namespaceSelector: { matchExpressions: [{ key: 'cdk8s-kueue-ray.io/tenant', operator: 'Exists' }] } });
     expect(all).toMatchObject({
       name: 'mray-all.cdk8s-kueue-ray.io', failurePolicy: 'Ignore', rules: tenant.rules, matchConditions: tenant.matchConditions,
       clientConfig: tenant.clientConfig, namespaceSelector: { matchExpressions: [{ key: 'cdk8s-kueue-ray.io/tenant', operator: 'DoesNotExist' }] },

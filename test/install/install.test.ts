@@ -16,7 +16,8 @@ const KUBERAY_TAGS = ['v1.4.2', 'v1.5.2', 'v1.6.2'];
 // Four releases are vendored; v0.17.0 is rendered by scripts/testcluster/build.sh from its module's
 // config/ exactly as `make artifacts` does (checked below: the v0.19.2 render equals the vendored file).
 const rendered = (tag: string) => path.join(cacheDir(), 'releases-rendered', `kueue-${tag}`, 'manifests.yaml');
-const manifest = (tag: string) => (fs.existsSync(path.join(VENDOR, 'kueue', tag, 'manifests.yaml')) ? path.join(VENDOR, 'kueue', tag, 'manifests.yaml') : rendered(tag));
+const manifest = (tag: string) => (fs.existsSync(path.join(VENDOR, 'kueue', tag, 'manifests.yaml'))
+  ? path.join(VENDOR, 'kueue', tag, 'manifests.yaml') : rendered(tag));
 const KUEUE_TAGS = SUPPORTED_KUEUE_VERSIONS.filter((t) => {
   if (fs.existsSync(manifest(t))) return true;
   if (process.env.CI) throw new Error(`no Kueue ${t} release at ${manifest(t)}: run scripts/testcluster/build.sh (it renders it)`);
@@ -62,7 +63,8 @@ describe.each(KUEUE_TAGS)('KueueInstall %s', (tag) => {
       const got = JSON.parse(JSON.stringify(out.get(k)));
       if (k === 'Deployment/kueue-system/kueue-controller-manager') {
         const srcArgs = src.spec.template.spec.containers[0].args;
-        expect(got.spec.template.spec.containers[0].args).toEqual([...srcArgs, '--feature-gates=ElasticJobsViaWorkloadSlices=true,TopologyAwareScheduling=false']);
+        expect(got.spec.template.spec.containers[0].args)
+          .toEqual([...srcArgs, '--feature-gates=ElasticJobsViaWorkloadSlices=true,TopologyAwareScheduling=false']);
         got.spec.template.spec.containers[0].args = srcArgs;
         expect(got.spec.template.spec.priorityClassName).toBe('system-cluster-critical');
         expect(src.spec.template.spec.priorityClassName).toBeUndefined();
@@ -111,16 +113,19 @@ test('an elastic workload in the app turns the gate on automatically', () => {
   const { ElasticRayCluster, ClusterQueue, LocalQueue, ResourceFlavor, ResourceName } = require('../../src');
   const c = new Chart(app, 'w');
   const flavor = new ResourceFlavor(c, 'f');
-  const cq = new ClusterQueue(c, 'cq', { resourceGroups: [{ flavors: [{ flavor, quotas: [{ resource: ResourceName.CPU, nominalQuota: Quantity.cpu(8) }, { resource: ResourceName.MEMORY, nominalQuota: Quantity.gibibytes(16) }] }] }] });
+  const cq = new ClusterQueue(c, 'cq', { resourceGroups: [{ flavors: [{ flavor, quotas: [{ resource: ResourceName.CPU,
+    nominalQuota: Quantity.cpu(8) }, { resource: ResourceName.MEMORY, nominalQuota: Quantity.gibibytes(16) }] }] }] });
   const lq = new LocalQueue(c, 'lq', { clusterQueue: cq });
-  new ElasticRayCluster(c, 'rc', { queue: lq, headGroup: { resources: { cpu: Quantity.cpu(1), memory: Quantity.gibibytes(1) } }, workerGroups: [{ groupName: 'w', maxReplicas: 2, resources: { cpu: Quantity.cpu(1), memory: Quantity.gibibytes(1) } }] });
+  new ElasticRayCluster(c, 'rc', { queue: lq, headGroup: { resources: { cpu: Quantity.cpu(1), memory: Quantity.gibibytes(1) } },
+    workerGroups: [{ groupName: 'w', maxReplicas: 2, resources: { cpu: Quantity.cpu(1), memory: Quantity.gibibytes(1) } }] });
   app.synth();
   expect(managerArgs(install.toJson())).toContain('--feature-gates=ElasticJobsViaWorkloadSlices=true');
 });
 
 test('a release whose Configuration already sets featureGates is refused (never both)', () => {
   const dir = tmpdir();
-  const text = fs.readFileSync(manifest('v0.19.2'), 'utf8').replace('controller_manager_config.yaml: |', 'controller_manager_config.yaml: |\n    featureGates:\n      TopologyAwareScheduling: true');
+  const text = fs.readFileSync(manifest('v0.19.2'), 'utf8').replace('controller_manager_config.yaml: |',
+    'controller_manager_config.yaml: |\n    featureGates:\n      TopologyAwareScheduling: true');
   fs.writeFileSync(path.join(dir, 'manifests.yaml'), text);
   const app = Testing.app();
   new KueueInstall(app, 'kueue', { manifestFile: path.join(dir, 'manifests.yaml'), elasticJobs: true });
@@ -143,18 +148,25 @@ test('bad input: unknown version, a tampered cache, an unreachable URL, a missin
   fs.mkdirSync(path.join(cache, 'releases', sha), { recursive: true });
   fs.writeFileSync(path.join(cache, 'releases', sha, 'ray.io_rayclusters.yaml'), 'tampered');
   const tamperedSha = createHash('sha256').update('tampered').digest('hex');
-  expect(() => new KubeRayInstall(Testing.app(), 'r', { cacheDir: cache })).toThrow(new RegExp(`cached .*ray.io_rayclusters.yaml has sha256 ${tamperedSha}, but the library pin \\(KubeRay CRD sha256\\) records ${sha}; refusing it`));
+  expect(() => new KubeRayInstall(Testing.app(), 'r', { cacheDir: cache }))
+    .toThrow(new RegExp(`cached .*ray.io_rayclusters.yaml has sha256 ${tamperedSha}, but the library pin \\(KubeRay CRD sha256\\) `
+      + `records ${sha}; refusing it`));
   const unreachable = `http://127.0.0.1:${await closedPort()}`;
-  expect(() => new KubeRayInstall(Testing.app(), 'r', { cacheDir: tmpdir(), sourcesUrl: unreachable })).toThrow(new RegExp(`cannot download ${unreachable}/v1.6.2/ray-operator/config/crd/bases/ray.io_rayclusters.yaml .*ECONNREFUSED.* pass it with crdDir`));
+  expect(() => new KubeRayInstall(Testing.app(), 'r', { cacheDir: tmpdir(), sourcesUrl: unreachable }))
+    .toThrow(new RegExp(`cannot download ${unreachable}/v1.6.2/ray-operator/config/crd/bases/ray.io_rayclusters.yaml .*ECONNREFUSED.* `
+      + 'pass it with crdDir'));
   expect(() => new KueueInstall(Testing.app(), 'k', { manifestFile: '/nonexistent/manifests.yaml' })).toThrow(/manifestFile '\/nonexistent\/manifests.yaml' does not exist/);
 });
 
-const normRules = (rules: any[]) => rules.flatMap((r) => r.apiGroups.flatMap((g: string) => r.resources.flatMap((res: string) => r.verbs.map((v: string) => `${g}|${res}|${v}`)))).sort();
+const normRules = (rules: any[]) => rules
+  .flatMap((r) => r.apiGroups.flatMap((g: string) => r.resources.flatMap((res: string) => r.verbs.map((v: string) => `${g}|${res}|${v}`))))
+  .sort();
 
 describe.each(KUBERAY_TAGS)('KubeRayInstall %s', (tag) => {
   const app = Testing.app();
   KueueRayVersions.use(app, { kubeRay: KubeRayVersion.of(tag) });
-  const install = new KubeRayInstall(app, 'kuberay', { crdDir: crdDir(tag), watchNamespaces: ['team-a', 'team-b'], featureGates: { RayJobDeletionPolicy: true } });
+  const install = new KubeRayInstall(app, 'kuberay',
+    { crdDir: crdDir(tag), watchNamespaces: ['team-a', 'team-b'], featureGates: { RayJobDeletionPolicy: true } });
   const out = install.toJson();
   const upstream = readManifests(path.join(VENDOR, 'kuberay', tag, 'kustomize-default.yaml'));
 
@@ -177,11 +189,14 @@ describe.each(KUBERAY_TAGS)('KubeRayInstall %s', (tag) => {
     expect(c.image).toBe(`quay.io/kuberay/operator:${tag}`);
     expect(dep.spec.template.spec.priorityClassName).toBe('system-cluster-critical');
     expect(c.livenessProbe.httpGet).toEqual({ path: '/metrics', port: 'http' });
-    expect(c.securityContext).toEqual({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true, capabilities: { drop: ['ALL'] }, seccompProfile: { type: 'RuntimeDefault' } });
-    expect(c.args).toEqual(['--feature-gates=RayJobDeletionPolicy=true', '--log-stdout-encoder', 'json', '--log-file-encoder', 'json', '--enable-leader-election=true', '--enable-metrics=true', '--watch-namespace', 'team-a,team-b']);
+    expect(c.securityContext).toEqual({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true,
+      capabilities: { drop: ['ALL'] }, seccompProfile: { type: 'RuntimeDefault' } });
+    expect(c.args).toEqual(['--feature-gates=RayJobDeletionPolicy=true', '--log-stdout-encoder', 'json', '--log-file-encoder', 'json',
+      '--enable-leader-election=true', '--enable-metrics=true', '--watch-namespace', 'team-a,team-b']);
     expect(dep.metadata.namespace).toBe('kuberay-system');
     const kinds = out.map((o: any) => o.kind);
-    for (const k of ['Namespace', 'ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding', 'Deployment', 'Service']) expect(kinds).toContain(k);
+    for (const k of ['Namespace', 'ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding', 'Deployment',
+      'Service']) expect(kinds).toContain(k);
   });
 });
 
@@ -193,9 +208,11 @@ test('with a KueueInstall in the app, elastic workloads are not warned about the
     if (install) new KueueInstall(app, 'kueue', { manifestFile: manifest('v0.17.8') });
     const c = new Chart(app, 'w');
     const flavor = new ResourceFlavor(c, 'f');
-    const cq = new ClusterQueue(c, 'cq', { resourceGroups: [{ flavors: [{ flavor, quotas: [{ resource: ResourceName.CPU, nominalQuota: Quantity.cpu(8) }, { resource: ResourceName.MEMORY, nominalQuota: Quantity.gibibytes(16) }] }] }] });
+    const cq = new ClusterQueue(c, 'cq', { resourceGroups: [{ flavors: [{ flavor, quotas: [{ resource: ResourceName.CPU,
+      nominalQuota: Quantity.cpu(8) }, { resource: ResourceName.MEMORY, nominalQuota: Quantity.gibibytes(16) }] }] }] });
     const lq = new LocalQueue(c, 'lq', { clusterQueue: cq });
-    return new ElasticRayCluster(c, 'rc', { queue: lq, headGroup: { resources: { cpu: Quantity.cpu(1), memory: Quantity.gibibytes(1) } }, workerGroups: [{ groupName: 'w', maxReplicas: 2, resources: { cpu: Quantity.cpu(1), memory: Quantity.gibibytes(1) } }] });
+    return new ElasticRayCluster(c, 'rc', { queue: lq, headGroup: { resources: { cpu: Quantity.cpu(1), memory: Quantity.gibibytes(1) } },
+      workerGroups: [{ groupName: 'w', maxReplicas: 2, resources: { cpu: Quantity.cpu(1), memory: Quantity.gibibytes(1) } }] });
   };
   expect(build(false).policyWarnings().join('\n')).toMatch(/ElasticJobsViaWorkloadSlices is Alpha and off by default/);
   expect(build(true).policyWarnings().join('\n')).not.toMatch(/ElasticJobsViaWorkloadSlices/);

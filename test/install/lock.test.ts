@@ -79,7 +79,8 @@ describe('KueueInstall downloads, verified by the lock file', () => {
     const first = synthKueue({ ...p, locked: false, releasesUrl: `${srv.url}/kueue` });
     const sha = sha256(vendored('v0.19.2'));
     expect(lockOf(p.lockFile)).toEqual({ [official('v0.19.2')]: { sha256: sha } });
-    expect(first.stderr).toBe(`cdk8s-kueue-ray: recorded sha256 ${sha} of ${official('v0.19.2')} (downloaded from ${srv.url}/kueue/v0.19.2/manifests.yaml) in ${p.lockFile}. `
+    expect(first.stderr).toBe(`cdk8s-kueue-ray: recorded sha256 ${sha} of ${official('v0.19.2')} (downloaded `
+      + `from ${srv.url}/kueue/v0.19.2/manifests.yaml) in ${p.lockFile}. `
       + 'Commit this file: later synths refuse a download that differs, and CDK8S_KUEUE_RAY_LOCKED=1 (for CI) refuses any file not in it.\n');
     expect(keys(first.objects)).toEqual(keys(readManifests(path.join(VENDOR, 'kueue', 'v0.19.2', 'manifests.yaml'))));
     expect(fs.readFileSync(path.join(p.cacheDir, 'releases', sha, 'manifests.yaml'))).toEqual(vendored('v0.19.2'));
@@ -104,11 +105,14 @@ describe('KueueInstall downloads, verified by the lock file', () => {
         fs.writeFileSync(path.join(root, 'kueue', 'v0.19.2', 'manifests.yaml'), changed);
         // A new cache, so the file is downloaded again.
         expect(() => synthKueue({ ...p, cacheDir: tmpdir(), releasesUrl: `${own.url}/kueue` })).toThrow(
-          `KueueInstall 'kueue' (Kueue v0.19.2 manifests.yaml): ${own.url}/kueue/v0.19.2/manifests.yaml has sha256 ${sha256(changed)}, but the lock file ${p.lockFile} records ${recorded}; refusing it. Fix: find out why the file changed; if the new file is the right one, delete its entry from ${LOCK_FILE_NAME} and synthesize again.`);
+          `KueueInstall 'kueue' (Kueue v0.19.2 manifests.yaml): ${own.url}/kueue/v0.19.2/manifests.yaml has sha256 ${sha256(changed)}, but the lock `
+            + `file ${p.lockFile} records ${recorded}; refusing it. Fix: find out why the file changed; if the new file is the right one, delete its `
+            + `entry from ${LOCK_FILE_NAME} and synthesize again.`);
         // A changed cached copy is refused the same way.
         const cached = path.join(p.cacheDir, 'releases', recorded, 'manifests.yaml');
         fs.writeFileSync(cached, changed);
-        expect(() => synthKueue({ ...p, releasesUrl: `${own.url}/kueue` })).toThrow(`the cached ${cached} has sha256 ${sha256(changed)}, but the lock file ${p.lockFile} records ${recorded}; refusing it.`);
+        expect(() => synthKueue({ ...p, releasesUrl: `${own.url}/kueue` }))
+          .toThrow(`the cached ${cached} has sha256 ${sha256(changed)}, but the lock file ${p.lockFile} records ${recorded}; refusing it.`);
         expect(fs.readFileSync(p.lockFile, 'utf8')).toBe(lockText);
       } finally {
         await own.stop();
@@ -133,7 +137,8 @@ describe('KueueInstall downloads, verified by the lock file', () => {
     synthKueue({ ...p, releasesUrl: `${srv.url}/kueue` });
     const lockText = fs.readFileSync(p.lockFile, 'utf8');
     const before = srv.requests().length;
-    const refusal = `KueueInstall 'kueue' (Kueue v0.14.8 manifests.yaml): ${official('v0.14.8')} is not in the lock file ${p.lockFile}, and locked mode`;
+    const refusal = `KueueInstall 'kueue' (Kueue v0.14.8 manifests.yaml): ${official('v0.14.8')} is not in the lock `
+      + `file ${p.lockFile}, and locked mode`;
     expect(() => synthKueue({ ...p, locked: true, releasesUrl: `${srv.url}/kueue` }, 'v0.14.8')).toThrow(refusal);
     process.env.CDK8S_KUEUE_RAY_LOCKED = '1';
     expect(() => synthKueue({ ...p, releasesUrl: `${srv.url}/kueue` }, 'v0.14.8')).toThrow(refusal);
@@ -168,7 +173,8 @@ describe('KueueInstall downloads, verified by the lock file', () => {
       .toThrow(`has sha256 ${good}, but the manifestSha256 records ${bad}; refusing it.`);
     const file = path.join(VENDOR, 'kueue', 'v0.19.2', 'manifests.yaml');
     expect(synthKueue({ manifestFile: file, manifestSha256: good }).objects.length).toBeGreaterThan(0);
-    expect(() => synthKueue({ manifestFile: file, manifestSha256: bad })).toThrow(`manifestFile '${file}' has sha256 ${good}, not the manifestSha256 ${bad}; refusing it.`);
+    expect(() => synthKueue({ manifestFile: file, manifestSha256: bad }))
+      .toThrow(`manifestFile '${file}' has sha256 ${good}, not the manifestSha256 ${bad}; refusing it.`);
     expect(() => synthKueue({ ...p, manifestSha256: 'abc' })).toThrow("manifestSha256 'abc' is not a sha256");
   });
 });
@@ -215,7 +221,8 @@ test('KubeRayInstall downloads are verified against the library pins, in locked 
     fs.appendFileSync(crd, '# changed\n');
     process.env.CDK8S_KUEUE_RAY_LOCKED = '1';
     expect(() => new KubeRayInstall(Testing.app(), 'kuberay', { cacheDir: tmpdir(), sourcesUrl: `${own.url}/kuberay` }))
-      .toThrow(`has sha256 ${sha256(fs.readFileSync(crd))}, but the library pin (KubeRay CRD sha256) records ${pins['ray.io_rayjobs.yaml']}; refusing it.`);
+      .toThrow(`has sha256 ${sha256(fs.readFileSync(crd))}, but the library pin (KubeRay CRD sha256) `
+        + `records ${pins['ray.io_rayjobs.yaml']}; refusing it.`);
   } finally {
     await own.stop();
   }

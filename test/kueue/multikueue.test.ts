@@ -15,7 +15,8 @@ import { synthAll, tmpdir } from '../support/synth';
 import { KUBERAY_VERSIONS, KUEUE_VERSIONS, validatorFor } from '../support/versions';
 import { readKueueCrd } from '../support/upstream';
 
-const MK_PLURALS: Record<string, string> = { AdmissionCheck: 'admissionchecks', MultiKueueConfig: 'multikueueconfigs', MultiKueueCluster: 'multikueueclusters' };
+const MK_PLURALS: Record<string,
+  string> = { AdmissionCheck: 'admissionchecks', MultiKueueConfig: 'multikueueconfigs', MultiKueueCluster: 'multikueueclusters' };
 const mkValidators = new Map<string, Promise<CrdValidator>>();
 function mkValidator(obj: any, kueue: string): Promise<CrdValidator> {
   const version = String(obj.apiVersion).split('/')[1];
@@ -81,7 +82,8 @@ describe.each(PAIRS)('MultiKueue example on Kueue %s + KubeRay %s', (kueue, kube
     }
     expect(manager.find((o) => o.kind === 'MultiKueueConfig').spec.clusters).toEqual([...MULTIKUEUE_WORKERS]);
     const check = manager.find((o) => o.kind === 'AdmissionCheck');
-    expect(check.spec).toEqual({ controllerName: 'kueue.x-k8s.io/multikueue', parameters: { apiGroup: 'kueue.x-k8s.io', kind: 'MultiKueueConfig', name: 'multikueue' } });
+    expect(check.spec).toEqual({ controllerName: 'kueue.x-k8s.io/multikueue',
+      parameters: { apiGroup: 'kueue.x-k8s.io', kind: 'MultiKueueConfig', name: 'multikueue' } });
     const cq = manager.find((o) => o.kind === 'ClusterQueue');
     if (caps.admissionChecksField === 'admissionChecks') {
       expect(cq.spec.admissionChecks).toEqual(['multikueue']);
@@ -115,7 +117,8 @@ describe.each(PAIRS)('MultiKueue example on Kueue %s + KubeRay %s', (kueue, kube
       const expected = [
         { apiGroups: ['kueue.x-k8s.io'], resources: ['workloads'], verbs: [...rbac.objectVerbs] },
         { apiGroups: ['kueue.x-k8s.io'], resources: ['workloads/status'], verbs: ['get', 'patch', 'update'] },
-        ...(kueue === 'v0.19.2' ? [{ apiGroups: ['kueue.x-k8s.io'], resources: ['clusterqueues', 'localqueues'], verbs: ['get', 'list', 'watch'] }] : []),
+        ...(kueue === 'v0.19.2' ? [{ apiGroups: ['kueue.x-k8s.io'], resources: ['clusterqueues', 'localqueues'], verbs: ['get', 'list', 'watch'] }]
+          : []),
         { apiGroups: ['ray.io'], resources: rayPlurals, verbs: [...rbac.objectVerbs] },
         { apiGroups: ['ray.io'], resources: rayPlurals.map((p) => `${p}/status`), verbs: ['get'] },
       ];
@@ -139,7 +142,8 @@ function setup(kueue: string, kubeRay: string, workerQuotaCpu: number[], opts: S
     const flavor = new ResourceFlavor(chart, 'default-flavor');
     const cq = new ClusterQueue(chart, 'cluster-queue', {
       namespaceSelector: NamespaceSelector.all(),
-      resourceGroups: [{ flavors: [{ flavor, quotas: [{ resource: ResourceName.CPU, nominalQuota: Quantity.cpu(cpu) }, { resource: ResourceName.MEMORY, nominalQuota: Quantity.parse('64Gi') }] }] }],
+      resourceGroups: [{ flavors: [{ flavor, quotas: [{ resource: ResourceName.CPU, nominalQuota: Quantity.cpu(cpu) },
+        { resource: ResourceName.MEMORY, nominalQuota: Quantity.parse('64Gi') }] }] }],
     });
     return { cq, lq: new LocalQueue(chart, lqName, { namespace: 'default', clusterQueue: cq }) };
   };
@@ -186,20 +190,23 @@ describe('refused at synth: what MultiKueue would never dispatch', () => {
 
   test('a RayService on Kueue < 0.17 names v0.17.0', () => {
     const { manager, chart, lq } = setup('v0.14.8', 'v1.4.2', [8]);
-    new ElasticRayService(chart, 'svc', { queue: lq, serveConfig: { applications: [] }, headGroup: { resources: oneCpu }, workerGroups: [{ groupName: 'w', replicas: 1, minReplicas: 1, maxReplicas: 1, resources: oneCpu }] } as any);
+    new ElasticRayService(chart, 'svc', { queue: lq, serveConfig: { applications: [] }, headGroup: { resources: oneCpu },
+      workerGroups: [{ groupName: 'w', replicas: 1, minReplicas: 1, maxReplicas: 1, resources: oneCpu }] } as any);
     expect(() => manager.synth()).toThrow(/no MultiKueue adapter for RayService .*choose Kueue >= v0.17.0/s);
   });
 
   test('a RayService whose KubeRay has no RayService managedBy names v1.6.0', () => {
     const { manager, chart, lq } = setup('v0.17.8', 'v1.5.2', [8]);
-    const svc = new ElasticRayService(chart, 'svc', { queue: lq, serveConfig: { applications: [] }, headGroup: { resources: oneCpu }, workerGroups: [{ groupName: 'w', replicas: 1, minReplicas: 1, maxReplicas: 1, resources: oneCpu }] } as any);
+    const svc = new ElasticRayService(chart, 'svc', { queue: lq, serveConfig: { applications: [] }, headGroup: { resources: oneCpu },
+      workerGroups: [{ groupName: 'w', replicas: 1, minReplicas: 1, maxReplicas: 1, resources: oneCpu }] } as any);
     expect(svc.toManifest().spec.managedBy).toBeUndefined(); // never a field KubeRay 1.5 prunes
     expect(() => manager.synth()).toThrow(/KubeRay v1.5.2 has no RayService managedBy.*KubeRay >= v1.6.0/s);
   });
 
   test('an ElasticRayService (it always autoscales) on 0.19.2 + 1.6.2 gets managedBy, and is refused for its autoscaler', () => {
     const { manager, chart, lq } = setup('v0.19.2', 'v1.6.2', [8]);
-    const svc = new ElasticRayService(chart, 'svc', { queue: lq, serveConfig: { applications: [] }, headGroup: { resources: oneCpu }, workerGroups: [{ groupName: 'w', replicas: 1, minReplicas: 1, maxReplicas: 1, resources: oneCpu }] } as any);
+    const svc = new ElasticRayService(chart, 'svc', { queue: lq, serveConfig: { applications: [] }, headGroup: { resources: oneCpu },
+      workerGroups: [{ groupName: 'w', replicas: 1, minReplicas: 1, maxReplicas: 1, resources: oneCpu }] } as any);
     expect(svc.toManifest().spec.managedBy).toBe('kueue.x-k8s.io/multikueue');
     expect(() => manager.synth()).toThrow(/an autoscaling elastic RayService cannot be dispatched/);
   });
@@ -207,7 +214,8 @@ describe('refused at synth: what MultiKueue would never dispatch', () => {
   test('an autoscaling elastic RayCluster is refused at every version', () => {
     for (const k of ['v0.17.8', 'v0.19.2']) {
       const { manager, chart, lq } = setup(k, 'v1.6.2', [8]);
-      new ElasticRayCluster(chart, 'rc', { queue: lq, headGroup: { resources: oneCpu }, workerGroups: [{ groupName: 'w', replicas: 0, minReplicas: 0, maxReplicas: 2, resources: oneCpu }] } as any);
+      new ElasticRayCluster(chart, 'rc', { queue: lq, headGroup: { resources: oneCpu },
+        workerGroups: [{ groupName: 'w', replicas: 0, minReplicas: 0, maxReplicas: 2, resources: oneCpu }] } as any);
       // 0.19 refuses it in its webhook (multiKueueElasticAutoscaling); before, the library does (multiKueueDispatch)
       expect(() => manager.synth()).toThrow(k === 'v0.19.2' ? /not supported for a MultiKueue-managed elastic RayCluster/ : /autoscaling elastic RayCluster cannot be dispatched/);
     }
@@ -216,13 +224,16 @@ describe('refused at synth: what MultiKueue would never dispatch', () => {
   test('a fixed-size elastic RayCluster (pure rule): replicas synced from 0.19.2, warned before', () => {
     const inv: Inventory = {
       localQueues: [{ namespace: 'default', name: 'q', clusterQueue: 'cq' }],
-      clusterQueues: [{ name: 'cq', namespaceSelector: {}, admissionChecks: ['mk'], resourceGroups: [{ coveredResources: ['cpu'], flavors: [{ flavor: 'f', resources: [{ resource: 'cpu', nominal: 8000n }] }] }] }],
+      clusterQueues: [{ name: 'cq', namespaceSelector: {}, admissionChecks: ['mk'],
+        resourceGroups: [{ coveredResources: ['cpu'], flavors: [{ flavor: 'f', resources: [{ resource: 'cpu', nominal: 8000n }] }] }] }],
       cohorts: [], priorityClasses: [], namespaces: [], multiKueueChecks: [{ name: 'mk', clusters: ['w1'] }],
     };
     const rc = {
       apiVersion: 'ray.io/v1', kind: 'RayCluster',
-      metadata: { name: 'rc', namespace: 'default', labels: { 'kueue.x-k8s.io/queue-name': 'q' }, annotations: { 'kueue.x-k8s.io/elastic-job': 'true' } },
-      spec: { managedBy: 'kueue.x-k8s.io/multikueue', headGroupSpec: { template: { spec: { containers: [{ name: 'h', resources: { requests: { cpu: '1' } } }] } } } },
+      metadata: { name: 'rc', namespace: 'default', labels: { 'kueue.x-k8s.io/queue-name': 'q' },
+        annotations: { 'kueue.x-k8s.io/elastic-job': 'true' } },
+      spec: { managedBy: 'kueue.x-k8s.io/multikueue',
+        headGroupSpec: { template: { spec: { containers: [{ name: 'h', resources: { requests: { cpu: '1' } } }] } } } },
     };
     for (const [k, warned] of [['v0.17.8', true], ['v0.19.2', false]] as const) {
       const f = RULES.multiKueueDispatch(rc, { kueue: kueueCapabilities(k), kubeRay: kubeRayCapabilities('v1.6.2'), inventory: inv });
@@ -234,7 +245,8 @@ describe('refused at synth: what MultiKueue would never dispatch', () => {
   test('a RayJob on a queue without the check keeps managedBy unset', () => {
     const { manager, chart } = setup('v0.19.2', 'v1.6.2', [8]);
     const flavor = new ResourceFlavor(chart, 'local-flavor');
-    const cq = new ClusterQueue(chart, 'local-cq', { resourceGroups: [{ flavors: [{ flavor, quotas: [{ resource: ResourceName.CPU, nominalQuota: Quantity.cpu(8) }, { resource: ResourceName.MEMORY, nominalQuota: Quantity.parse('64Gi') }] }] }] });
+    const cq = new ClusterQueue(chart, 'local-cq', { resourceGroups: [{ flavors: [{ flavor, quotas: [{ resource: ResourceName.CPU,
+      nominalQuota: Quantity.cpu(8) }, { resource: ResourceName.MEMORY, nominalQuota: Quantity.parse('64Gi') }] }] }] });
     const local = new LocalQueue(chart, 'local', { namespace: 'default', clusterQueue: cq });
     const job = new QueuedRayJob(chart, 'job', jobProps(local));
     expect(() => manager.synth()).not.toThrow();
@@ -249,7 +261,8 @@ describe('refused at synth: what MultiKueue would never dispatch', () => {
 });
 
 describe('the manager\'s inventory read back from its objects (what the webhook and check/plan see)', () => {
-  test.each(['v0.14.8', 'v0.19.2'])('Kueue %s: the check, its clusters and the ClusterQueue\'s admission checks; the rule runs without the workers', (kueue) => {
+  test.each(['v0.14.8',
+    'v0.19.2'])('Kueue %s: the check, its clusters and the ClusterQueue\'s admission checks; the rule runs without the workers', (kueue) => {
     const ex = buildMultiKueueExample({ outdir: tmpdir(), kueue, kubeRay: 'v1.6.2' });
     const objs = synthAll(ex.manager);
     const of = (kind: string) => objs.filter((o) => o.kind === kind);
@@ -265,6 +278,7 @@ describe('the manager\'s inventory read back from its objects (what the webhook 
     const unmanaged = { ...job, spec: { ...job.spec, managedBy: undefined } };
     expect(RULES.multiKueueDispatch(unmanaged, ctx).map((f) => f.message).join('\n')).toMatch(/Expecting spec.managedBy to be kueue.x-k8s.io\/multikueue/);
     // without the MultiKueue objects the inventory is a single-cluster one, as before
-    expect(inventoryFromObjects({ localQueues: [], clusterQueues: [], cohorts: [], priorityClasses: [], namespaces: [] })).not.toHaveProperty('multiKueueChecks');
+    expect(inventoryFromObjects({ localQueues: [], clusterQueues: [], cohorts: [], priorityClasses: [],
+      namespaces: [] })).not.toHaveProperty('multiKueueChecks');
   });
 });

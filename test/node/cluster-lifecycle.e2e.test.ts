@@ -18,8 +18,10 @@ function traces(name: string): string[] {
   const dir = stateDir(name);
   const out: string[] = [];
   if (fs.existsSync(`/var/run/netns/ckr-${name}`)) out.push(`netns ckr-${name}`);
-  for (const h of fs.readdirSync('/sys/fs/cgroup')) if (fs.existsSync(path.join('/sys/fs/cgroup', h, `ckr-${name}`))) out.push(`cgroup ${h}/ckr-${name}`);
-  for (const l of fs.readFileSync('/proc/self/mountinfo', 'utf8').split('\n')) if (l.split(' ')[4]?.startsWith(dir)) out.push(`mount ${l.split(' ')[4]}`);
+  for (const h of fs.readdirSync('/sys/fs/cgroup')) if (fs.existsSync(path.join('/sys/fs/cgroup', h,
+    `ckr-${name}`))) out.push(`cgroup ${h}/ckr-${name}`);
+  for (const l of fs.readFileSync('/proc/self/mountinfo', 'utf8')
+    .split('\n')) if (l.split(' ')[4]?.startsWith(dir)) out.push(`mount ${l.split(' ')[4]}`);
   for (const p of fs.readdirSync('/proc').filter((e) => /^\d+$/.test(e))) {
     try {
       if (fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(dir)) out.push(`process ${p}`);
@@ -29,7 +31,8 @@ function traces(name: string): string[] {
   return out;
 }
 
-const cli = (args: string[], env: NodeJS.ProcessEnv) => run('npx', ['ts-node', '--transpile-only', 'scripts/cluster/main.ts', ...args], { cwd: REPO_ROOT, env: { ...process.env, ...env } });
+const cli = (args: string[], env: NodeJS.ProcessEnv) => run('npx', ['ts-node', '--transpile-only', 'scripts/cluster/main.ts', ...args],
+  { cwd: REPO_ROOT, env: { ...process.env, ...env } });
 
 describeNode('the node cluster\'s lifecycle', () => {
   test('npm run cluster: usage, up, status, kubeconfig, down; nothing left behind', async () => {
@@ -61,7 +64,8 @@ describeNode('the node cluster\'s lifecycle', () => {
     const name = `killed-${process.pid}`;
     // A child process brings a node up as its owner, says so, and is killed outright.
     const script = `const { NodeCluster } = require('./scripts/cluster/node-cluster'); const { nodeImages } = require('./scripts/cluster/images');
-      NodeCluster.up('${name}', { images: nodeImages(['v0.19.2'], ['v1.6.2']), owner: process.pid, log: () => {} }).then(() => { console.log('UP'); setInterval(() => {}, 1000); });`;
+      NodeCluster.up('${name}', { images: nodeImages(['v0.19.2'], ['v1.6.2']), owner: process.pid, log: () => {} }).then(() => { console.log('UP'); `
+        + 'setInterval(() => {}, 1000); });';
     const child = spawn('npx', ['ts-node', '--transpile-only', '-e', script], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (d) => { out += d; });

@@ -29,7 +29,8 @@ const RAY = 'ray.io/v1';
 function post(url: string, body: unknown): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const data = JSON.stringify(body);
-    const req = http.request(url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) }, timeout: 30000 }, (res) => {
+    const req = http.request(url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) },
+      timeout: 30000 }, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (c) => { text += c; });
@@ -52,7 +53,8 @@ describeNode(`the guide on real Ray 2.46.0 (Kueue ${KUEUE} + KubeRay ${KUBERAY},
   const env = () => ({ ...process.env, KUBECONFIG: node.kubeconfig, KUBECTL: kubectlBin });
   const kubectl = async (...args: string[]) => (await run(kubectlBin, args, { env: env(), maxBuffer: 64 * 1024 * 1024 })).stdout;
   const synth = async (out: string, examples: string) => run('npx', ['cdk8s', 'synth', '--no-check-upgrade', '--output', out], {
-    cwd: REPO_ROOT, env: { ...process.env, KUEUE_VERSION: KUEUE, KUBERAY_VERSION: KUBERAY, EXAMPLES: examples, EXAMPLES_CPU_SCALE: GUIDE_CPU_SCALE, TOY_ITERATIONS: String(ITERATIONS), EXAMPLES_SERVE_APPS: 'configmap' },
+    cwd: REPO_ROOT, env: { ...process.env, KUEUE_VERSION: KUEUE, KUBERAY_VERSION: KUBERAY, EXAMPLES: examples, EXAMPLES_CPU_SCALE: GUIDE_CPU_SCALE,
+      TOY_ITERATIONS: String(ITERATIONS), EXAMPLES_SERVE_APPS: 'configmap' },
   });
   /** `kubectl create -f` of these objects (written to a file, as a person would save them); the created names. */
   const create = async (objs: any[]): Promise<string[]> => {
@@ -69,8 +71,9 @@ describeNode(`the guide on real Ray 2.46.0 (Kueue ${KUEUE} + KubeRay ${KUBERAY},
   /** What an operator would `kubectl patch`: ray-cq's CPU quota. */
   const setQuota = (cpu: string) => kubectl('patch', 'clusterqueue', 'ray-cq', '--type=json', '-p',
     JSON.stringify([{ op: 'replace', path: '/spec/resourceGroups/0/flavors/0/resources/0/nominalQuota', value: cpu }]));
-  const readyHead = (cluster: string) => waitFor(`${cluster}'s head Running and ready`, async () => (await client.list('v1', 'Pod', 'default', `ray.io/cluster=${cluster},ray.io/node-type=head`))
-    .find((p) => p.status?.phase === 'Running' && (p.status.containerStatuses ?? []).every((c: any) => c.ready)), 400000, 1000);
+  const readyHead = (cluster: string) => waitFor(`${cluster}'s head Running and ready`,
+    async () => (await client.list('v1', 'Pod', 'default', `ray.io/cluster=${cluster},ray.io/node-type=head`))
+      .find((p) => p.status?.phase === 'Running' && (p.status.containerStatuses ?? []).every((c: any) => c.ready)), 400000, 1000);
   const onHead = (head: any, ...args: string[]) => kubectl('exec', head.metadata.name, '-c', head.spec.containers[0].name, '--', ...args);
   // `ray job submit -- python -c <script>`: each word its own argument (Ray quotes every one).
   const submitOnHead = (head: any, id: string, script: string) => onHead(head, 'ray', 'job', 'submit', '--address', 'http://127.0.0.1:8265', '--submission-id', id, '--no-wait', '--', 'python', '-c', script);
@@ -78,7 +81,8 @@ describeNode(`the guide on real Ray 2.46.0 (Kueue ${KUEUE} + KubeRay ${KUBERAY},
 
   beforeAll(async () => {
     process.on('exit', () => { try { NodeCluster.down(NAME); } catch { /* reported by the next run's reaping */ } });
-    node = await NodeCluster.up(NAME, { images: [...nodeImages([KUEUE], [KUBERAY]), ...rayImages(['2.46.0'])], owner: process.pid, log: () => undefined });
+    node = await NodeCluster.up(NAME,
+      { images: [...nodeImages([KUEUE], [KUBERAY]), ...rayImages(['2.46.0'])], owner: process.pid, log: () => undefined });
     process.stdout.write(`[guide] node up in ${node.timings.total.toFixed(1)} s\n`);
     client = KubeClient.fromKubeconfig(node.kubeconfig);
     // The installs, the guide's queues and the controller, applied as the README applies dist/; each
@@ -104,18 +108,22 @@ describeNode(`the guide on real Ray 2.46.0 (Kueue ${KUEUE} + KubeRay ${KUBERAY},
   afterEach(async () => {
     if (!client) return;
     for (const kind of ['RayService', 'RayJob', 'RayCluster']) {
-      for (const o of await client.list(RAY, kind, 'default')) await client.delete(`/apis/ray.io/v1/namespaces/default/${kind.toLowerCase()}s/${o.metadata.name}`);
+      for (const o of await client.list(RAY, kind,
+        'default')) await client.delete(`/apis/ray.io/v1/namespaces/default/${kind.toLowerCase()}s/${o.metadata.name}`);
     }
-    await waitFor('the scenario\'s Ray pods to be gone', async () => (await client.list('v1', 'Pod', 'default', 'ray.io/is-ray-node=yes')).length === 0, 180000, 1000);
+    await waitFor('the scenario\'s Ray pods to be gone',
+      async () => (await client.list('v1', 'Pod', 'default', 'ray.io/is-ray-node=yes')).length === 0, 180000, 1000);
   }, 240000);
 
-  test('1. gang: one toy job runs to SUCCEEDED while the other has no pods; KubeRay deletes its cluster, then Kueue admits the second, which also SUCCEEDS', async () => {
+  test('1. gang: one toy job runs to SUCCEEDED while the other has no pods; KubeRay deletes its cluster, then Kueue admits the second, '
+    + 'which also SUCCEEDS', async () => {
     const watch = new RayWatch(client, 'default', 'cluster-queue');
     try {
       const names = await create(createFile('gang-scheduling'));
       expect(names).toHaveLength(2);
       const [a, b] = names.map((n) => watch.watch(n));
-      const first = await waitFor('one toy job admitted, its head and worker Running', async () => [a, b].find((r) => r.at['head Running'] && r.at['worker Running']), 300000, 1000);
+      const first = await waitFor('one toy job admitted, its head and worker Running',
+        async () => [a, b].find((r) => r.at['head Running'] && r.at['worker Running']), 300000, 1000);
       const second = first === a ? b : a;
       // The guide's `kubectl get clusterqueues`: 1 reserving, 1 pending, while the first runs.
       expect(watch.queueSteps()).toContain('1 reserving, 1 pending');
@@ -126,7 +134,8 @@ describeNode(`the guide on real Ray 2.46.0 (Kueue ${KUEUE} + KubeRay ${KUBERAY},
       await waitFor('the toy loop\'s progress in the job output', async () => /iter: 1, ray\.cluster_resources\(\): \{.*'CPU': 2\.0/.test(await jobOutput(first.name)), 240000, 2000);
       await waitFor('the first job SUCCEEDED', async () => first.statuses.includes('SUCCEEDED'), 300000, 1000);
       // shutdownAfterJobFinishes: KubeRay deletes the first job's cluster; Kueue then admits the second.
-      await waitFor('the first job\'s RayCluster deleted', async () => !(await client.getOrUndefined(`/apis/ray.io/v1/namespaces/default/rayclusters/${first.clusters[0]}`)), 180000, 1000);
+      await waitFor('the first job\'s RayCluster deleted',
+        async () => !(await client.getOrUndefined(`/apis/ray.io/v1/namespaces/default/rayclusters/${first.clusters[0]}`)), 180000, 1000);
       await waitFor('the second job admitted and Running', async () => second.at['head Running'] && second.at['worker Running'], 300000, 1000);
       expect(second.at.admitted).toBeGreaterThanOrEqual(first.at.SUCCEEDED);
       await waitFor('the second job SUCCEEDED', async () => second.statuses.includes('SUCCEEDED'), 300000, 1000);
@@ -143,14 +152,16 @@ describeNode(`the guide on real Ray 2.46.0 (Kueue ${KUEUE} + KubeRay ${KUBERAY},
     }
   }, 1200000);
 
-  test('2. priority: a prod job preempts the running dev job; KubeRay deletes dev\'s pods after the graceful-preemption grace, prod SUCCEEDS, then dev runs again and SUCCEEDS', async () => {
+  test('2. priority: a prod job preempts the running dev job; KubeRay deletes dev\'s pods after the graceful-preemption grace, prod SUCCEEDS, then '
+    + 'dev runs again and SUCCEEDS', async () => {
     const watch = new RayWatch(client, 'default', 'cluster-queue');
     const [devObj, prodObj] = createFile('priority');
     expect(devObj.metadata.labels['kueue.x-k8s.io/priority-class']).toBe('dev-priority');
     try {
       const [devName] = await create([devObj]);
       const dev = watch.watch(devName);
-      await waitFor('the dev job Running', async () => dev.at['head Running'] && dev.at['worker Running'] && dev.statuses.includes('RUNNING'), 300000, 1000);
+      await waitFor('the dev job Running', async () => dev.at['head Running'] && dev.at['worker Running'] && dev.statuses.includes('RUNNING'), 300000,
+        1000);
       const devPods = await client.list('v1', 'Pod', 'default', `ray.io/cluster=${dev.clusters[0]}`);
       // The controller's graceful-preemption defaults (kuberay#5004), as the examples app sets them.
       const head = devPods.find((p) => p.metadata.labels['ray.io/node-type'] === 'head');
@@ -177,7 +188,8 @@ describeNode(`the guide on real Ray 2.46.0 (Kueue ${KUEUE} + KubeRay ${KUBERAY},
       stopRead = true;
       await reader;
       const drain = gone - evictedAt;
-      process.stdout.write(`[guide] preemption: eviction -> dev pods gone ${drain.toFixed(1)} s (preStop 20 s, grace 60 s); raylet: ${sigterm.trim() || '(no SIGTERM line read)'}\n`);
+      process.stdout.write(`[guide] preemption: eviction -> dev pods gone ${drain.toFixed(1)} s (preStop 20 s, grace 60 s); `
+        + `raylet: ${sigterm.trim() || '(no SIGTERM line read)'}\n`);
       // The grace was honoured: the pods outlived the 20 s preStop, and were gone before the 60 s grace ran out.
       expect(drain).toBeGreaterThanOrEqual(20);
       expect(drain).toBeLessThan(90);
@@ -194,7 +206,8 @@ describeNode(`the guide on real Ray 2.46.0 (Kueue ${KUEUE} + KubeRay ${KUBERAY},
     }
   }, 1500000);
 
-  test('3. elastic RayCluster: the autoscaler scales workers up under 20 busy tasks, each step a Workload slice; with room for two workers the next slice stays pending; idle workers go back to 0', async () => {
+  test('3. elastic RayCluster: the autoscaler scales workers up under 20 busy tasks, each step a Workload slice; with room for two workers the next '
+    + 'slice stays pending; idle workers go back to 0', async () => {
     await kubectl('apply', '--server-side', '-f', scenarioFile('-elastic-queues'));
     // Room for two workers only: head 100m + autoscaler 50m + 2 x 100m = 350m; a third needs 450m.
     await setQuota('400m');
@@ -209,7 +222,8 @@ describeNode(`the guide on real Ray 2.46.0 (Kueue ${KUEUE} + KubeRay ${KUBERAY},
       // The guide's busy workload, submitted on the head as the guide does.
       await submitOnHead(head, 'busy', busyTasksScript(20, 20));
       const submitted = w.mark('tasks submitted');
-      w.mark('scale-up requested', (await waitFor('the autoscaler asks for workers', async () => w.firstAfter(submitted, (x) => x.replicas > 0), 240000, 1000)).t);
+      w.mark('scale-up requested',
+        (await waitFor('the autoscaler asks for workers', async () => w.firstAfter(submitted, (x) => x.replicas > 0), 240000, 1000)).t);
       w.mark('worker Running', (await waitFor('a worker Running', async () => w.firstAfter(submitted, (x) => x.running > 0), 400000, 1000)).t);
       const logs = await waitFor('the busy tasks done', async () => {
         const out = await jobLogsOnHead(head, 'busy');
@@ -236,7 +250,8 @@ describeNode(`the guide on real Ray 2.46.0 (Kueue ${KUEUE} + KubeRay ${KUBERAY},
     }
   }, 1800000);
 
-  test('4. elastic RayService: the guide\'s two Serve apps answer through the Service; under bounded load workers are added, each a Workload slice, and removed after it', async () => {
+  test('4. elastic RayService: the guide\'s two Serve apps answer through the Service; under bounded load workers are added, each a Workload slice, '
+    + 'and removed after it', async () => {
     await kubectl('apply', '--server-side', '-f', scenarioFile('-elastic-queues'));
     await kubectl('apply', '--server-side', '-f', scenarioFile('-elastic-rayservice'));
     const name = 'rayservice-kueue-autoscaler';
@@ -266,7 +281,8 @@ describeNode(`the guide on real Ray 2.46.0 (Kueue ${KUEUE} + KubeRay ${KUBERAY},
       });
       const loadStart = w.mark('load started');
       try {
-        w.mark('worker added', (await waitFor('a worker added under load', async () => w.firstAfter(loadStart, (x) => x.running > before), 400000, 1000)).t);
+        w.mark('worker added',
+          (await waitFor('a worker added under load', async () => w.firstAfter(loadStart, (x) => x.running > before), 400000, 1000)).t);
         await new Promise((r) => setTimeout(r, 20000));
       } finally {
         loading = false;
@@ -281,7 +297,8 @@ describeNode(`the guide on real Ray 2.46.0 (Kueue ${KUEUE} + KubeRay ${KUBERAY},
       expect(admitted.length).toBeGreaterThanOrEqual(2);
       expect(Math.max(...admitted.map((x) => x.workers))).toBeGreaterThanOrEqual(peak);
       // Back down to minReplicas 1 once idle (Serve's downscale delay, then idleTimeoutSeconds 60).
-      await waitFor('workers back to 1', async () => w.now() - stopped > 30 && w.last?.running === before && w.last.replicas === before, 600000, 2000);
+      await waitFor('workers back to 1', async () => w.now() - stopped > 30 && w.last?.running === before && w.last.replicas === before, 600000,
+        2000);
       w.mark('scaled down');
       expect(await post(url('/fruit/'), ['MANGO', 2])).toEqual({ status: 200, body: '6' });
     } finally {

@@ -67,7 +67,8 @@ export class RayWatch {
   }
 
   public timeline(): string {
-    return [...this.jobs.values()].map((j) => `${j.name}: ${Object.entries(j.at).sort((a, b) => a[1] - b[1]).map(([k, v]) => `${k} ${v.toFixed(1)}s`).join(', ')}`).join('\n');
+    return [...this.jobs.values()].map((j) => `${j.name}: `
+      + `${Object.entries(j.at).sort((a, b) => a[1] - b[1]).map(([k, v]) => `${k} ${v.toFixed(1)}s`).join(', ')}`).join('\n');
   }
 
   private mark(r: JobRecord, what: string): void {
@@ -174,7 +175,9 @@ export class ElasticWatch {
   }
 
   public report(title: string): string {
-    const slices = [...this.slices.values()].map((s) => `  ${s.name}: ${s.workers} worker(s), created ${s.created.toFixed(1)}s${s.admitted !== undefined ? `, admitted ${s.admitted.toFixed(1)}s` : ', never admitted'}${s.finished !== undefined ? `, replaced ${s.finished.toFixed(1)}s` : ''}`);
+    const slices = [...this.slices.values()].map((s) => `  ${s.name}: ${s.workers} worker(s), created ${s.created.toFixed(1)}s`
+      + `${s.admitted !== undefined ? `, admitted ${s.admitted.toFixed(1)}s` : ', never admitted'}`
+      + `${s.finished !== undefined ? `, replaced ${s.finished.toFixed(1)}s` : ''}`);
     const changed = (s: ElasticSample, p: ElasticSample | undefined) => !p || s.replicas !== p.replicas || s.running !== p.running || s.cpu !== p.cpu;
     const steps = this.samples.filter((s, i) => changed(s, this.samples[i - 1]))
       .map((s) => `  ${s.t.toFixed(1)}s replicas ${s.replicas} running ${s.running} cpu ${s.cpu}`);
@@ -203,7 +206,8 @@ export class ElasticWatch {
     for (const w of wls.filter((x) => (x.metadata.ownerReferences ?? []).some((o: any) => mine(o.name)))) {
       const conds = w.status?.conditions ?? [];
       const s: Slice = this.slices.get(w.metadata.name)
-        ?? { name: w.metadata.name, created: t, workers: (w.spec.podSets ?? []).filter((p: any) => p.name !== 'head').reduce((n: number, p: any) => n + p.count, 0) };
+        ?? { name: w.metadata.name, created: t,
+          workers: (w.spec.podSets ?? []).filter((p: any) => p.name !== 'head').reduce((n: number, p: any) => n + p.count, 0) };
       if (s.admitted === undefined && conds.some((c: any) => c.type === 'Admitted' && c.status === 'True')) s.admitted = t;
       if (s.finished === undefined && conds.some((c: any) => c.type === 'Finished' && c.status === 'True')) s.finished = t;
       this.slices.set(w.metadata.name, s);

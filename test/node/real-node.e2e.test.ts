@@ -37,11 +37,13 @@ describeNode(`real node: dist/ of Kueue ${KUEUE} + KubeRay ${KUBERAY} applied an
   beforeAll(async () => {
     process.on('exit', () => { try { NodeCluster.down(NAME); } catch { /* reported by the next run's reaping */ } });
     node = await NodeCluster.up(NAME, { images: nodeImages([KUEUE], [KUBERAY]), owner: process.pid, log: () => undefined });
-    process.stdout.write(`[real-node] node up in ${node.timings.total.toFixed(1)} s (${Object.entries(node.timings).filter(([k]) => k !== 'total').map(([k, v]) => `${k} ${v.toFixed(1)}s`).join(', ')})\n`);
+    process.stdout.write(`[real-node] node up in ${node.timings.total.toFixed(1)} s `
+      + `(${Object.entries(node.timings).filter(([k]) => k !== 'total').map(([k, v]) => `${k} ${v.toFixed(1)}s`).join(', ')})\n`);
     client = KubeClient.fromKubeconfig(node.kubeconfig);
     // The README's commands: synthesize the examples app (default pair), then the ordered apply.
     out = tmpdir();
-    await run('npx', ['cdk8s', 'synth', '--no-check-upgrade', '--output', out], { cwd: REPO_ROOT, env: { ...process.env, KUEUE_VERSION: KUEUE, KUBERAY_VERSION: KUBERAY } });
+    await run('npx', ['cdk8s', 'synth', '--no-check-upgrade', '--output', out],
+      { cwd: REPO_ROOT, env: { ...process.env, KUEUE_VERSION: KUEUE, KUBERAY_VERSION: KUBERAY } });
     const t = Date.now();
     await run('node', [path.join(REPO_ROOT, 'scripts', 'apply.js'), out], { cwd: REPO_ROOT, env: env(), maxBuffer: 64 * 1024 * 1024 });
     applySeconds = (Date.now() - t) / 1000;
@@ -78,7 +80,8 @@ describeNode(`real node: dist/ of Kueue ${KUEUE} + KubeRay ${KUBERAY} applied an
   });
 
   test('the API server reaches Kueue\'s webhooks and ours through their Services, with the certificates each one manages', async () => {
-    for (const name of ['kueue-mutating-webhook-configuration', 'kueue-validating-webhook-configuration', 'cdk8s-kueue-ray-mutating', 'cdk8s-kueue-ray-validating']) {
+    for (const name of ['kueue-mutating-webhook-configuration', 'kueue-validating-webhook-configuration', 'cdk8s-kueue-ray-mutating',
+      'cdk8s-kueue-ray-validating']) {
       const kind = name.includes('mutating') ? 'mutatingwebhookconfigurations' : 'validatingwebhookconfigurations';
       const cfg = await client.get(`/apis/admissionregistration.k8s.io/v1/${kind}/${name}`);
       for (const w of cfg.webhooks) {
@@ -113,7 +116,8 @@ describeNode(`real node: dist/ of Kueue ${KUEUE} + KubeRay ${KUBERAY} applied an
     }
   });
 
-  test('gang: of the guide\'s two toy jobs Kueue admits one; only it has a RayCluster and pods, the other has none and a why-pending Event; plan --kubeconfig said so first', async () => {
+  test('gang: of the guide\'s two toy jobs Kueue admits one; only it has a RayCluster and pods, the other has none and a why-pending Event; plan '
+    + '--kubeconfig said so first', async () => {
     const file = path.join(out, 'create', 'gang-scheduling.k8s.yaml');
     const planned: PlanResult = JSON.parse(await planMain([file, '--kubeconfig', node.kubeconfig, '--output', 'json']));
     const fromFile = (p: PlanResult) => p.workloads.filter((w) => w.name.startsWith('rayjob-sample-'));
@@ -121,7 +125,8 @@ describeNode(`real node: dist/ of Kueue ${KUEUE} + KubeRay ${KUBERAY} applied an
     const names = (await kubectl('create', '-f', file, '-o', 'name')).trim().split('\n').map((n) => n.replace('rayjob.ray.io/', ''));
     expect(names).toHaveLength(2);
     const job = (n: string) => client.get(`/apis/ray.io/v1/namespaces/default/rayjobs/${n}`);
-    const ownedBy = async (kind: string, api: string, uid: string) => (await client.list(api, kind, 'default')).filter((o) => (o.metadata.ownerReferences ?? []).some((r: any) => r.uid === uid));
+    const ownedBy = async (kind: string, api: string, uid: string) =>
+      (await client.list(api, kind, 'default')).filter((o) => (o.metadata.ownerReferences ?? []).some((r: any) => r.uid === uid));
     const { admitted, pending } = await waitFor('one toy job admitted, the other pending', async () => {
       const jobs = await Promise.all(names.map(job));
       const wls = await Promise.all(jobs.map((j) => ownedBy('Workload', 'kueue.x-k8s.io/v1beta2', j.metadata.uid)));
@@ -129,7 +134,8 @@ describeNode(`real node: dist/ of Kueue ${KUEUE} + KubeRay ${KUBERAY} applied an
       if (a < 0 || !wls[1 - a].length) return false;
       return { admitted: jobs[a], pending: jobs[1 - a] };
     }, 180000, 1000);
-    const cluster = await waitFor('the admitted job\'s RayCluster', async () => (await ownedBy('RayCluster', 'ray.io/v1', admitted.metadata.uid))[0], 120000, 1000);
+    const cluster = await waitFor('the admitted job\'s RayCluster', async () => (await ownedBy('RayCluster', 'ray.io/v1', admitted.metadata.uid))[0],
+      120000, 1000);
     const podsOf = async (rc: string) => client.list('v1', 'Pod', 'default', `ray.io/cluster=${rc}`);
     const pods = await waitFor('KubeRay\'s head and worker pods of the admitted job', async () => {
       const ps = await podsOf(cluster.metadata.name);
@@ -149,7 +155,8 @@ describeNode(`real node: dist/ of Kueue ${KUEUE} + KubeRay ${KUBERAY} applied an
     for (const n of names) await client.delete(`/apis/ray.io/v1/namespaces/default/rayjobs/${n}`);
   }, 600000);
 
-  test('re-running the README\'s apply restarts nothing: the admitted team-a job keeps its RayCluster, and no DeletedRayCluster appears', async () => {
+  test('re-running the README\'s apply restarts nothing: the admitted team-a job keeps its RayCluster, and no '
+    + 'DeletedRayCluster appears', async () => {
     const path_ = '/apis/ray.io/v1/namespaces/team-a/rayjobs/team-a-train';
     const job = await waitFor('team-a-train admitted and given its RayCluster', async () => {
       const j = await client.get(path_);
@@ -180,14 +187,16 @@ describeNode(`real node: dist/ of Kueue ${KUEUE} + KubeRay ${KUBERAY} applied an
       while (!stop) {
         const probe = JSON.parse(JSON.stringify(train));
         probe.metadata = { ...probe.metadata, name: `restart-probe-${creates}` };
-        const r = await client.request('POST', `/apis/ray.io/v1/namespaces/${train.metadata.namespace}/rayjobs?dryRun=All`, probe).catch((e) => ({ status: 0, body: String(e) }));
+        const r = await client.request('POST', `/apis/ray.io/v1/namespaces/${train.metadata.namespace}/rayjobs?dryRun=All`, probe)
+          .catch((e) => ({ status: 0, body: String(e) }));
         creates++;
         if (r.status !== 201) failures.push(`${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
         await new Promise((res) => setTimeout(res, 200));
       }
     })();
     try {
-      for (const [ns, name] of [['cdk8s-kueue-ray-system', 'cdk8s-kueue-ray-controller'], ['kueue-system', 'kueue-controller-manager'], ['kuberay-system', 'kuberay-operator']]) {
+      for (const [ns, name] of [['cdk8s-kueue-ray-system', 'cdk8s-kueue-ray-controller'], ['kueue-system', 'kueue-controller-manager'],
+        ['kuberay-system', 'kuberay-operator']]) {
         await kubectl('-n', ns, 'rollout', 'restart', `deployment/${name}`);
         await kubectl('-n', ns, 'rollout', 'status', `deployment/${name}`, '--timeout=300s');
         if (name === 'cdk8s-kueue-ray-controller') {

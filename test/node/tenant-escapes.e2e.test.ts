@@ -31,7 +31,8 @@ function writeDist(dir: string): void {
   const vendor = vendorDir('the real-node tenant escapes (the Kueue and KubeRay installs)');
   const app = new App({ outdir: dir });
   KueueRayVersions.use(app, { kueue: KUEUE, kubeRay: KUBERAY });
-  const kubeRay = new KubeRayInstall(app, 'kuberay-install', { crdDir: path.join(vendor, 'kuberay', KUBERAY.version, 'ray-operator', 'config', 'crd', 'bases') });
+  const kubeRay = new KubeRayInstall(app, 'kuberay-install',
+    { crdDir: path.join(vendor, 'kuberay', KUBERAY.version, 'ray-operator', 'config', 'crd', 'bases') });
   const kueue = new KueueInstall(app, 'kueue-install', { manifestFile: path.join(vendor, 'kueue', KUEUE.version, 'manifests.yaml') });
   const o = objects(KUEUE, KUBERAY);
   const files: Array<[string, any[]]> = [

@@ -53,7 +53,8 @@ describe('the npm package in a fresh cdk8s TypeScript app', () => {
         'constructs': repoPkg.peerDependencies.constructs,
         'cdk8s-kueue-ray': `file:${tarball()}`,
       },
-      devDependencies: { 'typescript': repoPkg.devDependencies.typescript, 'ts-node': repoPkg.devDependencies['ts-node'], '@types/node': repoPkg.devDependencies['@types/node'] },
+      devDependencies: { 'typescript': repoPkg.devDependencies.typescript, 'ts-node': repoPkg.devDependencies['ts-node'],
+        '@types/node': repoPkg.devDependencies['@types/node'] },
     }, null, 2));
     run(app, 'npm', ['install', '--no-audit', '--no-fund', '--loglevel=error']);
   }, 600_000);
@@ -100,8 +101,10 @@ describe('the npm package in a fresh cdk8s TypeScript app', () => {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'kueue-ray-releases-'));
     const crds = path.join('ray-operator', 'config', 'crd', 'bases');
     fs.mkdirSync(path.join(root, 'kueue', 'v0.19.2'), { recursive: true });
-    fs.copyFileSync(path.join(vendorDir('test/packaging/consumer-typescript.test.ts'), 'kueue', 'v0.19.2', 'manifests.yaml'), path.join(root, 'kueue', 'v0.19.2', 'manifests.yaml'));
-    fs.cpSync(path.join(vendorDir('test/packaging/consumer-typescript.test.ts'), 'kuberay', 'v1.6.2', crds), path.join(root, 'kuberay', 'v1.6.2', crds), { recursive: true });
+    fs.copyFileSync(path.join(vendorDir('test/packaging/consumer-typescript.test.ts'), 'kueue', 'v0.19.2', 'manifests.yaml'),
+      path.join(root, 'kueue', 'v0.19.2', 'manifests.yaml'));
+    fs.cpSync(path.join(vendorDir('test/packaging/consumer-typescript.test.ts'), 'kuberay', 'v1.6.2', crds),
+      path.join(root, 'kuberay', 'v1.6.2', crds), { recursive: true });
     const server = await startReleaseServer(root, path.join(root, 'requests.log'));
     const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'kueue-ray-cache-'));
     try {
@@ -115,7 +118,8 @@ describe('the npm package in a fresh cdk8s TypeScript app', () => {
       const lock = JSON.parse(fs.readFileSync(path.join(app, 'cdk8s-kueue-ray.lock.json'), 'utf8'));
       expect(JSON.stringify(lock)).toContain('https://github.com/kubernetes-sigs/kueue/releases/download/v0.19.2/manifests.yaml');
       const files = fs.readdirSync(path.join(app, 'dist'));
-      const objects = files.flatMap((f) => parseAllDocuments(fs.readFileSync(path.join(app, 'dist', f), 'utf8')).map((d) => ({ file: f, o: d.toJS() })));
+      const objects = files.flatMap((f) => parseAllDocuments(fs.readFileSync(path.join(app, 'dist', f), 'utf8'))
+        .map((d) => ({ file: f, o: d.toJS() })));
       const find = (kind: string, name: string) => objects.find((x) => x.o.kind === kind && x.o.metadata?.name === name);
       expect(find('Deployment', 'kuberay-operator')).toBeDefined();
       expect(find('Deployment', 'kueue-controller-manager')).toBeDefined();
@@ -124,7 +128,8 @@ describe('the npm package in a fresh cdk8s TypeScript app', () => {
       expect(controller.spec.template.spec.containers[0].image).toBe(`ghcr.io/cdk8s-kueue-ray/controller:${repoPkg.version}`);
       expect(find('Namespace', 'team-a')).toBeDefined();
       const job = find('RayJob', 'train')!;
-      expect(job.o.metadata).toMatchObject({ namespace: 'team-a', labels: { 'kueue.x-k8s.io/queue-name': 'default', 'kueue.x-k8s.io/priority-class': 'dev' } });
+      expect(job.o.metadata)
+        .toMatchObject({ namespace: 'team-a', labels: { 'kueue.x-k8s.io/queue-name': 'default', 'kueue.x-k8s.io/priority-class': 'dev' } });
       // The installs come first in dist/, so the ordered apply and plain `kubectl apply -f dist/` see them first.
       expect(files.indexOf(find('Deployment', 'kueue-controller-manager')!.file)).toBeLessThan(files.indexOf(job.file));
       // A second synth is served from the cache and the lock: no further request.

@@ -7,7 +7,8 @@ import { tmpdir } from '../support/synth';
 
 test('npm run import reproduces the committed imports/ byte for byte', () => {
   const out = tmpdir();
-  execFileSync(process.execPath, [path.join(REPO_ROOT, 'scripts', 'import-crds.js')], { env: { ...process.env, KUEUE_RAY_IMPORTS_OUT: out }, stdio: 'pipe' });
+  execFileSync(process.execPath, [path.join(REPO_ROOT, 'scripts', 'import-crds.js')],
+    { env: { ...process.env, KUEUE_RAY_IMPORTS_OUT: out }, stdio: 'pipe' });
   const committed = fs.readdirSync(path.join(REPO_ROOT, 'imports')).sort();
   expect(fs.readdirSync(out).sort()).toEqual(committed);
   expect(committed).toEqual(['kueue-v1beta1-kueue.x-k8s.io.ts', 'kueue-v1beta2-kueue.x-k8s.io.ts']);

@@ -5,7 +5,8 @@ import { mutateRayObject, validateRayObject } from '../../src/controller/admissi
 import { admissionDefaults, applyDefaulting, decide, Inventory } from '../../src/policy';
 import { kubeRayCapabilities, kueueCapabilities } from '../../src/policy/versions';
 
-const ns = (name: string, labels: Record<string, string> = {}, annotations?: Record<string, string>) => ({ name, labels: { 'kubernetes.io/metadata.name': name, ...labels }, annotations });
+const ns = (name: string, labels: Record<string, string> = {}, annotations?: Record<string,
+  string>) => ({ name, labels: { 'kubernetes.io/metadata.name': name, ...labels }, annotations });
 const inventory: Inventory = {
   localQueues: [{ namespace: 't', name: 'default', clusterQueue: 'cq', tenant: {}, tenantLabelled: true }],
   clusterQueues: [], cohorts: [], priorityClasses: [{ name: 'dev', value: 10 }],
@@ -18,16 +19,19 @@ const settings = (kueue = 'v0.19.2') => ({
 const service = () => ({
   apiVersion: 'ray.io/v1', kind: 'RayService', metadata: { name: 's', namespace: 't' },
   spec: { rayClusterConfig: { headGroupSpec: { template: { spec: { containers: [{ name: 'ray-head', image: 'rayproject/ray:2.9.0' }] } } },
-    workerGroupSpecs: [{ groupName: 'w', replicas: 1, template: { spec: { terminationGracePeriodSeconds: 5, containers: [{ name: 'w', image: 'i', lifecycle: {} }] } } }] } },
+    workerGroupSpecs: [{ groupName: 'w', replicas: 1,
+      template: { spec: { terminationGracePeriodSeconds: 5, containers: [{ name: 'w', image: 'i', lifecycle: {} }] } } }] } },
 });
-const review = (o: any, operation = 'CREATE') => ({ uid: 'u', kind: { group: 'ray.io', version: 'v1', kind: o.kind }, namespace: 't', operation, object: o, userInfo: { username: 'alice' } });
+const review = (o: any, operation = 'CREATE') => ({ uid: 'u', kind: { group: 'ray.io', version: 'v1', kind: o.kind }, namespace: 't', operation,
+  object: o, userInfo: { username: 'alice' } });
 
 test('the defaults are data: the labels, the suspend field of the kind and version, graceful-preemption per pod template', () => {
   expect(admissionDefaults(service(), 'CREATE', { ...settings(), inventory }, { username: 'alice' })).toEqual({
     labels: [{ key: 'kueue.x-k8s.io/queue-name', value: 'default' }, { key: 'kueue.x-k8s.io/priority-class', value: 'dev' }],
     suspend: 'spec.rayClusterConfig.suspend',
     podTemplates: [
-      { template: 'spec.rayClusterConfig.headGroupSpec.template', terminationGracePeriodSeconds: 120, preStopSleepSeconds: 30, createLifecycle: true },
+      { template: 'spec.rayClusterConfig.headGroupSpec.template', terminationGracePeriodSeconds: 120, preStopSleepSeconds: 30,
+        createLifecycle: true },
       { template: 'spec.rayClusterConfig.workerGroupSpecs[0].template', preStopSleepSeconds: 30 },
     ],
   });
@@ -39,7 +43,8 @@ test('the defaults are data: the labels, the suspend field of the kind and versi
   expect(admissionDefaults(service(), 'CREATE', { ...settings(), inventory }, kuberay)).toEqual({ labels: [], podTemplates: [] });
 });
 
-test.each(['v0.19.2', 'v0.14.8'])('Kueue %s: the mutating webhook\'s patch gives the object applyDefaulting gives, and the verdicts agree', (kueue) => {
+test.each(['v0.19.2',
+  'v0.14.8'])('Kueue %s: the mutating webhook\'s patch gives the object applyDefaulting gives, and the verdicts agree', (kueue) => {
   const config = settings(kueue);
   const patch = mutateRayObject(review(service()), config, { inventory }).response.patch!;
   const patched = applyPatch(service(), JSON.parse(Buffer.from(patch, 'base64').toString())).newDocument;

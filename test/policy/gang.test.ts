@@ -82,7 +82,8 @@ describe('version extras in the head PodSet', () => {
   test('SidecarMode submitter is counted from 0.17.7 (0.17.8) but not on 0.17.0', () => {
     for (const [kueue, headCpu, podSets] of [['v0.17.8', '1.5', 2], ['v0.17.0', '1', 2], ['v0.19.2', '1.5', 2]] as const) {
       const { queues, chart } = appFor(kueue);
-      const job = new QueuedRayJob(chart, 'sc', { ...toyJobProps(queues.userQueue, queues.devPriority), submissionMode: SubmissionMode.SIDECAR_MODE });
+      const job = new QueuedRayJob(chart, 'sc',
+        { ...toyJobProps(queues.userQueue, queues.devPriority), submissionMode: SubmissionMode.SIDECAR_MODE });
       expect(job.gang.podSets.map((p) => p.name)).toHaveLength(podSets); // no submitter PodSet in SidecarMode
       expect(job.gang.podSets[0].perPodRequests.cpu).toBe(headCpu);
     }
@@ -98,7 +99,8 @@ describe('version extras in the head PodSet', () => {
     const obj: any = {
       kind: 'RayCluster',
       metadata: { name: 'ft', annotations: { 'ray.io/ft-enabled': 'true' } },
-      spec: { headGroupSpec: { template: { spec: { containers: [{ name: 'ray-head', resources: { requests: { cpu: '100m', memory: '128Mi' } } }] } } } },
+      spec: { headGroupSpec: { template: { spec: { containers: [{ name: 'ray-head',
+        resources: { requests: { cpu: '100m', memory: '128Mi' } } }] } } } },
     };
     expect(formatResources(computeGang(obj, kueueCapabilities('v0.17.8')).total)).toBe('cpu 0.2, memory 256Mi');
     expect(formatResources(computeGang(obj, kueueCapabilities('v0.17.0')).total)).toBe('cpu 0.1, memory 128Mi');
@@ -106,7 +108,8 @@ describe('version extras in the head PodSet', () => {
 
   test('custom submitter resources replace the default submitter PodSet', () => {
     const { queues, chart } = appFor('v0.19.2');
-    const job = new QueuedRayJob(chart, 'sub', { ...toyJobProps(queues.userQueue, queues.devPriority), submitterResources: { cpu: Quantity.millicpu(100), memory: Quantity.mebibytes(100) } });
+    const job = new QueuedRayJob(chart, 'sub',
+      { ...toyJobProps(queues.userQueue, queues.devPriority), submitterResources: { cpu: Quantity.millicpu(100), memory: Quantity.mebibytes(100) } });
     expect(job.gang.podSets[2]).toEqual({ name: 'submitter', count: 1, perPodRequests: { cpu: '0.1', memory: '100Mi' }, extras: [] });
   });
 });
@@ -137,7 +140,8 @@ describe('pod requests follow Kubernetes PodRequests', () => {
       kind: 'RayCluster', metadata: { name: 'tpu' },
       spec: {
         headGroupSpec: { template: { spec: { containers: [{ name: 'h', resources: { requests: { cpu: '1' } } }] } } },
-        workerGroupSpecs: [{ groupName: 'TPU', replicas: 2, numOfHosts: 4, template: { spec: { containers: [{ name: 'w', resources: { requests: { 'google.com/tpu': '4' } } }] } } }],
+        workerGroupSpecs: [{ groupName: 'TPU', replicas: 2, numOfHosts: 4,
+          template: { spec: { containers: [{ name: 'w', resources: { requests: { 'google.com/tpu': '4' } } }] } } }],
       },
     };
     const g = computeGang(obj, kueueCapabilities('v0.19.2'));
@@ -146,6 +150,7 @@ describe('pod requests follow Kubernetes PodRequests', () => {
   });
 
   test('a bad quantity names the field', () => {
-    expect(() => podRequests({ containers: [{ name: 'a', resources: { requests: { cpu: 'lots' } } }] }, 'spec.x')).toThrow("spec.x.containers[0].resources.requests.cpu: 'lots' is not a Kubernetes quantity");
+    expect(() => podRequests({ containers: [{ name: 'a', resources: { requests: { cpu: 'lots' } } }] }, 'spec.x'))
+      .toThrow("spec.x.containers[0].resources.requests.cpu: 'lots' is not a Kubernetes quantity");
   });
 });

@@ -8,17 +8,26 @@ const q = parseQuantity;
 const inventory: Inventory = {
   localQueues: [
     { namespace: 'default', name: 'user-queue', clusterQueue: 'cluster-queue' },
-    { namespace: 'team-a', name: 'default', clusterQueue: 'team-a', tenant: { allowedPriorityClasses: ['dev-priority'], defaultPriorityClass: 'dev-priority' } },
+    { namespace: 'team-a', name: 'default', clusterQueue: 'team-a',
+      tenant: { allowedPriorityClasses: ['dev-priority'], defaultPriorityClass: 'dev-priority' } },
     { namespace: 'team-a', name: 'orphan', clusterQueue: 'missing-cq' },
     { namespace: 'team-a', name: 'b-only', clusterQueue: 'team-b' },
     { namespace: 'default', name: 'held', clusterQueue: 'held-cq' },
     { namespace: 'default', name: 'small', clusterQueue: 'small-cq' },
   ],
   clusterQueues: [
-    { name: 'cluster-queue', namespaceSelector: {}, resourceGroups: [{ coveredResources: ['cpu', 'memory'], flavors: [{ flavor: 'default-flavor', resources: [{ resource: 'cpu', nominal: q('3') }, { resource: 'memory', nominal: q('6G') }] }] }] },
-    { name: 'team-a', cohort: 'research', namespaceSelector: { matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'In', values: ['team-a'] }] }, resourceGroups: [{ coveredResources: ['cpu', 'memory'], flavors: [{ flavor: 'default-flavor', resources: [{ resource: 'cpu', nominal: q('2'), borrowingLimit: q('2') }, { resource: 'memory', nominal: q('8Gi') }] }] }] },
-    { name: 'team-b', cohort: 'research', namespaceSelector: { matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'In', values: ['team-b'] }] }, resourceGroups: [{ coveredResources: ['cpu', 'memory'], flavors: [{ flavor: 'default-flavor', resources: [{ resource: 'cpu', nominal: q('4'), lendingLimit: q('3') }, { resource: 'memory', nominal: q('8Gi') }] }] }] },
-    { name: 'held-cq', namespaceSelector: {}, stopPolicy: 'Hold', resourceGroups: [{ coveredResources: ['cpu', 'memory'], flavors: [{ flavor: 'default-flavor', resources: [{ resource: 'cpu', nominal: q('10') }, { resource: 'memory', nominal: q('10Gi') }] }] }] },
+    { name: 'cluster-queue', namespaceSelector: {}, resourceGroups: [{ coveredResources: ['cpu', 'memory'],
+      flavors: [{ flavor: 'default-flavor', resources: [{ resource: 'cpu', nominal: q('3') }, { resource: 'memory', nominal: q('6G') }] }] }] },
+    { name: 'team-a', cohort: 'research',
+      namespaceSelector: { matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'In', values: ['team-a'] }] },
+      resourceGroups: [{ coveredResources: ['cpu', 'memory'], flavors: [{ flavor: 'default-flavor',
+        resources: [{ resource: 'cpu', nominal: q('2'), borrowingLimit: q('2') }, { resource: 'memory', nominal: q('8Gi') }] }] }] },
+    { name: 'team-b', cohort: 'research',
+      namespaceSelector: { matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'In', values: ['team-b'] }] },
+      resourceGroups: [{ coveredResources: ['cpu', 'memory'], flavors: [{ flavor: 'default-flavor',
+        resources: [{ resource: 'cpu', nominal: q('4'), lendingLimit: q('3') }, { resource: 'memory', nominal: q('8Gi') }] }] }] },
+    { name: 'held-cq', namespaceSelector: {}, stopPolicy: 'Hold', resourceGroups: [{ coveredResources: ['cpu', 'memory'],
+      flavors: [{ flavor: 'default-flavor', resources: [{ resource: 'cpu', nominal: q('10') }, { resource: 'memory', nominal: q('10Gi') }] }] }] },
     { name: 'small-cq', namespaceSelector: {}, resourceGroups: [{ coveredResources: ['cpu', 'memory'], flavors: [
       { flavor: 'a', resources: [{ resource: 'cpu', nominal: q('1.5') }, { resource: 'memory', nominal: q('10Gi') }] },
       { flavor: 'b', resources: [{ resource: 'cpu', nominal: q('1.5') }, { resource: 'memory', nominal: q('10Gi') }] },
@@ -42,20 +51,23 @@ function ctx(kueue = 'v0.19.2', kuberay = 'v1.6.2', extra: Partial<PolicyContext
   return { kueue: kueueCapabilities(kueue), kubeRay: kubeRayCapabilities(kuberay), inventory, ...extra };
 }
 
-const container = (name: string, cpu = '1', memory = '2Gi') => ({ name, image: 'rayproject/ray:2.46.0', resources: { requests: { cpu, memory }, limits: { cpu, memory } } });
+const container = (name: string, cpu = '1', memory = '2Gi') =>
+  ({ name, image: 'rayproject/ray:2.46.0', resources: { requests: { cpu, memory }, limits: { cpu, memory } } });
 
 function clusterSpec(): any {
   return {
     rayVersion: '2.46.0',
     headGroupSpec: { rayStartParams: {}, template: { spec: { containers: [container('ray-head')] } } },
-    workerGroupSpecs: [{ groupName: 'small-group', replicas: 1, minReplicas: 1, maxReplicas: 5, rayStartParams: {}, template: { spec: { containers: [container('ray-worker')] } } }],
+    workerGroupSpecs: [{ groupName: 'small-group', replicas: 1, minReplicas: 1, maxReplicas: 5, rayStartParams: {},
+      template: { spec: { containers: [container('ray-worker')] } } }],
   };
 }
 
 function job(mut: (o: any) => void = () => {}): any {
   const o: any = {
     apiVersion: 'ray.io/v1', kind: 'RayJob',
-    metadata: { name: 'toy', namespace: 'default', labels: { 'kueue.x-k8s.io/queue-name': 'user-queue', 'kueue.x-k8s.io/priority-class': 'dev-priority' } },
+    metadata: { name: 'toy', namespace: 'default',
+      labels: { 'kueue.x-k8s.io/queue-name': 'user-queue', 'kueue.x-k8s.io/priority-class': 'dev-priority' } },
     spec: { entrypoint: 'python x.py', shutdownAfterJobFinishes: true, suspend: true, rayClusterSpec: clusterSpec() },
   };
   mut(o);
@@ -68,7 +80,8 @@ function elasticCluster(mut: (o: any) => void = () => {}): any {
   spec.workerGroupSpecs[0] = { ...spec.workerGroupSpecs[0], replicas: 0, minReplicas: 0, maxReplicas: 4 };
   const o: any = {
     apiVersion: 'ray.io/v1', kind: 'RayCluster',
-    metadata: { name: 'rc', namespace: 'default', labels: { 'kueue.x-k8s.io/queue-name': 'user-queue' }, annotations: { 'kueue.x-k8s.io/elastic-job': 'true' } },
+    metadata: { name: 'rc', namespace: 'default', labels: { 'kueue.x-k8s.io/queue-name': 'user-queue' },
+      annotations: { 'kueue.x-k8s.io/elastic-job': 'true' } },
     spec,
   };
   mut(o);
@@ -80,7 +93,8 @@ function service(mut: (o: any) => void = () => {}): any {
   spec.enableInTreeAutoscaling = true;
   const o: any = {
     apiVersion: 'ray.io/v1', kind: 'RayService',
-    metadata: { name: 'svc', namespace: 'default', labels: { 'kueue.x-k8s.io/queue-name': 'user-queue' }, annotations: { 'kueue.x-k8s.io/elastic-job': 'true' } },
+    metadata: { name: 'svc', namespace: 'default', labels: { 'kueue.x-k8s.io/queue-name': 'user-queue' },
+      annotations: { 'kueue.x-k8s.io/elastic-job': 'true' } },
     spec: { serveConfigV2: 'applications: []', rayClusterConfig: spec },
   };
   mut(o);
@@ -97,7 +111,8 @@ interface Case {
   message: RegExp;
 }
 
-const workers = (n: number) => Array.from({ length: n }, (_, i) => ({ groupName: `g${i}`, replicas: 1, minReplicas: 1, maxReplicas: 1, template: { spec: { containers: [container('w', '100m', '100Mi')] } } }));
+const workers = (n: number) => Array.from({ length: n }, (_, i) =>
+  ({ groupName: `g${i}`, replicas: 1, minReplicas: 1, maxReplicas: 1, template: { spec: { containers: [container('w', '100m', '100Mi')] } } }));
 
 const CASES: Case[] = [
   { rule: 'rayJobShutdownAfterFinish', name: 'cluster kept after finishing', obj: job((o) => { o.spec.shutdownAfterJobFinishes = false; delete o.spec.suspend; }), ctx: ctx(), severity: 'error', field: 'spec.shutdownAfterJobFinishes', message: /a kueue managed job should delete the cluster after finishing/ },
@@ -190,7 +205,10 @@ test('the valid base objects produce no errors on the default pair', () => {
 });
 
 test('external references are not reported as missing', () => {
-  const o = job((x) => { x.metadata.labels['kueue.x-k8s.io/queue-name'] = 'elsewhere'; x.metadata.labels['kueue.x-k8s.io/priority-class'] = 'theirs'; });
+  const o = job((x) => {
+    x.metadata.labels['kueue.x-k8s.io/queue-name'] = 'elsewhere';
+    x.metadata.labels['kueue.x-k8s.io/priority-class'] = 'theirs';
+  });
   expect(RULES.queueExists(o, ctx('v0.19.2', 'v1.6.2', { external: { localQueue: true } }))).toEqual([]);
   expect(RULES.priorityClassAllowed(o, ctx('v0.19.2', 'v1.6.2', { external: { priorityClass: true } }))).toEqual([]);
 });

@@ -8,9 +8,11 @@ import {
 } from '../../src/policy/versions';
 
 const KUEUE_FROM: Array<[string, (v: string) => unknown, unknown, string]> = [
-  ['rayClusterAutoscalingNamesAnnotation', (v) => kueueCapabilities(v).rayClusterAutoscalingNamesAnnotation, true, FIRST_KUEUE_VERSION.validateRayUpdates],
+  ['rayClusterAutoscalingNamesAnnotation', (v) => kueueCapabilities(v).rayClusterAutoscalingNamesAnnotation, true,
+    FIRST_KUEUE_VERSION.validateRayUpdates],
   ['validatesUpdateOfFormerlyQueued', (v) => kueueCapabilities(v).validatesUpdateOfFormerlyQueued, true, FIRST_KUEUE_VERSION.validateRayUpdates],
-  ['refusesMultiKueueElasticAutoscaling', (v) => kueueCapabilities(v).refusesMultiKueueElasticAutoscaling, true, FIRST_KUEUE_VERSION.multiKueueElasticAutoscalingRefused],
+  ['refusesMultiKueueElasticAutoscaling', (v) => kueueCapabilities(v).refusesMultiKueueElasticAutoscaling, true,
+    FIRST_KUEUE_VERSION.multiKueueElasticAutoscalingRefused],
   ['priorityClassUpdate', (v) => kueueCapabilities(v).priorityClassUpdate, 'no-add-while-running', FIRST_KUEUE_VERSION.priorityClassAddWhenSuspended],
   ['queueNameAnnotation (off)', (v) => !kueueCapabilities(v).queueNameAnnotation, true, FIRST_KUEUE_VERSION.queueNameLabelOnly],
   ['countsAutoscalerSidecar', (v) => kueueCapabilities(v).countsAutoscalerSidecar, true, FIRST_KUEUE_VERSION.autoscalerAccounting],
@@ -19,8 +21,10 @@ const KUEUE_FROM: Array<[string, (v: string) => unknown, unknown, string]> = [
 ];
 
 const KUBERAY_FROM: Array<[string, (v: string) => unknown, unknown, string]> = [
-  ['clusterSelectorNeedsClusterKey', (v) => kubeRayCapabilities(v).clusterSelectorNeedsClusterKey, true, FIRST_KUBERAY_VERSION.clusterSelectorClusterKey],
-  ['autoscalerV2EnvNeedsAutoscaling', (v) => kubeRayCapabilities(v).autoscalerV2EnvNeedsAutoscaling, true, FIRST_KUBERAY_VERSION.clusterSelectorClusterKey],
+  ['clusterSelectorNeedsClusterKey', (v) => kubeRayCapabilities(v).clusterSelectorNeedsClusterKey, true,
+    FIRST_KUBERAY_VERSION.clusterSelectorClusterKey],
+  ['autoscalerV2EnvNeedsAutoscaling', (v) => kubeRayCapabilities(v).autoscalerV2EnvNeedsAutoscaling, true,
+    FIRST_KUBERAY_VERSION.clusterSelectorClusterKey],
   ['rayServiceManagedBy', (v) => kubeRayCapabilities(v).rayServiceManagedBy, true, FIRST_KUBERAY_VERSION.rayServiceManagedBy],
   ['preRunningDeadline', (v) => kubeRayCapabilities(v).preRunningDeadline, true, FIRST_KUBERAY_VERSION.preRunningDeadline],
   ['deletionStrategy', (v) => kubeRayCapabilities(v).deletionField, 'deletionStrategy', FIRST_KUBERAY_VERSION.deletionStrategy],

@@ -15,18 +15,23 @@ describe('apply plan of the examples app', () => {
   if (!vendor) throw new Error('the vendor folder (shared/vendor) is needed: set KUEUE_RAY_VENDOR_DIR');
   const app = buildExamples({
     outdir: tmpdir(), kueue: 'v0.19.2', kubeRay: 'v1.6.2', controller: {},
-    install: { kueueManifest: path.join(vendor, 'kueue', 'v0.19.2', 'manifests.yaml'), kubeRayCrdDir: path.join(vendor, 'kuberay', 'v1.6.2', 'ray-operator', 'config', 'crd', 'bases') },
+    install: { kueueManifest: path.join(vendor, 'kueue', 'v0.19.2', 'manifests.yaml'),
+      kubeRayCrdDir: path.join(vendor, 'kuberay', 'v1.6.2', 'ray-operator', 'config', 'crd', 'bases') },
   });
   app.synth();
   const files = readManifestDir(app.outdir);
   const p = plan(Object.entries(files).map(([file, objects]) => ({ file, objects })));
 
   test('the controller chart is a serving chart: its workload before any webhook, its webhooks after it is up', () => {
-    expect(names(p.serving)).toEqual(expect.arrayContaining(['Deployment/cdk8s-kueue-ray-controller', 'Service/cdk8s-kueue-ray-controller', 'Deployment/kueue-controller-manager', 'Deployment/kuberay-operator']));
+    expect(names(p.serving)).toEqual(expect.arrayContaining(['Deployment/cdk8s-kueue-ray-controller', 'Service/cdk8s-kueue-ray-controller',
+      'Deployment/kueue-controller-manager', 'Deployment/kuberay-operator']));
     expect(p.serving.some((o: any) => o.kind.endsWith('WebhookConfiguration'))).toBe(false);
-    expect(names(p.webhooks)).toEqual(expect.arrayContaining(['MutatingWebhookConfiguration/cdk8s-kueue-ray-mutating', 'ValidatingWebhookConfiguration/cdk8s-kueue-ray-validating', 'MutatingWebhookConfiguration/kueue-mutating-webhook-configuration']));
-    expect(p.deployments).toEqual(expect.arrayContaining([{ namespace: 'cdk8s-kueue-ray-system', name: 'cdk8s-kueue-ray-controller' }, { namespace: 'kueue-system', name: 'kueue-controller-manager' }]));
-    expect(p.services).toEqual(expect.arrayContaining([{ namespace: 'cdk8s-kueue-ray-system', name: 'cdk8s-kueue-ray-controller' }, { namespace: 'kueue-system', name: 'kueue-webhook-service' }]));
+    expect(names(p.webhooks)).toEqual(expect.arrayContaining(['MutatingWebhookConfiguration/cdk8s-kueue-ray-mutating',
+      'ValidatingWebhookConfiguration/cdk8s-kueue-ray-validating', 'MutatingWebhookConfiguration/kueue-mutating-webhook-configuration']));
+    expect(p.deployments).toEqual(expect.arrayContaining([{ namespace: 'cdk8s-kueue-ray-system', name: 'cdk8s-kueue-ray-controller' },
+      { namespace: 'kueue-system', name: 'kueue-controller-manager' }]));
+    expect(p.services).toEqual(expect.arrayContaining([{ namespace: 'cdk8s-kueue-ray-system', name: 'cdk8s-kueue-ray-controller' },
+      { namespace: 'kueue-system', name: 'kueue-webhook-service' }]));
   });
 
   test('queues, tenants and workloads come last, so the webhooks that check them are served', () => {
@@ -40,7 +45,8 @@ describe('apply plan of the examples app', () => {
   test('objects without a name (generateName jobs) are refused with the way to create them', () => {
     expect(() => plan([{ file: 'x', objects: [{ kind: 'RayJob', metadata: { generateName: 'j-' } }] }])).toThrow(/generateName.*kubectl create -f/s);
     // Each one is named, with its file.
-    const two = [{ file: 'jobs.k8s.yaml', objects: [{ kind: 'RayJob', metadata: { generateName: 'toy-' } }, { kind: 'RayCluster', metadata: { generateName: 'rc-' } }] }];
+    const two = [{ file: 'jobs.k8s.yaml',
+      objects: [{ kind: 'RayJob', metadata: { generateName: 'toy-' } }, { kind: 'RayCluster', metadata: { generateName: 'rc-' } }] }];
     expect(() => plan(two)).toThrow(/2 object\(s\) have no metadata.name \(generateName\), so they cannot be applied:\n {2}jobs\.k8s\.yaml: RayJob toy-\*\n {2}jobs\.k8s\.yaml: RayCluster rc-\*/);
   });
 });

@@ -20,7 +20,9 @@ test('a component that exited is named with the path of its log and its last lin
   fs.mkdirSync(path.join(dir, 'logs'));
   fs.writeFileSync(path.join(dir, 'logs', 'kubelet.log'), 'starting\nE1201 failed to run Kubelet: invalid configuration\n');
   fs.writeFileSync(path.join(dir, 'pids'), 'kubelet 999999999 1\n');
-  expect(() => assertRunning(dir, 'kubelet')).toThrow(new RegExp(`kubelet exited during start-up; its log is ${path.join(dir, 'logs', 'kubelet.log')}:\\nstarting\\nE1201 failed to run Kubelet`));
+  expect(() => assertRunning(dir, 'kubelet'))
+    .toThrow(new RegExp(`kubelet exited during start-up; its log is ${path.join(dir, 'logs', 'kubelet.log')}:\\nstarting\\nE1201 `
+      + 'failed to run Kubelet'));
   expect(() => assertRunning(dir, 'etcd')).not.toThrow(); // never started: nothing to say yet
 });
 
@@ -31,9 +33,11 @@ test('a component whose binary is missing is refused before anything starts, nam
 });
 
 test('the node\'s address slot collides with nothing the host has: addresses, routes, another node\'s routes', () => {
-  expect(chooseNetwork('a', ['127.0.0.1/8', '192.0.2.2/24'])).toMatchObject({ podCidr: '10.244.0.0/24', serviceCidr: '10.96.0.0/24', nodeIp: '10.245.0.2', dnsServiceIp: '10.96.0.10' });
+  expect(chooseNetwork('a', ['127.0.0.1/8', '192.0.2.2/24']))
+    .toMatchObject({ podCidr: '10.244.0.0/24', serviceCidr: '10.96.0.0/24', nodeIp: '10.245.0.2', dnsServiceIp: '10.96.0.10' });
   // Another node's routes take slot 0; a VPN's 10.96.0.0/12 takes the Service ranges of slots 0-63 (none left).
-  expect(chooseNetwork('b', ['10.244.0.0/24', '10.96.0.0/24'])).toMatchObject({ podCidr: '10.244.1.0/24', apiServiceIp: '10.96.1.1', hostIp: '10.245.1.1' });
+  expect(chooseNetwork('b', ['10.244.0.0/24', '10.96.0.0/24']))
+    .toMatchObject({ podCidr: '10.244.1.0/24', apiServiceIp: '10.96.1.1', hostIp: '10.245.1.1' });
   expect(() => chooseNetwork('c', ['10.96.0.0/12'])).toThrow(/no free address slot for the node/);
   expect(chooseNetwork('d', ['10.244.0.7/32'])).toMatchObject({ podCidr: '10.244.1.0/24' });
   expect(() => chooseNetwork('e', ['10.0.0.0/8'])).toThrow(/collide with the host's routes/);

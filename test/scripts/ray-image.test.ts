@@ -15,13 +15,15 @@ test('debs.lock pins each package of the closure once, by version and sha256, wi
   for (const l of debs) expect(l).toMatch(/^[a-z0-9][a-z0-9+.-]+ [0-9A-Za-z.+~:-]+ [0-9a-f]{64}$/);
   const names = debs.map((l) => l.split(' ')[0]);
   expect(new Set(names).size).toBe(names.length);
-  for (const p of ['python3', 'python3.11', 'python-is-python3', 'bash', 'dash', 'coreutils', 'grep', 'wget', 'libstdc++6', 'libgcc-s1', 'libc6', 'ca-certificates', 'openssl']) {
+  for (const p of ['python3', 'python3.11', 'python-is-python3', 'bash', 'dash', 'coreutils', 'grep', 'wget', 'libstdc++6', 'libgcc-s1', 'libc6',
+    'ca-certificates', 'openssl']) {
     expect(names).toContain(p);
   }
   expect(debs.find((l) => l.startsWith('python3.11 '))).toMatch(/^python3\.11 3\.11\./);
 });
 
-test.each(DEFAULT_RAY_IMAGE_VERSIONS)('requirements-%s.txt pins ray[default,serve] and pip, each an index wheel for cp311 manylinux x86_64 by sha256', (v) => {
+test.each(DEFAULT_RAY_IMAGE_VERSIONS)('requirements-%s.txt pins ray[default,serve] and pip, each an index wheel for cp311 '
+  + 'manylinux x86_64 by sha256', (v) => {
   const reqs = lines(`requirements-${v}.txt`);
   const pins = new Map<string, string>();
   for (const l of reqs) {
@@ -38,7 +40,8 @@ test.each(DEFAULT_RAY_IMAGE_VERSIONS)('requirements-%s.txt pins ray[default,serv
   expect(pins.get('ray')).toBe(v);
   expect(pins.has('pip')).toBe(true);
   // ray[default]: the dashboard, its agent and the autoscaler; ray[serve]: the HTTP proxy.
-  for (const d of ['aiohttp', 'aiohttp-cors', 'colorful', 'grpcio', 'opencensus', 'prometheus-client', 'py-spy', 'pydantic', 'requests', 'smart-open', 'virtualenv',
+  for (const d of ['aiohttp', 'aiohttp-cors', 'colorful', 'grpcio', 'opencensus', 'prometheus-client', 'py-spy', 'pydantic', 'requests', 'smart-open',
+    'virtualenv',
     'fastapi', 'starlette', 'uvicorn', 'watchfiles']) {
     expect([d, pins.has(d)]).toEqual([d, true]);
   }
@@ -51,7 +54,8 @@ test('build.sh refuses a Ray version without a lock, naming lock.sh', () => {
 
 test('no tracked file under scripts/ray-image names a package registry host or a path of this machine', () => {
   // The registries as apt and pip are set up here, and the usual public ones.
-  const hosts = new Set(['pypi.org', 'pythonhosted.org', 'debian.org', 'deb.debian.org', 'security.debian.org', 'snapshot.debian.org', 'pypi.python.org']);
+  const hosts = new Set(['pypi.org', 'pythonhosted.org', 'debian.org', 'deb.debian.org', 'security.debian.org', 'snapshot.debian.org',
+    'pypi.python.org']);
   const aptDir = '/etc/apt/sources.list.d';
   const aptFiles = ['/etc/apt/sources.list', ...(fs.existsSync(aptDir) ? fs.readdirSync(aptDir).map((f) => path.join(aptDir, f)) : [])];
   for (const f of aptFiles.filter((x) => fs.existsSync(x))) {

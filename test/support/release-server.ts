@@ -12,7 +12,8 @@ export interface ReleaseServer {
 }
 
 export function startReleaseServer(root: string, logFile: string): Promise<ReleaseServer> {
-  const child: ChildProcess = spawn(process.execPath, [path.join(__dirname, 'serve-releases.js'), root, logFile], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child: ChildProcess = spawn(process.execPath, [path.join(__dirname, 'serve-releases.js'), root, logFile],
+    { stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return new Promise((resolve, reject) => {
     let out = '';

@@ -83,7 +83,8 @@ export class CrdValidator {
       errors.push(`apiVersion/kind ${obj.apiVersion}/${obj.kind} is not ${this.crd.group}/${this.crd.version}/${this.crd.kind}`);
     }
     if (!this.validate(obj)) {
-      for (const e of this.validate.errors ?? []) errors.push(`${e.instancePath || '/'} ${e.message}${e.params && (e.params as any).additionalProperty ? `: ${(e.params as any).additionalProperty}` : ''}`);
+      for (const e of this.validate.errors ?? []) errors.push(`${e.instancePath || '/'} ${e.message}`
+        + `${e.params && (e.params as any).additionalProperty ? `: ${(e.params as any).additionalProperty}` : ''}`);
     }
     const cel = { evaluated: 0, skipped: [] as string[] };
     walkCel(this.crd.schema, obj, '', errors, cel);

@@ -19,11 +19,15 @@ export const PINNED_MODULE_ZIPS: Record<string, { module: string; version: strin
   'kueue@v0.14.8': { module: 'sigs.k8s.io/kueue', version: 'v0.14.8', sha256: '229a8a73a25aadb47b3ce8df02e7f24b8f3137e462171fe2de12c99a3b204b06' },
   'kueue@v0.17.0': { module: 'sigs.k8s.io/kueue', version: 'v0.17.0', sha256: '3c2a32fe2714a4ed581dd2de3b95a32fb9b770f5a5a692e2316c4526d8d7e1b8' },
   'kueue@v0.19.2': { module: 'sigs.k8s.io/kueue', version: 'v0.19.2', sha256: '97d35b6f259a146ba0cfe1661fe138419e00e0fa1659b14604b63cb162e6ea08' },
-  'kuberay@v1.4.2': { module: 'github.com/ray-project/kuberay/ray-operator', version: 'v1.4.2', sha256: 'f433e9f4b8eddbf28053c555b730178b67176a0188f64f7686b2453c799e7f00' },
-  'kuberay@v1.5.2': { module: 'github.com/ray-project/kuberay/ray-operator', version: 'v1.5.2', sha256: 'f9386697cbc7f74f4c95f76383ce771a28670aab4c1fd6903c5056fa470a95c8' },
-  'kuberay@v1.6.2': { module: 'github.com/ray-project/kuberay/ray-operator', version: 'v1.6.2', sha256: 'f74badb51c7fff75e63915b442ad59ac0f9645a37d34b8d7a512d4f32c3da133' },
+  'kuberay@v1.4.2': { module: 'github.com/ray-project/kuberay/ray-operator', version: 'v1.4.2',
+    sha256: 'f433e9f4b8eddbf28053c555b730178b67176a0188f64f7686b2453c799e7f00' },
+  'kuberay@v1.5.2': { module: 'github.com/ray-project/kuberay/ray-operator', version: 'v1.5.2',
+    sha256: 'f9386697cbc7f74f4c95f76383ce771a28670aab4c1fd6903c5056fa470a95c8' },
+  'kuberay@v1.6.2': { module: 'github.com/ray-project/kuberay/ray-operator', version: 'v1.6.2',
+    sha256: 'f74badb51c7fff75e63915b442ad59ac0f9645a37d34b8d7a512d4f32c3da133' },
   // Only its CRDs are read: the AdmissionController's cert-manager objects are checked against them.
-  'cert-manager@v1.21.2': { module: 'github.com/cert-manager/cert-manager', version: 'v1.21.2', sha256: 'cfaf1fb53965a5fd60490861387b7dbf34cd40987c878a4f1e247f836eef4782' },
+  'cert-manager@v1.21.2': { module: 'github.com/cert-manager/cert-manager', version: 'v1.21.2',
+    sha256: 'cfaf1fb53965a5fd60490861387b7dbf34cd40987c878a4f1e247f836eef4782' },
 };
 
 /** The vendor folder ($KUEUE_RAY_VENDOR_DIR, else ../shared/vendor beside the repo), or undefined. */
@@ -52,7 +56,8 @@ export async function ensureModuleZip(key: string): Promise<string> {
   try {
     res = await fetch(url);
   } catch (e) {
-    throw new Error(`cannot download ${url} (${(e as Error).message}) and ${file} is not cached: check network access to the Go module proxy, or set KUEUE_RAY_VENDOR_DIR to the shared/vendor folder`);
+    throw new Error(`cannot download ${url} (${(e as Error).message}) and ${file} is not cached: check network access to the Go module proxy, or set `
+      + 'KUEUE_RAY_VENDOR_DIR to the shared/vendor folder');
   }
   if (!res.ok) throw new Error(`download of ${url} failed: HTTP ${res.status}`);
   const buf = Buffer.from(await res.arrayBuffer());
@@ -84,7 +89,8 @@ export async function readKueueCrd(tag: string, plural: string): Promise<string>
   const v = vendorDir();
   if (v && fs.existsSync(path.join(v, 'kueue', tag, rel))) return fs.readFileSync(path.join(v, 'kueue', tag, rel), 'utf8');
   const key = `kueue@${tag}`;
-  if (!PINNED_MODULE_ZIPS[key]) throw new Error(`Kueue ${tag} CRDs: not in the vendor folder (${v ?? 'not found'}) and no pinned module zip; set KUEUE_RAY_VENDOR_DIR to shared/vendor`);
+  if (!PINNED_MODULE_ZIPS[key]) throw new Error(`Kueue ${tag} CRDs: not in the vendor folder (${v ?? 'not found'}) and no pinned module zip; set `
+    + 'KUEUE_RAY_VENDOR_DIR to shared/vendor');
   return readFromModule(key, rel);
 }
 
@@ -105,13 +111,15 @@ export async function readKubeRayCrd(tag: string, plural: string): Promise<strin
 export async function listKueueCrds(tag: string): Promise<string[]> {
   const rel = 'config/components/crd/bases';
   const v = vendorDir();
-  if (v && fs.existsSync(path.join(v, 'kueue', tag, rel))) return fs.readdirSync(path.join(v, 'kueue', tag, rel)).filter((f) => f.endsWith('.yaml')).sort();
+  if (v && fs.existsSync(path.join(v, 'kueue', tag, rel))) return fs.readdirSync(path.join(v, 'kueue', tag, rel)).filter((f) => f.endsWith('.yaml'))
+    .sort();
   const key = `kueue@${tag}`;
   const pin = PINNED_MODULE_ZIPS[key];
   if (!pin) throw new Error(`Kueue ${tag}: not in the vendor folder and no pinned module zip; set KUEUE_RAY_VENDOR_DIR to shared/vendor`);
   const file = await ensureModuleZip(key);
   const prefix = `${pin.module}@${pin.version}/${rel}/`;
-  return new AdmZip(file).getEntries().map((e) => e.entryName).filter((n) => n.startsWith(prefix) && n.endsWith('.yaml')).map((n) => n.slice(prefix.length)).sort();
+  return new AdmZip(file).getEntries().map((e) => e.entryName).filter((n) => n.startsWith(prefix) && n.endsWith('.yaml'))
+    .map((n) => n.slice(prefix.length)).sort();
 }
 
 /** A file of Kueue's config/ tree at a tag, e.g. "config/components/webhook/manifests.yaml". */

@@ -18,7 +18,8 @@ export function reviewBadRayJob(port: number, caFile: string, uid: string): Prom
       uid, kind: { group: 'ray.io', version: 'v1', kind: 'RayJob' }, operation: 'CREATE', namespace: 'default',
       object: {
         apiVersion: 'ray.io/v1', kind: 'RayJob', metadata: { name: 'j', namespace: 'default', labels: { 'kueue.x-k8s.io/queue-name': 'q' } },
-        spec: { entrypoint: 'x', shutdownAfterJobFinishes: false, rayClusterSpec: { headGroupSpec: { template: { spec: { containers: [{ name: 'h', image: 'i' }] } } } } },
+        spec: { entrypoint: 'x', shutdownAfterJobFinishes: false,
+          rayClusterSpec: { headGroupSpec: { template: { spec: { containers: [{ name: 'h', image: 'i' }] } } } } },
       },
     },
   });

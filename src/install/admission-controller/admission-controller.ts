@@ -156,7 +156,8 @@ function defaultImage(): string {
       const pkg = JSON.parse(fs.readFileSync(file, 'utf8'));
       if (pkg.name === 'cdk8s-kueue-ray') return `ghcr.io/cdk8s-kueue-ray/controller:${pkg.version}`;
     }
-    if (path.dirname(dir) === dir) throw new Error(`AdmissionController: cannot find cdk8s-kueue-ray's package.json above ${__dirname} to name the default image. Fix: set the image prop.`);
+    if (path.dirname(dir) === dir) throw new Error(`AdmissionController: cannot find cdk8s-kueue-ray's package.json above ${__dirname} to name the `
+      + 'default image. Fix: set the image prop.');
   }
 }
 
@@ -214,10 +215,14 @@ function resolveCertManager(cm: CertManagerCertificates | undefined, where: stri
   const durationSeconds = wholeSeconds(cm.duration, 90 * 86400, 'certManager.duration', where);
   const renewBeforeSeconds = wholeSeconds(cm.renewBefore, 30 * 86400, 'certManager.renewBefore', where);
   const kind = cm.issuerKind ?? IssuerKind.ISSUER;
-  if (kind !== IssuerKind.ISSUER && kind !== IssuerKind.CLUSTER_ISSUER) throw new Error(`${where}: certManager.issuerKind '${kind}' must be IssuerKind.ISSUER or IssuerKind.CLUSTER_ISSUER.`);
-  if (cm.issuerKind && !cm.issuerName) throw new Error(`${where}: certManager.issuerKind is set but certManager.issuerName is not; name the ${kind}, or drop issuerKind to bootstrap a self-signed CA.`);
-  if (durationSeconds < 3600) throw new Error(`${where}: certManager.duration is ${durationSeconds} s; cert-manager requires at least 1 hour. Fix: e.g. Duration.days(90).`);
-  if (renewBeforeSeconds >= durationSeconds) throw new Error(`${where}: certManager.renewBefore (${renewBeforeSeconds} s) must be shorter than certManager.duration (${durationSeconds} s).`);
+  if (kind !== IssuerKind.ISSUER && kind !== IssuerKind.CLUSTER_ISSUER) throw new Error(`${where}: certManager.issuerKind '${kind}' must be `
+    + 'IssuerKind.ISSUER or IssuerKind.CLUSTER_ISSUER.');
+  if (cm.issuerKind && !cm.issuerName) throw new Error(`${where}: certManager.issuerKind is set but certManager.issuerName is not; name the ${kind}, `
+    + 'or drop issuerKind to bootstrap a self-signed CA.');
+  if (durationSeconds < 3600) throw new Error(`${where}: certManager.duration is ${durationSeconds} s; cert-manager requires at least 1 hour. Fix: `
+    + 'e.g. Duration.days(90).');
+  if (renewBeforeSeconds >= durationSeconds) throw new Error(`${where}: certManager.renewBefore (${renewBeforeSeconds} s) must be shorter than `
+    + `certManager.duration (${durationSeconds} s).`);
   return { issuer: cm.issuerName ? { name: cm.issuerName, kind } : undefined, durationSeconds, renewBeforeSeconds };
 }
 
@@ -227,7 +232,8 @@ function resolveGracefulPreemption(g: GracefulPreemption | undefined, where: str
   const graceSeconds = wholeSeconds(g.terminationGracePeriod, 0, 'gracefulPreemption.terminationGracePeriod', where);
   const sleepSeconds = wholeSeconds(g.preStopSleep, 0, 'gracefulPreemption.preStopSleep', where);
   if (sleepSeconds >= graceSeconds) {
-    throw new Error(`${where}: gracefulPreemption.preStopSleep (${sleepSeconds} s) must be shorter than terminationGracePeriod (${graceSeconds} s), or the kubelet kills the pod during the sleep. Fix: e.g. 60 s grace with a 20 s sleep.`);
+    throw new Error(`${where}: gracefulPreemption.preStopSleep (${sleepSeconds} s) must be shorter than terminationGracePeriod (${graceSeconds} s), `
+      + 'or the kubelet kills the pod during the sleep. Fix: e.g. 60 s grace with a 20 s sleep.');
   }
   return { graceSeconds, sleepSeconds };
 }
@@ -235,7 +241,8 @@ function resolveGracefulPreemption(g: GracefulPreemption | undefined, where: str
 /** The anti-affinity of `replicas` replicas, validated. */
 function resolveAntiAffinity(value: AntiAffinity | undefined, replicas: number, where: string): ControllerSettings['antiAffinity'] {
   const anti = value ?? (replicas >= 2 ? AntiAffinity.PREFERRED : undefined);
-  if (anti !== undefined && anti !== AntiAffinity.REQUIRED && anti !== AntiAffinity.PREFERRED) throw new Error(`${where}: antiAffinity '${anti}' must be AntiAffinity.REQUIRED or AntiAffinity.PREFERRED.`);
+  if (anti !== undefined && anti !== AntiAffinity.REQUIRED && anti !== AntiAffinity.PREFERRED) throw new Error(`${where}: antiAffinity '${anti}' `
+    + 'must be AntiAffinity.REQUIRED or AntiAffinity.PREFERRED.');
   return anti === AntiAffinity.REQUIRED ? 'required' : anti === AntiAffinity.PREFERRED ? 'preferred' : 'none';
 }
 
@@ -245,7 +252,8 @@ function resolveServiceAccounts(props: AdmissionControllerProps, where: string):
   const kueue = props.kueueServiceAccount ?? KUEUE_CONTROLLER_SERVICE_ACCOUNT;
   for (const [prop, sa] of [['kubeRayServiceAccount', kubeRay], ['kueueServiceAccount', kueue]] as const) {
     if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(sa.namespace) || !/^[a-z0-9]([-.a-z0-9]*[a-z0-9])?$/.test(sa.name)) {
-      throw new Error(`${where}: ${prop} ${JSON.stringify(sa)} is not a ServiceAccount reference. Fix: { namespace: "...", name: "..." } as the install's ServiceAccount is named.`);
+      throw new Error(`${where}: ${prop} ${JSON.stringify(sa)} is not a ServiceAccount reference. Fix: { namespace: "...", name: "..." } as the `
+        + 'install\'s ServiceAccount is named.');
     }
   }
   return { kubeRay, kueue };
@@ -259,18 +267,21 @@ function resolveSettings(scope: Chart, props: AdmissionControllerProps): Control
   const replicas = props.replicas ?? 2;
   if (!Number.isInteger(replicas) || replicas < 1) throw new Error(`${where}: replicas ${replicas} must be a whole number >= 1.`);
   const workers = props.admissionWorkers ?? 1;
-  if (!Number.isInteger(workers) || workers < 0 || workers > 16) throw new Error(`${where}: admissionWorkers ${workers} must be a whole number from 0 to 16.`);
+  if (!Number.isInteger(workers) || workers < 0 || workers > 16) throw new Error(`${where}: admissionWorkers ${workers} must be a whole `
+    + 'number from 0 to 16.');
   const certManager = resolveCertManager(props.certManager, where);
   const gracefulPreemption = resolveGracefulPreemption(props.gracefulPreemption, where);
   const antiAffinity = resolveAntiAffinity(props.antiAffinity, replicas, where);
   for (const c of props.webhookSourceCidrs ?? []) {
     if (!/^[0-9a-fA-F.:]+\/[0-9]{1,3}$/.test(c)) throw new Error(`${where}: webhookSourceCidrs '${c}' is not a CIDR such as "10.0.0.0/16".`);
   }
-  if (props.webhookSourceCidrs && props.webhookSourceCidrs.length === 0) throw new Error(`${where}: webhookSourceCidrs is empty, so the API server could not reach the webhook and every tenant create would fail. Name the API server's addresses, or leave it unset (any source).`);
+  if (props.webhookSourceCidrs && props.webhookSourceCidrs.length === 0) throw new Error(`${where}: webhookSourceCidrs is empty, so the API server `
+    + 'could not reach the webhook and every tenant create would fail. Name the API server\'s addresses, or leave it unset (any source).');
   const sas = resolveServiceAccounts(props, where);
   const clientCa = props.webhookClientCa;
   if (clientCa !== undefined && !/-----BEGIN CERTIFICATE-----[\s\S]+-----END CERTIFICATE-----/.test(clientCa)) {
-    throw new Error(`${where}: webhookClientCa must be PEM (-----BEGIN CERTIFICATE----- ...), the CA that signs the API server's webhook client certificate.`);
+    throw new Error(`${where}: webhookClientCa must be PEM (-----BEGIN CERTIFICATE----- ...), the CA that signs the API server's webhook `
+      + 'client certificate.');
   }
   const priorityClass = priorityClassField(props.priorityClassName, where);
   const image = props.image ?? defaultImage();

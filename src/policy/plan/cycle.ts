@@ -10,7 +10,8 @@ import { computeGang, Gang } from '../gang';
 import { RAY_JOB, RAY_KINDS, RayObject } from '../kinds';
 import { isElastic, isRecord, namespaceOf, PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL } from '../ray-object';
 import { selectorMatches } from '../rules/cross-object';
-import { DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION, KubeRayCapabilities, kubeRayCapabilities, kueueCapabilities, KueueCapabilities } from '../versions';
+import { DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION, KubeRayCapabilities, kubeRayCapabilities, kueueCapabilities,
+  KueueCapabilities } from '../versions';
 import { Assignment, briefOf, FlavorAssigner } from './flavor-assigner';
 import { Preemptor, Target } from './preemptor';
 import { addUsageMap, available, CohortNode, FlavorResource, NO_LIMIT, QuotaNode, rootOf } from './quota-tree';
@@ -69,7 +70,8 @@ export class PlanSimulator {
     this.snapshot = buildSnapshot(input.kueueObjects, this.gangs);
     this.notes = [...this.snapshot.notes];
     this.preemptor = new Preemptor(this.snapshot, this.keepTrace, (a, b) => this.ambiguities.add(
-      `preemption candidates ${a.ref} and ${b.ref} tie on priority ${a.priority} and admission time (arrival ${a.admittedAt}): Kueue orders them by UID`));
+      `preemption candidates ${a.ref} and ${b.ref} tie on priority ${a.priority} and admission time (arrival ${a.admittedAt}): `
+        + 'Kueue orders them by UID'));
     this.assigner = new FlavorAssigner(this.snapshot, this.preemptor);
   }
 
@@ -116,7 +118,8 @@ export class PlanSimulator {
     if (!localQueue || (RAY_JOB.is(obj) && obj.spec?.clusterSelector && !obj.spec?.rayClusterSpec)) {
       const w = newWorkload({
         id, ref, kind, namespace, name, arrival, created: arrival, obj, podSets, state: 'not-queued',
-        notQueued: localQueue ? 'a RayJob with clusterSelector runs on an existing cluster: Kueue skips it' : `no ${QUEUE_NAME_LABEL} label: Kueue does not manage it`,
+        notQueued: localQueue ? 'a RayJob with clusterSelector runs on an existing cluster: Kueue skips it'
+          : `no ${QUEUE_NAME_LABEL} label: Kueue does not manage it`,
       });
       this.add(key, w);
       return;
@@ -141,7 +144,8 @@ export class PlanSimulator {
     if (!cq) return misconfigured(`ClusterQueue ${lq.clusterQueue} doesn't exist`);
     if (lq.held) return misconfigured(`LocalQueue ${namespace}/${localQueue} is stopped (stopPolicy)`, 'inactive');
     const labels = this.snapshot.namespaces.get(namespace) ?? { [DEFAULT_NS_LABEL]: namespace };
-    if (!selectorMatches(cq.namespaceSelector, labels)) return misconfigured(`the workload's namespace ${namespace} doesn't match the ClusterQueue ${cq.name} namespaceSelector`);
+    if (!selectorMatches(cq.namespaceSelector, labels)) return misconfigured(`the workload's namespace ${namespace} doesn't match the `
+      + `ClusterQueue ${cq.name} namespaceSelector`);
     if (cq.inactiveReason) {
       w.pending = { category: 'inactive', message: cq.inactiveReason, shortfalls: [] };
     } else {
@@ -230,7 +234,8 @@ export class PlanSimulator {
         const n = (seen.get(this.admittedKey) ?? 0) + 1;
         seen.set(this.admittedKey, n);
         if (n >= 3) {
-          this.ambiguities.add(`arrival ${arrival}: workloads keep preempting each other (the same admitted set recurs); Kueue's outcome depends on timing, the plan stops the loop here`);
+          this.ambiguities.add(`arrival ${arrival}: workloads keep preempting each other (the same admitted set recurs); Kueue's outcome depends on `
+            + 'timing, the plan stops the loop here');
           this.parkAll();
           return;
         }

@@ -365,7 +365,8 @@ export function flavorMismatch(flavorObject: any, flavor: string, w: Workload, p
   for (const t of taints) {
     if (t.effect !== 'NoSchedule' && t.effect !== 'NoExecute') continue;
     const tolerated = tolerations.some((tol) => (tol.effect === undefined || tol.effect === '' || tol.effect === t.effect)
-      && (tol.operator === 'Exists' ? (tol.key === undefined || tol.key === '' || tol.key === t.key) : tol.key === t.key && (tol.value ?? '') === (t.value ?? '')));
+      && (tol.operator === 'Exists' ? (tol.key === undefined || tol.key === '' || tol.key === t.key) : tol.key === t.key
+        && (tol.value ?? '') === (t.value ?? '')));
     if (!tolerated) return `untolerated taint {${t.key}: ${t.value ?? ''}} in flavor ${flavor}`;
   }
   const selector: Record<string, string> = template?.spec?.nodeSelector ?? {};

@@ -169,17 +169,20 @@ export function planToHtml(plan: PlanResult, title = 'cdk8s-kueue-ray plan'): st
 body{font:14px system-ui,sans-serif;margin:24px;color:#222}h1{font-size:20px}h2{font-size:16px;margin-top:28px}
 #charts{display:flex;flex-wrap:wrap;gap:12px}.chart{margin:0;border:1px solid #ddd;border-radius:6px;padding:8px}
 figcaption{font-size:12px;margin-bottom:4px}.usage{fill:none;stroke:#2563eb;stroke-width:2}.nominal{stroke:#dc2626;stroke-dasharray:4 3}
-.axis,.last{font-size:10px;fill:#555}table{border-collapse:collapse}td,th{border-bottom:1px solid #eee;padding:4px 8px;text-align:left;vertical-align:top}
+.axis,.last{font-size:10px;fill:#555}table{border-collapse:collapse}`
+  + `td,th{border-bottom:1px solid #eee;padding:4px 8px;text-align:left;vertical-align:top}
 tr.admitted td:nth-child(5){color:#15803d}tr.admitted-by-preempting td:nth-child(5){color:#b45309}tr.pending td:nth-child(5){color:#b91c1c}
 tr.never-admissible td:nth-child(5){color:#7f1d1d;font-weight:bold}
 </style></head>
 <body data-rendered="false">
 <h1>${escapeHtml(title)}</h1>
-<p>Kueue ${escapeHtml(plan.kueueVersion)}: ${escapeHtml(String(plan.workloads.length))} workloads in arrival order (${escapeHtml(counts)}), ${plan.trace.length} scheduling cycles.
+<p>Kueue ${escapeHtml(plan.kueueVersion)}: ${escapeHtml(String(plan.workloads.length))} workloads in arrival order `
+  + `(${escapeHtml(counts)}), ${plan.trace.length} scheduling cycles.
 Blue: quota used after each cycle; red dashes: nominal quota (for a cohort, what it pools: its members' lendable quota plus its own).</p>
 <h2>Quota use over the cycles</h2><div id="charts"></div>
 <h2>Who preempted whom</h2><ul id="preemptions"></ul>
-<h2>Workloads</h2><table><thead><tr><th>arrival</th><th>workload</th><th>ClusterQueue</th><th>priority</th><th>outcome</th><th>why</th></tr></thead><tbody id="workloads"></tbody></table>
+<h2>Workloads</h2><table><thead><tr><th>arrival</th><th>workload</th><th>ClusterQueue</th><th>priority</th><th>outcome</th><th>why</th></tr></thead>`
+  + `<tbody id="workloads"></tbody></table>
 ${plan.ambiguities.length ? `<h2>Ambiguities</h2><ul>${plan.ambiguities.map((a) => `<li>${escapeHtml(a)}</li>`).join('')}</ul>` : ''}
 <script type="application/json" id="plan-data">${scriptJson(data)}</script>
 <script>${RENDER}</script>

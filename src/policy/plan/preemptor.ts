@@ -117,7 +117,8 @@ export class Preemptor implements PreemptionOracle {
     // Called for most evaluations: scratch arrays, no closures, nothing allocated.
     const nRequest = requestIds.length;
     const from = this.reclaimFrom, fromAdvantage = this.reclaimFromAdvantage;
-    const nFrom = cq.parent && cq.preemption.reclaim !== 'Never' ? this.reclaimable(cq, contested, this.advantagesInto(cq, requestIds, requestValues)) : 0;
+    const nFrom = cq.parent && cq.preemption.reclaim !== 'Never' ? this.reclaimable(cq, contested, this.advantagesInto(cq, requestIds, requestValues))
+      : 0;
     const { within, reclaim, threshold } = cq.preemption;
     const borrowForbidden = cq.preemption.borrowPolicy === 'Never';
     // Only the requested flavor/resources matter: each one is its own quota tree.
@@ -359,17 +360,21 @@ function runsOf(w: Workload, cq: ClusterQueue, candidateQueue: ClusterQueue, lca
     // satisfiesPolicy per priority; at equal priority, LowerOrNewerEqualPriority checks each creation later.
     if (!admitted.length) continue;
     if (!policyAllowsPriority(policy, priority, w.priority)) continue;
-    into.push({ priority, admitted, lca, variant: variantOf(w, cq, candidateQueue, priority, advantage), byCreation: priority === w.priority && policy !== 'Any' });
+    into.push({ priority, admitted, lca, variant: variantOf(w, cq, candidateQueue, priority, advantage),
+      byCreation: priority === w.priority && policy !== 'Any' });
   }
 }
 
 /** Why `victim` is preempted by `w` (in `cq`), for the result. */
 function victimExplanation(victim: Workload, variant: Variant, w: Workload, cq: ClusterQueue): string {
   const priority = victim.priority < w.priority ? `priority ${victim.priority} < ${w.priority}`
-    : `priority ${victim.priority}, ${cq.preemption.reclaim === 'Any' && victim.clusterQueue !== cq ? 'reclaimWithinCohort: Any' : 'equal priority but newer'}`;
+    : `priority ${victim.priority}, `
+      + `${cq.preemption.reclaim === 'Any' && victim.clusterQueue !== cq ? 'reclaimWithinCohort: Any' : 'equal priority but newer'}`;
   const where = variant === 'WithinCQ' ? `in the same ClusterQueue ${cq.name} (withinClusterQueue: ${cq.preemption.within})`
-    : `ClusterQueue ${victim.clusterQueueName} borrows in the cohort and ${cq.name} reclaims its quota (${variant === 'ReclaimWhileBorrowing' ? 'borrowWithinCohort' : 'reclaimWithinCohort'})`;
-  return `${where}; ${priority}; admitted at arrival ${victim.admittedAt}, among the most recently admitted of the lowest priority; part of the smallest set that frees enough quota`;
+    : `ClusterQueue ${victim.clusterQueueName} borrows in the cohort and ${cq.name} reclaims its quota (`
+      + `${variant === 'ReclaimWhileBorrowing' ? 'borrowWithinCohort' : 'reclaimWithinCohort'})`;
+  return `${where}; ${priority}; admitted at arrival ${victim.admittedAt}, among the most recently admitted of the lowest priority; part of the `
+    + 'smallest set that frees enough quota';
 }
 
 /** satisfiesPolicy for a candidate's priority, widened to every creation time at equal priority. */

@@ -84,7 +84,8 @@ class PlanRenderer {
       into.set(w.clusterQueue, list);
     }
     const clusterQueues: PlanClusterQueue[] = [...this.snapshot.clusterQueues.values()].sort((a, b) => a.name.localeCompare(b.name)).map((c) => ({
-      name: c.name, ...(c.cohortName ? { cohort: c.cohortName } : {}), queueingStrategy: c.strict ? 'StrictFIFO' : 'BestEffortFIFO', active: !c.inactiveReason,
+      name: c.name, ...(c.cohortName ? { cohort: c.cohortName } : {}), queueingStrategy: c.strict ? 'StrictFIFO' : 'BestEffortFIFO',
+      active: !c.inactiveReason,
       quotas: this.quotasOfNode(c, true), admitted: admitted.get(c) ?? [], pending: pending.get(c) ?? [],
     }));
     const cohorts: PlanCohort[] = [...this.snapshot.cohorts.values()].sort((a, b) => a.name.localeCompare(b.name)).map((c: CohortNode) => ({
@@ -214,7 +215,8 @@ class PlanRenderer {
     let pending = (w.pending && 'brief' in w.pending ? this.pendingFrom(w.pending) : w.pending)
       ?? { category: 'not-evaluated', message: 'not evaluated by Kueue yet', shortfalls: [] };
     if (!w.evaluated && w.clusterQueue?.strict && pending.category === 'not-evaluated') {
-      pending = { category: 'strict-fifo-blocked', message: `behind the head of StrictFIFO ClusterQueue ${w.clusterQueueName}, which does not fit`, shortfalls: [] };
+      pending = { category: 'strict-fifo-blocked', message: `behind the head of StrictFIFO ClusterQueue ${w.clusterQueueName}, which does not fit`,
+        shortfalls: [] };
     }
     // The gangCanEverFit rule and NoMatchingFlavor, for what stays pending (they do not change Kueue's decisions).
     const never = this.neverFits(w).map((f) => f.message);

@@ -31,7 +31,8 @@ export type PlanOutcome = 'admitted' | 'admitted-by-preempting' | 'pending' | 'n
  * - `misconfigured`: missing LocalQueue/ClusterQueue/priority class, or namespace not selected;
  * - `not-evaluated`: Kueue has not looked at it (a newer arrival cannot change that).
  */
-export type PendingCategory = 'quota' | 'max-capacity' | 'preemption-in-progress' | 'strict-fifo-blocked' | 'inactive' | 'misconfigured' | 'not-evaluated';
+export type PendingCategory = 'quota' | 'max-capacity' | 'preemption-in-progress' | 'strict-fifo-blocked' | 'inactive' | 'misconfigured'
+  | 'not-evaluated';
 
 /** One resource that blocks a pending workload, with the numbers. */
 export interface PlanShortfall {

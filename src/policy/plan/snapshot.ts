@@ -237,7 +237,8 @@ function numberQuantities(s: Snapshot, gangs: ReadonlyArray<Gang | undefined>): 
     let sum = 0n;
     for (const v of list) sum += (v < 0n ? -v : v) / unit;
     if (sum > BigInt(Number.MAX_SAFE_INTEGER)) {
-      throw new Error(`plan: the ${resource} quotas and requests add up to ${sum} units of ${formatQuantity(unit, resource)}, more than the simulator `
+      throw new Error(`plan: the ${resource} quotas and requests add up to ${sum} units of ${formatQuantity(unit, resource)}, more `
+        + 'than the simulator '
         + 'holds exactly (2^53); plan fewer or smaller objects');
     }
   }
@@ -309,7 +310,8 @@ function addClusterQueue(s: Snapshot, c: any, resourceGroups: readonly ResourceG
     largestUsage: new Float64Array(size), memo: newSearchMemo(), requestsByShape: new Map(),
   };
   setQuotas(s, cq, resourceGroups);
-  if (spec.stopPolicy === 'Hold' || spec.stopPolicy === 'HoldAndDrain') cq.inactiveReason = `ClusterQueue ${cq.name} is inactive: stopPolicy ${spec.stopPolicy}`;
+  if (spec.stopPolicy === 'Hold' || spec.stopPolicy === 'HoldAndDrain') cq.inactiveReason = `ClusterQueue ${cq.name} is inactive: `
+    + `stopPolicy ${spec.stopPolicy}`;
   const missing = groups.flatMap((g) => g.flavors).filter((f) => !s.flavors.has(f));
   if (missing.length) cq.inactiveReason = `ClusterQueue ${cq.name} is inactive: flavor ${missing.join(', ')} not found`;
   s.clusterQueues.set(cq.name, cq);

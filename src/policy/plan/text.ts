@@ -14,9 +14,11 @@ function shortfallText(s: PlanShortfall): string {
 
 function workloadLine(w: PlanWorkload): string[] {
   const prio = w.priorityClass ? `${w.priorityClass}=${w.priority}` : `priority ${w.priority}`;
-  const head = `[${w.arrival}] ${w.workload} → ${w.clusterQueue ?? '-'} (${prio}; ${Object.entries(w.requests).map(([k, v]) => `${k} ${v}`).join(', ')})`;
+  const head = `[${w.arrival}] ${w.workload} → ${w.clusterQueue ?? '-'} (${prio}; `
+    + `${Object.entries(w.requests).map(([k, v]) => `${k} ${v}`).join(', ')})`;
   const out = [head];
-  const flavors = () => (w.admission ?? []).map((p) => `${p.podSet}×${p.count}: ${[...new Set(Object.values(p.flavors))].join('+') || '-'}`).join(', ');
+  const flavors = () => (w.admission ?? []).map((p) => `${p.podSet}×${p.count}: ${[...new Set(Object.values(p.flavors))].join('+') || '-'}`)
+    .join(', ');
   switch (w.outcome) {
     case 'admitted':
       out.push(`    ADMITTED  ${flavors()}`);
@@ -28,7 +30,8 @@ function workloadLine(w: PlanWorkload): string[] {
     case 'pending':
     case 'never-admissible': {
       const p = w.pending!;
-      out.push(`    ${w.outcome === 'never-admissible' ? 'NEVER ADMISSIBLE' : 'PENDING'} (${p.category})${p.shortfalls.length ? ': ' + p.shortfalls.map(shortfallText).join('; ') : ''}`);
+      out.push(`    ${w.outcome === 'never-admissible' ? 'NEVER ADMISSIBLE' : 'PENDING'} (${p.category})`
+        + `${p.shortfalls.length ? ': ' + p.shortfalls.map(shortfallText).join('; ') : ''}`);
       if (w.neverAdmissible) out.push(`      ${w.neverAdmissible}`);
       // Kueue's own wording, shortened: the numbers above say the same.
       if (p.message) out.push(`      Kueue: ${p.message.length > 200 ? `${p.message.slice(0, 200)}…` : p.message}`);
@@ -47,17 +50,21 @@ function workloadLine(w: PlanWorkload): string[] {
 export function planToText(plan: PlanResult, opts: PlanTextOptions = {}): string {
   const count = (o: string) => plan.workloads.filter((w) => w.outcome === o).length;
   const lines = [
-    `Plan for Kueue ${plan.kueueVersion}: ${plan.workloads.length} workload(s): ${count('admitted')} admitted, ${count('admitted-by-preempting')} admitted by preempting, `
+    `Plan for Kueue ${plan.kueueVersion}: ${plan.workloads.length} workload(s): ${count('admitted')} admitted, ${count('admitted-by-preempting')} `
+      + 'admitted by preempting, '
     + `${count('pending')} pending, ${count('never-admissible')} never admissible${count('not-queued') ? `, ${count('not-queued')} not queued` : ''}`,
     '',
     'ClusterQueues (usage of quota at the end):',
   ];
   for (const cq of plan.clusterQueues) {
-    const quota = cq.quotas.map((x) => `${x.flavor}/${x.resource} ${x.usage} of ${x.nominal}${x.borrowingLimit ? ` (+${x.borrowingLimit} borrowable)` : ''}${x.lendingLimit ? ` (lends ≤${x.lendingLimit})` : ''}`).join(', ');
-    lines.push(`  ${cq.name}${cq.cohort ? ` [cohort ${cq.cohort}]` : ''} ${cq.queueingStrategy}${cq.active ? '' : ' INACTIVE'}: ${quota || 'no quota'}; ${cq.admitted.length} admitted, ${cq.pending.length} pending`);
+    const quota = cq.quotas.map((x) => `${x.flavor}/${x.resource} ${x.usage} of ${x.nominal}`
+      + `${x.borrowingLimit ? ` (+${x.borrowingLimit} borrowable)` : ''}${x.lendingLimit ? ` (lends ≤${x.lendingLimit})` : ''}`).join(', ');
+    lines.push(`  ${cq.name}${cq.cohort ? ` [cohort ${cq.cohort}]` : ''} ${cq.queueingStrategy}${cq.active ? '' : ' INACTIVE'}: `
+      + `${quota || 'no quota'}; ${cq.admitted.length} admitted, ${cq.pending.length} pending`);
   }
   for (const c of plan.cohorts) {
-    lines.push(`  cohort ${c.name}${c.parent ? ` (parent ${c.parent})` : ''}: ${c.quotas.map((x) => `${x.flavor}/${x.resource} ${x.usage} borrowed of ${x.nominal} pooled`).join(', ') || 'nothing pooled'}`);
+    lines.push(`  cohort ${c.name}${c.parent ? ` (parent ${c.parent})` : ''}: `
+      + `${c.quotas.map((x) => `${x.flavor}/${x.resource} ${x.usage} borrowed of ${x.nominal} pooled`).join(', ') || 'nothing pooled'}`);
   }
   lines.push('', 'Workloads, in arrival order:');
   for (const w of plan.workloads) lines.push(...workloadLine(w).map((l) => `  ${l}`));

@@ -22,7 +22,8 @@ export const rayServiceVersionPair = defineRule({
   const v = rayServicePair(ctx.kueue, ctx.kubeRay);
   const fix = ctx.kueue.rayServiceQueueing === 'native'
     ? `choose KubeRay ${kubeRayWithSuspendSync(true)} (the default pair is Kueue ${DEFAULT_KUEUE_VERSION} + KubeRay ${DEFAULT_KUBERAY_VERSION})`
-    : `choose KubeRay ${kubeRayWithSuspendSync(false)} for Kueue ${ctx.kueue.version}, or Kueue >= ${FIRST_KUEUE_VERSION.nativeRayService} with KubeRay ${DEFAULT_KUBERAY_VERSION}`;
+    : `choose KubeRay ${kubeRayWithSuspendSync(false)} for Kueue ${ctx.kueue.version}, or Kueue >= ${FIRST_KUEUE_VERSION.nativeRayService} with `
+      + `KubeRay ${DEFAULT_KUBERAY_VERSION}`;
   if (v.status === 'broken') r.error('metadata.labels[kueue.x-k8s.io/queue-name]', v.reason, fix);
   if (v.status === 'suspect') r.warn('metadata.labels[kueue.x-k8s.io/queue-name]', v.reason, fix);
   return r.findings;
@@ -35,11 +36,15 @@ export const underCountedQuota = defineRule({
 }, (r, obj, ctx) => {
   if (!isQueued(obj, ctx.kueue)) return r.findings;
   if (RAY_JOB.is(obj) && obj.spec?.submissionMode === 'SidecarMode' && !ctx.kueue.countsSidecarSubmitter) {
-    r.warn('spec.submissionMode', `Kueue ${ctx.kueue.version} does not count the SidecarMode submitter container (500m CPU / 200Mi) in the head PodSet: the head runs above its admitted quota`,
+    r.warn('spec.submissionMode',
+      `Kueue ${ctx.kueue.version} does not count the SidecarMode submitter container (500m CPU / 200Mi) in the head PodSet: the head runs `
+        + 'above its admitted quota',
       `choose Kueue >= ${FIRST_KUEUE_VERSION.sidecarModeAccounting}, or keep that headroom outside the ClusterQueue's nominal quota`);
   }
   if (usesAutoscaling(obj) && !ctx.kueue.countsAutoscalerSidecar) {
-    r.warn(`${clusterSpecOf(obj)?.path}.enableInTreeAutoscaling`, `Kueue ${ctx.kueue.version} does not count the autoscaler sidecar (500m CPU / 512Mi by default) in the head PodSet: the head runs above its admitted quota`,
+    r.warn(`${clusterSpecOf(obj)?.path}.enableInTreeAutoscaling`,
+      `Kueue ${ctx.kueue.version} does not count the autoscaler sidecar (500m CPU / 512Mi by default) in the head PodSet: the head runs `
+        + 'above its admitted quota',
       `choose Kueue >= ${FIRST_KUEUE_VERSION.autoscalerAccounting}, or keep that headroom outside the ClusterQueue's nominal quota`);
   }
   return r.findings;

@@ -5,7 +5,8 @@
 import { ClusterQueueEntry, Inventory, LabelSelector, LocalQueueEntry } from '../context';
 import { computeGang, Gang, gangTotalAtReplicas } from '../gang';
 import { formatQuantity, formatResources, ResourceMap, sortedResourceNames } from '../quantity';
-import { isElastic, namespaceOf, podTemplatesOf, PRIORITY_CLASS_LABEL, priorityClassOf, QUEUE_NAME_LABEL, queueNameOf, usesAutoscaling } from '../ray-object';
+import { isElastic, namespaceOf, podTemplatesOf, PRIORITY_CLASS_LABEL, priorityClassOf, QUEUE_NAME_LABEL, queueNameOf,
+  usesAutoscaling } from '../ray-object';
 import { tenantOf } from '../tenant';
 import { selectsExistingClusterOnly } from './kueue-webhook';
 import { ALL_RAY_KINDS, defineRule, RuleRecord } from './rule';
@@ -92,8 +93,12 @@ export const queueExists = defineRule({
   if (!findLocalQueue(inv, ns, q)) {
     // A tenant must not learn which namespaces hold a queue of that name.
     const elsewhere = ctx.audience === 'tenant' ? [] : inv.localQueues.filter((lq) => lq.name === q).map((lq) => lq.namespace);
-    r.error(QUEUE_FIELD, `LocalQueue "${q}" does not exist in namespace "${ns}"${elsewhere.length ? ` (it exists in ${elsewhere.join(', ')}; a LocalQueue serves only its own namespace)` : ''}: Kueue keeps the workload suspended with no Workload`,
-      `create LocalQueue ${ns}/${q} (LocalQueue or TenantQueue), put the workload in the queue's namespace, or reference a queue defined elsewhere with LocalQueue.fromLocalQueueName()`);
+    r.error(QUEUE_FIELD,
+      `LocalQueue "${q}" does not exist in namespace `
+        + `"${ns}"${elsewhere.length ? ` (it exists in ${elsewhere.join(', ')}; a LocalQueue serves only its own namespace)` : ''}: Kueue keeps the `
+        + 'workload suspended with no Workload',
+      `create LocalQueue ${ns}/${q} (LocalQueue or TenantQueue), put the workload in the queue's namespace, or reference a queue defined elsewhere `
+        + 'with LocalQueue.fromLocalQueueName()');
   }
   return r.findings;
 });
@@ -112,7 +117,8 @@ export const clusterQueueAdmitsNamespace = defineRule({
   const cq = findClusterQueue(inv, lq.clusterQueue);
   if (!cq) {
     if (!ctx.external?.localQueue) {
-      r.error(QUEUE_FIELD, `LocalQueue ${ns}/${q} points at ClusterQueue "${lq.clusterQueue}", which does not exist: Workloads stay pending (ClusterQueue is inactive)`,
+      r.error(QUEUE_FIELD,
+        `LocalQueue ${ns}/${q} points at ClusterQueue "${lq.clusterQueue}", which does not exist: Workloads stay pending (ClusterQueue is inactive)`,
         `create ClusterQueue "${lq.clusterQueue}" or point the LocalQueue at an existing one`);
     }
     return r.findings;
@@ -123,15 +129,19 @@ export const clusterQueueAdmitsNamespace = defineRule({
     const onlyName = cq.namespaceSelector && selectorKeys(cq.namespaceSelector).every((k) => k === 'kubernetes.io/metadata.name');
     const msg = cq.namespaceSelector === null || cq.namespaceSelector === undefined
       ? `ClusterQueue "${cq.name}" has no namespaceSelector, which admits no namespace: the Workload stays pending`
-      : `ClusterQueue "${cq.name}" namespaceSelector ${JSON.stringify(cq.namespaceSelector)} does not match namespace "${ns}" (labels ${JSON.stringify(labels)}): the Workload stays pending`;
+      : `ClusterQueue "${cq.name}" namespaceSelector ${JSON.stringify(cq.namespaceSelector)} does not match namespace "${ns}" `
+        + `(labels ${JSON.stringify(labels)}): the Workload stays pending`;
     if (known || onlyName || cq.namespaceSelector === null || cq.namespaceSelector === undefined) {
-      r.error(QUEUE_FIELD, msg, `widen ClusterQueue "${cq.name}" namespaceSelector (namespaceSelector: {} admits every namespace) or label namespace "${ns}" to match`);
+      r.error(QUEUE_FIELD, msg,
+        `widen ClusterQueue "${cq.name}" namespaceSelector (namespaceSelector: {} admits every namespace) or label namespace "${ns}" to match`);
     } else {
-      r.warn(QUEUE_FIELD, `${msg}; namespace "${ns}" is not defined in this app, so its other labels are unknown`, 'define the namespace in the app (TenantQueue) or check its labels');
+      r.warn(QUEUE_FIELD, `${msg}; namespace "${ns}" is not defined in this app, so its other labels are unknown`,
+        'define the namespace in the app (TenantQueue) or check its labels');
     }
   }
   if (cq.stopPolicy && cq.stopPolicy !== 'None') {
-    r.warn(QUEUE_FIELD, `ClusterQueue "${cq.name}" has stopPolicy ${cq.stopPolicy}: it admits no new workloads`, 'set stopPolicy: None to resume admission');
+    r.warn(QUEUE_FIELD, `ClusterQueue "${cq.name}" has stopPolicy ${cq.stopPolicy}: it admits no new workloads`,
+      'set stopPolicy: None to resume admission');
   }
   return r.findings;
 });
@@ -149,10 +159,12 @@ export const priorityClassAllowed = defineRule({
   if (!ctx.external?.priorityClass && !inv.priorityClasses.some((c) => c.name === p)) {
     const choices = ctx.audience === 'tenant' ? allowed ?? [] : inv.priorityClasses.map((c) => c.name);
     r.error(PRIORITY_FIELD, `WorkloadPriorityClass "${p}" does not exist: Kueue cannot build the Workload and the job stays suspended`,
-      `create WorkloadPriorityClass "${p}", use one of ${choices.map((c) => `"${c}"`).join(', ') || '(none defined)'}, or reference one defined elsewhere with WorkloadPriorityClass.fromWorkloadPriorityClassName()`);
+      `create WorkloadPriorityClass "${p}", use one of ${choices.map((c) => `"${c}"`).join(', ') || '(none defined)'}, or reference one defined `
+        + 'elsewhere with WorkloadPriorityClass.fromWorkloadPriorityClassName()');
   }
   if (allowed && allowed.length > 0 && !allowed.includes(p)) {
-    r.error(PRIORITY_FIELD, `priority class "${p}" is not allowed for the tenant of namespace "${tenant!.namespace}" (allowed: ${allowed.join(', ')})`,
+    r.error(PRIORITY_FIELD,
+      `priority class "${p}" is not allowed for the tenant of namespace "${tenant!.namespace}" (allowed: ${allowed.join(', ')})`,
       `use one of ${allowed.join(', ')}, or add "${p}" to the TenantQueue's allowedPriorityClasses`);
   }
   return r.findings;
@@ -174,8 +186,11 @@ export const podPriorityClassAllowed = defineRule({
     const name = t.template?.spec?.priorityClassName;
     if (name === undefined || name === '' || allowed.includes(name)) continue;
     r.error(`${t.path}.spec.priorityClassName`,
-      `pod priority class ${JSON.stringify(name)} is not allowed in tenant namespace "${tenant.namespace}"${allowed.length ? ` (allowed: ${allowed.join(', ')})` : ' (the tenant allows none)'}: Kueue would take the Workload's priority from it, and the scheduler would preempt other pods by it`,
-      `remove priorityClassName and set the label ${PRIORITY_CLASS_LABEL} to an allowed WorkloadPriorityClass, or add the class to the TenantQueue's allowedPodPriorityClasses`);
+      `pod priority class ${JSON.stringify(name)} is not allowed in tenant namespace `
+        + `"${tenant.namespace}"${allowed.length ? ` (allowed: ${allowed.join(', ')})` : ' (the tenant allows none)'}: Kueue would take the `
+        + 'Workload\'s priority from it, and the scheduler would preempt other pods by it',
+      `remove priorityClassName and set the label ${PRIORITY_CLASS_LABEL} to an allowed WorkloadPriorityClass, or add the class to the TenantQueue's `
+        + 'allowedPodPriorityClasses');
   }
   return r.findings;
 });
@@ -193,7 +208,9 @@ export const clusterSelectorSubmitter = defineRule({
   const tenant = ctx.inventory ? tenantOf(ctx.inventory, namespaceOf(obj)) : undefined;
   const mode = obj.spec?.submissionMode ?? 'K8sJobMode';
   if (!tenant || mode === 'HTTPMode' || mode === 'InteractiveMode') return r.findings;
-  r.error('spec.submissionMode', `a RayJob on an existing RayCluster (clusterSelector) is not queued by Kueue, so the submitter pod ${mode} creates would run outside tenant namespace "${tenant.namespace}"'s quota`,
+  r.error('spec.submissionMode',
+    `a RayJob on an existing RayCluster (clusterSelector) is not queued by Kueue, so the submitter pod ${mode} creates would run outside tenant `
+      + `namespace "${tenant.namespace}"'s quota`,
     'set submissionMode: HTTPMode (the job is submitted to the selected cluster\'s dashboard, with no pod of its own)');
   return r.findings;
 });
@@ -313,7 +330,11 @@ export const gangCanEverFit = defineRule({
       if (!rs.length) continue;
       const fits = g.flavors.some((f) => rs.every((k) => (caps.get(f.flavor)?.get(k)?.ceiling ?? 0n) >= ps.total.get(k)!));
       if (!fits) {
-        r.error(`${ps.path}`, `PodSet "${ps.name}" needs ${formatResources(new Map(rs.map((k) => [k, ps.total.get(k)!])))} (${ps.count} pods) in one flavor, but no flavor of ClusterQueue "${cq.name}" offers that even with borrowing (${g.flavors.map((f) => `${f.flavor}: ${rs.map((k) => `${k} ${formatQuantity(caps.get(f.flavor)?.get(k)?.ceiling ?? 0n, k)}`).join(', ')}`).join('; ')}): the Workload can never be admitted`,
+        r.error(`${ps.path}`,
+          `PodSet "${ps.name}" needs ${formatResources(new Map(rs.map((k) => [k, ps.total.get(k)!])))} (${ps.count} pods) in one flavor, but no `
+            + `flavor of ClusterQueue "${cq.name}" offers that even with borrowing `
+            + `(${g.flavors.map((f) => `${f.flavor}: ${rs.map((k) => `${k} ${formatQuantity(caps.get(f.flavor)?.get(k)?.ceiling ?? 0n, k)}`)
+              .join(', ')}`).join('; ')}): the Workload can never be admitted`,
           'shrink the PodSet (fewer replicas or smaller pods) or raise that flavor\'s quota');
         return r.findings;
       }
@@ -323,13 +344,17 @@ export const gangCanEverFit = defineRule({
   const ceiling: ResourceMap = new Map(requested.map((res) => [res, sumOver(res, (c) => c.ceiling)]));
   const over = requested.filter((res) => gang.total.get(res)! > ceiling.get(res)!);
   if (over.length) {
-    r.error(field, `the gang needs ${formatResources(new Map(requested.map((k) => [k, gang.total.get(k)!])))} (${describeGang(gang)}), but ClusterQueue "${cq.name}" can provide at most ${formatResources(ceiling)} (nominal ${formatResources(nominal)}${cq.cohort ? ` plus borrowing in cohort "${cq.cohort}"` : ', no cohort to borrow from'}): the Workload stays pending forever`,
+    r.error(field, `the gang needs ${formatResources(new Map(requested.map((k) => [k, gang.total.get(k)!])))} (${describeGang(gang)}), `
+      + `but ClusterQueue "${cq.name}" can provide at most ${formatResources(ceiling)} (nominal ${formatResources(nominal)}`
+      + `${cq.cohort ? ` plus borrowing in cohort "${cq.cohort}"` : ', no cohort to borrow from'}): the Workload stays pending forever`,
       `raise the quota of ClusterQueue "${cq.name}" for ${over.join(', ')}, put it in a cohort it can borrow from, or shrink the gang`);
     return r.findings;
   }
   const borrowing = requested.filter((res) => gang.total.get(res)! > nominal.get(res)!);
   if (borrowing.length) {
-    r.warn(field, `the gang needs ${formatResources(new Map(requested.map((k) => [k, gang.total.get(k)!])))}, above ClusterQueue "${cq.name}" nominal ${formatResources(nominal)}: it is admitted only by borrowing ${borrowing.join(', ')} from cohort "${cq.cohort}", and can be preempted when lenders reclaim it`,
+    r.warn(field, `the gang needs ${formatResources(new Map(requested.map((k) => [k, gang.total.get(k)!])))}, above ClusterQueue "${cq.name}" `
+      + `nominal ${formatResources(nominal)}: it is admitted only by borrowing ${borrowing.join(', ')} from cohort "${cq.cohort}", and can be `
+      + 'preempted when lenders reclaim it',
       `raise the nominal quota of ClusterQueue "${cq.name}" if this workload must not depend on borrowing`);
   }
   if (isElastic(obj) && usesAutoscaling(obj)) {
@@ -337,7 +362,8 @@ export const gangCanEverFit = defineRule({
     const atMax = gangTotalAtReplicas(obj, gang, maxOf);
     const overMax = requested.filter((res) => (atMax.get(res) ?? 0n) > ceiling.get(res)!);
     if (overMax.length) {
-      r.warn(field, `at maxReplicas the cluster needs ${formatResources(atMax)}, above what ClusterQueue "${cq.name}" can ever provide (${formatResources(ceiling)}): scale-ups past the quota stay pending with gated pods and no feedback to the autoscaler (kuberay#4846)`,
+      r.warn(field, `at maxReplicas the cluster needs ${formatResources(atMax)}, above what ClusterQueue "${cq.name}" can ever provide `
+        + `(${formatResources(ceiling)}): scale-ups past the quota stay pending with gated pods and no feedback to the autoscaler (kuberay#4846)`,
         `lower maxReplicas or raise the quota of ClusterQueue "${cq.name}"`);
     }
   }

@@ -43,9 +43,11 @@ function parseYamlOrJson(text: string): ParsedYaml {
   try {
     return { value: JSON.parse(text) }; // JSON is YAML; the fast path for generated runtime envs (V8's JSON parser does not recurse)
   } catch {
-    if (text.length > MAX_RUNTIME_ENV_YAML_BYTES) return { skipped: `it is ${text.length} characters long, above the ${MAX_RUNTIME_ENV_YAML_BYTES} the webhook parses as YAML` };
+    if (text.length > MAX_RUNTIME_ENV_YAML_BYTES) return { skipped: `it is ${text.length} characters long, above the ${MAX_RUNTIME_ENV_YAML_BYTES} `
+      + 'the webhook parses as YAML' };
     const depth = Math.max(flowDepth(text), indentDepth(text));
-    if (depth > MAX_RUNTIME_ENV_YAML_DEPTH) return { skipped: `it nests ${depth} levels deep, above the ${MAX_RUNTIME_ENV_YAML_DEPTH} the webhook parses` };
+    if (depth > MAX_RUNTIME_ENV_YAML_DEPTH) return { skipped: `it nests ${depth} levels deep, above `
+      + `the ${MAX_RUNTIME_ENV_YAML_DEPTH} the webhook parses` };
     return { value: parseYaml(text) };
   }
 }
@@ -60,20 +62,26 @@ export const rayObjectName = defineRule({
   const name = obj.metadata?.name;
   const gen = obj.metadata?.generateName;
   if ((name !== undefined && typeof name !== 'string') || (name === undefined && gen !== undefined && typeof gen !== 'string')) {
-    r.error(name !== undefined ? 'metadata.name' : 'metadata.generateName', `must be a string, not ${shown(name ?? gen)}`, 'write the name as a string', 'kubernetes');
+    r.error(name !== undefined ? 'metadata.name' : 'metadata.generateName', `must be a string, not ${shown(name ?? gen)}`,
+      'write the name as a string', 'kubernetes');
   } else if (name !== undefined && (!DNS1123_SUBDOMAIN.test(name) || name.length > 253)) {
-    r.error('metadata.name', `"${name}" is not a valid object name: the API server requires a lowercase RFC 1123 subdomain`, 'use lowercase letters, digits, "-" and ".", starting and ending with a letter or digit', 'kubernetes');
+    r.error('metadata.name', `"${name}" is not a valid object name: the API server requires a lowercase RFC 1123 subdomain`,
+      'use lowercase letters, digits, "-" and ".", starting and ending with a letter or digit', 'kubernetes');
   } else if (name !== undefined) {
     if (name.length > max) {
-      r.error('metadata.name', `"${name}" has ${name.length} characters; KubeRay refuses ${obj.kind} names longer than ${max} (it derives child object names from them)`, `shorten the name to at most ${max} characters`);
+      r.error('metadata.name',
+        `"${name}" has ${name.length} characters; KubeRay refuses ${obj.kind} names longer than ${max} (it derives child object names from them)`,
+        `shorten the name to at most ${max} characters`);
     }
     if (!DNS1035_LABEL.test(name)) {
-      r.error('metadata.name', `"${name}" is not a DNS-1035 label, which KubeRay requires`, 'use lowercase letters, digits and "-", starting with a letter');
+      r.error('metadata.name', `"${name}" is not a DNS-1035 label, which KubeRay requires`,
+        'use lowercase letters, digits and "-", starting with a letter');
     }
   } else if (gen !== undefined) {
     // The API server appends 5 random characters to generateName.
     if (gen.length + 5 > max) {
-      r.error('metadata.generateName', `"${gen}" plus the 5 generated characters exceeds KubeRay's ${max}-character limit for ${obj.kind}`, `shorten generateName to at most ${max - 5} characters`);
+      r.error('metadata.generateName', `"${gen}" plus the 5 generated characters exceeds KubeRay's ${max}-character limit for ${obj.kind}`,
+        `shorten generateName to at most ${max - 5} characters`);
     }
     if (!/^[a-z]([-a-z0-9]*)?$/.test(gen)) {
       r.error('metadata.generateName', `"${gen}" cannot start a DNS-1035 label`, 'use lowercase letters, digits and "-", starting with a letter');
@@ -92,12 +100,14 @@ export const podTemplateContainers = defineRule({
   for (const t of podTemplatesOf(obj)) {
     const containers = t.template?.spec?.containers;
     if (!Array.isArray(containers) || containers.length === 0) {
-      r.error(`${t.path}.spec.containers`, 'the pod template has no containers; KubeRay needs the Ray container first', 'add the Ray container as containers[0]');
+      r.error(`${t.path}.spec.containers`, 'the pod template has no containers; KubeRay needs the Ray container first',
+        'add the Ray container as containers[0]');
       continue;
     }
     containers.forEach((c: any, i: number) => {
       if (!isRecord(c)) {
-        r.error(`${t.path}.spec.containers[${i}]`, `a container must be an object, not ${shown(c)}`, 'write the container as a mapping with name and image', 'kubernetes');
+        r.error(`${t.path}.spec.containers[${i}]`, `a container must be an object, not ${shown(c)}`,
+          'write the container as a mapping with name and image', 'kubernetes');
         return;
       }
       if (!c?.name) r.error(`${t.path}.spec.containers[${i}].name`, 'container has no name', 'name the container', 'kubernetes');
@@ -117,7 +127,8 @@ export const uniqueWorkerGroupNames = defineRule({
   workerGroupsOf(obj).forEach((g, i) => {
     const name = g?.groupName;
     if (name !== undefined && typeof name !== 'string') {
-      r.error(`${cs?.path}.workerGroupSpecs[${i}].groupName`, `groupName must be a string, not ${shown(name)}`, 'name the worker group with a string', 'kubernetes');
+      r.error(`${cs?.path}.workerGroupSpecs[${i}].groupName`, `groupName must be a string, not ${shown(name)}`, 'name the worker group with a string',
+        'kubernetes');
       return;
     }
     // Neither the CRD nor KubeRay's reconcilers check names (only KubeRay's opt-in webhook refuses
@@ -129,7 +140,8 @@ export const uniqueWorkerGroupNames = defineRule({
       r.warn(`${cs?.path}.workerGroupSpecs[${i}].groupName`, 'worker group has no groupName', 'name every worker group');
     } else if (seen.has(name)) {
       r.report(queued ? 'error' : 'warning', `${cs?.path}.workerGroupSpecs[${i}].groupName`,
-        `worker group name "${name}" is used twice${queued ? ": Kueue's Workload needs unique PodSet names, so it is refused" : ' (KubeRay merges their pods by group name)'}`,
+        `worker group name "${name}" is used `
+          + `twice${queued ? ": Kueue's Workload needs unique PodSet names, so it is refused" : ' (KubeRay merges their pods by group name)'}`,
         'give each worker group a unique groupName', queued ? 'kueue-workload' : undefined);
     }
     if (name) seen.add(name);
@@ -155,10 +167,13 @@ export const workerReplicaBounds = defineRule({
     if (wrong.length) {
       // compared only when all three are numbers
     } else if (min > max) {
-      if (ctx.kubeRay.refusesMinAboveMax) r.error(`${p}.minReplicas`, `minReplicas ${min} is above maxReplicas ${max}; KubeRay ${ctx.kubeRay.version} refuses the cluster`, 'make minReplicas <= maxReplicas');
-      else r.warn(`${p}.minReplicas`, `minReplicas ${min} is above maxReplicas ${max}; KubeRay ${ctx.kubeRay.version} silently uses maxReplicas`, 'make minReplicas <= maxReplicas');
+      if (ctx.kubeRay.refusesMinAboveMax) r.error(`${p}.minReplicas`,
+        `minReplicas ${min} is above maxReplicas ${max}; KubeRay ${ctx.kubeRay.version} refuses the cluster`, 'make minReplicas <= maxReplicas');
+      else r.warn(`${p}.minReplicas`, `minReplicas ${min} is above maxReplicas ${max}; KubeRay ${ctx.kubeRay.version} silently uses maxReplicas`,
+        'make minReplicas <= maxReplicas');
     } else if (ctx.kubeRay.refusesMinAboveMax && (min < 0 || max < 0)) {
-      r.error(`${p}.${min < 0 ? 'minReplicas' : 'maxReplicas'}`, `${min < 0 ? 'minReplicas' : 'maxReplicas'} must be >= 0 (KubeRay ${ctx.kubeRay.version})`, 'use 0 or more');
+      r.error(`${p}.${min < 0 ? 'minReplicas' : 'maxReplicas'}`,
+        `${min < 0 ? 'minReplicas' : 'maxReplicas'} must be >= 0 (KubeRay ${ctx.kubeRay.version})`, 'use 0 or more');
     } else if (rep !== undefined && (rep < min || rep > max)) {
       // KubeRay's reconcilers never refuse this: they create clamp(replicas, min, max) pods. Kueue admits
       // quota for the raw replicas. Below the minimum the cluster runs pods Kueue never admitted.
@@ -174,7 +189,9 @@ export const workerReplicaBounds = defineRule({
       r.error(`${p}.numOfHosts`, `numOfHosts must be an integer, not ${shown(hosts)}`, 'write numOfHosts as a whole number', 'kubernetes');
     } else if (typeof hosts === 'number' && hosts < 1) {
       // Measured on the test control plane: Kueue still counts the replicas (numOfHosts < 1 as 1).
-      r.warn(`${p}.numOfHosts`, `numOfHosts ${hosts}: KubeRay creates no pods for this worker group${isQueued(obj, ctx.kueue) ? ', while Kueue still reserves quota for its replicas' : ''}`,
+      r.warn(`${p}.numOfHosts`,
+        `numOfHosts ${hosts}: KubeRay creates no pods for this worker `
+          + `group${isQueued(obj, ctx.kueue) ? ', while Kueue still reserves quota for its replicas' : ''}`,
         'set numOfHosts to the pods per replica (1 unless multi-host TPU)');
     }
   });
@@ -189,21 +206,28 @@ export const rayJobSubmissionMode = defineRule({
   if (!RAY_JOB.is(obj)) return r.findings;
   const mode = obj.spec?.submissionMode ?? 'K8sJobMode';
   if (typeof mode !== 'string') {
-    r.error('spec.submissionMode', `submissionMode must be a string, not ${shown(mode)}`, `use one of ${ctx.kubeRay.submissionModes.join(', ')}`, 'kubernetes');
+    r.error('spec.submissionMode', `submissionMode must be a string, not ${shown(mode)}`, `use one of ${ctx.kubeRay.submissionModes.join(', ')}`,
+      'kubernetes');
     return r.findings;
   }
   if (!ctx.kubeRay.submissionModes.includes(mode)) {
     const fix = mode === 'SidecarMode'
       ? `choose KubeRay >= ${FIRST_KUBERAY_VERSION.sidecarMode} (${DEFAULT_KUBERAY_VERSION} is the default), or use K8sJobMode`
       : `use one of ${ctx.kubeRay.submissionModes.join(', ')}`;
-    r.error('spec.submissionMode', `submissionMode "${shown(mode)}" is not supported by KubeRay ${ctx.kubeRay.version}${mode === 'SidecarMode' ? ` (SidecarMode needs KubeRay >= ${FIRST_KUBERAY_VERSION.sidecarMode})` : ''}`, fix);
+    r.error('spec.submissionMode',
+      `submissionMode "${shown(mode)}" is not supported by `
+        + `KubeRay ${ctx.kubeRay.version}${mode === 'SidecarMode' ? ` (SidecarMode needs KubeRay >= ${FIRST_KUBERAY_VERSION.sidecarMode})` : ''}`,
+      fix);
   }
   if (mode === 'SidecarMode') {
-    if (obj.spec?.submitterPodTemplate) r.error('spec.submitterPodTemplate', 'SidecarMode does not use a submitter pod', 'remove submitterPodTemplate or use K8sJobMode');
-    if (obj.spec?.submitterConfig) r.error('spec.submitterConfig', 'SidecarMode does not use submitterConfig', 'remove submitterConfig or use K8sJobMode');
+    if (obj.spec?.submitterPodTemplate) r.error('spec.submitterPodTemplate', 'SidecarMode does not use a submitter pod',
+      'remove submitterPodTemplate or use K8sJobMode');
+    if (obj.spec?.submitterConfig) r.error('spec.submitterConfig', 'SidecarMode does not use submitterConfig',
+      'remove submitterConfig or use K8sJobMode');
     if (obj.spec?.clusterSelector) r.error('spec.clusterSelector', 'SidecarMode cannot use an existing cluster', 'remove clusterSelector');
     const rp = obj.spec?.rayClusterSpec?.headGroupSpec?.template?.spec?.restartPolicy;
-    if (rp !== undefined && rp !== 'Never') r.error('spec.rayClusterSpec.headGroupSpec.template.spec.restartPolicy', `SidecarMode needs the head restartPolicy Never or unset, not ${shown(rp)}`, 'set restartPolicy: Never or remove it');
+    if (rp !== undefined && rp !== 'Never') r.error('spec.rayClusterSpec.headGroupSpec.template.spec.restartPolicy',
+      `SidecarMode needs the head restartPolicy Never or unset, not ${shown(rp)}`, 'set restartPolicy: Never or remove it');
   }
   if (mode === 'InteractiveMode' && typeof obj.spec?.backoffLimit === 'number' && obj.spec.backoffLimit > 0) {
     r.error('spec.backoffLimit', 'InteractiveMode does not support backoffLimit > 0', 'set backoffLimit: 0 or use K8sJobMode');
@@ -227,34 +251,45 @@ export const rayJobLifecycle = defineRule({
     r.error('spec.suspend', 'a RayJob using clusterSelector cannot be suspended (KubeRay)', 'remove suspend or clusterSelector');
   }
   if (selector && ctx.kubeRay.clusterSelectorNeedsClusterKey && !selector['ray.io/cluster']) {
-    r.error('spec.clusterSelector', `clusterSelector needs the ray.io/cluster key naming the RayCluster (KubeRay ${ctx.kubeRay.version})`, 'set clusterSelector: { ray.io/cluster: <name of the RayCluster> }');
+    r.error('spec.clusterSelector', `clusterSelector needs the ray.io/cluster key naming the RayCluster (KubeRay ${ctx.kubeRay.version})`,
+      'set clusterSelector: { ray.io/cluster: <name of the RayCluster> }');
   }
   if (selector && ctx.kubeRay.preRunningDeadline && typeof s.backoffLimit === 'number' && s.backoffLimit > 0) {
-    r.error('spec.backoffLimit', `backoffLimit is incompatible with clusterSelector (KubeRay ${ctx.kubeRay.version})`, 'remove backoffLimit, or let the job create its own cluster');
+    r.error('spec.backoffLimit', `backoffLimit is incompatible with clusterSelector (KubeRay ${ctx.kubeRay.version})`,
+      'remove backoffLimit, or let the job create its own cluster');
   }
   const ttl = s.ttlSecondsAfterFinished;
-  if (typeof ttl === 'number' && ttl < 0) r.error('spec.ttlSecondsAfterFinished', `ttlSecondsAfterFinished ${ttl} is negative`, 'use 0 or more seconds');
+  if (typeof ttl === 'number' && ttl < 0) r.error('spec.ttlSecondsAfterFinished', `ttlSecondsAfterFinished ${ttl} is negative`,
+    'use 0 or more seconds');
   if (typeof ttl === 'number' && ttl > 0 && s.shutdownAfterJobFinishes !== true) {
-    r.error('spec.ttlSecondsAfterFinished', 'ttlSecondsAfterFinished > 0 needs shutdownAfterJobFinishes: true (KubeRay)', 'set shutdownAfterJobFinishes: true or remove the TTL');
+    r.error('spec.ttlSecondsAfterFinished', 'ttlSecondsAfterFinished > 0 needs shutdownAfterJobFinishes: true (KubeRay)',
+      'set shutdownAfterJobFinishes: true or remove the TTL');
   }
   for (const f of ['ttlSecondsAfterFinished', 'activeDeadlineSeconds', 'backoffLimit'] as const) {
-    if (s[f] !== undefined && s[f] !== null && !Number.isInteger(s[f])) r.error(`spec.${f}`, `${f} must be an integer, not ${shown(s[f])}`, `write ${f} as a whole number`, 'kubernetes');
+    if (s[f] !== undefined && s[f] !== null && !Number.isInteger(s[f])) r.error(`spec.${f}`, `${f} must be an integer, not ${shown(s[f])}`,
+      `write ${f} as a whole number`, 'kubernetes');
   }
   if (typeof s.activeDeadlineSeconds === 'number' && !(s.activeDeadlineSeconds > 0)) {
-    r.error('spec.activeDeadlineSeconds', `activeDeadlineSeconds ${s.activeDeadlineSeconds} must be > 0`, 'use a positive number of seconds or remove it');
+    r.error('spec.activeDeadlineSeconds', `activeDeadlineSeconds ${s.activeDeadlineSeconds} must be > 0`,
+      'use a positive number of seconds or remove it');
   }
-  if (typeof s.backoffLimit === 'number' && s.backoffLimit < 0) r.error('spec.backoffLimit', `backoffLimit ${s.backoffLimit} is negative`, 'use 0 or more');
+  if (typeof s.backoffLimit === 'number' && s.backoffLimit < 0) r.error('spec.backoffLimit', `backoffLimit ${s.backoffLimit} is negative`,
+    'use 0 or more');
   if (typeof s.runtimeEnvYAML === 'string') {
     try {
       const parsed = parseYamlOrJson(s.runtimeEnvYAML);
       if ('skipped' in parsed) {
-        r.warn('spec.runtimeEnvYAML', `runtimeEnvYAML was not checked: ${parsed.skipped}`, 'write the runtime env as JSON (QueuedRayJob does), or keep it a small mapping such as "pip: [requests]"');
-      } else if (parsed.value !== null && parsed.value !== undefined && (typeof parsed.value !== 'object' || Array.isArray(parsed.value))) throw new Error('not a mapping');
+        r.warn('spec.runtimeEnvYAML', `runtimeEnvYAML was not checked: ${parsed.skipped}`,
+          'write the runtime env as JSON (QueuedRayJob does), or keep it a small mapping such as "pip: [requests]"');
+      } else if (parsed.value !== null && parsed.value !== undefined
+        && (typeof parsed.value !== 'object' || Array.isArray(parsed.value))) throw new Error('not a mapping');
     } catch (e) {
-      r.error('spec.runtimeEnvYAML', `runtimeEnvYAML is not a YAML mapping (${String((e as Error)?.message).split('\n')[0]})`, 'give a YAML mapping such as "pip: [requests]"');
+      r.error('spec.runtimeEnvYAML', `runtimeEnvYAML is not a YAML mapping (${String((e as Error)?.message).split('\n')[0]})`,
+        'give a YAML mapping such as "pip: [requests]"');
     }
   } else if (s.runtimeEnvYAML !== undefined && s.runtimeEnvYAML !== null) {
-    r.error('spec.runtimeEnvYAML', `runtimeEnvYAML must be a string, not ${shown(s.runtimeEnvYAML)}`, 'give the runtime env as a YAML or JSON string', 'kubernetes');
+    r.error('spec.runtimeEnvYAML', `runtimeEnvYAML must be a string, not ${shown(s.runtimeEnvYAML)}`, 'give the runtime env as a YAML or JSON string',
+      'kubernetes');
   }
   if (!s.rayClusterSpec && !selector) {
     r.error('spec.rayClusterSpec', 'a RayJob needs rayClusterSpec or a non-empty clusterSelector (KubeRay)', 'add a rayClusterSpec');
@@ -276,27 +311,33 @@ export const rayJobDeletion = defineRule({
   if (!RAY_JOB.is(obj)) return r.findings;
   const s = isRecord(obj.spec) ? obj.spec : {};
   if (s.deletionPolicy !== undefined && ctx.kubeRay.deletionField !== 'deletionPolicy') {
-    r.error('spec.deletionPolicy', `KubeRay ${ctx.kubeRay.version} has no deletionPolicy: the API server silently prunes it`, `use spec.deletionStrategy (KubeRay >= ${FIRST_KUBERAY_VERSION.deletionStrategy})`, 'kubernetes');
+    r.error('spec.deletionPolicy', `KubeRay ${ctx.kubeRay.version} has no deletionPolicy: the API server silently prunes it`,
+      `use spec.deletionStrategy (KubeRay >= ${FIRST_KUBERAY_VERSION.deletionStrategy})`, 'kubernetes');
   }
   if (s.deletionStrategy !== undefined && ctx.kubeRay.deletionField !== 'deletionStrategy') {
-    r.error('spec.deletionStrategy', `KubeRay ${ctx.kubeRay.version} has no deletionStrategy: the API server silently prunes it`, `use spec.deletionPolicy on ${ctx.kubeRay.version}, or choose KubeRay >= ${FIRST_KUBERAY_VERSION.deletionStrategy}`, 'kubernetes');
+    r.error('spec.deletionStrategy', `KubeRay ${ctx.kubeRay.version} has no deletionStrategy: the API server silently prunes it`,
+      `use spec.deletionPolicy on ${ctx.kubeRay.version}, or choose KubeRay >= ${FIRST_KUBERAY_VERSION.deletionStrategy}`, 'kubernetes');
   }
   const field = ctx.kubeRay.deletionField;
   const value = s[field];
   if (value === undefined || value === null) return r.findings;
   if (!ctx.kubeRay.deletionGateDefaultOn) {
-    r.error(`spec.${field}`, `KubeRay ${ctx.kubeRay.version} refuses ${field} unless its RayJobDeletionPolicy feature gate is on, which it is not by default`,
+    r.error(`spec.${field}`,
+      `KubeRay ${ctx.kubeRay.version} refuses ${field} unless its RayJobDeletionPolicy feature gate is on, which it is not by default`,
       `remove ${field} and rely on shutdownAfterJobFinishes, or start the operator with --feature-gates=RayJobDeletionPolicy=true`);
     return r.findings;
   }
   const selector = isRecord(s.clusterSelector) && Object.keys(s.clusterSelector).length > 0;
   const autoscaling = s.rayClusterSpec?.enableInTreeAutoscaling === true;
   const policyChecks = (policy: unknown, at: string) => {
-    if (selector && DELETION_POLICIES_ON_CLUSTER.includes(policy as string)) r.error(at, `${shown(policy)} cannot be used with clusterSelector: the job does not own the cluster (KubeRay)`, 'use DeleteSelf or DeleteNone');
-    if (autoscaling && policy === 'DeleteWorkers') r.error(at, 'DeleteWorkers cannot be combined with autoscaling (KubeRay)', 'use DeleteCluster, or turn autoscaling off');
+    if (selector && DELETION_POLICIES_ON_CLUSTER.includes(policy as string)) r.error(at,
+      `${shown(policy)} cannot be used with clusterSelector: the job does not own the cluster (KubeRay)`, 'use DeleteSelf or DeleteNone');
+    if (autoscaling && policy === 'DeleteWorkers') r.error(at, 'DeleteWorkers cannot be combined with autoscaling (KubeRay)',
+      'use DeleteCluster, or turn autoscaling off');
   };
   if (field === 'deletionPolicy') {
-    if (value === 'DeleteNone' && s.shutdownAfterJobFinishes === true) r.error('spec.deletionPolicy', 'DeleteNone contradicts shutdownAfterJobFinishes: true (KubeRay)', 'remove deletionPolicy (Kueue needs shutdownAfterJobFinishes)');
+    if (value === 'DeleteNone' && s.shutdownAfterJobFinishes === true) r.error('spec.deletionPolicy',
+      'DeleteNone contradicts shutdownAfterJobFinishes: true (KubeRay)', 'remove deletionPolicy (Kueue needs shutdownAfterJobFinishes)');
     policyChecks(value, 'spec.deletionPolicy');
     return r.findings;
   }
@@ -304,24 +345,31 @@ export const rayJobDeletion = defineRule({
   const legacy = ds.onSuccess !== undefined || ds.onFailure !== undefined;
   if (ds.deletionRules !== undefined) {
     if (s.shutdownAfterJobFinishes === true) {
-      r.error('spec.deletionStrategy.deletionRules', 'deletionRules cannot be combined with shutdownAfterJobFinishes, which Kueue requires', 'use the onSuccess/onFailure form of deletionStrategy');
+      r.error('spec.deletionStrategy.deletionRules', 'deletionRules cannot be combined with shutdownAfterJobFinishes, which Kueue requires',
+        'use the onSuccess/onFailure form of deletionStrategy');
     }
     if (legacy) r.error('spec.deletionStrategy', 'deletionRules cannot be combined with onSuccess/onFailure (KubeRay)', 'use one form');
     listOf(ds.deletionRules).forEach((rule: any, i: number) => {
       const at = `spec.deletionStrategy.deletionRules[${i}]`;
       const c = isRecord(rule?.condition) ? rule.condition : {};
-      if ((c.jobStatus === undefined) === (c.jobDeploymentStatus === undefined)) r.error(`${at}.condition`, 'a deletion rule sets exactly one of jobStatus and jobDeploymentStatus (KubeRay)', 'set one of them');
-      if (typeof c.ttlSeconds === 'number' && c.ttlSeconds < 0) r.error(`${at}.condition.ttlSeconds`, 'ttlSeconds must be >= 0 (KubeRay)', 'use 0 or more');
+      if ((c.jobStatus === undefined) === (c.jobDeploymentStatus === undefined)) r.error(`${at}.condition`,
+        'a deletion rule sets exactly one of jobStatus and jobDeploymentStatus (KubeRay)', 'set one of them');
+      if (typeof c.ttlSeconds === 'number' && c.ttlSeconds < 0) r.error(`${at}.condition.ttlSeconds`, 'ttlSeconds must be >= 0 (KubeRay)',
+        'use 0 or more');
       policyChecks(rule?.policy, `${at}.policy`);
     });
   } else if (!legacy) {
-    r.error('spec.deletionStrategy', 'deletionStrategy needs deletionRules or onSuccess and onFailure (KubeRay)', 'set onSuccess and onFailure, or remove deletionStrategy');
+    r.error('spec.deletionStrategy', 'deletionStrategy needs deletionRules or onSuccess and onFailure (KubeRay)',
+      'set onSuccess and onFailure, or remove deletionStrategy');
   } else {
     for (const k of ['onSuccess', 'onFailure'] as const) {
       const policy = ds[k]?.policy;
-      if (policy === undefined) r.error(`spec.deletionStrategy.${k}.policy`, 'deletionStrategy needs both onSuccess and onFailure with a policy (KubeRay)', `set ${k}.policy`);
+      if (policy === undefined) r.error(`spec.deletionStrategy.${k}.policy`,
+        'deletionStrategy needs both onSuccess and onFailure with a policy (KubeRay)', `set ${k}.policy`);
       if (policy === 'DeleteNone' && s.shutdownAfterJobFinishes === true) {
-        r.error(`spec.deletionStrategy.${k}.policy`, "DeleteNone contradicts shutdownAfterJobFinishes: true (KubeRay: \"shutdownAfterJobFinishes is set to 'true' while deletion policy is 'DeleteNone'\")",
+        r.error(`spec.deletionStrategy.${k}.policy`,
+          "DeleteNone contradicts shutdownAfterJobFinishes: true (KubeRay: \"shutdownAfterJobFinishes is set to 'true' while deletion "
+            + "policy is 'DeleteNone'\")",
           'use DeleteCluster (Kueue needs shutdownAfterJobFinishes), or remove deletionStrategy');
       }
       policyChecks(policy, `spec.deletionStrategy.${k}.policy`);
@@ -338,11 +386,13 @@ export const rayServiceSpec = defineRule({
   if (!RAY_SERVICE.is(obj) || !isRecord(obj.spec)) return r.findings;
   const name = obj.spec.rayClusterConfig?.headGroupSpec?.headService?.metadata?.name;
   if (typeof name === 'string' && name !== '') {
-    r.error('spec.rayClusterConfig.headGroupSpec.headService.metadata.name', 'a RayService names its head services itself: headService.metadata.name should not be set (KubeRay)', 'remove headService.metadata.name');
+    r.error('spec.rayClusterConfig.headGroupSpec.headService.metadata.name',
+      'a RayService names its head services itself: headService.metadata.name should not be set (KubeRay)', 'remove headService.metadata.name');
   }
   const type = obj.spec.upgradeStrategy?.type;
   if (type !== undefined && type !== null && !ctx.kubeRay.rayServiceUpgradeTypes.includes(type)) {
-    r.error('spec.upgradeStrategy.type', `upgradeStrategy.type ${shown(type)} is not one of ${ctx.kubeRay.rayServiceUpgradeTypes.join(', ')} (KubeRay ${ctx.kubeRay.version})`,
+    r.error('spec.upgradeStrategy.type',
+      `upgradeStrategy.type ${shown(type)} is not one of ${ctx.kubeRay.rayServiceUpgradeTypes.join(', ')} (KubeRay ${ctx.kubeRay.version})`,
       `use one of ${ctx.kubeRay.rayServiceUpgradeTypes.join(', ')}`);
   }
   return r.findings;
@@ -356,7 +406,8 @@ export const gcsFaultTolerance = defineRule({
   const cs = clusterSpecOf(obj);
   const ft = obj.metadata?.annotations?.['ray.io/ft-enabled'];
   if (cs && cs.spec.gcsFaultToleranceOptions !== undefined && cs.spec.gcsFaultToleranceOptions !== null && typeof ft === 'string' && ft !== '') {
-    r.error('metadata.annotations[ray.io/ft-enabled]', 'the ray.io/ft-enabled annotation cannot be combined with gcsFaultToleranceOptions (KubeRay)', 'remove the annotation: gcsFaultToleranceOptions turns fault tolerance on');
+    r.error('metadata.annotations[ray.io/ft-enabled]', 'the ray.io/ft-enabled annotation cannot be combined with gcsFaultToleranceOptions (KubeRay)',
+      'remove the annotation: gcsFaultToleranceOptions turns fault tolerance on');
   }
   return r.findings;
 });
@@ -374,7 +425,8 @@ export const autoscalerConstraints = defineRule({
   // KubeRay checks the autoscaler options only when autoscaling is on (ValidateRayClusterSpec).
   const autoscaling = cs.spec.enableInTreeAutoscaling === true;
   if (autoscaling && v2 && envV2) {
-    r.error(`${cs.path}.autoscalerOptions.version`, 'autoscalerOptions.version and the head env RAY_enable_autoscaler_v2 cannot both be set', 'keep autoscalerOptions.version only');
+    r.error(`${cs.path}.autoscalerOptions.version`, 'autoscalerOptions.version and the head env RAY_enable_autoscaler_v2 cannot both be set',
+      'keep autoscalerOptions.version only');
   }
   // KubeRay's IsAutoscalingV2Enabled reads autoscalerOptions.version only, not the env.
   if (autoscaling && v2) {
@@ -387,13 +439,18 @@ export const autoscalerConstraints = defineRule({
   }
   const envValue = listOf(listOf(head?.containers)[0]?.env).find((e: any) => e?.name === 'RAY_enable_autoscaler_v2')?.value;
   if (cs.spec.enableInTreeAutoscaling !== true && (envValue === '1' || envValue === 'true') && ctx.kubeRay.autoscalerV2EnvNeedsAutoscaling) {
-    r.error(`${cs.path}.enableInTreeAutoscaling`, `the head env RAY_enable_autoscaler_v2=${envValue} needs enableInTreeAutoscaling: true (KubeRay ${ctx.kubeRay.version})`, 'set enableInTreeAutoscaling: true, or remove the env');
+    r.error(`${cs.path}.enableInTreeAutoscaling`,
+      `the head env RAY_enable_autoscaler_v2=${envValue} needs enableInTreeAutoscaling: true (KubeRay ${ctx.kubeRay.version})`,
+      'set enableInTreeAutoscaling: true, or remove the env');
   }
   workerGroupsOf(obj).forEach((g, i) => {
     if (g?.suspend !== true) return;
     const at = `${cs.path}.workerGroupSpecs[${i}].suspend`;
-    if (cs.spec.enableInTreeAutoscaling === true) r.error(at, 'worker-group suspend cannot be combined with autoscaling', 'remove suspend from the worker group');
-    else if (!ctx.kubeRay.deletionGateDefaultOn) r.error(at, `KubeRay ${ctx.kubeRay.version} suspends a worker group only with its RayJobDeletionPolicy feature gate on, which it is not by default`, 'remove suspend from the worker group');
+    if (cs.spec.enableInTreeAutoscaling === true) r.error(at, 'worker-group suspend cannot be combined with autoscaling',
+      'remove suspend from the worker group');
+    else if (!ctx.kubeRay.deletionGateDefaultOn) r.error(at,
+      `KubeRay ${ctx.kubeRay.version} suspends a worker group only with its RayJobDeletionPolicy feature gate on, which it is not by default`,
+      'remove suspend from the worker group');
   });
   return r.findings;
 });
@@ -405,11 +462,13 @@ export const managedByField = defineRule({
 }, (r, obj, ctx) => {
   const allowed = ['ray.io/kuberay-operator', 'kueue.x-k8s.io/multikueue'];
   const check = (v: unknown, field: string) => {
-    if (v !== undefined && !allowed.includes(v as string)) r.error(field, `managedBy "${shown(v)}" is not one of ${allowed.join(', ')} (CRD validation)`, 'leave managedBy unset for single-cluster Kueue');
+    if (v !== undefined && !allowed.includes(v as string)) r.error(field,
+      `managedBy "${shown(v)}" is not one of ${allowed.join(', ')} (CRD validation)`, 'leave managedBy unset for single-cluster Kueue');
   };
   if (RAY_SERVICE.is(obj)) {
     if (obj.spec?.managedBy !== undefined && !ctx.kubeRay.rayServiceManagedBy) {
-      r.error('spec.managedBy', `KubeRay ${ctx.kubeRay.version} has no RayService managedBy: it is pruned`, `choose KubeRay >= ${FIRST_KUBERAY_VERSION.rayServiceManagedBy} or remove managedBy`);
+      r.error('spec.managedBy', `KubeRay ${ctx.kubeRay.version} has no RayService managedBy: it is pruned`,
+        `choose KubeRay >= ${FIRST_KUBERAY_VERSION.rayServiceManagedBy} or remove managedBy`);
     } else check(obj.spec?.managedBy, 'spec.managedBy');
   } else {
     check(obj.spec?.managedBy, 'spec.managedBy');
@@ -448,7 +507,9 @@ export const containerResources = defineRule({
             // Queued, Kueue's Workload fails its resources validation and stays pending; otherwise the API
             // server refuses the Pods KubeRay creates.
             const queued = isQueued(obj, ctx.kueue);
-            r.error(`${p}.resources.requests.${k}`, `request ${shown(c.resources.requests[k])} exceeds limit ${shown(c.resources.limits[k])}${queued ? ": Kueue's Workload fails its resources validation and is never admitted" : ''}`,
+            r.error(`${p}.resources.requests.${k}`,
+              `request ${shown(c.resources.requests[k])} exceeds `
+                + `limit ${shown(c.resources.limits[k])}${queued ? ": Kueue's Workload fails its resources validation and is never admitted" : ''}`,
               `lower the request or raise the limit of ${k}`, queued ? 'kueue-workload' : undefined);
           }
         }
@@ -464,7 +525,9 @@ export const containerResources = defineRule({
       const eff = rayRequests;
       const missing = ['cpu', 'memory'].filter((k) => !eff.has(k));
       if (missing.length) {
-        r.warn(`${t.path}.spec.containers[0].resources`, `the Ray container has no ${missing.join(' or ')} request or limit, so Kueue counts 0 for it and admits more than the nodes can run`, `set requests (and limits) for ${missing.join(' and ')}`, 'kueue-workload');
+        r.warn(`${t.path}.spec.containers[0].resources`,
+          `the Ray container has no ${missing.join(' or ')} request or limit, so Kueue counts 0 for it and admits more than the nodes can run`,
+          `set requests (and limits) for ${missing.join(' and ')}`, 'kueue-workload');
       }
     }
   }

@@ -46,9 +46,11 @@ export const rayJobClusterSource = defineRule({
   const hasSpec = !!obj.spec?.rayClusterSpec;
   if (hasSelector && (hasSpec || !ctx.kueue.rayJobClusterSelectorRules)) {
     r.error('spec.clusterSelector', 'a kueue managed job should not use an existing cluster (Kueue webhook)',
-      'remove spec.clusterSelector and let the job create its own cluster, or drop the queue-name label and run on the existing, already-admitted cluster');
+      'remove spec.clusterSelector and let the job create its own cluster, or drop the queue-name label and run on the existing, '
+        + 'already-admitted cluster');
   } else if (hasSelector) {
-    r.warn(`metadata.labels[${QUEUE_NAME_LABEL}]`, `Kueue ${ctx.kueue.version} ignores a RayJob that selects an existing cluster: the queue-name label has no effect`,
+    r.warn(`metadata.labels[${QUEUE_NAME_LABEL}]`,
+      `Kueue ${ctx.kueue.version} ignores a RayJob that selects an existing cluster: the queue-name label has no effect`,
       'drop the queue-name label (the selected RayCluster holds the quota), or replace clusterSelector with a rayClusterSpec');
   } else if (!hasSpec) {
     r.error('spec.rayClusterSpec', "rayClusterSpec is required for Kueue-managed jobs that don't use clusterSelector (Kueue webhook)",
@@ -79,7 +81,9 @@ export const elasticNeedsKueueVersion = defineRule({
     const msg = ctx.kueue.refusesAutoscaling && kind !== undefined && kind.kueueFrameworkFor(ctx.kueue) === kind.kueueFramework
       ? `${s.what} needs Kueue >= ${s.first}; Kueue ${ctx.kueue.version} refuses it ("a kueue managed job should not use autoscaling")`
       : `${s.what} needs Kueue >= ${s.first}; the chosen Kueue is ${ctx.kueue.version}`;
-    r.error(field, msg, `choose Kueue >= ${s.first} (${DEFAULT_KUEUE_VERSION} is the default), or remove autoscaling and the elastic annotation to run a fixed-size gang`);
+    r.error(field, msg,
+      `choose Kueue >= ${s.first} (${DEFAULT_KUEUE_VERSION} is the default), or remove autoscaling and the elastic annotation to `
+        + 'run a fixed-size gang');
   }
   return r.findings;
 });
@@ -98,9 +102,11 @@ export const autoscalingOnlyWhenElastic = defineRule({
   let msg: string;
   if (shortTermRayJob) msg = 'RayJob should enable workload slicing if autoscaling is enabled';
   else if (!RAY_CLUSTER.is(obj)) msg = 'a kueue managed job should only use autoscaling when workload slicing is enabled';
-  else if (ctx.kueue.rayClusterAutoscalingNamesAnnotation) msg = 'a kueue-managed RayCluster can use autoscaling only as an elastic job: enable the ElasticJobsViaWorkloadSlices feature gate and set the "kueue.x-k8s.io/elastic-job": "true" annotation';
+  else if (ctx.kueue.rayClusterAutoscalingNamesAnnotation) msg = 'a kueue-managed RayCluster can use autoscaling only as an elastic job: enable the '
+    + 'ElasticJobsViaWorkloadSlices feature gate and set the "kueue.x-k8s.io/elastic-job": "true" annotation';
   else msg = 'a kueue managed job can use autoscaling only when the ElasticJobsViaWorkloadSlices feature gate is on and the job is an elastic job';
-  r.error(path, `${msg} (Kueue webhook)`, `add the annotation ${ELASTIC_JOB_ANNOTATION}: "true" (ElasticRayCluster/ElasticRayService do), or set enableInTreeAutoscaling: false`);
+  r.error(path, `${msg} (Kueue webhook)`,
+    `add the annotation ${ELASTIC_JOB_ANNOTATION}: "true" (ElasticRayCluster/ElasticRayService do), or set enableInTreeAutoscaling: false`);
   return r.findings;
 });
 
@@ -113,11 +119,17 @@ export const elasticFeatureGate = defineRule({
   const gate = ctx.elasticGate ?? 'unknown';
   const field = `metadata.annotations[${ELASTIC_JOB_ANNOTATION}]`;
   if (gate === 'off') {
-    r.error(field, `the ElasticJobsViaWorkloadSlices feature gate is off, so Kueue ${ctx.kueue.version} treats the object as non-elastic${usesAutoscaling(obj) ? ' and refuses its autoscaling' : ''}`,
-      'enable --feature-gates=ElasticJobsViaWorkloadSlices=true on kueue-controller-manager (the Kueue install construct does it when the app holds elastic workloads)');
+    r.error(field,
+      `the ElasticJobsViaWorkloadSlices feature gate is off, so Kueue ${ctx.kueue.version} treats the object as `
+        + `non-elastic${usesAutoscaling(obj) ? ' and refuses its autoscaling' : ''}`,
+      'enable --feature-gates=ElasticJobsViaWorkloadSlices=true on kueue-controller-manager (the Kueue install construct does it when the app '
+        + 'holds elastic workloads)');
   } else if (gate === 'unknown' && !ctx.kueue.elasticGateDefaultOn) {
-    r.warn(field, `ElasticJobsViaWorkloadSlices is Alpha and off by default on Kueue ${ctx.kueue.version}; without it the object is refused or admitted as a fixed gang`,
-      'enable the gate on kueue-controller-manager (--feature-gates=ElasticJobsViaWorkloadSlices=true), or declare it with KueueRayVersions.use(app, { elasticGateEnabled: true }) once it is on');
+    r.warn(field,
+      `ElasticJobsViaWorkloadSlices is Alpha and off by default on Kueue ${ctx.kueue.version}; without it the object is refused or `
+        + 'admitted as a fixed gang',
+      'enable the gate on kueue-controller-manager (--feature-gates=ElasticJobsViaWorkloadSlices=true), or declare it with KueueRayVersions.use(app, '
+        + '{ elasticGateEnabled: true }) once it is on');
   }
   return r.findings;
 });
@@ -128,7 +140,8 @@ export const elasticRayJobNoSuspend = defineRule({
   description: 'An autoscaling RayJob does not set suspend: true on Kueue 0.14.7 to 0.16.0 (Kueue webhook).',
 }, (r, obj, ctx) => {
   if (RAY_JOB.is(obj) && ctx.kueue.elasticRayJob === 'short-term' && usesAutoscaling(obj) && obj.spec?.suspend === true) {
-    r.error('spec.suspend', `RayJob should not set suspend to true if autoscaling is enabled (Kueue ${ctx.kueue.version} webhook; its child RayCluster is queued instead)`,
+    r.error('spec.suspend',
+      `RayJob should not set suspend to true if autoscaling is enabled (Kueue ${ctx.kueue.version} webhook; its child RayCluster is queued instead)`,
       'leave spec.suspend unset on an elastic RayJob for this Kueue version (QueuedRayJob does)');
   }
   return r.findings;
@@ -150,13 +163,17 @@ export const workerGroupLimit = defineRule({
   const max = ctx.kueue.maxPodSets;
   const maxWorkers = max - 1 - submitter;
   const field = `${cs.path}.workerGroupSpecs`;
-  const fix = `use at most ${maxWorkers} worker groups on Kueue ${ctx.kueue.version}${submitter ? ' (the K8sJobMode submitter takes one PodSet; HTTPMode/SidecarMode does not)' : ''}, or merge groups with the same pod shape`;
+  const fix = `use at most ${maxWorkers} worker groups on `
+    + `Kueue ${ctx.kueue.version}${submitter ? ' (the K8sJobMode submitter takes one PodSet; HTTPMode/SidecarMode does not)' : ''}, or merge groups `
+    + 'with the same pod shape';
   if (ctx.kueue.workerGroupCapStyle === 'seven-workers' && workers > 7) {
     r.error(field, `Too many: ${workers}: must have at most 7 items (Kueue webhook)`, fix);
   } else if (ctx.kueue.workerGroupCapStyle === 'workers-plus-head' && workers + 1 > max) {
     r.error(field, `Too many: ${workers + 1}: must have at most ${max} items (Kueue webhook)`, fix);
   } else if (workers + 1 + submitter > max) {
-    r.error(field, `${workers} worker groups + head + submitter = ${workers + 1 + submitter} PodSets, above the Workload limit of ${max}: Kueue's webhook accepts the object but its Workload is rejected, so it never runs`,
+    r.error(field,
+      `${workers} worker groups + head + submitter = ${workers + 1 + submitter} PodSets, above the Workload limit of ${max}: Kueue's webhook accepts `
+        + 'the object but its Workload is rejected, so it never runs',
       fix, 'kueue-workload');
   }
   return r.findings;
@@ -181,13 +198,16 @@ export const podSetNames = defineRule({
     }
     const lower = name.toLowerCase();
     if (lower === 'submitter' && hasSubmitterPodSet(obj)) {
-      r.error(field, 'worker group "submitter" collides with the K8sJobMode submitter PodSet, so the Workload is invalid', 'rename the worker group', 'kueue-workload');
+      r.error(field, 'worker group "submitter" collides with the K8sJobMode submitter PodSet, so the Workload is invalid', 'rename the worker group',
+        'kueue-workload');
     }
     if (!DNS1123_LABEL.test(lower) || lower.length > 63) {
-      r.error(field, `PodSet name "${lower}" (the lower-cased group name) is not a DNS-1123 label, so the Workload is invalid`, 'use lowercase letters, digits and "-" (at most 63 characters)', 'kueue-workload');
+      r.error(field, `PodSet name "${lower}" (the lower-cased group name) is not a DNS-1123 label, so the Workload is invalid`,
+        'use lowercase letters, digits and "-" (at most 63 characters)', 'kueue-workload');
     }
     if (seen.has(lower) && name !== String(workerGroupsOf(obj)[seen.get(lower)!]?.groupName)) {
-      r.error(field, `"${name}" and "${workerGroupsOf(obj)[seen.get(lower)!]?.groupName}" give the same PodSet name "${lower}"`, 'give worker groups names that differ in more than case', 'kueue-workload');
+      r.error(field, `"${name}" and "${workerGroupsOf(obj)[seen.get(lower)!]?.groupName}" give the same PodSet name "${lower}"`,
+        'give worker groups names that differ in more than case', 'kueue-workload');
     }
     seen.set(lower, i);
   });
@@ -202,11 +222,13 @@ export const kueueLabelValues = defineRule({
   if (selectsExistingClusterOnly(obj, ctx.kueue.rayJobClusterSelectorRules)) return r.findings; // Kueue does not manage it
   const q = queueNameOf(obj, ctx.kueue);
   if (q !== undefined && (!DNS1123_SUBDOMAIN.test(q) || q.length > 253)) {
-    r.error(`metadata.labels[${QUEUE_NAME_LABEL}]`, `"${q}" is not a valid LocalQueue name (a DNS-1123 subdomain)`, 'use the metadata.name of a LocalQueue in this namespace');
+    r.error(`metadata.labels[${QUEUE_NAME_LABEL}]`, `"${q}" is not a valid LocalQueue name (a DNS-1123 subdomain)`,
+      'use the metadata.name of a LocalQueue in this namespace');
   }
   const p = priorityClassOf(obj);
   if (p !== undefined && (!DNS1123_SUBDOMAIN.test(p) || p.length > 253)) {
-    r.error(`metadata.labels[${PRIORITY_CLASS_LABEL}]`, `"${p}" is not a valid WorkloadPriorityClass name`, 'use the metadata.name of a WorkloadPriorityClass', 'kueue-workload');
+    r.error(`metadata.labels[${PRIORITY_CLASS_LABEL}]`, `"${p}" is not a valid WorkloadPriorityClass name`,
+      'use the metadata.name of a WorkloadPriorityClass', 'kueue-workload');
   }
   return r.findings;
 });
@@ -258,7 +280,8 @@ export function kueueWebhookOnUpdate(oldObj: RayObject, newObj: RayObject, ctx: 
   const oldQ = queueNameOf(oldObj, ctx.kueue) ?? '';
   const newQ = queueNameOf(newObj, ctx.kueue) ?? '';
   if (running && oldQ !== newQ) {
-    r.error(`metadata.labels[${QUEUE_NAME_LABEL}]`, `the queue name cannot change from "${oldQ}" to "${newQ}" while the object is not suspended: field is immutable (Kueue webhook)`,
+    r.error(`metadata.labels[${QUEUE_NAME_LABEL}]`,
+      `the queue name cannot change from "${oldQ}" to "${newQ}" while the object is not suspended: field is immutable (Kueue webhook)`,
       'suspend the object first (or delete and recreate it in the other queue)');
   }
   const oldP = priorityClassOf(oldObj) ?? '';
@@ -266,16 +289,20 @@ export function kueueWebhookOnUpdate(oldObj: RayObject, newObj: RayObject, ctx: 
   const pField = `metadata.labels[${PRIORITY_CLASS_LABEL}]`;
   if (ctx.kueue.priorityClassUpdate === 'immutable-while-running') {
     if ((running || !newP) && oldP !== newP) {
-      r.error(pField, `the WorkloadPriorityClass cannot change from "${oldP}" to "${newP}"${running ? ' while the object is not suspended' : ''}: field is immutable (Kueue webhook)`,
+      r.error(pField,
+        `the WorkloadPriorityClass cannot change from "${oldP}" to "${newP}"${running ? ' while the object is not suspended' : ''}: field is `
+          + 'immutable (Kueue webhook)',
         newP ? 'suspend the object before changing its priority class' : 'keep the priority-class label');
     }
   } else if (running && !oldP && newP) {
-    r.error(pField, 'WorkloadPriorityClass cannot be added to a non-suspended workload (Kueue webhook)', 'set the priority class at creation, or suspend the object first');
+    r.error(pField, 'WorkloadPriorityClass cannot be added to a non-suspended workload (Kueue webhook)',
+      'set the priority class at creation, or suspend the object first');
   } else if (!newP && oldP) {
     r.error(pField, 'WorkloadPriorityClass cannot be removed from a workload (Kueue webhook)', `keep the label ${PRIORITY_CLASS_LABEL}: ${oldP}`);
   }
   if (elasticEnabled(oldObj, ctx) !== elasticEnabled(newObj, ctx)) {
-    r.error(`metadata.annotations[${ELASTIC_JOB_ANNOTATION}]`, `the elastic-job annotation cannot be ${isElastic(newObj) ? 'added' : 'removed'} after creation: field is immutable (Kueue webhook)`,
+    r.error(`metadata.annotations[${ELASTIC_JOB_ANNOTATION}]`,
+      `the elastic-job annotation cannot be ${isElastic(newObj) ? 'added' : 'removed'} after creation: field is immutable (Kueue webhook)`,
       'recreate the object to change whether it is elastic');
   }
   return r.findings;

@@ -20,7 +20,8 @@ export const MULTIKUEUE_CONTROLLER_NAME = 'kueue.x-k8s.io/multikueue';
 const QUEUE_FIELD = `metadata.labels[${QUEUE_NAME_LABEL}]`;
 
 /** The MultiKueue check the object's queue goes through, if any (needs the manager's inventory). */
-export function multiKueueCheckOf(obj: RayObject, inv: Inventory | undefined, kueue: Pick<KueueCapabilities, 'queueNameAnnotation'>): MultiKueueCheckEntry | undefined {
+export function multiKueueCheckOf(obj: RayObject, inv: Inventory | undefined, kueue: Pick<KueueCapabilities,
+  'queueNameAnnotation'>): MultiKueueCheckEntry | undefined {
   const q = queueNameOf(obj, kueue);
   if (!inv || !q || !inv.multiKueueChecks?.length) return undefined;
   const lq = findLocalQueue(inv, namespaceOf(obj), q);
@@ -47,7 +48,9 @@ function reportManagedByWithoutCheck(r: Reporter, obj: RayObject, ctx: PolicyCon
   const cq = lq && inv ? findClusterQueue(inv, lq.clusterQueue) : undefined;
   // Only when the app (or cluster) shows the queue: an unknown queue may well be a MultiKueue one.
   if (managedBy === MULTIKUEUE_CONTROLLER_NAME && cq && inv?.multiKueueChecks !== undefined) {
-    r.error('spec.managedBy', `managedBy is ${MULTIKUEUE_CONTROLLER_NAME}, but ClusterQueue "${cq.name}" (LocalQueue ${lq!.namespace}/${q}) has no MultiKueue AdmissionCheck: this cluster's KubeRay skips the object and no worker ever gets it`,
+    r.error('spec.managedBy',
+      `managedBy is ${MULTIKUEUE_CONTROLLER_NAME}, but ClusterQueue "${cq.name}" (LocalQueue ${lq!.namespace}/${q}) has no MultiKueue `
+        + 'AdmissionCheck: this cluster\'s KubeRay skips the object and no worker ever gets it',
       'submit to a queue whose ClusterQueue has the MultiKueue AdmissionCheck, or remove managedBy', 'kuberay-operator');
   }
 }
@@ -55,10 +58,14 @@ function reportManagedByWithoutCheck(r: Reporter, obj: RayObject, ctx: PolicyCon
 /** managedBy must be MultiKueue's, and the KubeRay version must keep it (RayService). */
 function reportManagedBy(r: Reporter, obj: RayObject, ctx: PolicyContext, where: string, managedBy: unknown): void {
   if (RAY_SERVICE.is(obj) && !ctx.kubeRay.rayServiceManagedBy) {
-    r.error('spec.managedBy', `${where}, but KubeRay ${ctx.kubeRay.version} has no RayService managedBy (the API server prunes it), so Kueue's adapter rejects the check and this cluster's KubeRay would run the service itself`,
+    r.error('spec.managedBy',
+      `${where}, but KubeRay ${ctx.kubeRay.version} has no RayService managedBy (the API server prunes it), so Kueue's adapter rejects the check and `
+        + 'this cluster\'s KubeRay would run the service itself',
       `choose KubeRay >= ${FIRST_KUBERAY_VERSION.rayServiceManagedBy} on the manager, or run the RayService on one cluster`, 'version');
   } else if (managedBy !== MULTIKUEUE_CONTROLLER_NAME) {
-    r.error('spec.managedBy', `${where}, but spec.managedBy is ${managedBy === undefined ? 'unset' : `"${String(managedBy)}"`}: Kueue's MultiKueue adapter rejects the check ("Expecting spec.managedBy to be ${MULTIKUEUE_CONTROLLER_NAME}") and the workload is deactivated`,
+    r.error('spec.managedBy',
+      `${where}, but spec.managedBy is ${managedBy === undefined ? 'unset' : `"${String(managedBy)}"`}: Kueue's MultiKueue adapter rejects the check `
+        + `("Expecting spec.managedBy to be ${MULTIKUEUE_CONTROLLER_NAME}") and the workload is deactivated`,
       `set spec.managedBy: ${MULTIKUEUE_CONTROLLER_NAME} (the library's Ray constructs do it for a MultiKueue queue)`, 'kueue-workload');
   }
 }
@@ -73,12 +80,20 @@ function reportElasticDispatch(r: Reporter, obj: RayObject, ctx: PolicyContext, 
     // On >= 0.19 Kueue's webhook refuses an autoscaling RayCluster with managedBy: multiKueueElasticAutoscaling says so.
     const webhookSaysIt = rayCluster && ctx.kueue.refusesMultiKueueElasticAutoscaling && managedBy === MULTIKUEUE_CONTROLLER_NAME;
     if (!webhookSaysIt) {
-      r.error(`${clusterSpecOf(obj)?.path ?? 'spec'}.enableInTreeAutoscaling`, `${where}, but an autoscaling elastic ${obj.kind} cannot be dispatched: the autoscaler runs in the worker's copy and its scale changes never reach the manager's Workload (Kueue >= ${FIRST_KUEUE_VERSION.multiKueueElasticAutoscalingRefused} refuses it for RayCluster; no pinned Kueue version supports it)`,
+      r.error(`${clusterSpecOf(obj)?.path ?? 'spec'}.enableInTreeAutoscaling`,
+        `${where}, but an autoscaling elastic ${obj.kind} cannot be dispatched: the autoscaler runs in the worker's copy and its scale changes never `
+          + `reach the manager's Workload (Kueue >= ${FIRST_KUEUE_VERSION.multiKueueElasticAutoscalingRefused} refuses it for RayCluster; no pinned `
+          + 'Kueue version supports it)',
         'turn autoscaling off (fixed worker replicas), or run the elastic workload on one cluster (a queue without the MultiKueue check)', 'version');
     }
   } else if (!syncs) {
-    r.warn(annotation, `${where}: MultiKueue creates the worker's copy of this elastic ${obj.kind} once, so a change of its worker replicas on the manager never reaches the worker${rayCluster ? ` before Kueue ${FIRST_KUEUE_VERSION.multiKueueElasticRayCluster}` : ' (the Ray adapters sync replicas only for RayCluster)'}`,
-      rayCluster ? `choose Kueue >= ${FIRST_KUEUE_VERSION.multiKueueElasticRayCluster}, or keep the replicas fixed` : 'keep the replicas fixed, or drop the elastic annotation', 'version');
+    r.warn(annotation,
+      `${where}: MultiKueue creates the worker's copy of this elastic ${obj.kind} once, so a change of its worker replicas on the manager never `
+        + 'reaches the worker'
+        + `${rayCluster ? ` before Kueue ${FIRST_KUEUE_VERSION.multiKueueElasticRayCluster}`
+          : ' (the Ray adapters sync replicas only for RayCluster)'}`,
+      rayCluster ? `choose Kueue >= ${FIRST_KUEUE_VERSION.multiKueueElasticRayCluster}, or keep the replicas fixed`
+        : 'keep the replicas fixed, or drop the elastic annotation', 'version');
   }
 }
 
@@ -98,14 +113,19 @@ function reportWorkerClusters(r: Reporter, obj: RayObject, ctx: PolicyContext, c
     const queueErrors = workerErrors(obj, ctx, winv, [queueExists.check, clusterQueueAdmitsNamespace.check]);
     if (queueErrors.length) {
       for (const f of queueErrors) {
-        r.error(QUEUE_FIELD, `worker cluster "${w!.name}" (of AdmissionCheck "${check.name}"): ${f.message}; MultiKueue creates the copy there with the same namespace and queue name`,
-          `give worker "${w!.name}" LocalQueue ${ns}/${q} and its ClusterQueue (the manager's queues, same names), or remove the worker from the MultiKueueConfig`);
+        r.error(QUEUE_FIELD,
+          `worker cluster "${w!.name}" (of AdmissionCheck "${check.name}"): ${f.message}; MultiKueue creates the copy there with the same `
+            + 'namespace and queue name',
+          `give worker "${w!.name}" LocalQueue ${ns}/${q} and its ClusterQueue (the manager's queues, same names), or remove the worker from `
+            + 'the MultiKueueConfig');
       }
       continue;
     }
     const wlq = findLocalQueue(winv, ns, q)!;
     if (wlq.clusterQueue !== managerLq.clusterQueue) {
-      r.warn(QUEUE_FIELD, `worker cluster "${w!.name}": LocalQueue ${ns}/${q} points at ClusterQueue "${wlq.clusterQueue}", the manager's at "${managerLq.clusterQueue}"; it dispatches, but quotas are easier to follow with the same names`,
+      r.warn(QUEUE_FIELD,
+        `worker cluster "${w!.name}": LocalQueue ${ns}/${q} points at ClusterQueue "${wlq.clusterQueue}", the manager's at "${managerLq.clusterQueue}`
+          + '"; it dispatches, but quotas are easier to follow with the same names',
         `name the worker's ClusterQueue "${managerLq.clusterQueue}"`);
     }
     const gangErrors = workerErrors(obj, ctx, winv, [gangCanEverFit.check]);
@@ -113,7 +133,8 @@ function reportWorkerClusters(r: Reporter, obj: RayObject, ctx: PolicyContext, c
     else fits.push(w!.name);
   }
   if (!fits.length && noRoom.length) {
-    r.error(QUEUE_FIELD, `the gang fits no worker cluster of AdmissionCheck "${check.name}" (${noRoom.join('; ')}): the manager keeps the Workload pending forever`,
+    r.error(QUEUE_FIELD,
+      `the gang fits no worker cluster of AdmissionCheck "${check.name}" (${noRoom.join('; ')}): the manager keeps the Workload pending forever`,
       'raise a worker\'s quota, add a worker with room, or shrink the gang', 'kueue-workload');
   } else if (noRoom.length) {
     r.warn(QUEUE_FIELD, `the gang fits only worker cluster(s) ${fits.map((n) => `"${n}"`).join(', ')}; never ${noRoom.join('; ')}`,
@@ -142,7 +163,9 @@ export const multiKueueDispatch = defineRule({
   const where = `ClusterQueue of queue "${queueNameOf(obj, ctx.kueue)}" requires MultiKueue AdmissionCheck "${check.name}"`;
   if (!ctx.kueue.multiKueueRayKinds.includes(String(obj.kind))) {
     const need = rayKindOf(obj)?.firstMultiKueueVersion ?? FIRST_KUEUE_VERSION.multiKueueRay;
-    r.error(QUEUE_FIELD, `${where}, but Kueue ${ctx.kueue.version} has no MultiKueue adapter for ${obj.kind} (this library checked them from ${need}): the AdmissionCheck never lets it through`,
+    r.error(QUEUE_FIELD,
+      `${where}, but Kueue ${ctx.kueue.version} has no MultiKueue adapter for ${obj.kind} (this library checked them from ${need}): the `
+        + 'AdmissionCheck never lets it through',
       `choose Kueue >= ${need}, or submit the ${obj.kind} to a queue without the MultiKueue check`, 'version');
     return r.findings;
   }

@@ -50,6 +50,11 @@ const GROUP_INTEGERS = ['replicas', 'minReplicas', 'maxReplicas', 'numOfHosts'];
 const RESOURCE_LISTS = ['requests', 'limits'] as const;
 const RESOURCE_SUFFIXES = { requests: '.resources.requests', limits: '.resources.limits' } as const;
 const CONTAINER_LISTS = ['containers', 'initContainers'] as const;
+// Fixes for lists over the limit (owner references, worker groups, a pod's runtime overhead), named so that
+// their checks keep to one line: objectShape is at the function size limit of test/source-size.test.ts.
+const FIX_OWNERS = 'keep the owners of the object only';
+const FIX_GROUPS = 'merge worker groups of the same pod shape (raise replicas instead); Kueue admits at most 18 PodSets';
+const FIX_RUNTIME = 'list only the overhead of the pod\'s runtime class';
 
 export const objectShape = defineRule({
   name: 'objectShape', source: 'kubernetes', kinds: ALL_RAY_KINDS,
@@ -62,7 +67,8 @@ export const objectShape = defineRule({
     const field = base + suffix;
     // Past the listed few (Reporter), a wrong field is only counted: no message is built for it.
     if (r.full('error')) r.error(field, '', '');
-    else r.error(field, `must be ${kind === 'integer' || kind === 'object' ? 'an' : 'a'} ${kind}, not ${shown(v)} (the CRD schema refuses it)`, `write ${field} as ${kind === 'string map' ? 'a mapping of strings to strings' : `a ${kind}`}`);
+    else r.error(field, `must be ${kind === 'integer' || kind === 'object' ? 'an' : 'a'} ${kind}, not ${shown(v)} (the CRD schema refuses it)`,
+      `write ${field} as ${kind === 'string map' ? 'a mapping of strings to strings' : `a ${kind}`}`);
     return false;
   };
   /** False (with a finding) for a list longer than MAX_LIST_LENGTH: its entries are not walked. */
@@ -75,9 +81,8 @@ export const objectShape = defineRule({
   const md: any = obj.metadata;
   if (check(md, 'object', 'metadata')) {
     for (const f of METADATA_STRINGS) check(md[f], 'string', 'metadata.', f);
-    check(md.labels, 'string map', 'metadata.labels');
-    check(md.annotations, 'string map', 'metadata.annotations');
-    if (check(md.ownerReferences, 'list', 'metadata.ownerReferences') && bounded(md.ownerReferences, 'metadata.ownerReferences', 'keep the owners of the object only')) {
+    for (const f of ['labels', 'annotations'] as const) check(md[f], 'string map', 'metadata.', f);
+    if (check(md.ownerReferences, 'list', 'metadata.ownerReferences') && bounded(md.ownerReferences, 'metadata.ownerReferences', FIX_OWNERS)) {
       md.ownerReferences.forEach((o: unknown, i: number) => check(o, 'object', `metadata.ownerReferences[${i}]`));
     }
   }
@@ -90,7 +95,7 @@ export const objectShape = defineRule({
     check(cs.spec.enableInTreeAutoscaling, 'boolean', cs.path, '.enableInTreeAutoscaling');
     check(cs.spec.headGroupSpec, 'object', cs.path, '.headGroupSpec');
     if (check(cs.spec.workerGroupSpecs, 'list', `${cs.path}.workerGroupSpecs`)
-      && (workersBounded = bounded(cs.spec.workerGroupSpecs, `${cs.path}.workerGroupSpecs`, 'merge worker groups of the same pod shape (raise replicas instead); Kueue admits at most 18 PodSets'))) {
+      && (workersBounded = bounded(cs.spec.workerGroupSpecs, `${cs.path}.workerGroupSpecs`, FIX_GROUPS))) {
       workerGroupsOf(obj).forEach((g, i) => {
         const p = `${cs.path}.workerGroupSpecs[${i}]`;
         if (!check(g, 'object', p)) return;
@@ -106,7 +111,8 @@ export const objectShape = defineRule({
     const names = new Set<string>();
     for (const list of CONTAINER_LISTS) {
       const field = `${t.path}.spec.${list}`;
-      if (!check(t.template.spec[list], 'list', field) || !bounded(t.template.spec[list], field, `a pod needs a few ${list}: move the work into fewer`)) continue;
+      if (!check(t.template.spec[list], 'list', field)
+        || !bounded(t.template.spec[list], field, `a pod needs a few ${list}: move the work into fewer`)) continue;
       t.template.spec[list].forEach((c: any, i: number) => {
         const at = `${field}[${i}]`;
         if (!check(c, 'object', at)) return;
@@ -124,9 +130,10 @@ export const objectShape = defineRule({
         }
       });
     }
-    if (check(t.template.spec.overhead, 'object', t.path, '.spec.overhead')) bounded(t.template.spec.overhead, `${t.path}.spec.overhead`, 'list only the overhead of the pod\'s runtime class');
+    if (check(t.template.spec.overhead, 'object', t.path, '.spec.overhead')) bounded(t.template.spec.overhead, t.path, FIX_RUNTIME, '.spec.overhead');
     if (names.size > MAX_LIST_LENGTH) {
-      r.error(`${t.path}.spec`, `its containers name more than ${MAX_LIST_LENGTH} different resources, the most the admission webhook checks in one pod`, 'request only the resources the containers use');
+      r.error(`${t.path}.spec`, `its containers name more than ${MAX_LIST_LENGTH} different resources, `
+        + 'the most the admission webhook checks in one pod', 'request only the resources the containers use');
     }
     check(t.template.spec.restartPolicy, 'string', t.path, '.spec.restartPolicy');
   }
@@ -141,7 +148,8 @@ function labelKeyProblem(key: string): string | undefined {
   const prefix = slash >= 0 ? key.slice(0, slash) : undefined;
   const name = slash >= 0 ? key.slice(slash + 1) : key;
   if (prefix !== undefined && (!DNS1123_SUBDOMAIN.test(prefix) || prefix.length > 253)) return `its prefix "${prefix}" is not a DNS subdomain`;
-  if (!name || name.length > 63 || !LABEL_NAME.test(name)) return 'its name part must be 1-63 alphanumeric characters, "-", "_" or ".", starting and ending alphanumeric';
+  if (!name || name.length > 63 || !LABEL_NAME.test(name)) return 'its name part must be 1-63 alphanumeric characters, '
+    + '"-", "_" or ".", starting and ending alphanumeric';
   return undefined;
 }
 
@@ -155,9 +163,12 @@ export const labelSyntax = defineRule({
   for (const key of Object.keys(labels)) {
     const v = labels[key];
     const keyProblem = labelKeyProblem(key);
-    if (keyProblem) r.error(`metadata.labels[${key}]`, `label key "${key}" is invalid: ${keyProblem}`, 'use a valid label key such as example.com/team');
+    if (keyProblem) r.error(`metadata.labels[${key}]`, `label key "${key}" is invalid: ${keyProblem}`,
+      'use a valid label key such as example.com/team');
     if (typeof v === 'string' && v !== '' && (v.length > 63 || !LABEL_NAME.test(v))) {
-      r.error(`metadata.labels[${key}]`, `label value "${v}" is invalid: at most 63 characters, alphanumeric, "-", "_" or ".", starting and ending alphanumeric (the API server refuses it)`,
+      r.error(`metadata.labels[${key}]`,
+        `label value "${v}" is invalid: at most 63 characters, alphanumeric, "-", "_" or ".", starting and ending alphanumeric (the `
+          + 'API server refuses it)',
         'use a valid label value');
     }
   }

@@ -84,7 +84,8 @@ export class KubeRayOracle {
     }
     // The version stamped into the binary must be the one asked for (a mislabelled build would compare wrongly).
     const stamped = execFileSync(bin, ['--version']).toString().trim();
-    if (stamped !== version) throw new Error(`${bin} was built from KubeRay ${stamped}, not ${version}. Fix: delete it and run \`${oracleBuildCommand(version)}\``);
+    if (stamped !== version) throw new Error(`${bin} was built from KubeRay ${stamped}, not ${version}. Fix: delete it and run `
+      + `\`${oracleBuildCommand(version)}\``);
     const gates = Object.entries(options.featureGates ?? {}).map(([k, v]) => `${k}=${v}`).join(',');
     const child = spawn(bin, gates ? [`--feature-gates=${gates}`] : [], { stdio: ['pipe', 'pipe', 'pipe'] });
     const oracle = new KubeRayOracle(version, child);

@@ -32,7 +32,8 @@ export class KueueWebhook {
     const body = JSON.stringify({
       apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview',
       request: {
-        uid: crypto.randomUUID(), kind: { group: 'ray.io', version: 'v1', kind }, resource: { group: 'ray.io', version: 'v1', resource: PLURAL[kind] },
+        uid: crypto.randomUUID(), kind: { group: 'ray.io', version: 'v1', kind },
+        resource: { group: 'ray.io', version: 'v1', resource: PLURAL[kind] },
         requestKind: { group: 'ray.io', version: 'v1', kind }, requestResource: { group: 'ray.io', version: 'v1', resource: PLURAL[kind] },
         name: object.metadata?.name ?? '', namespace: object.metadata?.namespace, operation,
         userInfo: { username: 'agreement-suite', groups: ['system:masters', 'system:authenticated'] },
@@ -48,7 +49,9 @@ export class KueueWebhook {
         res.on('end', () => {
           const text = Buffer.concat(chunks).toString('utf8');
           if (res.statusCode !== 200) return reject(new Error(`Kueue webhook ${path}: HTTP ${res.statusCode}: ${text.slice(0, 300)}`));
-          try { resolve(JSON.parse(text).response); } catch (e) { reject(new Error(`Kueue webhook ${path}: ${(e as Error).message}: ${text.slice(0, 300)}`)); }
+          try { resolve(JSON.parse(text).response); } catch (e) {
+            reject(new Error(`Kueue webhook ${path}: ${(e as Error).message}: ${text.slice(0, 300)}`));
+          }
         });
       });
       req.on('error', reject);

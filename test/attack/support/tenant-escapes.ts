@@ -37,8 +37,10 @@ export function objects(kueue: KueueVersion, kubeRay: KubeRayVersion): { tenants
   const quota = (cpu: number) => [{ flavors: [{ flavor, quotas: [
     { resource: ResourceName.CPU, nominalQuota: Quantity.cpu(cpu) }, { resource: ResourceName.MEMORY, nominalQuota: Quantity.gibibytes(32) },
   ] }] }];
-  new TenantQueue(chart, 'team-a', { namespace: 'team-a', cohort, resourceGroups: quota(4), defaultPriorityClass: dev, allowedPriorityClasses: [dev] });
-  new TenantQueue(chart, 'team-b', { namespace: 'team-b', cohort, resourceGroups: quota(4), defaultPriorityClass: prod, allowedPriorityClasses: [dev, prod] });
+  new TenantQueue(chart, 'team-a',
+    { namespace: 'team-a', cohort, resourceGroups: quota(4), defaultPriorityClass: dev, allowedPriorityClasses: [dev] });
+  new TenantQueue(chart, 'team-b',
+    { namespace: 'team-b', cohort, resourceGroups: quota(4), defaultPriorityClass: prod, allowedPriorityClasses: [dev, prod] });
   new TenantQueue(chart, 'team-c', { namespace: 'team-c', resourceGroups: quota(4) });
   new TenantQueue(chart, 'team-d', { namespace: 'team-d', queueName: 'main', resourceGroups: quota(4) });
   // No priority rules and a queue not named "default" (so Kueue's own LocalQueueDefaulting does not queue its objects).
@@ -47,10 +49,12 @@ export function objects(kueue: KueueVersion, kubeRay: KubeRayVersion): { tenants
   return { tenants: chart.toJson(), controller: controller.toJson() };
 }
 
-const container = (name: string, cpu = '1') => ({ name, image: 'rayproject/ray:2.46.0', resources: { requests: { cpu, memory: '1Gi' }, limits: { cpu, memory: '1Gi' } } });
+const container = (name: string, cpu = '1') =>
+  ({ name, image: 'rayproject/ray:2.46.0', resources: { requests: { cpu, memory: '1Gi' }, limits: { cpu, memory: '1Gi' } } });
 const clusterSpec = (workers: number) => ({
   headGroupSpec: { rayStartParams: {}, template: { spec: { containers: [container('ray-head')] } } },
-  workerGroupSpecs: [{ groupName: 'w', replicas: workers, minReplicas: workers, maxReplicas: workers, rayStartParams: {}, template: { spec: { containers: [container('ray-worker')] } } }],
+  workerGroupSpecs: [{ groupName: 'w', replicas: workers, minReplicas: workers, maxReplicas: workers, rayStartParams: {},
+    template: { spec: { containers: [container('ray-worker')] } } }],
 });
 /** A RayJob as a tenant writes it: no queue label (the mutating webhook adds it). 1 + 1 worker + submitter = 2.5 CPU. */
 const rayJob = (ns: string, name: string, extra: { labels?: Record<string, string> } = {}) => ({
@@ -82,9 +86,11 @@ export function escapeCases(h: EscapeHarness): void {
   // Kueue before 0.15 reads the queue name from the annotation too (jobframework QueueNameForObject).
   const readsAnnotation = kueueCapabilities(PAIR[0]).queueNameAnnotation;
   const c = () => h.admin();
-  const workloadsOf = async (ns: string, uid: string) => (await c().list(WL, 'Workload', ns)).filter((w) => (w.metadata.ownerReferences ?? []).some((o: any) => o.uid === uid));
+  const workloadsOf = async (ns: string, uid: string) =>
+    (await c().list(WL, 'Workload', ns)).filter((w) => (w.metadata.ownerReferences ?? []).some((o: any) => o.uid === uid));
   const admitted = (w: any) => (w?.status?.conditions ?? []).some((x: any) => x.type === 'Admitted' && x.status === 'True');
-  const childOf = async (ns: string, uid: string) => (await c().list('ray.io/v1', 'RayCluster', ns)).find((rc) => (rc.metadata.ownerReferences ?? []).some((o: any) => o.uid === uid && o.controller));
+  const childOf = async (ns: string, uid: string) => (await c().list('ray.io/v1', 'RayCluster',
+    ns)).find((rc) => (rc.metadata.ownerReferences ?? []).some((o: any) => o.uid === uid && o.controller));
   const refused = (p: Promise<unknown>) => p.then(() => undefined, (e: KubeError) => e);
   const usage = async (cq: string) => {
     const q = await c().get(`/apis/${WL}/clusterqueues/${cq}`);
@@ -101,13 +107,15 @@ export function escapeCases(h: EscapeHarness): void {
   };
 
 
-  test('1. a RayCluster claiming an admitted RayJob as its controller is refused; the KubeRay-made child cannot be scaled past the admitted pod sets', async () => {
+  test('1. a RayCluster claiming an admitted RayJob as its controller is refused; the KubeRay-made child cannot be scaled past '
+    + 'the admitted pod sets', async () => {
     const { job, child } = await admittedJob('team-a', 'ride');
     // KubeRay created the child as its ServiceAccount: it passed both webhooks without them being called.
     expect(child.metadata.labels['ray.io/originated-from-crd']).toBe('RayJob');
     const rider = rayCluster('team-a', 'rider', 8, {
       labels: { 'kueue.x-k8s.io/queue-name': 'default', 'ray.io/originated-from-crd': 'RayJob' },
-      ownerReferences: [{ apiVersion: 'ray.io/v1', kind: 'RayJob', name: job.metadata.name, uid: job.metadata.uid, controller: true, blockOwnerDeletion: true }],
+      ownerReferences: [{ apiVersion: 'ray.io/v1', kind: 'RayJob', name: job.metadata.name, uid: job.metadata.uid, controller: true,
+        blockOwnerDeletion: true }],
     });
     const e = await refused(h.tenant().create(rider));
     expect(e?.status).toBe(403);
@@ -124,7 +132,8 @@ export function escapeCases(h: EscapeHarness): void {
     expect((await c().list(WL, 'Workload', 'team-a')).length).toBe(1);
   }, 240000);
 
-  test('2. a pod-template priorityClassName is refused in a tenant namespace; KubeRay\'s origin label no longer skips the priority default', async () => {
+  test('2. a pod-template priorityClassName is refused in a tenant namespace; KubeRay\'s origin label no longer skips '
+    + 'the priority default', async () => {
     const high = rayJob('team-a', 'critical', { labels: { 'ray.io/originated-from-crd': 'RayJob' } });
     (high.spec.rayClusterSpec.headGroupSpec.template.spec as any).priorityClassName = 'system-cluster-critical';
     const e = await refused(h.tenant().create(high));
@@ -139,7 +148,9 @@ export function escapeCases(h: EscapeHarness): void {
     await c().delete('/apis/ray.io/v1/namespaces/team-a/rayjobs/origin');
   }, 180000);
 
-  test(`3. the queue-name annotation alone: ${readsAnnotation ? 'Kueue reads it, so the object is queued as it is' : 'the object still gets the label Kueue reads, and an update swapping the label for it is refused'}`, async () => {
+  test('3. the queue-name annotation alone: '
+    + `${readsAnnotation ? 'Kueue reads it, so the object is queued as it is'
+      : 'the object still gets the label Kueue reads, and an update swapping the label for it is refused'}`, async () => {
     const annotated = await h.tenant().create(rayCluster('team-c', 'annotated', 1, { annotations: { 'kueue.x-k8s.io/queue-name': 'default' } }));
     expect(annotated.metadata.labels?.['kueue.x-k8s.io/queue-name']).toBe(readsAnnotation ? undefined : 'default');
     expect(annotated.spec.suspend).toBe(true);
@@ -151,7 +162,8 @@ export function escapeCases(h: EscapeHarness): void {
     const pending = await h.tenant().create(rayJob('team-d', 'swap'));
     expect(pending.spec.suspend).toBe(true);
     const path = '/apis/ray.io/v1/namespaces/team-d/rayjobs/swap';
-    const swap = h.tenant().mergePatch(path, { metadata: { labels: { 'kueue.x-k8s.io/queue-name': null }, annotations: { 'kueue.x-k8s.io/queue-name': 'main' } } });
+    const swap = h.tenant().mergePatch(path,
+      { metadata: { labels: { 'kueue.x-k8s.io/queue-name': null }, annotations: { 'kueue.x-k8s.io/queue-name': 'main' } } });
     if (readsAnnotation) {
     // The object stays queued through the annotation: the update is no escape, and passes.
       await swap;
@@ -174,7 +186,8 @@ export function escapeCases(h: EscapeHarness): void {
     await c().delete('/apis/ray.io/v1/namespaces/team-e/rayclusters/plain');
   }, 120000);
 
-  test('5. a non-controller ownerReference of kind RayJob makes no child: the object is queued in a namespace whose LocalQueue is not "default"', async () => {
+  test('5. a non-controller ownerReference of kind RayJob makes no child: the object is queued in a namespace whose '
+    + 'LocalQueue is not "default"', async () => {
     const job = await h.tenant().create(rayJob('team-d', 'owner'));
     const rc = await h.tenant().create(rayCluster('team-d', 'stowaway', 1, {
       ownerReferences: [{ apiVersion: 'ray.io/v1', kind: 'RayJob', name: 'owner', uid: job.metadata.uid }],
@@ -203,12 +216,14 @@ export function escapeCases(h: EscapeHarness): void {
       const t0 = Date.now();
       for (let i = 0; Date.now() - t0 < 8000; i++) {
         tries++;
-        const ok = await h.tenant().create({ ...rayJob('team-b', `busy-${i}`), spec: { ...rayJob('team-b', 'x').spec, suspend: true } }).then(() => true, () => false);
+        const ok = await h.tenant().create({ ...rayJob('team-b', `busy-${i}`), spec: { ...rayJob('team-b', 'x').spec, suspend: true } })
+          .then(() => true, () => false);
         if (ok) created++;
         const bad = await refused(h.tenant().create(rayJob('team-a', `sneak-${i}`, { labels: { 'kueue.x-k8s.io/priority-class': 'esc-prod' } })));
         if (bad?.message.match(/not allowed for the tenant/)) refusedPriority++;
       }
-      process.stdout.write(`[tenant-escapes] under 6 slow-body connections: ${created} of ${tries} creates admitted, ${refusedPriority} of ${tries} disallowed priorities refused\n`);
+      process.stdout.write(`[tenant-escapes] under 6 slow-body connections: ${created} of ${tries} creates admitted, ${refusedPriority} of ${tries} `
+        + 'disallowed priorities refused\n');
       expect(tries).toBeGreaterThan(3);
       expect(created).toBe(tries);
       expect(refusedPriority).toBe(tries);
@@ -219,7 +234,8 @@ export function escapeCases(h: EscapeHarness): void {
       for (const s of sockets) s.destroy();
     }
     expect((await c().list('ray.io/v1', 'RayJob', 'team-a')).filter((j) => j.metadata.name.startsWith('sneak-'))).toEqual([]);
-    for (const j of (await c().list('ray.io/v1', 'RayJob', 'team-b')).filter((x) => x.metadata.name.startsWith('busy-'))) await c().delete(`/apis/ray.io/v1/namespaces/team-b/rayjobs/${j.metadata.name}`);
+    for (const j of (await c().list('ray.io/v1', 'RayJob', 'team-b')).filter((x) => x.metadata.name.startsWith('busy-'))) await c()
+      .delete(`/apis/ray.io/v1/namespaces/team-b/rayjobs/${j.metadata.name}`);
   }, 120000);
 
   test('status writes: a tenant cannot mark its admitted job finished (Kueue would release its quota); KubeRay keeps writing it', async () => {
@@ -237,19 +253,22 @@ export function escapeCases(h: EscapeHarness): void {
   test('beyond the six: RayService variants, the submitter template, generateName and dry runs meet the same rules', async () => {
     const service = (name: string, podPriority?: string) => ({
       apiVersion: 'ray.io/v1', kind: 'RayService', metadata: { name, namespace: 'team-a' },
-      spec: { serveConfigV2: 'applications: []', rayClusterConfig: { ...clusterSpec(1), headGroupSpec: { rayStartParams: {}, template: { spec: { containers: [container('ray-head')], ...(podPriority ? { priorityClassName: podPriority } : {}) } } } } },
+      spec: { serveConfigV2: 'applications: []', rayClusterConfig: { ...clusterSpec(1), headGroupSpec: { rayStartParams: {},
+        template: { spec: { containers: [container('ray-head')], ...(podPriority ? { priorityClassName: podPriority } : {}) } } } } },
     });
     expect((await refused(h.tenant().create(service('svc-critical', 'system-node-critical'))))?.message).toMatch(/spec\.rayClusterConfig\.headGroupSpec\.template\.spec\.priorityClassName: pod priority class "system-node-critical" is not allowed/);
     const svc = await h.tenant().create(service('svc'));
     expect(svc.metadata.labels['kueue.x-k8s.io/queue-name']).toBe('default');
     // A RayCluster claiming the RayService as its controller, by generateName and as a dry run: refused all the same.
-    const rider = rayCluster('team-a', 'x', 4, { ownerReferences: [{ apiVersion: 'ray.io/v1', kind: 'RayService', name: 'svc', uid: svc.metadata.uid, controller: true }] });
+    const rider = rayCluster('team-a', 'x', 4,
+      { ownerReferences: [{ apiVersion: 'ray.io/v1', kind: 'RayService', name: 'svc', uid: svc.metadata.uid, controller: true }] });
     const generated = { ...rider, metadata: { ...rider.metadata, name: undefined, generateName: 'svc-raycluster-' } };
     expect((await refused(h.tenant().create(generated)))?.message).toMatch(/may not create a RayCluster controlled by RayService "svc"/);
     expect((await refused(h.tenant().create(generated, true)))?.message).toMatch(/may not create a RayCluster controlled by RayService "svc"/);
     // The submitter pod template is a pod template too.
     const submitter = rayJob('team-a', 'submitter');
-    (submitter.spec as any).submitterPodTemplate = { spec: { priorityClassName: 'system-cluster-critical', restartPolicy: 'Never', containers: [container('ray-job-submitter', '500m')] } };
+    (submitter.spec as any).submitterPodTemplate = { spec: { priorityClassName: 'system-cluster-critical', restartPolicy: 'Never',
+      containers: [container('ray-job-submitter', '500m')] } };
     expect((await refused(h.tenant().create(submitter)))?.message).toMatch(/spec\.submitterPodTemplate\.spec\.priorityClassName: pod priority class "system-cluster-critical" is not allowed/);
     await c().delete('/apis/ray.io/v1/namespaces/team-a/rayservices/svc');
   }, 120000);
@@ -284,14 +303,17 @@ export function escapeCases(h: EscapeHarness): void {
   }, 120000);
 
   const bare = h.kueuePodIntegration
-    ? 'beyond the six: a bare Pod with a queue label is outside the controller, and Kueue\'s pod integration (on in its release) gates it into a Workload'
-    : 'beyond the six: a bare Pod with a queue label is outside the controller and, without Kueue\'s pod integration, outside Kueue (the README says to bound it with a ResourceQuota)';
+    ? 'beyond the six: a bare Pod with a queue label is outside the controller, and Kueue\'s pod integration (on in its release) '
+      + 'gates it into a Workload'
+    : 'beyond the six: a bare Pod with a queue label is outside the controller and, without Kueue\'s pod integration, outside Kueue (the README says '
+      + 'to bound it with a ResourceQuota)';
   test(bare, async () => {
     const pod = await h.tenant().create({
       apiVersion: 'v1', kind: 'Pod', metadata: { name: 'bare', namespace: 'team-a', labels: { 'kueue.x-k8s.io/queue-name': 'default' } },
       spec: { containers: [container('c')] },
     });
-    const workloads = async () => (await c().list(WL, 'Workload', 'team-a')).filter((w) => (w.metadata.ownerReferences ?? []).some((o: any) => o.uid === pod.metadata.uid));
+    const workloads = async () => (await c().list(WL, 'Workload',
+      'team-a')).filter((w) => (w.metadata.ownerReferences ?? []).some((o: any) => o.uid === pod.metadata.uid));
     if (h.kueuePodIntegration) {
       expect(pod.spec.schedulingGates).toEqual(expect.arrayContaining([{ name: 'kueue.x-k8s.io/admission' }]));
       await waitFor('Kueue to make the pod a Workload', async () => (await workloads()).length === 1, 60000);

@@ -120,7 +120,8 @@ export function trackPid(pid: number): { untrack(): void } {
 export function binary(name: string): string {
   const p = path.join(cacheDir(), 'bin', name);
   if (!fs.existsSync(p)) {
-    throw new Error(`${p} is missing: build the test control plane with scripts/testcluster/build.sh (it reports what the Go module proxy could not serve)`);
+    throw new Error(`${p} is missing: build the test control plane with scripts/testcluster/build.sh (it reports what the Go module `
+      + 'proxy could not serve)');
   }
   return p;
 }
@@ -220,7 +221,8 @@ export class TestCluster {
     await new Promise<void>((r) => { old.once('exit', () => r()); old.kill(signal); });
     this.procs.splice(i, 1);
     this.spawnProc('kube-apiserver', binary(`kube-apiserver-${K8S_VERSION}`), this.apiServerArgs);
-    await waitFor('kube-apiserver /readyz after the restart', async () => { this.alive('kube-apiserver'); return (await probe(`${this.apiServerUrl}/readyz`, this.pki!)) === 200; }, 90000, 200);
+    await waitFor('kube-apiserver /readyz after the restart',
+      async () => { this.alive('kube-apiserver'); return (await probe(`${this.apiServerUrl}/readyz`, this.pki!)) === 200; }, 90000, 200);
   }
 
   private alive(name: string): void {
@@ -280,7 +282,8 @@ export class TestCluster {
     await this.phase('crds', () => this.installCrds());
     // Started after the CRDs exist, so the garbage collector's REST mapping covers the Ray and Kueue kinds at once.
     this.spawnProc('kube-controller-manager', binary(`kube-controller-manager-${K8S_VERSION}`), [
-      `--kubeconfig=${this.componentKubeconfig('kcm')}`, `--authentication-kubeconfig=${this.kubeconfig}`, `--authorization-kubeconfig=${this.kubeconfig}`,
+      `--kubeconfig=${this.componentKubeconfig('kcm')}`, `--authentication-kubeconfig=${this.kubeconfig}`,
+      `--authorization-kubeconfig=${this.kubeconfig}`,
       '--controllers=garbage-collector-controller,namespace-controller', '--leader-elect=false', '--bind-address=127.0.0.1',
       `--secure-port=${ports.kcm}`, '--v=0',
     ]);
@@ -292,7 +295,9 @@ export class TestCluster {
     }
     this.timings.total = (Date.now() - t0) / 1000;
     const parts = Object.entries(this.timings).filter(([k]) => k !== 'total').map(([k, v]) => `${k} ${v.toFixed(1)}s`).join(', ');
-    process.stdout.write(`[testcluster] Kueue ${this.options.kueue}${this.options.kubeRayOperator === false ? '' : ` + KubeRay ${this.options.kubeRay}`} on kube-apiserver ${K8S_VERSION}: ${cold ? 'cold' : 'warm'} start ${this.timings.total.toFixed(1)} s (${parts})\n`);
+    process.stdout.write(`[testcluster] Kueue ${this.options.kueue}`
+      + `${this.options.kubeRayOperator === false ? '' : ` + KubeRay ${this.options.kubeRay}`} on kube-apiserver ${K8S_VERSION}: `
+      + `${cold ? 'cold' : 'warm'} start ${this.timings.total.toFixed(1)} s (${parts})\n`);
   }
 
   private writeKubeconfig(server: string): void {
@@ -308,7 +313,8 @@ export class TestCluster {
     };
     write(this.kubeconfig, pki.adminCrt, pki.adminKey);
     // Each component acts as its real ServiceAccount would, so admission sees the same users as in a cluster.
-    for (const [name, c] of Object.entries(pki.components)) write(this.componentKubeconfig(name as keyof Pki['components']), c.crt, c.key, `e2e-${name}`);
+    for (const [name, c] of Object.entries(pki.components)) write(this.componentKubeconfig(name as keyof Pki['components']), c.crt, c.key,
+      `e2e-${name}`);
   }
 
   /** The AdmissionConfiguration that makes the API server present pki.webhookClient to every webhook ("*"). */
@@ -320,7 +326,8 @@ export class TestCluster {
       `    client-certificate-data: ${b64(pki.webhookClient.crt)}`, `    client-key-data: ${b64(pki.webhookClient.key)}`, '',
     ].join('\n'));
     const file = path.join(this.dir, 'admission-config.yaml');
-    const plugin = (name: string) => [`- name: ${name}`, '  configuration:', '    apiVersion: apiserver.config.k8s.io/v1', '    kind: WebhookAdmissionConfiguration', `    kubeConfigFile: ${kubeconfig}`];
+    const plugin = (name: string) => [`- name: ${name}`, '  configuration:', '    apiVersion: apiserver.config.k8s.io/v1',
+      '    kind: WebhookAdmissionConfiguration', `    kubeConfigFile: ${kubeconfig}`];
     fs.writeFileSync(file, ['apiVersion: apiserver.config.k8s.io/v1', 'kind: AdmissionConfiguration', 'plugins:',
       ...plugin('ValidatingAdmissionWebhook'), ...plugin('MutatingAdmissionWebhook'), ''].join('\n'));
     return file;
@@ -378,7 +385,8 @@ export class TestCluster {
         fs.copyFileSync(pki.servingCrt, path.join(metricsCerts, 'tls.crt'));
         fs.copyFileSync(pki.servingKey, path.join(metricsCerts, 'tls.key'));
       } catch (e) {
-        throw new Error(`Kueue out of cluster needs ${metricsCerts}/tls.{crt,key} (any self-signed pair) and it cannot be created: ${(e as Error).message}`);
+        throw new Error(`Kueue out of cluster needs ${metricsCerts}/tls.{crt,key} (any self-signed pair) and it cannot be `
+          + `created: ${(e as Error).message}`);
       }
     }
     await this.client.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'kueue-system' } });
@@ -410,10 +418,12 @@ export class TestCluster {
     const text = await readKueueFile(this.options.kueue, 'config/components/webhook/manifests.yaml');
     const caBundle = fs.readFileSync(this.pki!.caCrt).toString('base64');
     for (const doc of parseAllDocuments(text).map((d) => d.toJS()).filter(Boolean)) {
-      const webhooks = (doc.webhooks ?? []).filter((w: any) => (w.rules ?? []).some((r: any) => (r.apiGroups ?? []).some((g: string) => g === 'ray.io' || g === 'kueue.x-k8s.io')));
+      const webhooks = (doc.webhooks ?? []).filter((w: any) => (w.rules
+        ?? []).some((r: any) => (r.apiGroups ?? []).some((g: string) => g === 'ray.io' || g === 'kueue.x-k8s.io')));
       const obj = {
         apiVersion: 'admissionregistration.k8s.io/v1', kind: doc.kind,
-        metadata: { name: doc.kind === 'MutatingWebhookConfiguration' ? 'kueue-mutating-webhook-configuration' : 'kueue-validating-webhook-configuration' },
+        metadata: { name: doc.kind === 'MutatingWebhookConfiguration' ? 'kueue-mutating-webhook-configuration'
+          : 'kueue-validating-webhook-configuration' },
         webhooks: webhooks.map((w: any) => ({ ...w, clientConfig: { url: `https://127.0.0.1:${port}${w.clientConfig.service.path}`, caBundle } })),
       };
       await this.client.apply(obj);
@@ -446,7 +456,8 @@ export class TestCluster {
     while (running() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     for (const p of order) if (p.proc.exitCode === null && p.proc.signalCode === null) p.proc.kill('SIGKILL');
     // Wait until each process is reaped, so none survives stop() even as a zombie.
-    await Promise.all(order.map((p) => (p.proc.exitCode !== null || p.proc.signalCode !== null ? Promise.resolve() : new Promise<void>((r) => p.proc.once('exit', () => r())))));
+    await Promise.all(order.map((p) => (p.proc.exitCode !== null || p.proc.signalCode !== null ? Promise.resolve()
+      : new Promise<void>((r) => p.proc.once('exit', () => r())))));
     if (!process.env.E2E_KEEP_DIR) fs.rmSync(this.dir, { recursive: true, force: true });
   }
 }

@@ -59,7 +59,8 @@ export function tenantRbac(user: string, namespaces: readonly string[]): any[] {
     {
       apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'tenant-edit', namespace: ns },
       rules: [
-        { apiGroups: ['ray.io'], resources: ['rayjobs', 'rayclusters', 'rayservices', 'rayjobs/status', 'rayclusters/status', 'rayservices/status'], verbs: ['*'] },
+        { apiGroups: ['ray.io'], resources: ['rayjobs', 'rayclusters', 'rayservices', 'rayjobs/status', 'rayclusters/status', 'rayservices/status'],
+          verbs: ['*'] },
         { apiGroups: [''], resources: ['pods', 'services', 'configmaps', 'serviceaccounts'], verbs: ['*'] },
         { apiGroups: ['batch'], resources: ['jobs'], verbs: ['*'] },
         { apiGroups: ['kueue.x-k8s.io'], resources: ['localqueues', 'workloads'], verbs: ['get', 'list', 'watch'] },

@@ -59,10 +59,12 @@ export function unpackImage(): UnpackedImage {
   if (process.getuid?.() !== 0) throw new Error('the e2e runs the controller image with unshare and chroot, which need root (CI runs as root)');
   const { version } = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8'));
   const archive = path.join(REPO_ROOT, 'dist', 'image', `controller-${version}.oci.tar`);
-  if (!fs.existsSync(archive)) throw new Error(`${path.relative(REPO_ROOT, archive)} is missing: the e2e runs the controller from its image; build it with \`npm run image\``);
+  if (!fs.existsSync(archive)) throw new Error(`${path.relative(REPO_ROOT, archive)} is missing: the e2e runs the controller from its image; build `
+    + 'it with `npm run image`');
   const newest = newestSource();
   if (newest.mtime > fs.statSync(archive).mtimeMs) {
-    throw new Error(`${path.relative(REPO_ROOT, archive)} is older than ${newest.file}: the e2e would test a stale controller; rebuild it with \`npm run image\``);
+    throw new Error(`${path.relative(REPO_ROOT, archive)} is older than ${newest.file}: the e2e would test a stale controller; rebuild it `
+      + 'with `npm run image`');
   }
   const layout = fs.mkdtempSync(path.join(os.tmpdir(), 'cdk8s-kueue-ray-oci-'));
   try {

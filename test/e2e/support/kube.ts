@@ -195,7 +195,8 @@ export async function waitFor<T>(what: string, fn: () => Promise<T | undefined |
     } catch (e) {
       last = e;
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; last: ${last instanceof Error ? last.message : JSON.stringify(last)}`);
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; `
+      + `last: ${last instanceof Error ? last.message : JSON.stringify(last)}`);
     await new Promise((r) => setTimeout(r, intervalMs));
   }
 }

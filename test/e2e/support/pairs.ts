@@ -31,8 +31,10 @@ export function e2ePairs(): { pairs: Array<[string, string]>; skipped?: string }
     ? `the test control plane is not built (${missingBase.join(', ')} missing in ${bin}); run scripts/testcluster/build.sh`
     : !pairs.length ? `no Kueue/KubeRay binaries in ${bin}; run scripts/testcluster/build.sh` : undefined;
   if (why && process.env.CI && !process.env.E2E_KUBECONFIG) throw new Error(`e2e cannot run in CI: ${why}`);
-  const missing = BUILDABLE_KUEUE.flatMap((k) => SUPPORTED_KUBERAY_VERSIONS.map((r) => `${k}/${r}`)).filter((p) => !pairs.some(([k, r]) => `${k}/${r}` === p));
-  if (process.env.CI && missing.length) throw new Error(`e2e in CI needs every buildable pair; missing binaries for ${missing.join(', ')} (see ${path.join(cacheDir(), 'build-report.txt')})`);
+  const missing = BUILDABLE_KUEUE.flatMap((k) => SUPPORTED_KUBERAY_VERSIONS.map((r) => `${k}/${r}`))
+    .filter((p) => !pairs.some(([k, r]) => `${k}/${r}` === p));
+  if (process.env.CI && missing.length) throw new Error(`e2e in CI needs every buildable pair; missing binaries for ${missing.join(', ')} `
+    + `(see ${path.join(cacheDir(), 'build-report.txt')})`);
   if (missingBase.length) return { pairs: [], skipped: why };
   return { pairs, skipped: why };
 }

@@ -82,7 +82,8 @@ function summary(c: Case, r: ReturnType<typeof assign>): Expected {
   };
 }
 
-const TWO = (cpu1: string, cpu2: string, s: Partial<CQSpec> = {}): CQSpec => ({ quotas: [{ flavor: 'f1', cpu: cpu1 }, { flavor: 'f2', cpu: cpu2 }], ...s });
+const TWO = (cpu1: string, cpu2: string, s: Partial<CQSpec> = {}): CQSpec =>
+  ({ quotas: [{ flavor: 'f1', cpu: cpu1 }, { flavor: 'f2', cpu: cpu2 }], ...s });
 
 describe('flavor assigner', () => {
   test.each<Case>([
@@ -97,14 +98,16 @@ describe('flavor assigner', () => {
       expected: {
         mode: 'NoFit', flavors: 'head:-', category: 'max-capacity',
         message: 'couldn\'t assign flavors to pod set head: insufficient quota for cpu in flavor f1, previously considered podsets requests (0) '
-          + '+ current podset request (2) > maximum capacity (1), insufficient quota for cpu in flavor f2, previously considered podsets requests (0) '
+          + '+ current podset request (2) > maximum capacity (1), insufficient quota for cpu in flavor f2, previously considered '
+          + 'podsets requests (0) '
           + '+ current podset request (2) > maximum capacity (1)',
       },
     },
     {
       name: 'a resource the ClusterQueue does not cover',
       queue: TWO('4', '4'), cpu: 1, gpu: true,
-      expected: { mode: 'NoFit', flavors: 'head:-', category: 'max-capacity', message: 'couldn\'t assign flavors to pod set head: resource nvidia.com/gpu unavailable in ClusterQueue' },
+      expected: { mode: 'NoFit', flavors: 'head:-', category: 'max-capacity',
+        message: 'couldn\'t assign flavors to pod set head: resource nvidia.com/gpu unavailable in ClusterQueue' },
     },
     {
       name: 'borrowing in the first flavor stops the search (whenCanBorrow MayStopSearch)',
@@ -131,7 +134,8 @@ describe('flavor assigner', () => {
     },
     {
       name: 'no candidates because the search bound failed: the assignment says hopeless',
-      queue: { quotas: [{ flavor: 'f1', cpu: '2' }], within: 'LowerPriority' }, used: 2, cpu: 2, oracle: granular(NO_CANDIDATES, 0), endsAtBound: true,
+      queue: { quotas: [{ flavor: 'f1', cpu: '2' }], within: 'LowerPriority' }, used: 2, cpu: 2, oracle: granular(NO_CANDIDATES, 0),
+      endsAtBound: true,
       expected: {
         mode: 'Preempt', flavors: 'head:f1', category: 'quota', hopeless: true,
         message: 'couldn\'t assign flavors to pod set head: insufficient unused quota for cpu in flavor f1, 2 more needed',
@@ -167,11 +171,14 @@ describe('flavor assigner', () => {
 
   test.each<{ name: string; flavors: any[]; scheduling?: Case['scheduling']; expected: string | undefined }>([
     {
-      name: 'every flavor tainted', flavors: [taintedFlavor('f1', { nodeTaints: [TAINT] }), taintedFlavor('f2', { nodeTaints: [{ ...TAINT, effect: 'NoExecute' }] })],
-      expected: 'no flavor of ClusterQueue cq matches pod set head (NoMatchingFlavor): untolerated taint {gpu: only} in flavor f1, untolerated taint {gpu: only} in flavor f2',
+      name: 'every flavor tainted',
+      flavors: [taintedFlavor('f1', { nodeTaints: [TAINT] }), taintedFlavor('f2', { nodeTaints: [{ ...TAINT, effect: 'NoExecute' }] })],
+      expected: 'no flavor of ClusterQueue cq matches pod set head (NoMatchingFlavor): untolerated taint {gpu: only} in flavor f1, untolerated taint '
+        + '{gpu: only} in flavor f2',
     },
     { name: 'one flavor matches', flavors: [taintedFlavor('f1', { nodeTaints: [TAINT] }), flavor(B, 'f2')], expected: undefined },
-    { name: 'a PreferNoSchedule taint does not keep a PodSet off', flavors: [taintedFlavor('f1', { nodeTaints: [{ ...TAINT, effect: 'PreferNoSchedule' }] }), flavor(B, 'f2')], expected: undefined },
+    { name: 'a PreferNoSchedule taint does not keep a PodSet off',
+      flavors: [taintedFlavor('f1', { nodeTaints: [{ ...TAINT, effect: 'PreferNoSchedule' }] }), flavor(B, 'f2')], expected: undefined },
     {
       name: 'tolerated', flavors: [taintedFlavor('f1', { nodeTaints: [TAINT] }), taintedFlavor('f2', { nodeTaints: [TAINT] })],
       scheduling: { tolerations: [{ operator: 'Exists' }] }, expected: undefined,
@@ -193,7 +200,8 @@ describe('flavor assigner', () => {
     },
     {
       name: 'every flavor fails the node selector',
-      flavors: [taintedFlavor('f1', { nodeLabels: { zone: 'a' } }), taintedFlavor('f2', { nodeLabels: { zone: 'a' } })], scheduling: { nodeSelector: { zone: 'b' } },
+      flavors: [taintedFlavor('f1', { nodeLabels: { zone: 'a' } }), taintedFlavor('f2', { nodeLabels: { zone: 'a' } })],
+      scheduling: { nodeSelector: { zone: 'b' } },
       expected: { outcome: 'never-admissible', category: 'max-capacity', never: /NoMatchingFlavor\): flavor f1 doesn't match node affinity, flavor f2/ },
     },
     {
@@ -210,7 +218,8 @@ describe('flavor assigner', () => {
     const w = withScheduling(rayCluster('w', { lq: 'lq', headCpu: '2' }), scheduling);
     if (gpu) w.spec.headGroupSpec.template.spec.containers[0].resources.requests['nvidia.com/gpu'] = '1';
     const arrivals = [...(blocker ? [rayCluster('blocker', { lq: 'lq', headCpu: '3' })] : []), w];
-    const plan = simulatePlan({ kueueObjects: [...flavors, clusterQueue(B, 'cq', TWO('4', '4')), localQueue(B, 'lq', 'cq')], arrivals, kueueVersion: 'v0.19.2' });
+    const plan = simulatePlan({ kueueObjects: [...flavors, clusterQueue(B, 'cq', TWO('4', '4')), localQueue(B, 'lq', 'cq')], arrivals,
+      kueueVersion: 'v0.19.2' });
     const result = plan.workloads.find((x) => x.name === 'w')!;
     expect(result.outcome).toBe(expected.outcome);
     expect(result.pending?.category).toBe(expected.category);

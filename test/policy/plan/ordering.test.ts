@@ -56,7 +56,8 @@ describe('candidate ordering', () => {
   });
 
   test('runs: lower priority first; one priority of two ClusterQueues merged by admission', () => {
-    const low1 = candidate('low-own-old', { priority: 1, admittedAt: 1 }), low2 = candidate('low-other-new', { priority: 1, admittedAt: 4, cq: other });
+    const low1 = candidate('low-own-old', { priority: 1, admittedAt: 1 }),
+      low2 = candidate('low-other-new', { priority: 1, admittedAt: 4, cq: other });
     const low3 = candidate('low-own-mid', { priority: 1, admittedAt: 2 }), mid = candidate('mid', { priority: 5, admittedAt: 9 });
     const list = candidateListOf([run([mid]), run([low1, low3]), run([low2], { variant: 'ReclaimWithoutBorrowing' })], contestedOf([F1], 2), 0);
     expect(names(list)).toEqual(['low-other-new', 'low-own-mid', 'low-own-old', 'mid']);
@@ -91,7 +92,8 @@ describe('candidate ordering', () => {
   });
 
   test('adjacent candidates that tie but for the UID are reported, each pair once per list', () => {
-    const a = candidate('a', { admittedAt: 3, priority: 1 }), b = candidate('b', { admittedAt: 3, priority: 1 }), c = candidate('c', { admittedAt: 2, priority: 1 });
+    const a = candidate('a', { admittedAt: 3, priority: 1 }), b = candidate('b', { admittedAt: 3, priority: 1 }),
+      c = candidate('c', { admittedAt: 2, priority: 1 });
     const ties: string[] = [];
     orderCandidates({ sameQueue: { workloads: [a, b, c], runs: [a, b, c].map((w) => run([w])) }, hierarchical: empty(), byPriority: empty() }, own,
       (x, y) => ties.push(`${x.ref}=${y.ref}`));

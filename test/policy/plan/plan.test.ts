@@ -40,7 +40,8 @@ describe('plan simulator', () => {
     expect(r.workloads[0].preemptedBy).toEqual(['RayJob plan/prod-1']);
     // The trace shows the cycle that preempted, the release, and the admission after it.
     const results = r.trace.flatMap((c) => c.candidates.map((e) => `${e.workload}:${e.result}`));
-    expect(results).toEqual(['RayJob plan/dev-1:admitted', 'RayJob plan/prod-1:preempting', 'RayJob plan/prod-1:admitted', 'RayJob plan/dev-1:pending']);
+    expect(results)
+      .toEqual(['RayJob plan/dev-1:admitted', 'RayJob plan/prod-1:preempting', 'RayJob plan/prod-1:admitted', 'RayJob plan/dev-1:pending']);
   });
 
   test('BestEffortFIFO admits a smaller job behind a blocked head; StrictFIFO keeps it waiting', () => {
@@ -105,8 +106,10 @@ describe('plan simulator', () => {
     const b = builder(V);
     const objects = [flavor(b, 'f1'), wpc(b, 'low', 10), wpc(b, 'high', 100),
       clusterQueue(b, 'cq', { quotas: [{ flavor: 'f1', cpu: '6' }], within: 'LowerPriority' }), localQueue(b, 'lq', 'cq')];
-    const el = (replicas: number) => rayCluster('el', { lq: 'lq', priority: 'low', headCpu: '1', workers: [{ name: 'workers', replicas, cpu: '1' }], elastic: true });
-    const r = simulatePlan({ kueueObjects: objects, arrivals: [el(3), el(1), rayCluster('h', { lq: 'lq', priority: 'high', headCpu: '5' })], kueueVersion: V });
+    const el = (replicas: number) => rayCluster('el',
+      { lq: 'lq', priority: 'low', headCpu: '1', workers: [{ name: 'workers', replicas, cpu: '1' }], elastic: true });
+    const r = simulatePlan({ kueueObjects: objects, arrivals: [el(3), el(1), rayCluster('h', { lq: 'lq', priority: 'high', headCpu: '5' })],
+      kueueVersion: V });
     expect(r.workloads.map((w) => `${w.name}:${w.outcome}`)).toEqual(['el:pending', 'h:admitted-by-preempting']);
     expect(r.workloads[1].preempted!.map((v) => v.workload)).toEqual(['RayCluster plan/el']);
   });

@@ -32,7 +32,8 @@ function setUp(c: Case) {
   const preemptor = rc('preemptor', `lq-${c.preemptor[0]}`, c.preemptor[1], c.preemptor[2]);
   if (c.preemptorLast) arrivals.push(preemptor);
   else arrivals.unshift(preemptor);
-  const objects = [flavor(B, 'f1'), ...PRIORITIES, ...queues.map(([n, s]) => clusterQueue(B, n, s)), ...queues.map(([n]) => localQueue(B, `lq-${n}`, n))];
+  const objects = [flavor(B, 'f1'), ...PRIORITIES, ...queues.map(([n, s]) => clusterQueue(B, n, s)),
+    ...queues.map(([n]) => localQueue(B, `lq-${n}`, n))];
   const { snapshot, workloads } = fixture(objects, arrivals);
   c.admitted.forEach(([name], i) => admit(snapshot, workloads.get(name)!, 'f1', c.sameAdmission ?? i));
   const ties: string[] = [];
@@ -176,8 +177,10 @@ describe('preemptor', () => {
       name: 'a victim in the ClusterQueue: Preempt', a: { within: 'LowerPriority' },
       admitted: [['own', 'a', 2, 'low'], ['other', 'b', 1, 'low']] as const, expected: granular(PREEMPT, 0),
     },
-    { name: 'a victim in another ClusterQueue only: Reclaim', a: { reclaim: 'Any' }, admitted: [['borrower', 'b', 3, 'low']] as const, expected: granular(RECLAIM, 0) },
-    { name: 'no victim: NoCandidates at the borrowing level it was given', a: {}, admitted: [['borrower', 'b', 3, 'low']] as const, expected: granular(NO_CANDIDATES, 3) },
+    { name: 'a victim in another ClusterQueue only: Reclaim', a: { reclaim: 'Any' }, admitted: [['borrower', 'b', 3, 'low']] as const,
+      expected: granular(RECLAIM, 0) },
+    { name: 'no victim: NoCandidates at the borrowing level it was given', a: {}, admitted: [['borrower', 'b', 3, 'low']] as const,
+      expected: granular(NO_CANDIDATES, 3) },
   ])('the oracle: $name', ({ a, admitted, expected }) => {
     const s = setUp({
       name: '', queues: { a: IN_COHORT({ quotas: [{ flavor: 'f1', cpu: '3' }], ...a }), b: IN_COHORT({ quotas: [{ flavor: 'f1', cpu: '1' }] }) },

@@ -66,7 +66,8 @@ export function clusterQueue(b: Builder, name: string, s: CQSpec): any {
         flavors: s.quotas.map((q) => ({
           name: q.flavor,
           resources: [
-            { name: 'cpu', nominalQuota: q.cpu, ...(q.borrowingLimit ? { borrowingLimit: q.borrowingLimit } : {}), ...(q.lendingLimit ? { lendingLimit: q.lendingLimit } : {}) },
+            { name: 'cpu', nominalQuota: q.cpu, ...(q.borrowingLimit ? { borrowingLimit: q.borrowingLimit } : {}),
+              ...(q.lendingLimit ? { lendingLimit: q.lendingLimit } : {}) },
             { name: 'memory', nominalQuota: '64Gi' },
           ],
         })),
@@ -80,7 +81,8 @@ export function cohort(b: Builder, name: string, parent?: string, cpu?: { flavor
     apiVersion: b.api, kind: 'Cohort', metadata: { name },
     spec: {
       ...(parent ? { parentName: parent } : {}),
-      ...(cpu ? { resourceGroups: [{ coveredResources: ['cpu', 'memory'], flavors: [{ name: cpu.flavor, resources: [{ name: 'cpu', nominalQuota: cpu.cpu }, { name: 'memory', nominalQuota: '0' }] }] }] } : {}),
+      ...(cpu ? { resourceGroups: [{ coveredResources: ['cpu', 'memory'],
+        flavors: [{ name: cpu.flavor, resources: [{ name: 'cpu', nominalQuota: cpu.cpu }, { name: 'memory', nominalQuota: '0' }] }] }] } : {}),
     },
   };
 }
@@ -124,7 +126,8 @@ export function rayCluster(name: string, j: JobSpec): any {
 
 /** The guide's toy RayJob (1 CPU head, one 1 CPU worker, default submitter 500m): 2.5 CPU. */
 export function toyRayJob(name: string, lq: string, priority: string): any {
-  const c = (n: string) => ({ name: n, image: 'rayproject/ray:2.46.0', resources: { requests: { cpu: '1', memory: '2Gi' }, limits: { cpu: '1', memory: '2Gi' } } });
+  const c = (n: string) => ({ name: n, image: 'rayproject/ray:2.46.0',
+    resources: { requests: { cpu: '1', memory: '2Gi' }, limits: { cpu: '1', memory: '2Gi' } } });
   return {
     apiVersion: 'ray.io/v1', kind: 'RayJob',
     metadata: { name, namespace: NS, labels: { 'kueue.x-k8s.io/queue-name': lq, 'kueue.x-k8s.io/priority-class': priority } },
@@ -133,7 +136,8 @@ export function toyRayJob(name: string, lq: string, priority: string): any {
       rayClusterSpec: {
         rayVersion: '2.46.0',
         headGroupSpec: { rayStartParams: {}, template: { spec: { containers: [c('ray-head')] } } },
-        workerGroupSpecs: [{ groupName: 'small-group', replicas: 1, minReplicas: 1, maxReplicas: 5, rayStartParams: {}, template: { spec: { containers: [c('ray-worker')] } } }],
+        workerGroupSpecs: [{ groupName: 'small-group', replicas: 1, minReplicas: 1, maxReplicas: 5, rayStartParams: {},
+          template: { spec: { containers: [c('ray-worker')] } } }],
       },
     },
   };
@@ -155,7 +159,8 @@ export function fixedScenarios(kueueVersion: string): PlanScenario[] {
     name, objects: [...base, clusterQueue(b, 'cq', cq), localQueue(b, 'lq', 'cq')], arrivals,
   });
   const pair = (name: string, a: CQSpec, bb: CQSpec, arrivals: any[], extra: any[] = []): PlanScenario => ({
-    name, objects: [...base, ...extra, clusterQueue(b, 'cq-a', a), clusterQueue(b, 'cq-b', bb), localQueue(b, 'lq-a', 'cq-a'), localQueue(b, 'lq-b', 'cq-b')], arrivals,
+    name, objects: [...base, ...extra, clusterQueue(b, 'cq-a', a), clusterQueue(b, 'cq-b', bb), localQueue(b, 'lq-a', 'cq-a'),
+      localQueue(b, 'lq-b', 'cq-b')], arrivals,
   });
   const guideCq: CQSpec = { quotas: [{ flavor: 'f1', cpu: '3' }], within: 'LowerPriority' };
   const list: PlanScenario[] = [
@@ -166,33 +171,51 @@ export function fixedScenarios(kueueVersion: string): PlanScenario[] {
     one('stop-policy-hold', { quotas: [{ flavor: 'f1', cpu: '4' }], stopPolicy: 'Hold' }, [rc('a', 'lq', 1)]),
     one('best-effort-skips-head', { quotas: [{ flavor: 'f1', cpu: '4' }] }, [rc('a', 'lq', 3), rc('b', 'lq', 2), rc('c', 'lq', 1)]),
     one('strict-fifo-blocks', { quotas: [{ flavor: 'f1', cpu: '4' }], strict: true }, [rc('a', 'lq', 3), rc('b', 'lq', 2), rc('c', 'lq', 1)]),
-    one('strict-fifo-priority-jumps', { quotas: [{ flavor: 'f1', cpu: '4' }], strict: true }, [rc('a', 'lq', 3, 'low'), rc('b', 'lq', 2, 'low'), rc('c', 'lq', 1, 'high')]),
-    one('priority-ties-no-preemption', { quotas: [{ flavor: 'f1', cpu: '4' }], within: 'LowerPriority' }, [rc('a', 'lq', 2, 'mid'), rc('b', 'lq', 2, 'mid'), rc('c', 'lq', 2, 'mid')]),
-    one('newer-equal-priority', { quotas: [{ flavor: 'f1', cpu: '4' }], within: 'LowerOrNewerEqualPriority' }, [rc('a', 'lq', 3, 'mid'), rc('b', 'lq', 2, 'mid')]),
-    one('preemption-chain', { quotas: [{ flavor: 'f1', cpu: '4' }], within: 'LowerPriority' }, [rc('low', 'lq', 2, 'low'), rc('mid', 'lq', 2, 'mid'), rc('high', 'lq', 3, 'high')]),
-    one('preemption-minimal-set', { quotas: [{ flavor: 'f1', cpu: '4' }], within: 'LowerPriority' }, [rc('low-a', 'lq', 1, 'low'), rc('low-b', 'lq', 2, 'low'), rc('mid', 'lq', 1, 'mid'), rc('high', 'lq', 2, 'high')]),
-    one('preemption-cascade', { quotas: [{ flavor: 'f1', cpu: '3' }], within: 'LowerPriority' }, [rc('low', 'lq', 2, 'low'), rc('mid', 'lq', 2, 'mid'), rc('high', 'lq', 2, 'high')]),
-    pair('cohort-borrow', { cohort: 'co', quotas: [{ flavor: 'f1', cpu: '2' }] }, { cohort: 'co', quotas: [{ flavor: 'f1', cpu: '2' }] }, [rc('a', 'lq-a', 3)]),
-    pair('cohort-borrowing-limit', { cohort: 'co', quotas: [{ flavor: 'f1', cpu: '2', borrowingLimit: '500m' }] }, { cohort: 'co', quotas: [{ flavor: 'f1', cpu: '2' }] }, [rc('a', 'lq-a', 3), rc('b', 'lq-a', 2)]),
-    pair('cohort-lending-limit-zero', { cohort: 'co', quotas: [{ flavor: 'f1', cpu: '2' }] }, { cohort: 'co', quotas: [{ flavor: 'f1', cpu: '2', lendingLimit: '0' }] }, [rc('a', 'lq-a', 3)]),
-    pair('cohort-lending-limit-partial', { cohort: 'co', quotas: [{ flavor: 'f1', cpu: '2' }] }, { cohort: 'co', quotas: [{ flavor: 'f1', cpu: '2', lendingLimit: '1' }] }, [rc('a', 'lq-a', 3), rc('b', 'lq-b', 1), rc('c', 'lq-b', 1)]),
-    pair('reclaim-lower-priority', { cohort: 'co', quotas: [{ flavor: 'f1', cpu: '2' }] }, { cohort: 'co', quotas: [{ flavor: 'f1', cpu: '2' }], reclaim: 'LowerPriority' }, [rc('a', 'lq-a', 3, 'low'), rc('b', 'lq-b', 2, 'high')]),
-    pair('reclaim-any', { cohort: 'co', quotas: [{ flavor: 'f1', cpu: '2' }] }, { cohort: 'co', quotas: [{ flavor: 'f1', cpu: '2' }], reclaim: 'Any' }, [rc('a', 'lq-a', 3, 'high'), rc('b', 'lq-b', 2, 'low')]),
-    pair('reclaim-never', { cohort: 'co', quotas: [{ flavor: 'f1', cpu: '2' }] }, { cohort: 'co', quotas: [{ flavor: 'f1', cpu: '2' }] }, [rc('a', 'lq-a', 3, 'low'), rc('b', 'lq-b', 2, 'high')]),
-    pair('borrow-within-cohort', { cohort: 'co', quotas: [{ flavor: 'f1', cpu: '2' }], reclaim: 'LowerPriority', borrowWithinCohort: 'LowerPriority' },
-      { cohort: 'co', quotas: [{ flavor: 'f1', cpu: '2' }] }, [rc('b1', 'lq-b', 1, 'low'), rc('a1', 'lq-a', 2, 'low'), rc('b2', 'lq-b', 1, 'low'), rc('a2', 'lq-a', 1, 'high')]),
+    one('strict-fifo-priority-jumps', { quotas: [{ flavor: 'f1', cpu: '4' }], strict: true },
+      [rc('a', 'lq', 3, 'low'), rc('b', 'lq', 2, 'low'), rc('c', 'lq', 1, 'high')]),
+    one('priority-ties-no-preemption', { quotas: [{ flavor: 'f1', cpu: '4' }], within: 'LowerPriority' },
+      [rc('a', 'lq', 2, 'mid'), rc('b', 'lq', 2, 'mid'), rc('c', 'lq', 2, 'mid')]),
+    one('newer-equal-priority', { quotas: [{ flavor: 'f1', cpu: '4' }], within: 'LowerOrNewerEqualPriority' },
+      [rc('a', 'lq', 3, 'mid'), rc('b', 'lq', 2, 'mid')]),
+    one('preemption-chain', { quotas: [{ flavor: 'f1', cpu: '4' }], within: 'LowerPriority' },
+      [rc('low', 'lq', 2, 'low'), rc('mid', 'lq', 2, 'mid'), rc('high', 'lq', 3, 'high')]),
+    one('preemption-minimal-set', { quotas: [{ flavor: 'f1', cpu: '4' }], within: 'LowerPriority' },
+      [rc('low-a', 'lq', 1, 'low'), rc('low-b', 'lq', 2, 'low'), rc('mid', 'lq', 1, 'mid'), rc('high', 'lq', 2, 'high')]),
+    one('preemption-cascade', { quotas: [{ flavor: 'f1', cpu: '3' }], within: 'LowerPriority' },
+      [rc('low', 'lq', 2, 'low'), rc('mid', 'lq', 2, 'mid'), rc('high', 'lq', 2, 'high')]),
+    pair('cohort-borrow', { cohort: 'co', quotas: [{ flavor: 'f1', cpu: '2' }] }, { cohort: 'co', quotas: [{ flavor: 'f1', cpu: '2' }] },
+      [rc('a', 'lq-a', 3)]),
+    pair('cohort-borrowing-limit', { cohort: 'co', quotas: [{ flavor: 'f1', cpu: '2', borrowingLimit: '500m' }] },
+      { cohort: 'co', quotas: [{ flavor: 'f1', cpu: '2' }] }, [rc('a', 'lq-a', 3), rc('b', 'lq-a', 2)]),
+    pair('cohort-lending-limit-zero', { cohort: 'co', quotas: [{ flavor: 'f1', cpu: '2' }] },
+      { cohort: 'co', quotas: [{ flavor: 'f1', cpu: '2', lendingLimit: '0' }] }, [rc('a', 'lq-a', 3)]),
+    pair('cohort-lending-limit-partial', { cohort: 'co', quotas: [{ flavor: 'f1', cpu: '2' }] },
+      { cohort: 'co', quotas: [{ flavor: 'f1', cpu: '2', lendingLimit: '1' }] }, [rc('a', 'lq-a', 3), rc('b', 'lq-b', 1), rc('c', 'lq-b', 1)]),
+    pair('reclaim-lower-priority', { cohort: 'co', quotas: [{ flavor: 'f1', cpu: '2' }] },
+      { cohort: 'co', quotas: [{ flavor: 'f1', cpu: '2' }], reclaim: 'LowerPriority' }, [rc('a', 'lq-a', 3, 'low'), rc('b', 'lq-b', 2, 'high')]),
+    pair('reclaim-any', { cohort: 'co', quotas: [{ flavor: 'f1', cpu: '2' }] },
+      { cohort: 'co', quotas: [{ flavor: 'f1', cpu: '2' }], reclaim: 'Any' }, [rc('a', 'lq-a', 3, 'high'), rc('b', 'lq-b', 2, 'low')]),
+    pair('reclaim-never', { cohort: 'co', quotas: [{ flavor: 'f1', cpu: '2' }] }, { cohort: 'co', quotas: [{ flavor: 'f1', cpu: '2' }] },
+      [rc('a', 'lq-a', 3, 'low'), rc('b', 'lq-b', 2, 'high')]),
+    pair('borrow-within-cohort',
+      { cohort: 'co', quotas: [{ flavor: 'f1', cpu: '2' }], reclaim: 'LowerPriority', borrowWithinCohort: 'LowerPriority' },
+      { cohort: 'co', quotas: [{ flavor: 'f1', cpu: '2' }] },
+      [rc('b1', 'lq-b', 1, 'low'), rc('a1', 'lq-a', 2, 'low'), rc('b2', 'lq-b', 1, 'low'), rc('a2', 'lq-a', 1, 'high')]),
     one('two-flavors-fungibility-default', { quotas: [{ flavor: 'f1', cpu: '2' }, { flavor: 'f2', cpu: '4' }], within: 'LowerPriority' },
       [rc('low', 'lq', 2, 'low'), rc('high', 'lq', 2, 'high')]),
-    one('two-flavors-preempt-first', { quotas: [{ flavor: 'f1', cpu: '2' }, { flavor: 'f2', cpu: '4' }], within: 'LowerPriority', whenCanPreempt: 'stop' },
+    one('two-flavors-preempt-first',
+      { quotas: [{ flavor: 'f1', cpu: '2' }, { flavor: 'f2', cpu: '4' }], within: 'LowerPriority', whenCanPreempt: 'stop' },
       [rc('low', 'lq', 2, 'low'), rc('high', 'lq', 2, 'high')]),
-    pair('two-flavors-borrow-first', { cohort: 'co', quotas: [{ flavor: 'f1', cpu: '1' }, { flavor: 'f2', cpu: '3' }] }, { cohort: 'co', quotas: [{ flavor: 'f1', cpu: '3' }, { flavor: 'f2', cpu: '0' }] },
+    pair('two-flavors-borrow-first', { cohort: 'co', quotas: [{ flavor: 'f1', cpu: '1' }, { flavor: 'f2', cpu: '3' }] },
+      { cohort: 'co', quotas: [{ flavor: 'f1', cpu: '3' }, { flavor: 'f2', cpu: '0' }] },
       [rc('a', 'lq-a', 2)]),
     pair('two-flavors-try-next-on-borrow', { cohort: 'co', quotas: [{ flavor: 'f1', cpu: '1' }, { flavor: 'f2', cpu: '3' }], whenCanBorrow: 'try' },
       { cohort: 'co', quotas: [{ flavor: 'f1', cpu: '3' }, { flavor: 'f2', cpu: '0' }] }, [rc('a', 'lq-a', 2)]),
     {
       name: 'hierarchical-cohorts',
       objects: [...base, cohort(b, 'root', undefined, { flavor: 'f1', cpu: '2' }), cohort(b, 'child', 'root'),
-        clusterQueue(b, 'cq-a', { cohort: 'child', quotas: [{ flavor: 'f1', cpu: '1' }] }), clusterQueue(b, 'cq-b', { cohort: 'root', quotas: [{ flavor: 'f1', cpu: '1' }] }),
+        clusterQueue(b, 'cq-a', { cohort: 'child', quotas: [{ flavor: 'f1', cpu: '1' }] }),
+        clusterQueue(b, 'cq-b', { cohort: 'root', quotas: [{ flavor: 'f1', cpu: '1' }] }),
         localQueue(b, 'lq-a', 'cq-a'), localQueue(b, 'lq-b', 'cq-b')],
       arrivals: [rc('a', 'lq-a', 3), rc('b', 'lq-b', 1), rc('c', 'lq-b', 1)],
     },

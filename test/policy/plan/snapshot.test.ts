@@ -27,7 +27,8 @@ describe('plan snapshot', () => {
     },
     {
       name: 'two ClusterQueues in a cohort: each may borrow the other\'s quota',
-      queues: [clusterQueue(B, 'a', { cohort: 'co', quotas: [{ flavor: 'f1', cpu: '2' }] }), clusterQueue(B, 'b', { cohort: 'co', quotas: [{ flavor: 'f1', cpu: '3' }] })],
+      queues: [clusterQueue(B, 'a', { cohort: 'co', quotas: [{ flavor: 'f1', cpu: '2' }] }),
+        clusterQueue(B, 'b', { cohort: 'co', quotas: [{ flavor: 'f1', cpu: '3' }] })],
       expected: {
         a: { nominal: '2', available: '5', maximum: '5', borrowingLimit: undefined, lendingLimit: undefined },
         b: { nominal: '3', available: '5', maximum: '5', borrowingLimit: undefined, lendingLimit: undefined },
@@ -56,7 +57,8 @@ describe('plan snapshot', () => {
 
   test('resourceGroups are read once, by the inventory the admission rules read', () => {
     const objects = [flavor(B, 'f1'), flavor(B, 'f2'), cohort(B, 'co', undefined, { flavor: 'f1', cpu: '2' }),
-      clusterQueue(B, 'a', { cohort: 'co', quotas: [{ flavor: 'f1', cpu: '2', borrowingLimit: '1' }, { flavor: 'f2', cpu: '1500m', lendingLimit: '1' }] })];
+      clusterQueue(B, 'a',
+        { cohort: 'co', quotas: [{ flavor: 'f1', cpu: '2', borrowingLimit: '1' }, { flavor: 'f2', cpu: '1500m', lendingLimit: '1' }] })];
     const s = buildSnapshot(objects, []);
     const lenient = inventoryFromObjects({
       clusterQueues: objects.filter((o) => o.kind === 'ClusterQueue'), cohorts: objects.filter((o) => o.kind === 'Cohort'),
@@ -95,7 +97,8 @@ describe('plan snapshot', () => {
   test('a cohort cycle is noted and its link ignored; each tree has its own search memo', () => {
     const s = buildSnapshot([
       flavor(B, 'f1'), cohort(B, 'x', 'y'), cohort(B, 'y', 'x'),
-      clusterQueue(B, 'a', { cohort: 'x', quotas: [{ flavor: 'f1', cpu: '1' }] }), clusterQueue(B, 'b', { cohort: 'x', quotas: [{ flavor: 'f1', cpu: '1' }] }),
+      clusterQueue(B, 'a', { cohort: 'x', quotas: [{ flavor: 'f1', cpu: '1' }] }),
+      clusterQueue(B, 'b', { cohort: 'x', quotas: [{ flavor: 'f1', cpu: '1' }] }),
       clusterQueue(B, 'c', { quotas: [{ flavor: 'f1', cpu: '1' }] }),
     ], []);
     expect(s.notes).toEqual(['Cohort y: parent x makes a cycle; the link is ignored, as Kueue ignores such trees']);
@@ -107,7 +110,8 @@ describe('plan snapshot', () => {
   });
 
   test.each([
-    { name: 'stopPolicy Hold', spec: { quotas: [{ flavor: 'f1', cpu: '1' }], stopPolicy: 'Hold' }, reason: 'ClusterQueue a is inactive: stopPolicy Hold' },
+    { name: 'stopPolicy Hold', spec: { quotas: [{ flavor: 'f1', cpu: '1' }], stopPolicy: 'Hold' },
+      reason: 'ClusterQueue a is inactive: stopPolicy Hold' },
     { name: 'a missing flavor', spec: { quotas: [{ flavor: 'nope', cpu: '1' }] }, reason: 'ClusterQueue a is inactive: flavor nope not found' },
     { name: 'nothing wrong', spec: { quotas: [{ flavor: 'f1', cpu: '1' }] }, reason: undefined },
   ])('inactive ClusterQueue: $name', ({ spec, reason }) => {
