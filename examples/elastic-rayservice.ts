@@ -41,8 +41,9 @@ export const SERVE_CONFIG = {
  * Where the Serve apps' code comes from: the guide's zip on GitHub, or (a cluster that cannot reach
  * GitHub, like the real-node tests) the same-shaped apps in examples/serve-apps/, shipped in a ConfigMap
  * on every Ray container's PYTHONPATH. Serve's deploy config takes only remote `working_dir` URIs, so the
- * ConfigMap variant drops `runtime_env` and gives MangoStand an autoscaling_config (2..4 replicas, at
- * most one per node), so that load adds replicas, replicas add workers and workers add Workload slices.
+ * ConfigMap variant drops `runtime_env`, gives MangoStand an autoscaling_config (2..4 replicas, at most
+ * one per node), so that load adds replicas, replicas add workers and workers add Workload slices, and
+ * gives Router 0.1 CPU like the other deployments (see configMapServeConfig).
  */
 export type ServeAppsSource = 'github' | 'configmap';
 
@@ -53,10 +54,19 @@ export function configMapServeConfig(): Record<string, any> {
   return {
     applications: SERVE_CONFIG.applications.map(({ runtime_env: _dropped, ...app }) => ({
       ...app,
-      deployments: app.deployments.map((d: any) => (d.name !== 'MangoStand' ? d : {
-        ...Object.fromEntries(Object.entries(d).filter(([k]) => k !== 'num_replicas')),
-        autoscaling_config: { min_replicas: 2, max_replicas: 4, target_ongoing_requests: 1, upscale_delay_s: 2, downscale_delay_s: 10 },
-      })),
+      deployments: app.deployments.map((d: any) => {
+        if (d.name === 'MangoStand') {
+          return {
+            ...Object.fromEntries(Object.entries(d).filter(([k]) => k !== 'num_replicas')),
+            autoscaling_config: { min_replicas: 2, max_replicas: 4, target_ongoing_requests: 1, upscale_delay_s: 2, downscale_delay_s: 10 },
+          };
+        }
+        // The guide's Router asks for Ray's default actor CPU (1): on the guide's head + 1 worker no node has
+        // a whole CPU left, so the Ray autoscaler asks for a worker before the RayService is Ready, and Kueue
+        // v0.19.2 sizes a RayService's slices from its active cluster only: that worker stays gated, and the
+        // service never becomes Ready (seen on the real node). 0.1 like every other deployment.
+        return d.ray_actor_options ? d : { ...d, ray_actor_options: { num_cpus: 0.1 } };
+      }),
     })),
   };
 }

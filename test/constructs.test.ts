@@ -233,6 +233,16 @@ describe('Ray workloads', () => {
     }
   });
 
+  test('ElasticRayService\'s head has the port named serve KubeRay routes Serve traffic through; a RayCluster\'s has not', () => {
+    const { chart, lq } = setup();
+    const s = new ElasticRayService(chart, 's',
+      { queue: lq, serveConfig: { applications: [] }, headGroup: head, workerGroups: [worker({ maxReplicas: 3 })] });
+    const ports = (spec: any) => spec.headGroupSpec.template.spec.containers[0].ports;
+    expect(ports(s.toManifest().spec.rayClusterConfig)).toContainEqual({ containerPort: 8000, name: 'serve' });
+    const c = new ElasticRayCluster(chart, 'c', { queue: lq, headGroup: head, workerGroups: [worker({ maxReplicas: 3 })] });
+    expect(ports(c.toManifest().spec).map((p: any) => p.name)).toEqual(['gcs-server', 'dashboard', 'client']);
+  });
+
   test('an elastic workload needs maxReplicas, at construction', () => {
     const { chart, lq } = setup();
     expect(() => new ElasticRayCluster(chart, 'c', { queue: lq, headGroup: head, workerGroups: [worker()] })).toThrow(/maxReplicas is required for an elastic workload/);

@@ -47,7 +47,7 @@ export class ElasticRayService extends RayWorkload {
       serveConfigV2: p.serveConfigV2Yaml ?? stringify(p.serveConfig),
       rayClusterConfig: buildClusterSpec({
         where: `RayService '${this.node.path}'`, rayVersion, image: p.image ?? `rayproject/ray:${rayVersion}`,
-        head: p.headGroup, workers: this._workers, elastic: true, autoscaling: p.autoscaling,
+        head: p.headGroup, workers: this._workers, elastic: true, autoscaling: p.autoscaling, servePort: true,
         // Before 0.17 Kueue suspends the child RayCluster itself, and a suspended config would be copied
         // onto every new cluster.
         suspend: RAY_SERVICE.suspendFieldAtCreate(true, this._versions.kueue) ? true : undefined,

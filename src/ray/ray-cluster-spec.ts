@@ -119,6 +119,8 @@ export interface ClusterSpecInput {
   readonly elastic: boolean;
   readonly autoscaling?: AutoscalingOptions;
   readonly suspend?: boolean;
+  /** A RayService's head: KubeRay routes Serve traffic only through a head port named `serve`. */
+  readonly servePort?: boolean;
 }
 
 const HEAD_PORTS = [
@@ -126,18 +128,21 @@ const HEAD_PORTS = [
   { containerPort: 8265, name: 'dashboard' },
   { containerPort: 10001, name: 'client' },
 ];
+// KubeRay v1.6.2 refuses to create a RayService's serve Service without it ("Please specify a port named
+// 'serve'"): the RayService would stay Initializing with its apps RUNNING (seen on the real node).
+const SERVE_PORT = { containerPort: 8000, name: 'serve' };
 
 function envList(env: Record<string, string> | undefined): any[] | undefined {
   if (!env || !Object.keys(env).length) return undefined;
   return Object.entries(env).map(([name, value]) => ({ name, value }));
 }
 
-function groupTemplate(g: RayGroupOptions, image: string, defaultName: string, where: string, head: boolean): any {
+function groupTemplate(g: RayGroupOptions, image: string, defaultName: string, where: string, head: boolean, servePort = false): any {
   const container: Record<string, any> = {
     name: g.containerName ?? defaultName,
     image: g.image ?? image,
   };
-  if (head) container.ports = HEAD_PORTS.map((p) => ({ ...p }));
+  if (head) container.ports = [...HEAD_PORTS, ...(servePort ? [SERVE_PORT] : [])].map((p) => ({ ...p }));
   const env = envList(g.env);
   if (env) container.env = env;
   const resources = renderResources(g.resources, where);
@@ -187,7 +192,7 @@ export function buildClusterSpec(input: ClusterSpecInput): Record<string, any> {
   if (input.suspend !== undefined) spec.suspend = input.suspend;
   const head: Record<string, any> = {
     rayStartParams: { ...(input.head.rayStartParams ?? {}) },
-    template: groupTemplate(input.head, input.image, 'ray-head', `${input.where} headGroup`, true),
+    template: groupTemplate(input.head, input.image, 'ray-head', `${input.where} headGroup`, true, input.servePort),
   };
   if (input.head.serviceType) head.serviceType = input.head.serviceType;
   spec.headGroupSpec = head;

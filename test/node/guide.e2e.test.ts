@@ -206,46 +206,57 @@ describeNode(`the guide on real Ray 2.46.0 (Kueue ${KUEUE} + KubeRay ${KUBERAY},
     }
   }, 1500000);
 
-  test('3. elastic RayCluster: the autoscaler scales workers up under 20 busy tasks, each step a Workload slice; with room for two workers the next '
-    + 'slice stays pending; idle workers go back to 0', async () => {
+  test('3. elastic RayCluster: under busy tasks the autoscaler\'s scale-up is a Workload slice Kueue admits, and idle workers go back to 0; '
+    + 'with room for fewer workers than it asks, the slice stays pending and the tasks complete on what was admitted', async () => {
     await kubectl('apply', '--server-side', '-f', scenarioFile('-elastic-queues'));
-    // Room for two workers only: head 100m + autoscaler 50m + 2 x 100m = 350m; a third needs 450m.
-    await setQuota('400m');
     await kubectl('apply', '--server-side', '-f', scenarioFile('-elastic-raycluster'));
     const rcName = 'raycluster-kueue-autoscaler';
     const w = new ElasticWatch(client, 'default', rcName, 'ray-cq');
+    const workerPods = () => client.list('v1', 'Pod', 'default', `ray.io/cluster=${rcName},ray.io/node-type=worker`);
+    const admittedWith = (n: number) => [...w.slices.values()].find((x) => x.workers === n && x.admitted !== undefined);
     try {
       const head = await readyHead(rcName);
       expect(head.spec.containers.map((c: any) => c.name)).toEqual(['ray-head', 'autoscaler']);
-      await waitFor('the first slice admitted', async () => [...w.slices.values()].some((x) => x.admitted !== undefined), 120000, 1000);
+      await waitFor('the first slice (head only) admitted', async () => admittedWith(0), 120000, 1000);
       w.mark('head Running');
-      // The guide's busy workload, submitted on the head as the guide does.
-      await submitOnHead(head, 'busy', busyTasksScript(20, 20));
-      const submitted = w.mark('tasks submitted');
-      w.mark('scale-up requested',
-        (await waitFor('the autoscaler asks for workers', async () => w.firstAfter(submitted, (x) => x.replicas > 0), 240000, 1000)).t);
-      w.mark('worker Running', (await waitFor('a worker Running', async () => w.firstAfter(submitted, (x) => x.running > 0), 400000, 1000)).t);
-      const logs = await waitFor('the busy tasks done', async () => {
-        const out = await jobLogsOnHead(head, 'busy');
-        return /tasks done on .* 20/.test(out) ? out : false;
-      }, 900000, 5000);
-      const done = w.mark('tasks done');
-      expect(logs).toMatch(/tasks done on/);
-      // Never more than two workers ran: the quota held them, and the autoscaler's larger request was left pending.
-      expect(Math.max(...w.samples.map((x) => x.running))).toBeLessThanOrEqual(2);
-      expect(Math.max(...w.samples.map((x) => x.replicas))).toBeGreaterThan(2);
-      const admittedWorkers = [...w.slices.values()].filter((x) => x.admitted !== undefined).map((x) => x.workers);
-      expect(Math.max(...admittedWorkers)).toBeGreaterThanOrEqual(1);
-      expect(Math.max(...admittedWorkers)).toBeLessThanOrEqual(2);
-      expect([...w.slices.values()].some((x) => x.workers > 2 && x.admitted === undefined)).toBe(true);
-      // idleTimeoutSeconds 60: the autoscaler takes the idle workers back to minReplicas 0, and the queue's usage drops.
-      await waitFor('workers back to 0 and gone', async () => w.last?.replicas === 0 && w.last.running === 0
-        && (await client.list('v1', 'Pod', 'default', `ray.io/cluster=${rcName},ray.io/node-type=worker`)).length === 0, 400000, 2000);
-      expect(w.mark('scaled down') - done).toBeGreaterThanOrEqual(50);
+
+      // A. The guide's quota (ray-cq 800m = head 150m + 4 workers of 100m, and room to spare): 20 tasks of
+      // one CPU; the head's 2 logical CPUs take 2, the autoscaler asks for the rest, up to maxReplicas 4.
+      await submitOnHead(head, 'busy', busyTasksScript(20, 10));
+      const submitted = w.mark('A: tasks submitted');
+      const asked = await waitFor('the autoscaler asks for workers', async () => w.firstAfter(submitted, (x) => x.replicas > 0), 240000, 1000);
+      w.mark('A: scale-up requested', asked.t);
+      const scaled = () => [...w.slices.values()].find((x) => x.workers > 0 && x.admitted !== undefined);
+      const slice = await waitFor('Kueue admits the scale-up\'s slice', async () => scaled(), 240000, 1000);
+      w.mark('A: slice admitted', slice.admitted);
+      w.mark('A: worker Running', (await waitFor('a worker Running', async () => w.firstAfter(submitted, (x) => x.running > 0), 400000, 1000)).t);
+      expect(slice.workers).toBe(4);
+      await waitFor('the busy tasks done', async () => /tasks done on .* 20/.test(await jobLogsOnHead(head, 'busy')), 600000, 3000);
+      const done = w.mark('A: tasks done');
+      expect(Math.max(...w.samples.map((x) => x.running))).toBe(4);
+      // idleTimeoutSeconds 60: the workers go back to minReplicas 0, and the queue's usage to the head's.
+      await waitFor('workers back to 0 and gone', async () => w.last?.replicas === 0 && (await workerPods()).length === 0, 400000, 2000);
+      expect(w.mark('A: scaled down') - done).toBeGreaterThanOrEqual(50);
       await waitFor('the queue\'s usage back to the head\'s 150m', async () => w.last?.cpu === '150m', 60000, 1000);
+
+      // B. Room for two workers only (400m; three need 450m), as an operator would patch it: 8 tasks make the
+      // autoscaler ask for 3 workers in one step. That slice stays pending, no worker starts (KubeRay creates
+      // them; Kueue keeps them scheduling-gated), and the tasks complete on the head, which was admitted.
+      await setQuota('400m');
+      await submitOnHead(head, 'busy-b', busyTasksScript(8, 10));
+      const submittedB = w.mark('B: tasks submitted');
+      await waitFor('the autoscaler asks for 3 workers', async () => w.firstAfter(submittedB, (x) => x.replicas === 3), 240000, 1000);
+      const pending = await waitFor('a 3-worker slice, pending', async () => [...w.slices.values()].find((x) => x.workers === 3), 120000, 1000);
+      await waitFor('the tasks done on the head alone', async () => /tasks done on .* 8/.test(await jobLogsOnHead(head, 'busy-b')), 600000, 3000);
+      w.mark('B: tasks done');
+      expect(pending.admitted).toBeUndefined();
+      expect(w.samples.filter((x) => x.t >= submittedB).every((x) => x.running === 0)).toBe(true);
+      const gated = (await workerPods()).filter((p) => (p.spec.schedulingGates ?? []).length > 0);
+      expect(gated.length).toBeGreaterThan(0);
+      expect(w.last?.cpu).toBe('150m');
     } finally {
       await w.stop();
-      await setQuota('800m'); // the next scenario applies the same ClusterQueue
+      await setQuota('800m').catch(() => undefined); // the next scenario applies the same ClusterQueue
       process.stdout.write(`[guide] ${w.report('elastic RayCluster timeline')}`);
     }
   }, 1800000);
