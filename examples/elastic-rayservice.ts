@@ -47,7 +47,8 @@ export const SERVE_CONFIG = {
  */
 export type ServeAppsSource = 'github' | 'configmap';
 
-const APPS_DIR = '/home/ray/serve-apps';
+// A directory of its own at the container's root: the ConfigMap mount hides nothing of the image.
+const APPS_DIR = '/serve-apps';
 
 /** The guide's Serve config for the ConfigMap-shipped apps (see ServeAppsSource). */
 export function configMapServeConfig(): Record<string, any> {

@@ -2,10 +2,12 @@
 // pinned by version and sha256, the wheels are ray[default,serve] for the image's CPython 3.11 on
 // manylinux x86_64, and no tracked file there names a package registry or a path of this machine.
 // Fast: reads the files, builds nothing (scripts/ray-image/build.sh does, with its own smoke check).
+import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { DEFAULT_RAY_IMAGE_VERSIONS } from '../../scripts/cluster/images';
+import { cacheDir } from '../support/upstream';
 
 const DIR = path.resolve(__dirname, '..', '..', 'scripts', 'ray-image');
 const lines = (f: string) => fs.readFileSync(path.join(DIR, f), 'utf8').split('\n').filter((l) => l.trim() && !l.startsWith('#'));
@@ -52,20 +54,31 @@ test('build.sh refuses a Ray version without a lock, naming lock.sh', () => {
   expect(build).toMatch(/requirements-\$v\.txt is missing: run RAY_VERSIONS=\$v scripts\/ray-image\/lock\.sh/);
 });
 
+/** A command's stdout, or '' when it is not there (the hosts it names are then not checked for). */
+function stdout(cmd: string, args: string[]): string {
+  try {
+    return execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  } catch {
+    return '';
+  }
+}
+
 test('no tracked file under scripts/ray-image names a package registry host or a path of this machine', () => {
-  // The registries as apt and pip are set up here, and the usual public ones.
-  const hosts = new Set(['pypi.org', 'pythonhosted.org', 'debian.org', 'deb.debian.org', 'security.debian.org', 'snapshot.debian.org',
-    'pypi.python.org']);
-  const aptDir = '/etc/apt/sources.list.d';
-  const aptFiles = ['/etc/apt/sources.list', ...(fs.existsSync(aptDir) ? fs.readdirSync(aptDir).map((f) => path.join(aptDir, f)) : [])];
-  for (const f of aptFiles.filter((x) => fs.existsSync(x))) {
-    for (const m of fs.readFileSync(f, 'utf8').matchAll(/[a-z+]+:\/\/([^/\s]+)/g)) hosts.add(m[1]);
-  }
-  for (const v of [process.env.PIP_INDEX_URL, process.env.PIP_EXTRA_INDEX_URL]) {
-    const m = v && /:\/\/([^/\s]+)/.exec(v);
-    if (m) hosts.add(m[1]);
-  }
-  const paths = ['/work/', '/opt/wheels', '/root/', os.homedir() + '/', process.env.PIP_FIND_LINKS].filter((p): p is string => !!p && p !== '/');
+  // The registries as apt and pip are set up here, read from the tools themselves: apt's index sites,
+  // pip's configured indexes and its default index with the host its files come from.
+  const hosts = new Set<string>();
+  const addHosts = (text: string | undefined) => {
+    for (const m of (text ?? '').matchAll(/[a-z+]+:\/\/([^/\s'"]+)/g)) hosts.add(m[1]);
+  };
+  addHosts(stdout('apt-get', ['indextargets', '--format', '$(SITE)']));
+  addHosts(stdout('pip3', ['config', 'list']));
+  addHosts(stdout('python3', ['-c', 'from pip._internal.models.index import PyPI; print(PyPI.url); print("https://" + PyPI.file_storage_domain)']));
+  addHosts(process.env.PIP_INDEX_URL);
+  addHosts(process.env.PIP_EXTRA_INDEX_URL);
+  if (process.env.CI) expect(hosts.size).toBeGreaterThanOrEqual(2); // apt's and pip's at least: the check is not empty
+  // This machine's paths: the checkout's parent, the home dir, the project cache, pip's find-links.
+  const paths = [path.resolve(__dirname, '..', '..', '..') + path.sep, os.homedir() + path.sep, cacheDir(),
+    ...(process.env.PIP_FIND_LINKS ?? '').split(/\s+/)].filter((p) => !!p && p !== path.sep);
   const files = fs.readdirSync(DIR);
   expect(files).toEqual(expect.arrayContaining(['build.sh', 'lock.sh', 'lib.sh', 'smoke.sh', 'debs.lock']));
   for (const f of files) {
