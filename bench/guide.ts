@@ -13,13 +13,14 @@ import { promisify } from 'util';
 import { stringify } from 'yaml';
 import { busyTasksScript } from '../examples/elastic-raycluster';
 import { nodeImages, rayImages } from '../scripts/cluster/images';
-import { K8S_VERSION, NodeCluster, NodeState } from '../scripts/cluster/node-cluster';
+import { NodeCluster, NodeState } from '../scripts/cluster/node-cluster';
 import { podUsage } from '../scripts/cluster/pod-usage';
 import { DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION } from '../src/policy/versions';
 import { KubeClient, waitFor } from '../test/e2e/support/kube';
 import { ElasticWatch, RayWatch } from '../test/node/ray-watch';
+import { nodeKubectl } from '../test/node/support';
 import { readManifestDir, tmpdir } from '../test/support/synth';
-import { cacheDir, REPO_ROOT } from '../test/support/upstream';
+import { REPO_ROOT } from '../test/support/upstream';
 
 const run = promisify(execFile);
 const NAME = 'bench-guide';
@@ -37,7 +38,7 @@ function unqueued(obj: any): any {
   return o;
 }
 
-interface Usage { peakBytes: number; cpuSeconds: number; seconds: number; requestCpu: string; requestMemory: string }
+interface Usage { peakBytes: number; cpuSeconds: number; requestCpu: string; requestMemory: string }
 
 /** Samples every Ray pod's cgroup once a second; per pod the peak working set and the CPU time used. */
 class UsageSampler {
@@ -57,7 +58,7 @@ class UsageSampler {
             this.pods.set(p.metadata.name, {
               role: p.metadata.labels['ray.io/node-type'], requestCpu: c.cpu ?? '-', requestMemory: c.memory ?? '-',
               peakBytes: Math.max(prev?.peakBytes ?? 0, u.workingSetBytes), cpuSeconds: u.cpuSeconds,
-              first: prev?.first ?? t, last: t, firstCpu: prev?.firstCpu ?? u.cpuSeconds, seconds: t - (prev?.first ?? t),
+              first: prev?.first ?? t, last: t, firstCpu: prev?.firstCpu ?? u.cpuSeconds,
             });
           }
         } catch { /* the next sample */ }
@@ -86,9 +87,7 @@ async function main(): Promise<void> {
     { images: [...nodeImages([DEFAULT_KUEUE_VERSION], [DEFAULT_KUBERAY_VERSION]), ...rayImages(['2.46.0'])], owner: process.pid });
   process.on('exit', () => { try { NodeCluster.down(NAME); } catch { /* the next run reaps it */ } });
   const client = KubeClient.fromKubeconfig(node.kubeconfig);
-  const kubectlBin = path.join(cacheDir(), 'bin', `kubectl-${K8S_VERSION}`);
-  const kubeEnv = { ...process.env, KUBECONFIG: node.kubeconfig };
-  const kubectl = async (...args: string[]) => (await run(kubectlBin, args, { env: kubeEnv, maxBuffer: 64 * 1024 * 1024 })).stdout;
+  const { env: kubeEnv, kubectl } = nodeKubectl(() => node);
   const out = tmpdir();
   const base = tmpdir();
   try {
@@ -97,7 +96,7 @@ async function main(): Promise<void> {
     await run('npx', ['cdk8s', 'synth', '--no-check-upgrade', '--output', out],
       { cwd: REPO_ROOT, env: { ...synthEnv, EXAMPLES: 'queues,gang-scheduling,elastic-raycluster' } });
     await run('node', [path.join(REPO_ROOT, 'scripts', 'apply.js'), base],
-      { cwd: REPO_ROOT, env: { ...process.env, KUBECONFIG: node.kubeconfig, KUBECTL: kubectlBin } });
+      { cwd: REPO_ROOT, env: kubeEnv() });
     await kubectl('create', 'namespace', UNQUEUED);
     const files = readManifestDir(out);
     const toy = readManifestDir(path.join(out, 'create'))['gang-scheduling'][0];

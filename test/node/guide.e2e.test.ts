@@ -12,10 +12,10 @@ import { DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION } from '../../src/policy
 import { nodeImages, rayImages } from '../../scripts/cluster/images';
 import { K8S_VERSION, NodeCluster, NodeState } from '../../scripts/cluster/node-cluster';
 import { readManifestDir, tmpdir } from '../support/synth';
-import { cacheDir, REPO_ROOT } from '../support/upstream';
+import { REPO_ROOT } from '../support/upstream';
 import { KubeClient, waitFor } from '../e2e/support/kube';
 import { busyTasksScript } from '../../examples/elastic-raycluster';
-import { describeOnNode } from './support';
+import { describeOnNode, nodeKubectl } from './support';
 import { ElasticWatch, RayWatch } from './ray-watch';
 
 const run = promisify(execFile);
@@ -49,9 +49,7 @@ describeNode(`the guide on real Ray 2.46.0 (Kueue ${KUEUE} + KubeRay ${KUBERAY},
   let client: KubeClient;
   let base: string;
   let scenarios: string;
-  const kubectlBin = path.join(cacheDir(), 'bin', `kubectl-${K8S_VERSION}`);
-  const env = () => ({ ...process.env, KUBECONFIG: node.kubeconfig, KUBECTL: kubectlBin });
-  const kubectl = async (...args: string[]) => (await run(kubectlBin, args, { env: env(), maxBuffer: 64 * 1024 * 1024 })).stdout;
+  const { env, kubectl } = nodeKubectl(() => node);
   const synth = async (out: string, examples: string) => run('npx', ['cdk8s', 'synth', '--no-check-upgrade', '--output', out], {
     cwd: REPO_ROOT, env: { ...process.env, KUEUE_VERSION: KUEUE, KUBERAY_VERSION: KUBERAY, EXAMPLES: examples, EXAMPLES_CPU_SCALE: GUIDE_CPU_SCALE,
       TOY_ITERATIONS: String(ITERATIONS), EXAMPLES_SERVE_APPS: 'configmap' },

@@ -14,9 +14,9 @@ import { DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION } from '../../src/policy
 import { nodeImages } from '../../scripts/cluster/images';
 import { K8S_VERSION, NodeCluster, NodeState } from '../../scripts/cluster/node-cluster';
 import { readManifestDir, tmpdir } from '../support/synth';
-import { cacheDir, REPO_ROOT } from '../support/upstream';
+import { REPO_ROOT } from '../support/upstream';
 import { cond, isAdmitted, KubeClient, waitFor } from '../e2e/support/kube';
-import { describeOnNode } from './support';
+import { describeOnNode, nodeKubectl } from './support';
 
 const run = promisify(execFile);
 const NAME = `e2e-${process.pid}`;
@@ -29,9 +29,7 @@ describeNode(`real node: dist/ of Kueue ${KUEUE} + KubeRay ${KUBERAY} applied an
   let node: NodeState;
   let client: KubeClient;
   let out: string;
-  const kubectlBin = path.join(cacheDir(), 'bin', `kubectl-${K8S_VERSION}`);
-  const env = () => ({ ...process.env, KUBECONFIG: node.kubeconfig, KUBECTL: kubectlBin });
-  const kubectl = async (...args: string[]) => (await run(kubectlBin, args, { env: env(), maxBuffer: 64 * 1024 * 1024 })).stdout;
+  const { env, kubectl } = nodeKubectl(() => node);
   let applySeconds = 0;
 
   beforeAll(async () => {
