@@ -7,13 +7,17 @@ import { ElasticQueues } from './elastic-queues';
 import { ElasticRayClusterScenario } from './elastic-raycluster';
 import { ElasticRayServiceScenario, ServeAppsSource } from './elastic-rayservice';
 import { FailingJob } from './failing-job';
+import { FixedQueues } from './fixed-queues';
 import { GangScheduling } from './gang-scheduling';
 import { GuideQueues } from './guide-queues';
 import { PriorityScenario } from './priority';
+import { RayClusterScenario } from './raycluster';
+import { RayServiceScenario } from './rayservice';
 import { NodeScale } from './node-scale';
 import { SharedCohortTenants } from './tenants';
 
-export const SCENARIOS = ['queues', 'gang-scheduling', 'priority', 'failing-job', 'elastic-raycluster', 'elastic-rayservice', 'tenants'] as const;
+export const SCENARIOS = ['queues', 'gang-scheduling', 'priority', 'failing-job', 'elastic-raycluster', 'elastic-rayservice', 'tenants', 'raycluster',
+  'rayservice'] as const;
 export type Scenario = typeof SCENARIOS[number];
 
 export interface ExamplesOptions {
@@ -46,7 +50,7 @@ export interface ExamplesOptions {
    */
   readonly toyIterations?: number;
   /**
-   * Where the elastic RayService's Serve apps come from (ServeAppsSource): the guide's zip on GitHub,
+   * Where the RayServices' Serve apps come from (ServeAppsSource): the guide's zip on GitHub,
    * or the same-shaped apps of examples/serve-apps/ in a ConfigMap, for clusters without GitHub.
    * @default 'github' (the guide)
    */
@@ -95,6 +99,11 @@ export function buildExamples(opts: ExamplesOptions): ExamplesApp {
     if (want.has('elastic-rayservice')) new ElasticRayServiceScenario(app, 'elastic-rayservice', elastic, scale, opts.serveApps);
   }
   if (want.has('tenants')) new SharedCohortTenants(app, 'tenants', queues.defaultFlavor, queues.devPriority, queues.prodPriority, scale);
+  if (want.has('raycluster') || want.has('rayservice')) {
+    const fixed = new FixedQueues(app, 'fixed-queues', queues.defaultFlavor, scale);
+    if (want.has('raycluster')) new RayClusterScenario(app, 'raycluster', fixed, scale);
+    if (want.has('rayservice')) new RayServiceScenario(app, 'rayservice', fixed, scale, opts.serveApps);
+  }
   if (opts.controller) {
     // Graceful preemption on: Ray pods preempted by Kueue get 60 s and a 20 s preStop drain (kuberay#5004).
     new AdmissionController(app, 'controller',

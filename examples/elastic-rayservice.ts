@@ -72,16 +72,23 @@ export function configMapServeConfig(): Record<string, any> {
   };
 }
 
-export class ElasticRayServiceScenario extends Chart {
-  public readonly service: ElasticRayService;
-  constructor(scope: Construct, id: string, queues: ElasticQueues, scale: NodeScale = NodeScale.GUIDE, serveApps: ServeAppsSource = 'github') {
-    super(scope, id);
-    const fromConfigMap = serveApps === 'configmap';
-    const apps = fromConfigMap ? new ApiObject(this, 'serve-apps', {
-      apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'serve-apps', namespace: 'default' },
-      data: Object.fromEntries(['fruit.py', 'conditional_dag.py'].map((f) => [f, fs.readFileSync(path.join(__dirname, 'serve-apps', f), 'utf8')])),
-    }) : undefined;
-    const appsMount = (container: string) => (!apps ? {} : {
+/** The Serve config and, for 'configmap', the ConfigMap of the apps and the mount that puts them on PYTHONPATH. */
+export interface ServeApps {
+  readonly serveConfig: Record<string, any>;
+  /** The group options (env, podTemplate) that mount the apps into `container`; empty for 'github'. */
+  mount(container: string): { env?: Record<string, string>; podTemplate?: Record<string, any> };
+}
+
+/** The guide's Serve apps for a RayService of `chart`; 'configmap' adds ConfigMap `name` to the chart. */
+export function serveApps(chart: Chart, source: ServeAppsSource, name: string): ServeApps {
+  if (source !== 'configmap') return { serveConfig: SERVE_CONFIG, mount: () => ({}) };
+  const apps = new ApiObject(chart, name, {
+    apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' },
+    data: Object.fromEntries(['fruit.py', 'conditional_dag.py'].map((f) => [f, fs.readFileSync(path.join(__dirname, 'serve-apps', f), 'utf8')])),
+  });
+  return {
+    serveConfig: configMapServeConfig(),
+    mount: (container) => ({
       env: { PYTHONPATH: APPS_DIR },
       podTemplate: {
         spec: {
@@ -89,17 +96,25 @@ export class ElasticRayServiceScenario extends Chart {
           volumes: [{ name: 'serve-apps', configMap: { name: apps.name } }],
         },
       },
-    });
+    }),
+  };
+}
+
+export class ElasticRayServiceScenario extends Chart {
+  public readonly service: ElasticRayService;
+  constructor(scope: Construct, id: string, queues: ElasticQueues, scale: NodeScale = NodeScale.GUIDE, source: ServeAppsSource = 'github') {
+    super(scope, id);
+    const apps = serveApps(this, source, 'serve-apps');
     this.service = new ElasticRayService(this, 'rayservice-kueue-autoscaler', {
       queue: queues.localQueue,
       rayVersion: '2.46.0',
-      serveConfig: fromConfigMap ? configMapServeConfig() : SERVE_CONFIG,
+      serveConfig: apps.serveConfig,
       autoscaling: { resources: scale.kubeRayDefault(KUBERAY_AUTOSCALER) },
-      headGroup: { resources: scale.resources({ cpu: 1, memory: Quantity.gibibytes(2) }), ...appsMount('ray-head') },
+      headGroup: { resources: scale.resources({ cpu: 1, memory: Quantity.gibibytes(2) }), ...apps.mount('ray-head') },
       workerGroups: [{
         groupName: 'small-group', replicas: 1, minReplicas: 1, maxReplicas: 5,
         resources: scale.resources({ cpu: 1, memory: Quantity.gibibytes(1) }),
-        ...appsMount('ray-worker'),
+        ...apps.mount('ray-worker'),
       }],
     });
   }

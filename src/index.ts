@@ -21,6 +21,9 @@ export * from './ray/ray-workload';
 export * from './ray/queued-ray-job';
 export * from './ray/elastic-ray-cluster';
 export * from './ray/elastic-ray-service';
+export * from './ray/queued-ray-cluster';
+export * from './ray/queued-ray-service';
+export { RayServeProps } from './ray/serve-config';
 // The pure policy (rules, gang accounting, version table) is a separate entry point, 'cdk8s-kueue-ray/policy',
 // because its API (bigint quantities, free functions) is for the controller and CLI, not for jsii bindings.
 export * from './install/kueue-install';

@@ -2,8 +2,8 @@
 import { App, Chart, Duration, Testing } from 'cdk8s';
 import {
   ClusterQueue, Cohort, ElasticRayCluster, ElasticRayService, FungibilityPolicy, KubeRayVersion, KueueRayVersions, KueueVersion,
-  LocalQueue, NamespaceSelector, Quantity, QueuedRayJob, ResourceFlavor, ResourceName, StopPolicy, SubmissionMode, TenantQueue,
-  WorkloadPriorityClass,
+  LocalQueue, NamespaceSelector, Quantity, QueuedRayCluster, QueuedRayJob, QueuedRayService, ResourceFlavor, ResourceName, StopPolicy,
+  SubmissionMode, TenantQueue, WorkloadPriorityClass,
 } from '../src';
 
 function setup(kueue = 'v0.19.2', kubeRay = 'v1.6.2') {
@@ -241,6 +241,49 @@ describe('Ray workloads', () => {
     expect(ports(s.toManifest().spec.rayClusterConfig)).toContainEqual({ containerPort: 8000, name: 'serve' });
     const c = new ElasticRayCluster(chart, 'c', { queue: lq, headGroup: head, workerGroups: [worker({ maxReplicas: 3 })] });
     expect(ports(c.toManifest().spec).map((p: any) => p.name)).toEqual(['gcs-server', 'dashboard', 'client']);
+  });
+
+  test('QueuedRayCluster is a fixed gang: no autoscaler, no elastic annotation, suspended, counted as written', () => {
+    const { chart, lq, dev } = setup();
+    const c = new QueuedRayCluster(chart, 'c', { queue: lq, priorityClass: dev, headGroup: head, workerGroups: [worker({ replicas: 2 })] });
+    const out = c.apiObject.toJson();
+    expect(out).toEqual(c.toManifest());
+    expect(out.metadata).toEqual({ name: 'c', namespace: 'default',
+      labels: { 'kueue.x-k8s.io/queue-name': 'lq', 'kueue.x-k8s.io/priority-class': 'dev' } });
+    expect(out.spec.suspend).toBe(true);
+    expect(out.spec.enableInTreeAutoscaling).toBeUndefined();
+    expect(out.spec.autoscalerOptions).toBeUndefined();
+    expect(out.spec.workerGroupSpecs[0]).toMatchObject({ replicas: 2, minReplicas: 2, maxReplicas: 2 });
+    expect(c.elastic).toBe(false);
+    // The hand-written gang: head 1 CPU / 2Gi + 2 x (1 CPU / 2Gi), nothing added.
+    expect(c.gang.totalRequests).toEqual({ cpu: '3', memory: '6Gi' });
+    expect(c.gang.podSets.map((p) => [p.name, p.count, p.extras])).toEqual([['head', 1, []], ['workers', 2, []]]);
+  });
+
+  test('QueuedRayService: serve port, suspend through rayClusterConfig on Kueue >= 0.17 only, no autoscaler', () => {
+    for (const [kueue, suspend] of [['v0.14.8', undefined], ['v0.17.8', true]] as const) {
+      const { chart, lq } = setup(kueue, 'v1.5.2');
+      const s = new QueuedRayService(chart, 's',
+        { queue: lq, serveConfigV2Yaml: 'applications: []\n', headGroup: head, workerGroups: [worker()] });
+      const spec = s.toManifest().spec;
+      expect(spec.serveConfigV2).toBe('applications: []\n');
+      expect(spec.rayClusterConfig.suspend).toBe(suspend);
+      expect(spec.rayClusterConfig.enableInTreeAutoscaling).toBeUndefined();
+      expect(spec.rayClusterConfig.headGroupSpec.template.spec.containers[0].ports).toContainEqual({ containerPort: 8000, name: 'serve' });
+      expect(s.toManifest().metadata.annotations).toBeUndefined();
+      expect(s.gang.totalRequests).toEqual({ cpu: '2', memory: '4Gi' });
+    }
+    const { chart, lq } = setup();
+    expect(() => new QueuedRayService(chart, 'x', { queue: lq, headGroup: head })).toThrow(/give exactly one of 'serveConfig' or 'serveConfigV2Yaml'/);
+  });
+
+  test('the fixed-size siblings run the same rules: a gang that can never fit, a broken RayService pair', () => {
+    const { app, chart, lq } = setup();
+    new QueuedRayCluster(chart, 'big', { queue: lq, headGroup: head, workerGroups: [worker({ replicas: 8 })] });
+    expect(() => app.synth()).toThrow(/RayCluster .*the gang needs cpu 9, memory 18Gi .* but ClusterQueue "cq" can provide at most cpu 8, memory 16Gi/);
+    const broken = setup('v0.17.8', 'v1.4.2');
+    new QueuedRayService(broken.chart, 's', { queue: broken.lq, serveConfig: { applications: [] }, headGroup: head });
+    expect(() => broken.app.synth()).toThrow(/kuberay#4686/);
   });
 
   test('an elastic workload needs maxReplicas, at construction', () => {

@@ -19,12 +19,16 @@ from elastic_queues import ElasticQueues
 from elastic_raycluster import ElasticRayClusterScenario
 from elastic_rayservice import ElasticRayServiceScenario
 from failing_job import FailingJob
+from fixed_queues import FixedQueues
 from gang_scheduling import GangScheduling
 from guide_queues import GuideQueues
 from priority import PriorityScenario
+from raycluster import RayClusterScenario
+from rayservice import RayServiceScenario
 from tenants import SharedCohortTenants
 
-SCENARIOS = ("queues", "gang-scheduling", "priority", "failing-job", "elastic-raycluster", "elastic-rayservice", "tenants")
+SCENARIOS = ("queues", "gang-scheduling", "priority", "failing-job", "elastic-raycluster", "elastic-rayservice", "tenants",
+             "raycluster", "rayservice")
 
 
 class ExamplesApp(App):
@@ -87,6 +91,12 @@ def build_examples(
             ElasticRayServiceScenario(app, "elastic-rayservice", elastic)
     if "tenants" in want:
         SharedCohortTenants(app, "tenants", queues.default_flavor, queues.dev_priority, queues.prod_priority)
+    if "raycluster" in want or "rayservice" in want:
+        fixed = FixedQueues(app, "fixed-queues", queues.default_flavor)
+        if "raycluster" in want:
+            RayClusterScenario(app, "raycluster", fixed)
+        if "rayservice" in want:
+            RayServiceScenario(app, "rayservice", fixed)
     if controller:
         # Graceful preemption on: Ray pods preempted by Kueue get 60 s and a 20 s preStop drain (kuberay#5004).
         AdmissionController(

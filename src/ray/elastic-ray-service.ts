@@ -1,20 +1,10 @@
 import { Construct } from 'constructs';
-import { stringify } from 'yaml';
 import { RAY_SERVICE } from '../policy/kinds';
 import { AutoscalingOptions, buildClusterSpec } from './ray-cluster-spec';
 import { RayWorkload, RayWorkloadProps } from './ray-workload';
+import { checkServeConfig, RayServeProps, serveConfigV2 } from './serve-config';
 
-export interface ElasticRayServiceProps extends RayWorkloadProps {
-  /**
-   * Ray Serve config (serveConfigV2) as an object, e.g. { applications: [...] }. Give this or `serveConfigV2Yaml`.
-   * @default - none
-   */
-  readonly serveConfig?: Record<string, any>;
-  /**
-   * Ray Serve config as the YAML string KubeRay takes.
-   * @default - none
-   */
-  readonly serveConfigV2Yaml?: string;
+export interface ElasticRayServiceProps extends RayWorkloadProps, RayServeProps {
   /**
    * In-tree autoscaler settings.
    * @default - idleTimeoutSeconds 60, KubeRay's other defaults
@@ -32,9 +22,7 @@ export class ElasticRayService extends RayWorkload {
 
   public constructor(scope: Construct, id: string, props: ElasticRayServiceProps) {
     super(scope, id, 'RayService', props, true);
-    if (!!props.serveConfig === !!props.serveConfigV2Yaml) {
-      throw new Error(`RayService '${this.node.path}': give exactly one of 'serveConfig' or 'serveConfigV2Yaml' (spec.serveConfigV2).`);
-    }
+    checkServeConfig(props, `RayService '${this.node.path}'`);
     this.serviceProps = props;
     this._checkSpec();
   }
@@ -44,7 +32,7 @@ export class ElasticRayService extends RayWorkload {
     const p = this.serviceProps;
     const rayVersion = p.rayVersion ?? '2.46.0';
     return {
-      serveConfigV2: p.serveConfigV2Yaml ?? stringify(p.serveConfig),
+      serveConfigV2: serveConfigV2(p),
       rayClusterConfig: buildClusterSpec({
         where: `RayService '${this.node.path}'`, rayVersion, image: p.image ?? `rayproject/ray:${rayVersion}`,
         head: p.headGroup, workers: this._workers, elastic: true, autoscaling: p.autoscaling, servePort: true,

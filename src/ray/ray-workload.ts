@@ -10,7 +10,7 @@ import { MULTIKUEUE_CONTROLLER_NAME, multiKueueCheckOf } from '../policy/rules/m
 import { compact } from './pod-template';
 import { HeadGroupOptions, WorkerGroupOptions } from './ray-cluster-spec';
 
-/** Props shared by QueuedRayJob, ElasticRayCluster and ElasticRayService. */
+/** Props shared by QueuedRayJob, QueuedRayCluster, QueuedRayService, ElasticRayCluster and ElasticRayService. */
 export interface RayWorkloadProps {
   /**
    * metadata.name.

@@ -44,7 +44,7 @@ describeInstall('install charts on Kueue %s + KubeRay %s', (kueue, kubeRay) => {
     const dep = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'kueue-controller-manager');
     expect(dep.spec.template.spec.containers[0].args).toContain('--feature-gates=ElasticJobsViaWorkloadSlices=true');
     // The project's controller is part of the app (its webhooks are registered last with --no-wait).
-    expect(Object.keys(files)).toContain('0007-controller');
+    expect(Object.keys(files)).toContain('0010-controller');
 
     const env = { ...process.env, KUBECTL: binary(`kubectl-${K8S_VERSION}`) };
     const apply = (extra: string[]) => execFileSync(process.execPath,

@@ -244,6 +244,32 @@ describePairs('e2e on Kueue %s + KubeRay %s', (kueue, kubeRay) => {
     }
   }, 420000);
 
+  test('5b. fixed-size RayCluster and RayService: each admitted as one gang of exactly the counted usage, then unsuspended', async () => {
+    const k = kueueCapabilities(kueue);
+    const fixed: Array<[string, string]> = [['rayclusters', 'raycluster-kueue']];
+    if (scenarios.includes('rayservice')) fixed.push(['rayservices', 'rayservice-kueue']);
+    else expect(rayServicePair(k, kubeRayCapabilities(kubeRay)).status).toBe('broken');
+    for (const [plural, name] of fixed) {
+      const obj = await client.get(`/apis/ray.io/v1/namespaces/default/${plural}/${name}`);
+      const synthesized = named.find((o) => o.kind === obj.kind && o.metadata.name === name);
+      // Before 0.17 Kueue queues the RayCluster KubeRay creates for a RayService (it inherits the label).
+      const queued = plural === 'rayservices' && k.rayServiceQueueing !== 'native'
+        ? await waitForLogged(`the RayCluster of ${name}`, async () => (await rayClustersOwnedBy(client, 'default', obj.metadata.uid))[0], 180000)
+        : obj;
+      expect(queued.metadata.labels['kueue.x-k8s.io/queue-name']).toBe('fixed-lq');
+      const wl = await waitForLogged(`the Workload of ${name} to be admitted`,
+        async () => (await workloadsOwnedBy(client, kueue, 'default', queued.metadata.uid)).find(isAdmitted), 180000);
+      // One Workload (no slices): the gang the library computes for this version, whole.
+      expect((await workloadsOwnedBy(client, kueue, 'default', queued.metadata.uid)).length).toBe(1);
+      const ours = computeGang(synthesized, k);
+      expect(admittedUsage(wl)).toEqual(Object.fromEntries(ours.podSets.map((p) => [p.name, Object.fromEntries([...p.total])])));
+      await waitForLogged(`${name} to be unsuspended by Kueue`, async () => {
+        const now = await client.get(`/apis/ray.io/v1/namespaces/default/${plural}/${name}`);
+        return (plural === 'rayclusters' ? now.spec.suspend : now.spec.rayClusterConfig.suspend) !== true;
+      }, 60000);
+    }
+  }, 420000);
+
   test('6. what the library refuses at synth, applied as raw YAML, is denied by Kueue with the predicted message', async () => {
     const ctx = { kueue: kueueCapabilities(kueue), kubeRay: kubeRayCapabilities(kubeRay) };
     const raw: any = JSON.parse(JSON.stringify(createOnly('gang-scheduling')[0]));

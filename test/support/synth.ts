@@ -24,6 +24,7 @@ export function refusedScenarios(kueue: string, kubeRay: string): Partial<Record
   if (!k.elasticRayCluster) out['elastic-raycluster'] = 'elastic RayCluster needs Kueue >= v0.14.0';
   if (!k.elasticRayService) out['elastic-rayservice'] = 'elastic RayService needs Kueue >= v0.14.0';
   else if (rayServicePair(k, r).status === 'broken') out['elastic-rayservice'] = 'kuberay#4686';
+  if (rayServicePair(k, r).status === 'broken') out.rayservice = 'kuberay#4686';
   return out;
 }
 

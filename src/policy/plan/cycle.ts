@@ -6,6 +6,7 @@
  * victims release their quota at the end of the cycle (without the KubeRay operator a suspended Ray
  * object is inactive at once) and are requeued. Pure.
  */
+import { admissionDefaults, applyDefaulting } from '../decide';
 import { computeGang, Gang } from '../gang';
 import { RAY_JOB, RAY_KINDS, RayObject } from '../kinds';
 import { isElastic, isRecord, namespaceOf, PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL } from '../ray-object';
@@ -59,6 +60,8 @@ export class PlanSimulator {
   private readonly hashIds = new Map<string, number>();
   /** The gang of each Ray arrival, by arrival index. */
   private readonly gangs: Array<Gang | undefined> = [];
+  /** Labels the controller's webhook adds in tenant namespaces: namespace -> label line -> arrivals. */
+  private readonly tenantDefaults = new Map<string, Map<string, number>>();
 
   constructor(private readonly input: PlanInput) {
     this.kueue = kueueCapabilities(input.kueueVersion ?? DEFAULT_KUEUE_VERSION);
@@ -79,9 +82,15 @@ export class PlanSimulator {
   run(): SimulationState {
     this.input.arrivals.forEach((obj, i) => {
       this.step = i;
-      this.arrive(obj, i);
+      this.arrive(this.withTenantDefaults(obj), i);
       this.settle(i);
     });
+    for (const [namespace, added] of this.tenantDefaults) {
+      for (const [labels, n] of added) {
+        this.notes.push(`${n} arrival(s) in tenant namespace "${namespace}" planned with ${labels}: the controller's mutating webhook adds `
+          + 'the TenantQueue\'s defaults to objects that lack them');
+      }
+    }
     return {
       snapshot: this.snapshot, kueue: this.kueue, kubeRay: this.kubeRay, assigner: this.assigner, workloads: this.workloads, trace: this.trace,
       ambiguities: this.ambiguities, notes: this.notes,
@@ -89,6 +98,23 @@ export class PlanSimulator {
   }
 
   // ---- arrivals ----
+
+  /**
+   * The object as it will be created: in a tenant namespace the controller's webhook adds the queue
+   * label and the tenant's default priority class where they are missing (the same policy, decide.ts).
+   */
+  private withTenantDefaults(obj: RayObject): RayObject {
+    if (!isRecord(obj) || !RAY_KINDS.includes(obj.kind as string)) return obj;
+    const d = admissionDefaults(obj, 'CREATE', { kueue: this.kueue, kubeRay: this.kubeRay, inventory: this.snapshot.inventory },
+      { namespace: namespaceOf(obj), kind: obj.kind as string });
+    if (!d.labels.length) return obj;
+    const namespace = namespaceOf(obj);
+    const line = d.labels.map((l) => `${l.key}: ${l.value}`).join(', ');
+    const added = this.tenantDefaults.get(namespace) ?? new Map<string, number>();
+    added.set(line, (added.get(line) ?? 0) + 1);
+    this.tenantDefaults.set(namespace, added);
+    return applyDefaulting(obj, d);
+  }
 
   private nameOf(obj: RayObject): string {
     if (typeof obj.metadata?.name === 'string') return obj.metadata.name;

@@ -2,9 +2,10 @@
  * The plan simulator on hand-made queues and workloads (pure logic); the agreement with the real
  * Kueue is test/e2e/plan-agreement.e2e.test.ts.
  */
-import { Plan } from '../../../src';
+import { Chart, Testing } from 'cdk8s';
+import { Plan, Quantity, ResourceFlavor, ResourceName, TenantQueue, WithinClusterQueuePolicy, WorkloadPriorityClass } from '../../../src';
 import { PlanResult, planToText, simulatePlan } from '../../../src/policy/plan';
-import { examples } from '../../support/synth';
+import { examples, synthAll } from '../../support/synth';
 import { builder, clusterQueue, fixedScenarios, flavor, isolate, localQueue, PlanScenario, randomScenario, rayCluster, wpc } from './scenarios';
 
 const V = 'v0.19.2';
@@ -149,6 +150,33 @@ describe('plan simulator', () => {
       expect(JSON.stringify(run(s))).toBe(JSON.stringify(a));
       expect(run(isolate(s, 'x')).workloads.map((w) => w.outcome)).toEqual(a.workloads.map((w) => w.outcome));
     }
+  });
+
+  test('a tenant\'s objects are planned as the controller\'s webhook creates them: queue label and default priority added', () => {
+    const app = Testing.app();
+    const chart = new Chart(app, 'c');
+    const flavor = new ResourceFlavor(chart, 'f1');
+    const dev = new WorkloadPriorityClass(chart, 'dev', { value: 100 });
+    const prod = new WorkloadPriorityClass(chart, 'prod', { value: 1000 });
+    const team = new TenantQueue(chart, 'team', {
+      namespace: 'team', defaultPriorityClass: prod, allowedPriorityClasses: [dev, prod],
+      preemption: { withinClusterQueue: WithinClusterQueuePolicy.LOWER_PRIORITY },
+      resourceGroups: [{ flavors: [{ flavor, quotas: [{ resource: ResourceName.CPU, nominalQuota: Quantity.cpu(2) },
+        { resource: ResourceName.MEMORY, nominalQuota: Quantity.gibibytes(8) }] }] }],
+    });
+    const inTeam = (o: any, labels?: Record<string, string>) => ({ ...o, metadata: { name: o.metadata.name, namespace: 'team', labels } });
+    const lq = team.localQueueName;
+    const labelled = inTeam(rayCluster('labelled', { lq, headCpu: '2' }),
+      { 'kueue.x-k8s.io/queue-name': lq, 'kueue.x-k8s.io/priority-class': 'dev' });
+    // No label at all, as a raw YAML user writes it: the webhook queues it at the tenant's default (prod, 1000).
+    const bare = inTeam(rayCluster('bare', { lq: 'ignored', headCpu: '2' }));
+    const r = simulatePlan({ kueueObjects: synthAll(app), arrivals: [labelled, bare], kueueVersion: V });
+    expect(r.workloads.map((w) => `${w.name}:${w.outcome}:${w.priority}`)).toEqual(['labelled:pending:100', 'bare:admitted-by-preempting:1000']);
+    expect(r.notes).toContainEqual(expect.stringContaining(`1 arrival(s) in tenant namespace "team" planned with kueue.x-k8s.io/queue-name: ${lq}, `
+      + 'kueue.x-k8s.io/priority-class: prod'));
+    // Outside a tenant namespace nothing is added: no label, not queued.
+    const elsewhere = { ...bare, metadata: { name: 'bare', namespace: 'other' } };
+    expect(simulatePlan({ kueueObjects: synthAll(app), arrivals: [elsewhere], kueueVersion: V }).workloads[0].outcome).toBe('not-queued');
   });
 
   test('Plan.of(app) answers at synth: the examples app admits one gang job and keeps the other pending', () => {
