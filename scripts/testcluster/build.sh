@@ -77,11 +77,14 @@ k8s_build() {
 # Controllers are built from a wrapper module that requires the module by its own path: `go install
 # pkg@version` first asks the proxy for longer module paths (sigs.k8s.io/kueue/cmd/kueue), and a partial
 # mirror answers 403 to those, which stops the lookup.
-# Modules the checksum database does not know (it answers 404 for them): built only if the
-# module zip the proxy serves matches the sha256 pinned here (recorded from the proxy on 2026-11-30).
-declare -A NO_SUMDB_PINS=(
-  ["github.com/ray-project/kuberay/ray-operator@v1.5.2"]="f9386697cbc7f74f4c95f76383ce771a28670aab4c1fd6903c5056fa470a95c8"
-)
+# Modules the checksum database does not know (it answers 404 for them): built only if the module zip
+# the proxy serves matches the sha256 pinned in no-sumdb-pins.txt (recorded from the proxy on
+# 2026-11-30; one place, also read by test/agreement/sites/enumerate.ts).
+declare -A NO_SUMDB_PINS=()
+while read -r mv sum; do
+  case "$mv" in ''|'#'*) continue ;; esac
+  NO_SUMDB_PINS["$mv"]="$sum"
+done < "$REPO/scripts/testcluster/no-sumdb-pins.txt"
 
 wrapper_build() { # dir module version package output [ldflags]
   local d="$1" mod="$2" v="$3" pkg="$4" out="$5" ld="${6:-}"

@@ -5,6 +5,8 @@ import { RayObject, rayKindOf } from './kinds';
 import { sharingPodTemplates } from './ray-object';
 import { COMPATIBILITY_RULES } from './rules/compatibility';
 import { CROSS_OBJECT_RULES } from './rules/cross-object';
+import { KUBERAY_CLUSTER_RULES } from './rules/kuberay-cluster';
+import { KUBERAY_DELETION_RULES } from './rules/kuberay-deletion';
 import { KUBERAY_OPERATOR_RULES } from './rules/kuberay-operator';
 import { KUEUE_WEBHOOK_RULES } from './rules/kueue-webhook';
 import { MULTIKUEUE_RULES } from './rules/multikueue';
@@ -16,6 +18,8 @@ export const RULE_RECORDS: readonly RuleRecord[] = [
   ...OBJECT_SHAPE_RULES,
   ...KUEUE_WEBHOOK_RULES,
   ...KUBERAY_OPERATOR_RULES,
+  ...KUBERAY_CLUSTER_RULES,
+  ...KUBERAY_DELETION_RULES,
   ...COMPATIBILITY_RULES,
   ...CROSS_OBJECT_RULES,
   ...MULTIKUEUE_RULES,

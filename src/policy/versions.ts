@@ -146,6 +146,16 @@ export interface KubeRayCapabilities {
   readonly clusterSelectorNeedsClusterKey: boolean;
   /** The head env RAY_enable_autoscaler_v2 on needs enableInTreeAutoscaling: true (1.5). */
   readonly autoscalerV2EnvNeedsAutoscaling: boolean;
+  /** Groups have `resources` and `labels`, checked against rayStartParams and as Kubernetes labels (1.5). */
+  readonly groupResourcesAndLabels: boolean;
+  /** Token authentication (authOptions.mode: token, 1.5) and Kubernetes token auth (enableK8sTokenAuth, 1.6). */
+  readonly authOptions: 'none' | 'token' | 'token-k8s';
+  /** A RayService's ray.io/initializing-timeout annotation and rayClusterDeletionDelaySeconds are checked (1.5). */
+  readonly rayServiceExtras: boolean;
+  /** RayCluster spec.upgradeStrategy exists, and KubeRay refuses it on a cluster it creates for a RayJob or RayService (1.6). */
+  readonly rayClusterUpgradeStrategy: boolean;
+  /** autoscalerOptions.idleTimeoutSeconds >= 0 and a worker group's idleTimeoutSeconds (v2 only) are checked (1.6). */
+  readonly idleTimeoutChecks: boolean;
   readonly operatorImage: string;
 }
 
@@ -243,6 +253,7 @@ const KUBERAY: Record<string, KubeRayCapabilities> = {
     rayServiceManagedBy: false, rayServiceSuspendSync: false, preRunningDeadline: false,
     deletionGateDefaultOn: false, rayServiceUpgradeTypes: ['NewCluster', 'None'], refusesMinAboveMax: false,
     clusterSelectorNeedsClusterKey: false, autoscalerV2EnvNeedsAutoscaling: false,
+    groupResourcesAndLabels: false, authOptions: 'none', rayServiceExtras: false, rayClusterUpgradeStrategy: false, idleTimeoutChecks: false,
     operatorImage: 'quay.io/kuberay/operator:v1.4.2',
   },
   'v1.5.2': {
@@ -250,6 +261,7 @@ const KUBERAY: Record<string, KubeRayCapabilities> = {
     rayServiceManagedBy: false, rayServiceSuspendSync: true, preRunningDeadline: false,
     deletionGateDefaultOn: false, rayServiceUpgradeTypes: ['NewClusterWithIncrementalUpgrade', 'NewCluster', 'None'], refusesMinAboveMax: false,
     clusterSelectorNeedsClusterKey: true, autoscalerV2EnvNeedsAutoscaling: true,
+    groupResourcesAndLabels: true, authOptions: 'token', rayServiceExtras: true, rayClusterUpgradeStrategy: false, idleTimeoutChecks: false,
     operatorImage: 'quay.io/kuberay/operator:v1.5.2',
   },
   'v1.6.2': {
@@ -257,6 +269,7 @@ const KUBERAY: Record<string, KubeRayCapabilities> = {
     rayServiceManagedBy: true, rayServiceSuspendSync: true, preRunningDeadline: true,
     deletionGateDefaultOn: true, rayServiceUpgradeTypes: ['NewClusterWithIncrementalUpgrade', 'NewCluster', 'None'], refusesMinAboveMax: true,
     clusterSelectorNeedsClusterKey: true, autoscalerV2EnvNeedsAutoscaling: true,
+    groupResourcesAndLabels: true, authOptions: 'token-k8s', rayServiceExtras: true, rayClusterUpgradeStrategy: true, idleTimeoutChecks: true,
     operatorImage: 'quay.io/kuberay/operator:v1.6.2',
   },
 };

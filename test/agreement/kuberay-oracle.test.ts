@@ -11,6 +11,7 @@ import { parseAllDocuments } from 'yaml';
 import { vendorDir } from '../../scripts/vendor-dir';
 import { compareVersions, SUPPORTED_KUBERAY_VERSIONS } from '../../src/policy/versions';
 import { REPO_ROOT } from '../support/upstream';
+import { clusterSpec, head, rayCluster, rayJob, rayService, worker } from './support/ray-objects';
 import { KubeRayOracle, KubeRayVerdict, oracleBinary, oracleBuildCommand, oracleBuilt, oracleSourceHash } from './support/kuberay-oracle';
 
 const VERSIONS = [...SUPPORTED_KUBERAY_VERSIONS];
@@ -36,31 +37,6 @@ function samples(version: string): Array<{ file: string; object: any }> {
     }
   }
   return out;
-}
-
-const container = (name: string) => ({ name, image: 'rayproject/ray:2.52.0' });
-const head = () => ({ rayStartParams: {}, template: { spec: { containers: [container('ray-head')] } } });
-const worker = (groupName: string, extra: Record<string, unknown> = {}) => ({
-  groupName, replicas: 1, minReplicas: 1, maxReplicas: 3, rayStartParams: {}, template: { spec: { containers: [container('ray-worker')] } }, ...extra,
-});
-const clusterSpec = (extra: Record<string,
-  unknown> = {}) => ({ rayVersion: '2.52.0', headGroupSpec: head(), workerGroupSpecs: [worker('small')], ...extra });
-
-function rayJob(name = 'job', spec: Record<string, unknown> = {}, metadata: Record<string, unknown> = {}): any {
-  return {
-    apiVersion: 'ray.io/v1', kind: 'RayJob', metadata: { name, namespace: 'default', ...metadata },
-    spec: { entrypoint: 'python -c "print(1)"', shutdownAfterJobFinishes: true, submissionMode: 'K8sJobMode', rayClusterSpec: clusterSpec(),
-      ...spec },
-  };
-}
-function rayCluster(name = 'cluster', spec: Record<string, unknown> = {}, metadata: Record<string, unknown> = {}): any {
-  return { apiVersion: 'ray.io/v1', kind: 'RayCluster', metadata: { name, namespace: 'default', ...metadata }, spec: clusterSpec(spec) };
-}
-function rayService(name = 'service', spec: Record<string, unknown> = {}, cluster: Record<string, unknown> = {}): any {
-  return {
-    apiVersion: 'ray.io/v1', kind: 'RayService', metadata: { name, namespace: 'default' },
-    spec: { serveConfigV2: 'applications: []\n', rayClusterConfig: clusterSpec(cluster), ...spec },
-  };
 }
 
 function refused(v: KubeRayVerdict, message: string | RegExp, check: string): void {

@@ -8,7 +8,8 @@ import { clusterSpecOf, RAY_JOB, RAY_SERVICE, rayKindOf } from '../kinds';
 import { parseResourceList } from '../quantity';
 import { DNS1035_LABEL, DNS1123_SUBDOMAIN, isQueued, isRecord, listOf, podTemplatesOf, shown, workerGroupsOf } from '../ray-object';
 import { DEFAULT_KUBERAY_VERSION, FIRST_KUBERAY_VERSION } from '../versions';
-import { ALL_RAY_KINDS, defineRule, RuleRecord } from './rule';
+import { rayServiceExtras } from './kuberay-cluster';
+import { ALL_RAY_KINDS, defineRule, Reporter, RuleRecord } from './rule';
 
 /**
  * Bounds on the YAML the policy parses. yaml's parser recurses per nesting level: 5,000 "[" abort V8
@@ -297,87 +298,6 @@ export const rayJobLifecycle = defineRule({
   return r.findings;
 });
 
-const DELETION_POLICIES_ON_CLUSTER = ['DeleteCluster', 'DeleteWorkers'];
-
-/**
- * deletionPolicy (1.4) and deletionStrategy (1.5+) are pruned on the other line. KubeRay refuses either
- * while its RayJobDeletionPolicy gate is off (the default before 1.6; the policy assumes the default),
- * and with the gate on checks the strategy the way ValidateRayJobSpec does.
- */
-export const rayJobDeletion = defineRule({
-  name: 'rayJobDeletion', source: 'kuberay-operator', kinds: ['RayJob'],
-  description: 'deletionPolicy or deletionStrategy matches the KubeRay line and its RayJobDeletionPolicy gate, and passes KubeRay\'s checks.',
-}, (r, obj, ctx) => {
-  if (!RAY_JOB.is(obj)) return r.findings;
-  const s = isRecord(obj.spec) ? obj.spec : {};
-  if (s.deletionPolicy !== undefined && ctx.kubeRay.deletionField !== 'deletionPolicy') {
-    r.error('spec.deletionPolicy', `KubeRay ${ctx.kubeRay.version} has no deletionPolicy: the API server silently prunes it`,
-      `use spec.deletionStrategy (KubeRay >= ${FIRST_KUBERAY_VERSION.deletionStrategy})`, 'kubernetes');
-  }
-  if (s.deletionStrategy !== undefined && ctx.kubeRay.deletionField !== 'deletionStrategy') {
-    r.error('spec.deletionStrategy', `KubeRay ${ctx.kubeRay.version} has no deletionStrategy: the API server silently prunes it`,
-      `use spec.deletionPolicy on ${ctx.kubeRay.version}, or choose KubeRay >= ${FIRST_KUBERAY_VERSION.deletionStrategy}`, 'kubernetes');
-  }
-  const field = ctx.kubeRay.deletionField;
-  const value = s[field];
-  if (value === undefined || value === null) return r.findings;
-  if (!ctx.kubeRay.deletionGateDefaultOn) {
-    r.error(`spec.${field}`,
-      `KubeRay ${ctx.kubeRay.version} refuses ${field} unless its RayJobDeletionPolicy feature gate is on, which it is not by default`,
-      `remove ${field} and rely on shutdownAfterJobFinishes, or start the operator with --feature-gates=RayJobDeletionPolicy=true`);
-    return r.findings;
-  }
-  const selector = isRecord(s.clusterSelector) && Object.keys(s.clusterSelector).length > 0;
-  const autoscaling = s.rayClusterSpec?.enableInTreeAutoscaling === true;
-  const policyChecks = (policy: unknown, at: string) => {
-    if (selector && DELETION_POLICIES_ON_CLUSTER.includes(policy as string)) r.error(at,
-      `${shown(policy)} cannot be used with clusterSelector: the job does not own the cluster (KubeRay)`, 'use DeleteSelf or DeleteNone');
-    if (autoscaling && policy === 'DeleteWorkers') r.error(at, 'DeleteWorkers cannot be combined with autoscaling (KubeRay)',
-      'use DeleteCluster, or turn autoscaling off');
-  };
-  if (field === 'deletionPolicy') {
-    if (value === 'DeleteNone' && s.shutdownAfterJobFinishes === true) r.error('spec.deletionPolicy',
-      'DeleteNone contradicts shutdownAfterJobFinishes: true (KubeRay)', 'remove deletionPolicy (Kueue needs shutdownAfterJobFinishes)');
-    policyChecks(value, 'spec.deletionPolicy');
-    return r.findings;
-  }
-  const ds = isRecord(value) ? value : {};
-  const legacy = ds.onSuccess !== undefined || ds.onFailure !== undefined;
-  if (ds.deletionRules !== undefined) {
-    if (s.shutdownAfterJobFinishes === true) {
-      r.error('spec.deletionStrategy.deletionRules', 'deletionRules cannot be combined with shutdownAfterJobFinishes, which Kueue requires',
-        'use the onSuccess/onFailure form of deletionStrategy');
-    }
-    if (legacy) r.error('spec.deletionStrategy', 'deletionRules cannot be combined with onSuccess/onFailure (KubeRay)', 'use one form');
-    listOf(ds.deletionRules).forEach((rule: any, i: number) => {
-      const at = `spec.deletionStrategy.deletionRules[${i}]`;
-      const c = isRecord(rule?.condition) ? rule.condition : {};
-      if ((c.jobStatus === undefined) === (c.jobDeploymentStatus === undefined)) r.error(`${at}.condition`,
-        'a deletion rule sets exactly one of jobStatus and jobDeploymentStatus (KubeRay)', 'set one of them');
-      if (typeof c.ttlSeconds === 'number' && c.ttlSeconds < 0) r.error(`${at}.condition.ttlSeconds`, 'ttlSeconds must be >= 0 (KubeRay)',
-        'use 0 or more');
-      policyChecks(rule?.policy, `${at}.policy`);
-    });
-  } else if (!legacy) {
-    r.error('spec.deletionStrategy', 'deletionStrategy needs deletionRules or onSuccess and onFailure (KubeRay)',
-      'set onSuccess and onFailure, or remove deletionStrategy');
-  } else {
-    for (const k of ['onSuccess', 'onFailure'] as const) {
-      const policy = ds[k]?.policy;
-      if (policy === undefined) r.error(`spec.deletionStrategy.${k}.policy`,
-        'deletionStrategy needs both onSuccess and onFailure with a policy (KubeRay)', `set ${k}.policy`);
-      if (policy === 'DeleteNone' && s.shutdownAfterJobFinishes === true) {
-        r.error(`spec.deletionStrategy.${k}.policy`,
-          "DeleteNone contradicts shutdownAfterJobFinishes: true (KubeRay: \"shutdownAfterJobFinishes is set to 'true' while deletion "
-            + "policy is 'DeleteNone'\")",
-          'use DeleteCluster (Kueue needs shutdownAfterJobFinishes), or remove deletionStrategy');
-      }
-      policyChecks(policy, `spec.deletionStrategy.${k}.policy`);
-    }
-  }
-  return r.findings;
-});
-
 /** RayService fields only KubeRay checks: the head service name, and the upgrade strategy type. */
 export const rayServiceSpec = defineRule({
   name: 'rayServiceSpec', source: 'kuberay-operator', kinds: ['RayService'],
@@ -395,22 +315,25 @@ export const rayServiceSpec = defineRule({
       `upgradeStrategy.type ${shown(type)} is not one of ${ctx.kubeRay.rayServiceUpgradeTypes.join(', ')} (KubeRay ${ctx.kubeRay.version})`,
       `use one of ${ctx.kubeRay.rayServiceUpgradeTypes.join(', ')}`);
   }
+  if (ctx.kubeRay.rayServiceExtras) rayServiceExtras(r, obj);
   return r.findings;
 });
 
-/** GCS fault tolerance is set one way: the ray.io/ft-enabled annotation and gcsFaultToleranceOptions exclude each other. */
-export const gcsFaultTolerance = defineRule({
-  name: 'gcsFaultTolerance', source: 'kuberay-operator', kinds: ALL_RAY_KINDS,
-  description: 'GCS fault tolerance is set once: the ray.io/ft-enabled annotation or gcsFaultToleranceOptions.',
-}, (r, obj) => {
-  const cs = clusterSpecOf(obj);
-  const ft = obj.metadata?.annotations?.['ray.io/ft-enabled'];
-  if (cs && cs.spec.gcsFaultToleranceOptions !== undefined && cs.spec.gcsFaultToleranceOptions !== null && typeof ft === 'string' && ft !== '') {
-    r.error('metadata.annotations[ray.io/ft-enabled]', 'the ray.io/ft-enabled annotation cannot be combined with gcsFaultToleranceOptions (KubeRay)',
-      'remove the annotation: gcsFaultToleranceOptions turns fault tolerance on');
+/** autoscalerOptions.idleTimeoutSeconds and a worker group's idleTimeoutSeconds (v2 only), as KubeRay 1.6 checks them. */
+function idleTimeouts(r: Reporter, cs: { spec: any; path: string }, obj: any, v2: boolean): void {
+  const t = cs.spec.autoscalerOptions?.idleTimeoutSeconds;
+  if (typeof t === 'number' && t < 0) {
+    r.error(`${cs.path}.autoscalerOptions.idleTimeoutSeconds`, `must be 0 or more, not ${t} (KubeRay)`, 'use 0 or more seconds');
   }
-  return r.findings;
-});
+  workerGroupsOf(obj).forEach((g, i) => {
+    const w = g?.idleTimeoutSeconds;
+    if (typeof w !== 'number') return;
+    const at = `${cs.path}.workerGroupSpecs[${i}].idleTimeoutSeconds`;
+    if (w < 0) r.error(at, `must be 0 or more, not ${w} (KubeRay)`, 'use 0 or more seconds');
+    else if (!v2) r.error(at, 'a worker group\'s idleTimeoutSeconds needs autoscaler v2 (KubeRay)',
+      `set ${cs.path}.autoscalerOptions.version: v2, or use ${cs.path}.autoscalerOptions.idleTimeoutSeconds`);
+  });
+}
 
 /** Autoscaler v2 needs restartPolicy Never/unset; worker-group suspend is not allowed with autoscaling. */
 export const autoscalerConstraints = defineRule({
@@ -443,6 +366,7 @@ export const autoscalerConstraints = defineRule({
       `the head env RAY_enable_autoscaler_v2=${envValue} needs enableInTreeAutoscaling: true (KubeRay ${ctx.kubeRay.version})`,
       'set enableInTreeAutoscaling: true, or remove the env');
   }
+  if (ctx.kubeRay.idleTimeoutChecks) idleTimeouts(r, cs, obj, v2 || envValue === '1' || envValue === 'true');
   workerGroupsOf(obj).forEach((g, i) => {
     if (g?.suspend !== true) return;
     const at = `${cs.path}.workerGroupSpecs[${i}].suspend`;
@@ -536,5 +460,5 @@ export const containerResources = defineRule({
 
 export const KUBERAY_OPERATOR_RULES: readonly RuleRecord[] = [
   rayObjectName, podTemplateContainers, uniqueWorkerGroupNames, workerReplicaBounds, rayJobSubmissionMode,
-  rayJobLifecycle, rayJobDeletion, rayServiceSpec, gcsFaultTolerance, autoscalerConstraints, managedByField, containerResources,
+  rayJobLifecycle, rayServiceSpec, autoscalerConstraints, managedByField, containerResources,
 ];

@@ -217,7 +217,7 @@ export const podSetNames = defineRule({
 /** The queue-name and priority-class labels must be valid object names. */
 export const kueueLabelValues = defineRule({
   name: 'kueueLabelValues', source: 'kueue-webhook', kinds: ALL_RAY_KINDS,
-  description: 'The queue-name and priority-class labels are valid object names.',
+  description: 'The queue-name and priority-class labels are valid object names, and max-exec-time-seconds a positive whole number.',
 }, (r, obj, ctx) => {
   if (selectsExistingClusterOnly(obj, ctx.kueue.rayJobClusterSelectorRules)) return r.findings; // Kueue does not manage it
   const q = queueNameOf(obj, ctx.kueue);
@@ -230,8 +230,20 @@ export const kueueLabelValues = defineRule({
     r.error(`metadata.labels[${PRIORITY_CLASS_LABEL}]`, `"${p}" is not a valid WorkloadPriorityClass name`,
       'use the metadata.name of a WorkloadPriorityClass', 'kueue-workload');
   }
+  // jobframework validateCreateForMaxExecTime: strconv.Atoi, then > 0.
+  const max = isRecord(obj.metadata?.labels) ? obj.metadata.labels[MAX_EXEC_TIME_LABEL] : undefined;
+  if (q !== undefined && typeof max === 'string') {
+    const whole = /^[-+]?\d+$/.test(max) && Math.abs(Number(max)) < 2 ** 63;
+    if (!whole || Number(max) <= 0) {
+      r.error(`metadata.labels[${MAX_EXEC_TIME_LABEL}]`, whole ? `must be greater than 0, not ${max} (Kueue webhook)`
+        : `"${max}" is not a whole number of seconds (Kueue webhook)`, 'give the maximum run time in whole seconds, e.g. "3600"');
+    }
+  }
   return r.findings;
 });
+
+/** Kueue's label for a workload's maximum execution time, in whole seconds. */
+export const MAX_EXEC_TIME_LABEL = 'kueue.x-k8s.io/max-exec-time-seconds';
 
 /** MultiKueue does not dispatch an autoscaling elastic RayCluster (Kueue 0.19 refuses it; earlier versions do not check). */
 export const multiKueueElasticAutoscaling = defineRule({

@@ -143,7 +143,7 @@ export const objectShape = defineRule({
 const LABEL_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 
 /** Why a label key is invalid (Kubernetes' qualified name: optional DNS-subdomain prefix, 63-character name), or undefined. */
-function labelKeyProblem(key: string): string | undefined {
+export function labelKeyProblem(key: string): string | undefined {
   const slash = key.lastIndexOf('/');
   const prefix = slash >= 0 ? key.slice(0, slash) : undefined;
   const name = slash >= 0 ? key.slice(slash + 1) : key;
@@ -151,6 +151,12 @@ function labelKeyProblem(key: string): string | undefined {
   if (!name || name.length > 63 || !LABEL_NAME.test(name)) return 'its name part must be 1-63 alphanumeric characters, '
     + '"-", "_" or ".", starting and ending alphanumeric';
   return undefined;
+}
+
+/** Why a label value is invalid (at most 63 characters, alphanumeric with "-", "_", "." inside), or undefined. */
+export function labelValueProblem(value: string): string | undefined {
+  return value !== '' && (value.length > 63 || !LABEL_NAME.test(value))
+    ? 'its value must be at most 63 characters, alphanumeric, "-", "_" or ".", starting and ending alphanumeric' : undefined;
 }
 
 /** Label keys and values the API server accepts (metadata validation runs before any webhook decision is stored). */

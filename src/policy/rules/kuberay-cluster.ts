@@ -1,0 +1,182 @@
+/**
+ * The cluster-spec checks of KubeRay's ValidateRayClusterSpec that the CRD accepts and the operator then
+ * refuses (ray-operator/controllers/ray/utils/validation.go): GCS fault tolerance and Redis settings,
+ * the groups' `resources`/`labels`, token authentication, and a RayService's annotations and delay.
+ * Each check exists only in the KubeRay versions whose capabilities say so.
+ */
+import { clusterSpecOf, RAY_CLUSTER, RAY_SERVICE } from '../kinds';
+import { isRecord, listOf, workerGroupsOf } from '../ray-object';
+import { compareVersions } from '../versions';
+import { labelKeyProblem, labelValueProblem } from './object-shape';
+import { ALL_RAY_KINDS, defineRule, Reporter, RuleRecord } from './rule';
+
+const headEnv = (spec: any): any[] => listOf(listOf(spec?.headGroupSpec?.template?.spec?.containers)[0]?.env);
+const hasEnv = (spec: any, name: string) => headEnv(spec).some((e: any) => e?.name === name);
+
+/** GCS fault tolerance is set one way, and Redis settings go through gcsFaultToleranceOptions. */
+export const gcsFaultTolerance = defineRule({
+  name: 'gcsFaultTolerance', source: 'kuberay-operator', kinds: ALL_RAY_KINDS,
+  description: 'GCS fault tolerance is set once (the ray.io/ft-enabled annotation or gcsFaultToleranceOptions), and its Redis settings '
+    + 'go through gcsFaultToleranceOptions.',
+}, (r, obj) => {
+  const cs = clusterSpecOf(obj);
+  if (!cs) return r.findings;
+  const annotations = isRecord(obj.metadata?.annotations) ? obj.metadata.annotations : {};
+  const ft = annotations['ray.io/ft-enabled'];
+  const options = cs.spec.gcsFaultToleranceOptions !== undefined && cs.spec.gcsFaultToleranceOptions !== null;
+  const env = `${cs.path}.headGroupSpec.template.spec.containers[0].env`;
+  const params = isRecord(cs.spec.headGroupSpec?.rayStartParams) ? cs.spec.headGroupSpec.rayStartParams : {};
+  if (options && typeof ft === 'string' && ft !== '') {
+    r.error('metadata.annotations[ray.io/ft-enabled]', 'the ray.io/ft-enabled annotation cannot be combined with gcsFaultToleranceOptions (KubeRay)',
+      'remove the annotation: gcsFaultToleranceOptions turns fault tolerance on');
+  }
+  const enabled = options || (typeof ft === 'string' && ft.toLowerCase() === 'true');
+  if (!enabled && hasEnv(cs.spec, 'RAY_REDIS_ADDRESS')) {
+    r.error(env, 'RAY_REDIS_ADDRESS turns GCS fault tolerance on implicitly, which KubeRay refuses without gcsFaultToleranceOptions',
+      `set ${cs.path}.gcsFaultToleranceOptions.redisAddress instead of the env`);
+  }
+  if (options) {
+    const moved = (field: string, what: string, instead: string) => r.error(field,
+      `${what} cannot be set when gcsFaultToleranceOptions is (KubeRay)`, `use ${cs.path}.gcsFaultToleranceOptions.${instead} instead`);
+    if (typeof params['redis-password'] === 'string' && params['redis-password'] !== '') {
+      moved(`${cs.path}.headGroupSpec.rayStartParams.redis-password`, 'rayStartParams redis-password', 'redisPassword');
+    }
+    if (hasEnv(cs.spec, 'REDIS_PASSWORD')) moved(env, 'the head env REDIS_PASSWORD', 'redisPassword');
+    if (hasEnv(cs.spec, 'RAY_REDIS_ADDRESS')) moved(env, 'the head env RAY_REDIS_ADDRESS', 'redisAddress');
+    const ns = annotations['ray.io/external-storage-namespace'];
+    if (typeof ns === 'string' && ns !== '') {
+      moved('metadata.annotations[ray.io/external-storage-namespace]', 'the ray.io/external-storage-namespace annotation',
+        'externalStorageNamespace');
+    }
+  }
+  if ((typeof params['redis-username'] === 'string' && params['redis-username'] !== '') || hasEnv(cs.spec, 'REDIS_USERNAME')) {
+    r.error(params['redis-username'] ? `${cs.path}.headGroupSpec.rayStartParams.redis-username` : env,
+      'KubeRay refuses a Redis username in rayStartParams or the head env', `use ${cs.path}.gcsFaultToleranceOptions.redisUsername`);
+  }
+  return r.findings;
+});
+
+const RAY_START_RESOURCES = ['num-cpus', 'num-gpus', 'memory', 'resources'];
+
+/** One group's `resources`, `labels` and the rayStartParams they replace (KubeRay >= 1.5). */
+function checkGroup(r: Reporter, group: any, at: string): void {
+  if (!isRecord(group)) return;
+  const params = isRecord(group.rayStartParams) ? group.rayStartParams : {};
+  const inParams = RAY_START_RESOURCES.filter((k) => typeof params[k] === 'string' && params[k] !== '');
+  if (inParams.length && isRecord(group.resources) && Object.keys(group.resources).length) {
+    r.error(`${at}.resources`, `Ray resources are set both in resources and in rayStartParams (${inParams.join(', ')}); KubeRay refuses both`,
+      `keep one: ${at}.resources, or rayStartParams ${inParams.join(', ')}`);
+  }
+  if ('labels' in params) {
+    r.error(`${at}.rayStartParams.labels`, 'KubeRay does not take Ray node labels in rayStartParams', `use ${at}.labels (a map)`);
+  }
+  if (isRecord(group.labels)) {
+    for (const [key, value] of Object.entries(group.labels)) {
+      const problem = labelKeyProblem(key) ?? (typeof value === 'string' ? labelValueProblem(value) : undefined);
+      if (problem) r.error(`${at}.labels[${key}]`, `Ray label "${key}": ${problem} (KubeRay checks them as Kubernetes labels)`,
+        'use a valid label key and value, e.g. example.com/zone: a');
+    }
+  }
+}
+
+/** Cluster-spec fields KubeRay checks beyond the CRD: group resources and labels, an upgrade strategy on a cluster it creates. */
+export const rayClusterConfig = defineRule({
+  name: 'rayClusterConfig', source: 'kuberay-operator', kinds: ALL_RAY_KINDS,
+  description: 'Group resources and labels, and a RayCluster\'s upgradeStrategy, pass KubeRay\'s validation.',
+}, (r, obj, ctx) => {
+  const cs = clusterSpecOf(obj);
+  if (!cs) return r.findings;
+  if (ctx.kubeRay.groupResourcesAndLabels) {
+    checkGroup(r, cs.spec.headGroupSpec, `${cs.path}.headGroupSpec`);
+    workerGroupsOf(obj).forEach((g, i) => checkGroup(r, g, `${cs.path}.workerGroupSpecs[${i}]`));
+  }
+  // KubeRay copies a RayJob's or RayService's cluster spec onto the RayCluster it creates, then refuses that
+  // RayCluster: upgradeStrategy belongs to a RayCluster the user creates.
+  const type = cs.spec.upgradeStrategy?.type;
+  if (ctx.kubeRay.rayClusterUpgradeStrategy && !RAY_CLUSTER.is(obj) && type !== undefined && type !== null) {
+    r.error(`${cs.path}.upgradeStrategy`, `KubeRay refuses the RayCluster it creates for a ${obj.kind} with upgradeStrategy set`,
+      `remove ${cs.path}.upgradeStrategy${RAY_SERVICE.is(obj) ? ' (a RayService upgrades through spec.upgradeStrategy)' : ''}`);
+  }
+  return r.findings;
+});
+
+/** k8s.io/apimachinery's ParseGeneric: at least two numeric components, `v` and trailing text allowed. */
+export function genericVersion(text: string): string | undefined {
+  const m = /^\s*v?([0-9]+(?:\.[0-9]+)+)/.exec(text);
+  return m && !/^0\d/.test(m[1]) ? m[1] : undefined;
+}
+
+const TOKEN_AUTH_RAY = '2.52.0';
+const K8S_TOKEN_AUTH_RAY = '2.55.0';
+
+/** Token authentication needs a Ray that has it; Kubernetes token auth only on a RayCluster. */
+export const rayAuthOptions = defineRule({
+  name: 'rayAuthOptions', source: 'kuberay-operator', kinds: ALL_RAY_KINDS,
+  description: 'authOptions match the Ray version, and Kubernetes token authentication is used only where KubeRay supports it.',
+}, (r, obj, ctx) => {
+  const cs = clusterSpecOf(obj);
+  const auth = cs?.spec.authOptions;
+  if (!cs || !isRecord(auth) || ctx.kubeRay.authOptions === 'none') return r.findings;
+  const at = `${cs.path}.authOptions`;
+  const k8s = ctx.kubeRay.authOptions === 'token-k8s' && auth.enableK8sTokenAuth === true;
+  if (k8s && !RAY_CLUSTER.is(obj)) {
+    r.error(`${at}.enableK8sTokenAuth`, `KubeRay does not support Kubernetes token authentication for a ${obj.kind}`,
+      'remove enableK8sTokenAuth, or run a RayCluster');
+    return r.findings;
+  }
+  if (auth.mode === 'token') {
+    const raw = cs.spec.rayVersion;
+    const version = typeof raw === 'string' ? genericVersion(raw) : undefined;
+    if (raw === undefined || raw === '') {
+      r.error(`${cs.path}.rayVersion`, `authOptions.mode token needs rayVersion (Ray >= ${TOKEN_AUTH_RAY})`,
+        `set rayVersion, e.g. "${TOKEN_AUTH_RAY}"`);
+    } else if (!version) {
+      r.error(`${cs.path}.rayVersion`, `rayVersion "${raw}" is not a version KubeRay can compare (authOptions.mode token)`,
+        `write it as major.minor.patch, e.g. "${TOKEN_AUTH_RAY}"`);
+    } else if (compareVersions(version, TOKEN_AUTH_RAY) < 0) {
+      r.error(`${cs.path}.rayVersion`, `authOptions.mode token needs Ray >= ${TOKEN_AUTH_RAY}, not ${raw}`,
+        `use Ray >= ${TOKEN_AUTH_RAY}, or remove authOptions`);
+    } else if (k8s && compareVersions(version, K8S_TOKEN_AUTH_RAY) < 0) {
+      r.error(`${at}.enableK8sTokenAuth`, `Kubernetes token authentication needs Ray >= ${K8S_TOKEN_AUTH_RAY}, not ${raw}`,
+        `use Ray >= ${K8S_TOKEN_AUTH_RAY}, or remove enableK8sTokenAuth`);
+    } else if (k8s && typeof auth.secretName === 'string' && auth.secretName !== '') {
+      r.error(`${at}.secretName`, 'secretName cannot be combined with enableK8sTokenAuth (KubeRay)', 'remove one of them');
+    }
+  } else if (k8s) {
+    r.error(`${at}.enableK8sTokenAuth`, 'enableK8sTokenAuth needs authOptions.mode: token (KubeRay)', 'set authOptions.mode: token');
+  }
+  return r.findings;
+});
+
+const GO_DURATION = /^[-+]?(?:(?:\d+\.?\d*|\.\d+)(?:ns|us|µs|μs|ms|s|m|h))+$/;
+const GO_UNIT_NS: Record<string, number> = { ns: 1, us: 1e3, µs: 1e3, μs: 1e3, ms: 1e6, s: 1e9, m: 60e9, h: 3600e9 };
+
+/** Go's time.ParseDuration, in nanoseconds; undefined when Go would not parse it. */
+export function goDuration(text: string): number | undefined {
+  if (text === '0' || text === '+0' || text === '-0') return 0;
+  if (!GO_DURATION.test(text)) return undefined;
+  const sign = text.startsWith('-') ? -1 : 1;
+  let total = 0;
+  for (const m of text.replace(/^[-+]/, '').matchAll(/(\d+\.?\d*|\.\d+)(ns|us|µs|μs|ms|s|m|h)/g)) total += Number(m[1]) * GO_UNIT_NS[m[2]];
+  return sign * total;
+}
+
+/** A RayService's ray.io/initializing-timeout annotation and rayClusterDeletionDelaySeconds (KubeRay >= 1.5). */
+export function rayServiceExtras(r: Reporter, obj: any): void {
+  const timeout = isRecord(obj.metadata?.annotations) ? obj.metadata.annotations['ray.io/initializing-timeout'] : undefined;
+  const field = 'metadata.annotations[ray.io/initializing-timeout]';
+  if (typeof timeout === 'string' && timeout !== '') {
+    const ns = goDuration(timeout);
+    const seconds = /^[-+]?\d+$/.test(timeout) ? Number(timeout) : undefined;
+    if (ns !== undefined ? ns <= 0 : seconds !== undefined ? seconds <= 0 : true) {
+      r.error(field, ns === undefined && seconds === undefined ? `"${timeout}" is neither a Go duration nor whole seconds (KubeRay)`
+        : `"${timeout}" must be positive (KubeRay)`, 'write a positive duration such as "10m", or whole seconds such as "600"');
+    }
+  }
+  const delay = obj.spec?.rayClusterDeletionDelaySeconds;
+  if (typeof delay === 'number' && delay < 0) {
+    r.error('spec.rayClusterDeletionDelaySeconds', `must be 0 or more, not ${delay} (KubeRay)`, 'use 0 or more seconds, or remove it');
+  }
+}
+
+export const KUBERAY_CLUSTER_RULES: readonly RuleRecord[] = [gcsFaultTolerance, rayClusterConfig, rayAuthOptions];

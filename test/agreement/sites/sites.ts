@@ -1,0 +1,68 @@
+/**
+ * The site table: every upstream refusal site (enumerate.ts) of every pinned version, with what covers
+ * it (kuberay-sites.ts). `siteTable()` renders docs/upstream-sites.md; the test keeps that file current.
+ */
+import { SUPPORTED_KUBERAY_VERSIONS } from '../../../src/policy/versions';
+import { KUBERAY_SOURCE, Site, sitesAt, UpstreamSource } from './enumerate';
+import { SiteMapping } from './kuberay-sites';
+
+/** The regex of the message a site produces: its format string(s), with each verb as a wildcard. */
+export function messagePattern(site: Site): RegExp {
+  const literalsOf = (text: string) => [...text.matchAll(/"((?:[^"\\]|\\.)*)"|`([^`]*)`/g)]
+    .map((m) => (m[1] !== undefined ? JSON.parse(`"${m[1]}"`) : m[2]));
+  // fmt.Errorf / errors.New: the (concatenated) format is the first argument; field.X(path, value, msg): the last literal.
+  const args = site.call.slice(site.call.indexOf('(') + 1);
+  const first = /^\s*(?:"(?:[^"\\]|\\.)*"|`[^`]*`|\s*\+\s*)+/.exec(args)?.[0] ?? '';
+  const literals = literalsOf(site.call);
+  const format = /^field\./.test(site.call) ? literals[literals.length - 1] ?? '' : literalsOf(first).join('');
+  const escaped = format.split(/%[-+# 0]*\d*(?:\.\d+)?[a-zA-Z%]/).map((p: string) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  return new RegExp(escaped.join('.*'), 's');
+}
+
+export interface VersionSites {
+  readonly version: string;
+  readonly sites?: readonly Site[];
+  /** Why the sources of this version cannot be read here. */
+  readonly why?: string;
+}
+
+export function mappingsOf(site: Site, table: readonly SiteMapping[]): SiteMapping[] {
+  return table.filter((m) => m.match.test(`${site.func}: ${site.call}`));
+}
+
+export function kubeRaySites(): VersionSites[] {
+  return SUPPORTED_KUBERAY_VERSIONS.map((version) => ({ version, ...sitesAt(KUBERAY_SOURCE, version) }));
+}
+
+function coverage(m: SiteMapping | undefined): string {
+  if (!m) return '**not mapped**';
+  if (m.rule) return `rule \`${m.rule}\``;
+  if (m.schema) return `CRD schema: ${m.schema}`;
+  return `not applicable: ${m.na}`;
+}
+
+/** The Markdown table of one project's sites over its versions. */
+export function siteTable(title: string, source: UpstreamSource, versions: readonly VersionSites[], table: readonly SiteMapping[]): string {
+  const rows = new Map<string, { site: Site; in: Set<string> }>();
+  for (const v of versions) for (const s of v.sites ?? []) {
+    const row = rows.get(s.key) ?? { site: s, in: new Set<string>() };
+    row.in.add(v.version);
+    rows.set(s.key, row);
+  }
+  const read = versions.filter((v) => v.sites);
+  const out = [`## ${title}`, '', `Module \`${source.module}\`, files: ${source.files.map((f) => `\`${f}\``).join(', ')}.`, ''];
+  for (const v of versions.filter((x) => !x.sites)) out.push(`- ${v.version}: sources not readable here (${v.why}).`);
+  if (versions.some((x) => !x.sites)) out.push('');
+  const counts = { rule: 0, schema: 0, na: 0, none: 0 };
+  out.push(`| site | ${read.map((v) => v.version).join(' | ')} | covered by |`, `|---|${read.map(() => '---|').join('')}---|`);
+  for (const { site, in: present } of rows.values()) {
+    const m = mappingsOf(site, table)[0];
+    counts[m?.rule ? 'rule' : m?.schema ? 'schema' : m?.na ? 'na' : 'none']++;
+    const call = site.call.length > 160 ? `${site.call.slice(0, 157)}...` : site.call;
+    out.push(`| \`${site.file.split('/').pop()}\` ${site.func}: \`\` ${call.replace(/\|/g, '\\|')} \`\` | ${read.map((v) => (present.has(v.version) ? '✓' : ''))
+      .join(' | ')} | ${coverage(m).replace(/\|/g, '\\|')} |`);
+  }
+  out.push('', `${rows.size} sites: ${counts.rule} by a policy rule, ${counts.schema} by the CRD schema, ${counts.na} not applicable, `
+    + `${counts.none} not mapped.`, '');
+  return out.join('\n');
+}
