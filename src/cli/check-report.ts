@@ -58,6 +58,8 @@ export interface CheckReport {
     readonly elasticGate: 'on' | 'off' | 'unknown';
     readonly elasticGateFrom: 'flag' | 'files' | 'cluster' | 'default';
     readonly namespace: string;
+    /** Where the CRDs the objects were judged against came from; 'none': the CRD schema was not checked. */
+    readonly crdSchemaFrom: 'files' | 'crd-dir' | 'none';
   };
   /**
    * The queues the cross-object rules saw, and where they came from; null when no source held any
@@ -112,7 +114,8 @@ export function renderText(report: CheckReport): string {
   const s = report.summary;
   lines.push(`check: ${plural(s.errors, 'error')}, ${plural(s.warnings, 'warning')} in ${plural(s.objects, 'Ray object')} `
     + `(${plural(s.files, 'file')}); `
-    + `Kueue ${c.kueue} (${c.kueueFrom}), KubeRay ${c.kubeRay} (${c.kubeRayFrom}), elastic gate ${c.elasticGate} (${c.elasticGateFrom}); ${queues}`);
+    + `Kueue ${c.kueue} (${c.kueueFrom}), KubeRay ${c.kubeRay} (${c.kubeRayFrom}), elastic gate ${c.elasticGate} (${c.elasticGateFrom}); ${queues}; `
+    + `CRD schema ${({ files: 'from the files', 'crd-dir': 'from --crd-dir', none: 'not checked' })[c.crdSchemaFrom]}`);
   return `${lines.join('\n')}\n`;
 }
 

@@ -11,6 +11,9 @@ import {
   Finding, Inventory, inventoryFromObjects, isRecord, kubeRayCapabilities, kueueCapabilities, objectRef, PolicyContext, RayObject,
   SUPPORTED_KUBERAY_VERSIONS, SUPPORTED_KUEUE_VERSIONS, rayKindOf, rayParentOf, tenantQueueLabel,
 } from '../policy';
+import { CRD_SCHEMA_RULE } from '../policy/schema/rule';
+import { applyDefaults, CelEvaluator, checkSchema } from '../policy/schema/structural';
+import { crdSchemas, CrdSchemas, loadCelEvaluator } from './crd-schemas';
 import { CHECK_REPORT_SCHEMA_VERSION, CheckedObject, CheckFinding, CheckReport, exitCodeOf, renderJson, renderText } from './check-report';
 import type { ClusterSource } from './cluster-queues';
 import { InstallFacts, installFacts } from './install-facts';
@@ -31,11 +34,14 @@ export interface CheckOptions {
   readonly elasticGate?: 'on' | 'off' | 'unknown';
   /** Namespace of objects that name none (as `kubectl apply -n`). */
   readonly namespace?: string;
+  /** Folders or files of CustomResourceDefinitions to judge against, when the checked files hold none. */
+  readonly crdDirs?: readonly string[];
 }
 
 export const CHECK_USAGE = `usage: cdk8s-kueue-ray check FILE|DIR|- … [--kueue-version=${DEFAULT_KUEUE_VERSION}] `
   + `[--kuberay-version=${DEFAULT_KUBERAY_VERSION}]
-       [--queues=FILE|DIR]… [--kubeconfig=FILE] [--output=text|json|sarif] [--elastic-gate=on|off|unknown] [--namespace=default]
+       [--queues=FILE|DIR]… [--crd-dir=DIR]… [--kubeconfig=FILE] [--output=text|json|sarif] [--elastic-gate=on|off|unknown]
+       [--namespace=default]
 
 Runs the cdk8s-kueue-ray policy (the rules of synth and of the admission webhook) on the Ray objects
 (RayJob, RayCluster, RayService) in the YAML files; directories are read for *.yaml and *.yml, "-"
@@ -44,17 +50,23 @@ from the live cluster with --kubeconfig (the files win over --queues, which wins
 Versions and Kueue's ElasticJobsViaWorkloadSlices gate come from the flags, else from a Kueue or
 KubeRay install in the files, else (--kubeconfig) from the cluster's kueue-system/kueue-controller-manager,
 else ${DEFAULT_KUEUE_VERSION} / ${DEFAULT_KUBERAY_VERSION} with the gate unknown.
+Each Ray object is first judged against its CRD as the API server would (defaults filled in, then types,
+enums, minimums, patterns, required fields, CEL rules, and unknown fields, which kubectl's strict field
+validation refuses): the CustomResourceDefinitions in the files (an app's dist/ holds KubeRay's), else
+those of --crd-dir (e.g. KubeRay's ray-operator/config/crd/bases); without either, a note says the
+schema was not checked.
 Exit code: 0 no errors (warnings allowed), 1 errors found, 2 the check could not run (usage error,
 missing file, unreadable --queues, unreachable cluster).
 `;
 
-const VALUE_FLAGS = ['kueue-version', 'kuberay-version', 'queues', 'kubeconfig', 'output', 'elastic-gate', 'namespace'];
+const VALUE_FLAGS = ['kueue-version', 'kuberay-version', 'queues', 'crd-dir', 'kubeconfig', 'output', 'elastic-gate', 'namespace'];
 
 /** Parses `check`'s arguments; `--name=value` or `--name value`; --queues may repeat or list files with commas. */
 export function parseCheckArgs(argv: readonly string[]): CheckOptions | 'help' {
   const files: string[] = [];
   const flags: Record<string, string> = {};
   const queues: string[] = [];
+  const crdDirs: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--help' || a === '-h') return 'help';
@@ -70,6 +82,7 @@ export function parseCheckArgs(argv: readonly string[]): CheckOptions | 'help' {
       if (value === undefined) throw new UsageError(`--${m[1]} needs a value`);
     }
     if (m[1] === 'queues') queues.push(...value.split(',').filter(Boolean));
+    else if (m[1] === 'crd-dir') crdDirs.push(...value.split(',').filter(Boolean));
     else if (m[1] in flags) throw new UsageError(`--${m[1]} given twice`);
     else flags[m[1]] = value;
   }
@@ -91,6 +104,7 @@ export function parseCheckArgs(argv: readonly string[]): CheckOptions | 'help' {
     output: output as OutputFormat,
     elasticGate: gate as CheckOptions['elasticGate'],
     namespace: flags.namespace,
+    crdDirs: crdDirs.length ? crdDirs : undefined,
   };
 }
 
@@ -217,6 +231,12 @@ function resolveRunContext(opts: CheckOptions, facts: InstallFactsBySource, note
 
 type QueueSource = 'files' | 'queues' | 'cluster';
 
+/** The CRD schemas and the CEL evaluator a run judges with. */
+interface SchemaInput {
+  readonly schemas: CrdSchemas;
+  readonly cel?: CelEvaluator;
+}
+
 /** Queues: the cluster, then --queues files, then the checked files (what is about to be applied wins). */
 async function gatherInventory(opts: CheckOptions, deps: CheckDependencies, cluster: ClusterSource | undefined, all: readonly any[],
   kueueApiVersion: string, notes: string[]): Promise<{ inventory: Inventory | undefined; from: QueueSource[] }> {
@@ -260,7 +280,7 @@ function placeFinding(src: SourceObject, f: Finding): CheckFinding {
  * Decides one Ray object as the webhooks decide a CREATE; KubeRay's children are skipped (their owner is
  * checked). Returns its entry in the report and its findings.
  */
-function checkRayObject(src: SourceObject, namespace: string, run: RunContext, inventory: Inventory | undefined)
+function checkRayObject(src: SourceObject, namespace: string, run: RunContext, inventory: Inventory | undefined, schema: SchemaInput)
   : { entry: CheckedObject; findings: CheckFinding[] } {
   // As the webhook sees it: the namespace of the request (here --namespace) when the object names none.
   // Metadata of the wrong type is left as written, for the objectShape rule to report.
@@ -277,13 +297,21 @@ function checkRayObject(src: SourceObject, namespace: string, run: RunContext, i
   }
   const { kueue, kubeRay, elasticGate } = run;
   let note: string | undefined;
+  const crd = schema.schemas.schemaFor(obj);
+  let schemaFindings: Finding[] = [];
+  if (crd) {
+    // As the API server: the CRD's defaults first, then its validation; the rules judge the defaulted object.
+    obj = applyDefaults(crd, obj);
+    schemaFindings = checkSchema(crd, obj, schema.cel).problems.map((p) => ({ rule: CRD_SCHEMA_RULE.name, severity: 'error' as const,
+      object: objectRef(obj), field: p.field, message: `${p.message} (CRD schema)`, fix: p.fix, source: CRD_SCHEMA_RULE.source }));
+  }
   if (inventory) {
     const m = defaulted(obj, { kueue, kubeRay, elasticGate }, inventory);
     obj = m.obj;
     if (m.added.length) note = `checked with the labels the controller's mutating webhook adds in this tenant namespace: ${m.added.join(', ')}`;
   }
   const ctx: PolicyContext = { kueue, kubeRay, elasticGate, inventory };
-  const found = [...evaluateRayObject(obj, ctx), ...(inventory ? tenantQueueLabel(obj, { kueue, inventory }) : [])];
+  const found = [...schemaFindings, ...evaluateRayObject(obj, ctx), ...(inventory ? tenantQueueLabel(obj, { kueue, inventory }) : [])];
   return { entry: { ...entry, status: 'checked', ...(note ? { note } : {}) }, findings: found.map((f) => placeFinding(src, f)) };
 }
 
@@ -300,9 +328,18 @@ export async function runCheck(opts: CheckOptions, deps: CheckDependencies = {})
 
   const findings: CheckFinding[] = read.errors.map((e) => YAML_SYNTAX_RULE.check(e));
   const objects: CheckedObject[] = [];
+  const schemas = crdSchemas(all, opts.crdDirs);
+  const schema: SchemaInput = { schemas, cel: schemas.from ? await loadCelEvaluator() : undefined };
+  const rayKinds = [...new Set(read.objects.filter((o) => isRay(o.object)).map((o) => String(o.object.kind)))];
+  const unschemaed = schemas.missing(rayKinds);
+  if (unschemaed.length) {
+    notes.push(`the CRD schema of ${unschemaed.join(', ')} was not checked (types, enums, minimums, CEL rules, unknown fields): `
+      + `${schemas.from ? 'the CRDs read do not define it' : 'the files hold no CustomResourceDefinition for it'}; give --crd-dir with KubeRay's `
+      + 'CRDs (ray-operator/config/crd/bases of the version), or the app\'s dist/ with its KubeRay install chart');
+  }
   for (const src of read.objects) {
     if (!isRay(src.object)) continue;
-    const checked = checkRayObject(src, namespace, run, inventory);
+    const checked = checkRayObject(src, namespace, run, inventory, schema);
     objects.push(checked.entry);
     findings.push(...checked.findings);
   }
@@ -315,7 +352,7 @@ export async function runCheck(opts: CheckOptions, deps: CheckDependencies = {})
     tool: 'cdk8s-kueue-ray check',
     context: {
       kueue: run.kueue.version, kueueFrom: run.kueueFrom, kubeRay: run.kubeRay.version, kubeRayFrom: run.kubeRayFrom,
-      elasticGate: run.elasticGate, elasticGateFrom: run.elasticGateFrom, namespace,
+      elasticGate: run.elasticGate, elasticGateFrom: run.elasticGateFrom, namespace, crdSchemaFrom: schemas.from ?? 'none',
     },
     inventory: inventory ? {
       from, localQueues: inventory.localQueues.length, clusterQueues: inventory.clusterQueues.length, cohorts: inventory.cohorts.length,

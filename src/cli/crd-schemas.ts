@@ -1,0 +1,61 @@
+/**
+ * The CRD schemas `check` judges Ray objects against, as the API server would: the
+ * CustomResourceDefinitions among the checked files (an app's dist/ holds KubeRay's, in its install
+ * chart), else those of --crd-dir (KubeRay's ray-operator/config/crd/bases, or any folder of CRD YAML).
+ * CEL rules run with @bufbuild/cel, loaded on first use.
+ */
+import { CelEvaluator, crdSchemaOf } from '../policy/schema/structural';
+import { readSources } from './yaml-source';
+
+export interface CrdSchemas {
+  /** Where the CRDs came from ('files', '--crd-dir'), or undefined: none found. */
+  readonly from?: 'files' | 'crd-dir';
+  /** The openAPIV3Schema for the object's apiVersion and kind, or undefined. */
+  schemaFor(obj: any): any;
+  /** Ray kinds with no CRD among those read. */
+  readonly missing: (kinds: readonly string[]) => string[];
+}
+
+const isCrd = (o: any) => o?.apiVersion === 'apiextensions.k8s.io/v1' && o?.kind === 'CustomResourceDefinition';
+
+export function crdSchemas(fileObjects: readonly any[], crdDirs: readonly string[] | undefined): CrdSchemas {
+  let crds = fileObjects.filter(isCrd);
+  let from: CrdSchemas['from'] = crds.length ? 'files' : undefined;
+  if (!crds.length && crdDirs?.length) {
+    const read = readSources(crdDirs);
+    crds = read.objects.map((o) => o.object).filter(isCrd);
+    from = crds.length ? 'crd-dir' : undefined;
+  }
+  const cache = new Map<string, any>();
+  const schemaFor = (obj: any) => {
+    const [group, version] = String(obj?.apiVersion ?? '').split('/');
+    const key = `${group}/${version}/${obj?.kind}`;
+    if (!cache.has(key)) cache.set(key, crds.map((c) => crdSchemaOf(c, group, version, String(obj?.kind))).find((s) => s !== undefined));
+    return cache.get(key);
+  };
+  const missing = (kinds: readonly string[]) => kinds.filter((k) => !crds.some((c) => c.spec?.group === 'ray.io' && c.spec?.names?.kind === k));
+  return { from, schemaFor, missing };
+}
+
+/** CEL integers are int64: whole numbers pass as bigint, so size() and comparisons type-check. */
+function toCel(v: any): any {
+  if (typeof v === 'number' && Number.isInteger(v)) return BigInt(v);
+  if (Array.isArray(v)) return v.map(toCel);
+  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, toCel(x)]));
+  return v;
+}
+
+/** The CEL evaluator, from @bufbuild/cel (bundled into the CLI; loaded only when a CRD is checked). */
+export async function loadCelEvaluator(): Promise<CelEvaluator> {
+  const { run, isCelError } = await import('@bufbuild/cel');
+  return (rule, self) => {
+    let result: unknown;
+    try {
+      result = run(rule, { self: toCel(self) });
+    } catch (e) {
+      result = e;
+    }
+    if (result === true || result === false) return result;
+    return { unsupported: isCelError(result) ? (result as any).message : String(result) };
+  };
+}
