@@ -143,30 +143,31 @@ if (missing.length) {
     expect(report.findings.map((f) => `${f.field}: ${f.rule}`)).toContain('spec.authOptions: crdSchema');
   });
 
-  test('CRD minimums, enums and CEL rules are caught: preRunningDeadlineSeconds 0, a deletion policy outside its enum, both condition kinds', async () => {
-    const job = parseAllDocuments(fs.readFileSync(path.join(corpus('v1.6.2'), 'ray-job.kueue-toy-sample.yaml'), 'utf8'))
-      .map((d) => d.toJS()).find((o) => o?.kind === 'RayJob');
-    job.spec.preRunningDeadlineSeconds = 0;
-    job.spec.shutdownAfterJobFinishes = false;
-    job.spec.deletionStrategy = { deletionRules: [{ policy: 'DeleteEverything', condition: { jobStatus: 'FAILED' } },
-      { policy: 'DeleteCluster', condition: { jobStatus: 'SUCCEEDED', jobDeploymentStatus: 'Failed' } }] };
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'check-corpus-'));
-    const file = path.join(dir, 'job.yaml');
-    fs.writeFileSync(file, stringify(job));
-    try {
-      const report = await runCheck({ files: [file], kubeRayVersion: 'v1.6.2', crdDirs: [crdDir('v1.6.2')], output: 'json' });
-      const schema = report.findings.filter((f) => f.rule === 'crdSchema').map((f) => `${f.field}: ${f.message}`);
-      expect(schema).toEqual(expect.arrayContaining([
-        'spec.preRunningDeadlineSeconds: 0 is below the minimum 1 (CRD schema)',
-        expect.stringMatching(/^spec.deletionStrategy.deletionRules\[0\].policy: "DeleteEverything" is not one of "DeleteCluster", /),
-        expect.stringMatching(/^spec.deletionStrategy.deletionRules\[1\].condition: JobStatus and JobDeploymentStatus cannot be used together/),
-      ]));
-      // Each is placed on the line that writes it.
-      expect(report.findings.filter((f) => f.rule === 'crdSchema').every((f) => f.location.exact)).toBe(true);
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
-  });
+  test('CRD minimums, enums and CEL rules are caught: preRunningDeadlineSeconds 0, a deletion policy outside its enum, both condition kinds',
+    async () => {
+      const job = parseAllDocuments(fs.readFileSync(path.join(corpus('v1.6.2'), 'ray-job.kueue-toy-sample.yaml'), 'utf8'))
+        .map((d) => d.toJS()).find((o) => o?.kind === 'RayJob');
+      job.spec.preRunningDeadlineSeconds = 0;
+      job.spec.shutdownAfterJobFinishes = false;
+      job.spec.deletionStrategy = { deletionRules: [{ policy: 'DeleteEverything', condition: { jobStatus: 'FAILED' } },
+        { policy: 'DeleteCluster', condition: { jobStatus: 'SUCCEEDED', jobDeploymentStatus: 'Failed' } }] };
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'check-corpus-'));
+      const file = path.join(dir, 'job.yaml');
+      fs.writeFileSync(file, stringify(job));
+      try {
+        const report = await runCheck({ files: [file], kubeRayVersion: 'v1.6.2', crdDirs: [crdDir('v1.6.2')], output: 'json' });
+        const schema = report.findings.filter((f) => f.rule === 'crdSchema').map((f) => `${f.field}: ${f.message}`);
+        expect(schema).toEqual(expect.arrayContaining([
+          'spec.preRunningDeadlineSeconds: 0 is below the minimum 1 (CRD schema)',
+          expect.stringMatching(/^spec.deletionStrategy.deletionRules\[0\].policy: "DeleteEverything" is not one of "DeleteCluster", /),
+          expect.stringMatching(/^spec.deletionStrategy.deletionRules\[1\].condition: JobStatus and JobDeploymentStatus cannot be used together/),
+        ]));
+        // Each is placed on the line that writes it.
+        expect(report.findings.filter((f) => f.rule === 'crdSchema').every((f) => f.location.exact)).toBe(true);
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    });
 
   test('without CRDs, a note says the schema was not checked', async () => {
     const report = await runCheck({ files: [path.join(corpus('v1.6.2'), 'ray-cluster.auth.yaml')], kubeRayVersion: 'v1.4.2', output: 'json' });
