@@ -12,6 +12,7 @@ import {
   SUPPORTED_KUBERAY_VERSIONS, SUPPORTED_KUEUE_VERSIONS, rayKindOf, rayParentOf, tenantQueueLabel,
 } from '../policy';
 import { CRD_SCHEMA_RULE } from '../policy/schema/rule';
+import { modelledVersion } from '../policy/versions';
 import { applyDefaults, CelEvaluator, checkSchema } from '../policy/schema/structural';
 import { crdSchemas, CrdSchemas, loadCelEvaluator } from './crd-schemas';
 import { CHECK_REPORT_SCHEMA_VERSION, CheckedObject, CheckFinding, CheckReport, exitCodeOf, renderJson, renderText } from './check-report';
@@ -36,12 +37,16 @@ export interface CheckOptions {
   readonly namespace?: string;
   /** Folders or files of CustomResourceDefinitions to judge against, when the checked files hold none. */
   readonly crdDirs?: readonly string[];
+  /** How a flag's version was mapped to a modelled one (another patch of a modelled minor). */
+  readonly versionNotes?: readonly string[];
+  /** No Ray object in the input is expected (else it is an error). */
+  readonly allowEmpty?: boolean;
 }
 
 export const CHECK_USAGE = `usage: cdk8s-kueue-ray check FILE|DIR|- … [--kueue-version=${DEFAULT_KUEUE_VERSION}] `
   + `[--kuberay-version=${DEFAULT_KUBERAY_VERSION}]
        [--queues=FILE|DIR]… [--crd-dir=DIR]… [--kubeconfig=FILE] [--output=text|json|sarif] [--elastic-gate=on|off|unknown]
-       [--namespace=default]
+       [--namespace=default] [--allow-empty]
 
 Runs the cdk8s-kueue-ray policy (the rules of synth and of the admission webhook) on the Ray objects
 (RayJob, RayCluster, RayService) in the YAML files; directories are read for *.yaml and *.yml, "-"
@@ -49,14 +54,16 @@ reads standard input. Queues for the cross-object rules come from the same files
 from the live cluster with --kubeconfig (the files win over --queues, which wins over the cluster).
 Versions and Kueue's ElasticJobsViaWorkloadSlices gate come from the flags, else from a Kueue or
 KubeRay install in the files, else (--kubeconfig) from the cluster's kueue-system/kueue-controller-manager,
-else ${DEFAULT_KUEUE_VERSION} / ${DEFAULT_KUBERAY_VERSION} with the gate unknown.
+else ${DEFAULT_KUEUE_VERSION} / ${DEFAULT_KUBERAY_VERSION} with the gate unknown. Modelled versions: Kueue ${SUPPORTED_KUEUE_VERSIONS.join(', ')};
+KubeRay ${SUPPORTED_KUBERAY_VERSIONS.join(', ')}; another patch of a modelled minor (with or without the v)
+runs as the closest modelled patch below it, with a note.
 Each Ray object is first judged against its CRD as the API server would (defaults filled in, then types,
 enums, minimums, patterns, required fields, CEL rules, and unknown fields, which kubectl's strict field
 validation refuses): the CustomResourceDefinitions in the files (an app's dist/ holds KubeRay's), else
 those of --crd-dir (e.g. KubeRay's ray-operator/config/crd/bases); without either, a note says the
 schema was not checked.
 Exit code: 0 no errors (warnings allowed), 1 errors found, 2 the check could not run (usage error,
-missing file, unreadable --queues, unreachable cluster).
+missing file, no Ray object without --allow-empty, --queues without queues, unreachable cluster).
 `;
 
 const VALUE_FLAGS = ['kueue-version', 'kuberay-version', 'queues', 'crd-dir', 'kubeconfig', 'output', 'elastic-gate', 'namespace'];
@@ -67,9 +74,14 @@ export function parseCheckArgs(argv: readonly string[]): CheckOptions | 'help' {
   const flags: Record<string, string> = {};
   const queues: string[] = [];
   const crdDirs: string[] = [];
+  let allowEmpty = false;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--help' || a === '-h') return 'help';
+    if (a === '--allow-empty') {
+      allowEmpty = true;
+      continue;
+    }
     if (a === '-' || !a.startsWith('-')) {
       files.push(a);
       continue;
@@ -91,20 +103,29 @@ export function parseCheckArgs(argv: readonly string[]): CheckOptions | 'help' {
   if (!['text', 'json', 'sarif'].includes(output)) throw new UsageError(`--output takes text, json or sarif, got '${output}'`);
   const gate = flags['elastic-gate'];
   if (gate !== undefined && !['on', 'off', 'unknown'].includes(gate)) throw new UsageError(`--elastic-gate takes on, off or unknown, got '${gate}'`);
-  const version = (v: string | undefined, supported: readonly string[], flag: string) => {
-    if (v !== undefined && !supported.includes(v)) throw new UsageError(`--${flag} '${v}' is not supported: choose one of ${supported.join(', ')}`);
-    return v;
+  const versionNotes: string[] = [];
+  const version = (v: string | undefined, project: 'Kueue' | 'KubeRay', flag: string) => {
+    if (v === undefined) return undefined;
+    try {
+      const m = modelledVersion(project, v);
+      if (m.note) versionNotes.push(m.note);
+      return m.version;
+    } catch (e) {
+      throw new UsageError(`--${flag}: ${(e as Error).message}`);
+    }
   };
   return {
     files,
-    kueueVersion: version(flags['kueue-version'], SUPPORTED_KUEUE_VERSIONS, 'kueue-version'),
-    kubeRayVersion: version(flags['kuberay-version'], SUPPORTED_KUBERAY_VERSIONS, 'kuberay-version'),
+    kueueVersion: version(flags['kueue-version'], 'Kueue', 'kueue-version'),
+    kubeRayVersion: version(flags['kuberay-version'], 'KubeRay', 'kuberay-version'),
+    versionNotes,
     queues: queues.length ? queues : undefined,
     kubeconfig: flags.kubeconfig,
     output: output as OutputFormat,
     elasticGate: gate as CheckOptions['elasticGate'],
     namespace: flags.namespace,
     crdDirs: crdDirs.length ? crdDirs : undefined,
+    allowEmpty,
   };
 }
 
@@ -253,7 +274,12 @@ async function gatherInventory(opts: CheckOptions, deps: CheckDependencies, clus
     const q = readSources(opts.queues, deps.stdin);
     if (q.errors.length) throw new UsageError('--queues: '
       + `${q.errors.map((e) => `${e.file}:${e.region.line}:${e.region.column}: ${e.message}`).join('; ')}`);
-    sources.push(queueObjectsOf(q.objects.map((o) => o.object), namespace));
+    const queueObjects = queueObjectsOf(q.objects.map((o) => o.object), namespace);
+    if (count(queueObjects) === 0) {
+      throw new UsageError(`--queues ${opts.queues.join(', ')}: no LocalQueue, ClusterQueue, Cohort or WorkloadPriorityClass in it (read `
+        + `${q.files.length} file${q.files.length === 1 ? '' : 's'}); give the files that define the queues`);
+    }
+    sources.push(queueObjects);
     from.push('queues');
   }
   const own = queueObjectsOf(all, namespace);
@@ -319,7 +345,7 @@ function checkRayObject(src: SourceObject, namespace: string, run: RunContext, i
 export async function runCheck(opts: CheckOptions, deps: CheckDependencies = {}): Promise<CheckReport> {
   const namespace = opts.namespace ?? 'default';
   if (opts.kubeconfig && !deps.cluster && !fs.existsSync(opts.kubeconfig)) throw new UsageError(`--kubeconfig ${opts.kubeconfig}: no such file`);
-  const notes: string[] = [];
+  const notes: string[] = [...(opts.versionNotes ?? [])];
   const read = readSources(opts.files, deps.stdin);
   const all = read.objects.map((o) => o.object);
   const cluster = opts.kubeconfig ? (deps.cluster ?? kubeconfigSourceLoader)(opts.kubeconfig) : undefined;
@@ -346,7 +372,14 @@ export async function runCheck(opts: CheckOptions, deps: CheckDependencies = {})
   findings.sort((a, b) => (a.location.file < b.location.file ? -1 : a.location.file > b.location.file ? 1 : 0)
     || a.location.line - b.location.line || a.location.column - b.location.column);
   const ray = objects.length;
-  if (!ray && !read.errors.length) notes.push('the files hold no Ray object (apiVersion ray.io/*, kind RayJob, RayCluster or RayService)');
+  if (!ray && !read.errors.length) {
+    const what = read.files.length ? `${read.files.join(', ')} hold${read.files.length === 1 ? 's' : ''} no Ray object` : 'no YAML file was found';
+    if (!opts.allowEmpty) {
+      throw new UsageError(`${what} (apiVersion ray.io/v1, kind RayJob, RayCluster or RayService): nothing to check. Give the files or folders `
+        + 'that hold them, or --allow-empty when an empty input is expected');
+    }
+    notes.push(`${what} (apiVersion ray.io/*, kind RayJob, RayCluster or RayService)`);
+  }
   return {
     schemaVersion: CHECK_REPORT_SCHEMA_VERSION,
     tool: 'cdk8s-kueue-ray check',

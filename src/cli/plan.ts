@@ -10,7 +10,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { parseAllDocuments } from 'yaml';
-import { DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION, kubeRayCapabilities, kueueCapabilities, RAY_KINDS } from '../policy';
+import { DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION, kueueCapabilities, modelledVersion, RAY_KINDS } from '../policy';
 import { planToHtml, planToText, simulatePlan } from '../policy/plan';
 
 const USAGE = `usage: cdk8s-kueue-ray plan [dist/ or YAML files…] [--arrivals FILE] [--kueue-version ${DEFAULT_KUEUE_VERSION}] `
@@ -42,10 +42,14 @@ export function readObjects(file: string): any[] {
   return out;
 }
 
-interface PlanFlags { inputs: string[]; arrivals?: string; kueue: string; kubeRay: string; output: string; trace: boolean; kubeconfig?: string }
+interface PlanFlags {
+  inputs: string[]; arrivals?: string; kueue: string; kubeRay: string; output: string; trace: boolean; kubeconfig?: string;
+  /** How a flag's version was mapped to a modelled one. */
+  versionNotes: string[];
+}
 
 export function parsePlanArgs(argv: string[]): PlanFlags {
-  const f: PlanFlags = { inputs: [], kueue: DEFAULT_KUEUE_VERSION, kubeRay: DEFAULT_KUBERAY_VERSION, output: 'text', trace: false };
+  const f: PlanFlags = { inputs: [], kueue: DEFAULT_KUEUE_VERSION, kubeRay: DEFAULT_KUBERAY_VERSION, output: 'text', trace: false, versionNotes: [] };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const m = /^--([a-z-]+)(?:=(.*))?$/.exec(a);
@@ -65,8 +69,11 @@ export function parsePlanArgs(argv: string[]): PlanFlags {
     }
   }
   if (!['text', 'json', 'html'].includes(f.output)) throw new Error(`--output takes text, json or html, got '${f.output}'`);
-  kueueCapabilities(f.kueue);
-  kubeRayCapabilities(f.kubeRay);
+  for (const [project, key] of [['Kueue', 'kueue'], ['KubeRay', 'kubeRay']] as const) {
+    const m = modelledVersion(project, f[key]);
+    f[key] = m.version;
+    if (m.note) f.versionNotes.push(m.note);
+  }
   return f;
 }
 
@@ -107,7 +114,7 @@ export function planCommand(argv: string[], live?: PlanLiveInput): string {
     arrivals = [...live.existing.filter((o) => !newOnes.has(identity(o))), ...arrivals];
   }
   const plan = simulatePlan({ kueueObjects, arrivals, kueueVersion: f.kueue, kubeRayVersion: f.kubeRay });
-  const withNotes = live ? { ...plan, notes: [...live.notes, ...plan.notes] } : plan;
+  const withNotes = { ...plan, notes: [...f.versionNotes, ...(live?.notes ?? []), ...plan.notes] };
   if (f.output === 'html') return planToHtml(withNotes);
   return f.output === 'json' ? `${JSON.stringify(withNotes, null, 2)}\n` : planToText(withNotes, { trace: f.trace });
 }

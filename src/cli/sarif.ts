@@ -4,6 +4,7 @@
  * lines. Paths under the working directory are written relative to it (code scanning resolves them
  * against the repository root: run `check` from there).
  */
+import { toolVersion } from './tool-version';
 import * as path from 'path';
 import { CheckReport } from './check-report';
 import { RULE_DESCRIPTIONS } from './rule-descriptions';
@@ -51,7 +52,7 @@ export function sarifLog(report: CheckReport, cwd: string = process.cwd()): any 
     $schema: SARIF_SCHEMA,
     version: '2.1.0',
     runs: [{
-      tool: { driver: { name: 'cdk8s-kueue-ray', informationUri: INFORMATION_URI, rules } },
+      tool: { driver: { name: 'cdk8s-kueue-ray', version: toolVersion(), semanticVersion: toolVersion(), informationUri: INFORMATION_URI, rules } },
       columnKind: 'utf16CodeUnits',
       invocations: [{ executionSuccessful: true, toolExecutionNotifications: report.notes.map((n) => ({ message: { text: n }, level: 'note' })) }],
       properties: { context: report.context, summary: report.summary },

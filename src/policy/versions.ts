@@ -337,6 +337,34 @@ export function kubeRayCapabilities(version: string): KubeRayCapabilities {
   return caps;
 }
 
+/** A version a CLI flag asked for, mapped to the modelled one it runs as. */
+export interface ModelledVersion {
+  readonly version: string;
+  /** Set when the request was another patch of a modelled minor (printed as a note). */
+  readonly note?: string;
+}
+
+/**
+ * A requested version (with or without the `v`) as one this library models: itself, or for another
+ * patch of a modelled minor the highest modelled patch not above it (else the minor's lowest), since
+ * patches only add fixes; an unknown minor is refused with the supported list.
+ */
+export function modelledVersion(project: 'Kueue' | 'KubeRay', requested: string): ModelledVersion {
+  const supported: readonly string[] = project === 'Kueue' ? SUPPORTED_KUEUE_VERSIONS : SUPPORTED_KUBERAY_VERSIONS;
+  const v = normalize(requested);
+  if (!/^v\d+\.\d+\.\d+$/.test(v)) throw new Error(`${project} version '${requested}' is not a version like ${supported[supported.length - 1]}`);
+  if (supported.includes(v)) return { version: v };
+  const minor = v.split('.').slice(0, 2).join('.');
+  const same = supported.filter((x) => x.startsWith(`${minor}.`)).sort(compareVersions);
+  if (!same.length) {
+    throw new Error(`${project} ${v} is not modelled: choose a patch of ${[...new Set(supported.map((x) => x.split('.').slice(0, 2).join('.')))]
+      .join(', ')} (modelled: ${supported.join(', ')})`);
+  }
+  const chosen = [...same].reverse().find((x) => compareVersions(x, v) <= 0) ?? same[0];
+  return { version: chosen, note: `${project} ${v} is not modelled itself: it runs as ${chosen}, the modelled patch of ${minor} closest below it `
+    + `(modelled: ${same.join(', ')})` };
+}
+
 /** Compares two `vX.Y.Z` strings numerically. */
 export function compareVersions(a: string, b: string): number {
   const pa = normalize(a).slice(1).split('.').map(Number);

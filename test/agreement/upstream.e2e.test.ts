@@ -19,6 +19,9 @@ import { e2ePairs } from '../e2e/support/pairs';
 import { AgreementLog, ourVerdict } from './support/compare';
 import { KubeRayOracle } from './support/kuberay-oracle';
 import { KueueWebhook } from './support/kueue-webhook';
+import { KUEUE_SOURCE, sitesAt } from './sites/enumerate';
+import { KUEUE_SITES } from './sites/kueue-sites';
+import { mappingsOf, messagePattern } from './sites/sites';
 import { BASES, generate, Generated, objectsPerPair, Random, runSeed } from './generator';
 
 const SEED = runSeed();
@@ -182,6 +185,47 @@ describeAll('the policy agrees with Kueue, KubeRay and the API server', () => {
           `${items.length} UPDATE reviews: a valid base as Kueue stored it -> the generated object`)}\n`);
         expect(log.disagreementsOf('kueue-webhook-update', kueue, kubeRay)).toEqual([]);
       }, 600000);
+
+      test('kueue sites: each mapped mutant is denied by Kueue\'s webhook with its site\'s message, and by the mapped rule', async () => {
+        const sites = sitesAt(KUEUE_SOURCE, kueue).sites;
+        expect(sites).toBeDefined();
+        const failures: string[] = [];
+        let reached = 0;
+        for (const site of sites!) {
+          const m = mappingsOf(site, KUEUE_SITES)[0];
+          if (!m?.mutant || !m.rule) continue;
+          const { object, old } = m.mutant(kueue);
+          const where = `${site.func}: ${site.call.slice(0, 110)}`;
+          if (!webhook.handles(object.kind)) continue; // no Kueue webhook for the kind at this version
+          let denial: string | undefined;
+          let judged = object;
+          if (old) {
+            const v = await webhook.validate(object, old);
+            denial = v.allowed ? undefined : v.message;
+          } else {
+            const mutated = await webhook.mutate(object);
+            if (!mutated.allowed) denial = mutated.message;
+            else {
+              judged = mutated.object;
+              const v = await webhook.validate(judged);
+              denial = v.allowed ? undefined : v.message;
+            }
+          }
+          const pattern = /ValidateImmutableField/.test(site.call) ? /field is immutable/ : messagePattern(site);
+          if (denial === undefined || !pattern.test(denial)) {
+            // A site another check of the same call shadows on this version is not reached: say so, do not count it.
+            failures.push(`${where}\n    Kueue ${kueue} did not deny it with the site's message: ${denial ?? 'allowed'}`);
+            continue;
+          }
+          reached++;
+          const ours = old ? kueueWebhookOnUpdate(old, object, ctx) : findings(judged);
+          if (!ours.some((f) => f.severity === 'error' && f.rule === m.rule)) {
+            failures.push(`${where}\n    rule ${m.rule} does not refuse it; the policy says: ${ours.map((f) => `[${f.rule}] ${f.message}`).join('; ')}`);
+          }
+        }
+        process.stdout.write(`[sites] Kueue ${kueue}: ${sites!.length} sites, ${reached} reached by a mutant on the real webhook and refused here\n`);
+        expect(failures).toEqual([]);
+      }, 120000);
 
       test('kuberay: KubeRay refuses what our kuberay-operator findings refuse, on the object as Kueue let it through', async () => {
         // What reaches KubeRay: accepted by the API server, mutated and allowed by Kueue.

@@ -350,7 +350,9 @@ describe('usage', () => {
   test.each([
     [[], /no FILES given/],
     [['x.yaml', '--output=xml'], /--output takes text, json or sarif, got 'xml'/],
-    [['x.yaml', '--kueue-version=v0.9.0'], /--kueue-version 'v0.9.0' is not supported: choose one of v0.13.4/],
+    [['x.yaml', '--kueue-version=v0.9.0'], /--kueue-version: Kueue v0.9.0 is not modelled: choose a patch of v0.13, v0.14, v0.17, v0.19/],
+    [['x.yaml', '--kuberay-version=latest'], /--kuberay-version: KubeRay version 'latest' is not a version like v1.6.2/],
+    [['EMPTY'], /no YAML file was found .*: nothing to check\. .* or --allow-empty when an empty input is expected/],
     [['x.yaml', '--elastic-gate=maybe'], /--elastic-gate takes on, off or unknown/],
     [['x.yaml', '--colour=yes'], /unknown option '--colour=yes'/],
     [['x.yaml', '--output'], /--output needs a value/],
@@ -362,6 +364,29 @@ describe('usage', () => {
     expect(code).toBe(2);
     expect(out).toBe('');
     expect(err).toMatch(message);
+  });
+
+  test('files without a Ray object are an error unless --allow-empty; --queues without queues is one too', async () => {
+    const dir = files({ 'cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n' });
+    const empty = await run([dir]);
+    expect([empty.code, empty.err]).toEqual([2, expect.stringMatching(/cm\.yaml holds no Ray object .*nothing to check/)]);
+    const allowed = await run([dir, '--allow-empty']);
+    expect(allowed.code).toBe(0);
+    expect(allowed.out).toMatch(/note: .*cm\.yaml holds no Ray object/);
+    const jobs = files({ 'j.yaml': rayJob() });
+    const noQueues = await run([jobs, `--queues=${dir}`]);
+    expect([noQueues.code, noQueues.err]).toEqual([2, expect.stringMatching(/--queues .*: no LocalQueue, ClusterQueue, Cohort or WorkloadPriorityClass in it/)]);
+  });
+
+  test('a version flag takes any patch of a modelled minor, with or without the v, and says which modelled patch it runs as', async () => {
+    expect(parseCheckArgs(['a', '--kueue-version=0.19.1', '--kuberay-version=v1.6.2'])).toMatchObject({ kueueVersion: 'v0.19.2', kubeRayVersion: 'v1.6.2',
+      versionNotes: ['Kueue v0.19.1 is not modelled itself: it runs as v0.19.2, the modelled patch of v0.19 closest below it (modelled: v0.19.2)'] });
+    expect(parseCheckArgs(['a', '--kueue-version=v0.17.5'])).toMatchObject({ kueueVersion: 'v0.17.0' });
+    expect(parseCheckArgs(['a', '--kueue-version=v0.17.9'])).toMatchObject({ kueueVersion: 'v0.17.8' });
+    const dir = files({ 'j.yaml': rayJob() });
+    const r = await run([dir, '--kuberay-version=1.5.0']);
+    expect(r.out).toMatch(/note: KubeRay v1.5.0 is not modelled itself: it runs as v1.5.2/);
+    expect(r.out).toMatch(/KubeRay v1\.5\.2 \(flag\)/);
   });
 
   test('a cluster that cannot be reached: exit 2, naming the kubeconfig', async () => {
@@ -464,6 +489,10 @@ describe('--output sarif', () => {
     const ids = run0.tool.driver.rules.map((r: any) => r.id);
     for (const name of Object.keys(RULES)) expect(ids).toContain(name);
     expect(ids).toContain('tenantQueueLabel');
+    expect(ids).toContain('crdSchema');
+    // The driver carries the tool's version (the package's).
+    const pkg = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8'));
+    expect([run0.tool.driver.version, run0.tool.driver.semanticVersion]).toEqual([pkg.version, pkg.version]);
     expect(run0.results.map((r: any) => [r.ruleId, r.level])).toEqual([
       ['yamlSyntax', 'error'], ['priorityClassAllowed', 'error'], ['rayJobShutdownAfterFinish', 'error'],
     ]);

@@ -449,9 +449,12 @@ export const containerResources = defineRule({
       const eff = rayRequests;
       const missing = ['cpu', 'memory'].filter((k) => !eff.has(k));
       if (missing.length) {
+        // "Kueue counts 0" only where Kueue counts at all: an unqueued object is placed by the scheduler alone.
+        const queued = isQueued(obj, ctx.kueue);
         r.warn(`${t.path}.spec.containers[0].resources`,
-          `the Ray container has no ${missing.join(' or ')} request or limit, so Kueue counts 0 for it and admits more than the nodes can run`,
-          `set requests (and limits) for ${missing.join(' and ')}`, 'kueue-workload');
+          `the Ray container has no ${missing.join(' or ')} request or limit, so ${queued ? 'Kueue counts 0 for it and admits more than the nodes '
+            + 'can run' : 'the scheduler reserves nothing for it and may pack it onto a full node'}`,
+          `set requests (and limits) for ${missing.join(' and ')}`, queued ? 'kueue-workload' : 'kubernetes');
       }
     }
   }

@@ -30,7 +30,8 @@ export const KUEUE_SOURCE: UpstreamSource = {
   project: 'kueue', module: 'sigs.k8s.io/kueue',
   files: ['pkg/controller/jobframework/validation.go', 'pkg/controller/jobframework/tas_validation.go',
     'pkg/controller/jobs/rayjob/rayjob_webhook.go', 'pkg/controller/jobs/raycluster/raycluster_webhook.go',
-    'pkg/controller/jobs/raycluster/common.go', 'pkg/controller/jobs/rayservice/rayservice_webhook.go'],
+    'pkg/controller/jobs/raycluster/common.go', 'pkg/controller/jobs/rayservice/rayservice_webhook.go',
+    'pkg/util/webhook/validation_admissiongatedby.go'],
 };
 
 export interface Site {
@@ -89,6 +90,14 @@ export function sitesOfGo(file: string, src: string): Site[] {
     const start = m.index!;
     const func = [...funcs].reverse().find((f) => f.at < start)?.name ?? '(top level)';
     const call = `return err of ${m[1] ? `${m[1]}.` : ''}${m[2]}()`;
+    out.push({ key: `${file}#${func}: ${call}`, file, func, call, line: code.slice(0, start).split('\n').length });
+  }
+  // The same for a list of errors appended as is: `allErrs = append(allErrs, pkg.Validate(...)...)`.
+  for (const m of code.matchAll(/append\(\s*\w+\s*,\s*(?:([a-z]\w*)\.)?(\w+)\(/g)) {
+    if (m[1] ? ENUMERATED_PACKAGES.has(m[1]) || ['field', 'fmt', 'errors', 'errstd', 'strings'].includes(m[1]) : local.has(m[2])) continue;
+    const start = m.index!;
+    const func = [...funcs].reverse().find((f) => f.at < start)?.name ?? '(top level)';
+    const call = `errors of ${m[1] ? `${m[1]}.` : ''}${m[2]}()`;
     out.push({ key: `${file}#${func}: ${call}`, file, func, call, line: code.slice(0, start).split('\n').length });
   }
   out.sort((a, b) => a.line - b.line);

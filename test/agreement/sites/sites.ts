@@ -2,9 +2,17 @@
  * The site table: every upstream refusal site (enumerate.ts) of every pinned version, with what covers
  * it (kuberay-sites.ts). `siteTable()` renders docs/upstream-sites.md; the test keeps that file current.
  */
-import { SUPPORTED_KUBERAY_VERSIONS } from '../../../src/policy/versions';
-import { KUBERAY_SOURCE, Site, sitesAt, UpstreamSource } from './enumerate';
-import { SiteMapping } from './kuberay-sites';
+import { SUPPORTED_KUBERAY_VERSIONS, SUPPORTED_KUEUE_VERSIONS } from '../../../src/policy/versions';
+import { KUBERAY_SOURCE, KUEUE_SOURCE, Site, sitesAt, UpstreamSource } from './enumerate';
+
+/** What both mappings share: the site's matcher and what covers it. */
+export interface Covered {
+  readonly match: RegExp;
+  readonly rule?: string;
+  readonly schema?: string;
+  readonly na?: string;
+  readonly todo?: string;
+}
 
 /** The regex of the message a site produces: its format string(s), with each verb as a wildcard. */
 export function messagePattern(site: Site): RegExp {
@@ -26,7 +34,7 @@ export interface VersionSites {
   readonly why?: string;
 }
 
-export function mappingsOf(site: Site, table: readonly SiteMapping[]): SiteMapping[] {
+export function mappingsOf<M extends Covered>(site: Site, table: readonly M[]): M[] {
   return table.filter((m) => m.match.test(`${site.func}: ${site.call}`));
 }
 
@@ -34,15 +42,20 @@ export function kubeRaySites(): VersionSites[] {
   return SUPPORTED_KUBERAY_VERSIONS.map((version) => ({ version, ...sitesAt(KUBERAY_SOURCE, version) }));
 }
 
-function coverage(m: SiteMapping | undefined): string {
+export function kueueSites(): VersionSites[] {
+  return SUPPORTED_KUEUE_VERSIONS.map((version) => ({ version, ...sitesAt(KUEUE_SOURCE, version) }));
+}
+
+function coverage(m: Covered | undefined): string {
   if (!m) return '**not mapped**';
   if (m.rule) return `rule \`${m.rule}\``;
   if (m.schema) return `CRD schema: ${m.schema}`;
+  if (m.todo) return `**not covered yet**: ${m.todo}`;
   return `not applicable: ${m.na}`;
 }
 
 /** The Markdown table of one project's sites over its versions. */
-export function siteTable(title: string, source: UpstreamSource, versions: readonly VersionSites[], table: readonly SiteMapping[]): string {
+export function siteTable(title: string, source: UpstreamSource, versions: readonly VersionSites[], table: readonly Covered[]): string {
   const rows = new Map<string, { site: Site; in: Set<string> }>();
   for (const v of versions) for (const s of v.sites ?? []) {
     const row = rows.get(s.key) ?? { site: s, in: new Set<string>() };
@@ -51,18 +64,21 @@ export function siteTable(title: string, source: UpstreamSource, versions: reado
   }
   const read = versions.filter((v) => v.sites);
   const out = [`## ${title}`, '', `Module \`${source.module}\`, files: ${source.files.map((f) => `\`${f}\``).join(', ')}.`, ''];
-  for (const v of versions.filter((x) => !x.sites)) out.push(`- ${v.version}: sources not readable here (${v.why}).`);
+  // The reason without the proxy's address: the module proxy refuses the version.
+  for (const v of versions.filter((x) => !x.sites)) {
+    out.push(`- ${v.version}: sources not readable here (${/403|not available/.test(v.why ?? '') ? 'the Go module proxy does not serve it' : v.why}).`);
+  }
   if (versions.some((x) => !x.sites)) out.push('');
-  const counts = { rule: 0, schema: 0, na: 0, none: 0 };
+  const counts = { rule: 0, schema: 0, na: 0, todo: 0, none: 0 };
   out.push(`| site | ${read.map((v) => v.version).join(' | ')} | covered by |`, `|---|${read.map(() => '---|').join('')}---|`);
   for (const { site, in: present } of rows.values()) {
     const m = mappingsOf(site, table)[0];
-    counts[m?.rule ? 'rule' : m?.schema ? 'schema' : m?.na ? 'na' : 'none']++;
+    counts[m?.rule ? 'rule' : m?.schema ? 'schema' : m?.na ? 'na' : m?.todo ? 'todo' : 'none']++;
     const call = site.call.length > 160 ? `${site.call.slice(0, 157)}...` : site.call;
     out.push(`| \`${site.file.split('/').pop()}\` ${site.func}: \`\` ${call.replace(/\|/g, '\\|')} \`\` | ${read.map((v) => (present.has(v.version) ? '✓' : ''))
       .join(' | ')} | ${coverage(m).replace(/\|/g, '\\|')} |`);
   }
   out.push('', `${rows.size} sites: ${counts.rule} by a policy rule, ${counts.schema} by the CRD schema, ${counts.na} not applicable, `
-    + `${counts.none} not mapped.`, '');
+    + `${counts.todo} not covered yet, ${counts.none} not mapped.`, '');
   return out.join('\n');
 }

@@ -60,7 +60,7 @@ export class KueueWebhook {
     });
   }
 
-  private handles(kind: string): boolean { return this.kinds.includes(kind); }
+  handles(kind: string): boolean { return this.kinds.includes(kind); }
 
   async mutate(object: any): Promise<WebhookAnswer> {
     if (!this.handles(object.kind)) return { allowed: true, object, noWebhook: true };
