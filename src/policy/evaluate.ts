@@ -8,6 +8,7 @@ import { CROSS_OBJECT_RULES } from './rules/cross-object';
 import { KUBERAY_CLUSTER_RULES } from './rules/kuberay-cluster';
 import { KUBERAY_DELETION_RULES } from './rules/kuberay-deletion';
 import { KUBERAY_OPERATOR_RULES } from './rules/kuberay-operator';
+import { KUEUE_TOPOLOGY_RULES } from './rules/kueue-topology';
 import { KUEUE_WEBHOOK_RULES } from './rules/kueue-webhook';
 import { MULTIKUEUE_RULES } from './rules/multikueue';
 import { objectShape, OBJECT_SHAPE_RULES } from './rules/object-shape';
@@ -17,6 +18,7 @@ import { Rule, RuleRecord } from './rules/rule';
 export const RULE_RECORDS: readonly RuleRecord[] = [
   ...OBJECT_SHAPE_RULES,
   ...KUEUE_WEBHOOK_RULES,
+  ...KUEUE_TOPOLOGY_RULES,
   ...KUBERAY_OPERATOR_RULES,
   ...KUBERAY_CLUSTER_RULES,
   ...KUBERAY_DELETION_RULES,

@@ -110,6 +110,19 @@ export interface KueueCapabilities {
   readonly priorityClassUpdate: 'immutable-while-running' | 'no-add-while-running';
   /** Kueue's webhook refuses in-tree autoscaling on an elastic RayCluster managed by MultiKueue (0.19). */
   readonly refusesMultiKueueElasticAutoscaling: boolean;
+  /**
+   * Which Topology-Aware Scheduling annotations of the pod templates Kueue's Ray webhooks check
+   * (jobframework/tas_validation.go), assuming the feature gates' defaults: 'none' before 0.14
+   * (TopologyAwareScheduling Alpha, off); 'slice' (0.14: topology, slice and podset-group-name annotations);
+   * 'multi-layer-gated' (0.17: the podset-slice-required-topology-constraints annotation is refused, its
+   * TASMultiLayerTopology gate Alpha and off); 'multi-layer' (0.19: that gate Beta and on, the annotation checked).
+   */
+  readonly tasAnnotations: 'none' | 'slice' | 'multi-layer-gated' | 'multi-layer';
+  /**
+   * The RayCluster webhook checks a worker template's TAS annotations only once every PodSet builds (0.19 loops
+   * over the built PodSets); before, and for RayJob and RayService, each template is checked regardless.
+   */
+  readonly tasRayClusterWorkersNeedPodSets: boolean;
 }
 
 /** What the manager's ServiceAccount may do on a worker cluster, per Kueue version. */
@@ -187,6 +200,8 @@ const KUEUE: Record<string, KueueCapabilities> = {
     schedulingEquivalenceHashing: false,
     refusesAutoscaling: true, rayClusterAutoscalingNamesAnnotation: false, validatesUpdateOfFormerlyQueued: false,
     priorityClassUpdate: 'immutable-while-running', refusesMultiKueueElasticAutoscaling: false,
+    // TopologyAwareScheduling is Alpha and off by default before 0.14 (kube_features.go at 0.14.8), so no TAS checks.
+    tasAnnotations: 'none', tasRayClusterWorkersNeedPodSets: false,
   },
   'v0.14.8': {
     version: 'v0.14.8', apiVersion: 'kueue.x-k8s.io/v1beta1', cohortField: 'cohort',
@@ -201,6 +216,7 @@ const KUEUE: Record<string, KueueCapabilities> = {
     schedulingEquivalenceHashing: false,
     refusesAutoscaling: false, rayClusterAutoscalingNamesAnnotation: false, validatesUpdateOfFormerlyQueued: false,
     priorityClassUpdate: 'immutable-while-running', refusesMultiKueueElasticAutoscaling: false,
+    tasAnnotations: 'slice', tasRayClusterWorkersNeedPodSets: false,
   },
   'v0.17.0': {
     version: 'v0.17.0', apiVersion: 'kueue.x-k8s.io/v1beta2', cohortField: 'cohortName',
@@ -216,6 +232,7 @@ const KUEUE: Record<string, KueueCapabilities> = {
     schedulingEquivalenceHashing: false,
     refusesAutoscaling: false, rayClusterAutoscalingNamesAnnotation: false, validatesUpdateOfFormerlyQueued: false,
     priorityClassUpdate: 'no-add-while-running', refusesMultiKueueElasticAutoscaling: false,
+    tasAnnotations: 'multi-layer-gated', tasRayClusterWorkersNeedPodSets: false,
   },
   'v0.17.8': {
     version: 'v0.17.8', apiVersion: 'kueue.x-k8s.io/v1beta2', cohortField: 'cohortName',
@@ -230,6 +247,7 @@ const KUEUE: Record<string, KueueCapabilities> = {
     schedulingEquivalenceHashing: false,
     refusesAutoscaling: false, rayClusterAutoscalingNamesAnnotation: false, validatesUpdateOfFormerlyQueued: false,
     priorityClassUpdate: 'no-add-while-running', refusesMultiKueueElasticAutoscaling: false,
+    tasAnnotations: 'multi-layer-gated', tasRayClusterWorkersNeedPodSets: false,
   },
   'v0.19.2': {
     version: 'v0.19.2', apiVersion: 'kueue.x-k8s.io/v1beta2', cohortField: 'cohortName',
@@ -244,6 +262,7 @@ const KUEUE: Record<string, KueueCapabilities> = {
     schedulingEquivalenceHashing: true,
     refusesAutoscaling: false, rayClusterAutoscalingNamesAnnotation: true, validatesUpdateOfFormerlyQueued: true,
     priorityClassUpdate: 'no-add-while-running', refusesMultiKueueElasticAutoscaling: true,
+    tasAnnotations: 'multi-layer', tasRayClusterWorkersNeedPodSets: true,
   },
 };
 
@@ -301,6 +320,8 @@ export const FIRST_KUEUE_VERSION = {
   validateRayUpdates: 'v0.18.0',
   /** refusesMultiKueueElasticAutoscaling. */
   multiKueueElasticAutoscalingRefused: 'v0.19.0',
+  /** tasAnnotations 'multi-layer': TASMultiLayerTopology Beta and on by default (Alpha and off from 0.17.0). */
+  tasMultiLayerTopologyOn: 'v0.19.0',
 } as const;
 
 export const FIRST_KUBERAY_VERSION = {

@@ -18,6 +18,7 @@ const KUEUE_FROM: Array<[string, (v: string) => unknown, unknown, string]> = [
   ['countsAutoscalerSidecar', (v) => kueueCapabilities(v).countsAutoscalerSidecar, true, FIRST_KUEUE_VERSION.autoscalerAccounting],
   ['countsSidecarSubmitter', (v) => kueueCapabilities(v).countsSidecarSubmitter, true, FIRST_KUEUE_VERSION.sidecarModeAccounting],
   ['rayServiceQueueing native', (v) => kueueCapabilities(v).rayServiceQueueing, 'native', FIRST_KUEUE_VERSION.nativeRayService],
+  ['tasAnnotations multi-layer', (v) => kueueCapabilities(v).tasAnnotations, 'multi-layer', FIRST_KUEUE_VERSION.tasMultiLayerTopologyOn],
 ];
 
 const KUBERAY_FROM: Array<[string, (v: string) => unknown, unknown, string]> = [
