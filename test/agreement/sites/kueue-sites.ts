@@ -6,6 +6,7 @@
  * the site's message, and checks that the mapped rule refuses it too. `todo`: a site no rule covers yet,
  * listed in the table as such.
  */
+import { kueueCapabilities } from '../../../src/policy/versions';
 import { clusterSpec, head, rayCluster, rayJob, rayService, worker } from '../support/ray-objects';
 
 export interface KueueMutant {
@@ -20,6 +21,8 @@ export interface KueueSiteMapping {
   readonly na?: string;
   readonly todo?: string;
   readonly mutant?: (kueue: string) => KueueMutant;
+  /** Why the site cannot refuse at this Kueue version with its default feature gates (the policy assumes them), if so. */
+  readonly offByDefault?: (kueue: string) => string | undefined;
 }
 
 const NS = 'agreement';
@@ -34,6 +37,26 @@ const cluster = (spec: Record<string, unknown> = {}, labels: Record<string, stri
 const workers = (n: number) => Array.from({ length: n }, (_, i) => worker(`g${i}`));
 const running = (o: any) => ({ ...o, spec: { ...o.spec, suspend: false } });
 const ELASTIC = { 'kueue.x-k8s.io/elastic-job': 'true' };
+const TAS = {
+  req: 'kueue.x-k8s.io/podset-required-topology', pref: 'kueue.x-k8s.io/podset-preferred-topology',
+  unc: 'kueue.x-k8s.io/podset-unconstrained-topology', sliceReq: 'kueue.x-k8s.io/podset-slice-required-topology',
+  size: 'kueue.x-k8s.io/podset-slice-size', layers: 'kueue.x-k8s.io/podset-slice-required-topology-constraints',
+  group: 'kueue.x-k8s.io/podset-group-name',
+};
+const annotated = (template: any, annotations: Record<string, string>) => ({ ...template, metadata: { ...template.metadata, annotations } });
+const tasHead = (a: Record<string, string>) => job({ rayClusterSpec: clusterSpec({ headGroupSpec: { ...head(), template: annotated(head().template,
+  a) } }) });
+const tasWorker = (a: Record<string, string>, replicas = 1) => {
+  const w = worker('small', { replicas, minReplicas: replicas, maxReplicas: Math.max(replicas, 3) });
+  return job({ rayClusterSpec: clusterSpec({ workerGroupSpecs: [{ ...w, template: annotated(w.template, a) }] }) });
+};
+/** Two worker groups of `a` and `b` pods in one TAS group, on the topologies given. */
+const grouped = (a: number, b: number, ta: string, tb: string) => job({ rayClusterSpec: clusterSpec({ workerGroupSpecs: [[a, ta], [b, tb]]
+  .map(([n, t], i) => { const w = worker(`g${i}`, { replicas: n, minReplicas: n, maxReplicas: n });
+    return { ...w, template: annotated(w.template, { [TAS.req]: String(t), [TAS.group]: 'pair' }) }; }) }) });
+/** The multi-layer constraints annotation is refused by its off-by-default gate on 0.17 (and absent before). */
+const layersOff = (kueue: string) => (kueueCapabilities(kueue).tasAnnotations === 'multi-layer' ? undefined
+  : 'the TASMultiLayerTopology gate is off by default at this version: the gate\'s own site refuses the annotation first');
 
 export const KUEUE_SITES: readonly KueueSiteMapping[] = [
   // ---- jobframework/validation.go
@@ -65,10 +88,61 @@ export const KUEUE_SITES: readonly KueueSiteMapping[] = [
   { match: /^(validateAdmissionGatedByAnnotationFormat|ValidateAdmissionGatedByAnnotationOn(Create|Update)):/,
     todo: 'the kueue.x-k8s.io/admission-gated-by annotation\'s format and update rules (on by default from 0.19) are not modelled yet' },
 
-  // ---- Topology-aware scheduling annotations on the pod templates
-  { match: new RegExp('^(ValidateTASPodSetRequest|validateTASUnconstrained|validateSliceSizeAnnotation|validatePodSetGroupNameAnnotation'
-    + '|ValidateSliceSizeAnnotationUpperBound|ValidatePodSetGroupingTopology|validateSliceRequiredTopologyConstraintsAnnotation):'),
-    todo: 'the podset topology annotations (topology-aware scheduling) are not modelled yet' },
+  // ---- Topology-aware scheduling annotations on the pod templates (jobframework/tas_validation.go)
+  { match: /^ValidateTASPodSetRequest: .*must not contain more than one topology annotation/, rule: 'topologyAnnotations',
+    mutant: () => ({ object: tasHead({ [TAS.req]: 'rack', [TAS.pref]: 'rack' }) }) },
+  { match: /^ValidateTASPodSetRequest: field.Forbidden\(annotationsPath.Key\(\w+.PodSetGroupName\), fmt.Sprintf\("may not be set when '%s' is/,
+    rule: 'topologyAnnotations', mutant: () => ({ object: tasWorker({ [TAS.req]: 'rack', [TAS.group]: 'g', [TAS.sliceReq]: 'host',
+      [TAS.size]: '1' }) }) },
+  { match: /^ValidateTASPodSetRequest: .*may not be set when neither/, rule: 'topologyAnnotations',
+    mutant: () => ({ object: tasHead({ [TAS.group]: 'g' }) }) },
+  { match: /^ValidateTASPodSetRequest: field.Required\(.*must be set when/, rule: 'topologyAnnotations',
+    mutant: () => ({ object: tasWorker({ [TAS.sliceReq]: 'host' }) }) },
+  { match: /^ValidateTASPodSetRequest: field.Forbidden\(.*PodSetSliceSizeAnnotation\), fmt.Sprintf\("may not be set when '%s' is not specified"/,
+    rule: 'topologyAnnotations', mutant: () => ({ object: tasWorker({ [TAS.size]: '1' }) }) },
+  { match: /^ValidateTASPodSetRequest: errors of metavalidation.ValidateLabelName/, rule: 'topologyAnnotations',
+    mutant: () => ({ object: tasWorker({ [TAS.req]: 'a/b/c' }) }) },
+  { match: /^validateTASUnconstrained:/, rule: 'topologyAnnotations', mutant: () => ({ object: tasHead({ [TAS.unc]: 'yes' }) }) },
+  { match: /^(validateSliceSizeAnnotation|ValidateSliceSizeAnnotationUpperBound): .*must be a numeric value/, rule: 'topologyAnnotations',
+    mutant: () => ({ object: tasWorker({ [TAS.sliceReq]: 'host', [TAS.size]: 'four' }) }) },
+  { match: /^validateSliceSizeAnnotation: .*must be greater than or equal to 1/, rule: 'topologyAnnotations',
+    mutant: () => ({ object: tasWorker({ [TAS.sliceReq]: 'host', [TAS.size]: '0' }) }) },
+  { match: /^validatePodSetGroupNameAnnotation:/, rule: 'topologyAnnotations', mutant: () => ({ object: tasHead({ [TAS.req]: 'rack',
+    [TAS.group]: '42' }) }) },
+  { match: /^ValidateSliceSizeAnnotationUpperBound: field.Invalid\(annotationsPath.Key\(\w+.PodSetSliceSizeAnnotation\), sliceSizeValue, fmt.Sprintf/,
+    rule: 'topologyAnnotations', mutant: () => ({ object: tasWorker({ [TAS.sliceReq]: 'host', [TAS.size]: '3' }, 2) }) },
+  { match: /^ValidateSliceSizeAnnotationUpperBound: .*PodSetSliceRequiredTopologyConstraintsAnnotation/, rule: 'topologyAnnotations',
+    offByDefault: (k) => layersOff(k), mutant: () => ({ object: tasWorker({ [TAS.layers]: '[{"topology":"block","size":4}]' }, 2) }) },
+  { match: /^ValidatePodSetGroupingTopology: .*can only define groups of exactly 2 pod sets/, rule: 'topologyAnnotations',
+    mutant: () => ({ object: tasHead({ [TAS.req]: 'rack', [TAS.group]: 'g' }) }) },
+  { match: /^ValidatePodSetGroupingTopology: .*sizeErrorMessage/, rule: 'topologyAnnotations', mutant: () => ({ object: grouped(2, 3, 'rack',
+    'rack') }) },
+  { match: /^ValidatePodSetGroupingTopology: .*errorMessageTemplate/, rule: 'topologyAnnotations', mutant: () => ({ object: grouped(1, 1, 'rack',
+    'block') }) },
+  { match: /^validateSliceRequiredTopologyConstraintsAnnotation: .*feature gate must be enabled/, rule: 'topologyAnnotations',
+    offByDefault: (k) => (layersOff(k) ? undefined : 'the TASMultiLayerTopology gate is on by default'),
+    mutant: () => ({ object: tasWorker({ [TAS.layers]: '[{"topology":"rack","size":1}]' }) }) },
+  { match: /^validateSliceRequiredTopologyConstraintsAnnotation: field.Forbidden\(fldPath, fmt.Sprintf\("may not be set when '%s' is specified"/,
+    rule: 'topologyAnnotations', offByDefault: (k) => layersOff(k),
+    mutant: () => ({ object: tasWorker({ [TAS.layers]: '[{"topology":"rack","size":1}]', [TAS.sliceReq]: 'host', [TAS.size]: '1' }) }) },
+  { match: /^validateSliceRequiredTopologyConstraintsAnnotation: field.Forbidden\(annotationsPath.Key\(\w+.PodSetGroupName\)/,
+    rule: 'topologyAnnotations',
+    offByDefault: (k) => layersOff(k),
+    mutant: () => ({ object: tasWorker({ [TAS.layers]: '[{"topology":"rack","size":1}]', [TAS.req]: 'rack', [TAS.group]: 'g' }) }) },
+  { match: /^validateSliceRequiredTopologyConstraintsAnnotation: .*must be a valid JSON array/, rule: 'topologyAnnotations',
+    offByDefault: (k) => layersOff(k), mutant: () => ({ object: tasWorker({ [TAS.layers]: 'rack=4' }) }) },
+  { match: /^validateSliceRequiredTopologyConstraintsAnnotation: .*errTopologyConstraintsLayerCount/, rule: 'topologyAnnotations',
+    offByDefault: (k) => layersOff(k), mutant: () => ({ object: tasWorker({ [TAS.layers]: '[]' }) }) },
+  { match: /^validateSliceRequiredTopologyConstraintsAnnotation: errors of metavalidation.ValidateLabelName/, rule: 'topologyAnnotations',
+    offByDefault: (k) => layersOff(k), mutant: () => ({ object: tasWorker({ [TAS.layers]: '[{"topology":"rack block","size":1}]' }) }) },
+  { match: /^validateSliceRequiredTopologyConstraintsAnnotation: .*must be greater than or equal to 1/, rule: 'topologyAnnotations',
+    offByDefault: (k) => layersOff(k), mutant: () => ({ object: tasWorker({ [TAS.layers]: '[{"topology":"rack","size":0}]' }) }) },
+  { match: /^validateSliceRequiredTopologyConstraintsAnnotation: field.Duplicate/, rule: 'topologyAnnotations',
+    offByDefault: (k) => layersOff(k),
+    mutant: () => ({ object: tasWorker({ [TAS.layers]: '[{"topology":"rack","size":4},{"topology":"rack","size":2}]' }, 4) }) },
+  { match: /^validateSliceRequiredTopologyConstraintsAnnotation: .*must evenly divide/, rule: 'topologyAnnotations',
+    offByDefault: (k) => layersOff(k),
+    mutant: () => ({ object: tasWorker({ [TAS.layers]: '[{"topology":"block","size":4},{"topology":"rack","size":3}]' }, 4) }) },
 
   // ---- the Ray webhooks
   { match: /Default: errors.New\("RayJob should enable workload slicing if autoscaling is enabled"\)/, rule: 'autoscalingOnlyWhenElastic',
@@ -89,7 +163,8 @@ export const KUEUE_SITES: readonly KueueSiteMapping[] = [
     mutant: () => ({ object: cluster({ workerGroupSpecs: [worker('head')] }) }) },
   { match: /validateElasticJob: field.Invalid\(.*schedulingGates/,
     na: 'Kueue\'s own mutating webhook adds the ElasticJobSchedulingGate to an elastic RayCluster before it validates the create' },
-  { match: /validateElasticJob: .*in-tree autoscaling is not supported for a MultiKueue-managed elastic RayCluster/, rule: 'multiKueueElasticAutoscaling',
+  { match: /validateElasticJob: .*in-tree autoscaling is not supported for a MultiKueue-managed elastic RayCluster/,
+    rule: 'multiKueueElasticAutoscaling',
     mutant: () => ({ object: cluster({ enableInTreeAutoscaling: true, managedBy: 'kueue.x-k8s.io/multikueue' }, {}, ELASTIC) }) },
   { match: /accountForRedisCleanupInHeadPodSet:/, rule: 'podTemplateContainers',
     mutant: () => ({ object: cluster({ gcsFaultToleranceOptions: { redisAddress: 'redis:6379' },
