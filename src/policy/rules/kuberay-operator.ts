@@ -281,7 +281,7 @@ export const rayJobLifecycle = defineRule({
       const parsed = parseYamlOrJson(s.runtimeEnvYAML);
       if ('skipped' in parsed) {
         r.warn('spec.runtimeEnvYAML', `runtimeEnvYAML was not checked: ${parsed.skipped}`,
-          'write the runtime env as JSON (QueuedRayJob does), or keep it a small mapping such as "pip: [requests]"');
+          'write the runtime env as JSON, or keep it a small mapping such as "pip: [requests]"');
       } else if (parsed.value !== null && parsed.value !== undefined
         && (typeof parsed.value !== 'object' || Array.isArray(parsed.value))) throw new Error('not a mapping');
     } catch (e) {

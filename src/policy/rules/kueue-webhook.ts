@@ -30,8 +30,15 @@ export const rayJobShutdownAfterFinish = defineRule({
 }, (r, obj, ctx) => {
   if (!RAY_JOB.is(obj) || !isQueued(obj, ctx.kueue) || selectsExistingClusterOnly(obj, ctx.kueue.rayJobClusterSelectorRules)) return r.findings;
   if (obj.spec?.shutdownAfterJobFinishes !== true) {
-    r.error('spec.shutdownAfterJobFinishes', 'a kueue managed job should delete the cluster after finishing (Kueue webhook)',
-      'set spec.shutdownAfterJobFinishes: true (QueuedRayJob always does); use ttlSecondsAfterFinished to keep the cluster around briefly');
+    // With deletionRules the usual fix leads into KubeRay's next refusal (the two are mutually exclusive): say so first.
+    const rules = isRecord(obj.spec?.deletionStrategy) && obj.spec.deletionStrategy.deletionRules !== undefined;
+    r.error('spec.shutdownAfterJobFinishes', rules
+      ? 'a kueue managed job should delete the cluster after finishing (Kueue webhook), and KubeRay refuses shutdownAfterJobFinishes together '
+        + 'with deletionStrategy.deletionRules: a Kueue-managed RayJob cannot use deletionRules'
+      : 'a kueue managed job should delete the cluster after finishing (Kueue webhook)',
+    rules ? 'replace spec.deletionStrategy.deletionRules with onSuccess/onFailure policies (or remove deletionStrategy), then set '
+        + 'spec.shutdownAfterJobFinishes: true'
+      : 'set spec.shutdownAfterJobFinishes: true; use spec.ttlSecondsAfterFinished to keep the cluster around briefly');
   }
   return r.findings;
 });
@@ -54,7 +61,7 @@ export const rayJobClusterSource = defineRule({
       'drop the queue-name label (the selected RayCluster holds the quota), or replace clusterSelector with a rayClusterSpec');
   } else if (!hasSpec) {
     r.error('spec.rayClusterSpec', "rayClusterSpec is required for Kueue-managed jobs that don't use clusterSelector (Kueue webhook)",
-      'give the job a rayClusterSpec (QueuedRayJob builds one from headGroup and workerGroups)');
+      'give the job a spec.rayClusterSpec (headGroupSpec and workerGroupSpecs) for the cluster it runs on');
   }
   return r.findings;
 });
@@ -106,7 +113,7 @@ export const autoscalingOnlyWhenElastic = defineRule({
     + 'ElasticJobsViaWorkloadSlices feature gate and set the "kueue.x-k8s.io/elastic-job": "true" annotation';
   else msg = 'a kueue managed job can use autoscaling only when the ElasticJobsViaWorkloadSlices feature gate is on and the job is an elastic job';
   r.error(path, `${msg} (Kueue webhook)`,
-    `add the annotation ${ELASTIC_JOB_ANNOTATION}: "true" (ElasticRayCluster/ElasticRayService do), or set enableInTreeAutoscaling: false`);
+    `add metadata.annotations ${ELASTIC_JOB_ANNOTATION}: "true", or set enableInTreeAutoscaling: false`);
   return r.findings;
 });
 
@@ -142,7 +149,7 @@ export const elasticRayJobNoSuspend = defineRule({
   if (RAY_JOB.is(obj) && ctx.kueue.elasticRayJob === 'short-term' && usesAutoscaling(obj) && obj.spec?.suspend === true) {
     r.error('spec.suspend',
       `RayJob should not set suspend to true if autoscaling is enabled (Kueue ${ctx.kueue.version} webhook; its child RayCluster is queued instead)`,
-      'leave spec.suspend unset on an elastic RayJob for this Kueue version (QueuedRayJob does)');
+      'remove spec.suspend from an autoscaling RayJob on this Kueue version');
   }
   return r.findings;
 });

@@ -66,7 +66,7 @@ function reportManagedBy(r: Reporter, obj: RayObject, ctx: PolicyContext, where:
     r.error('spec.managedBy',
       `${where}, but spec.managedBy is ${managedBy === undefined ? 'unset' : `"${String(managedBy)}"`}: Kueue's MultiKueue adapter rejects the check `
         + `("Expecting spec.managedBy to be ${MULTIKUEUE_CONTROLLER_NAME}") and the workload is deactivated`,
-      `set spec.managedBy: ${MULTIKUEUE_CONTROLLER_NAME} (the library's Ray constructs do it for a MultiKueue queue)`, 'kueue-workload');
+      `set spec.managedBy: ${MULTIKUEUE_CONTROLLER_NAME}`, 'kueue-workload');
   }
 }
 
