@@ -17,36 +17,50 @@ export async function controller(argv: string[]): Promise<WebhookServer> {
   return (await import('./controller')).controller(argv);
 }
 
+export const MAIN_USAGE = `usage: cdk8s-kueue-ray COMMAND [flags]
+
+Commands:
+  check FILE|DIR|- ...   run the policy (synth's and the admission webhook's rules) on Ray objects in YAML (check --help)
+  plan [dist/ | FILES]   what Kueue will admit, keep pending or preempt, and why, before apply (plan --help)
+  controller [flags]     the admission webhook server and reconciler (the controller image's entrypoint):
+      [--kueue-version=${DEFAULT_KUEUE_VERSION}] [--kuberay-version=${DEFAULT_KUBERAY_VERSION}] [--namespace=NS] [--service=SVC]
+      [--webhook-configurations=MUT,VAL] [--port=9443] [--tls-cert-file=F --tls-key-file=F] [--reconciler=false]
+      [--graceful-preemption=GRACE:SLEEP] [--admission-workers=1] [--tls-reload-seconds=60] [--shutdown-grace-seconds=5]
+      [--metrics-port=8080] [--kuberay-service-account=NS/NAME] [--kueue-service-account=NS/NAME]
+      [--controller-service-account=NS/NAME] [--client-ca-file=F]
+
+Exit codes follow kubectl: 0 success (and --help), 1 a failure the command reports, 2 a usage error.
+`;
+
 async function main(argv: string[]): Promise<void> {
   const [cmd, ...rest] = argv;
+  const io = { stdout: (s: string) => process.stdout.write(s), stderr: (s: string) => process.stderr.write(s) };
   if (cmd === 'controller') {
     await controller(rest);
     return;
   }
+  // exitCode, not exit(): a large report piped to another process must be flushed first.
   if (cmd === 'check') {
-    // exitCode, not exit(): a large report piped to another process must be flushed first.
-    process.exitCode = await (await import('./check')).check(rest,
-      { stdout: (s) => process.stdout.write(s), stderr: (s) => process.stderr.write(s) });
+    process.exitCode = await (await import('./check')).check(rest, io);
     return;
   }
   if (cmd === 'plan') {
-    process.stdout.write(await (await import('./plan')).planMain(rest));
+    process.exitCode = await (await import('./plan')).plan(rest, io);
     return;
   }
-  process.stderr.write(`usage: cdk8s-kueue-ray controller [--kueue-version=${DEFAULT_KUEUE_VERSION}] [--kuberay-version=${DEFAULT_KUBERAY_VERSION}] `
-    + '[--namespace=NS] [--service=SVC] [--webhook-configurations=MUT,VAL] [--port=9443] [--tls-cert-file=F --tls-key-file=F] [--reconciler=false] '
-    + '[--graceful-preemption=GRACE:SLEEP] [--admission-workers=1] [--tls-reload-seconds=60] [--shutdown-grace-seconds=5] [--metrics-port=8080] '
-    + '[--kuberay-service-account=NS/NAME] [--kueue-service-account=NS/NAME] [--controller-service-account=NS/NAME] [--client-ca-file=F]\n'
-    + '       cdk8s-kueue-ray check FILE|DIR|- ... [--kueue-version=V] [--kuberay-version=V] [--queues=FILE] [--kubeconfig=FILE] '
-    + '[--output=text|json|sarif] [--elastic-gate=on|off|unknown] (check --help)\n'
-    + '       cdk8s-kueue-ray plan [dist/ or FILES...] [--arrivals=FILE] [--kueue-version=V] [--kuberay-version=V] [--output=text|json|html] '
-    + '[--trace] [--kubeconfig=FILE]\n');
-  process.exit(cmd ? 2 : 0);
+  if (cmd === undefined || cmd === '--help' || cmd === '-h' || cmd === 'help') {
+    io.stdout(MAIN_USAGE);
+    return;
+  }
+  io.stderr(`cdk8s-kueue-ray: unknown command '${cmd}'\n${MAIN_USAGE}`);
+  process.exitCode = 2;
 }
 
 if (require.main === module) {
   main(process.argv.slice(2)).catch((e) => {
-    log({ level: 'error', msg: (e as Error).message });
+    // JSON log lines are the controller's; check and plan report as text.
+    if (process.argv[2] === 'controller') log({ level: 'error', msg: (e as Error).message });
+    else process.stderr.write(`cdk8s-kueue-ray: ${(e as Error).message}\n`);
     process.exit(1);
   });
 }

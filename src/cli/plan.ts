@@ -11,10 +11,20 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { parseAllDocuments } from 'yaml';
 import { DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION, kueueCapabilities, modelledVersion, RAY_KINDS } from '../policy';
-import { planToHtml, planToText, simulatePlan } from '../policy/plan';
+import { PlanOutcome, PlanResult, planToHtml, planToText, simulatePlan } from '../policy/plan';
+import { UsageError } from './yaml-source';
 
-const USAGE = `usage: cdk8s-kueue-ray plan [dist/ or YAML files…] [--arrivals FILE] [--kueue-version ${DEFAULT_KUEUE_VERSION}] `
-  + `[--kuberay-version ${DEFAULT_KUBERAY_VERSION}] [--output text|json|html] [--trace] [--kubeconfig FILE]`;
+export const PLAN_USAGE = `usage: cdk8s-kueue-ray plan [dist/ or YAML files…] [--arrivals FILE] [--kueue-version ${DEFAULT_KUEUE_VERSION}] `
+  + `[--kuberay-version ${DEFAULT_KUBERAY_VERSION}]
+       [--output text|json|html] [--trace] [--kubeconfig FILE] [--fail-on pending,never-admissible,preempting]
+
+What Kueue will admit, keep pending or preempt, and why, before apply: the Kueue objects and Ray objects of
+the files (default dist/), planned in file order (or the order of --arrivals FILE), on top of the live
+cluster with --kubeconfig. Exit code: 0 (whatever the plan says), 1 when --fail-on names an outcome some
+workload has (pending, never-admissible, preempting = admitted by preempting others) or the input cannot
+be read, 2 on a usage error.
+`;
+const FAIL_ON: Record<string, PlanOutcome> = { pending: 'pending', 'never-admissible': 'never-admissible', preempting: 'admitted-by-preempting' };
 const KUEUE_KINDS = new Set(['ClusterQueue', 'Cohort', 'ResourceFlavor', 'LocalQueue', 'WorkloadPriorityClass', 'Namespace']);
 
 function filesUnder(p: string): string[] {
@@ -44,20 +54,28 @@ export function readObjects(file: string): any[] {
 
 interface PlanFlags {
   inputs: string[]; arrivals?: string; kueue: string; kubeRay: string; output: string; trace: boolean; kubeconfig?: string;
+  /** Outcomes that make the command exit 1. */
+  failOn: PlanOutcome[];
+  help: boolean;
   /** How a flag's version was mapped to a modelled one. */
   versionNotes: string[];
 }
 
 export function parsePlanArgs(argv: string[]): PlanFlags {
-  const f: PlanFlags = { inputs: [], kueue: DEFAULT_KUEUE_VERSION, kubeRay: DEFAULT_KUBERAY_VERSION, output: 'text', trace: false, versionNotes: [] };
+  const f: PlanFlags = { inputs: [], kueue: DEFAULT_KUEUE_VERSION, kubeRay: DEFAULT_KUBERAY_VERSION, output: 'text', trace: false, versionNotes: [],
+    failOn: [], help: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
+    if (a === '--help' || a === '-h') {
+      f.help = true;
+      return f;
+    }
     const m = /^--([a-z-]+)(?:=(.*))?$/.exec(a);
     if (!m) {
       f.inputs.push(a);
       continue;
     }
-    const value = () => m[2] ?? argv[++i] ?? (() => { throw new Error(`--${m[1]} needs a value\n${USAGE}`); })();
+    const value = () => m[2] ?? argv[++i] ?? (() => { throw new UsageError(`--${m[1]} needs a value`); })();
     switch (m[1]) {
       case 'arrivals': f.arrivals = value(); break;
       case 'kueue-version': f.kueue = value(); break;
@@ -65,12 +83,23 @@ export function parsePlanArgs(argv: string[]): PlanFlags {
       case 'output': f.output = value(); break;
       case 'trace': f.trace = true; break;
       case 'kubeconfig': f.kubeconfig = value(); break;
-      default: throw new Error(`unknown flag --${m[1]}\n${USAGE}`);
+      case 'fail-on':
+        for (const o of value().split(',').filter(Boolean)) {
+          if (!(o in FAIL_ON)) throw new UsageError(`--fail-on takes ${Object.keys(FAIL_ON).join(', ')} (comma-separated), got '${o}'`);
+          f.failOn.push(FAIL_ON[o]);
+        }
+        break;
+      default: throw new UsageError(`unknown flag --${m[1]}`);
     }
   }
-  if (!['text', 'json', 'html'].includes(f.output)) throw new Error(`--output takes text, json or html, got '${f.output}'`);
+  if (!['text', 'json', 'html'].includes(f.output)) throw new UsageError(`--output takes text, json or html, got '${f.output}'`);
   for (const [project, key] of [['Kueue', 'kueue'], ['KubeRay', 'kubeRay']] as const) {
-    const m = modelledVersion(project, f[key]);
+    let m;
+    try {
+      m = modelledVersion(project, f[key]);
+    } catch (e) {
+      throw new UsageError(`--${project.toLowerCase()}-version: ${(e as Error).message}`);
+    }
     f[key] = m.version;
     if (m.note) f.versionNotes.push(m.note);
   }
@@ -92,6 +121,11 @@ const identity = (o: any) => `${o?.kind}/${o?.metadata?.namespace ?? ''}/${o?.me
  * with the same kind and name replaces the live one: planned as a new arrival).
  */
 export function planCommand(argv: string[], live?: PlanLiveInput): string {
+  return planRun(argv, live).output;
+}
+
+/** The plan and what to print. */
+function planRun(argv: string[], live?: PlanLiveInput): { output: string; plan: PlanResult } {
   const f = parsePlanArgs(argv);
   const inputs = f.inputs.length ? f.inputs : ['dist'];
   const objects: any[] = [];
@@ -115,15 +149,56 @@ export function planCommand(argv: string[], live?: PlanLiveInput): string {
   }
   const plan = simulatePlan({ kueueObjects, arrivals, kueueVersion: f.kueue, kubeRayVersion: f.kubeRay });
   const withNotes = { ...plan, notes: [...f.versionNotes, ...(live?.notes ?? []), ...plan.notes] };
-  if (f.output === 'html') return planToHtml(withNotes);
-  return f.output === 'json' ? `${JSON.stringify(withNotes, null, 2)}\n` : planToText(withNotes, { trace: f.trace });
+  const output = f.output === 'html' ? planToHtml(withNotes)
+    : f.output === 'json' ? `${JSON.stringify(withNotes, null, 2)}\n` : planToText(withNotes, { trace: f.trace });
+  return { output, plan: withNotes };
 }
 
-/** The CLI entry: reads the live cluster first when --kubeconfig is given. */
-export async function planMain(argv: string[]): Promise<string> {
+/** The plan, reading the live cluster first when --kubeconfig is given. */
+async function planLive(argv: string[]): Promise<{ output: string; plan: PlanResult }> {
   const f = parsePlanArgs(argv);
-  if (!f.kubeconfig) return planCommand(argv);
+  if (!f.kubeconfig) return planRun(argv);
   const { readLiveCluster } = await import('./plan-cluster');
   const live = await readLiveCluster(f.kubeconfig, kueueCapabilities(f.kueue).apiVersion);
-  return planCommand(argv, live);
+  return planRun(argv, live);
+}
+
+/** What to print for `plan argv` (the live cluster read first with --kubeconfig). */
+export async function planMain(argv: string[]): Promise<string> {
+  return (await planLive(argv)).output;
+}
+
+export interface PlanIo {
+  readonly stdout: (s: string) => void;
+  readonly stderr: (s: string) => void;
+}
+
+/** The `plan` command as kubectl behaves: --help on stdout (0), usage errors as text (2), unreadable input (1), --fail-on (1). */
+export async function plan(argv: string[], io: PlanIo): Promise<number> {
+  let f: PlanFlags;
+  try {
+    f = parsePlanArgs(argv);
+  } catch (e) {
+    io.stderr(`cdk8s-kueue-ray plan: ${(e as Error).message}\n${PLAN_USAGE}`);
+    return e instanceof UsageError ? 2 : 1;
+  }
+  if (f.help) {
+    io.stdout(PLAN_USAGE);
+    return 0;
+  }
+  let result: { output: string; plan: PlanResult };
+  try {
+    result = await planLive(argv);
+  } catch (e) {
+    io.stderr(`cdk8s-kueue-ray plan: ${(e as Error).message}\n`);
+    return e instanceof UsageError ? 2 : 1;
+  }
+  io.stdout(result.output);
+  const failing = result.plan.workloads.filter((w) => f.failOn.includes(w.outcome));
+  if (failing.length) {
+    io.stderr(`cdk8s-kueue-ray plan: --fail-on ${[...new Set(failing.map((w) => w.outcome))].join(', ')}: `
+      + `${failing.map((w) => `${w.kind} ${w.namespace}/${w.name} ${w.outcome}`).join('; ')}\n`);
+    return 1;
+  }
+  return 0;
 }

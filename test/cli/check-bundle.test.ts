@@ -61,8 +61,8 @@ ${shutdown}  rayClusterSpec:
 `;
 }
 
-function cli(args: string[], opts: { cwd?: string; input?: string } = {}): { code: number; out: string; err: string } {
-  const r = spawnSync(process.execPath, [BIN, 'check', ...args],
+function cli(args: string[], opts: { cwd?: string; input?: string; command?: string[] } = {}): { code: number; out: string; err: string } {
+  const r = spawnSync(process.execPath, [BIN, ...(opts.command ?? ['check']), ...args],
     { cwd: opts.cwd, input: opts.input ?? '', encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   return { code: r.status ?? -1, out: r.stdout, err: r.stderr };
 }
@@ -120,6 +120,30 @@ describe('the bundled bin', () => {
       expect(err).toMatch(/^cdk8s-kueue-ray check: /);
     }
     expect(cli(['--help']).code).toBe(0);
+  });
+
+  test('the command and plan behave like kubectl: --help on stdout (0), usage errors as text on stderr (2), --fail-on (1)', () => {
+    const run = (args: string[]) => cli(args, { cwd: dir, command: [] });
+    for (const args of [['--help'], [], ['plan', '--help']]) {
+      const r = run(args);
+      expect([args, r.code, r.err]).toEqual([args, 0, '']);
+      expect(r.out).toMatch(/^usage: cdk8s-kueue-ray /);
+    }
+    for (const args of [['bogus'], ['plan', '--bogus'], ['plan', 'manifests', '--fail-on=everything'], ['plan', '--kueue-version=v0.9.1']]) {
+      const r = run(args);
+      expect([args, r.code, r.out]).toEqual([args, 2, '']);
+      expect(r.err).toMatch(/^cdk8s-kueue-ray( plan)?: /);
+      expect(r.err).not.toMatch(/^\{/); // text, not a JSON log line
+    }
+    // The second toy job stays pending on the 3 CPU queue: --fail-on=pending fails the run, with the plan still printed.
+    const pending = run(['plan', 'manifests', '--fail-on=pending,never-admissible']);
+    expect(pending.code).toBe(1);
+    expect(pending.out).toMatch(/^Plan for Kueue v0.19.2/);
+    expect(pending.err).toMatch(/--fail-on pending: RayJob default\/\S+ pending/);
+    expect(run(['plan', 'manifests']).code).toBe(0);
+    // An unreadable input is a failure of the command, reported as text.
+    const missing = run(['plan', 'nowhere']);
+    expect([missing.code, missing.err]).toEqual([1, expect.stringMatching(/^cdk8s-kueue-ray plan: nowhere: no such file or folder/)]);
   });
 
   test('a cluster that cannot be reached: exit 2, naming the kubeconfig', async () => {
