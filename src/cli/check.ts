@@ -13,6 +13,8 @@ import {
 } from '../policy';
 import { CRD_SCHEMA_RULE } from '../policy/schema/rule';
 import { modelledVersion } from '../policy/versions';
+import { withKueueDefaults } from '../policy/kueue-defaults';
+import { QUEUE_NAME_LABEL } from '../policy/ray-object';
 import { applyDefaults, CelEvaluator, checkSchema } from '../policy/schema/structural';
 import { crdSchemas, CrdSchemas, loadCelEvaluator } from './crd-schemas';
 import { CHECK_REPORT_SCHEMA_VERSION, CheckedObject, CheckFinding, CheckReport, exitCodeOf, renderJson, renderText } from './check-report';
@@ -335,6 +337,10 @@ function checkRayObject(src: SourceObject, namespace: string, run: RunContext, i
     const m = defaulted(obj, { kueue, kubeRay, elasticGate }, inventory);
     obj = m.obj;
     if (m.added.length) note = `checked with the labels the controller's mutating webhook adds in this tenant namespace: ${m.added.join(', ')}`;
+    // Kueue's webhook runs after ours (configurations in name order) and defaults the queue in a namespace with a "default" LocalQueue.
+    const k = withKueueDefaults(obj, kueue, inventory);
+    obj = k.obj;
+    if (k.queue) note = `checked with ${QUEUE_NAME_LABEL}: ${k.queue}, which Kueue's webhook adds (the namespace has a LocalQueue named ${k.queue})`;
   }
   const ctx: PolicyContext = { kueue, kubeRay, elasticGate, inventory };
   const found = [...schemaFindings, ...evaluateRayObject(obj, ctx), ...(inventory ? tenantQueueLabel(obj, { kueue, inventory }) : [])];

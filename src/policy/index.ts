@@ -10,6 +10,7 @@ export * from './findings';
 export * from './gang';
 export * from './inventory-objects';
 export * from './kinds';
+export * from './kueue-defaults';
 export * from './quantity';
 export * from './ray-object';
 export * from './versions';

@@ -20,7 +20,7 @@ import { AgreementLog, ourVerdict } from './support/compare';
 import { KubeRayOracle } from './support/kuberay-oracle';
 import { KueueWebhook } from './support/kueue-webhook';
 import { KUEUE_SOURCE, sitesAt } from './sites/enumerate';
-import { KUEUE_SITES } from './sites/kueue-sites';
+import { DEFAULT_LQ_NAMESPACE, KUEUE_SITES } from './sites/kueue-sites';
 import { mappingsOf, messagePattern } from './sites/sites';
 import { BASES, generate, Generated, objectsPerPair, Random, runSeed } from './generator';
 
@@ -189,6 +189,14 @@ describeAll('the policy agrees with Kueue, KubeRay and the API server', () => {
       test('kueue sites: each mapped mutant is denied by Kueue\'s webhook with its site\'s message, and by the mapped rule', async () => {
         const sites = sitesAt(KUEUE_SOURCE, kueue).sites;
         expect(sites).toBeDefined();
+        // A namespace with a LocalQueue named default, for the sites that need one (the policy sees the same queue).
+        const api = kueueCapabilities(kueue).apiVersion;
+        await cluster.client.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: DEFAULT_LQ_NAMESPACE } });
+        await cluster.client.apply({ apiVersion: api, kind: 'LocalQueue', metadata: { name: 'default', namespace: DEFAULT_LQ_NAMESPACE },
+          spec: { clusterQueue: 'agreement' } });
+        const siteCtx: PolicyContext = { ...ctx, inventory: {
+          localQueues: [{ namespace: DEFAULT_LQ_NAMESPACE, name: 'default', clusterQueue: 'agreement' }],
+          clusterQueues: [], cohorts: [], priorityClasses: [], namespaces: [] } };
         const failures: string[] = [];
         let reached = 0;
         for (const site of sites!) {
@@ -218,7 +226,7 @@ describeAll('the policy agrees with Kueue, KubeRay and the API server', () => {
             continue;
           }
           reached++;
-          const ours = old ? kueueWebhookOnUpdate(old, object, ctx) : findings(judged);
+          const ours = old ? kueueWebhookOnUpdate(old, object, siteCtx) : evaluateRayObject(judged, siteCtx);
           if (!ours.some((f) => f.severity === 'error' && f.rule === m.rule)) {
             const said = ours.map((f) => `[${f.rule}] ${f.message}`).join('; ');
             failures.push(`${where}\n    rule ${m.rule} does not refuse it; the policy says: ${said}`);

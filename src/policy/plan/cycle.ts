@@ -8,6 +8,7 @@
  */
 import { admissionDefaults, applyDefaulting } from '../decide';
 import { computeGang, Gang } from '../gang';
+import { withKueueDefaults } from '../kueue-defaults';
 import { RAY_JOB, RAY_KINDS, RayObject } from '../kinds';
 import { isElastic, isRecord, namespaceOf, PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL } from '../ray-object';
 import { selectorMatches } from '../rules/cross-object';
@@ -60,7 +61,7 @@ export class PlanSimulator {
   private readonly hashIds = new Map<string, number>();
   /** The gang of each Ray arrival, by arrival index. */
   private readonly gangs: Array<Gang | undefined> = [];
-  /** Labels the controller's webhook adds in tenant namespaces: namespace -> label line -> arrivals. */
+  /** Labels the webhooks add at creation (ours in tenant namespaces, Kueue's default LocalQueue): namespace -> label line -> arrivals. */
   private readonly tenantDefaults = new Map<string, Map<string, number>>();
 
   constructor(private readonly input: PlanInput) {
@@ -87,8 +88,7 @@ export class PlanSimulator {
     });
     for (const [namespace, added] of this.tenantDefaults) {
       for (const [labels, n] of added) {
-        this.notes.push(`${n} arrival(s) in tenant namespace "${namespace}" planned with ${labels}: the controller's mutating webhook adds `
-          + 'the TenantQueue\'s defaults to objects that lack them');
+        this.notes.push(`${n} arrival(s) in namespace "${namespace}" planned with ${labels}, added at creation to objects that lack them`);
       }
     }
     return {
@@ -101,19 +101,24 @@ export class PlanSimulator {
 
   /**
    * The object as it will be created: in a tenant namespace the controller's webhook adds the queue
-   * label and the tenant's default priority class where they are missing (the same policy, decide.ts).
+   * label and the tenant's default priority class where they are missing (the same policy, decide.ts),
+   * then Kueue's webhook the namespace's `default` LocalQueue (kueue-defaults.ts).
    */
   private withTenantDefaults(obj: RayObject): RayObject {
     if (!isRecord(obj) || !RAY_KINDS.includes(obj.kind as string)) return obj;
     const d = admissionDefaults(obj, 'CREATE', { kueue: this.kueue, kubeRay: this.kubeRay, inventory: this.snapshot.inventory },
       { namespace: namespaceOf(obj), kind: obj.kind as string });
-    if (!d.labels.length) return obj;
     const namespace = namespaceOf(obj);
-    const line = d.labels.map((l) => `${l.key}: ${l.value}`).join(', ');
-    const added = this.tenantDefaults.get(namespace) ?? new Map<string, number>();
-    added.set(line, (added.get(line) ?? 0) + 1);
-    this.tenantDefaults.set(namespace, added);
-    return applyDefaulting(obj, d);
+    const note = (line: string) => {
+      const added = this.tenantDefaults.get(namespace) ?? new Map<string, number>();
+      added.set(line, (added.get(line) ?? 0) + 1);
+      this.tenantDefaults.set(namespace, added);
+    };
+    if (d.labels.length) note(`${d.labels.map((l) => `${l.key}: ${l.value}`).join(', ')} (the controller's webhook, the TenantQueue's defaults)`);
+    // Then Kueue's own webhook (it runs after ours): the "default" LocalQueue of the namespace.
+    const k = withKueueDefaults(d.labels.length ? applyDefaulting(obj, d) : obj, this.kueue, this.snapshot.inventory);
+    if (k.queue) note(`${QUEUE_NAME_LABEL}: ${k.queue} (Kueue's webhook: the namespace has a LocalQueue named ${k.queue})`);
+    return k.obj;
   }
 
   private nameOf(obj: RayObject): string {

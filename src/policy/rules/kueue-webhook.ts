@@ -4,10 +4,11 @@
  * Failing any of these makes `kubectl apply` fail with Kueue's message; the library says it first,
  * with the fix.
  */
+import { hasDefaultLocalQueue } from '../kueue-defaults';
 import { DEFAULT_KUEUE_VERSION } from '../versions';
 import { clusterSpecOf, hasSubmitterPodSet, RAY_CLUSTER, RAY_JOB, RayObject, rayKindOf } from '../kinds';
 import {
-  DNS1123_LABEL, DNS1123_SUBDOMAIN, ELASTIC_JOB_ANNOTATION, isElastic, isQueued, isRecord, PRIORITY_CLASS_LABEL, priorityClassOf,
+  DNS1123_LABEL, DNS1123_SUBDOMAIN, ELASTIC_JOB_ANNOTATION, isElastic, isQueued, isRecord, namespaceOf, PRIORITY_CLASS_LABEL, priorityClassOf,
   QUEUE_NAME_LABEL, queueNameOf, shown, usesAutoscaling, workerGroupsOf,
 } from '../ray-object';
 import { ALL_RAY_KINDS, defineRule, Reporter, Rule, RuleRecord } from './rule';
@@ -302,6 +303,10 @@ export function kueueWebhookOnUpdate(oldObj: RayObject, newObj: RayObject, ctx: 
     r.error(`metadata.labels[${QUEUE_NAME_LABEL}]`,
       `the queue name cannot change from "${oldQ}" to "${newQ}" while the object is not suspended: field is immutable (Kueue webhook)`,
       'suspend the object first (or delete and recreate it in the other queue)');
+  }
+  if (!newQ && oldQ && hasDefaultLocalQueue(ctx.inventory, namespaceOf(newObj))) {
+    r.error(`metadata.labels[${QUEUE_NAME_LABEL}]`, 'queue-name must not be empty in namespace with default queue (Kueue webhook)',
+      `keep the label ${QUEUE_NAME_LABEL} (Kueue would queue the object to the namespace's "default" LocalQueue otherwise)`);
   }
   const oldP = priorityClassOf(oldObj) ?? '';
   const newP = priorityClassOf(newObj) ?? '';

@@ -26,6 +26,8 @@ export interface KueueSiteMapping {
 }
 
 const NS = 'agreement';
+/** A namespace of the suite with a LocalQueue named default (Kueue then defaults unlabelled objects there). */
+export const DEFAULT_LQ_NAMESPACE = 'agreement-default-lq';
 const QUEUE = { 'kueue.x-k8s.io/queue-name': 'user-queue' };
 const queued = (o: any, labels: Record<string, string> = {}, annotations?: Record<string, string>) => ({
   ...o, metadata: { ...o.metadata, namespace: NS, labels: { ...QUEUE, ...labels }, ...(annotations ? { annotations } : {}) },
@@ -66,7 +68,12 @@ export const KUEUE_SITES: readonly KueueSiteMapping[] = [
   { match: /ValidateAnnotationAsCRDName:/, rule: 'kueueLabelValues',
     mutant: () => ({ object: job({}, {}, { 'kueue.x-k8s.io/prebuilt-workload-name': `W${'x'.repeat(70)}` }) }) },
   { match: /validateUpdateForQueueName: field.Invalid\(queueNameLabelPath, "", "queue-name must not be empty in namespace with default queue"/,
-    todo: 'needs a LocalQueue named default in the namespace: modelled by Kueue\'s LocalQueue defaulting (issue 23 §2), not yet' },
+    rule: 'kueueWebhookOnUpdate', mutant: () => {
+      const inLq = (o: any) => ({ ...o, metadata: { ...o.metadata, namespace: DEFAULT_LQ_NAMESPACE } });
+      const removed = inLq(job());
+      delete removed.metadata.labels['kueue.x-k8s.io/queue-name'];
+      return { old: inLq(job()), object: removed };
+    } },
   { match: /validateUpdateForQueueName: errors of apivalidation.ValidateImmutableField/, rule: 'kueueWebhookOnUpdate',
     mutant: () => ({ old: running(job()), object: running(job({}, { 'kueue.x-k8s.io/queue-name': 'other-queue' })) }) },
   { match: /validateImmutablePodGroupPodSpecPath:/, na: 'checks the pod groups of Kueue\'s Pod integration, not a Ray object' },

@@ -172,11 +172,25 @@ describe('plan simulator', () => {
     const bare = inTeam(rayCluster('bare', { lq: 'ignored', headCpu: '2' }));
     const r = simulatePlan({ kueueObjects: synthAll(app), arrivals: [labelled, bare], kueueVersion: V });
     expect(r.workloads.map((w) => `${w.name}:${w.outcome}:${w.priority}`)).toEqual(['labelled:pending:100', 'bare:admitted-by-preempting:1000']);
-    expect(r.notes).toContainEqual(expect.stringContaining(`1 arrival(s) in tenant namespace "team" planned with kueue.x-k8s.io/queue-name: ${lq}, `
-      + 'kueue.x-k8s.io/priority-class: prod'));
+    expect(r.notes).toContainEqual(expect.stringContaining(`1 arrival(s) in namespace "team" planned with kueue.x-k8s.io/queue-name: ${lq}, `
+      + 'kueue.x-k8s.io/priority-class: prod (the controller\'s webhook, the TenantQueue\'s defaults)'));
     // Outside a tenant namespace nothing is added: no label, not queued.
     const elsewhere = { ...bare, metadata: { name: 'bare', namespace: 'other' } };
     expect(simulatePlan({ kueueObjects: synthAll(app), arrivals: [elsewhere], kueueVersion: V }).workloads[0].outcome).toBe('not-queued');
+  });
+
+  test('Kueue\'s own default: an object without a queue label in a namespace with a LocalQueue named default is queued to it', () => {
+    const b = builder(V);
+    const objects = [flavor(b, 'f1'), clusterQueue(b, 'cq', { quotas: [{ flavor: 'f1', cpu: '2' }] }), localQueue(b, 'default', 'cq')];
+    const bare = rayCluster('bare', { lq: 'x', headCpu: '1' });
+    delete bare.metadata.labels;
+    const r = simulatePlan({ kueueObjects: objects, arrivals: [bare], kueueVersion: V });
+    expect(r.workloads.map((w) => `${w.name}:${w.outcome}:${w.clusterQueue}`)).toEqual(['bare:admitted:cq']);
+    expect(r.notes.join('\n')).toMatch(/planned with kueue.x-k8s.io\/queue-name: default \(Kueue's webhook: the namespace has a LocalQueue named default\)/);
+    // A RayJob's own RayCluster is not defaulted (Kueue manages its owner), nor is anything where no default LocalQueue exists.
+    const child = { ...bare, metadata: { ...bare.metadata, name: 'child',
+      ownerReferences: [{ apiVersion: 'ray.io/v1', kind: 'RayJob', name: 'j', uid: 'u', controller: true }] } };
+    expect(simulatePlan({ kueueObjects: objects, arrivals: [child], kueueVersion: V }).workloads[0].outcome).toBe('not-queued');
   });
 
   test('Plan.of(app) answers at synth: the examples app admits one gang job and keeps the other pending', () => {
