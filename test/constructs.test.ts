@@ -286,6 +286,19 @@ describe('Ray workloads', () => {
     expect(() => broken.app.synth()).toThrow(/kuberay#4686/);
   });
 
+  test('silent mistakes are warned about: a mistyped priority class defined elsewhere, a worker group of 0 without autoscaling', () => {
+    const { chart, lq } = setup();
+    new WorkloadPriorityClass(chart, 'prod-priority', { value: 1000 });
+    const typo = WorkloadPriorityClass.fromWorkloadPriorityClassName(chart, 'typo', 'prod-priorty');
+    const job = new QueuedRayJob(chart, 'j', { queue: lq, priorityClass: typo, entrypoint: 'x', headGroup: head, workerGroups: [worker()] });
+    expect(job.policyWarnings().join('\n')).toMatch(/WorkloadPriorityClass "prod-priorty" is not defined in this app, which defines "prod-priority": did you mean/);
+    const other = WorkloadPriorityClass.fromWorkloadPriorityClassName(chart, 'other', 'batch-low');
+    const fine = new QueuedRayJob(chart, 'k', { queue: lq, priorityClass: other, entrypoint: 'x', headGroup: head, workerGroups: [worker()] });
+    expect(fine.policyWarnings().join('\n')).not.toMatch(/did you mean/);
+    const idle = new QueuedRayCluster(chart, 'c', { queue: lq, headGroup: head, workerGroups: [worker({ replicas: 0 })] });
+    expect(idle.policyWarnings().join('\n')).toMatch(/worker group "workers" has 0 replicas and autoscaling is off: it never runs a pod/);
+  });
+
   test('an elastic workload needs maxReplicas, at construction', () => {
     const { chart, lq } = setup();
     expect(() => new ElasticRayCluster(chart, 'c', { queue: lq, headGroup: head, workerGroups: [worker()] })).toThrow(/maxReplicas is required for an elastic workload/);

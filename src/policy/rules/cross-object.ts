@@ -7,6 +7,7 @@ import { computeGang, Gang, gangTotalAtReplicas } from '../gang';
 import { formatQuantity, formatResources, ResourceMap, sortedResourceNames } from '../quantity';
 import { isElastic, namespaceOf, podTemplatesOf, PRIORITY_CLASS_LABEL, priorityClassOf, QUEUE_NAME_LABEL, queueNameOf,
   usesAutoscaling } from '../ray-object';
+import { similarName } from '../similar-names';
 import { tenantOf } from '../tenant';
 import { selectsExistingClusterOnly } from './kueue-webhook';
 import { ALL_RAY_KINDS, defineRule, RuleRecord } from './rule';
@@ -88,8 +89,17 @@ export const queueExists = defineRule({
 }, (r, obj, ctx) => {
   const inv = ctx.inventory;
   const q = queueNameOf(obj, ctx.kueue);
-  if (!inv || !q || ctx.external?.localQueue) return r.findings;
+  if (!inv || !q) return r.findings;
   const ns = namespaceOf(obj);
+  if (ctx.external?.localQueue) {
+    // Defined elsewhere by name: a name one typo away from one of the app's own is more likely a typo.
+    const near = ctx.audience === 'tenant' ? undefined : similarName(q, inv.localQueues.filter((lq) => lq.namespace === ns).map((lq) => lq.name));
+    if (near) {
+      r.warn(QUEUE_FIELD, `LocalQueue "${q}" is not defined in this app, which defines "${near}" in namespace "${ns}": did you mean "${near}"?`,
+        `use "${near}", or ignore this if "${q}" is defined elsewhere`);
+    }
+    return r.findings;
+  }
   if (!findLocalQueue(inv, ns, q)) {
     // A tenant must not learn which namespaces hold a queue of that name.
     const elsewhere = ctx.audience === 'tenant' ? [] : inv.localQueues.filter((lq) => lq.name === q).map((lq) => lq.namespace);
@@ -156,6 +166,11 @@ export const priorityClassAllowed = defineRule({
   if (!inv || !p) return r.findings;
   const tenant = tenantOf(inv, namespaceOf(obj));
   const allowed = tenant?.rules.allowedPriorityClasses;
+  const near = ctx.external?.priorityClass && ctx.audience !== 'tenant' ? similarName(p, inv.priorityClasses.map((c) => c.name)) : undefined;
+  if (near) {
+    r.warn(PRIORITY_FIELD, `WorkloadPriorityClass "${p}" is not defined in this app, which defines "${near}": did you mean "${near}"?`,
+      `use "${near}", or ignore this if "${p}" is defined elsewhere`);
+  }
   if (!ctx.external?.priorityClass && !inv.priorityClasses.some((c) => c.name === p)) {
     const choices = ctx.audience === 'tenant' ? allowed ?? [] : inv.priorityClasses.map((c) => c.name);
     r.error(PRIORITY_FIELD, `WorkloadPriorityClass "${p}" does not exist: Kueue cannot build the Workload and the job stays suspended`,

@@ -184,6 +184,11 @@ export const workerReplicaBounds = defineRule({
       if (queued && rep < min) r.error(`${p}.replicas`, `${msg}, so the cluster runs beyond its quota`, fix, 'kueue-workload');
       else r.warn(`${p}.replicas`, msg, fix, queued ? 'kueue-workload' : undefined);
     }
+    // A group of 0 with nothing to scale it: accepted everywhere, and it never runs a pod (often a forgotten replicas).
+    if (!wrong.length && rep === 0 && cs?.spec.enableInTreeAutoscaling !== true && g?.suspend !== true) {
+      r.warn(`${p}.replicas`, `worker group "${shown(g?.groupName)}" has 0 replicas and autoscaling is off: it never runs a pod`,
+        'set replicas to the workers the group should run, or turn on enableInTreeAutoscaling to scale it from 0');
+    }
     // The CRD accepts any integer; below 1 KubeRay creates no pods for the group.
     const hosts = g?.numOfHosts;
     if (hosts !== undefined && hosts !== null && !Number.isInteger(hosts)) {
