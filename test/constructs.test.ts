@@ -350,6 +350,22 @@ describe('Ray workloads', () => {
     expect(() => app.synth()).toThrow(/the gang needs cpu 9.5, memory 18632Mi .* but ClusterQueue "cq" can provide at most cpu 8, memory 16Gi/);
   });
 
+  test('a synth error is printed as a finding line before cdk8s throws it with its stack', () => {
+    const { app, chart, lq } = setup();
+    new QueuedRayJob(chart, 'big', { queue: lq, entrypoint: 'x', headGroup: head, workerGroups: [worker({ replicas: 8 })] });
+    const lines: string[] = [];
+    const write = jest.spyOn(process.stderr, 'write').mockImplementation((s: any) => { lines.push(String(s)); return true; });
+    const quiet = process.env.CDK8S_KUEUE_RAY_QUIET;
+    delete process.env.CDK8S_KUEUE_RAY_QUIET;
+    try {
+      expect(() => app.synth()).toThrow(/Validation failed/);
+    } finally {
+      write.mockRestore();
+      if (quiet !== undefined) process.env.CDK8S_KUEUE_RAY_QUIET = quiet;
+    }
+    expect(lines[0]).toMatch(/^\[cdk8s-kueue-ray\] error: RayJob default\/big: .*the gang needs cpu 9.5/);
+  });
+
   test('a queue name not defined in the app is refused, one declared external is not', () => {
     const { app, chart } = setup();
     new QueuedRayJob(chart, 'a', { queueName: 'nope', entrypoint: 'x', headGroup: head });

@@ -113,7 +113,7 @@ export abstract class RayWorkload extends Construct {
   private generation = 0;
   private memo?: { generation: number; inventoryVersion: number; manifest: RayObject };
   private findingsMemo?: { generation: number; inventoryVersion: number; findings: Finding[]; errors: string[]; warnings: string[] };
-  /** Warning lines already printed, so each is printed once however often validation runs. */
+  /** Finding lines already printed, so each is printed once however often validation runs. */
   private readonly warned = new Set<string>();
 
   protected constructor(scope: Construct, id: string, kind: string, props: RayWorkloadProps, elastic: boolean, generateName?: string) {
@@ -279,19 +279,25 @@ export abstract class RayWorkload extends Construct {
     };
   }
 
-  /** Prints new warnings once and returns the errors (one validation per workload). */
+  /**
+   * Prints new findings once and returns the errors (one validation per workload). The errors are printed
+   * too, first: cdk8s throws them wrapped in its "Validation failed" error and a stack trace.
+   */
   private validationErrors(): string[] {
     this.findings();
     const m = this.findingsMemo!;
-    if (process.env.CDK8S_KUEUE_RAY_QUIET !== '1') this.printWarnings(m.warnings);
+    if (process.env.CDK8S_KUEUE_RAY_QUIET !== '1') {
+      this.print('error', m.errors);
+      this.print('warning', m.warnings);
+    }
     return m.errors;
   }
 
-  private printWarnings(lines: readonly string[]): void {
+  private print(severity: 'error' | 'warning', lines: readonly string[]): void {
     for (const line of lines) {
       if (this.warned.has(line)) continue;
       this.warned.add(line);
-      process.stderr.write(`[cdk8s-kueue-ray] warning: ${line}\n`);
+      process.stderr.write(`[cdk8s-kueue-ray] ${severity}: ${line}\n`);
     }
   }
 }
