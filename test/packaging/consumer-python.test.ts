@@ -147,3 +147,15 @@ test("the README's Python example synthesizes its queued RayJob, the same object
     .toEqual([['default', 'train', 'user-queue']]);
   expectSameManifests(tsOut, pyOut, ['TypeScript example', 'Python example']);
 }, 120_000);
+
+test('the wheel installs the cdk8s-kueue-ray command in the venv, as the README says: check and plan run from it', async () => {
+  const bin = path.join(path.dirname(python), 'cdk8s-kueue-ray');
+  expect(fs.existsSync(bin)).toBe(true);
+  const help = await run(bin, ['--help'], { env: ENV });
+  expect(help.stdout).toMatch(/^usage: cdk8s-kueue-ray COMMAND/);
+  const file = path.join(tmp, 'job.yaml');
+  fs.writeFileSync(file, 'apiVersion: ray.io/v1\nkind: RayCluster\nmetadata:\n  name: c\nspec:\n  headGroupSpec:\n    rayStartParams: {}\n'
+    + '    template:\n      spec:\n        containers:\n        - name: ray-head\n          image: rayproject/ray:2.46.0\n');
+  const checked = await run(bin, ['check', file, '--output=json'], { env: ENV });
+  expect(JSON.parse(checked.stdout).summary.objects).toBe(1);
+}, 60_000);
