@@ -2,6 +2,7 @@
 // (HTTP 500, so the API server applies the failurePolicy) well before the webhook timeout; the
 // reviews queued behind it on the same worker are decided by its replacement, not failed with it.
 import * as path from 'path';
+import { monitorEventLoopDelay } from 'perf_hooks';
 import type { AdmissionPool as Pool } from '../../src/controller/admission-pool';
 import { kubeRayCapabilities, kueueCapabilities } from '../../src/policy/versions';
 import { compileController, OUT, rayJob, review } from './support';
@@ -35,18 +36,35 @@ test('6. a review past the deadline fails alone; the reviews queued behind it ar
     const env = Array.from({ length: 500000 }, (_, i) => ({ name: `E${i}`, value: 'v' }));
     const slow = JSON.stringify(review(rayJob({ rayClusterSpec: { headGroupSpec: { template: { spec: { containers: [{ name: 'h', image: 'i',
       env }] } } } } })));
-    const t0 = Date.now();
-    const slowAnswer = pool.review('validate', bytes(slow)).then((o) => ({ o, ms: Date.now() - t0 }));
-    const queued = Array.from({ length: 5 }, (_, i) => pool.review('validate', bytes(JSON.stringify(review(rayJob(), { uid: `q${i}` })))));
-    const s = await slowAnswer;
-    expect(s.o.status).toBe(500);
-    expect(s.o.body).toMatch(/not decided within 40 ms/);
-    // Well before the API server's webhook timeout (seconds); posting 15 MiB to the worker and replacing it
-    // took up to 0.9 s in a loaded CI run, so the bound is not the deadline itself.
-    expect(s.ms).toBeLessThan(2000);
-    const rest = await Promise.all(queued);
-    expect(rest.map((o) => o.status)).toEqual([200, 200, 200, 200, 200]);
-    expect(rest.map((o) => JSON.parse(o.body).response.uid)).toEqual(['q0', 'q1', 'q2', 'q3', 'q4']);
+    // The pool forgives a stall of its own thread (a sweep more than 50 ms late: the answers may be waiting
+    // behind it), by design. On a loaded machine that can cover the whole slow review, so an attempt during
+    // which this thread stalled is repeated; an attempt without a stall must fail the slow review.
+    const lag = monitorEventLoopDelay({ resolution: 5 });
+    let decided = false;
+    for (let attempt = 1; attempt <= 5 && !decided; attempt++) {
+      lag.reset();
+      lag.enable();
+      const t0 = Date.now();
+      const slowAnswer = pool.review('validate', bytes(slow)).then((o) => ({ o, ms: Date.now() - t0 }));
+      const queued = Array.from({ length: 5 }, (_, i) => pool.review('validate', bytes(JSON.stringify(review(rayJob(), { uid: `q${i}` })))));
+      const s = await slowAnswer;
+      const rest = await Promise.all(queued);
+      lag.disable();
+      const stalledMs = lag.max / 1e6;
+      if (s.o.status === 200 && stalledMs > 50) {
+        process.stdout.write(`[pool.attack] attempt ${attempt}: this thread stalled ${Math.round(stalledMs)} ms, which the pool forgives; again\n`);
+        continue;
+      }
+      expect(s.o.status).toBe(500);
+      expect(s.o.body).toMatch(/not decided within 40 ms/);
+      // Well before the API server's webhook timeout (seconds); posting 15 MiB to the worker and replacing it
+      // took up to 0.9 s in a loaded CI run, so the bound is not the deadline itself.
+      expect(s.ms).toBeLessThan(2000);
+      expect(rest.map((o) => o.status)).toEqual([200, 200, 200, 200, 200]);
+      expect(rest.map((o) => JSON.parse(o.body).response.uid)).toEqual(['q0', 'q1', 'q2', 'q3', 'q4']);
+      decided = true;
+    }
+    expect(decided).toBe(true); // five stalled attempts in a row: the deadline could not be observed
   } finally {
     await pool.close();
   }
