@@ -74,6 +74,11 @@ export interface KueueCapabilities {
    * 0.15, jobframework QueueNameForObject); from 0.15 only the label counts.
    */
   readonly queueNameAnnotation: boolean;
+  /**
+   * The prebuilt Workload's name is read from the kueue.x-k8s.io/prebuilt-workload-name annotation when set
+   * (WorkloadIdentifierAnnotations, beta and on from 0.18); before, only from the label of that name.
+   */
+  readonly prebuiltWorkloadAnnotation: boolean;
   /** MultiKueueConfig spec.clusters maxItems. */
   readonly multiKueueMaxClusters: number;
   /**
@@ -196,7 +201,8 @@ const KUEUE: Record<string, KueueCapabilities> = {
     countsSidecarSubmitter: false, countsRedisCleanup: false, countsAutoscalerSidecar: false,
     // The clusterSelector rules were backported to 0.13.7, so 0.13.4 still refuses clusterSelector outright.
     rayJobClusterSelectorRules: false, testedKubeRay: 'v1.4.2',
-    queueNameAnnotation: true, admissionChecksField: 'admissionChecks', ...NO_MULTIKUEUE,
+    queueNameAnnotation: true, prebuiltWorkloadAnnotation: false,
+    admissionChecksField: 'admissionChecks', ...NO_MULTIKUEUE,
     schedulingEquivalenceHashing: false,
     refusesAutoscaling: true, rayClusterAutoscalingNamesAnnotation: false, validatesUpdateOfFormerlyQueued: false,
     priorityClassUpdate: 'immutable-while-running', refusesMultiKueueElasticAutoscaling: false,
@@ -211,7 +217,8 @@ const KUEUE: Record<string, KueueCapabilities> = {
     maxPodSets: 8, workerGroupCapStyle: 'seven-workers',
     countsSidecarSubmitter: false, countsRedisCleanup: false, countsAutoscalerSidecar: false,
     rayJobClusterSelectorRules: true, testedKubeRay: 'v1.4.2',
-    queueNameAnnotation: true, admissionChecksField: 'admissionChecks', multiKueueRayKinds: ['RayJob', 'RayCluster'],
+    queueNameAnnotation: true, prebuiltWorkloadAnnotation: false,
+    admissionChecksField: 'admissionChecks', multiKueueRayKinds: ['RayJob', 'RayCluster'],
     multiKueueElasticRayCluster: false, multiKueueMaxClusters: 10, multiKueueWorkerRbac: RBAC_014,
     schedulingEquivalenceHashing: false,
     refusesAutoscaling: false, rayClusterAutoscalingNamesAnnotation: false, validatesUpdateOfFormerlyQueued: false,
@@ -227,7 +234,8 @@ const KUEUE: Record<string, KueueCapabilities> = {
     // SidecarMode submitter accounting arrived in 0.17.7, Redis cleanup in 0.17.6: 0.17.0 under-counts both.
     countsSidecarSubmitter: false, countsRedisCleanup: false, countsAutoscalerSidecar: false,
     rayJobClusterSelectorRules: true, testedKubeRay: 'v1.6.2',
-    queueNameAnnotation: false, admissionChecksField: 'admissionChecksStrategy', multiKueueRayKinds: MULTIKUEUE_RAY_KINDS_017,
+    queueNameAnnotation: false, prebuiltWorkloadAnnotation: false,
+    admissionChecksField: 'admissionChecksStrategy', multiKueueRayKinds: MULTIKUEUE_RAY_KINDS_017,
     multiKueueElasticRayCluster: false, multiKueueMaxClusters: 20, multiKueueWorkerRbac: RBAC_017,
     schedulingEquivalenceHashing: false,
     refusesAutoscaling: false, rayClusterAutoscalingNamesAnnotation: false, validatesUpdateOfFormerlyQueued: false,
@@ -242,7 +250,8 @@ const KUEUE: Record<string, KueueCapabilities> = {
     maxPodSets: 8, workerGroupCapStyle: 'seven-workers',
     countsSidecarSubmitter: true, countsRedisCleanup: true, countsAutoscalerSidecar: false,
     rayJobClusterSelectorRules: true, testedKubeRay: 'v1.6.2',
-    queueNameAnnotation: false, admissionChecksField: 'admissionChecksStrategy', multiKueueRayKinds: MULTIKUEUE_RAY_KINDS_017,
+    queueNameAnnotation: false, prebuiltWorkloadAnnotation: false,
+    admissionChecksField: 'admissionChecksStrategy', multiKueueRayKinds: MULTIKUEUE_RAY_KINDS_017,
     multiKueueElasticRayCluster: false, multiKueueMaxClusters: 20, multiKueueWorkerRbac: RBAC_017,
     schedulingEquivalenceHashing: false,
     refusesAutoscaling: false, rayClusterAutoscalingNamesAnnotation: false, validatesUpdateOfFormerlyQueued: false,
@@ -257,7 +266,8 @@ const KUEUE: Record<string, KueueCapabilities> = {
     maxPodSets: 18, workerGroupCapStyle: 'workers-plus-head',
     countsSidecarSubmitter: true, countsRedisCleanup: true, countsAutoscalerSidecar: true,
     rayJobClusterSelectorRules: true, testedKubeRay: 'v1.6.2',
-    queueNameAnnotation: false, admissionChecksField: 'admissionChecksStrategy', multiKueueRayKinds: MULTIKUEUE_RAY_KINDS_017,
+    queueNameAnnotation: false, prebuiltWorkloadAnnotation: true,
+    admissionChecksField: 'admissionChecksStrategy', multiKueueRayKinds: MULTIKUEUE_RAY_KINDS_017,
     multiKueueElasticRayCluster: true, multiKueueMaxClusters: 20, multiKueueWorkerRbac: RBAC_019,
     schedulingEquivalenceHashing: true,
     refusesAutoscaling: false, rayClusterAutoscalingNamesAnnotation: true, validatesUpdateOfFormerlyQueued: true,

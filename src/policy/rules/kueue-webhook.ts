@@ -238,6 +238,16 @@ export const kueueLabelValues = defineRule({
     r.error(`metadata.labels[${PRIORITY_CLASS_LABEL}]`, `"${p}" is not a valid WorkloadPriorityClass name`,
       'use the metadata.name of a WorkloadPriorityClass', 'kueue-workload');
   }
+  // jobframework ValidatePrebuiltWorkloadName: the prebuilt Workload's name, from the annotation (0.18+) or the label.
+  const prebuilt = 'kueue.x-k8s.io/prebuilt-workload-name';
+  const fromAnnotation = isRecord(obj.metadata?.annotations) ? obj.metadata.annotations[prebuilt] : undefined;
+  const useAnnotation = typeof fromAnnotation === 'string' && fromAnnotation !== ''
+    && (ctx.kueue.prebuiltWorkloadAnnotation || fromAnnotation.length > 63);
+  const name = useAnnotation ? fromAnnotation : (isRecord(obj.metadata?.labels) ? obj.metadata.labels[prebuilt] : undefined);
+  if (q !== undefined && typeof name === 'string' && (!DNS1123_SUBDOMAIN.test(name) || name.length > 253)) {
+    r.error(`metadata.${useAnnotation ? 'annotations' : 'labels'}[${prebuilt}]`, `"${name}" is not a valid Workload name (a DNS-1123 subdomain)`,
+      'name an existing Workload (lowercase letters, digits, "-" and ".")');
+  }
   // jobframework validateCreateForMaxExecTime: strconv.Atoi, then > 0.
   const max = isRecord(obj.metadata?.labels) ? obj.metadata.labels[MAX_EXEC_TIME_LABEL] : undefined;
   if (q !== undefined && typeof max === 'string') {

@@ -21,16 +21,21 @@ export interface KueueSiteMapping {
   readonly na?: string;
   readonly todo?: string;
   readonly mutant?: (kueue: string) => KueueMutant;
-  /** Why the site cannot refuse at this Kueue version with its default feature gates (the policy assumes them), if so. */
-  readonly offByDefault?: (kueue: string) => string | undefined;
+  /** Kueue reads a cache the suite just wrote (a LocalQueue): the mutant is retried for a few seconds. */
+  readonly eventual?: boolean;
+  /**
+   * Why the mutant cannot reach the site at this Kueue version (a gate off by default, which the policy
+   * assumes; another check that refuses first), if so: the table then counts it as unreachable there.
+   */
+  readonly unreachable?: (kueue: string) => string | undefined;
 }
 
 const NS = 'agreement';
 /** A namespace of the suite with a LocalQueue named default (Kueue then defaults unlabelled objects there). */
 export const DEFAULT_LQ_NAMESPACE = 'agreement-default-lq';
 const QUEUE = { 'kueue.x-k8s.io/queue-name': 'user-queue' };
-const queued = (o: any, labels: Record<string, string> = {}, annotations?: Record<string, string>) => ({
-  ...o, metadata: { ...o.metadata, namespace: NS, labels: { ...QUEUE, ...labels }, ...(annotations ? { annotations } : {}) },
+const queued = (o: any, labels: Record<string, string> = {}, annotations?: Record<string, string>, unlabelled = false) => ({
+  ...o, metadata: { ...o.metadata, namespace: NS, labels: unlabelled ? labels : { ...QUEUE, ...labels }, ...(annotations ? { annotations } : {}) },
 });
 const job = (spec: Record<string, unknown> = {}, labels: Record<string, string> = {}, annotations?: Record<string, string>) =>
   queued(rayJob('job', spec), labels, annotations);
@@ -65,15 +70,22 @@ export const KUEUE_SITES: readonly KueueSiteMapping[] = [
   { match: /validateCreateForPrebuiltWorkload: field.Forbidden/,
     na: 'every Ray kind Kueue integrates is in supportedPrebuiltWlJobGVKs at each pinned version (MultiKueue creates the workers\' copies with it)' },
   { match: /ValidateLabelAsCRDName:/, rule: 'kueueLabelValues', mutant: () => ({ object: job({}, { 'kueue.x-k8s.io/queue-name': 'User_Queue' }) }) },
+  // Before 0.15 it checks the queue-name annotation; from 0.18 the prebuilt Workload's name annotation.
   { match: /ValidateAnnotationAsCRDName:/, rule: 'kueueLabelValues',
-    mutant: () => ({ object: job({}, {}, { 'kueue.x-k8s.io/prebuilt-workload-name': `W${'x'.repeat(70)}` }) }) },
+    mutant: (k) => ({ object: kueueCapabilities(k).queueNameAnnotation
+      ? queued(rayJob('job'), {}, { 'kueue.x-k8s.io/queue-name': 'User_Queue' }, true)
+      : job({}, {}, { 'kueue.x-k8s.io/prebuilt-workload-name': `W${'x'.repeat(70)}` }) }) },
   { match: /validateUpdateForQueueName: field.Invalid\(queueNameLabelPath, "", "queue-name must not be empty in namespace with default queue"/,
     rule: 'kueueWebhookOnUpdate', mutant: () => {
+      // Suspended: the immutable-while-running check would refuse first.
       const inLq = (o: any) => ({ ...o, metadata: { ...o.metadata, namespace: DEFAULT_LQ_NAMESPACE } });
-      const removed = inLq(job());
+      const removed = inLq(job({ suspend: true }));
       delete removed.metadata.labels['kueue.x-k8s.io/queue-name'];
-      return { old: inLq(job()), object: removed };
-    } },
+      return { old: inLq(job({ suspend: true })), object: removed };
+    }, eventual: true,
+    // Before 0.18 Kueue validates an update only when the new object has a queue name: removing it skips every check.
+    unreachable: (k) => (kueueCapabilities(k).validatesUpdateOfFormerlyQueued ? undefined
+      : 'Kueue checks an update only when the new object has a queue name before 0.18') },
   { match: /validateUpdateForQueueName: errors of apivalidation.ValidateImmutableField/, rule: 'kueueWebhookOnUpdate',
     mutant: () => ({ old: running(job()), object: running(job({}, { 'kueue.x-k8s.io/queue-name': 'other-queue' })) }) },
   { match: /validateImmutablePodGroupPodSpecPath:/, na: 'checks the pod groups of Kueue\'s Pod integration, not a Ray object' },
@@ -119,7 +131,7 @@ export const KUEUE_SITES: readonly KueueSiteMapping[] = [
   { match: /^ValidateSliceSizeAnnotationUpperBound: field.Invalid\(annotationsPath.Key\(\w+.PodSetSliceSizeAnnotation\), sliceSizeValue, fmt.Sprintf/,
     rule: 'topologyAnnotations', mutant: () => ({ object: tasWorker({ [TAS.sliceReq]: 'host', [TAS.size]: '3' }, 2) }) },
   { match: /^ValidateSliceSizeAnnotationUpperBound: .*PodSetSliceRequiredTopologyConstraintsAnnotation/, rule: 'topologyAnnotations',
-    offByDefault: (k) => layersOff(k), mutant: () => ({ object: tasWorker({ [TAS.layers]: '[{"topology":"block","size":4}]' }, 2) }) },
+    unreachable: (k) => layersOff(k), mutant: () => ({ object: tasWorker({ [TAS.layers]: '[{"topology":"block","size":4}]' }, 2) }) },
   { match: /^ValidatePodSetGroupingTopology: .*can only define groups of exactly 2 pod sets/, rule: 'topologyAnnotations',
     mutant: () => ({ object: tasHead({ [TAS.req]: 'rack', [TAS.group]: 'g' }) }) },
   { match: /^ValidatePodSetGroupingTopology: .*sizeErrorMessage/, rule: 'topologyAnnotations', mutant: () => ({ object: grouped(2, 3, 'rack',
@@ -127,28 +139,28 @@ export const KUEUE_SITES: readonly KueueSiteMapping[] = [
   { match: /^ValidatePodSetGroupingTopology: .*errorMessageTemplate/, rule: 'topologyAnnotations', mutant: () => ({ object: grouped(1, 1, 'rack',
     'block') }) },
   { match: /^validateSliceRequiredTopologyConstraintsAnnotation: .*feature gate must be enabled/, rule: 'topologyAnnotations',
-    offByDefault: (k) => (layersOff(k) ? undefined : 'the TASMultiLayerTopology gate is on by default'),
+    unreachable: (k) => (layersOff(k) ? undefined : 'the TASMultiLayerTopology gate is on by default'),
     mutant: () => ({ object: tasWorker({ [TAS.layers]: '[{"topology":"rack","size":1}]' }) }) },
   { match: /^validateSliceRequiredTopologyConstraintsAnnotation: field.Forbidden\(fldPath, fmt.Sprintf\("may not be set when '%s' is specified"/,
-    rule: 'topologyAnnotations', offByDefault: (k) => layersOff(k),
+    rule: 'topologyAnnotations', unreachable: (k) => layersOff(k),
     mutant: () => ({ object: tasWorker({ [TAS.layers]: '[{"topology":"rack","size":1}]', [TAS.sliceReq]: 'host', [TAS.size]: '1' }) }) },
   { match: /^validateSliceRequiredTopologyConstraintsAnnotation: field.Forbidden\(annotationsPath.Key\(\w+.PodSetGroupName\)/,
     rule: 'topologyAnnotations',
-    offByDefault: (k) => layersOff(k),
+    unreachable: (k) => layersOff(k),
     mutant: () => ({ object: tasWorker({ [TAS.layers]: '[{"topology":"rack","size":1}]', [TAS.req]: 'rack', [TAS.group]: 'g' }) }) },
   { match: /^validateSliceRequiredTopologyConstraintsAnnotation: .*must be a valid JSON array/, rule: 'topologyAnnotations',
-    offByDefault: (k) => layersOff(k), mutant: () => ({ object: tasWorker({ [TAS.layers]: 'rack=4' }) }) },
+    unreachable: (k) => layersOff(k), mutant: () => ({ object: tasWorker({ [TAS.layers]: 'rack=4' }) }) },
   { match: /^validateSliceRequiredTopologyConstraintsAnnotation: .*errTopologyConstraintsLayerCount/, rule: 'topologyAnnotations',
-    offByDefault: (k) => layersOff(k), mutant: () => ({ object: tasWorker({ [TAS.layers]: '[]' }) }) },
+    unreachable: (k) => layersOff(k), mutant: () => ({ object: tasWorker({ [TAS.layers]: '[]' }) }) },
   { match: /^validateSliceRequiredTopologyConstraintsAnnotation: errors of metavalidation.ValidateLabelName/, rule: 'topologyAnnotations',
-    offByDefault: (k) => layersOff(k), mutant: () => ({ object: tasWorker({ [TAS.layers]: '[{"topology":"rack block","size":1}]' }) }) },
+    unreachable: (k) => layersOff(k), mutant: () => ({ object: tasWorker({ [TAS.layers]: '[{"topology":"rack block","size":1}]' }) }) },
   { match: /^validateSliceRequiredTopologyConstraintsAnnotation: .*must be greater than or equal to 1/, rule: 'topologyAnnotations',
-    offByDefault: (k) => layersOff(k), mutant: () => ({ object: tasWorker({ [TAS.layers]: '[{"topology":"rack","size":0}]' }) }) },
+    unreachable: (k) => layersOff(k), mutant: () => ({ object: tasWorker({ [TAS.layers]: '[{"topology":"rack","size":0}]' }) }) },
   { match: /^validateSliceRequiredTopologyConstraintsAnnotation: field.Duplicate/, rule: 'topologyAnnotations',
-    offByDefault: (k) => layersOff(k),
+    unreachable: (k) => layersOff(k),
     mutant: () => ({ object: tasWorker({ [TAS.layers]: '[{"topology":"rack","size":4},{"topology":"rack","size":2}]' }, 4) }) },
   { match: /^validateSliceRequiredTopologyConstraintsAnnotation: .*must evenly divide/, rule: 'topologyAnnotations',
-    offByDefault: (k) => layersOff(k),
+    unreachable: (k) => layersOff(k),
     mutant: () => ({ object: tasWorker({ [TAS.layers]: '[{"topology":"block","size":4},{"topology":"rack","size":3}]' }, 4) }) },
 
   // ---- the Ray webhooks
@@ -162,8 +174,15 @@ export const KUEUE_SITES: readonly KueueSiteMapping[] = [
     mutant: () => ({ object: job({ rayClusterSpec: undefined }) }) },
   { match: /validateCreate: .*a kueue managed job should delete the cluster after finishing/, rule: 'rayJobShutdownAfterFinish',
     mutant: () => ({ object: job({ shutdownAfterJobFinishes: false }) }) },
-  { match: /(validateCreate|ValidateCreate): field.Invalid\((clusterSpecPath|rayClusterSpecPath|specPath).Child\("enableInTreeAutoscaling"\)/,
+  // A RayCluster's own check, and the one on a RayJob's or RayService's cluster spec (common.go; rayjob_webhook.go before 0.17).
+  { match: /validateCreate: field.Invalid\(specPath.Child\("enableInTreeAutoscaling"\)/,
     rule: 'autoscalingOnlyWhenElastic', mutant: () => ({ object: cluster({ enableInTreeAutoscaling: true }) }) },
+  { match: /(validateCreate|ValidateCreate): field.Invalid\((clusterSpecPath|rayClusterSpecPath).Child\("enableInTreeAutoscaling"\)/,
+    rule: 'autoscalingOnlyWhenElastic',
+    mutant: () => ({ object: job({ rayClusterSpec: clusterSpec({ enableInTreeAutoscaling: true }) }) }),
+    // On 0.14's short-term elastic RayJob path the mutating webhook refuses such a job first (its Default site).
+    unreachable: (k) => (kueueCapabilities(k).elasticRayJob === 'short-term'
+      ? 'the mutating webhook refuses the autoscaling RayJob first' : undefined) },
   { match: /(validateCreate|ValidateCreate): field.TooMany/, rule: 'workerGroupLimit',
     mutant: () => ({ object: cluster({ workerGroupSpecs: workers(18) }) }) },
   { match: /(validateCreate|ValidateCreate): field.Forbidden\(.*is reserved for the head group/, rule: 'podSetNames',
