@@ -1,5 +1,5 @@
 import { Construct } from 'constructs';
-import { AutoscalingOptions, buildClusterSpec } from './ray-cluster-spec';
+import { AutoscalingOptions } from './ray-cluster-spec';
 import { RayWorkload, RayWorkloadProps } from './ray-workload';
 
 export interface ElasticRayClusterProps extends RayWorkloadProps {
@@ -16,23 +16,17 @@ export interface ElasticRayClusterProps extends RayWorkloadProps {
  * A RayCluster is never "finished": it holds its quota until deleted.
  */
 export class ElasticRayCluster extends RayWorkload {
-  private readonly clusterProps: ElasticRayClusterProps;
+  private readonly autoscaling?: AutoscalingOptions;
 
   public constructor(scope: Construct, id: string, props: ElasticRayClusterProps) {
     super(scope, id, 'RayCluster', props, true);
-    this.clusterProps = props;
+    this.autoscaling = props.autoscaling;
     this._checkSpec();
   }
 
   /** @internal */
   protected _buildSpec(): Record<string, any> {
-    const p = this.clusterProps;
-    const rayVersion = p.rayVersion ?? '2.46.0';
-    return buildClusterSpec({
-      where: `RayCluster '${this.node.path}'`, rayVersion, image: p.image ?? `rayproject/ray:${rayVersion}`,
-      head: p.headGroup, workers: this._workers, elastic: true, autoscaling: p.autoscaling,
-      // Kueue's webhook would set it too; being explicit keeps pods from starting if webhooks run out of order.
-      suspend: true,
-    });
+    // Kueue's webhook would set it too; being explicit keeps pods from starting if webhooks run out of order.
+    return this._clusterSpec({ autoscaling: this.autoscaling, suspend: true });
   }
 }

@@ -1,8 +1,7 @@
 import { Construct } from 'constructs';
-import { RAY_SERVICE } from '../policy/kinds';
-import { AutoscalingOptions, buildClusterSpec } from './ray-cluster-spec';
+import { AutoscalingOptions } from './ray-cluster-spec';
 import { RayWorkload, RayWorkloadProps } from './ray-workload';
-import { checkServeConfig, RayServeProps, serveConfigV2 } from './serve-config';
+import { checkServeConfig, RayServeProps } from './serve-config';
 
 export interface ElasticRayServiceProps extends RayWorkloadProps, RayServeProps {
   /**
@@ -22,24 +21,13 @@ export class ElasticRayService extends RayWorkload {
 
   public constructor(scope: Construct, id: string, props: ElasticRayServiceProps) {
     super(scope, id, 'RayService', props, true);
-    checkServeConfig(props, `RayService '${this.node.path}'`);
+    checkServeConfig(props, this._where);
     this.serviceProps = props;
     this._checkSpec();
   }
 
   /** @internal */
   protected _buildSpec(): Record<string, any> {
-    const p = this.serviceProps;
-    const rayVersion = p.rayVersion ?? '2.46.0';
-    return {
-      serveConfigV2: serveConfigV2(p),
-      rayClusterConfig: buildClusterSpec({
-        where: `RayService '${this.node.path}'`, rayVersion, image: p.image ?? `rayproject/ray:${rayVersion}`,
-        head: p.headGroup, workers: this._workers, elastic: true, autoscaling: p.autoscaling, servePort: true,
-        // Before 0.17 Kueue suspends the child RayCluster itself, and a suspended config would be copied
-        // onto every new cluster.
-        suspend: RAY_SERVICE.suspendFieldAtCreate(true, this._versions.kueue) ? true : undefined,
-      }),
-    };
+    return this._rayServiceSpec(this.serviceProps, this.serviceProps.autoscaling);
   }
 }

@@ -1,5 +1,4 @@
 import { Construct } from 'constructs';
-import { buildClusterSpec } from './ray-cluster-spec';
 import { RayWorkload, RayWorkloadProps } from './ray-workload';
 
 export interface QueuedRayClusterProps extends RayWorkloadProps {}
@@ -11,23 +10,14 @@ export interface QueuedRayClusterProps extends RayWorkloadProps {}
  * until deleted. For workers that scale under Kueue use ElasticRayCluster.
  */
 export class QueuedRayCluster extends RayWorkload {
-  private readonly clusterProps: QueuedRayClusterProps;
-
   public constructor(scope: Construct, id: string, props: QueuedRayClusterProps) {
     super(scope, id, 'RayCluster', props, false);
-    this.clusterProps = props;
     this._checkSpec();
   }
 
   /** @internal */
   protected _buildSpec(): Record<string, any> {
-    const p = this.clusterProps;
-    const rayVersion = p.rayVersion ?? '2.46.0';
-    return buildClusterSpec({
-      where: `RayCluster '${this.node.path}'`, rayVersion, image: p.image ?? `rayproject/ray:${rayVersion}`,
-      head: p.headGroup, workers: this._workers, elastic: false,
-      // Kueue's webhook would set it too; being explicit keeps pods from starting if webhooks run out of order.
-      suspend: true,
-    });
+    // Kueue's webhook would set it too; being explicit keeps pods from starting if webhooks run out of order.
+    return this._clusterSpec({ suspend: true });
   }
 }

@@ -2,7 +2,7 @@ import { Duration } from 'cdk8s';
 import { Construct } from 'constructs';
 import { RAY_JOB } from '../policy/kinds';
 import { wholeSeconds } from '../platform/duration';
-import { buildClusterSpec, AutoscalingOptions } from './ray-cluster-spec';
+import { AutoscalingOptions } from './ray-cluster-spec';
 import { ContainerResources, mergeTemplate, renderResources } from './pod-template';
 import { RayWorkload, RayWorkloadProps } from './ray-workload';
 
@@ -98,9 +98,7 @@ export class QueuedRayJob extends RayWorkload {
   /** @internal */
   protected _buildSpec(): Record<string, any> {
     const p = this.jobProps;
-    const where = `RayJob '${this.node.path}'`;
-    const rayVersion = p.rayVersion ?? '2.46.0';
-    const image = p.image ?? `rayproject/ray:${rayVersion}`;
+    const where = this._where;
     const elastic = this.elastic;
     // Kueue 0.14.7–0.16.0 queues an elastic RayJob through its RayCluster and refuses suspend: true on it.
     const suspend = RAY_JOB.suspendFieldAtCreate(elastic, this._versions.kueue) !== undefined;
@@ -126,15 +124,13 @@ export class QueuedRayJob extends RayWorkload {
       const base = {
         spec: {
           restartPolicy: 'Never',
-          containers: [{ name: 'ray-job-submitter', image: p.headGroup.image ?? image,
+          containers: [{ name: 'ray-job-submitter', image: p.headGroup.image ?? this._image,
             resources: renderResources(p.submitterResources ?? { cpu: undefined }, `${where} submitterResources`) }],
         },
       };
       spec.submitterPodTemplate = mergeTemplate(base, p.submitterPodTemplate);
     }
-    spec.rayClusterSpec = buildClusterSpec({
-      where, rayVersion, image, head: p.headGroup, workers: this._workers, elastic, autoscaling: p.autoscaling,
-    });
+    spec.rayClusterSpec = this._clusterSpec({ autoscaling: p.autoscaling });
     return spec;
   }
 }

@@ -1,8 +1,6 @@
 import { Construct } from 'constructs';
-import { RAY_SERVICE } from '../policy/kinds';
-import { buildClusterSpec } from './ray-cluster-spec';
 import { RayWorkload, RayWorkloadProps } from './ray-workload';
-import { checkServeConfig, RayServeProps, serveConfigV2 } from './serve-config';
+import { checkServeConfig, RayServeProps } from './serve-config';
 
 export interface QueuedRayServiceProps extends RayWorkloadProps, RayServeProps {}
 
@@ -13,28 +11,17 @@ export interface QueuedRayServiceProps extends RayWorkloadProps, RayServeProps {
  * while it exists. For workers that scale with Serve's load use ElasticRayService.
  */
 export class QueuedRayService extends RayWorkload {
-  private readonly serviceProps: QueuedRayServiceProps;
+  private readonly serve: RayServeProps;
 
   public constructor(scope: Construct, id: string, props: QueuedRayServiceProps) {
     super(scope, id, 'RayService', props, false);
-    checkServeConfig(props, `RayService '${this.node.path}'`);
-    this.serviceProps = props;
+    checkServeConfig(props, this._where);
+    this.serve = props;
     this._checkSpec();
   }
 
   /** @internal */
   protected _buildSpec(): Record<string, any> {
-    const p = this.serviceProps;
-    const rayVersion = p.rayVersion ?? '2.46.0';
-    return {
-      serveConfigV2: serveConfigV2(p),
-      rayClusterConfig: buildClusterSpec({
-        where: `RayService '${this.node.path}'`, rayVersion, image: p.image ?? `rayproject/ray:${rayVersion}`,
-        head: p.headGroup, workers: this._workers, elastic: false, servePort: true,
-        // Before 0.17 Kueue suspends the child RayCluster itself, and a suspended config would be copied
-        // onto every new cluster.
-        suspend: RAY_SERVICE.suspendFieldAtCreate(false, this._versions.kueue) ? true : undefined,
-      }),
-    };
+    return this._rayServiceSpec(this.serve);
   }
 }

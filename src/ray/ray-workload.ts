@@ -8,7 +8,8 @@ import { evaluateRayObject, Finding, formatFinding, formatQuantity, computeGang,
 import { ELASTIC_JOB_ANNOTATION, PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL } from '../policy/ray-object';
 import { MULTIKUEUE_CONTROLLER_NAME, multiKueueCheckOf } from '../policy/rules/multikueue';
 import { compact } from './pod-template';
-import { HeadGroupOptions, WorkerGroupOptions } from './ray-cluster-spec';
+import { AutoscalingOptions, buildClusterSpec, ClusterSpecInput, HeadGroupOptions, WorkerGroupOptions } from './ray-cluster-spec';
+import { RayServeProps, serveConfigV2 } from './serve-config';
 
 /** Props shared by QueuedRayJob, QueuedRayCluster, QueuedRayService, ElasticRayCluster and ElasticRayService. */
 export interface RayWorkloadProps {
@@ -85,6 +86,9 @@ export interface GangSummary {
 }
 
 const RESERVED_LABELS = [QUEUE_NAME_LABEL, PRIORITY_CLASS_LABEL];
+
+/** The Ray version of the guide, every Ray construct's default (the `rayVersion` props document it). */
+const DEFAULT_RAY_VERSION = '2.46.0';
 
 /**
  * Base of the queued Ray workloads: queue and priority labels, the spec built once, the policy run
@@ -215,6 +219,37 @@ export abstract class RayWorkload extends Construct {
 
   /** @internal the object's spec in Kubernetes JSON */
   protected abstract _buildSpec(): Record<string, any>;
+
+  /** The default image of every Ray container (the `image` prop, else rayproject/ray:<rayVersion>). @internal */
+  protected get _image(): string {
+    return this._props.image ?? `rayproject/ray:${this._rayVersion}`;
+  }
+
+  /** @internal */
+  protected get _rayVersion(): string {
+    return this._props.rayVersion ?? DEFAULT_RAY_VERSION;
+  }
+
+  /** @internal */
+  protected get _where(): string {
+    return `${this.apiObject.kind} '${this.node.path}'`;
+  }
+
+  /** The RayClusterSpec of the shared props (head, worker groups, Ray version, image), with the kind's own settings. @internal */
+  protected _clusterSpec(opts: Pick<ClusterSpecInput, 'autoscaling' | 'suspend' | 'servePort'>): Record<string, any> {
+    return buildClusterSpec({ where: this._where, rayVersion: this._rayVersion, image: this._image, head: this._props.headGroup,
+      workers: this._workers, elastic: this.elastic, ...opts });
+  }
+
+  /**
+   * A RayService spec: the Serve config and the cluster config. Before 0.17 Kueue suspends the child
+   * RayCluster itself, and a suspended config would be copied onto every new cluster: suspend only where
+   * Kueue queues the RayService. @internal
+   */
+  protected _rayServiceSpec(serve: RayServeProps, autoscaling?: AutoscalingOptions): Record<string, any> {
+    const suspend = RAY_SERVICE.suspendFieldAtCreate(this.elastic, this._versions.kueue) ? true : undefined;
+    return { serveConfigV2: serveConfigV2(serve), rayClusterConfig: this._clusterSpec({ autoscaling, servePort: true, suspend }) };
+  }
 
   /**
    * Builds the spec now, so that a bad prop throws at the user's call (constructor, addWorkerGroup) rather
