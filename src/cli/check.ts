@@ -7,13 +7,13 @@
  */
 import * as fs from 'fs';
 import {
-  admissionDefaults, AdmissionSettings, applyDefaulting, ClusterObjects, DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION, evaluateRayObject,
+  ClusterObjects, DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION, evaluateRayObject,
   Finding, Inventory, inventoryFromObjects, isRecord, kubeRayCapabilities, kueueCapabilities, objectRef, PolicyContext, RayObject,
   SUPPORTED_KUBERAY_VERSIONS, SUPPORTED_KUEUE_VERSIONS, rayKindOf, rayParentOf, tenantQueueLabel,
 } from '../policy';
 import { CRD_SCHEMA_RULE } from '../policy/schema/rule';
 import { modelledVersion } from '../policy/versions';
-import { withKueueDefaults } from '../policy/kueue-defaults';
+import { asCreated } from '../policy/decide';
 import { QUEUE_NAME_LABEL } from '../policy/ray-object';
 import { applyDefaults, CelEvaluator, checkSchema } from '../policy/schema/structural';
 import { crdSchemas, CrdSchemas, loadCelEvaluator } from './crd-schemas';
@@ -170,11 +170,6 @@ function mergeObjects(sources: readonly ClusterObjects[]): ClusterObjects {
   return merged;
 }
 
-/** The object with what the controller's mutating webhook adds in a tenant namespace (the policy's defaulter). */
-function defaulted(obj: RayObject, settings: AdmissionSettings, inventory: Inventory): { obj: RayObject; added: string[] } {
-  const d = admissionDefaults(obj, 'CREATE', { ...settings, inventory }, { namespace: obj.metadata?.namespace, kind: obj.kind });
-  return { obj: applyDefaulting(obj, d), added: d.labels.map((l) => `${l.key}: ${l.value}`) };
-}
 
 /** The cluster reader, loaded on first use (it pulls in @kubernetes/client-node). */
 function kubeconfigSourceLoader(kubeconfig: string): ClusterSource {
@@ -334,13 +329,15 @@ function checkRayObject(src: SourceObject, namespace: string, run: RunContext, i
       object: objectRef(obj), field: p.field, message: `${p.message} (CRD schema)`, fix: p.fix, source: CRD_SCHEMA_RULE.source }));
   }
   if (inventory) {
-    const m = defaulted(obj, { kueue, kubeRay, elasticGate }, inventory);
-    obj = m.obj;
-    if (m.added.length) note = `checked with the labels the controller's mutating webhook adds in this tenant namespace: ${m.added.join(', ')}`;
-    // Kueue's webhook runs after ours (configurations in name order) and defaults the queue in a namespace with a "default" LocalQueue.
-    const k = withKueueDefaults(obj, kueue, inventory);
-    obj = k.obj;
-    if (k.queue) note = `checked with ${QUEUE_NAME_LABEL}: ${k.queue}, which Kueue's webhook adds (the namespace has a LocalQueue named ${k.queue})`;
+    const c = asCreated(obj, { kueue, kubeRay, elasticGate, inventory });
+    obj = c.obj;
+    if (c.ours.length) {
+      note = `checked with the labels the controller's mutating webhook adds in this tenant namespace: ${c.ours.map((l) => `${l.key}: ${l.value}`)
+        .join(', ')}`;
+    }
+    if (c.kueueQueue) {
+      note = `checked with ${QUEUE_NAME_LABEL}: ${c.kueueQueue}, which Kueue's webhook adds (the namespace has a LocalQueue named ${c.kueueQueue})`;
+    }
   }
   const ctx: PolicyContext = { kueue, kubeRay, elasticGate, inventory };
   const found = [...schemaFindings, ...evaluateRayObject(obj, ctx), ...(inventory ? tenantQueueLabel(obj, { kueue, inventory }) : [])];

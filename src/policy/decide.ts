@@ -11,8 +11,9 @@ import { Inventory, PolicyContext } from './context';
 import { evaluateRayObject } from './evaluate';
 import { Finding, formatFinding } from './findings';
 import { isRecord, listOf } from './json';
+import { withKueueDefaults } from './kueue-defaults';
 import { RayObject, rayKindNamed, SuspendField } from './kinds';
-import { PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL } from './ray-object';
+import { namespaceOf, PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL } from './ray-object';
 import { kueueValidatesUpdate, kueueWebhookOnUpdate, selectsExistingClusterOnly } from './rules/kueue-webhook';
 import { MAX_LIST_LENGTH } from './rules/object-shape';
 import { tenantOf } from './tenant';
@@ -283,4 +284,23 @@ export function decide(
   const defaulting = admissionDefaults(obj, operation, ctx, request);
   const object = applyDefaulting(obj, defaulting);
   return { defaulting, object, verdict: admissionVerdict(object, oldObj, operation, ctx, request) };
+}
+
+/** A new object as the webhooks leave it, and what each added. */
+export interface Created {
+  readonly obj: RayObject;
+  /** Labels the controller's mutating webhook added (the TenantQueue's defaults, decide.ts). */
+  readonly ours: readonly LabelDefault[];
+  /** The queue Kueue's webhook defaulted, if it did. */
+  readonly kueueQueue?: string;
+}
+
+/**
+ * A CREATE as the API server runs the mutating webhooks: ours first (configurations run in name order),
+ * then Kueue's. `check` judges, and `plan` schedules, the object this returns.
+ */
+export function asCreated(obj: RayObject, ctx: AdmissionContext): Created {
+  const d = admissionDefaults(obj, 'CREATE', ctx, { namespace: namespaceOf(obj), kind: obj.kind as string });
+  const k = withKueueDefaults(applyDefaulting(obj, d), ctx.kueue, ctx.inventory);
+  return { obj: k.obj, ours: d.labels, kueueQueue: k.queue };
 }

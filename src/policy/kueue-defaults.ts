@@ -44,3 +44,4 @@ export function withKueueDefaults(obj: RayObject, kueue: KueueCapabilities, inve
   const md = isRecord(obj.metadata) ? obj.metadata : {};
   return { obj: { ...obj, metadata: { ...md, labels: { ...(isRecord(md.labels) ? md.labels : {}), [QUEUE_NAME_LABEL]: queue } } }, queue };
 }
+

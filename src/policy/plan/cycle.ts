@@ -6,9 +6,8 @@
  * victims release their quota at the end of the cycle (without the KubeRay operator a suspended Ray
  * object is inactive at once) and are requeued. Pure.
  */
-import { admissionDefaults, applyDefaulting } from '../decide';
 import { computeGang, Gang } from '../gang';
-import { withKueueDefaults } from '../kueue-defaults';
+import { asCreated } from '../decide';
 import { RAY_JOB, RAY_KINDS, RayObject } from '../kinds';
 import { isElastic, isRecord, namespaceOf, PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL } from '../ray-object';
 import { selectorMatches } from '../rules/cross-object';
@@ -106,19 +105,16 @@ export class PlanSimulator {
    */
   private withTenantDefaults(obj: RayObject): RayObject {
     if (!isRecord(obj) || !RAY_KINDS.includes(obj.kind as string)) return obj;
-    const d = admissionDefaults(obj, 'CREATE', { kueue: this.kueue, kubeRay: this.kubeRay, inventory: this.snapshot.inventory },
-      { namespace: namespaceOf(obj), kind: obj.kind as string });
+    const c = asCreated(obj, { kueue: this.kueue, kubeRay: this.kubeRay, inventory: this.snapshot.inventory });
     const namespace = namespaceOf(obj);
     const note = (line: string) => {
       const added = this.tenantDefaults.get(namespace) ?? new Map<string, number>();
       added.set(line, (added.get(line) ?? 0) + 1);
       this.tenantDefaults.set(namespace, added);
     };
-    if (d.labels.length) note(`${d.labels.map((l) => `${l.key}: ${l.value}`).join(', ')} (the controller's webhook, the TenantQueue's defaults)`);
-    // Then Kueue's own webhook (it runs after ours): the "default" LocalQueue of the namespace.
-    const k = withKueueDefaults(d.labels.length ? applyDefaulting(obj, d) : obj, this.kueue, this.snapshot.inventory);
-    if (k.queue) note(`${QUEUE_NAME_LABEL}: ${k.queue} (Kueue's webhook: the namespace has a LocalQueue named ${k.queue})`);
-    return k.obj;
+    if (c.ours.length) note(`${c.ours.map((l) => `${l.key}: ${l.value}`).join(', ')} (the controller's webhook, the TenantQueue's defaults)`);
+    if (c.kueueQueue) note(`${QUEUE_NAME_LABEL}: ${c.kueueQueue} (Kueue's webhook: the namespace has a LocalQueue named ${c.kueueQueue})`);
+    return c.obj;
   }
 
   private nameOf(obj: RayObject): string {
