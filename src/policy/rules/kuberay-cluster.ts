@@ -10,7 +10,8 @@ import { compareVersions } from '../versions';
 import { labelKeyProblem, labelValueProblem } from './object-shape';
 import { ALL_RAY_KINDS, defineRule, Reporter, RuleRecord } from './rule';
 
-const headEnv = (spec: any): any[] => listOf(listOf(spec?.headGroupSpec?.template?.spec?.containers)[0]?.env);
+/** The env list of a cluster spec's head Ray container (containers[0]). */
+export const headEnv = (spec: any): any[] => listOf(listOf(spec?.headGroupSpec?.template?.spec?.containers)[0]?.env);
 const hasEnv = (spec: any, name: string) => headEnv(spec).some((e: any) => e?.name === name);
 
 /** GCS fault tolerance is set one way, and Redis settings go through gcsFaultToleranceOptions. */

@@ -8,7 +8,7 @@ import { clusterSpecOf, RAY_JOB, RAY_SERVICE, rayKindOf } from '../kinds';
 import { parseResourceList } from '../quantity';
 import { DNS1035_LABEL, DNS1123_SUBDOMAIN, isQueued, isRecord, listOf, podTemplatesOf, shown, workerGroupsOf } from '../ray-object';
 import { DEFAULT_KUBERAY_VERSION, FIRST_KUBERAY_VERSION } from '../versions';
-import { rayServiceExtras } from './kuberay-cluster';
+import { headEnv, rayServiceExtras } from './kuberay-cluster';
 import { ALL_RAY_KINDS, defineRule, Reporter, RuleRecord } from './rule';
 
 /**
@@ -347,8 +347,8 @@ export const autoscalerConstraints = defineRule({
 }, (r, obj, ctx) => {
   const cs = clusterSpecOf(obj);
   if (!cs) return r.findings;
-  const head = cs.spec.headGroupSpec?.template?.spec;
-  const envV2 = listOf(listOf(head?.containers)[0]?.env).some((e: any) => e?.name === 'RAY_enable_autoscaler_v2');
+  const v2Env = headEnv(cs.spec).find((e: any) => e?.name === 'RAY_enable_autoscaler_v2');
+  const envV2 = v2Env !== undefined;
   const v2 = cs.spec.autoscalerOptions?.version === 'v2';
   // KubeRay checks the autoscaler options only when autoscaling is on (ValidateRayClusterSpec).
   const autoscaling = cs.spec.enableInTreeAutoscaling === true;
@@ -365,7 +365,7 @@ export const autoscalerConstraints = defineRule({
       }
     }
   }
-  const envValue = listOf(listOf(head?.containers)[0]?.env).find((e: any) => e?.name === 'RAY_enable_autoscaler_v2')?.value;
+  const envValue = v2Env?.value;
   if (cs.spec.enableInTreeAutoscaling !== true && (envValue === '1' || envValue === 'true') && ctx.kubeRay.autoscalerV2EnvNeedsAutoscaling) {
     r.error(`${cs.path}.enableInTreeAutoscaling`,
       `the head env RAY_enable_autoscaler_v2=${envValue} needs enableInTreeAutoscaling: true (KubeRay ${ctx.kubeRay.version})`,

@@ -74,31 +74,25 @@ export function sitesOfGo(file: string, src: string): Site[] {
     .replace(/("(?:[^"\\\n]|\\.)*"|`[^`]*`)|\/\/[^\n]*/g, (m, str) => (str ? m : ' '.repeat(m.length)));
   const funcs = [...code.matchAll(/^func\s+(?:\([^)]*\)\s*)?(\w+)/gm)].map((m) => ({ at: m.index!, name: m[1] }));
   const out: Site[] = [];
-  for (const m of code.matchAll(CALL)) {
-    const start = m.index!;
-    const end = callEnd(code, start + m[0].length - 1);
+  const add = (start: number, call: string) => {
     const func = [...funcs].reverse().find((f) => f.at < start)?.name ?? '(top level)';
-    const call = code.slice(start, end).replace(/\s+/g, ' ').replace(/\( /g, '(').replace(/,\s*\)/g, ')');
-    // A call that only wraps another site's error (fmt.Errorf("...: %w", err)) is still a site: upstream refuses there.
     out.push({ key: `${file}#${func}: ${call}`, file, func, call, line: code.slice(0, start).split('\n').length });
+  };
+  for (const m of code.matchAll(CALL)) {
+    const end = callEnd(code, m.index! + m[0].length - 1);
+    // A call that only wraps another site's error (fmt.Errorf("...: %w", err)) is still a site: upstream refuses there.
+    add(m.index!, code.slice(m.index!, end).replace(/\s+/g, ' ').replace(/\( /g, '(').replace(/,\s*\)/g, ')'));
   }
   // An error of a function outside the enumerated packages, returned as is (`if err := pkg.F(...); err != nil { return err }`):
   // upstream refuses there too, with that function's message.
   const local = new Set(funcs.map((f) => f.name));
   for (const m of code.matchAll(/if\s+(?:[\w, ]*?)err\s*:?=\s*(?:([a-z]\w*)\.)?(\w+)\([^{]*\{\s*return\s+(?:nil,\s*)?err\b/g)) {
-    if (m[1] ? ENUMERATED_PACKAGES.has(m[1]) : local.has(m[2])) continue;
-    const start = m.index!;
-    const func = [...funcs].reverse().find((f) => f.at < start)?.name ?? '(top level)';
-    const call = `return err of ${m[1] ? `${m[1]}.` : ''}${m[2]}()`;
-    out.push({ key: `${file}#${func}: ${call}`, file, func, call, line: code.slice(0, start).split('\n').length });
+    if (!(m[1] ? ENUMERATED_PACKAGES.has(m[1]) : local.has(m[2]))) add(m.index!, `return err of ${m[1] ? `${m[1]}.` : ''}${m[2]}()`);
   }
   // The same for a list of errors appended as is: `allErrs = append(allErrs, pkg.Validate(...)...)`.
   for (const m of code.matchAll(/append\(\s*\w+\s*,\s*(?:([a-z]\w*)\.)?(\w+)\(/g)) {
     if (m[1] ? ENUMERATED_PACKAGES.has(m[1]) || ['field', 'fmt', 'errors', 'errstd', 'strings'].includes(m[1]) : local.has(m[2])) continue;
-    const start = m.index!;
-    const func = [...funcs].reverse().find((f) => f.at < start)?.name ?? '(top level)';
-    const call = `errors of ${m[1] ? `${m[1]}.` : ''}${m[2]}()`;
-    out.push({ key: `${file}#${func}: ${call}`, file, func, call, line: code.slice(0, start).split('\n').length });
+    add(m.index!, `errors of ${m[1] ? `${m[1]}.` : ''}${m[2]}()`);
   }
   out.sort((a, b) => a.line - b.line);
   // The same call twice in one function (e.g. two `%w` wrappers) are two sites.

@@ -8,12 +8,9 @@
  * `match` is tested on `<function>: <call>`; one entry may cover the same check reworded across versions.
  */
 import { clusterSpec, head, rayCluster, rayJob, rayService, worker } from '../support/ray-objects';
+import type { Covered } from './sites';
 
-export interface SiteMapping {
-  readonly match: RegExp;
-  readonly rule?: string;
-  readonly schema?: string;
-  readonly na?: string;
+export interface SiteMapping extends Covered {
   /** An object that reaches the site, for the KubeRay version. */
   readonly mutant?: (version: string) => any;
   /**

@@ -8,6 +8,7 @@
  */
 import { kueueCapabilities } from '../../../src/policy/versions';
 import { clusterSpec, head, rayCluster, rayJob, rayService, worker } from '../support/ray-objects';
+import type { Covered } from './sites';
 
 export interface KueueMutant {
   readonly object: any;
@@ -15,11 +16,7 @@ export interface KueueMutant {
   readonly old?: any;
 }
 
-export interface KueueSiteMapping {
-  readonly match: RegExp;
-  readonly rule?: string;
-  readonly na?: string;
-  readonly todo?: string;
+export interface KueueSiteMapping extends Covered {
   readonly mutant?: (kueue: string) => KueueMutant;
   /** Kueue reads a cache the suite just wrote (a LocalQueue): the mutant is retried for a few seconds. */
   readonly eventual?: boolean;
