@@ -4,24 +4,40 @@ import { Construct } from 'constructs';
 import { ClusterQueue, Cohort, IResourceFlavor, LocalQueue, NamespaceSelector, Quantity, ResourceName } from '../src';
 import { NodeScale } from './node-scale';
 
-export class ElasticQueues extends Chart {
+/** A scenario's own queue: a ClusterQueue open to every namespace with one CPU and memory quota, and its LocalQueue in default. */
+export interface ScenarioQueue {
+  readonly clusterQueue: string;
+  readonly localQueue: string;
+  readonly cpu: number;
+  readonly memoryGi: number;
+  /** @default - no cohort */
+  readonly cohort?: string;
+}
+
+export class ScenarioQueues extends Chart {
   public readonly clusterQueue: ClusterQueue;
   public readonly localQueue: LocalQueue;
-  constructor(scope: Construct, id: string, flavor: IResourceFlavor, scale: NodeScale = NodeScale.GUIDE) {
+  constructor(scope: Construct, id: string, flavor: IResourceFlavor, q: ScenarioQueue, scale: NodeScale = NodeScale.GUIDE) {
     super(scope, id);
-    this.clusterQueue = new ClusterQueue(this, 'ray-cq', {
-      cohort: Cohort.fromCohortName(this, 'ray-example-cohort', 'ray-example'),
+    this.clusterQueue = new ClusterQueue(this, q.clusterQueue, {
+      cohort: q.cohort ? Cohort.fromCohortName(this, `${q.cohort}-cohort`, q.cohort) : undefined,
       namespaceSelector: NamespaceSelector.all(),
       resourceGroups: [{
         flavors: [{
           flavor,
           quotas: [
-            { resource: ResourceName.CPU, nominalQuota: scale.cpu(8) },
-            { resource: ResourceName.MEMORY, nominalQuota: Quantity.gibibytes(16) },
+            { resource: ResourceName.CPU, nominalQuota: scale.cpu(q.cpu) },
+            { resource: ResourceName.MEMORY, nominalQuota: Quantity.gibibytes(q.memoryGi) },
           ],
         }],
       }],
     });
-    this.localQueue = new LocalQueue(this, 'ray-lq', { namespace: 'default', clusterQueue: this.clusterQueue });
+    this.localQueue = new LocalQueue(this, q.localQueue, { namespace: 'default', clusterQueue: this.clusterQueue });
+  }
+}
+
+export class ElasticQueues extends ScenarioQueues {
+  constructor(scope: Construct, id: string, flavor: IResourceFlavor, scale: NodeScale = NodeScale.GUIDE) {
+    super(scope, id, flavor, { clusterQueue: 'ray-cq', localQueue: 'ray-lq', cpu: 8, memoryGi: 16, cohort: 'ray-example' }, scale);
   }
 }

@@ -1,4 +1,6 @@
 """The guide's elastic queues: ClusterQueue ray-cq (cohort ray-example, 8 CPU / 16Gi) and LocalQueue ray-lq."""
+from typing import Optional
+
 from cdk8s import Chart
 from constructs import Construct
 from cdk8s_kueue_ray import (
@@ -15,19 +17,27 @@ from cdk8s_kueue_ray import (
 )
 
 
-class ElasticQueues(Chart):
-    def __init__(self, scope: Construct, id: str, flavor: IResourceFlavor) -> None:
+class ScenarioQueues(Chart):
+    """A scenario's own queue: a ClusterQueue open to every namespace with one CPU and memory quota, and its LocalQueue in default."""
+
+    def __init__(self, scope: Construct, id: str, flavor: IResourceFlavor, cluster_queue: str, local_queue: str,
+                 cpu: float, memory_gi: float, cohort: Optional[str] = None) -> None:
         super().__init__(scope, id)
         self.cluster_queue = ClusterQueue(
-            self, "ray-cq",
-            cohort=Cohort.from_cohort_name(self, "ray-example-cohort", "ray-example"),
+            self, cluster_queue,
+            cohort=Cohort.from_cohort_name(self, f"{cohort}-cohort", cohort) if cohort else None,
             namespace_selector=NamespaceSelector.all(),
             resource_groups=[ResourceGroup(flavors=[FlavorQuotas(
                 flavor=flavor,
                 quotas=[
-                    ResourceQuota(resource=ResourceName.CPU, nominal_quota=Quantity.cpu(8)),
-                    ResourceQuota(resource=ResourceName.MEMORY, nominal_quota=Quantity.gibibytes(16)),
+                    ResourceQuota(resource=ResourceName.CPU, nominal_quota=Quantity.cpu(cpu)),
+                    ResourceQuota(resource=ResourceName.MEMORY, nominal_quota=Quantity.gibibytes(memory_gi)),
                 ],
             )])],
         )
-        self.local_queue = LocalQueue(self, "ray-lq", namespace="default", cluster_queue=self.cluster_queue)
+        self.local_queue = LocalQueue(self, local_queue, namespace="default", cluster_queue=self.cluster_queue)
+
+
+class ElasticQueues(ScenarioQueues):
+    def __init__(self, scope: Construct, id: str, flavor: IResourceFlavor) -> None:
+        super().__init__(scope, id, flavor, "ray-cq", "ray-lq", 8, 16, cohort="ray-example")
