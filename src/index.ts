@@ -27,6 +27,7 @@ export { RayServeProps } from './ray/serve-config';
 // The pure policy (rules, gang accounting, version table) is a separate entry point, 'cdk8s-kueue-ray/policy',
 // because its API (bigint quantities, free functions) is for the controller and CLI, not for jsii bindings.
 export * from './install/kueue-install';
+export { FairSharingOptions, FairSharingPreemptionStrategy, WaitForPodsReadyOptions } from './install/kueue-configuration';
 export * from './install/kuberay-install';
 export * from './install/admission-controller/admission-controller';
 export * from './plan/plan';

@@ -10,6 +10,8 @@ import { ContainerResources, renderResources } from '../ray/pod-template';
 import { readRelease } from './release-source';
 import { KUBERAY_CLUSTER_ROLE_RULES, KUBERAY_CRDS, KUBERAY_LEADER_ELECTION_RULES, KUBERAY_SOURCES_URL, KUBERAY_SOURCES_URL_ENV,
   kubeRayCrdUrl } from './releases';
+import type { FlavorToleration } from '../kueue/resource-flavor';
+import { placementFields } from './placement';
 import { priorityClassField } from './priority';
 
 export interface KubeRayInstallProps {
@@ -66,7 +68,37 @@ export interface KubeRayInstallProps {
    * @default "system-cluster-critical"
    */
   readonly priorityClassName?: string;
+  /**
+   * The operator's control-plane metrics (`--enable-metrics`: kuberay_cluster_*, kuberay_job_*,
+   * kuberay_service_* on the `http` port's /metrics).
+   * @default true
+   */
+  readonly enableMetrics?: boolean;
+  /**
+   * A batch scheduler the operator hands Ray pods to (`--batch-scheduler`): "volcano", "yunikorn",
+   * "scheduler-plugins", or from KubeRay v1.5 "kai-scheduler". The scheduler itself is installed
+   * separately; the operator's ClusterRole gets the PodGroup rules the Helm chart gives it.
+   * Kueue still admits the whole cluster first: the scheduler only places the admitted pods.
+   * @default - none (the default kube-scheduler)
+   */
+  readonly batchScheduler?: string;
+  /**
+   * nodeSelector of the operator pods.
+   * @default - none
+   */
+  readonly nodeSelector?: Record<string, string>;
+  /**
+   * Tolerations of the operator pods.
+   * @default - none
+   */
+  readonly tolerations?: FlavorToleration[];
 }
+
+// The PodGroup rules the Helm chart adds for a batch scheduler that needs them (templates/_helpers.tpl).
+const BATCH_SCHEDULER_RULES: Record<string, Record<string, unknown>> = {
+  'volcano': { apiGroups: ['scheduling.volcano.sh'], resources: ['podgroups'], verbs: ['create', 'delete', 'get', 'list', 'update', 'watch'] },
+  'scheduler-plugins': { apiGroups: ['scheduling.x-k8s.io'], resources: ['podgroups'], verbs: ['create', 'get', 'list', 'watch'] },
+};
 
 const NAME = KUBERAY_OPERATOR_SERVICE_ACCOUNT.name;
 
@@ -95,6 +127,11 @@ export class KubeRayInstall extends Chart {
     this.serviceAccount = { namespace: ns, name: NAME };
     if (props.replicas !== undefined && (!Number.isInteger(props.replicas) || props.replicas < 1)) throw new Error(
       `${where}: replicas ${props.replicas} must be a whole number >= 1.`);
+    if (props.batchScheduler !== undefined && !caps.batchSchedulers.includes(props.batchScheduler)) {
+      throw new Error(`${where}: batchScheduler '${props.batchScheduler}' is not one KubeRay ${this.version} knows; the operator would not `
+        + `start ("scheduler is not supported"). Fix: one of ${caps.batchSchedulers.join(', ')}, or leave it unset.`);
+    }
+    const placement = placementFields(props.nodeSelector, props.tolerations, where);
     for (const [file, sha] of Object.entries(KUBERAY_CRDS[this.version])) {
       const text = readRelease({
         localFile: props.crdDir ? path.join(props.crdDir, file) : undefined, url: kubeRayCrdUrl(this.version, file), sha256: sha,
@@ -113,7 +150,9 @@ export class KubeRayInstall extends Chart {
     new ApiObject(this, 'namespace', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
     new ApiObject(this, 'service-account', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: meta(NAME) });
     this.clusterRole = new ApiObject(this, 'cluster-role', { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole',
-      metadata: meta(NAME, false), rules: KUBERAY_CLUSTER_ROLE_RULES[this.version] });
+      metadata: meta(NAME, false),
+      rules: [...KUBERAY_CLUSTER_ROLE_RULES[this.version], ...(props.batchScheduler && BATCH_SCHEDULER_RULES[props.batchScheduler]
+        ? [BATCH_SCHEDULER_RULES[props.batchScheduler]] : [])] });
     new ApiObject(this, 'cluster-role-binding', {
       apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: meta(NAME, false),
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: NAME },
@@ -127,7 +166,9 @@ export class KubeRayInstall extends Chart {
       subjects: [{ kind: 'ServiceAccount', name: NAME, namespace: ns }],
     });
 
-    const args = ['--log-stdout-encoder', 'json', '--log-file-encoder', 'json', '--enable-leader-election=true', '--enable-metrics=true'];
+    const args = ['--log-stdout-encoder', 'json', '--log-file-encoder', 'json', '--enable-leader-election=true',
+      `--enable-metrics=${props.enableMetrics ?? true}`];
+    if (props.batchScheduler) args.push(`--batch-scheduler=${props.batchScheduler}`);
     const gates = props.featureGates ?? {};
     if (Object.keys(gates).length) args.unshift(`--feature-gates=${Object.keys(gates).sort().map((k) => `${k}=${gates[k]}`).join(',')}`);
     if (props.watchNamespaces?.length) args.push('--watch-namespace', props.watchNamespaces.join(','));
@@ -142,6 +183,7 @@ export class KubeRayInstall extends Chart {
           spec: {
             serviceAccountName: NAME,
             ...priorityClassField(props.priorityClassName, where),
+            ...placement,
             securityContext: { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } },
             terminationGracePeriodSeconds: 10,
             containers: [{

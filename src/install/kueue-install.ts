@@ -11,6 +11,9 @@ import { kueueCapabilities } from '../policy/versions';
 import { ContainerResources, renderResources } from '../ray/pod-template';
 import { defaultLockFile, lockedByEnv, readRelease } from './release-source';
 import { KUEUE_RELEASE_SHA256, KUEUE_RELEASES_URL, KUEUE_RELEASES_URL_ENV, kueueReleaseUrl } from './releases';
+import type { FlavorToleration } from '../kueue/resource-flavor';
+import { editConfiguration, FairSharingOptions, WaitForPodsReadyOptions } from './kueue-configuration';
+import { placementFields } from './placement';
 import { priorityClassField } from './priority';
 
 const DEPLOYMENT = 'kueue-controller-manager';
@@ -93,6 +96,47 @@ export interface KueueInstallProps {
    * @default 5
    */
   readonly drainSeconds?: number;
+  /**
+   * Kueue's waitForPodsReady: an admitted workload whose pods are not all ready within the timeout is
+   * evicted and requeued. Kueue v0.19 turns it on by default with a 30-minute timeout; the install then
+   * writes that section out, so `dist/` shows it.
+   * @default - the version's: off before v0.19; on with a 30-minute timeout on v0.19
+   */
+  readonly waitForPodsReady?: WaitForPodsReadyOptions;
+  /**
+   * Fair sharing across the ClusterQueues of every cohort (the Configuration's `fairSharing`).
+   * @default - off
+   */
+  readonly fairSharing?: FairSharingOptions;
+  /**
+   * Kueue manages (suspends until admitted) jobs without a queue label too, in namespaces outside
+   * kube-system and kueue-system. Off, an unlabelled RayJob starts at once: the controller's tenant
+   * namespaces are queued either way, as its mutating webhook adds the label.
+   * @default - the release's (false)
+   */
+  readonly manageJobsWithoutQueueName?: boolean;
+  /**
+   * Frameworks Kueue integrates besides the Ray kinds the app holds (which are added anyway), e.g.
+   * "batch/job", "pod", "jobset.x-k8s.io/jobset". Kueue refuses to start on a name it does not know.
+   * @default - the release's list plus the app's Ray kinds
+   */
+  readonly integrationFrameworks?: string[];
+  /**
+   * Report ClusterQueue resource usage and quota metrics (`metrics.enableClusterQueueResources`):
+   * kueue_cluster_queue_resource_usage, kueue_cluster_queue_nominal_quota and the borrowing limits.
+   * @default - the release's (off)
+   */
+  readonly clusterQueueResourceMetrics?: boolean;
+  /**
+   * nodeSelector of the kueue-controller-manager pods.
+   * @default - none
+   */
+  readonly nodeSelector?: Record<string, string>;
+  /**
+   * Tolerations of the kueue-controller-manager pods.
+   * @default - none
+   */
+  readonly tolerations?: FlavorToleration[];
 }
 
 /**
@@ -146,6 +190,9 @@ export class KueueInstall extends Chart {
     }
     const priority = priorityClassField(props.priorityClassName, `KueueInstall '${this.node.path}'`);
     if (priority.priorityClassName) dep.addJsonPatch(JsonPatch.add('/spec/template/spec/priorityClassName', priority.priorityClassName));
+    for (const [field, value] of Object.entries(placementFields(props.nodeSelector, props.tolerations, `KueueInstall '${this.node.path}'`))) {
+      dep.addJsonPatch(JsonPatch.add(`/spec/template/spec/${field}`, value));
+    }
     const drain = props.drainSeconds ?? 5;
     if (!Number.isInteger(drain) || drain < 0 || drain > 300) {
       throw new Error(`KueueInstall '${this.node.path}': drainSeconds ${drain} must be a whole number of seconds from 0 to 300.`);
@@ -200,13 +247,23 @@ export class KueueInstall extends Chart {
     if (this.patched) return [];
     this.patched = true;
     const errors: string[] = [];
-    const gates = this.featureGates();
     const cm = this.objects.get(`ConfigMap/kueue-system/${CONFIG_MAP}`);
     const configText: string | undefined = cm?.toJson().data?.[CONFIG_KEY];
-    const config = configText ? parseYaml(configText) : undefined;
+    const release = configText ? parseYaml(configText) : undefined;
+    const kueue = kueueCapabilities(this.version);
+    const needed = new Set<string>(this.props.integrationFrameworks ?? []);
+    for (const w of AppInventory.of(this).workloads) {
+      const kind = rayKindNamed(w.kind);
+      if (kind) needed.add(kind.kueueFrameworkFor(kueue));
+    }
+    const where = `KueueInstall '${this.node.path}'`;
+    const edit = release ? editConfiguration(release, { waitForPodsReady: this.props.waitForPodsReady, fairSharing: this.props.fairSharing,
+      manageJobsWithoutQueueName: this.props.manageJobsWithoutQueueName, clusterQueueResourceMetrics: this.props.clusterQueueResourceMetrics,
+      frameworks: [...needed] }, kueue, where) : { gates: {} };
+    const gates = { ...edit.gates, ...this.featureGates() };
     if (Object.keys(gates).length) {
-      if (config?.featureGates) {
-        errors.push(`KueueInstall '${this.node.path}': the release's Configuration already sets featureGates, and Kueue refuses both the map and `
+      if (release?.featureGates) {
+        errors.push(`${where}: the release's Configuration already sets featureGates, and Kueue refuses both the map and `
           + '--feature-gates. Fix: set the gates in that map instead.');
       } else {
         const arg = `--feature-gates=${Object.keys(gates).sort().map((k) => `${k}=${gates[k]}`).join(',')}`;
@@ -215,20 +272,7 @@ export class KueueInstall extends Chart {
           JsonPatch.add('/spec/template/spec/containers/0/args/-', arg));
       }
     }
-    if (config && cm) {
-      const needed = new Set<string>();
-      const kueue = kueueCapabilities(this.version);
-      for (const w of AppInventory.of(this).workloads) {
-        const kind = rayKindNamed(w.kind);
-        if (kind) needed.add(kind.kueueFrameworkFor(kueue));
-      }
-      const frameworks: string[] = config.integrations?.frameworks ?? [];
-      const missing = [...needed].filter((f) => !frameworks.includes(f));
-      if (missing.length) {
-        config.integrations = { ...(config.integrations ?? {}), frameworks: [...frameworks, ...missing] };
-        cm.addJsonPatch(JsonPatch.replace(`/data/${CONFIG_KEY}`, stringify(config)));
-      }
-    }
+    if (edit.config && cm) cm.addJsonPatch(JsonPatch.replace(`/data/${CONFIG_KEY}`, stringify(edit.config)));
     return errors;
   }
 }

@@ -1,6 +1,7 @@
 import { ApiObject } from 'cdk8s';
 import { Construct, IConstruct } from 'constructs';
 import { AppInventory, InventoryEntry } from '../platform/inventory';
+import { tolerationProblem } from '../platform/toleration';
 import { resolveVersions } from '../platform/versions';
 import { checkedName, createKueueObject } from './kueue-api-object';
 
@@ -86,13 +87,8 @@ export class ResourceFlavor extends Construct implements IResourceFlavor {
         + 'Fix: keep the 8 that select the nodes.');
     }
     for (const t of props.tolerations ?? []) {
-      if (t.key === undefined && t.operator !== TolerationOperator.EXISTS) {
-        throw new Error(`ResourceFlavor '${this.node.path}': spec.tolerations: a toleration without a key must use operator EXISTS. Fix: set key, or `
-          + 'operator: TolerationOperator.EXISTS.');
-      }
-      if (t.operator === TolerationOperator.EXISTS && t.value !== undefined) {
-        throw new Error(`ResourceFlavor '${this.node.path}': spec.tolerations: operator EXISTS takes no value. Fix: remove value or use EQUAL.`);
-      }
+      const problem = tolerationProblem(t);
+      if (problem) throw new Error(`ResourceFlavor '${this.node.path}': spec.tolerations: ${problem}`);
     }
     const spec: Record<string, any> = {};
     if (props.nodeLabels && Object.keys(props.nodeLabels).length) spec.nodeLabels = { ...props.nodeLabels };

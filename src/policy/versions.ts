@@ -128,6 +128,18 @@ export interface KueueCapabilities {
    * over the built PodSets); before, and for RayJob and RayService, each template is checked regardless.
    */
   readonly tasRayClusterWorkersNeedPodSets: boolean;
+  /**
+   * How the manager's Configuration turns waitForPodsReady on (apis/config, pkg/util/waitforpodsready):
+   * 'enable-field' (v1beta1: `waitForPodsReady.enable`, the timeout defaults to 5 min); 'presence' (0.17: on
+   * when the section is there, its timeout required); 'default-on' (0.19: on with a 30-minute timeout even
+   * without the section, off only with the DisableWaitForPodsReady feature gate).
+   */
+  readonly waitForPodsReady: 'enable-field' | 'presence' | 'default-on';
+  /**
+   * How the Configuration turns fair sharing on: v1beta1 `fairSharing.enable` (the preemption strategies
+   * defaulted); v1beta2 the section's presence, with `preemptionStrategies` required.
+   */
+  readonly fairSharingSwitch: 'enable-field' | 'presence';
 }
 
 /** What the manager's ServiceAccount may do on a worker cluster, per Kueue version. */
@@ -174,6 +186,8 @@ export interface KubeRayCapabilities {
   readonly rayClusterUpgradeStrategy: boolean;
   /** autoscalerOptions.idleTimeoutSeconds >= 0 and a worker group's idleTimeoutSeconds (v2 only) are checked (1.6). */
   readonly idleTimeoutChecks: boolean;
+  /** Names the operator's `--batch-scheduler` flag accepts (apis/config/v1alpha1 ValidateBatchSchedulerConfig). */
+  readonly batchSchedulers: readonly string[];
   readonly operatorImage: string;
 }
 
@@ -208,6 +222,7 @@ const KUEUE: Record<string, KueueCapabilities> = {
     priorityClassUpdate: 'immutable-while-running', refusesMultiKueueElasticAutoscaling: false,
     // TopologyAwareScheduling is Alpha and off by default before 0.14 (kube_features.go at 0.14.8), so no TAS checks.
     tasAnnotations: 'none', tasRayClusterWorkersNeedPodSets: false,
+    waitForPodsReady: 'enable-field', fairSharingSwitch: 'enable-field',
   },
   'v0.14.8': {
     version: 'v0.14.8', apiVersion: 'kueue.x-k8s.io/v1beta1', cohortField: 'cohort',
@@ -224,6 +239,7 @@ const KUEUE: Record<string, KueueCapabilities> = {
     refusesAutoscaling: false, rayClusterAutoscalingNamesAnnotation: false, validatesUpdateOfFormerlyQueued: false,
     priorityClassUpdate: 'immutable-while-running', refusesMultiKueueElasticAutoscaling: false,
     tasAnnotations: 'slice', tasRayClusterWorkersNeedPodSets: false,
+    waitForPodsReady: 'enable-field', fairSharingSwitch: 'enable-field',
   },
   'v0.17.0': {
     version: 'v0.17.0', apiVersion: 'kueue.x-k8s.io/v1beta2', cohortField: 'cohortName',
@@ -241,6 +257,7 @@ const KUEUE: Record<string, KueueCapabilities> = {
     refusesAutoscaling: false, rayClusterAutoscalingNamesAnnotation: false, validatesUpdateOfFormerlyQueued: false,
     priorityClassUpdate: 'no-add-while-running', refusesMultiKueueElasticAutoscaling: false,
     tasAnnotations: 'multi-layer-gated', tasRayClusterWorkersNeedPodSets: false,
+    waitForPodsReady: 'presence', fairSharingSwitch: 'presence',
   },
   'v0.17.8': {
     version: 'v0.17.8', apiVersion: 'kueue.x-k8s.io/v1beta2', cohortField: 'cohortName',
@@ -257,6 +274,7 @@ const KUEUE: Record<string, KueueCapabilities> = {
     refusesAutoscaling: false, rayClusterAutoscalingNamesAnnotation: false, validatesUpdateOfFormerlyQueued: false,
     priorityClassUpdate: 'no-add-while-running', refusesMultiKueueElasticAutoscaling: false,
     tasAnnotations: 'multi-layer-gated', tasRayClusterWorkersNeedPodSets: false,
+    waitForPodsReady: 'presence', fairSharingSwitch: 'presence',
   },
   'v0.19.2': {
     version: 'v0.19.2', apiVersion: 'kueue.x-k8s.io/v1beta2', cohortField: 'cohortName',
@@ -273,8 +291,13 @@ const KUEUE: Record<string, KueueCapabilities> = {
     refusesAutoscaling: false, rayClusterAutoscalingNamesAnnotation: true, validatesUpdateOfFormerlyQueued: true,
     priorityClassUpdate: 'no-add-while-running', refusesMultiKueueElasticAutoscaling: true,
     tasAnnotations: 'multi-layer', tasRayClusterWorkersNeedPodSets: true,
+    waitForPodsReady: 'default-on', fairSharingSwitch: 'presence',
   },
 };
+
+// The kai-scheduler plugin is new in KubeRay 1.5.
+const BATCH_SCHEDULERS_14 = ['volcano', 'yunikorn', 'scheduler-plugins'];
+const BATCH_SCHEDULERS_15 = [...BATCH_SCHEDULERS_14, 'kai-scheduler'];
 
 const KUBERAY: Record<string, KubeRayCapabilities> = {
   'v1.4.2': {
@@ -283,6 +306,7 @@ const KUBERAY: Record<string, KubeRayCapabilities> = {
     deletionGateDefaultOn: false, rayServiceUpgradeTypes: ['NewCluster', 'None'], refusesMinAboveMax: false,
     clusterSelectorNeedsClusterKey: false, autoscalerV2EnvNeedsAutoscaling: false,
     groupResourcesAndLabels: false, authOptions: 'none', rayServiceExtras: false, rayClusterUpgradeStrategy: false, idleTimeoutChecks: false,
+    batchSchedulers: BATCH_SCHEDULERS_14,
     operatorImage: 'quay.io/kuberay/operator:v1.4.2',
   },
   'v1.5.2': {
@@ -291,6 +315,7 @@ const KUBERAY: Record<string, KubeRayCapabilities> = {
     deletionGateDefaultOn: false, rayServiceUpgradeTypes: ['NewClusterWithIncrementalUpgrade', 'NewCluster', 'None'], refusesMinAboveMax: false,
     clusterSelectorNeedsClusterKey: true, autoscalerV2EnvNeedsAutoscaling: true,
     groupResourcesAndLabels: true, authOptions: 'token', rayServiceExtras: true, rayClusterUpgradeStrategy: false, idleTimeoutChecks: false,
+    batchSchedulers: BATCH_SCHEDULERS_15,
     operatorImage: 'quay.io/kuberay/operator:v1.5.2',
   },
   'v1.6.2': {
@@ -299,6 +324,7 @@ const KUBERAY: Record<string, KubeRayCapabilities> = {
     deletionGateDefaultOn: true, rayServiceUpgradeTypes: ['NewClusterWithIncrementalUpgrade', 'NewCluster', 'None'], refusesMinAboveMax: true,
     clusterSelectorNeedsClusterKey: true, autoscalerV2EnvNeedsAutoscaling: true,
     groupResourcesAndLabels: true, authOptions: 'token-k8s', rayServiceExtras: true, rayClusterUpgradeStrategy: true, idleTimeoutChecks: true,
+    batchSchedulers: BATCH_SCHEDULERS_15,
     operatorImage: 'quay.io/kuberay/operator:v1.6.2',
   },
 };

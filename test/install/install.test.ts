@@ -4,11 +4,15 @@ import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as net from 'net';
 import * as path from 'path';
-import { App, Chart, Testing } from 'cdk8s';
-import { KubeRayInstall, KubeRayVersion, KueueInstall, KueueRayVersions, KueueVersion, Quantity } from '../../src';
+import { App, Chart, Duration, Testing } from 'cdk8s';
+import {
+  FairSharingPreemptionStrategy, KubeRayInstall, KubeRayVersion, KueueInstall, KueueRayVersions, KueueVersion, Quantity, TaintEffect,
+  TolerationOperator,
+} from '../../src';
 import { readManifests, tmpdir } from '../support/synth';
 import { cacheDir, vendorDir } from '../support/upstream';
-import { SUPPORTED_KUEUE_VERSIONS } from '../../src/policy/versions';
+import { parse as parseYaml } from 'yaml';
+import { kueueCapabilities, SUPPORTED_KUEUE_VERSIONS } from '../../src/policy/versions';
 
 const VENDOR = vendorDir();
 if (!VENDOR) throw new Error('install tests need ../shared/vendor (set KUEUE_RAY_VENDOR_DIR)');
@@ -41,6 +45,9 @@ function kueueApp(tag: string, extra: Record<string, any> = {}): { app: App; ins
   const install = new KueueInstall(app, 'kueue', { manifestFile: manifest(tag), ...extra });
   return { app, install };
 }
+
+const configOf = (objs: any[]) => parseYaml(objs.find((o: any) => o.kind === 'ConfigMap' && o.metadata.name === 'kueue-manager-config')
+  .data['controller_manager_config.yaml']);
 
 function managerArgs(objs: any[]): string[] {
   return objs.find((o) => o.kind === 'Deployment' && o.metadata.name === 'kueue-controller-manager').spec.template.spec.containers[0].args;
@@ -75,8 +82,64 @@ describe.each(KUEUE_TAGS)('KueueInstall %s', (tag) => {
         got.spec.template.spec.terminationGracePeriodSeconds = src.spec.template.spec.terminationGracePeriodSeconds;
         if (src.spec.template.spec.terminationGracePeriodSeconds === undefined) delete got.spec.template.spec.terminationGracePeriodSeconds;
       }
+      if (k === 'ConfigMap/kueue-system/kueue-manager-config' && kueueCapabilities(tag).waitForPodsReady === 'default-on') {
+        // v0.19 waits for pods ready by default: the install writes that section out as Kueue defaults it, and nothing else.
+        const cfg = parseYaml(got.data['controller_manager_config.yaml']);
+        expect(cfg.waitForPodsReady).toEqual({ timeout: '30m' });
+        delete cfg.waitForPodsReady;
+        expect(cfg).toEqual(parseYaml(src.data['controller_manager_config.yaml']));
+        got.data['controller_manager_config.yaml'] = src.data['controller_manager_config.yaml'];
+      }
       expect([k, got]).toEqual([k, src]);
     }
+  });
+
+  test('the Helm-level settings land in the Configuration in the form this version reads', () => {
+    const caps = kueueCapabilities(tag);
+    const { install } = kueueApp(tag, {
+      waitForPodsReady: { timeout: Duration.minutes(90), blockAdmission: true, recoveryTimeout: Duration.seconds(150),
+        requeuingBackoffLimitCount: 3 },
+      fairSharing: { preemptionStrategies: [FairSharingPreemptionStrategy.LESS_THAN_INITIAL_SHARE] },
+      manageJobsWithoutQueueName: true, clusterQueueResourceMetrics: true, integrationFrameworks: ['batch/job'],
+      nodeSelector: { 'node-role.kubernetes.io/control-plane': '' },
+      tolerations: [{ key: 'node-role.kubernetes.io/control-plane', operator: TolerationOperator.EXISTS, effect: TaintEffect.NO_SCHEDULE }],
+    });
+    const objs = install.toJson();
+    const cfg = configOf(objs);
+    const v1beta1 = caps.waitForPodsReady === 'enable-field';
+    expect(cfg.waitForPodsReady).toEqual({ ...(v1beta1 ? { enable: true } : {}), timeout: '1h30m', blockAdmission: true, recoveryTimeout: '2m30s',
+      requeuingStrategy: { backoffLimitCount: 3 } });
+    expect(cfg.fairSharing).toEqual({ ...(caps.fairSharingSwitch === 'enable-field' ? { enable: true } : {}),
+      preemptionStrategies: ['LessThanInitialShare'] });
+    expect(cfg.manageJobsWithoutQueueName).toBe(true);
+    expect(cfg.metrics.enableClusterQueueResources).toBe(true);
+    expect(cfg.metrics.bindAddress).toBe(':8443'); // the release's own metrics settings are kept
+    expect(cfg.integrations.frameworks).toContain('batch/job');
+    const spec = objs.find((o: any) => o.kind === 'Deployment').spec.template.spec;
+    expect(spec.nodeSelector).toEqual({ 'node-role.kubernetes.io/control-plane': '' });
+    expect(spec.tolerations).toEqual([{ key: 'node-role.kubernetes.io/control-plane', operator: 'Exists', effect: 'NoSchedule' }]);
+  });
+
+  test('waitForPodsReady off: absent before v0.19, the DisableWaitForPodsReady gate on v0.19; stray sub-settings refused', () => {
+    const caps = kueueCapabilities(tag);
+    const { install } = kueueApp(tag, { waitForPodsReady: { enabled: false } });
+    const objs = install.toJson();
+    const cfg = configOf(objs);
+    expect(cfg.waitForPodsReady).toBeUndefined();
+    const gates = managerArgs(objs).filter((a) => a.startsWith('--feature-gates'));
+    expect(gates).toEqual(caps.waitForPodsReady === 'default-on' ? ['--feature-gates=DisableWaitForPodsReady=true'] : []);
+    expect(() => kueueApp(tag, { waitForPodsReady: { enabled: false, timeout: Duration.minutes(5) } }).install.toJson())
+      .toThrow(/waitForPodsReady.timeout is set but waitForPodsReady is off.*Fix:/);
+  });
+
+  test('bad Configuration settings are refused at synth, naming the field and the fix', () => {
+    const synth = (p: any) => kueueApp(tag, p).install.toJson();
+    expect(() => synth({ waitForPodsReady: { timeout: Duration.millis(1500) } })).toThrow(/waitForPodsReady.timeout is 1500 ms.*Fix:/);
+    expect(() => synth({ waitForPodsReady: { requeuingBackoffLimitCount: -1 } })).toThrow(/requeuingBackoffLimitCount -1 must be.*Fix:/);
+    expect(() => synth({ fairSharing: { preemptionStrategies: [FairSharingPreemptionStrategy.LESS_THAN_INITIAL_SHARE,
+      FairSharingPreemptionStrategy.LESS_THAN_OR_EQUAL_TO_FINAL_SHARE] } })).toThrow(/not a set Kueue accepts.*Fix: one of/);
+    expect(() => synth({ tolerations: [{ operator: TolerationOperator.EQUAL, value: 'x' }] }))
+      .toThrow(/tolerations\[0\]: a toleration without a key must use operator EXISTS/);
   });
 
   test('without elastic workloads or gates the release is untouched', () => {
@@ -197,6 +260,37 @@ describe.each(KUBERAY_TAGS)('KubeRayInstall %s', (tag) => {
     const kinds = out.map((o: any) => o.kind);
     for (const k of ['Namespace', 'ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding', 'Deployment',
       'Service']) expect(kinds).toContain(k);
+  });
+});
+
+describe.each(KUBERAY_TAGS)('KubeRayInstall %s: the Helm chart\'s settings', (tag) => {
+  const synth = (props: Record<string, any>) => {
+    const app = Testing.app();
+    KueueRayVersions.use(app, { kubeRay: KubeRayVersion.of(tag) });
+    return new KubeRayInstall(app, 'kuberay', { crdDir: crdDir(tag), ...props }).toJson();
+  };
+
+  test('metrics off, a batch scheduler with the chart\'s PodGroup rules, nodeSelector and tolerations', () => {
+    const out = synth({ enableMetrics: false, batchScheduler: 'volcano', nodeSelector: { pool: 'system' },
+      tolerations: [{ key: 'dedicated', operator: TolerationOperator.EQUAL, value: 'system', effect: TaintEffect.NO_SCHEDULE }] });
+    const dep = out.find((o: any) => o.kind === 'Deployment');
+    expect(dep.spec.template.spec.containers[0].args).toEqual(['--log-stdout-encoder', 'json', '--log-file-encoder', 'json',
+      '--enable-leader-election=true', '--enable-metrics=false', '--batch-scheduler=volcano']);
+    expect(dep.spec.template.spec.nodeSelector).toEqual({ pool: 'system' });
+    expect(dep.spec.template.spec.tolerations).toEqual([{ key: 'dedicated', operator: 'Equal', value: 'system', effect: 'NoSchedule' }]);
+    const rules = out.find((o: any) => o.kind === 'ClusterRole').rules;
+    expect(rules).toContainEqual({ apiGroups: ['scheduling.volcano.sh'], resources: ['podgroups'],
+      verbs: ['create', 'delete', 'get', 'list', 'update', 'watch'] });
+    // yunikorn needs no PodGroup rules: the ClusterRole stays upstream's.
+    const plain = synth({}).find((o: any) => o.kind === 'ClusterRole').rules;
+    expect(synth({ batchScheduler: 'yunikorn' }).find((o: any) => o.kind === 'ClusterRole').rules).toEqual(plain);
+  });
+
+  test('a batch scheduler this version does not know is refused with the list', () => {
+    expect(() => synth({ batchScheduler: 'slurm' })).toThrow(/batchScheduler 'slurm' is not one KubeRay .* knows.*Fix: one of volcano, yunikorn/);
+    const kai = () => synth({ batchScheduler: 'kai-scheduler' });
+    if (tag === 'v1.4.2') expect(kai).toThrow(/kai-scheduler/);
+    else expect(kai()).toBeDefined();
   });
 });
 
