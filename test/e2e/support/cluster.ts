@@ -13,7 +13,7 @@ import * as https from 'https';
 import * as net from 'net';
 import * as os from 'os';
 import * as path from 'path';
-import { parseAllDocuments } from 'yaml';
+import { parseAllDocuments, stringify as stringifyYaml } from 'yaml';
 import { cacheDir, kubeRayCrdPlurals, listKueueCrds, readKubeRayCrd, readKueueCrd, readKueueFile } from '../../support/upstream';
 import { compareVersions } from '../../../src/policy/versions';
 import { startTime } from '../../../scripts/cluster/processes';
@@ -32,6 +32,14 @@ export interface ClusterOptions {
   readonly kubeRayOperator?: boolean;
   /** Extra Kueue feature gates. */
   readonly kueueFeatureGates?: Record<string, boolean>;
+  /**
+   * A Configuration to start Kueue with (e.g. the one KueueInstall synthesized): kept as it is but for
+   * what the harness must own to run Kueue out of cluster (health and webhook ports, certificates,
+   * leader election, internal cert management; metrics on a loopback port).
+   */
+  readonly kueueConfiguration?: Record<string, any>;
+  /** Extra args for the KubeRay operator (e.g. the synthesized Deployment's flags). */
+  readonly kubeRayArgs?: readonly string[];
   /**
    * The API server presents a client certificate (CN=kube-apiserver-webhook-client, signed by the
    * cluster's CA) to every admission webhook, as `--admission-control-config-file` with a
@@ -185,6 +193,10 @@ export class TestCluster {
   public readonly timings: Record<string, number> = {};
   /** Kueue's webhook server on loopback (set once Kueue started), with the CA its certificate chains to. */
   public kueueWebhook?: { readonly port: number; readonly caFile: string; readonly pid: number };
+  /** Kueue's metrics port on loopback (HTTPS, bearer-token authorized), when started with kueueConfiguration. */
+  public kueueMetricsPort?: number;
+  /** The KubeRay operator's metrics port on loopback (HTTP). */
+  public kubeRayMetricsPort?: number;
   private readonly procs: Array<{ name: string; proc: ChildProcess; log: string }> = [];
   private pki?: Pki;
   private clientInit?: KubeClient;
@@ -392,7 +404,16 @@ export class TestCluster {
     await this.client.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'kueue-system' } });
     const beta2 = compareVersions(v, 'v0.15.0') >= 0; // the Config API moved to v1beta2 in 0.15
     const frameworks = ['ray.io/rayjob', 'ray.io/raycluster', ...(compareVersions(v, 'v0.17.0') >= 0 ? ['ray.io/rayservice'] : [])];
-    const config = [
+    const metricsPort = this.options.kueueConfiguration ? await freePort() : undefined;
+    const config = this.options.kueueConfiguration ? stringifyYaml({
+      ...this.options.kueueConfiguration, namespace: 'kueue-system',
+      health: { healthProbeBindAddress: `127.0.0.1:${healthPort}` },
+      // Served over TLS with the certificate below, behind Kueue's authentication and authorization.
+      metrics: { ...(this.options.kueueConfiguration.metrics ?? {}), bindAddress: `127.0.0.1:${metricsPort}` },
+      webhook: { port: webhookPort, host: '127.0.0.1', certDir },
+      leaderElection: { leaderElect: false },
+      internalCertManagement: { enable: false },
+    }) : [
       `apiVersion: config.kueue.x-k8s.io/${beta2 ? 'v1beta2' : 'v1beta1'}`, 'kind: Configuration', 'namespace: kueue-system',
       'health:', `  healthProbeBindAddress: 127.0.0.1:${healthPort}`,
       'metrics:', '  bindAddress: "0"',
@@ -411,6 +432,7 @@ export class TestCluster {
     await waitFor('Kueue /readyz', async () => { this.alive('kueue'); return (await probe(`http://127.0.0.1:${healthPort}/readyz`)) === 200; }, 90000, 250);
     await this.registerKueueWebhooks(webhookPort);
     this.kueueWebhook = { port: webhookPort, caFile: pki.caCrt, pid: kueue.pid! };
+    if (metricsPort) this.kueueMetricsPort = metricsPort;
   }
 
   /** Kueue's webhook configurations, limited to the kueue.x-k8s.io and ray.io webhooks, pointed at the local server. */
@@ -435,8 +457,9 @@ export class TestCluster {
     const health = await freePort();
     this.spawnProc('kuberay-operator', binary(`kuberay-operator-${this.options.kubeRay}`), [
       `--metrics-addr=127.0.0.1:${metrics}`, `--health-probe-bind-address=127.0.0.1:${health}`,
-      '--enable-leader-election=false', '--log-stdout-encoder=console',
+      '--enable-leader-election=false', '--log-stdout-encoder=console', ...(this.options.kubeRayArgs ?? []),
     ], { KUBECONFIG: this.componentKubeconfig('kuberay') });
+    this.kubeRayMetricsPort = metrics;
     await waitFor('KubeRay /healthz', async () => { this.alive('kuberay-operator'); return (await probe(`http://127.0.0.1:${health}/healthz`)) === 200; }, 60000, 250);
   }
 
