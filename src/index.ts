@@ -1,5 +1,6 @@
 // Constructs
 export { KueueVersion, KubeRayVersion, KueueRayVersionsProps, KueueRayVersions, VersionChoice } from './platform/versions';
+export { ImageRegistry, ImageRegistryProps } from './platform/image-registry';
 export * from './platform/quantity';
 export * from './kueue/resource-flavor';
 export { ResourceQuota, FlavorQuotas, ResourceGroup } from './kueue/resource-group';
@@ -26,6 +27,7 @@ export * from './ray/queued-ray-service';
 export { RayServeProps } from './ray/serve-config';
 // The pure policy (rules, gang accounting, version table) is a separate entry point, 'cdk8s-kueue-ray/policy',
 // because its API (bigint quantities, free functions) is for the controller and CLI, not for jsii bindings.
+export { ContainerImage } from './install/image';
 export * from './install/kueue-install';
 export { FairSharingOptions, FairSharingPreemptionStrategy, WaitForPodsReadyOptions } from './install/kueue-configuration';
 export * from './install/kuberay-install';

@@ -5,7 +5,7 @@ import { KUBERAY_OPERATOR_SERVICE_ACCOUNT } from '../policy/writers';
 import type { ServiceAccountReference } from './admission-controller/admission-controller';
 import { parseAllDocuments } from 'yaml';
 import { KubeRayVersion, resolveVersions } from '../platform/versions';
-import { kubeRayCapabilities } from '../policy/versions';
+import { KUBERAY_VERSION_ANNOTATION, kubeRayCapabilities } from '../policy/versions';
 import { ContainerResources, renderResources } from '../ray/pod-template';
 import { readRelease } from './release-source';
 import { KUBERAY_CLUSTER_ROLE_RULES, KUBERAY_CRDS, KUBERAY_LEADER_ELECTION_RULES, KUBERAY_SOURCES_URL, KUBERAY_SOURCES_URL_ENV,
@@ -13,6 +13,7 @@ import { KUBERAY_CLUSTER_ROLE_RULES, KUBERAY_CRDS, KUBERAY_LEADER_ELECTION_RULES
 import type { FlavorToleration } from '../kueue/resource-flavor';
 import { placementFields } from './placement';
 import { priorityClassField } from './priority';
+import { ContainerImage, installImage, pullSecretsField } from './image';
 
 export interface KubeRayInstallProps {
   /**
@@ -52,6 +53,16 @@ export interface KubeRayInstallProps {
    * @default - the operator's defaults
    */
   readonly featureGates?: Record<string, boolean>;
+  /**
+   * The operator's image (the Helm chart's `image.repository` and `image.tag`).
+   * @default - the release's, "quay.io/kuberay/operator:<version>" (from the ImageRegistry mirror when one is set)
+   */
+  readonly image?: ContainerImage;
+  /**
+   * Secrets (docker-registry, in the operator's namespace) the operator's pods pull their image with (the Helm chart's `imagePullSecrets`).
+   * @default - none
+   */
+  readonly imagePullSecrets?: string[];
   /**
    * Operator resources.
    * @default - the chart's: 100m CPU / 512Mi (limits = requests)
@@ -106,7 +117,7 @@ const NAME = KUBERAY_OPERATOR_SERVICE_ACCOUNT.name;
  * Installs the KubeRay operator: the CRDs of the chosen version, plus the operator written as
  * constructs that mirror the Helm chart's defaults (Deployment, ServiceAccount, ClusterRole and
  * binding with the chart's rules, leader-election Role and binding, Service; hardened security
- * context, /metrics probes, leader election on). No webhook, no batch scheduler: Kueue needs neither.
+ * context, /metrics probes, leader election on), its Deployment annotated with the version. No webhook, no batch scheduler: Kueue needs neither.
  */
 export class KubeRayInstall extends Chart {
   public readonly version: string;
@@ -174,7 +185,7 @@ export class KubeRayInstall extends Chart {
     if (props.watchNamespaces?.length) args.push('--watch-namespace', props.watchNamespaces.join(','));
     const probe = { httpGet: { path: '/metrics', port: 'http' }, initialDelaySeconds: 10, periodSeconds: 5, failureThreshold: 5 };
     this.deployment = new ApiObject(this, 'deployment', {
-      apiVersion: 'apps/v1', kind: 'Deployment', metadata: meta(NAME),
+      apiVersion: 'apps/v1', kind: 'Deployment', metadata: { ...meta(NAME), annotations: { [KUBERAY_VERSION_ANNOTATION]: this.version } },
       spec: {
         replicas: props.replicas ?? 1, strategy: { type: 'Recreate' },
         selector: { matchLabels: { 'app.kubernetes.io/name': NAME, 'app.kubernetes.io/instance': NAME } },
@@ -184,10 +195,11 @@ export class KubeRayInstall extends Chart {
             serviceAccountName: NAME,
             ...priorityClassField(props.priorityClassName, where),
             ...placement,
+            ...pullSecretsField(props.imagePullSecrets, where),
             securityContext: { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } },
             terminationGracePeriodSeconds: 10,
             containers: [{
-              name: NAME, image: caps.operatorImage, imagePullPolicy: 'IfNotPresent', command: ['/manager'], args,
+              name: NAME, image: installImage(this, caps.operatorImage, props.image, where), imagePullPolicy: 'IfNotPresent', command: ['/manager'], args,
               ports: [{ name: 'http', containerPort: 8080, protocol: 'TCP' }],
               livenessProbe: probe, readinessProbe: probe,
               resources: props.resources ? renderResources(props.resources, `${where} resources`)

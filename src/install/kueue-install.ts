@@ -7,7 +7,7 @@ import { parse as parseYaml, parseAllDocuments, stringify } from 'yaml';
 import { AppInventory } from '../platform/inventory';
 import { KueueVersion, resolveVersions } from '../platform/versions';
 import { rayKindNamed } from '../policy/kinds';
-import { kueueCapabilities } from '../policy/versions';
+import { KUEUE_VERSION_ANNOTATION, kueueCapabilities } from '../policy/versions';
 import { ContainerResources, renderResources } from '../ray/pod-template';
 import { defaultLockFile, lockedByEnv, readRelease } from './release-source';
 import { KUEUE_RELEASE_SHA256, KUEUE_RELEASES_URL, KUEUE_RELEASES_URL_ENV, kueueReleaseUrl } from './releases';
@@ -15,6 +15,7 @@ import type { FlavorToleration } from '../kueue/resource-flavor';
 import { editConfiguration, FairSharingOptions, WaitForPodsReadyOptions } from './kueue-configuration';
 import { placementFields } from './placement';
 import { priorityClassField } from './priority';
+import { ContainerImage, installImage, pullSecretsField } from './image';
 
 const DEPLOYMENT = 'kueue-controller-manager';
 const CONFIG_MAP = 'kueue-manager-config';
@@ -60,6 +61,16 @@ export interface KueueInstallProps {
    * @default "~/.cache/cdk8s-kueue-ray" (or $CDK8S_KUEUE_RAY_CACHE)
    */
   readonly cacheDir?: string;
+  /**
+   * The manager's image (the Helm chart's `controllerManager.manager.image.repository` and `.tag`).
+   * @default - the release's, "registry.k8s.io/kueue/kueue:<version>" (from the ImageRegistry mirror when one is set)
+   */
+  readonly image?: ContainerImage;
+  /**
+   * Secrets (docker-registry, in kueue-system) the manager's pods pull their image with (the Helm chart's `imagePullSecrets`).
+   * @default - none
+   */
+  readonly imagePullSecrets?: string[];
   /**
    * Kueue feature gates, appended as one `--feature-gates` arg to the manager container.
    * @default - none besides the elastic gate
@@ -143,7 +154,7 @@ export interface KueueInstallProps {
  * Installs Kueue's release for the chosen version as its own chart (namespace kueue-system, which
  * Kueue's certificate management depends on). Documented patches, and nothing else: the feature-gate
  * arg on the `manager` container, missing Ray frameworks in the Configuration, replicas, resources,
- * the PriorityClass, a preStop drain.
+ * the PriorityClass, a preStop drain, the image and pull secrets, and an annotation recording the version.
  * Make the charts holding queues and workloads depend on it. The release is downloaded, and
  * never applied unverified: against `manifestSha256`, else against the app's lock file, which the
  * first download records (commit it; set CDK8S_KUEUE_RAY_LOCKED=1 in CI to refuse anything not in it).
@@ -188,6 +199,7 @@ export class KueueInstall extends Chart {
         + 'must be a whole number >= 1.');
       dep.addJsonPatch(JsonPatch.replace('/spec/replicas', props.replicas));
     }
+    this.patchImage(dep, container.image);
     const priority = priorityClassField(props.priorityClassName, `KueueInstall '${this.node.path}'`);
     if (priority.priorityClassName) dep.addJsonPatch(JsonPatch.add('/spec/template/spec/priorityClassName', priority.priorityClassName));
     for (const [field, value] of Object.entries(placementFields(props.nodeSelector, props.tolerations, `KueueInstall '${this.node.path}'`))) {
@@ -215,6 +227,19 @@ export class KueueInstall extends Chart {
     AppInventory.of(this).invalidate();
     // The gate and frameworks depend on the workloads of the whole app, so they are settled at synth.
     this.node.addValidation({ validate: () => this.applyAppPatches() });
+  }
+
+  /** The image and pull secrets, and the version annotation `check` and `plan` read from dist/. */
+  private patchImage(dep: ApiObject, releaseImage: string): void {
+    const where = `KueueInstall '${this.node.path}'`;
+    dep.metadata.addAnnotation(KUEUE_VERSION_ANNOTATION, this.version);
+    const image = installImage(this, releaseImage, this.props.image, where);
+    if (image !== releaseImage) {
+      dep.addJsonPatch(JsonPatch.test('/spec/template/spec/containers/0/name', 'manager'),
+        JsonPatch.replace('/spec/template/spec/containers/0/image', image));
+    }
+    const secrets = pullSecretsField(this.props.imagePullSecrets, where);
+    if (secrets.imagePullSecrets) dep.addJsonPatch(JsonPatch.add('/spec/template/spec/imagePullSecrets', secrets.imagePullSecrets));
   }
 
   /** An object of the release, e.g. releaseObject('ConfigMap', 'kueue-system', 'kueue-manager-config'). */

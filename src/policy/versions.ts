@@ -18,6 +18,13 @@ export const SUPPORTED_KUBERAY_VERSIONS = ['v1.4.2', 'v1.5.2', 'v1.6.2'] as cons
 export const DEFAULT_KUEUE_VERSION = 'v0.19.2';
 export const DEFAULT_KUBERAY_VERSION = 'v1.6.2';
 
+/**
+ * The annotations on the installs' Deployments (KueueInstall, KubeRayInstall, AdmissionController) that
+ * record the versions the app was synthesized for; `check` and `plan` read them from dist/.
+ */
+export const KUEUE_VERSION_ANNOTATION = 'cdk8s-kueue-ray.io/kueue-version';
+export const KUBERAY_VERSION_ANNOTATION = 'cdk8s-kueue-ray.io/kuberay-version';
+
 /** How Kueue queues a RayService. */
 export type RayServiceQueueing = 'through-raycluster' | 'native';
 /** How Kueue handles an elastic (autoscaling) RayJob. */

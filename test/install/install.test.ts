@@ -61,7 +61,7 @@ describe.each(KUEUE_TAGS)('KueueInstall %s', (tag) => {
     expect(args.filter((a) => a === '--feature-gates=ElasticJobsViaWorkloadSlices=true')).toHaveLength(1);
   });
 
-  test('no object of the release is lost or changed except the documented patches (the arg, the PriorityClass)', () => {
+  test('no object of the release is lost or changed except the documented patches (the arg, the PriorityClass, the version annotation)', () => {
     const { install } = kueueApp(tag, { elasticJobs: true, featureGates: { TopologyAwareScheduling: false } });
     const source = new Map(readManifests(manifest(tag)).map((o) => [keyOf(o), o]));
     const out = new Map(install.toJson().map((o: any) => [keyOf(o), o]));
@@ -73,6 +73,9 @@ describe.each(KUEUE_TAGS)('KueueInstall %s', (tag) => {
         expect(got.spec.template.spec.containers[0].args)
           .toEqual([...srcArgs, '--feature-gates=ElasticJobsViaWorkloadSlices=true,TopologyAwareScheduling=false']);
         got.spec.template.spec.containers[0].args = srcArgs;
+        expect(got.metadata.annotations).toEqual({ 'cdk8s-kueue-ray.io/kueue-version': tag });
+        expect(src.metadata.annotations).toBeUndefined();
+        delete got.metadata.annotations;
         expect(got.spec.template.spec.priorityClassName).toBe('system-cluster-critical');
         expect(src.spec.template.spec.priorityClassName).toBeUndefined();
         delete got.spec.template.spec.priorityClassName;

@@ -9,6 +9,7 @@ import {
 } from '../../policy/writers';
 import { ContainerResources, renderResources } from '../../ray/pod-template';
 import { priorityClassField } from '../priority';
+import { installImage, pullSecretsField } from '../image';
 import { controllerCertificates } from './certificates';
 import { controllerDeployment } from './deployment';
 import { controllerNetwork } from './network';
@@ -18,10 +19,15 @@ import { controllerWebhooks } from './webhooks';
 
 export interface AdmissionControllerProps {
   /**
-   * The controller image.
-   * @default "ghcr.io/cdk8s-kueue-ray/controller:<version of this package>" (the image published with each release)
+   * The controller image, repository and tag (e.g. "registry.corp.example/cdk8s-kueue-ray/controller:0.1.0").
+   * @default "ghcr.io/cdk8s-kueue-ray/controller:<version of this package>" (the image published with each release; from the ImageRegistry mirror when one is set)
    */
   readonly image?: string;
+  /**
+   * Secrets (docker-registry, in the controller's namespace) the controller's pods pull their image with.
+   * @default - none
+   */
+  readonly imagePullSecrets?: string[];
   /**
    * Namespace of the controller (created, with the restricted Pod Security level enforced).
    * @default "cdk8s-kueue-ray-system"
@@ -284,11 +290,13 @@ function resolveSettings(scope: Chart, props: AdmissionControllerProps): Control
       + 'client certificate.');
   }
   const priorityClass = priorityClassField(props.priorityClassName, where);
-  const image = props.image ?? defaultImage();
+  if (props.image !== undefined && !/^\S+$/.test(props.image)) throw new Error(`${where}: image '${props.image}' is not an image reference. Fix: `
+    + 'e.g. "registry.corp.example/cdk8s-kueue-ray/controller:0.1.0".');
+  const image = props.image ?? installImage(scope, defaultImage(), undefined, where);
   const resources = renderResources(props.resources, `${where} resources`)
     ?? { requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '500m', memory: `${CONTROLLER_MEMORY_LIMIT_MIB}Mi` } };
   return {
-    namespace, replicas, admissionWorkers: workers, image, resources, priorityClass, antiAffinity, gracefulPreemption, certManager,
+    namespace, replicas, admissionWorkers: workers, image, imagePullSecrets: pullSecretsField(props.imagePullSecrets, where), resources, priorityClass, antiAffinity, gracefulPreemption, certManager,
     webhookClientCa: clientCa || undefined,
     networkPolicy: (props.networkPolicy ?? true)
       ? { webhookSourceCidrs: props.webhookSourceCidrs, metricsScraperNamespaces: props.metricsScraperNamespaces ?? ['monitoring'] }

@@ -4,6 +4,7 @@
  */
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
+import { KUBERAY_VERSION_ANNOTATION, KUEUE_VERSION_ANNOTATION } from '../../policy/versions';
 import { ControllerCertificates } from './certificates';
 import { ControllerSettings, controllerLabels, controllerMeta, controllerSelector, METRICS_PORT, NAME, PORT, WEBHOOK_NAMES } from './settings';
 
@@ -40,6 +41,7 @@ function podSpec(s: ControllerSettings, certs: ControllerCertificates): Record<s
   return {
     serviceAccountName: NAME,
     ...s.priorityClass,
+    ...s.imagePullSecrets,
     // fsGroup: the mounted certificate Secret (mode 0440) is readable by the controller's group only.
     securityContext: { runAsNonRoot: true, runAsUser: 65532, runAsGroup: 65532, fsGroup: 65532, seccompProfile: { type: 'RuntimeDefault' } },
     ...affinity(s),
@@ -69,7 +71,9 @@ function podSpec(s: ControllerSettings, certs: ControllerCertificates): Record<s
 /** Creates the Deployment and its PodDisruptionBudget; returns the Deployment. */
 export function controllerDeployment(scope: Construct, s: ControllerSettings, certs: ControllerCertificates): ApiObject {
   const deployment = new ApiObject(scope, 'deployment', {
-    apiVersion: 'apps/v1', kind: 'Deployment', metadata: controllerMeta(s, NAME),
+    apiVersion: 'apps/v1', kind: 'Deployment',
+    // The versions the controller decides for (its flags), recorded where `check` and `plan` read them.
+    metadata: { ...controllerMeta(s, NAME), annotations: { [KUEUE_VERSION_ANNOTATION]: s.kueueVersion, [KUBERAY_VERSION_ANNOTATION]: s.kubeRayVersion } },
     spec: {
       replicas: s.replicas,
       // With required anti-affinity on exactly `replicas` nodes a surge pod could never schedule:

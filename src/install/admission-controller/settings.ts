@@ -33,6 +33,8 @@ export interface ControllerSettings {
   readonly replicas: number;
   readonly admissionWorkers: number;
   readonly image: string;
+  /** `{ imagePullSecrets }`, or `{}` for none. */
+  readonly imagePullSecrets: Record<string, Array<{ name: string }>>;
   /** The container's rendered resources. */
   readonly resources: Record<string, unknown>;
   /** `{ priorityClassName }`, or `{}` for none. */
