@@ -149,6 +149,7 @@ export class KubeRayInstall extends Chart {
         downloadUrl: kubeRayCrdUrl(this.version, file, props.sourcesUrl ?? process.env[KUBERAY_SOURCES_URL_ENV] ?? KUBERAY_SOURCES_URL),
         cacheDir: props.cacheDir, what: `${where} (KubeRay ${this.version} ${file})`, localProp: 'crdDir',
         shaProp: 'library pin (KubeRay CRD sha256)',
+        mirror: { prop: 'sourcesUrl', env: KUBERAY_SOURCES_URL_ENV, layout: `${this.version}/ray-operator/config/crd/bases/${file}` },
       });
       for (const doc of parseAllDocuments(text)) {
         const obj = doc.toJS();

@@ -180,7 +180,7 @@ export class KueueInstall extends Chart {
       sha256: props.manifestSha256 ?? KUEUE_RELEASE_SHA256[this.version],
       lock: { file: props.lockFile ? path.resolve(props.lockFile) : defaultLockFile(), locked: props.locked ?? lockedByEnv() },
       cacheDir: props.cacheDir, what: `KueueInstall '${this.node.path}' (Kueue ${this.version} manifests.yaml)`, localProp: 'manifestFile',
-      shaProp: 'manifestSha256',
+      shaProp: 'manifestSha256', mirror: { prop: 'releasesUrl', env: KUEUE_RELEASES_URL_ENV, layout: `${this.version}/manifests.yaml` },
     });
     for (const doc of parseAllDocuments(text)) {
       const obj = doc.toJS();

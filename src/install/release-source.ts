@@ -44,6 +44,18 @@ export interface ReleaseSource {
   readonly localProp: string;
   /** The prop (or library data) that holds the pin, for messages. */
   readonly shaProp: string;
+  /** How to point the download at a mirror, for messages. */
+  readonly mirror?: MirrorHint;
+}
+
+/** The options that point an install's downloads at a mirror (no code change needed). */
+export interface MirrorHint {
+  /** The prop, e.g. "releasesUrl". */
+  readonly prop: string;
+  /** Its environment variable. */
+  readonly env: string;
+  /** The file's path under the mirror's base URL, e.g. "v0.19.2/manifests.yaml". */
+  readonly layout: string;
 }
 
 export function defaultCacheDir(): string {
@@ -116,6 +128,35 @@ function writeAtomic(file: string, data: string | Buffer): void {
   fs.renameSync(tmp, file);
 }
 
+/**
+ * The cache's index from a file's official URL to the sha256 it was recorded or verified with, so that
+ * another app on the machine (with its own lock file) finds a cached copy offline. The copy itself is
+ * stored under its sha256, which it is checked against at every read.
+ */
+function indexFile(cacheRoot: string, url: string): string {
+  return path.join(cacheRoot, 'by-url', `${sha256(Buffer.from(url))}.json`);
+}
+
+/** The sha256 the cache's index holds for `url`; a missing or damaged entry is a cache miss. */
+function readIndex(cacheRoot: string, url: string): string | undefined {
+  try {
+    const entry = JSON.parse(fs.readFileSync(indexFile(cacheRoot, url), 'utf8'));
+    return entry?.url === url && typeof entry.sha256 === 'string' && SHA256.test(entry.sha256) ? entry.sha256 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The sha256 another app recorded for `url` in the cache, when its copy is there. */
+function cachedSha(cacheRoot: string, url: string, name: string): string | undefined {
+  const sha = readIndex(cacheRoot, url);
+  return sha && fs.existsSync(path.join(cacheRoot, sha, name)) ? sha : undefined;
+}
+
+function writeIndex(cacheRoot: string, url: string, sha: string): void {
+  if (readIndex(cacheRoot, url) !== sha) writeAtomic(indexFile(cacheRoot, url), `${JSON.stringify({ url, sha256: sha })}\n`);
+}
+
 /** A first download is trusted as is, so it must not come over plain HTTP from another machine. */
 function isTrustedTransport(url: string): boolean {
   const u = new URL(url);
@@ -129,79 +170,115 @@ fetch(url, { redirect: 'follow', signal: AbortSignal.timeout(60000) })
   .catch((e) => { process.stderr.write(String(e && e.cause ? e.cause.message || e.cause : e.message)); process.exit(2); });
 `;
 
+/** The local copy, verified when a sha256 is given for it. */
+function readLocal(src: ReleaseSource, localFile: string): string {
+  if (!fs.existsSync(localFile)) throw new Error(`${src.what}: ${src.localProp} '${localFile}' does not exist. Fix: point it at a local `
+    + `copy of ${src.url}.`);
+  const buf = fs.readFileSync(localFile);
+  if (src.localSha256 !== undefined && sha256(buf) !== src.localSha256) {
+    throw new Error(`${src.what}: ${src.localProp} '${localFile}' has sha256 ${sha256(buf)}, not the ${src.shaProp} ${src.localSha256}; `
+      + `refusing it. Fix: check the file, or ${src.shaProp}.`);
+  }
+  return buf.toString('utf8');
+}
+
+/** The sha256 the file must have, and who says so: the pin, the app's lock file, or the machine's cache (recorded by another app). */
+interface Expected {
+  readonly sha256?: string;
+  readonly by: string;
+  /** Found through the cache's index only: the app's lock file records it on use. */
+  readonly fromCache?: boolean;
+}
+
+function expectedSha(src: ReleaseSource, cacheRoot: string, name: string): Expected {
+  if (src.sha256 !== undefined) {
+    if (!SHA256.test(src.sha256)) throw new Error(`${src.what}: ${src.shaProp} '${src.sha256}' is not a sha256 (64 lowercase hex digits). `
+      + 'Fix: copy it from the release\'s checksums.');
+    return { sha256: src.sha256, by: src.shaProp };
+  }
+  if (!src.lock) throw new Error(`${src.what}: no sha256 is pinned for ${src.url}, so it will not be downloaded unverified. Fix: pass `
+    + `${src.shaProp}, or a local copy with ${src.localProp}.`);
+  const locked = readLock(src.lock.file).releases[src.url]?.sha256;
+  if (locked !== undefined) return { sha256: locked, by: `lock file ${src.lock.file}` };
+  const cached = cachedSha(cacheRoot, src.url, name);
+  if (src.lock.locked) {
+    throw new Error(`${src.what}: ${src.url} is not in the lock file ${src.lock.file}, and locked mode (${LOCKED_ENV}=1 or the \`locked\` option) `
+      + 'refuses to download and record it. '
+      + `Fix: synthesize once without locked mode and commit ${path.basename(src.lock.file)}`
+      + `${cached ? ` (the cache holds a copy with sha256 ${cached}, recorded by another app: that synth needs no network)` : ''}, `
+      + `or pass ${src.shaProp}, or a local copy with ${src.localProp}.`);
+  }
+  if (cached) return { sha256: cached, by: `cache index ${indexFile(cacheRoot, src.url)}`, fromCache: true };
+  return { by: `lock file ${src.lock.file}` };
+}
+
+/** The cached copy, verified; undefined when there is none. */
+function readCached(src: ReleaseSource, cacheFile: string, expected: Expected): Buffer | undefined {
+  if (!fs.existsSync(cacheFile)) return undefined;
+  const buf = fs.readFileSync(cacheFile);
+  const got = sha256(buf);
+  if (got !== expected.sha256) {
+    throw new Error(`${src.what}: the cached ${cacheFile} has sha256 ${got}, but the ${expected.by} records ${expected.sha256}; refusing it. Fix: `
+      + 'delete the cached file to download it again.');
+  }
+  return buf;
+}
+
+/** Downloads `from` in a child process (synth is synchronous); the error names the cache and the offline fixes. */
+function download(src: ReleaseSource, from: string, cacheFile: string | undefined): Buffer {
+  try {
+    return execFileSync(process.execPath, ['-e', DOWNLOAD, from], { maxBuffer: 64 * 1024 * 1024, timeout: 90000, stdio: ['ignore', 'pipe', 'pipe'] });
+  } catch (e: any) {
+    const why = e?.stderr?.toString().trim() || e?.message;
+    const cached = cacheFile ? `there is no cached copy at ${cacheFile}`
+      : 'neither the lock file nor the cache holds it, so no cached copy can be used';
+    const mirror = src.mirror ? `point ${src.mirror.prop} (or $${src.mirror.env}) at a mirror serving ${src.mirror.layout} (README, `
+      + '"Installs": "Air-gapped clusters"), or ' : '';
+    throw new Error(`${src.what}: cannot download ${from} (${why}) and ${cached}. Fix: ${mirror}download it where the network allows and pass it `
+      + `with ${src.localProp}, or synthesize once with network access.`);
+  }
+}
+
+function record(src: ReleaseSource, lock: ReleaseLock, sha: string, how: string): void {
+  // Read again: another install of the same app may have recorded a file since.
+  const data = readLock(lock.file);
+  data.releases[src.url] = { sha256: sha };
+  writeLock(lock.file, data);
+  process.stderr.write(`cdk8s-kueue-ray: recorded sha256 ${sha} of ${src.url}${how} in ${lock.file}. `
+    + `Commit this file: later synths refuse a download that differs, and ${LOCKED_ENV}=1 (for CI) refuses any file not in it.\n`);
+}
+
 /** Returns the file's text: local file, else verified cache, else verified (or recorded) download, then cached. */
 export function readRelease(src: ReleaseSource): string {
-  if (src.localFile) {
-    if (!fs.existsSync(src.localFile)) throw new Error(`${src.what}: ${src.localProp} '${src.localFile}' does not exist. Fix: point it at a local `
-      + `copy of ${src.url}.`);
-    const buf = fs.readFileSync(src.localFile);
-    if (src.localSha256 !== undefined && sha256(buf) !== src.localSha256) {
-      throw new Error(`${src.what}: ${src.localProp} '${src.localFile}' has sha256 ${sha256(buf)}, not the ${src.shaProp} ${src.localSha256}; `
-        + `refusing it. Fix: check the file, or ${src.shaProp}.`);
-    }
-    return buf.toString('utf8');
-  }
+  if (src.localFile) return readLocal(src, src.localFile);
   const from = src.downloadUrl ?? src.url;
-  let expected = src.sha256;
-  let expectedBy = src.shaProp;
-  if (expected === undefined) {
-    if (!src.lock) throw new Error(`${src.what}: no sha256 is pinned for ${src.url}, so it will not be downloaded unverified. Fix: pass `
-      + `${src.shaProp}, or a local copy with ${src.localProp}.`);
-    expected = readLock(src.lock.file).releases[src.url]?.sha256;
-    expectedBy = `lock file ${src.lock.file}`;
-    if (expected === undefined && src.lock.locked) {
-      throw new Error(`${src.what}: ${src.url} is not in the lock file ${src.lock.file}, and locked mode (${LOCKED_ENV}=1 or the \`locked\` option) `
-        + 'refuses to download and record it. '
-        + `Fix: synthesize once without locked mode and commit ${path.basename(src.lock.file)}, or pass ${src.shaProp}, or a local copy `
-        + `with ${src.localProp}.`);
-    }
-  } else if (!SHA256.test(expected)) {
-    throw new Error(`${src.what}: ${src.shaProp} '${expected}' is not a sha256 (64 lowercase hex digits). Fix: copy it from the `
-      + 'release\'s checksums.');
-  }
   const cacheRoot = path.join(src.cacheDir ?? defaultCacheDir(), 'releases');
   const name = path.basename(new URL(src.url).pathname);
-  if (expected !== undefined) {
-    const cacheFile = path.join(cacheRoot, expected, name);
-    if (fs.existsSync(cacheFile)) {
-      const buf = fs.readFileSync(cacheFile);
-      const got = sha256(buf);
-      if (got !== expected) {
-        throw new Error(`${src.what}: the cached ${cacheFile} has sha256 ${got}, but the ${expectedBy} records ${expected}; refusing it. Fix: delete `
-          + 'the cached file to download it again.');
-      }
-      return buf.toString('utf8');
+  const expected = expectedSha(src, cacheRoot, name);
+  const cacheFile = expected.sha256 !== undefined ? path.join(cacheRoot, expected.sha256, name) : undefined;
+  if (cacheFile) {
+    const cached = readCached(src, cacheFile, expected);
+    if (cached) {
+      writeIndex(cacheRoot, src.url, expected.sha256!);
+      if (expected.fromCache) record(src, src.lock!, expected.sha256!, ` (from the cache ${cacheFile}, where another app recorded it)`);
+      return cached.toString('utf8');
     }
   } else if (!isTrustedTransport(from)) {
     throw new Error(`${src.what}: ${from} is neither https nor on this machine, and a first download is recorded as trusted. Fix: use an https URL, `
       + `or pass ${src.shaProp}.`);
   }
-  let buf: Buffer;
-  try {
-    buf = execFileSync(process.execPath, ['-e', DOWNLOAD, from], { maxBuffer: 64 * 1024 * 1024, timeout: 90000, stdio: ['ignore', 'pipe', 'pipe'] });
-  } catch (e: any) {
-    const why = e?.stderr?.toString().trim() || e?.message;
-    const cached = expected !== undefined ? `there is no cached copy at ${path.join(cacheRoot, expected, name)}`
-      : 'it is not in the lock file yet, so no cached copy can be used';
-    throw new Error(`${src.what}: cannot download ${from} (${why}) and ${cached}. Fix: download it where the network allows and pass it with `
-      + `${src.localProp}, or synthesize once with network access.`);
-  }
+  const buf = download(src, from, cacheFile);
   const got = sha256(buf);
-  if (expected !== undefined && got !== expected) {
-    throw new Error(`${src.what}: ${from} has sha256 ${got}, but the ${expectedBy} records ${expected}; refusing it. `
+  if (expected.sha256 !== undefined && got !== expected.sha256) {
+    throw new Error(`${src.what}: ${from} has sha256 ${got}, but the ${expected.by} records ${expected.sha256}; refusing it. `
       + 'Fix: find out why the file changed; if the new file is the right one, '
       + `${src.sha256 === undefined ? `delete its entry from ${path.basename(src.lock!.file)} and synthesize again`
         : `pass a local copy with ${src.localProp}`}.`);
   }
   writeAtomic(path.join(cacheRoot, got, name), buf);
-  if (expected === undefined && src.lock) {
-    // Read again: another install of the same app may have recorded a file since.
-    const lock = readLock(src.lock.file);
-    lock.releases[src.url] = { sha256: got };
-    writeLock(src.lock.file, lock);
-    process.stderr.write(`cdk8s-kueue-ray: recorded sha256 ${got} of ${src.url}${from !== src.url ? ` (downloaded from ${from})` : ''} `
-      + `in ${src.lock.file}. `
-      + `Commit this file: later synths refuse a download that differs, and ${LOCKED_ENV}=1 (for CI) refuses any file not in it.\n`);
+  writeIndex(cacheRoot, src.url, got);
+  if ((expected.sha256 === undefined || expected.fromCache) && src.lock) {
+    record(src, src.lock, got, from !== src.url ? ` (downloaded from ${from})` : '');
   }
   return buf.toString('utf8');
 }

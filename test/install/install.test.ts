@@ -221,6 +221,8 @@ test('bad input: unknown version, a tampered cache, an unreachable URL, a missin
   expect(() => new KubeRayInstall(Testing.app(), 'r', { cacheDir: tmpdir(), sourcesUrl: unreachable }))
     .toThrow(new RegExp(`cannot download ${unreachable}/v1.6.2/ray-operator/config/crd/bases/ray.io_rayclusters.yaml .*ECONNREFUSED.* `
       + 'pass it with crdDir'));
+  expect(() => new KubeRayInstall(Testing.app(), 'kuberay', { cacheDir: tmpdir(), sourcesUrl: unreachable }))
+    .toThrow('Fix: point sourcesUrl (or $CDK8S_KUEUE_RAY_KUBERAY_SOURCES_URL) at a mirror serving v1.6.2/ray-operator/config/crd/bases/');
   expect(() => new KueueInstall(Testing.app(), 'k', { manifestFile: '/nonexistent/manifests.yaml' })).toThrow(/manifestFile '\/nonexistent\/manifests.yaml' does not exist/);
 });
 

@@ -132,6 +132,47 @@ describe('KueueInstall downloads, verified by the lock file', () => {
       .toThrow(new RegExp(`cannot download ${own.url}/kueue/v0.19.2/manifests.yaml \\(.*ECONNREFUSED.*\\) and there is no cached copy`));
   });
 
+  test('a second app (its own empty lock file, the same cache) finds the cached release by its sha256 offline, and records it', async () => {
+    const own = await server();
+    const cacheDir = tmpdir();
+    const appA = place();
+    const online = synthKueue({ ...appA, cacheDir, releasesUrl: `${own.url}/kueue` });
+    await own.stop();
+    const sha = sha256(vendored('v0.19.2'));
+    const cached = path.join(cacheDir, 'releases', sha, 'manifests.yaml');
+    // Locked mode still refuses what the app's own lock file lacks, and says the cache can fill it without network.
+    const appB = place();
+    process.env.CDK8S_KUEUE_RAY_LOCKED = '1';
+    expect(() => synthKueue({ ...appB, cacheDir, releasesUrl: `${own.url}/kueue` }))
+      .toThrow(`(the cache holds a copy with sha256 ${sha}, recorded by another app: that synth needs no network)`);
+    expect(fs.existsSync(appB.lockFile)).toBe(false);
+    // Unlocked, offline: the cached copy is used and recorded in app B's lock file.
+    delete process.env.CDK8S_KUEUE_RAY_LOCKED;
+    const second = synthKueue({ ...appB, cacheDir, releasesUrl: `${own.url}/kueue` });
+    expect(second.objects).toEqual(online.objects);
+    expect(lockOf(appB.lockFile)).toEqual({ [official('v0.19.2')]: { sha256: sha } });
+    expect(second.stderr).toBe(`cdk8s-kueue-ray: recorded sha256 ${sha} of ${official('v0.19.2')} (from the cache ${cached}, where another app `
+      + `recorded it) in ${appB.lockFile}. Commit this file: later synths refuse a download that differs, and CDK8S_KUEUE_RAY_LOCKED=1 (for CI) `
+      + 'refuses any file not in it.\n');
+    // From now on app B is locked and offline like app A.
+    process.env.CDK8S_KUEUE_RAY_LOCKED = '1';
+    expect(synthKueue({ ...appB, cacheDir, releasesUrl: `${own.url}/kueue` }).stderr).toBe('');
+    // A cached copy that no longer matches its sha256 is refused, not recorded.
+    const appC = place();
+    delete process.env.CDK8S_KUEUE_RAY_LOCKED;
+    fs.writeFileSync(cached, vendored('v0.19.2').toString('utf8').replace('--zap-log-level=2', '--zap-log-level=9'));
+    expect(() => synthKueue({ ...appC, cacheDir, releasesUrl: `${own.url}/kueue` })).toThrow(`the cached ${cached} has sha256 `);
+    expect(fs.existsSync(appC.lockFile)).toBe(false);
+  });
+
+  test('offline without a cached copy: the error names the mirror options and the file\'s place under the mirror', async () => {
+    const own = await server();
+    await own.stop();
+    expect(() => synthKueue({ ...place(), releasesUrl: `${own.url}/kueue` })).toThrow(
+      new RegExp('neither the lock file nor the cache holds it, so no cached copy can be used. Fix: point releasesUrl \\(or '
+        + '\\$CDK8S_KUEUE_RAY_KUEUE_RELEASES_URL\\) at a mirror serving v0.19.2/manifests.yaml .* pass it with manifestFile'));
+  });
+
   test('locked mode (option or CDK8S_KUEUE_RAY_LOCKED=1) refuses a URL that is not in the lock, and downloads one that is', () => {
     const p = place();
     synthKueue({ ...p, releasesUrl: `${srv.url}/kueue` });
