@@ -19,9 +19,9 @@ import { applyDefaults, CelEvaluator, checkSchema } from '../policy/schema/struc
 import { crdSchemas, CrdSchemas, loadCelEvaluator } from './crd-schemas';
 import { CHECK_REPORT_SCHEMA_VERSION, CheckedObject, CheckFinding, CheckReport, exitCodeOf, renderJson, renderText } from './check-report';
 import type { ClusterSource } from './cluster-queues';
-import { InstallFacts, installFacts } from './install-facts';
+import { InstallFacts, installFacts, settleVersionConflicts, versionSourceNotes } from './install-facts';
 import { renderSarif } from './sarif';
-import { readSources, SourceObject, UsageError } from './yaml-source';
+import { ReadResult, readSources, SourceObject, UsageError } from './yaml-source';
 import { YAML_SYNTAX_RULE } from './yaml-syntax';
 
 export type OutputFormat = 'text' | 'json' | 'sarif';
@@ -55,7 +55,8 @@ Runs the cdk8s-kueue-ray policy (the rules of synth and of the admission webhook
 reads standard input. Queues for the cross-object rules come from the same files, from --queues, and
 from the live cluster with --kubeconfig (the files win over --queues, which wins over the cluster).
 Versions and Kueue's ElasticJobsViaWorkloadSlices gate come from the flags, else from a Kueue or
-KubeRay install in the files, else (--kubeconfig) from the cluster's kueue-system/kueue-controller-manager,
+KubeRay install in the files (the versions its cdk8s-kueue-ray.io/*-version annotations record; files
+recording two versions are an error unless a flag says which), else (--kubeconfig) from the cluster's kueue-system/kueue-controller-manager,
 else ${DEFAULT_KUEUE_VERSION} / ${DEFAULT_KUBERAY_VERSION} with the gate unknown. Modelled versions: Kueue ${SUPPORTED_KUEUE_VERSIONS.join(', ')};
 KubeRay ${SUPPORTED_KUBERAY_VERSIONS.join(', ')}; another patch of a modelled minor (with or without the v)
 runs as the closest modelled patch below it, with a note.
@@ -199,8 +200,8 @@ interface RunContext {
 type InstallFactsBySource = { readonly files: InstallFacts; readonly cluster: InstallFacts };
 
 /** What the installs say: in the files, else in the cluster (what is about to be applied wins). */
-async function installFactsOf(all: readonly any[], cluster: ClusterSource | undefined, notes: string[]): Promise<InstallFactsBySource> {
-  const files = installFacts(all);
+async function installFactsOf(read: ReadResult, cluster: ClusterSource | undefined, notes: string[]): Promise<InstallFactsBySource> {
+  const files = installFacts(read.objects.map((o) => o.object), read.objects.map((o) => o.file));
   if (!cluster) return { files, cluster: {} };
   const inst = await cluster.install();
   for (const n of inst.notes) notes.push(n);
@@ -222,10 +223,12 @@ function pickVersion(flag: string | undefined, facts: InstallFactsBySource, key:
 
 /** The versions and the gate, with a note wherever a flag overrides what an install says. */
 function resolveRunContext(opts: CheckOptions, facts: InstallFactsBySource, notes: string[]): RunContext {
+  notes.push(...settleVersionConflicts(facts.files, { kueue: opts.kueueVersion, kubeRay: opts.kubeRayVersion }));
   const [kueueVersion, kueueFrom] = pickVersion(opts.kueueVersion, facts, 'kueueVersion', SUPPORTED_KUEUE_VERSIONS, 'Kueue', notes);
   const [kubeRayVersion, kubeRayFrom] = pickVersion(opts.kubeRayVersion, facts, 'kubeRayVersion', SUPPORTED_KUBERAY_VERSIONS, 'KubeRay', notes);
   const kueue = kueueCapabilities(kueueVersion ?? DEFAULT_KUEUE_VERSION);
   const kubeRay = kubeRayCapabilities(kubeRayVersion ?? DEFAULT_KUBERAY_VERSION);
+  notes.push(...versionSourceNotes(facts.files, { kueue: kueue.version, kubeRay: kubeRay.version }));
   for (const [f, from] of [[facts.files, 'files install'], [facts.cluster, 'cluster runs']] as const) {
     for (const [what, found, used, flag] of [['Kueue', f.kueueVersion, kueue.version, opts.kueueVersion],
       ['KubeRay', f.kubeRayVersion, kubeRay.version, opts.kubeRayVersion]]) {
@@ -352,7 +355,7 @@ export async function runCheck(opts: CheckOptions, deps: CheckDependencies = {})
   const read = readSources(opts.files, deps.stdin);
   const all = read.objects.map((o) => o.object);
   const cluster = opts.kubeconfig ? (deps.cluster ?? kubeconfigSourceLoader)(opts.kubeconfig) : undefined;
-  const run = resolveRunContext(opts, await installFactsOf(all, cluster, notes), notes);
+  const run = resolveRunContext(opts, await installFactsOf(read, cluster, notes), notes);
   const { inventory, from } = await gatherInventory(opts, deps, cluster, all, run.kueue.apiVersion, notes);
 
   const findings: CheckFinding[] = read.errors.map((e) => YAML_SYNTAX_RULE.check(e));

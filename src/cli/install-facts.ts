@@ -1,10 +1,11 @@
 /**
  * What the installs in the checked files say about the cluster they describe: the Kueue and KubeRay
- * versions (from the operator images) and the state of Kueue's ElasticJobsViaWorkloadSlices gate (from
+ * versions (from the version annotations the install constructs write, else the operator images) and the state of Kueue's ElasticJobsViaWorkloadSlices gate (from
  * the manager's `--feature-gates` arg or the Configuration's `featureGates` map). `check` uses them when
  * no flag says otherwise, so a whole install (e.g. the examples' dist/) is checked as it would run.
  */
 import { parse as parseYaml } from 'yaml';
+import { KUBERAY_VERSION_ANNOTATION, KUEUE_VERSION_ANNOTATION } from '../policy/versions';
 
 const GATE = 'ElasticJobsViaWorkloadSlices';
 const KUEUE_IMAGE = /\/kueue\/kueue:(v\d+\.\d+\.\d+)$/;
@@ -20,6 +21,36 @@ export interface InstallFacts {
    * (the version's default applies); undefined when they hold no Kueue manager.
    */
   readonly elasticGate?: 'on' | 'off' | 'default';
+  /** Where kueueVersion was read, e.g. "dist/0001-kueue.k8s.yaml (annotation cdk8s-kueue-ray.io/kueue-version)". */
+  readonly kueueVersionFrom?: string;
+  /** Where kubeRayVersion was read. */
+  readonly kubeRayVersionFrom?: string;
+  /** Files whose version annotations disagree, one message per project; the caller decides (a flag settles it). */
+  readonly conflicts?: { readonly kueue?: string; readonly kubeRay?: string };
+}
+
+interface Found { readonly version: string; readonly from: string }
+
+/**
+ * The versions the files' annotations record: the first of each, and a message when another file
+ * records a different one.
+ */
+function annotatedVersions(objects: readonly any[], files: readonly (string | undefined)[]): Record<'kueue' | 'kubeRay', Found[]> {
+  const out: Record<'kueue' | 'kubeRay', Found[]> = { kueue: [], kubeRay: [] };
+  objects.forEach((o, i) => {
+    const a = o?.metadata?.annotations;
+    if (!a || typeof a !== 'object') return;
+    const where = `${files[i] ?? 'the input'} (${o.kind} ${o.metadata?.name}, annotation `;
+    for (const [key, project] of [[KUEUE_VERSION_ANNOTATION, 'kueue'], [KUBERAY_VERSION_ANNOTATION, 'kubeRay']] as const) {
+      if (typeof a[key] === 'string' && !out[project].some((f) => f.version === a[key])) out[project].push({ version: a[key], from: `${where}${key})` });
+    }
+  });
+  return out;
+}
+
+function conflictOf(found: readonly Found[], what: string): string | undefined {
+  if (found.length < 2) return undefined;
+  return `the files record two ${what} versions: ${found[0].version} in ${found[0].from} and ${found[1].version} in ${found[1].from}`;
 }
 
 function containersOf(o: any): any[] {
@@ -41,7 +72,8 @@ function gateInArgs(args: unknown): boolean | undefined {
   return out;
 }
 
-export function installFacts(objects: readonly any[]): InstallFacts {
+/** The facts of `objects`; `files[i]` names the file of `objects[i]` (for messages). */
+export function installFacts(objects: readonly any[], files: readonly (string | undefined)[] = []): InstallFacts {
   let kueueVersion: string | undefined;
   let kubeRayVersion: string | undefined;
   let manager = false;
@@ -72,5 +104,33 @@ export function installFacts(objects: readonly any[]): InstallFacts {
     }
   }
   const elasticGate = gate === true ? 'on' : gate === false ? 'off' : manager ? 'default' : undefined;
-  return { kueueVersion, kubeRayVersion, elasticGate };
+  // The annotations record what the app was synthesized for; an image tag may be a mirror's or a patched build's.
+  const annotated = annotatedVersions(objects, files);
+  const [kueue, kubeRay] = [annotated.kueue[0], annotated.kubeRay[0]];
+  const conflicts = { kueue: conflictOf(annotated.kueue, 'Kueue'), kubeRay: conflictOf(annotated.kubeRay, 'KubeRay') };
+  return {
+    kueueVersion: kueue?.version ?? kueueVersion, kubeRayVersion: kubeRay?.version ?? kubeRayVersion, elasticGate,
+    ...(kueue ? { kueueVersionFrom: kueue.from } : {}), ...(kubeRay ? { kubeRayVersionFrom: kubeRay.from } : {}),
+    ...(conflicts.kueue || conflicts.kubeRay ? { conflicts } : {}),
+  };
+}
+
+/**
+ * Files that record two versions of a project are an error naming both, unless a flag says which the
+ * cluster runs; then a note. Returns the notes.
+ */
+export function settleVersionConflicts(facts: InstallFacts, flags: { readonly kueue?: string; readonly kubeRay?: string }): string[] {
+  const notes: string[] = [];
+  for (const [key, flag, name] of [['kueue', flags.kueue, 'kueue-version'], ['kubeRay', flags.kubeRay, 'kuberay-version']] as const) {
+    const c = facts.conflicts?.[key];
+    if (c && !flag) throw new Error(`${c}. Fix: synthesize the app with one version choice (KueueRayVersions.use), or pass --${name}.`);
+    if (c) notes.push(`${c}; ran for ${flag} (the flag)`);
+  }
+  return notes;
+}
+
+/** "Kueue v0.17.8 as recorded in <file> (...)" for each version read from an annotation. */
+export function versionSourceNotes(facts: InstallFacts, used: { readonly kueue: string; readonly kubeRay: string }): string[] {
+  return [['Kueue', facts.kueueVersionFrom, facts.kueueVersion, used.kueue], ['KubeRay', facts.kubeRayVersionFrom, facts.kubeRayVersion, used.kubeRay]]
+    .filter(([, from, found, v]) => from && found === v).map(([what, from, , v]) => `${what} ${v} as recorded in ${from}`);
 }

@@ -12,6 +12,7 @@ import * as path from 'path';
 import { parseAllDocuments } from 'yaml';
 import { DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION, kueueCapabilities, modelledVersion, RAY_KINDS } from '../policy';
 import { PlanOutcome, PlanResult, planToHtml, planToText, simulatePlan } from '../policy/plan';
+import { installFacts, settleVersionConflicts, versionSourceNotes } from './install-facts';
 import { UsageError } from './yaml-source';
 
 export const PLAN_USAGE = `usage: cdk8s-kueue-ray plan [dist/ or YAML files…] [--arrivals FILE] [--kueue-version ${DEFAULT_KUEUE_VERSION}] `
@@ -20,7 +21,9 @@ export const PLAN_USAGE = `usage: cdk8s-kueue-ray plan [dist/ or YAML files…] 
 
 What Kueue will admit, keep pending or preempt, and why, before apply: the Kueue objects and Ray objects of
 the files (default dist/), planned in file order (or the order of --arrivals FILE), on top of the live
-cluster with --kubeconfig. Exit code: 0 (whatever the plan says), 1 when --fail-on names an outcome some
+cluster with --kubeconfig. The versions: the flags, else those the files' installs record (their
+cdk8s-kueue-ray.io/*-version annotations, else their images), else ${DEFAULT_KUEUE_VERSION} / ${DEFAULT_KUBERAY_VERSION}, with a note
+saying which. Exit code: 0 (whatever the plan says), 1 when --fail-on names an outcome some
 workload has (pending, never-admissible, preempting = admitted by preempting others) or the input cannot
 be read, 2 on a usage error.
 `;
@@ -53,7 +56,8 @@ export function readObjects(file: string): any[] {
 }
 
 interface PlanFlags {
-  inputs: string[]; arrivals?: string; kueue: string; kubeRay: string; output: string; trace: boolean; kubeconfig?: string;
+  /** The flags' versions; unset, the versions the files' installs record, else the defaults. */
+  inputs: string[]; arrivals?: string; kueue?: string; kubeRay?: string; output: string; trace: boolean; kubeconfig?: string;
   /** Outcomes that make the command exit 1. */
   failOn: PlanOutcome[];
   help: boolean;
@@ -62,8 +66,7 @@ interface PlanFlags {
 }
 
 export function parsePlanArgs(argv: string[]): PlanFlags {
-  const f: PlanFlags = { inputs: [], kueue: DEFAULT_KUEUE_VERSION, kubeRay: DEFAULT_KUBERAY_VERSION, output: 'text', trace: false, versionNotes: [],
-    failOn: [], help: false };
+  const f: PlanFlags = { inputs: [], output: 'text', trace: false, versionNotes: [], failOn: [], help: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--help' || a === '-h') {
@@ -94,9 +97,11 @@ export function parsePlanArgs(argv: string[]): PlanFlags {
   }
   if (!['text', 'json', 'html'].includes(f.output)) throw new UsageError(`--output takes text, json or html, got '${f.output}'`);
   for (const [project, key] of [['Kueue', 'kueue'], ['KubeRay', 'kubeRay']] as const) {
+    const given = f[key];
+    if (given === undefined) continue;
     let m;
     try {
-      m = modelledVersion(project, f[key]);
+      m = modelledVersion(project, given);
     } catch (e) {
       throw new UsageError(`--${project.toLowerCase()}-version: ${(e as Error).message}`);
     }
@@ -121,18 +126,57 @@ const identity = (o: any) => `${o?.kind}/${o?.metadata?.namespace ?? ''}/${o?.me
  * with the same kind and name replaces the live one: planned as a new arrival).
  */
 export function planCommand(argv: string[], live?: PlanLiveInput): string {
-  return planRun(argv, live).output;
+  const f = parsePlanArgs(argv);
+  return planRun(f, readInputs(f), live).output;
+}
+
+/** The files' objects and the versions to plan for: the flags, else what the files' installs record, else the defaults. */
+interface PlanInputs {
+  readonly objects: any[];
+  readonly files: string[];
+  readonly kueue: string;
+  readonly kubeRay: string;
+  readonly notes: string[];
+}
+
+function readInputs(f: PlanFlags): PlanInputs {
+  const inputs = f.inputs.length ? f.inputs : ['dist'];
+  const objects: any[] = [];
+  const files: string[] = [];
+  for (const input of inputs) {
+    if (!fs.existsSync(input)) throw new Error(`${input}: no such file or folder (give the cdk8s output folder, e.g. dist/, or YAML files)`);
+    for (const file of filesUnder(input)) {
+      const objs = readObjects(file);
+      objects.push(...objs);
+      files.push(...objs.map(() => file));
+    }
+  }
+  const facts = installFacts(objects, files);
+  const notes = [...f.versionNotes, ...settleVersionConflicts(facts, { kueue: f.kueue, kubeRay: f.kubeRay })];
+  const pick = (flag: string | undefined, found: string | undefined, project: 'Kueue' | 'KubeRay', fallback: string): string => {
+    if (flag) return flag;
+    if (found) {
+      try {
+        const m = modelledVersion(project, found);
+        if (m.note) notes.push(m.note);
+        return m.version;
+      } catch {
+        notes.push(`the files install ${project} ${found}, which plan does not model: planned for the default ${fallback} instead`);
+        return fallback;
+      }
+    }
+    notes.push(`${project} ${fallback} (the default: no install in the files records a ${project} version; pass --${project.toLowerCase()}-version)`);
+    return fallback;
+  };
+  const kueue = pick(f.kueue, facts.kueueVersion, 'Kueue', DEFAULT_KUEUE_VERSION);
+  const kubeRay = pick(f.kubeRay, facts.kubeRayVersion, 'KubeRay', DEFAULT_KUBERAY_VERSION);
+  notes.push(...versionSourceNotes(facts, { kueue, kubeRay }));
+  return { objects, files, kueue, kubeRay, notes };
 }
 
 /** The plan and what to print. */
-function planRun(argv: string[], live?: PlanLiveInput): { output: string; plan: PlanResult } {
-  const f = parsePlanArgs(argv);
-  const inputs = f.inputs.length ? f.inputs : ['dist'];
-  const objects: any[] = [];
-  for (const input of inputs) {
-    if (!fs.existsSync(input)) throw new Error(`${input}: no such file or folder (give the cdk8s output folder, e.g. dist/, or YAML files)`);
-    for (const file of filesUnder(input)) objects.push(...readObjects(file));
-  }
+function planRun(f: PlanFlags, input: PlanInputs, live?: PlanLiveInput): { output: string; plan: PlanResult } {
+  const { objects } = input;
   let kueueObjects = objects.filter((o) => KUEUE_KINDS.has(o?.kind));
   let arrivals = objects.filter((o) => RAY_KINDS.includes(o?.kind));
   if (f.arrivals) {
@@ -147,8 +191,8 @@ function planRun(argv: string[], live?: PlanLiveInput): { output: string; plan: 
     const newOnes = new Set(arrivals.map(identity));
     arrivals = [...live.existing.filter((o) => !newOnes.has(identity(o))), ...arrivals];
   }
-  const plan = simulatePlan({ kueueObjects, arrivals, kueueVersion: f.kueue, kubeRayVersion: f.kubeRay });
-  const withNotes = { ...plan, notes: [...f.versionNotes, ...(live?.notes ?? []), ...plan.notes] };
+  const plan = simulatePlan({ kueueObjects, arrivals, kueueVersion: input.kueue, kubeRayVersion: input.kubeRay });
+  const withNotes = { ...plan, notes: [...input.notes, ...(live?.notes ?? []), ...plan.notes] };
   const output = f.output === 'html' ? planToHtml(withNotes)
     : f.output === 'json' ? `${JSON.stringify(withNotes, null, 2)}\n` : planToText(withNotes, { trace: f.trace });
   return { output, plan: withNotes };
@@ -157,10 +201,11 @@ function planRun(argv: string[], live?: PlanLiveInput): { output: string; plan: 
 /** The plan, reading the live cluster first when --kubeconfig is given. */
 async function planLive(argv: string[]): Promise<{ output: string; plan: PlanResult }> {
   const f = parsePlanArgs(argv);
-  if (!f.kubeconfig) return planRun(argv);
+  const input = readInputs(f);
+  if (!f.kubeconfig) return planRun(f, input);
   const { readLiveCluster } = await import('./plan-cluster');
-  const live = await readLiveCluster(f.kubeconfig, kueueCapabilities(f.kueue).apiVersion);
-  return planRun(argv, live);
+  const live = await readLiveCluster(f.kubeconfig, kueueCapabilities(input.kueue).apiVersion);
+  return planRun(f, input, live);
 }
 
 /** What to print for `plan argv` (the live cluster read first with --kubeconfig). */
