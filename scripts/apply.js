@@ -37,7 +37,8 @@ function plan(docs) {
   if (unnamed.length) {
     const list = unnamed.map(({ file, o }) => `  ${file}: ${o.kind} ${(o.metadata && o.metadata.generateName) || '(no name)'}*`).join('\n');
     throw new Error(`${unnamed.length} object(s) have no metadata.name (generateName), so they cannot be applied:\n${list}\n`
-      + 'create them with kubectl create -f <file> (the examples app writes such jobs to dist/create/, which this apply skips)');
+      + 'create them with kubectl create -f <file>: put them in a chart of their own and synthesize with KueueRayApp, which writes such charts to '
+      + 'dist/create/ (skipped by this apply; README, "Installs")');
   }
   const isWebhook = (o) => WEBHOOK_KINDS.includes(o.kind);
   const serving = new Set(docs.filter((d) => d.objects.some((o) => o.kind === 'CustomResourceDefinition' || isWebhook(o))).map((d) => d.file));

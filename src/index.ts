@@ -1,6 +1,7 @@
 // Constructs
 export { KueueVersion, KubeRayVersion, KueueRayVersionsProps, KueueRayVersions, VersionChoice } from './platform/versions';
 export { ImageRegistry, ImageRegistryProps } from './platform/image-registry';
+export { KueueRayApp, KueueRayAppProps } from './platform/kueue-ray-app';
 export * from './platform/quantity';
 export * from './kueue/resource-flavor';
 export { ResourceQuota, FlavorQuotas, ResourceGroup } from './kueue/resource-group';
