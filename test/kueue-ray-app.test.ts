@@ -5,7 +5,6 @@ import * as path from 'path';
 import { App, Chart } from 'cdk8s';
 import { ClusterQueue, KueueRayApp, LocalQueue, Quantity, QueuedRayJob, ResourceFlavor, ResourceName } from '../src';
 import { readManifestDir, tmpdir } from './support/synth';
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { plan: applyPlan } = require('../scripts/apply.js');
 
 const head = { resources: { cpu: Quantity.cpu(1), memory: Quantity.gibibytes(2) } };
@@ -50,10 +49,13 @@ test('the generateName chart is written to <outdir>/create/, the rest to <outdir
 test('a chart that mixes generateName and named objects fails synth, naming the chart, the objects and the fix', () => {
   const app = new KueueRayApp({ outdir: tmpdir(), createDir: 'submit' });
   build(app, 1);
-  expect(() => app.synth()).toThrow(new RegExp("KueueRayApp: chart 'jobs' mixes objects with metadata.generateName \\(RayJob train-\\*, RayJob eval-\\*\\) "
-    + 'and named objects \\(RayJob named-0\\).* Fix: put the generateName objects in a chart of their own; it is written to .*submit'));
+  expect(() => app.synth()).toThrow(new RegExp("KueueRayApp: chart 'jobs' mixes objects with metadata.generateName "
+    + '\\(RayJob train-\\*, RayJob eval-\\*\\) and named objects \\(RayJob named-0\\).* '
+    + 'Fix: put the generateName objects in a chart of their own; it is written to .*submit'));
 });
 
 test('createDir must be a folder under outdir', () => {
-  for (const bad of ['', '/abs', '../up', '.']) expect(() => new KueueRayApp({ outdir: tmpdir(), createDir: bad })).toThrow(/createDir '.*' must be a folder/);
+  for (const bad of ['', '/abs', '../up', '.']) {
+    expect(() => new KueueRayApp({ outdir: tmpdir(), createDir: bad })).toThrow(/createDir '.*' must be a folder/);
+  }
 });

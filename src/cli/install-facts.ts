@@ -42,7 +42,8 @@ function annotatedVersions(objects: readonly any[], files: readonly (string | un
     if (!a || typeof a !== 'object') return;
     const where = `${files[i] ?? 'the input'} (${o.kind} ${o.metadata?.name}, annotation `;
     for (const [key, project] of [[KUEUE_VERSION_ANNOTATION, 'kueue'], [KUBERAY_VERSION_ANNOTATION, 'kubeRay']] as const) {
-      if (typeof a[key] === 'string' && !out[project].some((f) => f.version === a[key])) out[project].push({ version: a[key], from: `${where}${key})` });
+      const v = a[key];
+      if (typeof v === 'string' && !out[project].some((f) => f.version === v)) out[project].push({ version: v, from: `${where}${key})` });
     }
   });
   return out;
@@ -131,6 +132,7 @@ export function settleVersionConflicts(facts: InstallFacts, flags: { readonly ku
 
 /** "Kueue v0.17.8 as recorded in <file> (...)" for each version read from an annotation. */
 export function versionSourceNotes(facts: InstallFacts, used: { readonly kueue: string; readonly kubeRay: string }): string[] {
-  return [['Kueue', facts.kueueVersionFrom, facts.kueueVersion, used.kueue], ['KubeRay', facts.kubeRayVersionFrom, facts.kubeRayVersion, used.kubeRay]]
+  return [['Kueue', facts.kueueVersionFrom, facts.kueueVersion, used.kueue],
+    ['KubeRay', facts.kubeRayVersionFrom, facts.kubeRayVersion, used.kubeRay]]
     .filter(([, from, found, v]) => from && found === v).map(([what, from, , v]) => `${what} ${v} as recorded in ${from}`);
 }

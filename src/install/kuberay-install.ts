@@ -200,7 +200,8 @@ export class KubeRayInstall extends Chart {
             securityContext: { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } },
             terminationGracePeriodSeconds: 10,
             containers: [{
-              name: NAME, image: installImage(this, caps.operatorImage, props.image, where), imagePullPolicy: 'IfNotPresent', command: ['/manager'], args,
+              name: NAME, image: installImage(this, caps.operatorImage, props.image, where), imagePullPolicy: 'IfNotPresent',
+              command: ['/manager'], args,
               ports: [{ name: 'http', containerPort: 8080, protocol: 'TCP' }],
               livenessProbe: probe, readinessProbe: probe,
               resources: props.resources ? renderResources(props.resources, `${where} resources`)

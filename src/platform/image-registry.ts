@@ -27,7 +27,8 @@ export interface ImageRegistryProps {
 export class ImageRegistry {
   /** Sets the mirror on `scope` (usually the App). Call before adding the installs. */
   public static use(scope: IConstruct, props: ImageRegistryProps = {}): void {
-    if (props.mirror !== undefined) scope.node.setContext(MIRROR_KEY, checkMirror(props.mirror, `ImageRegistry.use('${scope.node.path || '<app>'}')`));
+    if (props.mirror === undefined) return;
+    scope.node.setContext(MIRROR_KEY, checkMirror(props.mirror, `ImageRegistry.use('${scope.node.path || '<app>'}')`));
   }
 
   /**

@@ -296,7 +296,8 @@ function resolveSettings(scope: Chart, props: AdmissionControllerProps): Control
   const resources = renderResources(props.resources, `${where} resources`)
     ?? { requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '500m', memory: `${CONTROLLER_MEMORY_LIMIT_MIB}Mi` } };
   return {
-    namespace, replicas, admissionWorkers: workers, image, imagePullSecrets: pullSecretsField(props.imagePullSecrets, where), resources, priorityClass, antiAffinity, gracefulPreemption, certManager,
+    namespace, replicas, admissionWorkers: workers, image, imagePullSecrets: pullSecretsField(props.imagePullSecrets, where), resources,
+    priorityClass, antiAffinity, gracefulPreemption, certManager,
     webhookClientCa: clientCa || undefined,
     networkPolicy: (props.networkPolicy ?? true)
       ? { webhookSourceCidrs: props.webhookSourceCidrs, metricsScraperNamespaces: props.metricsScraperNamespaces ?? ['monitoring'] }

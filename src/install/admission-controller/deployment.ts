@@ -73,7 +73,10 @@ export function controllerDeployment(scope: Construct, s: ControllerSettings, ce
   const deployment = new ApiObject(scope, 'deployment', {
     apiVersion: 'apps/v1', kind: 'Deployment',
     // The versions the controller decides for (its flags), recorded where `check` and `plan` read them.
-    metadata: { ...controllerMeta(s, NAME), annotations: { [KUEUE_VERSION_ANNOTATION]: s.kueueVersion, [KUBERAY_VERSION_ANNOTATION]: s.kubeRayVersion } },
+    metadata: {
+      ...controllerMeta(s, NAME),
+      annotations: { [KUEUE_VERSION_ANNOTATION]: s.kueueVersion, [KUBERAY_VERSION_ANNOTATION]: s.kubeRayVersion },
+    },
     spec: {
       replicas: s.replicas,
       // With required anti-affinity on exactly `replicas` nodes a surge pod could never schedule:
