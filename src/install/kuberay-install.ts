@@ -143,19 +143,7 @@ export class KubeRayInstall extends Chart {
         + `start ("scheduler is not supported"). Fix: one of ${caps.batchSchedulers.join(', ')}, or leave it unset.`);
     }
     const placement = placementFields(props.nodeSelector, props.tolerations, where);
-    for (const [file, sha] of Object.entries(KUBERAY_CRDS[this.version])) {
-      const text = readRelease({
-        localFile: props.crdDir ? path.join(props.crdDir, file) : undefined, url: kubeRayCrdUrl(this.version, file), sha256: sha,
-        downloadUrl: kubeRayCrdUrl(this.version, file, props.sourcesUrl ?? process.env[KUBERAY_SOURCES_URL_ENV] ?? KUBERAY_SOURCES_URL),
-        cacheDir: props.cacheDir, what: `${where} (KubeRay ${this.version} ${file})`, localProp: 'crdDir',
-        shaProp: 'library pin (KubeRay CRD sha256)',
-        mirror: { prop: 'sourcesUrl', env: KUBERAY_SOURCES_URL_ENV, layout: `${this.version}/ray-operator/config/crd/bases/${file}` },
-      });
-      for (const doc of parseAllDocuments(text)) {
-        const obj = doc.toJS();
-        if (obj?.kind === 'CustomResourceDefinition') this.crds.push(new ApiObject(this, `crd-${obj.metadata.name}`, obj));
-      }
-    }
+    this.loadCrds(props, where);
 
     const labels = { 'app.kubernetes.io/name': NAME, 'app.kubernetes.io/instance': NAME, 'app.kubernetes.io/component': NAME };
     const meta = (name: string, namespaced = true) => ({ name, labels: { ...labels }, ...(namespaced ? { namespace: ns } : {}) });
@@ -220,5 +208,22 @@ export class KubeRayInstall extends Chart {
       spec: { type: 'ClusterIP', selector: { 'app.kubernetes.io/name': NAME, 'app.kubernetes.io/instance': NAME },
         ports: [{ name: 'http', port: 8080, targetPort: 'http', protocol: 'TCP' }] },
     });
+  }
+
+  /** The CRDs of the version: the local folder, else verified downloads (cached). */
+  private loadCrds(props: KubeRayInstallProps, where: string): void {
+    for (const [file, sha] of Object.entries(KUBERAY_CRDS[this.version])) {
+      const text = readRelease({
+        localFile: props.crdDir ? path.join(props.crdDir, file) : undefined, url: kubeRayCrdUrl(this.version, file), sha256: sha,
+        downloadUrl: kubeRayCrdUrl(this.version, file, props.sourcesUrl ?? process.env[KUBERAY_SOURCES_URL_ENV] ?? KUBERAY_SOURCES_URL),
+        cacheDir: props.cacheDir, what: `${where} (KubeRay ${this.version} ${file})`, localProp: 'crdDir',
+        shaProp: 'library pin (KubeRay CRD sha256)',
+        mirror: { prop: 'sourcesUrl', env: KUBERAY_SOURCES_URL_ENV, layout: `${this.version}/ray-operator/config/crd/bases/${file}` },
+      });
+      for (const doc of parseAllDocuments(text)) {
+        const obj = doc.toJS();
+        if (obj?.kind === 'CustomResourceDefinition') this.crds.push(new ApiObject(this, `crd-${obj.metadata.name}`, obj));
+      }
+    }
   }
 }
