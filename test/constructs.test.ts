@@ -39,7 +39,7 @@ describe('versions', () => {
   test('an unknown version is refused with the supported list', () => {
     expect(() => KueueVersion.of('v0.15.2'))
       .toThrow("Kueue version 'v0.15.2' is not supported: choose one of v0.13.4, v0.14.8, v0.17.0, v0.17.8, v0.19.2");
-    expect(() => KubeRayVersion.of('1.7.0')).toThrow("KubeRay version '1.7.0' is not supported");
+    expect(() => KubeRayVersion.of('1.8.0')).toThrow("KubeRay version '1.8.0' is not supported");
     const app = Testing.app();
     app.node.setContext('cdk8s-kueue-ray:kueueVersion', 'v9.9.9');
     expect(() => new ResourceFlavor(new Chart(app, 'c'), 'f')).toThrow(/v9.9.9.*is not supported.*context at 'c\/f'/);

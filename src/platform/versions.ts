@@ -31,6 +31,12 @@ export class KubeRayVersion {
   public static readonly V1_5_2 = new KubeRayVersion('v1.5.2');
   /** The default, and the pair Kueue v0.17+ tests RayService against. */
   public static readonly V1_6_2 = new KubeRayVersion('v1.6.2');
+  /**
+   * Modelled from its sources, not run here (the Go module proxy does not serve it). Adds RayService spec.suspend, which
+   * no supported Kueue sets: a queued RayService needs Kueue < 0.17 with it (the constructs keep suspending through
+   * rayClusterConfig.suspend, as Kueue does).
+   */
+  public static readonly V1_7_0 = new KubeRayVersion('v1.7.0');
 
   /** Looks a version up by its tag, e.g. "v1.6.2". Throws for versions this library does not support. */
   public static of(version: string): KubeRayVersion {

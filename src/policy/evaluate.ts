@@ -6,6 +6,7 @@ import { sharingPodTemplates } from './ray-object';
 import { COMPATIBILITY_RULES } from './rules/compatibility';
 import { CROSS_OBJECT_RULES } from './rules/cross-object';
 import { KUBERAY_CLUSTER_RULES } from './rules/kuberay-cluster';
+import { KUBERAY_FEATURE_RULES } from './rules/kuberay-features';
 import { KUBERAY_DELETION_RULES } from './rules/kuberay-deletion';
 import { KUBERAY_OPERATOR_RULES } from './rules/kuberay-operator';
 import { KUEUE_TOPOLOGY_RULES } from './rules/kueue-topology';
@@ -21,6 +22,7 @@ export const RULE_RECORDS: readonly RuleRecord[] = [
   ...KUEUE_TOPOLOGY_RULES,
   ...KUBERAY_OPERATOR_RULES,
   ...KUBERAY_CLUSTER_RULES,
+  ...KUBERAY_FEATURE_RULES,
   ...KUBERAY_DELETION_RULES,
   ...COMPATIBILITY_RULES,
   ...CROSS_OBJECT_RULES,

@@ -13,7 +13,7 @@
 /** Kueue versions this library synthesizes for. */
 export const SUPPORTED_KUEUE_VERSIONS = ['v0.13.4', 'v0.14.8', 'v0.17.0', 'v0.17.8', 'v0.19.2'] as const;
 /** KubeRay versions this library synthesizes for. */
-export const SUPPORTED_KUBERAY_VERSIONS = ['v1.4.2', 'v1.5.2', 'v1.6.2'] as const;
+export const SUPPORTED_KUBERAY_VERSIONS = ['v1.4.2', 'v1.5.2', 'v1.6.2', 'v1.7.0'] as const;
 
 export const DEFAULT_KUEUE_VERSION = 'v0.19.2';
 export const DEFAULT_KUBERAY_VERSION = 'v1.6.2';
@@ -47,6 +47,12 @@ export interface KueueCapabilities {
   readonly elasticRayCluster: boolean;
   readonly elasticRayJob: ElasticRayJobMode;
   readonly rayServiceQueueing: RayServiceQueueing;
+  /**
+   * Kueue suspends a RayService through KubeRay 1.7's top-level spec.suspend. False at every pinned tag (and on Kueue's
+   * main branch when KubeRay 1.7.0 was released): 0.17+ reads and toggles spec.rayClusterConfig.suspend
+   * (pkg/controller/jobs/rayservice IsSuspended/Suspend/RunWithPodSetsInfo); before, the child RayCluster's own spec.suspend.
+   */
+  readonly rayServiceTopLevelSuspend: boolean;
   /** Elastic RayService works (through its RayCluster before 0.17, natively after). */
   readonly elasticRayService: boolean;
   /** Workload.spec.podSets maxItems. */
@@ -59,6 +65,12 @@ export interface KueueCapabilities {
   readonly countsRedisCleanup: boolean;
   /** The autoscaler sidecar (500m/512Mi or autoscalerOptions.resources) is added to the head PodSet. */
   readonly countsAutoscalerSidecar: boolean;
+  /**
+   * KubeRay 1.7's history-server collector container, which KubeRay adds to each pod when it creates it, is added to the PodSets.
+   * False at every pinned tag: Kueue builds the PodSets from the spec's pod templates, and its Ray integrations add only the
+   * autoscaler, the submitter and the Redis cleanup (none reads historyServerOptions).
+   */
+  readonly countsHistoryServerCollector: boolean;
   /** RayJob with clusterSelector only is skipped; with neither clusterSelector nor rayClusterSpec it is refused. */
   readonly rayJobClusterSelectorRules: boolean;
   /** KubeRay version Kueue builds and e2e-tests against at this tag. */
@@ -166,8 +178,17 @@ export interface KubeRayCapabilities {
   readonly deletionField: 'deletionPolicy' | 'deletionStrategy';
   /** RayService has spec.managedBy. */
   readonly rayServiceManagedBy: boolean;
-  /** KubeRay copies rayClusterConfig.suspend onto the running RayCluster in place (kuberay#4686). */
+  /**
+   * KubeRay copies rayClusterConfig.suspend onto the running RayCluster in place (kuberay#4686, 1.5-1.6). 1.4 and 1.7 do
+   * not: 1.7 applies it only when it creates the RayCluster (kuberay#4841), leaving later toggles to Kueue's own suspend
+   * of that RayCluster.
+   */
   readonly rayServiceSuspendSync: boolean;
+  /**
+   * RayService has a top-level spec.suspend (1.7): true deletes every RayCluster and Service the RayService owns, false
+   * recreates them. No pinned Kueue reads it (KueueCapabilities.rayServiceTopLevelSuspend).
+   */
+  readonly rayServiceSuspend: boolean;
   /** RayJob spec.preRunningDeadlineSeconds exists. */
   readonly preRunningDeadline: boolean;
   /**
@@ -195,6 +216,33 @@ export interface KubeRayCapabilities {
   readonly idleTimeoutChecks: boolean;
   /** Names the operator's `--batch-scheduler` flag accepts (apis/config/v1alpha1 ValidateBatchSchedulerConfig). */
   readonly batchSchedulers: readonly string[];
+  /**
+   * The RayServiceIncrementalUpgrade gate is on by default (Beta in 1.7): KubeRay then checks a NewClusterWithIncrementalUpgrade
+   * RayService's clusterUpgradeOptions (ValidateClusterUpgradeOptions). Off (alpha) before, and the policy assumes the default.
+   */
+  readonly incrementalUpgradeGateDefaultOn: boolean;
+  /** A worker group's priority needs Ray >= 2.56.0 and autoscaler v2 (1.7). */
+  readonly workerGroupPriority: boolean;
+  /** gcsFaultToleranceOptions has backend (redis, rocksdb) and storage, which KubeRay refuses with the redis backend (1.7). */
+  readonly gcsStorageBackend: boolean;
+  /** autoscalerOptions.env may not set KUBERAY_GEN_AUTOSCALER_START_CMD, which KubeRay injects (1.7). */
+  readonly managedAutoscalerEnv: boolean;
+  /**
+   * Cluster-spec fields KubeRay refuses unless an alpha operator gate, off by default, is on: field → gate (1.7:
+   * historyServerOptions, networkPolicy, tlsOptions, and gcsFaultToleranceOptions.backend rocksdb).
+   */
+  readonly alphaGatedFields: Readonly<Record<string, string>>;
+  /**
+   * KubeRay adds the history-server collector container (ray-history-collector; 50m/64Mi requests, 200m/256Mi limits unless
+   * collectorOptions.resources) to every head and worker pod it creates when historyServerOptions.collectorOptions is set (1.7).
+   * Kueue builds its PodSets from the spec's pod templates, so no pinned Kueue counts it.
+   */
+  readonly historyServerCollector: boolean;
+  /**
+   * Why this version is modelled but not run: no test control plane, oracle or e2e builds it. Undefined when it runs.
+   * @default - it runs
+   */
+  readonly notRunBecause?: string;
   readonly operatorImage: string;
 }
 
@@ -217,9 +265,9 @@ const KUEUE: Record<string, KueueCapabilities> = {
     version: 'v0.13.4', apiVersion: 'kueue.x-k8s.io/v1beta1', cohortField: 'cohort',
     whenCanBorrowValues: V1BETA1_BORROW, whenCanPreemptValues: V1BETA1_PREEMPT, conversionWebhook: false,
     elasticGateDefaultOn: false, elasticRayCluster: false, elasticRayJob: 'none',
-    rayServiceQueueing: 'through-raycluster', elasticRayService: false,
+    rayServiceQueueing: 'through-raycluster', rayServiceTopLevelSuspend: false, elasticRayService: false,
     maxPodSets: 8, workerGroupCapStyle: 'seven-workers',
-    countsSidecarSubmitter: false, countsRedisCleanup: false, countsAutoscalerSidecar: false,
+    countsSidecarSubmitter: false, countsRedisCleanup: false, countsAutoscalerSidecar: false, countsHistoryServerCollector: false,
     // The clusterSelector rules were backported to 0.13.7, so 0.13.4 still refuses clusterSelector outright.
     rayJobClusterSelectorRules: false, testedKubeRay: 'v1.4.2',
     queueNameAnnotation: true, prebuiltWorkloadAnnotation: false,
@@ -235,9 +283,9 @@ const KUEUE: Record<string, KueueCapabilities> = {
     version: 'v0.14.8', apiVersion: 'kueue.x-k8s.io/v1beta1', cohortField: 'cohort',
     whenCanBorrowValues: V1BETA1_BORROW, whenCanPreemptValues: V1BETA1_PREEMPT, conversionWebhook: false,
     elasticGateDefaultOn: false, elasticRayCluster: true, elasticRayJob: 'short-term',
-    rayServiceQueueing: 'through-raycluster', elasticRayService: true,
+    rayServiceQueueing: 'through-raycluster', rayServiceTopLevelSuspend: false, elasticRayService: true,
     maxPodSets: 8, workerGroupCapStyle: 'seven-workers',
-    countsSidecarSubmitter: false, countsRedisCleanup: false, countsAutoscalerSidecar: false,
+    countsSidecarSubmitter: false, countsRedisCleanup: false, countsAutoscalerSidecar: false, countsHistoryServerCollector: false,
     rayJobClusterSelectorRules: true, testedKubeRay: 'v1.4.2',
     queueNameAnnotation: true, prebuiltWorkloadAnnotation: false,
     admissionChecksField: 'admissionChecks', multiKueueRayKinds: ['RayJob', 'RayCluster'],
@@ -252,10 +300,10 @@ const KUEUE: Record<string, KueueCapabilities> = {
     version: 'v0.17.0', apiVersion: 'kueue.x-k8s.io/v1beta2', cohortField: 'cohortName',
     whenCanBorrowValues: V1BETA2_BORROW, whenCanPreemptValues: V1BETA2_PREEMPT, conversionWebhook: true,
     elasticGateDefaultOn: false, elasticRayCluster: true, elasticRayJob: 'top-level',
-    rayServiceQueueing: 'native', elasticRayService: true,
+    rayServiceQueueing: 'native', rayServiceTopLevelSuspend: false, elasticRayService: true,
     maxPodSets: 8, workerGroupCapStyle: 'seven-workers',
     // SidecarMode submitter accounting arrived in 0.17.7, Redis cleanup in 0.17.6: 0.17.0 under-counts both.
-    countsSidecarSubmitter: false, countsRedisCleanup: false, countsAutoscalerSidecar: false,
+    countsSidecarSubmitter: false, countsRedisCleanup: false, countsAutoscalerSidecar: false, countsHistoryServerCollector: false,
     rayJobClusterSelectorRules: true, testedKubeRay: 'v1.6.2',
     queueNameAnnotation: false, prebuiltWorkloadAnnotation: false,
     admissionChecksField: 'admissionChecksStrategy', multiKueueRayKinds: MULTIKUEUE_RAY_KINDS_017,
@@ -270,9 +318,9 @@ const KUEUE: Record<string, KueueCapabilities> = {
     version: 'v0.17.8', apiVersion: 'kueue.x-k8s.io/v1beta2', cohortField: 'cohortName',
     whenCanBorrowValues: V1BETA2_BORROW, whenCanPreemptValues: V1BETA2_PREEMPT, conversionWebhook: true,
     elasticGateDefaultOn: false, elasticRayCluster: true, elasticRayJob: 'top-level',
-    rayServiceQueueing: 'native', elasticRayService: true,
+    rayServiceQueueing: 'native', rayServiceTopLevelSuspend: false, elasticRayService: true,
     maxPodSets: 8, workerGroupCapStyle: 'seven-workers',
-    countsSidecarSubmitter: true, countsRedisCleanup: true, countsAutoscalerSidecar: false,
+    countsSidecarSubmitter: true, countsRedisCleanup: true, countsAutoscalerSidecar: false, countsHistoryServerCollector: false,
     rayJobClusterSelectorRules: true, testedKubeRay: 'v1.6.2',
     queueNameAnnotation: false, prebuiltWorkloadAnnotation: false,
     admissionChecksField: 'admissionChecksStrategy', multiKueueRayKinds: MULTIKUEUE_RAY_KINDS_017,
@@ -287,9 +335,9 @@ const KUEUE: Record<string, KueueCapabilities> = {
     version: 'v0.19.2', apiVersion: 'kueue.x-k8s.io/v1beta2', cohortField: 'cohortName',
     whenCanBorrowValues: V1BETA2_BORROW, whenCanPreemptValues: V1BETA2_PREEMPT, conversionWebhook: true,
     elasticGateDefaultOn: true, elasticRayCluster: true, elasticRayJob: 'top-level',
-    rayServiceQueueing: 'native', elasticRayService: true,
+    rayServiceQueueing: 'native', rayServiceTopLevelSuspend: false, elasticRayService: true,
     maxPodSets: 18, workerGroupCapStyle: 'workers-plus-head',
-    countsSidecarSubmitter: true, countsRedisCleanup: true, countsAutoscalerSidecar: true,
+    countsSidecarSubmitter: true, countsRedisCleanup: true, countsAutoscalerSidecar: true, countsHistoryServerCollector: false,
     rayJobClusterSelectorRules: true, testedKubeRay: 'v1.6.2',
     queueNameAnnotation: false, prebuiltWorkloadAnnotation: true,
     admissionChecksField: 'admissionChecksStrategy', multiKueueRayKinds: MULTIKUEUE_RAY_KINDS_017,
@@ -309,32 +357,56 @@ const BATCH_SCHEDULERS_15 = [...BATCH_SCHEDULERS_14, 'kai-scheduler'];
 const KUBERAY: Record<string, KubeRayCapabilities> = {
   'v1.4.2': {
     version: 'v1.4.2', submissionModes: ['K8sJobMode', 'HTTPMode', 'InteractiveMode'], deletionField: 'deletionPolicy',
-    rayServiceManagedBy: false, rayServiceSuspendSync: false, preRunningDeadline: false,
+    rayServiceManagedBy: false, rayServiceSuspendSync: false, rayServiceSuspend: false, preRunningDeadline: false,
     deletionGateDefaultOn: false, rayServiceUpgradeTypes: ['NewCluster', 'None'], refusesMinAboveMax: false,
     clusterSelectorNeedsClusterKey: false, autoscalerV2EnvNeedsAutoscaling: false,
     groupResourcesAndLabels: false, authOptions: 'none', rayServiceExtras: false, rayClusterUpgradeStrategy: false, idleTimeoutChecks: false,
     batchSchedulers: BATCH_SCHEDULERS_14,
+    incrementalUpgradeGateDefaultOn: false, workerGroupPriority: false, gcsStorageBackend: false, managedAutoscalerEnv: false,
+    alphaGatedFields: {}, historyServerCollector: false,
     operatorImage: 'quay.io/kuberay/operator:v1.4.2',
   },
   'v1.5.2': {
     version: 'v1.5.2', submissionModes: ['K8sJobMode', 'HTTPMode', 'InteractiveMode', 'SidecarMode'], deletionField: 'deletionStrategy',
-    rayServiceManagedBy: false, rayServiceSuspendSync: true, preRunningDeadline: false,
+    rayServiceManagedBy: false, rayServiceSuspendSync: true, rayServiceSuspend: false, preRunningDeadline: false,
     deletionGateDefaultOn: false, rayServiceUpgradeTypes: ['NewClusterWithIncrementalUpgrade', 'NewCluster', 'None'], refusesMinAboveMax: false,
     clusterSelectorNeedsClusterKey: true, autoscalerV2EnvNeedsAutoscaling: true,
     groupResourcesAndLabels: true, authOptions: 'token', rayServiceExtras: true, rayClusterUpgradeStrategy: false, idleTimeoutChecks: false,
     batchSchedulers: BATCH_SCHEDULERS_15,
+    incrementalUpgradeGateDefaultOn: false, workerGroupPriority: false, gcsStorageBackend: false, managedAutoscalerEnv: false,
+    alphaGatedFields: {}, historyServerCollector: false,
     operatorImage: 'quay.io/kuberay/operator:v1.5.2',
   },
   'v1.6.2': {
     version: 'v1.6.2', submissionModes: ['K8sJobMode', 'HTTPMode', 'InteractiveMode', 'SidecarMode'], deletionField: 'deletionStrategy',
-    rayServiceManagedBy: true, rayServiceSuspendSync: true, preRunningDeadline: true,
+    rayServiceManagedBy: true, rayServiceSuspendSync: true, rayServiceSuspend: false, preRunningDeadline: true,
     deletionGateDefaultOn: true, rayServiceUpgradeTypes: ['NewClusterWithIncrementalUpgrade', 'NewCluster', 'None'], refusesMinAboveMax: true,
     clusterSelectorNeedsClusterKey: true, autoscalerV2EnvNeedsAutoscaling: true,
     groupResourcesAndLabels: true, authOptions: 'token-k8s', rayServiceExtras: true, rayClusterUpgradeStrategy: true, idleTimeoutChecks: true,
     batchSchedulers: BATCH_SCHEDULERS_15,
+    incrementalUpgradeGateDefaultOn: false, workerGroupPriority: false, gcsStorageBackend: false, managedAutoscalerEnv: false,
+    alphaGatedFields: {}, historyServerCollector: false,
     operatorImage: 'quay.io/kuberay/operator:v1.6.2',
   },
+  // From the v1.7.0 tag's sources (the module proxy does not serve ray-operator v1.7.x, so nothing here builds or runs it).
+  'v1.7.0': {
+    version: 'v1.7.0', submissionModes: ['K8sJobMode', 'HTTPMode', 'InteractiveMode', 'SidecarMode'], deletionField: 'deletionStrategy',
+    rayServiceManagedBy: true, rayServiceSuspendSync: false, rayServiceSuspend: true, preRunningDeadline: true,
+    deletionGateDefaultOn: true, rayServiceUpgradeTypes: ['NewClusterWithIncrementalUpgrade', 'NewCluster', 'None'], refusesMinAboveMax: true,
+    clusterSelectorNeedsClusterKey: true, autoscalerV2EnvNeedsAutoscaling: true,
+    groupResourcesAndLabels: true, authOptions: 'token-k8s', rayServiceExtras: true, rayClusterUpgradeStrategy: true, idleTimeoutChecks: true,
+    incrementalUpgradeGateDefaultOn: true, workerGroupPriority: true, gcsStorageBackend: true, managedAutoscalerEnv: true,
+    alphaGatedFields: { historyServerOptions: 'RayClusterHistoryServer', networkPolicy: 'RayClusterNetworkPolicy', tlsOptions: 'RayClusterMTLS',
+      'gcsFaultToleranceOptions.backend': 'GCSFaultToleranceEmbeddedStorage' },
+    historyServerCollector: true, batchSchedulers: BATCH_SCHEDULERS_15,
+    notRunBecause: 'the Go module proxy does not serve github.com/ray-project/kuberay/ray-operator v1.7.x (403), so its operator and '
+      + 'validation oracle cannot be built here',
+    operatorImage: 'quay.io/kuberay/operator:v1.7.0',
+  },
 };
+
+/** The supported KubeRay versions that are built and run (operator, oracle, e2e); the others are modelled from their sources only. */
+export const RUN_KUBERAY_VERSIONS: readonly string[] = SUPPORTED_KUBERAY_VERSIONS.filter((v) => !KUBERAY[v].notRunBecause);
 
 /**
  * The first version of each feature, for "needs Kueue >= vX" messages. These are upstream release
@@ -374,6 +446,9 @@ export const FIRST_KUBERAY_VERSION = {
   preRunningDeadline: 'v1.6.0',
   /** clusterSelectorNeedsClusterKey, autoscalerV2EnvNeedsAutoscaling. */
   clusterSelectorClusterKey: 'v1.5.0',
+  rayServiceSuspend: 'v1.7.0',
+  workerGroupPriority: 'v1.7.0',
+  historyServer: 'v1.7.0',
 } as const;
 
 function normalize(v: string): string {
@@ -454,11 +529,15 @@ export interface PairVerdict {
 export function rayServicePair(kueue: KueueCapabilities, kubeRay: KubeRayCapabilities): PairVerdict {
   if (kueue.rayServiceQueueing === 'native') {
     if (!kubeRay.rayServiceSuspendSync) {
+      // KubeRay 1.7 moved a RayService's suspension to its top-level spec.suspend (kuberay#4841), which this Kueue does not set.
+      const why = kubeRay.rayServiceSuspend && !kueue.rayServiceTopLevelSuspend
+        ? `KubeRay ${kubeRay.version} applies only when it creates the RayCluster (it expects spec.suspend, which Kueue ${kueue.version} does `
+          + 'not set): after admission the cluster stays suspended with no head pod.'
+        : `KubeRay ${kubeRay.version} does not copy onto the running RayCluster: the cluster stays suspended with no head pod (kuberay#4686).`;
       return {
         status: 'broken',
-        reason: `Kueue ${kueue.version} queues a RayService through spec.rayClusterConfig.suspend, which KubeRay ${kubeRay.version} does not copy `
-          + 'onto the running RayCluster: the cluster stays suspended with no head pod (kuberay#4686). Use KubeRay v1.5.2 or v1.6.1+ (v1.6.2 '
-          + 'is the tested pair).',
+        reason: `Kueue ${kueue.version} queues a RayService through spec.rayClusterConfig.suspend, which ${why} Use KubeRay v1.5.2 or v1.6.1+ `
+          + '(v1.6.2 is the tested pair).',
       };
     }
     return { status: 'works', reason: `Kueue ${kueue.version} with KubeRay ${kubeRay.version} is an upstream-tested RayService pair.` };

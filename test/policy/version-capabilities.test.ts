@@ -3,8 +3,8 @@
  * kube_features.go starts at its {Version}: the table and the "needs >= vX" messages cannot drift apart.
  */
 import {
-  compareVersions, FIRST_KUBERAY_VERSION, FIRST_KUEUE_VERSION, kubeRayCapabilities, kueueCapabilities, SUPPORTED_KUBERAY_VERSIONS,
-  SUPPORTED_KUEUE_VERSIONS,
+  compareVersions, FIRST_KUBERAY_VERSION, FIRST_KUEUE_VERSION, kubeRayCapabilities, kueueCapabilities, rayServicePair, RUN_KUBERAY_VERSIONS,
+  SUPPORTED_KUBERAY_VERSIONS, SUPPORTED_KUEUE_VERSIONS,
 } from '../../src/policy/versions';
 
 const KUEUE_FROM: Array<[string, (v: string) => unknown, unknown, string]> = [
@@ -29,6 +29,11 @@ const KUBERAY_FROM: Array<[string, (v: string) => unknown, unknown, string]> = [
   ['rayServiceManagedBy', (v) => kubeRayCapabilities(v).rayServiceManagedBy, true, FIRST_KUBERAY_VERSION.rayServiceManagedBy],
   ['preRunningDeadline', (v) => kubeRayCapabilities(v).preRunningDeadline, true, FIRST_KUBERAY_VERSION.preRunningDeadline],
   ['deletionStrategy', (v) => kubeRayCapabilities(v).deletionField, 'deletionStrategy', FIRST_KUBERAY_VERSION.deletionStrategy],
+  ['rayServiceSuspend', (v) => kubeRayCapabilities(v).rayServiceSuspend, true, FIRST_KUBERAY_VERSION.rayServiceSuspend],
+  ['workerGroupPriority', (v) => kubeRayCapabilities(v).workerGroupPriority, true, FIRST_KUBERAY_VERSION.workerGroupPriority],
+  ['historyServerCollector', (v) => kubeRayCapabilities(v).historyServerCollector, true, FIRST_KUBERAY_VERSION.historyServer],
+  ['historyServerOptions gated', (v) => kubeRayCapabilities(v).alphaGatedFields.historyServerOptions, 'RayClusterHistoryServer',
+    FIRST_KUBERAY_VERSION.historyServer],
 ];
 
 describe.each(KUEUE_FROM)('Kueue capability %s', (_name, read, on, first) => {
@@ -47,5 +52,19 @@ test('only Kueue without any elastic path refuses autoscaling outright', () => {
   for (const v of SUPPORTED_KUEUE_VERSIONS) {
     const k = kueueCapabilities(v);
     expect(k.refusesAutoscaling).toBe(!k.elasticRayCluster && k.elasticRayJob === 'none');
+  }
+});
+
+test('KubeRay v1.7.0 is modelled, not run: the only version with a reason, and the RayService pairs its suspend change breaks', () => {
+  expect(RUN_KUBERAY_VERSIONS).toEqual(SUPPORTED_KUBERAY_VERSIONS.filter((v) => v !== 'v1.7.0'));
+  expect(kubeRayCapabilities('v1.7.0').notRunBecause).toMatch(/module proxy does not serve .*ray-operator v1\.7/);
+  // No pinned Kueue sets the top-level spec.suspend KubeRay 1.7 expects, so the native RayService path is broken on 1.7.0 ...
+  for (const k of SUPPORTED_KUEUE_VERSIONS) {
+    const kueue = kueueCapabilities(k);
+    expect(kueue.rayServiceTopLevelSuspend).toBe(false);
+    const verdict = rayServicePair(kueue, kubeRayCapabilities('v1.7.0'));
+    // ... and the RayCluster path works again: 1.7.0 keeps the cluster's own suspend, which older Kueue toggles.
+    expect(verdict.status).toBe(kueue.rayServiceQueueing === 'native' ? 'broken' : 'works');
+    if (verdict.status === 'broken') expect(verdict.reason).toMatch(/only when it creates the RayCluster .*spec\.suspend/);
   }
 });

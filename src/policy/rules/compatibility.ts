@@ -2,9 +2,10 @@
  * Version-pair rules: Kueue × KubeRay combinations known to break, and quota a version under-counts.
  */
 import { clusterSpecOf, RAY_JOB, RAY_SERVICE } from '../kinds';
-import { isQueued, usesAutoscaling } from '../ray-object';
+import { isQueued, isRecord, usesAutoscaling } from '../ray-object';
 import {
-  DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION, FIRST_KUEUE_VERSION, kubeRayCapabilities, rayServicePair, SUPPORTED_KUBERAY_VERSIONS,
+  DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION, FIRST_KUBERAY_VERSION, FIRST_KUEUE_VERSION, kubeRayCapabilities, rayServicePair,
+  SUPPORTED_KUBERAY_VERSIONS,
 } from '../versions';
 import { ALL_RAY_KINDS, defineRule, RuleRecord } from './rule';
 
@@ -47,7 +48,36 @@ export const underCountedQuota = defineRule({
         + 'above its admitted quota',
       `choose Kueue >= ${FIRST_KUEUE_VERSION.autoscalerAccounting}, or keep that headroom outside the ClusterQueue's nominal quota`);
   }
+  const history = clusterSpecOf(obj)?.spec.historyServerOptions;
+  if (ctx.kubeRay.historyServerCollector && isRecord(history?.collectorOptions) && !ctx.kueue.countsHistoryServerCollector) {
+    const res = history.collectorOptions.resources?.requests;
+    const requests = isRecord(res) ? Object.entries(res).map(([k, v]) => `${String(v)} ${k}`).join(' / ') : '50m CPU / 64Mi by default';
+    r.warn(`${clusterSpecOf(obj)?.path}.historyServerOptions.collectorOptions`,
+      `Kueue ${ctx.kueue.version} does not count the history-server collector container KubeRay ${ctx.kubeRay.version} adds to every head and `
+        + `worker pod (${requests} requests each): the pods run above their admitted quota`,
+      'keep that headroom per pod outside the ClusterQueue\'s nominal quota');
+  }
   return r.findings;
 });
 
-export const COMPATIBILITY_RULES: readonly RuleRecord[] = [rayServiceVersionPair, underCountedQuota];
+/**
+ * KubeRay 1.7's top-level RayService spec.suspend: unknown before (the API server drops it); on a queued RayService, a
+ * suspension Kueue does not see, since no pinned Kueue reads it (it suspends through spec.rayClusterConfig.suspend).
+ */
+export const rayServiceSuspend = defineRule({
+  name: 'rayServiceSuspend', source: 'version', kinds: ['RayService'],
+  description: 'RayService spec.suspend is used only on a KubeRay that has it, and a queued one is not stopped behind Kueue\'s back.',
+}, (r, obj, ctx) => {
+  if (!RAY_SERVICE.is(obj) || !isRecord(obj.spec) || obj.spec.suspend === undefined || obj.spec.suspend === null) return r.findings;
+  if (!ctx.kubeRay.rayServiceSuspend) {
+    r.error('spec.suspend', `KubeRay ${ctx.kubeRay.version} has no RayService spec.suspend: the API server drops it and the service keeps running`,
+      `remove spec.suspend, or choose KubeRay >= ${FIRST_KUBERAY_VERSION.rayServiceSuspend}`, 'kubernetes');
+  } else if (obj.spec.suspend === true && isQueued(obj, ctx.kueue) && !ctx.kueue.rayServiceTopLevelSuspend) {
+    r.warn('spec.suspend', `Kueue ${ctx.kueue.version} does not read RayService spec.suspend: KubeRay ${ctx.kubeRay.version} deletes the service's `
+      + 'RayClusters while Kueue keeps its Workload admitted, holding the quota', 'to give the quota back, deactivate the Workload '
+      + '(spec.active: false) or delete the RayService; Kueue itself suspends through spec.rayClusterConfig.suspend');
+  }
+  return r.findings;
+});
+
+export const COMPATIBILITY_RULES: readonly RuleRecord[] = [rayServiceVersionPair, underCountedQuota, rayServiceSuspend];

@@ -306,7 +306,7 @@ export const rayJobLifecycle = defineRule({
 /** RayService fields only KubeRay checks: the head service name, and the upgrade strategy type. */
 export const rayServiceSpec = defineRule({
   name: 'rayServiceSpec', source: 'kuberay-operator', kinds: ['RayService'],
-  description: 'RayService head service name and upgradeStrategy.type pass KubeRay\'s validation.',
+  description: 'RayService head service name, upgradeStrategy.type and clusterUpgradeOptions pass KubeRay\'s validation.',
 }, (r, obj, ctx) => {
   if (!RAY_SERVICE.is(obj) || !isRecord(obj.spec)) return r.findings;
   const name = obj.spec.rayClusterConfig?.headGroupSpec?.headService?.metadata?.name;
@@ -321,8 +321,41 @@ export const rayServiceSpec = defineRule({
       `use one of ${ctx.kubeRay.rayServiceUpgradeTypes.join(', ')}`);
   }
   if (ctx.kubeRay.rayServiceExtras) rayServiceExtras(r, obj);
+  if (ctx.kubeRay.incrementalUpgradeGateDefaultOn && type === 'NewClusterWithIncrementalUpgrade') clusterUpgradeOptions(r, obj);
   return r.findings;
 });
+
+/**
+ * A NewClusterWithIncrementalUpgrade RayService's clusterUpgradeOptions, as ValidateClusterUpgradeOptions checks them where
+ * the RayServiceIncrementalUpgrade gate is on by default (KubeRay 1.7).
+ */
+function clusterUpgradeOptions(r: Reporter, obj: any): void {
+  if (obj.spec.rayClusterConfig?.enableInTreeAutoscaling !== true) {
+    r.error('spec.rayClusterConfig.enableInTreeAutoscaling',
+      'upgradeStrategy.type NewClusterWithIncrementalUpgrade needs the Ray autoscaler (KubeRay)',
+      'set enableInTreeAutoscaling: true, or use upgradeStrategy.type NewCluster');
+    return;
+  }
+  const o = obj.spec.upgradeStrategy.clusterUpgradeOptions;
+  const at = 'spec.upgradeStrategy.clusterUpgradeOptions';
+  if (!isRecord(o)) {
+    r.error(at, 'upgradeStrategy.type NewClusterWithIncrementalUpgrade needs clusterUpgradeOptions (KubeRay)',
+      'set clusterUpgradeOptions: gatewayClassName, stepSizePercent, intervalSeconds (and maxSurgePercent, default 100)');
+    return;
+  }
+  const percent = (v: unknown) => typeof v === 'number' && v >= 0 && v <= 100;
+  // The CRD defaults maxSurgePercent to 100.
+  const surge = o.maxSurgePercent ?? 100;
+  if (!percent(surge)) r.error(`${at}.maxSurgePercent`, `must be between 0 and 100, not ${shown(surge)} (KubeRay)`, 'use a percentage');
+  else if (!percent(o.stepSizePercent)) r.error(`${at}.stepSizePercent`, `must be between 0 and 100, not ${shown(o.stepSizePercent)} (KubeRay)`,
+    'use a percentage');
+  else if (o.stepSizePercent > surge) r.error(`${at}.stepSizePercent`, `${o.stepSizePercent} is above maxSurgePercent ${surge} (KubeRay)`,
+    'use a stepSizePercent of at most maxSurgePercent');
+  else if (typeof o.intervalSeconds !== 'number' || o.intervalSeconds <= 0) r.error(`${at}.intervalSeconds`,
+    `must be greater than 0, not ${shown(o.intervalSeconds)} (KubeRay)`, 'set the seconds between traffic steps');
+  else if (typeof o.gatewayClassName !== 'string' || o.gatewayClassName === '') r.error(`${at}.gatewayClassName`,
+    'NewClusterWithIncrementalUpgrade needs gatewayClassName (KubeRay)', 'name the Gateway API GatewayClass');
+}
 
 /** autoscalerOptions.idleTimeoutSeconds and a worker group's idleTimeoutSeconds (v2 only), as KubeRay 1.6 checks them. */
 function idleTimeouts(r: Reporter, cs: { spec: any; path: string }, obj: any, v2: boolean): void {
@@ -372,6 +405,12 @@ export const autoscalerConstraints = defineRule({
       'set enableInTreeAutoscaling: true, or remove the env');
   }
   if (ctx.kubeRay.idleTimeoutChecks) idleTimeouts(r, cs, obj, v2 || envValue === '1' || envValue === 'true');
+  // Checked whether or not autoscaling is on (ValidateRayClusterSpec, KubeRay 1.7).
+  const autoscalerEnv = listOf(cs.spec.autoscalerOptions?.env);
+  if (ctx.kubeRay.managedAutoscalerEnv && autoscalerEnv.some((e: any) => e?.name === 'KUBERAY_GEN_AUTOSCALER_START_CMD')) {
+    r.error(`${cs.path}.autoscalerOptions.env`, 'KUBERAY_GEN_AUTOSCALER_START_CMD is set by KubeRay in the autoscaler container (autoscalerOptions.args '
+      + 'may reference it)', 'remove KUBERAY_GEN_AUTOSCALER_START_CMD from autoscalerOptions.env');
+  }
   workerGroupsOf(obj).forEach((g, i) => {
     if (g?.suspend !== true) return;
     const at = `${cs.path}.workerGroupSpecs[${i}].suspend`;
