@@ -156,3 +156,25 @@ export function sitesAt(source: UpstreamSource, version: string): { sites?: Site
   return { sites: source.files.filter((f) => fs.existsSync(path.join(dir, f)))
     .flatMap((f) => sitesOfGo(f, fs.readFileSync(path.join(dir, f), 'utf8'))) };
 }
+
+/** The module's folder inside KubeRay's repository (the module path below the repository's). */
+const KUBERAY_MODULE_DIR = 'ray-operator';
+
+/**
+ * The KubeRay sites of a tag the module proxy does not serve (a modelled-only version), read from a git directory holding
+ * KubeRay's history: $KUBERAY_GIT_DIR (a clone's .git, or a bare mirror). `why` when it is unset or lacks the tag.
+ */
+export function kubeRaySitesFromGit(version: string, gitDir = process.env.KUBERAY_GIT_DIR): { sites?: Site[]; why?: string } {
+  if (!gitDir) return { why: 'KUBERAY_GIT_DIR is not set (a git directory of ray-project/kuberay holding the tag)' };
+  const show = (f: string) => {
+    try {
+      return execFileSync('git', ['--git-dir', gitDir, 'show', `${version}:${KUBERAY_MODULE_DIR}/${f}`],
+        { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 });
+    } catch {
+      return undefined;
+    }
+  };
+  const files = KUBERAY_SOURCE.files.map((f) => [f, show(f)] as const).filter(([, text]) => text !== undefined);
+  if (!files.length) return { why: `KUBERAY_GIT_DIR=${gitDir} has no ${version}:${KUBERAY_MODULE_DIR}/${KUBERAY_SOURCE.files[0]}` };
+  return { sites: files.flatMap(([f, text]) => sitesOfGo(f, text!)) };
+}

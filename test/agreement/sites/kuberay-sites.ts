@@ -35,6 +35,146 @@ const legacy = (onSuccess: unknown, onFailure: unknown, spec: Record<string, unk
   { shutdownAfterJobFinishes: false, deletionStrategy: { onSuccess, onFailure }, ...spec });
 const selector = { clusterSelector: { 'ray.io/cluster': 'existing' }, rayClusterSpec: undefined };
 
+const upgradeGate = { RayServiceIncrementalUpgrade: true };
+const incremental = (options: unknown, autoscaling = true) => rayService('service', { upgradeStrategy: { type: 'NewClusterWithIncrementalUpgrade',
+  clusterUpgradeOptions: options } }, { enableInTreeAutoscaling: autoscaling });
+const upgradeOptions = { gatewayClassName: 'istio', stepSizePercent: 10, intervalSeconds: 30, maxSurgePercent: 50 };
+const UPGRADE_OPTION_SITES: readonly SiteMapping[] = [
+  { match: /ValidateClusterUpgradeOptions: .*Ray Autoscaler is required/, rule: 'rayServiceSpec', gates: upgradeGate,
+    mutant: () => incremental(upgradeOptions, false) },
+  { match: /ValidateClusterUpgradeOptions: .*ClusterUpgradeOptions are required/, rule: 'rayServiceSpec', gates: upgradeGate,
+    mutant: () => incremental(undefined) },
+  { match: /ValidateClusterUpgradeOptions: .*maxSurgePercent must be between/, rule: 'rayServiceSpec', gates: upgradeGate,
+    mutant: () => incremental({ ...upgradeOptions, maxSurgePercent: 101 }) },
+  { match: /ValidateClusterUpgradeOptions: .*stepSizePercent must be between/, rule: 'rayServiceSpec', gates: upgradeGate,
+    mutant: () => incremental({ ...upgradeOptions, stepSizePercent: -1 }) },
+  { match: /ValidateClusterUpgradeOptions: .*stepSizePercent must be less than or equal to maxSurgePercent/, rule: 'rayServiceSpec',
+    gates: upgradeGate, mutant: () => incremental({ ...upgradeOptions, stepSizePercent: 60 }) },
+  { match: /ValidateClusterUpgradeOptions: .*intervalSeconds must be greater than 0/, rule: 'rayServiceSpec', gates: upgradeGate,
+    mutant: () => incremental({ ...upgradeOptions, intervalSeconds: 0 }) },
+  { match: /ValidateClusterUpgradeOptions: .*gatewayClassName is required/, rule: 'rayServiceSpec', gates: upgradeGate,
+    mutant: () => incremental({ ...upgradeOptions, gatewayClassName: '' }) },
+];
+
+/** A head with extra container or pod settings. */
+const headWith = (container: Record<string, unknown>, pod: Record<string, unknown> = {}) => head({ template: { spec: {
+  containers: [{ name: 'ray-head', image: 'rayproject/ray:2.52.0', ...container }], ...pod } } });
+const workerWith = (name: string, container: Record<string, unknown>) => worker(name, { template: { spec: { containers: [{ name, image: 'x',
+  ...container }] } } });
+const s3 = [{ name: 'STORAGE_BACKEND', value: 'S3' }, { name: 'S3_REGION', value: 'us-east-1' }];
+const collector = (options: Record<string, unknown>, extra: Record<string, unknown> = {}) => rayCluster('cluster', {
+  historyServerOptions: { collectorOptions: { image: 'collector', ...options } }, ...extra });
+const historyGate = { RayClusterHistoryServer: true };
+const rocksdb = (options: Record<string, unknown>, extra: Record<string, unknown> = {}) => rayCluster('cluster', {
+  gcsFaultToleranceOptions: { backend: 'rocksdb', ...options }, ...extra });
+const rocksdbGate = { GCSFaultToleranceEmbeddedStorage: true };
+const np = (policy: Record<string, unknown>, extra: Record<string, unknown> = {}) => rayCluster('cluster', { networkPolicy: policy, ...extra });
+const npGate = { RayClusterNetworkPolicy: true };
+const tls = (extra: Record<string, unknown>) => rayCluster('cluster', { tlsOptions: { enabled: true }, ...extra });
+const tlsGate = { RayClusterMTLS: true };
+const tlsMount = { volumeMounts: [{ name: 'ray-tls', mountPath: '/certs' }] };
+const prio = (cluster: Record<string, unknown>) => rayCluster('cluster', { workerGroupSpecs: [worker('small', { priority: 1 })], ...cluster });
+
+/** KubeRay 1.7's new sites. Those behind an alpha gate (off by default) name it: KubeRay refuses the field at the gate first. */
+const KUBERAY_17_SITES: readonly SiteMapping[] = [
+  { match: /ValidateRayClusterSpec: .*autoscalerOptions.env must not contain/, rule: 'autoscalerConstraints',
+    mutant: () => rayCluster('cluster', { autoscalerOptions: { env: [{ name: 'KUBERAY_GEN_AUTOSCALER_START_CMD', value: 'x' }] } }) },
+  { match: /validateWorkerGroupPriority: .*RayVersion was not specified/, rule: 'kubeRayClusterFeatures',
+    mutant: () => prio({ rayVersion: undefined }) },
+  { match: /validateWorkerGroupPriority: .*RayVersion format is invalid/, rule: 'kubeRayClusterFeatures', mutant: () => prio({ rayVersion: 'latest' }) },
+  { match: /validateWorkerGroupPriority: .*minimum Ray version is 2.56.0/, rule: 'kubeRayClusterFeatures', mutant: () => prio({}) },
+  { match: /validateWorkerGroupPriority: .*autoscaler v2 is not enabled/, rule: 'kubeRayClusterFeatures', mutant: () => prio({ rayVersion: '2.56.0' }) },
+  // History server (RayClusterHistoryServer, alpha)
+  { match: /ValidateRayClusterSpec: .*RayClusterHistoryServer feature gate is not enabled/, rule: 'kubeRayAlphaGates', warns: true,
+    mutant: () => collector({ env: s3 }) },
+  { match: /ValidateRayClusterSpec: .*historyServerOptions.collectorOptions must be set/, rule: 'kubeRayClusterFeatures', gates: historyGate,
+    mutant: () => rayCluster('cluster', { historyServerOptions: {} }) },
+  { match: /ValidateRayClusterSpec: .*head pod template must not define a container with name/, rule: 'kubeRayClusterFeatures', gates: historyGate,
+    mutant: () => collector({ env: s3 }, { headGroupSpec: headWith({ name: 'ray-history-collector' }) }) },
+  { match: /ValidateRayClusterSpec: .*worker group %s pod template must not define a container/, rule: 'kubeRayClusterFeatures',
+    gates: historyGate, mutant: () => collector({ env: s3 }, { workerGroupSpecs: [workerWith('ray-history-collector', {})] }) },
+  { match: /validateCollectorOptions: .*collectorOptions.image must be set/, rule: 'kubeRayClusterFeatures', gates: historyGate,
+    mutant: () => collector({ image: '', env: s3 }) },
+  { match: /validateCollectorOptions: .*collectorOptions.env must not contain/, rule: 'kubeRayClusterFeatures', gates: historyGate,
+    mutant: () => collector({ env: [...s3, { name: 'POD_IP', value: 'x' }] }) },
+  { match: /validateCollectorOptions: .*must be set with a literal string value/, rule: 'kubeRayClusterFeatures', gates: historyGate,
+    mutant: () => collector({ env: [] }) },
+  { match: /validateCollectorOptions: .*must be set when %s is GCS/, rule: 'kubeRayClusterFeatures', gates: historyGate,
+    mutant: () => collector({ env: [{ name: 'STORAGE_BACKEND', value: 'GCS' }] }) },
+  { match: /validateCollectorOptions: .*must be set when %s is S3/, rule: 'kubeRayClusterFeatures', gates: historyGate,
+    mutant: () => collector({ env: [s3[0]] }) },
+  { match: /validateCollectorOptions: .*AZUREBLOB and %s is connection_string/, rule: 'kubeRayClusterFeatures', gates: historyGate,
+    mutant: () => collector({ env: [{ name: 'STORAGE_BACKEND', value: 'AZUREBLOB' }, { name: 'AZURE_STORAGE_AUTH_MODE', value: 'connection_string' }] }) },
+  { match: /validateCollectorOptions: .*AZUREBLOB and %s is %s"/, rule: 'kubeRayClusterFeatures', gates: historyGate,
+    mutant: () => collector({ env: [{ name: 'STORAGE_BACKEND', value: 'AZUREBLOB' }, { name: 'AZURE_STORAGE_AUTH_MODE', value: 'default' }] }) },
+  { match: /validateCollectorOptions: .*either %s or %s environment variable must be set when %s is AZUREBLOB/, rule: 'kubeRayClusterFeatures',
+    gates: historyGate, mutant: () => collector({ env: [{ name: 'STORAGE_BACKEND', value: 'azureblob' }] }) },
+  { match: /validateCollectorOptions: .*ALIYUN_BUCKET, STORAGE_BACKEND/, rule: 'kubeRayClusterFeatures', gates: historyGate,
+    mutant: () => collector({ env: [{ name: 'STORAGE_BACKEND', value: 'ALIYUNOSS' }] }) },
+  { match: /validateCollectorOptions: .*ALIYUN_ENDPOINT, STORAGE_BACKEND/, rule: 'kubeRayClusterFeatures', gates: historyGate,
+    mutant: () => collector({ env: [{ name: 'STORAGE_BACKEND', value: 'ALIYUNOSS' }, { name: 'OSS_BUCKET', value: 'b' }] }) },
+  { match: /validateCollectorOptions: .*ALIYUN_REGION, STORAGE_BACKEND/, rule: 'kubeRayClusterFeatures', gates: historyGate,
+    mutant: () => collector({ env: [{ name: 'STORAGE_BACKEND', value: 'ALIYUNOSS' }, { name: 'OSS_BUCKET', value: 'b' },
+      { name: 'OSS_ENDPOINT', value: 'e' }] }) },
+  // GCS fault tolerance storage backend (the embedded RocksDB store: GCSFaultToleranceEmbeddedStorage, alpha)
+  { match: /validateGcsFaultToleranceBackend: .*embedded RocksDB GCS fault tolerance backend .* requires the %s feature gate/,
+    rule: 'kubeRayAlphaGates', warns: true, mutant: () => rocksdb({}) },
+  { match: /validateGcsFaultToleranceBackend: .*RedisAddress when backend is 'rocksdb'/, rule: 'kubeRayClusterFeatures', gates: rocksdbGate,
+    mutant: () => rocksdb({ redisAddress: 'redis:6379' }) },
+  { match: /validateGcsFaultToleranceBackend: .*RedisUsername when backend is 'rocksdb'/, rule: 'kubeRayClusterFeatures', gates: rocksdbGate,
+    mutant: () => rocksdb({ redisUsername: { value: 'u' } }) },
+  { match: /validateGcsFaultToleranceBackend: .*RedisPassword when backend is 'rocksdb'/, rule: 'kubeRayClusterFeatures', gates: rocksdbGate,
+    mutant: () => rocksdb({ redisPassword: { value: 'p' } }) },
+  { match: /validateGcsFaultToleranceBackend: .*ExternalStorageNamespace when backend is 'rocksdb'/, rule: 'kubeRayClusterFeatures',
+    gates: rocksdbGate, mutant: () => rocksdb({ externalStorageNamespace: 'ns' }) },
+  { match: /validateGcsFaultToleranceBackend: .*Storage.ClaimName is mutually exclusive/, rule: 'kubeRayClusterFeatures', gates: rocksdbGate,
+    mutant: () => rocksdb({ storage: { claimName: 'pvc', size: '1Gi' } }) },
+  { match: /validateGcsFaultToleranceBackend: .*cannot set `%s` or `%s` env var in head Pod/, rule: 'kubeRayClusterFeatures', gates: rocksdbGate,
+    mutant: () => rocksdb({}, { headGroupSpec: headWith({ env: [{ name: 'RAY_gcs_storage', value: 'rocksdb' }] }) }) },
+  { match: /validateGcsFaultToleranceBackend: .*volume mount named %q or mounted at %s/, rule: 'kubeRayClusterFeatures', gates: rocksdbGate,
+    mutant: () => rocksdb({}, { headGroupSpec: headWith({ volumeMounts: [{ name: 'data', mountPath: '/data/gcs' }] }) }) },
+  { match: /validateGcsFaultToleranceBackend: .*cannot set a volume named %q in the head Pod/, rule: 'kubeRayClusterFeatures', gates: rocksdbGate,
+    mutant: () => rocksdb({}, { headGroupSpec: headWith({}, { volumes: [{ name: 'gcs-storage', emptyDir: {} }] }) }) },
+  { match: /validateGcsFaultToleranceBackend: .*Storage when backend is 'redis'/, rule: 'kubeRayClusterFeatures',
+    mutant: () => rayCluster('cluster', { gcsFaultToleranceOptions: { redisAddress: 'redis:6379', storage: { size: '1Gi' } } }) },
+  // NetworkPolicy (RayClusterNetworkPolicy, alpha)
+  { match: /ValidateRayClusterSpec: .*spec.networkPolicy requires the RayClusterNetworkPolicy feature gate/, rule: 'kubeRayAlphaGates',
+    warns: true, mutant: () => np({}) },
+  { match: /validateNetworkPolicy: .*networkPolicy.head.ingressRules cannot be set/, rule: 'kubeRayClusterFeatures', gates: npGate,
+    mutant: () => np({ mode: 'DenyAllEgress', head: { ingressRules: [{}] } }) },
+  { match: /validateNetworkPolicy: .*networkPolicy.head.egressRules cannot be set/, rule: 'kubeRayClusterFeatures', gates: npGate,
+    mutant: () => np({ mode: 'DenyAllIngress', head: { egressRules: [{}] } }) },
+  { match: /validateNetworkPolicy: .*networkPolicy.worker.ingressRules cannot be set/, rule: 'kubeRayClusterFeatures', gates: npGate,
+    mutant: () => np({ mode: 'DenyAllEgress', worker: { ingressRules: [{}] } }) },
+  { match: /validateNetworkPolicy: .*networkPolicy.worker.egressRules cannot be set/, rule: 'kubeRayClusterFeatures', gates: npGate,
+    mutant: () => np({ mode: 'DenyAllIngress', worker: { egressRules: [{}] } }) },
+  { match: /validateNetworkPolicy: .*must be a valid DNS1123 label when networkPolicy is enabled/, rule: 'kubeRayClusterFeatures', gates: npGate,
+    mutant: () => np({}, { workerGroupSpecs: [worker('Small')] }) },
+  { match: /validateNetworkPolicy: .*workerGroups\[%q\].ingressRules cannot be set/, rule: 'kubeRayClusterFeatures', gates: npGate,
+    mutant: () => np({ mode: 'DenyAllEgress', workerGroups: [{ groupName: 'small', ingressRules: [{}] }] }) },
+  { match: /validateNetworkPolicy: .*workerGroups\[%q\].egressRules cannot be set/, rule: 'kubeRayClusterFeatures', gates: npGate,
+    mutant: () => np({ mode: 'DenyAllIngress', workerGroups: [{ groupName: 'small', egressRules: [{}] }] }) },
+  { match: /validateNetworkPolicy: .*does not match any group name/, rule: 'kubeRayClusterFeatures', gates: npGate,
+    mutant: () => np({ workerGroups: [{ groupName: 'gpu' }] }) },
+  // mTLS (RayClusterMTLS, alpha)
+  { match: /ValidateRayClusterSpec: .*spec.tlsOptions requires the RayClusterMTLS feature gate/, rule: 'kubeRayAlphaGates', warns: true,
+    mutant: () => tls({}) },
+  { match: /validateTLSOptions: .*environment variable in head Pod when tlsOptions is set/, rule: 'kubeRayClusterFeatures', gates: tlsGate,
+    mutant: () => tls({ headGroupSpec: headWith({ env: [{ name: 'RAY_USE_TLS', value: '1' }] }) }) },
+  { match: /validateTLSOptions: .*environment variable in worker group %q when tlsOptions/, rule: 'kubeRayClusterFeatures', gates: tlsGate,
+    mutant: () => tls({ workerGroupSpecs: [workerWith('small', { env: [{ name: 'RAY_TLS_CA_CERT', value: 'x' }] })] }) },
+  { match: /validateTLSOptions: .*environment variable in autoscalerOptions.env when tlsOptions/, rule: 'kubeRayClusterFeatures', gates: tlsGate,
+    mutant: () => tls({ autoscalerOptions: { env: [{ name: 'RAY_TLS_SERVER_KEY', value: 'x' }] } }) },
+  { match: /validateTLSOptions: .*volume mount named %q in autoscalerOptions.volumeMounts/, rule: 'kubeRayClusterFeatures', gates: tlsGate,
+    mutant: () => tls({ autoscalerOptions: tlsMount }) },
+  { match: /validateTLSOptions: .*volume mount at path %q in autoscalerOptions.volumeMounts/, rule: 'kubeRayClusterFeatures', gates: tlsGate,
+    mutant: () => tls({ autoscalerOptions: { volumeMounts: [{ name: 'certs', mountPath: '/etc/ray/tls' }] } }) },
+  { match: /validateNoConflictingTLSVolumeMount: .*volume mount named %q in %s/, rule: 'kubeRayClusterFeatures', gates: tlsGate,
+    mutant: () => tls({ headGroupSpec: headWith(tlsMount) }) },
+  { match: /validateNoConflictingTLSVolumeMount: .*volume mount at path %q in %s/, rule: 'kubeRayClusterFeatures', gates: tlsGate,
+    mutant: () => tls({ workerGroupSpecs: [workerWith('small', { volumeMounts: [{ name: 'certs', mountPath: '/etc/ray/tls' }] })] }) },
+];
+
 export const KUBERAY_SITES: readonly SiteMapping[] = [
   // ---- RayCluster
   { match: /ValidateRayClusterStatus:/, na: 'checks the status conditions KubeRay itself writes, not the user\'s spec' },
@@ -258,9 +398,10 @@ export const KUBERAY_SITES: readonly SiteMapping[] = [
     mutant: () => rayService('service', { upgradeStrategy: { type: 'Rolling' } }) },
   { match: /ValidateRayServiceSpec: .*RayClusterDeletionDelaySeconds should be a non-negative integer/, rule: 'rayServiceSpec',
     mutant: () => rayService('service', { rayClusterDeletionDelaySeconds: -1 }) },
-  { match: /ValidateClusterUpgradeOptions:/,
-    na: 'reached only with the operator\'s alpha RayServiceIncrementalUpgrade gate on (off by default in every pinned version); the policy '
-      + 'assumes the default gates, under which KubeRay never runs these checks' },
+  // Reached only with RayServiceIncrementalUpgrade on: alpha and off by default before 1.7, beta and on in 1.7.
+  ...UPGRADE_OPTION_SITES,
+
+  ...KUBERAY_17_SITES,
 
   // ---- RayCronJob: a kind this library does not queue
   { match: /ValidateRayCronJobSpec:/, na: 'RayCronJob: Kueue queues no RayCronJob, and neither does this library (check reads it as another kind)' },

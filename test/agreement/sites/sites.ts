@@ -2,8 +2,8 @@
  * The site table: every upstream refusal site (enumerate.ts) of every pinned version, with what covers
  * it (kuberay-sites.ts). `siteTable()` renders docs/upstream-sites.md; the test keeps that file current.
  */
-import { SUPPORTED_KUBERAY_VERSIONS, SUPPORTED_KUEUE_VERSIONS } from '../../../src/policy/versions';
-import { KUBERAY_SOURCE, KUEUE_SOURCE, Site, sitesAt, UpstreamSource } from './enumerate';
+import { kubeRayCapabilities, SUPPORTED_KUBERAY_VERSIONS, SUPPORTED_KUEUE_VERSIONS } from '../../../src/policy/versions';
+import { KUBERAY_SOURCE, KUEUE_SOURCE, kubeRaySitesFromGit, Site, sitesAt, UpstreamSource } from './enumerate';
 
 /** What both mappings share: the site's matcher and what covers it. */
 export interface Covered {
@@ -38,8 +38,10 @@ export function mappingsOf<M extends Covered>(site: Site, table: readonly M[]): 
   return table.filter((m) => m.match.test(`${site.func}: ${site.call}`));
 }
 
+/** A modelled-only KubeRay version (not served by the module proxy) is read from $KUBERAY_GIT_DIR instead. */
 export function kubeRaySites(): VersionSites[] {
-  return SUPPORTED_KUBERAY_VERSIONS.map((version) => ({ version, ...sitesAt(KUBERAY_SOURCE, version) }));
+  return SUPPORTED_KUBERAY_VERSIONS.map((version) => ({ version,
+    ...(kubeRayCapabilities(version).notRunBecause ? kubeRaySitesFromGit(version) : sitesAt(KUBERAY_SOURCE, version)) }));
 }
 
 export function kueueSites(): VersionSites[] {
@@ -74,11 +76,52 @@ export function siteTable(title: string, source: UpstreamSource, versions: reado
   for (const { site, in: present } of rows.values()) {
     const m = mappingsOf(site, table)[0];
     counts[m?.rule ? 'rule' : m?.schema ? 'schema' : m?.na ? 'na' : m?.todo ? 'todo' : 'none']++;
-    const call = site.call.length > 160 ? `${site.call.slice(0, 157)}...` : site.call;
-    out.push(`| \`${site.file.split('/').pop()}\` ${site.func}: \`\` ${call.replace(/\|/g, '\\|')} \`\` | ${read.map((v) => (present.has(v.version) ? '✓' : ''))
+    out.push(`| \`${site.file.split('/').pop()}\` ${site.func}: \`\` ${callCell(site.call)} \`\` | ${read.map((v) => (present.has(v.version) ? '✓' : ''))
       .join(' | ')} | ${coverage(m).replace(/\|/g, '\\|')} |`);
   }
   out.push('', `${rows.size} sites: ${counts.rule} by a policy rule, ${counts.schema} by the CRD schema, ${counts.na} not applicable, `
     + `${counts.todo} not covered yet, ${counts.none} not mapped.`, '');
   return out.join('\n');
+}
+
+/** The table cell of a site's call (the form siteTable writes). */
+const callCell = (call: string) => (call.length > 160 ? `${call.slice(0, 157)}...` : call).replace(/\|/g, '\\|');
+
+/**
+ * The sites of one version's column of a committed table (a version whose sources cannot be read here): each row with ✓ in
+ * that column, its call as the cell shows it (long calls are cut at 160 characters, enough for every mapping's match).
+ */
+export function committedSites(markdown: string, title: string, version: string): Site[] {
+  const section = markdown.split(/^## /m).find((x) => x.startsWith(`${title}\n`)) ?? '';
+  const lines = section.split('\n').filter((l) => l.startsWith('| '));
+  const col = (lines[0] ?? '').split(' | ').findIndex((c) => c.trim() === version);
+  if (col < 0) return [];
+  const out: Site[] = [];
+  for (const line of lines.slice(1)) {
+    const m = /^\| `([^`]+)` (\w+|\(top level\)): `` (.*) `` \| (.*) \|$/.exec(line);
+    if (!m) continue;
+    const cells = m[4].split(' | ');
+    if (cells[col - 1] !== '✓') continue;
+    const call = m[3].replace(/\\\|/g, '|');
+    const file = KUBERAY_SOURCE.files.find((f) => f.endsWith(`/${m[1]}`)) ?? m[1];
+    out.push({ key: `${file}#${m[2]}: ${call}`, file, func: m[2], call, line: 0 });
+  }
+  return out;
+}
+
+/** A rendered table without some versions' columns (and rows only they had, the figures line, the unreadable notes): the rest compared alone. */
+export function withoutColumns(markdown: string, drop: readonly string[]): string {
+  let dropIdx: number[] = [];
+  return markdown.split('\n').flatMap((line) => {
+    if (/^\d+ sites: /.test(line) || drop.some((v) => line.startsWith(`- ${v}: `))) return [];
+    if (line.startsWith('| site | ')) dropIdx = line.split(' | ').map((c, i) => (drop.includes(c.trim()) ? i : -1)).filter((i) => i >= 0);
+    else if (!line.startsWith('|')) dropIdx = [];
+    if (!line.startsWith('|') || !dropIdx.length) return [line];
+    if (line.startsWith('|---')) return [line.slice(0, line.length - 4 * dropIdx.length)];
+    const cells = line.split(' | ');
+    const kept = cells.filter((_, i) => !dropIdx.includes(i));
+    // A site row present only in the dropped columns has no ✓ left.
+    if (line.startsWith('| `') && !kept.slice(1, -1).includes('✓')) return [];
+    return [kept.join(' | ')];
+  }).join('\n').replace(/\n{3,}/g, '\n\n');
 }
