@@ -58,7 +58,8 @@ Versions and Kueue's ElasticJobsViaWorkloadSlices gate come from the flags, else
 KubeRay install in the files (the versions its cdk8s-kueue-ray.io/*-version annotations record; files
 recording two versions are an error unless a flag says which), else (--kubeconfig) from the cluster's kueue-system/kueue-controller-manager,
 else ${DEFAULT_KUEUE_VERSION} / ${DEFAULT_KUBERAY_VERSION} with the gate unknown. Modelled versions: Kueue ${SUPPORTED_KUEUE_VERSIONS.join(', ')};
-KubeRay ${SUPPORTED_KUBERAY_VERSIONS.join(', ')}; another patch of a modelled minor (with or without the v)
+KubeRay ${SUPPORTED_KUBERAY_VERSIONS.map((v) => (kubeRayCapabilities(v).notRunBecause ? `${v} (modelled, not run)` : v)).join(', ')};
+another patch of a modelled minor (with or without the v)
 runs as the closest modelled patch below it, with a note.
 Each Ray object is first judged against its CRD as the API server would (defaults filled in, then types,
 enums, minimums, patterns, required fields, CEL rules, and unknown fields, which kubectl's strict field

@@ -158,7 +158,8 @@ describe.each(versions.filter((v) => modelledOnly(v.version)).map((v) => [v.vers
       checked++;
       const findings = evaluateRayObject(JSON.parse(JSON.stringify(m.mutant(version))), ctx);
       if (!findings.some((f) => f.severity === (m.warns ? 'warning' : 'error') && f.rule === m.rule)) {
-        failures.push(`${site.func}: ${site.call.slice(0, 120)}\n    rule ${m.rule} does not ${m.warns ? 'warn about' : 'refuse'} the mutant; the policy `
+        failures.push(`${site.func}: ${site.call.slice(0, 120)}\n    rule ${m.rule} does not ${m.warns ? 'warn about' : 'refuse'} the mutant; `
+          + 'the policy '
           + `says: ${findings.map((f) => `${f.severity} [${f.rule}] ${f.field}: ${f.message}`).join('; ') || 'nothing'}`);
       }
     }

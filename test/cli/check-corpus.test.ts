@@ -16,7 +16,9 @@ import { parseAllDocuments, stringify } from 'yaml';
 import { vendorDir } from '../../scripts/vendor-dir';
 import { runCheck } from '../../src/cli/check';
 import { CheckFinding } from '../../src/cli/check-report';
-import { DEFAULT_KUEUE_VERSION, kubeRayCapabilities, RUN_KUBERAY_VERSIONS, SUPPORTED_KUBERAY_VERSIONS, SUPPORTED_KUEUE_VERSIONS } from '../../src/policy/versions';
+import {
+  DEFAULT_KUEUE_VERSION, kubeRayCapabilities, RUN_KUBERAY_VERSIONS, SUPPORTED_KUBERAY_VERSIONS, SUPPORTED_KUEUE_VERSIONS,
+} from '../../src/policy/versions';
 import { applyDefaults, crdSchemaOf } from '../../src/policy/schema/structural';
 import { ALLOWED_DIFFERENCES } from '../agreement/allow-list';
 import { KubeRayOracle, oracleBinary, oracleBuildCommand, oracleBuilt } from '../agreement/support/kuberay-oracle';
@@ -183,10 +185,12 @@ if (missing.length) {
 // No oracle is needed: the judge is the version's own samples, which must pass whole.
 describe.each(SUPPORTED_KUBERAY_VERSIONS.filter((v) => kubeRayCapabilities(v).notRunBecause).filter((v) => CORPORA.includes(v)).map((v) => [v]))(
   'KubeRay %s (modelled, not run)', (kubeRay) => {
-    test.each([...SUPPORTED_KUEUE_VERSIONS])('with Kueue %s its own samples have no error, and the alpha-gated samples name their gate', async (kueue) => {
-      const report = await runCheck({ files: [corpus(kubeRay)], kueueVersion: kueue, kubeRayVersion: kubeRay, crdDirs: [crdDir(kubeRay)], output: 'json' });
+    test.each([...SUPPORTED_KUEUE_VERSIONS])('with Kueue %s its samples have no error; alpha-gated ones name their gate', async (kueue) => {
+      const report = await runCheck({ files: [corpus(kubeRay)], kueueVersion: kueue, kubeRayVersion: kubeRay, crdDirs: [crdDir(kubeRay)],
+        output: 'json' });
       expect(report.context.crdSchemaFrom).toBe('crd-dir');
-      expect(report.findings.filter((f) => f.severity === 'error').map((f) => `${path.basename(f.location.file)} ${f.object}: ${f.field}: ${f.message}`))
+      const errors = report.findings.filter((f) => f.severity === 'error');
+      expect(errors.map((f) => `${path.basename(f.location.file)} ${f.object}: ${f.field}: ${f.message}`))
         .toEqual([]);
       expect(report.summary.objects).toBeGreaterThan(80);
       const gates = report.findings.filter((f) => f.rule === 'kubeRayAlphaGates').map((f) => path.basename(f.location.file)).sort();

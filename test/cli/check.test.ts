@@ -352,7 +352,7 @@ describe('usage', () => {
     [[], /no FILES given/],
     [['x.yaml', '--output=xml'], /--output takes text, json or sarif, got 'xml'/],
     [['x.yaml', '--kueue-version=v0.9.0'], /--kueue-version: Kueue v0.9.0 is not modelled: choose a patch of v0.13, v0.14, v0.17, v0.19/],
-    [['x.yaml', '--kuberay-version=latest'], /--kuberay-version: KubeRay version 'latest' is not a version like v1.6.2/],
+    [['x.yaml', '--kuberay-version=latest'], /--kuberay-version: KubeRay version 'latest' is not a version like v1.7.0/],
     [['EMPTY'], /no YAML file was found .*: nothing to check\. .* or --allow-empty when an empty input is expected/],
     [['x.yaml', '--elastic-gate=maybe'], /--elastic-gate takes on, off or unknown/],
     [['x.yaml', '--colour=yes'], /unknown option '--colour=yes'/],
@@ -404,6 +404,7 @@ describe('usage', () => {
     const h = await run(['--help']);
     expect(h.code).toBe(0);
     expect(h.out).toMatch(/^usage: cdk8s-kueue-ray check FILE\|DIR\|- /);
+    expect(h.out).toMatch(/KubeRay v1.4.2, v1.5.2, v1.6.2, v1.7.0 \(modelled, not run\);/);
     expect(parseCheckArgs(['a', '--output', 'json', '--queues=q1,q2', '--queues', 'q3', 'b']))
       .toMatchObject({ files: ['a', 'b'], output: 'json', queues: ['q1', 'q2', 'q3'] });
   });

@@ -21,7 +21,8 @@ const CASES: Array<[string, any, RegExp]> = [
   ['stepSizePercent above the defaulted maxSurgePercent', upgrade({ ...OPTIONS, maxSurgePercent: undefined, stepSizePercent: 100 }), /^(?!)/],
   ['intervalSeconds 0', upgrade({ ...OPTIONS, intervalSeconds: 0 }), /intervalSeconds: must be greater than 0, not 0/],
   ['empty gatewayClassName', upgrade({ ...OPTIONS, gatewayClassName: '' }), /gatewayClassName: .*needs gatewayClassName/],
-  ['KUBERAY_GEN_AUTOSCALER_START_CMD in autoscalerOptions.env', rayCluster('c', { autoscalerOptions: { env: [{ name: 'KUBERAY_GEN_AUTOSCALER_START_CMD',
+  ['KUBERAY_GEN_AUTOSCALER_START_CMD in autoscalerOptions.env', rayCluster('c', { autoscalerOptions: { env: [{
+    name: 'KUBERAY_GEN_AUTOSCALER_START_CMD',
     value: 'x' }] } }), /error autoscalerConstraints spec.autoscalerOptions.env: KUBERAY_GEN_AUTOSCALER_START_CMD is set by KubeRay/],
   ['GCS storage with the redis backend', rayCluster('c', { gcsFaultToleranceOptions: { redisAddress: 'r:6379', storage: { size: '1Gi' } } }),
     /error kubeRayClusterFeatures spec.gcsFaultToleranceOptions.storage: storage applies only to the rocksdb backend/],

@@ -408,7 +408,8 @@ export const autoscalerConstraints = defineRule({
   // Checked whether or not autoscaling is on (ValidateRayClusterSpec, KubeRay 1.7).
   const autoscalerEnv = listOf(cs.spec.autoscalerOptions?.env);
   if (ctx.kubeRay.managedAutoscalerEnv && autoscalerEnv.some((e: any) => e?.name === 'KUBERAY_GEN_AUTOSCALER_START_CMD')) {
-    r.error(`${cs.path}.autoscalerOptions.env`, 'KUBERAY_GEN_AUTOSCALER_START_CMD is set by KubeRay in the autoscaler container (autoscalerOptions.args '
+    r.error(`${cs.path}.autoscalerOptions.env`,
+      'KUBERAY_GEN_AUTOSCALER_START_CMD is set by KubeRay in the autoscaler container (autoscalerOptions.args '
       + 'may reference it)', 'remove KUBERAY_GEN_AUTOSCALER_START_CMD from autoscalerOptions.env');
   }
   workerGroupsOf(obj).forEach((g, i) => {

@@ -76,7 +76,8 @@ export function siteTable(title: string, source: UpstreamSource, versions: reado
   for (const { site, in: present } of rows.values()) {
     const m = mappingsOf(site, table)[0];
     counts[m?.rule ? 'rule' : m?.schema ? 'schema' : m?.na ? 'na' : m?.todo ? 'todo' : 'none']++;
-    out.push(`| \`${site.file.split('/').pop()}\` ${site.func}: \`\` ${callCell(site.call)} \`\` | ${read.map((v) => (present.has(v.version) ? '✓' : ''))
+    const cells = read.map((v) => (present.has(v.version) ? '✓' : ''));
+    out.push(`| \`${site.file.split('/').pop()}\` ${site.func}: \`\` ${callCell(site.call)} \`\` | ${cells
       .join(' | ')} | ${coverage(m).replace(/\|/g, '\\|')} |`);
   }
   out.push('', `${rows.size} sites: ${counts.rule} by a policy rule, ${counts.schema} by the CRD schema, ${counts.na} not applicable, `
