@@ -286,6 +286,20 @@ describe('Ray workloads', () => {
     expect(() => broken.app.synth()).toThrow(/kuberay#4686/);
   });
 
+  test('KubeRay v1.7.0: a RayService is never suspended through spec.suspend; it synthesizes on Kueue < 0.17 and is refused on native Kueue', () => {
+    const old = setup('v0.14.8', 'v1.7.0');
+    const s = new QueuedRayService(old.chart, 's', { queue: old.lq, serveConfig: { applications: [] }, headGroup: head });
+    old.app.synth();
+    expect(s.toManifest().spec.suspend).toBeUndefined();
+    expect(s.toManifest().spec.rayClusterConfig.suspend).toBeUndefined();
+    const native = setup('v0.19.2', 'v1.7.0');
+    const n = new QueuedRayService(native.chart, 's', { queue: native.lq, serveConfig: { applications: [] }, headGroup: head });
+    // Kueue 0.19 suspends through rayClusterConfig.suspend, which 1.7.0 applies only when it creates the RayCluster.
+    expect(n.toManifest().spec.suspend).toBeUndefined();
+    expect(n.toManifest().spec.rayClusterConfig.suspend).toBe(true);
+    expect(() => native.app.synth()).toThrow(/KubeRay v1.7.0 applies only when it creates the RayCluster/);
+  });
+
   test('silent mistakes are warned about: a mistyped priority class defined elsewhere, a worker group of 0 without autoscaling', () => {
     const { chart, lq } = setup();
     new WorkloadPriorityClass(chart, 'prod-priority', { value: 1000 });

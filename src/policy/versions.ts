@@ -532,7 +532,7 @@ export function rayServicePair(kueue: KueueCapabilities, kubeRay: KubeRayCapabil
       // KubeRay 1.7 moved a RayService's suspension to its top-level spec.suspend (kuberay#4841), which this Kueue does not set.
       const why = kubeRay.rayServiceSuspend && !kueue.rayServiceTopLevelSuspend
         ? `KubeRay ${kubeRay.version} applies only when it creates the RayCluster (it expects spec.suspend, which Kueue ${kueue.version} does `
-          + 'not set): after admission the cluster stays suspended with no head pod.'
+          + 'not set): after admission the cluster stays suspended with no head pod (kuberay#4686 again, since kuberay#4841).'
         : `KubeRay ${kubeRay.version} does not copy onto the running RayCluster: the cluster stays suspended with no head pod (kuberay#4686).`;
       return {
         status: 'broken',

@@ -244,7 +244,8 @@ export abstract class RayWorkload extends Construct {
   /**
    * A RayService spec: the Serve config and the cluster config. Before 0.17 Kueue suspends the child
    * RayCluster itself, and a suspended config would be copied onto every new cluster: suspend only where
-   * Kueue queues the RayService. @internal
+   * Kueue queues the RayService. On KubeRay 1.7 too, not its top-level spec.suspend: Kueue neither reads nor
+   * clears it (RAY_SERVICE.suspendFieldAtCreate). @internal
    */
   protected _rayServiceSpec(serve: RayServeProps, autoscaling?: AutoscalingOptions): Record<string, any> {
     const suspend = RAY_SERVICE.suspendFieldAtCreate(this.elastic, this._versions.kueue) ? true : undefined;

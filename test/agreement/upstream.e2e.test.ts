@@ -16,7 +16,7 @@ import { readKueueFile } from '../support/upstream';
 import { TestCluster } from '../e2e/support/cluster';
 import { isAdmitted } from '../e2e/support/kube';
 import { e2ePairs } from '../e2e/support/pairs';
-import { AgreementLog, ourVerdict } from './support/compare';
+import { AgreementLog, ourVerdict, prunedPaths } from './support/compare';
 import { KubeRayOracle } from './support/kuberay-oracle';
 import { KueueWebhook } from './support/kueue-webhook';
 import { KUEUE_SOURCE, sitesAt } from './sites/enumerate';
@@ -44,20 +44,6 @@ async function pool<T, R>(items: readonly T[], n: number, fn: (t: T, i: number) 
       out[i] = await fn(items[i], i);
     }
   }));
-  return out;
-}
-
-/** Scalar leaves of `sent` that `stored` lacks: what the API server pruned (empty maps and lists are not compared). */
-export function prunedPaths(sent: any, stored: any, at = ''): string[] {
-  if (sent === null || typeof sent !== 'object') return stored === undefined ? [at] : [];
-  if (stored === undefined || stored === null || typeof stored !== 'object') return Object.keys(sent).length ? [at] : [];
-  const out: string[] = [];
-  for (const k of Object.keys(sent)) {
-    if (at === '' && k === 'metadata') continue; // typed metadata: the API server normalizes it, never prunes user fields silently
-    const v = sent[k];
-    if (v !== null && typeof v === 'object' && Object.keys(v).length === 0) continue;
-    out.push(...prunedPaths(v, stored[k], Array.isArray(sent) ? `${at}[${k}]` : at ? `${at}.${k}` : k));
-  }
   return out;
 }
 

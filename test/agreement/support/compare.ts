@@ -93,3 +93,17 @@ export class AgreementLog {
     return this.disagreements.filter((d) => d.summary.startsWith(`${oracle} ${kueue}/${kubeRay} `)).map((d) => `${d.summary}\n    -> ${d.file}`);
   }
 }
+
+/** Scalar leaves of `sent` that `stored` lacks: what the API server pruned (empty maps and lists are not compared). */
+export function prunedPaths(sent: any, stored: any, at = ''): string[] {
+  if (sent === null || typeof sent !== 'object') return stored === undefined ? [at] : [];
+  if (stored === undefined || stored === null || typeof stored !== 'object') return Object.keys(sent).length ? [at] : [];
+  const out: string[] = [];
+  for (const k of Object.keys(sent)) {
+    if (at === '' && k === 'metadata') continue; // typed metadata: the API server normalizes it, never prunes user fields silently
+    const v = sent[k];
+    if (v !== null && typeof v === 'object' && Object.keys(v).length === 0) continue;
+    out.push(...prunedPaths(v, stored[k], Array.isArray(sent) ? `${at}[${k}]` : at ? `${at}.${k}` : k));
+  }
+  return out;
+}
