@@ -7,6 +7,7 @@ import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { check, CheckDependencies, parseCheckArgs, runCheck } from '../../src/cli/check';
 import { CheckReport, renderText } from '../../src/cli/check-report';
+import { parsePlanArgs } from '../../src/cli/plan';
 import { RULE_DESCRIPTIONS } from '../../src/cli/rule-descriptions';
 import { artifactUri, sarifLog } from '../../src/cli/sarif';
 import { RULES } from '../../src/policy';
@@ -405,6 +406,9 @@ describe('usage', () => {
     expect(h.code).toBe(0);
     expect(h.out).toMatch(/^usage: cdk8s-kueue-ray check FILE\|DIR\|- /);
     expect(h.out).toMatch(/KubeRay v1.4.2, v1.5.2, v1.6.2, v1.7.0 \(modelled, not run\);/);
+    // check and plan take the modelled-only version like any other.
+    expect(parseCheckArgs(['a', '--kuberay-version=1.7.0'])).toMatchObject({ kubeRayVersion: 'v1.7.0', versionNotes: [] });
+    expect(parsePlanArgs(['a', '--kuberay-version', 'v1.7.0'])).toMatchObject({ kubeRay: 'v1.7.0', versionNotes: [] });
     expect(parseCheckArgs(['a', '--output', 'json', '--queues=q1,q2', '--queues', 'q3', 'b']))
       .toMatchObject({ files: ['a', 'b'], output: 'json', queues: ['q1', 'q2', 'q3'] });
   });
