@@ -5,13 +5,14 @@
 import { Finding } from '../policy';
 
 /** Version of the JSON report's schema; raised on an incompatible change. */
-export const CHECK_REPORT_SCHEMA_VERSION = 1;
+// 2: documents are counted from 1 (they were 0-based indexes).
+export const CHECK_REPORT_SCHEMA_VERSION = 2;
 
 /** Where something is written: 1-based lines and columns, end exclusive. */
 export interface CheckLocation {
   /** The file as given on the command line or found under a given directory ("-": standard input). */
   readonly file: string;
-  /** 0-based index of the YAML document in the file. */
+  /** The YAML document's number in the file, counted from 1 like lines. */
   readonly document: number;
   readonly line: number;
   readonly column: number;

@@ -28,7 +28,7 @@ export interface FieldLocation extends SourceRegion {
 export interface SourceObject {
   /** The path as given on the command line (or found under a given directory); "-" for standard input. */
   readonly file: string;
-  /** 0-based index of the YAML document in the file. */
+  /** The YAML document's number in the file, counted from 1 like lines. */
   readonly document: number;
   /** The object as plain JSON. */
   readonly object: any;
@@ -41,6 +41,7 @@ export interface SourceObject {
 /** A document the YAML parser refused, with the parser's position. */
 export interface SourceError {
   readonly file: string;
+  /** Counted from 1. */
   readonly document: number;
   readonly message: string;
   readonly region: SourceRegion;
@@ -105,7 +106,8 @@ export function parseSource(file: string, text: string): { objects: SourceObject
   const errors: SourceError[] = [];
   // parseAllDocuments returns an EmptyStream (no documents) for an empty file.
   const list: Document.Parsed[] = Array.isArray(docs) ? docs : [];
-  list.forEach((doc, index) => {
+  list.forEach((doc, i) => {
+    const index = i + 1; // counted from 1, like lines
     if (doc.errors.length) {
       for (const e of doc.errors) errors.push({ file, document: index, message: e.message.split('\n')[0], region: regionOf(lc, e.pos[0], e.pos[1]) });
       return;

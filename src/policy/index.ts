@@ -12,6 +12,7 @@ export * from './inventory-objects';
 export * from './kinds';
 export * from './kueue-defaults';
 export * from './quantity';
+export * from './quantity-text';
 export * from './ray-object';
 export * from './versions';
 export * from './tenant';

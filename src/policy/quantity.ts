@@ -4,6 +4,7 @@
  * decimal SI suffixes, binary suffixes, and decimal exponents; sub-milli values round up,
  * as the API server does for CPU.
  */
+import { describeQuantity } from './quantity-text';
 
 const BINARY: Record<string, bigint> = {
   Ki: 1n << 10n, Mi: 1n << 20n, Gi: 1n << 30n, Ti: 1n << 40n, Pi: 1n << 50n, Ei: 1n << 60n,
@@ -143,12 +144,12 @@ function formatDecimal(milli: bigint): string {
   return `${neg ? '-' : ''}${whole}${f}`;
 }
 
-/** Formats a whole map, e.g. "cpu 2.5, memory 4296Mi". Resources are listed cpu, memory, then by name. */
+/** Formats a whole map for a message, e.g. "cpu 2.5, memory 8G + 200Mi" (describeQuantity). Resources are listed cpu, memory, then by name. */
 export function formatResources(map: ResourceMap): string {
-  return sortedResourceNames(map).map((r) => `${r} ${formatQuantity(map.get(r)!, r)}`).join(', ');
+  return sortedResourceNames(map).map((r) => `${r} ${describeQuantity(map.get(r)!, r)}`).join(', ');
 }
 
-export function sortedResourceNames(map: ResourceMap): string[] {
+export function sortedResourceNames(map: ReadonlyMap<string, unknown>): string[] {
   const rank = (r: string) => (r === 'cpu' ? 0 : r === 'memory' ? 1 : 2);
   return [...map.keys()].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
 }

@@ -135,6 +135,12 @@ export interface KueueCapabilities {
   /** Kueue's webhook refuses in-tree autoscaling on an elastic RayCluster managed by MultiKueue (0.19). */
   readonly refusesMultiKueueElasticAutoscaling: boolean;
   /**
+   * Kueue's webhook checks the kueue.x-k8s.io/admission-gated-by annotation (jobframework ValidateJobOnCreate
+   * and ValidateJobOnUpdate, util/webhook/validation_admissiongatedby.go) under the AdmissionGatedBy gate: none
+   * before 0.17, Alpha and off at 0.17, Beta and on by default from 0.19 (kube_features.go).
+   */
+  readonly admissionGatedBy: boolean;
+  /**
    * Which Topology-Aware Scheduling annotations of the pod templates Kueue's Ray webhooks check
    * (jobframework/tas_validation.go), assuming the feature gates' defaults: 'none' before 0.14
    * (TopologyAwareScheduling Alpha, off); 'slice' (0.14: topology, slice and podset-group-name annotations);
@@ -275,6 +281,7 @@ const KUEUE: Record<string, KueueCapabilities> = {
     schedulingEquivalenceHashing: false,
     refusesAutoscaling: true, rayClusterAutoscalingNamesAnnotation: false, validatesUpdateOfFormerlyQueued: false,
     priorityClassUpdate: 'immutable-while-running', refusesMultiKueueElasticAutoscaling: false,
+    admissionGatedBy: false,
     // TopologyAwareScheduling is Alpha and off by default before 0.14 (kube_features.go at 0.14.8), so no TAS checks.
     tasAnnotations: 'none', tasRayClusterWorkersNeedPodSets: false,
     waitForPodsReady: 'enable-field', fairSharingSwitch: 'enable-field',
@@ -293,6 +300,7 @@ const KUEUE: Record<string, KueueCapabilities> = {
     schedulingEquivalenceHashing: false,
     refusesAutoscaling: false, rayClusterAutoscalingNamesAnnotation: false, validatesUpdateOfFormerlyQueued: false,
     priorityClassUpdate: 'immutable-while-running', refusesMultiKueueElasticAutoscaling: false,
+    admissionGatedBy: false,
     tasAnnotations: 'slice', tasRayClusterWorkersNeedPodSets: false,
     waitForPodsReady: 'enable-field', fairSharingSwitch: 'enable-field',
   },
@@ -311,6 +319,7 @@ const KUEUE: Record<string, KueueCapabilities> = {
     schedulingEquivalenceHashing: false,
     refusesAutoscaling: false, rayClusterAutoscalingNamesAnnotation: false, validatesUpdateOfFormerlyQueued: false,
     priorityClassUpdate: 'no-add-while-running', refusesMultiKueueElasticAutoscaling: false,
+    admissionGatedBy: false,
     tasAnnotations: 'multi-layer-gated', tasRayClusterWorkersNeedPodSets: false,
     waitForPodsReady: 'presence', fairSharingSwitch: 'presence',
   },
@@ -328,6 +337,7 @@ const KUEUE: Record<string, KueueCapabilities> = {
     schedulingEquivalenceHashing: false,
     refusesAutoscaling: false, rayClusterAutoscalingNamesAnnotation: false, validatesUpdateOfFormerlyQueued: false,
     priorityClassUpdate: 'no-add-while-running', refusesMultiKueueElasticAutoscaling: false,
+    admissionGatedBy: false,
     tasAnnotations: 'multi-layer-gated', tasRayClusterWorkersNeedPodSets: false,
     waitForPodsReady: 'presence', fairSharingSwitch: 'presence',
   },
@@ -345,6 +355,7 @@ const KUEUE: Record<string, KueueCapabilities> = {
     schedulingEquivalenceHashing: true,
     refusesAutoscaling: false, rayClusterAutoscalingNamesAnnotation: true, validatesUpdateOfFormerlyQueued: true,
     priorityClassUpdate: 'no-add-while-running', refusesMultiKueueElasticAutoscaling: true,
+    admissionGatedBy: true,
     tasAnnotations: 'multi-layer', tasRayClusterWorkersNeedPodSets: true,
     waitForPodsReady: 'default-on', fairSharingSwitch: 'presence',
   },
@@ -437,6 +448,8 @@ export const FIRST_KUEUE_VERSION = {
   multiKueueElasticAutoscalingRefused: 'v0.19.0',
   /** tasAnnotations 'multi-layer': TASMultiLayerTopology Beta and on by default (Alpha and off from 0.17.0). */
   tasMultiLayerTopologyOn: 'v0.19.0',
+  /** admissionGatedBy: the AdmissionGatedBy gate Beta and on by default (Alpha and off from 0.17.0). */
+  admissionGatedByOn: 'v0.19.0',
 } as const;
 
 export const FIRST_KUBERAY_VERSION = {

@@ -286,6 +286,23 @@ describe('findings and where they are', () => {
     expect(r.findings.map((f) => f.rule)).toContain('rayJobShutdownAfterFinish');
   });
 
+  test('quantities print in the units written, and a gang compared with a 6G quota in one unit family', async () => {
+    const job = rayJob().replace(/memory: 2Gi/g, 'memory: 5G').replace(/(ray-worker[\s\S]*?)memory: 5G/g, '$1memory: 1000Mi');
+    const { out } = await run([files({ 'q.yaml': QUEUES, 'j.yaml': job })]);
+    expect(out).toMatch(/head 1×\(cpu 1, memory 5G\) \+ small-group 1×\(cpu 1, memory 1000Mi\)/);
+    // 5G + 1000Mi + the submitter's 200Mi (6111347Ki) against 6G: both in Mi.
+    expect(out).toMatch(/the gang needs cpu 2\.5, memory 5968\.37Mi .*can provide at most cpu 3, memory 5722\.05Mi/);
+    expect(out).not.toMatch(/[0-9]Ki\b/);
+  });
+
+  test('documents are counted from 1, like lines, in the text and the JSON', async () => {
+    const dir = files({ 'two.yaml': `${rayJob({ lifecycle: [] })}---\nkind: RayJob\nmetadata:\n  name: a\n  name: b\n` });
+    const r = await runCheck({ files: [dir], output: 'json' });
+    expect(r.findings.find((f) => f.rule === 'yamlSyntax')).toMatchObject({ object: `document 2 of ${path.join(dir, 'two.yaml')}`,
+      location: { document: 2 } });
+    expect(r.objects).toEqual([expect.objectContaining({ object: 'RayJob default/toy', document: 1 })]);
+  });
+
   test('versions and the elastic gate come from a Kueue install in the files unless flags say otherwise', async () => {
     const install = `apiVersion: apps/v1
 kind: Deployment
@@ -422,18 +439,18 @@ describe('--output json', () => {
     expect(code).toBe(1);
     const r: CheckReport = JSON.parse(out);
     expect(r).toMatchObject({
-      schemaVersion: 1, tool: 'cdk8s-kueue-ray check',
+      schemaVersion: 2, tool: 'cdk8s-kueue-ray check',
       context: { kueue: 'v0.19.2', kubeRay: 'v1.6.2', elasticGate: 'unknown', namespace: 'default' },
       inventory: { from: ['files'], localQueues: 1, clusterQueues: 1, cohorts: 0, priorityClasses: 1, namespaces: 0 },
       files: [path.join(dir, 'j.yaml'), path.join(dir, 'q.yaml')],
-      objects: [{ object: 'RayJob default/toy', file: path.join(dir, 'j.yaml'), document: 0, line: 1, status: 'checked' }],
+      objects: [{ object: 'RayJob default/toy', file: path.join(dir, 'j.yaml'), document: 1, line: 1, status: 'checked' }],
       summary: { errors: 1, warnings: 0, objects: 1, files: 2 },
     });
     expect(r.findings).toEqual([{
       rule: 'rayJobShutdownAfterFinish', severity: 'error', object: 'RayJob default/toy', field: 'spec.shutdownAfterJobFinishes',
       source: 'kueue-webhook',
       message: expect.stringMatching(/should delete the cluster/), fix: expect.any(String),
-      location: { file: path.join(dir, 'j.yaml'), document: 0, line: lineOf(job, 'shutdownAfterJobFinishes'), column: 3,
+      location: { file: path.join(dir, 'j.yaml'), document: 1, line: lineOf(job, 'shutdownAfterJobFinishes'), column: 3,
         endLine: lineOf(job, 'shutdownAfterJobFinishes'), endColumn: 34, exact: true, resolvedField: 'spec.shutdownAfterJobFinishes' },
     }]);
   });

@@ -8,7 +8,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { planCommand } from '../../src/cli/plan';
 import { parseQuantity } from '../../src/policy';
-import { planUsageSeries, PlanResult } from '../../src/policy/plan';
+import { pendingReason, planToHtml, planToText, planUsageSeries, PlanResult, simulatePlan } from '../../src/policy/plan';
 import { examples, tmpdir } from '../support/synth';
 
 function findChromium(): string | undefined {
@@ -25,6 +25,9 @@ if (!chromium && process.env.CI) throw new Error('CI needs chromium for the plan
 if (!chromium) process.stdout.write('[plan-html] skipped: no chromium on this machine (apt-get install chromium)\n');
 const describeBrowser = chromium ? describe : describe.skip;
 
+const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const unescape = (s: string) => s.replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
+
 describeBrowser('plan --output html in headless chromium', () => {
   let dir: string;
   let plan: PlanResult;
@@ -38,11 +41,16 @@ describeBrowser('plan --output html in headless chromium', () => {
     plan = JSON.parse(planCommand([app.outdir, '--output', 'json']));
     htmlFile = path.join(dir, 'plan.html');
     fs.writeFileSync(htmlFile, planCommand([app.outdir, '--output', 'html']));
-    dom = execFileSync(chromium!, [
-      '--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', `--user-data-dir=${path.join(dir, 'profile')}`,
-      '--virtual-time-budget=5000', '--dump-dom', `file://${htmlFile}`,
-    ], { encoding: 'utf8', timeout: 60000, stdio: ['ignore', 'pipe', 'pipe'] });
+    dom = dumpDom(htmlFile, 'profile');
   }, 180000);
+
+  /** The DOM chromium leaves after the page's script ran. */
+  function dumpDom(file: string, profile: string): string {
+    return execFileSync(chromium!, [
+      '--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', `--user-data-dir=${path.join(dir, profile)}`,
+      '--virtual-time-budget=5000', '--dump-dom', `file://${file}`,
+    ], { encoding: 'utf8', timeout: 60000, stdio: ['ignore', 'pipe', 'pipe'] });
+  }
 
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
@@ -81,16 +89,85 @@ describeBrowser('plan --output html in headless chromium', () => {
     expect(preemptor?.priorityClass).toBe('prod-priority');
     const victim = preemptor!.preempted![0].workload;
     expect(plan.workloads.find((w) => w.workload === victim)?.priorityClass).toBe('dev-priority');
-    const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     expect(dom).toMatch(new RegExp(`<li data-preemptor="${esc(preemptor!.workload)}" data-victim="${esc(victim)}">`));
   });
 
-  test('every workload has a row with its outcome, the pending ones with their reason', () => {
+  test('every workload has a row with its outcome, the pending ones with the text\'s summary (Kueue\'s message in the tooltip)', () => {
     const rows = [...dom.matchAll(/<tr class="([a-z-]+)" data-workload="([^"]+)">/g)].map((m) => [m[2], m[1]]);
     expect(rows).toEqual(plan.workloads.map((w) => [w.workload, w.outcome]));
-    expect(rows.some(([, o]) => o === 'pending')).toBe(true);
-    expect(dom).toMatch(/insufficient unused quota/);
+    const text = planToText(plan);
+    const pending = plan.workloads.filter((w) => w.outcome === 'pending' && w.pending!.shortfalls.length);
+    expect(pending.length).toBeGreaterThan(0);
+    for (const w of pending) {
+      const cell = new RegExp(`data-workload="${esc(w.workload)}">(?:<td>[^<]*</td>){5}<td class="why" title="([^"]*)">([^<]*)</td>`).exec(dom);
+      const summary = pendingReason(w.pending!);
+      expect(summary).toMatch(/^quota: needs cpu 2\.5, 0\.5 free of 3 in flavor default-flavor/);
+      expect(unescape(cell![2])).toBe(summary);
+      expect(text).toContain(summary.replace(/^quota: /, 'PENDING (quota): '));
+      expect(unescape(cell![1])).toBe(`Kueue: ${w.pending!.message}`);
+      expect(cell![2]).not.toMatch(/insufficient unused quota/);
+    }
   });
+
+  /** Each chart's SVG, by "kind name resource". */
+  function charts(): Map<string, string> {
+    return new Map([...dom.matchAll(/<figure class="chart" data-kind="([^"]+)" data-name="([^"]+)" data-resource="([^"]+)">([\s\S]*?)<\/figure>/g)]
+      .map((m) => [`${m[1]} ${m[2]} ${m[3]}`, m[4]]));
+  }
+
+  test('each chart has a y-axis with values from 0 up to its top, in the resource\'s units', () => {
+    for (const [name, svg] of charts()) {
+      const ticks = [...svg.matchAll(/<text [^>]*class="tick" data-value="([^"]+)">([^<]+)<\/text>/g)].map((m) => [Number(m[1]), m[2]] as const);
+      expect({ name, count: ticks.length >= 3 }).toEqual({ name, count: true });
+      expect(ticks[0]).toEqual([0, '0']);
+      for (const [v, label] of ticks) expect(Number(parseQuantity(label)) / 1000).toBeCloseTo(v, 3);
+    }
+    const memory = [...charts().get('ClusterQueue fixed-cq memory')!.matchAll(/class="tick" data-value="[^"]+">([^<]+)</g)].map((m) => m[1]);
+    expect(memory).toEqual(['0', '2Gi', '4Gi', '6Gi', '8Gi']);
+  });
+
+  test('borrowing and lending limits are drawn where the queue sets them', () => {
+    const lines = (key: string) => [...charts().get(key)!.matchAll(/<line [^>]*class="([a-z-]+)" data-value="([^"]+)"><title>([^<]+)<\/title>/g)]
+      .map((m) => [m[1], Number(m[2]), m[3]]);
+    const quota = (cq: string) => plan.clusterQueues.find((c) => c.name === cq)!.quotas.find((q) => q.resource === 'cpu')!;
+    const teamA = quota('team-a'), teamB = quota('team-b');
+    expect(teamA.borrowingLimit).toBeDefined();
+    expect(teamB.lendingLimit).toBeDefined();
+    const n = (q: string) => Number(parseQuantity(q)) / 1000;
+    expect(lines('ClusterQueue team-a cpu')).toEqual([['nominal', n(teamA.nominal), `nominal ${teamA.nominal}`],
+      ['borrowing-limit', n(teamA.nominal) + n(teamA.borrowingLimit!), `borrowingLimit: up to ${n(teamA.nominal) + n(teamA.borrowingLimit!)}`]]);
+    expect(lines('ClusterQueue team-b cpu')).toContainEqual(['lending-limit', n(teamB.nominal) - n(teamB.lendingLimit!),
+      `lendingLimit: keeps ${n(teamB.nominal) - n(teamB.lendingLimit!)}`]);
+    expect(lines('ClusterQueue fixed-cq cpu').map((l) => l[0])).toEqual(['nominal']);
+  });
+
+  test('a marker for each arrival into the queue, and a tooltip on each step', () => {
+    for (const c of plan.clusterQueues) {
+      const svg = charts().get(`ClusterQueue ${c.name} cpu`)!;
+      const marks = [...svg.matchAll(/<path [^>]*class="arrival" data-point="(\d+)"><title>([^<]+)<\/title>/g)].map((m) => unescape(m[2]));
+      expect(marks).toEqual(plan.workloads.filter((w) => w.clusterQueue === c.name).map((w) => `arrival ${w.arrival}: ${w.workload} (${w.outcome})`));
+      const steps = [...svg.matchAll(/<rect [^>]*class="step" data-from="(\d+)" data-to="(\d+)"><title>([^<]+)<\/title>/g)];
+      expect(steps.length).toBe(plan.trace.length + 1);
+      expect(steps[0][3]).toMatch(/^before the first cycle: cpu used 0 of /);
+    }
+    // The cycle that admitted the prod job by preemption says so, in its queue's chart.
+    const prod = plan.workloads.find((w) => w.outcome === 'admitted-by-preempting')!;
+    expect(charts().get(`ClusterQueue ${prod.clusterQueue} cpu`))
+      .toMatch(new RegExp(`<title>cycle \\d+ \\(after arrival ${prod.arrival}\\): cpu used [^<]*admitted ${esc(prod.workload)}`));
+  });
+
+  test('sections with nothing in them say "none"', () => {
+    expect(plan.ambiguities).toEqual([]);
+    expect(dom).toMatch(/<ul id="ambiguities"><li class="none">none<\/li><\/ul>/);
+    const empty = path.join(dir, 'empty.html');
+    fs.writeFileSync(empty, planToHtml(simulatePlan({ kueueObjects: [], arrivals: [] })));
+    const emptyDom = dumpDom(empty, 'profile-empty');
+    expect(emptyDom).toMatch(/<body data-rendered="true"/);
+    expect(emptyDom).toMatch(/<div id="charts"><p class="none">none<\/p><\/div>/);
+    expect(emptyDom).toMatch(/<ul id="preemptions"><li class="none">none<\/li><\/ul>/);
+    expect(emptyDom).toMatch(/<tbody id="workloads"><tr><td colspan="6" class="none">none<\/td><\/tr><\/tbody>/);
+    expect(emptyDom).toMatch(/<ul id="notes"><li class="none">none<\/li><\/ul>/);
+  }, 120000);
 
   test('a screenshot of the page is not blank', () => {
     const png = path.join(dir, 'plan.png');

@@ -44,7 +44,7 @@ describe('parseSource and locate', () => {
 
   test('every document becomes an object with its index and start', () => {
     expect(errors).toEqual([]);
-    expect(objects.map((o) => [o.object.kind, o.document, o.region.line])).toEqual([['RayJob', 0, 2], ['Namespace', 1, 29]]);
+    expect(objects.map((o) => [o.object.kind, o.document, o.region.line])).toEqual([['RayJob', 1, 2], ['Namespace', 2, 29]]);
   });
 
   test('a scalar field spans its key and value', () => {
@@ -110,7 +110,7 @@ describe('parseSource and locate', () => {
   test('a syntax error is reported with its position, other documents still read', () => {
     const r = parseSource('bad.yaml', 'kind: RayJob\nmetadata:\n  name: a\n  name: b\n---\nkind: RayCluster\n');
     expect(r.errors).toHaveLength(1);
-    expect(r.errors[0]).toMatchObject({ file: 'bad.yaml', document: 0, region: { line: 4 } });
+    expect(r.errors[0]).toMatchObject({ file: 'bad.yaml', document: 1, region: { line: 4 } });
     expect(r.errors[0].message).toMatch(/unique/i);
     expect(r.objects.map((o) => o.object.kind)).toEqual(['RayCluster']);
   });

@@ -41,7 +41,8 @@ test('with two workers it fails with the message the README shows', () => {
   const { app } = readmeApp(2);
   expect(() => app.synth())
     .toThrow('RayJob default/train: metadata.labels[kueue.x-k8s.io/queue-name]: the gang needs cpu 3.5, memory 6344Mi (head 1×(cpu 1, memory 2Gi) + '
-      + 'workers 2×(cpu 1, memory 2Gi) + submitter 1×(cpu 0.5, memory 200Mi)), but ClusterQueue "cluster-queue" can provide at most cpu 3, memory 6G '
-      + '(nominal cpu 3, memory 6G, no cohort to borrow from): the Workload stays pending forever. Fix: raise the quota of ClusterQueue '
-      + '"cluster-queue" for cpu, memory, put it in a cohort it can borrow from, or shrink the gang [gangCanEverFit]');
+      + 'workers 2×(cpu 1, memory 2Gi) + submitter 1×(cpu 0.5, memory 200Mi)), but ClusterQueue "cluster-queue" can provide at most cpu 3, '
+      + 'memory 5722.05Mi (nominal cpu 3, memory 5722.05Mi, no cohort to borrow from): the Workload stays pending forever. '
+      + 'Fix: raise the quota of ClusterQueue "cluster-queue" for cpu, memory, put it in a cohort it can borrow from, or shrink the gang '
+      + '[gangCanEverFit]');
 });

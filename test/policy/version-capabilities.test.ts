@@ -19,6 +19,7 @@ const KUEUE_FROM: Array<[string, (v: string) => unknown, unknown, string]> = [
   ['countsSidecarSubmitter', (v) => kueueCapabilities(v).countsSidecarSubmitter, true, FIRST_KUEUE_VERSION.sidecarModeAccounting],
   ['rayServiceQueueing native', (v) => kueueCapabilities(v).rayServiceQueueing, 'native', FIRST_KUEUE_VERSION.nativeRayService],
   ['tasAnnotations multi-layer', (v) => kueueCapabilities(v).tasAnnotations, 'multi-layer', FIRST_KUEUE_VERSION.tasMultiLayerTopologyOn],
+  ['admissionGatedBy', (v) => kueueCapabilities(v).admissionGatedBy, true, FIRST_KUEUE_VERSION.admissionGatedByOn],
 ];
 
 const KUBERAY_FROM: Array<[string, (v: string) => unknown, unknown, string]> = [

@@ -55,6 +55,14 @@ function reasonText(snapshot: Snapshot, r: Reason): string {
   return `insufficient unused quota for ${resource} in flavor ${flavor}, ${f(r.assumed + r.request - r.available)} more needed`;
 }
 
+/** What a cohort's members use beyond their own quota (Kueue's borrowing: usage above nominal, or above a child cohort's pool). */
+function borrowedFrom(c: CohortNode, id: FlavorResource): number {
+  let sum = 0;
+  for (const q of c.childQueues) sum += Math.max(0, q.usage[id] - q.nominal[id]);
+  for (const k of c.childCohorts) sum += Math.max(0, k.usage[id] - k.subtree[id]);
+  return sum;
+}
+
 export function renderPlan(state: SimulationState): PlanResult {
   return new PlanRenderer(state).render();
 }
@@ -113,6 +121,7 @@ class PlanRenderer {
         ...(set && borrowingLimit !== NO_LIMIT ? { borrowingLimit: f(borrowingLimit) } : {}),
         ...(set && lendingLimit !== NO_LIMIT ? { lendingLimit: f(lendingLimit) } : {}),
         usage: f(n.usage[id]),
+        ...(own ? {} : { borrowed: f(borrowedFrom(n as CohortNode, id)) }),
       };
     });
   }

@@ -116,8 +116,16 @@ export interface PlanQuota {
   readonly nominal: string;
   readonly borrowingLimit?: string;
   readonly lendingLimit?: string;
-  /** Quota used by admitted workloads at the end of the plan. */
+  /**
+   * Quota used by admitted workloads at the end of the plan; a cohort's: what its members use of the
+   * pool (beyond what each keeps for itself with a lendingLimit).
+   */
   readonly usage: string;
+  /**
+   * A cohort's only: what its members use beyond their own quota at the end of the plan (a
+   * ClusterQueue's usage above its nominal quota, a child cohort's above what it pools), summed.
+   */
+  readonly borrowed?: string;
 }
 
 export interface PlanClusterQueue {

@@ -1,21 +1,52 @@
 /** The plan as text a user reads first: one line per ClusterQueue and per workload, numbers and why. Pure. */
-import { PlanResult, PlanShortfall, PlanWorkload } from './schema';
+import { parseQuantity } from '../quantity';
+import { describeQuantities, describeQuantity } from '../quantity-text';
+import { PlanCohort, PlanPending, PlanQuota, PlanResult, PlanShortfall, PlanWorkload } from './schema';
 
 export interface PlanTextOptions {
   /** Print the decision trace (every cycle and candidate). @default false */
   readonly trace?: boolean;
 }
 
-function shortfallText(s: PlanShortfall): string {
+/** Figures of one resource compared on a line, in one unit family (the JSON's exact strings, re-read). */
+function compared(resource: string, ...figures: string[]): string[] {
+  return describeQuantities(figures.map((f) => parseQuantity(f)), resource);
+}
+
+/** "needs X, Y free of Z": the same summary the HTML page shows for a pending workload. */
+export function shortfallText(s: PlanShortfall): string {
   const limit = s.borrowingLimitReached ? `; borrowing limit reached${s.cohort ? ` in cohort ${s.cohort}` : ''}`
     : s.cohort ? ` (cohort ${s.cohort})` : '';
-  return `needs ${s.resource} ${s.needs}, ${s.free} free of ${s.nominal} in flavor ${s.flavor} (at most ${s.maximum})${limit}`;
+  const [needs, free, nominal, maximum] = compared(s.resource, s.needs, s.free, s.nominal, s.maximum);
+  return `needs ${s.resource} ${needs}, ${free} free of ${nominal} in flavor ${s.flavor} (at most ${maximum})${limit}`;
+}
+
+/** Why a workload waits, as the text says it and the HTML page shows it: "quota: needs cpu 2.5, 0.5 free of 3 …". */
+export function pendingReason(p: PlanPending): string {
+  return `${p.category}${p.shortfalls.length ? ': ' + p.shortfalls.map(shortfallText).join('; ') : ''}`;
+}
+
+/** A ClusterQueue's quota: "default-flavor/memory 4296Mi of 5722.05Mi (+8Gi borrowable)". */
+export function quotaText(x: PlanQuota): string {
+  const [usage, nominal, borrowing, lending] = compared(x.resource, x.usage, x.nominal, x.borrowingLimit ?? '0', x.lendingLimit ?? '0');
+  return `${x.flavor}/${x.resource} ${usage} of ${nominal}${x.borrowingLimit ? ` (+${borrowing} borrowable)` : ''}`
+    + `${x.lendingLimit ? ` (lends ≤${lending})` : ''}`;
+}
+
+/** A cohort's pool: "default-flavor/cpu usage 5.5 of 7 pooled (1.5 borrowed)". */
+export function cohortQuotaText(x: PlanQuota): string {
+  const [usage, pooled, borrowed] = compared(x.resource, x.usage, x.nominal, x.borrowed ?? '0');
+  return `${x.flavor}/${x.resource} usage ${usage} of ${pooled} pooled (${borrowed} borrowed)`;
+}
+
+function cohortLine(c: PlanCohort): string {
+  return `  cohort ${c.name}${c.parent ? ` (parent ${c.parent})` : ''}: ${c.quotas.map(cohortQuotaText).join(', ') || 'nothing pooled'}`;
 }
 
 function workloadLine(w: PlanWorkload): string[] {
   const prio = w.priorityClass ? `${w.priorityClass}=${w.priority}` : `priority ${w.priority}`;
   const head = `[${w.arrival}] ${w.workload} → ${w.clusterQueue ?? '-'} (${prio}; `
-    + `${Object.entries(w.requests).map(([k, v]) => `${k} ${v}`).join(', ')})`;
+    + `${Object.entries(w.requests).map(([k, v]) => `${k} ${describeQuantity(parseQuantity(v), k)}`).join(', ')})`;
   const out = [head];
   const flavors = () => (w.admission ?? []).map((p) => `${p.podSet}×${p.count}: ${[...new Set(Object.values(p.flavors))].join('+') || '-'}`)
     .join(', ');
@@ -30,8 +61,8 @@ function workloadLine(w: PlanWorkload): string[] {
     case 'pending':
     case 'never-admissible': {
       const p = w.pending!;
-      out.push(`    ${w.outcome === 'never-admissible' ? 'NEVER ADMISSIBLE' : 'PENDING'} (${p.category})`
-        + `${p.shortfalls.length ? ': ' + p.shortfalls.map(shortfallText).join('; ') : ''}`);
+      const shortfalls = p.shortfalls.map(shortfallText).join('; ');
+      out.push(`    ${w.outcome === 'never-admissible' ? 'NEVER ADMISSIBLE' : 'PENDING'} (${p.category})${shortfalls ? `: ${shortfalls}` : ''}`);
       if (w.neverAdmissible) out.push(`      ${w.neverAdmissible}`);
       // Kueue's own wording, shortened: the numbers above say the same.
       if (p.message) out.push(`      Kueue: ${p.message.length > 200 ? `${p.message.slice(0, 200)}…` : p.message}`);
@@ -57,15 +88,11 @@ export function planToText(plan: PlanResult, opts: PlanTextOptions = {}): string
     'ClusterQueues (usage of quota at the end):',
   ];
   for (const cq of plan.clusterQueues) {
-    const quota = cq.quotas.map((x) => `${x.flavor}/${x.resource} ${x.usage} of ${x.nominal}`
-      + `${x.borrowingLimit ? ` (+${x.borrowingLimit} borrowable)` : ''}${x.lendingLimit ? ` (lends ≤${x.lendingLimit})` : ''}`).join(', ');
+    const quota = cq.quotas.map(quotaText).join(', ');
     lines.push(`  ${cq.name}${cq.cohort ? ` [cohort ${cq.cohort}]` : ''} ${cq.queueingStrategy}${cq.active ? '' : ' INACTIVE'}: `
       + `${quota || 'no quota'}; ${cq.admitted.length} admitted, ${cq.pending.length} pending`);
   }
-  for (const c of plan.cohorts) {
-    lines.push(`  cohort ${c.name}${c.parent ? ` (parent ${c.parent})` : ''}: `
-      + `${c.quotas.map((x) => `${x.flavor}/${x.resource} ${x.usage} borrowed of ${x.nominal} pooled`).join(', ') || 'nothing pooled'}`);
-  }
+  for (const c of plan.cohorts) lines.push(cohortLine(c));
   lines.push('', 'Workloads, in arrival order:');
   for (const w of plan.workloads) lines.push(...workloadLine(w).map((l) => `  ${l}`));
   if (plan.ambiguities.length) {

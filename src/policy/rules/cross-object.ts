@@ -4,7 +4,8 @@
  */
 import { ClusterQueueEntry, Inventory, LabelSelector, LocalQueueEntry } from '../context';
 import { computeGang, Gang, gangTotalAtReplicas } from '../gang';
-import { formatQuantity, formatResources, ResourceMap, sortedResourceNames } from '../quantity';
+import { formatResources, ResourceMap, sortedResourceNames } from '../quantity';
+import { describeResourcesCompared } from '../quantity-text';
 import { isElastic, namespaceOf, podTemplatesOf, PRIORITY_CLASS_LABEL, priorityClassOf, QUEUE_NAME_LABEL, queueNameOf,
   usesAutoscaling } from '../ray-object';
 import { similarName } from '../similar-names';
@@ -299,6 +300,30 @@ function coveredResources(cq: ClusterQueueEntry): ReadonlySet<string> {
 }
 
 /**
+ * The first PodSet that fits no single flavor of a resource group (Kueue assigns a PodSet one flavor per
+ * resource group), with the message naming what it needs and what each flavor offers.
+ */
+function podSetMisfit(gang: Gang, cq: ClusterQueueEntry, caps: Map<string, Map<string, Cap>>): { field: string; message: string } | undefined {
+  for (const ps of gang.podSets) {
+    if (ps.count === 0) continue;
+    for (const g of cq.resourceGroups) {
+      const rs = [...ps.total.keys()].filter((k) => g.coveredResources.includes(k) && ps.total.get(k)! > 0n);
+      if (!rs.length) continue;
+      const ceilingOf = (flavor: string, k: string) => caps.get(flavor)?.get(k)?.ceiling ?? 0n;
+      if (g.flavors.some((f) => rs.every((k) => ceilingOf(f.flavor, k) >= ps.total.get(k)!))) continue;
+      const [needs, ...offers] = describeResourcesCompared([new Map(rs.map((k) => [k, ps.total.get(k)!])),
+        ...g.flavors.map((f) => new Map(rs.map((k) => [k, ceilingOf(f.flavor, k)])))]);
+      return {
+        field: ps.path,
+        message: `PodSet "${ps.name}" needs ${needs} (${ps.count} pods) in one flavor, but no flavor of ClusterQueue "${cq.name}" offers that `
+          + `even with borrowing (${g.flavors.map((f, i) => `${f.flavor}: ${offers[i]}`).join('; ')}): the Workload can never be admitted`,
+      };
+    }
+  }
+  return undefined;
+}
+
+/**
  * The gang can ever fit its ClusterQueue: every requested resource is covered, each PodSet fits one
  * flavor, and the total fits nominal + borrowing ceiling. Warns when it fits only by borrowing and
  * when an elastic cluster cannot reach its maxReplicas.
@@ -337,38 +362,28 @@ export const gangCanEverFit = defineRule({
     }
     return v;
   };
-  // Each PodSet is assigned one flavor per resource group: it must fit a single flavor.
-  for (const ps of gang.podSets) {
-    if (ps.count === 0) continue;
-    for (const g of cq.resourceGroups) {
-      const rs = [...ps.total.keys()].filter((k) => g.coveredResources.includes(k) && ps.total.get(k)! > 0n);
-      if (!rs.length) continue;
-      const fits = g.flavors.some((f) => rs.every((k) => (caps.get(f.flavor)?.get(k)?.ceiling ?? 0n) >= ps.total.get(k)!));
-      if (!fits) {
-        r.error(`${ps.path}`,
-          `PodSet "${ps.name}" needs ${formatResources(new Map(rs.map((k) => [k, ps.total.get(k)!])))} (${ps.count} pods) in one flavor, but no `
-            + `flavor of ClusterQueue "${cq.name}" offers that even with borrowing `
-            + `(${g.flavors.map((f) => `${f.flavor}: ${rs.map((k) => `${k} ${formatQuantity(caps.get(f.flavor)?.get(k)?.ceiling ?? 0n, k)}`)
-              .join(', ')}`).join('; ')}): the Workload can never be admitted`,
-          'shrink the PodSet (fewer replicas or smaller pods) or raise that flavor\'s quota');
-        return r.findings;
-      }
-    }
+  const misfit = podSetMisfit(gang, cq, caps);
+  if (misfit) {
+    r.error(misfit.field, misfit.message, 'shrink the PodSet (fewer replicas or smaller pods) or raise that flavor\'s quota');
+    return r.findings;
   }
   const nominal: ResourceMap = new Map(requested.map((res) => [res, sumOver(res, (c) => c.nominal)]));
   const ceiling: ResourceMap = new Map(requested.map((res) => [res, sumOver(res, (c) => c.ceiling)]));
   const over = requested.filter((res) => gang.total.get(res)! > ceiling.get(res)!);
+  const needs: ResourceMap = new Map(requested.map((k) => [k, gang.total.get(k)!]));
   if (over.length) {
-    r.error(field, `the gang needs ${formatResources(new Map(requested.map((k) => [k, gang.total.get(k)!])))} (${describeGang(gang)}), `
-      + `but ClusterQueue "${cq.name}" can provide at most ${formatResources(ceiling)} (nominal ${formatResources(nominal)}`
+    const [needsText, ceilingText, nominalText] = describeResourcesCompared([needs, ceiling, nominal]);
+    r.error(field, `the gang needs ${needsText} (${describeGang(gang)}), `
+      + `but ClusterQueue "${cq.name}" can provide at most ${ceilingText} (nominal ${nominalText}`
       + `${cq.cohort ? ` plus borrowing in cohort "${cq.cohort}"` : ', no cohort to borrow from'}): the Workload stays pending forever`,
       `raise the quota of ClusterQueue "${cq.name}" for ${over.join(', ')}, put it in a cohort it can borrow from, or shrink the gang`);
     return r.findings;
   }
   const borrowing = requested.filter((res) => gang.total.get(res)! > nominal.get(res)!);
   if (borrowing.length) {
-    r.warn(field, `the gang needs ${formatResources(new Map(requested.map((k) => [k, gang.total.get(k)!])))}, above ClusterQueue "${cq.name}" `
-      + `nominal ${formatResources(nominal)}: it is admitted only by borrowing ${borrowing.join(', ')} from cohort "${cq.cohort}", and can be `
+    const [needsText, nominalText] = describeResourcesCompared([needs, nominal]);
+    r.warn(field, `the gang needs ${needsText}, above ClusterQueue "${cq.name}" `
+      + `nominal ${nominalText}: it is admitted only by borrowing ${borrowing.join(', ')} from cohort "${cq.cohort}", and can be `
       + 'preempted when lenders reclaim it',
       `raise the nominal quota of ClusterQueue "${cq.name}" if this workload must not depend on borrowing`);
   }
@@ -377,8 +392,9 @@ export const gangCanEverFit = defineRule({
     const atMax = gangTotalAtReplicas(obj, gang, maxOf);
     const overMax = requested.filter((res) => (atMax.get(res) ?? 0n) > ceiling.get(res)!);
     if (overMax.length) {
-      r.warn(field, `at maxReplicas the cluster needs ${formatResources(atMax)}, above what ClusterQueue "${cq.name}" can ever provide `
-        + `(${formatResources(ceiling)}): scale-ups past the quota stay pending with gated pods and no feedback to the autoscaler (kuberay#4846)`,
+      const [atMaxText, ceilingText] = describeResourcesCompared([atMax, ceiling]);
+      r.warn(field, `at maxReplicas the cluster needs ${atMaxText}, above what ClusterQueue "${cq.name}" can ever provide `
+        + `(${ceilingText}): scale-ups past the quota stay pending with gated pods and no feedback to the autoscaler (kuberay#4846)`,
         `lower maxReplicas or raise the quota of ClusterQueue "${cq.name}"`);
     }
   }

@@ -11,6 +11,7 @@ import {
   DNS1123_LABEL, DNS1123_SUBDOMAIN, ELASTIC_JOB_ANNOTATION, isElastic, isQueued, isRecord, namespaceOf, PRIORITY_CLASS_LABEL, priorityClassOf,
   QUEUE_NAME_LABEL, queueNameOf, shown, usesAutoscaling, workerGroupsOf,
 } from '../ray-object';
+import { admissionGatedBy, admissionGatedByOnUpdate } from './kueue-admission-gated-by';
 import { ALL_RAY_KINDS, defineRule, Reporter, Rule, RuleRecord } from './rule';
 
 /** Kueue ignores a RayJob that only selects an existing cluster (≥0.13.7). */
@@ -278,7 +279,7 @@ export const multiKueueElasticAutoscaling = defineRule({
 
 export const KUEUE_WEBHOOK_RULES: readonly RuleRecord[] = [
   rayJobShutdownAfterFinish, rayJobClusterSource, elasticNeedsKueueVersion, autoscalingOnlyWhenElastic,
-  elasticFeatureGate, elasticRayJobNoSuspend, workerGroupLimit, podSetNames, kueueLabelValues, multiKueueElasticAutoscaling,
+  elasticFeatureGate, elasticRayJobNoSuspend, workerGroupLimit, podSetNames, kueueLabelValues, multiKueueElasticAutoscaling, admissionGatedBy,
 ];
 
 /** Whether Kueue's webhook checks an UPDATE at all: the new object is queued, or (0.18+, ValidateRayAndSparkJobUpdates) the old one was. */
@@ -300,7 +301,7 @@ function elasticEnabled(obj: any, ctx: Parameters<Rule>[1]): boolean {
  * What Kueue's webhook refuses in an UPDATE besides the create rules on the new object
  * (jobframework.ValidateJobOnUpdate): the queue name changed while the new object runs, the
  * priority class added to a running object or removed (before 0.17: changed while running or removed),
- * and the elastic-job annotation toggled. Kueue checks an update when the new object has a queue name,
+ * the elastic-job annotation toggled, and (0.19+) an admission gate added. Kueue checks an update when the new object has a queue name,
  * and from 0.18 (ValidateRayAndSparkJobUpdates, on by default) also when the old one had.
  */
 export function kueueWebhookOnUpdate(oldObj: RayObject, newObj: RayObject, ctx: Parameters<Rule>[1]): ReturnType<Rule> {
@@ -339,12 +340,14 @@ export function kueueWebhookOnUpdate(oldObj: RayObject, newObj: RayObject, ctx: 
       `the elastic-job annotation cannot be ${isElastic(newObj) ? 'added' : 'removed'} after creation: field is immutable (Kueue webhook)`,
       'recreate the object to change whether it is elastic');
   }
+  admissionGatedByOnUpdate(oldObj, newObj, ctx, r);
   return r.findings;
 }
 
 /** The UPDATE rule (run by the webhook's decision on an update, besides every rule on the new object). */
 export const KUEUE_WEBHOOK_ON_UPDATE_RULE: RuleRecord<typeof kueueWebhookOnUpdate> = {
   name: 'kueueWebhookOnUpdate', source: 'kueue-webhook', kinds: ALL_RAY_KINDS,
-  description: 'An update keeps what Kueue makes immutable: the queue name while running, the priority class, the elastic annotation.',
+  description: 'An update keeps what Kueue makes immutable: the queue name while running, the priority class, the elastic annotation, '
+    + 'and adds no admission gate.',
   check: kueueWebhookOnUpdate,
 };

@@ -62,6 +62,11 @@ const grouped = (a: number, b: number, ta: string, tb: string) => job({ rayClust
 const layersOff = (kueue: string) => (kueueCapabilities(kueue).tasAnnotations === 'multi-layer' ? undefined
   : 'the TASMultiLayerTopology gate is off by default at this version: the gate\'s own site refuses the annotation first');
 
+const GATED_BY = 'kueue.x-k8s.io/admission-gated-by';
+/** The AdmissionGatedBy gate is Alpha and off by default on 0.17 (the policy assumes the defaults). */
+const gatedByOff = (kueue: string) => (kueueCapabilities(kueue).admissionGatedBy ? undefined
+  : 'the AdmissionGatedBy gate is Alpha and off by default at this version: Kueue does not check the annotation');
+
 export const KUEUE_SITES: readonly KueueSiteMapping[] = [
   // ---- jobframework/validation.go
   { match: /validateCreateForPrebuiltWorkload: field.Forbidden/,
@@ -101,8 +106,19 @@ export const KUEUE_SITES: readonly KueueSiteMapping[] = [
     na: 'wraps the admission-gated-by checks (validation_admissiongatedby.go, mapped below)' },
 
   // ---- the admission-gated-by annotation (0.17 alpha, off by default; 0.19 beta, on)
-  { match: /^(validateAdmissionGatedByAnnotationFormat|ValidateAdmissionGatedByAnnotationOn(Create|Update)):/,
-    todo: 'the kueue.x-k8s.io/admission-gated-by annotation\'s format and update rules (on by default from 0.19) are not modelled yet' },
+  { match: /^ValidateAdmissionGatedByAnnotationOnUpdate: .*cannot add admission gate after creation/, rule: 'kueueWebhookOnUpdate',
+    unreachable: gatedByOff, mutant: () => ({ old: job(), object: job({}, {}, { [GATED_BY]: 'example.com/gate' }) }) },
+  { match: /^ValidateAdmissionGatedByAnnotationOnUpdate: .*can only remove gates, not add new ones/, rule: 'kueueWebhookOnUpdate',
+    unreachable: gatedByOff,
+    mutant: () => ({ old: job({}, {}, { [GATED_BY]: 'example.com/a' }), object: job({}, {}, { [GATED_BY]: 'example.com/a,example.com/b' }) }) },
+  { match: /^validateAdmissionGatedByAnnotationFormat: .*cannot contain empty gate names/, rule: 'admissionGatedBy', unreachable: gatedByOff,
+    mutant: () => ({ object: job({}, {}, { [GATED_BY]: 'example.com/a,,example.com/b' }) }) },
+  { match: /^validateAdmissionGatedByAnnotationFormat: .*duplicate gate name/, rule: 'admissionGatedBy', unreachable: gatedByOff,
+    mutant: () => ({ object: cluster({}, {}, { [GATED_BY]: 'example.com/a, example.com/a' }) }) },
+  { match: /^validateAdmissionGatedByAnnotationFormat: errors of validation.IsDomainPrefixedPath/, rule: 'admissionGatedBy',
+    unreachable: gatedByOff, mutant: () => ({ object: job({}, {}, { [GATED_BY]: 'my-gate' }) }) },
+  { match: /^validateAdmissionGatedByAnnotationFormat: field.TooLong/, rule: 'admissionGatedBy', unreachable: gatedByOff,
+    mutant: () => ({ object: job({}, {}, { [GATED_BY]: `example.com/${'g'.repeat(52)}` }) }) },
 
   // ---- Topology-aware scheduling annotations on the pod templates (jobframework/tas_validation.go)
   { match: /^ValidateTASPodSetRequest: .*must not contain more than one topology annotation/, rule: 'topologyAnnotations',
