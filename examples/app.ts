@@ -1,8 +1,6 @@
 // The examples app: every scenario of domain.md §2 plus the shared-cohort tenants, for one version pair.
-import * as fs from 'fs';
-import * as path from 'path';
-import { App, Chart, Duration, Yaml } from 'cdk8s';
-import { AdmissionController, KubeRayInstall, KubeRayVersion, KueueInstall, KueueRayVersions, KueueVersion } from '../src';
+import { Chart, Duration } from 'cdk8s';
+import { AdmissionController, KubeRayInstall, KubeRayVersion, KueueInstall, KueueRayApp, KueueRayVersions, KueueVersion } from '../src';
 import { ElasticQueues } from './elastic-queues';
 import { ElasticRayClusterScenario } from './elastic-raycluster';
 import { ElasticRayServiceScenario, ServeAppsSource } from './elastic-rayservice';
@@ -58,30 +56,11 @@ export interface ExamplesOptions {
 }
 
 /**
- * Charts holding generateName jobs cannot be server-side applied (apply needs a name): they are
- * written to <outdir>/create/ for `kubectl create -f`, everything else to <outdir>/ for
- * `kubectl apply --server-side -f`.
+ * The examples app. Its generateName jobs (gang scheduling, priority, the failing job) are charts of
+ * their own, which KueueRayApp writes to <outdir>/create/ for `kubectl create -f`.
  */
-export class ExamplesApp extends App {
-  public readonly createOnly = new Set<Chart>();
-
-  public override get charts(): Chart[] {
-    return super.charts.filter((c) => !this.createOnly.has(c));
-  }
-
-  public override synth(): void {
-    super.synth();
-    const createDir = path.join(this.outdir, 'create');
-    fs.rmSync(createDir, { recursive: true, force: true });
-    if (this.createOnly.size) fs.mkdirSync(createDir, { recursive: true });
-    for (const chart of this.createOnly) {
-      Yaml.save(path.join(createDir, `${chart.node.id}.k8s.yaml`), chart.toJson());
-    }
-  }
-}
-
-export function buildExamples(opts: ExamplesOptions): ExamplesApp {
-  const app = new ExamplesApp({ outdir: opts.outdir });
+export function buildExamples(opts: ExamplesOptions): KueueRayApp {
+  const app = new KueueRayApp({ outdir: opts.outdir });
   KueueRayVersions.use(app, {
     kueue: opts.kueue ? KueueVersion.of(opts.kueue) : undefined,
     kubeRay: opts.kubeRay ? KubeRayVersion.of(opts.kubeRay) : undefined,
@@ -90,9 +69,9 @@ export function buildExamples(opts: ExamplesOptions): ExamplesApp {
   const scale = opts.cpuScale === undefined ? NodeScale.GUIDE : NodeScale.of(opts.cpuScale);
   const toy = { scale, iterations: opts.toyIterations };
   const queues = new GuideQueues(app, 'queues', scale);
-  if (want.has('gang-scheduling')) app.createOnly.add(new GangScheduling(app, 'gang-scheduling', queues, toy));
-  if (want.has('priority')) app.createOnly.add(new PriorityScenario(app, 'priority', queues, toy));
-  if (want.has('failing-job')) app.createOnly.add(new FailingJob(app, 'failing-job', queues, toy));
+  if (want.has('gang-scheduling')) new GangScheduling(app, 'gang-scheduling', queues, toy);
+  if (want.has('priority')) new PriorityScenario(app, 'priority', queues, toy);
+  if (want.has('failing-job')) new FailingJob(app, 'failing-job', queues, toy);
   if (want.has('elastic-raycluster') || want.has('elastic-rayservice')) {
     const elastic = new ElasticQueues(app, 'elastic-queues', queues.defaultFlavor, scale);
     if (want.has('elastic-raycluster')) new ElasticRayClusterScenario(app, 'elastic-raycluster', elastic, scale);

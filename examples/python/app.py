@@ -1,16 +1,15 @@
 """The examples app: every scenario of domain.md §2 plus the shared-cohort tenants, for one version pair.
 A port of examples/app.ts; the consumer test checks that both write the same objects."""
-import os
-import shutil
 from typing import Iterable, List, Optional, Set
 
-from cdk8s import App, Chart, Duration, Yaml
+from cdk8s import Chart, Duration
 from cdk8s_kueue_ray import (
     AdmissionController,
     GracefulPreemption,
     KubeRayInstall,
     KubeRayVersion,
     KueueInstall,
+    KueueRayApp,
     KueueRayVersions,
     KueueVersion,
 )
@@ -31,30 +30,6 @@ SCENARIOS = ("queues", "gang-scheduling", "priority", "failing-job", "elastic-ra
              "raycluster", "rayservice")
 
 
-class ExamplesApp(App):
-    """Charts holding generateName jobs cannot be server-side applied (apply needs a name): they are
-    written to <outdir>/create/ for `kubectl create -f`, everything else to <outdir>/ for
-    `kubectl apply --server-side -f`."""
-
-    def __init__(self, outdir: str) -> None:
-        super().__init__(outdir=outdir)
-        self.create_only: List[Chart] = []
-
-    # jsii calls these Python overrides from App.synth(), so the create-only charts never reach <outdir>/.
-    @property
-    def charts(self) -> List[Chart]:
-        return [c for c in super().charts if c not in self.create_only]
-
-    def synth(self) -> None:
-        super().synth()
-        create_dir = os.path.join(self.outdir, "create")
-        shutil.rmtree(create_dir, ignore_errors=True)
-        if self.create_only:
-            os.makedirs(create_dir, exist_ok=True)
-        for chart in self.create_only:
-            Yaml.save(os.path.join(create_dir, f"{chart.node.id}.k8s.yaml"), chart.to_json())
-
-
 def build_examples(
     outdir: str,
     kueue: Optional[str] = None,
@@ -64,12 +39,14 @@ def build_examples(
     kube_ray_crd_dir: Optional[str] = None,
     controller: bool = False,
     controller_image: Optional[str] = None,
-) -> ExamplesApp:
-    """kueue_manifest / kube_ray_crd_dir: install Kueue and KubeRay from these local copies (the release
+) -> KueueRayApp:
+    """The examples app. Its generateName jobs (gang scheduling, priority, the failing job) are charts of
+    their own, which KueueRayApp writes to <outdir>/create/ for `kubectl create -f`.
+    kueue_manifest / kube_ray_crd_dir: install Kueue and KubeRay from these local copies (the release
     manifests.yaml and the KubeRay CRD folder); the install charts come first in <outdir>/.
     controller: deploy the project's controller (AdmissionController, image controller_image or its
     default); it validates and defaults Ray objects in the tenant namespaces and explains pending workloads."""
-    app = ExamplesApp(outdir)
+    app = KueueRayApp(outdir=outdir)
     KueueRayVersions.use(
         app,
         kueue=KueueVersion.of(kueue) if kueue else None,
@@ -78,11 +55,11 @@ def build_examples(
     want: Set[str] = set(scenarios)
     queues = GuideQueues(app, "queues")
     if "gang-scheduling" in want:
-        app.create_only.append(GangScheduling(app, "gang-scheduling", queues))
+        GangScheduling(app, "gang-scheduling", queues)
     if "priority" in want:
-        app.create_only.append(PriorityScenario(app, "priority", queues))
+        PriorityScenario(app, "priority", queues)
     if "failing-job" in want:
-        app.create_only.append(FailingJob(app, "failing-job", queues))
+        FailingJob(app, "failing-job", queues)
     if "elastic-raycluster" in want or "elastic-rayservice" in want:
         elastic = ElasticQueues(app, "elastic-queues", queues.default_flavor)
         if "elastic-raycluster" in want:

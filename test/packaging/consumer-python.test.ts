@@ -9,6 +9,7 @@ import * as path from 'path';
 import { isDeepStrictEqual, promisify } from 'util';
 import { parseAllDocuments } from 'yaml';
 import { defaultCacheDir } from '../../src/install/release-source';
+import { DAY_ONE_KUBERAY, DAY_ONE_KUBERAY_IMAGE, DAY_ONE_KUEUE, DAY_ONE_MIRROR, expectDayOne, startReleaseMirror } from '../support/day-one';
 import { readmeBlocks } from '../support/readme';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -159,3 +160,53 @@ test('the wheel installs the cdk8s-kueue-ray command in the venv, as the README 
   const checked = await run(bin, ['check', file, '--output=json'], { env: ENV });
   expect(JSON.parse(checked.stdout).summary.objects).toBe(1);
 }, 60_000);
+
+// The day-one app of test/packaging/consumer-typescript.test.ts, written in Python as the README's
+// "The same in Python" says (keyword arguments, struct classes): the same assertions judge its dist/.
+const DAY_ONE_APP = `from cdk8s import Chart, Duration
+from cdk8s_kueue_ray import (
+    AdmissionController, ContainerImage, ContainerResources, FlavorQuotas, HeadGroupOptions, ImageRegistry, KubeRayInstall,
+    KubeRayVersion, KueueInstall, KueueRayApp, KueueRayVersions, KueueVersion, Quantity, QueuedRayJob, ResourceFlavor,
+    ResourceGroup, ResourceName, ResourceQuota, TenantQueue, WaitForPodsReadyOptions,
+)
+
+app = KueueRayApp()
+KueueRayVersions.use(app, kueue=KueueVersion.of("${DAY_ONE_KUEUE}"), kube_ray=KubeRayVersion.of("${DAY_ONE_KUBERAY}"))
+ImageRegistry.use(app, mirror="${DAY_ONE_MIRROR}")
+kube_ray = KubeRayInstall(app, "kuberay", batch_scheduler="volcano", image_pull_secrets=["corp-pull"],
+                          image=ContainerImage(repository="${DAY_ONE_KUBERAY_IMAGE.repository}", tag="${DAY_ONE_KUBERAY_IMAGE.tag}"))
+kueue = KueueInstall(app, "kueue", wait_for_pods_ready=WaitForPodsReadyOptions(timeout=Duration.minutes(45)),
+                     image_pull_secrets=["corp-pull"])
+controller = AdmissionController(app, "controller", image_pull_secrets=["corp-pull"])
+team = Chart(app, "team-a")
+flavor = ResourceFlavor(team, "default-flavor")
+tenant = TenantQueue(team, "team-a", namespace="team-a", resource_groups=[ResourceGroup(flavors=[FlavorQuotas(flavor=flavor, quotas=[
+    ResourceQuota(resource=ResourceName.CPU, nominal_quota=Quantity.cpu(4)),
+    ResourceQuota(resource=ResourceName.MEMORY, nominal_quota=Quantity.gibibytes(16)),
+])])])
+head = HeadGroupOptions(resources=ContainerResources(cpu=Quantity.cpu(1), memory=Quantity.gibibytes(4)))
+QueuedRayJob(team, "train", queue=tenant, entrypoint="python train.py", head_group=head)
+for chart in (controller, team):
+    chart.add_dependency(kube_ray, kueue)
+runs = Chart(app, "runs")
+QueuedRayJob(runs, "nightly", queue=tenant, generate_name="nightly-", entrypoint="python train.py", head_group=head)
+app.synth()
+`;
+
+test('day one in Python: mirrors, pull secrets, Helm settings, a generateName run in dist/create/, then check and plan for the recorded versions',
+  async () => {
+    const dir = path.join(tmp, 'day-one');
+    fs.mkdirSync(dir);
+    fs.writeFileSync(path.join(dir, 'main.py'), DAY_ONE_APP);
+    const { server, env } = await startReleaseMirror(path.join(tmp, 'releases'), { kueue: [DAY_ONE_KUEUE], kubeRay: [DAY_ONE_KUBERAY] },
+      'test/packaging/consumer-python.test.ts');
+    try {
+      const clean: NodeJS.ProcessEnv = { ...ENV, ...env };
+      for (const k of ['CDK8S_KUEUE_RAY_LOCKED', 'CDK8S_KUEUE_RAY_LOCK_FILE', 'CDK8S_OUTDIR']) delete clean[k];
+      await run(python, ['main.py'], { cwd: dir, env: clean });
+      const bin = path.join(path.dirname(python), 'cdk8s-kueue-ray');
+      expectDayOne(dir, (args) => execFileSync(bin, args, { cwd: dir, env: ENV }).toString(), VERSION);
+    } finally {
+      await server.stop();
+    }
+  }, 120_000);

@@ -7,8 +7,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { parseAllDocuments } from 'yaml';
 import { readmeBlocks } from '../support/readme';
-import { startReleaseServer } from '../support/release-server';
-import { vendorDir } from '../../scripts/vendor-dir';
+import { DAY_ONE_KUBERAY, DAY_ONE_KUBERAY_IMAGE, DAY_ONE_KUEUE, DAY_ONE_MIRROR, expectDayOne, startReleaseMirror } from '../support/day-one';
 import { REPO_ROOT } from '../support/upstream';
 
 const repoPkg = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8'));
@@ -99,28 +98,23 @@ describe('the npm package in a fresh cdk8s TypeScript app', () => {
     fs.rmSync(path.join(app, 'dist'), { recursive: true, force: true });
     // The release hosts, served from the vendored files on 127.0.0.1 (the same paths as upstream's).
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'kueue-ray-releases-'));
-    const crds = path.join('ray-operator', 'config', 'crd', 'bases');
-    fs.mkdirSync(path.join(root, 'kueue', 'v0.19.2'), { recursive: true });
-    fs.copyFileSync(path.join(vendorDir('test/packaging/consumer-typescript.test.ts'), 'kueue', 'v0.19.2', 'manifests.yaml'),
-      path.join(root, 'kueue', 'v0.19.2', 'manifests.yaml'));
-    fs.cpSync(path.join(vendorDir('test/packaging/consumer-typescript.test.ts'), 'kuberay', 'v1.6.2', crds),
-      path.join(root, 'kuberay', 'v1.6.2', crds), { recursive: true });
-    const server = await startReleaseServer(root, path.join(root, 'requests.log'));
-    const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'kueue-ray-cache-'));
+    const mirror = await startReleaseMirror(root, { kueue: ['v0.19.2'], kubeRay: ['v1.6.2'] }, 'test/packaging/consumer-typescript.test.ts');
+    const server = mirror.server;
     try {
-      const env = {
-        CDK8S_KUEUE_RAY_KUEUE_RELEASES_URL: `${server.url}/kueue`, CDK8S_KUEUE_RAY_KUBERAY_SOURCES_URL: `${server.url}/kuberay`,
-        CDK8S_KUEUE_RAY_CACHE: cache, CDK8S_KUEUE_RAY_LOCKED: undefined, CDK8S_KUEUE_RAY_LOCK_FILE: undefined,
-      };
+      const env = { ...mirror.env, CDK8S_KUEUE_RAY_LOCKED: undefined, CDK8S_KUEUE_RAY_LOCK_FILE: undefined };
       run(app, 'npx', ['tsc', '--build']);
       run(app, 'npx', ['ts-node', 'main.ts'], env);
       // The lock file sits beside cdk8s.yaml and records the official URL of what was downloaded.
       const lock = JSON.parse(fs.readFileSync(path.join(app, 'cdk8s-kueue-ray.lock.json'), 'utf8'));
       expect(JSON.stringify(lock)).toContain('https://github.com/kubernetes-sigs/kueue/releases/download/v0.19.2/manifests.yaml');
-      const files = fs.readdirSync(path.join(app, 'dist'));
+      const files = fs.readdirSync(path.join(app, 'dist')).filter((f) => f.endsWith('.k8s.yaml'));
+      // KueueRayApp: the generateName run is in dist/create/, for kubectl create, and nowhere else.
+      const runs = parseAllDocuments(fs.readFileSync(path.join(app, 'dist', 'create', 'runs.k8s.yaml'), 'utf8')).map((d) => d.toJS());
+      expect(runs.map((o) => [o.kind, o.metadata.namespace, o.metadata.generateName])).toEqual([['RayJob', 'team-a', 'nightly-']]);
       const objects = files.flatMap((f) => parseAllDocuments(fs.readFileSync(path.join(app, 'dist', f), 'utf8'))
         .map((d) => ({ file: f, o: d.toJS() })));
       const find = (kind: string, name: string) => objects.find((x) => x.o.kind === kind && x.o.metadata?.name === name);
+      expect(objects.filter((x) => x.o.metadata?.generateName)).toEqual([]);
       expect(find('Deployment', 'kuberay-operator')).toBeDefined();
       expect(find('Deployment', 'kueue-controller-manager')).toBeDefined();
       expect(find('CustomResourceDefinition', 'rayjobs.ray.io')).toBeDefined();
@@ -139,7 +133,50 @@ describe('the npm package in a fresh cdk8s TypeScript app', () => {
     } finally {
       await server.stop();
       fs.rmSync(root, { recursive: true, force: true });
-      fs.rmSync(cache, { recursive: true, force: true });
     }
   }, 300_000);
+
+  test('day one: mirrors, pull secrets, Helm settings, a generateName run in dist/create/, then check and plan for the recorded versions',
+    async () => {
+      fs.writeFileSync(path.join(app, 'main.ts'), DAY_ONE_APP);
+      fs.rmSync(path.join(app, 'dist'), { recursive: true, force: true });
+      const root = fs.mkdtempSync(path.join(os.tmpdir(), 'kueue-ray-day-one-'));
+      const { server, env } = await startReleaseMirror(root, { kueue: [DAY_ONE_KUEUE], kubeRay: [DAY_ONE_KUBERAY] },
+        'test/packaging/consumer-typescript.test.ts');
+      try {
+        // ts-node type-checks it under the init tsconfig (the getting-started test runs tsc --build on this app).
+        run(app, 'npx', ['ts-node', 'main.ts'], { ...env, CDK8S_KUEUE_RAY_LOCKED: undefined, CDK8S_KUEUE_RAY_LOCK_FILE: undefined });
+        expectDayOne(app, (args) => run(app, 'npx', ['cdk8s-kueue-ray', ...args]), repoPkg.version);
+      } finally {
+        await server.stop();
+        fs.rmSync(root, { recursive: true, force: true });
+      }
+    }, 300_000);
 });
+
+// What a platform team writes on day one from the README's Getting started, Installs and Air-gapped
+// sections (test/packaging/consumer-python.test.ts writes the same app in Python).
+const DAY_ONE_APP = `import { Chart, Duration } from 'cdk8s';
+import {
+  AdmissionController, ImageRegistry, KubeRayInstall, KubeRayVersion, KueueInstall, KueueRayApp, KueueRayVersions, KueueVersion,
+  Quantity, QueuedRayJob, ResourceFlavor, ResourceName, TenantQueue,
+} from 'cdk8s-kueue-ray';
+
+const app = new KueueRayApp();
+KueueRayVersions.use(app, { kueue: KueueVersion.of('${DAY_ONE_KUEUE}'), kubeRay: KubeRayVersion.of('${DAY_ONE_KUBERAY}') });
+ImageRegistry.use(app, { mirror: '${DAY_ONE_MIRROR}' });
+const kubeRay = new KubeRayInstall(app, 'kuberay', { batchScheduler: 'volcano', imagePullSecrets: ['corp-pull'],
+  image: { repository: '${DAY_ONE_KUBERAY_IMAGE.repository}', tag: '${DAY_ONE_KUBERAY_IMAGE.tag}' } });
+const kueue = new KueueInstall(app, 'kueue', { waitForPodsReady: { timeout: Duration.minutes(45) }, imagePullSecrets: ['corp-pull'] });
+const controller = new AdmissionController(app, 'controller', { imagePullSecrets: ['corp-pull'] });
+const team = new Chart(app, 'team-a');
+const flavor = new ResourceFlavor(team, 'default-flavor');
+const tenant = new TenantQueue(team, 'team-a', { namespace: 'team-a', resourceGroups: [{ flavors: [{ flavor, quotas: [
+  { resource: ResourceName.CPU, nominalQuota: Quantity.cpu(4) }, { resource: ResourceName.MEMORY, nominalQuota: Quantity.gibibytes(16) }] }] }] });
+const head = { resources: { cpu: Quantity.cpu(1), memory: Quantity.gibibytes(4) } };
+new QueuedRayJob(team, 'train', { queue: tenant, entrypoint: 'python train.py', headGroup: head });
+for (const chart of [controller, team]) chart.addDependency(kubeRay, kueue);
+const runs = new Chart(app, 'runs');
+new QueuedRayJob(runs, 'nightly', { queue: tenant, generateName: 'nightly-', entrypoint: 'python train.py', headGroup: head });
+app.synth();
+`;
