@@ -1,6 +1,8 @@
 // The examples app: every scenario of domain.md §2 plus the shared-cohort tenants, for one version pair.
 import { Chart, Duration } from 'cdk8s';
-import { AdmissionController, KubeRayInstall, KubeRayVersion, KueueInstall, KueueRayApp, KueueRayVersions, KueueVersion } from '../src';
+import {
+  AdmissionController, KubeRayInstall, KubeRayVersion, KueueInstall, KueueRayApp, KueueRayVersions, KueueVersion, TaintEffect, TolerationOperator,
+} from '../src';
 import { ElasticQueues } from './elastic-queues';
 import { ElasticRayClusterScenario } from './elastic-raycluster';
 import { ElasticRayServiceScenario, ServeAppsSource } from './elastic-rayservice';
@@ -91,8 +93,11 @@ export function buildExamples(opts: ExamplesOptions): KueueRayApp {
   if (opts.install) {
     // Installs first: every other chart depends on them, so dist/ names them 0000-/0001-.
     const installs: Chart[] = [];
-    if (opts.install.kubeRayCrdDir) installs.push(new KubeRayInstall(app, 'kuberay-install', { crdDir: opts.install.kubeRayCrdDir }));
-    if (opts.install.kueueManifest) installs.push(new KueueInstall(app, 'kueue-install', { manifestFile: opts.install.kueueManifest }));
+    // The queue system on Linux nodes, allowed onto tainted control-plane nodes (as the Helm charts' nodeSelector and tolerations take it).
+    const placement = { nodeSelector: { 'kubernetes.io/os': 'linux' },
+      tolerations: [{ key: 'node-role.kubernetes.io/control-plane', operator: TolerationOperator.EXISTS, effect: TaintEffect.NO_SCHEDULE }] };
+    if (opts.install.kubeRayCrdDir) installs.push(new KubeRayInstall(app, 'kuberay-install', { crdDir: opts.install.kubeRayCrdDir, ...placement }));
+    if (opts.install.kueueManifest) installs.push(new KueueInstall(app, 'kueue-install', { manifestFile: opts.install.kueueManifest, ...placement }));
     for (const c of app.node.children) {
       if (c instanceof Chart && !installs.includes(c)) for (const i of installs) c.addDependency(i);
     }

@@ -71,6 +71,14 @@ describeNode(`real node: dist/ of Kueue ${KUEUE} + KubeRay ${KUBERAY} applied an
     }
     // The controller's two replicas share the node (preferred anti-affinity): none Pending.
     expect(deps.find((d) => d.metadata.name === 'cdk8s-kueue-ray-controller').spec.replicas).toBe(2);
+    // The installs' nodeSelector and toleration (the examples app's placement) reached the scheduler, which placed them.
+    const nodeLabels = (await client.list('v1', 'Node'))[0].metadata.labels;
+    for (const d of deps.filter((x) => x.metadata.namespace !== 'cdk8s-kueue-ray-system')) {
+      expect([d.metadata.name, d.spec.template.spec.nodeSelector]).toEqual([d.metadata.name, { 'kubernetes.io/os': 'linux' }]);
+      expect(d.spec.template.spec.tolerations)
+        .toContainEqual({ key: 'node-role.kubernetes.io/control-plane', operator: 'Exists', effect: 'NoSchedule' });
+    }
+    expect(nodeLabels['kubernetes.io/os']).toBe('linux');
     for (const p of await systemPods()) {
       expect([p.metadata.name, p.status.phase]).toEqual([p.metadata.name, 'Running']);
       for (const c of p.status.containerStatuses ?? []) expect([p.metadata.name, c.ready, c.restartCount]).toEqual([p.metadata.name, true, 0]);
