@@ -11,6 +11,7 @@ import * as https from 'https';
 import { AdmissionConfig, ClusterView } from './admission';
 import { AdmissionPool } from './admission-pool';
 import { reviewAdmission, ReviewOutcome, Webhook } from './admission-review';
+import { ADMISSION_BUCKETS as BUCKETS, ADMISSION_DECISIONS, ADMISSION_DURATION, ADMISSION_ERRORS } from './metric-names';
 
 export interface WebhookServerOptions {
   readonly cert: string | Buffer;
@@ -76,11 +77,11 @@ export interface WebhookServerOptions {
   readonly log?: (entry: Record<string, unknown>) => void;
 }
 
-const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1];
 
 class Metrics {
   private readonly hist = new Map<string, { counts: number[]; sum: number; count: number }>();
   private readonly decisions = new Map<string, number>();
+  private readonly errors = new Map<string, number>();
 
   observe(path: string, seconds: number): void {
     let h = this.hist.get(path);
@@ -99,21 +100,30 @@ class Metrics {
     }
   }
 
+  /** A review that got no decision: an HTTP error status, or 500 where the policy threw. */
+  error(path: string, code: number): void {
+    const labels = `path="${path}",code="${code}"`;
+    this.errors.set(labels, (this.errors.get(labels) ?? 0) + 1);
+  }
+
   private inc(labels: string): void {
     this.decisions.set(labels, (this.decisions.get(labels) ?? 0) + 1);
   }
 
   render(): string {
-    const out = ['# HELP kueue_ray_admission_duration_seconds Admission request latency.', '# TYPE kueue_ray_admission_duration_seconds histogram'];
+    const D = ADMISSION_DURATION;
+    const out = [`# HELP ${D} Admission request latency.`, `# TYPE ${D} histogram`];
     for (const [path, h] of this.hist) {
-      BUCKETS.forEach((b, i) => out.push(`kueue_ray_admission_duration_seconds_bucket{path="${path}",le="${b}"} ${h.counts[i]}`));
-      out.push(`kueue_ray_admission_duration_seconds_bucket{path="${path}",le="+Inf"} ${h.count}`);
-      out.push(`kueue_ray_admission_duration_seconds_sum{path="${path}"} ${h.sum}`);
-      out.push(`kueue_ray_admission_duration_seconds_count{path="${path}"} ${h.count}`);
+      BUCKETS.forEach((b, i) => out.push(`${D}_bucket{path="${path}",le="${b}"} ${h.counts[i]}`));
+      out.push(`${D}_bucket{path="${path}",le="+Inf"} ${h.count}`);
+      out.push(`${D}_sum{path="${path}"} ${h.sum}`);
+      out.push(`${D}_count{path="${path}"} ${h.count}`);
     }
-    out.push('# HELP kueue_ray_admission_decisions_total Admission decisions and policy findings by rule.',
-      '# TYPE kueue_ray_admission_decisions_total counter');
-    for (const [labels, v] of this.decisions) out.push(`kueue_ray_admission_decisions_total{${labels}} ${v}`);
+    out.push(`# HELP ${ADMISSION_DECISIONS} Admission decisions and policy findings by rule.`, `# TYPE ${ADMISSION_DECISIONS} counter`);
+    for (const [labels, v] of this.decisions) out.push(`${ADMISSION_DECISIONS}{${labels}} ${v}`);
+    out.push(`# HELP ${ADMISSION_ERRORS} Admission reviews answered without a decision (HTTP error) or denied because the policy failed (code 500).`,
+      `# TYPE ${ADMISSION_ERRORS} counter`);
+    for (const [labels, v] of this.errors) out.push(`${ADMISSION_ERRORS}{${labels}} ${v}`);
     return `${out.join('\n')}\n`;
   }
 }
@@ -362,6 +372,7 @@ export class WebhookServer {
     this.inFlight--;
     this.releaseBytes(r);
     this.metrics.observe(`/${r.webhook}`, Number(process.hrtime.bigint() - r.started) / 1e9);
+    if (status >= 400) this.metrics.error(`/${r.webhook}`, status);
     if (!r.res.headersSent) this.text(r.res, status, body, 'application/json');
   }
 
@@ -378,6 +389,7 @@ export class WebhookServer {
     const answer = (o: ReviewOutcome) => {
       if (o.internalError) this.opts.log?.({ level: 'error', msg: 'admission failed', error: o.internalError, uid: o.uid });
       this.metrics.decision(r.webhook, o);
+      if (o.internalError) this.metrics.error(`/${r.webhook}`, 500);
       this.finish(r, o.status, o.body);
     };
     if (this.pool) void this.pool.review(r.webhook, body).then(answer);

@@ -137,6 +137,14 @@ describe.each([0, 2])('with %i admission workers', (workers) => {
     expect(m).toMatch(/kueue_ray_admission_decisions_total\{webhook="validate",decision="denied",rule=""\} \d+/);
   });
 
+  test('a review answered without a decision is counted as an error by path and code (the alert rules read it)', async () => {
+    const count = () => Number(server.metrics.render().match(/kueue_ray_admission_errors_total\{path="\/mutate",code="400"\} (\d+)/)?.[1] ?? 0);
+    const before = count();
+    expect((await post('/mutate', '{not json')).status).toBe(400);
+    expect(count()).toBe(before + 1);
+    expect(server.metrics.render()).toMatch(/# TYPE kueue_ray_admission_errors_total counter/);
+  });
+
   test('unknown paths are 404 and the port is not plain HTTP', async () => {
     expect((await post('/nope', '{}')).status).toBe(404);
     const plain = await new Promise<string>((resolve) => {
