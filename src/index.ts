@@ -34,3 +34,4 @@ export { FairSharingOptions, FairSharingPreemptionStrategy, WaitForPodsReadyOpti
 export * from './install/kuberay-install';
 export * from './install/admission-controller/admission-controller';
 export * from './plan/plan';
+export * from './observability/queue-observability';

@@ -8,6 +8,7 @@
 #   scripts/testcluster/build.sh                 # everything
 #   KUEUE_VERSIONS=v0.19.2 KUBERAY_VERSIONS=v1.6.2 scripts/testcluster/build.sh
 #   ONLY=kuberay-validate KUBERAY_VERSIONS="v1.6.2" scripts/testcluster/build.sh   # just the KubeRay oracle
+#   ONLY=promtool scripts/testcluster/build.sh   # just promtool (QueueObservability's rule tests)
 set -uo pipefail
 
 REPO="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -202,6 +203,25 @@ build_kuberay_validate() {
   for v in $KUBERAY_VERSIONS; do build_one "kuberay-validate $v" "$BIN/kuberay-validate-$v-$h" kuberay_validate_build "$v" "$BIN/kuberay-validate-$v-$h" || kv_fail=1; done
 }
 
+# promtool, which checks and unit-tests the alert rules QueueObservability generates (test/observability).
+# The Go module's v0.3xx.y is Prometheus v3.xx.y. Built without the service-discovery plugins
+# (remove_all_sd): only `check rules` and `test rules` are used.
+PROMETHEUS_MODULE_VERSION="${PROMETHEUS_MODULE_VERSION:-v0.316.0}"
+promtool_build() {
+  local v="$PROMETHEUS_MODULE_VERSION" mp="${PROMETHEUS_MODULE_VERSION#v0.}" # 316.0
+  local m="${mp%%.*}" P=github.com/prometheus/common/version
+  export GOFLAGS="$GOFLAGS -tags=remove_all_sd"
+  wrapper_build "$WORK/prometheus-$v" github.com/prometheus/prometheus "$v" github.com/prometheus/prometheus/cmd/promtool "$BIN/promtool-$v" \
+    "-X $P.Version=${m:0:1}.${m:1}.${mp#*.} -X $P.Branch=module -X $P.Revision=$v"
+}
+if [ "${ONLY:-}" = promtool ]; then
+  echo "cdk8s-kueue-ray promtool: building into $BIN (Go $(go env GOVERSION), proxy $(go env GOPROXY))"
+  rc=0; build_one "promtool $PROMETHEUS_MODULE_VERSION" "$BIN/promtool-$PROMETHEUS_MODULE_VERSION" promtool_build || rc=1
+  mv "$REPORT.tmp" "$REPORT.promtool"
+  echo "report: $REPORT.promtool"
+  exit $rc
+fi
+
 kv_fail=0
 if [ "${ONLY:-}" = kuberay-validate ]; then
   echo "cdk8s-kueue-ray KubeRay oracle: building into $BIN (Go $(go env GOVERSION), proxy $(go env GOPROXY))"
@@ -227,6 +247,7 @@ kueue_ok=0; kuberay_ok=0
 for v in $KUEUE_VERSIONS; do build_one "kueue $v" "$BIN/kueue-$v" kueue_build "$v" && kueue_ok=1; done
 for v in $KUBERAY_VERSIONS; do build_one "kuberay $v" "$BIN/kuberay-operator-$v" kuberay_build "$v" && kuberay_ok=1; done
 build_kuberay_validate
+build_one "promtool $PROMETHEUS_MODULE_VERSION" "$BIN/promtool-$PROMETHEUS_MODULE_VERSION" promtool_build || base_fail=1
 build_one "kustomize $KUSTOMIZE_VERSION" "$BIN/kustomize-$KUSTOMIZE_VERSION" kustomize_build || true
 for v in ${RENDER_KUEUE_RELEASES:-v0.17.0 v0.19.2}; do
   [ -x "$BIN/kueue-$v" ] && [ -x "$BIN/kustomize-$KUSTOMIZE_VERSION" ] && build_one "kueue $v release render" "$CACHE/releases-rendered/kueue-$v/manifests.yaml" render_kueue_release "$v" || true

@@ -128,6 +128,8 @@ export class KubeRayInstall extends Chart {
   public readonly leaderElectionRole: ApiObject;
   /** The operator's ServiceAccount (give it to AdmissionController as kubeRayServiceAccount). */
   public readonly serviceAccount: ServiceAccountReference;
+  /** Whether the operator serves its kuberay_* metrics (`enableMetrics`). */
+  public readonly metricsEnabled: boolean;
 
   public constructor(scope: Construct, id: string, props: KubeRayInstallProps = {}) {
     super(scope, id, { disableResourceNameHashes: true });
@@ -166,8 +168,9 @@ export class KubeRayInstall extends Chart {
       subjects: [{ kind: 'ServiceAccount', name: NAME, namespace: ns }],
     });
 
+    this.metricsEnabled = props.enableMetrics ?? true;
     const args = ['--log-stdout-encoder', 'json', '--log-file-encoder', 'json', '--enable-leader-election=true',
-      `--enable-metrics=${props.enableMetrics ?? true}`];
+      `--enable-metrics=${this.metricsEnabled}`];
     if (props.batchScheduler) args.push(`--batch-scheduler=${props.batchScheduler}`);
     const gates = props.featureGates ?? {};
     if (Object.keys(gates).length) args.unshift(`--feature-gates=${Object.keys(gates).sort().map((k) => `${k}=${gates[k]}`).join(',')}`);

@@ -167,6 +167,8 @@ export class KueueInstall extends Chart {
   private readonly objects: Map<string, ApiObject> = new Map();
   private readonly props: KueueInstallProps;
   private patched = false;
+  /** Constructs whose queries read the ClusterQueue resource metrics (QueueObservability). */
+  private readonly resourceMetricsReaders: string[] = [];
 
   public constructor(scope: Construct, id: string, props: KueueInstallProps = {}) {
     super(scope, id, { disableResourceNameHashes: true });
@@ -254,6 +256,24 @@ export class KueueInstall extends Chart {
     return d;
   }
 
+  /**
+   * Turns on the ClusterQueue resource metrics for a construct that queries them, unless the props turn
+   * them off: the answer is then an error naming the prop. Must be called before synth. @internal
+   */
+  public _requireClusterQueueResourceMetrics(reader: string): string | undefined {
+    const where = `KueueInstall '${this.node.path}'`;
+    if (this.props.clusterQueueResourceMetrics === false) {
+      return `${where}: clusterQueueResourceMetrics is false, but ${reader} queries kueue_cluster_queue_resource_usage, _nominal_quota and `
+        + '_borrowing_limit (its quota alerts and dashboard panels would stay empty). Fix: remove clusterQueueResourceMetrics: false.';
+    }
+    if (this.patched && !this.resourceMetricsReaders.includes(reader)) {
+      return `${where}: its Configuration was written before ${reader} asked for the ClusterQueue resource metrics. Fix: construct it before `
+        + 'the app is synthesized.';
+    }
+    if (!this.resourceMetricsReaders.includes(reader)) this.resourceMetricsReaders.push(reader);
+    return undefined;
+  }
+
   /** The feature gates the install sets (after synth-time detection). */
   public featureGates(): Record<string, boolean> {
     const gates: Record<string, boolean> = { ...(this.props.featureGates ?? {}) };
@@ -283,7 +303,7 @@ export class KueueInstall extends Chart {
     }
     const where = `KueueInstall '${this.node.path}'`;
     const edit = release ? editConfiguration(release, { waitForPodsReady: this.props.waitForPodsReady, fairSharing: this.props.fairSharing,
-      manageJobsWithoutQueueName: this.props.manageJobsWithoutQueueName, clusterQueueResourceMetrics: this.props.clusterQueueResourceMetrics,
+      manageJobsWithoutQueueName: this.props.manageJobsWithoutQueueName, clusterQueueResourceMetrics: this.props.clusterQueueResourceMetrics ?? (this.resourceMetricsReaders.length ? true : undefined),
       frameworks: [...needed] }, kueue, where) : { gates: {} };
     const gates = { ...edit.gates, ...this.featureGates() };
     if (Object.keys(gates).length) {

@@ -10,7 +10,7 @@ import { buildMultiKueueExample, MULTIKUEUE_WORKERS } from '../../examples/multi
 import { TOY_ENTRYPOINT } from '../../examples/toy-job';
 import { Inventory, inventoryFromObjects, RULES } from '../../src/policy';
 import { kubeRayCapabilities, kueueCapabilities } from '../../src/policy/versions';
-import { CrdValidator, crdVersions } from '../support/schema';
+import { caseInsensitivePatterns, CrdValidator, crdVersions } from '../support/schema';
 import { synthAll, tmpdir } from '../support/synth';
 import { KUBERAY_VERSIONS, KUEUE_VERSIONS, validatorFor } from '../support/versions';
 import { readKueueCrd } from '../support/upstream';
@@ -31,14 +31,6 @@ function mkValidator(obj: any, kueue: string): Promise<CrdValidator> {
     mkValidators.set(key, v);
   }
   return v;
-}
-
-/** AdmissionCheck's parameters.kind pattern uses Go's inline (?i), which JavaScript lacks: spell it out. */
-function caseInsensitivePatterns(x: any): any {
-  if (Array.isArray(x)) return x.map(caseInsensitivePatterns);
-  if (!x || typeof x !== 'object') return x;
-  return Object.fromEntries(Object.entries(x).map(([k, v]) => [k,
-    k === 'pattern' && typeof v === 'string' && v.startsWith('^(?i)') ? `^${v.slice(5).replace(/a-z/g, 'a-zA-Z')}` : caseInsensitivePatterns(v)]));
 }
 
 const MK_KUEUE = KUEUE_VERSIONS.filter((k) => kueueCapabilities(k).multiKueueRayKinds.length > 0);

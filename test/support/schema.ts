@@ -23,6 +23,17 @@ export function crdVersions(crdYaml: string): CrdVersionSchema[] {
   return crd.spec.versions.map((v: any) => ({ group: crd.spec.group, kind: crd.spec.names.kind, version: v.name, schema: v.schema.openAPIV3Schema }));
 }
 
+/**
+ * Patterns with Go's inline (?i) (AdmissionCheck's parameters.kind, prometheus-operator's enums), which
+ * JavaScript lacks: spelled out for letter ranges; literal words are then matched case-sensitively (stricter).
+ */
+export function caseInsensitivePatterns(x: any): any {
+  if (Array.isArray(x)) return x.map(caseInsensitivePatterns);
+  if (!x || typeof x !== 'object') return x;
+  return Object.fromEntries(Object.entries(x).map(([k, v]) => [k,
+    k === 'pattern' && typeof v === 'string' && v.startsWith('^(?i)') ? `^${v.slice(5).replace(/a-z/g, 'a-zA-Z')}` : caseInsensitivePatterns(v)]));
+}
+
 /** Converts Kubernetes structural-schema extensions to plain JSON schema. */
 export function toJsonSchema(s: any, isRoot = true): any {
   if (Array.isArray(s)) return s.map((x) => toJsonSchema(x, false));

@@ -28,6 +28,9 @@ export const PINNED_MODULE_ZIPS: Record<string, { module: string; version: strin
   // Only its CRDs are read: the AdmissionController's cert-manager objects are checked against them.
   'cert-manager@v1.21.2': { module: 'github.com/cert-manager/cert-manager', version: 'v1.21.2',
     sha256: 'cfaf1fb53965a5fd60490861387b7dbf34cd40987c878a4f1e247f836eef4782' },
+  // Only its CRDs are read: QueueObservability's ServiceMonitors and PrometheusRule are checked against them.
+  'prometheus-operator@v0.85.0': { module: 'github.com/prometheus-operator/prometheus-operator', version: 'v0.85.0',
+    sha256: '0bdb88ed823d0f2e86cf909638439b6ad1da744a228172c7411d9987527dc5d1' },
 };
 
 /** The vendor folder ($KUEUE_RAY_VENDOR_DIR, else ../shared/vendor beside the repo), or undefined. */
@@ -97,6 +100,11 @@ export async function readKueueCrd(tag: string, plural: string): Promise<string>
 /** A cert-manager CRD (by plural, e.g. "certificates") at the pinned version. */
 export function readCertManagerCrd(plural: string): Promise<string> {
   return readFromModule('cert-manager@v1.21.2', `deploy/crds/cert-manager.io_${plural}.yaml`);
+}
+
+/** A prometheus-operator CRD (by plural, e.g. "servicemonitors") at the pinned version. */
+export function readPrometheusOperatorCrd(plural: string): Promise<string> {
+  return readFromModule('prometheus-operator@v0.85.0', `example/prometheus-operator-crd/monitoring.coreos.com_${plural}.yaml`);
 }
 
 /** A KubeRay CRD (by plural, e.g. "rayjobs") at a tag. */

@@ -334,11 +334,14 @@ export class AdmissionController extends Chart {
   public readonly clusterRole: ApiObject;
   /** The cert-manager Certificate of the serving certificate, when `certManager` is set. */
   public readonly certificate?: ApiObject;
+  /** Namespaces whose pods the NetworkPolicy lets reach the metrics port; undefined without the NetworkPolicy (any may). */
+  public readonly metricsScraperNamespaces?: string[];
 
   public constructor(scope: Construct, id: string, props: AdmissionControllerProps = {}) {
     super(scope, id, { disableResourceNameHashes: true });
     const s = resolveSettings(this, props);
     this.controllerNamespace = s.namespace;
+    this.metricsScraperNamespaces = s.networkPolicy ? [...s.networkPolicy.metricsScraperNamespaces] : undefined;
     // Raw ApiObject: cdk8s-plus-28's Namespace adds an empty spec.
     new ApiObject(this, 'namespace', {
       apiVersion: 'v1', kind: 'Namespace',
