@@ -1,16 +1,45 @@
 // An app with every queue shape the rules distinguish: tenants with their own ClusterQueue in a cohort
 // (one with a borrowing limit), a tenant alone without a cohort, and two tenants sharing a ClusterQueue.
+import * as fs from 'fs';
 import * as path from 'path';
 import { App, Chart, Testing } from 'cdk8s';
 import {
   AdmissionController, ClusterQueue, Cohort, KubeRayInstall, KueueInstall, KueueRayVersions, KueueVersion, KubeRayVersion, Quantity,
   QueueObservability, QueueObservabilityProps, ResourceFlavor, ResourceName, TenantQueue,
 } from '../../src';
+import { KUBERAY_CRDS } from '../../src/install/releases';
+import { tmpdir } from '../support/synth';
 import { vendorDir } from '../support/upstream';
 
 export const VENDOR = vendorDir();
-export const kueueManifest = (tag = 'v0.19.2') => path.join(VENDOR!, 'kueue', tag, 'manifests.yaml');
-export const kubeRayCrds = (tag = 'v1.6.2') => path.join(VENDOR!, 'kuberay', tag, 'ray-operator', 'config', 'crd', 'bases');
+const trimmed = new Map<string, string>();
+
+/**
+ * A Kueue release with only the kinds these tests read (the manager's Deployment and ConfigMap, the Services,
+ * the ClusterRoles): the whole file's CRDs take seconds to parse, for every app.
+ */
+export function kueueManifest(tag = 'v0.19.2'): string {
+  let file = trimmed.get(tag);
+  if (!file) {
+    const docs = fs.readFileSync(path.join(VENDOR!, 'kueue', tag, 'manifests.yaml'), 'utf8').split(/^---$/m);
+    file = path.join(tmpdir(), `kueue-${tag}.yaml`);
+    fs.writeFileSync(file, docs.filter((d) => /^kind: (Deployment|ConfigMap|Service|ClusterRole)$/m.test(d)).join('---'));
+    trimmed.set(tag, file);
+  }
+  return file;
+}
+let crdStubs: string | undefined;
+
+/** A crdDir whose CRDs are names only: the operator's objects are what these tests read, not the schemas. */
+export function kubeRayCrds(tag = 'v1.6.2'): string {
+  if (!crdStubs) {
+    crdStubs = tmpdir();
+    for (const file of Object.keys(KUBERAY_CRDS[tag])) {
+      fs.writeFileSync(path.join(crdStubs, file), `apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: ${file}\n`);
+    }
+  }
+  return crdStubs;
+}
 
 export interface ObsApp {
   readonly app: App;

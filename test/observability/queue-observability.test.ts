@@ -1,8 +1,15 @@
 // QueueObservability: the objects it emits (checked against prometheus-operator's CRDs), the rules and
 // dashboard it writes for the app's own tenants and ClusterQueues, the metrics it turns on, and its refusals.
-import { Duration, Testing } from 'cdk8s';
+import * as fs from 'fs';
+import * as path from 'path';
+import { App, Duration, Testing } from 'cdk8s';
+import * as ts from 'typescript';
 import { parse as parseYaml } from 'yaml';
-import { AdmissionController, KubeRayInstall, KueueInstall, QueueObservability, TenantQueue } from '../../src';
+import {
+  AdmissionController, KubeRayInstall, KueueInstall, KueueRayVersions, KueueVersion, QueueObservability, QueueObservabilityProps, TenantQueue,
+} from '../../src';
+import { SUPPORTED_KUEUE_VERSIONS } from '../../src/policy/versions';
+import { readmeBlocks } from '../support/readme';
 import { synthAll } from '../support/synth';
 import { caseInsensitivePatterns, CrdValidator, crdVersions } from '../support/schema';
 import { readPrometheusOperatorCrd } from '../support/upstream';
@@ -25,10 +32,28 @@ const synthErrors = (f: () => void) => {
   return '';
 };
 
+/** The queues without installs: no release to read, so fast. */
+function queuesApp(): App {
+  const app = Testing.app();
+  queuesChart(app);
+  return app;
+}
+
+function queuesOnly(props: QueueObservabilityProps = {}) {
+  const app = queuesApp();
+  return { app, obs: new QueueObservability(app, 'observability', props) };
+}
+
 maybe('QueueObservability', () => {
+  // The whole app (installs, queues, the chart), synthesized once for the tests that only read it.
+  let full: ReturnType<typeof obsApp>;
+  beforeAll(() => {
+    full = obsApp({ labels: { release: 'kps' } });
+    full.app.synth();
+  });
+
   test('emits three ServiceMonitors, the Kueue scraper identity, a PrometheusRule and a dashboard ConfigMap, valid against the CRDs', async () => {
-    const { app, obs } = obsApp({ labels: { release: 'kps' } });
-    app.synth();
+    const { obs } = full;
     const objs = obs.toJson();
     expect(objs.map((o: any) => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`)).toEqual([
       'ServiceAccount/monitoring/kueue-ray-kueue-metrics', 'ClusterRoleBinding//kueue-ray-kueue-metrics', 'Secret/monitoring/kueue-ray-kueue-metrics',
@@ -60,8 +85,7 @@ maybe('QueueObservability', () => {
   });
 
   test('each ServiceMonitor selects its component\'s metrics Service and port as the installs synthesize them', () => {
-    const { app, obs } = obsApp();
-    app.synth();
+    const { app, obs } = full;
     const services = synthAll(app).filter((o: any) => o.kind === 'Service');
     for (const m of obs.serviceMonitors.map((x) => x.toJson())) {
       const ns = m.spec.namespaceSelector.matchNames[0];
@@ -73,9 +97,28 @@ maybe('QueueObservability', () => {
     }
   });
 
+  test('every vendored Kueue release has the metrics Service the ServiceMonitor selects and the ClusterRole the token is bound to', () => {
+    const tags = fs.readdirSync(path.join(VENDOR!, 'kueue')).filter((t) => (SUPPORTED_KUEUE_VERSIONS as readonly string[]).includes(t));
+    expect(tags.length).toBeGreaterThanOrEqual(4);
+    for (const tag of tags) {
+      const app = Testing.app();
+      KueueRayVersions.use(app, { kueue: KueueVersion.of(tag) });
+      new KueueInstall(app, 'kueue', { manifestFile: kueueManifest(tag) });
+      const obs = new QueueObservability(app, 'observability');
+      app.synth();
+      const objs = synthAll(app);
+      const m = obs.serviceMonitors[0].toJson();
+      const svc = objs.find((o: any) => o.kind === 'Service' && o.metadata.namespace === m.spec.namespaceSelector.matchNames[0]
+        && o.metadata.name === m.spec.endpoints[0].relabelings[0].regex);
+      expect({ tag, labels: svc?.metadata.labels, ports: svc?.spec.ports.map((p: any) => p.name) })
+        .toMatchObject({ tag, labels: m.spec.selector.matchLabels, ports: expect.arrayContaining([m.spec.endpoints[0].port]) });
+      const role = objs.find((o: any) => o.kind === 'ClusterRole' && o.metadata.name === 'kueue-metrics-reader');
+      expect({ tag, rules: role?.rules }).toEqual({ tag, rules: [{ nonResourceURLs: ['/metrics'], verbs: ['get'] }] });
+    }
+  });
+
   test('one rule per ClusterQueue and question, labelled with its tenants; borrowing only in a cohort; one RayJob rule per tenant', () => {
-    const { app, obs } = obsApp();
-    app.synth();
+    const { obs } = full;
     const rules = rulesOf(obs);
     const of = (alert: string) => rules.filter((r) => r.alert === alert);
     expect(of('KueueRayWorkloadsPending').map((r) => r.labels.tenants)).toEqual(['alpha', 'beta', 'delta,gamma', 'solo']);
@@ -93,7 +136,7 @@ maybe('QueueObservability', () => {
   });
 
   test('thresholds are props: durations, rates and counts appear in the rules', () => {
-    const { app, obs } = obsApp({ pendingFor: Duration.minutes(45), quotaFullFor: Duration.hours(2), preemptionsPerHour: 12, rayJobFailures: 5,
+    const { app, obs } = queuesOnly({ pendingFor: Duration.minutes(45), quotaFullFor: Duration.hours(2), preemptionsPerHour: 12, rayJobFailures: 5,
       webhookErrorRatio: 0.2, webhookLatencySeconds: 0.25, downFor: Duration.minutes(3) });
     app.synth();
     const rule = (alert: string) => rulesOf(obs).find((r) => r.alert === alert);
@@ -116,7 +159,7 @@ maybe('QueueObservability', () => {
   });
 
   test('tenants defined after the construct are in its rules and dashboard (read at synth)', () => {
-    const { app, obs } = obsApp();
+    const { app, obs } = queuesOnly();
     const chart = app.node.findChild('queues') as any;
     new TenantQueue(chart, 'late', { namespace: 'late', clusterQueue: (chart.node.findChild('shared') as any) });
     app.synth();
@@ -126,7 +169,8 @@ maybe('QueueObservability', () => {
   });
 
   test('the dashboard: a ConfigMap for the Grafana sidecar, one row per tenant and one for the components', () => {
-    const { app, obs } = obsApp({ dashboardLabels: { grafana_dashboard: 'queues' } });
+    expect(full.obs.dashboard.toJson().metadata.labels).toEqual({ grafana_dashboard: '1' });
+    const { app, obs } = queuesOnly({ dashboardLabels: { grafana_dashboard: 'queues' } });
     app.synth();
     expect(obs.dashboard.toJson().metadata.labels).toEqual({ grafana_dashboard: 'queues' });
     const d = dashboardOf(obs);
@@ -152,12 +196,12 @@ maybe('QueueObservability', () => {
   });
 
   test('turns on Kueue\'s ClusterQueue resource metrics, also in a KueueInstall constructed after it', () => {
-    const before = obsApp().app;
+    const before = full.app;
     const after = Testing.app();
     new QueueObservability(after, 'observability');
     new KueueInstall(after, 'kueue', { manifestFile: kueueManifest() });
+    after.synth();
     for (const app of [before, after]) {
-      app.synth();
       const cm = synthAll(app).find((o: any) => o.kind === 'ConfigMap' && o.metadata.name === 'kueue-manager-config');
       expect(parseYaml(cm.data['controller_manager_config.yaml']).metrics.enableClusterQueueResources).toBe(true);
     }
@@ -196,12 +240,21 @@ maybe('QueueObservability', () => {
   });
 
   test('without installs in the app: Kueue and the operator at their default places, no controller scraped', () => {
-    const app = Testing.app();
-    queuesChart(app);
-    const obs = new QueueObservability(app, 'obs', { namespace: 'prom', name: 'queues' });
+    const { app, obs } = queuesOnly({ namespace: 'prom', name: 'queues' });
     app.synth();
-    expect(obs.serviceMonitors.map((m) => `${m.toJson().metadata.namespace}/${m.name}`))
+    expect(obs.serviceMonitors.map((m) => `${m.toJson().metadata.namespace}/${m.toJson().metadata.name}`))
       .toEqual(['prom/queues-kueue', 'prom/queues-kuberay-operator']);
     expect(rulesOf(obs).filter((r) => r.alert === 'KueueRayComponentDown').map((r) => r.labels.component)).toEqual(['kueue', 'kuberay-operator']);
   });
+});
+
+test('the README example states the defaults', () => {
+  const [block] = readmeBlocks('### Monitoring: `QueueObservability`', 'ts');
+  const readme = queuesApp();
+  new Function('app', 'Duration', 'QueueObservability', ts.transpile(block))(readme, Duration, QueueObservability);
+  const { app: bare } = queuesOnly({ labels: { release: 'kube-prometheus-stack' } });
+  const out = (app: App) => { app.synth(); return synthAll(app).filter((o: any) => o.kind === 'PrometheusRule'); };
+  const rules = out(readme);
+  expect(rules).toHaveLength(1);
+  expect(rules).toEqual(out(bare));
 });
