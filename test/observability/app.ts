@@ -35,7 +35,8 @@ export function kubeRayCrds(tag = 'v1.6.2'): string {
   if (!crdStubs) {
     crdStubs = tmpdir();
     for (const file of Object.keys(KUBERAY_CRDS[tag])) {
-      fs.writeFileSync(path.join(crdStubs, file), `apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: ${file}\n`);
+      const crd = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: file } };
+      fs.writeFileSync(path.join(crdStubs, file), JSON.stringify(crd));
     }
   }
   return crdStubs;
