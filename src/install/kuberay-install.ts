@@ -168,9 +168,8 @@ export class KubeRayInstall extends Chart {
       subjects: [{ kind: 'ServiceAccount', name: NAME, namespace: ns }],
     });
 
-    this.metricsEnabled = props.enableMetrics ?? true;
     const args = ['--log-stdout-encoder', 'json', '--log-file-encoder', 'json', '--enable-leader-election=true',
-      `--enable-metrics=${this.metricsEnabled}`];
+      `--enable-metrics=${(this.metricsEnabled = props.enableMetrics ?? true)}`];
     if (props.batchScheduler) args.push(`--batch-scheduler=${props.batchScheduler}`);
     const gates = props.featureGates ?? {};
     if (Object.keys(gates).length) args.unshift(`--feature-gates=${Object.keys(gates).sort().map((k) => `${k}=${gates[k]}`).join(',')}`);
