@@ -75,6 +75,18 @@ maybe('promtool on the generated rules', () => {
     process.stdout.write(`[promtool] ${rules.length} rules, ${cases.length} test cases, ${checks} checks\n`);
   });
 
+  test('every dashboard query parses (promtool check rules on them as recording rules)', () => {
+    const { app, obs } = obsApp();
+    app.synth();
+    const dashboard = JSON.parse(Object.values(obs.dashboard.toJson().data)[0] as string);
+    const exprs: string[] = dashboard.panels.flatMap((p: any) => (p.targets ?? []).map((t: any) => t.expr));
+    expect(exprs.length).toBeGreaterThan(20);
+    fs.writeFileSync(path.join(dir, 'dashboard.yaml'), stringify({ groups: [{ name: 'dashboard',
+      rules: exprs.map((expr, i) => ({ record: `dashboard:query_${i}`, expr })) }] }));
+    const r = run(['check', 'rules', 'dashboard.yaml'], dir);
+    expect(`${r.stdout}${r.stderr}`).toContain(`SUCCESS: ${exprs.length} rules found`);
+  });
+
   test('promtool test rules catches a rule that fires too early (the tests can fail)', () => {
     const rules: AlertRule[] = groups.flatMap((g) => g.rules);
     const pending = rules.find((r) => r.alert === 'KueueRayWorkloadsPending')!;
