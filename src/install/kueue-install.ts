@@ -302,8 +302,9 @@ export class KueueInstall extends Chart {
       if (kind) needed.add(kind.kueueFrameworkFor(kueue));
     }
     const where = `KueueInstall '${this.node.path}'`;
+    const resourceMetrics = this.props.clusterQueueResourceMetrics ?? (this.resourceMetricsReaders.length ? true : undefined);
     const edit = release ? editConfiguration(release, { waitForPodsReady: this.props.waitForPodsReady, fairSharing: this.props.fairSharing,
-      manageJobsWithoutQueueName: this.props.manageJobsWithoutQueueName, clusterQueueResourceMetrics: this.props.clusterQueueResourceMetrics ?? (this.resourceMetricsReaders.length ? true : undefined),
+      manageJobsWithoutQueueName: this.props.manageJobsWithoutQueueName, clusterQueueResourceMetrics: resourceMetrics,
       frameworks: [...needed] }, kueue, where) : { gates: {} };
     const gates = { ...edit.gates, ...this.featureGates() };
     if (Object.keys(gates).length) {
