@@ -72,7 +72,7 @@ describeNode(`real node: dist/ of Kueue ${KUEUE} + KubeRay ${KUBERAY} applied an
     // The controller's two replicas share the node (preferred anti-affinity): none Pending.
     expect(deps.find((d) => d.metadata.name === 'cdk8s-kueue-ray-controller').spec.replicas).toBe(2);
     // The installs' nodeSelector and toleration (the examples app's placement) reached the scheduler, which placed them.
-    const nodeLabels = (await client.list('v1', 'Node'))[0].metadata.labels;
+    const nodeLabels = (await client.get('/api/v1/nodes')).items[0].metadata.labels;
     for (const d of deps.filter((x) => x.metadata.namespace !== 'cdk8s-kueue-ray-system')) {
       expect([d.metadata.name, d.spec.template.spec.nodeSelector]).toEqual([d.metadata.name, { 'kubernetes.io/os': 'linux' }]);
       expect(d.spec.template.spec.tolerations)
