@@ -137,8 +137,11 @@ test('5b. the most a crowd can hold: 8 peers each sending 3.9 MiB reviews to bot
   slow.forEach((s) => s.destroy());
   const statuses = answers.map((a) => a.status);
   expect(statuses.filter((x) => x === 200).length).toBeGreaterThan(0);
-  // A refused client still writing its body may see the connection reset after the 429, as in attack 5.
-  expect(answers.filter((a) => a.status !== 200 && a.status !== 429 && !(a.status === -1 && /ECONNRESET|EPIPE/.test(a.body))).map((a) => `${a.status} ${a.body.slice(0, 80)}`)).toEqual([]);
+  // A refused client still writing its body may see the connection reset after the 429, as in attack 5. On a loaded
+  // machine this process may not write a 3.9 MiB body within the 2 s body deadline: the 408 is that deadline at work.
+  const allowed = (a: { status: number; body: string }) => a.status === 200 || a.status === 429 || a.status === 408
+    || (a.status === -1 && /ECONNRESET|EPIPE/.test(a.body));
+  expect(answers.filter((a) => !allowed(a)).map((a) => `${a.status} ${a.body.slice(0, 80)}`)).toEqual([]);
   const peak = ctl.peakRssMiB();
   // The Deployment's limit (src/install/admission-controller/admission-controller.ts) is sized from this figure.
   console.log(`attack 5b: peak RSS ${peak.toFixed(0)} MiB over ${answers.length} concurrent 3.9 MiB reviews from 8 peers and 6 slow bodies `

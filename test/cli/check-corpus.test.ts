@@ -33,9 +33,9 @@ const crdDir = (kubeRay: string) => path.join(VENDOR, 'kuberay', kubeRay, 'ray-o
 const kueueDocsFiles = () => fs.readdirSync(path.join(KUEUE_DOCS, 'jobs')).filter((f) => /^ray-.*\.yaml$/.test(f)).map((f) => path.join(KUEUE_DOCS,
   'jobs', f));
 
-/** The object a finding is about, as the file has it. */
+/** The object a finding is about, as the file has it (documents are counted from 1). */
 function objectOf(f: CheckFinding): any {
-  return parseAllDocuments(fs.readFileSync(f.location.file, 'utf8'))[f.location.document].toJS();
+  return parseAllDocuments(fs.readFileSync(f.location.file, 'utf8'))[f.location.document - 1].toJS();
 }
 
 function crdsOf(kubeRay: string): any[] {
