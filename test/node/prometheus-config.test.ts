@@ -15,7 +15,8 @@ describe('scrapeConfigs', () => {
   test('one scrape config per ServiceMonitor endpoint, each limited to the monitored namespace', () => {
     expect(configs.map((c) => c.job_name)).toEqual(['serviceMonitor/monitoring/kueue-ray-kueue/0',
       'serviceMonitor/monitoring/kueue-ray-kuberay-operator/0', 'serviceMonitor/monitoring/kueue-ray-controller/0']);
-    expect(configs.map((c) => c.kubernetes_sd_configs[0].namespaces.names)).toEqual([['kueue-system'], ['kuberay-system'], ['cdk8s-kueue-ray-system']]);
+    expect(configs.map((c) => c.kubernetes_sd_configs[0].namespaces.names))
+      .toEqual([['kueue-system'], ['kuberay-system'], ['cdk8s-kueue-ray-system']]);
   });
 
   test('job is the Service name and namespace the target\'s, as prometheus-operator sets them', () => {

@@ -47,7 +47,8 @@ export function scrapeConfigs(serviceMonitors: readonly Record<string, any>[], s
         honor_labels: ep.honorLabels ?? false,
         kubernetes_sd_configs: [{ role: 'endpoints', namespaces: { names: [...namespaces] } }],
         relabel_configs: [
-          ...Object.entries(selector).map(([k, v]) => ({ source_labels: [`__meta_kubernetes_service_label_${metaName(k)}`], regex: v, action: 'keep' })),
+          ...Object.entries(selector).map(([k, v]) => ({ source_labels: [`__meta_kubernetes_service_label_${metaName(k)}`], regex: v,
+            action: 'keep' })),
           { source_labels: ['__meta_kubernetes_endpoint_port_name'], regex: ep.port, action: 'keep' },
           ...(ep.relabelings ?? []).map(relabeling),
           { source_labels: ['__meta_kubernetes_namespace'], target_label: 'namespace' },
@@ -66,7 +67,8 @@ export function scrapeConfigs(serviceMonitors: readonly Record<string, any>[], s
         if (!secret || !secrets[secret]) {
           throw new Error(`${where}: spec.endpoints[${i}].authorization reads Secret ${secret}, which is not mounted in the Prometheus pod`);
         }
-        config.authorization = { type: ep.authorization.type ?? 'Bearer', credentials_file: `${secrets[secret]}/${ep.authorization.credentials.key}` };
+        config.authorization = { type: ep.authorization.type ?? 'Bearer',
+          credentials_file: `${secrets[secret]}/${ep.authorization.credentials.key}` };
       }
       return config;
     });
