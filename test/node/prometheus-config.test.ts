@@ -1,7 +1,10 @@
 // The ServiceMonitor -> scrape config translation the real-node guide's Prometheus runs with: the
 // job and namespace labels come out as prometheus-operator's, the Kueue endpoint keeps its token and TLS
 // settings, and what it cannot translate is refused with the ServiceMonitor's name.
+import { Duration } from 'cdk8s';
+import { QueueObservability } from '../../src';
 import { obsApp } from '../observability/app';
+import { examples } from '../support/synth';
 import { prometheusObjects, scrapeConfigs } from './prometheus';
 
 const SECRETS = { 'kueue-ray-kueue-metrics': '/var/run/secrets/kueue-metrics' };
@@ -59,5 +62,19 @@ describe('scrapeConfigs', () => {
     const cm = objs.find((o) => o.kind === 'ConfigMap')!;
     expect(JSON.parse(cm.data['prometheus.yml']).global).toEqual({ scrape_interval: '5s', evaluation_interval: '5s' });
     expect(JSON.parse(cm.data['rules.yml']).groups.map((g: any) => g.name)).toEqual(['kueue-ray.queues', 'kueue-ray.components']);
+  });
+});
+
+describe('the examples app with observability (EXAMPLES_OBSERVABILITY)', () => {
+  test('adds the chart, last, with the pending alert after the given seconds; without it there is no such chart', () => {
+    const withObs = examples({ scenarios: ['queues'], observability: { pendingFor: Duration.seconds(15) } });
+    // Not instanceof: Chart answers it for every chart.
+    const isObs = (c: unknown): c is QueueObservability => QueueObservability.prototype.isPrototypeOf(c as object);
+    const charts = withObs.node.children.filter(isObs);
+    expect(charts).toHaveLength(1);
+    expect(withObs.node.children[withObs.node.children.length - 1]).toBe(charts[0]);
+    const pending = charts[0].prometheusRule.toJson().spec.groups[0].rules.find((r: any) => r.alert === 'KueueRayWorkloadsPending');
+    expect(pending).toMatchObject({ for: '15s', expr: expect.stringContaining('cluster_queue="cluster-queue"') });
+    expect(examples({ scenarios: ['queues'] }).node.children.some(isObs)).toBe(false);
   });
 });
