@@ -129,8 +129,11 @@ export async function renderDashboard(base: string, dashboard: Record<string, an
   const html = path.join(outDir, 'dashboard.html');
   const png = path.join(outDir, 'dashboard.png');
   fs.writeFileSync(html, dashboardPage(dashboard.title, rows as RenderedRow[], alerts));
-  const height = 120 + rows.length * 260 + alerts.length * 24;
-  execFileSync(chromium, ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', `--user-data-dir=${path.join(outDir, 'profile')}`,
+  // Tall enough for every row's longest legend (about two entries a line) and the alerts table: nothing cut off.
+  const legendLines = rows.reduce((n, r) => n + Math.max(0, ...r.panels.map((p) => Math.ceil(p.series.length / 2))), 0);
+  const height = 160 + rows.length * 260 + legendLines * 15 + alerts.length * 24;
+  execFileSync(chromium, ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--hide-scrollbars',
+    `--user-data-dir=${path.join(outDir, 'profile')}`,
     '--virtual-time-budget=3000', `--window-size=1280,${height}`, `--screenshot=${png}`, `file://${html}`], { timeout: 60000, stdio: 'ignore' });
   fs.rmSync(path.join(outDir, 'profile'), { recursive: true, force: true });
   return { html, png };
