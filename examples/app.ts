@@ -1,7 +1,8 @@
 // The examples app: every scenario of domain.md §2 plus the shared-cohort tenants, for one version pair.
 import { Chart, Duration } from 'cdk8s';
 import {
-  AdmissionController, KubeRayInstall, KubeRayVersion, KueueInstall, KueueRayApp, KueueRayVersions, KueueVersion, TaintEffect, TolerationOperator,
+  AdmissionController, KubeRayInstall, KubeRayVersion, KueueInstall, KueueRayApp, KueueRayVersions, KueueVersion, QueueObservability, TaintEffect,
+  TolerationOperator,
 } from '../src';
 import { ElasticQueues } from './elastic-queues';
 import { ElasticRayClusterScenario } from './elastic-raycluster';
@@ -55,6 +56,12 @@ export interface ExamplesOptions {
    * @default 'github' (the guide)
    */
   readonly serveApps?: ServeAppsSource;
+  /**
+   * Add QueueObservability (ServiceMonitors, alert rules, dashboard) with this pending-alert threshold;
+   * the real-node guide test uses a short one so the gang scenario's waiting job fires it.
+   * @default - no observability chart
+   */
+  readonly observability?: { readonly pendingFor: Duration };
 }
 
 /**
@@ -102,5 +109,7 @@ export function buildExamples(opts: ExamplesOptions): KueueRayApp {
       if (c instanceof Chart && !installs.includes(c)) for (const i of installs) c.addDependency(i);
     }
   }
+  // Last: it reads the app's installs and controller when constructed, and its queues at synth.
+  if (opts.observability) new QueueObservability(app, 'observability', { pendingFor: opts.observability.pendingFor });
   return app;
 }

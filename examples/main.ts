@@ -3,6 +3,7 @@
 // project's controller (image CONTROLLER_IMAGE, default the AdmissionController's).
 import * as fs from 'fs';
 import * as path from 'path';
+import { Duration } from 'cdk8s';
 import { vendorDir } from '../scripts/vendor-dir';
 import { defaultCacheDir } from '../src/install/release-source';
 import { DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION } from '../src/policy/versions';
@@ -47,8 +48,12 @@ function serveApps(): ServeAppsSource | undefined {
     + 'cluster without GitHub, or unset it for the guide\'s zip.');
   return v;
 }
+// EXAMPLES_OBSERVABILITY=<seconds>: add QueueObservability, its pending alert after that many seconds (the
+// real-node guide test); unset, dist/ has no observability chart.
+const observabilitySeconds = number('EXAMPLES_OBSERVABILITY');
 buildExamples({
   outdir: process.env.CDK8S_OUTDIR ?? 'dist', kueue, kubeRay, scenarios, install: { kueueManifest, kubeRayCrdDir }, controller,
   cpuScale: number('EXAMPLES_CPU_SCALE'), toyIterations: number('TOY_ITERATIONS'),
   serveApps: serveApps(),
+  observability: observabilitySeconds === undefined ? undefined : { pendingFor: Duration.seconds(observabilitySeconds) },
 }).synth();

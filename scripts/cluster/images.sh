@@ -6,6 +6,8 @@
 #   registry.k8s.io/coredns/coredns:<COREDNS>   /coredns  user 65532:65532, CA certificates
 #   registry.k8s.io/kueue/kueue:<v>             /manager  user 65532:65532, CA certificates (each of KUEUE_VERSIONS)
 #   quay.io/kuberay/operator:<v>                /manager  user 65532:65532, CA certificates (each of KUBERAY_VERSIONS)
+#   quay.io/prometheus/prometheus:<v>           /bin/prometheus user 65532:65532, CA certificates (only with
+#                                               PROMETHEUS_MODULE_VERSION set, e.g. v0.316.0 = Prometheus v3.16.0)
 # Each image: the binary, /etc/passwd and /etc/group (root, nonroot 65532, and for pause 65535), /tmp,
 # /home/nonroot and, where noted, /etc/ssl/certs/ca-certificates.crt from Debian's ca-certificates
 # (pinned by version and sha256) with its copyright file.
@@ -32,6 +34,7 @@ PAUSE_VERSION=3.10.1
 COREDNS_VERSION=${COREDNS_VERSION:-v1.14.7}
 KUEUE_VERSIONS=${KUEUE_VERSIONS:-v0.19.2}
 KUBERAY_VERSIONS=${KUBERAY_VERSIONS:-v1.6.2}
+PROMETHEUS_MODULE_VERSION=${PROMETHEUS_MODULE_VERSION:-}
 
 die() { echo "node-images: $*" >&2; exit 1; }
 command -v buildah >/dev/null || die "buildah is missing: apt-get update && apt-get install -y buildah"
@@ -83,7 +86,7 @@ build_image() {
     umask 022
     mkdir -p "$R/etc" "$R/tmp" "$R/home" "$WORK/home"
     chmod 1777 "$R/tmp"
-    install -m 0755 "$bin" "$R$path"
+    install -D -m 0755 "$bin" "$R$path"
     { echo "root:x:0:0:root:/root:/sbin/nologin"; echo "nonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin"
       [ "$uid" = 65532 ] || echo "pause:x:$uid:$uid:pause:/:/sbin/nologin"; } >"$R/etc/passwd"
     { echo "root:x:0:"; echo "nonroot:x:65532:"; [ "$uid" = 65532 ] || echo "pause:x:$uid:"; } >"$R/etc/group"
@@ -130,6 +133,7 @@ build_image() {
 bins=("pause-$PAUSE_VERSION" "coredns-$COREDNS_VERSION")
 for v in $KUEUE_VERSIONS; do bins+=("kueue-$v"); done
 for v in $KUBERAY_VERSIONS; do bins+=("kuberay-operator-$v"); done
+[ -z "$PROMETHEUS_MODULE_VERSION" ] || bins+=("prometheus-$PROMETHEUS_MODULE_VERSION")
 missing=()
 for b in "${bins[@]}"; do
   if [ ! -s "$BIN/$b" ]; then missing+=("$BIN/$b")
@@ -152,5 +156,11 @@ for v in $KUBERAY_VERSIONS; do
   build_image "quay.io/kuberay/operator:$v" "$BIN/kuberay-operator-$v" /manager 65532 yes https://github.com/ray-project/kuberay kuberay-operator \
     "the github.com/ray-project/kuberay/ray-operator $v module source"
 done
+if [ -n "$PROMETHEUS_MODULE_VERSION" ]; then
+  # The module's v0.3xx.y is Prometheus v3.xx.y, the tag upstream's image carries.
+  mp=${PROMETHEUS_MODULE_VERSION#v0.}; m=${mp%%.*}
+  build_image "quay.io/prometheus/prometheus:v${m:0:1}.${m:1}.${mp#*.}" "$BIN/prometheus-$PROMETHEUS_MODULE_VERSION" /bin/prometheus 65532 yes \
+    https://github.com/prometheus/prometheus prometheus "the github.com/prometheus/prometheus $PROMETHEUS_MODULE_VERSION module source (cmd/prometheus)"
+fi
 mv "$WORK/images.tsv" "$OUT_DIR/images.tsv"
 echo "node-images: $OUT_DIR/images.tsv (SOURCE_DATE_EPOCH=$SOURCE_DATE_EPOCH)"

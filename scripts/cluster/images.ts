@@ -33,6 +33,19 @@ export function rayImages(versions: readonly string[] = DEFAULT_RAY_IMAGE_VERSIO
   return readTsv('ray-images.tsv');
 }
 
+/** The Prometheus module version scripts/testcluster/build.sh builds (stated there once). */
+export function prometheusModuleVersion(): string {
+  const script = fs.readFileSync(path.join(REPO, 'scripts', 'testcluster', 'build.sh'), 'utf8');
+  return script.match(/PROMETHEUS_MODULE_VERSION:-(v[\d.]+)/)![1];
+}
+
+/** The reference scripts/cluster/images.sh gives Prometheus' image: the module's v0.3xx.y is Prometheus v3.xx.y. */
+export function prometheusImage(moduleVersion = prometheusModuleVersion()): string {
+  const m = /^v0\.(\d)(\d+)\.(\d+)$/.exec(moduleVersion);
+  if (!m) throw new Error(`Prometheus module version ${moduleVersion} is not v0.3xx.y; update prometheusImage for its tag scheme`);
+  return `quay.io/prometheus/prometheus:v${m[1]}.${Number(m[2])}.${m[3]}`;
+}
+
 function readTsv(name: string): NodeImage[] {
   const tsv = fs.readFileSync(path.join(process.env.NODE_IMAGES_DIR ?? path.join(cacheDir(), 'node-images'), name), 'utf8');
   return tsv.split('\n').filter(Boolean).map((l) => {
@@ -43,12 +56,15 @@ function readTsv(name: string): NodeImage[] {
 
 /**
  * Builds (or reuses) the node images for the given versions and returns them with the controller's;
- * `{ ray: ['2.46.0'] }` adds the Ray images (rayImages), for tests whose pods run Ray.
+ * `{ ray: ['2.46.0'] }` adds the Ray images (rayImages), for tests whose pods run Ray; `{ prometheus: true }`
+ * Prometheus' (prometheusImage).
  */
-export function nodeImages(kueueVersions: string[], kubeRayVersions: string[], opts: { readonly ray?: readonly string[] } = {}): NodeImage[] {
+export function nodeImages(kueueVersions: string[], kubeRayVersions: string[],
+  opts: { readonly ray?: readonly string[]; readonly prometheus?: boolean } = {}): NodeImage[] {
   execFileSync(path.join(REPO, 'scripts', 'cluster', 'images.sh'), [], {
     stdio: ['ignore', 'inherit', 'inherit'],
-    env: { ...process.env, KUEUE_VERSIONS: kueueVersions.join(' '), KUBERAY_VERSIONS: kubeRayVersions.join(' ') },
+    env: { ...process.env, KUEUE_VERSIONS: kueueVersions.join(' '), KUBERAY_VERSIONS: kubeRayVersions.join(' '),
+      PROMETHEUS_MODULE_VERSION: opts.prometheus ? prometheusModuleVersion() : '' },
   });
   return [...readTsv('images.tsv'), ...rayImages(opts.ray ?? []), controllerImage()];
 }

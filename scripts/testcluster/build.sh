@@ -8,7 +8,7 @@
 #   scripts/testcluster/build.sh                 # everything
 #   KUEUE_VERSIONS=v0.19.2 KUBERAY_VERSIONS=v1.6.2 scripts/testcluster/build.sh
 #   ONLY=kuberay-validate KUBERAY_VERSIONS="v1.6.2" scripts/testcluster/build.sh   # just the KubeRay oracle
-#   ONLY=promtool scripts/testcluster/build.sh   # just promtool (QueueObservability's rule tests)
+#   ONLY=promtool scripts/testcluster/build.sh   # just promtool and prometheus (QueueObservability's tests)
 set -uo pipefail
 
 REPO="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -214,9 +214,20 @@ promtool_build() {
   wrapper_build "$WORK/prometheus-$v" github.com/prometheus/prometheus "$v" github.com/prometheus/prometheus/cmd/promtool "$BIN/promtool-$v" \
     "-X $P.Version=${m:0:1}.${m:1}.${mp#*.} -X $P.Branch=module -X $P.Revision=$v"
 }
+# Prometheus itself, from the same wrapper module (its dependencies are already downloaded for promtool),
+# for the real node's scrape test (test/node/guide.e2e.test.ts). Only Kubernetes service discovery is
+# compiled in; the web UI's assets are not (no builtinassets tag): the test uses the HTTP API.
+prometheus_build() {
+  local v="$PROMETHEUS_MODULE_VERSION" mp="${PROMETHEUS_MODULE_VERSION#v0.}"
+  local m="${mp%%.*}" P=github.com/prometheus/common/version
+  export GOFLAGS="$GOFLAGS -tags=remove_all_sd,enable_kubernetes_sd"
+  wrapper_build "$WORK/prometheus-$v" github.com/prometheus/prometheus "$v" github.com/prometheus/prometheus/cmd/prometheus "$BIN/prometheus-$v" \
+    "-X $P.Version=${m:0:1}.${m:1}.${mp#*.} -X $P.Branch=module -X $P.Revision=$v"
+}
 if [ "${ONLY:-}" = promtool ]; then
   echo "cdk8s-kueue-ray promtool: building into $BIN (Go $(go env GOVERSION), proxy $(go env GOPROXY))"
   rc=0; build_one "promtool $PROMETHEUS_MODULE_VERSION" "$BIN/promtool-$PROMETHEUS_MODULE_VERSION" promtool_build || rc=1
+  build_one "prometheus $PROMETHEUS_MODULE_VERSION" "$BIN/prometheus-$PROMETHEUS_MODULE_VERSION" prometheus_build || rc=1
   mv "$REPORT.tmp" "$REPORT.promtool"
   echo "report: $REPORT.promtool"
   exit $rc
@@ -248,6 +259,7 @@ for v in $KUEUE_VERSIONS; do build_one "kueue $v" "$BIN/kueue-$v" kueue_build "$
 for v in $KUBERAY_VERSIONS; do build_one "kuberay $v" "$BIN/kuberay-operator-$v" kuberay_build "$v" && kuberay_ok=1; done
 build_kuberay_validate
 build_one "promtool $PROMETHEUS_MODULE_VERSION" "$BIN/promtool-$PROMETHEUS_MODULE_VERSION" promtool_build || base_fail=1
+build_one "prometheus $PROMETHEUS_MODULE_VERSION" "$BIN/prometheus-$PROMETHEUS_MODULE_VERSION" prometheus_build || base_fail=1
 build_one "kustomize $KUSTOMIZE_VERSION" "$BIN/kustomize-$KUSTOMIZE_VERSION" kustomize_build || true
 for v in ${RENDER_KUEUE_RELEASES:-v0.17.0 v0.19.2}; do
   [ -x "$BIN/kueue-$v" ] && [ -x "$BIN/kustomize-$KUSTOMIZE_VERSION" ] && build_one "kueue $v release render" "$CACHE/releases-rendered/kueue-$v/manifests.yaml" render_kueue_release "$v" || true

@@ -16,6 +16,10 @@ import { REPO_ROOT } from '../support/upstream';
 import { KubeClient, waitFor } from '../e2e/support/kube';
 import { busyTasksScript } from '../../examples/elastic-raycluster';
 import { describeOnNode, nodeKubectl } from './support';
+import { promApi, promQuery } from './prometheus';
+import {
+  dashboardTargets, deployPrometheus, findChromium, guideDashboard, hasData, prometheusManifest, rangeQuery, renderDashboard, seen,
+} from './guide-observability';
 import { ElasticWatch, RayWatch } from './ray-watch';
 
 const run = promisify(execFile);
@@ -25,6 +29,12 @@ const KUBERAY = DEFAULT_KUBERAY_VERSION;
 const GUIDE_CPU_SCALE = '0.1';
 const ITERATIONS = 15;
 const RAY = 'ray.io/v1';
+/** The pending alert's threshold (EXAMPLES_OBSERVABILITY): short, so it fires while the gang's second job waits (about 55 s). */
+const PENDING_SECONDS = '15';
+/** Where the dashboard's page and screenshot are written. */
+const OUTPUT_DIR = process.env.E2E_OUTPUT_DIR ?? path.join(REPO_ROOT, 'test-output', 'guide');
+const chromium = findChromium();
+if (!chromium && process.env.CI) throw new Error('CI needs chromium for the guide\'s dashboard screenshot (.ci/run installs it with apt-get)');
 /** A JSON POST from the host, through the Service's cluster IP (the host routes the Service range into the node). */
 function post(url: string, body: unknown): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
@@ -49,11 +59,17 @@ describeNode(`the guide on real Ray 2.46.0 (Kueue ${KUEUE} + KubeRay ${KUBERAY},
   let client: KubeClient;
   let base: string;
   let scenarios: string;
+  let prom: string;
+  let observability: ReturnType<typeof prometheusManifest>;
+  const startedAt = Date.now() / 1000;
+  /** What /api/v1/alerts answered while the pending alert fired (test 1), for the dashboard page. */
+  let firingAlerts: Array<Record<string, string>> = [];
   const { env, kubectl } = nodeKubectl(() => node);
-  const synth = async (out: string, examples: string) => run('npx', ['cdk8s', 'synth', '--no-check-upgrade', '--output', out], {
-    cwd: REPO_ROOT, env: { ...process.env, KUEUE_VERSION: KUEUE, KUBERAY_VERSION: KUBERAY, EXAMPLES: examples, EXAMPLES_CPU_SCALE: GUIDE_CPU_SCALE,
-      TOY_ITERATIONS: String(ITERATIONS), EXAMPLES_SERVE_APPS: 'configmap' },
-  });
+  const synth = async (out: string, examples: string, extra: NodeJS.ProcessEnv = {}) => run('npx',
+    ['cdk8s', 'synth', '--no-check-upgrade', '--output', out], {
+      cwd: REPO_ROOT, env: { ...process.env, KUEUE_VERSION: KUEUE, KUBERAY_VERSION: KUBERAY, EXAMPLES: examples, EXAMPLES_CPU_SCALE: GUIDE_CPU_SCALE,
+        TOY_ITERATIONS: String(ITERATIONS), EXAMPLES_SERVE_APPS: 'configmap', ...extra },
+    });
   /** `kubectl create -f` of these objects (written to a file, as a person would save them); the created names. */
   const create = async (objs: any[]): Promise<string[]> => {
     const f = path.join(scenarios, `create-${Date.now()}.yaml`);
@@ -80,16 +96,24 @@ describeNode(`the guide on real Ray 2.46.0 (Kueue ${KUEUE} + KubeRay ${KUBERAY},
   beforeAll(async () => {
     process.on('exit', () => { try { NodeCluster.down(NAME); } catch { /* reported by the next run's reaping */ } });
     node = await NodeCluster.up(NAME,
-      { images: [...nodeImages([KUEUE], [KUBERAY]), ...rayImages(['2.46.0'])], owner: process.pid, log: () => undefined });
+      { images: [...nodeImages([KUEUE], [KUBERAY], { prometheus: true }), ...rayImages(['2.46.0'])], owner: process.pid, log: () => undefined });
     process.stdout.write(`[guide] node up in ${node.timings.total.toFixed(1)} s\n`);
     client = KubeClient.fromKubeconfig(node.kubeconfig);
     // The installs, the guide's queues and the controller, applied as the README applies dist/; each
     // scenario's objects are created by its test, as the guide does.
     base = tmpdir();
     scenarios = tmpdir();
-    await synth(base, 'queues');
+    // With QueueObservability (EXAMPLES_OBSERVABILITY): Kueue's ClusterQueue resource metrics on, and the chart's
+    // ServiceMonitors and PrometheusRule, which Prometheus is configured from below (no prometheus-operator here).
+    await synth(base, 'queues', { EXAMPLES_OBSERVABILITY: PENDING_SECONDS });
     await synth(scenarios, 'queues,gang-scheduling,priority,failing-job,elastic-raycluster,elastic-rayservice');
+    const obsFile = Object.keys(readManifestDir(base)).find((k) => k.endsWith('-observability'))!;
+    const obsChart = readManifestDir(base)[obsFile];
+    fs.renameSync(path.join(base, `${obsFile}.k8s.yaml`), path.join(scenarios, 'observability.yaml'));
     await run('node', [path.join(REPO_ROOT, 'scripts', 'apply.js'), base], { cwd: REPO_ROOT, env: env(), maxBuffer: 64 * 1024 * 1024 });
+    const t0 = Date.now();
+    ({ prom, manifest: observability } = await deployPrometheus(obsChart, client, kubectl, scenarios));
+    process.stdout.write(`[guide] Prometheus up, every target scraped, in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
   }, 900000);
 
   afterAll(() => {
@@ -116,6 +140,25 @@ describeNode(`the guide on real Ray 2.46.0 (Kueue ${KUEUE} + KubeRay ${KUBERAY},
   test('1. gang: one toy job runs to SUCCEEDED while the other has no pods; KubeRay deletes its cluster, then Kueue admits the second, '
     + 'which also SUCCEEDS', async () => {
     const watch = new RayWatch(client, 'default', 'cluster-queue');
+    // The pending alert of the guide's ClusterQueue, read from Prometheus every 2 s: when it fires, and when it is gone.
+    const pendingAlert = 'ALERTS{alertname="KueueRayWorkloadsPending",cluster_queue="cluster-queue"}';
+    const alert: { firing?: number; resolved?: number; states: string[] } = { states: [] };
+    let polling = true;
+    const poller = (async () => {
+      while (polling) {
+        const states = (await promQuery(prom, pendingAlert).catch(() => [])).map((r) => r.metric.alertstate);
+        const state = states.includes('firing') ? 'firing' : states.includes('pending') ? 'pending' : 'none';
+        if (alert.states[alert.states.length - 1] !== state) alert.states.push(state);
+        if (state === 'firing' && alert.firing === undefined) {
+          alert.firing = watch.now();
+          firingAlerts = (await promApi(prom, '/api/v1/alerts')).alerts.filter((a: any) => a.state === 'firing').map((a: any) => ({
+            alert: a.labels.alertname, state: a.state, cluster_queue: a.labels.cluster_queue ?? '', severity: a.labels.severity ?? '',
+            activeAt: a.activeAt, value: a.value, summary: a.annotations.summary ?? '' }));
+        }
+        if (state === 'none' && alert.firing !== undefined && alert.resolved === undefined) alert.resolved = watch.now();
+        await new Promise((r) => setTimeout(r, 2000));
+      }
+    })();
     try {
       const names = await create(createFile('gang-scheduling'));
       expect(names).toHaveLength(2);
@@ -136,6 +179,11 @@ describeNode(`the guide on real Ray 2.46.0 (Kueue ${KUEUE} + KubeRay ${KUBERAY},
         async () => !(await client.getOrUndefined(`/apis/ray.io/v1/namespaces/default/rayclusters/${first.clusters[0]}`)), 180000, 1000);
       await waitFor('the second job admitted and Running', async () => second.at['head Running'] && second.at['worker Running'], 300000, 1000);
       expect(second.at.admitted).toBeGreaterThanOrEqual(first.at.SUCCEEDED);
+      // The pending alert (threshold ${PENDING_SECONDS} s) fired while the second job waited, and is gone once it was admitted.
+      expect(alert.firing).toBeLessThan(second.at.admitted);
+      await waitFor('the pending alert resolved', async () => alert.resolved, 60000, 1000);
+      expect(alert.resolved).toBeGreaterThanOrEqual(second.at.admitted);
+      expect(firingAlerts.find((a) => a.alert === 'KueueRayWorkloadsPending')).toMatchObject({ cluster_queue: 'cluster-queue', severity: 'warning' });
       await waitFor('the second job SUCCEEDED', async () => second.statuses.includes('SUCCEEDED'), 300000, 1000);
       // The queue read as the guide shows at each step: both waiting, then 1 and 1, then 1 and 0.
       const steps = watch.queueSteps();
@@ -145,8 +193,11 @@ describeNode(`the guide on real Ray 2.46.0 (Kueue ${KUEUE} + KubeRay ${KUBERAY},
         expect(r.statuses).not.toContain('FAILED');
       }
     } finally {
+      polling = false;
+      await poller;
       await watch.stop();
-      process.stdout.write(`[guide] gang timeline\n${watch.timeline()}\nqueue: ${watch.queueSteps().join(' -> ')}\n`);
+      process.stdout.write(`[guide] gang timeline\n${watch.timeline()}\nqueue: ${watch.queueSteps().join(' -> ')}\n`
+        + `pending alert: ${alert.states.join(' -> ')}, firing at ${alert.firing?.toFixed(1)}, resolved at ${alert.resolved?.toFixed(1)}\n`);
     }
   }, 1200000);
 
@@ -340,4 +391,75 @@ describeNode(`the guide on real Ray 2.46.0 (Kueue ${KUEUE} + KubeRay ${KUBERAY},
       process.stdout.write(`[guide] failing-job timeline\n${watch.timeline()}\n`);
     }
   }, 1500000);
+
+  test('6. observability: every target up; the series the rules and the dashboard query exist with the guide\'s queue and namespace; every '
+    + 'dashboard query returns data over the scenarios; the dashboard rendered in headless chromium', async () => {
+    const targets = (await promApi(prom, '/api/v1/targets')).activeTargets;
+    // One target per pod (the controller has two replicas), every one up.
+    expect([...new Set(targets.map((t: any) => `${t.labels.job} ${t.labels.namespace} ${t.health}`))].sort()).toEqual([
+      'cdk8s-kueue-ray-controller cdk8s-kueue-ray-system up', 'kuberay-operator kuberay-system up',
+      'kueue-controller-manager-metrics-service kueue-system up']);
+    // Seen at any time since the suite started: KubeRay drops a RayJob's series when it is deleted, after each scenario.
+    const window = `${Math.ceil(Date.now() / 1000 - startedAt)}s`;
+    const cq = 'cluster_queue="cluster-queue"';
+    const flavor = { cluster_queue: 'cluster-queue', flavor: 'default-flavor' };
+    const kueueJob = 'kueue-controller-manager-metrics-service';
+    const expected: Array<[string, string[], Record<string, string>]> = [
+      [`kueue_pending_workloads{${cq}}`, ['cluster_queue'], { cluster_queue: 'cluster-queue' }],
+      [`kueue_admitted_workloads_total{${cq}}`, ['cluster_queue'], { cluster_queue: 'cluster-queue' }],
+      [`kueue_admitted_active_workloads{${cq}}`, ['cluster_queue'], { cluster_queue: 'cluster-queue' }],
+      [`kueue_cluster_queue_resource_usage{${cq},resource="cpu"}`, ['cluster_queue', 'flavor'], flavor],
+      [`kueue_cluster_queue_nominal_quota{${cq},resource="cpu"}`, ['cluster_queue', 'flavor'], flavor],
+      [`kueue_cluster_queue_borrowing_limit{${cq},resource="cpu"}`, ['cluster_queue', 'flavor'], flavor],
+      [`kueue_admission_wait_time_seconds_bucket{${cq}}`, ['cluster_queue'], { cluster_queue: 'cluster-queue' }],
+      // Test 2's preemption: prod preempts dev within cluster-queue.
+      ['kueue_preempted_workloads_total{preempting_cluster_queue="cluster-queue"}', ['preempting_cluster_queue'],
+        { preempting_cluster_queue: 'cluster-queue' }],
+      [`kueue_evicted_workloads_total{${cq},reason="Preempted"}`, ['cluster_queue'], { cluster_queue: 'cluster-queue' }],
+      ['kuberay_job_deployment_status{namespace="default"}', ['namespace'], { namespace: 'default' }],
+      // Test 5's failing job: one series per failed attempt.
+      ['kuberay_job_execution_duration_seconds{namespace="default",job_deployment_status=~"Retrying|Failed"}', ['namespace'],
+        { namespace: 'default' }],
+      [`controller_runtime_webhook_requests_total{job="${kueueJob}",namespace="kueue-system"}`, ['job'], { job: kueueJob }],
+      [`controller_runtime_webhook_latency_seconds_bucket{job="${kueueJob}"}`, ['job'], { job: kueueJob }],
+      ['kueue_ray_admission_duration_seconds_bucket{job="cdk8s-kueue-ray-controller",namespace="cdk8s-kueue-ray-system"}', ['job'],
+        { job: 'cdk8s-kueue-ray-controller' }],
+      ['kueue_ray_admission_decisions_total{job="cdk8s-kueue-ray-controller",rule=""}', ['job'], { job: 'cdk8s-kueue-ray-controller' }],
+    ];
+    const missing: string[] = [];
+    for (const [selector, by, labels] of expected) {
+      if (!(await seen(prom, selector, by, window)).some((m) => Object.entries(labels).every(([k, v]) => m[k] === v))) missing.push(selector);
+    }
+    expect(missing).toEqual([]);
+    // Exempt, each needing an event the guide does not cause: a review that failed.
+    const exempt = ['kueue_ray_admission_errors_total', 'controller_runtime_webhook_requests_total{code=~"5.."}'];
+    for (const e of exempt) {
+      const found = (await promQuery(prom, `count(last_over_time(${e}[${window}]))`)).length > 0;
+      process.stdout.write(`[guide] exempt series ${e}: ${found ? 'seen' : 'not seen'}\n`);
+    }
+
+    // The dashboard: the emitted one's queries are the guide dashboard's components row; every query returns data.
+    const dashboard = guideDashboard();
+    const all = dashboardTargets(dashboard);
+    for (const t of dashboardTargets(observability.dashboard)) expect(all.map((x) => x.expr)).toContain(t.expr);
+    expect(all.filter((t) => t.expr.includes('$'))).toEqual([]);
+    const needsAnEvent = (expr: string) => /< \+Inf|code=~"5\.\."|kueue_ray_admission_errors_total/.test(expr);
+    const end = Date.now() / 1000;
+    const empty: string[] = [];
+    for (const t of all.filter((x) => !needsAnEvent(x.expr))) {
+      if (!hasData(await rangeQuery(prom, t.expr, startedAt, end))) empty.push(`${t.panel} / ${t.legend}: ${t.expr}`);
+    }
+    expect(empty).toEqual([]);
+    const exemptQueries = all.filter((x) => needsAnEvent(x.expr)).length;
+    process.stdout.write(`[guide] dashboard: ${all.length} queries, ${exemptQueries} need an error or a borrowing limit, the rest returned data\n`);
+    if (!chromium) {
+      process.stdout.write('[guide] dashboard screenshot skipped: no chromium on this machine (apt-get install chromium)\n');
+      return;
+    }
+    const { png } = await renderDashboard(prom, dashboard, startedAt, end, firingAlerts, OUTPUT_DIR, chromium);
+    const bytes = fs.readFileSync(png);
+    expect(bytes.subarray(1, 4).toString('ascii')).toBe('PNG');
+    expect(bytes.length).toBeGreaterThan(30000);
+    process.stdout.write(`[guide] dashboard screenshot: ${png} (${bytes.length} bytes)\n`);
+  }, 300000);
 });

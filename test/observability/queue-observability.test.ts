@@ -153,7 +153,7 @@ maybe('QueueObservability', () => {
   test('bad thresholds are refused with the prop and the fix', () => {
     const app = Testing.app();
     expect(() => new QueueObservability(app, 'a', { webhookLatencySeconds: 1 })).toThrow(/webhookLatencySeconds 1 must be above 0 and below 1/);
-    expect(() => new QueueObservability(app, 'b', { pendingFor: Duration.seconds(10) })).toThrow(/pendingFor must be .* at least a minute/);
+    expect(() => new QueueObservability(app, 'b', { pendingFor: Duration.seconds(5) })).toThrow(/pendingFor must be .* at least 10/);
     expect(() => new QueueObservability(app, 'c', { rayJobFailures: 2.5 })).toThrow(/rayJobFailures 2.5 must be a whole number/);
     expect(() => new QueueObservability(app, 'd', { webhookErrorRatio: 1.5 })).toThrow(/webhookErrorRatio 1.5 must be above 0 and below 1/);
   });
