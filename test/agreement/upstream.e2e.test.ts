@@ -66,7 +66,8 @@ describeAll('the policy agrees with Kueue, KubeRay and the API server', () => {
       /** This pair's objects: the seed's random ones, with the pair's site mutants mixed in (generated once the webhook's kinds are known). */
       let objects: Generated[] = [];
       let hits: SiteHits;
-      const outcome = (r: ReturnType<AgreementLog['record']>): Outcome => (r === 'agree' ? 'agreed' : r === 'disagree' ? 'disagreed' : 'allow-listed');
+      const outcome = (r: ReturnType<AgreementLog['record']>): Outcome => (r === 'agree' ? 'agreed'
+        : r === 'disagree' ? 'disagreed' : 'allow-listed');
       const namespaced = (o: any) => `/apis/ray.io/v1/namespaces/${o.metadata?.namespace ?? 'agreement'}/${String(o.kind).toLowerCase()}s`;
       /** Per object: the API server's answer, then Kueue's (mutated object and verdict). */
       const accepted = new Map<number, { stored: any; mutated?: any; kueueAllowed?: boolean }>();
@@ -348,7 +349,8 @@ describeAll('the policy agrees with Kueue, KubeRay and the API server', () => {
         const mixed = objects.filter((g) => g.base.startsWith('site ')).length;
         const mutants = siteMutants(hits.entries).length;
         if (mixed < mutants && !process.env.CI) {
-          process.stdout.write(`[sites] reach not checked: ${mixed} site mutants mixed in, fewer than the ${mutants} sites; raise AGREEMENT_OBJECTS\n`);
+          process.stdout.write(`[sites] reach not checked: ${mixed} site mutants mixed in, fewer than the ${mutants} sites; `
+            + 'raise AGREEMENT_OBJECTS\n');
           return;
         }
         expect(hits.missed()).toEqual([]);

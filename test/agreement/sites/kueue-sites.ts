@@ -71,6 +71,16 @@ const GATED_BY = 'kueue.x-k8s.io/admission-gated-by';
 const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 const fieldError = (path: string, type: string, detail = '') => new RegExp(`${literal(path)}: ${type}:.*${detail}`, 's');
 const annotation = (key: string) => `annotations[${key}]`;
+
+/**
+ * A `may not be set when '%s' is specified` refusal of `func` on the field `callPath` (a regex source of the call's path) at `field`:
+ * one site, and one mapping, per slice annotation it names (the mutant sets both).
+ */
+const whenSliceSet = (func: string, callPath: string, field: string, extra: Pick<KueueSiteMapping, 'mutant' | 'unreachable'>) =>
+  (['PodSetSliceSizeAnnotation', 'PodSetSliceRequiredTopologyAnnotation'] as const).map((constant): KueueSiteMapping => ({
+    match: new RegExp(`^${func}: field.Forbidden\\(${callPath}, fmt.Sprintf\\("may not be set when '%s' is specified", \\w+.${constant}\\)`),
+    rule: 'topologyAnnotations', ...extra, message: fieldError(annotation(field), 'Forbidden',
+      `may not be set when '${literal(constant === 'PodSetSliceSizeAnnotation' ? TAS.size : TAS.sliceReq)}' is specified`) }));
 /** The AdmissionGatedBy gate is Alpha and off by default on 0.17 (the policy assumes the defaults). */
 const gatedByOff = (kueue: string) => (kueueCapabilities(kueue).admissionGatedBy ? undefined
   : 'the AdmissionGatedBy gate is Alpha and off by default at this version: Kueue does not check the annotation');
@@ -137,11 +147,8 @@ export const KUEUE_SITES: readonly KueueSiteMapping[] = [
   { match: /^ValidateTASPodSetRequest: .*must not contain more than one topology annotation/, rule: 'topologyAnnotations',
     mutant: () => ({ object: tasHead({ [TAS.req]: 'rack', [TAS.pref]: 'rack' }) }) },
   // The group name with a slice annotation: one site per annotation (the mutant sets both).
-  ...(['PodSetSliceSizeAnnotation', 'PodSetSliceRequiredTopologyAnnotation'] as const).map((constant): KueueSiteMapping => ({
-    match: new RegExp(`^ValidateTASPodSetRequest: field.Forbidden\\(annotationsPath.Key\\(\\w+.PodSetGroupName\\), fmt.Sprintf\\("may not be set when '%s' is specified", \\w+.${constant}\\)`),
-    rule: 'topologyAnnotations', message: fieldError(annotation(TAS.group), 'Forbidden',
-      `may not be set when '${literal(constant === 'PodSetSliceSizeAnnotation' ? TAS.size : TAS.sliceReq)}' is specified`),
-    mutant: () => ({ object: tasWorker({ [TAS.req]: 'rack', [TAS.group]: 'g', [TAS.sliceReq]: 'host', [TAS.size]: '1' }) }) })),
+  ...whenSliceSet('ValidateTASPodSetRequest', 'annotationsPath.Key\\(\\w+.PodSetGroupName\\)', TAS.group,
+    { mutant: () => ({ object: tasWorker({ [TAS.req]: 'rack', [TAS.group]: 'g', [TAS.sliceReq]: 'host', [TAS.size]: '1' }) }) }),
   { match: /^ValidateTASPodSetRequest: .*may not be set when neither/, rule: 'topologyAnnotations',
     mutant: () => ({ object: tasHead({ [TAS.group]: 'g' }) }) },
   { match: /^ValidateTASPodSetRequest: field.Required\(.*must be set when/, rule: 'topologyAnnotations',
@@ -168,19 +175,14 @@ export const KUEUE_SITES: readonly KueueSiteMapping[] = [
   { match: /^ValidatePodSetGroupingTopology: .*can only define groups of exactly 2 pod sets/, rule: 'topologyAnnotations',
     mutant: () => ({ object: tasHead({ [TAS.req]: 'rack', [TAS.group]: 'g' }) }) },
   { match: /^ValidatePodSetGroupingTopology: .*sizeErrorMessage/, rule: 'topologyAnnotations',
-    message: /can only define groups where at least one pod set has only 1 replica/, mutant: () => ({ object: grouped(2, 3, 'rack',
-    'rack') }) },
+    message: /can only define groups where at least one pod set has only 1 replica/, mutant: () => ({ object: grouped(2, 3, 'rack', 'rack') }) },
   { match: /^ValidatePodSetGroupingTopology: .*errorMessageTemplate/, rule: 'topologyAnnotations',
-    message: /topology consistent with '.*' in group/s, mutant: () => ({ object: grouped(1, 1, 'rack',
-    'block') }) },
+    message: /topology consistent with '.*' in group/s, mutant: () => ({ object: grouped(1, 1, 'rack', 'block') }) },
   { match: /^validateSliceRequiredTopologyConstraintsAnnotation: .*feature gate must be enabled/, rule: 'topologyAnnotations',
     unreachable: (k) => (layersOff(k) ? undefined : 'the TASMultiLayerTopology gate is on by default'),
     mutant: () => ({ object: tasWorker({ [TAS.layers]: '[{"topology":"rack","size":1}]' }) }) },
-  ...(['PodSetSliceRequiredTopologyAnnotation', 'PodSetSliceSizeAnnotation'] as const).map((constant): KueueSiteMapping => ({
-    match: new RegExp(`^validateSliceRequiredTopologyConstraintsAnnotation: field.Forbidden\\(fldPath, fmt.Sprintf\\("may not be set when '%s' is specified", \\w+.${constant}\\)`),
-    rule: 'topologyAnnotations', unreachable: (k: string) => layersOff(k), message: fieldError(annotation(TAS.layers), 'Forbidden',
-      `may not be set when '${literal(constant === 'PodSetSliceSizeAnnotation' ? TAS.size : TAS.sliceReq)}' is specified`),
-    mutant: () => ({ object: tasWorker({ [TAS.layers]: '[{"topology":"rack","size":1}]', [TAS.sliceReq]: 'host', [TAS.size]: '1' }) }) })),
+  ...whenSliceSet('validateSliceRequiredTopologyConstraintsAnnotation', 'fldPath', TAS.layers, { unreachable: (k) => layersOff(k),
+    mutant: () => ({ object: tasWorker({ [TAS.layers]: '[{"topology":"rack","size":1}]', [TAS.sliceReq]: 'host', [TAS.size]: '1' }) }) }),
   { match: /^validateSliceRequiredTopologyConstraintsAnnotation: field.Forbidden\(annotationsPath.Key\(\w+.PodSetGroupName\)/,
     rule: 'topologyAnnotations', message: fieldError(annotation(TAS.group), 'Forbidden', `may not be set when '${literal(TAS.layers)}' is specified`),
     unreachable: (k) => layersOff(k),

@@ -120,7 +120,8 @@ export class SiteHits {
     });
     const reached = this.reachable().filter((e) => this.total(e) > 0).length;
     return [`[sites] ${pair}: hits per upstream refusal site (project, hits (how our policy answered them), site):`, ...rows,
-      ...(this.crashes.length ? [`  ${this.crashes.length} refusals were crashes of upstream's code, no site: ${this.crashes.slice(0, 3).join(' | ')}`] : []),
+      ...(this.crashes.length
+        ? [`  ${this.crashes.length} refusals were crashes of upstream's code, no site: ${this.crashes.slice(0, 3).join(' | ')}`] : []),
       `[agreement] ${pair}: ${reached} of ${this.reachable().length} mapped sites reached (${objects} objects); `
         + `${this.entries.filter((e) => e.exempt).length} exempt at this pair, ${this.unattributed.length} refusals matched no site`].join('\n');
   }
