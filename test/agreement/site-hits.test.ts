@@ -62,13 +62,23 @@ describe('SiteHits', () => {
     expect(hits.record('KubeRay', 'panic: runtime error: index out of range [0] with length 0', 'allow-listed', '#4')).toEqual([]);
     expect(hits.unmatched()).toEqual(['#3: The RayJob spec is invalid: x is not allowed to be suspended']);
     expect(hits.missed()).toEqual(['KubeRay ValidateRayJobSpec: fmt.Errorf("TTLSecondsAfterFinished")']);
-    const report = hits.report('Kueue v0 / KubeRay v1', 7);
+    const objects = [...Array(6)].map((_, i) => ({ index: i, base: i < 2 ? 'site x' : 'rayjob-queued', mutations: [], object: {} }));
+    const report = hits.report('Kueue v0 / KubeRay v1', [...objects, { index: 6, base: 'raycluster-queued', mutations: [], object: {} }]);
     expect(report).toMatch(/ {3}1 \(agreed 1\) +ValidateRayJobSpec: fmt.Errorf\("not allowed to be suspended"\)/);
     expect(report).toMatch(/ {3}1 \(agreed 0, DISAGREED 1\) +ValidateRayJobSpec: fmt.Errorf\("The RayJob spec is invalid: %w", err\) {2}\[not applicable/);
     expect(report).toMatch(/validateDeletionRules: x {2}\[exempt: gate\]/);
     expect(report).toMatch(/1 refusals were crashes of upstream's code, no site: #4/);
-    expect(report.split('\n').pop()).toBe('[agreement] Kueue v0 / KubeRay v1: 1 of 2 mapped sites reached (7 objects); 1 exempt at this pair, '
+    expect(report).not.toMatch(/same message/);
+    expect(report.split('\n').pop()).toBe('[agreement] Kueue v0 / KubeRay v1: 1 of 2 mapped sites reached (7 objects, 2 of them site mutants); 1 exempt at this pair, '
       + '1 refusals matched no site');
+  });
+
+  test('sites that share one message are each counted for it, and the table says so', () => {
+    const twin = entry(site('ValidateRayJobSpec', 'fmt.Errorf("TTL again")'), ttl.pattern);
+    const hits = new SiteHits([ttl, twin]);
+    expect(hits.record('KubeRay', 'TTLSecondsAfterFinished must be a non-negative integer', 'agreed', '#1')).toEqual([ttl, twin]);
+    expect(hits.missed()).toEqual([]);
+    expect(hits.report('p', []).match(/same message as 1 other site: a hit counts for each/g)).toHaveLength(2);
   });
 });
 

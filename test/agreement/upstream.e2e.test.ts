@@ -343,7 +343,7 @@ describeAll('the policy agrees with Kueue, KubeRay and the API server', () => {
       }, 600000);
 
       test('sites: every refusal of the run is attributed to a mapped site, and every reachable site is hit', () => {
-        process.stdout.write(`${hits.report(`Kueue ${kueue} / KubeRay ${kubeRay}`, objects.length)}\n`);
+        process.stdout.write(`${hits.report(`Kueue ${kueue} / KubeRay ${kubeRay}`, objects)}\n`);
         expect(hits.unmatched()).toEqual([]);
         // Each site has its mutant once the run holds a round of them; a shorter run (AGREEMENT_OBJECTS) cannot, outside CI it says so.
         const mixed = objects.filter((g) => g.base.startsWith('site ')).length;

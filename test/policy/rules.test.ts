@@ -354,3 +354,8 @@ describe('topologyAnnotations', () => {
     expect(fields('v0.17.8')).toEqual([head, worker]);
   });
 });
+
+test('a negative rayClusterDeletionDelaySeconds is the API server\'s refusal (the CRD\'s minimum 0), not KubeRay\'s', () => {
+  const found = evaluateRayObject(service((o) => { o.spec.rayClusterDeletionDelaySeconds = -1; }), ctx()).filter((f) => f.severity === 'error');
+  expect(found.map((f) => [f.rule, f.source, f.field])).toEqual([['rayServiceSpec', 'kubernetes', 'spec.rayClusterDeletionDelaySeconds']]);
+});

@@ -397,7 +397,7 @@ export const KUBERAY_SITES: readonly SiteMapping[] = [
     mutant: () => rayService('service', {}, { headGroupSpec: { ...head(), headService: { metadata: { name: 'my-head' } } } }) },
   { match: /ValidateRayServiceSpec: .*UpgradeStrategy.Type value %s is invalid/, rule: 'rayServiceSpec',
     mutant: () => rayService('service', { upgradeStrategy: { type: 'Rolling' } }) },
-  { match: /ValidateRayServiceSpec: .*RayClusterDeletionDelaySeconds should be a non-negative integer/, rule: 'rayServiceSpec',
+  { match: /ValidateRayServiceSpec: .*RayClusterDeletionDelaySeconds should be a non-negative integer/, schema: 'spec.rayClusterDeletionDelaySeconds minimum 0',
     mutant: () => rayService('service', { rayClusterDeletionDelaySeconds: -1 }) },
   // Reached only with RayServiceIncrementalUpgrade on: alpha and off by default before 1.7, beta and on in 1.7.
   ...UPGRADE_OPTION_SITES,

@@ -4,7 +4,7 @@
  * attributes every upstream refusal of the run to its site by its message, so the agreement figure says what it covers.
  */
 import { kubeRayCapabilities } from '../../../src/policy';
-import type { SiteMutant } from '../generator';
+import type { Generated, SiteMutant } from '../generator';
 import { KUBERAY_SOURCE, KUEUE_SOURCE, Site, sitesAt } from '../sites/enumerate';
 import { KUBERAY_SITES, SiteMapping } from '../sites/kuberay-sites';
 import { KUEUE_SITES, KueueSiteMapping } from '../sites/kueue-sites';
@@ -61,11 +61,11 @@ function kueueEntry(site: Site, kueue: string, handles: (kind: string) => boolea
   return { ...base, exempt, mutant: exempt ? undefined : { id: `site ${label(site)}`, build: () => m.mutant!(kueue) } };
 }
 
-/** The sites of a pair, one entry per site (the same call twice in a file is one site), KubeRay's then Kueue's. */
+/** The sites of a pair, one entry per site, KubeRay's then Kueue's. */
 export function pairSites(kueue: string, kubeRay: string, kueueHandles: (kind: string) => boolean): SiteEntry[] {
   const read = (what: string, r: { sites?: Site[]; why?: string }) => {
     if (!r.sites) throw new Error(`the ${what} sources are not readable here (${r.why}): run go mod download, see docs/upstream-sites.md`);
-    return [...new Map(r.sites.map((s) => [s.key, s])).values()];
+    return r.sites;
   };
   return [...read(`KubeRay ${kubeRay}`, sitesAt(KUBERAY_SOURCE, kubeRay)).map((s) => kubeRayEntry(s, kubeRay)),
     ...read(`Kueue ${kueue}`, sitesAt(KUEUE_SOURCE, kueue)).map((s) => kueueEntry(s, kueue, kueueHandles))];
@@ -110,19 +110,22 @@ export class SiteHits {
   private reachable = () => this.entries.filter((e) => e.mutant);
 
   /** The per-site table and the figure line: N of M mapped sites reached (K objects). */
-  report(pair: string, objects: number): string {
+  report(pair: string, objects: readonly Generated[]): string {
     const rows = this.entries.filter((e) => e.mutant || e.exempt || this.hits.has(e.site.key)).map((e) => {
       const n = this.hits.get(e.site.key);
       const answers = n ? ` (agreed ${n.agreed}${n['allow-listed'] ? `, allow-listed ${n['allow-listed']}` : ''}`
         + `${n.disagreed ? `, DISAGREED ${n.disagreed}` : ''})` : '';
-      const note = e.exempt ? `  [exempt: ${e.exempt}]` : e.mapping?.na ? '  [not applicable: a wrapper]' : '';
+      const twins = this.entries.filter((x) => x !== e && x.project === e.project && String(x.pattern) === String(e.pattern)).length;
+      const note = e.exempt ? `  [exempt: ${e.exempt}]` : e.mapping?.na ? '  [not applicable: a wrapper]'
+        : twins ? `  [same message as ${twins} other site${twins > 1 ? 's' : ''}: a hit counts for each]` : '';
       return `  ${e.project.padEnd(7)} ${String(this.total(e)).padStart(4)}${answers.padEnd(28)} ${label(e.site)}${note}`;
     });
     const reached = this.reachable().filter((e) => this.total(e) > 0).length;
     return [`[sites] ${pair}: hits per upstream refusal site (project, hits (how our policy answered them), site):`, ...rows,
       ...(this.crashes.length
         ? [`  ${this.crashes.length} refusals were crashes of upstream's code, no site: ${this.crashes.slice(0, 3).join(' | ')}`] : []),
-      `[agreement] ${pair}: ${reached} of ${this.reachable().length} mapped sites reached (${objects} objects); `
+      `[agreement] ${pair}: ${reached} of ${this.reachable().length} mapped sites reached (${objects.length} objects, `
+        + `${objects.filter((g) => g.base.startsWith('site ')).length} of them site mutants); `
         + `${this.entries.filter((e) => e.exempt).length} exempt at this pair, ${this.unattributed.length} refusals matched no site`].join('\n');
   }
 
