@@ -250,7 +250,7 @@ const MUTATION_NAMES = Object.keys(MUTATIONS);
 /**
  * `count` objects from `seed`: a random base, then 0-3 random mutations (each applied at most once). With `mix`, an object
  * is replaced, with the mix's probability, by the next site mutant of a seeded round robin: the first round as the mapping
- * builds it (so every site is reached once the run has a round), later rounds with 0-2 random mutations on top. The site
+ * builds it (so every site is reached once the run has a round), later rounds with 0-2 random mutations on top (a CREATE's). The site
  * draws have their own stream: every object that is not replaced is the one the seed gave without a mix.
  */
 export function generate(seed: number, count: number, mix?: SiteMix): Generated[] {
@@ -268,7 +268,8 @@ export function generate(seed: number, count: number, mix?: SiteMix): Generated[
     const m = order[turn % order.length];
     const built = m.build();
     const object = JSON.parse(JSON.stringify(built.object));
-    const mutations = turn++ < order.length ? [] : pickMutations(sr, sr.pick([0, 1, 1, 2]));
+    // An UPDATE mutant is sent as built (Kueue's mutating webhook never sees its new object): no random mutations on top.
+    const mutations = turn++ < order.length || built.old ? [] : pickMutations(sr, sr.pick([0, 1, 1, 2]));
     applyMutations(object, mutations, sr);
     out.push(finish(index, m.id, mutations, object, built.old && JSON.parse(JSON.stringify(built.old))));
   }

@@ -35,6 +35,8 @@ describe('generate with site mutants', () => {
     const g = mixed.find((x) => x.base === 'site s0')!;
     expect(g.old.metadata.name).toBe(g.object.metadata.name);
     expect(g.object.metadata.name).toBe(`m0-${g.index}`);
+    // Sent as built (Kueue's mutating webhook never sees it): no random mutations on top, in any round.
+    expect(mixed.filter((x) => x.base === 'site s0').map((x) => x.mutations)).toEqual([[], []]);
   });
 
   test('the objects not replaced are the ones the seed gives without a mix', () => {
@@ -101,4 +103,13 @@ if (!readable) process.stdout.write('[site-hits] skipped the pair checks: the up
     }
   }
   expect(bad).toEqual([]);
+});
+
+(readable ? test : test.skip)('a KubeRay site whose mutant Kueue refuses first at the pair is exempt there, and says why', () => {
+  const deleteWorkers = (kueue: string) => pairSites(kueue, 'v1.6.2', () => true)
+    .find((e) => e.site.func === 'validateLegacyDeletionPolicies' && /DeleteWorkers currently does not support/.test(e.site.call))!;
+  expect(deleteWorkers('v0.14.8').exempt).toBe('Kueue v0.14.8\'s mutating webhook refuses an autoscaling RayJob first');
+  expect(deleteWorkers('v0.14.8').mutant).toBeUndefined();
+  expect(deleteWorkers('v0.19.2').exempt).toBeUndefined();
+  expect(deleteWorkers('v0.19.2').mutant).toBeDefined();
 });

@@ -3,7 +3,7 @@
  * sources, mapped in test/agreement/sites), the mutants the generator mixes in to reach them, and the bookkeeping that
  * attributes every upstream refusal of the run to its site by its message, so the agreement figure says what it covers.
  */
-import { kubeRayCapabilities } from '../../../src/policy';
+import { kubeRayCapabilities, kueueCapabilities } from '../../../src/policy';
 import type { Generated, SiteMutant } from '../generator';
 import { KUBERAY_SOURCE, KUEUE_SOURCE, Site, sitesAt } from '../sites/enumerate';
 import { KUBERAY_SITES, SiteMapping } from '../sites/kuberay-sites';
@@ -37,14 +37,19 @@ export function nonDefaultGates(m: SiteMapping, kubeRay: string): string[] {
 
 const label = (s: Site) => `${s.func}: ${s.call.length > 90 ? `${s.call.slice(0, 87)}...` : s.call}`;
 
-function kubeRayEntry(site: Site, kubeRay: string): SiteEntry {
+function kubeRayEntry(site: Site, kueue: string, kubeRay: string): SiteEntry {
   const m = mappingsOf(site, KUBERAY_SITES)[0];
   const base = { project: 'KubeRay' as const, site, mapping: m, pattern: sitePattern(site, m) };
   if (!m?.mutant || m.na) return base;
   const gates = nonDefaultGates(m, kubeRay);
+  const object = m.mutant(kubeRay);
+  // Kueue's short-term elastic RayJob (0.14.7-0.16): its mutating webhook refuses any autoscaling RayJob before KubeRay sees it.
+  const shadowed = object.kind === 'RayJob' && object.spec?.rayClusterSpec?.enableInTreeAutoscaling === true
+    && kueueCapabilities(kueue).elasticRayJob === 'short-term';
   const exempt = m.schema ? `the CRD schema refuses it first (${m.schema})`
     : site.file.includes('webhooks/') ? 'KubeRay\'s optional webhook (off by default); the reconcilers\' check of the same field is counted'
-      : gates.length ? `reached only with the operator gate ${gates.join(', ')}, not the default` : undefined;
+      : gates.length ? `reached only with the operator gate ${gates.join(', ')}, not the default`
+        : shadowed ? `Kueue ${kueue}'s mutating webhook refuses an autoscaling RayJob first` : undefined;
   const mutant: SiteMutant = { id: `site ${label(site)}`, build: () => {
     const object = m.mutant!(kubeRay);
     return { object: { ...object, metadata: { ...object.metadata, namespace: NAMESPACE } } };
@@ -68,7 +73,7 @@ export function pairSites(kueue: string, kubeRay: string, kueueHandles: (kind: s
     if (!r.sites) throw new Error(`the ${what} sources are not readable here (${r.why}): run go mod download, see docs/upstream-sites.md`);
     return r.sites;
   };
-  return [...read(`KubeRay ${kubeRay}`, sitesAt(KUBERAY_SOURCE, kubeRay)).map((s) => kubeRayEntry(s, kubeRay)),
+  return [...read(`KubeRay ${kubeRay}`, sitesAt(KUBERAY_SOURCE, kubeRay)).map((s) => kubeRayEntry(s, kueue, kubeRay)),
     ...read(`Kueue ${kueue}`, sitesAt(KUEUE_SOURCE, kueue)).map((s) => kueueEntry(s, kueue, kueueHandles))];
 }
 
