@@ -71,7 +71,8 @@ describe('SiteHits', () => {
     expect(report).toMatch(/validateDeletionRules: x {2}\[exempt: gate\]/);
     expect(report).toMatch(/1 refusals were crashes of upstream's code, no site: #4/);
     expect(report).not.toMatch(/same message/);
-    expect(report.split('\n').pop()).toBe('[agreement] Kueue v0 / KubeRay v1: 1 of 2 mapped sites reached (7 objects, 2 of them site mutants); 1 exempt at this pair, '
+    expect(report.split('\n').pop()).toBe('[agreement] Kueue v0 / KubeRay v1: 1 of 2 mapped sites reached (7 objects, 2 of them site mutants); '
+      + '1 exempt at this pair, '
       + '1 refusals matched no site');
   });
 

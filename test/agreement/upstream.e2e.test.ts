@@ -289,7 +289,8 @@ describeAll('the policy agrees with Kueue, KubeRay and the API server', () => {
         // Likewise an autoscaling RayJob on 0.14.7-0.16 (short-term elastic: Kueue queues the RayCluster KubeRay creates).
         const caps = kueueCapabilities(kueue);
         // And an object with an admission gate: its Workload waits for the gate's controller by design (there is none here).
-        const managed = (o: any) => !(o.kind === 'RayJob' && !o.spec?.rayClusterSpec) && !o.metadata?.annotations?.['kueue.x-k8s.io/admission-gated-by']
+        const managed = (o: any) => !(o.kind === 'RayJob' && !o.spec?.rayClusterSpec)
+          && !o.metadata?.annotations?.['kueue.x-k8s.io/admission-gated-by']
           && !(o.kind === 'RayService' && caps.rayServiceQueueing !== 'native')
           && !(o.kind === 'RayJob' && caps.elasticRayJob === 'short-term' && o.spec?.rayClusterSpec?.enableInTreeAutoscaling === true);
         const queued = objects.filter((g) => {
