@@ -11,6 +11,7 @@ import { Finding, objectRef } from './findings';
 import { clusterSpecOf, RayObject } from './kinds';
 import { isRecord } from './json';
 import { ELASTIC_JOB_ANNOTATION, PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL, queueNameAnnotationOf, queueNameOf } from './ray-object';
+import { ADMISSION_GATED_BY_ANNOTATION } from './rules/kueue-admission-gated-by';
 import { selectsExistingClusterOnly } from './rules/kueue-webhook';
 import { ALL_RAY_KINDS, RuleRecord } from './rules/rule';
 import { tenantOf } from './tenant';
@@ -119,7 +120,8 @@ export function fieldChanged(oldObj: unknown, newObj: unknown, field: string): b
 
 /** Label and annotation keys under metadata that carry Kueue semantics: not bookkeeping. */
 const SEMANTIC_LABELS = [QUEUE_NAME_LABEL, PRIORITY_CLASS_LABEL];
-const SEMANTIC_ANNOTATIONS = [QUEUE_NAME_LABEL, ELASTIC_JOB_ANNOTATION];
+// Kueue checks a change of the admission-gated-by annotation (gates may only be removed): not bookkeeping either.
+const SEMANTIC_ANNOTATIONS = [QUEUE_NAME_LABEL, ELASTIC_JOB_ANNOTATION, ADMISSION_GATED_BY_ANNOTATION];
 
 /** What a rule's finding depends on besides its own field (the gang rule reports on the queue label). */
 function causeFields(f: Finding, obj: RayObject): string[] {
@@ -181,8 +183,8 @@ function semanticPart(value: any): unknown {
 }
 
 /**
- * True when the update changes only bookkeeping: metadata (finalizers, annotations, labels other than
- * Kueue's queue and priority labels, owner references), status, `spec.suspend` and
+ * True when the update changes only bookkeeping: metadata (finalizers, annotations other than Kueue's
+ * queue, elastic-job and admission-gated-by ones, labels other than Kueue's queue and priority labels, owner references), status, `spec.suspend` and
  * `spec.rayClusterConfig.suspend`, and an autoscaling cluster's worker replicas and scaleStrategy.
  * Such an update always passes: Kueue, KubeRay, the Ray autoscaler and the reconciler write these.
  */

@@ -21,6 +21,21 @@ export interface Generated {
   readonly base: string;
   readonly mutations: readonly string[];
   readonly object: any;
+  /** For a site mutant that is an UPDATE: the object as stored before (the UPDATE oracle sends old -> object). */
+  readonly old?: any;
+}
+
+/** A mutant that reaches one upstream refusal site (built by the site mappings, test/agreement/sites). */
+export interface SiteMutant {
+  /** How the object is named in reports: `site <function>: <call>`. */
+  readonly id: string;
+  readonly build: () => { readonly object: any; readonly old?: any };
+}
+
+/** Site mutants mixed into a run: each object is one with probability `share`, the sites taken in a seeded round robin. */
+export interface SiteMix {
+  readonly mutants: readonly SiteMutant[];
+  readonly share: number;
 }
 
 const IMAGE = 'rayproject/ray:2.46.0';
@@ -232,31 +247,75 @@ export const MUTATIONS: Record<string, Mutation> = {
 
 const MUTATION_NAMES = Object.keys(MUTATIONS);
 
-/** `count` objects from `seed`: a random base, then 0-3 random mutations (each applied at most once). */
-export function generate(seed: number, count: number): Generated[] {
+/**
+ * `count` objects from `seed`: a random base, then 0-3 random mutations (each applied at most once). With `mix`, an object
+ * is replaced, with the mix's probability, by the next site mutant of a seeded round robin: the first round as the mapping
+ * builds it (so every site is reached once the run has a round), later rounds with 0-2 random mutations on top (a CREATE's). The site
+ * draws have their own stream: every object that is not replaced is the one the seed gave without a mix.
+ */
+export function generate(seed: number, count: number, mix?: SiteMix): Generated[] {
   const r = new Random(seed);
+  const sr = new Random((seed ^ 0x517e5) >>> 0);
+  const order = mix ? shuffled(mix.mutants, sr) : [];
   const out: Generated[] = [];
-  const bases = Object.keys(BASES);
+  let turn = 0;
   for (let index = 0; index < count; index++) {
-    const base = r.pick(bases);
-    const object = BASES[base]();
-    const n = r.pick([0, 1, 1, 2, 2, 3]);
-    const mutations: string[] = [];
-    while (mutations.length < n) {
-      const m = r.pick(MUTATION_NAMES);
-      if (!mutations.includes(m)) mutations.push(m);
+    const drawn = randomObject(r);
+    if (!order.length || !sr.chance(mix!.share)) {
+      out.push(finish(index, drawn.base, drawn.mutations, drawn.object));
+      continue;
     }
-    for (let i = 0; i < mutations.length; i++) {
-      // A mutation can meet a shape an earlier one broke on purpose (wrong-type): it is then skipped, and named so.
-      try { MUTATIONS[mutations[i]](object, r); } catch { mutations[i] = `${mutations[i]} (not applicable)`; }
-    }
-    // Each object gets its own name suffix, so objects can be created side by side without clashing.
-    if (typeof object.metadata?.name === 'string' && !mutations.some((m) => m.startsWith('name-'))) {
-      object.metadata.name = `${object.metadata.name}-${index}`;
-    }
-    out.push({ index, base, mutations, object: JSON.parse(JSON.stringify(object)) });
+    const m = order[turn % order.length];
+    const built = m.build();
+    const object = JSON.parse(JSON.stringify(built.object));
+    // An UPDATE mutant is sent as built (Kueue's mutating webhook never sees its new object): no random mutations on top.
+    const mutations = turn++ < order.length || built.old ? [] : pickMutations(sr, sr.pick([0, 1, 1, 2]));
+    applyMutations(object, mutations, sr);
+    out.push(finish(index, m.id, mutations, object, built.old && JSON.parse(JSON.stringify(built.old))));
   }
   return out;
+}
+
+function shuffled<T>(xs: readonly T[], r: Random): T[] {
+  const out = [...xs];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = r.int(0, i);
+    [out[i], out[j]] = [out[j], out[i]];
+  }
+  return out;
+}
+
+function pickMutations(r: Random, n: number): string[] {
+  const mutations: string[] = [];
+  while (mutations.length < n) {
+    const m = r.pick(MUTATION_NAMES);
+    if (!mutations.includes(m)) mutations.push(m);
+  }
+  return mutations;
+}
+
+function applyMutations(object: any, mutations: string[], r: Random): void {
+  for (let i = 0; i < mutations.length; i++) {
+    // A mutation can meet a shape an earlier one broke on purpose (wrong-type): it is then skipped, and named so.
+    try { MUTATIONS[mutations[i]](object, r); } catch { mutations[i] = `${mutations[i]} (not applicable)`; }
+  }
+}
+
+function randomObject(r: Random): { base: string; mutations: string[]; object: any } {
+  const base = r.pick(Object.keys(BASES));
+  const object = BASES[base]();
+  const mutations = pickMutations(r, r.pick([0, 1, 1, 2, 2, 3]));
+  applyMutations(object, mutations, r);
+  return { base, mutations, object };
+}
+
+function finish(index: number, base: string, mutations: string[], object: any, old?: any): Generated {
+  // Each object gets its own name suffix, so objects can be created side by side without clashing (an UPDATE's old one too).
+  if (typeof object.metadata?.name === 'string' && !mutations.some((m) => m.startsWith('name-'))) {
+    object.metadata.name = `${object.metadata.name}-${index}`;
+    if (old?.metadata) old.metadata.name = object.metadata.name;
+  }
+  return { index, base, mutations, object: JSON.parse(JSON.stringify(object)), ...(old ? { old } : {}) };
 }
 
 /**
@@ -271,6 +330,12 @@ export function runSeed(): number {
   if (s === 'random') return (Date.now() ^ (process.pid << 16)) >>> 0;
   return s ? Number(s) >>> 0 : PINNED_AGREEMENT_SEED;
 }
+
+/**
+ * The share of a run's objects that are site mutants (issue 23): with ~110 sites a pair, 2,000 objects hold about two rounds
+ * of them, and the random objects keep 90 % of the run.
+ */
+export const SITE_SHARE = 0.1;
 
 /** Objects per version pair: AGREEMENT_OBJECTS, default 2,000 (the issue's floor). */
 export function objectsPerPair(): number {

@@ -12,7 +12,8 @@ import { validatorFor } from '../support/versions';
 import { KUBERAY_SOURCE, KUEUE_SOURCE } from './sites/enumerate';
 import { KUBERAY_SITES, SiteMapping } from './sites/kuberay-sites';
 import { KUEUE_SITES } from './sites/kueue-sites';
-import { committedSites, kubeRaySites, kueueSites, mappingsOf, messagePattern, siteTable, withoutColumns } from './sites/sites';
+import { committedSites, kubeRaySites, kueueSites, mappingsOf, sitePattern, siteTable, withoutColumns } from './sites/sites';
+import { nonDefaultGates } from './support/site-hits';
 import { KubeRayOracle, oracleBinary, oracleBuildCommand, oracleBuilt } from './support/kuberay-oracle';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -94,15 +95,13 @@ describe.each(versions.filter((v) => v.sites && !modelledOnly(v.version)).map((v
         const where = `${site.func}: ${site.call.slice(0, 120)}`;
         // Webhook sites: the oracle runs the reconcilers' checks, which repeat the webhooks' (same message family).
         const [verdict] = await oracles.get(key)!.validate([object]);
-        const pattern = messagePattern(site);
+        const pattern = sitePattern(site, m);
         const webhook = site.file.includes('webhooks/');
         if (!webhook && !(verdict.errors.length && pattern.test(verdict.errors[0]))) {
           failures.push(`${where}\n    mutant does not reach the site: oracle says ${JSON.stringify(verdict)}`);
           continue;
         }
-        const defaults: Record<string, boolean> = { RayJobDeletionPolicy: ctx.kubeRay.deletionGateDefaultOn,
-          RayServiceIncrementalUpgrade: ctx.kubeRay.incrementalUpgradeGateDefaultOn };
-        if (Object.entries(m.gates ?? {}).some(([gate, on]) => defaults[gate] !== on)) {
+        if (nonDefaultGates(m, version).length) {
           gated.push(site.key);
         } else if (m.schema) {
           const schema = (await validatorFor(object, 'v0.19.2', version)!).check(object);

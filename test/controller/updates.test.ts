@@ -169,6 +169,18 @@ describe('user updates: denied only for an error they introduce on a field they 
     expect(response.warnings?.join('\n')).toMatch(/spec\.submitterPodTemplate: SidecarMode does not use a submitter pod/);
   });
 
+  test('the admission-gated-by annotation is not bookkeeping: a gate added after creation is denied, as Kueue denies it', () => {
+    const old = rayJob();
+    const gated = clone(old);
+    gated.metadata.annotations = { 'kueue.x-k8s.io/admission-gated-by': 'example.com/gate' };
+    expect(bookkeepingOnlyUpdate(old, gated)).toBe(false);
+    expect(validateRayObject(update(old, gated), config, view()).response.status?.message).toMatch(/cannot add admission gate after creation|admission-gated-by/);
+    // Removing a gate is what the gate's controller does: allowed.
+    const cleared = clone(gated);
+    cleared.metadata.annotations = {};
+    expect(validateRayObject(update(gated, cleared), config, view()).response.allowed).toBe(true);
+  });
+
   test('the Kueue labels are not bookkeeping: a priority class the tenant does not allow is denied on update', () => {
     const old = rayJob('team-a', { 'kueue.x-k8s.io/queue-name': 'default', 'kueue.x-k8s.io/priority-class': 'dev-priority' });
     const raised = clone(old);

@@ -354,3 +354,17 @@ describe('topologyAnnotations', () => {
     expect(fields('v0.17.8')).toEqual([head, worker]);
   });
 });
+
+test('a negative rayClusterDeletionDelaySeconds is the API server\'s refusal (the CRD\'s minimum 0), not KubeRay\'s', () => {
+  const found = evaluateRayObject(service((o) => { o.spec.rayClusterDeletionDelaySeconds = -1; }), ctx()).filter((f) => f.severity === 'error');
+  expect(found.map((f) => [f.rule, f.source, f.field])).toEqual([['rayServiceSpec', 'kubernetes', 'spec.rayClusterDeletionDelaySeconds']]);
+});
+
+test('Kueue checks the prebuilt Workload name and max-exec-time-seconds on every Ray object, queued or not', () => {
+  const unqueued = (o: any) => { delete o.metadata.labels['kueue.x-k8s.io/queue-name']; };
+  const prebuilt = job((o) => { unqueued(o); o.metadata.annotations = { 'kueue.x-k8s.io/prebuilt-workload-name': `W${'x'.repeat(70)}` }; });
+  const maxExec = job((o) => { unqueued(o); o.metadata.labels['kueue.x-k8s.io/max-exec-time-seconds'] = '0'; });
+  for (const o of [prebuilt, maxExec]) {
+    expect(evaluateRayObject(o, ctx()).filter((f) => f.severity === 'error').map((f) => f.rule)).toContain('kueueLabelValues');
+  }
+});

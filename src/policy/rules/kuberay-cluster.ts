@@ -176,7 +176,9 @@ export function rayServiceExtras(r: Reporter, obj: any): void {
   }
   const delay = obj.spec?.rayClusterDeletionDelaySeconds;
   if (typeof delay === 'number' && delay < 0) {
-    r.error('spec.rayClusterDeletionDelaySeconds', `must be 0 or more, not ${delay} (KubeRay)`, 'use 0 or more seconds, or remove it');
+    // The CRD's minimum (every version that has the field): the API server refuses it before KubeRay reads it.
+    r.error('spec.rayClusterDeletionDelaySeconds', `must be 0 or more, not ${delay} (the CRD's minimum)`, 'use 0 or more seconds, or remove it',
+      'kubernetes');
   }
 }
 

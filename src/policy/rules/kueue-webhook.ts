@@ -240,18 +240,19 @@ export const kueueLabelValues = defineRule({
       'use the metadata.name of a WorkloadPriorityClass', 'kueue-workload');
   }
   // jobframework ValidatePrebuiltWorkloadName: the prebuilt Workload's name, from the annotation (0.18+) or the label.
+  // Kueue's Ray webhooks run ValidateJobOnCreate (this check and max-exec-time's) on every object, queued or not.
   const prebuilt = 'kueue.x-k8s.io/prebuilt-workload-name';
   const fromAnnotation = isRecord(obj.metadata?.annotations) ? obj.metadata.annotations[prebuilt] : undefined;
   const useAnnotation = typeof fromAnnotation === 'string' && fromAnnotation !== ''
     && (ctx.kueue.prebuiltWorkloadAnnotation || fromAnnotation.length > 63);
   const name = useAnnotation ? fromAnnotation : (isRecord(obj.metadata?.labels) ? obj.metadata.labels[prebuilt] : undefined);
-  if (q !== undefined && typeof name === 'string' && (!DNS1123_SUBDOMAIN.test(name) || name.length > 253)) {
+  if (typeof name === 'string' && (!DNS1123_SUBDOMAIN.test(name) || name.length > 253)) {
     r.error(`metadata.${useAnnotation ? 'annotations' : 'labels'}[${prebuilt}]`, `"${name}" is not a valid Workload name (a DNS-1123 subdomain)`,
       'name an existing Workload (lowercase letters, digits, "-" and ".")');
   }
   // jobframework validateCreateForMaxExecTime: strconv.Atoi, then > 0.
   const max = isRecord(obj.metadata?.labels) ? obj.metadata.labels[MAX_EXEC_TIME_LABEL] : undefined;
-  if (q !== undefined && typeof max === 'string') {
+  if (typeof max === 'string') {
     const whole = /^[-+]?\d+$/.test(max) && Math.abs(Number(max)) < 2 ** 63;
     if (!whole || Number(max) <= 0) {
       r.error(`metadata.labels[${MAX_EXEC_TIME_LABEL}]`, whole ? `must be greater than 0, not ${max} (Kueue webhook)`

@@ -94,6 +94,10 @@ export function sitesOfGo(file: string, src: string): Site[] {
     if (m[1] ? ENUMERATED_PACKAGES.has(m[1]) || ['field', 'fmt', 'errors', 'errstd', 'strings'].includes(m[1]) : local.has(m[2])) continue;
     add(m.index!, `errors of ${m[1] ? `${m[1]}.` : ''}${m[2]}()`);
   }
+  // And a list returned or assigned as is: `return apivalidation.ValidateImmutableField(...)`, `allErrs := pkg.ValidateX(...)`.
+  for (const m of code.matchAll(/(?:\breturn\s+|\b\w+\s*:?=\s*)([a-z]\w*)\.(Validate\w*)\(/g)) {
+    if (!ENUMERATED_PACKAGES.has(m[1])) add(m.index!, `errors of ${m[1]}.${m[2]}()`);
+  }
   out.sort((a, b) => a.line - b.line);
   // The same call twice in one function (e.g. two `%w` wrappers) are two sites.
   const seen = new Map<string, number>();

@@ -189,7 +189,7 @@ export const KUBERAY_SITES: readonly SiteMapping[] = [
     mutant: () => rayCluster('cluster', { headGroupSpec: head({ rayStartParams: { 'num-cpus': '1' }, resources: { CPU: '1' } }) }) },
   { match: /validateRayGroupLabels: .*rayStartParams\['labels'\]/, rule: 'rayClusterConfig',
     mutant: () => rayCluster('cluster', { headGroupSpec: head({ rayStartParams: { labels: 'zone=a' } }) }) },
-  { match: /validateRayGroupLabels: fmt.Errorf\("%s", strings.Join/, rule: 'rayClusterConfig',
+  { match: /validateRayGroupLabels: fmt.Errorf\("%s", strings.Join/, rule: 'rayClusterConfig', message: /invalid label (key|value) .*group/s,
     mutant: () => rayCluster('cluster', { workerGroupSpecs: [worker('small', { labels: { 'bad key!': 'a' } })] }) },
   { match: /ValidateRayClusterSpec: .*headGroupSpec should have at least one container/, rule: 'podTemplateContainers',
     mutant: () => rayCluster('cluster', { headGroupSpec: { rayStartParams: {}, template: { spec: { containers: [] } } } }) },
@@ -291,7 +291,7 @@ export const KUBERAY_SITES: readonly SiteMapping[] = [
   { match: /ValidateRayJobSpec: fmt.Errorf\("The RayJob spec is invalid: %w", err\)/,
     na: 'wraps ValidateRayClusterSpec\'s refusal of spec.rayClusterSpec (each of those sites is mapped above, and the mutants of RayCluster '
       + 'rules hold for a RayJob\'s cluster too)' },
-  { match: /ValidateRayJobSpec: return err of .*UnmarshalRuntimeEnvYAML/, rule: 'rayJobLifecycle',
+  { match: /ValidateRayJobSpec: return err of .*UnmarshalRuntimeEnvYAML/, rule: 'rayJobLifecycle', message: /failed to unmarshal RuntimeEnvYAML/,
     mutant: () => rayJob('job', { runtimeEnvYAML: 'pip: [torch' }) },
   { match: /ValidateRayJobSpec: .*activeDeadlineSeconds must be a positive integer/, rule: 'rayJobLifecycle',
     mutant: () => rayJob('job', { activeDeadlineSeconds: 0 }) },
@@ -397,7 +397,7 @@ export const KUBERAY_SITES: readonly SiteMapping[] = [
     mutant: () => rayService('service', {}, { headGroupSpec: { ...head(), headService: { metadata: { name: 'my-head' } } } }) },
   { match: /ValidateRayServiceSpec: .*UpgradeStrategy.Type value %s is invalid/, rule: 'rayServiceSpec',
     mutant: () => rayService('service', { upgradeStrategy: { type: 'Rolling' } }) },
-  { match: /ValidateRayServiceSpec: .*RayClusterDeletionDelaySeconds should be a non-negative integer/, rule: 'rayServiceSpec',
+  { match: /ValidateRayServiceSpec: .*RayClusterDeletionDelaySeconds should be a non-negative integer/, schema: 'spec.rayClusterDeletionDelaySeconds minimum 0',
     mutant: () => rayService('service', { rayClusterDeletionDelaySeconds: -1 }) },
   // Reached only with RayServiceIncrementalUpgrade on: alpha and off by default before 1.7, beta and on in 1.7.
   ...UPGRADE_OPTION_SITES,

@@ -12,6 +12,11 @@ export interface Covered {
   readonly schema?: string;
   readonly na?: string;
   readonly todo?: string;
+  /**
+   * The refusal's text, where the call's format string does not tell it apart (an error built elsewhere, a
+   * wording two sites share): what attributes an upstream refusal to this site.
+   */
+  readonly message?: RegExp;
 }
 
 /** The regex of the message a site produces: its format string(s), with each verb as a wildcard. */
@@ -25,6 +30,16 @@ export function messagePattern(site: Site): RegExp {
   const format = /^field\./.test(site.call) ? literals[literals.length - 1] ?? '' : literalsOf(first).join('');
   const escaped = format.split(/%[-+# 0]*\d*(?:\.\d+)?[a-zA-Z%]/).map((p: string) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
   return new RegExp(escaped.join('.*'), 's');
+}
+
+/** What attributes a refusal to the site: the mapping's message, else the call's format string. */
+export function sitePattern(site: Site, mapping: Covered | undefined): RegExp {
+  return mapping?.message ?? messagePattern(site);
+}
+
+/** A pattern that can tell one refusal from another: some literal run of 8 characters or more. */
+export function isSpecific(pattern: RegExp): boolean {
+  return pattern.source.split(/\.\*|\(\?:\)/).some((part) => part.replace(/\\(.)/g, '$1').length >= 8);
 }
 
 export interface VersionSites {
