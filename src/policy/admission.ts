@@ -12,7 +12,7 @@ import { clusterSpecOf, RayObject } from './kinds';
 import { isRecord } from './json';
 import { ELASTIC_JOB_ANNOTATION, PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL, queueNameAnnotationOf, queueNameOf } from './ray-object';
 import { ADMISSION_GATED_BY_ANNOTATION } from './rules/kueue-admission-gated-by';
-import { selectsExistingClusterOnly } from './rules/kueue-webhook';
+import { MAX_EXEC_TIME_LABEL, PREBUILT_WORKLOAD_NAME, selectsExistingClusterOnly } from './rules/kueue-webhook';
 import { ALL_RAY_KINDS, RuleRecord } from './rules/rule';
 import { tenantOf } from './tenant';
 import { FIRST_KUEUE_VERSION } from './versions';
@@ -119,9 +119,10 @@ export function fieldChanged(oldObj: unknown, newObj: unknown, field: string): b
 }
 
 /** Label and annotation keys under metadata that carry Kueue semantics: not bookkeeping. */
-const SEMANTIC_LABELS = [QUEUE_NAME_LABEL, PRIORITY_CLASS_LABEL];
+// Kueue keeps the maximum execution time and the prebuilt Workload fixed while the object runs.
+const SEMANTIC_LABELS = [QUEUE_NAME_LABEL, PRIORITY_CLASS_LABEL, MAX_EXEC_TIME_LABEL, PREBUILT_WORKLOAD_NAME];
 // Kueue checks a change of the admission-gated-by annotation (gates may only be removed): not bookkeeping either.
-const SEMANTIC_ANNOTATIONS = [QUEUE_NAME_LABEL, ELASTIC_JOB_ANNOTATION, ADMISSION_GATED_BY_ANNOTATION];
+const SEMANTIC_ANNOTATIONS = [QUEUE_NAME_LABEL, ELASTIC_JOB_ANNOTATION, ADMISSION_GATED_BY_ANNOTATION, PREBUILT_WORKLOAD_NAME];
 
 /** What a rule's finding depends on besides its own field (the gang rule reports on the queue label). */
 function causeFields(f: Finding, obj: RayObject): string[] {

@@ -241,13 +241,9 @@ export const kueueLabelValues = defineRule({
   }
   // jobframework ValidatePrebuiltWorkloadName: the prebuilt Workload's name, from the annotation (0.18+) or the label.
   // Kueue's Ray webhooks run ValidateJobOnCreate (this check and max-exec-time's) on every object, queued or not.
-  const prebuilt = 'kueue.x-k8s.io/prebuilt-workload-name';
-  const fromAnnotation = isRecord(obj.metadata?.annotations) ? obj.metadata.annotations[prebuilt] : undefined;
-  const useAnnotation = typeof fromAnnotation === 'string' && fromAnnotation !== ''
-    && (ctx.kueue.prebuiltWorkloadAnnotation || fromAnnotation.length > 63);
-  const name = useAnnotation ? fromAnnotation : (isRecord(obj.metadata?.labels) ? obj.metadata.labels[prebuilt] : undefined);
+  const { name, field } = prebuiltWorkloadName(obj, ctx);
   if (typeof name === 'string' && (!DNS1123_SUBDOMAIN.test(name) || name.length > 253)) {
-    r.error(`metadata.${useAnnotation ? 'annotations' : 'labels'}[${prebuilt}]`, `"${name}" is not a valid Workload name (a DNS-1123 subdomain)`,
+    r.error(field, `"${name}" is not a valid Workload name (a DNS-1123 subdomain)`,
       'name an existing Workload (lowercase letters, digits, "-" and ".")');
   }
   // jobframework validateCreateForMaxExecTime: strconv.Atoi, then > 0.
@@ -264,6 +260,8 @@ export const kueueLabelValues = defineRule({
 
 /** Kueue's label for a workload's maximum execution time, in whole seconds. */
 export const MAX_EXEC_TIME_LABEL = 'kueue.x-k8s.io/max-exec-time-seconds';
+/** The prebuilt Workload's name: a label, and from 0.18 also an annotation. */
+export const PREBUILT_WORKLOAD_NAME = 'kueue.x-k8s.io/prebuilt-workload-name';
 
 /** MultiKueue does not dispatch an autoscaling elastic RayCluster (Kueue 0.19 refuses it; earlier versions do not check). */
 export const multiKueueElasticAutoscaling = defineRule({
@@ -305,6 +303,16 @@ function elasticEnabled(obj: any, ctx: Parameters<Rule>[1]): boolean {
  * the elastic-job annotation toggled, and (0.19+) an admission gate added. Kueue checks an update when the new object has a queue name,
  * and from 0.18 (ValidateRayAndSparkJobUpdates, on by default) also when the old one had.
  */
+/** The prebuilt Workload's name as Kueue reads it (PrebuiltWorkloadNameFor): the annotation (0.18+) or the label, with its field. */
+function prebuiltWorkloadName(obj: RayObject, ctx: Parameters<Rule>[1]): { readonly name: unknown; readonly field: string } {
+  const key = PREBUILT_WORKLOAD_NAME;
+  const fromAnnotation = isRecord(obj.metadata?.annotations) ? obj.metadata.annotations[key] : undefined;
+  const useAnnotation = typeof fromAnnotation === 'string' && fromAnnotation !== ''
+    && (ctx.kueue.prebuiltWorkloadAnnotation || fromAnnotation.length > 63);
+  const name = useAnnotation ? fromAnnotation : (isRecord(obj.metadata?.labels) ? obj.metadata.labels[key] : undefined);
+  return { name, field: `metadata.${useAnnotation ? 'annotations' : 'labels'}[${key}]` };
+}
+
 export function kueueWebhookOnUpdate(oldObj: RayObject, newObj: RayObject, ctx: Parameters<Rule>[1]): ReturnType<Rule> {
   const r = new Reporter(KUEUE_WEBHOOK_ON_UPDATE_RULE, newObj);
   if (!kueueValidatesUpdate(oldObj, newObj, ctx)) return r.findings;
@@ -341,6 +349,19 @@ export function kueueWebhookOnUpdate(oldObj: RayObject, newObj: RayObject, ctx: 
       `the elastic-job annotation cannot be ${isElastic(newObj) ? 'added' : 'removed'} after creation: field is immutable (Kueue webhook)`,
       'recreate the object to change whether it is elastic');
   }
+  // jobframework validateUpdateForMaxExecTime: the label changes only while the object was and stays suspended.
+  const maxOf = (o: RayObject) => (isRecord(o.metadata?.labels) ? o.metadata.labels[MAX_EXEC_TIME_LABEL] : undefined) ?? '';
+  if ((running || !kueueSuspended(oldObj)) && maxOf(oldObj) !== maxOf(newObj)) {
+    r.error(`metadata.labels[${MAX_EXEC_TIME_LABEL}]`, `the maximum execution time cannot change from "${maxOf(oldObj)}" to "${maxOf(newObj)}" `
+      + 'unless the object was and stays suspended: field is immutable (Kueue webhook)', 'suspend the object first, or keep the label as it was');
+  }
+  // jobframework validateUpdateForPrebuiltWorkload: fixed once the object runs, unless it is elastic (its slices are new Workloads).
+  const oldWl = prebuiltWorkloadName(oldObj, ctx);
+  const newWl = prebuiltWorkloadName(newObj, ctx);
+  if (running && !elasticEnabled(oldObj, ctx) && (oldWl.name ?? '') !== (newWl.name ?? '')) {
+    r.error(newWl.field, `the prebuilt Workload cannot change from "${oldWl.name ?? ''}" to "${newWl.name ?? ''}" while the object runs: field is `
+      + 'immutable (Kueue webhook)', 'keep the prebuilt Workload name, or suspend the object first');
+  }
   admissionGatedByOnUpdate(oldObj, newObj, ctx, r);
   return r.findings;
 }
@@ -349,6 +370,6 @@ export function kueueWebhookOnUpdate(oldObj: RayObject, newObj: RayObject, ctx: 
 export const KUEUE_WEBHOOK_ON_UPDATE_RULE: RuleRecord<typeof kueueWebhookOnUpdate> = {
   name: 'kueueWebhookOnUpdate', source: 'kueue-webhook', kinds: ALL_RAY_KINDS,
   description: 'An update keeps what Kueue makes immutable: the queue name while running, the priority class, the elastic annotation, '
-    + 'and adds no admission gate.',
+    + 'the maximum execution time and the prebuilt Workload, and adds no admission gate.',
   check: kueueWebhookOnUpdate,
 };
