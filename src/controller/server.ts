@@ -11,7 +11,7 @@ import * as https from 'https';
 import { AdmissionConfig, ClusterView } from './admission';
 import { AdmissionPool } from './admission-pool';
 import { reviewAdmission, ReviewOutcome, Webhook } from './admission-review';
-import { ADMISSION_BUCKETS as BUCKETS, ADMISSION_DECISIONS, ADMISSION_DURATION, ADMISSION_ERRORS } from './metric-names';
+import { ADMISSION_BUCKETS as BUCKETS, ADMISSION_DECISIONS, ADMISSION_DURATION, ADMISSION_ERRORS } from '../observability/metric-names';
 
 export interface WebhookServerOptions {
   readonly cert: string | Buffer;
