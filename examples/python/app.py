@@ -12,6 +12,9 @@ from cdk8s_kueue_ray import (
     KueueRayApp,
     KueueRayVersions,
     KueueVersion,
+    FlavorToleration,
+    TaintEffect,
+    TolerationOperator,
 )
 
 from elastic_queues import ElasticQueues
@@ -85,10 +88,16 @@ def build_examples(
         )
     # Installs first: every other chart depends on them, so <outdir>/ names them 0000-/0001-.
     installs: List[Chart] = []
+    # The queue system on Linux nodes, allowed onto tainted control-plane nodes.
+    node_selector = {"kubernetes.io/os": "linux"}
+    tolerations = [FlavorToleration(key="node-role.kubernetes.io/control-plane", operator=TolerationOperator.EXISTS,
+                                    effect=TaintEffect.NO_SCHEDULE)]
     if kube_ray_crd_dir:
-        installs.append(KubeRayInstall(app, "kuberay-install", crd_dir=kube_ray_crd_dir))
+        installs.append(KubeRayInstall(app, "kuberay-install", crd_dir=kube_ray_crd_dir, node_selector=node_selector,
+                                       tolerations=tolerations))
     if kueue_manifest:
-        installs.append(KueueInstall(app, "kueue-install", manifest_file=kueue_manifest))
+        installs.append(KueueInstall(app, "kueue-install", manifest_file=kueue_manifest, node_selector=node_selector,
+                                     tolerations=tolerations))
     for child in app.node.children:
         if Chart.is_chart(child) and child not in installs:
             for install in installs:
