@@ -5,16 +5,14 @@
  * KiB no one wrote. Figures compared on one line print in one unit family. JSON keeps formatQuantity's
  * exact Kubernetes notation. Pure.
  */
-import { formatQuantity, sortedResourceNames } from './quantity';
+import { BINARY as BINARY_SUFFIXES, DECIMAL_EXP, formatQuantity, isByteResource, ResourceMap, sortedResourceNames } from './quantity';
 
 type Unit = readonly [string, bigint];
-const DECIMAL: readonly Unit[] = [['E', 10n ** 18n], ['P', 10n ** 15n], ['T', 10n ** 12n], ['G', 10n ** 9n], ['M', 10n ** 6n]];
-const BINARY: readonly Unit[] = [['Ei', 1n << 60n], ['Pi', 1n << 50n], ['Ti', 1n << 40n], ['Gi', 1n << 30n], ['Mi', 1n << 20n]];
-
-/** Resources counted in bytes, whose users write decimal or binary units. */
-export function isByteResource(resource: string): boolean {
-  return resource === 'memory' || resource.startsWith('hugepages-') || resource === 'ephemeral-storage';
-}
+// The parser's units from M and Mi up, largest first (KiB and kB only when nothing coarser is exact).
+const DECIMAL: readonly Unit[] = Object.entries(DECIMAL_EXP).filter(([, e]) => e >= 6).map(([u, e]): Unit => [u, 10n ** BigInt(e)])
+  .sort((a, b) => (b[1] > a[1] ? 1 : -1));
+const BINARY: readonly Unit[] = Object.entries(BINARY_SUFFIXES).filter(([u]) => u !== 'Ki').map(([u, n]): Unit => [u, n])
+  .sort((a, b) => (b[1] > a[1] ? 1 : -1));
 
 /** The largest unit of `units` that divides `bytes` (> 0), as "8G"; undefined when none does. */
 function inUnit(bytes: bigint, units: readonly Unit[]): string | undefined {
@@ -122,4 +120,9 @@ export function describeResourcesCompared(maps: ReadonlyArray<ReadonlyMap<string
     describeQuantities(at.map(([, v]) => v), r).forEach((s, j) => shown[at[j][0]].set(r, s));
   }
   return shown.map((m) => sortedResourceNames(m).map((r) => `${r} ${m.get(r)}`).join(', '));
+}
+
+/** Formats a whole map for a message, e.g. "cpu 2.5, memory 8G + 200Mi". Resources are listed cpu, memory, then by name. */
+export function formatResources(map: ResourceMap): string {
+  return sortedResourceNames(map).map((r) => `${r} ${describeQuantity(map.get(r)!, r)}`).join(', ');
 }

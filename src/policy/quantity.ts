@@ -4,12 +4,12 @@
  * decimal SI suffixes, binary suffixes, and decimal exponents; sub-milli values round up,
  * as the API server does for CPU.
  */
-import { describeQuantity } from './quantity-text';
-
-const BINARY: Record<string, bigint> = {
+/** The binary suffixes and their factors. */
+export const BINARY: Readonly<Record<string, bigint>> = {
   Ki: 1n << 10n, Mi: 1n << 20n, Gi: 1n << 30n, Ti: 1n << 40n, Pi: 1n << 50n, Ei: 1n << 60n,
 };
-const DECIMAL_EXP: Record<string, number> = {
+/** The decimal suffixes and their powers of ten. */
+export const DECIMAL_EXP: Readonly<Record<string, number>> = {
   'n': -9, 'u': -6, 'm': -3, '': 0, 'k': 3, 'M': 6, 'G': 9, 'T': 12, 'P': 15, 'E': 18,
 };
 
@@ -115,12 +115,17 @@ const MI = 1n << 20n;
 const GI = 1n << 30n;
 const KI = 1n << 10n;
 
+/** Resources counted in bytes, whose users write decimal or binary units. */
+export function isByteResource(resource: string): boolean {
+  return resource === 'memory' || resource.startsWith('hugepages-') || resource === 'ephemeral-storage';
+}
+
 /**
  * Formats milli-units for humans: cpu as cores ("2.5"), memory in the largest binary unit that
  * divides it exactly ("4296Mi"), anything else as a plain number.
  */
 export function formatQuantity(milli: bigint, resource: string): string {
-  if (resource === 'memory' || resource.startsWith('hugepages-') || resource === 'ephemeral-storage') {
+  if (isByteResource(resource)) {
     if (milli % 1000n !== 0n) return `${formatDecimal(milli)}`;
     const bytes = milli / 1000n;
     if (bytes !== 0n && bytes % GI === 0n) return `${bytes / GI}Gi`;
@@ -142,11 +147,6 @@ function formatDecimal(milli: bigint): string {
   const frac = a % 1000n;
   const f = frac === 0n ? '' : '.' + frac.toString().padStart(3, '0').replace(/0+$/, '');
   return `${neg ? '-' : ''}${whole}${f}`;
-}
-
-/** Formats a whole map for a message, e.g. "cpu 2.5, memory 8G + 200Mi" (describeQuantity). Resources are listed cpu, memory, then by name. */
-export function formatResources(map: ResourceMap): string {
-  return sortedResourceNames(map).map((r) => `${r} ${describeQuantity(map.get(r)!, r)}`).join(', ');
 }
 
 export function sortedResourceNames(map: ReadonlyMap<string, unknown>): string[] {

@@ -4,7 +4,8 @@
  * per arrival into the series' queues, and a tooltip per step (merged into at most MAX_STEPS ranges, so
  * 30,000 cycles stay a page a browser opens). Pure.
  */
-import { describeQuantities, describeQuantity, isByteResource } from '../quantity-text';
+import { isByteResource } from '../quantity';
+import { describeQuantities, describeQuantity } from '../quantity-text';
 import type { PlanUsageSeries } from './html';
 import type { PlanCycle, PlanResult } from './schema';
 

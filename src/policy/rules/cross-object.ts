@@ -4,8 +4,8 @@
  */
 import { ClusterQueueEntry, Inventory, LabelSelector, LocalQueueEntry } from '../context';
 import { computeGang, Gang, gangTotalAtReplicas } from '../gang';
-import { formatResources, ResourceMap, sortedResourceNames } from '../quantity';
-import { describeResourcesCompared } from '../quantity-text';
+import { ResourceMap, sortedResourceNames } from '../quantity';
+import { describeResourcesCompared, formatResources } from '../quantity-text';
 import { isElastic, namespaceOf, podTemplatesOf, PRIORITY_CLASS_LABEL, priorityClassOf, QUEUE_NAME_LABEL, queueNameOf,
   usesAutoscaling } from '../ray-object';
 import { similarName } from '../similar-names';
