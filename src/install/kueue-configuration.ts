@@ -1,4 +1,5 @@
 import { Duration } from 'cdk8s';
+import { wholeSeconds } from '../platform/duration';
 import { KueueCapabilities } from '../policy/versions';
 
 /** Fair sharing's preemption strategies (Kueue's Configuration `fairSharing.preemptionStrategies`). */
@@ -75,13 +76,10 @@ const STRATEGY_SETS = [['LessThanOrEqualToFinalShare'], ['LessThanInitialShare']
 // Kueue's own default timeouts where the section has none (apis/config defaults at each tag); 0.17 has none.
 const DEFAULT_TIMEOUT_SECONDS: Record<KueueCapabilities['waitForPodsReady'], number> = { 'enable-field': 300, 'presence': 300, 'default-on': 1800 };
 
-/** A Duration as Kueue's Configuration writes one (a Go duration: "30m", "1h30m", "45s"). */
+/** A Duration as Kueue's Configuration writes one (a Go duration: "30m", "1h30m", "45s"), in whole seconds above 0. */
 export function goDuration(d: Duration, field: string, where: string): string {
-  const ms = d.toMilliseconds();
-  if (ms <= 0 || ms % 1000 !== 0) {
-    throw new Error(`${where}: ${field} is ${ms} ms; Kueue takes a positive whole number of seconds. Fix: e.g. Duration.minutes(30).`);
-  }
-  let s = ms / 1000;
+  let s = wholeSeconds(d, 0, field, where);
+  if (s === 0) throw new Error(`${where}: ${field} is 0; Kueue takes a positive whole number of seconds. Fix: e.g. Duration.minutes(30).`);
   const h = Math.floor(s / 3600);
   s -= h * 3600;
   const m = Math.floor(s / 60);

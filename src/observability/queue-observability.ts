@@ -5,6 +5,7 @@ import { AdmissionController } from '../install/admission-controller/admission-c
 import { NAME as CONTROLLER_NAME } from '../install/admission-controller/settings';
 import { KubeRayInstall } from '../install/kuberay-install';
 import { KueueInstall } from '../install/kueue-install';
+import { wholeSeconds } from '../platform/duration';
 import { AppInventory } from '../platform/inventory';
 import { KUBERAY_OPERATOR_SERVICE_ACCOUNT } from '../policy/writers';
 import { alertRuleGroups } from './alert-rules';
@@ -200,9 +201,9 @@ function only<T extends IConstruct>(scope: IConstruct, type: new (...a: any[]) =
 
 function resolveThresholds(p: QueueObservabilityProps, where: string): AlertThresholds {
   const seconds = (d: Duration | undefined, def: number, prop: string) => {
-    const s = d ? d.toSeconds() : def;
+    const s = wholeSeconds(d, def, prop, where);
     // Under 10 s is shorter than any sensible rule evaluation interval (the real-node test evaluates every 5 s with 20 s).
-    if (!Number.isInteger(s) || s < 10) {
+    if (s < 10) {
       throw new Error(`${where}: ${prop} must be a whole number of seconds, at least 10. Fix: e.g. Duration.minutes(30).`);
     }
     return s;
