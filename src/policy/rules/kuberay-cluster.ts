@@ -12,7 +12,13 @@ import { ALL_RAY_KINDS, defineRule, Reporter, RuleRecord } from './rule';
 
 /** The env list of a cluster spec's head Ray container (containers[0]). */
 export const headEnv = (spec: any): any[] => listOf(listOf(spec?.headGroupSpec?.template?.spec?.containers)[0]?.env);
-const hasEnv = (spec: any, name: string) => headEnv(spec).some((e: any) => e?.name === name);
+/** The entry of an env list with that name. */
+export const envNamed = (env: unknown, name: string): any => listOf(env).find((e: any) => e?.name === name);
+/** Autoscaler v2 is asked for: autoscalerOptions.version v2, or the head env RAY_enable_autoscaler_v2 on (how KubeRay's idle-timeout and priority checks read it). */
+export const asksAutoscalerV2 = (spec: any): boolean => spec?.autoscalerOptions?.version === 'v2'
+  || ['1', 'true'].includes(envNamed(headEnv(spec), 'RAY_enable_autoscaler_v2')?.value);
+/** The head Ray container sets that env variable. */
+export const hasEnv = (spec: any, name: string): boolean => envNamed(headEnv(spec), name) !== undefined;
 
 /** GCS fault tolerance is set one way, and Redis settings go through gcsFaultToleranceOptions. */
 export const gcsFaultTolerance = defineRule({

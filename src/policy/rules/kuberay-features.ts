@@ -9,10 +9,9 @@
 import { clusterSpecOf } from '../kinds';
 import { DNS1123_LABEL, isRecord, listOf, shown, workerGroupsOf } from '../ray-object';
 import { compareVersions } from '../versions';
-import { genericVersion, headEnv } from './kuberay-cluster';
+import { asksAutoscalerV2, envNamed, genericVersion, hasEnv } from './kuberay-cluster';
 import { ALL_RAY_KINDS, defineRule, Reporter, RuleRecord } from './rule';
 
-const envNamed = (env: unknown, name: string): any => listOf(env).find((e: any) => e?.name === name);
 
 /** Fields KubeRay refuses unless an alpha gate (off by default) is on: a warning naming the gate. */
 export const kubeRayAlphaGates = defineRule({
@@ -139,7 +138,7 @@ function gcsBackendChecks(r: Reporter, cs: { spec: any; path: string }): void {
   }
   const headPath = `${cs.path}.headGroupSpec.template.spec`;
   const head = listOf(cs.spec.headGroupSpec?.template?.spec?.containers)[0];
-  if (headEnv(cs.spec).some((e: any) => e?.name === 'RAY_gcs_storage' || e?.name === 'RAY_gcs_storage_path')) {
+  if (hasEnv(cs.spec, 'RAY_gcs_storage') || hasEnv(cs.spec, 'RAY_gcs_storage_path')) {
     r.error(`${headPath}.containers[0].env`, 'RAY_gcs_storage and RAY_gcs_storage_path are set by KubeRay for the rocksdb backend', 'remove them');
   }
   listOf(head?.volumeMounts).forEach((m: any, i) => {
@@ -155,8 +154,7 @@ const PRIORITY_RAY = '2.56.0';
 
 /** A worker group's priority needs Ray >= 2.56.0 and autoscaler v2 (validateWorkerGroupPriority). */
 function priorityChecks(r: Reporter, cs: { spec: any; path: string }, obj: any): void {
-  const v2 = cs.spec.autoscalerOptions?.version === 'v2' || ['1', 'true'].includes(headEnv(cs.spec).find((e: any) => e?.name ===
-    'RAY_enable_autoscaler_v2')?.value);
+  const v2 = asksAutoscalerV2(cs.spec);
   workerGroupsOf(obj).forEach((g, i) => {
     if (typeof g?.priority !== 'number' || g.priority === 0) return;
     const at = `${cs.path}.workerGroupSpecs[${i}].priority`;

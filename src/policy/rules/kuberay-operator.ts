@@ -8,7 +8,7 @@ import { clusterSpecOf, RAY_JOB, RAY_SERVICE, rayKindOf } from '../kinds';
 import { parseResourceList } from '../quantity';
 import { DNS1035_LABEL, DNS1123_SUBDOMAIN, isQueued, isRecord, listOf, podTemplatesOf, shown, workerGroupsOf } from '../ray-object';
 import { DEFAULT_KUBERAY_VERSION, FIRST_KUBERAY_VERSION } from '../versions';
-import { headEnv, rayServiceExtras } from './kuberay-cluster';
+import { asksAutoscalerV2, envNamed, headEnv, rayServiceExtras } from './kuberay-cluster';
 import { ALL_RAY_KINDS, defineRule, Reporter, RuleRecord } from './rule';
 
 /**
@@ -380,7 +380,7 @@ export const autoscalerConstraints = defineRule({
 }, (r, obj, ctx) => {
   const cs = clusterSpecOf(obj);
   if (!cs) return r.findings;
-  const v2Env = headEnv(cs.spec).find((e: any) => e?.name === 'RAY_enable_autoscaler_v2');
+  const v2Env = envNamed(headEnv(cs.spec), 'RAY_enable_autoscaler_v2');
   const envV2 = v2Env !== undefined;
   const v2 = cs.spec.autoscalerOptions?.version === 'v2';
   // KubeRay checks the autoscaler options only when autoscaling is on (ValidateRayClusterSpec).
@@ -404,10 +404,10 @@ export const autoscalerConstraints = defineRule({
       `the head env RAY_enable_autoscaler_v2=${envValue} needs enableInTreeAutoscaling: true (KubeRay ${ctx.kubeRay.version})`,
       'set enableInTreeAutoscaling: true, or remove the env');
   }
-  if (ctx.kubeRay.idleTimeoutChecks) idleTimeouts(r, cs, obj, v2 || envValue === '1' || envValue === 'true');
+  if (ctx.kubeRay.idleTimeoutChecks) idleTimeouts(r, cs, obj, asksAutoscalerV2(cs.spec));
   // Checked whether or not autoscaling is on (ValidateRayClusterSpec, KubeRay 1.7).
   const autoscalerEnv = listOf(cs.spec.autoscalerOptions?.env);
-  if (ctx.kubeRay.managedAutoscalerEnv && autoscalerEnv.some((e: any) => e?.name === 'KUBERAY_GEN_AUTOSCALER_START_CMD')) {
+  if (ctx.kubeRay.managedAutoscalerEnv && envNamed(autoscalerEnv, 'KUBERAY_GEN_AUTOSCALER_START_CMD')) {
     r.error(`${cs.path}.autoscalerOptions.env`,
       'KUBERAY_GEN_AUTOSCALER_START_CMD is set by KubeRay in the autoscaler container (autoscalerOptions.args '
       + 'may reference it)', 'remove KUBERAY_GEN_AUTOSCALER_START_CMD from autoscalerOptions.env');
