@@ -3,6 +3,7 @@
  * range queries), for headless chromium to screenshot: what Grafana would draw from the same queries,
  * without running Grafana.
  */
+import { escapeHtml } from '../../src/policy/plan/html';
 
 export interface Series {
   readonly legend: string;
@@ -21,7 +22,7 @@ export interface RenderedRow {
 }
 
 const COLOURS = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2', '#17becf'];
-const esc = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]!));
+const esc = escapeHtml;
 
 /** A Grafana legend format with a series' labels filled in ("pending ({{status}})"). */
 export function legendOf(format: string, labels: Record<string, string>): string {
