@@ -181,7 +181,7 @@ export class KueueInstall extends Chart {
       downloadUrl: kueueReleaseUrl(this.version, props.releasesUrl ?? process.env[KUEUE_RELEASES_URL_ENV] ?? KUEUE_RELEASES_URL),
       sha256: props.manifestSha256 ?? KUEUE_RELEASE_SHA256[this.version],
       lock: { file: props.lockFile ? path.resolve(props.lockFile) : defaultLockFile(), locked: props.locked ?? lockedByEnv() },
-      cacheDir: props.cacheDir, what: `KueueInstall '${this.node.path}' (Kueue ${this.version} manifests.yaml)`, localProp: 'manifestFile',
+      cacheDir: props.cacheDir, what: `${this.where} (Kueue ${this.version} manifests.yaml)`, localProp: 'manifestFile',
       shaProp: 'manifestSha256', mirror: { prop: 'releasesUrl', env: KUEUE_RELEASES_URL_ENV, layout: `${this.version}/manifests.yaml` },
     });
     for (const doc of parseAllDocuments(text)) {
@@ -193,23 +193,23 @@ export class KueueInstall extends Chart {
     const dep = this.deployment();
     const container = dep.toJson().spec?.template?.spec?.containers?.[0];
     if (container?.name !== 'manager') {
-      throw new Error(`KueueInstall '${this.node.path}': the release's Deployment ${DEPLOYMENT} has no 'manager' container first; this file is not a `
+      throw new Error(`${this.where}: the release's Deployment ${DEPLOYMENT} has no 'manager' container first; this file is not a `
         + `Kueue ${this.version} release. Fix: check manifestFile.`);
     }
     if (props.replicas !== undefined) {
-      if (!Number.isInteger(props.replicas) || props.replicas < 1) throw new Error(`KueueInstall '${this.node.path}': replicas ${props.replicas} `
+      if (!Number.isInteger(props.replicas) || props.replicas < 1) throw new Error(`${this.where}: replicas ${props.replicas} `
         + 'must be a whole number >= 1.');
       dep.addJsonPatch(JsonPatch.replace('/spec/replicas', props.replicas));
     }
     this.patchImage(dep, container.image);
-    const priority = priorityClassField(props.priorityClassName, `KueueInstall '${this.node.path}'`);
+    const priority = priorityClassField(props.priorityClassName, this.where);
     if (priority.priorityClassName) dep.addJsonPatch(JsonPatch.add('/spec/template/spec/priorityClassName', priority.priorityClassName));
-    for (const [field, value] of Object.entries(placementFields(props.nodeSelector, props.tolerations, `KueueInstall '${this.node.path}'`))) {
+    for (const [field, value] of Object.entries(placementFields(props.nodeSelector, props.tolerations, this.where))) {
       dep.addJsonPatch(JsonPatch.add(`/spec/template/spec/${field}`, value));
     }
     const drain = props.drainSeconds ?? 5;
     if (!Number.isInteger(drain) || drain < 0 || drain > 300) {
-      throw new Error(`KueueInstall '${this.node.path}': drainSeconds ${drain} must be a whole number of seconds from 0 to 300.`);
+      throw new Error(`${this.where}: drainSeconds ${drain} must be a whole number of seconds from 0 to 300.`);
     }
     if (drain > 0) {
       const grace = (dep.toJson().spec?.template?.spec?.terminationGracePeriodSeconds ?? 30) + drain;
@@ -222,7 +222,7 @@ export class KueueInstall extends Chart {
     if (props.resources) {
       dep.addJsonPatch(JsonPatch.test('/spec/template/spec/containers/0/name', 'manager'),
         JsonPatch.replace('/spec/template/spec/containers/0/resources',
-          renderResources(props.resources, `KueueInstall '${this.node.path}' resources`)));
+          renderResources(props.resources, `${this.where} resources`)));
     }
     // Tell the policy what the gate will be, so elastic workloads are not warned about a gate this install turns on.
     AppInventory.of(this).installElasticGate = props.elasticJobs === false || props.featureGates?.[ELASTIC_GATE] === false ? 'off' : 'on';
@@ -233,15 +233,19 @@ export class KueueInstall extends Chart {
 
   /** The image and pull secrets, and the version annotation `check` and `plan` read from dist/. */
   private patchImage(dep: ApiObject, releaseImage: string): void {
-    const where = `KueueInstall '${this.node.path}'`;
     dep.metadata.addAnnotation(KUEUE_VERSION_ANNOTATION, this.version);
-    const image = installImage(this, releaseImage, this.props.image, where);
+    const image = installImage(this, releaseImage, this.props.image, this.where);
     if (image !== releaseImage) {
       dep.addJsonPatch(JsonPatch.test('/spec/template/spec/containers/0/name', 'manager'),
         JsonPatch.replace('/spec/template/spec/containers/0/image', image));
     }
-    const secrets = pullSecretsField(this.props.imagePullSecrets, where);
+    const secrets = pullSecretsField(this.props.imagePullSecrets, this.where);
     if (secrets.imagePullSecrets) dep.addJsonPatch(JsonPatch.add('/spec/template/spec/imagePullSecrets', secrets.imagePullSecrets));
+  }
+
+  /** How messages name this install. */
+  private get where(): string {
+    return `KueueInstall '${this.node.path}'`;
   }
 
   /** An object of the release, e.g. releaseObject('ConfigMap', 'kueue-system', 'kueue-manager-config'). */
@@ -252,7 +256,7 @@ export class KueueInstall extends Chart {
   /** The kueue-controller-manager Deployment. */
   public deployment(): ApiObject {
     const d = this.objects.get(`Deployment/kueue-system/${DEPLOYMENT}`);
-    if (!d) throw new Error(`KueueInstall '${this.node.path}': the release has no Deployment kueue-system/${DEPLOYMENT}. Fix: check manifestFile.`);
+    if (!d) throw new Error(`${this.where}: the release has no Deployment kueue-system/${DEPLOYMENT}. Fix: check manifestFile.`);
     return d;
   }
 
@@ -261,13 +265,12 @@ export class KueueInstall extends Chart {
    * them off: the answer is then an error naming the prop. Must be called before synth. @internal
    */
   public _requireClusterQueueResourceMetrics(reader: string): string | undefined {
-    const where = `KueueInstall '${this.node.path}'`;
     if (this.props.clusterQueueResourceMetrics === false) {
-      return `${where}: clusterQueueResourceMetrics is false, but ${reader} queries kueue_cluster_queue_resource_usage, _nominal_quota and `
+      return `${this.where}: clusterQueueResourceMetrics is false, but ${reader} queries kueue_cluster_queue_resource_usage, _nominal_quota and `
         + '_borrowing_limit (its quota alerts and dashboard panels would stay empty). Fix: remove clusterQueueResourceMetrics: false.';
     }
     if (this.patched && !this.resourceMetricsReaders.includes(reader)) {
-      return `${where}: its Configuration was written before ${reader} asked for the ClusterQueue resource metrics. Fix: construct it before `
+      return `${this.where}: its Configuration was written before ${reader} asked for the ClusterQueue resource metrics. Fix: construct it before `
         + 'the app is synthesized.';
     }
     if (!this.resourceMetricsReaders.includes(reader)) this.resourceMetricsReaders.push(reader);
@@ -280,7 +283,7 @@ export class KueueInstall extends Chart {
     const elastic = this.props.elasticJobs ?? AppInventory.of(this).workloads.some((w) => w.elastic);
     if (elastic) {
       if (gates[ELASTIC_GATE] === false) {
-        throw new Error(`KueueInstall '${this.node.path}': featureGates.${ELASTIC_GATE} is false but the app holds elastic Ray workloads, which `
+        throw new Error(`${this.where}: featureGates.${ELASTIC_GATE} is false but the app holds elastic Ray workloads, which `
           + 'Kueue would then refuse. Fix: remove the override or the elastic workloads.');
       }
       gates[ELASTIC_GATE] = true;
@@ -301,15 +304,14 @@ export class KueueInstall extends Chart {
       const kind = rayKindNamed(w.kind);
       if (kind) needed.add(kind.kueueFrameworkFor(kueue));
     }
-    const where = `KueueInstall '${this.node.path}'`;
     const resourceMetrics = this.props.clusterQueueResourceMetrics ?? (this.resourceMetricsReaders.length ? true : undefined);
     const edit = release ? editConfiguration(release, { waitForPodsReady: this.props.waitForPodsReady, fairSharing: this.props.fairSharing,
       manageJobsWithoutQueueName: this.props.manageJobsWithoutQueueName, clusterQueueResourceMetrics: resourceMetrics,
-      frameworks: [...needed] }, kueue, where) : { gates: {} };
+      frameworks: [...needed] }, kueue, this.where) : { gates: {} };
     const gates = { ...edit.gates, ...this.featureGates() };
     if (Object.keys(gates).length) {
       if (release?.featureGates) {
-        errors.push(`${where}: the release's Configuration already sets featureGates, and Kueue refuses both the map and `
+        errors.push(`${this.where}: the release's Configuration already sets featureGates, and Kueue refuses both the map and `
           + '--feature-gates. Fix: set the gates in that map instead.');
       } else {
         const arg = `--feature-gates=${Object.keys(gates).sort().map((k) => `${k}=${gates[k]}`).join(',')}`;
