@@ -67,11 +67,14 @@ export interface KueueConfigurationSettings {
 export interface ConfigurationEdit {
   /** The Configuration to write, or undefined when the release's is kept as it is. */
   readonly config?: Record<string, any>;
-  /** Feature gates the settings need (DisableWaitForPodsReady on v0.19). */
-  readonly gates: Record<string, boolean>;
 }
 
 const DISABLE_WAIT_GATE = 'DisableWaitForPodsReady';
+
+/** The feature gates the settings need: DisableWaitForPodsReady where waitForPodsReady is off on a Kueue that defaults it on (0.19). */
+export function settingsGates(s: Pick<KueueConfigurationSettings, 'waitForPodsReady'>, caps: KueueCapabilities): Record<string, boolean> {
+  return s.waitForPodsReady?.enabled === false && caps.waitForPodsReady === 'default-on' ? { [DISABLE_WAIT_GATE]: true } : {};
+}
 const STRATEGY_SETS = [['LessThanOrEqualToFinalShare'], ['LessThanInitialShare'], ['LessThanOrEqualToFinalShare', 'LessThanInitialShare']];
 // Kueue's own default timeouts where the section has none (apis/config defaults at each tag); 0.17 has none.
 const DEFAULT_TIMEOUT_SECONDS: Record<KueueCapabilities['waitForPodsReady'], number> = { 'enable-field': 300, 'presence': 300, 'default-on': 1800 };
@@ -96,10 +99,8 @@ export function goDuration(d: Duration, field: string, where: string): string {
 export function editConfiguration(release: Record<string, any>, s: KueueConfigurationSettings, caps: KueueCapabilities,
   where: string): ConfigurationEdit {
   const config: Record<string, any> = structuredClone(release);
-  const gates: Record<string, boolean> = {};
   const wait = waitForPodsReadySection(s.waitForPodsReady, caps, where);
-  if (wait === 'disable-gate') gates[DISABLE_WAIT_GATE] = true;
-  else if (wait) config.waitForPodsReady = wait;
+  if (wait) config.waitForPodsReady = wait;
   const fair = fairSharingSection(s.fairSharing, caps, where);
   if (fair) config.fairSharing = fair;
   if (s.manageJobsWithoutQueueName !== undefined) config.manageJobsWithoutQueueName = s.manageJobsWithoutQueueName;
@@ -110,11 +111,11 @@ export function editConfiguration(release: Record<string, any>, s: KueueConfigur
   const missing = s.frameworks.filter((f) => !frameworks.includes(f));
   if (missing.length) config.integrations = { ...(config.integrations ?? {}), frameworks: [...frameworks, ...missing] };
   const changed = JSON.stringify(config) !== JSON.stringify(release);
-  return { config: changed ? config : undefined, gates };
+  return { config: changed ? config : undefined };
 }
 
 function waitForPodsReadySection(o: WaitForPodsReadyOptions | undefined, caps: KueueCapabilities,
-  where: string): Record<string, any> | 'disable-gate' | undefined {
+  where: string): Record<string, any> | undefined {
   const style = caps.waitForPodsReady;
   // On 0.19 the unset section is on anyway: written out, with Kueue's own timeout.
   if (o === undefined) {
@@ -124,7 +125,7 @@ function waitForPodsReadySection(o: WaitForPodsReadyOptions | undefined, caps: K
     for (const f of ['timeout', 'blockAdmission', 'recoveryTimeout', 'requeuingBackoffLimitCount'] as const) {
       if (o[f] !== undefined) throw new Error(`${where}: waitForPodsReady.${f} is set but waitForPodsReady is off. Fix: remove ${f}, or enabled.`);
     }
-    return style === 'default-on' ? 'disable-gate' : undefined;
+    return undefined; // on 0.19 its gate turns it off (settingsGates)
   }
   const count = o.requeuingBackoffLimitCount;
   if (count !== undefined && (!Number.isInteger(count) || count < 0)) {

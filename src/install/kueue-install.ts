@@ -12,7 +12,7 @@ import { ContainerResources, renderResources } from '../ray/pod-template';
 import { defaultLockFile, lockedByEnv, readRelease } from './release-source';
 import { KUEUE_RELEASE_SHA256, KUEUE_RELEASES_URL, KUEUE_RELEASES_URL_ENV, kueueReleaseUrl } from './releases';
 import type { FlavorToleration } from '../kueue/resource-flavor';
-import { editConfiguration, FairSharingOptions, WaitForPodsReadyOptions } from './kueue-configuration';
+import { editConfiguration, FairSharingOptions, settingsGates, WaitForPodsReadyOptions } from './kueue-configuration';
 import { placementFields } from './placement';
 import { priorityClassField } from './priority';
 import { ContainerImage, installImage, pullSecretsField } from './image';
@@ -277,9 +277,9 @@ export class KueueInstall extends Chart {
     return undefined;
   }
 
-  /** The feature gates the install sets (after synth-time detection). */
+  /** The feature gates the install sets (after synth-time detection), those its settings need included (DisableWaitForPodsReady). */
   public featureGates(): Record<string, boolean> {
-    const gates: Record<string, boolean> = { ...(this.props.featureGates ?? {}) };
+    const gates: Record<string, boolean> = { ...settingsGates(this.props, kueueCapabilities(this.version)), ...(this.props.featureGates ?? {}) };
     const elastic = this.props.elasticJobs ?? AppInventory.of(this).workloads.some((w) => w.elastic);
     if (elastic) {
       if (gates[ELASTIC_GATE] === false) {
@@ -307,8 +307,8 @@ export class KueueInstall extends Chart {
     const resourceMetrics = this.props.clusterQueueResourceMetrics ?? (this.resourceMetricsReaders.length ? true : undefined);
     const edit = release ? editConfiguration(release, { waitForPodsReady: this.props.waitForPodsReady, fairSharing: this.props.fairSharing,
       manageJobsWithoutQueueName: this.props.manageJobsWithoutQueueName, clusterQueueResourceMetrics: resourceMetrics,
-      frameworks: [...needed] }, kueue, this.where) : { gates: {} };
-    const gates = { ...edit.gates, ...this.featureGates() };
+      frameworks: [...needed] }, kueue, this.where) : {};
+    const gates = this.featureGates();
     if (Object.keys(gates).length) {
       if (release?.featureGates) {
         errors.push(`${this.where}: the release's Configuration already sets featureGates, and Kueue refuses both the map and `
