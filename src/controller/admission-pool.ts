@@ -96,6 +96,10 @@ export class AdmissionPool {
         // This thread was busy (it runs TLS and HTTP too): the workers' answers may be waiting in
         // its queue, so the stall is not held against them. Blaming them here replaced idle workers.
         for (const slot of this.slots) slot.headSince += stall;
+        // Said only while reviews wait, so that an operator sees why a deadline came later.
+        if (this.slots.some((s) => s.pending.size)) {
+          this.opts.log?.({ level: 'warn', msg: 'webhook thread stalled; the reviews in flight get that much longer', stallMs: stall });
+        }
         return;
       }
       for (const slot of this.slots) {

@@ -2,7 +2,6 @@
 // (HTTP 500, so the API server applies the failurePolicy) well before the webhook timeout; the
 // reviews queued behind it on the same worker are decided by its replacement, not failed with it.
 import * as path from 'path';
-import { monitorEventLoopDelay } from 'perf_hooks';
 import type { AdmissionPool as Pool } from '../../src/controller/admission-pool';
 import { kubeRayCapabilities, kueueCapabilities } from '../../src/policy/versions';
 import { compileController, OUT, rayJob, review } from './support';
@@ -22,7 +21,10 @@ const bytes = (s: string) => new TextEncoder().encode(s).buffer as ArrayBuffer;
 
 test('6. a review past the deadline fails alone; the reviews queued behind it are decided', async () => {
   const deadlineMs = 40;
-  const pool = new AdmissionPool({ size: 1, config, view: () => ({ inventory }), deadlineMs });
+  // The stalls of this thread that the pool forgave (its own warning), per attempt.
+  const forgiven: number[] = [];
+  const log = (e: Record<string, unknown>) => { if (typeof e.stallMs === 'number') forgiven.push(e.stallMs); };
+  const pool = new AdmissionPool({ size: 1, config, view: () => ({ inventory }), deadlineMs, log });
   try {
     // Warm up until the worker has loaded and decided one review.
     let warm = 0;
@@ -37,22 +39,18 @@ test('6. a review past the deadline fails alone; the reviews queued behind it ar
     const slow = JSON.stringify(review(rayJob({ rayClusterSpec: { headGroupSpec: { template: { spec: { containers: [{ name: 'h', image: 'i',
       env }] } } } } })));
     // The pool forgives a stall of its own thread (a sweep more than 50 ms late: the answers may be waiting
-    // behind it), by design. On a loaded machine that can cover the whole slow review, so an attempt during
-    // which this thread stalled is repeated; an attempt without a stall must fail the slow review.
-    const lag = monitorEventLoopDelay({ resolution: 5 });
+    // behind it), by design, and says so. On a loaded machine that can cover the whole slow review, so an
+    // attempt during which the pool forgave a stall is repeated; an attempt without one must fail the slow review.
     let decided = false;
     for (let attempt = 1; attempt <= 5 && !decided; attempt++) {
-      lag.reset();
-      lag.enable();
+      forgiven.length = 0;
       const t0 = Date.now();
       const slowAnswer = pool.review('validate', bytes(slow)).then((o) => ({ o, ms: Date.now() - t0 }));
       const queued = Array.from({ length: 5 }, (_, i) => pool.review('validate', bytes(JSON.stringify(review(rayJob(), { uid: `q${i}` })))));
       const s = await slowAnswer;
       const rest = await Promise.all(queued);
-      lag.disable();
-      const stalledMs = lag.max / 1e6;
-      if (s.o.status === 200 && stalledMs > 50) {
-        process.stdout.write(`[pool.attack] attempt ${attempt}: this thread stalled ${Math.round(stalledMs)} ms, which the pool forgives; again\n`);
+      if (s.o.status === 200 && forgiven.length) {
+        process.stdout.write(`[pool.attack] attempt ${attempt}: the pool forgave stalls of its thread (${forgiven.join(', ')} ms); again\n`);
         continue;
       }
       expect(s.o.status).toBe(500);

@@ -187,6 +187,8 @@ describeNode(`real node: dist/ of Kueue ${KUEUE} + KubeRay ${KUBERAY} applied an
   test('rollout restart of each component completes while RayJob creates keep passing, and the PDB holds', async () => {
     const train = readManifestDir(out)['0006-tenants'].find((o: any) => o.kind === 'RayJob');
     const failures: string[] = [];
+    /** The component being restarted when each failure came back. */
+    let restarting = '';
     let creates = 0;
     let stop = false;
     const loop = (async () => {
@@ -196,13 +198,14 @@ describeNode(`real node: dist/ of Kueue ${KUEUE} + KubeRay ${KUBERAY} applied an
         const r = await client.request('POST', `/apis/ray.io/v1/namespaces/${train.metadata.namespace}/rayjobs?dryRun=All`, probe)
           .catch((e) => ({ status: 0, body: String(e) }));
         creates++;
-        if (r.status !== 201) failures.push(`${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
+        if (r.status !== 201) failures.push(`${restarting}: ${r.status} ${JSON.stringify(r.body).slice(0, 400)}`);
         await new Promise((res) => setTimeout(res, 200));
       }
     })();
     try {
       for (const [ns, name] of [['cdk8s-kueue-ray-system', 'cdk8s-kueue-ray-controller'], ['kueue-system', 'kueue-controller-manager'],
         ['kuberay-system', 'kuberay-operator']]) {
+        restarting = name;
         await kubectl('-n', ns, 'rollout', 'restart', `deployment/${name}`);
         await kubectl('-n', ns, 'rollout', 'status', `deployment/${name}`, '--timeout=300s');
         if (name === 'cdk8s-kueue-ray-controller') {
@@ -215,6 +218,14 @@ describeNode(`real node: dist/ of Kueue ${KUEUE} + KubeRay ${KUBERAY} applied an
       await loop;
     }
     expect(creates).toBeGreaterThan(20);
-    expect(failures).toEqual([]);
+    // Kueue's webhook server closes its kept-alive connections when its old pod stops (after the install's
+    // drainSeconds), and the API server does not resend a POST that met the close: a create sent through
+    // such a connection at that instant fails with EOF (README, Troubleshooting). Seen once in CI; it is
+    // upstream's, so at most one per Kueue restart is tolerated, and said. Anything else fails the test,
+    // as does any failure while our controller (two replicas, which close connections gracefully) restarts.
+    const kueueClose = (f: string) => f.startsWith('kueue-controller-manager: ') && /kueue-webhook-service[^"]*\\": EOF/.test(f);
+    for (const f of failures.filter(kueueClose)) process.stdout.write(`[real-node] Kueue's old pod closed a kept-alive connection: ${f}\n`);
+    expect(failures.filter((f) => !kueueClose(f))).toEqual([]);
+    expect(failures.filter(kueueClose).length).toBeLessThanOrEqual(1);
   }, 900000);
 });
