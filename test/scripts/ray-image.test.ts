@@ -76,9 +76,11 @@ test('no tracked file under scripts/ray-image names a package registry host or a
   addHosts(process.env.PIP_INDEX_URL);
   addHosts(process.env.PIP_EXTRA_INDEX_URL);
   if (process.env.CI) expect(hosts.size).toBeGreaterThanOrEqual(2); // apt's and pip's at least: the check is not empty
-  // This machine's paths: the checkout's parent, the home dir, the project cache, pip's find-links.
+  // This machine's paths: the checkout's parent, the home dir, the project cache, pip's find-links. Not the
+  // temp dir, which a clone may sit in: the build's chroot has a /tmp of its own (/tmp/wheels).
+  const temp = [os.tmpdir() + path.sep, `${path.sep}tmp${path.sep}`];
   const paths = [path.resolve(__dirname, '..', '..', '..') + path.sep, os.homedir() + path.sep, cacheDir(),
-    ...(process.env.PIP_FIND_LINKS ?? '').split(/\s+/)].filter((p) => !!p && p !== path.sep);
+    ...(process.env.PIP_FIND_LINKS ?? '').split(/\s+/)].filter((p) => !!p && p !== path.sep && !temp.includes(p));
   const files = fs.readdirSync(DIR);
   expect(files).toEqual(expect.arrayContaining(['build.sh', 'lock.sh', 'lib.sh', 'smoke.sh', 'debs.lock']));
   for (const f of files) {
