@@ -11,7 +11,9 @@ import * as https from 'https';
 import { AdmissionConfig, ClusterView } from './admission';
 import { AdmissionPool } from './admission-pool';
 import { reviewAdmission, ReviewOutcome, Webhook } from './admission-review';
-import { ADMISSION_BUCKETS as BUCKETS, ADMISSION_DECISIONS, ADMISSION_DURATION, ADMISSION_ERRORS } from '../observability/metric-names';
+import {
+  ADMISSION_BUCKETS as BUCKETS, ADMISSION_DECISIONS, ADMISSION_DURATION, ADMISSION_ERRORS, CONNECTIONS_CLOSED,
+} from '../observability/metric-names';
 
 export interface WebhookServerOptions {
   readonly cert: string | Buffer;
@@ -82,6 +84,7 @@ class Metrics {
   private readonly hist = new Map<string, { counts: number[]; sum: number; count: number }>();
   private readonly decisions = new Map<string, number>();
   private readonly errors = new Map<string, number>();
+  private readonly closed = new Map<string, number>();
 
   observe(path: string, seconds: number): void {
     let h = this.hist.get(path);
@@ -106,6 +109,11 @@ class Metrics {
     this.errors.set(labels, (this.errors.get(labels) ?? 0) + 1);
   }
 
+  /** A connection closed before any HTTP: past the per-peer or the server-wide cap, or a failed handshake. */
+  closedConnection(reason: 'peer-limit' | 'server-limit' | 'tls'): void {
+    this.closed.set(reason, (this.closed.get(reason) ?? 0) + 1);
+  }
+
   private inc(labels: string): void {
     this.decisions.set(labels, (this.decisions.get(labels) ?? 0) + 1);
   }
@@ -124,6 +132,9 @@ class Metrics {
     out.push(`# HELP ${ADMISSION_ERRORS} Admission reviews answered without a decision (HTTP error) or denied because the policy failed (code 500).`,
       `# TYPE ${ADMISSION_ERRORS} counter`);
     for (const [labels, v] of this.errors) out.push(`${ADMISSION_ERRORS}{${labels}} ${v}`);
+    out.push(`# HELP ${CONNECTIONS_CLOSED} Connections closed before any HTTP: past a connection cap, or a failed TLS handshake.`,
+      `# TYPE ${CONNECTIONS_CLOSED} counter`);
+    for (const [reason, v] of this.closed) out.push(`${CONNECTIONS_CLOSED}{reason="${reason}"} ${v}`);
     return `${out.join('\n')}\n`;
   }
 }
@@ -187,6 +198,8 @@ export class WebhookServer {
     // the socket when it fires and no request on it is waiting for its answer.
     this.server.timeout = opts.idleTimeoutMs ?? 10000;
     this.server.maxConnections = opts.maxConnections ?? 512;
+    this.server.on('drop', () => this.metrics.closedConnection('server-limit'));
+    this.server.on('tlsClientError', () => this.metrics.closedConnection('tls'));
     this.maxBody = opts.maxBodyBytes ?? 4 * 1024 * 1024;
     this.maxInFlightBytes = opts.maxInFlightBytes ?? 8 * 1024 * 1024;
     this.maxPeerBytes = opts.maxInFlightBytesPerPeer ?? 4 * 1024 * 1024;
@@ -201,6 +214,7 @@ export class WebhookServer {
     const n = (this.peerConnections.get(peer) ?? 0) + 1;
     if (n > this.maxPeerConnections) {
       socket.destroy();
+      this.metrics.closedConnection('peer-limit');
       return;
     }
     this.peerConnections.set(peer, n);

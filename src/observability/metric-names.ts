@@ -12,5 +12,11 @@ export const ADMISSION_DECISIONS = 'kueue_ray_admission_decisions_total';
  * (400 unusable body, 408 body too slow) or 500 where the policy threw (the request is then denied).
  */
 export const ADMISSION_ERRORS = 'kueue_ray_admission_errors_total';
+/**
+ * Counter of connections closed before any HTTP, by `reason`: "peer-limit" (the peer address already
+ * holds maxConnectionsPerPeer), "server-limit" (maxConnections) or "tls" (the handshake failed or timed
+ * out). The API server sees such a close as EOF and applies the failurePolicy.
+ */
+export const CONNECTIONS_CLOSED = 'kueue_ray_webhook_connections_closed_total';
 /** Upper bounds of the latency histogram's finite buckets, in seconds. */
 export const ADMISSION_BUCKETS: readonly number[] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1];

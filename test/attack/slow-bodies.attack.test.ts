@@ -120,6 +120,8 @@ test('one client may hold at most its share of connections; the API server\'s st
   })));
   await new Promise((r) => setTimeout(r, 300));
   expect(socks.filter((s) => !s.destroyed).length).toBe(10);
+  // Counted where an operator looks: the peer sees only EOF.
+  expect(server!.metrics.render()).toContain('kueue_ray_webhook_connections_closed_total{reason="peer-limit"} 20');
   expect((await post(port, '/validate', review, { localAddress: '127.0.0.3' })).status).toBe(200);
   socks.forEach((s) => s.destroy());
 });

@@ -136,8 +136,9 @@ describeCerts('controller certificates', () => {
       expect(renewed.caCert).toBe(pair.caCert);
       const statuses = await Promise.all(results);
       const failed = statuses.filter((st) => st !== 201);
+      const closed = server.metrics.render().match(/^kueue_ray_webhook_connections_closed_total\{.*$/gm) ?? [];
       process.stdout.write(`[certificates] ${statuses.length} dry-run creates over the rotation, ${failed.length} `
-        + `failed, ${Number(served()) - before} reviews served\n`);
+        + `failed, ${Number(served()) - before} reviews served; connections closed before HTTP: ${closed.join(', ') || 'none'}\n`);
       expect(failures).toEqual([]);
       expect(failed).toEqual([]);
       expect(Number(served()) - before).toBe(statuses.length);
