@@ -80,6 +80,11 @@ export interface WebhookServerOptions {
 }
 
 
+/** One more in a counter's series. */
+function count(series: Map<string, number>, labels: string): void {
+  series.set(labels, (series.get(labels) ?? 0) + 1);
+}
+
 class Metrics {
   private readonly hist = new Map<string, { counts: number[]; sum: number; count: number }>();
   private readonly decisions = new Map<string, number>();
@@ -96,26 +101,21 @@ class Metrics {
 
   decision(webhook: string, o: ReviewOutcome): void {
     if (!o.verdict) return;
-    this.inc(`webhook="${webhook}",decision="${o.verdict}",rule=""`);
+    count(this.decisions, `webhook="${webhook}",decision="${o.verdict}",rule=""`);
     for (const r of o.rules) {
       const [severity, rule] = r.split(' ');
-      this.inc(`webhook="${webhook}",decision="${severity}",rule="${rule}"`);
+      count(this.decisions, `webhook="${webhook}",decision="${severity}",rule="${rule}"`);
     }
   }
 
   /** A review that got no decision: an HTTP error status, or 500 where the policy threw. */
   error(path: string, code: number): void {
-    const labels = `path="${path}",code="${code}"`;
-    this.errors.set(labels, (this.errors.get(labels) ?? 0) + 1);
+    count(this.errors, `path="${path}",code="${code}"`);
   }
 
   /** A connection closed before any HTTP: past the per-peer or the server-wide cap, or a failed handshake. */
   closedConnection(reason: 'peer-limit' | 'server-limit' | 'tls'): void {
-    this.closed.set(reason, (this.closed.get(reason) ?? 0) + 1);
-  }
-
-  private inc(labels: string): void {
-    this.decisions.set(labels, (this.decisions.get(labels) ?? 0) + 1);
+    count(this.closed, reason);
   }
 
   render(): string {
