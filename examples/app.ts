@@ -110,6 +110,9 @@ export function buildExamples(opts: ExamplesOptions): KueueRayApp {
     }
   }
   // Last: it reads the app's installs and controller when constructed, and its queues at synth.
-  if (opts.observability) new QueueObservability(app, 'observability', { pendingFor: opts.observability.pendingFor });
+  // Labelled as kube-prometheus-stack's Prometheus selects (release: <its Helm release>).
+  if (opts.observability) {
+    new QueueObservability(app, 'observability', { pendingFor: opts.observability.pendingFor, labels: { release: 'kube-prometheus-stack' } });
+  }
   return app;
 }

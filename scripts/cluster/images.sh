@@ -8,6 +8,9 @@
 #   quay.io/kuberay/operator:<v>                /manager  user 65532:65532, CA certificates (each of KUBERAY_VERSIONS)
 #   quay.io/prometheus/prometheus:<v>           /bin/prometheus user 65532:65532, CA certificates (only with
 #                                               PROMETHEUS_MODULE_VERSION set, e.g. v0.316.0 = Prometheus v3.16.0)
+#   quay.io/prometheus-operator/prometheus-operator:<v>          /bin/operator, and
+#   quay.io/prometheus-operator/prometheus-config-reloader:<v>   /bin/prometheus-config-reloader, user 65532:65532,
+#                                               CA certificates (only with PROMETHEUS_OPERATOR_VERSION set)
 # Each image: the binary, /etc/passwd and /etc/group (root, nonroot 65532, and for pause 65535), /tmp,
 # /home/nonroot and, where noted, /etc/ssl/certs/ca-certificates.crt from Debian's ca-certificates
 # (pinned by version and sha256) with its copyright file.
@@ -35,6 +38,7 @@ COREDNS_VERSION=${COREDNS_VERSION:-v1.14.7}
 KUEUE_VERSIONS=${KUEUE_VERSIONS:-v0.19.2}
 KUBERAY_VERSIONS=${KUBERAY_VERSIONS:-v1.6.2}
 PROMETHEUS_MODULE_VERSION=${PROMETHEUS_MODULE_VERSION:-}
+PROMETHEUS_OPERATOR_VERSION=${PROMETHEUS_OPERATOR_VERSION:-}
 
 die() { echo "node-images: $*" >&2; exit 1; }
 command -v buildah >/dev/null || die "buildah is missing: apt-get update && apt-get install -y buildah"
@@ -134,6 +138,7 @@ bins=("pause-$PAUSE_VERSION" "coredns-$COREDNS_VERSION")
 for v in $KUEUE_VERSIONS; do bins+=("kueue-$v"); done
 for v in $KUBERAY_VERSIONS; do bins+=("kuberay-operator-$v"); done
 [ -z "$PROMETHEUS_MODULE_VERSION" ] || bins+=("prometheus-$PROMETHEUS_MODULE_VERSION")
+[ -z "$PROMETHEUS_OPERATOR_VERSION" ] || bins+=("prometheus-operator-$PROMETHEUS_OPERATOR_VERSION" "prometheus-config-reloader-$PROMETHEUS_OPERATOR_VERSION")
 missing=()
 for b in "${bins[@]}"; do
   if [ ! -s "$BIN/$b" ]; then missing+=("$BIN/$b")
@@ -161,6 +166,14 @@ if [ -n "$PROMETHEUS_MODULE_VERSION" ]; then
   mp=${PROMETHEUS_MODULE_VERSION#v0.}; m=${mp%%.*}
   build_image "quay.io/prometheus/prometheus:v${m:0:1}.${m:1}.${mp#*.}" "$BIN/prometheus-$PROMETHEUS_MODULE_VERSION" /bin/prometheus 65532 yes \
     https://github.com/prometheus/prometheus prometheus "the github.com/prometheus/prometheus $PROMETHEUS_MODULE_VERSION module source (cmd/prometheus)"
+fi
+if [ -n "$PROMETHEUS_OPERATOR_VERSION" ]; then
+  for c in operator:prometheus-operator prometheus-config-reloader:prometheus-config-reloader; do
+    cmd=${c%%:*}; image=${c#*:}
+    build_image "quay.io/prometheus-operator/$image:$PROMETHEUS_OPERATOR_VERSION" "$BIN/$image-$PROMETHEUS_OPERATOR_VERSION" "/bin/$cmd" 65532 yes \
+      https://github.com/prometheus-operator/prometheus-operator "$image" \
+      "the github.com/prometheus-operator/prometheus-operator $PROMETHEUS_OPERATOR_VERSION module source (cmd/$cmd)"
+  done
 fi
 mv "$WORK/images.tsv" "$OUT_DIR/images.tsv"
 echo "node-images: $OUT_DIR/images.tsv (SOURCE_DATE_EPOCH=$SOURCE_DATE_EPOCH)"

@@ -39,6 +39,12 @@ export function prometheusModuleVersion(): string {
   return script.match(/PROMETHEUS_MODULE_VERSION:-(v[\d.]+)/)![1];
 }
 
+/** The prometheus-operator version scripts/testcluster/build.sh builds (stated there once). */
+export function prometheusOperatorVersion(): string {
+  const script = fs.readFileSync(path.join(REPO, 'scripts', 'testcluster', 'build.sh'), 'utf8');
+  return script.match(/PROMETHEUS_OPERATOR_VERSION:-(v[\d.]+)/)![1];
+}
+
 /** The reference scripts/cluster/images.sh gives Prometheus' image: the module's v0.3xx.y is Prometheus v3.xx.y. */
 export function prometheusImage(moduleVersion = prometheusModuleVersion()): string {
   const m = /^v0\.(\d)(\d+)\.(\d+)$/.exec(moduleVersion);
@@ -57,14 +63,15 @@ function readTsv(name: string): NodeImage[] {
 /**
  * Builds (or reuses) the node images for the given versions and returns them with the controller's;
  * `{ ray: ['2.46.0'] }` adds the Ray images (rayImages), for tests whose pods run Ray; `{ prometheus: true }`
- * Prometheus' (prometheusImage).
+ * Prometheus' (prometheusImage) and prometheus-operator's with its config-reloader.
  */
 export function nodeImages(kueueVersions: string[], kubeRayVersions: string[],
   opts: { readonly ray?: readonly string[]; readonly prometheus?: boolean } = {}): NodeImage[] {
   execFileSync(path.join(REPO, 'scripts', 'cluster', 'images.sh'), [], {
     stdio: ['ignore', 'inherit', 'inherit'],
     env: { ...process.env, KUEUE_VERSIONS: kueueVersions.join(' '), KUBERAY_VERSIONS: kubeRayVersions.join(' '),
-      PROMETHEUS_MODULE_VERSION: opts.prometheus ? prometheusModuleVersion() : '' },
+      PROMETHEUS_MODULE_VERSION: opts.prometheus ? prometheusModuleVersion() : '',
+      PROMETHEUS_OPERATOR_VERSION: opts.prometheus ? prometheusOperatorVersion() : '' },
   });
   return [...readTsv('images.tsv'), ...rayImages(opts.ray ?? []), controllerImage()];
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the test control plane from the Go module proxy into a cache outside the repo:
 # etcd, kube-apiserver, kube-controller-manager, the node's binaries (kubelet, kube-scheduler, kube-proxy,
-# CoreDNS, the pause binary, the registry), and each Kueue and KubeRay version of the support
+# CoreDNS, the pause binary, the registry), promtool, Prometheus, prometheus-operator and its config-reloader
+# (QueueObservability's tests), and each Kueue and KubeRay version of the support
 # matrix. Idempotent: a binary that exists is kept. Module downloads are verified by the Go checksum
 # database (`go env GOSUMDB`); the report lists what was built, what was cached and what failed.
 #
@@ -224,6 +225,17 @@ prometheus_build() {
   wrapper_build "$WORK/prometheus-$v" github.com/prometheus/prometheus "$v" github.com/prometheus/prometheus/cmd/prometheus "$BIN/prometheus-$v" \
     "-X $P.Version=${m:0:1}.${m:1}.${mp#*.} -X $P.Branch=module -X $P.Revision=$v"
 }
+# prometheus-operator and its config-reloader sidecar, from one wrapper module: the real node's guide suite
+# runs the operator, which configures Prometheus from QueueObservability's ServiceMonitors and PrometheusRule
+# as it would in production. Its CRDs and example Deployment are read from the same module's source
+# (test/node/prometheus-operator.ts), so one pin serves the binaries and the manifests.
+PROMETHEUS_OPERATOR_VERSION="${PROMETHEUS_OPERATOR_VERSION:-v0.85.0}"
+prometheus_operator_build() {
+  local v="$PROMETHEUS_OPERATOR_VERSION" M=github.com/prometheus-operator/prometheus-operator P=github.com/prometheus/common/version
+  local d="$WORK/prometheus-operator-$v" ld="-X $P.Version=${PROMETHEUS_OPERATOR_VERSION#v} -X $P.Branch=module -X $P.Revision=$v"
+  wrapper_build "$d" "$M" "$v" "$M/cmd/prometheus-config-reloader" "$BIN/prometheus-config-reloader-$v" "$ld"
+  wrapper_build "$d" "$M" "$v" "$M/cmd/operator" "$BIN/prometheus-operator-$v" "$ld" # last: build_one checks this one
+}
 if [ "${ONLY:-}" = promtool ]; then
   echo "cdk8s-kueue-ray promtool: building into $BIN (Go $(go env GOVERSION), proxy $(go env GOPROXY))"
   rc=0; build_one "promtool $PROMETHEUS_MODULE_VERSION" "$BIN/promtool-$PROMETHEUS_MODULE_VERSION" promtool_build || rc=1
@@ -260,6 +272,7 @@ for v in $KUBERAY_VERSIONS; do build_one "kuberay $v" "$BIN/kuberay-operator-$v"
 build_kuberay_validate
 build_one "promtool $PROMETHEUS_MODULE_VERSION" "$BIN/promtool-$PROMETHEUS_MODULE_VERSION" promtool_build || base_fail=1
 build_one "prometheus $PROMETHEUS_MODULE_VERSION" "$BIN/prometheus-$PROMETHEUS_MODULE_VERSION" prometheus_build || base_fail=1
+build_one "prometheus-operator $PROMETHEUS_OPERATOR_VERSION" "$BIN/prometheus-operator-$PROMETHEUS_OPERATOR_VERSION" prometheus_operator_build || base_fail=1
 build_one "kustomize $KUSTOMIZE_VERSION" "$BIN/kustomize-$KUSTOMIZE_VERSION" kustomize_build || true
 for v in ${RENDER_KUEUE_RELEASES:-v0.17.0 v0.19.2}; do
   [ -x "$BIN/kueue-$v" ] && [ -x "$BIN/kustomize-$KUSTOMIZE_VERSION" ] && build_one "kueue $v release render" "$CACHE/releases-rendered/kueue-$v/manifests.yaml" render_kueue_release "$v" || true

@@ -1,6 +1,6 @@
 /**
- * The guide suite's Prometheus: deployed from the examples app's QueueObservability chart (its
- * ServiceMonitors translated by scrapeConfigs, its PrometheusRule's groups as the rule file), and the
+ * The guide suite's Prometheus: prometheus-operator, configured by the examples app's QueueObservability
+ * chart as synthesized (its ServiceMonitors and PrometheusRule selected by a Prometheus), and the
  * checks on what it scraped: the series the rules and the dashboard query, the dashboard's queries
  * over the scenarios, and the dashboard rendered as a page for headless chromium.
  */
@@ -14,27 +14,36 @@ import { KUEUE_METRICS_SERVICE } from '../../src/observability/scrape';
 import { prometheusImage } from '../../scripts/cluster/images';
 import { KubeClient, waitFor } from '../e2e/support/kube';
 import { dashboardPage, legendOf, RenderedRow } from './dashboard-page';
-import { prometheusObjects, promApi, promQuery, scrapeConfigs } from './prometheus';
+import { operatorCrds, operatorObjects, prometheusObjects, promApi, promQuery } from './prometheus';
 
 /** The namespace Prometheus runs in: the AdmissionController's default metricsScraperNamespaces. */
 export const MONITORING = 'monitoring';
-const SECRET_DIR = '/var/run/secrets/kueue-metrics';
 /** Scrape and rule evaluation interval: short, so the 15 s pending alert can fire while the gang's second job waits. */
 export const INTERVAL = '5s';
 
-/** The objects to apply: the chart's own that are plain Kubernetes kinds (the token's identity), then Prometheus. */
-export function prometheusManifest(observabilityChart: any[], image: string): { objects: any[]; dashboard: any; rules: any[] } {
-  const monitors = observabilityChart.filter((o) => o.kind === 'ServiceMonitor');
+/** The Prometheus object's name: its pod is prometheus-kueue-ray-0. */
+const PROMETHEUS = 'kueue-ray';
+
+/**
+ * What Prometheus runs from: the chart's objects as synthesized (the ServiceMonitors, the PrometheusRule, the
+ * Kueue scraper's identity and the dashboard ConfigMap), and a Prometheus that selects them by the labels the
+ * chart gives them; its dashboard and rule groups, for the checks.
+ */
+export function prometheusManifest(observabilityChart: any[], image: string): { chart: any[]; prometheus: any[]; dashboard: any; rules: any[];
+  matchLabels: Record<string, string> } {
   const rule = observabilityChart.find((o) => o.kind === 'PrometheusRule');
+  const matchLabels: Record<string, string> = rule.metadata.labels ?? {};
+  for (const m of observabilityChart.filter((o) => o.kind === 'ServiceMonitor')) {
+    if (JSON.stringify(m.metadata.labels ?? {}) !== JSON.stringify(matchLabels)) {
+      throw new Error(`ServiceMonitor ${m.metadata.name} is labelled ${JSON.stringify(m.metadata.labels)}, the PrometheusRule `
+        + `${JSON.stringify(matchLabels)}`);
+    }
+  }
   const dashboardCm = observabilityChart.find((o) => o.kind === 'ConfigMap');
-  const identity = observabilityChart.filter((o) => ['ServiceAccount', 'Secret', 'ClusterRoleBinding'].includes(o.kind));
-  const tokenSecret = identity.find((o) => o.kind === 'Secret').metadata.name;
-  const secrets = { [tokenSecret]: SECRET_DIR };
-  const objects = [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: MONITORING } }, ...identity,
-    ...prometheusObjects({ namespace: MONITORING, image, scrapeConfigs: scrapeConfigs(monitors, secrets), ruleGroups: rule.spec.groups, secrets,
-      interval: INTERVAL })];
+  const version = /:(v[\d.]+)$/.exec(image)![1];
+  const prometheus = prometheusObjects({ namespace: MONITORING, name: PROMETHEUS, image, version, interval: INTERVAL, matchLabels });
   const dashboard = JSON.parse(Object.values(dashboardCm.data)[0] as string);
-  return { objects, dashboard, rules: rule.spec.groups };
+  return { chart: observabilityChart, prometheus, dashboard, rules: rule.spec.groups, matchLabels };
 }
 
 function writeManifest(file: string, objects: any[]): string {
@@ -43,28 +52,31 @@ function writeManifest(file: string, objects: any[]): string {
 }
 
 /**
- * Applies Prometheus for this chart (the scraper's identity first, the Deployment once the token controller
- * has filled its Secret) and waits until every target is up; its API's base URL, through the Service's cluster
- * IP (the host routes the Service range into the node).
+ * Installs prometheus-operator (its CRDs, established first; then its RBAC and Deployment), applies the chart
+ * as it was synthesized and a Prometheus selecting it, and waits until the operator's Prometheus scrapes every
+ * target; its API's base URL, through the Service's cluster IP (the host routes the Service range into the node).
  */
 export async function deployPrometheus(chart: any[], client: KubeClient, kubectl: (...args: string[]) => Promise<string>, dir: string):
 Promise<{ prom: string; manifest: ReturnType<typeof prometheusManifest> }> {
   const manifest = prometheusManifest(chart, prometheusImage());
-  const deployments = manifest.objects.filter((o) => o.kind === 'Deployment');
-  const rest = manifest.objects.filter((o) => o.kind !== 'Deployment');
-  await kubectl('apply', '-f', writeManifest(path.join(dir, 'prometheus-rbac.yaml'), rest));
-  const secret = rest.find((o) => o.kind === 'Secret').metadata;
-  await waitFor('the Kueue scraper\'s token',
-    async () => (await client.get(`/api/v1/namespaces/${secret.namespace}/secrets/${secret.name}`)).data?.token, 60000, 500);
-  await kubectl('apply', '-f', writeManifest(path.join(dir, 'prometheus.yaml'), deployments));
+  const crds = await operatorCrds();
+  await kubectl('apply', '--server-side', '-f', writeManifest(path.join(dir, 'prometheus-operator-crds.yaml'), crds));
+  await kubectl('wait', '--for=condition=Established', '--timeout=60s', ...crds.map((c) => `crd/${c.metadata.name}`));
+  const namespace = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: MONITORING } };
+  await kubectl('apply', '-f', writeManifest(path.join(dir, 'prometheus-operator.yaml'), [namespace, ...await operatorObjects(MONITORING)]));
+  await kubectl('apply', '-f', writeManifest(path.join(dir, 'observability-chart.yaml'), chart));
+  await kubectl('apply', '-f', writeManifest(path.join(dir, 'prometheus.yaml'), manifest.prometheus));
   const svc = await client.get(`/api/v1/namespaces/${MONITORING}/services/prometheus`);
   const prom = `http://${svc.spec.clusterIP}:9090`;
   let last = '';
-  await waitFor('Prometheus scraping every target', async () => {
+  await waitFor('the operator\'s Prometheus scraping every target', async () => {
     const targets = (await promApi(prom, '/api/v1/targets').catch(() => undefined))?.activeTargets ?? [];
     last = targets.map((t: any) => `${t.labels.job}: ${t.health} ${t.lastError}`).join('; ');
     return targets.length >= 3 && targets.every((t: any) => t.health === 'up');
-  }, 300000, 2000).catch((e) => { throw new Error(`${e.message}; targets: ${last || 'none'}`); });
+  }, 300000, 2000).catch(async (e) => {
+    const status = await client.get(`/apis/monitoring.coreos.com/v1/namespaces/${MONITORING}/prometheuses/${PROMETHEUS}`).catch(() => undefined);
+    throw new Error(`${e.message}; targets: ${last || 'none'}; Prometheus conditions: ${JSON.stringify(status?.status?.conditions ?? [])}`);
+  });
   return { prom, manifest };
 }
 

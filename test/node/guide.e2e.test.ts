@@ -9,7 +9,7 @@ import * as path from 'path';
 import { promisify } from 'util';
 import { stringify } from 'yaml';
 import { DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION } from '../../src/policy/versions';
-import { nodeImages, rayImages } from '../../scripts/cluster/images';
+import { nodeImages, prometheusModuleVersion, prometheusOperatorVersion, rayImages } from '../../scripts/cluster/images';
 import { K8S_VERSION, NodeCluster, NodeState } from '../../scripts/cluster/node-cluster';
 import { readManifestDir, tmpdir } from '../support/synth';
 import { REPO_ROOT } from '../support/upstream';
@@ -52,7 +52,9 @@ function post(url: string, body: unknown): Promise<{ status: number; body: strin
   });
 }
 
-const describeNode = describeOnNode('guide', [`kubelet-${K8S_VERSION}`, `kueue-${KUEUE}`, `kuberay-operator-${KUBERAY}`]);
+const describeNode = describeOnNode('guide', [`kubelet-${K8S_VERSION}`, `kueue-${KUEUE}`, `kuberay-operator-${KUBERAY}`,
+  `prometheus-${prometheusModuleVersion()}`, `prometheus-operator-${prometheusOperatorVersion()}`,
+  `prometheus-config-reloader-${prometheusOperatorVersion()}`]);
 
 describeNode(`the guide on real Ray 2.46.0 (Kueue ${KUEUE} + KubeRay ${KUBERAY}, CPU x${GUIDE_CPU_SCALE})`, () => {
   let node: NodeState;
@@ -104,7 +106,7 @@ describeNode(`the guide on real Ray 2.46.0 (Kueue ${KUEUE} + KubeRay ${KUBERAY},
     base = tmpdir();
     scenarios = tmpdir();
     // With QueueObservability (EXAMPLES_OBSERVABILITY): Kueue's ClusterQueue resource metrics on, and the chart's
-    // ServiceMonitors and PrometheusRule, which Prometheus is configured from below (no prometheus-operator here).
+    // ServiceMonitors and PrometheusRule, which prometheus-operator configures Prometheus from below.
     await synth(base, 'queues', { EXAMPLES_OBSERVABILITY: PENDING_SECONDS });
     await synth(scenarios, 'queues,gang-scheduling,priority,failing-job,elastic-raycluster,elastic-rayservice');
     const obsFile = Object.keys(readManifestDir(base)).find((k) => k.endsWith('-observability'))!;
@@ -394,6 +396,10 @@ describeNode(`the guide on real Ray 2.46.0 (Kueue ${KUEUE} + KubeRay ${KUBERAY},
 
   test('6. observability: every target up; the series the rules and the dashboard query exist with the guide\'s queue and namespace; every '
     + 'dashboard query returns data over the scenarios; the dashboard rendered in headless chromium', async () => {
+    // The operator loaded the chart's PrometheusRule: every group of it, with every rule.
+    const loaded = (await promApi(prom, '/api/v1/rules')).groups;
+    expect(loaded.map((g: any) => `${g.name}: ${g.rules.length}`).sort())
+      .toEqual(observability.rules.map((g: any) => `${g.name}: ${g.rules.length}`).sort());
     const targets = (await promApi(prom, '/api/v1/targets')).activeTargets;
     // One target per pod (the controller has two replicas), every one up.
     expect([...new Set(targets.map((t: any) => `${t.labels.job} ${t.labels.namespace} ${t.health}`))].sort()).toEqual([

@@ -1,123 +1,90 @@
 /**
- * Prometheus on the real node, configured from QueueObservability's ServiceMonitors and PrometheusRule.
- * prometheus-operator is not run (its build, its two extra images and its reconcile loop would cost CI
- * minutes the cold run does not have): scrapeConfigs translates each ServiceMonitor into the scrape
- * config the operator would generate for it, with the same `job` and `namespace` labels.
+ * Prometheus on the real node as a kube-prometheus user runs it: prometheus-operator (its CRDs, RBAC and
+ * Deployment read from the pinned module's own example/, the binaries built from the same version by
+ * scripts/testcluster/build.sh) and a `Prometheus` that selects QueueObservability's ServiceMonitors and
+ * PrometheusRule as they were synthesized. The operator writes the scrape config, reads the Kueue token
+ * Secret the ServiceMonitor names, and loads the rules: nothing here translates them.
  */
 import * as http from 'http';
+import { parseAllDocuments } from 'yaml';
+import { prometheusOperatorVersion } from '../../scripts/cluster/images';
+import { PROMETHEUS_OPERATOR_CRDS, readPrometheusOperatorCrd, readPrometheusOperatorFile } from '../support/upstream';
 
-/** Where the Prometheus pod has each Secret a ServiceMonitor references mounted: Secret name to folder. */
-export type SecretMounts = Record<string, string>;
+/** The operator's example manifests this suite applies (its own ServiceMonitor is left out: nothing scrapes the operator). */
+const OPERATOR_FILES = ['service-account', 'cluster-role', 'cluster-role-binding', 'deployment', 'service']
+  .map((f) => `example/rbac/prometheus-operator/prometheus-operator-${f}.yaml`);
 
-const SUPPORTED_ENDPOINT_FIELDS = new Set(['port', 'path', 'scheme', 'honorLabels', 'relabelings', 'authorization', 'tlsConfig', 'interval']);
+const docs = (text: string) => parseAllDocuments(text).map((d) => d.toJSON()).filter(Boolean);
 
-/** The relabeling action names of a ServiceMonitor are Prometheus' own, and so are the fields, in snake case. */
-function relabeling(r: Record<string, any>): Record<string, any> {
-  const out: Record<string, any> = {};
-  for (const [k, v] of Object.entries(r)) out[k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)] = v;
-  return out;
+/** Every monitoring.coreos.com CRD of the pinned version (applied server-side: several are past the annotation limit). */
+export async function operatorCrds(): Promise<Record<string, any>[]> {
+  return (await Promise.all(PROMETHEUS_OPERATOR_CRDS.map(readPrometheusOperatorCrd))).flatMap(docs);
 }
-
-/** A Kubernetes label name as a service-discovery meta label suffix. */
-const metaName = (label: string) => label.replace(/[^a-zA-Z0-9_]/g, '_');
 
 /**
- * The scrape configs prometheus-operator would write for these ServiceMonitors (role endpoints): keep the
- * selected Services' endpoints on the named port, then the `namespace`, `service`, `pod` and `job` (the
- * Service's name) target labels. Fails on a field it does not translate, naming the ServiceMonitor.
+ * The operator's example RBAC, Deployment and Service, moved from `default` to `namespace`. Two changes to
+ * the Deployment, both for the one small node: its CPU request is 10m (upstream asks 100m, which the guide's
+ * Ray pods need), and the config-reloader image is the one the node serves (the same reference upstream writes).
  */
-export function scrapeConfigs(serviceMonitors: readonly Record<string, any>[], secrets: SecretMounts, interval = '10s'): Record<string, any>[] {
-  return serviceMonitors.flatMap((sm) => {
-    const where = `ServiceMonitor ${sm.metadata?.namespace}/${sm.metadata?.name}`;
-    if (sm.kind !== 'ServiceMonitor') throw new Error(`${where}: kind ${sm.kind}, not ServiceMonitor`);
-    const spec = sm.spec ?? {};
-    const namespaces: string[] | undefined = spec.namespaceSelector?.matchNames;
-    if (!namespaces?.length) throw new Error(`${where}: spec.namespaceSelector.matchNames is empty; only named namespaces are translated`);
-    if (spec.selector?.matchExpressions) throw new Error(`${where}: spec.selector.matchExpressions is not translated; use matchLabels`);
-    const selector: Record<string, string> = spec.selector?.matchLabels ?? {};
-    return (spec.endpoints as Record<string, any>[]).map((ep, i) => {
-      const unknown = Object.keys(ep).filter((k) => !SUPPORTED_ENDPOINT_FIELDS.has(k));
-      if (unknown.length) throw new Error(`${where}: spec.endpoints[${i}].${unknown[0]} is not translated`);
-      if (typeof ep.port !== 'string') throw new Error(`${where}: spec.endpoints[${i}].port must name the Service's port`);
-      const config: Record<string, any> = {
-        job_name: `serviceMonitor/${sm.metadata.namespace}/${sm.metadata.name}/${i}`,
-        scrape_interval: ep.interval ?? interval,
-        metrics_path: ep.path ?? '/metrics',
-        scheme: ep.scheme ?? 'http',
-        honor_labels: ep.honorLabels ?? false,
-        kubernetes_sd_configs: [{ role: 'endpoints', namespaces: { names: [...namespaces] } }],
-        relabel_configs: [
-          ...Object.entries(selector).map(([k, v]) => ({ source_labels: [`__meta_kubernetes_service_label_${metaName(k)}`], regex: v,
-            action: 'keep' })),
-          { source_labels: ['__meta_kubernetes_endpoint_port_name'], regex: ep.port, action: 'keep' },
-          ...(ep.relabelings ?? []).map(relabeling),
-          { source_labels: ['__meta_kubernetes_namespace'], target_label: 'namespace' },
-          { source_labels: ['__meta_kubernetes_service_name'], target_label: 'service' },
-          { source_labels: ['__meta_kubernetes_pod_name'], target_label: 'pod' },
-          { source_labels: ['__meta_kubernetes_service_name'], target_label: 'job' },
-        ],
-      };
-      if (ep.tlsConfig) {
-        const extra = Object.keys(ep.tlsConfig).filter((k) => k !== 'insecureSkipVerify');
-        if (extra.length) throw new Error(`${where}: spec.endpoints[${i}].tlsConfig.${extra[0]} is not translated`);
-        config.tls_config = { insecure_skip_verify: !!ep.tlsConfig.insecureSkipVerify };
-      }
-      if (ep.authorization) {
-        const secret = ep.authorization.credentials?.name;
-        if (!secret || !secrets[secret]) {
-          throw new Error(`${where}: spec.endpoints[${i}].authorization reads Secret ${secret}, which is not mounted in the Prometheus pod`);
-        }
-        config.authorization = { type: ep.authorization.type ?? 'Bearer',
-          credentials_file: `${secrets[secret]}/${ep.authorization.credentials.key}` };
-      }
-      return config;
-    });
-  });
+export async function operatorObjects(namespace: string): Promise<Record<string, any>[]> {
+  const objects = (await Promise.all(OPERATOR_FILES.map(readPrometheusOperatorFile))).flatMap(docs);
+  for (const o of objects) {
+    if (o.metadata.namespace) o.metadata.namespace = namespace;
+    for (const s of o.subjects ?? []) if (s.namespace) s.namespace = namespace;
+    if (o.kind !== 'Deployment') continue;
+    const c = o.spec.template.spec.containers[0];
+    const reloader = `quay.io/prometheus-operator/prometheus-config-reloader:${prometheusOperatorVersion()}`;
+    if (!c.args.includes(`--prometheus-config-reloader=${reloader}`)) {
+      throw new Error(`prometheus-operator's example Deployment no longer runs the config-reloader ${reloader}: update test/node/prometheus.ts`);
+    }
+    c.resources.requests.cpu = '10m';
+  }
+  return objects;
 }
 
-export interface PrometheusDeployment {
+export interface PrometheusSpec {
   readonly namespace: string;
+  /** The `Prometheus` object's name (its pod is prometheus-<name>-0). */
+  readonly name: string;
   readonly image: string;
-  /** prometheus.yml's scrape configs (scrapeConfigs). */
-  readonly scrapeConfigs: Record<string, any>[];
-  /** The rule groups: a PrometheusRule's spec.groups. */
-  readonly ruleGroups: Record<string, any>[];
-  readonly secrets: SecretMounts;
+  /** Prometheus' version (the image's tag), so the operator writes the config for it. */
+  readonly version: string;
   /** Scrape and rule evaluation interval. */
   readonly interval: string;
+  /** Selects the ServiceMonitors and PrometheusRules (in `namespace`) by their labels. */
+  readonly matchLabels: Record<string, string>;
 }
 
-/** Prometheus as a Deployment with its Service, config and the RBAC Kubernetes service discovery needs. */
-export function prometheusObjects(p: PrometheusDeployment): Record<string, any>[] {
-  const name = 'prometheus';
-  const md = { name, namespace: p.namespace, labels: { 'app.kubernetes.io/name': name } };
-  const config = { global: { scrape_interval: p.interval, evaluation_interval: p.interval }, rule_files: ['/etc/prometheus/rules.yml'],
-    scrape_configs: p.scrapeConfigs };
-  const secretVolumes = Object.entries(p.secrets).map(([secret, dir], i) => ({ secret, dir, volume: `secret-${i}` }));
+/** The label the operator gives the Prometheus pods, which the Service below selects. */
+const INSTANCE_LABEL = 'operator.prometheus.io/name';
+
+/**
+ * A `Prometheus` with its identity (the ClusterRole is the operator's example for Prometheus) and a
+ * ClusterIP Service, so the suite reaches its HTTP API through the cluster IP.
+ */
+export function prometheusObjects(p: PrometheusSpec): Record<string, any>[] {
+  const md = { name: 'prometheus', namespace: p.namespace, labels: { 'app.kubernetes.io/name': 'prometheus' } };
+  const clusterRole = `${p.namespace}-prometheus`;
   return [
     { apiVersion: 'v1', kind: 'ServiceAccount', metadata: md },
-    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: `${p.namespace}-${name}` },
+    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: clusterRole },
       rules: [{ apiGroups: [''], resources: ['services', 'endpoints', 'pods'], verbs: ['get', 'list', 'watch'] },
-        { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['get', 'list', 'watch'] }] },
-    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: `${p.namespace}-${name}` },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: `${p.namespace}-${name}` },
-      subjects: [{ kind: 'ServiceAccount', name, namespace: p.namespace }] },
-    { apiVersion: 'v1', kind: 'ConfigMap', metadata: md,
-      data: { 'prometheus.yml': JSON.stringify(config, null, 1), 'rules.yml': JSON.stringify({ groups: p.ruleGroups }, null, 1) } },
-    { apiVersion: 'apps/v1', kind: 'Deployment', metadata: md, spec: {
-      replicas: 1, selector: { matchLabels: md.labels }, template: { metadata: { labels: md.labels }, spec: {
-        serviceAccountName: name,
-        containers: [{ name, image: p.image,
-          args: ['--config.file=/etc/prometheus/prometheus.yml', '--storage.tsdb.path=/prometheus', '--web.listen-address=:9090'],
-          ports: [{ name: 'web', containerPort: 9090 }],
-          readinessProbe: { httpGet: { path: '/-/ready', port: 9090 }, periodSeconds: 2 },
-          resources: { requests: { cpu: '50m', memory: '128Mi' }, limits: { memory: '512Mi' } },
-          volumeMounts: [{ name: 'config', mountPath: '/etc/prometheus' }, { name: 'data', mountPath: '/prometheus' },
-            ...secretVolumes.map((s) => ({ name: s.volume, mountPath: s.dir, readOnly: true }))] }],
-        volumes: [{ name: 'config', configMap: { name } }, { name: 'data', emptyDir: {} },
-          ...secretVolumes.map((s) => ({ name: s.volume, secret: { secretName: s.secret } }))],
-      } } } },
-    { apiVersion: 'v1', kind: 'Service', metadata: md, spec: { selector: md.labels, ports: [{ name: 'web', port: 9090, targetPort: 9090 }] } },
+        { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['get', 'list', 'watch'] },
+        { apiGroups: [''], resources: ['configmaps'], verbs: ['get'] },
+        { nonResourceURLs: ['/metrics'], verbs: ['get'] }] },
+    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: clusterRole },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: clusterRole },
+      subjects: [{ kind: 'ServiceAccount', name: md.name, namespace: p.namespace }] },
+    { apiVersion: 'monitoring.coreos.com/v1', kind: 'Prometheus', metadata: { name: p.name, namespace: p.namespace }, spec: {
+      replicas: 1, image: p.image, version: p.version, serviceAccountName: md.name,
+      scrapeInterval: p.interval, evaluationInterval: p.interval,
+      serviceMonitorSelector: { matchLabels: p.matchLabels }, ruleSelector: { matchLabels: p.matchLabels },
+      resources: { requests: { cpu: '50m', memory: '128Mi' }, limits: { memory: '512Mi' } },
+      // The node's images run as nonroot (65532); the operator's default is 1000.
+      securityContext: { runAsNonRoot: true, runAsUser: 65532, runAsGroup: 65532, fsGroup: 65532 },
+    } },
+    { apiVersion: 'v1', kind: 'Service', metadata: md,
+      spec: { selector: { [INSTANCE_LABEL]: p.name }, ports: [{ name: 'web', port: 9090, targetPort: 'web' }] } },
   ];
 }
 

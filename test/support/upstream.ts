@@ -8,6 +8,7 @@ import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 import AdmZip from 'adm-zip';
+import { prometheusOperatorVersion } from '../../scripts/cluster/images';
 import { findVendorDir } from '../../scripts/vendor-dir';
 import { defaultCacheDir } from '../../src/install/release-source';
 import { compareVersions } from '../../src/policy/versions';
@@ -28,7 +29,9 @@ export const PINNED_MODULE_ZIPS: Record<string, { module: string; version: strin
   // Only its CRDs are read: the AdmissionController's cert-manager objects are checked against them.
   'cert-manager@v1.21.2': { module: 'github.com/cert-manager/cert-manager', version: 'v1.21.2',
     sha256: 'cfaf1fb53965a5fd60490861387b7dbf34cd40987c878a4f1e247f836eef4782' },
-  // Only its CRDs are read: QueueObservability's ServiceMonitors and PrometheusRule are checked against them.
+  // Its CRDs (QueueObservability's ServiceMonitors and PrometheusRule are checked against them) and, on the
+  // real node, its example RBAC and Deployment; the binaries are built from the same module version
+  // (scripts/testcluster/build.sh, PROMETHEUS_OPERATOR_VERSION).
   'prometheus-operator@v0.85.0': { module: 'github.com/prometheus-operator/prometheus-operator', version: 'v0.85.0',
     sha256: '0bdb88ed823d0f2e86cf909638439b6ad1da744a228172c7411d9987527dc5d1' },
 };
@@ -102,9 +105,18 @@ export function readCertManagerCrd(plural: string): Promise<string> {
   return readFromModule('cert-manager@v1.21.2', `deploy/crds/cert-manager.io_${plural}.yaml`);
 }
 
+/** A file of the prometheus-operator module at the version the test cluster builds (e.g. "example/rbac/..."). */
+export function readPrometheusOperatorFile(relPath: string): Promise<string> {
+  return readFromModule(`prometheus-operator@${prometheusOperatorVersion()}`, relPath);
+}
+
+/** The CRD plurals of monitoring.coreos.com that prometheus-operator serves (every one must exist before it starts). */
+export const PROMETHEUS_OPERATOR_CRDS = ['alertmanagerconfigs', 'alertmanagers', 'podmonitors', 'probes', 'prometheusagents', 'prometheuses',
+  'prometheusrules', 'scrapeconfigs', 'servicemonitors', 'thanosrulers'];
+
 /** A prometheus-operator CRD (by plural, e.g. "servicemonitors") at the pinned version. */
 export function readPrometheusOperatorCrd(plural: string): Promise<string> {
-  return readFromModule('prometheus-operator@v0.85.0', `example/prometheus-operator-crd/monitoring.coreos.com_${plural}.yaml`);
+  return readPrometheusOperatorFile(`example/prometheus-operator-crd/monitoring.coreos.com_${plural}.yaml`);
 }
 
 /** A KubeRay CRD (by plural, e.g. "rayjobs") at a tag. */
