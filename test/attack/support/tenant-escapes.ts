@@ -92,6 +92,19 @@ export function escapeCases(h: EscapeHarness): void {
   const childOf = async (ns: string, uid: string) => (await c().list('ray.io/v1', 'RayCluster',
     ns)).find((rc) => (rc.metadata.ownerReferences ?? []).some((o: any) => o.uid === uid && o.controller));
   const refused = (p: Promise<unknown>) => p.then(() => undefined, (e: KubeError) => e);
+  /**
+   * `refused`, for an object that names a just-created owner: Kueue's mutating webhook looks the owner up in
+   * its informer cache, and while that lags the create it refuses with "<owner> not found" before our webhook
+   * is asked (seen once, in a cold CI run with both test lanes busy). Tried again, for up to 30 s, while it says so.
+   */
+  const refusedOnceKueueSees = async (create: () => Promise<unknown>, owner: RegExp) => {
+    const deadline = Date.now() + 30000;
+    for (;;) {
+      const e = await refused(create());
+      if (!e || !owner.test(e.message) || Date.now() > deadline) return e;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  };
   const usage = async (cq: string) => {
     const q = await c().get(`/apis/${WL}/clusterqueues/${cq}`);
     return (q.status?.flavorsUsage ?? []).flatMap((f: any) => f.resources).find((r: any) => r.name === 'cpu')?.total ?? '0';
@@ -263,8 +276,11 @@ export function escapeCases(h: EscapeHarness): void {
     const rider = rayCluster('team-a', 'x', 4,
       { ownerReferences: [{ apiVersion: 'ray.io/v1', kind: 'RayService', name: 'svc', uid: svc.metadata.uid, controller: true }] });
     const generated = { ...rider, metadata: { ...rider.metadata, name: undefined, generateName: 'svc-raycluster-' } };
-    expect((await refused(h.tenant().create(generated)))?.message).toMatch(/may not create a RayCluster controlled by RayService "svc"/);
-    expect((await refused(h.tenant().create(generated, true)))?.message).toMatch(/may not create a RayCluster controlled by RayService "svc"/);
+    const svcUnseen = /RayService\.ray\.io "svc" not found/;
+    expect((await refusedOnceKueueSees(() => h.tenant().create(generated), svcUnseen))?.message)
+      .toMatch(/may not create a RayCluster controlled by RayService "svc"/);
+    expect((await refusedOnceKueueSees(() => h.tenant().create(generated, true), svcUnseen))?.message)
+      .toMatch(/may not create a RayCluster controlled by RayService "svc"/);
     // The submitter pod template is a pod template too.
     const submitter = rayJob('team-a', 'submitter');
     (submitter.spec as any).submitterPodTemplate = { spec: { priorityClassName: 'system-cluster-critical', restartPolicy: 'Never',
