@@ -52,6 +52,27 @@ function post(url: string, body: unknown): Promise<{ status: number; body: strin
   });
 }
 
+/**
+ * `post`, once the Service routes: a RayService turns Ready when Serve answers on the head, while the Service's
+ * path to it (EndpointSlice, kube-proxy's rules, the node's neighbour entry) may converge a moment later: a
+ * warm CI run met EHOSTUNREACH right after Ready. Connection errors are tried again for up to 30 s (the wait is
+ * printed); any answer, right or wrong, is returned at once.
+ */
+async function postOnceRoutable(url: string, body: unknown): Promise<{ status: number; body: string }> {
+  const t0 = Date.now();
+  for (;;) {
+    try {
+      const r = await post(url, body);
+      if (Date.now() - t0 > 1000) process.stdout.write(`[guide] ${url} routable after ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
+      return r;
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code ?? '';
+      if (!['EHOSTUNREACH', 'ECONNREFUSED', 'ECONNRESET', 'ENETUNREACH'].includes(code) || Date.now() - t0 > 30000) throw e;
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  }
+}
+
 const describeNode = describeOnNode('guide', [`kubelet-${K8S_VERSION}`, `kueue-${KUEUE}`, `kuberay-operator-${KUBERAY}`,
   `prometheus-${prometheusModuleVersion()}`, `prometheus-operator-${prometheusOperatorVersion()}`,
   `prometheus-config-reloader-${prometheusOperatorVersion()}`]);
@@ -326,7 +347,7 @@ describeNode(`the guide on real Ray 2.46.0 (Kueue ${KUEUE} + KubeRay ${KUBERAY},
       w.mark('ready');
       const svc = await client.get(`/api/v1/namespaces/default/services/${name}-serve-svc`);
       const url = (p: string) => `http://${svc.spec.clusterIP}:8000${p}`;
-      expect(await post(url('/fruit/'), ['MANGO', 2])).toEqual({ status: 200, body: '6' });
+      expect(await postOnceRoutable(url('/fruit/'), ['MANGO', 2])).toEqual({ status: 200, body: '6' });
       expect(await post(url('/calc/'), ['MUL', 3])).toEqual({ status: 200, body: '15 pizzas please!' });
       const before = w.last!.running;
       expect(before).toBe(1);
