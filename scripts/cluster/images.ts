@@ -33,17 +33,17 @@ export function rayImages(versions: readonly string[] = DEFAULT_RAY_IMAGE_VERSIO
   return readTsv('ray-images.tsv');
 }
 
-/** The Prometheus module version scripts/testcluster/build.sh builds (stated there once). */
-export function prometheusModuleVersion(): string {
+/** A version scripts/testcluster/build.sh pins as `NAME="${NAME:-vX.Y.Z}"` (stated there once). */
+function buildPin(name: string): string {
   const script = fs.readFileSync(path.join(REPO, 'scripts', 'testcluster', 'build.sh'), 'utf8');
-  return script.match(/PROMETHEUS_MODULE_VERSION:-(v[\d.]+)/)![1];
+  return script.match(new RegExp(`${name}:-(v[\\d.]+)`))![1];
 }
 
-/** The prometheus-operator version scripts/testcluster/build.sh builds (stated there once). */
-export function prometheusOperatorVersion(): string {
-  const script = fs.readFileSync(path.join(REPO, 'scripts', 'testcluster', 'build.sh'), 'utf8');
-  return script.match(/PROMETHEUS_OPERATOR_VERSION:-(v[\d.]+)/)![1];
-}
+/** The Prometheus module version scripts/testcluster/build.sh builds. */
+export const prometheusModuleVersion = () => buildPin('PROMETHEUS_MODULE_VERSION');
+
+/** The prometheus-operator version scripts/testcluster/build.sh builds. */
+export const prometheusOperatorVersion = () => buildPin('PROMETHEUS_OPERATOR_VERSION');
 
 /** The reference scripts/cluster/images.sh gives Prometheus' image: the module's v0.3xx.y is Prometheus v3.xx.y. */
 export function prometheusImage(moduleVersion = prometheusModuleVersion()): string {

@@ -228,7 +228,7 @@ prometheus_build() {
 # prometheus-operator and its config-reloader sidecar, from one wrapper module: the real node's guide suite
 # runs the operator, which configures Prometheus from QueueObservability's ServiceMonitors and PrometheusRule
 # as it would in production. Its CRDs and example Deployment are read from the same module's source
-# (test/node/prometheus-operator.ts), so one pin serves the binaries and the manifests.
+# (test/node/prometheus.ts), so one pin serves the binaries and the manifests.
 PROMETHEUS_OPERATOR_VERSION="${PROMETHEUS_OPERATOR_VERSION:-v0.85.0}"
 prometheus_operator_build() {
   local v="$PROMETHEUS_OPERATOR_VERSION" M=github.com/prometheus-operator/prometheus-operator P=github.com/prometheus/common/version

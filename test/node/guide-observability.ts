@@ -25,11 +25,10 @@ export const INTERVAL = '5s';
 const PROMETHEUS = 'kueue-ray';
 
 /**
- * What Prometheus runs from: the chart's objects as synthesized (the ServiceMonitors, the PrometheusRule, the
- * Kueue scraper's identity and the dashboard ConfigMap), and a Prometheus that selects them by the labels the
- * chart gives them; its dashboard and rule groups, for the checks.
+ * A Prometheus that selects the chart's ServiceMonitors and PrometheusRule (applied as synthesized) by the labels
+ * the chart gives them; the chart's dashboard and rule groups, for the checks.
  */
-export function prometheusManifest(observabilityChart: any[], image: string): { chart: any[]; prometheus: any[]; dashboard: any; rules: any[];
+export function prometheusManifest(observabilityChart: any[], image: string): { prometheus: any[]; dashboard: any; rules: any[];
   matchLabels: Record<string, string> } {
   const rule = observabilityChart.find((o) => o.kind === 'PrometheusRule');
   const matchLabels: Record<string, string> = rule.metadata.labels ?? {};
@@ -43,7 +42,7 @@ export function prometheusManifest(observabilityChart: any[], image: string): { 
   const version = /:(v[\d.]+)$/.exec(image)![1];
   const prometheus = prometheusObjects({ namespace: MONITORING, name: PROMETHEUS, image, version, interval: INTERVAL, matchLabels });
   const dashboard = JSON.parse(Object.values(dashboardCm.data)[0] as string);
-  return { chart: observabilityChart, prometheus, dashboard, rules: rule.spec.groups, matchLabels };
+  return { prometheus, dashboard, rules: rule.spec.groups, matchLabels };
 }
 
 function writeManifest(file: string, objects: any[]): string {

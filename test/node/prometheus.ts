@@ -22,9 +22,9 @@ export async function operatorCrds(): Promise<Record<string, any>[]> {
 }
 
 /**
- * The operator's example RBAC, Deployment and Service, moved from `default` to `namespace`. Two changes to
- * the Deployment, both for the one small node: its CPU request is 10m (upstream asks 100m, which the guide's
- * Ray pods need), and the config-reloader image is the one the node serves (the same reference upstream writes).
+ * The operator's example RBAC, Deployment and Service, moved from `default` to `namespace`. One change to the
+ * Deployment, for the one small node: its CPU request is 10m (upstream asks 100m, which the guide's Ray pods
+ * need). Its config-reloader image must be the one the node serves: checked, not rewritten.
  */
 export async function operatorObjects(namespace: string): Promise<Record<string, any>[]> {
   const objects = (await Promise.all(OPERATOR_FILES.map(readPrometheusOperatorFile))).flatMap(docs);
