@@ -16,6 +16,7 @@ import { Worker } from 'worker_threads';
 import { Inventory } from '../policy';
 import { AdmissionConfig, ClusterView } from './admission';
 import { errorOutcome, ReviewOutcome, Webhook } from './admission-review';
+import { FromWorker, outcomeOf, ToWorker } from './admission-worker-protocol';
 
 export interface AdmissionPoolOptions {
   /** Worker threads (at least 1). */
@@ -43,7 +44,7 @@ interface Pending {
   readonly resolve: (o: ReviewOutcome) => void;
   readonly webhook: Webhook;
   /** Kept until answered: the review is sent again if its worker is replaced before deciding it. */
-  readonly body: ArrayBuffer;
+  readonly body: Uint8Array;
 }
 
 interface Slot {
@@ -67,6 +68,18 @@ function spawn(workerData: unknown, heapMb: number): Worker {
   const ts = path.join(__dirname, 'admission-worker.ts');
   const code = `require('ts-node').register({ transpileOnly: true, compilerOptions: { module: 'commonjs' } }); require(${JSON.stringify(ts)});`;
   return new Worker(code, { eval: true, workerData, resourceLimits });
+}
+
+/**
+ * Posts a review to a worker. Its bytes go in a fresh ArrayBuffer that is transferred, not cloned: a clone
+ * serializes the bytes into the message and copies them again on the worker's side, and those allocations,
+ * per review, were a visible share of both threads' time.
+ */
+function send(worker: Worker, id: number, webhook: Webhook, body: Uint8Array): void {
+  const bytes = new ArrayBuffer(body.byteLength);
+  new Uint8Array(bytes).set(body);
+  const message: ToWorker = { id, webhook, body: bytes };
+  worker.postMessage(message, [bytes]);
 }
 
 /**
@@ -112,21 +125,25 @@ export class AdmissionPool {
     }, every).unref();
   }
 
-  /** Decides one review body. The body is copied to the worker and kept until the review is answered. */
-  review(webhook: Webhook, body: ArrayBuffer): Promise<ReviewOutcome> {
+  /**
+   * Decides one review body. The bytes are copied once, into a buffer handed over to the worker; `body`
+   * itself is kept until the review is answered.
+   */
+  review(webhook: Webhook, body: Uint8Array): Promise<ReviewOutcome> {
     if (this.closing) return Promise.resolve(errorOutcome(500, 'cdk8s-kueue-ray webhook is shutting down'));
     let slot = this.slots[0];
     for (const s of this.slots) if (s.pending.size < slot.pending.size) slot = s;
     const inventory = this.opts.view().inventory;
     if (slot.sentView !== inventory) {
-      slot.worker.postMessage({ view: { inventory } });
+      const message: ToWorker = { view: { inventory } };
+      slot.worker.postMessage(message);
       slot.sentView = inventory;
     }
     const id = ++this.nextId;
     return new Promise((resolve) => {
       if (!slot.pending.size) slot.headSince = Date.now();
       slot.pending.set(id, { resolve, webhook, body });
-      slot.worker.postMessage({ id, webhook, body });
+      send(slot.worker, id, webhook, body);
     });
   }
 
@@ -152,19 +169,18 @@ export class AdmissionPool {
     slot.sentView = inventory;
     slot.online = false;
     slot.headSince = Date.now();
-    worker.on('message', (m: { id: number; outcome: ReviewOutcome } | { ready: true }) => {
+    worker.on('message', (m: FromWorker) => {
       if ('ready' in m) {
         // Its modules are loaded: the deadline of the review it works on starts now.
         slot.online = true;
         slot.headSince = Date.now();
         return;
       }
-      const p = slot.pending.get(m.id);
+      const p = slot.pending.get(m[0]);
       if (!p) return;
-      slot.pending.delete(m.id);
+      slot.pending.delete(m[0]);
       slot.headSince = Date.now();
-
-      p.resolve(m.outcome);
+      p.resolve(outcomeOf(m));
     });
     worker.on('error', (e) => this.opts.log?.({ level: 'error', msg: 'admission worker crashed', error: e.message }));
     worker.on('exit', (code) => {
@@ -186,7 +202,7 @@ export class AdmissionPool {
     void old.terminate();
     for (const [id, p] of queued) {
       slot.pending.set(id, p);
-      slot.worker.postMessage({ id, webhook: p.webhook, body: p.body });
+      send(slot.worker, id, p.webhook, p.body);
     }
   }
 

@@ -5,11 +5,8 @@
  */
 import { parentPort, workerData } from 'worker_threads';
 import { AdmissionConfig, ClusterView } from './admission';
-import { reviewAdmission, Webhook } from './admission-review';
-
-export type ToWorker =
-  | { readonly view: ClusterView }
-  | { readonly id: number; readonly webhook: Webhook; readonly body: ArrayBuffer };
+import { reviewAdmission } from './admission-review';
+import { answerOf, FromWorker, ToWorker } from './admission-worker-protocol';
 
 const config: AdmissionConfig = workerData.config;
 let view: ClusterView = workerData.view;
@@ -20,7 +17,9 @@ parentPort!.on('message', (m: ToWorker) => {
     view = m.view;
     return;
   }
-  parentPort!.postMessage({ id: m.id, outcome: reviewAdmission(m.webhook, decoder.decode(m.body), config, view) });
+  const answer: FromWorker = answerOf(m.id, reviewAdmission(m.webhook, decoder.decode(m.body), config, view));
+  parentPort!.postMessage(answer);
 });
 // The pool counts a review's deadline from here on, not from the thread's start.
-parentPort!.postMessage({ ready: true });
+const ready: FromWorker = { ready: true };
+parentPort!.postMessage(ready);

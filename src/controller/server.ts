@@ -392,14 +392,8 @@ export class WebhookServer {
 
   /** Decides the complete body, on a worker when there is a pool, and answers. */
   private decide(r: PendingReview): void {
-    // One fresh ArrayBuffer (never a pooled Buffer's), so it can be transferred to a worker.
-    const body = new ArrayBuffer(r.size);
-    const bytes = new Uint8Array(body);
-    let at = 0;
-    for (const c of r.chunks) {
-      bytes.set(c, at);
-      at += c.length;
-    }
+    // A review usually arrives in one chunk: that one is used as it is (the pool copies it for the worker).
+    const body = r.chunks.length === 1 ? r.chunks[0] : Buffer.concat(r.chunks, r.size);
     const answer = (o: ReviewOutcome) => {
       if (o.internalError) this.opts.log?.({ level: 'error', msg: 'admission failed', error: o.internalError, uid: o.uid });
       this.metrics.decision(r.webhook, o);
@@ -407,7 +401,7 @@ export class WebhookServer {
       this.finish(r, o.status, o.body);
     };
     if (this.pool) void this.pool.review(r.webhook, body).then(answer);
-    else answer(reviewAdmission(r.webhook, Buffer.from(body).toString('utf8'), this.opts.config, this.opts.view()));
+    else answer(reviewAdmission(r.webhook, body.toString('utf8'), this.opts.config, this.opts.view()));
   }
 
   private text(res: ServerResponse, status: number, body: string, type = 'text/plain'): void {

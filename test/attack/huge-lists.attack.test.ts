@@ -84,7 +84,7 @@ describe('the admission worker, with an inventory (the gang is summed)', () => {
     const config = { kueue: kueueCapabilities('v0.19.2'), kubeRay: kubeRayCapabilities('v1.6.2'), elasticGate: 'on' as const };
     const pool = new AdmissionPool({ size: 1, config, view: () => ({ inventory }), deadlineMs: 2000 });
     try {
-      const bytes = (o: unknown) => new TextEncoder().encode(JSON.stringify(o)).buffer as ArrayBuffer;
+      const bytes = (o: unknown) => new TextEncoder().encode(JSON.stringify(o));
       const queued = (initContainers: unknown[]) => ({ ...head({ containers: [ray()], initContainers }),
         metadata: { name: 'c', namespace: 'team-a', labels: { 'kueue.x-k8s.io/queue-name': 'q' } } });
       // The worker has loaded and decides a small pod with sidecars and init containers.

@@ -17,7 +17,7 @@ beforeAll(() => {
 
 const config = { kueue: kueueCapabilities('v0.19.2'), kubeRay: kubeRayCapabilities('v1.6.2'), elasticGate: 'on' as const };
 const inventory = { localQueues: [], clusterQueues: [], cohorts: [], priorityClasses: [], namespaces: [] };
-const bytes = (s: string) => new TextEncoder().encode(s).buffer as ArrayBuffer;
+const bytes = (s: string) => new TextEncoder().encode(s);
 
 test('6. a review past the deadline fails alone; the reviews queued behind it are decided', async () => {
   const deadlineMs = 40;

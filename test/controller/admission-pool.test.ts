@@ -18,7 +18,7 @@ const withTenant: Inventory = {
   priorityClasses: [{ name: 'dev', value: 10 }],
 };
 
-const buf = (s: string) => new TextEncoder().encode(s).buffer as ArrayBuffer;
+const buf = (s: string) => new TextEncoder().encode(s);
 
 // Random reviews: valid and invalid jobs, clusters and services, tenant and plain namespaces, junk.
 function randomBody(rnd: () => number): string {
