@@ -28,7 +28,8 @@ const KUEUE_VERSION = 'v0.19.2';
 const KUBERAY_VERSION = 'v1.6.2';
 // As the controller runs by default (--admission-workers=1).
 const WORKERS = Number(process.env.BENCH_WORKERS ?? 1);
-const ROUNDS = Number(process.env.BENCH_ROUNDS || 3);
+// Even, so that each server goes first as often as the other (the order alternates by round).
+const ROUNDS = Number(process.env.BENCH_ROUNDS || 6);
 
 function pki(dir) {
   const run = (args) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
@@ -293,7 +294,12 @@ function decide(target) {
   })();
 }
 
-const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
+// Of an even count, the mean of the two middle values (the upper one alone would favour the higher figure).
+const median = (xs) => {
+  const s = [...xs].sort((x, y) => x - y);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
 const loadavg = () => os.loadavg().map((x) => x.toFixed(2)).join(' ');
 
 async function main() {
@@ -332,12 +338,17 @@ async function main() {
     // of a core busy (etcd, kube-apiserver, Kueue's controllers), which the server with a second thread
     // (ours) loses more to than the single-threaded ceiling; that is the machine, not either server.
     const quiet = [];
+    // The machine's speed drifts over seconds (a 2-core VM with neighbours), so the order alternates
+    // (parse-only first on even rounds, ours first on odd ones): a drift within a round does not always
+    // favour the same server, and the median of the rounds' ratios cancels it.
+    const inOrder = async (r, first, second) => (r % 2 ? (await second().then(async (b) => [await first(), b]))
+      : (await first().then(async (a) => [a, await second()])));
     for (let r = 0; r < ROUNDS; r++) {
-      const p = await phase(bin, parse, { seconds: SECONDS });
-      const o = await phase(bin, ours, { seconds: SECONDS, warmup: r === 0 ? 2 : 1 });
-      const oRate = await drive(bin, ours, ourPayloads, { seconds: SECONDS, rate: RATE });
+      const [p, o] = await inOrder(r, () => phase(bin, parse, { seconds: SECONDS }),
+        () => phase(bin, ours, { seconds: SECONDS, warmup: r === 0 ? 2 : 1 }));
       // The same open loop on the parse-only server: what the machine allows any Node webhook at this rate.
-      const pRate = await drive(bin, parse, ourPayloads, { seconds: SECONDS, rate: RATE });
+      const [oRate, pRate] = await inOrder(r, () => drive(bin, ours, ourPayloads, { seconds: SECONDS, rate: RATE }),
+        () => drive(bin, parse, ourPayloads, { seconds: SECONDS, rate: RATE }));
       loads.push(`round ${r + 1} ${loadavg()}`);
       failed(`round ${r + 1}`, { 'parse-only': p, ours: o, [`ours at ${RATE}/s`]: oRate });
       quiet.push({ p, o, oRate, pRate });
@@ -352,9 +363,12 @@ async function main() {
     console.log(`decisions on the ${payloads.length} reviews: Kueue ${await decide(kueue)}`);
     const busy = [];
     for (let r = 0; r < ROUNDS; r++) {
-      const o = await phase(bin, ours, { seconds: SECONDS });
+      // Kueue in the middle; ours and parse-only swap places each round, as in part 1.
+      const ends = [() => phase(bin, ours, { seconds: SECONDS }), () => phase(bin, parse, { seconds: SECONDS })];
+      const a = await ends[r % 2]();
       const k = await phase(bin, kueue, { seconds: SECONDS, warmup: r === 0 ? 2 : 1 });
-      const p = await phase(bin, parse, { seconds: SECONDS });
+      const b = await ends[1 - (r % 2)]();
+      const [o, p] = r % 2 ? [b, a] : [a, b];
       loads.push(`with Kueue, round ${r + 1} ${loadavg()}`);
       failed(`round ${r + 1} with Kueue`, { ours: o, Kueue: k, 'parse-only': p });
       busy.push({ o, k, p });
