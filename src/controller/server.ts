@@ -87,25 +87,26 @@ function count(series: Map<string, number>, labels: string): void {
 
 class Metrics {
   private readonly hist = new Map<string, { counts: number[]; sum: number; count: number }>();
-  private readonly decisions = new Map<string, number>();
+  // By webhook, then by verdict ("denied") or finding ("error rayJobShutdownAfterFinish", as the outcome
+  // lists it): counted as they come, labels built only when scraped. Every review is counted here.
+  private readonly decisions = new Map<string, Map<string, number>>();
   private readonly errors = new Map<string, number>();
   private readonly closed = new Map<string, number>();
 
   observe(path: string, seconds: number): void {
     let h = this.hist.get(path);
     if (!h) this.hist.set(path, (h = { counts: BUCKETS.map(() => 0), sum: 0, count: 0 }));
-    BUCKETS.forEach((b, i) => { if (seconds <= b) h!.counts[i]++; });
+    for (let i = 0; i < BUCKETS.length; i++) if (seconds <= BUCKETS[i]) h.counts[i]++;
     h.sum += seconds;
     h.count++;
   }
 
   decision(webhook: string, o: ReviewOutcome): void {
     if (!o.verdict) return;
-    count(this.decisions, `webhook="${webhook}",decision="${o.verdict}",rule=""`);
-    for (const r of o.rules) {
-      const [severity, rule] = r.split(' ');
-      count(this.decisions, `webhook="${webhook}",decision="${severity}",rule="${rule}"`);
-    }
+    let byKey = this.decisions.get(webhook);
+    if (!byKey) this.decisions.set(webhook, (byKey = new Map()));
+    count(byKey, o.verdict);
+    for (const r of o.rules) count(byKey, r);
   }
 
   /** A review that got no decision: an HTTP error status, or 500 where the policy threw. */
@@ -128,7 +129,14 @@ class Metrics {
       out.push(`${D}_count{path="${path}"} ${h.count}`);
     }
     out.push(`# HELP ${ADMISSION_DECISIONS} Admission decisions and policy findings by rule.`, `# TYPE ${ADMISSION_DECISIONS} counter`);
-    for (const [labels, v] of this.decisions) out.push(`${ADMISSION_DECISIONS}{${labels}} ${v}`);
+    for (const [webhook, byKey] of this.decisions) {
+      for (const [key, v] of byKey) {
+        // A finding is "severity rule"; a verdict has no space.
+        const space = key.indexOf(' ');
+        const [decision, rule] = space < 0 ? [key, ''] : [key.slice(0, space), key.slice(space + 1)];
+        out.push(`${ADMISSION_DECISIONS}{webhook="${webhook}",decision="${decision}",rule="${rule}"} ${v}`);
+      }
+    }
     out.push(`# HELP ${ADMISSION_ERRORS} Admission reviews answered without a decision (HTTP error) or denied because the policy failed (code 500).`,
       `# TYPE ${ADMISSION_ERRORS} counter`);
     for (const [labels, v] of this.errors) out.push(`${ADMISSION_ERRORS}{${labels}} ${v}`);
