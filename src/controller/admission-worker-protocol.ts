@@ -14,23 +14,25 @@ export type ToWorker =
 
 /**
  * From a worker: `{ ready: true }` once its modules are loaded, then one answer per review:
- * [id, status, body, verdict or '', the rules joined by newlines, internalError or '', uid or ''].
+ * [id, status, body, verdict, the rules joined by newlines, internalError, uid], null for what is absent.
  */
-export type Answer = readonly [number, number, string, string, string, string, string];
+export type Answer = readonly [number, number, string, string | null, string, string | null, string | null];
 export type FromWorker = { readonly ready: true } | Answer;
 
 // Rule entries are "severity rule" (no newline: rule names are identifiers), so a newline joins them.
 const SEPARATOR = '\n';
 
 export function answerOf(id: number, o: ReviewOutcome): Answer {
-  return [id, o.status, o.body, o.verdict ?? '', o.rules.join(SEPARATOR), o.internalError ?? '', o.uid ?? ''];
+  return [id, o.status, o.body, o.verdict ?? null, o.rules.join(SEPARATOR), o.internalError ?? null, o.uid ?? null];
 }
 
+/** The ReviewOutcome an answer carries: the same fields, each present exactly when it was (even when empty). */
 export function outcomeOf(a: Answer): ReviewOutcome {
   const [, status, body, verdict, rules, internalError, uid] = a;
   return {
     status, body, rules: rules === '' ? [] : rules.split(SEPARATOR),
-    ...(verdict !== '' ? { verdict: verdict as ReviewOutcome['verdict'] } : {}),
-    ...(internalError !== '' ? { internalError, uid } : {}),
+    ...(verdict !== null ? { verdict: verdict as ReviewOutcome['verdict'] } : {}),
+    ...(internalError !== null ? { internalError } : {}),
+    ...(uid !== null ? { uid } : {}),
   };
 }
