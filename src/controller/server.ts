@@ -47,7 +47,13 @@ export interface WebhookServerOptions {
    * at least maxBodyBytes. @default 4 MiB
    */
   readonly maxInFlightBytesPerPeer?: number;
-  /** Open connections one peer address may hold; more are closed at once. @default 128 */
+  /**
+   * Open connections one peer address may hold; more are closed at once. The API server is a peer too: it
+   * opens a connection per review in flight, up to its own limit of mutating requests in flight (200 by
+   * default), so the cap sits above that. At 128, a loaded CI run saw the API server's 129th connection
+   * closed and 4 of 1,000 creates fail.
+   * @default 256
+   */
   readonly maxConnectionsPerPeer?: number;
   /**
    * PEM of the CA that signs the API server's client certificate for webhooks (the kube-apiserver's
@@ -197,7 +203,7 @@ export class WebhookServer {
       // A certificate is asked for, not required at the handshake: the kubelet's probes present none.
       ...(opts.clientCa ? { ca: opts.clientCa, requestCert: true, rejectUnauthorized: false } : {}),
     } as https.ServerOptions, (req, res) => this.handle(req, res));
-    this.maxPeerConnections = opts.maxConnectionsPerPeer ?? 128;
+    this.maxPeerConnections = opts.maxConnectionsPerPeer ?? 256;
     this.server.on('secureConnection', (socket) => this.countPeer(socket));
     this.server.requestTimeout = opts.requestTimeoutMs ?? 10000;
     this.server.headersTimeout = Math.min(opts.requestTimeoutMs ?? 10000, 10000);
