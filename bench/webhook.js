@@ -341,8 +341,11 @@ async function main() {
     // The machine's speed drifts over seconds (a 2-core VM with neighbours), so the order alternates
     // (parse-only first on even rounds, ours first on odd ones): a drift within a round does not always
     // favour the same server, and the median of the rounds' ratios cancels it.
-    const inOrder = async (r, first, second) => (r % 2 ? (await second().then(async (b) => [await first(), b]))
-      : (await first().then(async (a) => [a, await second()])));
+    const inOrder = async (r, first, second) => {
+      if (r % 2 === 0) { const a = await first(); return [a, await second()]; }
+      const b = await second();
+      return [await first(), b];
+    };
     for (let r = 0; r < ROUNDS; r++) {
       const [p, o] = await inOrder(r, () => phase(bin, parse, { seconds: SECONDS }),
         () => phase(bin, ours, { seconds: SECONDS, warmup: r === 0 ? 2 : 1 }));
