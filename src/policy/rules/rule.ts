@@ -44,36 +44,44 @@ export function defineRule(
  */
 export const MAX_FINDINGS_PER_RULE = 20;
 
-/** Builds findings for one rule and one object. */
+/** Findings past MAX_FINDINGS_PER_RULE: counted per severity, with the field of the first one. */
+interface Overflow {
+  errors: number;
+  warnings: number;
+  errorsField: string;
+  warningsField: string;
+}
+
+/** A rule's findings when it has none: shared, and frozen so that no caller can add to it. */
+const NO_FINDINGS: Finding[] = Object.freeze([]) as unknown as Finding[];
+
+/**
+ * Builds findings for one rule and one object. Every rule makes one for every object it sees, once per
+ * admission review, and most report nothing: the list and the overflow counts are made only when a
+ * finding needs them.
+ */
 export class Reporter {
-  private readonly listed: Finding[] = [];
-  // Flat counters, not nested records: every rule makes a Reporter for every object it sees, and most report nothing.
+  private listed: Finding[] | undefined = undefined;
   private errors = 0;
   private warnings = 0;
-  private moreErrors = 0;
-  private moreWarnings = 0;
-  private moreErrorsField = '';
-  private moreWarningsField = '';
-  private readonly rule: string;
-  private readonly source: FindingSource;
+  private overflow: Overflow | undefined = undefined;
   /** `rule`: the record of the rule reporting (its name tags each finding, its source is the default). */
-  constructor(rule: Pick<RuleRecord<unknown>, 'name' | 'source'>, private readonly obj: RayObject) {
-    this.rule = rule.name;
-    this.source = rule.source;
-  }
+  constructor(private readonly rule: Pick<RuleRecord<unknown>, 'name' | 'source'>, private readonly obj: RayObject) {}
 
-  /** The findings, with one that counts those past MAX_FINDINGS_PER_RULE per severity. */
+  /** The findings, with one that counts those past MAX_FINDINGS_PER_RULE per severity (a frozen empty list when none). */
   get findings(): Finding[] {
-    if (!this.moreErrors && !this.moreWarnings) return this.listed;
-    const out = [...this.listed];
+    const listed = this.listed ?? NO_FINDINGS;
+    const more = this.overflow;
+    if (!more) return listed;
+    const out = [...listed];
     for (const severity of ['error', 'warning'] as const) {
-      const count = severity === 'error' ? this.moreErrors : this.moreWarnings;
+      const count = severity === 'error' ? more.errors : more.warnings;
       if (!count) continue;
       const what = severity === 'error' ? 'errors' : 'warnings';
       out.push({
-        rule: this.rule, severity, object: objectRef(this.obj), field: severity === 'error' ? this.moreErrorsField : this.moreWarningsField,
+        rule: this.rule.name, severity, object: objectRef(this.obj), field: severity === 'error' ? more.errorsField : more.warningsField,
         message: `${count} more ${what} of this rule, from here on, are not listed (the first ${MAX_FINDINGS_PER_RULE} are)`,
-        fix: `fix the ${what} listed and the same ones further on`, source: this.source,
+        fix: `fix the ${what} listed and the same ones further on`, source: this.rule.source,
       });
     }
     return out;
@@ -86,16 +94,18 @@ export class Reporter {
 
   report(severity: Severity, field: string, message: string, fix: string, source?: FindingSource): this {
     if (this.full(severity)) {
+      const more = (this.overflow ??= { errors: 0, warnings: 0, errorsField: '', warningsField: '' });
       if (severity === 'error') {
-        if (!this.moreErrors++) this.moreErrorsField = field;
-      } else if (!this.moreWarnings++) this.moreWarningsField = field;
+        if (!more.errors++) more.errorsField = field;
+      } else if (!more.warnings++) more.warningsField = field;
       return this;
     }
     if (severity === 'error') this.errors++;
     else this.warnings++;
     // The object reference is built only when there is something to report: most rules find nothing,
     // and every admission request runs all of them.
-    this.listed.push({ rule: this.rule, severity, object: objectRef(this.obj), field, message, fix, source: source ?? this.source });
+    (this.listed ??= []).push({ rule: this.rule.name, severity, object: objectRef(this.obj), field, message, fix,
+      source: source ?? this.rule.source });
     return this;
   }
   error(field: string, message: string, fix: string, source?: FindingSource): this {
