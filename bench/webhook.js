@@ -233,11 +233,20 @@ async function phase(bin, target, opts) {
   return { ...res, serverCpuUs, cores: ((serverCpuUs + res.clientCpuUs) * res.rps) / 1e6 };
 }
 
-function start(kind, certs, objectsFile, payloads) {
+// The Node both servers run on: the controller image's (scripts/image/node.sh fetches it once, checked against
+// its pins), so that the figures are those of the webhook as it ships, whatever node runs this script.
+// BENCH_NODE=<path> runs them on another one (to compare runtimes).
+function serverNode() {
+  if (process.env.BENCH_NODE) return process.env.BENCH_NODE;
+  return execFileSync('bash', [path.join(__dirname, '..', 'scripts', 'image', 'node.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] })
+    .trim();
+}
+
+function start(kind, certs, objectsFile, payloads, execPath) {
   return new Promise((resolve) => {
     // Both Node servers run with the controller image's V8 flags (package.json), so the ceiling is the same runtime.
     const nodeFlags = require('../package.json')['cdk8s-kueue-ray'].controllerNodeFlags;
-    const p = fork(__filename, ['--server', kind, certs.cert, certs.key, objectsFile], { execArgv: [...process.execArgv, ...nodeFlags] });
+    const p = fork(__filename, ['--server', kind, certs.cert, certs.key, objectsFile], { execPath, execArgv: nodeFlags });
     p.once('message', (m) => {
       const server = { proc: p, port: m.port, ca: certs.cert, payloads };
       server.cpuUs = async () => (await ask(server, 'cpu')).cpuUs;
@@ -329,8 +338,12 @@ async function main() {
     const bad = Object.entries(xs).filter(([, x]) => x.errors).map(([k, x]) => `${k} ${x.errors}`);
     if (bad.length) throw new Error(`requests failed during ${round} (${bad.join(', ')}); the figures are not valid`);
   };
-  const parse = await start('parse', certs, objectsFile, ourPayloads);
-  const ours = await start('ours', certs, objectsFile, ourPayloads);
+  const node = serverNode();
+  const runtime = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
+  console.log(`runtime of both Node servers: node ${runtime} (${process.env.BENCH_NODE ? 'BENCH_NODE' : "the controller image's"}), `
+    + `flags ${require('../package.json')['cdk8s-kueue-ray'].controllerNodeFlags.join(' ')}`);
+  const parse = await start('parse', certs, objectsFile, ourPayloads, node);
+  const ours = await start('ours', certs, objectsFile, ourPayloads, node);
   let cluster;
   try {
     console.log(`decisions on the ${payloads.length} reviews: ours ${await decide(ours)}`);
@@ -397,7 +410,7 @@ async function main() {
     console.log(`targets: ratio_kueue >= 3, ratio_ceiling >= 0.9 (the Node servers alone), p99 <= 5 ms at ${RATE} req/s, RSS <= 150 MiB`);
     console.log(`bench:webhook p99_ms_at_${RATE}=${p99.toFixed(2)} rps=${rps.toFixed(0)} kueue_rps=${kueueRps.toFixed(0)} `
       + `ratio_kueue=${ratioKueue.toFixed(2)} ratio_ceiling=${ratioCeiling.toFixed(2)} ratio_ceiling_with_kueue=${ratioCeilingBusy.toFixed(2)} `
-      + `rss_mib=${rss.rssMib.toFixed(0)}`);
+      + `rss_mib=${rss.rssMib.toFixed(0)} node=${runtime}`);
   } finally {
     for (const s of [parse, ours]) s.proc.send('stop');
     await cluster?.stop();

