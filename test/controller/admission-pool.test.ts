@@ -2,7 +2,7 @@
 // the workers before the next review, and a dead or stuck worker fails its requests (HTTP 500, so the
 // API server applies failurePolicy) and is replaced instead of wedging the webhook.
 import { ClusterView } from '../../src/controller/admission';
-import { AdmissionPool } from '../../src/controller/admission-pool';
+import { AdmissionPool, InFlight, Pending } from '../../src/controller/admission-pool';
 import { reviewAdmission, Webhook } from '../../src/controller/admission-review';
 import { Inventory, parseQuantity } from '../../src/policy';
 import { kubeRayCapabilities, kueueCapabilities } from '../../src/policy/versions';
@@ -156,4 +156,20 @@ test('a policy function that throws denies the request with the reason and the u
   } finally {
     await pool.close();
   }
+});
+
+test('the reviews in flight: answers taken oldest first or by id, an unknown id ignored, the rest drained in the order sent', () => {
+  const q = new InFlight();
+  const answered: number[] = [];
+  const review = (id: number): Pending => ({ id, webhook: 'validate', body: new Uint8Array(0), resolve: () => answered.push(id) });
+  for (const id of [1, 2, 3, 4]) q.push(review(id));
+  expect(q.size).toBe(4);
+  expect(q.take(1)?.id).toBe(1); // the oldest, as the worker answers
+  expect(q.take(3)?.id).toBe(3); // out of order: a replaced worker's answer for a review sent again
+  expect(q.take(3)).toBeUndefined();
+  expect(q.take(99)).toBeUndefined();
+  expect(q.size).toBe(2);
+  expect(q.drain().map((p) => p.id)).toEqual([2, 4]);
+  expect(q.size).toBe(0);
+  expect(answered).toEqual([]); // taking does not answer: the pool does
 });
