@@ -37,7 +37,7 @@ command -v buildah >/dev/null || die "buildah is missing: apt-get update && apt-
 
 VERSION=$(node -p "require('./package.json').version")
 export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || echo 0)}
-CACHE="${CDK8S_KUEUE_RAY_CACHE:-$HOME/.cache/cdk8s-kueue-ray}/image"
+CACHE=$NODE_CACHE # node.sh's: the project's cache dir, /image
 OUT_DIR=dist/image
 OUT=$OUT_DIR/controller-$VERSION.oci.tar
 mkdir -p "$CACHE" "$OUT_DIR"

