@@ -117,7 +117,7 @@ test('5. the bodies in flight are bounded in total: 16 concurrent 3.9 MiB review
   expect(other.map((a) => `${a.status} ${a.body.slice(0, 100)}`)).toEqual([]);
   expect(statuses.filter((s) => s === 429 || s === -1).length).toBeGreaterThan(0);
   expect(statuses.filter((s) => s === 200).length).toBeGreaterThan(0);
-  // The Deployment's limit is 256Mi (src/install/admission-controller/admission-controller.ts): stay well below it.
+  // The Deployment's limit (CONTROLLER_MEMORY_LIMIT_MIB in src/install/admission-controller/admission-controller.ts): stay well below it.
   const peak = ctl.peakRssMiB();
 
   console.log(`attack 5: peak RSS ${peak.toFixed(0)} MiB, answers ${statuses.join(',')}`);
