@@ -38,7 +38,19 @@ export interface AdmissionPoolOptions {
    */
   readonly workerHeapMb?: number;
   readonly log?: (entry: Record<string, unknown>) => void;
+  /**
+   * Called for every stall of the server thread forgiven while reviews waited (its length in ms): the
+   * server counts them in a metric. The log says so at most once per STALL_WARNING_EVERY_MS.
+   * @default - not reported beyond the log
+   */
+  readonly onStall?: (ms: number) => void;
 }
+
+/**
+ * The least time between two "webhook thread stalled" warnings. A CPU-starved pod stalls on most
+ * sweeps (every 100 ms); each warning counts the stalls since the one before, and the metric counts them all.
+ */
+export const STALL_WARNING_EVERY_MS = 10000;
 
 export interface Pending {
   readonly id: number;
@@ -136,6 +148,10 @@ export class AdmissionPool {
     // Checked often, so a stuck review is failed at most a twentieth of the deadline late.
     const every = Math.max(10, Math.min(100, deadline / 20));
     let lastSweep = Date.now();
+    // Stalls forgiven since the last warning (and the longest), and when that warning was.
+    let unreported = 0;
+    let longest = 0;
+    let warnedAt = -Infinity;
     this.sweep = setInterval(() => {
       const now = Date.now();
       const stall = now - lastSweep - every;
@@ -146,7 +162,16 @@ export class AdmissionPool {
         for (const slot of this.slots) slot.headSince += stall;
         // Said only while reviews wait, so that an operator sees why a deadline came later.
         if (this.slots.some((s) => s.pending.size)) {
-          this.opts.log?.({ level: 'warn', msg: 'webhook thread stalled; the reviews in flight get that much longer', stallMs: stall });
+          this.opts.onStall?.(stall);
+          unreported++;
+          longest = Math.max(longest, stall);
+          if (now - warnedAt >= STALL_WARNING_EVERY_MS) {
+            this.opts.log?.({ level: 'warn', msg: 'webhook thread stalled; the reviews in flight get that much longer', stallMs: stall,
+              stalls: unreported, longestStallMs: longest });
+            warnedAt = now;
+            unreported = 0;
+            longest = 0;
+          }
         }
         return;
       }

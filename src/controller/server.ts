@@ -12,7 +12,8 @@ import { AdmissionConfig, ClusterView } from './admission';
 import { AdmissionPool } from './admission-pool';
 import { reviewAdmission, ReviewOutcome, Webhook } from './admission-review';
 import {
-  ADMISSION_BUCKETS as BUCKETS, ADMISSION_DECISIONS, ADMISSION_DURATION, ADMISSION_ERRORS, CONNECTIONS_CLOSED,
+  ADMISSION_BUCKETS as BUCKETS, ADMISSION_DECISIONS, ADMISSION_DURATION, ADMISSION_ERRORS, CONNECTIONS_CLOSED, WEBHOOK_THREAD_STALL_SECONDS,
+  WEBHOOK_THREAD_STALLS,
 } from '../observability/metric-names';
 
 export interface WebhookServerOptions {
@@ -98,6 +99,8 @@ class Metrics {
   private readonly decisions = new Map<string, Map<string, number>>();
   private readonly errors = new Map<string, number>();
   private readonly closed = new Map<string, number>();
+  private stalls = 0;
+  private stallSeconds = 0;
 
   observe(path: string, seconds: number): void {
     let h = this.hist.get(path);
@@ -125,6 +128,12 @@ class Metrics {
     count(this.closed, reason);
   }
 
+  /** A stall of the server thread while reviews waited (AdmissionPool's onStall). */
+  threadStall(ms: number): void {
+    this.stalls++;
+    this.stallSeconds += ms / 1000;
+  }
+
   render(): string {
     const D = ADMISSION_DURATION;
     const out = [`# HELP ${D} Admission request latency.`, `# TYPE ${D} histogram`];
@@ -149,6 +158,10 @@ class Metrics {
     out.push(`# HELP ${CONNECTIONS_CLOSED} Connections closed before any HTTP: past a connection cap, or a failed TLS handshake.`,
       `# TYPE ${CONNECTIONS_CLOSED} counter`);
     for (const [reason, v] of this.closed) out.push(`${CONNECTIONS_CLOSED}{reason="${reason}"} ${v}`);
+    out.push(`# HELP ${WEBHOOK_THREAD_STALLS} Stalls of the webhook's server thread while reviews waited (they extend the workers' deadlines).`,
+      `# TYPE ${WEBHOOK_THREAD_STALLS} counter`, `${WEBHOOK_THREAD_STALLS} ${this.stalls}`,
+      `# HELP ${WEBHOOK_THREAD_STALL_SECONDS} Seconds the webhook's server thread stalled while reviews waited.`,
+      `# TYPE ${WEBHOOK_THREAD_STALL_SECONDS} counter`, `${WEBHOOK_THREAD_STALL_SECONDS} ${this.stallSeconds}`);
     return `${out.join('\n')}\n`;
   }
 }
@@ -219,7 +232,10 @@ export class WebhookServer {
     this.maxPeerBytes = opts.maxInFlightBytesPerPeer ?? 4 * 1024 * 1024;
     this.bodyTimeoutMs = opts.bodyTimeoutMs ?? 2000;
     this.tooLarge = JSON.stringify({ message: `request body larger than ${this.maxBody} bytes` });
-    if (opts.workers) this.pool = new AdmissionPool({ size: opts.workers, config: opts.config, view: opts.view, log: opts.log });
+    if (opts.workers) {
+      this.pool = new AdmissionPool({ size: opts.workers, config: opts.config, view: opts.view, log: opts.log,
+        onStall: (ms) => this.metrics.threadStall(ms) });
+    }
   }
 
   /** Counts a connection against its peer address; past the cap it is closed at once. */

@@ -136,6 +136,32 @@ test('a server thread busy for longer than the deadline does not blame an idle w
   }
 });
 
+test('each stall of the server thread while reviews wait is reported; the warning comes at most once per interval, with the count', async () => {
+  const stalls: number[] = [];
+  const warnings: Record<string, unknown>[] = [];
+  const pool = new AdmissionPool({ size: 1, config, view: () => ({ inventory: empty }), deadlineMs: 5000,
+    onStall: (ms) => stalls.push(ms), log: (e) => { if (/^webhook thread stalled/.test(String(e.msg))) warnings.push(e); } });
+  try {
+    await loaded(pool);
+    // Three times: a review sent, then this thread busy for 200 ms before it can read the answer (as in the test above).
+    for (let i = 0; i < 3; i++) {
+      const r = await new Promise<any>((resolve) => setImmediate(() => {
+        pool.review('validate', buf(randomBody(lcg(7 + i)))).then(resolve);
+        const until = Date.now() + 200;
+        while (Date.now() < until) { /* the server thread is busy */ }
+      }));
+      expect(r.status).toBe(200);
+    }
+    expect(stalls.length).toBeGreaterThanOrEqual(3); // a loaded machine may add a stall of its own
+    for (const ms of stalls) expect(ms).toBeGreaterThan(50);
+    // All three within STALL_WARNING_EVERY_MS: one warning, for the first.
+    expect(warnings.length).toBe(1);
+    expect(warnings[0]).toMatchObject({ level: 'warn', stalls: 1, stallMs: stalls[0], longestStallMs: stalls[0] });
+  } finally {
+    await pool.close();
+  }
+});
+
 test('size below 1 is refused', () => {
   expect(() => new AdmissionPool({ size: 0, config, view: () => ({ inventory: empty }) })).toThrow(/size must be at least 1/);
 });

@@ -145,6 +145,28 @@ describe.each([0, 2])('with %i admission workers', (workers) => {
     expect(server.metrics.render()).toMatch(/# TYPE kueue_ray_admission_errors_total counter/);
   });
 
+  test('a stall of the server thread while a review waits on an admission worker is counted (the pool forgives it)', async () => {
+    const pool = (server as any).pool;
+    const stalls = () => Number(/^kueue_ray_webhook_thread_stalls_total (\d+)$/m.exec(server.metrics.render())?.[1]);
+    const seconds = () => Number(/^kueue_ray_webhook_thread_stall_seconds_total ([\d.e+-]+)$/m.exec(server.metrics.render())?.[1]);
+    if (!workers) {
+      // Decided on the server thread: no pool, nothing to forgive, and the counters are exposed at 0.
+      expect(pool).toBeUndefined();
+      expect([stalls(), seconds()]).toEqual([0, 0]);
+      return;
+    }
+    const [before, beforeSeconds] = [stalls(), seconds()];
+    const answer = await new Promise<any>((resolve) => setImmediate(() => {
+      pool.review('validate', new TextEncoder().encode(JSON.stringify(review(job(false))))).then(resolve);
+      const until = Date.now() + 200;
+      while (Date.now() < until) { /* the server thread is busy */ }
+    }));
+    expect(answer.status).toBe(200);
+    expect(stalls()).toBeGreaterThanOrEqual(before + 1);
+    expect(seconds() - beforeSeconds).toBeGreaterThan(0.05);
+    expect(server.metrics.render()).toMatch(/# TYPE kueue_ray_webhook_thread_stalls_total counter/);
+  });
+
   test('unknown paths are 404 and the port is not plain HTTP', async () => {
     expect((await post('/nope', '{}')).status).toBe(404);
     const plain = await new Promise<string>((resolve) => {
