@@ -43,6 +43,9 @@ export interface Controller {
   stop(): Promise<void>;
 }
 
+// The controller image's V8 flags (package.json), read once.
+const NODE_FLAGS: string[] = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8'))['cdk8s-kueue-ray'].controllerNodeFlags;
+
 let controllerNode: string | undefined;
 /** The image's Node (scripts/image/node.sh: the pinned package, checked; fetched once into the cache), not the one running jest. */
 function imageNode(): string {
@@ -53,8 +56,7 @@ export async function startController(args: string[] = []): Promise<Controller> 
   const p = testPki();
   const port = await freePort();
   // On the image's Node with the image's V8 flags, so memory figures (the pod's limit is sized from them) are the image's.
-  const nodeFlags: string[] = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8'))['cdk8s-kueue-ray'].controllerNodeFlags;
-  const proc = spawn(imageNode(), [...nodeFlags, ENTRY, 'controller', `--tls-cert-file=${p.servingCrt}`, `--tls-key-file=${p.servingKey}`,
+  const proc = spawn(imageNode(), [...NODE_FLAGS, ENTRY, 'controller', `--tls-cert-file=${p.servingCrt}`, `--tls-key-file=${p.servingKey}`,
     `--port=${port}`, '--host=127.0.0.1', '--reconciler=false', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let ended = false;

@@ -6,6 +6,7 @@ import { AdmissionPool, InFlight, Pending } from '../../src/controller/admission
 import { reviewAdmission, Webhook } from '../../src/controller/admission-review';
 import { Inventory, parseQuantity } from '../../src/policy';
 import { kubeRayCapabilities, kueueCapabilities } from '../../src/policy/versions';
+import { reviewWhileBusy } from '../support/busy-thread';
 
 const config = { kueue: kueueCapabilities('v0.19.2'), kubeRay: kubeRayCapabilities('v1.6.2'), elasticGate: 'on' as const };
 const empty: Inventory = { localQueues: [], clusterQueues: [], cohorts: [], priorityClasses: [], namespaces: [] };
@@ -122,13 +123,7 @@ test('a server thread busy for longer than the deadline does not blame an idle w
     await loaded(pool);
     const slot = (pool as any).slots[0];
     const worker = slot.worker;
-    // Busy outside the timers phase (as TLS work in I/O callbacks is): the next loop iteration runs the
-    // deadline check, a timer, before it reads the worker's answer, a message.
-    const r = await new Promise<any>((resolve) => setImmediate(() => {
-      pool.review('validate', buf(randomBody(lcg(5)))).then(resolve);
-      const until = Date.now() + 1000;
-      while (Date.now() < until) { /* the server thread is busy */ }
-    }));
+    const r = await reviewWhileBusy(pool, buf(randomBody(lcg(5))), 1000);
     expect(r.status).toBe(200);
     expect(slot.worker).toBe(worker);
   } finally {
@@ -143,15 +138,8 @@ test('each stall of the server thread while reviews wait is reported; the warnin
     onStall: (ms) => stalls.push(ms), log: (e) => { if (/^webhook thread stalled/.test(String(e.msg))) warnings.push(e); } });
   try {
     await loaded(pool);
-    // Three times: a review sent, then this thread busy for 200 ms before it can read the answer (as in the test above).
-    for (let i = 0; i < 3; i++) {
-      const r = await new Promise<any>((resolve) => setImmediate(() => {
-        pool.review('validate', buf(randomBody(lcg(7 + i)))).then(resolve);
-        const until = Date.now() + 200;
-        while (Date.now() < until) { /* the server thread is busy */ }
-      }));
-      expect(r.status).toBe(200);
-    }
+    // Three times: a review sent, then this thread busy for 200 ms before it can read the answer.
+    for (let i = 0; i < 3; i++) expect((await reviewWhileBusy(pool, buf(randomBody(lcg(7 + i))), 200)).status).toBe(200);
     expect(stalls.length).toBeGreaterThanOrEqual(3); // a loaded machine may add a stall of its own
     for (const ms of stalls) expect(ms).toBeGreaterThan(50);
     // All three within STALL_WARNING_EVERY_MS: one warning, for the first.

@@ -11,6 +11,7 @@ import { WebhookServer } from '../../src/controller/server';
 import { kubeRayCapabilities, kueueCapabilities } from '../../src/policy/versions';
 import { makePki, Pki } from '../e2e/support/pki';
 import { tmpdir } from '../support/synth';
+import { reviewWhileBusy } from '../support/busy-thread';
 
 let pki: Pki;
 let server: WebhookServer;
@@ -156,11 +157,7 @@ describe.each([0, 2])('with %i admission workers', (workers) => {
       return;
     }
     const [before, beforeSeconds] = [stalls(), seconds()];
-    const answer = await new Promise<any>((resolve) => setImmediate(() => {
-      pool.review('validate', new TextEncoder().encode(JSON.stringify(review(job(false))))).then(resolve);
-      const until = Date.now() + 200;
-      while (Date.now() < until) { /* the server thread is busy */ }
-    }));
+    const answer = await reviewWhileBusy(pool, new TextEncoder().encode(JSON.stringify(review(job(false)))), 200);
     expect(answer.status).toBe(200);
     expect(stalls()).toBeGreaterThanOrEqual(before + 1);
     expect(seconds() - beforeSeconds).toBeGreaterThan(0.05);
