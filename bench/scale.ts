@@ -162,13 +162,14 @@ async function startController(cluster: TestCluster): Promise<{ proc: ChildProce
   const logFile = path.join(cluster.dir, 'controller.log');
   const fd = fs.openSync(logFile, 'a');
   // BENCH_CONTROLLER_NODE_ARGS: extra node flags for the controller, e.g. "--cpu-prof --cpu-prof-dir=DIR".
-  // The image's V8 flags first (package.json), as the Deployment runs it.
-  const imageFlags: string[] = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8'))['cdk8s-kueue-ray'].controllerNodeFlags;
+  // The image's V8 flags first and its environment (package.json), as the Deployment runs it.
+  const image = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8'))['cdk8s-kueue-ray'];
+  const imageFlags: string[] = image.controllerNodeFlags;
   const nodeArgs = [...imageFlags, ...(process.env.BENCH_CONTROLLER_NODE_ARGS ?? '').split(' ').filter(Boolean)];
   const proc = spawn(process.execPath, [...nodeArgs, ENTRY, 'controller', `--kubeconfig=${cluster.kubeconfig}`, `--tls-cert-file=${pki.servingCrt}`,
     `--tls-key-file=${pki.servingKey}`,
     '--host=127.0.0.1', `--port=${port}`, `--namespace=${CONTROLLER_NS}`, `--kueue-version=${KUEUE}`, `--kuberay-version=${KUBERAY}`,
-    '--shutdown-grace-seconds=0'], { stdio: ['ignore', fd, fd] });
+    '--shutdown-grace-seconds=0'], { stdio: ['ignore', fd, fd], env: { ...process.env, ...image.controllerEnvironment } });
   fs.closeSync(fd);
   process.on('exit', () => { if (proc.exitCode === null) proc.kill('SIGKILL'); });
   const ca = fs.readFileSync(pki.caCrt);

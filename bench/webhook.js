@@ -30,8 +30,9 @@ const KUBERAY_VERSION = 'v1.6.2';
 const WORKERS = Number(process.env.BENCH_WORKERS ?? 1);
 // Even, so that each server goes first as often as the other (the order alternates by round).
 const ROUNDS = Number(process.env.BENCH_ROUNDS || 6);
-// Both Node servers run with the controller image's V8 flags (package.json), as well as on its Node (serverNode).
+// Both Node servers run with the controller image's V8 flags and environment (package.json), as well as on its Node (serverNode).
 const NODE_FLAGS = require('../package.json')['cdk8s-kueue-ray'].controllerNodeFlags;
+const CONTROLLER_ENV = require('../package.json')['cdk8s-kueue-ray'].controllerEnvironment;
 
 function pki(dir) {
   const run = (args) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
@@ -246,7 +247,8 @@ function serverNode() {
 
 function start(kind, certs, objectsFile, payloads, execPath) {
   return new Promise((resolve) => {
-    const p = fork(__filename, ['--server', kind, certs.cert, certs.key, objectsFile], { execPath, execArgv: NODE_FLAGS });
+    const p = fork(__filename, ['--server', kind, certs.cert, certs.key, objectsFile],
+      { execPath, execArgv: NODE_FLAGS, env: { ...process.env, ...CONTROLLER_ENV } });
     p.once('message', (m) => {
       const server = { proc: p, port: m.port, ca: certs.cert, payloads };
       server.cpuUs = async () => (await ask(server, 'cpu')).cpuUs;
@@ -341,7 +343,7 @@ async function main() {
   const node = serverNode();
   const runtime = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
   console.log(`runtime of both Node servers: node ${runtime} (${process.env.BENCH_NODE ? 'BENCH_NODE' : "the controller image's"}), `
-    + `flags ${NODE_FLAGS.join(' ')}`);
+    + `flags ${NODE_FLAGS.join(' ')}, environment ${Object.entries(CONTROLLER_ENV).map(([k, v]) => `${k}=${v}`).join(' ')}`);
   const parse = await start('parse', certs, objectsFile, ourPayloads, node);
   const ours = await start('ours', certs, objectsFile, ourPayloads, node);
   let cluster;

@@ -43,8 +43,10 @@ export interface Controller {
   stop(): Promise<void>;
 }
 
-// The controller image's V8 flags (package.json), read once.
-const NODE_FLAGS: string[] = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8'))['cdk8s-kueue-ray'].controllerNodeFlags;
+// The controller image's V8 flags and environment (package.json), read once.
+const IMAGE = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8'))['cdk8s-kueue-ray'];
+const NODE_FLAGS: string[] = IMAGE.controllerNodeFlags;
+const CONTROLLER_ENV: Record<string, string> = IMAGE.controllerEnvironment;
 
 let controllerNode: string | undefined;
 /** The image's Node (scripts/image/node.sh: the pinned package, checked; fetched once into the cache), not the one running jest. */
@@ -55,9 +57,10 @@ function imageNode(): string {
 export async function startController(args: string[] = []): Promise<Controller> {
   const p = testPki();
   const port = await freePort();
-  // On the image's Node with the image's V8 flags, so memory figures (the pod's limit is sized from them) are the image's.
+  // On the image's Node with the image's V8 flags and environment, so memory figures (the pod's limit is sized from them) are the image's.
   const proc = spawn(imageNode(), [...NODE_FLAGS, ENTRY, 'controller', `--tls-cert-file=${p.servingCrt}`, `--tls-key-file=${p.servingKey}`,
-    `--port=${port}`, '--host=127.0.0.1', '--reconciler=false', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    `--port=${port}`, '--host=127.0.0.1', '--reconciler=false', ...args],
+  { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...CONTROLLER_ENV } });
   let out = '';
   let ended = false;
   proc.stdout!.on('data', (d) => { out += d; });

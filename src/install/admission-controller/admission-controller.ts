@@ -40,7 +40,7 @@ export interface AdmissionControllerProps {
   readonly replicas?: number;
   /**
    * Controller resources.
-   * @default - 100m CPU / 128Mi requests, 500m CPU / 272Mi limits
+   * @default - 100m CPU / 128Mi requests, 500m CPU / 288Mi limits
    */
   readonly resources?: ContainerResources;
   /**
@@ -211,9 +211,10 @@ export interface GracefulPreemption {
 /**
  * The container's memory limit, MiB: the peak RSS measured under the attack suite's worst case (8 peers
  * sending 3.9 MiB reviews to both paths beside 6 slow bodies: test/attack/server.attack.test.ts 5b),
- * on the image's Node, with a quarter on top (182-210 MiB on Node 24.22.3, so 272). The README gives the figures.
+ * on the image's Node and environment, with a quarter on top (201-223 MiB on Node 24.22.3 with MALLOC_ARENA_MAX=2,
+ * so 288). The README gives the figures.
  */
-export const CONTROLLER_MEMORY_LIMIT_MIB = 272;
+export const CONTROLLER_MEMORY_LIMIT_MIB = 288;
 
 /** The certManager prop, validated, with its defaults. */
 function resolveCertManager(cm: CertManagerCertificates | undefined, where: string): ResolvedCertManager | undefined {
