@@ -221,11 +221,19 @@ function baselineBuild(rev) {
     throw new Error(`BENCH_BASELINE=${rev}: no such commit in this clone (a shallow clone lacks it: git fetch --unshallow, or BENCH_BASELINE=none)`);
   }
   const dir = path.join(defaultCacheDir(), 'bench', `baseline-${commit.slice(0, 12)}`);
-  if (fs.existsSync(path.join(dir, 'lib', 'src', 'controller', 'server.js'))) return dir;
+  // This checkout's node_modules, every time: the clone that built the cached copy may be gone.
+  const linkModules = () => {
+    fs.rmSync(path.join(dir, 'node_modules'), { force: true });
+    fs.symlinkSync(path.join(repo, 'node_modules'), path.join(dir, 'node_modules'));
+  };
+  if (fs.existsSync(path.join(dir, 'lib', 'src', 'controller', 'server.js'))) {
+    linkModules();
+    return dir;
+  }
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });
   execFileSync('bash', ['-c', 'git archive "$1" | tar -x -C "$2"', 'archive', commit, dir], { cwd: repo, stdio: 'inherit' });
-  fs.symlinkSync(path.join(repo, 'node_modules'), path.join(dir, 'node_modules'));
+  linkModules();
   try {
     execFileSync(path.join(repo, 'node_modules', '.bin', 'jsii'), ['--silence-warnings=reserved-word'], { cwd: dir, stdio: 'inherit' });
   } catch (e) {
