@@ -19,7 +19,7 @@ import { applyDefaults, CelEvaluator, checkSchema } from '../policy/schema/struc
 import { crdSchemas, CrdSchemas, loadCelEvaluator } from './crd-schemas';
 import { CHECK_REPORT_SCHEMA_VERSION, CheckedObject, CheckFinding, CheckReport, exitCodeOf, renderJson, renderText } from './check-report';
 import type { ClusterSource } from './cluster-queues';
-import { InstallFacts, installFacts, settleVersionConflicts, versionSourceNotes } from './install-facts';
+import { InstallFacts, installFacts, modelledInstallVersion, settleVersionConflicts, versionSourceNotes } from './install-facts';
 import { renderSarif } from './sarif';
 import { ReadResult, readSources, SourceObject, UsageError } from './yaml-source';
 import { YAML_SYNTAX_RULE } from './yaml-syntax';
@@ -209,13 +209,17 @@ async function installFactsOf(read: ReadResult, cluster: ClusterSource | undefin
   return { files, cluster: installFacts(inst.objects) };
 }
 
-/** The flag, else a supported version the files or the cluster install; a note for an unsupported one. */
+/**
+ * The flag, else the modelled version for what the files or the cluster install (as plan picks it:
+ * modelledInstallVersion); a note for a version no modelled patch stands for.
+ */
 function pickVersion(flag: string | undefined, facts: InstallFactsBySource, key: 'kueueVersion' | 'kubeRayVersion',
-  list: readonly string[], what: string, notes: string[]): [string | undefined, From] {
+  what: 'Kueue' | 'KubeRay', notes: string[]): [string | undefined, From] {
   if (flag) return [flag, 'flag'];
   for (const [found, from] of [[facts.files[key], 'files'], [facts.cluster[key], 'cluster']] as const) {
     if (!found) continue;
-    if (list.includes(found)) return [found, from];
+    const modelled = modelledInstallVersion(what, found, notes);
+    if (modelled) return [modelled, from];
     notes.push(`the ${from === 'files' ? 'files install' : 'cluster runs'} ${what} ${found}, which check does not support: the check ran for `
       + 'the default instead');
   }
@@ -225,8 +229,8 @@ function pickVersion(flag: string | undefined, facts: InstallFactsBySource, key:
 /** The versions and the gate, with a note wherever a flag overrides what an install says. */
 function resolveRunContext(opts: CheckOptions, facts: InstallFactsBySource, notes: string[]): RunContext {
   notes.push(...settleVersionConflicts(facts.files, { kueue: opts.kueueVersion, kubeRay: opts.kubeRayVersion }));
-  const [kueueVersion, kueueFrom] = pickVersion(opts.kueueVersion, facts, 'kueueVersion', SUPPORTED_KUEUE_VERSIONS, 'Kueue', notes);
-  const [kubeRayVersion, kubeRayFrom] = pickVersion(opts.kubeRayVersion, facts, 'kubeRayVersion', SUPPORTED_KUBERAY_VERSIONS, 'KubeRay', notes);
+  const [kueueVersion, kueueFrom] = pickVersion(opts.kueueVersion, facts, 'kueueVersion', 'Kueue', notes);
+  const [kubeRayVersion, kubeRayFrom] = pickVersion(opts.kubeRayVersion, facts, 'kubeRayVersion', 'KubeRay', notes);
   const kueue = kueueCapabilities(kueueVersion ?? DEFAULT_KUEUE_VERSION);
   const kubeRay = kubeRayCapabilities(kubeRayVersion ?? DEFAULT_KUBERAY_VERSION);
   notes.push(...versionSourceNotes(facts.files, { kueue: kueue.version, kubeRay: kubeRay.version }));

@@ -5,7 +5,7 @@
  * no flag says otherwise, so a whole install (e.g. the examples' dist/) is checked as it would run.
  */
 import { parse as parseYaml } from 'yaml';
-import { KUBERAY_VERSION_ANNOTATION, KUEUE_VERSION_ANNOTATION } from '../policy/versions';
+import { KUBERAY_VERSION_ANNOTATION, KUEUE_VERSION_ANNOTATION, modelledVersion } from '../policy/versions';
 
 const GATE = 'ElasticJobsViaWorkloadSlices';
 const KUEUE_IMAGE = /\/kueue\/kueue:(v\d+\.\d+\.\d+)$/;
@@ -135,4 +135,20 @@ export function versionSourceNotes(facts: InstallFacts, used: { readonly kueue: 
   return [['Kueue', facts.kueueVersionFrom, facts.kueueVersion, used.kueue],
     ['KubeRay', facts.kubeRayVersionFrom, facts.kubeRayVersion, used.kubeRay]]
     .filter(([, from, found, v]) => from && found === v).map(([what, from, , v]) => `${what} ${v} as recorded in ${from}`);
+}
+
+/**
+ * The modelled version `check` and `plan` run for when an install records `found`: mapped as their
+ * version flags are (modelledVersion: that version, else the closest modelled patch of its minor, with
+ * a note), or undefined when no patch of its minor is modelled. Both commands read installs this way,
+ * so that the same files are checked and planned for the same version.
+ */
+export function modelledInstallVersion(project: 'Kueue' | 'KubeRay', found: string, notes: string[]): string | undefined {
+  try {
+    const m = modelledVersion(project, found);
+    if (m.note) notes.push(m.note);
+    return m.version;
+  } catch {
+    return undefined;
+  }
 }

@@ -12,7 +12,7 @@ import * as path from 'path';
 import { parseAllDocuments } from 'yaml';
 import { DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION, kueueCapabilities, modelledVersion, RAY_KINDS } from '../policy';
 import { PlanOutcome, PlanResult, planToHtml, planToText, simulatePlan } from '../policy/plan';
-import { installFacts, settleVersionConflicts, versionSourceNotes } from './install-facts';
+import { installFacts, modelledInstallVersion, settleVersionConflicts, versionSourceNotes } from './install-facts';
 import { UsageError } from './yaml-source';
 
 export const PLAN_USAGE = `usage: cdk8s-kueue-ray plan [dist/ or YAML files…] [--arrivals FILE] [--kueue-version ${DEFAULT_KUEUE_VERSION}] `
@@ -156,14 +156,10 @@ function readInputs(f: PlanFlags): PlanInputs {
   const pick = (flag: string | undefined, found: string | undefined, project: 'Kueue' | 'KubeRay', fallback: string): string => {
     if (flag) return flag;
     if (found) {
-      try {
-        const m = modelledVersion(project, found);
-        if (m.note) notes.push(m.note);
-        return m.version;
-      } catch {
-        notes.push(`the files install ${project} ${found}, which plan does not model: planned for the default ${fallback} instead`);
-        return fallback;
-      }
+      const modelled = modelledInstallVersion(project, found, notes);
+      if (modelled) return modelled;
+      notes.push(`the files install ${project} ${found}, which plan does not model: planned for the default ${fallback} instead`);
+      return fallback;
     }
     notes.push(`${project} ${fallback} (the default: no install in the files records a ${project} version; pass --${project.toLowerCase()}-version)`);
     return fallback;

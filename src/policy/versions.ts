@@ -512,9 +512,11 @@ export function modelledVersion(project: 'Kueue' | 'KubeRay', requested: string)
     throw new Error(`${project} ${v} is not modelled: choose a patch of ${[...new Set(supported.map((x) => x.split('.').slice(0, 2).join('.')))]
       .join(', ')} (modelled: ${supported.join(', ')})`);
   }
-  const chosen = [...same].reverse().find((x) => compareVersions(x, v) <= 0) ?? same[0];
-  return { version: chosen, note: `${project} ${v} is not modelled itself: it runs as ${chosen}, the modelled patch of ${minor} closest below it `
-    + `(modelled: ${same.join(', ')})` };
+  // The closest modelled patch below it, else (a patch older than any modelled one) the oldest modelled patch.
+  const below = [...same].reverse().find((x) => compareVersions(x, v) <= 0);
+  const chosen = below ?? same[0];
+  return { version: chosen, note: `${project} ${v} is not modelled itself: it runs as ${chosen}, the modelled patch of ${minor} closest `
+    + `${below ? 'below' : 'above'} it (modelled: ${same.join(', ')})` };
 }
 
 /** Compares two `vX.Y.Z` strings numerically. */

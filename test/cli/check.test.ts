@@ -235,6 +235,11 @@ describe('findings and where they are', () => {
     expect(live.context)
       .toMatchObject({ kueue: 'v0.14.8', kueueFrom: 'cluster', elasticGate: 'on', elasticGateFrom: 'cluster', kubeRayFrom: 'default' });
     expect(versions).toEqual(['kueue.x-k8s.io/v1beta1']);
+    // A patch that is not modelled runs as the modelled patch of its minor, as plan and the flags map it.
+    const patch = await runCheck({ files: [dir], kubeconfig: '/k', output: 'text' }, deps('v0.14.9', 'true'));
+    expect(patch.context).toMatchObject({ kueue: 'v0.14.8', kueueFrom: 'cluster', elasticGate: 'on', elasticGateFrom: 'cluster' });
+    expect(patch.notes).toContain('Kueue v0.14.9 is not modelled itself: it runs as v0.14.8, the modelled patch of v0.14 closest below it '
+      + '(modelled: v0.14.8)');
     const unsupported = await runCheck({ files: [dir], kubeconfig: '/k', output: 'text' }, deps('v0.12.0', 'false'));
     expect(unsupported.context).toMatchObject({ kueue: 'v0.19.2', kueueFrom: 'default', elasticGate: 'off', elasticGateFrom: 'cluster' });
     expect(unsupported.notes).toContain('the cluster runs Kueue v0.12.0, which check does not support: the check ran for the default instead');
@@ -401,7 +406,7 @@ describe('usage', () => {
   test('a version flag takes any patch of a modelled minor, with or without the v, and says which modelled patch it runs as', async () => {
     expect(parseCheckArgs(['a', '--kueue-version=0.19.1', '--kuberay-version=v1.6.2'])).toMatchObject({ kueueVersion: 'v0.19.2',
       kubeRayVersion: 'v1.6.2',
-      versionNotes: ['Kueue v0.19.1 is not modelled itself: it runs as v0.19.2, the modelled patch of v0.19 closest below it (modelled: v0.19.2)'] });
+      versionNotes: ['Kueue v0.19.1 is not modelled itself: it runs as v0.19.2, the modelled patch of v0.19 closest above it (modelled: v0.19.2)'] });
     expect(parseCheckArgs(['a', '--kueue-version=v0.17.5'])).toMatchObject({ kueueVersion: 'v0.17.0' });
     expect(parseCheckArgs(['a', '--kueue-version=v0.17.9'])).toMatchObject({ kueueVersion: 'v0.17.8' });
     const dir = files({ 'j.yaml': rayJob() });

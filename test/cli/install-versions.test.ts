@@ -60,3 +60,40 @@ test('files recording two versions are an error naming both, unless a flag says 
   expect(flagged.notes.join('\n')).toContain('the files record two Kueue versions');
   expect(plan([both, '--kueue-version=v0.19.2']).kueueVersion).toBe('v0.19.2');
 });
+
+test('check and plan read an install of a patch they do not model as the same modelled patch, and an unmodelled minor as the default', async () => {
+  const installs = (kueueTag: string, kubeRayTag: string) => {
+    const dir = tmpdir();
+    const deployment = (name: string, ns: string, image: string) => `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: ${name}, namespace: ${ns}}
+spec:
+  selector: {matchLabels: {app: ${name}}}
+  template:
+    metadata: {labels: {app: ${name}}}
+    spec: {containers: [{name: manager, image: "${image}"}]}
+`;
+    fs.writeFileSync(path.join(dir, 'installs.yaml'), [
+      deployment('kueue-controller-manager', 'kueue-system', `registry.corp.example/kueue/kueue:${kueueTag}`),
+      deployment('kuberay-operator', 'kuberay-system', `registry.corp.example/kuberay/operator:${kubeRayTag}`)].join('---\n'));
+    return dir;
+  };
+  const patches = installs('v0.17.5', 'v1.5.0');
+  const c = await runCheck({ files: [patches], output: 'text', allowEmpty: true });
+  const p = plan([patches]);
+  expect(c.context).toMatchObject({ kueue: 'v0.17.0', kueueFrom: 'files', kubeRay: 'v1.5.2', kubeRayFrom: 'files' });
+  expect(p.kueueVersion).toBe('v0.17.0');
+  // The plan's JSON names no KubeRay version; its notes say which one it ran for, as check's do.
+  for (const note of ['Kueue v0.17.5 is not modelled itself: it runs as v0.17.0, the modelled patch of v0.17 closest below it (modelled: v0.17.0, '
+    + 'v0.17.8)', 'KubeRay v1.5.0 is not modelled itself: it runs as v1.5.2, the modelled patch of v1.5 closest above it (modelled: v1.5.2)']) {
+    expect(c.notes).toContain(note);
+    expect(p.notes).toContain(note);
+  }
+  const old = installs('v0.12.0', 'v1.5.2');
+  const oc = await runCheck({ files: [old], output: 'text', allowEmpty: true });
+  const op = plan([old]);
+  expect(oc.context).toMatchObject({ kueue: 'v0.19.2', kueueFrom: 'default' });
+  expect(op.kueueVersion).toBe('v0.19.2');
+  expect(oc.notes).toContain('the files install Kueue v0.12.0, which check does not support: the check ran for the default instead');
+  expect(op.notes).toContain('the files install Kueue v0.12.0, which plan does not model: planned for the default v0.19.2 instead');
+});
