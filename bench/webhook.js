@@ -37,8 +37,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS || 6);
 // (0.91 of parse-only, p99 2.7 ms, 160 MiB). BENCH_BASELINE=none leaves it out.
 const BASELINE = process.env.BENCH_BASELINE || '6610e7d';
 // Both Node servers run with the controller image's V8 flags and environment (package.json), as well as on its Node (serverNode).
-const NODE_FLAGS = require('../package.json')['cdk8s-kueue-ray'].controllerNodeFlags;
-const CONTROLLER_ENV = require('../package.json')['cdk8s-kueue-ray'].controllerEnvironment;
+const { controllerNodeFlags: NODE_FLAGS, controllerEnvironment: CONTROLLER_ENV } = require('../package.json')['cdk8s-kueue-ray'];
 
 function pki(dir) {
   const run = (args) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });

@@ -13,13 +13,12 @@ import { probeStatus, reviewBadRayJob } from '../support/webhook-probe';
 test('the image runs node on the bundle as 65532:65532 and holds nothing else', () => {
   const { config, rootfs } = unpackImage();
   expect(config.User).toBe('65532:65532');
-  expect(config.Entrypoint).toEqual(['/usr/bin/node',
-    ...JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8'))['cdk8s-kueue-ray'].controllerNodeFlags, '/app/cdk8s-kueue-ray.js']);
+  const image = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8'))['cdk8s-kueue-ray'];
+  expect(config.Entrypoint).toEqual(['/usr/bin/node', ...image.controllerNodeFlags, '/app/cdk8s-kueue-ray.js']);
   expect(config.Entrypoint).toContain('--max-semi-space-size=4');
   // The environment the benches and attack tests measured it with.
-  const env = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8'))['cdk8s-kueue-ray'].controllerEnvironment;
-  expect(Object.keys(env).length).toBeGreaterThan(0);
-  for (const [k, v] of Object.entries(env)) expect(config.Env).toContain(`${k}=${v}`);
+  expect(Object.keys(image.controllerEnvironment).length).toBeGreaterThan(0);
+  for (const [k, v] of Object.entries(image.controllerEnvironment)) expect(config.Env).toContain(`${k}=${v}`);
   expect(config.Env).toContain('MALLOC_ARENA_MAX=2');
   expect(config.Cmd).toEqual(['controller']);
   const files: string[] = [];
