@@ -12,14 +12,13 @@ import {
   SUPPORTED_KUBERAY_VERSIONS, SUPPORTED_KUEUE_VERSIONS, rayKindOf, rayParentOf, tenantQueueLabel,
 } from '../policy';
 import { CRD_SCHEMA_RULE } from '../policy/schema/rule';
-import { modelledVersion } from '../policy/versions';
 import { asCreated } from '../policy/decide';
 import { QUEUE_NAME_LABEL } from '../policy/ray-object';
 import { applyDefaults, CelEvaluator, checkSchema } from '../policy/schema/structural';
 import { crdSchemas, CrdSchemas, loadCelEvaluator } from './crd-schemas';
 import { CHECK_REPORT_SCHEMA_VERSION, CheckedObject, CheckFinding, CheckReport, exitCodeOf, renderJson, renderText } from './check-report';
 import type { ClusterSource } from './cluster-queues';
-import { InstallFacts, installFacts, modelledInstallVersion, settleVersionConflicts, versionSourceNotes } from './install-facts';
+import { InstallFacts, installFacts, modelledFlagVersion, modelledInstallVersion, settleVersionConflicts, versionSourceNotes } from './install-facts';
 import { renderSarif } from './sarif';
 import { ReadResult, readSources, SourceObject, UsageError } from './yaml-source';
 import { YAML_SYNTAX_RULE } from './yaml-syntax';
@@ -108,20 +107,12 @@ export function parseCheckArgs(argv: readonly string[]): CheckOptions | 'help' {
   const gate = flags['elastic-gate'];
   if (gate !== undefined && !['on', 'off', 'unknown'].includes(gate)) throw new UsageError(`--elastic-gate takes on, off or unknown, got '${gate}'`);
   const versionNotes: string[] = [];
-  const version = (v: string | undefined, project: 'Kueue' | 'KubeRay', flag: string) => {
-    if (v === undefined) return undefined;
-    try {
-      const m = modelledVersion(project, v);
-      if (m.note) versionNotes.push(m.note);
-      return m.version;
-    } catch (e) {
-      throw new UsageError(`--${flag}: ${(e as Error).message}`);
-    }
-  };
+  const version = (v: string | undefined, project: 'Kueue' | 'KubeRay') =>
+    (v === undefined ? undefined : modelledFlagVersion(project, v, versionNotes));
   return {
     files,
-    kueueVersion: version(flags['kueue-version'], 'Kueue', 'kueue-version'),
-    kubeRayVersion: version(flags['kuberay-version'], 'KubeRay', 'kuberay-version'),
+    kueueVersion: version(flags['kueue-version'], 'Kueue'),
+    kubeRayVersion: version(flags['kuberay-version'], 'KubeRay'),
     versionNotes,
     queues: queues.length ? queues : undefined,
     kubeconfig: flags.kubeconfig,

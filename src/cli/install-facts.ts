@@ -6,6 +6,7 @@
  */
 import { parse as parseYaml } from 'yaml';
 import { KUBERAY_VERSION_ANNOTATION, KUEUE_VERSION_ANNOTATION, modelledVersion } from '../policy/versions';
+import { UsageError } from './yaml-source';
 
 const GATE = 'ElasticJobsViaWorkloadSlices';
 const KUEUE_IMAGE = /\/kueue\/kueue:(v\d+\.\d+\.\d+)$/;
@@ -138,10 +139,24 @@ export function versionSourceNotes(facts: InstallFacts, used: { readonly kueue: 
 }
 
 /**
- * The modelled version `check` and `plan` run for when an install records `found`: mapped as their
- * version flags are (modelledVersion: that version, else the closest modelled patch of its minor, with
- * a note), or undefined when no patch of its minor is modelled. Both commands read installs this way,
- * so that the same files are checked and planned for the same version.
+ * The modelled version `check` and `plan` run for when `--kueue-version`/`--kuberay-version` gives
+ * `given`: that version, else the closest modelled patch of its minor, with a note (modelledVersion);
+ * a version of no modelled minor is a UsageError naming the flag. Installs are read the same way
+ * (modelledInstallVersion), so that the same files are checked and planned for the same version.
+ */
+export function modelledFlagVersion(project: 'Kueue' | 'KubeRay', given: string, notes: string[]): string {
+  try {
+    const m = modelledVersion(project, given);
+    if (m.note) notes.push(m.note);
+    return m.version;
+  } catch (e) {
+    throw new UsageError(`--${project.toLowerCase()}-version: ${(e as Error).message}`);
+  }
+}
+
+/**
+ * The same for an install's recorded version, undefined when no patch of its minor is modelled (the
+ * command then runs for its default, and says so).
  */
 export function modelledInstallVersion(project: 'Kueue' | 'KubeRay', found: string, notes: string[]): string | undefined {
   try {

@@ -10,9 +10,9 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { parseAllDocuments } from 'yaml';
-import { DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION, kueueCapabilities, modelledVersion, RAY_KINDS } from '../policy';
+import { DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION, kueueCapabilities, RAY_KINDS } from '../policy';
 import { PlanOutcome, PlanResult, planToHtml, planToText, simulatePlan } from '../policy/plan';
-import { installFacts, modelledInstallVersion, settleVersionConflicts, versionSourceNotes } from './install-facts';
+import { installFacts, modelledFlagVersion, modelledInstallVersion, settleVersionConflicts, versionSourceNotes } from './install-facts';
 import { UsageError } from './yaml-source';
 
 export const PLAN_USAGE = `usage: cdk8s-kueue-ray plan [dist/ or YAML files…] [--arrivals FILE] [--kueue-version ${DEFAULT_KUEUE_VERSION}] `
@@ -99,14 +99,7 @@ export function parsePlanArgs(argv: string[]): PlanFlags {
   for (const [project, key] of [['Kueue', 'kueue'], ['KubeRay', 'kubeRay']] as const) {
     const given = f[key];
     if (given === undefined) continue;
-    let m;
-    try {
-      m = modelledVersion(project, given);
-    } catch (e) {
-      throw new UsageError(`--${project.toLowerCase()}-version: ${(e as Error).message}`);
-    }
-    f[key] = m.version;
-    if (m.note) f.versionNotes.push(m.note);
+    f[key] = modelledFlagVersion(project, given, f.versionNotes);
   }
   return f;
 }

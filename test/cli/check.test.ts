@@ -431,6 +431,15 @@ describe('usage', () => {
     // check and plan take the modelled-only version like any other.
     expect(parseCheckArgs(['a', '--kuberay-version=1.7.0'])).toMatchObject({ kubeRayVersion: 'v1.7.0', versionNotes: [] });
     expect(parsePlanArgs(['a', '--kuberay-version', 'v1.7.0'])).toMatchObject({ kubeRay: 'v1.7.0', versionNotes: [] });
+    // An unmodelled version is refused by both with the same message, naming the flag.
+    for (const [flag, value] of [['--kueue-version', 'v0.9.0'], ['--kuberay-version', 'latest']]) {
+      const fromCheck = (() => { try { parseCheckArgs(['a', flag, value]); } catch (e) { return e as Error; } return undefined; })();
+      const fromPlan = (() => { try { parsePlanArgs(['a', flag, value]); } catch (e) { return e as Error; } return undefined; })();
+      expect(fromCheck?.constructor.name).toBe('UsageError');
+      expect(fromCheck?.message).toMatch(new RegExp(`^${flag}: `));
+      expect(fromPlan?.constructor.name).toBe('UsageError');
+      expect(fromPlan?.message).toBe(fromCheck?.message);
+    }
     expect(parseCheckArgs(['a', '--output', 'json', '--queues=q1,q2', '--queues', 'q3', 'b']))
       .toMatchObject({ files: ['a', 'b'], output: 'json', queues: ['q1', 'q2', 'q3'] });
   });
