@@ -239,15 +239,19 @@ describeNode(`the guide on real Ray 2.46.0 (Kueue ${KUEUE} + KubeRay ${KUBERAY},
       const head = devPods.find((p) => p.metadata.labels['ray.io/node-type'] === 'head');
       expect(head.spec.terminationGracePeriodSeconds).toBe(60);
       expect(JSON.stringify(head.spec.containers[0].lifecycle?.preStop)).toMatch(/sleep/);
-      // Ray's raylet logs "received SIGTERM" when the signal reaches it; read it while the pod
-      // drains, as `kubectl exec` would.
+      // Ray's raylet logs "received SIGTERM" when the signal reaches it, a second or two before its container
+      // exits. One `kubectl exec` follows the log from before the preemption (tail -F) and returns that line as
+      // it is written: a fresh exec every second, as this read before, could fall outside that window on a
+      // loaded machine. An exec that ends without it (the container gone) is tried again until the pods are.
       let sigterm = '';
       let stopRead = false;
+      const follow = () => kubectl('exec', head.metadata.name, '-c', head.spec.containers[0].name, '--', 'bash', '-c',
+        'tail -n +1 -F /tmp/ray/session_latest/logs/raylet.out 2>/dev/null | grep -m1 SIGTERM')
+        .catch((e) => String((e as { stdout?: string }).stdout ?? ''));
       const reader = (async () => {
-        while (!stopRead && !sigterm) {
-          sigterm = await kubectl('exec', head.metadata.name, '-c', head.spec.containers[0].name, '--', 'bash', '-c',
-            'grep -h "SIGTERM" /tmp/ray/session_latest/logs/raylet.out 2>/dev/null || true').catch(() => '');
-          await new Promise((r) => setTimeout(r, 1000));
+        while (!stopRead && !sigterm.includes('SIGTERM')) {
+          sigterm = await follow();
+          if (!sigterm.includes('SIGTERM')) await new Promise((r) => setTimeout(r, 1000));
         }
       })();
       const [prodName] = await create([prodObj]);
