@@ -13,6 +13,7 @@ import { artifactUri, sarifLog } from '../../src/cli/sarif';
 import { RULES } from '../../src/policy';
 import { REPO_ROOT } from '../support/upstream';
 import { tmpdir } from '../support/synth';
+import { UsageError } from '../../src/cli/yaml-source';
 
 const QUEUES = `apiVersion: kueue.x-k8s.io/v1beta2
 kind: ResourceFlavor
@@ -432,12 +433,13 @@ describe('usage', () => {
     expect(parseCheckArgs(['a', '--kuberay-version=1.7.0'])).toMatchObject({ kubeRayVersion: 'v1.7.0', versionNotes: [] });
     expect(parsePlanArgs(['a', '--kuberay-version', 'v1.7.0'])).toMatchObject({ kubeRay: 'v1.7.0', versionNotes: [] });
     // An unmodelled version is refused by both with the same message, naming the flag.
+    const thrown = (parse: () => unknown) => { try { parse(); } catch (e) { return e as Error; } return undefined; };
     for (const [flag, value] of [['--kueue-version', 'v0.9.0'], ['--kuberay-version', 'latest']]) {
-      const fromCheck = (() => { try { parseCheckArgs(['a', flag, value]); } catch (e) { return e as Error; } return undefined; })();
-      const fromPlan = (() => { try { parsePlanArgs(['a', flag, value]); } catch (e) { return e as Error; } return undefined; })();
-      expect(fromCheck?.constructor.name).toBe('UsageError');
+      const fromCheck = thrown(() => parseCheckArgs(['a', flag, value]));
+      const fromPlan = thrown(() => parsePlanArgs(['a', flag, value]));
+      expect(fromCheck).toBeInstanceOf(UsageError);
       expect(fromCheck?.message).toMatch(new RegExp(`^${flag}: `));
-      expect(fromPlan?.constructor.name).toBe('UsageError');
+      expect(fromPlan).toBeInstanceOf(UsageError);
       expect(fromPlan?.message).toBe(fromCheck?.message);
     }
     expect(parseCheckArgs(['a', '--output', 'json', '--queues=q1,q2', '--queues', 'q3', 'b']))
