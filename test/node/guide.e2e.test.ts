@@ -21,6 +21,7 @@ import {
   dashboardTargets, deployPrometheus, findChromium, guideDashboard, hasData, prometheusManifest, rangeQuery, renderDashboard, seen,
 } from './guide-observability';
 import { ElasticWatch, RayWatch } from './ray-watch';
+import { diagnosed } from './job-diagnosis';
 
 const run = promisify(execFile);
 const NAME = `guide-${process.pid}`;
@@ -88,6 +89,9 @@ describeNode(`the guide on real Ray 2.46.0 (Kueue ${KUEUE} + KubeRay ${KUBERAY},
   /** What /api/v1/alerts answered while the pending alert fired (test 1), for the dashboard page. */
   let firingAlerts: Array<Record<string, string>> = [];
   const { env, kubectl } = nodeKubectl(() => node);
+  /** The running test's watches, whose timelines a failure reports with the namespace's state (job-diagnosis.ts). */
+  const reports: Array<() => string> = [];
+  const scenario = (body: () => Promise<void>) => diagnosed(() => client, kubectl, 'default', reports, body);
   const synth = async (out: string, examples: string, extra: NodeJS.ProcessEnv = {}) => run('npx',
     ['cdk8s', 'synth', '--no-check-upgrade', '--output', out], {
       cwd: REPO_ROOT, env: { ...process.env, KUEUE_VERSION: KUEUE, KUBERAY_VERSION: KUBERAY, EXAMPLES: examples, EXAMPLES_CPU_SCALE: GUIDE_CPU_SCALE,
@@ -161,8 +165,9 @@ describeNode(`the guide on real Ray 2.46.0 (Kueue ${KUEUE} + KubeRay ${KUBERAY},
   }, 240000);
 
   test('1. gang: one toy job runs to SUCCEEDED while the other has no pods; KubeRay deletes its cluster, then Kueue admits the second, '
-    + 'which also SUCCEEDS', async () => {
+    + 'which also SUCCEEDS', scenario(async () => {
     const watch = new RayWatch(client, 'default', 'cluster-queue');
+    reports.push(() => watch.timeline());
     // The pending alert of the guide's ClusterQueue, read from Prometheus every 2 s: when it fires, and when it is gone.
     const pendingAlert = 'ALERTS{alertname="KueueRayWorkloadsPending",cluster_queue="cluster-queue"}';
     const alert: { firing?: number; resolved?: number; states: string[] } = { states: [] };
@@ -222,11 +227,12 @@ describeNode(`the guide on real Ray 2.46.0 (Kueue ${KUEUE} + KubeRay ${KUBERAY},
       process.stdout.write(`[guide] gang timeline\n${watch.timeline()}\nqueue: ${watch.queueSteps().join(' -> ')}\n`
         + `pending alert: ${alert.states.join(' -> ')}, firing at ${alert.firing?.toFixed(1)}, resolved at ${alert.resolved?.toFixed(1)}\n`);
     }
-  }, 1200000);
+  }), 1200000);
 
   test('2. priority: a prod job preempts the running dev job; KubeRay deletes dev\'s pods after the graceful-preemption grace, prod SUCCEEDS, then '
-    + 'dev runs again and SUCCEEDS', async () => {
+    + 'dev runs again and SUCCEEDS', scenario(async () => {
     const watch = new RayWatch(client, 'default', 'cluster-queue');
+    reports.push(() => watch.timeline());
     const [devObj, prodObj] = createFile('priority');
     expect(devObj.metadata.labels['kueue.x-k8s.io/priority-class']).toBe('dev-priority');
     try {
@@ -280,14 +286,15 @@ describeNode(`the guide on real Ray 2.46.0 (Kueue ${KUEUE} + KubeRay ${KUBERAY},
       await watch.stop();
       process.stdout.write(`[guide] priority timeline\n${watch.timeline()}\n`);
     }
-  }, 1500000);
+  }), 1500000);
 
   test('3. elastic RayCluster: under busy tasks the autoscaler\'s scale-up is a Workload slice Kueue admits, and idle workers go back to 0; '
-    + 'with room for fewer workers than it asks, the slice stays pending and the tasks complete on what was admitted', async () => {
+    + 'with room for fewer workers than it asks, the slice stays pending and the tasks complete on what was admitted', scenario(async () => {
     await kubectl('apply', '--server-side', '-f', scenarioFile('-elastic-queues'));
     await kubectl('apply', '--server-side', '-f', scenarioFile('-elastic-raycluster'));
     const rcName = 'raycluster-kueue-autoscaler';
     const w = new ElasticWatch(client, 'default', rcName, 'ray-cq');
+    reports.push(() => w.report('elastic').split('\nsteps:')[0]);
     const workerPods = () => client.list('v1', 'Pod', 'default', `ray.io/cluster=${rcName},ray.io/node-type=worker`);
     const admittedWith = (n: number) => [...w.slices.values()].find((x) => x.workers === n && x.admitted !== undefined);
     try {
@@ -335,14 +342,15 @@ describeNode(`the guide on real Ray 2.46.0 (Kueue ${KUEUE} + KubeRay ${KUBERAY},
       await setQuota('800m').catch(() => undefined); // the next scenario applies the same ClusterQueue
       process.stdout.write(`[guide] ${w.report('elastic RayCluster timeline')}`);
     }
-  }, 1800000);
+  }), 1800000);
 
   test('4. elastic RayService: the guide\'s two Serve apps answer through the Service; under bounded load workers are added, each a Workload slice, '
-    + 'and removed after it', async () => {
+    + 'and removed after it', scenario(async () => {
     await kubectl('apply', '--server-side', '-f', scenarioFile('-elastic-queues'));
     await kubectl('apply', '--server-side', '-f', scenarioFile('-elastic-rayservice'));
     const name = 'rayservice-kueue-autoscaler';
     const w = new ElasticWatch(client, 'default', name, 'ray-cq');
+    reports.push(() => w.report('elastic').split('\nsteps:')[0]);
     try {
       await waitFor('the RayService Ready', async () => {
         const rs = await client.getOrUndefined(`/apis/ray.io/v1/namespaces/default/rayservices/${name}`);
@@ -392,10 +400,12 @@ describeNode(`the guide on real Ray 2.46.0 (Kueue ${KUEUE} + KubeRay ${KUBERAY},
       await w.stop();
       process.stdout.write(`[guide] ${w.report('elastic RayService timeline')}`);
     }
-  }, 1800000);
+  }), 1800000);
 
-  test('5. a RayJob whose entrypoint exits 1: each retry is a new cluster, it ends FAILED, and Kueue admits the job waiting behind it', async () => {
+  test('5. a RayJob whose entrypoint exits 1: each retry is a new cluster, it ends FAILED, and Kueue admits the job waiting '
+    + 'behind it', scenario(async () => {
     const watch = new RayWatch(client, 'default', 'cluster-queue');
+    reports.push(() => watch.timeline());
     try {
       const [failingName] = await create(createFile('failing-job'));
       const failing = watch.watch(failingName);
@@ -417,10 +427,10 @@ describeNode(`the guide on real Ray 2.46.0 (Kueue ${KUEUE} + KubeRay ${KUBERAY},
       await watch.stop();
       process.stdout.write(`[guide] failing-job timeline\n${watch.timeline()}\n`);
     }
-  }, 1500000);
+  }), 1500000);
 
   test('6. observability: every target up; the series the rules and the dashboard query exist with the guide\'s queue and namespace; every '
-    + 'dashboard query returns data over the scenarios; the dashboard rendered in headless chromium', async () => {
+    + 'dashboard query returns data over the scenarios; the dashboard rendered in headless chromium', scenario(async () => {
     // The operator loaded the chart's PrometheusRule: every group of it, with every rule.
     const loaded = (await promApi(prom, '/api/v1/rules')).groups;
     expect(loaded.map((g: any) => `${g.name}: ${g.rules.length}`).sort())
@@ -492,5 +502,5 @@ describeNode(`the guide on real Ray 2.46.0 (Kueue ${KUEUE} + KubeRay ${KUBERAY},
     expect(bytes.subarray(1, 4).toString('ascii')).toBe('PNG');
     expect(bytes.length).toBeGreaterThan(30000);
     process.stdout.write(`[guide] dashboard screenshot: ${png} (${bytes.length} bytes)\n`);
-  }, 300000);
+  }), 300000);
 });
