@@ -30,9 +30,16 @@ export interface ClusterQueueSample {
   readonly cpu: string;
 }
 
+/** One line when a watch's samples failed: how many, and the last one's time and error. */
+function failedSamplesLine(failed: readonly string[]): string[] {
+  return failed.length ? [`(${failed.length} sample(s) failed; last at ${failed[failed.length - 1]})`] : [];
+}
+
 export class RayWatch {
   public readonly jobs = new Map<string, JobRecord>();
   public readonly queue: ClusterQueueSample[] = [];
+  /** Samples that failed (when, and why), reported with the timeline. */
+  public readonly failedSamples: string[] = [];
   private readonly t0 = Date.now();
   private stopped = false;
   private readonly loop: Promise<void>;
@@ -68,7 +75,8 @@ export class RayWatch {
 
   public timeline(): string {
     return [...this.jobs.values()].map((j) => `${j.name}: `
-      + `${Object.entries(j.at).sort((a, b) => a[1] - b[1]).map(([k, v]) => `${k} ${v.toFixed(1)}s`).join(', ')}`).join('\n');
+      + `${Object.entries(j.at).sort((a, b) => a[1] - b[1]).map(([k, v]) => `${k} ${v.toFixed(1)}s`).join(', ')}`)
+      .concat(failedSamplesLine(this.failedSamples)).join('\n');
   }
 
   private mark(r: JobRecord, what: string): void {
@@ -79,7 +87,10 @@ export class RayWatch {
     while (!this.stopped) {
       try {
         await this.sample();
-      } catch { /* an API hiccup: the next sample sees it */ }
+      } catch (e) {
+        // An API hiccup: the next sample sees it. Counted, so a timeline that stops moving says whether the watch was blind.
+        this.failedSamples.push(`${this.now().toFixed(1)}s ${(e as Error).message.split('\n')[0].slice(0, 120)}`);
+      }
       await new Promise((res) => setTimeout(res, 1000));
     }
   }
@@ -142,6 +153,8 @@ export class ElasticWatch {
   public readonly slices = new Map<string, Slice>();
   public readonly samples: ElasticSample[] = [];
   public readonly marks: Record<string, number> = {};
+  /** Samples that failed (when, and why), reported with the timeline. */
+  public readonly failedSamples: string[] = [];
   private readonly t0 = Date.now();
   private stopped = false;
   private readonly loop: Promise<void>;
@@ -182,14 +195,17 @@ export class ElasticWatch {
     const steps = this.samples.filter((s, i) => changed(s, this.samples[i - 1]))
       .map((s) => `  ${s.t.toFixed(1)}s replicas ${s.replicas} running ${s.running} cpu ${s.cpu}`);
     const marks = Object.entries(this.marks).sort((a, b) => a[1] - b[1]).map(([k, v]) => `${k} ${v.toFixed(1)}s`).join(', ');
-    return `${title}: ${marks}\nslices:\n${slices.join('\n')}\nsteps:\n${steps.join('\n')}\n`;
+    return `${title}: ${marks}\n${failedSamplesLine(this.failedSamples).map((l) => `${l}\n`).join('')}`
+      + `slices:\n${slices.join('\n')}\nsteps:\n${steps.join('\n')}\n`;
   }
 
   private async run(): Promise<void> {
     while (!this.stopped) {
       try {
         await this.sample();
-      } catch { /* the next sample */ }
+      } catch (e) {
+        this.failedSamples.push(`${this.now().toFixed(1)}s ${(e as Error).message.split('\n')[0].slice(0, 120)}`);
+      }
       await new Promise((res) => setTimeout(res, 1000));
     }
   }
