@@ -89,9 +89,9 @@ describeNode(`the guide on real Ray 2.46.0 (Kueue ${KUEUE} + KubeRay ${KUBERAY},
   /** What /api/v1/alerts answered while the pending alert fired (test 1), for the dashboard page. */
   let firingAlerts: Array<Record<string, string>> = [];
   const { env, kubectl } = nodeKubectl(() => node);
-  /** The running test's watches, whose timelines a failure reports with the namespace's state (job-diagnosis.ts). */
-  const reports: Array<() => string> = [];
-  const scenario = (body: () => Promise<void>) => diagnosed(() => client, kubectl, 'default', reports, body);
+  /** The running test's watches, whose summaries a failure carries with the namespace's state (job-diagnosis.ts). */
+  const watches: Array<RayWatch | ElasticWatch> = [];
+  const scenario = (body: () => Promise<void>) => diagnosed(() => client, kubectl, 'default', watches, body);
   const synth = async (out: string, examples: string, extra: NodeJS.ProcessEnv = {}) => run('npx',
     ['cdk8s', 'synth', '--no-check-upgrade', '--output', out], {
       cwd: REPO_ROOT, env: { ...process.env, KUEUE_VERSION: KUEUE, KUBERAY_VERSION: KUBERAY, EXAMPLES: examples, EXAMPLES_CPU_SCALE: GUIDE_CPU_SCALE,
@@ -167,7 +167,7 @@ describeNode(`the guide on real Ray 2.46.0 (Kueue ${KUEUE} + KubeRay ${KUBERAY},
   test('1. gang: one toy job runs to SUCCEEDED while the other has no pods; KubeRay deletes its cluster, then Kueue admits the second, '
     + 'which also SUCCEEDS', scenario(async () => {
     const watch = new RayWatch(client, 'default', 'cluster-queue');
-    reports.push(() => watch.timeline());
+    watches.push(watch);
     // The pending alert of the guide's ClusterQueue, read from Prometheus every 2 s: when it fires, and when it is gone.
     const pendingAlert = 'ALERTS{alertname="KueueRayWorkloadsPending",cluster_queue="cluster-queue"}';
     const alert: { firing?: number; resolved?: number; states: string[] } = { states: [] };
@@ -232,7 +232,7 @@ describeNode(`the guide on real Ray 2.46.0 (Kueue ${KUEUE} + KubeRay ${KUBERAY},
   test('2. priority: a prod job preempts the running dev job; KubeRay deletes dev\'s pods after the graceful-preemption grace, prod SUCCEEDS, then '
     + 'dev runs again and SUCCEEDS', scenario(async () => {
     const watch = new RayWatch(client, 'default', 'cluster-queue');
-    reports.push(() => watch.timeline());
+    watches.push(watch);
     const [devObj, prodObj] = createFile('priority');
     expect(devObj.metadata.labels['kueue.x-k8s.io/priority-class']).toBe('dev-priority');
     try {
@@ -294,7 +294,7 @@ describeNode(`the guide on real Ray 2.46.0 (Kueue ${KUEUE} + KubeRay ${KUBERAY},
     await kubectl('apply', '--server-side', '-f', scenarioFile('-elastic-raycluster'));
     const rcName = 'raycluster-kueue-autoscaler';
     const w = new ElasticWatch(client, 'default', rcName, 'ray-cq');
-    reports.push(() => w.report('elastic').split('\nsteps:')[0]);
+    watches.push(w);
     const workerPods = () => client.list('v1', 'Pod', 'default', `ray.io/cluster=${rcName},ray.io/node-type=worker`);
     const admittedWith = (n: number) => [...w.slices.values()].find((x) => x.workers === n && x.admitted !== undefined);
     try {
@@ -350,7 +350,7 @@ describeNode(`the guide on real Ray 2.46.0 (Kueue ${KUEUE} + KubeRay ${KUBERAY},
     await kubectl('apply', '--server-side', '-f', scenarioFile('-elastic-rayservice'));
     const name = 'rayservice-kueue-autoscaler';
     const w = new ElasticWatch(client, 'default', name, 'ray-cq');
-    reports.push(() => w.report('elastic').split('\nsteps:')[0]);
+    watches.push(w);
     try {
       await waitFor('the RayService Ready', async () => {
         const rs = await client.getOrUndefined(`/apis/ray.io/v1/namespaces/default/rayservices/${name}`);
@@ -405,7 +405,7 @@ describeNode(`the guide on real Ray 2.46.0 (Kueue ${KUEUE} + KubeRay ${KUBERAY},
   test('5. a RayJob whose entrypoint exits 1: each retry is a new cluster, it ends FAILED, and Kueue admits the job waiting '
     + 'behind it', scenario(async () => {
     const watch = new RayWatch(client, 'default', 'cluster-queue');
-    reports.push(() => watch.timeline());
+    watches.push(watch);
     try {
       const [failingName] = await create(createFile('failing-job'));
       const failing = watch.watch(failingName);

@@ -61,18 +61,19 @@ export async function namespaceDiagnosis(client: KubeClient, kubectl: Kubectl, n
 }
 
 /**
- * The test body, with the namespace's state (and any watch's timeline) appended to the error it throws.
- * Jest reports the error's message, and the lanes repeat it at the end of CI's output.
+ * The test body, with the namespace's state (and the summary of each watch the body pushed onto `watches`)
+ * appended to the error it throws. Jest reports the error's message, and the lanes repeat it at the end of
+ * CI's output.
  */
-export function diagnosed(client: () => KubeClient, kubectl: Kubectl, namespace: string, reports: Array<() => string>,
+export function diagnosed(client: () => KubeClient, kubectl: Kubectl, namespace: string, watches: Array<{ summary(): string }>,
   body: () => Promise<void>): () => Promise<void> {
   return async () => {
-    reports.length = 0;
+    watches.length = 0;
     try {
       await body();
     } catch (e) {
       const err = e instanceof Error ? e : new Error(String(e));
-      const timelines = reports.map((r) => r()).filter(Boolean).join('\n');
+      const timelines = watches.map((w) => w.summary()).filter(Boolean).join('\n');
       const state = await namespaceDiagnosis(client(), kubectl, namespace).catch((d) => `(no diagnosis: ${(d as Error).message})`);
       err.message = `${err.message}\n${timelines ? `--- timeline\n${timelines}\n` : ''}${state}`;
       throw err;

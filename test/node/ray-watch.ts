@@ -30,37 +30,68 @@ export interface ClusterQueueSample {
   readonly cpu: string;
 }
 
-/** One line when a watch's samples failed: how many, and the last one's time and error. */
-function failedSamplesLine(failed: readonly string[]): string[] {
-  return failed.length ? [`(${failed.length} sample(s) failed; last at ${failed[failed.length - 1]})`] : [];
-}
-
-export class RayWatch {
-  public readonly jobs = new Map<string, JobRecord>();
-  public readonly queue: ClusterQueueSample[] = [];
-  /** Samples that failed (when, and why), reported with the timeline. */
+/**
+ * What both watches share: the clock they report in, the once-a-second sampling loop, and the samples that
+ * failed. A failed sample is an API hiccup the next sample sees past; it is kept (when, and why) so that a
+ * timeline that stops moving says whether the watch was blind. Subclasses call start() once their own
+ * fields are set.
+ */
+abstract class SampledWatch {
+  /** Samples that failed: seconds since the start, and the error's first line. */
   public readonly failedSamples: string[] = [];
   private readonly t0 = Date.now();
   private stopped = false;
-  private readonly loop: Promise<void>;
-
-  constructor(private readonly client: KubeClient, private readonly namespace: string, private readonly clusterQueue: string) {
-    this.loop = this.run();
-  }
+  private loop: Promise<void> = Promise.resolve();
 
   public now(): number {
     return (Date.now() - this.t0) / 1000;
+  }
+
+  public async stop(): Promise<void> {
+    this.stopped = true;
+    await this.loop;
+  }
+
+  /** A few lines for a failed test's report (job-diagnosis.ts): what was seen when, and any failed samples. */
+  public abstract summary(): string;
+
+  protected abstract sample(): Promise<void>;
+
+  protected start(): void {
+    this.loop = this.run();
+  }
+
+  /** One line when samples failed: how many, and the last one's time and error. */
+  protected failedSamplesLine(): string[] {
+    const failed = this.failedSamples;
+    return failed.length ? [`(${failed.length} sample(s) failed; last at ${failed[failed.length - 1]})`] : [];
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopped) {
+      try {
+        await this.sample();
+      } catch (e) {
+        this.failedSamples.push(`${this.now().toFixed(1)}s ${(e as Error).message.split('\n')[0].slice(0, 120)}`);
+      }
+      await new Promise((res) => setTimeout(res, 1000));
+    }
+  }
+}
+
+export class RayWatch extends SampledWatch {
+  public readonly jobs = new Map<string, JobRecord>();
+  public readonly queue: ClusterQueueSample[] = [];
+
+  constructor(private readonly client: KubeClient, private readonly namespace: string, private readonly clusterQueue: string) {
+    super();
+    this.start();
   }
 
   public watch(name: string): JobRecord {
     const r: JobRecord = { name, at: { created: this.now() }, statuses: [], clusters: [], runningPods: new Set() };
     this.jobs.set(name, r);
     return r;
-  }
-
-  public async stop(): Promise<void> {
-    this.stopped = true;
-    await this.loop;
   }
 
   /** The ClusterQueue's (reserving, pending) pairs in the order they were seen, without repeats. */
@@ -76,26 +107,18 @@ export class RayWatch {
   public timeline(): string {
     return [...this.jobs.values()].map((j) => `${j.name}: `
       + `${Object.entries(j.at).sort((a, b) => a[1] - b[1]).map(([k, v]) => `${k} ${v.toFixed(1)}s`).join(', ')}`)
-      .concat(failedSamplesLine(this.failedSamples)).join('\n');
+      .concat(this.failedSamplesLine()).join('\n');
+  }
+
+  public summary(): string {
+    return this.timeline();
   }
 
   private mark(r: JobRecord, what: string): void {
     if (r.at[what] === undefined) r.at[what] = this.now();
   }
 
-  private async run(): Promise<void> {
-    while (!this.stopped) {
-      try {
-        await this.sample();
-      } catch (e) {
-        // An API hiccup: the next sample sees it. Counted, so a timeline that stops moving says whether the watch was blind.
-        this.failedSamples.push(`${this.now().toFixed(1)}s ${(e as Error).message.split('\n')[0].slice(0, 120)}`);
-      }
-      await new Promise((res) => setTimeout(res, 1000));
-    }
-  }
-
-  private async sample(): Promise<void> {
+  protected async sample(): Promise<void> {
     const ns = this.namespace;
     const [jobs, wls, pods, cq] = await Promise.all([
       this.client.list('ray.io/v1', 'RayJob', ns),
@@ -149,23 +172,15 @@ export interface ElasticSample { readonly t: number; readonly replicas: number; 
  * the autoscaler asked for, the worker pods Running, and the ClusterQueue's CPU usage. Objects are matched
  * by name prefix, so a RayService's generated cluster counts.
  */
-export class ElasticWatch {
+export class ElasticWatch extends SampledWatch {
   public readonly slices = new Map<string, Slice>();
   public readonly samples: ElasticSample[] = [];
   public readonly marks: Record<string, number> = {};
-  /** Samples that failed (when, and why), reported with the timeline. */
-  public readonly failedSamples: string[] = [];
-  private readonly t0 = Date.now();
-  private stopped = false;
-  private readonly loop: Promise<void>;
 
   constructor(private readonly client: KubeClient, private readonly namespace: string, private readonly prefix: string,
     private readonly clusterQueue?: string) {
-    this.loop = this.run();
-  }
-
-  public now(): number {
-    return (Date.now() - this.t0) / 1000;
+    super();
+    this.start();
   }
 
   public mark(what: string, at = this.now()): number {
@@ -182,12 +197,12 @@ export class ElasticWatch {
     return this.samples.find((s) => s.t >= after && pred(s));
   }
 
-  public async stop(): Promise<void> {
-    this.stopped = true;
-    await this.loop;
+  /** The marks, any failed samples and the slices, without the step-by-step samples. */
+  public summary(): string {
+    return this.report('elastic', false);
   }
 
-  public report(title: string): string {
+  public report(title: string, withSteps = true): string {
     const slices = [...this.slices.values()].map((s) => `  ${s.name}: ${s.workers} worker(s), created ${s.created.toFixed(1)}s`
       + `${s.admitted !== undefined ? `, admitted ${s.admitted.toFixed(1)}s` : ', never admitted'}`
       + `${s.finished !== undefined ? `, replaced ${s.finished.toFixed(1)}s` : ''}`);
@@ -195,22 +210,11 @@ export class ElasticWatch {
     const steps = this.samples.filter((s, i) => changed(s, this.samples[i - 1]))
       .map((s) => `  ${s.t.toFixed(1)}s replicas ${s.replicas} running ${s.running} cpu ${s.cpu}`);
     const marks = Object.entries(this.marks).sort((a, b) => a[1] - b[1]).map(([k, v]) => `${k} ${v.toFixed(1)}s`).join(', ');
-    return `${title}: ${marks}\n${failedSamplesLine(this.failedSamples).map((l) => `${l}\n`).join('')}`
-      + `slices:\n${slices.join('\n')}\nsteps:\n${steps.join('\n')}\n`;
+    const head = [`${title}: ${marks}`, ...this.failedSamplesLine(), 'slices:', ...slices];
+    return `${[...head, ...(withSteps ? ['steps:', ...steps] : [])].join('\n')}\n`;
   }
 
-  private async run(): Promise<void> {
-    while (!this.stopped) {
-      try {
-        await this.sample();
-      } catch (e) {
-        this.failedSamples.push(`${this.now().toFixed(1)}s ${(e as Error).message.split('\n')[0].slice(0, 120)}`);
-      }
-      await new Promise((res) => setTimeout(res, 1000));
-    }
-  }
-
-  private async sample(): Promise<void> {
+  protected async sample(): Promise<void> {
     const mine = (n: string | undefined) => (n ?? '').startsWith(this.prefix);
     const [rcs, wls, pods, cq] = await Promise.all([
       this.client.list('ray.io/v1', 'RayCluster', this.namespace),
