@@ -1,8 +1,9 @@
 /**
  * What a person at a terminal watches while the guide runs (`kubectl get rayjobs,workloads,pods -w`), as
  * data: a poller that records when each RayJob was first admitted, got its pods Running, reached a Ray job
- * status, and lost its cluster. RayJobs with ttlSecondsAfterFinished vanish seconds after they finish, so
- * the record is what a test asserts on, not a final get.
+ * status, and lost its cluster. A job's cluster and pods vanish seconds after it finishes
+ * (ttlSecondsAfterFinished; KubeRay v1.6.2 keeps the RayJob itself), and statuses pass between two gets,
+ * so the record is what a test asserts on, not a final get.
  */
 import { isAdmitted, KubeClient } from '../e2e/support/kube';
 
