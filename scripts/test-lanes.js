@@ -42,8 +42,8 @@ function prefixed(stream, name, out) {
 }
 
 /** Lines of a failure message worth repeating: no colour codes, no stack frames outside the repository. */
-// 60: a real-node scenario's failure carries the namespace's state after its message (test/node/job-diagnosis.ts).
-const MESSAGE_LINES = 60;
+// 100: a real-node scenario's failure carries the namespace's state after its message (test/node/job-diagnosis.ts).
+const MESSAGE_LINES = 100;
 function messageHead(message) {
   return message.replace(/\u001b\[[0-9;]*m/g, '').split('\n')
     .filter((l) => l.trim() && !/^\s+at .*(node_modules|\(<anonymous>\)|node:)/.test(l))
