@@ -38,8 +38,8 @@ for url in ('http://localhost:52365/api/local_raylet_healthz', 'http://localhost
 m = '/sys/fs/cgroup/memory/'
 print('memory', {k: read(m + 'memory.' + k) for k in ('limit_in_bytes', 'max_usage_in_bytes', 'failcnt')},
       [l for l in read(m + 'memory.oom_control').splitlines() if 'oom_kill ' in l])
-# A CPU limit throttles the whole container once its processes want more than it: the dashboard's GCS check
-# allows 0.1 s, so a throttled head fails it however healthy GCS is.
+# A CPU limit throttles the whole container once its processes want more than it, and the dashboard's GCS
+# check allows 0.1 s: throttling can fail that check while GCS is healthy.
 c = next((d for d in ('/sys/fs/cgroup/cpu,cpuacct/', '/sys/fs/cgroup/cpu/') if os.path.isdir(d)), '')
 print('cpu', 'quota_us', read(c + 'cpu.cfs_quota_us'), ' '.join(read(c + 'cpu.stat').split()))
 # No ps in Ray's image: /proc gives each process's age, RSS and state (T stopped, D blocked, Z dead), briefly.
@@ -95,7 +95,7 @@ export async function namespaceDiagnosis(client: KubeClient, kubectl: Kubectl, n
     out.push(`  Pod ${p.metadata.name}: ${p.status?.phase ?? '-'}${p.metadata.deletionTimestamp ? ' deleting' : ''} [${cs.join('; ')}]`);
   }
   // A Ray head that runs but never turns Ready keeps its job Initializing: what its probes see, which Ray
-  // processes live, the container's memory record and the dashboard's last lines say why.
+  // processes live, the container's memory and CPU records and the dashboard's last lines say why.
   for (const p of pods.filter(unreadyHead)) {
     const inside = await safe('exec into the head', () => kubectl('exec', '--request-timeout=30s', '-n', namespace, p.metadata.name,
       '-c', 'ray-head', '--', 'python', '-c', HEAD_PROBE), '');
