@@ -15,6 +15,7 @@ export class ElasticRayClusterScenario extends Chart {
       autoscaling: { idleTimeout: Duration.seconds(60), resources: scale.kubeRayDefault(KUBERAY_AUTOSCALER) },
       headGroup: {
         resources: scale.resources({ cpu: 1, memory: Quantity.gibibytes(2), cpuLimit: 2, memoryLimit: Quantity.gibibytes(5) }),
+        env: scale.headEnv(),
       },
       workerGroups: [{
         groupName: 'workers', replicas: 0, minReplicas: 0, maxReplicas: 4,

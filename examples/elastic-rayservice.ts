@@ -105,12 +105,13 @@ export class ElasticRayServiceScenario extends Chart {
   constructor(scope: Construct, id: string, queues: ElasticQueues, scale: NodeScale = NodeScale.GUIDE, source: ServeAppsSource = 'github') {
     super(scope, id);
     const apps = serveApps(this, source, 'serve-apps');
+    const headMount = apps.mount('ray-head');
     this.service = new ElasticRayService(this, 'rayservice-kueue-autoscaler', {
       queue: queues.localQueue,
       rayVersion: '2.46.0',
       serveConfig: apps.serveConfig,
       autoscaling: { resources: scale.kubeRayDefault(KUBERAY_AUTOSCALER) },
-      headGroup: { resources: scale.resources({ cpu: 1, memory: Quantity.gibibytes(2) }), ...apps.mount('ray-head') },
+      headGroup: { resources: scale.resources({ cpu: 1, memory: Quantity.gibibytes(2) }), ...headMount, env: scale.headEnv(headMount.env) },
       workerGroups: [{
         groupName: 'small-group', replicas: 1, minReplicas: 1, maxReplicas: 5,
         resources: scale.resources({ cpu: 1, memory: Quantity.gibibytes(1) }),

@@ -2,8 +2,20 @@
 // everything else as the guide wrote it. CPU limits keep the guide's values, so KubeRay derives the same
 // `--num-cpus` from them (it reads the limit, else the request) and Ray's own scheduling and the
 // autoscaler's arithmetic stay the guide's; Kueue counts requests only, so the queues still admit and
-// keep pending exactly what the guide shows. Memory is not scaled.
+// keep pending exactly what the guide shows. Memory is not scaled. On a scaled node the Ray heads also
+// give the dashboard longer to start (DASHBOARD_MODULE_TIMEOUT_SECONDS).
 import { ContainerResources, Quantity } from '../src';
+
+/**
+ * How long a scaled node's Ray heads give each dashboard module process to start
+ * (RAY_DASHBOARD_SUBPROCESS_MODULE_WAIT_READY_TIMEOUT; Ray's default is 30 s). Ray 2.46's dashboard starts
+ * nine module processes at once, each importing Ray afresh; on a small, busy node that can take longer
+ * than 30 s. The dashboard then fails but its process does not exit, so the head runs without ever being
+ * Ready (KubeRay's probe asks the dashboard) until the liveness probe restarts it about 10 minutes later,
+ * and its RayJob waits in Initializing. Seen on the 2-core CI machine as "Module MetricsHead failed to
+ * start. Timeout after 30.0 seconds."; KubeRay's own CI hit it with a 500m head (ray-project/kuberay#4702).
+ */
+export const DASHBOARD_MODULE_TIMEOUT_SECONDS = 120;
 
 export class NodeScale {
   /** The guide's figures, unscaled. */
@@ -26,6 +38,15 @@ export class NodeScale {
   /** A CPU request or quota of the guide, scaled (rounded to the millicore Kueue and the kubelet count). */
   public cpu(cores: number): Quantity {
     return Quantity.cpu(Math.max(1, Math.round(cores * this.cpuFactor * 1000)) / 1000);
+  }
+
+  /**
+   * A Ray head container's environment: `env` as given, and on a scaled node the dashboard's longer
+   * module start-up (DASHBOARD_MODULE_TIMEOUT_SECONDS); undefined when that leaves it empty.
+   */
+  public headEnv(env: Record<string, string> = {}): Record<string, string> | undefined {
+    const all = this.scaled ? { ...env, RAY_DASHBOARD_SUBPROCESS_MODULE_WAIT_READY_TIMEOUT: String(DASHBOARD_MODULE_TIMEOUT_SECONDS) } : env;
+    return Object.keys(all).length ? all : undefined;
   }
 
   /**

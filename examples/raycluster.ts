@@ -12,7 +12,7 @@ export class RayClusterScenario extends Chart {
     this.cluster = new QueuedRayCluster(this, 'raycluster-kueue', {
       queue: queues.localQueue,
       rayVersion: '2.46.0',
-      headGroup: { resources: scale.resources({ cpu: 1, memory: Quantity.gibibytes(2) }) },
+      headGroup: { resources: scale.resources({ cpu: 1, memory: Quantity.gibibytes(2) }), env: scale.headEnv() },
       workerGroups: [{ groupName: 'small-group', replicas: 1, resources: scale.resources({ cpu: 1, memory: Quantity.gibibytes(1) }) }],
     });
   }

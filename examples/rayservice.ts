@@ -12,11 +12,12 @@ export class RayServiceScenario extends Chart {
   constructor(scope: Construct, id: string, queues: FixedQueues, scale: NodeScale = NodeScale.GUIDE, source: ServeAppsSource = 'github') {
     super(scope, id);
     const apps = serveApps(this, source, 'serve-apps-fixed');
+    const headMount = apps.mount('ray-head');
     this.service = new QueuedRayService(this, 'rayservice-kueue', {
       queue: queues.localQueue,
       rayVersion: '2.46.0',
       serveConfig: apps.serveConfig,
-      headGroup: { resources: scale.resources({ cpu: 1, memory: Quantity.gibibytes(2) }), ...apps.mount('ray-head') },
+      headGroup: { resources: scale.resources({ cpu: 1, memory: Quantity.gibibytes(2) }), ...headMount, env: scale.headEnv(headMount.env) },
       workerGroups: [{
         groupName: 'small-group', replicas: 1, resources: scale.resources({ cpu: 1, memory: Quantity.gibibytes(1) }), ...apps.mount('ray-worker'),
       }],

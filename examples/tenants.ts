@@ -38,7 +38,7 @@ export class SharedCohortTenants extends Chart {
       queue: this.teamA,
       entrypoint: 'python -c "import ray; ray.init(); print(ray.cluster_resources())"',
       ttlAfterFinished: Duration.seconds(60),
-      headGroup: { resources: scale.resources({ cpu: 1, memory: Quantity.gibibytes(2) }) },
+      headGroup: { resources: scale.resources({ cpu: 1, memory: Quantity.gibibytes(2) }), env: scale.headEnv() },
       workerGroups: [{ groupName: 'workers', replicas: 4, resources: scale.resources({ cpu: 1, memory: Quantity.gibibytes(1) }) }],
       submitterResources: scale.kubeRayDefault(KUBERAY_SUBMITTER),
     });

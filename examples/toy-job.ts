@@ -37,7 +37,7 @@ export function toyJobProps(queue: ILocalQueue, priorityClass: IWorkloadPriority
     entrypoint: toyEntrypoint(opts.iterations),
     ttlAfterFinished: Duration.seconds(10),
     rayVersion: '2.46.0',
-    headGroup: { resources: oneCpuTwoGi },
+    headGroup: { resources: oneCpuTwoGi, env: scale.headEnv() },
     workerGroups: [{ groupName: 'small-group', replicas: 1, minReplicas: 1, maxReplicas: 5, resources: oneCpuTwoGi }],
     submitterResources: scale.kubeRayDefault(KUBERAY_SUBMITTER),
   };

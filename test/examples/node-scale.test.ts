@@ -1,7 +1,8 @@
 // The examples at EXAMPLES_CPU_SCALE (the real-node guide runs 0.1): every difference from the guide is a
-// CPU request or quota times the factor, or KubeRay's default submitter/autoscaler written out scaled;
-// limits, memory and Ray's logical CPUs are the guide's, and the plan admits and keeps pending the same.
-import { NodeScale } from '../../examples/node-scale';
+// CPU request or quota times the factor, KubeRay's default submitter/autoscaler written out scaled, or a
+// head's longer dashboard start-up; limits, memory and Ray's logical CPUs are the guide's, and the plan
+// admits and keeps pending the same.
+import { DASHBOARD_MODULE_TIMEOUT_SECONDS, NodeScale } from '../../examples/node-scale';
 import { toyEntrypoint } from '../../examples/toy-job';
 import { simulatePlan } from '../../src/policy/plan';
 import { synthAll, examples } from '../support/synth';
@@ -23,11 +24,20 @@ describe('the examples scaled to a small node', () => {
   const guide = synthAll(examples({ scenarios: undefined }));
   const scaled = synthAll(examples({ cpuScale: 0.1 }));
 
-  test('the same objects; only CPU requests and quotas differ, each times 0.1, plus KubeRay\'s defaults written out scaled', () => {
+  test('the same objects; only CPU requests and quotas differ, each times 0.1, plus KubeRay\'s defaults written out scaled and '
+    + 'the heads\' dashboard start-up', () => {
     expect(scaled.map(key)).toEqual(guide.map(key));
     const found = guide.flatMap((g, i) => diffs(g, scaled[i]).map((d) => ({ ...d, obj: key(g) })));
     expect(found.length).toBeGreaterThan(10);
+    const dashboardTimeout = { name: 'RAY_DASHBOARD_SUBPROCESS_MODULE_WAIT_READY_TIMEOUT', value: String(DASHBOARD_MODULE_TIMEOUT_SECONDS) };
+    let heads = 0;
     for (const d of found) {
+      if (d.a === undefined && /\/headGroupSpec\/template\/spec\/containers\/0\/env(\/\d+)?$/.test(d.path)) {
+        // The head's dashboard gets longer to start its modules, added to whatever env the guide gives it.
+        expect([d.obj, d.b]).toEqual([d.obj, /\/env$/.test(d.path) ? [dashboardTimeout] : dashboardTimeout]);
+        heads++;
+        continue;
+      }
       if (d.a === undefined) {
         // Only the submitter Job's and the autoscaler's resources, which the guide leaves to KubeRay.
         expect([d.obj, d.path]).toEqual([d.obj, expect.stringMatching(/\/(submitterPodTemplate|autoscalerOptions\/resources)$/)]);
@@ -36,6 +46,9 @@ describe('the examples scaled to a small node', () => {
       expect([d.obj, d.path]).toEqual([d.obj, expect.stringMatching(/(\/requests\/cpu|\/nominalQuota|\/borrowingLimit|\/lendingLimit)$/)]);
       expect([d.obj, d.path, milli(d.b)]).toEqual([d.obj, d.path, milli(d.a) / 10]);
     }
+    // Every Ray object's head: the toy and failing jobs, the tenants' job, both RayClusters and both RayServices.
+    expect(heads).toBe(scaled.filter((o) => o.apiVersion === 'ray.io/v1').length);
+    expect(heads).toBeGreaterThanOrEqual(7);
     // KubeRay's submitter default 500m/200Mi requests, 1/1Gi limits, and the autoscaler's 500m/512Mi, scaled.
     const job = scaled.find((o) => o.kind === 'RayJob');
     expect(job.spec.submitterPodTemplate.spec.containers[0].resources)
@@ -45,8 +58,13 @@ describe('the examples scaled to a small node', () => {
   });
 
   test('Ray\'s logical CPUs stay the guide\'s: the CPU limit KubeRay derives --num-cpus from is unchanged', () => {
+    const withoutDashboardTimeout = (env: any[]) => {
+      const rest = env.filter((e) => e.name !== 'RAY_DASHBOARD_SUBPROCESS_MODULE_WAIT_READY_TIMEOUT');
+      return rest.length ? rest : undefined;
+    };
     const limits = (objs: any[]) => objs.filter((o) => o.apiVersion === 'ray.io/v1').map((o) => JSON.stringify(o, (k, v) => (['requests',
-      'nominalQuota', 'submitterPodTemplate'].includes(k) ? undefined : k === 'autoscalerOptions' ? { ...v, resources: undefined } : v)));
+      'nominalQuota', 'submitterPodTemplate'].includes(k) ? undefined : k === 'autoscalerOptions' ? { ...v, resources: undefined }
+        : k === 'env' ? withoutDashboardTimeout(v) : v)));
     expect(limits(scaled)).toEqual(limits(guide));
   });
 
