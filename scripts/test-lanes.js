@@ -10,6 +10,11 @@
 // The clusters of the two lanes do not collide: each real node takes a free address slot and each
 // test control plane free ports (scripts/cluster/network.ts, test/e2e/support/cluster.ts).
 // TEST_LANES=1 runs one jest over everything, as before.
+// Each lane runs in two parts: first the suites that need only the first stage of the Go build, then, once
+// the rest of the build that scripts/test.sh started in the background is done (REST_BUILD_DIR), the suites
+// that need every Kueue × KubeRay pair, the KubeRay oracles or the rendered releases (GATED). A suite left
+// out of GATED that needs them fails in CI, naming the missing binary (e2ePairs, binary(), describeOnNode).
+// With CI_TIMINGS set, each lane, each part, each wait and each suite over 60 s is recorded for the table.
 // Each lane's failing tests are printed again at the very end, with the head of each message: jest's own
 // summary of failures is left out below 20 suites (the node lane has 9), and CI keeps only the log's tail.
 'use strict';
@@ -21,13 +26,55 @@ const path = require('path');
 const ROOT = path.join(__dirname, '..');
 const JEST = path.join(ROOT, 'node_modules', 'jest', 'bin', 'jest.js');
 const NODE_LANE = ['<rootDir>/test/node/', '<rootDir>/test/agreement/'];
+// Suites that need the rest stage of the Go build (every pair, the oracles, the rendered v0.17.0 release).
+const GATED = ['<rootDir>/test/agreement/', '<rootDir>/test/e2e/', '<rootDir>/test/attack/.*\\.e2e\\.test\\.ts$',
+  '<rootDir>/test/cli/check-corpus\\.test\\.ts$', '<rootDir>/test/install/install\\.test\\.ts$'];
+const bare = (patterns) => patterns.map((p) => p.replace('<rootDir>/', ''));
 
 const lanes = process.env.TEST_LANES === '1'
-  ? [{ name: 'all', args: [] }]
+  ? [{ name: 'all', parts: [{ label: 'every suite', gated: true, args: [] }] }]
   : [
-    { name: 'node', args: NODE_LANE.map((p) => p.replace('<rootDir>/', '')) },
-    { name: 'rest', args: ['--testPathIgnorePatterns', ...NODE_LANE] },
+    { name: 'node', parts: [{ label: 'real node', args: ['test/node/'] }, { label: 'upstream agreement', gated: true, args: ['test/agreement/'] }] },
+    { name: 'rest', parts: [
+      { label: 'unit, packages, CLIs', args: ['--testPathIgnorePatterns', ...NODE_LANE, ...GATED] },
+      { label: 'every pair', gated: true, args: [...bare(GATED.filter((p) => !NODE_LANE.includes(p))), '--testPathIgnorePatterns', ...NODE_LANE] },
+    ] },
   ];
+const TIMINGS = process.env.CI_TIMINGS;
+const record = (name, wall, cpu = '', rss = '') => {
+  if (TIMINGS) fs.appendFileSync(TIMINGS, `${name}\t${Math.round(wall)}\t${cpu === '' ? '' : Math.round(cpu)}\t${rss}\n`);
+};
+
+/**
+ * Resolves when the background rest stage of the Go build has finished (at once without REST_BUILD_DIR:
+ * then the build was run whole beforehand). The first wait gives the build its normal CPU weight back:
+ * a lane that waits for it has nothing else to run.
+ */
+let restBuild;
+function restBuildDone(lane) {
+  const dir = process.env.REST_BUILD_DIR;
+  if (!dir) return Promise.resolve(0);
+  const statusFile = path.join(dir, 'status');
+  const started = Date.now();
+  const done = () => fs.existsSync(statusFile) && fs.readFileSync(statusFile, 'utf8').trim() !== '';
+  if (!done()) {
+    try {
+      fs.writeFileSync(`/proc/${fs.readFileSync(path.join(dir, 'pid'), 'utf8').trim()}/autogroup`, '0');
+    } catch { /* autogroups off, or the build already gone: it keeps its nice */ }
+    process.stdout.write(`[lanes] ${lane}: waiting for the rest of the Go build (${path.join(dir, 'log')})\n`);
+  }
+  restBuild ??= new Promise((resolve) => {
+    const pidFile = path.join(dir, 'pid');
+    // A build that died without writing its status (killed) counts as failed, not as one to wait for forever.
+    const gone = () => fs.existsSync(pidFile) && !fs.existsSync(`/proc/${fs.readFileSync(pidFile, 'utf8').trim()}`) && !done();
+    const poll = () => (done() ? resolve(Number(fs.readFileSync(statusFile, 'utf8').trim())) : gone() ? resolve(137) : setTimeout(poll, 2000));
+    poll();
+  });
+  return restBuild.then((code) => {
+    record(`lane part: ${lane} waited for the rest of the Go build`, (Date.now() - started) / 1000);
+    return code;
+  });
+}
 
 /** Each line of a lane's output, prefixed with its name (the two lanes print at the same time). */
 function prefixed(stream, name, out) {
@@ -69,20 +116,70 @@ function failures(resultsFile) {
   return out;
 }
 
-function run(lane) {
+/** One jest over a part of a lane, under /usr/bin/time for its CPU seconds and peak RSS. */
+function runPart(lane, part, index) {
   const started = Date.now();
-  const resultsFile = path.join(os.tmpdir(), `jest-lane-${lane.name}-${process.pid}.json`);
+  const resultsFile = path.join(os.tmpdir(), `jest-lane-${lane.name}-${index}-${process.pid}.json`);
+  const usageFile = `${resultsFile}.usage`;
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [JEST, '--json', '--outputFile', resultsFile, ...lane.args],
-      { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const jest = [process.execPath, JEST, '--json', '--outputFile', resultsFile, ...part.args];
+    const [cmd, ...args] = fs.existsSync('/usr/bin/time') ? ['/usr/bin/time', '-o', usageFile, '-f', '%U %S %M', ...jest] : jest;
+    const child = spawn(cmd, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     prefixed(child.stdout, lane.name, process.stdout);
     prefixed(child.stderr, lane.name, process.stderr);
     child.on('close', (code, signal) => {
+      const seconds = (Date.now() - started) / 1000;
       const failed = code === 0 ? [] : failures(resultsFile);
+      const [cpuU, cpuS, rss] = (fs.existsSync(usageFile) ? fs.readFileSync(usageFile, 'utf8').trim().split('\n').pop() : '').split(' ');
+      const cpu = cpuU === undefined || cpuS === undefined ? '' : Number(cpuU) + Number(cpuS);
+      record(`lane part: ${lane.name} ${index + 1}, ${part.label}`, seconds, cpu, rss ? Math.round(Number(rss) / 1024) : '');
+      for (const [file, s] of slowSuites(resultsFile)) record(`suite: ${file}`, s);
       fs.rmSync(resultsFile, { force: true });
-      resolve({ lane: lane.name, code: code ?? 1, signal, seconds: (Date.now() - started) / 1000, failed });
+      fs.rmSync(usageFile, { force: true });
+      resolve({ code: code ?? 1, signal, failed });
     });
   });
+}
+
+/** Suites of a jest --json results file that took over 60 s: [file, seconds]. */
+function slowSuites(resultsFile) {
+  try {
+    const results = JSON.parse(fs.readFileSync(resultsFile, 'utf8'));
+    return (results.testResults ?? []).map((t) => [path.relative(ROOT, t.name), ((t.endTime ?? 0) - (t.startTime ?? 0)) / 1000])
+      .filter(([, s]) => s > 60);
+  } catch {
+    return [];
+  }
+}
+
+async function run(lane) {
+  const started = Date.now();
+  const out = { lane: lane.name, code: 0, signal: null, failed: [] };
+  for (const [i, part] of lane.parts.entries()) {
+    if (part.gated) {
+      const build = await restBuildDone(lane.name);
+      if (build !== 0) {
+        out.code = 1;
+        out.failed.push(['(the rest of the Go build)', '', [`exit ${build}; see ${path.join(process.env.REST_BUILD_DIR, 'log')}`,
+          ...tail(path.join(process.env.REST_BUILD_DIR, 'log'), 20)]]);
+      }
+    }
+    const r = await runPart(lane, part, i);
+    if (r.code !== 0) out.code = r.code;
+    out.signal ??= r.signal;
+    out.failed.push(...r.failed);
+  }
+  out.seconds = (Date.now() - started) / 1000;
+  record(`lane ${lane.name}`, out.seconds);
+  return out;
+}
+
+function tail(file, n) {
+  try {
+    return fs.readFileSync(file, 'utf8').trimEnd().split('\n').slice(-n);
+  } catch {
+    return [];
+  }
 }
 
 (async () => {

@@ -10,6 +10,11 @@
 #   KUEUE_VERSIONS=v0.19.2 KUBERAY_VERSIONS=v1.6.2 scripts/testcluster/build.sh
 #   ONLY=kuberay-validate KUBERAY_VERSIONS="v1.6.2" scripts/testcluster/build.sh   # just the KubeRay oracle
 #   ONLY=promtool scripts/testcluster/build.sh   # just promtool and prometheus (QueueObservability's tests)
+#   STAGE=first scripts/testcluster/build.sh     # what the first suites need: the control plane, the node,
+#                                                # the first (default) Kueue and KubeRay, Prometheus' binaries
+#   STAGE=rest scripts/testcluster/build.sh      # the other versions, the KubeRay oracles, the rendered releases
+# npm test builds the first stage, then the rest in the background while the suites that need only the
+# first stage run (scripts/test-lanes.js). CI_TIMINGS=FILE appends each built piece's seconds to FILE.
 set -uo pipefail
 
 REPO="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -22,7 +27,8 @@ KUEUE_VERSIONS="${KUEUE_VERSIONS:-v0.19.2 v0.17.8 v0.17.0 v0.14.8 v0.13.4}" # th
 # v1.7.0 is modelled, not run: the Go module proxy does not serve ray-operator v1.7.x, so it is never built here.
 KUBERAY_VERSIONS="${KUBERAY_VERSIONS:-v1.6.2 v1.5.2 v1.4.2}"
 export GOTOOLCHAIN=local CGO_ENABLED=0
-export GOFLAGS="-trimpath"
+# No DWARF at all: -ldflags -s -w only drops it at link, after every package was compiled with it.
+export GOFLAGS="-trimpath -gcflags=all=-dwarf=false"
 mkdir -p "$BIN" "$WORK"
 REPORT="$CACHE/build-report.txt"
 : > "$REPORT.tmp"
@@ -37,8 +43,15 @@ build_one() { # name, target binary, command...
   local log="$WORK/${name// /-}.log"
   # set -e inside the subshell: a failed step (e.g. a version the proxy refuses) must not fall through
   # to a build that resolves some other version.
-  if ( set -e; "$@" ) >"$log" 2>&1 && [ -s "$out" ]; then
-    note "$name" built "$out ($(( $(now) - t0 ))s, sha256 $(sha256sum "$out" | cut -c1-16))"
+  # Each go command runs under /usr/bin/time: the step's CPU seconds and the peak RSS of its largest
+  # process (the compiler or linker), for the timing table.
+  : > "$log.time"
+  if ( set -e; if [ -x /usr/bin/time ]; then go() { /usr/bin/time -a -o "$log.time" -f '%U %S %M' go "$@"; }; fi; "$@" ) >"$log" 2>&1 && [ -s "$out" ]; then
+    local usage; usage=$(awk '{c+=$1+$2; if ($3>m) m=$3} END {printf "cpu %ds, peak %d MiB", c, m/1024}' "$log.time")
+    note "$name" built "$out ($(( $(now) - t0 ))s, $usage, sha256 $(sha256sum "$out" | cut -c1-16))"
+    if [ -n "${CI_TIMINGS:-}" ]; then
+      awk -v n="go: $name" -v w="$(( $(now) - t0 ))" '{c+=$1+$2; if ($3>m) m=$3} END {printf "%s\t%d\t%d\t%d\n", n, w, c, m/1024}' "$log.time" >> "$CI_TIMINGS"
+    fi
   else
     if grep -qE '403 Forbidden|not available' "$log"; then
       note "$name" REFUSED "the module proxy does not serve it: $(grep -m1 -E '403|not available' "$log" | cut -c1-140)"
@@ -254,30 +267,67 @@ if [ "${ONLY:-}" = kuberay-validate ]; then
   exit $kv_fail
 fi
 
-echo "cdk8s-kueue-ray test control plane: building into $BIN (Go $(go env GOVERSION), proxy $(go env GOPROXY))"
+STAGE="${STAGE:-all}"
+case "$STAGE" in first|rest|all) ;; *) echo "STAGE must be first, rest or all, not '$STAGE'" >&2; exit 2 ;; esac
+# The first Kueue and KubeRay listed are the default pair: the real node and the first suites run on it.
+FIRST_KUEUE="${KUEUE_VERSIONS%% *}" FIRST_KUBERAY="${KUBERAY_VERSIONS%% *}"
+echo "cdk8s-kueue-ray test control plane ($STAGE): building into $BIN (Go $(go env GOVERSION), proxy $(go env GOPROXY))"
 # The control plane itself must build; a Kueue or KubeRay version that cannot be built is reported and
 # its pairs are left out of the e2e (the README records which pairs run).
-base_fail=0
-build_one "etcd $ETCD_VERSION" "$BIN/etcd-$ETCD_VERSION" etcd_build || base_fail=1
-build_one "kubernetes $K8S_VERSION" "$BIN/kube-controller-manager-$K8S_VERSION" k8s_build || base_fail=1
-build_one "kubectl $K8S_VERSION" "$BIN/kubectl-$K8S_VERSION" kubectl_build || base_fail=1
-# The real node (kubelet, scheduler, proxy, CoreDNS, pause, registry): the real-node suite and `npm run cluster`.
-build_one "node $K8S_VERSION" "$BIN/kubelet-$K8S_VERSION" node_build || base_fail=1
-build_one "pause" "$BIN/pause-3.10.1" pause_build || base_fail=1
-build_one "coredns $COREDNS_VERSION" "$BIN/coredns-$COREDNS_VERSION" coredns_build || base_fail=1
-build_one "registry $DISTRIBUTION_VERSION" "$BIN/registry-$DISTRIBUTION_VERSION" registry_build || base_fail=1
-kueue_ok=0; kuberay_ok=0
-for v in $KUEUE_VERSIONS; do build_one "kueue $v" "$BIN/kueue-$v" kueue_build "$v" && kueue_ok=1; done
-for v in $KUBERAY_VERSIONS; do build_one "kuberay $v" "$BIN/kuberay-operator-$v" kuberay_build "$v" && kuberay_ok=1; done
-build_kuberay_validate
-build_one "promtool $PROMETHEUS_MODULE_VERSION" "$BIN/promtool-$PROMETHEUS_MODULE_VERSION" promtool_build || base_fail=1
-build_one "prometheus $PROMETHEUS_MODULE_VERSION" "$BIN/prometheus-$PROMETHEUS_MODULE_VERSION" prometheus_build || base_fail=1
-build_one "prometheus-operator $PROMETHEUS_OPERATOR_VERSION" "$BIN/prometheus-operator-$PROMETHEUS_OPERATOR_VERSION" prometheus_operator_build || base_fail=1
-build_one "kustomize $KUSTOMIZE_VERSION" "$BIN/kustomize-$KUSTOMIZE_VERSION" kustomize_build || true
-for v in ${RENDER_KUEUE_RELEASES:-v0.17.0 v0.19.2}; do
-  [ -x "$BIN/kueue-$v" ] && [ -x "$BIN/kustomize-$KUSTOMIZE_VERSION" ] && build_one "kueue $v release render" "$CACHE/releases-rendered/kueue-$v/manifests.yaml" render_kueue_release "$v" || true
-done
-mv "$REPORT.tmp" "$REPORT"
+base_fail=0 kueue_ok=0 kuberay_ok=0
+# Two tracks at once: one go build keeps the 2 cores about 87% busy (downloads, the linker, the tail of each
+# package graph), two keep them full. The Kubernetes pieces share one wrapper module, so they stay in one track.
+track_control_plane() {
+  local f=0
+  build_one "etcd $ETCD_VERSION" "$BIN/etcd-$ETCD_VERSION" etcd_build || f=1
+  build_one "kubernetes $K8S_VERSION" "$BIN/kube-controller-manager-$K8S_VERSION" k8s_build || f=1
+  build_one "kubectl $K8S_VERSION" "$BIN/kubectl-$K8S_VERSION" kubectl_build || f=1
+  # The real node (kubelet, scheduler, proxy, CoreDNS, pause, registry): the real-node suite and `npm run cluster`.
+  build_one "node $K8S_VERSION" "$BIN/kubelet-$K8S_VERSION" node_build || f=1
+  build_one "pause" "$BIN/pause-3.10.1" pause_build || f=1
+  build_one "kueue $FIRST_KUEUE" "$BIN/kueue-$FIRST_KUEUE" kueue_build "$FIRST_KUEUE" || f=1
+  return $f
+}
+track_others() {
+  local f=0
+  build_one "coredns $COREDNS_VERSION" "$BIN/coredns-$COREDNS_VERSION" coredns_build || f=1
+  build_one "registry $DISTRIBUTION_VERSION" "$BIN/registry-$DISTRIBUTION_VERSION" registry_build || f=1
+  build_one "kuberay $FIRST_KUBERAY" "$BIN/kuberay-operator-$FIRST_KUBERAY" kuberay_build "$FIRST_KUBERAY" || f=1
+  build_one "promtool $PROMETHEUS_MODULE_VERSION" "$BIN/promtool-$PROMETHEUS_MODULE_VERSION" promtool_build || f=1
+  build_one "prometheus $PROMETHEUS_MODULE_VERSION" "$BIN/prometheus-$PROMETHEUS_MODULE_VERSION" prometheus_build || f=1
+  build_one "prometheus-operator $PROMETHEUS_OPERATOR_VERSION" "$BIN/prometheus-operator-$PROMETHEUS_OPERATOR_VERSION" prometheus_operator_build || f=1
+  return $f
+}
+if [ "$STAGE" != rest ]; then
+  ( track_control_plane ) & a=$!
+  ( track_others ) & b=$!
+  wait $a || base_fail=1
+  wait $b || base_fail=1
+  kueue_ok=1 kuberay_ok=1
+fi
+if [ "$STAGE" != first ]; then
+  # A version the proxy refuses is reported; at least one of each must build. Kueue and KubeRay in two tracks.
+  [ -x "$BIN/kueue-$FIRST_KUEUE" ] && kueue_ok=1
+  [ -x "$BIN/kuberay-operator-$FIRST_KUBERAY" ] && kuberay_ok=1
+  ( ok=1; for v in ${KUEUE_VERSIONS#"$FIRST_KUEUE"}; do build_one "kueue $v" "$BIN/kueue-$v" kueue_build "$v" || ok=0; done
+    build_one "kustomize $KUSTOMIZE_VERSION" "$BIN/kustomize-$KUSTOMIZE_VERSION" kustomize_build || true ) & a=$!
+  ( for v in ${KUBERAY_VERSIONS#"$FIRST_KUBERAY"}; do build_one "kuberay $v" "$BIN/kuberay-operator-$v" kuberay_build "$v" || true; done
+    kv_fail=0; build_kuberay_validate; exit $kv_fail ) & b=$!
+  wait $a || true
+  wait $b || kv_fail=1
+  for v in $KUEUE_VERSIONS; do [ -x "$BIN/kueue-$v" ] && kueue_ok=1; done
+  for v in $KUBERAY_VERSIONS; do [ -x "$BIN/kuberay-operator-$v" ] && kuberay_ok=1; done
+  for v in ${RENDER_KUEUE_RELEASES:-v0.17.0 v0.19.2}; do
+    [ -x "$BIN/kueue-$v" ] && [ -x "$BIN/kustomize-$KUSTOMIZE_VERSION" ] && build_one "kueue $v release render" "$CACHE/releases-rendered/kueue-$v/manifests.yaml" render_kueue_release "$v" || true
+  done
+fi
+# One report per stage; build-report.txt holds the last complete picture (both stages once the rest is built).
+mv "$REPORT.tmp" "$REPORT.$STAGE"
+case "$STAGE" in
+  all) cp "$REPORT.all" "$REPORT" ;;
+  rest) cat "$REPORT.first" "$REPORT.rest" > "$REPORT" 2>/dev/null || cp "$REPORT.rest" "$REPORT" ;;
+  first) cp "$REPORT.first" "$REPORT" ;;
+esac
 echo "report: $REPORT"
 if [ $base_fail = 1 ] || [ $kueue_ok = 0 ] || [ $kuberay_ok = 0 ] || [ $kv_fail = 1 ]; then
   echo "the test control plane is incomplete: see the FAILED lines above" >&2
