@@ -15,6 +15,7 @@ import { withKueueDefaults } from './kueue-defaults';
 import { RayObject, rayKindNamed, SuspendField } from './kinds';
 import { namespaceOf, PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL } from './ray-object';
 import { kueueValidatesUpdate, kueueWebhookOnUpdate, selectsExistingClusterOnly } from './rules/kueue-webhook';
+import { onlyKueueUnsuspends } from './rules/kueue-unsuspend';
 import { MAX_LIST_LENGTH } from './rules/object-shape';
 import { tenantOf } from './tenant';
 import { KubeRayCapabilities, KueueCapabilities } from './versions';
@@ -131,7 +132,8 @@ const allowed = (findings: readonly Finding[] = [], warnings: readonly string[] 
 /**
  * The validator: the shared policy plus tenant rules and the final state (queue label). An UPDATE is
  * judged as a transition (admission.ts): bookkeeping passes, and only an error the update introduced
- * on a field it changed denies it; DELETE and CONNECT always pass.
+ * on a field it changed denies it, except that only Kueue turns a queued tenant object's suspend off
+ * (kueue-unsuspend.ts); DELETE and CONNECT always pass.
  */
 export function admissionVerdict(
   obj: any, oldObj: any, operation: AdmissionOperation | string | undefined, ctx: AdmissionContext, request: AdmissionRequester = {},
@@ -152,6 +154,10 @@ export function admissionVerdict(
   const writers = ctx.writers ?? DEFAULT_TRUSTED_WRITERS;
   const child = childWriteFindings({ operation: update ? 'UPDATE' : 'CREATE', object, oldObject: old, username: request.username }, writers);
   if (child.length) return { outcome: 'forbidden', message: child.map(formatFinding).join('; '), warnings: [], findings: child };
+  // Before the bookkeeping pass: suspend is bookkeeping for Kueue's flips, but turning it off is Kueue's alone.
+  const unsuspend = old ? onlyKueueUnsuspends({ oldObject: old, object, username: request.username },
+    { kueue: ctx.kueue, kubeRay: ctx.kubeRay, inventory: ctx.inventory, writers }) : [];
+  if (unsuspend.length) return { outcome: 'forbidden', message: unsuspend.map(formatFinding).join('; '), warnings: [], findings: unsuspend };
   if (update && bookkeepingOnlyUpdate(oldObj, obj)) return allowed();
   const policy: PolicyContext = { kueue: ctx.kueue, kubeRay: ctx.kubeRay, elasticGate: ctx.elasticGate, inventory: ctx.inventory,
     audience: 'tenant' };

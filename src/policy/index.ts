@@ -22,6 +22,7 @@ export { ALL_RAY_KINDS, MAX_FINDINGS_PER_RULE, Rule, RuleRecord } from './rules/
 export * from './rules/compatibility';
 export * from './rules/cross-object';
 export * from './rules/kuberay-operator';
+export * from './rules/kueue-unsuspend';
 export * from './rules/kueue-webhook';
 export * from './rules/multikueue';
 export * from './rules/object-shape';

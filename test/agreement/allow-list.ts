@@ -18,7 +18,7 @@ export interface AllowedDifference {
 }
 
 /** Rules about pod template content that the API server checks on the Pod, not on the Ray object. */
-const POD_LEVEL_RULES = new Set(['podTemplateContainers', 'containerResources']);
+const POD_LEVEL_RULES = new Set(['podTemplateContainers', 'containerResources', 'nonNegativeResources']);
 
 export const ALLOWED_DIFFERENCES: readonly AllowedDifference[] = [
   {

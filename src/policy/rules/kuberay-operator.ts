@@ -5,7 +5,7 @@
  */
 import { parse as parseYaml } from 'yaml';
 import { clusterSpecOf, RAY_JOB, RAY_SERVICE, rayKindOf } from '../kinds';
-import { parseResourceList } from '../quantity';
+import { parseQuantity, parseResourceList } from '../quantity';
 import { DNS1035_LABEL, DNS1123_SUBDOMAIN, isQueued, isRecord, listOf, podTemplatesOf, shown, workerGroupsOf } from '../ray-object';
 import { DEFAULT_KUBERAY_VERSION, FIRST_KUBERAY_VERSION } from '../versions';
 import { asksAutoscalerV2, envNamed, headEnv, rayServiceExtras } from './kuberay-cluster';
@@ -506,7 +506,55 @@ export const containerResources = defineRule({
   return r.findings;
 });
 
+/**
+ * A negative request or limit: the CRDs accept it, the API server refuses the Pods KubeRay makes, and a
+ * queued object gets no Workload at all, so it sits suspended with no message (issue 40). Every resource
+ * list a pod of the object gets: containers and init containers of each pod template, the pod-level
+ * resources and overhead, and the autoscaler sidecar's resources. Values that do not parse are
+ * containerResources' to report.
+ */
+export const nonNegativeResources = defineRule({
+  name: 'nonNegativeResources', source: 'kubernetes', kinds: ALL_RAY_KINDS,
+  description: 'No request or limit in a Ray object\'s pod templates is negative.',
+}, (r, obj, ctx) => {
+  const check = (list: unknown, field: string) => {
+    if (!isRecord(list)) return;
+    for (const k of Object.keys(list)) {
+      let v: bigint;
+      try {
+        v = parseQuantity(list[k]);
+      } catch {
+        continue;
+      }
+      if (v >= 0n) continue;
+      const queued = isQueued(obj, ctx.kueue);
+      r.error(`${field}.${k}`, `${k} ${shown(list[k])} is negative: the API server refuses the pods KubeRay creates`
+        + (queued ? ', and Kueue makes no Workload for the object, so it stays suspended with no message' : ''),
+      `write a quantity of 0 or more for ${k} (e.g. 500m, 2Gi), or remove it`, queued ? 'kueue-workload' : undefined);
+    }
+  };
+  const lists = (resources: unknown, base: string) => {
+    if (!isRecord(resources)) return;
+    check(resources.requests, `${base}.requests`);
+    check(resources.limits, `${base}.limits`);
+  };
+  for (const t of podTemplatesOf(obj)) {
+    const spec = t.template?.spec;
+    if (!isRecord(spec)) continue;
+    for (const list of ['containers', 'initContainers'] as const) {
+      const entries = listOf(spec[list]);
+      for (let i = 0; i < entries.length; i++) if (isRecord(entries[i])) lists(entries[i].resources, `${t.path}.spec.${list}[${i}].resources`);
+    }
+    lists(spec.resources, `${t.path}.spec.resources`);
+    check(spec.overhead, `${t.path}.spec.overhead`);
+  }
+  const cs = clusterSpecOf(obj);
+  if (cs && isRecord(cs.spec.autoscalerOptions)) lists(cs.spec.autoscalerOptions.resources, `${cs.path}.autoscalerOptions.resources`);
+  return r.findings;
+});
+
 export const KUBERAY_OPERATOR_RULES: readonly RuleRecord[] = [
   rayObjectName, podTemplateContainers, uniqueWorkerGroupNames, workerReplicaBounds, rayJobSubmissionMode,
   rayJobLifecycle, rayServiceSpec, autoscalerConstraints, managedByField, containerResources,
+  nonNegativeResources,
 ];
