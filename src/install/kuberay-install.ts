@@ -8,6 +8,7 @@ import { KubeRayVersion, resolveVersions } from '../platform/versions';
 import { KUBERAY_VERSION_ANNOTATION, kubeRayCapabilities } from '../policy/versions';
 import { ContainerResources, renderResources } from '../ray/pod-template';
 import { readRelease } from './release-source';
+import { synthError } from './synth-error';
 import { KUBERAY_CLUSTER_ROLE_RULES, KUBERAY_CRDS, KUBERAY_LEADER_ELECTION_RULES, KUBERAY_SOURCES_URL, KUBERAY_SOURCES_URL_ENV,
   kubeRayCrdUrl } from './releases';
 import type { FlavorToleration } from '../kueue/resource-flavor';
@@ -22,15 +23,16 @@ export interface KubeRayInstallProps {
    */
   readonly version?: KubeRayVersion;
   /**
-   * A local folder holding the release's `ray.io_*.yaml` CRDs (offline synth, tests).
-   * @default - download each CRD from the tag on raw.githubusercontent.com, verified against the sha256 pinned in the library
+   * A local folder holding the release's `ray.io_*.yaml` CRDs (tests, a patched copy).
+   * @default - the copies the package carries (no network; verified against the sha256 pinned in the library), unless
+   * `sourcesUrl` or $CDK8S_KUEUE_RAY_KUBERAY_SOURCES_URL asks for a download
    */
   readonly crdDir?: string;
   /**
-   * Base URL of KubeRay's tagged sources: each CRD is read from
-   * `<sourcesUrl>/<tag>/ray-operator/config/crd/bases/<file>` (a mirror, or a local server in tests),
-   * and verified against the same pinned sha256.
-   * @default - $CDK8S_KUEUE_RAY_KUBERAY_SOURCES_URL, else "https://raw.githubusercontent.com/ray-project/kuberay"
+   * Base URL of KubeRay's tagged sources: each CRD is downloaded from
+   * `<sourcesUrl>/<tag>/ray-operator/config/crd/bases/<file>` instead of using the package's copy (a
+   * mirror, or a local server in tests), and verified against the same pinned sha256.
+   * @default - $CDK8S_KUEUE_RAY_KUBERAY_SOURCES_URL, else the package's copies, else "https://raw.githubusercontent.com/ray-project/kuberay"
    */
   readonly sourcesUrl?: string;
   /**
@@ -138,10 +140,10 @@ export class KubeRayInstall extends Chart {
     const where = `KubeRayInstall '${this.node.path}'`;
     const ns = (this.operatorNamespace = props.namespace ?? KUBERAY_OPERATOR_SERVICE_ACCOUNT.namespace);
     this.serviceAccount = { namespace: ns, name: NAME };
-    if (props.replicas !== undefined && (!Number.isInteger(props.replicas) || props.replicas < 1)) throw new Error(
+    if (props.replicas !== undefined && (!Number.isInteger(props.replicas) || props.replicas < 1)) throw synthError(
       `${where}: replicas ${props.replicas} must be a whole number >= 1.`);
     if (props.batchScheduler !== undefined && !caps.batchSchedulers.includes(props.batchScheduler)) {
-      throw new Error(`${where}: batchScheduler '${props.batchScheduler}' is not one KubeRay ${this.version} knows; the operator would not `
+      throw synthError(`${where}: batchScheduler '${props.batchScheduler}' is not one KubeRay ${this.version} knows; the operator would not `
         + `start ("scheduler is not supported"). Fix: one of ${caps.batchSchedulers.join(', ')}, or leave it unset.`);
     }
     const placement = placementFields(props.nodeSelector, props.tolerations, where);
@@ -212,12 +214,14 @@ export class KubeRayInstall extends Chart {
     });
   }
 
-  /** The CRDs of the version: the local folder, else verified downloads (cached). */
+  /** The CRDs of the version: the local folder, else the package's copies, else verified downloads (cached). */
   private loadCrds(props: KubeRayInstallProps, where: string): void {
+    const mirror = props.sourcesUrl ?? process.env[KUBERAY_SOURCES_URL_ENV];
     for (const [file, sha] of Object.entries(KUBERAY_CRDS[this.version])) {
       const text = readRelease({
+        bundled: props.crdDir || mirror ? undefined : `kuberay/${this.version}/${file}`,
         localFile: props.crdDir ? path.join(props.crdDir, file) : undefined, url: kubeRayCrdUrl(this.version, file), sha256: sha,
-        downloadUrl: kubeRayCrdUrl(this.version, file, props.sourcesUrl ?? process.env[KUBERAY_SOURCES_URL_ENV] ?? KUBERAY_SOURCES_URL),
+        downloadUrl: kubeRayCrdUrl(this.version, file, mirror ?? KUBERAY_SOURCES_URL),
         cacheDir: props.cacheDir, what: `${where} (KubeRay ${this.version} ${file})`, localProp: 'crdDir',
         shaProp: 'library pin (KubeRay CRD sha256)',
         mirror: { prop: 'sourcesUrl', env: KUBERAY_SOURCES_URL_ENV, layout: `${this.version}/ray-operator/config/crd/bases/${file}` },

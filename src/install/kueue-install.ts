@@ -10,6 +10,7 @@ import { rayKindNamed } from '../policy/kinds';
 import { KUEUE_VERSION_ANNOTATION, kueueCapabilities } from '../policy/versions';
 import { ContainerResources, renderResources } from '../ray/pod-template';
 import { defaultLockFile, lockedByEnv, readRelease } from './release-source';
+import { synthError } from './synth-error';
 import { KUEUE_RELEASE_SHA256, KUEUE_RELEASES_URL, KUEUE_RELEASES_URL_ENV, kueueReleaseUrl } from './releases';
 import type { FlavorToleration } from '../kueue/resource-flavor';
 import { editConfiguration, FairSharingOptions, settingsGates, WaitForPodsReadyOptions } from './kueue-configuration';
@@ -29,13 +30,16 @@ export interface KueueInstallProps {
    */
   readonly version?: KueueVersion;
   /**
-   * A local copy of the release's manifests.yaml (offline synth, tests). Used as is, or verified
-   * against `manifestSha256` when that is given too.
-   * @default - download the official release asset, verified against `manifestSha256` or the lock file
+   * A local copy of the release's manifests.yaml (a version the package does not carry, tests). Used as
+   * is, or verified against `manifestSha256` when that is given too.
+   * @default - the copy the package carries for the version (no network), unless `manifestSha256`, `releasesUrl` or
+   * $CDK8S_KUEUE_RAY_KUEUE_RELEASES_URL asks for a download or the lock file records one; else the official release asset,
+   * downloaded and verified against `manifestSha256` or the lock file
    */
   readonly manifestFile?: string;
   /**
-   * sha256 of the release asset. When given, the lock file is neither read nor written.
+   * sha256 of the release asset. When given, the asset is downloaded (not the copy the package carries)
+   * and the lock file is neither read nor written.
    * @default - the sha256 in the lock file, which the first download records
    */
   readonly manifestSha256?: string;
@@ -51,9 +55,10 @@ export interface KueueInstallProps {
    */
   readonly locked?: boolean;
   /**
-   * Base URL of the release assets: the file is read from `<releasesUrl>/<tag>/manifests.yaml`
-   * (a mirror, or a local server in tests). The lock file still names the official URL.
-   * @default - $CDK8S_KUEUE_RAY_KUEUE_RELEASES_URL, else "https://github.com/kubernetes-sigs/kueue/releases/download"
+   * Base URL of the release assets: the file is downloaded from `<releasesUrl>/<tag>/manifests.yaml`
+   * instead of using the copy the package carries (a mirror, a version the package does not carry, a
+   * local server in tests). The lock file still names the official URL.
+   * @default - $CDK8S_KUEUE_RAY_KUEUE_RELEASES_URL, else the package's copy, else "https://github.com/kubernetes-sigs/kueue/releases/download"
    */
   readonly releasesUrl?: string;
   /**
@@ -155,9 +160,11 @@ export interface KueueInstallProps {
  * Kueue's certificate management depends on). Documented patches, and nothing else: the feature-gate
  * arg on the `manager` container, missing Ray frameworks in the Configuration, replicas, resources,
  * the PriorityClass, a preStop drain, the image and pull secrets, and an annotation recording the version.
- * Make the charts holding queues and workloads depend on it. The release is downloaded, and
- * never applied unverified: against `manifestSha256`, else against the app's lock file, which the
- * first download records (commit it; set CDK8S_KUEUE_RAY_LOCKED=1 in CI to refuse anything not in it).
+ * Make the charts holding queues and workloads depend on it. The release comes from the package, which
+ * carries the pinned release of each version it models, so synth needs no network. Other versions,
+ * mirrors and pins are downloaded, and never applied unverified: against `manifestSha256`, else against
+ * the app's lock file, which the first download records (commit it; set CDK8S_KUEUE_RAY_LOCKED=1 in CI
+ * to refuse anything not in it).
  */
 export class KueueInstall extends Chart {
   public readonly version: string;
@@ -176,9 +183,12 @@ export class KueueInstall extends Chart {
     this.version = props.version?.version ?? resolveVersions(this).kueue.version;
     kueueCapabilities(this.version);
     const url = kueueReleaseUrl(this.version);
+    const mirror = props.releasesUrl ?? process.env[KUEUE_RELEASES_URL_ENV];
     const text = readRelease({
+      // The package's copy unless the props ask for another file, a pin or a download.
+      bundled: props.manifestFile || props.manifestSha256 || mirror ? undefined : `kueue/${this.version}/manifests.yaml`,
       localFile: props.manifestFile, localSha256: props.manifestSha256, url,
-      downloadUrl: kueueReleaseUrl(this.version, props.releasesUrl ?? process.env[KUEUE_RELEASES_URL_ENV] ?? KUEUE_RELEASES_URL),
+      downloadUrl: kueueReleaseUrl(this.version, mirror ?? KUEUE_RELEASES_URL),
       sha256: props.manifestSha256 ?? KUEUE_RELEASE_SHA256[this.version],
       lock: { file: props.lockFile ? path.resolve(props.lockFile) : defaultLockFile(), locked: props.locked ?? lockedByEnv() },
       cacheDir: props.cacheDir, what: `${this.where} (Kueue ${this.version} manifests.yaml)`, localProp: 'manifestFile',
@@ -193,11 +203,11 @@ export class KueueInstall extends Chart {
     const dep = this.deployment();
     const container = dep.toJson().spec?.template?.spec?.containers?.[0];
     if (container?.name !== 'manager') {
-      throw new Error(`${this.where}: the release's Deployment ${DEPLOYMENT} has no 'manager' container first; this file is not a `
+      throw synthError(`${this.where}: the release's Deployment ${DEPLOYMENT} has no 'manager' container first; this file is not a `
         + `Kueue ${this.version} release. Fix: check manifestFile.`);
     }
     if (props.replicas !== undefined) {
-      if (!Number.isInteger(props.replicas) || props.replicas < 1) throw new Error(`${this.where}: replicas ${props.replicas} `
+      if (!Number.isInteger(props.replicas) || props.replicas < 1) throw synthError(`${this.where}: replicas ${props.replicas} `
         + 'must be a whole number >= 1.');
       dep.addJsonPatch(JsonPatch.replace('/spec/replicas', props.replicas));
     }
@@ -209,7 +219,7 @@ export class KueueInstall extends Chart {
     }
     const drain = props.drainSeconds ?? 5;
     if (!Number.isInteger(drain) || drain < 0 || drain > 300) {
-      throw new Error(`${this.where}: drainSeconds ${drain} must be a whole number of seconds from 0 to 300.`);
+      throw synthError(`${this.where}: drainSeconds ${drain} must be a whole number of seconds from 0 to 300.`);
     }
     if (drain > 0) {
       const grace = (dep.toJson().spec?.template?.spec?.terminationGracePeriodSeconds ?? 30) + drain;
@@ -256,7 +266,7 @@ export class KueueInstall extends Chart {
   /** The kueue-controller-manager Deployment. */
   public deployment(): ApiObject {
     const d = this.objects.get(`Deployment/kueue-system/${DEPLOYMENT}`);
-    if (!d) throw new Error(`${this.where}: the release has no Deployment kueue-system/${DEPLOYMENT}. Fix: check manifestFile.`);
+    if (!d) throw synthError(`${this.where}: the release has no Deployment kueue-system/${DEPLOYMENT}. Fix: check manifestFile.`);
     return d;
   }
 
@@ -283,7 +293,7 @@ export class KueueInstall extends Chart {
     const elastic = this.props.elasticJobs ?? AppInventory.of(this).workloads.some((w) => w.elastic);
     if (elastic) {
       if (gates[ELASTIC_GATE] === false) {
-        throw new Error(`${this.where}: featureGates.${ELASTIC_GATE} is false but the app holds elastic Ray workloads, which `
+        throw synthError(`${this.where}: featureGates.${ELASTIC_GATE} is false but the app holds elastic Ray workloads, which `
           + 'Kueue would then refuse. Fix: remove the override or the elastic workloads.');
       }
       gates[ELASTIC_GATE] = true;

@@ -10,6 +10,8 @@ import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { readBundledRelease } from './bundled-releases';
+import { synthError } from './synth-error';
 
 /** The lock file's name; it sits beside cdk8s.yaml and is committed with the app. */
 export const LOCK_FILE_NAME = 'cdk8s-kueue-ray.lock.json';
@@ -46,6 +48,11 @@ export interface ReleaseSource {
   readonly shaProp: string;
   /** How to point the download at a mirror, for messages. */
   readonly mirror?: MirrorHint;
+  /**
+   * The key of the copy the package carries (bundled-releases.ts), when the caller was given no local
+   * file, pin or mirror. It is used unless the app's lock file records the file (then the recorded bytes win).
+   */
+  readonly bundled?: string;
 }
 
 /** The options that point an install's downloads at a mirror (no code change needed). */
@@ -94,17 +101,18 @@ function readLock(file: string): LockData {
   try {
     data = JSON.parse(fs.readFileSync(file, 'utf8'));
   } catch (e: any) {
-    throw new Error(`lock file ${file} is not valid JSON (${e.message}). Fix: restore it from version control, or delete it to record `
+    throw synthError(`lock file ${file} is not valid JSON (${e.message}). Fix: restore it from version control, or delete it to record `
       + 'every download again.');
   }
   const releases = data?.releases;
   if (typeof releases !== 'object' || releases === null || Array.isArray(releases)) {
-    throw new Error(`lock file ${file} has no "releases" object. Fix: restore it from version control, or delete it to record every download again.`);
+    throw synthError(`lock file ${file} has no "releases" object. Fix: restore it from version control, or delete it to record every `
+      + 'download again.');
   }
   for (const [url, entry] of Object.entries<any>(releases)) {
     if (!SHA256.test(entry?.sha256 ?? '')) {
-      throw new Error(`lock file ${file}: releases["${url}"].sha256 is not a sha256 (64 lowercase hex digits). Fix: restore it from version control, `
-        + 'or delete the entry to record it again.');
+      throw synthError(`lock file ${file}: releases["${url}"].sha256 is not a sha256 (64 lowercase hex digits). Fix: restore it from `
+        + 'version control, or delete the entry to record it again.');
     }
   }
   return { releases };
@@ -172,11 +180,11 @@ fetch(url, { redirect: 'follow', signal: AbortSignal.timeout(60000) })
 
 /** The local copy, verified when a sha256 is given for it. */
 function readLocal(src: ReleaseSource, localFile: string): string {
-  if (!fs.existsSync(localFile)) throw new Error(`${src.what}: ${src.localProp} '${localFile}' does not exist. Fix: point it at a local `
+  if (!fs.existsSync(localFile)) throw synthError(`${src.what}: ${src.localProp} '${localFile}' does not exist. Fix: point it at a local `
     + `copy of ${src.url}.`);
   const buf = fs.readFileSync(localFile);
   if (src.localSha256 !== undefined && sha256(buf) !== src.localSha256) {
-    throw new Error(`${src.what}: ${src.localProp} '${localFile}' has sha256 ${sha256(buf)}, not the ${src.shaProp} ${src.localSha256}; `
+    throw synthError(`${src.what}: ${src.localProp} '${localFile}' has sha256 ${sha256(buf)}, not the ${src.shaProp} ${src.localSha256}; `
       + `refusing it. Fix: check the file, or ${src.shaProp}.`);
   }
   return buf.toString('utf8');
@@ -192,17 +200,17 @@ interface Expected {
 
 function expectedSha(src: ReleaseSource, cacheRoot: string, name: string): Expected {
   if (src.sha256 !== undefined) {
-    if (!SHA256.test(src.sha256)) throw new Error(`${src.what}: ${src.shaProp} '${src.sha256}' is not a sha256 (64 lowercase hex digits). `
+    if (!SHA256.test(src.sha256)) throw synthError(`${src.what}: ${src.shaProp} '${src.sha256}' is not a sha256 (64 lowercase hex digits). `
       + 'Fix: copy it from the release\'s checksums.');
     return { sha256: src.sha256, by: src.shaProp };
   }
-  if (!src.lock) throw new Error(`${src.what}: no sha256 is pinned for ${src.url}, so it will not be downloaded unverified. Fix: pass `
+  if (!src.lock) throw synthError(`${src.what}: no sha256 is pinned for ${src.url}, so it will not be downloaded unverified. Fix: pass `
     + `${src.shaProp}, or a local copy with ${src.localProp}.`);
   const locked = readLock(src.lock.file).releases[src.url]?.sha256;
   if (locked !== undefined) return { sha256: locked, by: `lock file ${src.lock.file}` };
   const cached = cachedSha(cacheRoot, src.url, name);
   if (src.lock.locked) {
-    throw new Error(`${src.what}: ${src.url} is not in the lock file ${src.lock.file}, and locked mode (${LOCKED_ENV}=1 or the \`locked\` option) `
+    throw synthError(`${src.what}: ${src.url} is not in the lock file ${src.lock.file}, and locked mode (${LOCKED_ENV}=1 or the \`locked\` option) `
       + 'refuses to download and record it. '
       + `Fix: synthesize once without locked mode and commit ${path.basename(src.lock.file)}`
       + `${cached ? ` (the cache holds a copy with sha256 ${cached}, recorded by another app: that synth needs no network)` : ''}, `
@@ -218,7 +226,7 @@ function readCached(src: ReleaseSource, cacheFile: string, expected: Expected): 
   const buf = fs.readFileSync(cacheFile);
   const got = sha256(buf);
   if (got !== expected.sha256) {
-    throw new Error(`${src.what}: the cached ${cacheFile} has sha256 ${got}, but the ${expected.by} records ${expected.sha256}; refusing it. Fix: `
+    throw synthError(`${src.what}: the cached ${cacheFile} has sha256 ${got}, but the ${expected.by} records ${expected.sha256}; refusing it. Fix: `
       + 'delete the cached file to download it again.');
   }
   return buf;
@@ -232,9 +240,9 @@ function download(src: ReleaseSource, from: string, cacheFile: string | undefine
     const why = e?.stderr?.toString().trim() || e?.message;
     const cached = cacheFile ? `there is no cached copy at ${cacheFile}`
       : 'neither the lock file nor the cache holds it, so no cached copy can be used';
-    const mirror = src.mirror ? `point ${src.mirror.prop} (or $${src.mirror.env}) at a mirror serving ${src.mirror.layout} (README, `
-      + '"Installs": "Air-gapped clusters"), or ' : '';
-    throw new Error(`${src.what}: cannot download ${from} (${why}) and ${cached}. Fix: ${mirror}download it where the network allows and pass it `
+    const mirror = src.mirror ? `point ${src.mirror.prop} (or $${src.mirror.env}) at a mirror serving ${src.mirror.layout} (docs/operations.md, `
+      + '"Air-gapped clusters"), or ' : '';
+    throw synthError(`${src.what}: cannot download ${from} (${why}) and ${cached}. Fix: ${mirror}download it where the network allows and pass it `
       + `with ${src.localProp}, or synthesize once with network access.`);
   }
 }
@@ -251,6 +259,12 @@ function record(src: ReleaseSource, lock: ReleaseLock, sha: string, how: string)
 /** Returns the file's text: local file, else verified cache, else verified (or recorded) download, then cached. */
 export function readRelease(src: ReleaseSource): string {
   if (src.localFile) return readLocal(src, src.localFile);
+  if (src.bundled) {
+    // A file the app's lock file records keeps its recorded bytes (from the cache, or downloaded again).
+    const recorded = src.sha256 === undefined && src.lock ? readLock(src.lock.file).releases[src.url] : undefined;
+    const text = recorded ? undefined : readBundledRelease(src.bundled, src.what, src.sha256);
+    if (text !== undefined) return text;
+  }
   const from = src.downloadUrl ?? src.url;
   const cacheRoot = path.join(src.cacheDir ?? defaultCacheDir(), 'releases');
   const name = path.basename(new URL(src.url).pathname);
@@ -264,13 +278,13 @@ export function readRelease(src: ReleaseSource): string {
       return cached.toString('utf8');
     }
   } else if (!isTrustedTransport(from)) {
-    throw new Error(`${src.what}: ${from} is neither https nor on this machine, and a first download is recorded as trusted. Fix: use an https URL, `
+    throw synthError(`${src.what}: ${from} is neither https nor on this machine, and a first download is recorded as trusted. Fix: use an https URL, `
       + `or pass ${src.shaProp}.`);
   }
   const buf = download(src, from, cacheFile);
   const got = sha256(buf);
   if (expected.sha256 !== undefined && got !== expected.sha256) {
-    throw new Error(`${src.what}: ${from} has sha256 ${got}, but the ${expected.by} records ${expected.sha256}; refusing it. `
+    throw synthError(`${src.what}: ${from} has sha256 ${got}, but the ${expected.by} records ${expected.sha256}; refusing it. `
       + 'Fix: find out why the file changed; if the new file is the right one, '
       + `${src.sha256 === undefined ? `delete its entry from ${path.basename(src.lock!.file)} and synthesize again`
         : `pass a local copy with ${src.localProp}`}.`);

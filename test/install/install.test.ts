@@ -214,10 +214,11 @@ test('bad input: unknown version, a tampered cache, an unreachable URL, a missin
   fs.mkdirSync(path.join(cache, 'releases', sha), { recursive: true });
   fs.writeFileSync(path.join(cache, 'releases', sha, 'ray.io_rayclusters.yaml'), 'tampered');
   const tamperedSha = createHash('sha256').update('tampered').digest('hex');
-  expect(() => new KubeRayInstall(Testing.app(), 'r', { cacheDir: cache }))
+  const unreachable = `http://127.0.0.1:${await closedPort()}`;
+  // A mirror, so the cache is read (without one, the package's own copy is used and no cache is read).
+  expect(() => new KubeRayInstall(Testing.app(), 'r', { cacheDir: cache, sourcesUrl: unreachable }))
     .toThrow(new RegExp(`cached .*ray.io_rayclusters.yaml has sha256 ${tamperedSha}, but the library pin \\(KubeRay CRD sha256\\) `
       + `records ${sha}; refusing it`));
-  const unreachable = `http://127.0.0.1:${await closedPort()}`;
   expect(() => new KubeRayInstall(Testing.app(), 'r', { cacheDir: tmpdir(), sourcesUrl: unreachable }))
     .toThrow(new RegExp(`cannot download ${unreachable}/v1.6.2/ray-operator/config/crd/bases/ray.io_rayclusters.yaml .*ECONNREFUSED.* `
       + 'pass it with crdDir'));

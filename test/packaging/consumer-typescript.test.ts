@@ -136,6 +136,26 @@ describe('the npm package in a fresh cdk8s TypeScript app', () => {
     }
   }, 300_000);
 
+  test('offline: the getting-started app synthesizes with no network, no mirror and no vendor folder, from the package\'s releases', () => {
+    const [example] = readmeBlocks('## Getting started', 'ts');
+    fs.writeFileSync(path.join(app, 'main.ts'), example);
+    fs.rmSync(path.join(app, 'dist'), { recursive: true, force: true });
+    fs.rmSync(path.join(app, 'cdk8s-kueue-ray.lock.json'), { force: true });
+    const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'kueue-ray-offline-cache-'));
+    fs.rmdirSync(cache);
+    expect(fs.existsSync(path.join(app, 'node_modules', 'cdk8s-kueue-ray', 'lib', 'releases', 'index.json'))).toBe(true);
+    run(app, 'npx', ['ts-node', 'main.ts'], { CDK8S_KUEUE_RAY_CACHE: cache, CDK8S_KUEUE_RAY_KUEUE_RELEASES_URL: undefined,
+      CDK8S_KUEUE_RAY_KUBERAY_SOURCES_URL: undefined, KUEUE_RAY_VENDOR_DIR: undefined, CDK8S_KUEUE_RAY_LOCKED: '1',
+      CDK8S_KUEUE_RAY_LOCK_FILE: undefined, CDK8S_KUEUE_RAY_RELEASES_DIR: undefined });
+    // Any download writes the cache, and a first one the lock file: neither happened.
+    expect(fs.existsSync(cache)).toBe(false);
+    expect(fs.existsSync(path.join(app, 'cdk8s-kueue-ray.lock.json'))).toBe(false);
+    const objects = fs.readdirSync(path.join(app, 'dist')).filter((f) => f.endsWith('.k8s.yaml'))
+      .flatMap((f) => parseAllDocuments(fs.readFileSync(path.join(app, 'dist', f), 'utf8')).map((d) => d.toJS()));
+    expect(objects.filter((o) => o.kind === 'CustomResourceDefinition').map((o) => o.metadata.name)).toEqual(
+      expect.arrayContaining(['rayjobs.ray.io', 'rayclusters.ray.io', 'clusterqueues.kueue.x-k8s.io']));
+  }, 300_000);
+
   test('day one: mirrors, pull secrets, Helm settings, a generateName run in dist/create/, then check and plan for the recorded versions',
     async () => {
       fs.writeFileSync(path.join(app, 'main.ts'), DAY_ONE_APP);
