@@ -112,6 +112,13 @@ export interface KueueCapabilities {
    */
   readonly schedulingEquivalenceHashing: boolean;
   /**
+   * Workloads parked as inadmissible go back to the queue about 1 s after quota is released in their
+   * cohort tree (a batched requeuer, kueue#9232, backported to 0.15.5 and 0.16.2), not at once with the
+   * release: the workloads still in the queues (a preemptor at the head, the requeued victim) are
+   * scheduled first. Kueue pkg/cache/queue/inadmissible_workloads.go (`AddAfter(..., r.batchPeriod)`).
+   */
+  readonly batchedInadmissibleRequeue: boolean;
+  /**
    * Kueue's webhook refuses any autoscaling Ray object of a kind it integrates ("a kueue managed job
    * should not use autoscaling"): no elastic path at all (0.13).
    */
@@ -279,6 +286,7 @@ const KUEUE: Record<string, KueueCapabilities> = {
     queueNameAnnotation: true, prebuiltWorkloadAnnotation: false,
     admissionChecksField: 'admissionChecks', ...NO_MULTIKUEUE,
     schedulingEquivalenceHashing: false,
+    batchedInadmissibleRequeue: false,
     refusesAutoscaling: true, rayClusterAutoscalingNamesAnnotation: false, validatesUpdateOfFormerlyQueued: false,
     priorityClassUpdate: 'immutable-while-running', refusesMultiKueueElasticAutoscaling: false,
     admissionGatedBy: false,
@@ -298,6 +306,7 @@ const KUEUE: Record<string, KueueCapabilities> = {
     admissionChecksField: 'admissionChecks', multiKueueRayKinds: ['RayJob', 'RayCluster'],
     multiKueueElasticRayCluster: false, multiKueueMaxClusters: 10, multiKueueWorkerRbac: RBAC_014,
     schedulingEquivalenceHashing: false,
+    batchedInadmissibleRequeue: false,
     refusesAutoscaling: false, rayClusterAutoscalingNamesAnnotation: false, validatesUpdateOfFormerlyQueued: false,
     priorityClassUpdate: 'immutable-while-running', refusesMultiKueueElasticAutoscaling: false,
     admissionGatedBy: false,
@@ -317,6 +326,7 @@ const KUEUE: Record<string, KueueCapabilities> = {
     admissionChecksField: 'admissionChecksStrategy', multiKueueRayKinds: MULTIKUEUE_RAY_KINDS_017,
     multiKueueElasticRayCluster: false, multiKueueMaxClusters: 20, multiKueueWorkerRbac: RBAC_017,
     schedulingEquivalenceHashing: false,
+    batchedInadmissibleRequeue: true,
     refusesAutoscaling: false, rayClusterAutoscalingNamesAnnotation: false, validatesUpdateOfFormerlyQueued: false,
     priorityClassUpdate: 'no-add-while-running', refusesMultiKueueElasticAutoscaling: false,
     admissionGatedBy: false,
@@ -335,6 +345,7 @@ const KUEUE: Record<string, KueueCapabilities> = {
     admissionChecksField: 'admissionChecksStrategy', multiKueueRayKinds: MULTIKUEUE_RAY_KINDS_017,
     multiKueueElasticRayCluster: false, multiKueueMaxClusters: 20, multiKueueWorkerRbac: RBAC_017,
     schedulingEquivalenceHashing: false,
+    batchedInadmissibleRequeue: true,
     refusesAutoscaling: false, rayClusterAutoscalingNamesAnnotation: false, validatesUpdateOfFormerlyQueued: false,
     priorityClassUpdate: 'no-add-while-running', refusesMultiKueueElasticAutoscaling: false,
     admissionGatedBy: false,
@@ -353,6 +364,7 @@ const KUEUE: Record<string, KueueCapabilities> = {
     admissionChecksField: 'admissionChecksStrategy', multiKueueRayKinds: MULTIKUEUE_RAY_KINDS_017,
     multiKueueElasticRayCluster: true, multiKueueMaxClusters: 20, multiKueueWorkerRbac: RBAC_019,
     schedulingEquivalenceHashing: true,
+    batchedInadmissibleRequeue: true,
     refusesAutoscaling: false, rayClusterAutoscalingNamesAnnotation: true, validatesUpdateOfFormerlyQueued: true,
     priorityClassUpdate: 'no-add-while-running', refusesMultiKueueElasticAutoscaling: true,
     admissionGatedBy: true,
@@ -450,6 +462,8 @@ export const FIRST_KUEUE_VERSION = {
   tasMultiLayerTopologyOn: 'v0.19.0',
   /** admissionGatedBy: the AdmissionGatedBy gate Beta and on by default (Alpha and off from 0.17.0). */
   admissionGatedByOn: 'v0.19.0',
+  /** batchedInadmissibleRequeue (also in 0.15.5+ and 0.16.2+, backports; not in 0.16.0-0.16.1). */
+  batchedInadmissibleRequeue: 'v0.15.5',
 } as const;
 
 export const FIRST_KUBERAY_VERSION = {

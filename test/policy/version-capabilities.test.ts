@@ -20,6 +20,7 @@ const KUEUE_FROM: Array<[string, (v: string) => unknown, unknown, string]> = [
   ['rayServiceQueueing native', (v) => kueueCapabilities(v).rayServiceQueueing, 'native', FIRST_KUEUE_VERSION.nativeRayService],
   ['tasAnnotations multi-layer', (v) => kueueCapabilities(v).tasAnnotations, 'multi-layer', FIRST_KUEUE_VERSION.tasMultiLayerTopologyOn],
   ['admissionGatedBy', (v) => kueueCapabilities(v).admissionGatedBy, true, FIRST_KUEUE_VERSION.admissionGatedByOn],
+  ['batchedInadmissibleRequeue', (v) => kueueCapabilities(v).batchedInadmissibleRequeue, true, FIRST_KUEUE_VERSION.batchedInadmissibleRequeue],
 ];
 
 const KUBERAY_FROM: Array<[string, (v: string) => unknown, unknown, string]> = [

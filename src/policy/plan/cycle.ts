@@ -4,7 +4,9 @@
  * assigns flavors on one snapshot, looks for preemption targets, orders the entries (no borrowing
  * first, then priority, then FIFO) and processes them: admit, issue preemptions, or requeue. Evicted
  * victims release their quota at the end of the cycle (without the KubeRay operator a suspended Ray
- * object is inactive at once) and are requeued. Pure.
+ * object is inactive at once) and are requeued. Parked workloads of the cohort tree come back with the
+ * release up to Kueue 0.15.4; from 0.15.5 Kueue's requeuer batches that by a second
+ * (pkg/cache/queue/inadmissible_workloads.go), so the queued workloads settle first. Pure.
  */
 import { computeGang, Gang } from '../gang';
 import { asCreated } from '../decide';
@@ -60,6 +62,11 @@ export class PlanSimulator {
   private readonly hashIds = new Map<string, number>();
   /** The gang of each Ray arrival, by arrival index. */
   private readonly gangs: Array<Gang | undefined> = [];
+  /**
+   * Cohort trees whose parked workloads wait for the batched requeue (batchedInadmissibleRequeue): Kueue moves
+   * them back about a second after the release, so the queues settle without them first.
+   */
+  private readonly requeueLater = new Set<QuotaNode>();
   /** Labels the webhooks add at creation (ours in tenant namespaces, Kueue's default LocalQueue): namespace -> label line -> arrivals. */
   private readonly tenantDefaults = new Map<string, Map<string, number>>();
 
@@ -232,7 +239,7 @@ export class PlanSimulator {
         // Still admitted, with its new usage: a preemption candidate like any other.
         this.markAdmitted(cq, prev);
         cq.memo.version++;
-        this.requeueInadmissibleUnder(rootOf(cq));
+        this.requeueInadmissible(rootOf(cq));
       }
       (prev as { obj: RayObject }).obj = obj;
       return;
@@ -255,7 +262,11 @@ export class PlanSimulator {
     const seen = new Map<number, number>();
     for (let guard = 0; guard < 10000; guard++) {
       const progressed = this.runCycle(arrival);
-      if (progressed === undefined) return;
+      if (progressed === undefined) {
+        if (!this.requeueLater.size) return;
+        this.flushRequeues();
+        continue;
+      }
       if (progressed) {
         // The same admitted set a third time while preempting: workloads reclaim each other in a loop.
         const n = (seen.get(this.admittedKey) ?? 0) + 1;
@@ -267,7 +278,10 @@ export class PlanSimulator {
           return;
         }
       }
-      if (!progressed && !this.bestEffortWaiting()) return;
+      if (!progressed && !this.bestEffortWaiting()) {
+        if (!this.requeueLater.size) return;
+        this.flushRequeues();
+      }
     }
     this.notes.push(`arrival ${arrival}: Kueue would not settle (10,000 cycles without a stable state); the plan stops there`);
   }
@@ -279,6 +293,7 @@ export class PlanSimulator {
 
   /** After a loop: everything still queued waits for the next release (as BestEffortFIFO would park it). */
   private parkAll(): void {
+    this.requeueLater.clear();
     for (const cq of this.snapshot.clusterQueueList) {
       if (cq.strict) continue;
       cq.queue.parkAll();
@@ -331,8 +346,19 @@ export class PlanSimulator {
       released.push(victim.ref);
       touched.add(rootOf(victim.clusterQueue!));
     }
-    for (const root of touched) this.requeueInadmissibleUnder(root);
+    for (const root of touched) this.requeueInadmissible(root);
     return released;
+  }
+
+  /** Quota released under `root`: its parked workloads are retried now, or (batched requeue) once the queues are quiet. */
+  private requeueInadmissible(root: QuotaNode): void {
+    if (this.kueue.batchedInadmissibleRequeue) this.requeueLater.add(root);
+    else this.requeueInadmissibleUnder(root);
+  }
+
+  private flushRequeues(): void {
+    for (const root of this.requeueLater) this.requeueInadmissibleUnder(root);
+    this.requeueLater.clear();
   }
 
   private unadmitUsage(w: Workload): void {

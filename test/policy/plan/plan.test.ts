@@ -39,10 +39,11 @@ describe('plan simulator', () => {
     expect(outcomes(r)).toEqual({ 'dev-1': 'pending', 'prod-1': 'admitted-by-preempting' });
     expect(r.workloads[1].preempted).toEqual([expect.objectContaining({ workload: 'RayJob plan/dev-1', reason: 'InClusterQueue', priority: 100 })]);
     expect(r.workloads[0].preemptedBy).toEqual(['RayJob plan/prod-1']);
-    // The trace shows the cycle that preempted, the release, and the admission after it.
+    // The trace shows the cycle that preempted, the release, and the admission after it; the requeued victim
+    // is looked at again when the batched requeue (0.15.5+) brings the parked workloads back.
     const results = r.trace.flatMap((c) => c.candidates.map((e) => `${e.workload}:${e.result}`));
-    expect(results)
-      .toEqual(['RayJob plan/dev-1:admitted', 'RayJob plan/prod-1:preempting', 'RayJob plan/prod-1:admitted', 'RayJob plan/dev-1:pending']);
+    expect(results).toEqual(['RayJob plan/dev-1:admitted', 'RayJob plan/prod-1:preempting', 'RayJob plan/prod-1:admitted',
+      'RayJob plan/dev-1:pending', 'RayJob plan/dev-1:pending']);
   });
 
   test('BestEffortFIFO admits a smaller job behind a blocked head; StrictFIFO keeps it waiting', () => {
@@ -76,6 +77,19 @@ describe('plan simulator', () => {
     expect(reclaim.workloads[1].preempted![0].reason).toBe('InCohortReclamation');
     expect(outcomes(run(scenario('reclaim-any')))).toEqual({ a: 'pending', b: 'admitted-by-preempting' });
     expect(outcomes(run(scenario('reclaim-never')))).toEqual({ a: 'admitted', b: 'pending' });
+  });
+
+  test.each([
+    // Parked workloads come back with the release (0.14.8): the older a1 goes first.
+    ['v0.14.8', { b1: 'pending', a1: 'admitted', b2: 'pending' }],
+    // Batched requeue (0.15.5+): the preemptor b2, still in its queue, is admitted before the parked a1 returns.
+    ['v0.17.0', { b1: 'pending', a1: 'pending', b2: 'admitted-by-preempting' }],
+    ['v0.19.2', { b1: 'pending', a1: 'pending', b2: 'admitted-by-preempting' }],
+  ])('after a preemption on %s, which of two waiting workloads is admitted (seed 926106, random-926124)', (version, want) => {
+    const r = run(scenario('requeue-after-preemption', version), version);
+    expect(outcomes(r)).toEqual(want);
+    expect(r.workloads[0].preemptedBy).toEqual(['RayCluster plan/b2']);
+    expect(r.ambiguities).toEqual([]);
   });
 
   test('flavor fungibility: try the next flavor before preempting (default), or preempt in the first', () => {

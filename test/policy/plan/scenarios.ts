@@ -219,6 +219,16 @@ export function fixedScenarios(kueueVersion: string): PlanScenario[] {
         localQueue(b, 'lq-a', 'cq-a'), localQueue(b, 'lq-b', 'cq-b')],
       arrivals: [rc('a', 'lq-a', 3), rc('b', 'lq-b', 1), rc('c', 'lq-b', 1)],
     },
+    // Seed 926106's random-926124: after the preemption the StrictFIFO preemptor (b2) and the parked a1 both fit
+    // alone. Kueue up to 0.15.4 requeues a1 with the release and admits the older a1; from 0.15.5 the parked a1
+    // comes back a second later and b2 is admitted first.
+    pair('requeue-after-preemption',
+      { cohort: 'co', quotas: [{ flavor: 'f1', cpu: '1', lendingLimit: '1' }], within: 'LowerOrNewerEqualPriority' },
+      { cohort: 'co', quotas: [{ flavor: 'f1', cpu: '1', lendingLimit: '1' }], within: 'LowerPriority', reclaim: 'LowerPriority',
+        borrowWithinCohort: 'LowerPriority', strict: true },
+      [rayCluster('b1', { lq: 'lq-b', priority: 'low', headCpu: '1', workers: [{ name: 'w', replicas: 1, cpu: '1' }] }),
+        rayCluster('a1', { lq: 'lq-a', priority: 'mid', headCpu: '1', workers: [{ name: 'w', replicas: 1, cpu: '500m' }] }),
+        rc('b2', 'lq-b', 2, 'mid')]),
     one('missing-local-queue', { quotas: [{ flavor: 'f1', cpu: '4' }] }, [rc('a', 'nope', 1), rc('b', 'lq', 1)]),
     one('elastic-scale-up-does-not-fit', { quotas: [{ flavor: 'f1', cpu: '4' }] }, [
       rayCluster('el', { lq: 'lq', headCpu: '1', workers: [{ name: 'workers', replicas: 1, cpu: '1' }], elastic: true }),
