@@ -10,10 +10,11 @@
 //      cert-manager injects it; until then the API server cannot call the webhook);
 //   6. everything else (queues, tenants, workloads).
 // Jobs with generateName (dist/create/) are not applied: create them with `kubectl create -f`.
-// A re-apply never restarts or reshapes a running workload: a Ray object that exists already is applied
-// without its suspend field (Kueue owns it once it admits the object) and without --force-conflicts; if
-// a field of it is owned by Kueue, KubeRay or the Ray autoscaler (an elastic cluster's worker groups),
-// the object is left as it is and listed with those fields.
+// A re-apply never restarts, unsuspends or reshapes a workload: a Ray object that exists already is applied
+// with its live suspend value (Kueue's to change: it unsuspends on admission and suspends on preemption),
+// guarded by its resourceVersion, and without --force-conflicts; if a field of it is owned by Kueue,
+// KubeRay or the Ray autoscaler (an elastic cluster's worker groups), the object is left as it is and
+// listed with those fields.
 //
 //   node scripts/apply.js [dist] [--dry-run] [--no-wait] [--kubeconfig FILE]
 // --dry-run: server-side dry-run of every object (the CRDs and namespaces must exist already). --no-wait: for a cluster that
@@ -68,7 +69,8 @@ const USAGE = `usage: cdk8s-kueue-ray-apply [DIR] [--dry-run] [--no-wait] [--kub
 The ordered, server-side apply of a synthesized dist/ (DIR, default dist): CRDs, then namespaces, the
 installs and the controller, their rollout and webhook endpoints, the webhook configurations and their
 caBundles, then queues, tenants and workloads. Ray objects that exist already keep what Kueue and KubeRay
-own (spec.suspend is not re-applied and conflicts are never forced), so a re-apply restarts nothing.
+own (their live suspend value is re-applied and conflicts are never forced), so a re-apply restarts and
+unsuspends nothing.
 
   --dry-run          server-side dry run of every object (the CRDs and namespaces must exist already)
   --no-wait          do not wait for rollouts, endpoints or caBundles (a cluster that runs no pods)
@@ -111,6 +113,33 @@ function withoutSuspend(o) {
   return c;
 }
 
+const isObject = (v) => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * A Ray object to re-apply over `live`: its suspend field carries the live value, and its resourceVersion
+ * the live one. Left out, server-side apply would remove a field this manager set at create (the webhook's
+ * or the synthesized suspend: true) and so unsuspend a pending object; the same value as Kueue's changes
+ * nothing and conflicts with nothing. The resourceVersion makes the apply fail, rather than suspend again,
+ * if Kueue admitted the object after `live` was read. `suspend`: the value carried (undefined: none).
+ */
+function withLiveSuspend(o, live) {
+  const c = withoutSuspend(o);
+  const p = SUSPEND_FIELDS[c.kind];
+  c.metadata = { ...c.metadata, resourceVersion: live.metadata.resourceVersion };
+  if (!p) return { object: c, field: undefined, suspend: undefined };
+  let from = live;
+  for (const k of p) from = isObject(from) ? from[k] : undefined;
+  const field = p.join('.');
+  if (typeof from !== 'boolean') return { object: c, field, suspend: undefined };
+  let at = c;
+  for (const k of p.slice(0, -1)) {
+    if (!isObject(at[k])) at[k] = {};
+    at = at[k];
+  }
+  at[p[p.length - 1]] = from;
+  return { object: c, field, suspend: from };
+}
+
 function main(args) {
   const parsed = parseArgs(args);
   if (parsed.exit !== undefined) {
@@ -136,33 +165,50 @@ function main(args) {
     }
     console.log(`${dryRun ? 'dry-run ' : ''}applied ${objects.length} ${what}`);
   };
-  // The Ray objects of `objects` that exist already, by kind/namespace/name.
+  const key = (o) => `${o.kind}/${o.metadata.namespace || ''}/${o.metadata.name}`;
+  // The live objects of `objects` that exist already, by kind/namespace/name.
   const existing = (objects) => {
-    if (!objects.length) return new Set();
+    if (!objects.length) return new Map();
     const input = objects.map((o) => YAML.stringify({ apiVersion: o.apiVersion, kind: o.kind,
       metadata: { name: o.metadata.name, namespace: o.metadata.namespace } })).join('---\n');
     // kubectl prints a List, one object, or nothing (none found), depending on the count.
     const text = run(['get', '--ignore-not-found', '-o', 'json', '-f', '-'], input).trim();
     const got = text ? JSON.parse(text) : {};
     const items = Array.isArray(got.items) ? got.items : [got];
-    return new Set(items.filter((o) => o && o.metadata && o.metadata.name).map((o) => `${o.kind}/${o.metadata.namespace || ''}/${o.metadata.name}`));
+    return new Map(items.filter((o) => o && o.metadata && o.metadata.name).map((o) => [key(o), o]));
   };
-  // Queues, tenants and workloads. A Ray object already on the cluster is applied on its own, without its
-  // suspend field and without forcing: applying suspend again would suspend an admitted workload (KubeRay
-  // deletes its RayCluster, Kueue admits it again, the work restarts), and forcing would take back worker
-  // replicas the autoscaler or Kueue set. If another manager owns a field, the object is left as it is.
+  // Queues, tenants and workloads. A Ray object already on the cluster is applied on its own, with its live
+  // suspend value and without forcing: applying suspend: true again would suspend an admitted workload
+  // (KubeRay deletes its RayCluster, Kueue admits it again, the work restarts), leaving it out would
+  // unsuspend a pending one (server-side apply removes a field its manager set and no longer sends), and
+  // forcing would take back worker replicas the autoscaler or Kueue set. If another manager owns a field,
+  // the object is left as it is.
   const applyRest = (objects) => {
     const ray = objects.filter(isRay);
     const there = existing(ray);
-    const key = (o) => `${o.kind}/${o.metadata.namespace || ''}/${o.metadata.name}`;
     apply(objects.filter((o) => !isRay(o) || !there.has(key(o))), 'queues, tenants and workloads');
     const kept = [];
-    let updated = 0;
+    const updated = [];
     for (const o of ray.filter((x) => there.has(key(x)))) {
       try {
-        run(['apply', '--server-side', '--field-manager=cdk8s-kueue-ray', ...(dryRun ? ['--dry-run=server'] : []), '-f', '-'],
-          YAML.stringify(withoutSuspend(o)));
-        updated++;
+        // The object changed since it was read (Kueue admitted it, KubeRay wrote its status): read it again.
+        let live = there.get(key(o));
+        for (let attempt = 1; ; attempt++) {
+          const next = withLiveSuspend(o, live);
+          try {
+            run(['apply', '--server-side', '--field-manager=cdk8s-kueue-ray', ...(dryRun ? ['--dry-run=server'] : []), '-f', '-'],
+              YAML.stringify(next.object));
+            updated.push(`  ${o.kind} ${o.metadata.namespace || ''}/${o.metadata.name}: ${next.field === undefined ? 'no suspend field'
+              : next.suspend === undefined ? `${next.field} unset, left unset` : next.suspend
+                ? `${next.field} kept true (pending: Kueue unsuspends it when it admits its Workload)` : `${next.field} kept false`}`);
+            break;
+          } catch (e) {
+            const err = e.stderr ? e.stderr.toString() : e.message;
+            if (attempt >= 5 || !/the object has been modified/.test(err)) throw e;
+            live = existing([o]).get(key(o));
+            if (!live) throw new Error(`${key(o)} was deleted during the apply`);
+          }
+        }
       } catch (e) {
         const err = e.stderr ? e.stderr.toString() : e.message;
         if (!/Apply failed with \d+ conflicts?/.test(err)) throw new Error(`apply of ${key(o)} failed:\n${err}`);
@@ -173,7 +219,10 @@ function main(args) {
           + `by ${owners.join(', ')}`);
       }
     }
-    if (updated) console.log(`${dryRun ? 'dry-run ' : ''}updated ${updated} Ray object(s) that exist already (their suspend field left to Kueue)`);
+    if (updated.length) {
+      console.log(`${dryRun ? 'dry-run ' : ''}updated ${updated.length} Ray object(s) that exist already (their suspend field left to Kueue):\n`
+        + updated.join('\n'));
+    }
     if (kept.length) {
       console.log(`left ${kept.length} running Ray object(s) as they are: Kueue, KubeRay or the autoscaler own these fields (delete and apply again `
         + `to change them; the work restarts):\n${kept.join('\n')}`);
@@ -222,7 +271,7 @@ function main(args) {
   return 0;
 }
 
-module.exports = { plan, parseArgs, withoutSuspend, SUSPEND_FIELDS };
+module.exports = { plan, parseArgs, withoutSuspend, withLiveSuspend, SUSPEND_FIELDS };
 
 if (require.main === module) {
   try {
