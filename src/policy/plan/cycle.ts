@@ -10,9 +10,10 @@
  */
 import { computeGang, Gang } from '../gang';
 import { asCreated } from '../decide';
-import { RAY_JOB, RAY_KINDS, RayObject } from '../kinds';
-import { isElastic, isRecord, namespaceOf, PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL } from '../ray-object';
+import { RAY_KINDS, RayObject } from '../kinds';
+import { isElastic, isRecord, namespaceOf, priorityClassOf, QUEUE_NAME_LABEL, queueNameOf } from '../ray-object';
 import { selectorMatches } from '../rules/cross-object';
+import { selectsExistingClusterOnly } from '../rules/kueue-webhook';
 import { DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION, KubeRayCapabilities, kubeRayCapabilities, kueueCapabilities,
   KueueCapabilities } from '../versions';
 import { Assignment, briefOf, FlavorAssigner } from './flavor-assigner';
@@ -146,10 +147,10 @@ export class PlanSimulator {
       return;
     }
     const ref = `${obj.kind} ${namespace}/${name}`;
-    const localQueue = obj.metadata?.labels?.[QUEUE_NAME_LABEL];
+    const localQueue = queueNameOf(obj, this.kueue);
     const id = this.workloads.length, kind = obj.kind as string;
     const podSets = this.podSetsOf(arrival);
-    if (!localQueue || (RAY_JOB.is(obj) && obj.spec?.clusterSelector && !obj.spec?.rayClusterSpec)) {
+    if (!localQueue || selectsExistingClusterOnly(obj, this.kueue.rayJobClusterSelectorRules)) {
       const w = newWorkload({
         id, ref, kind, namespace, name, arrival, created: arrival, obj, podSets, state: 'not-queued',
         notQueued: localQueue ? 'a RayJob with clusterSelector runs on an existing cluster: Kueue skips it'
@@ -158,7 +159,7 @@ export class PlanSimulator {
       this.add(key, w);
       return;
     }
-    const priorityClass = obj.metadata?.labels?.[PRIORITY_CLASS_LABEL];
+    const priorityClass = priorityClassOf(obj);
     const lq = this.snapshot.localQueues.get(`${namespace}/${localQueue}`);
     const cq = lq ? this.snapshot.clusterQueues.get(lq.clusterQueue) : undefined;
     const w = newWorkload({

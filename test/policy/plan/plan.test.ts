@@ -5,8 +5,13 @@
 import { Chart, Testing } from 'cdk8s';
 import { Plan, Quantity, ResourceFlavor, ResourceName, TenantQueue, WithinClusterQueuePolicy, WorkloadPriorityClass } from '../../../src';
 import { PlanResult, planToText, simulatePlan } from '../../../src/policy/plan';
+import { isQueued } from '../../../src/policy/ray-object';
+import { selectsExistingClusterOnly } from '../../../src/policy/rules/kueue-webhook';
+import { kueueCapabilities, SUPPORTED_KUEUE_VERSIONS } from '../../../src/policy/versions';
 import { examples, synthAll } from '../../support/synth';
-import { builder, clusterQueue, fixedScenarios, flavor, isolate, localQueue, PlanScenario, randomScenario, rayCluster, wpc } from './scenarios';
+import {
+  builder, clusterQueue, fixedScenarios, flavor, isolate, localQueue, PlanScenario, randomScenario, rayCluster, toyRayJob, wpc,
+} from './scenarios';
 
 const V = 'v0.19.2';
 
@@ -205,6 +210,54 @@ describe('plan simulator', () => {
     const child = { ...bare, metadata: { ...bare.metadata, name: 'child',
       ownerReferences: [{ apiVersion: 'ray.io/v1', kind: 'RayJob', name: 'j', uid: 'u', controller: true }] } };
     expect(simulatePlan({ kueueObjects: objects, arrivals: [child], kueueVersion: V }).workloads[0].outcome).toBe('not-queued');
+  });
+
+  // The RayJob shapes Kueue's Skip() and queue-name reading tell apart; the webhook's rules read the same predicates.
+  const shapes: Array<[string, (o: any) => void]> = [
+    ['an empty clusterSelector', (o) => { o.spec.clusterSelector = {}; delete o.spec.rayClusterSpec; }],
+    ['a clusterSelector and no rayClusterSpec', (o) => { o.spec.clusterSelector = { 'ray.io/cluster': 'c' }; delete o.spec.rayClusterSpec; }],
+    ['the queue-name annotation only', (o) => {
+      o.metadata.annotations = { 'kueue.x-k8s.io/queue-name': o.metadata.labels['kueue.x-k8s.io/queue-name'] };
+      delete o.metadata.labels['kueue.x-k8s.io/queue-name'];
+    }],
+  ];
+  const cases = SUPPORTED_KUEUE_VERSIONS.flatMap((v) => shapes.map(([name, shape]) => [v, name, shape] as const));
+  test.each(cases)('on %s, a RayJob with %s is queued by plan exactly when the webhook rules call it Kueue-managed', (version, _n, shape) => {
+    const b = builder(version);
+    const objects = [flavor(b, 'f1'), wpc(b, 'dev-priority', 100), clusterQueue(b, 'cq', { quotas: [{ flavor: 'f1', cpu: '8' }] }),
+      localQueue(b, 'lq', 'cq')];
+    const job = toyRayJob('j', 'lq', 'dev-priority');
+    shape(job);
+    const caps = kueueCapabilities(version);
+    const managed = isQueued(job, caps) && !selectsExistingClusterOnly(job, caps.rayJobClusterSelectorRules);
+    const w = simulatePlan({ kueueObjects: objects, arrivals: [job], kueueVersion: version }).workloads[0];
+    expect(w.outcome === 'not-queued').toBe(!managed);
+  });
+
+  test('an empty clusterSelector is not "an existing cluster": Kueue queues the job (its Skip() wants a non-empty selector)', () => {
+    const b = builder(V);
+    const objects = [flavor(b, 'f1'), clusterQueue(b, 'cq', { quotas: [{ flavor: 'f1', cpu: '8' }] }), localQueue(b, 'lq', 'cq')];
+    const job = toyRayJob('j', 'lq', 'dev-priority');
+    delete job.metadata.labels['kueue.x-k8s.io/priority-class'];
+    job.spec.clusterSelector = {};
+    delete job.spec.rayClusterSpec;
+    expect(simulatePlan({ kueueObjects: objects, arrivals: [job], kueueVersion: V }).workloads[0].outcome).toBe('admitted');
+    job.spec.clusterSelector = { 'ray.io/cluster': 'c' };
+    expect(simulatePlan({ kueueObjects: objects, arrivals: [job], kueueVersion: V }).workloads[0]).toEqual(expect.objectContaining({
+      outcome: 'not-queued', notQueued: 'a RayJob with clusterSelector runs on an existing cluster: Kueue skips it' }));
+  });
+
+  test('Kueue before 0.15 reads the queue-name annotation: plan queues such a job there, and not on 0.17', () => {
+    const s = scenario('guide-gang', 'v0.14.8');
+    const annotated = s.arrivals.map((o) => {
+      const c = JSON.parse(JSON.stringify(o));
+      c.metadata.annotations = { 'kueue.x-k8s.io/queue-name': c.metadata.labels['kueue.x-k8s.io/queue-name'] };
+      delete c.metadata.labels['kueue.x-k8s.io/queue-name'];
+      return c;
+    });
+    expect(outcomes(run({ ...s, arrivals: annotated }, 'v0.14.8'))).toEqual({ 'dev-1': 'admitted', 'dev-2': 'pending' });
+    const s17 = scenario('guide-gang', 'v0.17.0');
+    expect(outcomes(run({ ...s17, arrivals: annotated }, 'v0.17.0'))).toEqual({ 'dev-1': 'not-queued', 'dev-2': 'not-queued' });
   });
 
   test('Plan.of(app) answers at synth: the examples app admits one gang job and keeps the other pending', () => {
