@@ -61,8 +61,8 @@ describe.each(['RayJob', 'RayCluster', 'RayService'] as const)('%s in a tenant n
       expect(v.message).toBe(`${kind} team-a/x: ${field}: user "mallory" may not turn ${field} off: the object is queued in LocalQueue "default", `
       + 'and Kueue unsuspends it when it admits its Workload (the quota is charged then). Turned off by anyone else, KubeRay would start its '
       + `RayCluster and pods outside the queue's quota. Only Kueue's controller (${KUEUE}) turns it off. Fix: leave ${field}: true and let `
-      + 'Kueue admit the object (kubectl -n team-a get workloads says why it waits); a re-apply keeps the live value (cdk8s-kueue-ray-apply '
-      + 'does) [onlyKueueUnsuspends]');
+      + `Kueue admit the object (kubectl -n team-a get workloads says why it waits); to re-apply, keep ${field}: true in the file (server-side `
+      + 'apply removes it otherwise) or use cdk8s-kueue-ray-apply, which keeps the live value [onlyKueueUnsuspends]');
       expect(v.findings.map((f) => f.rule)).toEqual(['onlyKueueUnsuspends']);
     });
 

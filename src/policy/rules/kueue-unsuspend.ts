@@ -85,8 +85,9 @@ export function onlyKueueUnsuspends(req: UnsuspendRequest, ctx: UnsuspendContext
       message: `${who} may not turn ${field} off: the object is queued in LocalQueue "${queue}", and Kueue unsuspends it when it admits `
         + 'its Workload (the quota is charged then). Turned off by anyone else, KubeRay would start its RayCluster and pods outside the '
         + `queue's quota. Only Kueue's controller (${kueueUsers}) turns it off`,
-      fix: `leave ${field}: true and let Kueue admit the object (kubectl -n ${ns} get workloads says why it waits); a re-apply keeps the `
-        + 'live value (cdk8s-kueue-ray-apply does)',
+      // A server-side re-apply of a file without the field removes it: the webhook set it under the applier's field manager.
+      fix: `leave ${field}: true and let Kueue admit the object (kubectl -n ${ns} get workloads says why it waits); to re-apply, keep `
+        + `${field}: true in the file (server-side apply removes it otherwise) or use cdk8s-kueue-ray-apply, which keeps the live value`,
     });
   }
   return out;
