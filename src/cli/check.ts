@@ -20,7 +20,8 @@ import { CHECK_REPORT_SCHEMA_VERSION, CheckedObject, CheckFinding, CheckReport, 
 import type { ClusterSource } from './cluster-queues';
 import { InstallFacts, installFacts, modelledFlagVersion, modelledInstallVersion, settleVersionConflicts, versionSourceNotes } from './install-facts';
 import { renderSarif } from './sarif';
-import { ReadResult, readSources, SourceObject, UsageError } from './yaml-source';
+import { FlagSpec, parseFlags, usageErrorText } from './args';
+import { MissingFileError, ReadResult, readSources, SourceObject, UsageError } from './yaml-source';
 import { YAML_SYNTAX_RULE } from './yaml-syntax';
 
 export type OutputFormat = 'text' | 'json' | 'sarif';
@@ -44,10 +45,10 @@ export interface CheckOptions {
   readonly allowEmpty?: boolean;
 }
 
-export const CHECK_USAGE = `usage: cdk8s-kueue-ray check FILE|DIR|- … [--kueue-version=${DEFAULT_KUEUE_VERSION}] `
+export const CHECK_USAGE = `usage: cdk8s-kueue-ray check FILE|DIR|- … [-f FILE|DIR|-]… [--kueue-version=${DEFAULT_KUEUE_VERSION}] `
   + `[--kuberay-version=${DEFAULT_KUBERAY_VERSION}]
-       [--queues=FILE|DIR]… [--crd-dir=DIR]… [--kubeconfig=FILE] [--output=text|json|sarif] [--elastic-gate=on|off|unknown]
-       [--namespace=default] [--allow-empty]
+       [--queues=FILE|DIR]… [--crd-dir=DIR]… [--kubeconfig=FILE] [-o|--output=text|json|sarif] [--elastic-gate=on|off|unknown]
+       [-n|--namespace=default] [--allow-empty]
 
 Runs the cdk8s-kueue-ray policy (the rules of synth and of the admission webhook) on the Ray objects
 (RayJob, RayCluster, RayService) in the YAML files; directories are read for *.yaml and *.yml, "-"
@@ -65,62 +66,54 @@ enums, minimums, patterns, required fields, CEL rules, and unknown fields, which
 validation refuses): the CustomResourceDefinitions in the files (an app's dist/ holds KubeRay's), else
 those of --crd-dir (e.g. KubeRay's ray-operator/config/crd/bases); without either, a note says the
 schema was not checked.
-Exit code: 0 no errors (warnings allowed), 1 errors found, 2 the check could not run (usage error,
-missing file, no Ray object without --allow-empty, --queues without queues, unreachable cluster).
+Flags follow kubectl: -f/--filename (repeatable, or comma-separated) adds paths beside the positional
+ones, -o is --output, -n is --namespace (the namespace of objects that name none).
+Exit code: 0 no errors (warnings allowed), 1 errors found or a file or folder that does not exist (as
+kubectl apply -f and plan), 2 the check could not run (usage error, no Ray object without
+--allow-empty, --queues without queues, unreachable cluster).
 `;
 
-const VALUE_FLAGS = ['kueue-version', 'kuberay-version', 'queues', 'crd-dir', 'kubeconfig', 'output', 'elastic-gate', 'namespace'];
+/** check's flags; `-f` and positional paths add up, in the order given. */
+export const CHECK_FLAGS: Record<string, FlagSpec> = {
+  'filename': { type: 'string', short: 'f', repeat: true },
+  'output': { type: 'string', short: 'o' },
+  'namespace': { type: 'string', short: 'n' },
+  'kueue-version': { type: 'string' },
+  'kuberay-version': { type: 'string' },
+  'queues': { type: 'string', repeat: true },
+  'crd-dir': { type: 'string', repeat: true },
+  'kubeconfig': { type: 'string' },
+  'elastic-gate': { type: 'string' },
+  'allow-empty': { type: 'boolean' },
+  'help': { type: 'boolean', short: 'h' },
+};
 
-/** Parses `check`'s arguments; `--name=value` or `--name value`; --queues may repeat or list files with commas. */
+/** Parses `check`'s arguments (kubectl's conventions, args.ts); --queues, --crd-dir and -f repeat or take commas. */
 export function parseCheckArgs(argv: readonly string[]): CheckOptions | 'help' {
-  const files: string[] = [];
-  const flags: Record<string, string> = {};
-  const queues: string[] = [];
-  const crdDirs: string[] = [];
-  let allowEmpty = false;
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (a === '--help' || a === '-h') return 'help';
-    if (a === '--allow-empty') {
-      allowEmpty = true;
-      continue;
-    }
-    if (a === '-' || !a.startsWith('-')) {
-      files.push(a);
-      continue;
-    }
-    const m = /^--([a-z0-9-]+)(?:=(.*))?$/.exec(a);
-    if (!m || !VALUE_FLAGS.includes(m[1])) throw new UsageError(`unknown option '${a}'; known: ${VALUE_FLAGS.map((f) => `--${f}`).join(', ')}`);
-    let value = m[2];
-    if (value === undefined) {
-      value = argv[++i];
-      if (value === undefined) throw new UsageError(`--${m[1]} needs a value`);
-    }
-    if (m[1] === 'queues') queues.push(...value.split(',').filter(Boolean));
-    else if (m[1] === 'crd-dir') crdDirs.push(...value.split(',').filter(Boolean));
-    else if (m[1] in flags) throw new UsageError(`--${m[1]} given twice`);
-    else flags[m[1]] = value;
-  }
+  const { values: v, paths: files } = parseFlags(argv, CHECK_FLAGS);
+  if (v.help) return 'help';
   if (!files.length) throw new UsageError('no FILES given: name YAML files or directories to check (or - for standard input)');
-  const output = flags.output ?? 'text';
+  const output = (v.output as string | undefined) ?? 'text';
   if (!['text', 'json', 'sarif'].includes(output)) throw new UsageError(`--output takes text, json or sarif, got '${output}'`);
-  const gate = flags['elastic-gate'];
+  const gate = v['elastic-gate'] as string | undefined;
   if (gate !== undefined && !['on', 'off', 'unknown'].includes(gate)) throw new UsageError(`--elastic-gate takes on, off or unknown, got '${gate}'`);
   const versionNotes: string[] = [];
-  const version = (v: string | undefined, project: 'Kueue' | 'KubeRay') =>
-    (v === undefined ? undefined : modelledFlagVersion(project, v, versionNotes));
+  const version = (x: unknown, project: 'Kueue' | 'KubeRay') =>
+    (x === undefined ? undefined : modelledFlagVersion(project, x as string, versionNotes));
+  const queues = v.queues as string[] | undefined;
+  const crdDirs = v['crd-dir'] as string[] | undefined;
   return {
     files,
-    kueueVersion: version(flags['kueue-version'], 'Kueue'),
-    kubeRayVersion: version(flags['kuberay-version'], 'KubeRay'),
+    kueueVersion: version(v['kueue-version'], 'Kueue'),
+    kubeRayVersion: version(v['kuberay-version'], 'KubeRay'),
     versionNotes,
-    queues: queues.length ? queues : undefined,
-    kubeconfig: flags.kubeconfig,
+    queues: queues?.length ? queues : undefined,
+    kubeconfig: v.kubeconfig as string | undefined,
     output: output as OutputFormat,
     elasticGate: gate as CheckOptions['elasticGate'],
-    namespace: flags.namespace,
-    crdDirs: crdDirs.length ? crdDirs : undefined,
-    allowEmpty,
+    namespace: v.namespace as string | undefined,
+    crdDirs: crdDirs?.length ? crdDirs : undefined,
+    allowEmpty: v['allow-empty'] === true,
   };
 }
 
@@ -407,13 +400,13 @@ export interface CheckIo {
   readonly stderr: (s: string) => void;
 }
 
-/** The `check` command: renders the report and returns the exit code (0, 1, or 2 on a usage error). */
+/** The `check` command: renders the report and returns the exit code (0; 1 on errors found or a missing file; 2 on a usage error). */
 export async function check(argv: readonly string[], io: CheckIo, deps: CheckDependencies = {}): Promise<number> {
   let opts: CheckOptions | 'help';
   try {
     opts = parseCheckArgs(argv);
   } catch (e) {
-    io.stderr(`cdk8s-kueue-ray check: ${(e as Error).message}\n${CHECK_USAGE}`);
+    io.stderr(usageErrorText('check', (e as Error).message));
     return 2;
   }
   if (opts === 'help') {
@@ -424,9 +417,10 @@ export async function check(argv: readonly string[], io: CheckIo, deps: CheckDep
   try {
     report = await runCheck(opts, deps);
   } catch (e) {
-    // The check could not run (a missing file, unreadable --queues, an unreachable cluster): not a finding.
+    // A path that does not exist fails the command as kubectl's does (1, as in plan); otherwise the check could
+    // not run (unreadable --queues, an unreachable cluster, nothing to check): 2, not a finding.
     io.stderr(`cdk8s-kueue-ray check: ${(e as Error).message}\n`);
-    return 2;
+    return e instanceof MissingFileError ? 1 : 2;
   }
   io.stdout(opts.output === 'json' ? renderJson(report) : opts.output === 'sarif' ? renderSarif(report) : renderText(report));
   return exitCodeOf(report);

@@ -29,7 +29,10 @@ Commands:
       [--metrics-port=8080] [--kuberay-service-account=NS/NAME] [--kueue-service-account=NS/NAME]
       [--controller-service-account=NS/NAME] [--client-ca-file=F]
 
-Exit codes follow kubectl: 0 success (and --help), 1 a failure the command reports, 2 a usage error.
+check and plan take kubectl's flags: -f/--filename (repeatable) beside positional paths, -o/--output,
+-n/--namespace.
+Exit codes follow kubectl: 0 success (and --help), 1 a failure the command reports (a finding, a file or
+folder that does not exist), 2 a usage error (printed in one line with a pointer to --help).
 `;
 
 async function main(argv: string[]): Promise<void> {
@@ -52,7 +55,7 @@ async function main(argv: string[]): Promise<void> {
     io.stdout(MAIN_USAGE);
     return;
   }
-  io.stderr(`cdk8s-kueue-ray: unknown command '${cmd}'\n${MAIN_USAGE}`);
+  io.stderr(`cdk8s-kueue-ray: unknown command '${cmd}' (commands: check, plan, controller)\nSee 'cdk8s-kueue-ray --help' for usage.\n`);
   process.exitCode = 2;
 }
 

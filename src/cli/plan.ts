@@ -1,11 +1,12 @@
 /**
- * `cdk8s-kueue-ray plan [dist/ or files…] [--arrivals FILE] [--kueue-version V] [--kuberay-version V]
- * [--output text|json|html] [--trace] [--kubeconfig FILE]`: what Kueue will admit, keep pending or preempt, and why, before apply.
+ * `cdk8s-kueue-ray plan [dist/ or files…] [-f FILE|DIR|-]… [--arrivals FILE] [--kueue-version V] [--kuberay-version V]
+ * [-o text|json|html] [-n NS] [--trace] [--kubeconfig FILE]`: what Kueue will admit, keep pending or preempt, and why, before apply.
  *
- * Reads every YAML document of the given files (a folder: its *.yaml/*.yml/*.json files, sorted by
- * name, sub-folders included), keeps the Kueue objects and the Ray objects, and plans the Ray objects in
- * the order they appear (or in the order of --arrivals FILE, a YAML file of Ray objects). The
- * simulation is the pure src/policy/plan.
+ * Reads every YAML document of the given paths in the order given (a folder: its *.yaml/*.yml/*.json
+ * files in name order, sub-folders included), keeps the Kueue objects and the Ray objects, and plans the
+ * Ray objects in that order (or in the order of --arrivals FILE, a YAML file of Ray objects), moved by
+ * their cdk8s-kueue-ray.io/plan-arrival annotation when they carry one (arrivals.ts). The simulation is
+ * the pure src/policy/plan.
  */
 import * as fs from 'fs';
 import * as path from 'path';
@@ -13,24 +14,33 @@ import { parseAllDocuments } from 'yaml';
 import { DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION, kueueCapabilities, RAY_KINDS } from '../policy';
 import { PlanOutcome, PlanResult, planToHtml, planToText, simulatePlan } from '../policy/plan';
 import { installFacts, modelledFlagVersion, modelledInstallVersion, settleVersionConflicts, versionSourceNotes } from './install-facts';
-import { UsageError } from './yaml-source';
+import { FlagSpec, parseFlags, usageErrorText } from './args';
+import { arrivalOrder } from './arrivals';
+import { MissingFileError, UsageError } from './yaml-source';
 
-export const PLAN_USAGE = `usage: cdk8s-kueue-ray plan [dist/ or YAML files…] [--arrivals FILE] [--kueue-version ${DEFAULT_KUEUE_VERSION}] `
-  + `[--kuberay-version ${DEFAULT_KUBERAY_VERSION}]
-       [--output text|json|html] [--trace] [--kubeconfig FILE] [--fail-on pending,never-admissible,preempting]
+export const PLAN_USAGE = 'usage: cdk8s-kueue-ray plan [dist/ or YAML files…] [-f FILE|DIR|-]… [--arrivals FILE] '
+  + `[--kueue-version ${DEFAULT_KUEUE_VERSION}] [--kuberay-version ${DEFAULT_KUBERAY_VERSION}]
+       [-o|--output text|json|html] [-n|--namespace NS] [--trace] [--kubeconfig FILE]
+       [--fail-on pending,never-admissible,preempting]
 
 What Kueue will admit, keep pending or preempt, and why, before apply: the Kueue objects and Ray objects of
-the files (default dist/), planned in file order (or the order of --arrivals FILE), on top of the live
-cluster with --kubeconfig. The versions: the flags, else those the files' installs record (their
-cdk8s-kueue-ray.io/*-version annotations, else their images), else ${DEFAULT_KUEUE_VERSION} / ${DEFAULT_KUBERAY_VERSION}, with a note
-saying which. Exit code: 0 (whatever the plan says), 1 when --fail-on names an outcome some
-workload has (pending, never-admissible, preempting = admitted by preempting others) or the input cannot
-be read, 2 on a usage error.
+the files (default dist/), on top of the live cluster with --kubeconfig.
+Arrival order: the paths in the order given (positional and -f alike; "-" is standard input), each
+file's documents in order, a folder's files in name order (a note says so); then, stably, by the
+annotation cdk8s-kueue-ray.io/plan-arrival (a duration after the plan's start such as 90s, 10m or
+1h30m; without it, 0). --arrivals FILE gives the Ray objects in its own order instead.
+-n/--namespace: the namespace of Ray objects and LocalQueues that name none (as kubectl apply -n).
+The versions: the flags, else those the files' installs record (their cdk8s-kueue-ray.io/*-version
+annotations, else their images), else ${DEFAULT_KUEUE_VERSION} / ${DEFAULT_KUBERAY_VERSION}, with a note saying which.
+Exit code: 0 (whatever the plan says), 1 when --fail-on names an outcome some workload has (pending,
+never-admissible, preempting = admitted by preempting others), the input cannot be read, or a file or
+folder does not exist (as kubectl apply -f and check), 2 on a usage error.
 `;
 const FAIL_ON: Record<string, PlanOutcome> = { pending: 'pending', 'never-admissible': 'never-admissible', preempting: 'admitted-by-preempting' };
 const KUEUE_KINDS = new Set(['ClusterQueue', 'Cohort', 'ResourceFlavor', 'LocalQueue', 'WorkloadPriorityClass', 'Namespace']);
 
 function filesUnder(p: string): string[] {
+  if (p === '-') return [p];
   const st = fs.statSync(p);
   if (!st.isDirectory()) return [p];
   return fs.readdirSync(p).sort().flatMap((f) => {
@@ -41,8 +51,8 @@ function filesUnder(p: string): string[] {
 }
 
 /** Every object of a YAML (or JSON) file; a document that does not parse is an error naming the file and the document. */
-export function readObjects(file: string): any[] {
-  const docs = parseAllDocuments(fs.readFileSync(file, 'utf8'));
+export function readObjects(file: string, stdin: () => string = () => fs.readFileSync(0, 'utf8')): any[] {
+  const docs = parseAllDocuments(file === '-' ? stdin() : fs.readFileSync(file, 'utf8'));
   const out: any[] = [];
   docs.forEach((d, i) => {
     if (d.errors.length) throw new Error(`${file}: document ${i + 1} is not valid YAML: ${d.errors[0].message}`);
@@ -61,41 +71,41 @@ interface PlanFlags {
   /** Outcomes that make the command exit 1. */
   failOn: PlanOutcome[];
   help: boolean;
+  /** The namespace of Ray objects and LocalQueues that name none. */
+  namespace?: string;
   /** How a flag's version was mapped to a modelled one. */
   versionNotes: string[];
 }
 
+/** plan's flags; `-f` and positional paths add up, in the order given. */
+export const PLAN_FLAGS: Record<string, FlagSpec> = {
+  'filename': { type: 'string', short: 'f', repeat: true },
+  'output': { type: 'string', short: 'o' },
+  'namespace': { type: 'string', short: 'n' },
+  'arrivals': { type: 'string' },
+  'kueue-version': { type: 'string' },
+  'kuberay-version': { type: 'string' },
+  'trace': { type: 'boolean' },
+  'kubeconfig': { type: 'string' },
+  'fail-on': { type: 'string', repeat: true },
+  'help': { type: 'boolean', short: 'h' },
+};
+
 export function parsePlanArgs(argv: string[]): PlanFlags {
-  const f: PlanFlags = { inputs: [], output: 'text', trace: false, versionNotes: [], failOn: [], help: false };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (a === '--help' || a === '-h') {
-      f.help = true;
-      return f;
-    }
-    const m = /^--([a-z-]+)(?:=(.*))?$/.exec(a);
-    if (!m) {
-      f.inputs.push(a);
-      continue;
-    }
-    const value = () => m[2] ?? argv[++i] ?? (() => { throw new UsageError(`--${m[1]} needs a value`); })();
-    switch (m[1]) {
-      case 'arrivals': f.arrivals = value(); break;
-      case 'kueue-version': f.kueue = value(); break;
-      case 'kuberay-version': f.kubeRay = value(); break;
-      case 'output': f.output = value(); break;
-      case 'trace': f.trace = true; break;
-      case 'kubeconfig': f.kubeconfig = value(); break;
-      case 'fail-on':
-        for (const o of value().split(',').filter(Boolean)) {
-          if (!(o in FAIL_ON)) throw new UsageError(`--fail-on takes ${Object.keys(FAIL_ON).join(', ')} (comma-separated), got '${o}'`);
-          f.failOn.push(FAIL_ON[o]);
-        }
-        break;
-      default: throw new UsageError(`unknown flag --${m[1]}`);
-    }
+  const { values: v, paths } = parseFlags(argv, PLAN_FLAGS);
+  const f: PlanFlags = { inputs: paths, output: (v.output as string | undefined) ?? 'text', trace: v.trace === true, versionNotes: [],
+    failOn: [], help: v.help === true, arrivals: v.arrivals as string | undefined, kueue: v['kueue-version'] as string | undefined,
+    kubeRay: v['kuberay-version'] as string | undefined, kubeconfig: v.kubeconfig as string | undefined,
+    namespace: v.namespace as string | undefined };
+  if (f.help) return f;
+  for (const o of (v['fail-on'] as string[] | undefined) ?? []) {
+    if (!(o in FAIL_ON)) throw new UsageError(`--fail-on takes ${Object.keys(FAIL_ON).join(', ')} (comma-separated), got '${o}'`);
+    f.failOn.push(FAIL_ON[o]);
   }
   if (!['text', 'json', 'html'].includes(f.output)) throw new UsageError(`--output takes text, json or html, got '${f.output}'`);
+  if (f.namespace !== undefined && !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(f.namespace)) {
+    throw new UsageError(`--namespace '${f.namespace}' is not a namespace name (lowercase letters, digits and '-')`);
+  }
   for (const [project, key] of [['Kueue', 'kueue'], ['KubeRay', 'kubeRay']] as const) {
     const given = f[key];
     if (given === undefined) continue;
@@ -111,6 +121,7 @@ export interface PlanLiveInput {
   readonly notes: readonly string[];
 }
 
+const isObject = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const identity = (o: any) => `${o?.kind}/${o?.metadata?.namespace ?? ''}/${o?.metadata?.name ?? o?.metadata?.generateName ?? ''}`;
 
 /**
@@ -136,12 +147,23 @@ function readInputs(f: PlanFlags): PlanInputs {
   const inputs = f.inputs.length ? f.inputs : ['dist'];
   const objects: any[] = [];
   const files: string[] = [];
+  const folders: string[] = [];
   for (const input of inputs) {
-    if (!fs.existsSync(input)) throw new Error(`${input}: no such file or folder (give the cdk8s output folder, e.g. dist/, or YAML files)`);
+    if (input !== '-' && !fs.existsSync(input)) {
+      throw new MissingFileError(`${input}: no such file or folder (give the cdk8s output folder, e.g. dist/, or YAML files)`);
+    }
+    if (input !== '-' && fs.statSync(input).isDirectory()) folders.push(input);
     for (const file of filesUnder(input)) {
       const objs = readObjects(file);
       objects.push(...objs);
       files.push(...objs.map(() => file));
+    }
+  }
+  if (f.namespace) {
+    // As kubectl apply -n: the namespaced objects plan reads that name no namespace get this one.
+    for (const o of objects) {
+      const namespaced = RAY_KINDS.includes(o?.kind) || o?.kind === 'LocalQueue';
+      if (namespaced && isObject(o.metadata) && !o.metadata.namespace) o.metadata.namespace = f.namespace;
     }
   }
   const facts = installFacts(objects, files);
@@ -160,6 +182,10 @@ function readInputs(f: PlanFlags): PlanInputs {
   const kueue = pick(f.kueue, facts.kueueVersion, 'Kueue', DEFAULT_KUEUE_VERSION);
   const kubeRay = pick(f.kubeRay, facts.kubeRayVersion, 'KubeRay', DEFAULT_KUBERAY_VERSION);
   notes.push(...versionSourceNotes(facts, { kueue, kubeRay }));
+  if (folders.length) {
+    notes.push(`arrival order: the files of ${folders.join(', ')} were read in name order, each file's documents in order; give files in the `
+      + 'order they arrive, or annotate objects with cdk8s-kueue-ray.io/plan-arrival, to plan another order');
+  }
   return { objects, files, kueue, kubeRay, notes };
 }
 
@@ -169,11 +195,13 @@ function planRun(f: PlanFlags, input: PlanInputs, live?: PlanLiveInput): { outpu
   let kueueObjects = objects.filter((o) => KUEUE_KINDS.has(o?.kind));
   let arrivals = objects.filter((o) => RAY_KINDS.includes(o?.kind));
   if (f.arrivals) {
+    if (!fs.existsSync(f.arrivals)) throw new MissingFileError(`--arrivals ${f.arrivals}: no such file`);
     arrivals = readObjects(f.arrivals);
     const other = arrivals.find((o) => !RAY_KINDS.includes(o?.kind));
     if (other) throw new Error(`${f.arrivals}: ${other?.kind ?? typeof other} ${other?.metadata?.name ?? ''} is not a Ray object; --arrivals lists `
       + 'RayJobs, RayClusters and RayServices in arrival order');
   }
+  arrivals = arrivalOrder(arrivals);
   if (live) {
     const fromFiles = new Set(kueueObjects.map(identity));
     kueueObjects = [...live.kueueObjects.filter((o) => !fromFiles.has(identity(o))), ...kueueObjects];
@@ -207,14 +235,18 @@ export interface PlanIo {
   readonly stderr: (s: string) => void;
 }
 
-/** The `plan` command as kubectl behaves: --help on stdout (0), usage errors as text (2), unreadable input (1), --fail-on (1). */
+/** The `plan` command as kubectl behaves: --help on stdout (0), usage errors in one line (2), unreadable or missing input (1), --fail-on (1). */
 export async function plan(argv: string[], io: PlanIo): Promise<number> {
   let f: PlanFlags;
   try {
     f = parsePlanArgs(argv);
   } catch (e) {
-    io.stderr(`cdk8s-kueue-ray plan: ${(e as Error).message}\n${PLAN_USAGE}`);
-    return e instanceof UsageError ? 2 : 1;
+    if (e instanceof UsageError) {
+      io.stderr(usageErrorText('plan', e.message));
+      return 2;
+    }
+    io.stderr(`cdk8s-kueue-ray plan: ${(e as Error).message}\n`);
+    return 1;
   }
   if (f.help) {
     io.stdout(PLAN_USAGE);

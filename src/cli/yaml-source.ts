@@ -73,7 +73,7 @@ export function expandPaths(paths: readonly string[]): string[] {
     try {
       st = fs.statSync(p);
     } catch {
-      throw new UsageError(`${p}: no such file or directory`);
+      throw new MissingFileError(`${p}: no such file or directory`);
     }
     if (st.isDirectory()) walk(p);
     else out.push(p);
@@ -83,6 +83,9 @@ export function expandPaths(paths: readonly string[]): string[] {
 
 /** A mistake in how the command was called (exit code 2), as opposed to a finding in the files. */
 export class UsageError extends Error {}
+
+/** A path given that does not exist: the command fails (exit code 1, as kubectl's `-f` does), in check and plan alike. */
+export class MissingFileError extends Error {}
 
 /** Reads every object of the given files and directories ("-": standard input). */
 export function readSources(paths: readonly string[], stdin: () => string = () => fs.readFileSync(0, 'utf8')): ReadResult {

@@ -112,13 +112,15 @@ describe('the bundled bin', () => {
     expect(out).toMatch(/^-:7:1: error: RayJob default\/piped: spec.shutdownAfterJobFinishes/m);
   });
 
-  test('usage errors: exit 2 with the reason and the usage on stderr', () => {
-    for (const args of [[], ['good.yaml', '--output=xml'], ['missing.yaml'], ['good.yaml', '--kueue-version=v9']]) {
+  test('usage errors: exit 2 with the reason in one line and a pointer to --help; a missing file: exit 1', () => {
+    for (const args of [[], ['good.yaml', '--output=xml'], ['good.yaml', '--kueue-version=v9']]) {
       const { code, out, err } = cli(args, { cwd: dir });
       expect([args, code]).toEqual([args, 2]);
       expect(out).toBe('');
-      expect(err).toMatch(/^cdk8s-kueue-ray check: /);
+      expect(err).toMatch(/^cdk8s-kueue-ray check: [^\n]+\nSee 'cdk8s-kueue-ray check --help' for usage\.\n$/);
     }
+    const missing = cli(['missing.yaml'], { cwd: dir });
+    expect([missing.code, missing.out, missing.err]).toEqual([1, '', 'cdk8s-kueue-ray check: missing.yaml: no such file or directory\n']);
     expect(cli(['--help']).code).toBe(0);
   });
 
@@ -132,7 +134,7 @@ describe('the bundled bin', () => {
     for (const args of [['bogus'], ['plan', '--bogus'], ['plan', 'manifests', '--fail-on=everything'], ['plan', '--kueue-version=v0.9.1']]) {
       const r = run(args);
       expect([args, r.code, r.out]).toEqual([args, 2, '']);
-      expect(r.err).toMatch(/^cdk8s-kueue-ray( plan)?: /);
+      expect(r.err).toMatch(/^cdk8s-kueue-ray( plan)?: [^\n]+\nSee 'cdk8s-kueue-ray( plan)? --help' for usage\.\n$/);
       expect(r.err).not.toMatch(/^\{/); // text, not a JSON log line
     }
     // The second toy job stays pending on the 3 CPU queue: --fail-on=pending fails the run, with the plan still printed.

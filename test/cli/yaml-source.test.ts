@@ -2,7 +2,7 @@
 // written, or to its nearest written parent when it is absent.
 import * as fs from 'fs';
 import * as path from 'path';
-import { parseSource, readSources, UsageError } from '../../src/cli/yaml-source';
+import { MissingFileError, parseSource, readSources, UsageError } from '../../src/cli/yaml-source';
 import { tmpdir } from '../support/synth';
 
 const JOB = `# a comment first
@@ -143,8 +143,9 @@ describe('readSources', () => {
     expect(r.files).toEqual([path.join(dir, 'a.yml'), path.join(dir, 'b.yaml'), path.join(dir, 'sub', 'c.yaml'), '-']);
   });
 
-  test('a missing path is a usage error naming it', () => {
-    expect(() => readSources(['/nonexistent/x.yaml'])).toThrow(UsageError);
+  test('a missing path is a missing-file error naming it (exit 1, as kubectl -f), not a usage error', () => {
+    expect(() => readSources(['/nonexistent/x.yaml'])).toThrow(MissingFileError);
+    expect(() => readSources(['/nonexistent/x.yaml'])).not.toThrow(UsageError);
     expect(() => readSources(['/nonexistent/x.yaml'])).toThrow(/\/nonexistent\/x.yaml: no such file/);
   });
 });
