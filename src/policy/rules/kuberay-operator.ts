@@ -506,27 +506,40 @@ export const containerResources = defineRule({
   return r.findings;
 });
 
+/** Whether a quantity is below zero. Only a value written with a minus sign can be: the rest is not parsed (every review runs this). */
+function isNegativeQuantity(q: unknown): boolean {
+  if (typeof q === 'number') return q < 0;
+  if (typeof q !== 'string') return false;
+  let i = 0;
+  while (i < q.length && q.charCodeAt(i) <= 32) i++;
+  if (q.charCodeAt(i) !== 45) return false; // '-'
+  try {
+    return parseQuantity(q) < 0n; // "-0" is zero; what does not parse is containerResources' to report
+  } catch {
+    return false;
+  }
+}
+
+/** Whether a resource list holds a negative quantity (a list of another type is objectShape's). */
+function hasNegative(list: unknown): boolean {
+  if (!isRecord(list)) return false;
+  for (const k in list) if (isNegativeQuantity(list[k])) return true;
+  return false;
+}
+
 /**
  * A negative request or limit: the CRDs accept it, the API server refuses the Pods KubeRay makes, and a
  * queued object gets no Workload at all, so it sits suspended with no message (issue 40). Every resource
  * list a pod of the object gets: containers and init containers of each pod template, the pod-level
- * resources and overhead, and the autoscaler sidecar's resources. Values that do not parse are
- * containerResources' to report.
+ * resources and overhead, and the autoscaler sidecar's resources. Field paths are built only for a finding.
  */
 export const nonNegativeResources = defineRule({
   name: 'nonNegativeResources', source: 'kubernetes', kinds: ALL_RAY_KINDS,
   description: 'No request or limit in a Ray object\'s pod templates is negative.',
 }, (r, obj, ctx) => {
-  const check = (list: unknown, field: string) => {
-    if (!isRecord(list)) return;
+  const report = (list: Record<string, unknown>, field: string) => {
     for (const k of Object.keys(list)) {
-      let v: bigint;
-      try {
-        v = parseQuantity(list[k]);
-      } catch {
-        continue;
-      }
-      if (v >= 0n) continue;
+      if (!isNegativeQuantity(list[k])) continue;
       const queued = isQueued(obj, ctx.kueue);
       r.error(`${field}.${k}`, `${k} ${shown(list[k])} is negative: the API server refuses the pods KubeRay creates`
         + (queued ? ', and Kueue makes no Workload for the object, so it stays suspended with no message' : ''),
@@ -535,18 +548,25 @@ export const nonNegativeResources = defineRule({
   };
   const lists = (resources: unknown, base: string) => {
     if (!isRecord(resources)) return;
-    check(resources.requests, `${base}.requests`);
-    check(resources.limits, `${base}.limits`);
+    if (hasNegative(resources.requests)) report(resources.requests, `${base}.requests`);
+    if (hasNegative(resources.limits)) report(resources.limits, `${base}.limits`);
   };
-  for (const t of podTemplatesOf(obj)) {
+  const templates = podTemplatesOf(obj);
+  for (let n = 0; n < templates.length; n++) {
+    const t = templates[n];
     const spec = t.template?.spec;
     if (!isRecord(spec)) continue;
-    for (const list of ['containers', 'initContainers'] as const) {
-      const entries = listOf(spec[list]);
-      for (let i = 0; i < entries.length; i++) if (isRecord(entries[i])) lists(entries[i].resources, `${t.path}.spec.${list}[${i}].resources`);
+    for (let l = 0; l < 2; l++) {
+      const entries = listOf(l === 0 ? spec.containers : spec.initContainers);
+      for (let i = 0; i < entries.length; i++) {
+        const res = isRecord(entries[i]) ? entries[i].resources : undefined;
+        if (isRecord(res) && (hasNegative(res.requests) || hasNegative(res.limits))) {
+          lists(res, `${t.path}.spec.${l === 0 ? 'containers' : 'initContainers'}[${i}].resources`);
+        }
+      }
     }
-    lists(spec.resources, `${t.path}.spec.resources`);
-    check(spec.overhead, `${t.path}.spec.overhead`);
+    if (isRecord(spec.resources)) lists(spec.resources, `${t.path}.spec.resources`);
+    if (hasNegative(spec.overhead)) report(spec.overhead, `${t.path}.spec.overhead`);
   }
   const cs = clusterSpecOf(obj);
   if (cs && isRecord(cs.spec.autoscalerOptions)) lists(cs.spec.autoscalerOptions.resources, `${cs.path}.autoscalerOptions.resources`);
