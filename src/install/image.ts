@@ -1,6 +1,6 @@
 import { IConstruct } from 'constructs';
 import { ImageRegistry, mirroredImage } from '../platform/image-registry';
-import { DNS1123_SUBDOMAIN } from '../policy/ray-object';
+import { isDns1123Subdomain } from '../policy/k8s-names';
 
 /** Where an install's image is pulled from, as the upstream Helm charts take it (`image.repository`, `image.tag`). */
 export interface ContainerImage {
@@ -49,7 +49,7 @@ export function installImage(scope: IConstruct, releaseImage: string, override: 
 export function pullSecretsField(names: readonly string[] | undefined, where: string): Record<string, Array<{ name: string }>> {
   if (!names?.length) return {};
   for (const n of names) {
-    if (typeof n !== 'string' || !DNS1123_SUBDOMAIN.test(n) || n.length > 253) {
+    if (!isDns1123Subdomain(n)) {
       throw new Error(`${where}: imagePullSecrets '${n}' is not a Secret name (a DNS-1123 subdomain). Fix: name a docker-registry Secret in the `
         + 'install\'s namespace.');
     }

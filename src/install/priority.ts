@@ -1,4 +1,4 @@
-import { DNS1123_SUBDOMAIN } from '../policy/ray-object';
+import { isDns1123Subdomain } from '../policy/k8s-names';
 
 /**
  * The PriorityClass the installs' Deployments run at unless told otherwise: the queue system (Kueue,
@@ -12,7 +12,7 @@ export const SYSTEM_PRIORITY_CLASS = 'system-cluster-critical';
 export function priorityClassField(value: string | undefined, where: string): Record<string, string> {
   const v = value ?? SYSTEM_PRIORITY_CLASS;
   if (v === '') return {};
-  if (!DNS1123_SUBDOMAIN.test(v) || v.length > 253) {
+  if (!isDns1123Subdomain(v)) {
     throw new Error(`${where}: priorityClassName '${v}' is not a PriorityClass name (a DNS-1123 subdomain). Fix: name an existing `
       + 'PriorityClass, or \'\' for none.');
   }

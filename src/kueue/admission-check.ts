@@ -1,5 +1,6 @@
 import { ApiObject, JsonPatch } from 'cdk8s';
 import { Construct, IConstruct } from 'constructs';
+import { isDns1123Label } from '../policy/k8s-names';
 import { resolveVersions } from '../platform/versions';
 import { checkedName } from './kueue-api-object';
 
@@ -34,8 +35,6 @@ export interface AdmissionCheckProps {
   readonly parameters?: AdmissionCheckParameters;
 }
 
-const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-
 /**
  * A Kueue AdmissionCheck (cluster-scoped): a gate a ClusterQueue's workloads must pass after quota is
  * reserved. ClusterQueues list it with `admissionChecks`. Emitted in the API version the Kueue release
@@ -61,7 +60,7 @@ export class AdmissionCheck extends Construct implements IAdmissionCheck {
         + '"kueue.x-k8s.io/multikueue".');
     }
     const p = props.parameters;
-    if (p && (!DNS1123_LABEL.test(p.name) || p.name.length > 63)) {
+    if (p && !isDns1123Label(p.name)) {
       throw new Error(`${where}: spec.parameters.name "${p.name}" must be a DNS-1123 label of at most 63 characters (Kueue's CRD). Fix: give the `
         + 'parameters object a shorter lowercase name.');
     }

@@ -7,7 +7,7 @@ import { Construct } from 'constructs';
 import * as v1beta1 from '../../imports/kueue-v1beta1-kueue.x-k8s.io';
 import * as v1beta2 from '../../imports/kueue-v1beta2-kueue.x-k8s.io';
 import { KueueCapabilities } from '../policy/versions';
-import { DNS1123_SUBDOMAIN } from '../policy/ray-object';
+import { isDns1123Subdomain } from '../policy/k8s-names';
 
 export type KueueKind = 'ClusterQueue' | 'LocalQueue' | 'ResourceFlavor' | 'WorkloadPriorityClass' | 'Cohort';
 
@@ -72,7 +72,7 @@ export function createKueueObject(scope: Construct, opts: KueueObjectOptions): A
 
 /** Validates an object name (DNS-1123 subdomain) and names the construct, field and fix. */
 export function checkedName(scope: Construct, kind: string, name: string): string {
-  if (!DNS1123_SUBDOMAIN.test(name) || name.length > 253) {
+  if (!isDns1123Subdomain(name)) {
     throw new Error(`${kind} '${scope.node.path}': metadata.name "${name}" is not a valid Kubernetes name (lowercase letters, digits, "-" and "."). `
       + 'Fix: pass a valid \'name\' prop (the construct id is used when \'name\' is omitted).');
   }

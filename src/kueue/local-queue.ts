@@ -1,6 +1,6 @@
 import { ApiObject } from 'cdk8s';
 import { Construct, IConstruct } from 'constructs';
-import { DNS1123_SUBDOMAIN } from '../policy/ray-object';
+import { isDns1123Subdomain } from '../policy/k8s-names';
 import { AppInventory, InventoryEntry } from '../platform/inventory';
 import { resolveVersions } from '../platform/versions';
 import { IClusterQueue, StopPolicy } from './cluster-queue';
@@ -66,7 +66,7 @@ export class LocalQueue extends Construct implements ILocalQueue {
    * checked at synth.
    */
   public static fromLocalQueueName(scope: Construct, id: string, namespace: string, name: string): ILocalQueue {
-    if (!DNS1123_SUBDOMAIN.test(name)) throw new Error(`LocalQueue.fromLocalQueueName(): "${name}" is not a valid queue name. Fix: use the `
+    if (!isDns1123Subdomain(name)) throw new Error(`LocalQueue.fromLocalQueueName(): "${name}" is not a valid queue name. Fix: use the `
       + 'LocalQueue\'s metadata.name.');
     return new ImportedLocalQueue(scope, id, namespace, name);
   }

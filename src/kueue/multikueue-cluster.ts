@@ -1,5 +1,6 @@
 import { ApiObject, JsonPatch } from 'cdk8s';
 import { Construct, IConstruct } from 'constructs';
+import { isDns1123Subdomain } from '../policy/k8s-names';
 import { resolveVersions } from '../platform/versions';
 import { checkedName } from './kueue-api-object';
 
@@ -39,7 +40,7 @@ export class MultiKueueCluster extends Construct implements IMultiKueueCluster {
     this.multiKueueClusterName = checkedName(this, 'MultiKueueCluster', props.name ?? id);
     const where = `MultiKueueCluster '${this.node.path}'`;
     const secret = props.kubeconfigSecretName;
-    if (!secret || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(secret) || secret.length > 253) {
+    if (!isDns1123Subdomain(secret)) {
       throw new Error(`${where}: spec kubeConfig.location "${secret}" is not a valid Secret name. Fix: pass kubeconfigSecretName, the Secret in `
         + 'kueue-system holding the worker\'s kubeconfig.');
     }

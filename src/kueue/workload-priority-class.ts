@@ -1,6 +1,6 @@
 import { ApiObject } from 'cdk8s';
 import { Construct, IConstruct } from 'constructs';
-import { DNS1123_SUBDOMAIN } from '../policy/ray-object';
+import { isDns1123Subdomain } from '../policy/k8s-names';
 import { AppInventory, InventoryEntry } from '../platform/inventory';
 import { resolveVersions } from '../platform/versions';
 import { checkedName, createKueueObject } from './kueue-api-object';
@@ -30,7 +30,7 @@ export interface WorkloadPriorityClassProps {
 export class WorkloadPriorityClass extends Construct implements IWorkloadPriorityClass {
   /** A class defined outside this app: unless the app also defines it, its existence is not checked at synth. */
   public static fromWorkloadPriorityClassName(scope: Construct, id: string, name: string): IWorkloadPriorityClass {
-    if (!DNS1123_SUBDOMAIN.test(name)) throw new Error(`WorkloadPriorityClass.fromWorkloadPriorityClassName(): "${name}" is not a valid name.`);
+    if (!isDns1123Subdomain(name)) throw new Error(`WorkloadPriorityClass.fromWorkloadPriorityClassName(): "${name}" is not a valid name.`);
     return new ImportedWorkloadPriorityClass(scope, id, name);
   }
 

@@ -1,4 +1,5 @@
 import { Size, SizeRoundingBehavior } from 'cdk8s';
+import { isQualifiedName } from '../policy/k8s-names';
 import { parseQuantity } from '../policy/quantity';
 
 /**
@@ -79,7 +80,7 @@ export class ResourceName {
 
   /** Any resource name, e.g. "example.com/fpga" (a qualified name, validated). */
   public static of(name: string): ResourceName {
-    if (!/^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/.test(name) || name.length > 253) {
+    if (!isQualifiedName(name)) {
       throw new Error(`ResourceName.of('${name}'): not a valid resource name; use e.g. "nvidia.com/gpu" or "example.com/fpga"`);
     }
     return new ResourceName(name);

@@ -9,6 +9,7 @@
  * within the groups' bounds, as it does for any RayCluster.
  */
 import { Finding, objectRef } from './findings';
+import { isDns1123Label, isDns1123Subdomain } from './k8s-names';
 import { clusterSpecOf, RAY_CLUSTER, RayObject, rayKindOf } from './kinds';
 import { isRecord, listOf, stringOf } from './ray-object';
 import { jsonEqual, withoutScale } from './admission';
@@ -22,10 +23,12 @@ export function serviceAccountUser(namespace: string, name: string): string {
 /** Parses "namespace/name" (a ServiceAccount) or a full username; throws a message naming the form. */
 export function parseServiceAccount(value: string, flag: string): string {
   if (value.startsWith('system:')) return value;
-  const m = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?)\/([a-z0-9]([-.a-z0-9]*[a-z0-9])?)$/.exec(value);
-  if (!m) throw new Error(`${flag} takes NAMESPACE/NAME of a ServiceAccount (or a full user name such as `
-    + `system:serviceaccount:ns:name), got '${value}'`);
-  return serviceAccountUser(m[1], m[3]);
+  const [namespace, name, ...rest] = value.split('/');
+  if (rest.length || !isDns1123Label(namespace) || !isDns1123Subdomain(name)) {
+    throw new Error(`${flag} takes NAMESPACE/NAME of a ServiceAccount (or a full user name such as `
+      + `system:serviceaccount:ns:name), got '${value}'`);
+  }
+  return serviceAccountUser(namespace, name);
 }
 
 export interface TrustedWriters {

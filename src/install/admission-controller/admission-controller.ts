@@ -3,6 +3,7 @@ import * as path from 'path';
 import { ApiObject, Chart, Duration } from 'cdk8s';
 import { Construct } from 'constructs';
 import { wholeSeconds } from '../../platform/duration';
+import { isDns1123Label, isDns1123Subdomain } from '../../policy/k8s-names';
 import { resolveVersions } from '../../platform/versions';
 import {
   DEFAULT_TRUSTED_WRITERS, KUBERAY_OPERATOR_SERVICE_ACCOUNT, KUEUE_CONTROLLER_SERVICE_ACCOUNT, serviceAccountUser,
@@ -258,7 +259,7 @@ function resolveServiceAccounts(props: AdmissionControllerProps, where: string):
   const kubeRay = props.kubeRayServiceAccount ?? KUBERAY_OPERATOR_SERVICE_ACCOUNT;
   const kueue = props.kueueServiceAccount ?? KUEUE_CONTROLLER_SERVICE_ACCOUNT;
   for (const [prop, sa] of [['kubeRayServiceAccount', kubeRay], ['kueueServiceAccount', kueue]] as const) {
-    if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(sa.namespace) || !/^[a-z0-9]([-.a-z0-9]*[a-z0-9])?$/.test(sa.name)) {
+    if (!isDns1123Label(sa.namespace) || !isDns1123Subdomain(sa.name)) {
       throw new Error(`${where}: ${prop} ${JSON.stringify(sa)} is not a ServiceAccount reference. Fix: { namespace: "...", name: "..." } as the `
         + 'install\'s ServiceAccount is named.');
     }

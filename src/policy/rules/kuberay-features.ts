@@ -7,7 +7,8 @@
  * capabilities say so.
  */
 import { clusterSpecOf } from '../kinds';
-import { DNS1123_LABEL, isRecord, listOf, shown, workerGroupsOf } from '../ray-object';
+import { DNS1123_LABEL } from '../k8s-names';
+import { isRecord, listOf, shown, workerGroupsOf } from '../ray-object';
 import { compareVersions } from '../versions';
 import { asksAutoscalerV2, envNamed, genericVersion, hasEnv } from './kuberay-cluster';
 import { ALL_RAY_KINDS, defineRule, Reporter, RuleRecord } from './rule';

@@ -6,7 +6,8 @@
  * none empty or repeated; gates can be removed after creation, never added.
  */
 import { RAY_JOB } from '../kinds';
-import { DNS1123_SUBDOMAIN, isQueued, isRecord } from '../ray-object';
+import { isDns1123Subdomain } from '../k8s-names';
+import { isQueued, isRecord } from '../ray-object';
 import { ALL_RAY_KINDS, defineRule, Reporter, Rule } from './rule';
 
 export const ADMISSION_GATED_BY_ANNOTATION = 'kueue.x-k8s.io/admission-gated-by';
@@ -37,7 +38,7 @@ function gateProblems(gate: string): string[] {
   if (slash <= 0 || path === '') {
     out.push(`gate "${gate}" must be a domain-prefixed path (such as "acme.io/foo")`);
   } else {
-    if (host.length > 253 || !DNS1123_SUBDOMAIN.test(host)) {
+    if (!isDns1123Subdomain(host)) {
       out.push(`gate "${gate}": "${host}" is not a DNS-1123 subdomain (a domain such as example.com)`);
     }
     if (!HTTP_PATH.test(path)) out.push(`gate "${gate}": "${path}" is not a valid path (letters, digits and /-._~%!$&'()*+,;=: only)`);

@@ -12,7 +12,8 @@
  */
 import { PolicyContext } from '../context';
 import { clusterSpecOf, hasSubmitterPodSet, RAY_CLUSTER, RayObject, rayKindOf } from '../kinds';
-import { DNS1123_SUBDOMAIN, isRecord, podTemplatesOf, workerGroupsOf } from '../ray-object';
+import { DNS1123_SUBDOMAIN, DNS1123_SUBDOMAIN_MAX_LENGTH, QUALIFIED_NAME_MAX_LENGTH, QUALIFIED_NAME_PART } from '../k8s-names';
+import { isRecord, podTemplatesOf, workerGroupsOf } from '../ray-object';
 import { FIRST_KUEUE_VERSION, KueueCapabilities } from '../versions';
 import { ALL_RAY_KINDS, defineRule, Reporter, RuleRecord } from './rule';
 
@@ -129,7 +130,6 @@ function utf8Length(s: string): number {
   return n;
 }
 
-const QNAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 const QNAME_MSG = 'must consist of alphanumeric characters, \'-\', \'_\' or \'.\', and must start and end with an alphanumeric character '
   + '(e.g. \'MyName\',  or \'my.name\',  or \'123-abc\', regex used for validation is \'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]\')';
 const DNS_SUBDOMAIN_MSG = 'a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, \'-\' or \'.\', and must start '
@@ -148,13 +148,13 @@ export function qualifiedNameErrors(value: string): string[] {
     const prefix = parts[0];
     if (!prefix) errs.push('prefix part must be non-empty');
     else {
-      if (utf8Length(prefix) > 253) errs.push('prefix part must be no more than 253 characters');
+      if (utf8Length(prefix) > DNS1123_SUBDOMAIN_MAX_LENGTH) errs.push('prefix part must be no more than 253 characters');
       if (!DNS1123_SUBDOMAIN.test(prefix)) errs.push(`prefix part ${DNS_SUBDOMAIN_MSG}`);
     }
   }
   if (!name) errs.push('name part must be non-empty');
-  else if (utf8Length(name) > 63) errs.push('name part must be no more than 63 characters');
-  if (!QNAME.test(name)) errs.push(`name part ${QNAME_MSG}`);
+  else if (utf8Length(name) > QUALIFIED_NAME_MAX_LENGTH) errs.push('name part must be no more than 63 characters');
+  if (!QUALIFIED_NAME_PART.test(name)) errs.push(`name part ${QNAME_MSG}`);
   return errs;
 }
 

@@ -7,8 +7,9 @@
 import { hasDefaultLocalQueue } from '../kueue-defaults';
 import { DEFAULT_KUEUE_VERSION } from '../versions';
 import { clusterSpecOf, hasSubmitterPodSet, RAY_CLUSTER, RAY_JOB, RayObject, rayKindOf } from '../kinds';
+import { isDns1123Label, isDns1123Subdomain } from '../k8s-names';
 import {
-  DNS1123_LABEL, DNS1123_SUBDOMAIN, ELASTIC_JOB_ANNOTATION, isElastic, isQueued, isRecord, namespaceOf, PRIORITY_CLASS_LABEL, priorityClassOf,
+  ELASTIC_JOB_ANNOTATION, isElastic, isQueued, isRecord, namespaceOf, PRIORITY_CLASS_LABEL, priorityClassOf,
   QUEUE_NAME_LABEL, queueNameOf, shown, usesAutoscaling, workerGroupsOf,
 } from '../ray-object';
 import { admissionGatedBy, admissionGatedByOnUpdate } from './kueue-admission-gated-by';
@@ -210,7 +211,7 @@ export const podSetNames = defineRule({
       r.error(field, 'worker group "submitter" collides with the K8sJobMode submitter PodSet, so the Workload is invalid', 'rename the worker group',
         'kueue-workload');
     }
-    if (!DNS1123_LABEL.test(lower) || lower.length > 63) {
+    if (!isDns1123Label(lower)) {
       r.error(field, `PodSet name "${lower}" (the lower-cased group name) is not a DNS-1123 label, so the Workload is invalid`,
         'use lowercase letters, digits and "-" (at most 63 characters)', 'kueue-workload');
     }
@@ -230,19 +231,19 @@ export const kueueLabelValues = defineRule({
 }, (r, obj, ctx) => {
   if (selectsExistingClusterOnly(obj, ctx.kueue.rayJobClusterSelectorRules)) return r.findings; // Kueue does not manage it
   const q = queueNameOf(obj, ctx.kueue);
-  if (q !== undefined && (!DNS1123_SUBDOMAIN.test(q) || q.length > 253)) {
+  if (q !== undefined && !isDns1123Subdomain(q)) {
     r.error(`metadata.labels[${QUEUE_NAME_LABEL}]`, `"${q}" is not a valid LocalQueue name (a DNS-1123 subdomain)`,
       'use the metadata.name of a LocalQueue in this namespace');
   }
   const p = priorityClassOf(obj);
-  if (p !== undefined && (!DNS1123_SUBDOMAIN.test(p) || p.length > 253)) {
+  if (p !== undefined && !isDns1123Subdomain(p)) {
     r.error(`metadata.labels[${PRIORITY_CLASS_LABEL}]`, `"${p}" is not a valid WorkloadPriorityClass name`,
       'use the metadata.name of a WorkloadPriorityClass', 'kueue-workload');
   }
   // jobframework ValidatePrebuiltWorkloadName: the prebuilt Workload's name, from the annotation (0.18+) or the label.
   // Kueue's Ray webhooks run ValidateJobOnCreate (this check and max-exec-time's) on every object, queued or not.
   const { name, field } = prebuiltWorkloadName(obj, ctx);
-  if (typeof name === 'string' && (!DNS1123_SUBDOMAIN.test(name) || name.length > 253)) {
+  if (typeof name === 'string' && !isDns1123Subdomain(name)) {
     r.error(field, `"${name}" is not a valid Workload name (a DNS-1123 subdomain)`,
       'name an existing Workload (lowercase letters, digits, "-" and ".")');
   }

@@ -4,7 +4,8 @@
  * is a finding here (every other rule reads it as absent), never an exception.
  */
 import { clusterSpecOf, rayKindOf } from '../kinds';
-import { DNS1123_SUBDOMAIN, isRecord, podTemplatesOf, shown, workerGroupsOf } from '../ray-object';
+import { isDns1123Subdomain, LABEL_VALUE_MAX_LENGTH, QUALIFIED_NAME_MAX_LENGTH, QUALIFIED_NAME_PART } from '../k8s-names';
+import { isRecord, podTemplatesOf, shown, workerGroupsOf } from '../ray-object';
 import { ALL_RAY_KINDS, defineRule, RuleRecord } from './rule';
 
 type Kind = 'string' | 'boolean' | 'integer' | 'object' | 'list' | 'string map';
@@ -140,22 +141,21 @@ export const objectShape = defineRule({
   return r.findings;
 });
 
-const LABEL_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
-
 /** Why a label key is invalid (Kubernetes' qualified name: optional DNS-subdomain prefix, 63-character name), or undefined. */
 export function labelKeyProblem(key: string): string | undefined {
   const slash = key.lastIndexOf('/');
   const prefix = slash >= 0 ? key.slice(0, slash) : undefined;
   const name = slash >= 0 ? key.slice(slash + 1) : key;
-  if (prefix !== undefined && (!DNS1123_SUBDOMAIN.test(prefix) || prefix.length > 253)) return `its prefix "${prefix}" is not a DNS subdomain`;
-  if (!name || name.length > 63 || !LABEL_NAME.test(name)) return 'its name part must be 1-63 alphanumeric characters, '
-    + '"-", "_" or ".", starting and ending alphanumeric';
+  if (prefix !== undefined && !isDns1123Subdomain(prefix)) return `its prefix "${prefix}" is not a DNS subdomain`;
+  if (!name || name.length > QUALIFIED_NAME_MAX_LENGTH || !QUALIFIED_NAME_PART.test(name)) {
+    return 'its name part must be 1-63 alphanumeric characters, "-", "_" or ".", starting and ending alphanumeric';
+  }
   return undefined;
 }
 
 /** Why a label value is invalid (at most 63 characters, alphanumeric with "-", "_", "." inside), or undefined. */
 export function labelValueProblem(value: string): string | undefined {
-  return value !== '' && (value.length > 63 || !LABEL_NAME.test(value))
+  return value !== '' && (value.length > LABEL_VALUE_MAX_LENGTH || !QUALIFIED_NAME_PART.test(value))
     ? 'its value must be at most 63 characters, alphanumeric, "-", "_" or ".", starting and ending alphanumeric' : undefined;
 }
 
@@ -171,7 +171,7 @@ export const labelSyntax = defineRule({
     const keyProblem = labelKeyProblem(key);
     if (keyProblem) r.error(`metadata.labels[${key}]`, `label key "${key}" is invalid: ${keyProblem}`,
       'use a valid label key such as example.com/team');
-    if (typeof v === 'string' && v !== '' && (v.length > 63 || !LABEL_NAME.test(v))) {
+    if (typeof v === 'string' && labelValueProblem(v)) {
       r.error(`metadata.labels[${key}]`,
         `label value "${v}" is invalid: at most 63 characters, alphanumeric, "-", "_" or ".", starting and ending alphanumeric (the `
           + 'API server refuses it)',
