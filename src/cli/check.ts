@@ -18,7 +18,8 @@ import { applyDefaults, CelEvaluator, checkSchema } from '../policy/schema/struc
 import { crdSchemas, CrdSchemas, loadCelEvaluator } from './crd-schemas';
 import { CHECK_REPORT_SCHEMA_VERSION, CheckedObject, CheckFinding, CheckReport, exitCodeOf, renderJson, renderText } from './check-report';
 import type { ClusterSource } from './cluster-queues';
-import { InstallFacts, installFacts, modelledFlagVersion, modelledInstallVersion, settleVersionConflicts, versionSourceNotes } from './install-facts';
+import { InstallFacts, installFacts, modelledFlagVersion, pickVersion, settleVersionConflicts, VersionSource,
+  versionSourceNotes } from './install-facts';
 import { renderSarif } from './sarif';
 import { FlagSpec, parseFlags, usageErrorText } from './args';
 import { MissingFileError, ReadResult, readSources, SourceObject, UsageError } from './yaml-source';
@@ -170,7 +171,7 @@ export interface CheckDependencies {
   readonly cluster?: (kubeconfig: string) => ClusterSource;
 }
 
-type From = 'flag' | 'files' | 'cluster' | 'default';
+type From = VersionSource;
 
 /** The versions and the ElasticJobsViaWorkloadSlices gate the check runs for, and where each came from. */
 interface RunContext {
@@ -193,28 +194,19 @@ async function installFactsOf(read: ReadResult, cluster: ClusterSource | undefin
   return { files, cluster: installFacts(inst.objects) };
 }
 
-/**
- * The flag, else the modelled version for what the files or the cluster install (as plan picks it:
- * modelledInstallVersion); a note for a version no modelled patch stands for.
- */
-function pickVersion(flag: string | undefined, facts: InstallFactsBySource, key: 'kueueVersion' | 'kubeRayVersion',
+/** The flag, else what the files, then the cluster, install (pickVersion); a note for a version check does not support. */
+function checkVersion(flag: string | undefined, facts: InstallFactsBySource, key: 'kueueVersion' | 'kubeRayVersion',
   what: 'Kueue' | 'KubeRay', notes: string[]): [string | undefined, From] {
-  if (flag) return [flag, 'flag'];
-  for (const [found, from] of [[facts.files[key], 'files'], [facts.cluster[key], 'cluster']] as const) {
-    if (!found) continue;
-    const modelled = modelledInstallVersion(what, found, notes);
-    if (modelled) return [modelled, from];
-    notes.push(`the ${from === 'files' ? 'files install' : 'cluster runs'} ${what} ${found}, which check does not support: the check ran for `
+  return pickVersion(flag, [[facts.files[key], 'files'], [facts.cluster[key], 'cluster']], what, notes, (found, from) =>
+    `the ${from === 'files' ? 'files install' : 'cluster runs'} ${what} ${found}, which check does not support: the check ran for `
       + 'the default instead');
-  }
-  return [undefined, 'default'];
 }
 
 /** The versions and the gate, with a note wherever a flag overrides what an install says. */
 function resolveRunContext(opts: CheckOptions, facts: InstallFactsBySource, notes: string[]): RunContext {
   notes.push(...settleVersionConflicts(facts.files, { kueue: opts.kueueVersion, kubeRay: opts.kubeRayVersion }));
-  const [kueueVersion, kueueFrom] = pickVersion(opts.kueueVersion, facts, 'kueueVersion', 'Kueue', notes);
-  const [kubeRayVersion, kubeRayFrom] = pickVersion(opts.kubeRayVersion, facts, 'kubeRayVersion', 'KubeRay', notes);
+  const [kueueVersion, kueueFrom] = checkVersion(opts.kueueVersion, facts, 'kueueVersion', 'Kueue', notes);
+  const [kubeRayVersion, kubeRayFrom] = checkVersion(opts.kubeRayVersion, facts, 'kubeRayVersion', 'KubeRay', notes);
   const kueue = kueueCapabilities(kueueVersion ?? DEFAULT_KUEUE_VERSION);
   const kubeRay = kubeRayCapabilities(kubeRayVersion ?? DEFAULT_KUBERAY_VERSION);
   notes.push(...versionSourceNotes(facts.files, { kueue: kueue.version, kubeRay: kubeRay.version }));

@@ -167,3 +167,24 @@ export function modelledInstallVersion(project: 'Kueue' | 'KubeRay', found: stri
     return undefined;
   }
 }
+
+/** Where the version a command runs for came from. */
+export type VersionSource = 'flag' | 'files' | 'cluster' | 'default';
+
+/**
+ * check's and plan's one version picker: the flag, else the modelled patch of the first install that
+ * records a version (`sources` in order), else undefined (the command's default). An install whose
+ * version no modelled patch stands for is passed over with the command's own note.
+ */
+export function pickVersion(flag: string | undefined, sources: ReadonlyArray<readonly [string | undefined, 'files' | 'cluster']>,
+  project: 'Kueue' | 'KubeRay', notes: string[], unmodelled: (found: string, from: 'files' | 'cluster') => string,
+): [string | undefined, VersionSource] {
+  if (flag) return [flag, 'flag'];
+  for (const [found, from] of sources) {
+    if (!found) continue;
+    const modelled = modelledInstallVersion(project, found, notes);
+    if (modelled) return [modelled, from];
+    notes.push(unmodelled(found, from));
+  }
+  return [undefined, 'default'];
+}

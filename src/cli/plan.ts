@@ -13,7 +13,7 @@ import * as path from 'path';
 import { parseAllDocuments } from 'yaml';
 import { DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION, kueueCapabilities, RAY_KINDS } from '../policy';
 import { PlanOutcome, PlanResult, planToHtml, planToText, simulatePlan } from '../policy/plan';
-import { installFacts, modelledFlagVersion, modelledInstallVersion, settleVersionConflicts, versionSourceNotes } from './install-facts';
+import { installFacts, modelledFlagVersion, pickVersion, settleVersionConflicts, versionSourceNotes } from './install-facts';
 import { FlagSpec, parseFlags, usageErrorText } from './args';
 import { arrivalOrder } from './arrivals';
 import { MissingFileError, UsageError } from './yaml-source';
@@ -169,15 +169,13 @@ function readInputs(f: PlanFlags): PlanInputs {
   const facts = installFacts(objects, files);
   const notes = [...f.versionNotes, ...settleVersionConflicts(facts, { kueue: f.kueue, kubeRay: f.kubeRay })];
   const pick = (flag: string | undefined, found: string | undefined, project: 'Kueue' | 'KubeRay', fallback: string): string => {
-    if (flag) return flag;
-    if (found) {
-      const modelled = modelledInstallVersion(project, found, notes);
-      if (modelled) return modelled;
-      notes.push(`the files install ${project} ${found}, which plan does not model: planned for the default ${fallback} instead`);
-      return fallback;
+    const [version] = pickVersion(flag, [[found, 'files']], project, notes,
+      (v) => `the files install ${project} ${v}, which plan does not model: planned for the default ${fallback} instead`);
+    if (!flag && !found) {
+      notes.push(`${project} ${fallback} (the default: no install in the files records a ${project} version; `
+        + `pass --${project.toLowerCase()}-version)`);
     }
-    notes.push(`${project} ${fallback} (the default: no install in the files records a ${project} version; pass --${project.toLowerCase()}-version)`);
-    return fallback;
+    return version ?? fallback;
   };
   const kueue = pick(f.kueue, facts.kueueVersion, 'Kueue', DEFAULT_KUEUE_VERSION);
   const kubeRay = pick(f.kubeRay, facts.kubeRayVersion, 'KubeRay', DEFAULT_KUBERAY_VERSION);

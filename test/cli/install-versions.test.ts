@@ -5,6 +5,7 @@ import * as path from 'path';
 import { App } from 'cdk8s';
 import { AdmissionController, KubeRayVersion, KueueRayVersions, KueueVersion } from '../../src';
 import { runCheck } from '../../src/cli/check';
+import { pickVersion } from '../../src/cli/install-facts';
 import { planCommand } from '../../src/cli/plan';
 import { tmpdir } from '../support/synth';
 
@@ -96,4 +97,16 @@ spec:
   expect(op.kueueVersion).toBe('v0.19.2');
   expect(oc.notes).toContain('the files install Kueue v0.12.0, which check does not support: the check ran for the default instead');
   expect(op.notes).toContain('the files install Kueue v0.12.0, which plan does not model: planned for the default v0.19.2 instead');
+});
+
+test('check and plan pick a version one way: the flag, else the first install with a modelled version, else the default', () => {
+  const notes: string[] = [];
+  const unmodelled = (v: string, from: string) => `${from} ${v} unmodelled`;
+  expect(pickVersion('v0.17.0', [['v0.14.8', 'files']], 'Kueue', notes, unmodelled)).toEqual(['v0.17.0', 'flag']);
+  expect(pickVersion(undefined, [[undefined, 'files'], ['v0.19.2', 'cluster']], 'Kueue', notes, unmodelled)).toEqual(['v0.19.2', 'cluster']);
+  expect(notes).toEqual([]);
+  // An install no modelled patch stands for is passed over, with the command's note.
+  expect(pickVersion(undefined, [['v0.1.0', 'files'], ['v0.14.8', 'cluster']], 'Kueue', notes, unmodelled)).toEqual(['v0.14.8', 'cluster']);
+  expect(notes).toEqual(['files v0.1.0 unmodelled']);
+  expect(pickVersion(undefined, [[undefined, 'files']], 'KubeRay', notes, unmodelled)).toEqual([undefined, 'default']);
 });
