@@ -9,7 +9,7 @@ import {
   AdmissionController, KubeRayInstall, KueueInstall, KueueRayVersions, KueueVersion, QueueObservability, QueueObservabilityProps, TenantQueue,
 } from '../../src';
 import { SUPPORTED_KUEUE_VERSIONS } from '../../src/policy/versions';
-import { readmeBlocks } from '../support/readme';
+import { docBlocks } from '../support/readme';
 import { synthAll } from '../support/synth';
 import { caseInsensitivePatterns, CrdValidator, crdVersions } from '../support/schema';
 import { readPrometheusOperatorCrd } from '../support/upstream';
@@ -248,8 +248,8 @@ maybe('QueueObservability', () => {
   });
 });
 
-test('the README example states the defaults', () => {
-  const [block] = readmeBlocks('### Monitoring: `QueueObservability`', 'ts');
+test('the example of docs/monitoring.md states the defaults', () => {
+  const [block] = docBlocks('docs/monitoring.md', '## Monitoring: `QueueObservability`', 'ts');
   const readme = queuesApp();
   new Function('app', 'Duration', 'QueueObservability', ts.transpile(block))(readme, Duration, QueueObservability);
   const { app: bare } = queuesOnly({ labels: { release: 'kube-prometheus-stack' } });

@@ -10,7 +10,7 @@ import { isDeepStrictEqual, promisify } from 'util';
 import { parseAllDocuments } from 'yaml';
 import { defaultCacheDir } from '../../src/install/release-source';
 import { DAY_ONE_KUBERAY, DAY_ONE_KUBERAY_IMAGE, DAY_ONE_KUEUE, DAY_ONE_MIRROR, expectDayOne, startReleaseMirror } from '../support/day-one';
-import { readmeBlocks } from '../support/readme';
+import { docBlocks } from '../support/readme';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const VERSION: string = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version;
@@ -126,9 +126,9 @@ test('the Python port of the examples app writes the same files and objects as t
 test("the README's Python example synthesizes its queued RayJob, the same objects as its TypeScript example", async () => {
   const dir = path.join(tmp, 'readme');
   fs.mkdirSync(dir);
-  fs.writeFileSync(path.join(dir, 'main.py'), readmeBlocks('#### The same in Python', 'python')[0]);
+  fs.writeFileSync(path.join(dir, 'main.py'), docBlocks('docs/constructs.md', '### The same in Python', 'python')[0]);
   // The TypeScript example imports the package by name: here it is the repo's source, resolved from the repo.
-  fs.writeFileSync(path.join(dir, 'main.ts'), readmeBlocks('### One complete example', 'ts')[0]
+  fs.writeFileSync(path.join(dir, 'main.ts'), docBlocks('docs/constructs.md', '## One complete example', 'ts')[0]
     .replace(/from 'cdk8s-kueue-ray'/g, `from ${JSON.stringify(path.join(ROOT, 'src'))}`));
   const pyOut = path.join(dir, 'py');
   const tsOut = path.join(dir, 'ts');

@@ -6,7 +6,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { parseAllDocuments } from 'yaml';
-import { readmeBlocks } from '../support/readme';
+import { docBlocks, readmeBlocks } from '../support/readme';
 import { DAY_ONE_KUBERAY, DAY_ONE_KUBERAY_IMAGE, DAY_ONE_KUEUE, DAY_ONE_MIRROR, expectDayOne, startReleaseMirror } from '../support/day-one';
 import { REPO_ROOT } from '../support/upstream';
 
@@ -75,8 +75,8 @@ describe('the npm package in a fresh cdk8s TypeScript app', () => {
     console.log(`consumer install: node_modules ${du('node_modules')} KiB, cdk8s-kueue-ray ${du(pkg)} KiB`);
   });
 
-  test('the README\'s complete example compiles under the init tsconfig and synthesizes', () => {
-    const [example] = readmeBlocks('### One complete example', 'ts');
+  test('the complete example of docs/constructs.md compiles under the init tsconfig and synthesizes', () => {
+    const [example] = docBlocks('docs/constructs.md', '## One complete example', 'ts');
     expect(example).toContain("from 'cdk8s-kueue-ray'");
     fs.writeFileSync(path.join(app, 'main.ts'), example);
     run(app, 'npx', ['tsc', '--build']);

@@ -1,4 +1,4 @@
-// The README's complete example, verbatim in behaviour: its gang and its refusal message.
+// The complete example of docs/constructs.md, verbatim in behaviour: its gang and its refusal message.
 import { App, Chart, Testing } from 'cdk8s';
 import {
   ClusterQueue, KubeRayVersion, KueueRayVersions, KueueVersion, LocalQueue, Quantity, QueuedRayJob,
