@@ -1,11 +1,13 @@
 // The README's complete example (the Ray docs guide's scenarios in one app) as written: it type-checks
-// against the package's API, synthesizes, and `plan` and `check` on its dist/ say what the README says.
+// against the package's API, synthesizes, and `plan` and `check` on its dist/ say what the README says;
+// and the elastic example of docs/constructs.md.
 import * as fs from 'fs';
 import * as path from 'path';
 import * as ts from 'typescript';
 import { check } from '../../src/cli/check';
 import { planCommand } from '../../src/cli/plan';
-import { readmeBlocks } from '../support/readme';
+import { parseAllDocuments } from 'yaml';
+import { docBlocks, readmeBlocks } from '../support/readme';
 import { tmpdir } from '../support/synth';
 import { REPO_ROOT } from '../support/upstream';
 
@@ -26,23 +28,26 @@ function runApp(source: string, outdir: string): void {
   }
 }
 
-test('it type-checks under strict settings against the package\'s API', () => {
-  const dir = fs.mkdtempSync(path.join(REPO_ROOT, 'test', 'packaging', '.readme-guide-'));
-  try {
-    const file = path.join(dir, 'main.ts');
-    fs.writeFileSync(file, BLOCK);
-    const program = ts.createProgram([file], {
-      strict: true, noEmit: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.CommonJS, esModuleInterop: true, skipLibCheck: true,
-      moduleResolution: ts.ModuleResolutionKind.Node10, baseUrl: REPO_ROOT, paths: { 'cdk8s-kueue-ray': ['src/index.ts'] },
-      noUnusedLocals: true,
-    });
-    const errors = ts.getPreEmitDiagnostics(program).filter((d) => d.file?.fileName === file || !d.file)
-      .map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
-    expect(errors).toEqual([]);
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-}, 120_000);
+const ELASTIC_HEADING = '## Elastic workloads: `ElasticRayCluster` and `ElasticRayService`';
+
+test.each([['README.md', HEADING], ['docs/constructs.md', ELASTIC_HEADING]])('%s, %s: it type-checks under strict settings',
+  (file, heading) => {
+    const dir = fs.mkdtempSync(path.join(REPO_ROOT, 'test', 'packaging', '.readme-guide-'));
+    try {
+      const main = path.join(dir, 'main.ts');
+      fs.writeFileSync(main, docBlocks(file, heading, 'ts')[0]);
+      const program = ts.createProgram([main], {
+        strict: true, noEmit: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.CommonJS, esModuleInterop: true, skipLibCheck: true,
+        moduleResolution: ts.ModuleResolutionKind.Node10, baseUrl: REPO_ROOT, paths: { 'cdk8s-kueue-ray': ['src/index.ts'] },
+        noUnusedLocals: true,
+      });
+      const errors = ts.getPreEmitDiagnostics(program).filter((d) => d.file?.fileName === main || !d.file)
+        .map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+      expect(errors).toEqual([]);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 
 describe('synthesized', () => {
   let dist: string;
@@ -51,7 +56,7 @@ describe('synthesized', () => {
     runApp(BLOCK, dist);
   });
 
-  test('one file per chart in the order written, with the guide\'s objects', () => {
+  test('one file per chart, numbered in dependency order (the prod job after the dev jobs)', () => {
     expect(fs.readdirSync(dist).filter((f) => f.endsWith('.yaml'))).toEqual(
       ['0000-queues.k8s.yaml', '0001-gang.k8s.yaml', '0002-priority.k8s.yaml', '0003-elastic.k8s.yaml']);
   });
@@ -82,4 +87,28 @@ test('on the guide\'s own Kueue v0.13.4 synth refuses the elastic objects, namin
     .replace('ClusterQueue, Cohort,', 'ClusterQueue, Cohort, KubeRayVersion, KueueRayVersions, KueueVersion,');
   expect(pinned).toContain('KueueVersion.V0_13_4');
   expect(() => runApp(pinned, path.join(tmpdir(), 'dist'))).toThrow(/ElasticRayCluster|RayCluster default\/raycluster-kueue-autoscaler.*v0\.14/);
+});
+
+describe('the elastic example of docs/constructs.md', () => {
+  const [elastic] = docBlocks('docs/constructs.md', ELASTIC_HEADING, 'ts');
+
+  test('synthesizes an elastic RayCluster and RayService, admitted as the comment says', () => {
+    const dist = path.join(tmpdir(), 'dist');
+    const logged: unknown[] = [];
+    const log = jest.spyOn(console, 'log').mockImplementation((...a: unknown[]) => { logged.push(...a); });
+    try {
+      runApp(elastic, dist);
+    } finally {
+      log.mockRestore();
+    }
+    expect(logged).toEqual([{ cpu: '1.5', memory: '2560Mi' }]);
+    const plan = JSON.parse(planCommand([dist, '-o', 'json']));
+    expect(Object.fromEntries(plan.workloads.map((w: any) => [`${w.kind}/${w.name}`, w.outcome])))
+      .toEqual({ 'RayCluster/notebook-cluster': 'admitted', 'RayService/fruit-service': 'admitted' });
+    const objects = fs.readdirSync(dist).flatMap((f) => parseAllDocuments(fs.readFileSync(path.join(dist, f), 'utf8')).map((d) => d.toJS()));
+    const cluster = objects.find((o) => o.kind === 'RayCluster');
+    expect(cluster.metadata.annotations).toMatchObject({ 'kueue.x-k8s.io/elastic-job': 'true' });
+    expect(cluster.spec).toMatchObject({ enableInTreeAutoscaling: true, autoscalerOptions: { idleTimeoutSeconds: 120 }, suspend: true });
+    expect(objects.find((o) => o.kind === 'RayService').spec.serveConfigV2).toContain('import_path: app.main:deployment');
+  });
 });
