@@ -60,6 +60,8 @@ export interface KueueConfigurationSettings {
   readonly fairSharing?: FairSharingOptions;
   readonly manageJobsWithoutQueueName?: boolean;
   readonly clusterQueueResourceMetrics?: boolean;
+  /** Namespaces whose every workload Kueue manages: sets manageJobsWithoutQueueName and managedJobsNamespaceSelector. */
+  readonly managedNamespaceSelector?: Record<string, any>;
   /** Every framework the Configuration must list (the Ray kinds the app uses and the ones asked for). */
   readonly frameworks: readonly string[];
 }
@@ -104,6 +106,10 @@ export function editConfiguration(release: Record<string, any>, s: KueueConfigur
   const fair = fairSharingSection(s.fairSharing, caps, where);
   if (fair) config.fairSharing = fair;
   if (s.manageJobsWithoutQueueName !== undefined) config.manageJobsWithoutQueueName = s.manageJobsWithoutQueueName;
+  if (s.managedNamespaceSelector) {
+    config.manageJobsWithoutQueueName = true;
+    config.managedJobsNamespaceSelector = structuredClone(s.managedNamespaceSelector);
+  }
   if (s.clusterQueueResourceMetrics !== undefined) {
     config.metrics = { ...(config.metrics ?? {}), enableClusterQueueResources: s.clusterQueueResourceMetrics };
   }

@@ -7,6 +7,7 @@ import { parse as parseYaml, parseAllDocuments, stringify } from 'yaml';
 import { AppInventory } from '../platform/inventory';
 import { KueueVersion, resolveVersions } from '../platform/versions';
 import { rayKindNamed } from '../policy/kinds';
+import { kueueManagedNamespaceSelector, MANAGED_NAMESPACE_FRAMEWORKS } from '../policy/tenant-namespace';
 import { KUEUE_VERSION_ANNOTATION, kueueCapabilities } from '../policy/versions';
 import { ContainerResources, renderResources } from '../ray/pod-template';
 import { defaultLockFile, lockedByEnv, readRelease } from './release-source';
@@ -126,11 +127,22 @@ export interface KueueInstallProps {
   readonly fairSharing?: FairSharingOptions;
   /**
    * Kueue manages (suspends until admitted) jobs without a queue label too, in namespaces outside
-   * kube-system and kueue-system. Off, an unlabelled RayJob starts at once: the controller's tenant
-   * namespaces are queued either way, as its mutating webhook adds the label.
-   * @default - the release's (false)
+   * kube-system and kueue-system (only in the tenant namespaces when `manageTenantNamespaces` is on).
+   * Off, an unlabelled RayJob starts at once: the controller's tenant namespaces are queued either way,
+   * as its mutating webhook adds the label.
+   * @default - the release's (false); true when tenant namespaces are managed (`manageTenantNamespaces`)
    */
   readonly manageJobsWithoutQueueName?: boolean;
+  /**
+   * Kueue manages every workload of the tenant namespaces, not only Ray objects with a queue label:
+   * `manageJobsWithoutQueueName: true` with a `managedJobsNamespaceSelector` matching the label that
+   * TenantQueue puts on its Namespace (`cdk8s-kueue-ray.io/kueue-managed: "true"`; other namespaces are
+   * left alone), and the pod, batch/job, deployment and statefulset integrations. Kueue's validating
+   * webhooks then also hold unlabelled Ray objects and Jobs of every namespace to their queued-job rules
+   * (e.g. a RayJob's shutdownAfterJobFinishes), as they do with `manageJobsWithoutQueueName` alone.
+   * @default - on when the app holds a TenantQueue with `manageAllWorkloads` on (its default)
+   */
+  readonly manageTenantNamespaces?: boolean;
   /**
    * Frameworks Kueue integrates besides the Ray kinds the app holds (which are added anyway), e.g.
    * "batch/job", "pod", "jobset.x-k8s.io/jobset". Kueue refuses to start on a name it does not know.
@@ -315,8 +327,11 @@ export class KueueInstall extends Chart {
       if (kind) needed.add(kind.kueueFrameworkFor(kueue));
     }
     const resourceMetrics = this.props.clusterQueueResourceMetrics ?? (this.resourceMetricsReaders.length ? true : undefined);
+    const managed = this.managedTenantNamespaces(errors);
+    if (managed) for (const f of MANAGED_NAMESPACE_FRAMEWORKS) needed.add(f);
     const edit = release ? editConfiguration(release, { waitForPodsReady: this.props.waitForPodsReady, fairSharing: this.props.fairSharing,
       manageJobsWithoutQueueName: this.props.manageJobsWithoutQueueName, clusterQueueResourceMetrics: resourceMetrics,
+      managedNamespaceSelector: managed ? kueueManagedNamespaceSelector() : undefined,
       frameworks: [...needed] }, kueue, this.where) : {};
     const gates = this.featureGates();
     if (Object.keys(gates).length) {
@@ -332,5 +347,21 @@ export class KueueInstall extends Chart {
     }
     if (edit.config && cm) cm.addJsonPatch(JsonPatch.replace(`/data/${CONFIG_KEY}`, stringify(edit.config)));
     return errors;
+  }
+
+  /** Whether Kueue is to manage the tenant namespaces whole; a contradicting prop is an error. */
+  private managedTenantNamespaces(errors: string[]): boolean {
+    const tenants = AppInventory.of(this).kueueManagedNamespaces;
+    const manage = this.props.manageTenantNamespaces ?? tenants.length > 0;
+    if (this.props.manageTenantNamespaces === false && tenants.length) {
+      errors.push(`${this.where}: manageTenantNamespaces is false, but the TenantQueues of ${tenants.join(', ')} have Kueue manage every workload `
+        + 'of their namespace (manageAllWorkloads); their Pods, Jobs and Deployments would run outside the queue. Fix: remove '
+        + 'manageTenantNamespaces: false, or set manageAllWorkloads: false on those TenantQueues.');
+    }
+    if (manage && this.props.manageJobsWithoutQueueName === false) {
+      errors.push(`${this.where}: manageJobsWithoutQueueName is false, but tenant namespaces are managed whole, which needs it. Fix: remove `
+        + 'manageJobsWithoutQueueName: false, or set manageTenantNamespaces: false (and manageAllWorkloads: false on the TenantQueues).');
+    }
+    return manage;
   }
 }

@@ -1,8 +1,13 @@
-import { ApiObject, JsonPatch } from 'cdk8s';
+import { ApiObject, JsonPatch, Lazy } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { DNS1123_LABEL, DNS1123_SUBDOMAIN } from '../policy/ray-object';
 import { TENANT_LABEL, tenantAnnotations } from '../policy/tenant';
+import {
+  KUEUE_MANAGED_NAMESPACE_LABEL, TENANT_RAY_POLICY, TENANT_RESOURCE_QUOTA, TENANT_SERVE_POLICY, tenantNetworkPolicies, tenantResourceQuotaHard,
+} from '../policy/tenant-namespace';
+import { KUBERAY_OPERATOR_SERVICE_ACCOUNT } from '../policy/writers';
+import { KubeRayInstall } from '../install/kuberay-install';
 import { AppInventory, InventoryEntry } from '../platform/inventory';
 import {
   ClusterQueue, IClusterQueue, NamespaceSelector, PreemptionOptions, QueueingStrategy, ReclaimWithinCohortPolicy, WithinClusterQueuePolicy,
@@ -30,7 +35,9 @@ export interface TenantQueueProps {
   readonly namespaceLabels?: Record<string, string>;
   /**
    * Name of the tenant's LocalQueue. "default" also makes Kueue's LocalQueueDefaulting label every
-   * new Ray object of the namespace with this queue.
+   * new Ray object of the namespace with this queue, and, with `manageAllWorkloads`, every new Pod,
+   * Job, Deployment and StatefulSet. Under another name, those workloads stay suspended (Jobs) or
+   * gated (Pods) until they carry the `kueue.x-k8s.io/queue-name` label themselves.
    * @default "default"
    */
   readonly queueName?: string;
@@ -81,6 +88,45 @@ export interface TenantQueueProps {
    * @default - none: pod templates of the tenant's Ray objects may not set priorityClassName
    */
   readonly allowedPodPriorityClasses?: string[];
+  /**
+   * Kueue manages every workload of the namespace, not only Ray objects: the Namespace gets the label
+   * `cdk8s-kueue-ray.io/kueue-managed: "true"`, which the app's KueueInstall selects with
+   * `managedJobsNamespaceSelector` and `manageJobsWithoutQueueName: true` (with the pod, batch/job,
+   * deployment and statefulset integrations). A bare Pod, a Job, a Deployment's or a StatefulSet's pods
+   * made by the team are then gated or suspended until Kueue admits them against the tenant's quota
+   * (queued in the LocalQueue when it is named "default"; see `queueName`), like its Ray workloads. A
+   * team's web servers and other long-running pods in the namespace hold quota for as long as they run.
+   * With Kueue installed elsewhere, set KueueInstall's `manageTenantNamespaces` there.
+   * @default true
+   */
+  readonly manageAllWorkloads?: boolean;
+  /**
+   * A ResourceQuota in the namespace capping its pods' requests at the most the tenant can ever be
+   * admitted (per resource, over all flavors: nominal quota plus borrowing limit; with no borrowing limit,
+   * the cohort's total as the app defines it): a backstop for pods Kueue does not manage. Every pod of the
+   * namespace must then state requests for the resources the ClusterQueue covers (the API server refuses
+   * one that does not), and pods waiting at Kueue's gate count against it.
+   * @default true
+   */
+  readonly resourceQuota?: boolean;
+  /**
+   * NetworkPolicies that let the namespace's Ray pods accept traffic only from pods of the same
+   * namespace, from the KubeRay operator (dashboard port), from `metricsScraperNamespaces` (Ray's metrics
+   * port 8080), and on the serve port (8000) of the pods a RayService's serve Service targets. They are
+   * enforced only where the cluster runs a NetworkPolicy provider.
+   * @default true
+   */
+  readonly networkPolicies?: boolean;
+  /**
+   * Namespaces of the Prometheus that scrapes the Ray pods' metrics port (with `networkPolicies`).
+   * @default ["monitoring"]
+   */
+  readonly metricsScraperNamespaces?: string[];
+  /**
+   * Namespace of the KubeRay operator, whose pods may reach the Ray dashboards (with `networkPolicies`).
+   * @default - the app's KubeRayInstall's namespace, else "kuberay-system"
+   */
+  readonly kubeRayOperatorNamespace?: string;
 }
 
 /**
@@ -99,6 +145,12 @@ export class TenantQueue extends Construct implements ILocalQueue {
   public readonly allowedPriorityClasses: IWorkloadPriorityClass[];
   /** The Namespace object (with createNamespace false, only the tenant label and rule annotations). */
   public readonly namespaceObject: ApiObject;
+  /** Whether Kueue manages every workload of the namespace (the `manageAllWorkloads` prop). */
+  public readonly manageAllWorkloads: boolean;
+  /** The ResourceQuota capping the namespace at the most the tenant can be admitted, unless `resourceQuota` is false. */
+  public readonly resourceQuota?: ApiObject;
+  /** The NetworkPolicies around the namespace's Ray pods (none when `networkPolicies` is false). */
+  public readonly networkPolicies: ApiObject[];
 
   public constructor(scope: Construct, id: string, props: TenantQueueProps) {
     super(scope, id);
@@ -135,7 +187,20 @@ export class TenantQueue extends Construct implements ILocalQueue {
       defaultPriorityClass: props.defaultPriorityClass?.workloadPriorityClassName,
       allowedPodPriorityClasses: props.allowedPodPriorityClasses?.length ? [...props.allowedPodPriorityClasses] : undefined,
     };
-    const labels = { ...(props.namespaceLabels ?? {}), [TENANT_LABEL]: props.namespace };
+    for (const n of props.metricsScraperNamespaces ?? []) {
+      if (!DNS1123_LABEL.test(n) || n.length > 63) throw new Error(`${where}: metricsScraperNamespaces entry "${n}" is not a valid namespace name. `
+        + 'Fix: use the namespace of the Prometheus pods.');
+    }
+    const operatorNs = props.kubeRayOperatorNamespace;
+    if (operatorNs !== undefined && (!DNS1123_LABEL.test(operatorNs) || operatorNs.length > 63)) {
+      throw new Error(`${where}: kubeRayOperatorNamespace "${operatorNs}" is not a valid namespace name. Fix: use the KubeRay operator's namespace.`);
+    }
+    this.manageAllWorkloads = props.manageAllWorkloads ?? true;
+    const labels: Record<string, string> = { ...(props.namespaceLabels ?? {}), [TENANT_LABEL]: props.namespace };
+    if (this.manageAllWorkloads) {
+      labels[KUEUE_MANAGED_NAMESPACE_LABEL] = 'true';
+      AppInventory.of(this).kueueManagedNamespaces.push(props.namespace);
+    }
     const ns = new kplus.Namespace(this, 'Namespace', { metadata: { name: props.namespace, labels, annotations: tenantAnnotations(rules) } });
     this.namespaceObject = ApiObject.of(ns);
     if (this.namespaceObject.metadata.namespace !== undefined) this.namespaceObject.addJsonPatch(JsonPatch.remove('/metadata/namespace'));
@@ -168,5 +233,53 @@ export class TenantQueue extends Construct implements ILocalQueue {
     });
     this.localQueue._tenant = rules;
     this.localQueue.node.addDependency(this.namespaceObject);
+
+    if (props.resourceQuota ?? true) {
+      this.resourceQuota = new ApiObject(this, 'ResourceQuota', {
+        apiVersion: 'v1', kind: 'ResourceQuota',
+        metadata: { name: TENANT_RESOURCE_QUOTA, namespace: props.namespace, labels: { [TENANT_LABEL]: props.namespace } },
+        // The cohort's other ClusterQueues may be constructed after this one: read at synth.
+        spec: Lazy.any({ produce: () => ({ hard: this.resourceQuotaHard() ?? {} }) }),
+      });
+      this.resourceQuota.node.addDependency(this.namespaceObject);
+      this.node.addValidation({ validate: () => (this.resourceQuotaHard() ? [] : [`${where}: resourceQuota needs the quota of ClusterQueue `
+        + `"${this.clusterQueue.clusterQueueName}", which this app does not define. Fix: pass a ClusterQueue defined in the app, or set `
+        + 'resourceQuota: false (then pods Kueue does not manage are not capped).']) });
+    }
+    if (props.networkPolicies ?? true) {
+      // The operator's namespace comes from a KubeRayInstall that may be constructed after this: read at synth.
+      const input = () => ({ namespace: props.namespace, operatorPodLabels: KUBERAY_OPERATOR_POD_LABELS,
+        operatorNamespace: operatorNs ?? kubeRayInstallNamespace(this) ?? KUBERAY_OPERATOR_SERVICE_ACCOUNT.namespace,
+        metricsScraperNamespaces: props.metricsScraperNamespaces ?? ['monitoring'] });
+      this.networkPolicies = [TENANT_RAY_POLICY, TENANT_SERVE_POLICY].map((name) => {
+        const obj = new ApiObject(this, name, {
+          apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy',
+          metadata: { name, namespace: props.namespace, labels: { [TENANT_LABEL]: props.namespace } },
+          spec: Lazy.any({ produce: () => tenantNetworkPolicies(input()).find((x) => x.metadata.name === name)!.spec }),
+        });
+        obj.node.addDependency(this.namespaceObject);
+        return obj;
+      });
+    } else {
+      this.networkPolicies = [];
+    }
   }
+
+  /** spec.hard of the ResourceQuota, or undefined when the ClusterQueue's quota is not in the app. */
+  private resourceQuotaHard(): Record<string, string> | undefined {
+    const inv = AppInventory.of(this).snapshot();
+    const cq = inv.clusterQueues.find((c) => c.name === this.clusterQueue.clusterQueueName);
+    return cq ? tenantResourceQuotaHard(cq, inv) : undefined;
+  }
+}
+
+/** The KubeRay operator pods' labels, as KubeRayInstall writes them (its Deployment's pod labels carry this name). */
+const KUBERAY_OPERATOR_POD_LABELS = { 'app.kubernetes.io/name': KUBERAY_OPERATOR_SERVICE_ACCOUNT.name };
+
+/** The namespace of the app's KubeRayInstall, when it has exactly one. */
+function kubeRayInstallNamespace(scope: Construct): string | undefined {
+  // Not instanceof: Chart answers it for every chart (Symbol.hasInstance).
+  const found = scope.node.root.node.findAll().filter((c): c is KubeRayInstall => KubeRayInstall.prototype.isPrototypeOf(c));
+  const namespaces = [...new Set(found.map((k) => k.operatorNamespace))];
+  return namespaces.length === 1 ? namespaces[0] : undefined;
 }

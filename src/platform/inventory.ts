@@ -58,6 +58,9 @@ export class AppInventory {
   /** The state of Kueue's elastic gate that a KueueInstall in the app will set, if there is one. */
   public installElasticGate?: 'on' | 'off';
 
+  /** Tenant namespaces whose every workload Kueue is to manage (TenantQueue manageAllWorkloads), for KueueInstall. */
+  public readonly kueueManagedNamespaces: string[] = [];
+
   public registerWorkload(kind: string, elastic: boolean): void {
     this.workloads.push({ kind, elastic });
   }

@@ -1,5 +1,6 @@
 import { Duration } from 'cdk8s';
 import { wholeSeconds } from '../platform/duration';
+import { RAY_PORTS } from '../policy/tenant-namespace';
 import { ContainerResources, mergeTemplate, renderResources } from './pod-template';
 
 /** Options shared by the head group and worker groups. */
@@ -121,16 +122,18 @@ export interface ClusterSpecInput {
   readonly suspend?: boolean;
   /** A RayService's head: KubeRay routes Serve traffic only through a head port named `serve`. */
   readonly servePort?: boolean;
+  /** Ray's token authentication (authOptions.mode: token; KubeRay generates the token Secret). */
+  readonly tokenAuthentication?: boolean;
 }
 
 const HEAD_PORTS = [
-  { containerPort: 6379, name: 'gcs-server' },
-  { containerPort: 8265, name: 'dashboard' },
-  { containerPort: 10001, name: 'client' },
+  { containerPort: RAY_PORTS.gcs, name: 'gcs-server' },
+  { containerPort: RAY_PORTS.dashboard, name: 'dashboard' },
+  { containerPort: RAY_PORTS.client, name: 'client' },
 ];
 // KubeRay v1.6.2 refuses to create a RayService's serve Service without it ("Please specify a port named
 // 'serve'"): the RayService would stay Initializing with its apps RUNNING (seen on the real node).
-const SERVE_PORT = { containerPort: 8000, name: 'serve' };
+const SERVE_PORT = { containerPort: RAY_PORTS.serve, name: 'serve' };
 
 function envList(env: Record<string, string> | undefined): any[] | undefined {
   if (!env || !Object.keys(env).length) return undefined;
@@ -190,6 +193,7 @@ export function buildClusterSpec(input: ClusterSpecInput): Record<string, any> {
     spec.autoscalerOptions = opts;
   }
   if (input.suspend !== undefined) spec.suspend = input.suspend;
+  if (input.tokenAuthentication) spec.authOptions = { mode: 'token' };
   const head: Record<string, any> = {
     rayStartParams: { ...(input.head.rayStartParams ?? {}) },
     template: groupTemplate(input.head, input.image, 'ray-head', `${input.where} headGroup`, true, input.servePort),

@@ -6,6 +6,7 @@ import { AppInventory } from '../platform/inventory';
 import { resolveVersions, ResolvedVersions } from '../platform/versions';
 import { evaluateRayObject, Finding, formatFinding, formatQuantity, computeGang, RayObject, PolicyContext, RAY_SERVICE } from '../policy';
 import { ELASTIC_JOB_ANNOTATION, PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL } from '../policy/ray-object';
+import { TOKEN_AUTH_RAY, tokenAuthUnsupported } from '../policy/rules/kuberay-cluster';
 import { MULTIKUEUE_CONTROLLER_NAME, multiKueueCheckOf } from '../policy/rules/multikueue';
 import { compact } from './pod-template';
 import { AutoscalingOptions, buildClusterSpec, ClusterSpecInput, HeadGroupOptions, WorkerGroupOptions } from './ray-cluster-spec';
@@ -49,6 +50,16 @@ export interface RayWorkloadProps {
    * @default "rayproject/ray:<rayVersion>"
    */
   readonly image?: string;
+  /**
+   * Ray's token authentication (`authOptions.mode: token`): KubeRay generates a token Secret for the
+   * cluster and gives it to every Ray container, and the dashboard, the job API, the GCS and Ray's other
+   * control-plane services then refuse callers without it, so a pod of another namespace that reaches
+   * the head cannot run code there. Needs KubeRay 1.5 or later and Ray 2.52.0 or later; true on older
+   * versions is an error. Clients outside KubeRay (`ray job submit`, a Ray-client script) need the token
+   * from that Secret (RAY_AUTH_MODE=token, RAY_AUTH_TOKEN).
+   * @default - on where the KubeRay and Ray versions support it; off otherwise (the default Ray 2.46.0 has no token authentication)
+   */
+  readonly authentication?: boolean;
   /** The head group. */
   readonly headGroup: HeadGroupOptions;
   /**
@@ -238,7 +249,17 @@ export abstract class RayWorkload extends Construct {
   /** The RayClusterSpec of the shared props (head, worker groups, Ray version, image), with the kind's own settings. @internal */
   protected _clusterSpec(opts: Pick<ClusterSpecInput, 'autoscaling' | 'suspend' | 'servePort'>): Record<string, any> {
     return buildClusterSpec({ where: this._where, rayVersion: this._rayVersion, image: this._image, head: this._props.headGroup,
-      workers: this._workers, elastic: this.elastic, ...opts });
+      workers: this._workers, elastic: this.elastic, tokenAuthentication: this.tokenAuthentication, ...opts });
+  }
+
+  /** Whether the cluster runs with Ray's token authentication (the `authentication` prop, else what the versions support). */
+  public get tokenAuthentication(): boolean {
+    const unsupported = tokenAuthUnsupported(this._versions.kubeRay, this._rayVersion);
+    if (this._props.authentication === true && unsupported) {
+      throw new Error(`${this._where}: authentication is true, but ${unsupported}. Fix: use rayVersion "${TOKEN_AUTH_RAY}" or later on `
+        + 'KubeRay 1.5 or later, or remove authentication: true.');
+    }
+    return this._props.authentication ?? !unsupported;
   }
 
   /**

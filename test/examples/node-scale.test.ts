@@ -43,7 +43,8 @@ describe('the examples scaled to a small node', () => {
         expect([d.obj, d.path]).toEqual([d.obj, expect.stringMatching(/\/(submitterPodTemplate|autoscalerOptions\/resources)$/)]);
         continue;
       }
-      expect([d.obj, d.path]).toEqual([d.obj, expect.stringMatching(/(\/requests\/cpu|\/nominalQuota|\/borrowingLimit|\/lendingLimit)$/)]);
+      // The tenants' ResourceQuotas follow their quotas (requests.cpu: nominal plus borrowing limit).
+      expect([d.obj, d.path]).toEqual([d.obj, expect.stringMatching(/(\/requests\/cpu|\/nominalQuota|\/borrowingLimit|\/lendingLimit|\/hard\/requests\.cpu)$/)]);
       expect([d.obj, d.path, milli(d.b)]).toEqual([d.obj, d.path, milli(d.a) / 10]);
     }
     // Every Ray object's head: the toy and failing jobs, the tenants' job, both RayClusters and both RayServices.

@@ -182,7 +182,7 @@ describe('TenantQueue on an existing namespace', () => {
       resourceGroups: [{ flavors: [{ flavor, quotas: [{ resource: ResourceName.CPU, nominalQuota: Quantity.cpu(1) }] }] }],
     });
     const ns = Testing.synth(chart).find((o: any) => o.kind === 'Namespace');
-    expect(ns.metadata).toEqual({ name: 'existing', labels: { 'cdk8s-kueue-ray.io/tenant': 'existing' },
+    expect(ns.metadata).toEqual({ name: 'existing', labels: { 'cdk8s-kueue-ray.io/tenant': 'existing', 'cdk8s-kueue-ray.io/kueue-managed': 'true' },
       annotations: { 'cdk8s-kueue-ray.io/allowed-pod-priority-classes': 'batch-low' } });
     expect(Object.keys(ns).sort()).toEqual(['apiVersion', 'kind', 'metadata', 'spec'].filter((k) => k in ns));
   });

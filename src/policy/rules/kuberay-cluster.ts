@@ -6,7 +6,7 @@
  */
 import { clusterSpecOf, RAY_CLUSTER, RAY_SERVICE } from '../kinds';
 import { isRecord, listOf, workerGroupsOf } from '../ray-object';
-import { compareVersions } from '../versions';
+import { compareVersions, KubeRayCapabilities } from '../versions';
 import { labelKeyProblem, labelValueProblem } from './object-shape';
 import { ALL_RAY_KINDS, defineRule, Reporter, RuleRecord } from './rule';
 
@@ -113,8 +113,21 @@ export function genericVersion(text: string): string | undefined {
   return m && !/^0\d/.test(m[1]) ? m[1] : undefined;
 }
 
-const TOKEN_AUTH_RAY = '2.52.0';
+/** The first Ray with token authentication (authOptions.mode: token). */
+export const TOKEN_AUTH_RAY = '2.52.0';
 const K8S_TOKEN_AUTH_RAY = '2.55.0';
+
+/**
+ * Why Ray's token authentication cannot be turned on for a KubeRay and Ray version, or undefined when
+ * it can: KubeRay has authOptions from 1.5, Ray token authentication from TOKEN_AUTH_RAY.
+ */
+export function tokenAuthUnsupported(kubeRay: KubeRayCapabilities, rayVersion: string): string | undefined {
+  if (kubeRay.authOptions === 'none') return `KubeRay ${kubeRay.version} has no authOptions (KubeRay 1.5 or later has)`;
+  const v = genericVersion(rayVersion);
+  if (!v) return `rayVersion "${rayVersion}" is not a version KubeRay can compare`;
+  if (compareVersions(v, TOKEN_AUTH_RAY) < 0) return `Ray ${rayVersion} has no token authentication (Ray ${TOKEN_AUTH_RAY} or later has)`;
+  return undefined;
+}
 
 /** Token authentication needs a Ray that has it; Kubernetes token auth only on a RayCluster. */
 export const rayAuthOptions = defineRule({
