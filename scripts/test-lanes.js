@@ -182,7 +182,7 @@ function tail(file, n) {
   }
 }
 
-(async () => {
+async function main() {
   const results = await Promise.all(lanes.map(run));
   for (const r of results) {
     process.stdout.write(`[lanes] ${r.lane}: ${r.code === 0 ? 'passed' : `failed (exit ${r.code}${r.signal ? `, ${r.signal}` : ''})`} `
@@ -193,4 +193,8 @@ function tail(file, n) {
     }
   }
   process.exit(results.every((r) => r.code === 0) ? 0 : 1);
-})();
+}
+
+// The lanes are exported for test/scripts/test-lanes.test.ts (every suite in exactly one part).
+module.exports = { lanes, JEST };
+if (require.main === module) main();
