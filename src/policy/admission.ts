@@ -8,12 +8,12 @@
  */
 import { PolicyContext } from './context';
 import { Finding, objectRef } from './findings';
-import { clusterSpecOf, RayObject } from './kinds';
+import { clusterSpecOf, RAY_KINDS, RayObject } from './kinds';
 import { isRecord } from './json';
 import { ELASTIC_JOB_ANNOTATION, PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL, queueNameAnnotationOf, queueNameOf } from './ray-object';
 import { ADMISSION_GATED_BY_ANNOTATION } from './rules/kueue-admission-gated-by';
 import { MAX_EXEC_TIME_LABEL, PREBUILT_WORKLOAD_NAME, selectsExistingClusterOnly } from './rules/kueue-webhook';
-import { ALL_RAY_KINDS, RuleRecord } from './rules/rule';
+import { RuleRecord } from './rules/rule';
 import { tenantOf } from './tenant';
 import { FIRST_KUEUE_VERSION } from './versions';
 
@@ -22,7 +22,7 @@ const QUEUE_ANNOTATION_FIELD = `metadata.annotations[${QUEUE_NAME_LABEL}]`;
 
 /** The rule record of tenantQueueLabel (its findings are built here, not through a Reporter). */
 export const TENANT_QUEUE_LABEL_RULE: RuleRecord<typeof tenantQueueLabel> = {
-  name: 'tenantQueueLabel', source: 'app', kinds: ALL_RAY_KINDS,
+  name: 'tenantQueueLabel', source: 'app', kinds: RAY_KINDS,
   description: 'A Ray object in a tenant namespace carries the tenant\'s queue label.',
   check: tenantQueueLabel,
 };

@@ -9,6 +9,7 @@
  * webhook and the preview read it through `kueueCapabilities()` / `kubeRayCapabilities()`; nothing
  * else compares or hard-codes a version.
  */
+import type { RayKindName } from './kinds';
 
 /** Kueue versions this library synthesizes for. */
 export const SUPPORTED_KUEUE_VERSIONS = ['v0.13.4', 'v0.14.8', 'v0.17.0', 'v0.17.8', 'v0.19.2'] as const;
@@ -81,7 +82,7 @@ export interface KueueCapabilities {
    * Ray kinds MultiKueue dispatches (pkg/controller/jobs/ray*\/*_multikueue_adapter.go at the tag); empty
    * when this library has not checked the version's adapters.
    */
-  readonly multiKueueRayKinds: readonly string[];
+  readonly multiKueueRayKinds: readonly RayKindName[];
   /**
    * MultiKueue propagates the manager's worker-replica changes of an elastic RayCluster to the worker copy
    * (ElasticReplicaSync in pkg/controller/jobs/ray/ray_multikueue_adapter.go). Before, Ray adapters create the
@@ -263,15 +264,18 @@ const V1BETA1_BORROW = ['Borrow', 'TryNextFlavor'];
 const V1BETA1_PREEMPT = ['Preempt', 'TryNextFlavor'];
 const V1BETA2_BORROW = ['MayStopSearch', 'TryNextFlavor'];
 const V1BETA2_PREEMPT = ['MayStopSearch', 'TryNextFlavor'];
-// The Ray kinds with a MultiKueue adapter from v0.17 (the RayService adapter is new there).
-const MULTIKUEUE_RAY_KINDS_017 = ['RayJob', 'RayCluster', 'RayService'];
+// The Ray kinds with a MultiKueue adapter: RayJob and RayCluster from v0.14, RayService added in v0.17.
+const MULTIKUEUE_RAY_KINDS_014: readonly RayKindName[] = ['RayJob', 'RayCluster'];
+const MULTIKUEUE_RAY_KINDS_017: readonly RayKindName[] = [...MULTIKUEUE_RAY_KINDS_014, 'RayService'];
 const RBAC_014: MultiKueueWorkerRbac = { objectVerbs: ['create', 'patch', 'delete', 'get', 'list', 'watch'],
   workloadStatusVerbs: ['get', 'patch', 'update'], queueVerbs: [] };
 const RBAC_017: MultiKueueWorkerRbac = { objectVerbs: ['create', 'update', 'patch', 'delete', 'get', 'list', 'watch'],
   workloadStatusVerbs: ['get', 'patch', 'update'], queueVerbs: [] };
 const RBAC_019: MultiKueueWorkerRbac = { ...RBAC_017, queueVerbs: ['get', 'list', 'watch'] };
 // MultiKueue is not offered on 0.13.4: its adapters are not in the pinned modules this library was checked against.
-const NO_MULTIKUEUE = { multiKueueRayKinds: [], multiKueueElasticRayCluster: false, multiKueueMaxClusters: 10, multiKueueWorkerRbac: RBAC_014 };
+const NO_MULTIKUEUE = {
+  multiKueueRayKinds: [] as readonly RayKindName[], multiKueueElasticRayCluster: false, multiKueueMaxClusters: 10, multiKueueWorkerRbac: RBAC_014,
+};
 
 const KUEUE: Record<string, KueueCapabilities> = {
   'v0.13.4': {
@@ -303,7 +307,7 @@ const KUEUE: Record<string, KueueCapabilities> = {
     countsSidecarSubmitter: false, countsRedisCleanup: false, countsAutoscalerSidecar: false, countsHistoryServerCollector: false,
     rayJobClusterSelectorRules: true, testedKubeRay: 'v1.4.2',
     queueNameAnnotation: true, prebuiltWorkloadAnnotation: false,
-    admissionChecksField: 'admissionChecks', multiKueueRayKinds: ['RayJob', 'RayCluster'],
+    admissionChecksField: 'admissionChecks', multiKueueRayKinds: MULTIKUEUE_RAY_KINDS_014,
     multiKueueElasticRayCluster: false, multiKueueMaxClusters: 10, multiKueueWorkerRbac: RBAC_014,
     schedulingEquivalenceHashing: false,
     batchedInadmissibleRequeue: false,

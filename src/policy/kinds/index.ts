@@ -3,7 +3,7 @@
  * interface. The kind list, the plurals, the webhook rules and the RBAC resources derive from it.
  */
 import { isRecord } from '../json';
-import { RayKind, RayObject } from './kind';
+import { RayKind, RayKindName, RayObject } from './kind';
 import { RAY_CLUSTER } from './raycluster';
 import { RAY_JOB } from './rayjob';
 import { RAY_SERVICE } from './rayservice';
@@ -14,8 +14,13 @@ export { RAY_CLUSTER, RAY_JOB, RAY_SERVICE };
 /** Every Ray kind this library handles, in the order messages list them. */
 export const RAY_KIND_TABLE: readonly RayKind[] = [RAY_JOB, RAY_CLUSTER, RAY_SERVICE];
 
-/** The kind names: RayJob, RayCluster, RayService. */
-export const RAY_KINDS: readonly string[] = RAY_KIND_TABLE.map((k) => k.kind);
+/** The kind names: RayJob, RayCluster, RayService (the one kind list; a rule that reads them all names it). */
+export const RAY_KINDS: readonly RayKindName[] = RAY_KIND_TABLE.map((k) => k.kind);
+
+/** Whether `kind` names a Ray kind. */
+export function isRayKindName(kind: unknown): kind is RayKindName {
+  return (RAY_KINDS as readonly unknown[]).includes(kind);
+}
 
 /** The resource names: rayjobs, rayclusters, rayservices. */
 export const RAY_PLURALS: readonly string[] = RAY_KIND_TABLE.map((k) => k.plural);

@@ -10,7 +10,7 @@
  */
 import { computeGang, Gang } from '../gang';
 import { asCreated } from '../decide';
-import { RAY_KINDS, RayObject } from '../kinds';
+import { isRayKindName, RAY_KINDS, RayObject } from '../kinds';
 import { isElastic, isRecord, namespaceOf, priorityClassOf, QUEUE_NAME_LABEL, queueNameOf } from '../ray-object';
 import { selectorMatches } from '../rules/cross-object';
 import { selectsExistingClusterOnly } from '../rules/kueue-webhook';
@@ -76,7 +76,7 @@ export class PlanSimulator {
     this.kubeRay = kubeRayCapabilities(input.kubeRayVersion ?? DEFAULT_KUBERAY_VERSION);
     this.keepTrace = input.trace ?? true;
     input.arrivals.forEach((obj, i) => {
-      if (isRecord(obj) && RAY_KINDS.includes(obj.kind as string)) this.gangs[i] = computeGang(obj, this.kueue);
+      if (isRecord(obj) && isRayKindName(obj.kind)) this.gangs[i] = computeGang(obj, this.kueue);
     });
     this.snapshot = buildSnapshot(input.kueueObjects, this.gangs);
     this.notes = [...this.snapshot.notes];
@@ -112,7 +112,7 @@ export class PlanSimulator {
    * then Kueue's webhook the namespace's `default` LocalQueue (kueue-defaults.ts).
    */
   private withTenantDefaults(obj: RayObject): RayObject {
-    if (!isRecord(obj) || !RAY_KINDS.includes(obj.kind as string)) return obj;
+    if (!isRecord(obj) || !isRayKindName(obj.kind)) return obj;
     const c = asCreated(obj, { kueue: this.kueue, kubeRay: this.kubeRay, inventory: this.snapshot.inventory });
     const namespace = namespaceOf(obj);
     const note = (line: string) => {
@@ -134,7 +134,7 @@ export class PlanSimulator {
   }
 
   private arrive(obj: RayObject, arrival: number): void {
-    if (!isRecord(obj) || !RAY_KINDS.includes(obj.kind as string)) {
+    if (!isRecord(obj) || !isRayKindName(obj.kind)) {
       this.notes.push(`arrival ${arrival}: ${isRecord(obj) ? obj.kind : typeof obj} is not a Ray object (${RAY_KINDS.join(', ')}); ignored`);
       return;
     }

@@ -1,13 +1,13 @@
 /**
  * Version-pair rules: Kueue × KubeRay combinations known to break, and quota a version under-counts.
  */
-import { clusterSpecOf, RAY_JOB, RAY_SERVICE } from '../kinds';
+import { clusterSpecOf, RAY_JOB, RAY_KINDS, RAY_SERVICE } from '../kinds';
 import { isQueued, isRecord, usesAutoscaling } from '../ray-object';
 import {
   DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION, FIRST_KUBERAY_VERSION, FIRST_KUEUE_VERSION, kubeRayCapabilities, rayServicePair,
   SUPPORTED_KUBERAY_VERSIONS,
 } from '../versions';
-import { ALL_RAY_KINDS, defineRule, RuleRecord } from './rule';
+import { defineRule, RuleRecord } from './rule';
 
 /** The supported KubeRay versions that copy rayClusterConfig.suspend onto the running RayCluster (or do not). */
 function kubeRayWithSuspendSync(sync: boolean): string {
@@ -32,7 +32,7 @@ export const rayServiceVersionPair = defineRule({
 
 /** Quota the chosen Kueue does not count: the pods then run above what was admitted. */
 export const underCountedQuota = defineRule({
-  name: 'underCountedQuota', source: 'version', kinds: ALL_RAY_KINDS,
+  name: 'underCountedQuota', source: 'version', kinds: RAY_KINDS,
   description: 'Resources the chosen Kueue does not count toward quota are flagged.',
 }, (r, obj, ctx) => {
   if (!isQueued(obj, ctx.kueue)) return r.findings;

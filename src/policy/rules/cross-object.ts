@@ -4,6 +4,7 @@
  */
 import { ClusterQueueEntry, Inventory, LabelSelector, LocalQueueEntry } from '../context';
 import { computeGang, Gang, gangTotalAtReplicas } from '../gang';
+import { RAY_KINDS } from '../kinds';
 import { ResourceMap, sortedResourceNames } from '../quantity';
 import { describeResourcesCompared, formatResources } from '../quantity-text';
 import { isElastic, namespaceOf, podTemplatesOf, PRIORITY_CLASS_LABEL, priorityClassOf, QUEUE_NAME_LABEL, queueNameOf,
@@ -11,7 +12,7 @@ import { isElastic, namespaceOf, podTemplatesOf, PRIORITY_CLASS_LABEL, priorityC
 import { similarName } from '../similar-names';
 import { tenantOf } from '../tenant';
 import { selectsExistingClusterOnly } from './kueue-webhook';
-import { ALL_RAY_KINDS, defineRule, RuleRecord } from './rule';
+import { defineRule, RuleRecord } from './rule';
 
 const QUEUE_FIELD = `metadata.labels[${QUEUE_NAME_LABEL}]`;
 const PRIORITY_FIELD = `metadata.labels[${PRIORITY_CLASS_LABEL}]`;
@@ -85,7 +86,7 @@ function selectorKeys(sel: LabelSelector): string[] {
 
 /** The workload's LocalQueue exists in its namespace. */
 export const queueExists = defineRule({
-  name: 'queueExists', source: 'app', kinds: ALL_RAY_KINDS,
+  name: 'queueExists', source: 'app', kinds: RAY_KINDS,
   description: 'The workload\'s LocalQueue exists in its namespace.',
 }, (r, obj, ctx) => {
   const inv = ctx.inventory;
@@ -116,7 +117,7 @@ export const queueExists = defineRule({
 
 /** The LocalQueue's ClusterQueue exists and admits the workload's namespace. */
 export const clusterQueueAdmitsNamespace = defineRule({
-  name: 'clusterQueueAdmitsNamespace', source: 'app', kinds: ALL_RAY_KINDS,
+  name: 'clusterQueueAdmitsNamespace', source: 'app', kinds: RAY_KINDS,
   description: 'The LocalQueue\'s ClusterQueue exists, is active and admits the namespace.',
 }, (r, obj, ctx) => {
   const inv = ctx.inventory;
@@ -159,7 +160,7 @@ export const clusterQueueAdmitsNamespace = defineRule({
 
 /** The priority class exists, and the namespace's tenant allows it (whichever of its queues the object names). */
 export const priorityClassAllowed = defineRule({
-  name: 'priorityClassAllowed', source: 'app', kinds: ALL_RAY_KINDS,
+  name: 'priorityClassAllowed', source: 'app', kinds: RAY_KINDS,
   description: 'The WorkloadPriorityClass exists and the tenant allows it.',
 }, (r, obj, ctx) => {
   const inv = ctx.inventory;
@@ -192,7 +193,7 @@ export const priorityClassAllowed = defineRule({
  * gives 2,000,000,000), and the kube-scheduler preempts other pods by them.
  */
 export const podPriorityClassAllowed = defineRule({
-  name: 'podPriorityClassAllowed', source: 'app', kinds: ALL_RAY_KINDS,
+  name: 'podPriorityClassAllowed', source: 'app', kinds: RAY_KINDS,
   description: 'In a tenant namespace, pod templates name only the PriorityClasses the tenant allows.',
 }, (r, obj, ctx) => {
   const tenant = ctx.inventory ? tenantOf(ctx.inventory, namespaceOf(obj)) : undefined;
@@ -329,7 +330,7 @@ function podSetMisfit(gang: Gang, cq: ClusterQueueEntry, caps: Map<string, Map<s
  * when an elastic cluster cannot reach its maxReplicas.
  */
 export const gangCanEverFit = defineRule({
-  name: 'gangCanEverFit', source: 'kueue-workload', kinds: ALL_RAY_KINDS,
+  name: 'gangCanEverFit', source: 'kueue-workload', kinds: RAY_KINDS,
   description: 'The whole gang can ever fit its ClusterQueue (nominal quota plus borrowing).',
 }, (r, obj, ctx) => {
   const inv = ctx.inventory;

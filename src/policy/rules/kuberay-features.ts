@@ -6,17 +6,17 @@
  * assume the gate on) and each inconsistency an error under either setting. Each check runs only where the version's
  * capabilities say so.
  */
-import { clusterSpecOf } from '../kinds';
+import { clusterSpecOf, RAY_KINDS } from '../kinds';
 import { DNS1123_LABEL } from '../k8s-names';
 import { isRecord, listOf, shown, workerGroupsOf } from '../ray-object';
 import { compareVersions } from '../versions';
 import { asksAutoscalerV2, envNamed, genericVersion, hasEnv } from './kuberay-cluster';
-import { ALL_RAY_KINDS, defineRule, Reporter, RuleRecord } from './rule';
+import { defineRule, Reporter, RuleRecord } from './rule';
 
 
 /** Fields KubeRay refuses unless an alpha gate (off by default) is on: a warning naming the gate. */
 export const kubeRayAlphaGates = defineRule({
-  name: 'kubeRayAlphaGates', source: 'kuberay-operator', kinds: ALL_RAY_KINDS,
+  name: 'kubeRayAlphaGates', source: 'kuberay-operator', kinds: RAY_KINDS,
   description: 'Cluster-spec fields that need an alpha KubeRay operator gate, off by default, are flagged with the gate to turn on.',
 }, (r, obj, ctx) => {
   const cs = clusterSpecOf(obj);
@@ -173,7 +173,7 @@ function priorityChecks(r: Reporter, cs: { spec: any; path: string }, obj: any):
 
 /** KubeRay 1.7's checks of the new cluster-spec fields. */
 export const kubeRayClusterFeatures = defineRule({
-  name: 'kubeRayClusterFeatures', source: 'kuberay-operator', kinds: ALL_RAY_KINDS,
+  name: 'kubeRayClusterFeatures', source: 'kuberay-operator', kinds: RAY_KINDS,
   description: 'The history-server collector, networkPolicy, tlsOptions, the GCS storage backend and worker-group priority pass KubeRay\'s checks.',
 }, (r, obj, ctx) => {
   const cs = clusterSpecOf(obj);

@@ -4,12 +4,12 @@
  * Plus Kubernetes rules the library can check before the API server does.
  */
 import { parse as parseYaml } from 'yaml';
-import { clusterSpecOf, RAY_JOB, RAY_SERVICE, rayKindOf } from '../kinds';
+import { clusterSpecOf, RAY_JOB, RAY_KINDS, RAY_SERVICE, rayKindOf } from '../kinds';
 import { parseQuantity, parseResourceList } from '../quantity';
 import { DNS1035_LABEL, DNS1123_SUBDOMAIN, isQueued, isRecord, listOf, podTemplatesOf, shown, workerGroupsOf } from '../ray-object';
 import { DEFAULT_KUBERAY_VERSION, FIRST_KUBERAY_VERSION } from '../versions';
 import { asksAutoscalerV2, envNamed, headEnv, rayServiceExtras } from './kuberay-cluster';
-import { ALL_RAY_KINDS, defineRule, Reporter, RuleRecord } from './rule';
+import { defineRule, Reporter, RuleRecord } from './rule';
 
 /**
  * Bounds on the YAML the policy parses. yaml's parser recurses per nesting level: 5,000 "[" abort V8
@@ -55,7 +55,7 @@ function parseYamlOrJson(text: string): ParsedYaml {
 
 /** Ray object names: DNS-1035, ≤47 (RayJob, RayService) or ≤53 (RayCluster) characters. */
 export const rayObjectName = defineRule({
-  name: 'rayObjectName', source: 'kuberay-operator', kinds: ALL_RAY_KINDS,
+  name: 'rayObjectName', source: 'kuberay-operator', kinds: RAY_KINDS,
   description: 'Ray object names are DNS-1035 labels short enough for KubeRay (47 or 53 characters).',
 }, (r, obj) => {
   const max = rayKindOf(obj)?.maxNameLength;
@@ -95,7 +95,7 @@ export const rayObjectName = defineRule({
 
 /** Every pod template has containers; KubeRay treats containers[0] as the Ray container. */
 export const podTemplateContainers = defineRule({
-  name: 'podTemplateContainers', source: 'kuberay-operator', kinds: ALL_RAY_KINDS,
+  name: 'podTemplateContainers', source: 'kuberay-operator', kinds: RAY_KINDS,
   description: 'Every pod template has containers, the Ray container first.',
 }, (r, obj) => {
   for (const t of podTemplatesOf(obj)) {
@@ -120,7 +120,7 @@ export const podTemplateContainers = defineRule({
 
 /** Worker group names must be unique (KubeRay's validation; Kueue's PodSets would collide too). */
 export const uniqueWorkerGroupNames = defineRule({
-  name: 'uniqueWorkerGroupNames', source: 'kuberay-operator', kinds: ALL_RAY_KINDS,
+  name: 'uniqueWorkerGroupNames', source: 'kuberay-operator', kinds: RAY_KINDS,
   description: 'Worker group names are set and unique (Kueue\'s Workload needs unique PodSet names).',
 }, (r, obj, ctx) => {
   const cs = clusterSpecOf(obj);
@@ -152,7 +152,7 @@ export const uniqueWorkerGroupNames = defineRule({
 
 /** Replicas within [minReplicas, maxReplicas]: KubeRay clamps (1.6 refuses min > max), Kueue counts the raw value. */
 export const workerReplicaBounds = defineRule({
-  name: 'workerReplicaBounds', source: 'kuberay-operator', kinds: ALL_RAY_KINDS,
+  name: 'workerReplicaBounds', source: 'kuberay-operator', kinds: RAY_KINDS,
   description: 'Worker replicas lie within minReplicas and maxReplicas.',
 }, (r, obj, ctx) => {
   const cs = clusterSpecOf(obj);
@@ -375,7 +375,7 @@ function idleTimeouts(r: Reporter, cs: { spec: any; path: string }, obj: any, v2
 
 /** Autoscaler v2 needs restartPolicy Never/unset; worker-group suspend is not allowed with autoscaling. */
 export const autoscalerConstraints = defineRule({
-  name: 'autoscalerConstraints', source: 'kuberay-operator', kinds: ALL_RAY_KINDS,
+  name: 'autoscalerConstraints', source: 'kuberay-operator', kinds: RAY_KINDS,
   description: 'Autoscaler v2 and worker-group suspend constraints of KubeRay.',
 }, (r, obj, ctx) => {
   const cs = clusterSpecOf(obj);
@@ -426,7 +426,7 @@ export const autoscalerConstraints = defineRule({
 
 /** managedBy only takes KubeRay's two values, and RayService has it from KubeRay 1.6. */
 export const managedByField = defineRule({
-  name: 'managedByField', source: 'kubernetes', kinds: ALL_RAY_KINDS,
+  name: 'managedByField', source: 'kubernetes', kinds: RAY_KINDS,
   description: 'managedBy takes only KubeRay\'s values, on kinds and versions that have it.',
 }, (r, obj, ctx) => {
   const allowed = ['ray.io/kuberay-operator', 'kueue.x-k8s.io/multikueue'];
@@ -449,7 +449,7 @@ export const managedByField = defineRule({
 
 /** Requests above limits are rejected (Kubernetes, Kueue); a Ray container without requests counts as 0. */
 export const containerResources = defineRule({
-  name: 'containerResources', source: 'kubernetes', kinds: ALL_RAY_KINDS,
+  name: 'containerResources', source: 'kubernetes', kinds: RAY_KINDS,
   description: 'Container requests are parsable, not above limits, and set on Ray containers.',
 }, (r, obj, ctx) => {
   for (const t of podTemplatesOf(obj)) {
@@ -534,7 +534,7 @@ function hasNegative(list: unknown): boolean {
  * resources and overhead, and the autoscaler sidecar's resources. Field paths are built only for a finding.
  */
 export const nonNegativeResources = defineRule({
-  name: 'nonNegativeResources', source: 'kubernetes', kinds: ALL_RAY_KINDS,
+  name: 'nonNegativeResources', source: 'kubernetes', kinds: RAY_KINDS,
   description: 'No request or limit in a Ray object\'s pod templates is negative.',
 }, (r, obj, ctx) => {
   const report = (list: Record<string, unknown>, field: string) => {

@@ -5,10 +5,10 @@
  * admission until their controllers remove them: each gate a domain-prefixed path of at most 63 bytes,
  * none empty or repeated; gates can be removed after creation, never added.
  */
-import { RAY_JOB } from '../kinds';
+import { RAY_JOB, RAY_KINDS } from '../kinds';
 import { isDns1123Subdomain } from '../k8s-names';
 import { isQueued, isRecord } from '../ray-object';
-import { ALL_RAY_KINDS, defineRule, Reporter, Rule } from './rule';
+import { defineRule, Reporter, Rule } from './rule';
 
 export const ADMISSION_GATED_BY_ANNOTATION = 'kueue.x-k8s.io/admission-gated-by';
 export const ADMISSION_GATED_BY_FIELD = `metadata.annotations[${ADMISSION_GATED_BY_ANNOTATION}]`;
@@ -80,7 +80,7 @@ function reachesJobValidation(obj: any, ctx: Parameters<Rule>[1]): boolean {
 
 /** The annotation's format, on every Ray object Kueue's webhook validates (queued or not: ValidateJobOnCreate runs for both). */
 export const admissionGatedBy = defineRule({
-  name: 'admissionGatedBy', source: 'kueue-webhook', kinds: ALL_RAY_KINDS,
+  name: 'admissionGatedBy', source: 'kueue-webhook', kinds: RAY_KINDS,
   description: 'The kueue.x-k8s.io/admission-gated-by annotation lists distinct domain-prefixed gate names of at most 63 bytes '
     + '(Kueue webhook, 0.19+).',
 }, (r, obj, ctx) => {

@@ -11,11 +11,11 @@
  * pairing and can make building the PodSets fail.
  */
 import { PolicyContext } from '../context';
-import { clusterSpecOf, hasSubmitterPodSet, RAY_CLUSTER, RayObject, rayKindOf } from '../kinds';
+import { clusterSpecOf, hasSubmitterPodSet, RAY_CLUSTER, RAY_KINDS, rayKindOf, RayObject } from '../kinds';
 import { DNS1123_SUBDOMAIN, DNS1123_SUBDOMAIN_MAX_LENGTH, QUALIFIED_NAME_MAX_LENGTH, QUALIFIED_NAME_PART } from '../k8s-names';
 import { isRecord, podTemplatesOf, workerGroupsOf } from '../ray-object';
 import { FIRST_KUEUE_VERSION, KueueCapabilities } from '../versions';
-import { ALL_RAY_KINDS, defineRule, Reporter, RuleRecord } from './rule';
+import { defineRule, Reporter, RuleRecord } from './rule';
 
 /** Kueue's TAS annotation keys (apis/kueue/v1beta1 and v1beta2 topology_types.go). */
 export const TAS_ANNOTATION = {
@@ -431,7 +431,7 @@ function checkPodSets(r: Reporter, obj: RayObject, ctx: PolicyContext, podSets: 
 
 /** Kueue's webhook checks the TAS annotations of the pod templates (TopologyAwareScheduling is on by default from 0.14). */
 export const topologyAnnotations = defineRule({
-  name: 'topologyAnnotations', source: 'kueue-webhook', kinds: ALL_RAY_KINDS,
+  name: 'topologyAnnotations', source: 'kueue-webhook', kinds: RAY_KINDS,
   description: 'Topology-aware scheduling annotations on the pod templates are ones Kueue\'s webhook accepts (Kueue webhook).',
 }, (r, obj, ctx) => {
   if (ctx.kueue.tasAnnotations === 'none' || !rayKindOf(obj) || !clusterSpecOf(obj)) return r.findings;

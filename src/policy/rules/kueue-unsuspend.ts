@@ -7,13 +7,13 @@
  */
 import { Finding, objectRef } from '../findings';
 import { isRecord } from '../json';
-import { RayObject, rayKindOf } from '../kinds';
+import { RAY_KINDS, rayKindOf, RayObject } from '../kinds';
 import { queueNameOf } from '../ray-object';
 import { tenantOf } from '../tenant';
 import { KubeRayCapabilities, KueueCapabilities } from '../versions';
 import { trustedWriterRole, TrustedWriters } from '../writers';
 import { Inventory } from '../context';
-import { ALL_RAY_KINDS, RuleRecord } from './rule';
+import { RuleRecord } from './rule';
 
 export interface UnsuspendRequest {
   readonly oldObject: RayObject;
@@ -30,7 +30,7 @@ export interface UnsuspendContext {
 
 /** The rule record of onlyKueueUnsuspends (its findings are built here, not through a Reporter). */
 export const ONLY_KUEUE_UNSUSPENDS_RULE: RuleRecord<typeof onlyKueueUnsuspends> = {
-  name: 'onlyKueueUnsuspends', source: 'app', kinds: ALL_RAY_KINDS,
+  name: 'onlyKueueUnsuspends', source: 'app', kinds: RAY_KINDS,
   description: 'In a tenant namespace, only Kueue turns a queued Ray object\'s suspend off (it does so when it admits the Workload).',
   check: onlyKueueUnsuspends,
 };

@@ -6,14 +6,14 @@
  */
 import { hasDefaultLocalQueue } from '../kueue-defaults';
 import { DEFAULT_KUEUE_VERSION } from '../versions';
-import { clusterSpecOf, hasSubmitterPodSet, RAY_CLUSTER, RAY_JOB, RayObject, rayKindOf } from '../kinds';
+import { clusterSpecOf, hasSubmitterPodSet, RAY_CLUSTER, RAY_JOB, RAY_KINDS, rayKindOf, RayObject } from '../kinds';
 import { isDns1123Label, isDns1123Subdomain } from '../k8s-names';
 import {
   ELASTIC_JOB_ANNOTATION, isElastic, isQueued, isRecord, namespaceOf, PRIORITY_CLASS_LABEL, priorityClassOf,
   QUEUE_NAME_LABEL, queueNameOf, shown, usesAutoscaling, workerGroupsOf,
 } from '../ray-object';
 import { admissionGatedBy, admissionGatedByOnUpdate } from './kueue-admission-gated-by';
-import { ALL_RAY_KINDS, defineRule, Reporter, Rule, RuleRecord } from './rule';
+import { defineRule, Reporter, Rule, RuleRecord } from './rule';
 
 /** Kueue ignores a RayJob that only selects an existing cluster (≥0.13.7). */
 /**
@@ -79,7 +79,7 @@ function elasticKindSupport(obj: RayObject, ctx: Parameters<Rule>[1]): { support
 
 /** An elastic or autoscaling Ray object on a Kueue version that cannot admit it. */
 export const elasticNeedsKueueVersion = defineRule({
-  name: 'elasticNeedsKueueVersion', source: 'version', kinds: ALL_RAY_KINDS,
+  name: 'elasticNeedsKueueVersion', source: 'version', kinds: RAY_KINDS,
   description: 'Elastic or autoscaling Ray objects need a Kueue version that can admit them.',
 }, (r, obj, ctx) => {
   if (!isQueued(obj, ctx.kueue) || !(isElastic(obj) || usesAutoscaling(obj))) return r.findings;
@@ -100,7 +100,7 @@ export const elasticNeedsKueueVersion = defineRule({
 
 /** Autoscaling is allowed only as an elastic job (annotation + gate), with version-specific messages. */
 export const autoscalingOnlyWhenElastic = defineRule({
-  name: 'autoscalingOnlyWhenElastic', source: 'kueue-webhook', kinds: ALL_RAY_KINDS,
+  name: 'autoscalingOnlyWhenElastic', source: 'kueue-webhook', kinds: RAY_KINDS,
   description: 'A queued Ray object autoscales only as an elastic job (Kueue webhook).',
 }, (r, obj, ctx) => {
   if (!usesAutoscaling(obj) || isElastic(obj)) return r.findings;
@@ -122,7 +122,7 @@ export const autoscalingOnlyWhenElastic = defineRule({
 
 /** The elastic feature gate must be on for an elastic workload to be admitted as one. */
 export const elasticFeatureGate = defineRule({
-  name: 'elasticFeatureGate', source: 'kueue-webhook', kinds: ALL_RAY_KINDS,
+  name: 'elasticFeatureGate', source: 'kueue-webhook', kinds: RAY_KINDS,
   description: 'Elastic workloads need the ElasticJobsViaWorkloadSlices feature gate on.',
 }, (r, obj, ctx) => {
   if (!isQueued(obj, ctx.kueue) || !isElastic(obj) || !elasticKindSupport(obj, ctx).supported) return r.findings;
@@ -162,7 +162,7 @@ export const elasticRayJobNoSuspend = defineRule({
  * so a RayJob can pass the webhook and still have its Workload rejected.
  */
 export const workerGroupLimit = defineRule({
-  name: 'workerGroupLimit', source: 'kueue-webhook', kinds: ALL_RAY_KINDS,
+  name: 'workerGroupLimit', source: 'kueue-webhook', kinds: RAY_KINDS,
   description: 'Worker groups stay within Kueue\'s PodSet limit, the submitter PodSet included.',
 }, (r, obj, ctx) => {
   if (!isQueued(obj, ctx.kueue)) return r.findings;
@@ -191,7 +191,7 @@ export const workerGroupLimit = defineRule({
 
 /** Worker group names become PodSet names: `head`, `submitter` and case-insensitive duplicates collide. */
 export const podSetNames = defineRule({
-  name: 'podSetNames', source: 'kueue-webhook', kinds: ALL_RAY_KINDS,
+  name: 'podSetNames', source: 'kueue-webhook', kinds: RAY_KINDS,
   description: 'Worker group names make valid, distinct PodSet names (not head or submitter).',
 }, (r, obj, ctx) => {
   if (!isQueued(obj, ctx.kueue)) return r.findings;
@@ -226,7 +226,7 @@ export const podSetNames = defineRule({
 
 /** The queue-name and priority-class labels must be valid object names. */
 export const kueueLabelValues = defineRule({
-  name: 'kueueLabelValues', source: 'kueue-webhook', kinds: ALL_RAY_KINDS,
+  name: 'kueueLabelValues', source: 'kueue-webhook', kinds: RAY_KINDS,
   description: 'The queue-name and priority-class labels are valid object names, and max-exec-time-seconds a positive whole number.',
 }, (r, obj, ctx) => {
   if (selectsExistingClusterOnly(obj, ctx.kueue.rayJobClusterSelectorRules)) return r.findings; // Kueue does not manage it
@@ -369,7 +369,7 @@ export function kueueWebhookOnUpdate(oldObj: RayObject, newObj: RayObject, ctx: 
 
 /** The UPDATE rule (run by the webhook's decision on an update, besides every rule on the new object). */
 export const KUEUE_WEBHOOK_ON_UPDATE_RULE: RuleRecord<typeof kueueWebhookOnUpdate> = {
-  name: 'kueueWebhookOnUpdate', source: 'kueue-webhook', kinds: ALL_RAY_KINDS,
+  name: 'kueueWebhookOnUpdate', source: 'kueue-webhook', kinds: RAY_KINDS,
   description: 'An update keeps what Kueue makes immutable: the queue name while running, the priority class, the elastic annotation, '
     + 'the maximum execution time and the prebuilt Workload, and adds no admission gate.',
   check: kueueWebhookOnUpdate,

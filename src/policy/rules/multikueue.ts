@@ -8,11 +8,11 @@
  */
 import { Inventory, MultiKueueCheckEntry, PolicyContext } from '../context';
 import { Finding } from '../findings';
-import { clusterSpecOf, RAY_CLUSTER, RAY_SERVICE, RayObject, rayKindOf } from '../kinds';
+import { clusterSpecOf, isRayKindName, RAY_CLUSTER, RAY_KINDS, RAY_SERVICE, rayKindOf, RayObject } from '../kinds';
 import { isElastic, isQueued, namespaceOf, QUEUE_NAME_LABEL, queueNameOf, usesAutoscaling } from '../ray-object';
 import { FIRST_KUBERAY_VERSION, FIRST_KUEUE_VERSION, KueueCapabilities } from '../versions';
 import { clusterQueueAdmitsNamespace, findClusterQueue, findLocalQueue, gangCanEverFit, queueExists } from './cross-object';
-import { ALL_RAY_KINDS, defineRule, Reporter, Rule, RuleRecord } from './rule';
+import { defineRule, Reporter, Rule, RuleRecord } from './rule';
 
 /** The controller name of Kueue's MultiKueue AdmissionCheck. */
 export const MULTIKUEUE_CONTROLLER_NAME = 'kueue.x-k8s.io/multikueue';
@@ -150,7 +150,7 @@ function reportWorkerClusters(r: Reporter, obj: RayObject, ctx: PolicyContext, c
  * whose queue has no MultiKueue check is run by nobody.
  */
 export const multiKueueDispatch = defineRule({
-  name: 'multiKueueDispatch', source: 'app', kinds: ALL_RAY_KINDS,
+  name: 'multiKueueDispatch', source: 'app', kinds: RAY_KINDS,
   description: 'A workload behind a MultiKueue check can be dispatched: versions, managedBy, the workers\' queues and quota.',
 }, (r, obj, ctx) => {
   if (!isQueued(obj, ctx.kueue)) return r.findings;
@@ -161,7 +161,7 @@ export const multiKueueDispatch = defineRule({
     return r.findings;
   }
   const where = `ClusterQueue of queue "${queueNameOf(obj, ctx.kueue)}" requires MultiKueue AdmissionCheck "${check.name}"`;
-  if (!ctx.kueue.multiKueueRayKinds.includes(String(obj.kind))) {
+  if (!isRayKindName(obj.kind) || !ctx.kueue.multiKueueRayKinds.includes(obj.kind)) {
     const need = rayKindOf(obj)?.firstMultiKueueVersion ?? FIRST_KUEUE_VERSION.multiKueueRay;
     r.error(QUEUE_FIELD,
       `${where}, but Kueue ${ctx.kueue.version} has no MultiKueue adapter for ${obj.kind} (this library checked them from ${need}): the `

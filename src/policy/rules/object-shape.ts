@@ -3,10 +3,10 @@
  * after the mutating webhooks ran, and the policy can be called on anything: a field of the wrong type
  * is a finding here (every other rule reads it as absent), never an exception.
  */
-import { clusterSpecOf, rayKindOf } from '../kinds';
+import { clusterSpecOf, RAY_KINDS, rayKindOf } from '../kinds';
 import { isDns1123Subdomain, LABEL_VALUE_MAX_LENGTH, QUALIFIED_NAME_MAX_LENGTH, QUALIFIED_NAME_PART } from '../k8s-names';
 import { isRecord, podTemplatesOf, shown, workerGroupsOf } from '../ray-object';
-import { ALL_RAY_KINDS, defineRule, RuleRecord } from './rule';
+import { defineRule, RuleRecord } from './rule';
 
 type Kind = 'string' | 'boolean' | 'integer' | 'object' | 'list' | 'string map';
 
@@ -58,7 +58,7 @@ const FIX_GROUPS = 'merge worker groups of the same pod shape (raise replicas in
 const FIX_RUNTIME = 'list only the overhead of the pod\'s runtime class';
 
 export const objectShape = defineRule({
-  name: 'objectShape', source: 'kubernetes', kinds: ALL_RAY_KINDS,
+  name: 'objectShape', source: 'kubernetes', kinds: RAY_KINDS,
   description: 'Fields the policy reads have the types the CRD schema requires.',
 }, (r, obj) => {
   // The field is base + suffix, joined only for a finding: a review checks hundreds of fields, nearly all fine.
@@ -161,7 +161,7 @@ export function labelValueProblem(value: string): string | undefined {
 
 /** Label keys and values the API server accepts (metadata validation runs before any webhook decision is stored). */
 export const labelSyntax = defineRule({
-  name: 'labelSyntax', source: 'kubernetes', kinds: ALL_RAY_KINDS,
+  name: 'labelSyntax', source: 'kubernetes', kinds: RAY_KINDS,
   description: 'Label keys and values are valid for the API server.',
 }, (r, obj) => {
   const labels = obj.metadata?.labels;
