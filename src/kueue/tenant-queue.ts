@@ -260,6 +260,11 @@ export class TenantQueue extends Construct implements ILocalQueue {
         obj.node.addDependency(this.namespaceObject);
         return obj;
       });
+      this.node.addValidation({ validate: () => {
+        const found = operatorNs === undefined ? kubeRayInstallNamespaces(this) : [];
+        return found.length > 1 ? [`${where}: the app's KubeRayInstalls run the operator in ${found.join(', ')}; the NetworkPolicies let one `
+          + 'namespace\'s operator reach the Ray dashboards. Fix: set kubeRayOperatorNamespace.'] : [];
+      } });
     } else {
       this.networkPolicies = [];
     }
@@ -276,10 +281,15 @@ export class TenantQueue extends Construct implements ILocalQueue {
 /** The KubeRay operator pods' labels, as KubeRayInstall writes them (its Deployment's pod labels carry this name). */
 const KUBERAY_OPERATOR_POD_LABELS = { 'app.kubernetes.io/name': KUBERAY_OPERATOR_SERVICE_ACCOUNT.name };
 
-/** The namespace of the app's KubeRayInstall, when it has exactly one. */
-function kubeRayInstallNamespace(scope: Construct): string | undefined {
+/** The operator namespaces of the app's KubeRayInstalls. */
+function kubeRayInstallNamespaces(scope: Construct): string[] {
   // Not instanceof: Chart answers it for every chart (Symbol.hasInstance).
   const found = scope.node.root.node.findAll().filter((c): c is KubeRayInstall => KubeRayInstall.prototype.isPrototypeOf(c));
-  const namespaces = [...new Set(found.map((k) => k.operatorNamespace))];
+  return [...new Set(found.map((k) => k.operatorNamespace))].sort();
+}
+
+/** The namespace of the app's KubeRayInstall, when it has exactly one. */
+function kubeRayInstallNamespace(scope: Construct): string | undefined {
+  const namespaces = kubeRayInstallNamespaces(scope);
   return namespaces.length === 1 ? namespaces[0] : undefined;
 }

@@ -82,6 +82,16 @@ describe('TenantQueue namespace', () => {
     for (const [k, v] of Object.entries(rule.podSelector.matchLabels)) expect(podLabels[k]).toBe(v);
   });
 
+  test('KubeRayInstalls in two namespaces: the operator namespace must be named', () => {
+    if (!VENDOR) throw new Error('needs ../shared/vendor (set KUEUE_RAY_VENDOR_DIR)');
+    const { app, chart, quota } = setup();
+    new TenantQueue(chart, 't', { namespace: 't', resourceGroups: quota(2) });
+    const crdDir = path.join(VENDOR, 'kuberay', 'v1.6.2', 'ray-operator', 'config', 'crd', 'bases');
+    new KubeRayInstall(app, 'kuberay-a', { namespace: 'ray-a', crdDir });
+    new KubeRayInstall(app, 'kuberay-b', { namespace: 'ray-b', crdDir });
+    expect(() => app.synth()).toThrow(/KubeRayInstalls run the operator in ray-a, ray-b.*Fix: set kubeRayOperatorNamespace/);
+  });
+
   test('opt-outs: no label, no ResourceQuota, no NetworkPolicy', () => {
     const { app, chart, quota } = setup();
     const t = new TenantQueue(chart, 't', { namespace: 't', resourceGroups: quota(2), manageAllWorkloads: false, resourceQuota: false,
