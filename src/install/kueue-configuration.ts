@@ -1,5 +1,6 @@
 import { Duration } from 'cdk8s';
 import { wholeSeconds } from '../platform/duration';
+import { formatGoDuration } from '../policy/go-duration';
 import { KueueCapabilities } from '../policy/versions';
 
 /** Fair sharing's preemption strategies (Kueue's Configuration `fairSharing.preemptionStrategies`). */
@@ -81,15 +82,11 @@ const STRATEGY_SETS = [['LessThanOrEqualToFinalShare'], ['LessThanInitialShare']
 // Kueue's own default timeouts where the section has none (apis/config defaults at each tag); 0.17 has none.
 const DEFAULT_TIMEOUT_SECONDS: Record<KueueCapabilities['waitForPodsReady'], number> = { 'enable-field': 300, 'presence': 300, 'default-on': 1800 };
 
-/** A Duration as Kueue's Configuration writes one (a Go duration: "30m", "1h30m", "45s"), in whole seconds above 0. */
-export function goDuration(d: Duration, field: string, where: string): string {
-  let s = wholeSeconds(d, 0, field, where);
+/** A Duration as Kueue's Configuration takes one: a Go duration ("30m", "1h30m", "45s") of whole seconds above 0. */
+function configDuration(d: Duration, field: string, where: string): string {
+  const s = wholeSeconds(d, 0, field, where);
   if (s === 0) throw new Error(`${where}: ${field} is 0; Kueue takes a positive whole number of seconds. Fix: e.g. Duration.minutes(30).`);
-  const h = Math.floor(s / 3600);
-  s -= h * 3600;
-  const m = Math.floor(s / 60);
-  s -= m * 60;
-  return `${h ? `${h}h` : ''}${m ? `${m}m` : ''}${s ? `${s}s` : ''}`;
+  return formatGoDuration(s);
 }
 
 /**
@@ -125,7 +122,7 @@ function waitForPodsReadySection(o: WaitForPodsReadyOptions | undefined, caps: K
   const style = caps.waitForPodsReady;
   // On 0.19 the unset section is on anyway: written out, with Kueue's own timeout.
   if (o === undefined) {
-    return style === 'default-on' ? { timeout: goDuration(Duration.seconds(DEFAULT_TIMEOUT_SECONDS[style]), 'timeout', where) } : undefined;
+    return style === 'default-on' ? { timeout: configDuration(Duration.seconds(DEFAULT_TIMEOUT_SECONDS[style]), 'timeout', where) } : undefined;
   }
   if (o.enabled === false) {
     for (const f of ['timeout', 'blockAdmission', 'recoveryTimeout', 'requeuingBackoffLimitCount'] as const) {
@@ -140,10 +137,10 @@ function waitForPodsReadySection(o: WaitForPodsReadyOptions | undefined, caps: K
   }
   const section: Record<string, any> = {
     ...(style === 'enable-field' ? { enable: true } : {}),
-    timeout: goDuration(o.timeout ?? Duration.seconds(DEFAULT_TIMEOUT_SECONDS[style]), 'waitForPodsReady.timeout', where),
+    timeout: configDuration(o.timeout ?? Duration.seconds(DEFAULT_TIMEOUT_SECONDS[style]), 'waitForPodsReady.timeout', where),
     blockAdmission: o.blockAdmission ?? false,
   };
-  if (o.recoveryTimeout !== undefined) section.recoveryTimeout = goDuration(o.recoveryTimeout, 'waitForPodsReady.recoveryTimeout', where);
+  if (o.recoveryTimeout !== undefined) section.recoveryTimeout = configDuration(o.recoveryTimeout, 'waitForPodsReady.recoveryTimeout', where);
   if (count !== undefined) section.requeuingStrategy = { backoffLimitCount: count };
   return section;
 }

@@ -3,7 +3,8 @@
  * question, so each alert names the tenants it concerns and carries its runbook. Written as Prometheus
  * rule groups, the same shape a PrometheusRule's spec and a rule file for promtool take.
  */
-import { AlertThresholds, ObservedApp, ObservedClusterQueue, promDuration, ScrapedComponent } from './model';
+import { formatGoDuration } from '../policy/go-duration';
+import { AlertThresholds, ObservedApp, ObservedClusterQueue, ScrapedComponent } from './model';
 import * as Q from './queries';
 
 export interface AlertRule {
@@ -49,8 +50,8 @@ function whose(cq: ObservedClusterQueue): string {
 }
 
 function clusterQueueRules(cq: ObservedClusterQueue, t: AlertThresholds): AlertRule[] {
-  const pendingFor = promDuration(t.pendingSeconds);
-  const quotaFor = promDuration(t.quotaFullSeconds);
+  const pendingFor = formatGoDuration(t.pendingSeconds);
+  const quotaFor = formatGoDuration(t.quotaFullSeconds);
   const rules: AlertRule[] = [{
     alert: 'KueueRayWorkloadsPending',
     expr: `${Q.pending(cq.name)} > 0 unless on (cluster_queue) ${Q.admittedIncrease(cq.name, pendingFor)} > 0`,
@@ -127,11 +128,11 @@ function componentRules(c: ScrapedComponent, t: AlertThresholds): AlertRule[] {
   const rules: AlertRule[] = [{
     alert: 'KueueRayComponentDown',
     expr: Q.componentDown(c),
-    for: promDuration(t.downSeconds),
+    for: formatGoDuration(t.downSeconds),
     labels: labels('critical'),
     annotations: {
       summary: `No ${c.component} target is up: its Service ${c.namespace}/${c.service} has no scraped endpoint.`,
-      description: `No target of job ${c.service} in ${c.namespace} has been up for ${promDuration(t.downSeconds)}.`,
+      description: `No target of job ${c.service} in ${c.namespace} has been up for ${formatGoDuration(t.downSeconds)}.`,
       runbook: `kubectl -n ${c.namespace} get pods,endpoints ${c.service}; kubectl -n ${c.namespace} logs deploy/<its deployment>. `
         + `${c.component === 'kuberay-operator' ? 'Without the operator no Ray pod is created or cleaned up.'
           : 'Its webhooks fail closed: creates and updates of Ray objects are refused while it is down.'}`,

@@ -62,13 +62,6 @@ export function observedQueues(inv: Inventory): Pick<ObservedApp, 'tenants' | 'c
   return { tenants, clusterQueues };
 }
 
-/** A Prometheus duration: "30m", "2h", "90s". */
-export function promDuration(seconds: number): string {
-  if (seconds % 3600 === 0) return `${seconds / 3600}h`;
-  if (seconds % 60 === 0) return `${seconds / 60}m`;
-  return `${seconds}s`;
-}
-
 /** A PromQL string literal (label values are names here, but quote them properly all the same). */
 export function q(value: string): string {
   return JSON.stringify(value);

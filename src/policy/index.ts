@@ -20,7 +20,9 @@ export * from './versions';
 export * from './tenant';
 export * from './writers';
 export * from './rule-catalog';
-export { ALL_RAY_KINDS, MAX_FINDINGS_PER_RULE, Rule, RuleRecord } from './rules/rule';
+export { MAX_FINDINGS_PER_RULE, Rule, RuleRecord } from './rules/rule';
+/** @deprecated the one kind list is RAY_KINDS; this name stays for users of the entry point. */
+export { RAY_KINDS as ALL_RAY_KINDS } from './kinds';
 export * from './rules/compatibility';
 export * from './rules/cross-object';
 export * from './rules/kuberay-operator';

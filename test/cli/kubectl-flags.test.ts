@@ -5,7 +5,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { check, CHECK_FLAGS } from '../../src/cli/check';
-import { parseGoDuration, PLAN_ARRIVAL_ANNOTATION } from '../../src/cli/arrivals';
+import { arrivalSeconds, PLAN_ARRIVAL_ANNOTATION } from '../../src/cli/arrivals';
 import { plan, PLAN_FLAGS } from '../../src/cli/plan';
 import { tmpdir } from '../support/synth';
 
@@ -219,9 +219,9 @@ describe('plan\'s arrival order', () => {
       + 'Fix: write a duration after the plan\'s start such as "90s", "10m" or "1h30m", or remove the annotation to arrive at 0.\n');
   });
 
-  test('durations use Go\'s syntax', () => {
-    expect([parseGoDuration('90s'), parseGoDuration('1h30m'), parseGoDuration('1.5h'), parseGoDuration('200ms'), parseGoDuration('0')])
-      .toEqual([90, 5400, 5400, 0.2, 0]);
-    for (const bad of ['', '10', 'm', '1d', '-1s', '1h 30m', 'soon']) expect([bad, parseGoDuration(bad)]).toEqual([bad, undefined]);
+  test('arrival times use Go\'s duration syntax, never before the start', () => {
+    const at = (v: string) => arrivalSeconds({ kind: 'RayJob', metadata: { name: 'a', annotations: { [PLAN_ARRIVAL_ANNOTATION]: v } } });
+    expect(['90s', '1h30m', '1.5h', '200ms', '0'].map(at)).toEqual([90, 5400, 5400, 0.2, 0]);
+    for (const bad of ['', '10', 'm', '1d', '-1s', '1h 30m', 'soon']) expect(() => at(bad)).toThrow(/not a duration/);
   });
 });

@@ -5,6 +5,7 @@
  */
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
+import { formatGoDuration } from '../../policy/go-duration';
 import { CLIENT_CA_DIR, ControllerSettings, controllerMeta, NAME, ResolvedCertManager, TLS_DIR, TLS_SECRET } from './settings';
 
 const CERT_MANAGER_API = 'cert-manager.io/v1';
@@ -20,13 +21,6 @@ export interface ControllerCertificates {
   readonly args: string[];
   readonly volumes: Record<string, unknown>[];
   readonly volumeMounts: Record<string, unknown>[];
-}
-
-/** Seconds as cert-manager (Go's time.ParseDuration) reads them, in the largest whole unit: 7776000 -> "2160h". */
-function goDuration(seconds: number): string {
-  if (seconds % 3600 === 0) return `${seconds / 3600}h`;
-  if (seconds % 60 === 0) return `${seconds / 60}m`;
-  return `${seconds}s`;
 }
 
 /** The serving Certificate, and with no issuer named, the self-signed CA that signs it. */
@@ -54,7 +48,7 @@ function certManagerCertificate(scope: Construct, s: ControllerSettings, cm: Res
     apiVersion: CERT_MANAGER_API, kind: 'Certificate', metadata: controllerMeta(s, `${NAME}-serving`),
     spec: {
       secretName: TLS_SECRET, commonName: dns[2], dnsNames: dns,
-      duration: goDuration(cm.durationSeconds), renewBefore: goDuration(cm.renewBeforeSeconds),
+      duration: formatGoDuration(cm.durationSeconds), renewBefore: formatGoDuration(cm.renewBeforeSeconds),
       privateKey: { algorithm: 'ECDSA', size: 256, rotationPolicy: 'Always' },
       usages: ['server auth', 'digital signature'], issuerRef,
     },

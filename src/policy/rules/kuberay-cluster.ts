@@ -4,11 +4,12 @@
  * the groups' `resources`/`labels`, token authentication, and a RayService's annotations and delay.
  * Each check exists only in the KubeRay versions whose capabilities say so.
  */
-import { clusterSpecOf, RAY_CLUSTER, RAY_SERVICE } from '../kinds';
+import { parseGoDuration } from '../go-duration';
+import { clusterSpecOf, RAY_CLUSTER, RAY_KINDS, RAY_SERVICE } from '../kinds';
 import { isRecord, listOf, workerGroupsOf } from '../ray-object';
 import { compareVersions, KubeRayCapabilities } from '../versions';
 import { labelKeyProblem, labelValueProblem } from './object-shape';
-import { ALL_RAY_KINDS, defineRule, Reporter, RuleRecord } from './rule';
+import { defineRule, Reporter, RuleRecord } from './rule';
 
 /** The env list of a cluster spec's head Ray container (containers[0]). */
 export const headEnv = (spec: any): any[] => listOf(listOf(spec?.headGroupSpec?.template?.spec?.containers)[0]?.env);
@@ -22,7 +23,7 @@ export const hasEnv = (spec: any, name: string): boolean => envNamed(headEnv(spe
 
 /** GCS fault tolerance is set one way, and Redis settings go through gcsFaultToleranceOptions. */
 export const gcsFaultTolerance = defineRule({
-  name: 'gcsFaultTolerance', source: 'kuberay-operator', kinds: ALL_RAY_KINDS,
+  name: 'gcsFaultTolerance', source: 'kuberay-operator', kinds: RAY_KINDS,
   description: 'GCS fault tolerance is set once (the ray.io/ft-enabled annotation or gcsFaultToleranceOptions), and its Redis settings '
     + 'go through gcsFaultToleranceOptions.',
 }, (r, obj) => {
@@ -88,7 +89,7 @@ function checkGroup(r: Reporter, group: any, at: string): void {
 
 /** Cluster-spec fields KubeRay checks beyond the CRD: group resources and labels, an upgrade strategy on a cluster it creates. */
 export const rayClusterConfig = defineRule({
-  name: 'rayClusterConfig', source: 'kuberay-operator', kinds: ALL_RAY_KINDS,
+  name: 'rayClusterConfig', source: 'kuberay-operator', kinds: RAY_KINDS,
   description: 'Group resources and labels, and a RayCluster\'s upgradeStrategy, pass KubeRay\'s validation.',
 }, (r, obj, ctx) => {
   const cs = clusterSpecOf(obj);
@@ -131,7 +132,7 @@ export function tokenAuthUnsupported(kubeRay: KubeRayCapabilities, rayVersion: s
 
 /** Token authentication needs a Ray that has it; Kubernetes token auth only on a RayCluster. */
 export const rayAuthOptions = defineRule({
-  name: 'rayAuthOptions', source: 'kuberay-operator', kinds: ALL_RAY_KINDS,
+  name: 'rayAuthOptions', source: 'kuberay-operator', kinds: RAY_KINDS,
   description: 'authOptions match the Ray version, and Kubernetes token authentication is used only where KubeRay supports it.',
 }, (r, obj, ctx) => {
   const cs = clusterSpecOf(obj);
@@ -168,28 +169,15 @@ export const rayAuthOptions = defineRule({
   return r.findings;
 });
 
-const GO_DURATION = /^[-+]?(?:(?:\d+\.?\d*|\.\d+)(?:ns|us|µs|μs|ms|s|m|h))+$/;
-const GO_UNIT_NS: Record<string, number> = { ns: 1, us: 1e3, µs: 1e3, μs: 1e3, ms: 1e6, s: 1e9, m: 60e9, h: 3600e9 };
-
-/** Go's time.ParseDuration, in nanoseconds; undefined when Go would not parse it. */
-export function goDuration(text: string): number | undefined {
-  if (text === '0' || text === '+0' || text === '-0') return 0;
-  if (!GO_DURATION.test(text)) return undefined;
-  const sign = text.startsWith('-') ? -1 : 1;
-  let total = 0;
-  for (const m of text.replace(/^[-+]/, '').matchAll(/(\d+\.?\d*|\.\d+)(ns|us|µs|μs|ms|s|m|h)/g)) total += Number(m[1]) * GO_UNIT_NS[m[2]];
-  return sign * total;
-}
-
 /** A RayService's ray.io/initializing-timeout annotation and rayClusterDeletionDelaySeconds (KubeRay >= 1.5). */
 export function rayServiceExtras(r: Reporter, obj: any): void {
   const timeout = isRecord(obj.metadata?.annotations) ? obj.metadata.annotations['ray.io/initializing-timeout'] : undefined;
   const field = 'metadata.annotations[ray.io/initializing-timeout]';
   if (typeof timeout === 'string' && timeout !== '') {
-    const ns = goDuration(timeout);
+    const d = parseGoDuration(timeout);
     const seconds = /^[-+]?\d+$/.test(timeout) ? Number(timeout) : undefined;
-    if (ns !== undefined ? ns <= 0 : seconds !== undefined ? seconds <= 0 : true) {
-      r.error(field, ns === undefined && seconds === undefined ? `"${timeout}" is neither a Go duration nor whole seconds (KubeRay)`
+    if (d !== undefined ? d <= 0 : seconds !== undefined ? seconds <= 0 : true) {
+      r.error(field, d === undefined && seconds === undefined ? `"${timeout}" is neither a Go duration nor whole seconds (KubeRay)`
         : `"${timeout}" must be positive (KubeRay)`, 'write a positive duration such as "10m", or whole seconds such as "600"');
     }
   }

@@ -1,6 +1,6 @@
 import { PolicyContext } from '../context';
 import { Finding, FindingSource, objectRef, Severity } from '../findings';
-import { RAY_KINDS, RayKindName, RayObject } from '../kinds';
+import { RayKindName, RayObject } from '../kinds';
 
 /** A policy rule's check: a pure function from an object and its context to findings. */
 export type Rule = (obj: RayObject, ctx: PolicyContext) => Finding[];
@@ -21,9 +21,6 @@ export interface RuleRecord<Check = Rule> {
   readonly kinds: readonly RayKindName[];
   readonly check: Check;
 }
-
-/** @deprecated the kind list is RAY_KINDS (kinds/index.ts); this name stays for the public entry point and files not yet moved. */
-export const ALL_RAY_KINDS: readonly RayKindName[] = RAY_KINDS;
 
 /**
  * A rule on a Ray object from its metadata and a check that reports through a Reporter made for it:
