@@ -1,7 +1,7 @@
 import { ApiObject, JsonPatch, Lazy } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
-import { DNS1123_LABEL, DNS1123_SUBDOMAIN } from '../policy/ray-object';
+import { isDns1123Label, isDns1123Subdomain } from '../policy/k8s-names';
 import { TENANT_LABEL, tenantAnnotations } from '../policy/tenant';
 import {
   KUEUE_MANAGED_NAMESPACE_LABEL, TENANT_RAY_POLICY, TENANT_RESOURCE_QUOTA, TENANT_SERVE_POLICY, tenantNetworkPolicies, tenantResourceQuotaHard,
@@ -155,7 +155,7 @@ export class TenantQueue extends Construct implements ILocalQueue {
   public constructor(scope: Construct, id: string, props: TenantQueueProps) {
     super(scope, id);
     const where = `TenantQueue '${this.node.path}'`;
-    if (!DNS1123_LABEL.test(props.namespace) || props.namespace.length > 63) {
+    if (!isDns1123Label(props.namespace)) {
       throw new Error(`${where}: namespace "${props.namespace}" is not a valid namespace name (DNS-1123 label). Fix: use lowercase `
         + 'letters, digits and "-".');
     }
@@ -176,10 +176,10 @@ export class TenantQueue extends Construct implements ILocalQueue {
     this.defaultPriorityClass = props.defaultPriorityClass;
     this.allowedPriorityClasses = [...allowed];
     this.localQueueName = props.queueName ?? 'default';
-    if (!DNS1123_SUBDOMAIN.test(this.localQueueName)) throw new Error(`${where}: queueName "${this.localQueueName}" is not a valid name.`);
+    if (!isDns1123Subdomain(this.localQueueName)) throw new Error(`${where}: queueName "${this.localQueueName}" is not a valid name.`);
 
     for (const c of props.allowedPodPriorityClasses ?? []) {
-      if (!DNS1123_SUBDOMAIN.test(c)) throw new Error(`${where}: allowedPodPriorityClasses entry "${c}" is not a valid PriorityClass name. Fix: use `
+      if (!isDns1123Subdomain(c)) throw new Error(`${where}: allowedPodPriorityClasses entry "${c}" is not a valid PriorityClass name. Fix: use `
         + 'the PriorityClass\'s metadata.name.');
     }
     const rules = {
@@ -188,11 +188,11 @@ export class TenantQueue extends Construct implements ILocalQueue {
       allowedPodPriorityClasses: props.allowedPodPriorityClasses?.length ? [...props.allowedPodPriorityClasses] : undefined,
     };
     for (const n of props.metricsScraperNamespaces ?? []) {
-      if (!DNS1123_LABEL.test(n) || n.length > 63) throw new Error(`${where}: metricsScraperNamespaces entry "${n}" is not a valid namespace name. `
+      if (!isDns1123Label(n)) throw new Error(`${where}: metricsScraperNamespaces entry "${n}" is not a valid namespace name. `
         + 'Fix: use the namespace of the Prometheus pods.');
     }
     const operatorNs = props.kubeRayOperatorNamespace;
-    if (operatorNs !== undefined && (!DNS1123_LABEL.test(operatorNs) || operatorNs.length > 63)) {
+    if (operatorNs !== undefined && !isDns1123Label(operatorNs)) {
       throw new Error(`${where}: kubeRayOperatorNamespace "${operatorNs}" is not a valid namespace name. Fix: use the KubeRay operator's namespace.`);
     }
     this.manageAllWorkloads = props.manageAllWorkloads ?? true;

@@ -10,8 +10,7 @@ export * from './findings';
 export * from './gang';
 export * from './inventory-objects';
 export * from './kinds';
-export { DNS1035_LABEL_MAX_LENGTH, DNS1123_LABEL_MAX_LENGTH, DNS1123_SUBDOMAIN_MAX_LENGTH, isDns1035Label, isDns1123Label, isDns1123Subdomain,
-  isQualifiedName, LABEL_VALUE_MAX_LENGTH, QUALIFIED_NAME_MAX_LENGTH, QUALIFIED_NAME_PART } from './k8s-names';
+export * from './k8s-names';
 export * from './kueue-defaults';
 export * from './quantity';
 export * from './quantity-text';

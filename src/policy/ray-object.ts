@@ -10,8 +10,6 @@ export const ELASTIC_SCHEDULING_GATE = 'kueue.x-k8s.io/elastic-job';
 
 /** Name length limits KubeRay enforces (it derives child names from them), from the kind table. */
 export const MAX_NAME_LENGTH: Record<string, number> = Object.fromEntries(RAY_KIND_TABLE.map((k) => [k.kind, k.maxNameLength]));
-/** @deprecated the name patterns live in k8s-names.ts (with their lengths); import them from there. */
-export { DNS1035_LABEL, DNS1123_LABEL, DNS1123_SUBDOMAIN } from './k8s-names';
 
 /**
  * Where a queued Ray object is suspended when it is created, for a Kueue version, or undefined where

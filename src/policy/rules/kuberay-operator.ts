@@ -6,7 +6,8 @@
 import { parse as parseYaml } from 'yaml';
 import { clusterSpecOf, RAY_JOB, RAY_KINDS, RAY_SERVICE, rayKindOf } from '../kinds';
 import { parseQuantity, parseResourceList } from '../quantity';
-import { DNS1035_LABEL, DNS1123_SUBDOMAIN, isQueued, isRecord, listOf, podTemplatesOf, shown, workerGroupsOf } from '../ray-object';
+import { DNS1035_LABEL, isDns1123Subdomain } from '../k8s-names';
+import { isQueued, isRecord, listOf, podTemplatesOf, shown, workerGroupsOf } from '../ray-object';
 import { DEFAULT_KUBERAY_VERSION, FIRST_KUBERAY_VERSION } from '../versions';
 import { asksAutoscalerV2, envNamed, headEnv, rayServiceExtras } from './kuberay-cluster';
 import { defineRule, Reporter, RuleRecord } from './rule';
@@ -65,7 +66,7 @@ export const rayObjectName = defineRule({
   if ((name !== undefined && typeof name !== 'string') || (name === undefined && gen !== undefined && typeof gen !== 'string')) {
     r.error(name !== undefined ? 'metadata.name' : 'metadata.generateName', `must be a string, not ${shown(name ?? gen)}`,
       'write the name as a string', 'kubernetes');
-  } else if (name !== undefined && (!DNS1123_SUBDOMAIN.test(name) || name.length > 253)) {
+  } else if (name !== undefined && !isDns1123Subdomain(name)) {
     r.error('metadata.name', `"${name}" is not a valid object name: the API server requires a lowercase RFC 1123 subdomain`,
       'use lowercase letters, digits, "-" and ".", starting and ending with a letter or digit', 'kubernetes');
   } else if (name !== undefined) {
