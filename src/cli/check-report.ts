@@ -60,7 +60,7 @@ export interface CheckReport {
     readonly elasticGateFrom: 'flag' | 'files' | 'cluster' | 'default';
     readonly namespace: string;
     /** Where the CRDs the objects were judged against came from; 'none': the CRD schema was not checked. */
-    readonly crdSchemaFrom: 'files' | 'crd-dir' | 'none';
+    readonly crdSchemaFrom: 'files' | 'crd-dir' | 'package' | 'none';
   };
   /**
    * The queues the cross-object rules saw, and where they came from; null when no source held any
@@ -96,6 +96,10 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
  * Text: one block per finding, compiler style (file:line:col: severity: object: field: message),
  * then the fix and the rule, then a summary line.
  */
+const SCHEMA_FROM: Record<CheckReport['context']['crdSchemaFrom'], string> = {
+  'files': 'from the files', 'crd-dir': 'from --crd-dir', 'package': 'from the package\'s KubeRay CRDs', 'none': 'not checked',
+};
+
 export function renderText(report: CheckReport): string {
   const lines: string[] = [];
   for (const f of report.findings) {
@@ -116,7 +120,7 @@ export function renderText(report: CheckReport): string {
   lines.push(`check: ${plural(s.errors, 'error')}, ${plural(s.warnings, 'warning')} in ${plural(s.objects, 'Ray object')} `
     + `(${plural(s.files, 'file')}); `
     + `Kueue ${c.kueue} (${c.kueueFrom}), KubeRay ${c.kubeRay} (${c.kubeRayFrom}), elastic gate ${c.elasticGate} (${c.elasticGateFrom}); ${queues}; `
-    + `CRD schema ${({ files: 'from the files', 'crd-dir': 'from --crd-dir', none: 'not checked' })[c.crdSchemaFrom]}`);
+    + `CRD schema ${SCHEMA_FROM[c.crdSchemaFrom]}`);
   return `${lines.join('\n')}\n`;
 }
 

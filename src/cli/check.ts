@@ -341,7 +341,7 @@ export async function runCheck(opts: CheckOptions, deps: CheckDependencies = {})
 
   const findings: CheckFinding[] = read.errors.map((e) => YAML_SYNTAX_RULE.check(e));
   const objects: CheckedObject[] = [];
-  const schemas = crdSchemas(all, opts.crdDirs);
+  const schemas = crdSchemas(all, opts.crdDirs, run.kubeRay.version);
   const schema: SchemaInput = { schemas, cel: schemas.from ? await loadCelEvaluator() : undefined };
   const rayKinds = [...new Set(read.objects.filter((o) => isRay(o.object)).map((o) => String(o.object.kind)))];
   const unschemaed = schemas.missing(rayKinds);

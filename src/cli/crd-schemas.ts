@@ -1,15 +1,18 @@
 /**
  * The CRD schemas `check` judges Ray objects against, as the API server would: the
  * CustomResourceDefinitions among the checked files (an app's dist/ holds KubeRay's, in its install
- * chart), else those of --crd-dir (KubeRay's ray-operator/config/crd/bases, or any folder of CRD YAML).
+ * chart), else those of --crd-dir (KubeRay's ray-operator/config/crd/bases, or any folder of CRD YAML),
+ * else KubeRay's CRDs of the version in force as the package carries them (bundled-releases.ts).
  * CEL rules run with @bufbuild/cel, loaded on first use.
  */
 import { CelEvaluator, crdSchemaOf } from '../policy/schema/structural';
+import { parseAllDocuments } from 'yaml';
+import { bundledReleaseKeys, readBundledRelease } from '../install/bundled-releases';
 import { readSources } from './yaml-source';
 
 export interface CrdSchemas {
-  /** Where the CRDs came from ('files', '--crd-dir'), or undefined: none found. */
-  readonly from?: 'files' | 'crd-dir';
+  /** Where the CRDs came from ('files', '--crd-dir', the package's copies of the KubeRay version), or undefined: none found. */
+  readonly from?: 'files' | 'crd-dir' | 'package';
   /** The openAPIV3Schema for the object's apiVersion and kind, or undefined. */
   schemaFor(obj: any): any;
   /** Ray kinds with no CRD among those read. */
@@ -18,13 +21,26 @@ export interface CrdSchemas {
 
 const isCrd = (o: any) => o?.apiVersion === 'apiextensions.k8s.io/v1' && o?.kind === 'CustomResourceDefinition';
 
-export function crdSchemas(fileObjects: readonly any[], crdDirs: readonly string[] | undefined): CrdSchemas {
+/** KubeRay's CRDs of `version` as the package carries them; none when it carries none (a repo without a build). */
+function packageCrds(version: string): any[] {
+  return bundledReleaseKeys(`kuberay/${version}/`).flatMap((key) => {
+    const text = readBundledRelease(key, `check: the package's KubeRay ${version} ${key.split('/').pop()}`);
+    return text === undefined ? [] : parseAllDocuments(text).map((d) => d.toJS()).filter(isCrd);
+  });
+}
+
+export function crdSchemas(fileObjects: readonly any[], crdDirs: readonly string[] | undefined, kubeRayVersion?: string): CrdSchemas {
   let crds = fileObjects.filter(isCrd);
   let from: CrdSchemas['from'] = crds.length ? 'files' : undefined;
   if (!crds.length && crdDirs?.length) {
     const read = readSources(crdDirs);
     crds = read.objects.map((o) => o.object).filter(isCrd);
     from = crds.length ? 'crd-dir' : undefined;
+  }
+  // With neither, the copies the package carries: the schema facts (types, enums, minimums, CEL) need no flag.
+  if (!crds.length && !crdDirs?.length && kubeRayVersion) {
+    crds = packageCrds(kubeRayVersion);
+    from = crds.length ? 'package' : undefined;
   }
   const cache = new Map<string, any>();
   const schemaFor = (obj: any) => {

@@ -51,6 +51,13 @@ function indexOf(dir: string): BundleIndex | undefined {
   return indexes.get(dir);
 }
 
+/** The keys of the files the package carries under `prefix` (e.g. "kuberay/v1.6.2/"), sorted; none without the bundle. */
+export function bundledReleaseKeys(prefix: string): string[] {
+  const dir = bundledReleasesDir();
+  const files = dir ? indexOf(dir)?.files : undefined;
+  return files ? Object.keys(files).filter((k) => k.startsWith(prefix)).sort() : [];
+}
+
 /** Whether the package carries `key` (e.g. "kueue/v0.19.2/manifests.yaml", "kuberay/v1.6.2/ray.io_rayjobs.yaml"). */
 export function hasBundledRelease(key: string): boolean {
   const dir = bundledReleasesDir();

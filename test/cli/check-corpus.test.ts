@@ -175,10 +175,18 @@ if (missing.length) {
       }
     });
 
-  test('without CRDs, a note says the schema was not checked', async () => {
-    const report = await runCheck({ files: [path.join(corpus('v1.6.2'), 'ray-cluster.auth.yaml')], kubeRayVersion: 'v1.4.2', output: 'json' });
-    expect(report.context.crdSchemaFrom).toBe('none');
-    expect(report.notes.join('\n')).toMatch(/the CRD schema of RayCluster was not checked .* give --crd-dir/);
+  test('without CRDs (and a package without its KubeRay copies), a note says the schema was not checked', async () => {
+    // test/cli/check-package-crds.test.ts covers the package's copies, which a built package carries.
+    const saved = process.env.CDK8S_KUEUE_RAY_RELEASES_DIR;
+    process.env.CDK8S_KUEUE_RAY_RELEASES_DIR = path.join(__dirname, 'no-such-releases-dir');
+    try {
+      const report = await runCheck({ files: [path.join(corpus('v1.6.2'), 'ray-cluster.auth.yaml')], kubeRayVersion: 'v1.4.2', output: 'json' });
+      expect(report.context.crdSchemaFrom).toBe('none');
+      expect(report.notes.join('\n')).toMatch(/the CRD schema of RayCluster was not checked .* give --crd-dir/);
+    } finally {
+      if (saved === undefined) delete process.env.CDK8S_KUEUE_RAY_RELEASES_DIR;
+      else process.env.CDK8S_KUEUE_RAY_RELEASES_DIR = saved;
+    }
   });
 });
 
