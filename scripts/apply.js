@@ -140,6 +140,14 @@ function withLiveSuspend(o, live) {
   return { object: c, field, suspend: from };
 }
 
+/** How a re-apply leaves an object's suspend field (withLiveSuspend's result), for the apply's listing. */
+function suspendNote(next) {
+  if (next.field === undefined) return 'no suspend field';
+  if (next.suspend === undefined) return `${next.field} unset, left unset`;
+  return next.suspend ? `${next.field} true, left to Kueue (pending: Kueue unsuspends it when it admits its Workload)`
+    : `${next.field} false, left to Kueue`;
+}
+
 function main(args) {
   const parsed = parseArgs(args);
   if (parsed.exit !== undefined) {
@@ -198,9 +206,7 @@ function main(args) {
           try {
             run(['apply', '--server-side', '--field-manager=cdk8s-kueue-ray', ...(dryRun ? ['--dry-run=server'] : []), '-f', '-'],
               YAML.stringify(next.object));
-            updated.push(`  ${o.kind} ${o.metadata.namespace || ''}/${o.metadata.name}: ${next.field === undefined ? 'no suspend field'
-              : next.suspend === undefined ? `${next.field} unset, left unset` : next.suspend
-                ? `${next.field} kept true (pending: Kueue unsuspends it when it admits its Workload)` : `${next.field} kept false`}`);
+            updated.push(`  ${o.kind} ${o.metadata.namespace || ''}/${o.metadata.name}: ${suspendNote(next)}`);
             break;
           } catch (e) {
             const err = e.stderr ? e.stderr.toString() : e.message;
@@ -216,7 +222,7 @@ function main(args) {
           .map((m) => m[2] || m[1]).filter((f) => f.startsWith('.'));
         const owners = [...new Set([...err.matchAll(/conflicts? with "([^"]+)"/g)].map((m) => m[1]))];
         kept.push(`  ${o.kind} ${o.metadata.namespace || ''}/${o.metadata.name}: ${[...new Set(fields)].join(', ') || 'fields'} owned `
-          + `by ${owners.join(', ')}`);
+          + `by ${owners.join(', ')}; ${suspendNote(withLiveSuspend(o, there.get(key(o))))}`);
       }
     }
     if (updated.length) {
@@ -224,7 +230,7 @@ function main(args) {
         + updated.join('\n'));
     }
     if (kept.length) {
-      console.log(`left ${kept.length} running Ray object(s) as they are: Kueue, KubeRay or the autoscaler own these fields (delete and apply again `
+      console.log(`left ${kept.length} Ray object(s) as they are: Kueue, KubeRay or the autoscaler own these fields (delete and apply again `
         + `to change them; the work restarts):\n${kept.join('\n')}`);
     }
   };
@@ -271,7 +277,7 @@ function main(args) {
   return 0;
 }
 
-module.exports = { plan, parseArgs, withoutSuspend, withLiveSuspend, SUSPEND_FIELDS };
+module.exports = { plan, parseArgs, withoutSuspend, withLiveSuspend, suspendNote, SUSPEND_FIELDS };
 
 if (require.main === module) {
   try {

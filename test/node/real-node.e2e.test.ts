@@ -173,7 +173,7 @@ describeNode(`real node: dist/ of Kueue ${KUEUE} + KubeRay ${KUBERAY} applied an
     const again = await run('node', [path.join(REPO_ROOT, 'scripts', 'apply.js'), out], { cwd: REPO_ROOT, env: env(), maxBuffer: 64 * 1024 * 1024 });
     process.stdout.write(`[real-node] re-apply: ${((Date.now() - t) / 1000).toFixed(1)} s\n${again.stdout}`);
     // Kueue wrote the admitted job's pod sets (its atomic workerGroupSpecs): the job is listed and left alone, not forced.
-    expect(again.stdout).toMatch(/left \d+ running Ray object\(s\) as they are[^\n]*\n(.*\n)*  RayJob team-a\/team-a-train: \.spec\.rayClusterSpec\.workerGroupSpecs owned by kueue/);
+    expect(again.stdout).toMatch(/left \d+ Ray object\(s\) as they are[^\n]*\n(.*\n)*  RayJob team-a\/team-a-train: \.spec\.rayClusterSpec\.workerGroupSpecs owned by kueue/);
     // Long enough for KubeRay to have acted on a suspend (it deletes the cluster within a reconcile).
     await new Promise((r) => setTimeout(r, 10000));
     const after = await client.get(path_);

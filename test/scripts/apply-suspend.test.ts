@@ -42,6 +42,11 @@ if (args.includes('get')) {
   process.stdout.write(JSON.stringify(items.length === 1 ? items[0] : { kind: 'List', items }));
 } else if (args.includes('apply')) {
   fs.appendFileSync(process.env.LOG, JSON.stringify({ args, input }) + '\\n');
+  if (process.env.CONFLICT && input.includes('kind: RayJob')) {
+    process.stderr.write('error: Apply failed with 1 conflict: conflict with "kuberay-operator" using ray.io/v1: '
+      + '.spec.rayClusterSpec.workerGroupSpecs\\n');
+    process.exit(1);
+  }
   if (process.env.STALE && input.includes('kind: RayJob') && !state.staled) {
     state.staled = true; state.rv++;
     fs.writeFileSync(process.env.STATE, JSON.stringify(state));
@@ -52,7 +57,7 @@ if (args.includes('get')) {
 }
 `;
 
-function runApply(liveObjects: any[], stale = false): { status: number | null; stdout: string; stderr: string; applied: any[] } {
+function runApply(liveObjects: any[], fault?: 'STALE' | 'CONFLICT'): { status: number | null; stdout: string; stderr: string; applied: any[] } {
   const dir = tmpdir();
   const dist = path.join(dir, 'dist');
   fs.mkdirSync(dist);
@@ -65,7 +70,7 @@ function runApply(liveObjects: any[], stale = false): { status: number | null; s
   const log = path.join(dir, 'log');
   fs.writeFileSync(log, '');
   const r = spawnSync(process.execPath, [require.resolve('../../scripts/apply.js'), dist, '--no-wait'], { encoding: 'utf8',
-    env: { ...process.env, KUBECTL: kubectl, STATE: path.join(dir, 'state.json'), LOG: log, ...(stale ? { STALE: '1' } : {}) } });
+    env: { ...process.env, KUBECTL: kubectl, STATE: path.join(dir, 'state.json'), LOG: log, ...(fault ? { [fault]: '1' } : {}) } });
   const applied = fs.readFileSync(log, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l))
     .map((a) => ({ args: a.args, objects: parseAllDocuments(a.input).map((d) => d.toJS()) }));
   fs.rmSync(dir, { recursive: true, force: true });
@@ -83,20 +88,28 @@ test('a pending RayJob is re-applied with suspend: true and its resourceVersion,
   expect(rayJobApply.objects[0].spec.suspend).toBe(true);
   expect(rayJobApply.objects[0].metadata.resourceVersion).toBe('41');
   expect(r.stdout).toContain('updated 1 Ray object(s) that exist already (their suspend field left to Kueue):\n'
-    + '  RayJob team-a/train: spec.suspend kept true (pending: Kueue unsuspends it when it admits its Workload)');
+    + '  RayJob team-a/train: spec.suspend true, left to Kueue (pending: Kueue unsuspends it when it admits its Workload)');
 });
 
 test('an admitted RayJob keeps suspend: false although the synthesized one says true', () => {
   const r = runApply([job(false)]);
   expect(r.status).toBe(0);
   expect(r.applied[1].objects[0].spec.suspend).toBe(false);
-  expect(r.stdout).toContain('  RayJob team-a/train: spec.suspend kept false');
+  expect(r.stdout).toContain('  RayJob team-a/train: spec.suspend false, left to Kueue');
 });
 
 test('if the object changes between the read and the apply (Kueue admits it), the apply reads it again and carries the new value', () => {
-  const r = runApply([job(true)], true);
+  const r = runApply([job(true)], 'STALE');
   expect(r.status).toBe(0);
   const rayJobApplies = r.applied.filter((a) => a.objects[0].kind === 'RayJob');
   expect(rayJobApplies.map((a) => a.objects[0].metadata.resourceVersion)).toEqual(['41', '42']);
-  expect(r.stdout).toContain('RayJob team-a/train: spec.suspend kept true');
+  expect(r.stdout).toContain('RayJob team-a/train: spec.suspend true, left to Kueue');
+});
+
+test('a pending RayJob whose spec another manager owns is left as it is, and listed as left to Kueue with its suspend state', () => {
+  const r = runApply([job(true)], 'CONFLICT');
+  expect(r.status).toBe(0);
+  expect(r.stdout).toContain('left 1 Ray object(s) as they are: Kueue, KubeRay or the autoscaler own these fields (delete and apply again to '
+    + 'change them; the work restarts):\n  RayJob team-a/train: .spec.rayClusterSpec.workerGroupSpecs owned by kuberay-operator; spec.suspend true, '
+    + 'left to Kueue (pending: Kueue unsuspends it when it admits its Workload)');
 });
