@@ -11,7 +11,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { parseAllDocuments } from 'yaml';
-import { DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION, kueueCapabilities, RAY_KINDS } from '../policy';
+import { DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION, evaluateRayObject, kubeRayCapabilities, kueueCapabilities, RAY_KINDS } from '../policy';
 import { PlanOutcome, PlanResult, planToHtml, planToText, simulatePlan } from '../policy/plan';
 import { installFacts, modelledFlagVersion, pickVersion, settleVersionConflicts, versionSourceNotes } from './install-facts';
 import { FlagSpec, parseFlags, usageErrorText } from './args';
@@ -141,6 +141,8 @@ interface PlanInputs {
   readonly kueue: string;
   readonly kubeRay: string;
   readonly notes: string[];
+  /** Kueue's ElasticJobsViaWorkloadSlices gate as the files' install sets it (as check reads it), else unknown. */
+  readonly elasticGate: 'on' | 'off' | 'unknown';
 }
 
 function readInputs(f: PlanFlags): PlanInputs {
@@ -184,7 +186,46 @@ function readInputs(f: PlanFlags): PlanInputs {
     notes.push(`arrival order: the files of ${folders.join(', ')} were read in name order, each file's documents in order; give files in the `
       + 'order they arrive, or annotate objects with cdk8s-kueue-ray.io/plan-arrival, to plan another order');
   }
-  return { objects, files, kueue, kubeRay, notes };
+  const gate = facts.elasticGate === 'default' ? (kueueCapabilities(kueue).elasticGateDefaultOn ? 'on' : 'off') : facts.elasticGate ?? 'unknown';
+  return { objects, files, kueue, kubeRay, notes, elasticGate: gate };
+}
+
+/** A Ray object the admission webhooks refuse: it is never created, so it is not planned. */
+export interface PlanRefusal {
+  /** "Kind namespace/name", as a plan's workloads are named. */
+  readonly workload: string;
+  readonly rule: string;
+  readonly field: string;
+  readonly message: string;
+  readonly fix: string;
+}
+
+/**
+ * The arrivals the policy refuses (every error finding, as the controller's validating webhook and
+ * `check` decide them; without queues, so the cross-object rules stay the plan's own), apart from
+ * those it plans. So plan and check agree: nothing check refuses is shown as admitted.
+ */
+function refusedAtAdmission(arrivals: readonly any[], input: PlanInputs): { kept: any[]; refused: PlanRefusal[] } {
+  const ctx = { kueue: kueueCapabilities(input.kueue), kubeRay: kubeRayCapabilities(input.kubeRay), elasticGate: input.elasticGate };
+  const kept: any[] = [];
+  const refused: PlanRefusal[] = [];
+  for (const o of arrivals) {
+    const errors = evaluateRayObject(o, ctx).filter((x) => x.severity === 'error');
+    if (!errors.length) {
+      kept.push(o);
+      continue;
+    }
+    const workload = `${o.kind} ${o.metadata?.namespace ?? 'default'}/${o.metadata?.name ?? `${o.metadata?.generateName ?? ''}*`}`;
+    for (const e of errors) refused.push({ workload, rule: e.rule, field: e.field, message: e.message, fix: e.fix });
+  }
+  return { kept, refused };
+}
+
+function refusalsText(refused: readonly PlanRefusal[]): string {
+  if (!refused.length) return '';
+  const lines = ['', 'REFUSED at admission (never created, so not planned; `check` gives the same errors):'];
+  for (const r of refused) lines.push(`  ${r.workload}: ${r.field}: ${r.message} [${r.rule}]`, `    fix: ${r.fix}`);
+  return `${lines.join('\n')}\n`;
 }
 
 /** The plan and what to print. */
@@ -200,6 +241,8 @@ function planRun(f: PlanFlags, input: PlanInputs, live?: PlanLiveInput): { outpu
       + 'RayJobs, RayClusters and RayServices in arrival order');
   }
   arrivals = arrivalOrder(arrivals);
+  const { kept, refused } = refusedAtAdmission(arrivals, input);
+  arrivals = kept;
   if (live) {
     const fromFiles = new Set(kueueObjects.map(identity));
     kueueObjects = [...live.kueueObjects.filter((o) => !fromFiles.has(identity(o))), ...kueueObjects];
@@ -207,9 +250,13 @@ function planRun(f: PlanFlags, input: PlanInputs, live?: PlanLiveInput): { outpu
     arrivals = [...live.existing.filter((o) => !newOnes.has(identity(o))), ...arrivals];
   }
   const plan = simulatePlan({ kueueObjects, arrivals, kueueVersion: input.kueue, kubeRayVersion: input.kubeRay });
-  const withNotes = { ...plan, notes: [...input.notes, ...(live?.notes ?? []), ...plan.notes] };
+  const rulesOf = (w: string) => refused.filter((r) => r.workload === w).map((r) => r.rule).join(', ');
+  const refusedNotes = [...new Set(refused.map((r) => r.workload))]
+    .map((w) => `${w} is refused at admission (${rulesOf(w)}): never created, so not planned; see check`);
+  const withNotes = { ...plan, notes: [...input.notes, ...(live?.notes ?? []), ...refusedNotes, ...plan.notes] };
   const output = f.output === 'html' ? planToHtml(withNotes)
-    : f.output === 'json' ? `${JSON.stringify(withNotes, null, 2)}\n` : planToText(withNotes, { trace: f.trace });
+    : f.output === 'json' ? `${JSON.stringify({ ...withNotes, refused }, null, 2)}\n`
+      : planToText(withNotes, { trace: f.trace }) + refusalsText(refused);
   return { output, plan: withNotes };
 }
 

@@ -1,0 +1,119 @@
+// Issue 41: plan and check agree. An object the policy refuses at admission (the controller's
+// validating webhook; Kueue's own for its rules) is never created, so plan shows it as REFUSED with the
+// rule and the fix, never as admitted, for the same objects check reports errors on.
+import * as fs from 'fs';
+import * as path from 'path';
+import { runCheck } from '../../src/cli/check';
+import { planCommand } from '../../src/cli/plan';
+import { tmpdir } from '../support/synth';
+
+const QUEUES = `apiVersion: kueue.x-k8s.io/v1beta1
+kind: ResourceFlavor
+metadata: {name: default-flavor}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ClusterQueue
+metadata: {name: ray-cq}
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [cpu, memory]
+    flavors:
+    - name: default-flavor
+      resources:
+      - {name: cpu, nominalQuota: "8"}
+      - {name: memory, nominalQuota: 16Gi}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: LocalQueue
+metadata: {name: ray-lq, namespace: default}
+spec: {clusterQueue: ray-cq}
+`;
+
+/** The guide's elastic RayCluster. */
+const ELASTIC = `apiVersion: ray.io/v1
+kind: RayCluster
+metadata:
+  name: raycluster-kueue-autoscaler
+  namespace: default
+  labels: {kueue.x-k8s.io/queue-name: ray-lq}
+  annotations: {kueue.x-k8s.io/elastic-job: "true"}
+spec:
+  suspend: true
+  enableInTreeAutoscaling: true
+  autoscalerOptions: {idleTimeoutSeconds: 60}
+  headGroupSpec:
+    template:
+      spec:
+        containers:
+        - name: ray-head
+          image: rayproject/ray:2.46.0
+          resources: {requests: {cpu: "1", memory: 2Gi}, limits: {cpu: "2", memory: 5Gi}}
+  workerGroupSpecs:
+  - groupName: workers
+    replicas: 0
+    minReplicas: 0
+    maxReplicas: 4
+    template:
+      spec:
+        containers:
+        - name: ray-worker
+          image: rayproject/ray:2.46.0
+          resources: {requests: {cpu: "1", memory: 1Gi}, limits: {cpu: "2", memory: 5Gi}}
+`;
+
+/** A queued RayJob; `shutdown` false is what Kueue's webhook refuses. */
+const job = (name: string, shutdown: boolean) => `apiVersion: ray.io/v1
+kind: RayJob
+metadata:
+  name: ${name}
+  namespace: default
+  labels: {kueue.x-k8s.io/queue-name: ray-lq}
+spec:
+  entrypoint: python -c "print(1)"
+  shutdownAfterJobFinishes: ${shutdown}
+  rayClusterSpec:
+    headGroupSpec:
+      template:
+        spec:
+          containers:
+          - name: ray-head
+            image: rayproject/ray:2.46.0
+            resources: {requests: {cpu: "1", memory: 2Gi}, limits: {cpu: "1", memory: 2Gi}}
+`;
+
+function dir(contents: Record<string, string>): string {
+  const d = tmpdir();
+  for (const [f, t] of Object.entries(contents)) fs.writeFileSync(path.join(d, f), t);
+  return d;
+}
+
+test('on Kueue v0.13.4 the guide\'s elastic RayCluster is REFUSED with the rule and the fix, not admitted', () => {
+  const d = dir({ 'queues.yaml': QUEUES, 'elastic.yaml': ELASTIC });
+  const plan = JSON.parse(planCommand([d, '--kueue-version', 'v0.13.4', '-o', 'json']));
+  expect(plan.workloads).toEqual([]);
+  expect(plan.refused).toEqual([expect.objectContaining({
+    workload: 'RayCluster default/raycluster-kueue-autoscaler', rule: 'elasticNeedsKueueVersion',
+    field: 'metadata.annotations[kueue.x-k8s.io/elastic-job]', fix: expect.stringMatching(/^choose Kueue >= v0\.14\.0/),
+  })]);
+  expect(plan.notes).toContainEqual(expect.stringMatching(/^RayCluster default\/raycluster-kueue-autoscaler is refused at admission \(elasticNeedsKueueVersion\)/));
+  const text = planCommand([d, '--kueue-version', 'v0.13.4']);
+  expect(text).toMatch(/\nREFUSED at admission .*\n {2}RayCluster default\/raycluster-kueue-autoscaler: .*needs Kueue >= v0\.14\.0.*\[elasticNeedsKueueVersion\]\n {4}fix: choose Kueue/);
+  expect(text).not.toMatch(/ADMITTED/);
+  // On a Kueue that runs it, it is planned and admitted, and nothing is refused.
+  const ok = JSON.parse(planCommand([d, '--kueue-version', 'v0.14.8', '-o', 'json']));
+  expect([ok.workloads.map((w: any) => w.outcome), ok.refused]).toEqual([['admitted'], []]);
+});
+
+test.each(['v0.13.4', 'v0.14.8', 'v0.17.8', 'v0.19.2'])('Kueue %s: plan refuses exactly the objects check reports errors on', async (kueue) => {
+  const d = dir({ 'queues.yaml': QUEUES, 'elastic.yaml': ELASTIC, 'jobs.yaml': `${job('good', true)}---\n${job('no-shutdown', false)}` });
+  const plan = JSON.parse(planCommand([d, '--kueue-version', kueue, '-o', 'json']));
+  const refused = [...new Set(plan.refused.map((r: any) => r.workload))].sort();
+  const check = await runCheck({ files: [d], kueueVersion: kueue, output: 'json' });
+  const errors = [...new Set(check.findings.filter((f) => f.severity === 'error').map((f) => f.object))].sort();
+  expect(refused).toEqual(errors);
+  expect(refused).toContain('RayJob default/no-shutdown');
+  // Every Ray object is either planned or refused.
+  expect([...plan.workloads.map((w: any) => w.workload), ...refused].sort())
+    .toEqual(['RayCluster default/raycluster-kueue-autoscaler', 'RayJob default/good', 'RayJob default/no-shutdown']);
+});
