@@ -25,6 +25,8 @@ const KINDS: Record<string, { plural: string; namespaced: boolean }> = {
   ValidatingAdmissionPolicy: { plural: 'validatingadmissionpolicies', namespaced: false },
   ValidatingAdmissionPolicyBinding: { plural: 'validatingadmissionpolicybindings', namespaced: false },
   NetworkPolicy: { plural: 'networkpolicies', namespaced: true },
+  ResourceQuota: { plural: 'resourcequotas', namespaced: true },
+  LimitRange: { plural: 'limitranges', namespaced: true },
   ClusterRole: { plural: 'clusterroles', namespaced: false },
   ClusterRoleBinding: { plural: 'clusterrolebindings', namespaced: false },
   Role: { plural: 'roles', namespaced: true },
