@@ -1,7 +1,8 @@
 // A TenantQueue's namespace on the real kube-apiserver with real Kueue (issue 40, items 2 and 3): Kueue
 // runs with the Configuration edit KueueInstall makes for managed tenant namespaces, so a bare Pod, a batch
 // Job and a Deployment that a tenant creates without a queue label are gated or suspended and charged to
-// the tenant's LocalQueue, while a namespace without the label is left alone; the ResourceQuota caps a pod
+// the tenant's LocalQueue (held, with no queue, where that queue is not named "default"), while a namespace
+// without the label is left alone; the ResourceQuota caps a pod
 // Kueue does not manage (one that names an admitted-or-pending Ray cluster as its owner, as the round-two
 // attack did); the NetworkPolicies are stored as written; a Ray construct's authOptions passes the CRD.
 import * as fs from 'fs';
@@ -36,7 +37,8 @@ function tenantObjects(kueue: string, kubeRay: string): { objects: any[]; rayClu
     { resource: ResourceName.MEMORY, nominalQuota: Quantity.gibibytes(16) },
   ] }] }];
   const a = new TenantQueue(chart, 'team-a', { namespace: NS, cohort, resourceGroups: quota(2) });
-  new TenantQueue(chart, 'team-b', { namespace: 'team-b', cohort, resourceGroups: quota() });
+  // team-b's LocalQueue is not named "default", so Kueue's LocalQueueDefaulting does not label its workloads.
+  new TenantQueue(chart, 'team-b', { namespace: 'team-b', cohort, resourceGroups: quota(), queueName: 'main' });
   // Ray 2.52.0: token authentication on by default where KubeRay has authOptions.
   const rc = new QueuedRayCluster(chart, 'authed', { queue: a, rayVersion: '2.52.0',
     headGroup: { resources: { cpu: Quantity.cpu(1), memory: Quantity.gibibytes(1) } } });
@@ -125,7 +127,7 @@ for (const pair of PAIRS) {
       await c.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'plain' } });
       // The Ray construct is only dry-run below: its pods would race the quota status the admin records.
       for (const o of synthesized.objects.filter((x) => x.kind !== 'Namespace' && x.kind !== 'RayCluster')) await applyObject(c, o);
-      for (const o of [...tenantRole(NS), ...tenantRole('plain')]) await c.apply(o);
+      for (const o of [...tenantRole(NS), ...tenantRole('team-b'), ...tenantRole('plain')]) await c.apply(o);
       tenant = c.as(TENANT);
       // This control plane runs no quota controller (only garbage collection and namespaces): the admin records
       // the initial status it would, after which the API server's quota admission charges every pod it admits.
@@ -202,6 +204,22 @@ for (const pair of PAIRS) {
       const job = await tenant.create({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'free', namespace: 'plain' },
         spec: { template: { spec: { restartPolicy: 'Never', containers: [container('1')] } } } });
       expect(job.spec.suspend ?? false).toBe(false);
+    }, 60000);
+
+    test('where the LocalQueue is not named "default", an unlabelled Pod and Job are held, not run (manageJobsWithoutQueueName)', async () => {
+      const p = await tenant.create(pod('held', 'team-b'));
+      expect(p.spec.schedulingGates).toEqual(expect.arrayContaining([{ name: ADMISSION_GATE }]));
+      expect(p.metadata.labels?.[QUEUE_LABEL]).toBeUndefined();
+      const j = await tenant.create({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'held', namespace: 'team-b' },
+        spec: { suspend: false, template: { spec: { restartPolicy: 'Never', containers: [container('1')] } } } });
+      expect(j.spec.suspend).toBe(true);
+      // Nothing admits them: no queue names them.
+      await new Promise((r) => setTimeout(r, 3000));
+      expect((await cluster.client.get('/api/v1/namespaces/team-b/pods/held')).spec.schedulingGates)
+        .toEqual(expect.arrayContaining([{ name: ADMISSION_GATE }]));
+      expect((await cluster.client.get('/apis/batch/v1/namespaces/team-b/jobs/held')).spec.suspend).toBe(true);
+      const admitted = (await cluster.client.list(WL, 'Workload', 'team-b')).filter((w) => admittedTo(w));
+      expect(admitted).toEqual([]);
     }, 60000);
 
     test('the ResourceQuota caps a pod Kueue does not manage: one that names the tenant\'s Ray cluster as its owner', async () => {
