@@ -96,17 +96,6 @@ const pod = (name: string, namespace: string, cpu = '1', metadata: Record<string
 });
 const refused = (p: Promise<unknown>) => p.then(() => undefined, (e: KubeError) => e);
 
-/** Server-side apply; the e2e client's kind table has no ResourceQuota, so that one goes by its path. */
-async function applyObject(c: KubeClient, o: any): Promise<void> {
-  if (o.kind !== 'ResourceQuota') {
-    await c.apply(o);
-    return;
-  }
-  const r = await c.request('PATCH', `/api/v1/namespaces/${o.metadata.namespace}/resourcequotas/${o.metadata.name}?fieldManager=e2e&force=true`,
-    o, 'application/apply-patch+yaml');
-  if (r.status >= 300) throw new KubeError(r.status, r.body, `apply ResourceQuota ${o.metadata.namespace}/${o.metadata.name}`);
-}
-
 for (const pair of PAIRS) {
   describeOnPair('tenant-namespace', pair)(`a TenantQueue namespace on Kueue ${pair[0]} + KubeRay ${pair[1]}`, () => {
     let cluster: TestCluster;
@@ -126,7 +115,7 @@ for (const pair of PAIRS) {
       for (const o of synthesized.objects.filter((x) => x.kind === 'Namespace')) await c.apply(o);
       await c.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'plain' } });
       // The Ray construct is only dry-run below: its pods would race the quota status the admin records.
-      for (const o of synthesized.objects.filter((x) => x.kind !== 'Namespace' && x.kind !== 'RayCluster')) await applyObject(c, o);
+      for (const o of synthesized.objects.filter((x) => x.kind !== 'Namespace' && x.kind !== 'RayCluster')) await c.apply(o);
       for (const o of [...tenantRole(NS), ...tenantRole('team-b'), ...tenantRole('plain')]) await c.apply(o);
       tenant = c.as(TENANT);
       // This control plane runs no quota controller (only garbage collection and namespaces): the admin records
