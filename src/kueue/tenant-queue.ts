@@ -187,14 +187,6 @@ export class TenantQueue extends Construct implements ILocalQueue {
       defaultPriorityClass: props.defaultPriorityClass?.workloadPriorityClassName,
       allowedPodPriorityClasses: props.allowedPodPriorityClasses?.length ? [...props.allowedPodPriorityClasses] : undefined,
     };
-    for (const n of props.metricsScraperNamespaces ?? []) {
-      if (!isDns1123Label(n)) throw new Error(`${where}: metricsScraperNamespaces entry "${n}" is not a valid namespace name. `
-        + 'Fix: use the namespace of the Prometheus pods.');
-    }
-    const operatorNs = props.kubeRayOperatorNamespace;
-    if (operatorNs !== undefined && !isDns1123Label(operatorNs)) {
-      throw new Error(`${where}: kubeRayOperatorNamespace "${operatorNs}" is not a valid namespace name. Fix: use the KubeRay operator's namespace.`);
-    }
     this.manageAllWorkloads = props.manageAllWorkloads ?? true;
     const labels: Record<string, string> = { ...(props.namespaceLabels ?? {}), [TENANT_LABEL]: props.namespace };
     if (this.manageAllWorkloads) {
@@ -234,40 +226,53 @@ export class TenantQueue extends Construct implements ILocalQueue {
     this.localQueue._tenant = rules;
     this.localQueue.node.addDependency(this.namespaceObject);
 
-    if (props.resourceQuota ?? true) {
-      this.resourceQuota = new ApiObject(this, 'ResourceQuota', {
-        apiVersion: 'v1', kind: 'ResourceQuota',
-        metadata: { name: TENANT_RESOURCE_QUOTA, namespace: props.namespace, labels: { [TENANT_LABEL]: props.namespace } },
-        // The cohort's other ClusterQueues may be constructed after this one: read at synth.
-        spec: Lazy.any({ produce: () => ({ hard: this.resourceQuotaHard() ?? {} }) }),
-      });
-      this.resourceQuota.node.addDependency(this.namespaceObject);
-      this.node.addValidation({ validate: () => (this.resourceQuotaHard() ? [] : [`${where}: resourceQuota needs the quota of ClusterQueue `
-        + `"${this.clusterQueue.clusterQueueName}", which this app does not define. Fix: pass a ClusterQueue defined in the app, or set `
-        + 'resourceQuota: false (then pods Kueue does not manage are not capped).']) });
+    this.resourceQuota = (props.resourceQuota ?? true) ? this.addResourceQuota(where) : undefined;
+    this.networkPolicies = (props.networkPolicies ?? true) ? this.addNetworkPolicies(props, where) : [];
+  }
+
+  /** The ResourceQuota at the most the tenant can be admitted. */
+  private addResourceQuota(where: string): ApiObject {
+    const rq = new ApiObject(this, 'ResourceQuota', {
+      apiVersion: 'v1', kind: 'ResourceQuota',
+      metadata: { name: TENANT_RESOURCE_QUOTA, namespace: this.namespace, labels: { [TENANT_LABEL]: this.namespace } },
+      // The cohort's other ClusterQueues may be constructed after this one: read at synth.
+      spec: Lazy.any({ produce: () => ({ hard: this.resourceQuotaHard() ?? {} }) }),
+    });
+    rq.node.addDependency(this.namespaceObject);
+    this.node.addValidation({ validate: () => (this.resourceQuotaHard() ? [] : [`${where}: resourceQuota needs the quota of ClusterQueue `
+      + `"${this.clusterQueue.clusterQueueName}", which this app does not define. Fix: pass a ClusterQueue defined in the app, or set `
+      + 'resourceQuota: false (then pods Kueue does not manage are not capped).']) });
+    return rq;
+  }
+
+  /** The NetworkPolicies around the namespace's Ray pods. */
+  private addNetworkPolicies(props: TenantQueueProps, where: string): ApiObject[] {
+    for (const n of props.metricsScraperNamespaces ?? []) {
+      if (!isDns1123Label(n)) throw new Error(`${where}: metricsScraperNamespaces entry "${n}" is not a valid namespace name. `
+        + 'Fix: use the namespace of the Prometheus pods.');
     }
-    if (props.networkPolicies ?? true) {
-      // The operator's namespace comes from a KubeRayInstall that may be constructed after this: read at synth.
-      const input = () => ({ namespace: props.namespace, operatorPodLabels: KUBERAY_OPERATOR_POD_LABELS,
-        operatorNamespace: operatorNs ?? kubeRayInstallNamespace(this) ?? KUBERAY_OPERATOR_SERVICE_ACCOUNT.namespace,
-        metricsScraperNamespaces: props.metricsScraperNamespaces ?? ['monitoring'] });
-      this.networkPolicies = [TENANT_RAY_POLICY, TENANT_SERVE_POLICY].map((name) => {
-        const obj = new ApiObject(this, name, {
-          apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy',
-          metadata: { name, namespace: props.namespace, labels: { [TENANT_LABEL]: props.namespace } },
-          spec: Lazy.any({ produce: () => tenantNetworkPolicies(input()).find((x) => x.metadata.name === name)!.spec }),
-        });
-        obj.node.addDependency(this.namespaceObject);
-        return obj;
-      });
-      this.node.addValidation({ validate: () => {
-        const found = operatorNs === undefined ? kubeRayInstallNamespaces(this) : [];
-        return found.length > 1 ? [`${where}: the app's KubeRayInstalls run the operator in ${found.join(', ')}; the NetworkPolicies let one `
-          + 'namespace\'s operator reach the Ray dashboards. Fix: set kubeRayOperatorNamespace.'] : [];
-      } });
-    } else {
-      this.networkPolicies = [];
+    const operatorNs = props.kubeRayOperatorNamespace;
+    if (operatorNs !== undefined && !isDns1123Label(operatorNs)) {
+      throw new Error(`${where}: kubeRayOperatorNamespace "${operatorNs}" is not a valid namespace name. Fix: use the KubeRay operator's namespace.`);
     }
+    // The operator's namespace comes from a KubeRayInstall that may be constructed after this: read at synth.
+    const input = () => ({ namespace: this.namespace, operatorPodLabels: KUBERAY_OPERATOR_POD_LABELS,
+      operatorNamespace: operatorNs ?? kubeRayInstallNamespace(this) ?? KUBERAY_OPERATOR_SERVICE_ACCOUNT.namespace,
+      metricsScraperNamespaces: props.metricsScraperNamespaces ?? ['monitoring'] });
+    this.node.addValidation({ validate: () => {
+      const found = operatorNs === undefined ? kubeRayInstallNamespaces(this) : [];
+      return found.length > 1 ? [`${where}: the app's KubeRayInstalls run the operator in ${found.join(', ')}; the NetworkPolicies let one `
+        + 'namespace\'s operator reach the Ray dashboards. Fix: set kubeRayOperatorNamespace.'] : [];
+    } });
+    return [TENANT_RAY_POLICY, TENANT_SERVE_POLICY].map((name) => {
+      const obj = new ApiObject(this, name, {
+        apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy',
+        metadata: { name, namespace: this.namespace, labels: { [TENANT_LABEL]: this.namespace } },
+        spec: Lazy.any({ produce: () => tenantNetworkPolicies(input()).find((x) => x.metadata.name === name)!.spec }),
+      });
+      obj.node.addDependency(this.namespaceObject);
+      return obj;
+    });
   }
 
   /** spec.hard of the ResourceQuota, or undefined when the ClusterQueue's quota is not in the app. */
