@@ -62,7 +62,33 @@ describePairs('e2e on Kueue %s + KubeRay %s', (kueue, kubeRay) => {
 
   // A timed-out wait reports the controllers' recent logs too, so a CI failure can be diagnosed.
   const waitForLogged = <T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs?: number): Promise<T> =>
-    waitFor(what, fn, timeoutMs).catch((e: Error) => { throw new Error(`${e.message}\n--- process logs ---\n${cluster.logTails(40)}`); });
+    waitFor(what, fn, timeoutMs).catch((e: Error) => {
+      throw new Error(`${e.message}${cluster.exited() ? `\n--- exited: ${cluster.exited()}` : ''}\n--- process logs ---\n${cluster.logTails(40)}`);
+    });
+
+  /**
+   * What Kueue and KubeRay did with one Ray object, for a wait on it that timed out: the object's suspend
+   * and status, its Workloads' conditions, its events, and each controller's log lines that name it.
+   */
+  const objectReport = async (kind: string, name: string, uid: string): Promise<string> => {
+    const plural = `${kind.toLowerCase()}s`;
+    const obj = await client.getOrUndefined(`/apis/ray.io/v1/namespaces/default/${plural}/${name}`).catch(() => undefined);
+    const wls = await workloadsOwnedBy(client, kueue, 'default', uid).catch(() => []);
+    const events = (await client.list('v1', 'Event', 'default').catch(() => [] as any[]))
+      .filter((ev: any) => ev.involvedObject?.name === name || ev.involvedObject?.name?.startsWith(`${name}-`))
+      .map((ev: any) => `${ev.lastTimestamp ?? ev.eventTime} ${ev.type} ${ev.reason} ${ev.involvedObject?.kind}/${ev.involvedObject?.name}: `
+        + ev.message);
+    return [`--- ${kind} ${name}: suspend ${JSON.stringify(obj?.spec?.suspend)}, status ${JSON.stringify(obj?.status ?? null)}`,
+      ...wls.map((w) => `--- Workload ${w.metadata.name}: ${JSON.stringify(w.status?.conditions ?? [])}`),
+      '--- events', ...events.slice(-20),
+      '--- kuberay-operator on it', cluster.logLines('kuberay-operator', name),
+      '--- kueue on it', cluster.logLines('kueue', name)].join('\n');
+  };
+  /** waitForLogged, and on a timeout the report on the object the wait was about. */
+  const waitOnObject = <T>(what: string, kind: string, o: { metadata: { name: string; uid: string } }, fn: () => Promise<T | undefined | false>,
+    timeoutMs?: number): Promise<T> => waitForLogged(what, fn, timeoutMs).catch(async (e: Error) => {
+    throw new Error(`${e.message}\n${await objectReport(kind, o.metadata.name, o.metadata.uid)}`);
+  });
 
   beforeAll(async () => {
     cluster = await TestCluster.start({ kueue, kubeRay });
@@ -131,7 +157,7 @@ describePairs('e2e on Kueue %s + KubeRay %s', (kueue, kubeRay) => {
     const ours = Object.fromEntries(gang.podSets.map((p) => [p.name, Object.fromEntries([...p.total].map(([k, v]) => [k, v]))]));
     expect(admittedUsage(wl)).toEqual(ours);
     // The admitted job is unsuspended and KubeRay creates its RayCluster.
-    await waitForLogged('the admitted RayJob to get its RayCluster',
+    await waitOnObject('the admitted RayJob to get its RayCluster', 'RayJob', admitted.job,
       async () => (await rayClustersOwnedBy(client, 'default', admitted.job.metadata.uid)).length > 0, 120000);
     // The other stays pending with Kueue's quota reason, suspended, with no RayCluster at all.
     const pending = await waitForLogged('the second Workload to report insufficient quota', async () => {
@@ -162,8 +188,8 @@ describePairs('e2e on Kueue %s + KubeRay %s', (kueue, kubeRay) => {
     const d = await createJob(client, dev);
     await waitForLogged('the dev Workload to be admitted',
       async () => (await workloadsOwnedBy(client, kueue, 'default', d.metadata.uid)).some(isAdmitted), 120000);
-    const devCluster = await waitForLogged('the dev RayCluster', async () => (await rayClustersOwnedBy(client, 'default', d.metadata.uid))[0],
-      120000);
+    const devCluster = await waitOnObject('the dev RayCluster', 'RayJob', d,
+      async () => (await rayClustersOwnedBy(client, 'default', d.metadata.uid))[0], 120000);
     const p = await createJob(client, prod);
     await waitForLogged('the dev Workload to be evicted by preemption', async () => {
       const [w] = await workloadsOwnedBy(client, kueue, 'default', d.metadata.uid);

@@ -464,6 +464,19 @@ export class TestCluster {
   }
 
   /** PIDs of the processes this cluster started. */
+  /** The processes that have exited, with their exit code or signal ("" when all run). For a timed-out wait's report. */
+  exited(): string {
+    return this.procs.filter((p) => p.proc.exitCode !== null || p.proc.signalCode !== null)
+      .map((p) => `${p.name} exited (${p.proc.exitCode ?? p.proc.signalCode})`).join(', ');
+  }
+
+  /** The last `lines` lines of a process's log that mention `text` (an object's name): what a controller did with it. */
+  logLines(name: string, text: string, lines = 30): string {
+    const p = this.procs.find((x) => x.name === name);
+    if (!p || !fs.existsSync(p.log)) return '';
+    return fs.readFileSync(p.log, 'utf8').split('\n').filter((l) => l.includes(text)).slice(-lines).join('\n');
+  }
+
   pids(): number[] {
     return this.procs.map((p) => p.proc.pid).filter((p): p is number => p !== undefined);
   }
