@@ -25,12 +25,15 @@ export class SharedCohortTenants extends Chart {
         ],
       }],
     }];
+    // manageAllWorkloads: false: this app also queues the guide's jobs in `default`, and Kueue filters every
+    // job by managedJobsNamespaceSelector, so managing the tenant namespaces whole would stop those (KueueInstall
+    // refuses that combination at synth).
     this.teamA = new TenantQueue(this, 'team-a', {
-      namespace: 'team-a', cohort, resourceGroups: quota(4, 8),
+      namespace: 'team-a', cohort, resourceGroups: quota(4, 8), manageAllWorkloads: false,
       defaultPriorityClass: dev, allowedPriorityClasses: [dev, prod],
     });
     this.teamB = new TenantQueue(this, 'team-b', {
-      namespace: 'team-b', cohort, resourceGroups: quota(4, 8, 3),
+      namespace: 'team-b', cohort, resourceGroups: quota(4, 8, 3), manageAllWorkloads: false,
       defaultPriorityClass: dev, allowedPriorityClasses: [dev],
     });
     // 1 + 4×1 + 0.5 submitter = 5.5 CPU > team-a's 4: fits only by borrowing from team-b (which lends up to 3).

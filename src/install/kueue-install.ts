@@ -358,6 +358,17 @@ export class KueueInstall extends Chart {
         + 'of their namespace (manageAllWorkloads); their Pods, Jobs and Deployments would run outside the queue. Fix: remove '
         + 'manageTenantNamespaces: false, or set manageAllWorkloads: false on those TenantQueues.');
     }
+    // Kueue filters every job by managedJobsNamespaceSelector, queue-named or not (v0.19.2
+    // pkg/controller/jobframework/reconciler.go:336; earlier behind ManagedJobsNamespaceSelectorAlwaysRespected):
+    // a LocalQueue outside the selected namespaces would never see a Workload, and its jobs stay suspended.
+    const outside = manage ? [...new Set(AppInventory.of(this).snapshot().localQueues.map((q) => q.namespace))]
+      .filter((ns) => ns !== undefined && !tenants.includes(ns)).sort() : [];
+    if (outside.length) {
+      errors.push(`${this.where}: tenant namespaces are managed whole (managedJobsNamespaceSelector selects only them), but the app also `
+        + `queues jobs in ${outside.map((n) => `namespace "${n}"`).join(', ')}: Kueue applies that selector to every job, so jobs there would `
+        + 'stay suspended with no Workload. Fix: set manageAllWorkloads: false on the TenantQueues (or manageTenantNamespaces: false '
+        + 'here), or move those LocalQueues into TenantQueues.');
+    }
     if (manage && this.props.manageJobsWithoutQueueName === false) {
       errors.push(`${this.where}: manageJobsWithoutQueueName is false, but tenant namespaces are managed whole, which needs it. Fix: remove `
         + 'manageJobsWithoutQueueName: false, or set manageTenantNamespaces: false (and manageAllWorkloads: false on the TenantQueues).');

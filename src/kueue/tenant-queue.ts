@@ -96,7 +96,9 @@ export interface TenantQueueProps {
    * made by the team are then gated or suspended until Kueue admits them against the tenant's quota
    * (queued in the LocalQueue when it is named "default"; see `queueName`), like its Ray workloads. A
    * team's web servers and other long-running pods in the namespace hold quota for as long as they run.
-   * With Kueue installed elsewhere, set KueueInstall's `manageTenantNamespaces` there.
+   * With Kueue installed elsewhere, set KueueInstall's `manageTenantNamespaces` there. Kueue filters every
+   * job by that selector, queue-named or not, so an app that also queues jobs outside TenantQueue
+   * namespaces (a LocalQueue in `default`) sets this to false: KueueInstall refuses the mix at synth.
    * @default true
    */
   readonly manageAllWorkloads?: boolean;

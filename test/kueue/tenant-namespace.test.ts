@@ -5,8 +5,8 @@ import * as path from 'path';
 import { App, Chart, Testing } from 'cdk8s';
 import { parse as parseYaml } from 'yaml';
 import {
-  ClusterQueue, Cohort, KubeRayInstall, KubeRayVersion, KueueInstall, KueueRayVersions, KueueVersion, Quantity, QueuedRayCluster, QueuedRayJob,
-  ResourceFlavor, ResourceName, TenantQueue,
+  ClusterQueue, Cohort, KubeRayInstall, KubeRayVersion, KueueInstall, KueueRayVersions, KueueVersion, LocalQueue, Quantity, QueuedRayCluster,
+  QueuedRayJob, ResourceFlavor, ResourceName, TenantQueue,
 } from '../../src';
 import { vendorDir } from '../support/upstream';
 
@@ -138,6 +138,23 @@ describe('KueueInstall and managed tenant namespaces', () => {
     const b = setup();
     const forced = configuration(kueueInstall(b.app, 'v0.19.2', { manageTenantNamespaces: true }));
     expect(forced.managedJobsNamespaceSelector).toEqual({ matchLabels: { 'cdk8s-kueue-ray.io/kueue-managed': 'true' } });
+  });
+
+  test('a LocalQueue outside the managed tenant namespaces is refused: Kueue filters every job by the selector', () => {
+    const a = setup();
+    new TenantQueue(a.chart, 't', { namespace: 't', resourceGroups: a.quota(2) });
+    const cq = new ClusterQueue(a.chart, 'cq', { resourceGroups: a.quota(2) });
+    new LocalQueue(a.chart, 'user-queue', { namespace: 'default', clusterQueue: cq });
+    kueueInstall(a.app, 'v0.19.2');
+    expect(() => a.app.synth()).toThrow(/also queues jobs in namespace "default": Kueue applies that selector to every job.*Fix: set manageAllWorkloads: false on the TenantQueues/s);
+    // The same app with the tenant not managed whole synthesizes, and Kueue's Configuration has no selector.
+    const b = setup();
+    new TenantQueue(b.chart, 't', { namespace: 't', resourceGroups: b.quota(2), manageAllWorkloads: false });
+    const cqB = new ClusterQueue(b.chart, 'cq', { resourceGroups: b.quota(2) });
+    new LocalQueue(b.chart, 'user-queue', { namespace: 'default', clusterQueue: cqB });
+    const k = kueueInstall(b.app, 'v0.19.2');
+    expect(() => b.app.synth()).not.toThrow();
+    expect(configuration(k).managedJobsNamespaceSelector).toBeUndefined();
   });
 
   test('props that contradict managed tenants are refused with the fix', () => {
