@@ -22,7 +22,7 @@ import { InstallFacts, installFacts, modelledFlagVersion, pickVersion, settleVer
   versionSourceNotes } from './install-facts';
 import { renderSarif } from './sarif';
 import { FlagSpec, parseFlags, usageErrorText } from './args';
-import { MissingFileError, ReadResult, readSources, SourceObject, UsageError } from './yaml-source';
+import { ReadResult, readSources, SourceObject, UsageError } from './yaml-source';
 import { YAML_SYNTAX_RULE } from './yaml-syntax';
 
 export type OutputFormat = 'text' | 'json' | 'sarif';
@@ -69,9 +69,9 @@ those of --crd-dir (e.g. KubeRay's ray-operator/config/crd/bases); without eithe
 schema was not checked.
 Flags follow kubectl: -f/--filename (repeatable, or comma-separated) adds paths beside the positional
 ones, -o is --output, -n is --namespace (the namespace of objects that name none).
-Exit code: 0 no errors (warnings allowed), 1 errors found or a file or folder that does not exist (as
-kubectl apply -f and plan), 2 the check could not run (usage error, no Ray object without
---allow-empty, --queues without queues, unreachable cluster).
+Exit code: 0 no errors (warnings allowed), 1 errors found, 2 the check could not run (usage error, a
+file or folder that does not exist (as in plan), no Ray object without --allow-empty, --queues without
+queues, unreachable cluster).
 `;
 
 /** check's flags; `-f` and positional paths add up, in the order given. */
@@ -392,7 +392,7 @@ export interface CheckIo {
   readonly stderr: (s: string) => void;
 }
 
-/** The `check` command: renders the report and returns the exit code (0; 1 on errors found or a missing file; 2 on a usage error). */
+/** The `check` command: renders the report and returns the exit code (0; 1 on errors found; 2 on a usage error, a missing file included). */
 export async function check(argv: readonly string[], io: CheckIo, deps: CheckDependencies = {}): Promise<number> {
   let opts: CheckOptions | 'help';
   try {
@@ -409,10 +409,10 @@ export async function check(argv: readonly string[], io: CheckIo, deps: CheckDep
   try {
     report = await runCheck(opts, deps);
   } catch (e) {
-    // A path that does not exist fails the command as kubectl's does (1, as in plan); otherwise the check could
-    // not run (unreadable --queues, an unreachable cluster, nothing to check): 2, not a finding.
+    // The check could not run (a path that does not exist, unreadable --queues, an unreachable cluster, nothing
+    // to check): 2, as a usage error, in every subcommand; 1 is kept for findings.
     io.stderr(`cdk8s-kueue-ray check: ${(e as Error).message}\n`);
-    return e instanceof MissingFileError ? 1 : 2;
+    return 2;
   }
   io.stdout(opts.output === 'json' ? renderJson(report) : opts.output === 'sarif' ? renderSarif(report) : renderText(report));
   return exitCodeOf(report);

@@ -33,8 +33,8 @@ annotation cdk8s-kueue-ray.io/plan-arrival (a duration after the plan's start su
 The versions: the flags, else those the files' installs record (their cdk8s-kueue-ray.io/*-version
 annotations, else their images), else ${DEFAULT_KUEUE_VERSION} / ${DEFAULT_KUBERAY_VERSION}, with a note saying which.
 Exit code: 0 (whatever the plan says), 1 when --fail-on names an outcome some workload has (pending,
-never-admissible, preempting = admitted by preempting others), the input cannot be read, or a file or
-folder does not exist (as kubectl apply -f and check), 2 on a usage error.
+never-admissible, preempting = admitted by preempting others) or the input cannot be read, 2 on a usage
+error or a file or folder that does not exist (as in check).
 `;
 const FAIL_ON: Record<string, PlanOutcome> = { pending: 'pending', 'never-admissible': 'never-admissible', preempting: 'admitted-by-preempting' };
 const KUEUE_KINDS = new Set(['ClusterQueue', 'Cohort', 'ResourceFlavor', 'LocalQueue', 'WorkloadPriorityClass', 'Namespace']);
@@ -280,7 +280,7 @@ export interface PlanIo {
   readonly stderr: (s: string) => void;
 }
 
-/** The `plan` command as kubectl behaves: --help on stdout (0), usage errors in one line (2), unreadable or missing input (1), --fail-on (1). */
+/** The `plan` command: --help on stdout (0), usage errors in one line and a missing file (2, as in check), unreadable input (1), --fail-on (1). */
 export async function plan(argv: string[], io: PlanIo): Promise<number> {
   let f: PlanFlags;
   try {
@@ -302,7 +302,7 @@ export async function plan(argv: string[], io: PlanIo): Promise<number> {
     result = await planLive(argv);
   } catch (e) {
     io.stderr(`cdk8s-kueue-ray plan: ${(e as Error).message}\n`);
-    return e instanceof UsageError ? 2 : 1;
+    return e instanceof UsageError || e instanceof MissingFileError ? 2 : 1;
   }
   io.stdout(result.output);
   const failing = result.plan.workloads.filter((w) => f.failOn.includes(w.outcome));

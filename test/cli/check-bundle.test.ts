@@ -112,7 +112,7 @@ describe('the bundled bin', () => {
     expect(out).toMatch(/^-:7:1: error: RayJob default\/piped: spec.shutdownAfterJobFinishes/m);
   });
 
-  test('usage errors: exit 2 with the reason in one line and a pointer to --help; a missing file: exit 1', () => {
+  test('usage errors: exit 2 with the reason in one line and a pointer to --help; a missing file: exit 2 too', () => {
     for (const args of [[], ['good.yaml', '--output=xml'], ['good.yaml', '--kueue-version=v9']]) {
       const { code, out, err } = cli(args, { cwd: dir });
       expect([args, code]).toEqual([args, 2]);
@@ -120,7 +120,7 @@ describe('the bundled bin', () => {
       expect(err).toMatch(/^cdk8s-kueue-ray check: [^\n]+\nSee 'cdk8s-kueue-ray check --help' for usage\.\n$/);
     }
     const missing = cli(['missing.yaml'], { cwd: dir });
-    expect([missing.code, missing.out, missing.err]).toEqual([1, '', 'cdk8s-kueue-ray check: missing.yaml: no such file or directory\n']);
+    expect([missing.code, missing.out, missing.err]).toEqual([2, '', 'cdk8s-kueue-ray check: missing.yaml: no such file or directory\n']);
     expect(cli(['--help']).code).toBe(0);
   });
 
@@ -145,7 +145,7 @@ describe('the bundled bin', () => {
     expect(run(['plan', 'manifests']).code).toBe(0);
     // An unreadable input is a failure of the command, reported as text.
     const missing = run(['plan', 'nowhere']);
-    expect([missing.code, missing.err]).toEqual([1, expect.stringMatching(/^cdk8s-kueue-ray plan: nowhere: no such file or folder/)]);
+    expect([missing.code, missing.err]).toEqual([2, expect.stringMatching(/^cdk8s-kueue-ray plan: nowhere: no such file or folder/)]);
   });
 
   test('a cluster that cannot be reached: exit 2, naming the kubeconfig', async () => {

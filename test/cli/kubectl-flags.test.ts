@@ -1,5 +1,5 @@
 // Issue 41: check and plan follow kubectl's conventions (-o/--output, -n/--namespace, -f/--filename
-// beside positional paths, a usage error in one line with a pointer to --help, a missing file exit 1 in
+// beside positional paths, a usage error in one line with a pointer to --help, a missing file exit 2 in
 // both), and plan's documented arrival order (paths as given, folders in name order with a note, then
 // the cdk8s-kueue-ray.io/plan-arrival annotation), which makes the guide's preemption show.
 import * as fs from 'fs';
@@ -165,16 +165,16 @@ describe('kubectl\'s flags', () => {
     expect(help.out).toMatch(/\[-f FILE\|DIR\|-\]… .*\n.*\[-o\|--output=text\|json\|sarif\]/);
   });
 
-  test('a file or folder that does not exist: exit 1 in check and in plan, naming it in one line', async () => {
+  test('a file or folder that does not exist: exit 2 (usage) in check and in plan, naming it in one line', async () => {
     const c = await runCheck(['/nonexistent/jobs.yaml']);
-    expect([c.code, c.out, c.err]).toEqual([1, '', 'cdk8s-kueue-ray check: /nonexistent/jobs.yaml: no such file or directory\n']);
+    expect([c.code, c.out, c.err]).toEqual([2, '', 'cdk8s-kueue-ray check: /nonexistent/jobs.yaml: no such file or directory\n']);
     const q = await runCheck([files({ 'a.yaml': toyJob('a', 'dev-priority') }), '--queues=/nonexistent/q.yaml']);
-    expect([q.code, q.err]).toEqual([1, 'cdk8s-kueue-ray check: /nonexistent/q.yaml: no such file or directory\n']);
+    expect([q.code, q.err]).toEqual([2, 'cdk8s-kueue-ray check: /nonexistent/q.yaml: no such file or directory\n']);
     const p = await runPlan(['/nonexistent/dist']);
-    expect([p.code, p.out]).toEqual([1, '']);
+    expect([p.code, p.out]).toEqual([2, '']);
     expect(p.err).toMatch(/^cdk8s-kueue-ray plan: \/nonexistent\/dist: no such file or folder .*\n$/);
     const a = await runPlan([files({ 'q.yaml': QUEUES }), '--arrivals', '/nonexistent/arrivals.yaml']);
-    expect([a.code, a.err]).toEqual([1, 'cdk8s-kueue-ray plan: --arrivals /nonexistent/arrivals.yaml: no such file\n']);
+    expect([a.code, a.err]).toEqual([2, 'cdk8s-kueue-ray plan: --arrivals /nonexistent/arrivals.yaml: no such file\n']);
   });
 });
 
