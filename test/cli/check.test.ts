@@ -12,7 +12,7 @@ import { RULE_DESCRIPTIONS } from '../../src/cli/rule-descriptions';
 import { artifactUri, sarifLog } from '../../src/cli/sarif';
 import { RULES } from '../../src/policy';
 import { REPO_ROOT } from '../support/upstream';
-import { tmpdir } from '../support/synth';
+import { tmpdir, tmpFiles } from '../support/synth';
 import { UsageError } from '../../src/cli/yaml-source';
 
 const QUEUES = `apiVersion: kueue.x-k8s.io/v1beta2
@@ -78,14 +78,7 @@ ${(opts.lifecycle ?? ['shutdownAfterJobFinishes: true']).map((l) => `  ${l}\n`).
 `;
 }
 
-function files(contents: Record<string, string>): string {
-  const dir = tmpdir();
-  for (const [name, text] of Object.entries(contents)) {
-    fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
-    fs.writeFileSync(path.join(dir, name), text);
-  }
-  return dir;
-}
+const files = tmpFiles;
 
 /** Runs the command as main.ts does and captures what it prints. */
 async function run(argv: string[], deps: CheckDependencies = {}): Promise<{ code: number; out: string; err: string }> {

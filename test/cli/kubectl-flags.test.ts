@@ -2,12 +2,11 @@
 // beside positional paths, a usage error in one line with a pointer to --help, a missing file exit 2 in
 // both), and plan's documented arrival order (paths as given, folders in name order with a note, then
 // the cdk8s-kueue-ray.io/plan-arrival annotation), which makes the guide's preemption show.
-import * as fs from 'fs';
 import * as path from 'path';
 import { check, CHECK_FLAGS } from '../../src/cli/check';
 import { arrivalSeconds, PLAN_ARRIVAL_ANNOTATION } from '../../src/cli/arrivals';
 import { plan, PLAN_FLAGS } from '../../src/cli/plan';
-import { tmpdir } from '../support/synth';
+import { tmpFiles } from '../support/synth';
 
 const QUEUES = `apiVersion: kueue.x-k8s.io/v1beta2
 kind: ResourceFlavor
@@ -82,11 +81,7 @@ spec:
 `;
 }
 
-function files(contents: Record<string, string>): string {
-  const dir = tmpdir();
-  for (const [name, text] of Object.entries(contents)) fs.writeFileSync(path.join(dir, name), text);
-  return dir;
-}
+const files = tmpFiles;
 
 type Run = { code: number; out: string; err: string };
 async function runCheck(argv: string[]): Promise<Run> {

@@ -10,6 +10,16 @@ export function tmpdir(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'kueue-ray-test-'));
 }
 
+/** A new temp folder holding `contents` (relative path -> text; folders are made), for the CLIs' tests. */
+export function tmpFiles(contents: Record<string, string>): string {
+  const dir = tmpdir();
+  for (const [name, text] of Object.entries(contents)) {
+    fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
+    fs.writeFileSync(path.join(dir, name), text);
+  }
+  return dir;
+}
+
 /** Every object of every chart (create-only ones included), as synthesized. */
 export function synthAll(app: App): any[] {
   const charts = app.node.findAll().filter((c): c is Chart => c instanceof Chart);
