@@ -13,6 +13,7 @@ import { artifactUri, sarifLog } from '../../src/cli/sarif';
 import { RULES } from '../../src/policy';
 import { REPO_ROOT } from '../support/upstream';
 import { tmpdir, tmpFiles } from '../support/synth';
+import { toyRayClusterSpecYaml } from '../support/toy-job';
 import { UsageError } from '../../src/cli/yaml-source';
 
 const QUEUES = `apiVersion: kueue.x-k8s.io/v1beta2
@@ -52,30 +53,7 @@ metadata:
   name: ${opts.name ?? 'toy'}
 ${opts.namespace ? `  namespace: ${opts.namespace}\n` : ''}${labels.length ? `  labels:\n${labels.map((l) => `    ${l}\n`).join('')}` : ''}spec:
   entrypoint: python -c "print(1)"
-${(opts.lifecycle ?? ['shutdownAfterJobFinishes: true']).map((l) => `  ${l}\n`).join('')}  rayClusterSpec:
-    headGroupSpec:
-      template:
-        spec:
-          containers:
-          - name: ray-head
-            image: rayproject/ray:2.46.0
-            resources:
-              requests: {cpu: "1", memory: 2Gi}
-              limits: {cpu: "1", memory: 2Gi}
-    workerGroupSpecs:
-    - groupName: small-group
-      replicas: 1
-      minReplicas: 1
-      maxReplicas: 5
-      template:
-        spec:
-          containers:
-          - name: ray-worker
-            image: rayproject/ray:2.46.0
-            resources:
-              requests: {cpu: "${opts.workerCpu ?? '1'}", memory: 2Gi}
-              limits: {cpu: "${opts.workerCpu ?? '1'}", memory: 2Gi}
-`;
+${(opts.lifecycle ?? ['shutdownAfterJobFinishes: true']).map((l) => `  ${l}\n`).join('')}${toyRayClusterSpecYaml(opts.workerCpu)}`;
 }
 
 const files = tmpFiles;

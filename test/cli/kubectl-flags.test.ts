@@ -7,6 +7,7 @@ import { check, CHECK_FLAGS } from '../../src/cli/check';
 import { arrivalSeconds, PLAN_ARRIVAL_ANNOTATION } from '../../src/cli/arrivals';
 import { plan, PLAN_FLAGS } from '../../src/cli/plan';
 import { tmpFiles } from '../support/synth';
+import { toyRayClusterSpecYaml } from '../support/toy-job';
 
 const QUEUES = `apiVersion: kueue.x-k8s.io/v1beta2
 kind: ResourceFlavor
@@ -55,30 +56,7 @@ ${opts.namespace ? `  namespace: ${opts.namespace}\n` : ''}${annotations}  label
 spec:
   entrypoint: python -c "print(1)"
   shutdownAfterJobFinishes: ${opts.shutdown ?? true}
-  rayClusterSpec:
-    headGroupSpec:
-      template:
-        spec:
-          containers:
-          - name: ray-head
-            image: rayproject/ray:2.46.0
-            resources:
-              requests: {cpu: "1", memory: 2Gi}
-              limits: {cpu: "1", memory: 2Gi}
-    workerGroupSpecs:
-    - groupName: small-group
-      replicas: 1
-      minReplicas: 1
-      maxReplicas: 5
-      template:
-        spec:
-          containers:
-          - name: ray-worker
-            image: rayproject/ray:2.46.0
-            resources:
-              requests: {cpu: "1", memory: 2Gi}
-              limits: {cpu: "1", memory: 2Gi}
-`;
+${toyRayClusterSpecYaml()}`;
 }
 
 const files = tmpFiles;

@@ -1,0 +1,31 @@
+/**
+ * The guide's toy RayJob cluster as YAML text, for tests that write RayJob files by hand: the
+ * `rayClusterSpec:` key at two spaces, a 1 CPU / 2Gi head and the `small-group` worker (1 replica, 1-5),
+ * requests equal to limits. One copy, so the CLIs' tests agree on what "the toy job" is.
+ */
+export function toyRayClusterSpecYaml(workerCpu = '1'): string {
+  return `  rayClusterSpec:
+    headGroupSpec:
+      template:
+        spec:
+          containers:
+          - name: ray-head
+            image: rayproject/ray:2.46.0
+            resources:
+              requests: {cpu: "1", memory: 2Gi}
+              limits: {cpu: "1", memory: 2Gi}
+    workerGroupSpecs:
+    - groupName: small-group
+      replicas: 1
+      minReplicas: 1
+      maxReplicas: 5
+      template:
+        spec:
+          containers:
+          - name: ray-worker
+            image: rayproject/ray:2.46.0
+            resources:
+              requests: {cpu: "${workerCpu}", memory: 2Gi}
+              limits: {cpu: "${workerCpu}", memory: 2Gi}
+`;
+}
