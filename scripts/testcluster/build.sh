@@ -307,8 +307,6 @@ if [ "$STAGE" != rest ]; then
 fi
 if [ "$STAGE" != first ]; then
   # A version the proxy refuses is reported; at least one of each must build. Kueue and KubeRay in two tracks.
-  [ -x "$BIN/kueue-$FIRST_KUEUE" ] && kueue_ok=1
-  [ -x "$BIN/kuberay-operator-$FIRST_KUBERAY" ] && kuberay_ok=1
   ( ok=1; for v in ${KUEUE_VERSIONS#"$FIRST_KUEUE"}; do build_one "kueue $v" "$BIN/kueue-$v" kueue_build "$v" || ok=0; done
     build_one "kustomize $KUSTOMIZE_VERSION" "$BIN/kustomize-$KUSTOMIZE_VERSION" kustomize_build || true ) & a=$!
   ( for v in ${KUBERAY_VERSIONS#"$FIRST_KUBERAY"}; do build_one "kuberay $v" "$BIN/kuberay-operator-$v" kuberay_build "$v" || true; done
