@@ -44,14 +44,17 @@ class SharedCohortTenants(Chart):
                 ],
             )])]
 
+        # manage_all_workloads=False: this app also queues the guide's jobs in `default`, and Kueue filters every
+        # job by managedJobsNamespaceSelector, so managing the tenant namespaces whole would stop those
+        # (KueueInstall refuses that combination at synth).
         self.team_a = TenantQueue(
             self, "team-a",
-            namespace="team-a", cohort=cohort, resource_groups=quota(4, 8),
+            namespace="team-a", cohort=cohort, resource_groups=quota(4, 8), manage_all_workloads=False,
             default_priority_class=dev, allowed_priority_classes=[dev, prod],
         )
         self.team_b = TenantQueue(
             self, "team-b",
-            namespace="team-b", cohort=cohort, resource_groups=quota(4, 8, 3),
+            namespace="team-b", cohort=cohort, resource_groups=quota(4, 8, 3), manage_all_workloads=False,
             default_priority_class=dev, allowed_priority_classes=[dev],
         )
         # 1 + 4×1 + 0.5 submitter = 5.5 CPU > team-a's 4: fits only by borrowing from team-b (which lends up to 3).
