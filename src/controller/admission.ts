@@ -5,7 +5,8 @@
  * synth and the CLI runs in `check`.
  */
 import {
-  AdmissionContext, admissionDefaults, AdmissionSettings, admissionVerdict, Defaulting, Finding, Inventory, preStopSleep, rayKindNamed,
+  AdmissionContext, admissionDefaults, AdmissionSettings, admissionVerdict, Defaulting, Finding, Inventory, podTemplateKindOf, podVerdict,
+  preStopSleep, rayKindNamed, Verdict,
 } from '../policy';
 
 export interface AdmissionRequest {
@@ -58,15 +59,19 @@ function isRayObject(req: AdmissionRequest): boolean {
 }
 
 /**
- * Validating webhook: the policy's verdict (admissionVerdict), as an AdmissionResponse. Denials name the
- * field and the fix: 403 for a write only others may make, 422 for an object that breaks a rule.
+ * Validating webhook: the policy's verdict (admissionVerdict for Ray objects, podVerdict for pods and
+ * pod-making workloads), as an AdmissionResponse. Denials name the field and the fix: 403 for a write only others may make, 422 for an object that breaks a rule.
  */
 export function validateRayObject(req: AdmissionRequest, config: AdmissionConfig, view: ClusterView): Decision {
   if (!req.uid) return { response: deny('', 'the AdmissionReview has no request.uid', 400, 'BadRequest'), findings: [] };
-  if (!isRayObject(req)) return { response: { uid: req.uid, allowed: true }, findings: [] };
   if (req.operation === 'DELETE' || req.operation === 'CONNECT') return { response: { uid: req.uid, allowed: true }, findings: [] };
+  // Pods and pod-making workloads (the Ray pods webhook): only KubeRay labels a pod as a Ray node.
+  const ray = isRayObject(req);
+  const podKind = ray ? undefined : podTemplateKindOf(req.kind?.group, req.kind?.kind);
+  if (!ray && !podKind) return { response: { uid: req.uid, allowed: true }, findings: [] };
   if (!req.object || typeof req.object !== 'object') return { response: deny(req.uid, 'request.object is missing', 400, 'BadRequest'), findings: [] };
-  const v = admissionVerdict(req.object, req.oldObject, req.operation, contextOf(config, view), requester(req));
+  const v: Verdict = podKind ? podVerdict(podKind, req.object, req.oldObject, req.operation, contextOf(config, view), requester(req))
+    : admissionVerdict(req.object, req.oldObject, req.operation, contextOf(config, view), requester(req));
   const warnings = v.warnings.map(truncate);
   const withWarnings = warnings.length ? { warnings } : {};
   if (v.outcome === 'forbidden') return { response: deny(req.uid, v.message ?? '', 403, 'Forbidden'), findings: v.findings };

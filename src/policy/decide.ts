@@ -15,6 +15,7 @@ import { withKueueDefaults } from './kueue-defaults';
 import { RayObject, rayKindNamed, SuspendField } from './kinds';
 import { namespaceOf, PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL } from './ray-object';
 import { kueueValidatesUpdate, kueueWebhookOnUpdate, selectsExistingClusterOnly } from './rules/kueue-webhook';
+import { onlyKubeRayMakesRayPods, PodTemplateKind } from './rules/kuberay-pod-claims';
 import { onlyKueueUnsuspends } from './rules/kueue-unsuspend';
 import { MAX_LIST_LENGTH } from './rules/object-shape';
 import { tenantOf } from './tenant';
@@ -172,6 +173,23 @@ export function admissionVerdict(
   const warnings = findings.filter((f) => f.severity === 'warning').map(formatFinding);
   if (errors.length) return { outcome: 'invalid', message: errors.map(formatFinding).join('; '), warnings, findings };
   return allowed(findings, warnings);
+}
+
+/**
+ * The validator for pods and pod-making workloads in tenant namespaces: only KubeRay's operator (and
+ * Kubernetes' controllers, from a template judged here) writes KubeRay's labels on a pod
+ * (kuberay-pod-claims.ts). Every other write of such an object passes, deletion above all.
+ */
+export function podVerdict(
+  kind: PodTemplateKind, obj: any, oldObj: any, operation: AdmissionOperation | string | undefined, ctx: AdmissionContext,
+  request: AdmissionRequester = {},
+): Verdict {
+  if (operation !== 'CREATE' && operation !== 'UPDATE') return allowed();
+  if (request.subResource !== undefined && request.subResource !== '') return allowed();
+  const findings = onlyKubeRayMakesRayPods({ kind, object: obj, oldObject: operation === 'UPDATE' ? oldObj : undefined,
+    username: request.username, namespace: request.namespace }, { inventory: ctx.inventory, writers: ctx.writers ?? DEFAULT_TRUSTED_WRITERS });
+  if (findings.length) return { outcome: 'forbidden', message: findings.map(formatFinding).join('; '), warnings: [], findings };
+  return allowed();
 }
 
 /**

@@ -25,6 +25,7 @@ export { RAY_KINDS as ALL_RAY_KINDS } from './kinds';
 export * from './rules/compatibility';
 export * from './rules/cross-object';
 export * from './rules/kuberay-operator';
+export * from './rules/kuberay-pod-claims';
 export * from './rules/kueue-unsuspend';
 export * from './rules/kueue-webhook';
 export * from './rules/multikueue';

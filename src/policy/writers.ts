@@ -36,7 +36,10 @@ export interface TrustedWriters {
   readonly kubeRay: readonly string[];
   /** Users of Kueue's controller manager. */
   readonly kueue: readonly string[];
-  /** Kubernetes' controllers that update owner references and finalizers of any object. */
+  /**
+   * Kubernetes' controllers that update owner references and finalizers of any object, and those that
+   * make pods (and ReplicaSets, Jobs) from a template someone else wrote, which was judged then.
+   */
   readonly system: readonly string[];
   /** The controller's own ServiceAccount (its reconciler annotates Ray objects). */
   readonly controller: readonly string[];
@@ -56,8 +59,9 @@ export const DEFAULT_TRUSTED_WRITERS: TrustedWriters = {
   // With --use-service-account-credentials (kubeadm, most distributions) each controller has its own
   // ServiceAccount; without it they all act as system:kube-controller-manager.
   system: [
-    'system:kube-controller-manager', serviceAccountUser('kube-system', 'generic-garbage-collector'),
-    serviceAccountUser('kube-system', 'namespace-controller'),
+    'system:kube-controller-manager',
+    ...['generic-garbage-collector', 'namespace-controller', 'deployment-controller', 'replicaset-controller', 'statefulset-controller',
+      'daemon-set-controller', 'job-controller', 'cronjob-controller', 'replication-controller'].map((sa) => serviceAccountUser('kube-system', sa)),
   ],
   controller: [serviceAccountUser(CONTROLLER_SERVICE_ACCOUNT.namespace, CONTROLLER_SERVICE_ACCOUNT.name)],
 };

@@ -48,12 +48,33 @@ test('the mutating configuration sorts before Kueue\'s and both are scoped to te
   // Both fail closed in tenant namespaces: no tenant rule may depend on a webhook that fails open.
   expect(m.webhooks[0].failurePolicy).toBe('Fail');
   expect(v.webhooks[0].failurePolicy).toBe('Fail');
-  expect(v.webhooks).toHaveLength(1);
-  // Every other namespace, with validateAllNamespaces: a second webhook that fails open.
+  expect(v.webhooks.map((w: any) => w.name)).toEqual(['vray.cdk8s-kueue-ray.io', 'vraypods.cdk8s-kueue-ray.io']);
+  // Every other namespace, with validateAllNamespaces: a third webhook that fails open.
   const all = find(synth({ validateAllNamespaces: true }), 'ValidatingWebhookConfiguration').webhooks;
   expect(all.map((w: any) => [w.name, w.failurePolicy, w.namespaceSelector.matchExpressions[0].operator])).toEqual([
-    ['vray.cdk8s-kueue-ray.io', 'Fail', 'Exists'], ['vray-all.cdk8s-kueue-ray.io', 'Ignore', 'DoesNotExist'],
+    ['vray.cdk8s-kueue-ray.io', 'Fail', 'Exists'], ['vraypods.cdk8s-kueue-ray.io', 'Fail', 'Exists'],
+    ['vray-all.cdk8s-kueue-ray.io', 'Ignore', 'DoesNotExist'],
   ]);
+});
+
+test('the Ray pods webhook: CREATE and UPDATE of pods and every pod-making workload in tenant namespaces, called only for a pod (template) '
+  + 'with KubeRay\'s labels and never for a trusted controller', () => {
+  const w = find(synth(), 'ValidatingWebhookConfiguration').webhooks[1];
+  expect(w).toMatchObject({ name: 'vraypods.cdk8s-kueue-ray.io', failurePolicy: 'Fail', sideEffects: 'None', timeoutSeconds: 5,
+    namespaceSelector: { matchExpressions: [{ key: 'cdk8s-kueue-ray.io/tenant', operator: 'Exists' }] } });
+  expect(w.clientConfig.service.path).toBe('/validate');
+  expect(w.rules).toEqual([
+    { apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['pods', 'replicationcontrollers'] },
+    { apiGroups: ['apps'], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'],
+      resources: ['deployments', 'replicasets', 'statefulsets', 'daemonsets'] },
+    { apiGroups: ['batch'], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['jobs', 'cronjobs'] },
+  ]);
+  expect(w.matchConditions.map((c: any) => c.name)).toEqual(['not-a-trusted-controller', 'claims-kuberay-pod-labels']);
+  expect(w.matchConditions[0]).toEqual(find(synth(), 'ValidatingWebhookConfiguration').webhooks[0].matchConditions[0]);
+  expect(w.matchConditions[1].expression).toBe("(request.kind.kind in ['Pod'] ? object.?metadata.?labels : "
+    + "request.kind.kind in ['ReplicationController', 'Deployment', 'ReplicaSet', 'StatefulSet', 'DaemonSet', 'Job'] ? "
+    + "object.?spec.?template.?metadata.?labels : request.kind.kind in ['CronJob'] ? object.?spec.?jobTemplate.?spec.?template.?metadata.?labels : "
+    + "optional.none()).orValue({}).exists(k, k in ['ray.io/cluster', 'ray.io/node-type'])");
 });
 
 test('RBAC is least privilege: no secrets or leases cluster-wide, webhook patches only by name, no delete anywhere', () => {
@@ -93,6 +114,10 @@ test('neither webhook is called for KubeRay, Kueue, Kubernetes\' controllers or 
       expression: "!(request.userInfo.username in ['system:serviceaccount:ray-ops:kuberay', "
         + "'system:serviceaccount:kueue-system:kueue-controller-manager', 'system:kube-controller-manager', "
         + "'system:serviceaccount:kube-system:generic-garbage-collector', 'system:serviceaccount:kube-system:namespace-controller', "
+        + "'system:serviceaccount:kube-system:deployment-controller', 'system:serviceaccount:kube-system:replicaset-controller', "
+        + "'system:serviceaccount:kube-system:statefulset-controller', 'system:serviceaccount:kube-system:daemon-set-controller', "
+        + "'system:serviceaccount:kube-system:job-controller', 'system:serviceaccount:kube-system:cronjob-controller', "
+        + "'system:serviceaccount:kube-system:replication-controller', "
         + "'system:serviceaccount:cdk8s-kueue-ray-system:cdk8s-kueue-ray-controller'])",
     }]);
   }

@@ -2,7 +2,7 @@
 // the KubeRay operator and the controller run as pods from their install charts, applied with the
 // README's ordered apply; the webhooks are reached through their Services, RBAC is the real one (the
 // tenant has a Role, KubeRay its ClusterRole), and the slow-body attack comes from outside the API
-// server, at a controller pod's IP, as any pod could. Default pair only.
+// server, at a controller pod's IP, as any pod could. Issue 40's round-two cases follow. Default pair only.
 import { execFile } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
@@ -19,6 +19,7 @@ import { tenantRbac } from '../e2e/support/controller-front';
 import { KubeClient, waitFor } from '../e2e/support/kube';
 import { describeOnNode } from './support';
 import { escapeCases, objects, TENANT, TENANT_NAMESPACES } from '../attack/support/tenant-escapes';
+import { roundTwoCases } from '../attack/support/round-two-escapes';
 
 const run = promisify(execFile);
 const NAME = `esc-${process.pid}`;
@@ -80,5 +81,11 @@ describeNode(`tenant escapes, closed, on the real node (Kueue ${KUEUE.version} +
     pair: [KUEUE.version, KUBERAY.version], admin: () => admin, tenant: () => tenant, webhook: () => webhook,
     kubeRayGroups: ['system:serviceaccounts', 'system:serviceaccounts:kuberay-system', 'system:authenticated'],
     kueuePodIntegration: true,
+  });
+  // Issue 40's round two, where a pod that got past the webhooks would be scheduled and run: unsuspending a pending object (a
+  // tenant's UPDATE, a re-run of the project's apply), KubeRay's labels on a tenant's pods and workloads, a negative request.
+  roundTwoCases({
+    pair: [KUEUE.version, KUBERAY.version], kueue: KUEUE, kubeRay: KUBERAY, admin: () => admin, tenant: () => tenant,
+    kubeconfig: () => node.kubeconfig, kubectl: path.join(cacheDir(), 'bin', `kubectl-${K8S_VERSION}`),
   });
 });

@@ -6,6 +6,7 @@
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import { RAY_API_GROUPS, RAY_API_VERSIONS, RAY_PLURALS } from '../../policy/kinds';
+import { KUBERAY_POD_LABELS, POD_TEMPLATE_KINDS } from '../../policy/rules/kuberay-pod-claims';
 import { TENANT_LABEL } from '../../policy/tenant';
 import { untrustedRequestCel } from '../../policy/writers';
 import { ControllerSettings, controllerLabels, NAME, WEBHOOK_NAMES } from './settings';
@@ -112,6 +113,8 @@ export function controllerWebhooks(scope: Construct, s: ControllerSettings, inje
   // children of RayJobs and RayServices) must hold while the controller is down too; what the trusted
   // controllers write never reaches it, and deletions are not in its rules.
   // Elsewhere (validateAllNamespaces): Ignore, since there it only adds earlier, clearer errors.
+  // Pods and pod-making workloads, in tenant namespaces, only where the written pod (template) carries
+  // one of KubeRay's labels: no other pod write ever waits on the controller. Fail, as for the Ray kinds.
   const validating = new ApiObject(scope, 'validating-webhook', {
     apiVersion: ADMISSION_API, kind: 'ValidatingWebhookConfiguration', metadata: metadata(WEBHOOK_NAMES[1]),
     webhooks: [
@@ -121,6 +124,11 @@ export function controllerWebhooks(scope: Construct, s: ControllerSettings, inje
         rules: [...rules, { ...rules[0], operations: ['UPDATE'], resources: rules[0].resources.map((r) => `${r}/status`) }],
         failurePolicy: 'Fail', timeoutSeconds: 5, sideEffects: 'None', admissionReviewVersions: ['v1'],
       },
+      {
+        name: 'vraypods.cdk8s-kueue-ray.io', clientConfig: client('/validate'), namespaceSelector: tenantSelector,
+        matchConditions: [...matchConditions, { name: 'claims-kuberay-pod-labels', expression: kubeRayPodLabelsCel() }],
+        rules: podRules(), failurePolicy: 'Fail', timeoutSeconds: 5, sideEffects: 'None', admissionReviewVersions: ['v1'],
+      },
       ...(s.validateAllNamespaces ? [{
         name: 'vray-all.cdk8s-kueue-ray.io', clientConfig: client('/validate'), rules,
         namespaceSelector: { matchExpressions: [{ key: TENANT_LABEL, operator: 'DoesNotExist' }] }, matchConditions,
@@ -129,4 +137,29 @@ export function controllerWebhooks(scope: Construct, s: ControllerSettings, inje
     ],
   });
   return { mutating, validating };
+}
+
+/** The rules of the Ray pods webhook: CREATE and UPDATE of every pod-template kind, per API group. */
+function podRules(): object[] {
+  const groups = [...new Set(POD_TEMPLATE_KINDS.map((k) => k.group))];
+  return groups.map((g) => {
+    const kinds = POD_TEMPLATE_KINDS.filter((k) => k.group === g);
+    return { apiGroups: [g], apiVersions: [...new Set(kinds.map((k) => k.version))], operations: ['CREATE', 'UPDATE'],
+      resources: kinds.map((k) => k.plural) };
+  });
+}
+
+/**
+ * CEL: the written pod, or pod template, carries one of KubeRay's labels. Optional field selection
+ * (`.?`, Kubernetes >= 1.29), so an object missing a step is no error, which failurePolicy Fail would
+ * turn into a refusal.
+ */
+function kubeRayPodLabelsCel(): string {
+  const byPath = new Map<string, string[]>();
+  for (const k of POD_TEMPLATE_KINDS) {
+    const path = `object${[...(k.podMetadata.length ? k.podMetadata : ['metadata']), 'labels'].map((x) => `.?${x}`).join('')}`;
+    byPath.set(path, [...(byPath.get(path) ?? []), k.kind]);
+  }
+  const branches = [...byPath].map(([path, kinds]) => `request.kind.kind in [${kinds.map((k) => `'${k}'`).join(', ')}] ? ${path}`);
+  return `(${branches.join(' : ')} : optional.none()).orValue({}).exists(k, k in [${KUBERAY_POD_LABELS.map((l) => `'${l}'`).join(', ')}])`;
 }

@@ -1,4 +1,4 @@
-// Issue 40's second round, items 1 and 5, as a tenant (and a platform team) would try them: unsuspending a pending
+// Issue 40's second round, items 1, 2 (Ray pods outside Ray objects) and 5, as a tenant (and a platform team) would try them: unsuspending a pending
 // queued Ray object by UPDATE, re-running the project's ordered apply while objects are pending, and a negative
 // request. Registered next to the issue-19 cases (tenant-escapes.ts) in test/attack/tenants.e2e.test.ts. Each case
 // records what the attempt got: pods, RayClusters, Workloads and the ClusterQueue's CPU usage, before and after.
@@ -265,6 +265,67 @@ export function roundTwoCases(h: RoundTwoHarness): void {
     const theirs = (await c().list(WL, 'Workload', NS))
       .filter((w) => (w.metadata.ownerReferences ?? []).some((o: any) => o.name.startsWith('negative-')));
     expect(theirs).toEqual([]);
+  }, 120000);
+
+  test('round two: pods and workloads labelled as the admitted cluster\'s Ray pods are refused; KubeRay\'s own pods and unlabelled pods are '
+    + 'not (before: a bare pod joined the cluster as a worker, ungated, with no Workload)', async () => {
+    const rc = (await clustersOf(blocker.metadata.uid))[0];
+    const cluster = rc.metadata.name;
+    const labels = { 'ray.io/cluster': cluster, 'ray.io/node-type': 'worker', 'ray.io/group': 'w' };
+    // The issue's pod: ray start against the admitted cluster's head, 3 CPU on a 3-CPU quota.
+    const podSpec = { restartPolicy: 'Never', containers: [{ ...container('joiner', '3'),
+      command: ['ray', 'start', `--address=${cluster}-head-svc.${NS}.svc:6379`, '--block'] }] };
+    const forged = { apiVersion: 'ray.io/v1', kind: 'RayCluster', name: cluster, uid: rc.metadata.uid, controller: true, blockOwnerDeletion: false };
+    const attempts: [string, any][] = [
+      ['a bare Pod with KubeRay\'s labels', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'joiner', namespace: NS, labels }, spec: podSpec }],
+      ['a bare Pod with ray.io/cluster and a forged controller reference to the RayCluster', { apiVersion: 'v1', kind: 'Pod',
+        metadata: { name: 'joiner-owned', namespace: NS, labels: { 'ray.io/cluster': cluster }, ownerReferences: [forged] }, spec: podSpec }],
+      ['a batch Job of two such pods', { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'joiners', namespace: NS },
+        spec: { parallelism: 2, completions: 2, template: { metadata: { labels }, spec: podSpec } } }],
+      ['a Deployment of such pods', { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'joiners', namespace: NS },
+        spec: { replicas: 2, selector: { matchLabels: labels },
+          template: { metadata: { labels }, spec: { ...podSpec, restartPolicy: 'Always' } } } }],
+      ['a StatefulSet of such pods', { apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'joiners', namespace: NS },
+        spec: { replicas: 2, serviceName: 'joiners', selector: { matchLabels: labels },
+          template: { metadata: { labels }, spec: { ...podSpec, restartPolicy: 'Always' } } } }],
+      ['a CronJob whose jobs make such pods', { apiVersion: 'batch/v1', kind: 'CronJob', metadata: { name: 'joiners', namespace: NS },
+        spec: { schedule: '* * * * *', jobTemplate: { spec: { template: { metadata: { labels }, spec: podSpec } } } } }],
+    ];
+    const before = { pods: (await otherPods()).length, workloads: (await c().list(WL, 'Workload', NS)).length, usage: await usage() };
+    for (const [what, obj] of attempts) {
+      const e = await refused(h.tenant().create(obj));
+      expect(e?.status).toBe(403);
+      expect(e?.message).toMatch(new RegExp('admission webhook "vraypods\\.cdk8s-kueue-ray\\.io" denied the request: '
+        + `${obj.kind} ${NS}/${obj.metadata.name}: .*labels\\[ray\\.io/cluster\\]: user "mallory" may not give .*KubeRay's label ray\\.io/cluster: `
+        + `namespace "${NS}" is a tenant namespace, where only KubeRay's operator makes Ray pods.*\\[onlyKubeRayMakesRayPods\\]`));
+      record(what, `refused ${e?.status}`);
+    }
+    // An unlabelled pod is no Ray pod: created (Kueue's pod integration queues it where the namespace is managed), then refused the labels.
+    const plain = await h.tenant().create({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'plain', namespace: NS }, spec: podSpec });
+    try {
+      expect(plain.metadata.uid).toBeTruthy();
+      const e = await refused(h.tenant().mergePatch(`/api/v1/namespaces/${NS}/pods/plain`, { metadata: { labels } }));
+      expect(e?.status).toBe(403);
+      expect(e?.message).toMatch(/Pod team-u\/plain: metadata\.labels\[ray\.io\/cluster\]: .*\[onlyKubeRayMakesRayPods\]/);
+      record('KubeRay\'s labels added to an unlabelled pod by UPDATE', `refused ${e?.status}`);
+      expect((await c().get(`/api/v1/namespaces/${NS}/pods/plain`)).metadata.labels ?? {}).toEqual({});
+    } finally {
+      await c().delete(`/api/v1/namespaces/${NS}/pods/plain`);
+    }
+    // KubeRay's own pods stay the tenant's to annotate (labels unchanged).
+    const head = (await c().list('v1', 'Pod', NS)).find((p) => p.metadata.labels?.['ray.io/cluster'] === cluster
+      && p.metadata.labels?.['ray.io/node-type'] === 'head');
+    expect(head).toBeDefined();
+    await h.tenant().mergePatch(`/api/v1/namespaces/${NS}/pods/${head.metadata.name}`, { metadata: { annotations: { 'team-u/note': 'mine' } } });
+    const after = { pods: (await otherPods()).filter((n) => n !== 'plain').length, workloads: (await c().list(WL, 'Workload', NS)).length,
+      usage: await usage() };
+    record('after the attempts', `before ${JSON.stringify(before)}, after ${JSON.stringify(after)} (pods other than the blocker's, Workloads, `
+      + 'ClusterQueue CPU usage of 3)');
+    expect(after).toEqual(before);
+    for (const [, obj] of attempts) {
+      const base = obj.kind === 'Pod' ? `/api/v1/namespaces/${NS}/pods` : `/apis/${obj.apiVersion}/namespaces/${NS}/${obj.kind.toLowerCase()}s`;
+      expect(await c().getOrUndefined(`${base}/${obj.metadata.name}`)).toBeUndefined();
+    }
   }, 120000);
 
   test('round two: Kueue\'s own unsuspend still passes: when quota frees, Kueue admits a pending RayJob and KubeRay starts it', async () => {
