@@ -77,8 +77,9 @@ export const RAY_PORTS = {
   metrics: 8080,
 } as const;
 
-/** Labels KubeRay puts on every Ray pod it creates (head and workers). */
+/** Labels KubeRay puts on every Ray pod it creates (head and workers): the node type, and the RayCluster's name. */
 export const RAY_NODE_TYPE_LABEL = 'ray.io/node-type';
+export const RAY_CLUSTER_LABEL = 'ray.io/cluster';
 /** KubeRay's label on the pods a RayService's serve Service selects ("true"). */
 export const RAY_SERVE_LABEL = 'ray.io/serve';
 /** The label Kubernetes sets on every Namespace to its name. */

@@ -8,6 +8,7 @@ import { clusterSpecOf, RAY_JOB, RAY_KINDS, RAY_SERVICE, rayKindOf } from '../ki
 import { parseQuantity, parseResourceList } from '../quantity';
 import { DNS1035_LABEL, isDns1123Subdomain } from '../k8s-names';
 import { isQueued, isRecord, listOf, podTemplatesOf, shown, workerGroupsOf } from '../ray-object';
+import { RAY_CLUSTER_LABEL } from '../tenant-namespace';
 import { DEFAULT_KUBERAY_VERSION, FIRST_KUBERAY_VERSION } from '../versions';
 import { asksAutoscalerV2, envNamed, headEnv, rayServiceExtras } from './kuberay-cluster';
 import { defineRule, Reporter, RuleRecord } from './rule';
@@ -257,7 +258,7 @@ export const rayJobLifecycle = defineRule({
   if (s.suspend === true && selector) {
     r.error('spec.suspend', 'a RayJob using clusterSelector cannot be suspended (KubeRay)', 'remove suspend or clusterSelector');
   }
-  if (selector && ctx.kubeRay.clusterSelectorNeedsClusterKey && !selector['ray.io/cluster']) {
+  if (selector && ctx.kubeRay.clusterSelectorNeedsClusterKey && !selector[RAY_CLUSTER_LABEL]) {
     r.error('spec.clusterSelector', `clusterSelector needs the ray.io/cluster key naming the RayCluster (KubeRay ${ctx.kubeRay.version})`,
       'set clusterSelector: { ray.io/cluster: <name of the RayCluster> }');
   }

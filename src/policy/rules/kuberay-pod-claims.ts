@@ -14,11 +14,12 @@ import { Finding } from '../findings';
 import { Inventory } from '../context';
 import { isRecord } from '../json';
 import { tenantOf } from '../tenant';
+import { RAY_CLUSTER_LABEL, RAY_NODE_TYPE_LABEL } from '../tenant-namespace';
 import { trustedWriterRole, TrustedWriters } from '../writers';
 import { RuleRecord } from './rule';
 
 /** KubeRay's labels on the pods it makes for a RayCluster (KubeRay utils/constant.go). */
-export const KUBERAY_POD_LABELS = ['ray.io/cluster', 'ray.io/node-type'] as const;
+export const KUBERAY_POD_LABELS = [RAY_CLUSTER_LABEL, RAY_NODE_TYPE_LABEL] as const;
 
 /** A kind whose objects are pods or carry a pod template, with where the pod's labels sit. */
 export interface PodTemplateKind {
