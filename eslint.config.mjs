@@ -5,6 +5,21 @@
 import stylistic from '@stylistic/eslint-plugin';
 import tseslint from 'typescript-eslint';
 
+// The layers (README's style: src/policy is pure, the constructs, the controller and the CLIs call it and never
+// the reverse; the controller never loads cdk8s; the scheduler's snapshot never imports the flavor assigner or the
+// preemptor). ESLint replaces a rule's options per matching block, so each block lists every restriction of its files.
+const SIDE_EFFECTS = { regex: '^(node:)?(fs|child_process|http|https|http2|net|tls|dgram|dns|worker_threads|cluster|readline)(/|$)',
+  message: 'src/policy is pure: no I/O (the caller reads files and the network and passes data in)' };
+const CDK8S = { regex: '^(cdk8s|cdk8s-plus-[0-9]+|constructs)(/|$)', message: 'no cdk8s here: the controller and the policy run without it' };
+const OUT_OF_POLICY = { regex: '^(\\.\\./)+(install|ray|kueue|controller|cli|platform|observability|index)(/|$)',
+  message: 'src/policy imports nothing of the layers that call it (constructs, installs, controller, CLIs)' };
+const CONTROLLER_OUT = { regex: '^(\\.\\./)+(install|ray|kueue|platform|cli|index)(/|$)',
+  message: 'the controller imports the policy and its own modules, never the constructs or installs (they load cdk8s)' };
+const SNAPSHOT_OUT = { regex: '^\\./(flavor-assigner|preemptor|cycle|simulate|render)$',
+  message: 'the snapshot layer (snapshot, workload, quota tree, queue, ordering) never imports the flavor assigner, the preemptor or the '
+    + 'cycle: they import it' };
+const restricted = (...patterns) => ['error', { patterns }];
+
 export default tseslint.config(
   { ignores: ['lib/**', 'dist/**', 'node_modules/**', 'imports/**', 'coverage/**', '**/*.d.ts'] },
   {
@@ -27,4 +42,10 @@ export default tseslint.config(
       'eqeqeq': ['error', 'always', { null: 'ignore' }],
     },
   },
+  { files: ['src/policy/**/*.ts'], rules: { 'no-restricted-imports': restricted(SIDE_EFFECTS, CDK8S, OUT_OF_POLICY) } },
+  {
+    files: ['src/policy/plan/{snapshot,workload,quota-tree,queue,ordering}.ts'],
+    rules: { 'no-restricted-imports': restricted(SIDE_EFFECTS, CDK8S, OUT_OF_POLICY, SNAPSHOT_OUT) },
+  },
+  { files: ['src/controller/**/*.ts'], rules: { 'no-restricted-imports': restricted(CDK8S, CONTROLLER_OUT) } },
 );

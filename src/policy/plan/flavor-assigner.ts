@@ -10,7 +10,7 @@ import {
   available, FlavorResource, heightOfLowestSubtreeThatFits, NO_LIMIT, potentialAvailable, subtreeHeight, subtreeMayReclaim,
 } from './quota-tree';
 import type { ClusterQueue, ResourceGroup, Snapshot } from './snapshot';
-import { PodSet, podSetTemplate, Workload } from './workload';
+import { PendingBrief, PodSet, podSetTemplate, Workload } from './workload';
 
 export type Mode = 'NoFit' | 'Preempt' | 'Fit';
 /** Kueue's granular preemption modes, worst first. */
@@ -114,12 +114,8 @@ export interface Brief {
 }
 
 /** A pending state built when read: the assignment's, or another message with its shortfalls. */
-export interface LazyPending {
+export interface LazyPending extends PendingBrief {
   readonly brief: Brief;
-  readonly category?: PendingCategory;
-  readonly message?: string;
-  /** Appended to the assignment's message. */
-  readonly suffix?: string;
 }
 
 /** String.prototype.localeCompare's order (the same default collator), without building a collator per call. */
@@ -184,7 +180,7 @@ export class FlavorAssigner {
    * assignment reads them, and per resource group the covered ones: the same on every evaluation.
    */
   requestsOf(ps: PodSet, cq: ClusterQueue): PodSetRequests {
-    let r = ps.requests;
+    let r = ps.requests as PodSetRequests | undefined;
     if (r?.clusterQueue === cq) return r;
     const requests = new Map<string, number>();
     for (const [resource, v] of ps.total) requests.set(resource, this.snapshot.toUnits(resource, v));
@@ -192,7 +188,7 @@ export class FlavorAssigner {
     // PodSets of the same requests share them (most workloads repeat a few shapes).
     let key = '';
     for (const [resource, v] of requests) key += `${resource}=${v}\n`;
-    r = cq.requestsByShape.get(key);
+    r = cq.requestsByShape.get(key) as PodSetRequests | undefined;
     if (r) {
       ps.requests = r;
       return r;

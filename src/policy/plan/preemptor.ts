@@ -88,7 +88,7 @@ export class Preemptor implements PreemptionOracle {
     for (const id of contested) key += `${id},`;
     key += '\n';
     for (let i = 0; i < requestIds.length; i++) key += `${requestIds[i]}=${requestValues[i]},`;
-    let found = memo.searches.get(key);
+    let found = memo.searches.get(key) as { targets: Target[]; refs: string[] } | undefined;
     if (!found) {
       const refs: string[] = [];
       found = { targets: this.search(w, cq, contested, requestIds, requestValues, refs), refs };

@@ -221,7 +221,7 @@ class PlanRenderer {
       if (w.victims?.length) out.preempted = w.victims;
       return out;
     }
-    let pending = (w.pending && 'brief' in w.pending ? this.pendingFrom(w.pending) : w.pending)
+    let pending = (w.pending && 'brief' in w.pending ? this.pendingFrom(w.pending as LazyPending) : w.pending)
       ?? { category: 'not-evaluated', message: 'not evaluated by Kueue yet', shortfalls: [] };
     if (!w.evaluated && w.clusterQueue?.strict && pending.category === 'not-evaluated') {
       pending = { category: 'strict-fifo-blocked', message: `behind the head of StrictFIFO ClusterQueue ${w.clusterQueueName}, which does not fit`,

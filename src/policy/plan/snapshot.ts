@@ -9,9 +9,7 @@ import type { Gang } from '../gang';
 import { inventoryFromObjects } from '../inventory-objects';
 import { formatQuantity } from '../quantity';
 import { isRecord } from '../ray-object';
-import type { PodSetRequests } from './flavor-assigner';
 import { admittedOrder, CandidateLists } from './ordering';
-import type { Target } from './preemptor';
 import { WorkloadQueue } from './queue';
 import { buildSubtree, CohortNode, FlavorResource, initSubtree, QuotaNode, quotaArrays, rootOf, setQuota } from './quota-tree';
 import type { PodSet, Workload } from './workload';
@@ -39,7 +37,8 @@ export interface PreemptionPolicy {
 export interface SearchMemo {
   version: number;
   memoVersion: number;
-  readonly searches: Map<string, { targets: Target[]; refs: string[] }>;
+  /** The preemptor's searches (typed there: the snapshot never imports the preemptor). */
+  readonly searches: Map<string, unknown>;
   /** Candidate lists by ClusterQueue, preemptor priority, resources and reclaim advantage. */
   readonly candidateLists: Map<string, CandidateLists>;
 }
@@ -74,8 +73,8 @@ export interface ClusterQueue extends QuotaNode {
   readonly largestUsage: Float64Array;
   /** Shared by the ClusterQueues of one cohort tree. */
   memo: SearchMemo;
-  /** requestsOf by the requests' resources and values. */
-  readonly requestsByShape: Map<string, PodSetRequests>;
+  /** The flavor assigner's requestsOf by the requests' resources and values (typed there: the snapshot never imports the assigner). */
+  readonly requestsByShape: Map<string, unknown>;
 }
 
 export interface LocalQueueTarget {

@@ -4,9 +4,8 @@
  */
 import { RayObject, rayKindOf } from '../kinds';
 import type { ResourceMap } from '../quantity';
-import type { LazyPending, PodSetRequests } from './flavor-assigner';
 import type { FlavorResource } from './quota-tree';
-import type { PlanPending, PlanVictim } from './schema';
+import type { PendingCategory, PlanPending, PlanVictim } from './schema';
 import type { ClusterQueue } from './snapshot';
 
 export interface PodSet {
@@ -15,8 +14,17 @@ export interface PodSet {
   readonly total: ResourceMap;
   /** flavorMismatch by flavor name ('' when the flavor matches): the template and the flavors never change. */
   mismatches?: Map<string, string>;
-  /** requestsOf, for the ClusterQueue it was computed for. */
-  requests?: PodSetRequests;
+  /** The flavor assigner's requestsOf, for the ClusterQueue it was computed for (typed there: workloads are the snapshot's). */
+  requests?: unknown;
+}
+
+/** A pending state built when read (render.ts), from the flavor assigner's brief (typed there as LazyPending). */
+export interface PendingBrief {
+  readonly brief: unknown;
+  readonly category?: PendingCategory;
+  readonly message?: string;
+  /** Appended to the assignment's message. */
+  readonly suffix?: string;
 }
 
 export type WorkloadState = 'queued' | 'admitted' | 'not-queued' | 'held' | 'replaced';
@@ -48,7 +56,7 @@ export interface Workload {
   victims?: PlanVictim[];
   preemptedBy: string[];
   /** Built when read (render.ts): most evaluations are replaced by a later one before the result. */
-  pending?: PlanPending | LazyPending;
+  pending?: PlanPending | PendingBrief;
   notQueued?: string;
   sliceOf?: Workload;
   evaluated: boolean;

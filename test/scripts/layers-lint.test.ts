@@ -1,0 +1,60 @@
+// The layers are lint rules (eslint.config.mjs): each forbidden import is reported where it would break a layer,
+// and the same import passes where it belongs. Linted as text at the paths the rules name, not written to disk.
+import { execFileSync } from 'child_process';
+import * as path from 'path';
+
+const ROOT = path.join(__dirname, '..', '..');
+
+const REFUSED: Array<[string, string, RegExp]> = [
+  ['src/policy/rules/x.ts', "import { App as y } from 'cdk8s';", /no cdk8s here/],
+  ['src/policy/x.ts', "import { Construct as y } from 'constructs';", /no cdk8s here/],
+  ['src/policy/x.ts', "import { readFileSync as y } from 'fs';", /src\/policy is pure: no I\/O/],
+  ['src/policy/plan/x.ts', "import { execFile as y } from 'node:child_process';", /src\/policy is pure: no I\/O/],
+  ['src/policy/x.ts', "import { TenantQueue as y } from '../kueue/tenant-queue';", /src\/policy imports nothing of the layers that call it/],
+  ['src/policy/rules/x.ts', "import { y } from '../../controller/admission';", /src\/policy imports nothing of the layers that call it/],
+  ['src/policy/plan/x.ts', "import { y } from '../../cli/plan';", /src\/policy imports nothing of the layers that call it/],
+  ['src/controller/x.ts', "import { App as y } from 'cdk8s';", /no cdk8s here/],
+  ['src/controller/x.ts', "import { y } from '../install/admission-controller/settings';", /the controller imports the policy and its own modules/],
+  ['src/controller/x.ts', "import { y } from '../index';", /the controller imports the policy and its own modules/],
+  ['src/policy/plan/snapshot.ts', "import type { Target as y } from './preemptor';", /the snapshot layer .* never imports the flavor assigner/],
+  ['src/policy/plan/workload.ts', "import { FlavorAssigner as y } from './flavor-assigner';", /the snapshot layer/],
+  ['src/policy/plan/snapshot.ts', "import { readFileSync as y } from 'fs';", /src\/policy is pure/],
+];
+const PASSES: Array<[string, string]> = [
+  ['src/policy/rules/x.ts', "import { isRecord as y } from '../json';"],
+  ['src/policy/rules/x.ts', "import { y } from '../ray-object';"],
+  ['src/policy/plan/preemptor.ts', "import type { Snapshot as y } from './snapshot';"],
+  ['src/policy/plan/cycle.ts', "import { FlavorAssigner as y } from './flavor-assigner';"],
+  ['src/controller/x.ts', "import { admissionVerdict as y } from '../policy';"],
+  ['src/controller/x.ts', "import { y } from '../observability/metric-names';"],
+  ['src/kueue/x.ts', "import { App as y } from 'cdk8s';"],
+  ['src/cli/x.ts', "import { readFileSync as y } from 'fs';"],
+];
+
+// ESLint loads its .mjs config by dynamic import, which jest's module system refuses: one child process lints every case.
+const LINT = `const { ESLint } = require('eslint');
+const cases = JSON.parse(require('fs').readFileSync(0, 'utf8'));
+(async () => {
+  const eslint = new ESLint({ cwd: process.cwd() });
+  const out = [];
+  for (const [file, source] of cases) {
+    const [r] = await eslint.lintText(source + '\\nexport const x = y;\\n', { filePath: require('path').join(process.cwd(), file) });
+    out.push(r.messages.filter((m) => m.ruleId === 'no-restricted-imports').map((m) => m.message));
+  }
+  process.stdout.write(JSON.stringify(out));
+})();`;
+
+let results: string[][];
+beforeAll(() => {
+  const cases = [...REFUSED, ...PASSES].map(([file, source]) => [file, source]);
+  results = JSON.parse(execFileSync(process.execPath, ['-e', LINT], { cwd: ROOT, input: JSON.stringify(cases), encoding: 'utf8' }));
+}, 60000);
+
+test.each(REFUSED.map((c, i) => [...c, i] as const))('%s: %s is refused', (_file, _source, message, i) => {
+  expect(results[i]).toHaveLength(1);
+  expect(results[i][0]).toMatch(message);
+});
+
+test.each(PASSES.map((c, i) => [...c, REFUSED.length + i] as const))('%s: %s passes', (_file, _source, i) => {
+  expect(results[i]).toEqual([]);
+});
