@@ -1,13 +1,13 @@
 /**
  * `plan --kubeconfig`: the live cluster's queues and the Ray workloads it already holds, so the plan
- * answers "what happens if I apply this now". Read once through the controller's kube client (loaded
- * only when used: it pulls in @kubernetes/client-node).
+ * answers "what happens if I apply this now". Read once through the CLIs' cluster reader (loaded only
+ * when used: it pulls in @kubernetes/client-node).
  *
  * The existing workloads are replayed before the new manifests: those holding quota first, in the
  * order Kueue reserved it (QuotaReserved time), then the pending ones in creation order. Finished
  * workloads and clusters KubeRay created for a RayJob or RayService are left out.
  */
-import { RAY_KIND_TABLE, RayKind, rayKindOf, RayObject } from '../policy';
+import { RAY_KIND_TABLE, rayKindOf, RayObject } from '../policy';
 
 export interface LiveCluster {
   /** ClusterQueues, Cohorts, ResourceFlavors, LocalQueues, WorkloadPriorityClasses, Namespaces. */
@@ -47,41 +47,20 @@ export function replayOrder(rayObjects: readonly any[], workloads: readonly any[
 }
 
 export async function readLiveCluster(kubeconfig: string, kueueApiVersion: string): Promise<LiveCluster> {
-  const { apiClient, k8s, readRetryingWhileBusy } = await import('../controller/kube-client');
-  const custom: any = apiClient(kubeconfig, k8s.CustomObjectsApi);
-  const core: any = apiClient(kubeconfig, k8s.CoreV1Api);
-  const [group, version] = kueueApiVersion.split('/');
-  const notes: string[] = [];
-  const list = async (what: string, fn: () => Promise<any>, kind: string, apiVersion: string): Promise<any[]> => {
-    try {
-      // Retried while the server is busy (429, 503) or closed a kept-alive connection ("Premature close").
-      const r = await readRetryingWhileBusy(fn);
-      return (Array.isArray(r?.items) ? r.items : []).map((o: any) => ({ apiVersion, kind, ...o }));
-    } catch (e) {
-      const status = (e as any)?.code ?? (e as any)?.statusCode;
-      if (status === 404) {
-        notes.push(`the cluster serves no ${what}: taken as none`);
-        return [];
-      }
-      throw new Error(`cannot read ${what} with the kubeconfig ${kubeconfig}: ${(e as Error).message?.split('\n')[0]}. Fix: check the kubeconfig and `
-        + `its permissions (list ${what})`);
-    }
-  };
-  const kueue = (plural: string, kind: string) =>
-    list(`${plural}.${group}/${version}`, () => custom.listClusterCustomObject({ group, version, plural }), kind, kueueApiVersion);
-  const ray = (k: RayKind) => list(`${k.plural}.${k.apiVersion}`,
-    () => custom.listClusterCustomObject({ group: k.group, version: k.version, plural: k.plural }), k.kind, k.apiVersion);
+  const { ClusterReader } = await import('./cluster-reader');
+  const r = new ClusterReader(kubeconfig);
+  const kueue = (plural: string, kind: string) => r.listCustom(kueueApiVersion, plural, kind);
   // One list after the other: a CLI reads once, and a burst of parallel reads gains nothing here.
   const lqs = await kueue('localqueues', 'LocalQueue');
   const cqs = await kueue('clusterqueues', 'ClusterQueue');
   const cohorts = await kueue('cohorts', 'Cohort');
   const flavors = await kueue('resourceflavors', 'ResourceFlavor');
   const wpcs = await kueue('workloadpriorityclasses', 'WorkloadPriorityClass');
-  const namespaces = await list('namespaces', () => core.listNamespace(), 'Namespace', 'v1');
+  const namespaces = await r.listNamespaces(true);
   let rayObjects: any[] = [];
-  for (const k of RAY_KIND_TABLE) rayObjects = rayObjects.concat(await ray(k));
+  for (const k of RAY_KIND_TABLE) rayObjects = rayObjects.concat(await r.listCustom(k.apiVersion, k.plural, k.kind));
   const workloads = await kueue('workloads', 'Workload');
   const order = replayOrder(rayObjects, workloads);
   const kueueObjects = [...cqs, ...cohorts, ...flavors, ...lqs, ...wpcs, ...namespaces];
-  return { kueueObjects, existing: order.existing, notes: [...notes, ...order.notes] };
+  return { kueueObjects, existing: order.existing, notes: [...r.notes, ...order.notes] };
 }

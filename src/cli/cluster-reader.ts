@@ -1,0 +1,84 @@
+/**
+ * One reader of a live cluster for the CLIs (`check --kubeconfig`, `plan --kubeconfig`): the controller's
+ * kube client, reads retried while the server is busy, a resource the cluster does not serve taken as none
+ * (with a note), and one error for anything else that names what was read, the kubeconfig and the fix.
+ * Loaded only when used: it pulls in @kubernetes/client-node.
+ */
+import { apiClient, k8s, readRetryingWhileBusy } from '../controller/kube-client';
+
+/** The HTTP status of a client error, where it carries one. */
+export function statusOf(e: unknown): number | undefined {
+  const any = e as { code?: number; statusCode?: number; response?: { statusCode?: number } };
+  return any?.code ?? any?.statusCode ?? any?.response?.statusCode;
+}
+
+function detail(e: unknown): string {
+  return e instanceof Error ? e.message.split('\n')[0] : String(e);
+}
+
+export class ClusterReader {
+  /** What the reads found worth saying (resources the cluster does not serve, objects it would not show). */
+  public readonly notes: string[] = [];
+  private readonly custom: any;
+  private readonly core: any;
+  private readonly apps: any;
+
+  /**
+   * @param fix how else to give what could not be read, appended to the error's fix (e.g. `--queues=FILE`)
+   */
+  constructor(private readonly kubeconfig: string, private readonly fix = '') {
+    this.custom = apiClient(kubeconfig, k8s.CustomObjectsApi);
+    this.core = apiClient(kubeconfig, k8s.CoreV1Api);
+    this.apps = apiClient(kubeconfig, k8s.AppsV1Api);
+  }
+
+  /** The error for a read that failed other than by 404 (or by 401/403 where the caller allows it). */
+  unreachable(what: string, e: unknown): Error {
+    return new Error(`cannot read ${what} with the kubeconfig ${this.kubeconfig}: ${detail(e)}. Fix: check the kubeconfig and its permissions `
+      + `(get/list on ${what})${this.fix ? `, ${this.fix}` : ''}`);
+  }
+
+  /** The items of a list, each given `apiVersion` and `kind` when named; none (and a note) where the cluster does not serve it. */
+  async list(what: string, fn: () => Promise<any>, typeMeta?: { apiVersion: string; kind: string }): Promise<any[]> {
+    try {
+      // Retried while the server is busy (429, 503) or closed a kept-alive connection: a CLI run right after a cluster starts meets both.
+      const r = await readRetryingWhileBusy(fn);
+      const items: any[] = Array.isArray(r?.items) ? r.items : [];
+      return typeMeta ? items.map((o) => ({ apiVersion: typeMeta.apiVersion, kind: typeMeta.kind, ...o })) : items;
+    } catch (e) {
+      if (statusOf(e) === 404) {
+        this.notes.push(`the cluster serves no ${what}: taken as none`);
+        return [];
+      }
+      throw this.unreachable(what, e);
+    }
+  }
+
+  /** Every object of a cluster-wide listed custom resource (`apiVersion` group/version), typed. */
+  listCustom(apiVersion: string, plural: string, kind: string): Promise<any[]> {
+    const [group, version] = apiVersion.split('/');
+    return this.list(`${plural}.${group}/${version}`, () => this.custom.listClusterCustomObject({ group, version, plural }), { apiVersion, kind });
+  }
+
+  listNamespaces(typed = false): Promise<any[]> {
+    return this.list('namespaces', () => this.core.listNamespace(), typed ? { apiVersion: 'v1', kind: 'Namespace' } : undefined);
+  }
+
+  /**
+   * One object, or undefined where it is absent; where it may not be read (401, 403) also undefined, with a
+   * note saying `consequence`.
+   */
+  async getOptional(what: string, fn: (c: { core: any; apps: any }) => Promise<any>, kind: string, consequence: string): Promise<any | undefined> {
+    try {
+      return { ...(await readRetryingWhileBusy(() => fn({ core: this.core, apps: this.apps }))), kind };
+    } catch (e) {
+      const s = statusOf(e);
+      if (s === 404) return undefined;
+      if (s === 403 || s === 401) {
+        this.notes.push(`cannot read ${what} (${s}): ${consequence}`);
+        return undefined;
+      }
+      throw this.unreachable(what, e);
+    }
+  }
+}
