@@ -12,6 +12,7 @@ import { KUBERAY_OPERATOR_RULES } from './rules/kuberay-operator';
 import { KUEUE_TOPOLOGY_RULES } from './rules/kueue-topology';
 import { KUEUE_WEBHOOK_RULES } from './rules/kueue-webhook';
 import { MULTIKUEUE_RULES } from './rules/multikueue';
+import { PLAN_ANNOTATION_RULES } from './rules/plan-annotations';
 import { objectShape, OBJECT_SHAPE_RULES } from './rules/object-shape';
 import { Rule, RuleRecord } from './rules/rule';
 
@@ -27,6 +28,7 @@ export const RULE_RECORDS: readonly RuleRecord[] = [
   ...COMPATIBILITY_RULES,
   ...CROSS_OBJECT_RULES,
   ...MULTIKUEUE_RULES,
+  ...PLAN_ANNOTATION_RULES,
 ];
 
 /** Every rule's check by its name, in RULE_RECORDS' order. */

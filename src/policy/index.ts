@@ -30,3 +30,4 @@ export * from './rules/kueue-unsuspend';
 export * from './rules/kueue-webhook';
 export * from './rules/multikueue';
 export * from './rules/object-shape';
+export * from './rules/plan-annotations';

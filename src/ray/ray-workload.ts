@@ -1,4 +1,4 @@
-import { ApiObject, JsonPatch, Lazy } from 'cdk8s';
+import { ApiObject, Duration, JsonPatch, Lazy } from 'cdk8s';
 import { Construct } from 'constructs';
 import { ILocalQueue } from '../kueue/local-queue';
 import { IWorkloadPriorityClass } from '../kueue/workload-priority-class';
@@ -6,7 +6,9 @@ import { AppInventory } from '../platform/inventory';
 import { resolveVersions, ResolvedVersions } from '../platform/versions';
 import { evaluateRayObject, Finding, formatFinding, formatQuantity, computeGang, RayObject, PolicyContext, RAY_SERVICE } from '../policy';
 import { ELASTIC_JOB_ANNOTATION, PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL } from '../policy/ray-object';
+import { formatGoDuration } from '../policy/go-duration';
 import { TOKEN_AUTH_RAY, tokenAuthUnsupported } from '../policy/rules/kuberay-cluster';
+import { EXPECTED_DURATION_ANNOTATION } from '../policy/rules/plan-annotations';
 import { MULTIKUEUE_CONTROLLER_NAME, multiKueueCheckOf } from '../policy/rules/multikueue';
 import { compact } from './pod-template';
 import { AutoscalingOptions, buildClusterSpec, ClusterSpecInput, HeadGroupOptions, WorkerGroupOptions } from './ray-cluster-spec';
@@ -77,6 +79,14 @@ export interface RayWorkloadProps {
    * @default - none
    */
   readonly annotations?: Record<string, string>;
+  /**
+   * How long the workload runs once Kueue admits it (for an elastic RayCluster or RayService: how long it
+   * holds its quota), for `cdk8s-kueue-ray plan`'s timeline: when it finishes, its quota goes back and the
+   * workloads behind it start. Written as the annotation `cdk8s-kueue-ray.io/expected-duration` in Go
+   * duration syntax (e.g. "10m"); Kueue and KubeRay ignore it. A whole number of seconds, above 0.
+   * @default - unknown: plan takes a RayJob's activeDeadlineSeconds as an upper bound ("at most"), else says the start of what waits behind it is unknown
+   */
+  readonly expectedDuration?: Duration;
 }
 
 /** One PodSet of a workload's gang, as Kueue counts it. */
@@ -166,6 +176,7 @@ export abstract class RayWorkload extends Construct {
     if (this.workloadPriorityClassName) labels[PRIORITY_CLASS_LABEL] = this.workloadPriorityClassName;
     const annotations: Record<string, string> = { ...(props.annotations ?? {}) };
     if (elastic) annotations[ELASTIC_JOB_ANNOTATION] = 'true';
+    if (props.expectedDuration !== undefined) annotations[EXPECTED_DURATION_ANNOTATION] = expectedDurationText(props, where);
     this.generateName = generateName;
     const name = props.name ?? (generateName ? 'generated' : id);
     this.metadata = { labels, annotations };
@@ -357,4 +368,21 @@ export abstract class RayWorkload extends Construct {
       process.stderr.write(`[cdk8s-kueue-ray] ${severity}: ${line}\n`);
     }
   }
+}
+
+/** The expectedDuration prop as a Go duration; refuses one that is no whole number of seconds above 0, or given twice. */
+function expectedDurationText(props: RayWorkloadProps, where: string): string {
+  if (props.annotations && EXPECTED_DURATION_ANNOTATION in props.annotations) {
+    throw new Error(`${where}: expectedDuration and annotations["${EXPECTED_DURATION_ANNOTATION}"] both set it. Fix: keep one (expectedDuration).`);
+  }
+  let seconds: number;
+  try {
+    seconds = props.expectedDuration!.toSeconds();
+  } catch {
+    throw new Error(`${where}: expectedDuration ${props.expectedDuration!.toHumanString()} is not a whole number of seconds. Fix: round it, `
+      + 'e.g. Duration.seconds(90) or Duration.minutes(10).');
+  }
+  if (!(seconds > 0)) throw new Error(`${where}: expectedDuration must be above 0 seconds, got ${seconds}. Fix: give how long the workload runs once `
+    + 'admitted, or leave it out (unknown).');
+  return formatGoDuration(seconds);
 }
