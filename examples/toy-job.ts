@@ -36,6 +36,8 @@ export function toyJobProps(queue: ILocalQueue, priorityClass: IWorkloadPriority
     priorityClass,
     entrypoint: toyEntrypoint(opts.iterations),
     ttlAfterFinished: Duration.seconds(10),
+    // The loop's one-second steps: plan's timeline starts the next toy job when this one finishes.
+    expectedDuration: Duration.seconds(opts.iterations ?? 600),
     rayVersion: '2.46.0',
     headGroup: { resources: oneCpuTwoGi, env: scale.headEnv() },
     workerGroups: [{ groupName: 'small-group', replicas: 1, minReplicas: 1, maxReplicas: 5, resources: oneCpuTwoGi }],

@@ -30,6 +30,8 @@ def toy_job_props(queue: ILocalQueue, priority_class: IWorkloadPriorityClass) ->
         priority_class=priority_class,
         entrypoint=TOY_ENTRYPOINT,
         ttl_after_finished=Duration.seconds(10),
+        # The loop's one-second steps: plan's timeline starts the next toy job when this one finishes.
+        expected_duration=Duration.seconds(600),
         ray_version="2.46.0",
         head_group=HeadGroupOptions(resources=one_cpu_two_gi),
         worker_groups=[

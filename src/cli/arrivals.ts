@@ -2,13 +2,13 @@
  * plan's arrival order. Objects arrive in the order they were read (the paths as given, each file's
  * documents in order, a folder's files in name order), moved, stably, by the annotation
  * `cdk8s-kueue-ray.io/plan-arrival`: a Go/Kubernetes duration after the plan's start (`90s`, `10m`,
- * `1h30m`). Without it an object arrives at 0. Issue 43 gives the annotation its timeline; until then
- * plan has no clock, so the annotation orders arrivals and nothing else.
+ * `1h30m`). Without it an object arrives at 0. The simulator reads the same annotation as the arrival
+ * time on its timeline (policy/rules/plan-annotations.ts).
  */
 
-import { parseGoDuration } from '../policy/go-duration';
+import { PLAN_ARRIVAL_ANNOTATION, planArrivalOf } from '../policy/rules/plan-annotations';
 
-export const PLAN_ARRIVAL_ANNOTATION = 'cdk8s-kueue-ray.io/plan-arrival';
+export { PLAN_ARRIVAL_ANNOTATION };
 
 const describe = (o: any) => `${o?.kind ?? 'object'} ${o?.metadata?.namespace ?? 'default'}/${o?.metadata?.name ?? o?.metadata?.generateName ?? '?'}`;
 
@@ -16,8 +16,8 @@ const describe = (o: any) => `${o?.kind ?? 'object'} ${o?.metadata?.namespace ??
 export function arrivalSeconds(o: any): number {
   const v = o?.metadata?.annotations?.[PLAN_ARRIVAL_ANNOTATION];
   if (v === undefined) return 0;
-  // After the start: a Go duration without a minus sign.
-  const s = typeof v === 'string' && !v.trim().startsWith('-') ? parseGoDuration(v.trim()) : undefined;
+  // The policy's reading (planAnnotations reports the same value in check): a Go duration of 0 or more.
+  const s = planArrivalOf(o);
   if (s === undefined) {
     throw new Error(`${describe(o)}: metadata.annotations[${PLAN_ARRIVAL_ANNOTATION}] is ${JSON.stringify(v)}, not a duration. Fix: write a `
       + 'duration after the plan\'s start such as "90s", "10m" or "1h30m", or remove the annotation to arrive at 0.');

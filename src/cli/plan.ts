@@ -12,7 +12,8 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { parseAllDocuments } from 'yaml';
 import { DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION, evaluateRayObject, kubeRayCapabilities, kueueCapabilities, RAY_KINDS } from '../policy';
-import { PlanOutcome, PlanResult, planToHtml, planToText, simulatePlan } from '../policy/plan';
+import { parseGoDuration } from '../policy/go-duration';
+import { DEFAULT_HORIZON_SECONDS, PlanOutcome, PlanResult, planToHtml, planToText, simulatePlan } from '../policy/plan';
 import { installFacts, modelledFlagVersion, pickVersion, settleVersionConflicts, versionSourceNotes } from './install-facts';
 import { FlagSpec, parseFlags, usageErrorText } from './args';
 import { arrivalOrder } from './arrivals';
@@ -20,7 +21,7 @@ import { MissingFileError, UsageError } from './yaml-source';
 
 export const PLAN_USAGE = 'usage: cdk8s-kueue-ray plan [dist/ or YAML files…] [-f FILE|DIR|-]… [--arrivals FILE] '
   + `[--kueue-version ${DEFAULT_KUEUE_VERSION}] [--kuberay-version ${DEFAULT_KUBERAY_VERSION}]
-       [-o|--output text|json|html] [-n|--namespace NS] [--trace] [--kubeconfig FILE]
+       [-o|--output text|json|html] [-n|--namespace NS] [--trace] [--kubeconfig FILE] [--horizon 168h]
        [--fail-on pending,never-admissible,preempting]
 
 What Kueue will admit, keep pending or preempt, and why, before apply: the Kueue objects and Ray objects of
@@ -29,6 +30,10 @@ Arrival order: the paths in the order given (positional and -f alike; "-" is sta
 file's documents in order, a folder's files in name order (a note says so); then, stably, by the
 annotation cdk8s-kueue-ray.io/plan-arrival (a duration after the plan's start such as 90s, 10m or
 1h30m; without it, 0). --arrivals FILE gives the Ray objects in its own order instead.
+Timeline: an object with cdk8s-kueue-ray.io/expected-duration (or a construct's expectedDuration)
+finishes that long after its admission and gives its quota back; the plan says when each workload
+starts and what it waits for, and runs until nothing more happens or --horizon (default 168h).
+--trace adds every scheduling cycle (to the JSON too, which leaves it out otherwise).
 -n/--namespace: the namespace of Ray objects and LocalQueues that name none (as kubectl apply -n).
 The versions: the flags, else those the files' installs record (their cdk8s-kueue-ray.io/*-version
 annotations, else their images), else ${DEFAULT_KUEUE_VERSION} / ${DEFAULT_KUBERAY_VERSION}, with a note saying which.
@@ -68,6 +73,8 @@ export function readObjects(file: string, stdin: () => string = () => fs.readFil
 interface PlanFlags {
   /** The flags' versions; unset, the versions the files' installs record, else the defaults. */
   inputs: string[]; arrivals?: string; kueue?: string; kubeRay?: string; output: string; trace: boolean; kubeconfig?: string;
+  /** Where the timeline stops, in seconds. */
+  horizonSeconds: number;
   /** Outcomes that make the command exit 1. */
   failOn: PlanOutcome[];
   help: boolean;
@@ -86,6 +93,7 @@ export const PLAN_FLAGS: Record<string, FlagSpec> = {
   'kueue-version': { type: 'string' },
   'kuberay-version': { type: 'string' },
   'trace': { type: 'boolean' },
+  'horizon': { type: 'string' },
   'kubeconfig': { type: 'string' },
   'fail-on': { type: 'string', repeat: true },
   'help': { type: 'boolean', short: 'h' },
@@ -96,8 +104,13 @@ export function parsePlanArgs(argv: string[]): PlanFlags {
   const f: PlanFlags = { inputs: paths, output: (v.output as string | undefined) ?? 'text', trace: v.trace === true, versionNotes: [],
     failOn: [], help: v.help === true, arrivals: v.arrivals as string | undefined, kueue: v['kueue-version'] as string | undefined,
     kubeRay: v['kuberay-version'] as string | undefined, kubeconfig: v.kubeconfig as string | undefined,
-    namespace: v.namespace as string | undefined };
+    namespace: v.namespace as string | undefined, horizonSeconds: DEFAULT_HORIZON_SECONDS };
   if (f.help) return f;
+  if (v.horizon !== undefined) {
+    const h = parseGoDuration(String(v.horizon));
+    if (h === undefined || !(h > 0)) throw new UsageError(`--horizon takes a duration above 0 such as 168h or 90m, got '${v.horizon}'`);
+    f.horizonSeconds = h;
+  }
   for (const o of (v['fail-on'] as string[] | undefined) ?? []) {
     if (!(o in FAIL_ON)) throw new UsageError(`--fail-on takes ${Object.keys(FAIL_ON).join(', ')} (comma-separated), got '${o}'`);
     f.failOn.push(FAIL_ON[o]);
@@ -249,7 +262,9 @@ function planRun(f: PlanFlags, input: PlanInputs, live?: PlanLiveInput): { outpu
     const newOnes = new Set(arrivals.map(identity));
     arrivals = [...live.existing.filter((o) => !newOnes.has(identity(o))), ...arrivals];
   }
-  const plan = simulatePlan({ kueueObjects, arrivals, kueueVersion: input.kueue, kubeRayVersion: input.kubeRay });
+  // The per-cycle trace only with --trace (at 50,000 workloads it was most of the JSON), and for the page's usage chart.
+  const plan = simulatePlan({ kueueObjects, arrivals, kueueVersion: input.kueue, kubeRayVersion: input.kubeRay,
+    trace: f.trace || f.output === 'html', horizonSeconds: f.horizonSeconds });
   const rulesOf = (w: string) => refused.filter((r) => r.workload === w).map((r) => r.rule).join(', ');
   const refusedNotes = [...new Set(refused.map((r) => r.workload))]
     .map((w) => `${w} is refused at admission (${rulesOf(w)}): never created, so not planned; see check`);

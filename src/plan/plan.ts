@@ -58,6 +58,22 @@ export interface PlannedWorkload {
   readonly pendingMessage?: string;
   /** @default - can be admitted */
   readonly neverAdmissible?: string;
+  /**
+   * When its (last) admission happens on the plan's timeline, in seconds from the start (its expected duration
+   * and those of the workloads ahead of it decide; see the plan docs).
+   * @default - never within the plan
+   */
+  readonly admittedAt?: number;
+  /**
+   * When it finishes: admission plus its expected duration.
+   * @default - not within the plan, or its duration is unknown
+   */
+  readonly finishedAt?: number;
+  /**
+   * The workloads ("Kind namespace/name") whose finish or preemption freed the quota it was admitted on; for one
+   * still pending, the admitted workloads it waits behind.
+   */
+  readonly waitsFor: string[];
 }
 
 const KUEUE_KINDS = new Set(['ClusterQueue', 'Cohort', 'ResourceFlavor', 'LocalQueue', 'WorkloadPriorityClass', 'Namespace']);
@@ -93,6 +109,7 @@ export class Plan {
       podSets: (w.admission ?? []).map((p) => ({ podSet: p.podSet, count: p.count, flavors: { ...p.flavors } })),
       preempted: (w.preempted ?? []).map((v) => ({ workload: v.workload, clusterQueue: v.clusterQueue, reason: v.reason, why: v.why })),
       pendingCategory: w.pending?.category, pendingMessage: w.pending?.message, neverAdmissible: w.neverAdmissible,
+      admittedAt: w.admittedAt ?? undefined, finishedAt: w.finishedAt ?? undefined, waitsFor: [...w.waitsFor],
     }));
   }
 
@@ -106,5 +123,13 @@ export class Plan {
   /** Whether the workload named `name` ends up admitted. */
   public isAdmitted(name: string): boolean {
     return this.workload(name).admitted;
+  }
+
+  /**
+   * When the workload named `name` starts, in seconds from the plan's start (0: at once), or undefined when it
+   * does not start within the plan.
+   */
+  public startsAt(name: string): number | undefined {
+    return this.workload(name).admittedAt;
   }
 }

@@ -38,9 +38,10 @@ describeBrowser('plan --output html in headless chromium', () => {
     dir = tmpdir();
     const app = examples({ kueue: 'v0.19.2', kubeRay: 'v1.6.2' });
     app.synth();
-    plan = JSON.parse(planCommand([app.outdir, '--output', 'json']));
+    // A 1-minute horizon: the toy jobs run 10 minutes each, so the jobs behind the first ones are still pending on quota.
+    plan = JSON.parse(planCommand([app.outdir, '--output', 'json', '--trace', '--horizon', '1m']));
     htmlFile = path.join(dir, 'plan.html');
-    fs.writeFileSync(htmlFile, planCommand([app.outdir, '--output', 'html']));
+    fs.writeFileSync(htmlFile, planCommand([app.outdir, '--output', 'html', '--horizon', '1m']));
     dom = dumpDom(htmlFile, 'profile');
   }, 180000);
 

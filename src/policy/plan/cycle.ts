@@ -14,6 +14,7 @@ import { isRayKindName, RAY_KINDS, RayObject } from '../kinds';
 import { isElastic, isRecord, namespaceOf, priorityClassOf, QUEUE_NAME_LABEL, queueNameOf } from '../ray-object';
 import { selectorMatches } from '../rules/cross-object';
 import { selectsExistingClusterOnly } from '../rules/kueue-webhook';
+import { durationBoundOf, expectedDurationOf, planArrivalOf } from '../rules/plan-annotations';
 import { DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION, KubeRayCapabilities, kubeRayCapabilities, kueueCapabilities,
   KueueCapabilities } from '../versions';
 import { Assignment, briefOf, FlavorAssigner } from './flavor-assigner';
@@ -23,7 +24,10 @@ import { assignmentMessage, describeAssignment, SimulationState } from './render
 import type { PendingCategory, PlanCandidate, PlanCycle } from './schema';
 import type { PlanInput } from './simulate';
 import { addAdmitted, buildSnapshot, ClusterQueue, removeAdmitted, Snapshot } from './snapshot';
-import { newWorkload, PodSet, schedulingHash, Workload } from './workload';
+import { newWorkload, PodSet, schedulingHash, TimelineEvent, Workload } from './workload';
+
+/** The plan's horizon when none is given: 7 days. */
+export const DEFAULT_HORIZON_SECONDS = 7 * 24 * 3600;
 
 const DEFAULT_NS_LABEL = 'kubernetes.io/metadata.name';
 
@@ -70,6 +74,16 @@ export class PlanSimulator {
   private readonly requeueLater = new Set<QuotaNode>();
   /** Labels the webhooks add at creation (ours in tenant namespaces, Kueue's default LocalQueue): namespace -> label line -> arrivals. */
   private readonly tenantDefaults = new Map<string, Map<string, number>>();
+  /** The timeline: seconds after the plan's start. Without durations and arrival times everything happens at 0. */
+  private now = 0;
+  /** Arrivals so far: the queue order (Kueue's creation timestamp) follows arrival time, then the order given. */
+  private seq = 0;
+  /** Admitted workloads with a known duration, by the time they finish (stale entries are skipped when popped). */
+  private readonly finishes = new FinishQueue();
+  /** What released quota in each cohort tree at `now` (finishes and preemptions): what a workload admitted then waited for. */
+  private readonly releasedNow = new Map<QuotaNode, Workload[]>();
+  private releasedAt = 0;
+  private ended: PlanEnd = { reason: 'settled', at: 0 };
 
   constructor(private readonly input: PlanInput) {
     this.kueue = kueueCapabilities(input.kueueVersion ?? DEFAULT_KUEUE_VERSION);
@@ -86,13 +100,41 @@ export class PlanSimulator {
     this.assigner = new FlavorAssigner(this.snapshot, this.preemptor);
   }
 
-  /** Runs the whole plan. */
+  /**
+   * Runs the whole plan: arrivals in time order (then the order given), and finishes at admission plus the
+   * expected duration, each followed by Kueue's scheduling until it settles; until nothing is left to happen
+   * or the horizon. At one instant, finishes go before arrivals (the quota is back when the newcomer is looked at).
+   */
   run(): SimulationState {
-    this.input.arrivals.forEach((obj, i) => {
-      this.step = i;
-      this.arrive(this.withTenantDefaults(obj), i);
-      this.settle(i);
-    });
+    const horizon = this.input.horizonSeconds ?? DEFAULT_HORIZON_SECONDS;
+    const order = this.input.arrivals.map((obj, i) => ({ obj, i, at: isRecord(obj) && isRayKindName(obj.kind) ? planArrivalOf(obj) ?? 0 : 0 }));
+    if (order.some((o) => o.at > 0)) order.sort((a, b) => a.at - b.at || a.i - b.i);
+    let next = 0;
+    let lastArrival = 0;
+    for (;;) {
+      const arrivalAt = next < order.length ? order[next].at : Infinity;
+      const finishAt = this.finishes.nextAt(this.workloads);
+      const at = Math.min(arrivalAt, finishAt);
+      if (at === Infinity) {
+        this.ended = { reason: 'settled', at: this.now };
+        break;
+      }
+      if (at > horizon) {
+        this.ended = { reason: 'horizon', at: horizon };
+        break;
+      }
+      this.now = at;
+      if (finishAt <= arrivalAt) {
+        this.finishDue(lastArrival);
+      } else {
+        const { obj, i } = order[next++];
+        this.step = this.seq;
+        lastArrival = i;
+        this.arrive(this.withTenantDefaults(obj), i);
+        this.seq++;
+      }
+      this.settle(lastArrival);
+    }
     for (const [namespace, added] of this.tenantDefaults) {
       for (const [labels, n] of added) {
         this.notes.push(`${n} arrival(s) in namespace "${namespace}" planned with ${labels}, added at creation to objects that lack them`);
@@ -100,8 +142,51 @@ export class PlanSimulator {
     }
     return {
       snapshot: this.snapshot, kueue: this.kueue, kubeRay: this.kubeRay, assigner: this.assigner, workloads: this.workloads, trace: this.trace,
-      ambiguities: this.ambiguities, notes: this.notes,
+      ambiguities: this.ambiguities, notes: this.notes, ended: this.ended, horizon,
     };
+  }
+
+  // ---- the timeline ----
+
+  private event(w: Workload, event: TimelineEvent['event']): void {
+    w.events.push({ at: this.now, event });
+  }
+
+  /** Quota `w` held went back at `now` in its cohort tree: what is admitted there at this instant waited for it. */
+  private released(w: Workload): void {
+    if (this.releasedAt !== this.now) {
+      this.releasedNow.clear();
+      this.releasedAt = this.now;
+    }
+    const root = rootOf(w.clusterQueue!);
+    const list = this.releasedNow.get(root) ?? [];
+    list.push(w);
+    this.releasedNow.set(root, list);
+  }
+
+  /** Every admitted workload whose duration ends now finishes: its quota goes back, its tree's parked workloads are retried. */
+  private finishDue(lastArrival: number): void {
+    const touched = new Set<QuotaNode>();
+    const released: string[] = [];
+    for (let w = this.finishes.popDue(this.now, this.workloads); w; w = this.finishes.popDue(this.now, this.workloads)) {
+      this.unadmitUsage(w);
+      w.state = 'finished';
+      w.finishedAt = this.now;
+      this.event(w.sliceOf ? this.baseOf(w) : w, 'finished');
+      this.released(w);
+      released.push(w.ref);
+      touched.add(rootOf(w.clusterQueue!));
+    }
+    for (const root of touched) this.requeueInadmissible(root);
+    // In the trace as a release without candidates, so a replay of the trace (the page's usage charts) ends where the plan does.
+    if (this.keepTrace && released.length) this.trace.push({ cycle: this.cycle, afterArrival: lastArrival, candidates: [], released, at: this.now });
+  }
+
+  /** The first workload of an elastic object (its slices replace each other; the timeline is the object's). */
+  private baseOf(w: Workload): Workload {
+    let b = w;
+    while (b.sliceOf) b = b.sliceOf;
+    return b;
   }
 
   // ---- arrivals ----
@@ -152,22 +237,25 @@ export class PlanSimulator {
     const podSets = this.podSetsOf(arrival);
     if (!localQueue || selectsExistingClusterOnly(obj, this.kueue.rayJobClusterSelectorRules)) {
       const w = newWorkload({
-        id, ref, kind, namespace, name, arrival, created: arrival, obj, podSets, state: 'not-queued',
+        id, ref, kind, namespace, name, arrival, created: this.seq, obj, podSets, state: 'not-queued', arrivalTime: this.now,
         notQueued: localQueue ? 'a RayJob with clusterSelector runs on an existing cluster: Kueue skips it'
           : `no ${QUEUE_NAME_LABEL} label: Kueue does not manage it`,
       });
       this.add(key, w);
+      this.event(w, 'arrived');
       return;
     }
     const priorityClass = priorityClassOf(obj);
     const lq = this.snapshot.localQueues.get(`${namespace}/${localQueue}`);
     const cq = lq ? this.snapshot.clusterQueues.get(lq.clusterQueue) : undefined;
     const w = newWorkload({
-      id, ref, kind, namespace, name, arrival, created: arrival, obj, localQueue, clusterQueue: cq, clusterQueueName: lq?.clusterQueue,
+      id, ref, kind, namespace, name, arrival, created: this.seq, obj, localQueue, clusterQueue: cq, clusterQueueName: lq?.clusterQueue,
       priority: priorityClass ? this.snapshot.priorities.get(priorityClass) ?? 0 : 0, priorityClass, podSets, state: 'queued',
+      arrivalTime: this.now, duration: expectedDurationOf(obj), durationBound: durationBoundOf(obj),
     });
     w.hash = this.hashOf(w);
     this.add(key, w);
+    this.event(w, 'arrived');
     const misconfigured = (message: string, category: PendingCategory = 'misconfigured') => {
       w.state = 'held';
       w.pending = { category, message, shortfalls: [] };
@@ -246,11 +334,12 @@ export class PlanSimulator {
       return;
     }
     const slice = newWorkload({
-      id: this.workloads.length, ref: prev.ref, kind: prev.kind, namespace: prev.namespace, name: prev.name, arrival, created: arrival, obj,
+      id: this.workloads.length, ref: prev.ref, kind: prev.kind, namespace: prev.namespace, name: prev.name, arrival, created: this.seq, obj,
       localQueue: prev.localQueue, clusterQueue: prev.clusterQueue, clusterQueueName: prev.clusterQueueName, priority: prev.priority,
-      priorityClass: prev.priorityClass, podSets, state: 'queued',
+      priorityClass: prev.priorityClass, podSets, state: 'queued', arrivalTime: this.now, duration: prev.duration, durationBound: prev.durationBound,
       notQueued: prev.notQueued, sliceOf: prev, pending: { category: 'not-evaluated', message: 'not evaluated by Kueue yet', shortfalls: [] },
     });
+    this.event(this.baseOf(prev), 'scaled');
     slice.hash = this.hashOf(slice);
     this.workloads.push(slice);
     this.byObject.set(`${prev.kind}/${prev.namespace}/${prev.name}`, slice);
@@ -328,7 +417,7 @@ export class PlanSimulator {
     }
     for (const { workload } of preempted.values()) workload.clusterQueue!.memo.version++;
     const released = this.releaseVictims(preempted);
-    if (this.keepTrace) this.trace.push({ cycle: this.cycle, afterArrival: arrival, candidates, released });
+    if (this.keepTrace) this.trace.push({ cycle: this.cycle, afterArrival: arrival, candidates, released, at: this.now });
     return progress;
   }
 
@@ -343,6 +432,10 @@ export class PlanSimulator {
       victim.evicted = false;
       victim.flavors = undefined;
       victim.pending = { category: 'not-evaluated', message: 'preempted; requeued', shortfalls: [] };
+      // KubeRay deletes a suspended object's cluster: admitted again, it starts over.
+      victim.startedAt = -1;
+      this.event(victim, 'preempted');
+      this.released(victim);
       this.push(victim);
       released.push(victim.ref);
       touched.add(rootOf(victim.clusterQueue!));
@@ -464,6 +557,7 @@ export class PlanSimulator {
       t.workload.evicted = true;
       t.workload.preemptedBy.push(w.ref);
     }
+    w.waitsFor = targets.map((t) => t.workload);
     w.victims = targets.map((t) => ({
       workload: t.workload.ref, clusterQueue: t.workload.clusterQueueName!, priority: t.workload.priority, reason: t.reason, why: t.explanation,
     }));
@@ -496,11 +590,21 @@ export class PlanSimulator {
       w.flavors = old.flavors;
       w.usage = this.snapshot.usageOf(w.podSets, w.flavors!);
       w.admittedAt = old.admittedAt;
+      // The object keeps running: its finish is the first slice's start plus the duration.
+      w.startedAt = old.startedAt;
     } else {
       w.flavors = a.podSets.map((ps) => new Map(ps.flavors.map((f) => [f.resource, f.flavor])));
       w.usage = new Map(a.usage);
       w.admittedAt = this.step;
+      w.startedAt = this.now;
+      if (!w.victims?.length) {
+        // Waited: what released quota in its tree at this instant (a finish, or another's preemption) is what it waited for.
+        const waited = w.events.some((e) => e.at < this.now) && this.releasedAt === this.now;
+        w.waitsFor = waited ? [...(this.releasedNow.get(rootOf(cq)) ?? [])] : [];
+      }
+      this.event(w, 'admitted');
     }
+    if (w.duration !== undefined) this.finishes.push(w.startedAt + w.duration, w);
     addUsageMap(cq, w.usage, 1);
     this.markAdmitted(cq, w);
     cq.memo.version++;
@@ -553,4 +657,76 @@ function zobrist(id: number): number {
   x = Math.imul(x ^ (x >>> 16), 0x85ebca6b);
   x = Math.imul(x ^ (x >>> 13), 0xc2b2ae35);
   return (x ^ (x >>> 16)) >>> 0;
+}
+
+/** Why the plan's timeline stopped, and when. */
+export interface PlanEnd {
+  /** `settled`: nothing more happens (every arrival in, nothing admitted with a known duration left); `horizon`: cut there. */
+  readonly reason: 'settled' | 'horizon';
+  readonly at: number;
+}
+
+/**
+ * Admitted workloads by finish time (a binary heap of [time, workload id]). An entry is stale when the workload
+ * is no longer admitted, or admitted again since (it finishes at another time): it is skipped when it comes up.
+ */
+class FinishQueue {
+  private readonly heap: Array<[number, number]> = [];
+
+  push(at: number, w: Workload): void {
+    const h = this.heap;
+    h.push([at, w.id]);
+    for (let i = h.length - 1; i > 0;) {
+      const p = (i - 1) >> 1;
+      if (!less(h[i], h[p])) break;
+      [h[i], h[p]] = [h[p], h[i]];
+      i = p;
+    }
+  }
+
+  /** The time of the next live finish, or Infinity. */
+  nextAt(workloads: readonly Workload[]): number {
+    this.dropStale(workloads);
+    return this.heap.length ? this.heap[0][0] : Infinity;
+  }
+
+  /** The next live workload finishing at or before `now`, removed, or undefined. */
+  popDue(now: number, workloads: readonly Workload[]): Workload | undefined {
+    this.dropStale(workloads);
+    if (!this.heap.length || this.heap[0][0] > now) return undefined;
+    return workloads[this.pop()[1]];
+  }
+
+  private dropStale(workloads: readonly Workload[]): void {
+    while (this.heap.length) {
+      const [at, id] = this.heap[0];
+      const w = workloads[id];
+      if (w.state === 'admitted' && w.duration !== undefined && w.startedAt + w.duration === at) return;
+      this.pop();
+    }
+  }
+
+  private pop(): [number, number] {
+    const h = this.heap;
+    const top = h[0];
+    const last = h.pop()!;
+    if (h.length) {
+      h[0] = last;
+      for (let i = 0; ;) {
+        const l = 2 * i + 1, r = l + 1;
+        let m = i;
+        if (l < h.length && less(h[l], h[m])) m = l;
+        if (r < h.length && less(h[r], h[m])) m = r;
+        if (m === i) break;
+        [h[i], h[m]] = [h[m], h[i]];
+        i = m;
+      }
+    }
+    return top;
+  }
+}
+
+/** Earlier first; at one time, in admission order (the lower id). */
+function less(a: [number, number], b: [number, number]): boolean {
+  return a[0] < b[0] || (a[0] === b[0] && a[1] < b[1]);
 }

@@ -8,8 +8,9 @@ import type { Finding } from '../findings';
 import { formatQuantity } from '../quantity';
 import { gangCanEverFit } from '../rules/cross-object';
 import type { KubeRayCapabilities, KueueCapabilities } from '../versions';
+import type { PlanEnd } from './cycle';
 import type { Assignment, Brief, FlavorAssigner, LazyPending, QuotaMiss, Reason } from './flavor-assigner';
-import { CohortNode, FlavorResource, NO_LIMIT, QuotaNode } from './quota-tree';
+import { CohortNode, FlavorResource, NO_LIMIT, QuotaNode, rootOf } from './quota-tree';
 import {
   PendingCategory, PLAN_SCHEMA_VERSION, PlanClusterQueue, PlanCohort, PlanCycle, PlanPending, PlanPodSetAssignment, PlanQuota, PlanResult,
   PlanShortfall, PlanWorkload,
@@ -28,6 +29,9 @@ export interface SimulationState {
   readonly trace: PlanCycle[];
   readonly ambiguities: ReadonlySet<string>;
   readonly notes: string[];
+  /** Why and when the timeline stopped. */
+  readonly ended: PlanEnd;
+  readonly horizon: number;
 }
 
 /** String.prototype.localeCompare's order (the same default collator), without building a collator per call. */
@@ -73,6 +77,8 @@ class PlanRenderer {
   private readonly neverFitsByShape = new Map<string, Finding[]>();
   /** Formatted requests by their resources and values: most workloads repeat a few shapes. */
   private readonly formatted = new Map<string, Record<string, string>>();
+  /** The refs of the admitted workloads of each cohort tree, in the order a pending one waits behind them. */
+  private admittedByRoot?: Map<QuotaNode, string[]>;
 
   constructor(private readonly state: SimulationState) {
     this.snapshot = state.snapshot;
@@ -103,6 +109,7 @@ class PlanRenderer {
     return {
       schemaVersion: PLAN_SCHEMA_VERSION, kueueVersion: state.kueue.version, workloads, clusterQueues, cohorts, trace: state.trace,
       ambiguities: [...state.ambiguities], notes: state.notes,
+      timeline: { ended: state.ended.reason, at: state.ended.at, horizon: state.horizon },
     };
   }
 
@@ -207,12 +214,13 @@ class PlanRenderer {
     out.requests = this.resources(total);
     if (w.preemptedBy.length) out.preemptedBy = w.preemptedBy;
     if (w.sliceOf) out.scaleUpOf = w.sliceOf.ref;
+    this.timelineOf(w, out);
     if (w.state === 'not-queued') {
       out.outcome = 'not-queued';
       out.notQueued = w.notQueued;
       return out;
     }
-    if (w.state === 'admitted') {
+    if (w.state === 'admitted' || w.state === 'finished') {
       const admission: PlanPodSetAssignment[] = w.podSets.map((ps, i) => ({
         podSet: ps.name, count: ps.count, flavors: Object.fromEntries(w.flavors![i] ?? new Map()), requests: this.resources(ps.total),
       }));
@@ -238,6 +246,54 @@ class PlanRenderer {
       out.outcome = 'pending';
     }
     out.pending = pending;
+    out.reason = noMatchingFlavor ? 'NoMatchingFlavor' : never.length ? 'ExceedsMaxQuota' : KUEUE_REASON[pending.category];
+    if (w.clusterQueue && w.state === 'queued') out.waitsFor = this.waitingBehind(w);
     return out;
   }
+
+  /** The timeline fields; the admitted workloads of its cohort tree are filled in for one still pending. */
+  private timelineOf(w: Workload, out: { -readonly [K in keyof PlanWorkload]: PlanWorkload[K] }): void {
+    const base = w.sliceOf ? firstSlice(w) : w;
+    out.arrivesAt = w.arrivalTime;
+    out.admittedAt = w.startedAt >= 0 ? w.startedAt : base.events.reduce((t: number | null, e) => (e.event === 'admitted' ? e.at : t), null);
+    out.finishedAt = w.finishedAt >= 0 ? w.finishedAt : null;
+    out.expectedDuration = w.duration ?? null;
+    if (w.duration === undefined && w.durationBound !== undefined) out.atMost = w.durationBound;
+    out.waitsFor = w.waitsFor.map((x) => x.ref);
+    out.events = base.events.map((e) => ({ at: e.at, event: e.event }));
+  }
+
+  /** The admitted workloads of a pending workload's cohort tree: known finishes first, soonest first, then in admission order. */
+  private waitingBehind(w: Workload): string[] {
+    if (!this.admittedByRoot) {
+      // Once per plan: a plan of 10,000 pending workloads asks 10,000 times.
+      const finish = (x: Workload) => (x.duration !== undefined ? x.startedAt + x.duration : Infinity);
+      const byRoot = new Map<QuotaNode, Workload[]>();
+      for (const x of this.state.workloads) {
+        if (x.state !== 'admitted' || !x.clusterQueue) continue;
+        const root = rootOf(x.clusterQueue);
+        const list = byRoot.get(root) ?? [];
+        list.push(x);
+        byRoot.set(root, list);
+      }
+      this.admittedByRoot = new Map([...byRoot].map(([root, list]) => [root,
+        list.sort((a, b) => finish(a) - finish(b) || a.id - b.id).slice(0, WAITS_BEHIND_LISTED).map((x) => x.ref)]));
+    }
+    return [...(this.admittedByRoot.get(rootOf(w.clusterQueue!)) ?? [])];
+  }
+}
+
+/** How many admitted workloads a pending one lists as waiting behind (those finishing first): a busy tree holds thousands. */
+const WAITS_BEHIND_LISTED = 10;
+
+/** Kueue's QuotaReserved=False reasons (v0.19 workload_types.go) for the plan's pending categories. */
+const KUEUE_REASON: Record<PendingCategory, string> = {
+  'quota': 'WaitingForQuota', 'max-capacity': 'ExceedsMaxQuota', 'preemption-in-progress': 'WaitingForPreemptedWorkloads',
+  'strict-fifo-blocked': 'WaitingForQuota', 'inactive': 'Suspended', 'misconfigured': 'Misconfigured', 'not-evaluated': 'PendingEvaluation',
+};
+
+function firstSlice(w: Workload): Workload {
+  let b = w;
+  while (b.sliceOf) b = b.sliceOf;
+  return b;
 }

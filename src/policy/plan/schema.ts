@@ -5,7 +5,7 @@
  */
 
 /** Version of the JSON the plan emits. */
-export const PLAN_SCHEMA_VERSION = 1;
+export const PLAN_SCHEMA_VERSION = 2;
 
 /** A resource list: resource name → quantity ("cpu": "2.5"). */
 export type PlanResources = Record<string, string>;
@@ -108,6 +108,28 @@ export interface PlanWorkload {
   readonly notQueued?: string;
   /** Set for an elastic scale-up slice: the workload whose slice it replaces. */
   readonly scaleUpOf?: string;
+  /** Seconds after the plan's start at which it arrives (its plan-arrival annotation, else 0). */
+  readonly arrivesAt: number;
+  /** When its (last) admission happened, in seconds from the plan's start; null when never within the plan. */
+  readonly admittedAt: number | null;
+  /** When it finished (admission plus its expected duration); null when not within the plan, or its duration is unknown. */
+  readonly finishedAt: number | null;
+  /** Its expected duration in seconds (the expected-duration annotation); null when unknown. */
+  readonly expectedDuration: number | null;
+  /** A RayJob's activeDeadlineSeconds when the duration is unknown: it runs at most this long. */
+  readonly atMost?: number;
+  /**
+   * Admitted after waiting: the workloads whose finish or preemption freed the quota it was admitted on. Still pending:
+   * the admitted workloads of its cohort tree it waits behind, those finishing first first (at most 10).
+   */
+  readonly waitsFor: readonly string[];
+  /** Its timeline: arrival, admissions, preemptions, scales, finish. */
+  readonly events: ReadonlyArray<{ readonly at: number; readonly event: string }>;
+  /**
+   * Why it is not admitted, as Kueue names it in the QuotaReserved=False condition's reason (v0.19): WaitingForQuota,
+   * ExceedsMaxQuota, NoMatchingFlavor, WaitingForPreemptedWorkloads, Suspended, Misconfigured, PendingEvaluation.
+   */
+  readonly reason?: string;
 }
 
 export interface PlanQuota {
@@ -168,8 +190,10 @@ export interface PlanCycle {
   /** The arrival after which the cycle ran. */
   readonly afterArrival: number;
   readonly candidates: readonly PlanCandidate[];
-  /** Workloads whose quota was released at the end of the cycle (preempted victims). */
+  /** Workloads whose quota was released at the end of the cycle (preempted victims), or (no candidates) that finished at `at`. */
   readonly released: readonly string[];
+  /** Seconds after the plan's start. */
+  readonly at: number;
 }
 
 export interface PlanResult {
@@ -186,4 +210,6 @@ export interface PlanResult {
   readonly ambiguities: readonly string[];
   /** Input problems the plan worked around (e.g. an unknown kind it ignored), with the object named. */
   readonly notes: readonly string[];
+  /** Where the timeline stopped: `settled` (nothing more happens) at its last event, or `horizon` (work left) at the horizon. */
+  readonly timeline: { readonly ended: 'settled' | 'horizon'; readonly at: number; readonly horizon: number };
 }

@@ -9,7 +9,9 @@
  * - preemptor.ts: the targets of a preempting workload (classical candidates, remove-then-fill-back
  *   minimal set), with the candidate order in ordering.ts (preemption/, preemption/common/ordering.go);
  * - cycle.ts: arrivals and scheduling cycles until nothing changes; BestEffortFIFO parks a workload
- *   until quota is released in its cohort tree, StrictFIFO keeps it at the head (scheduler.go);
+ *   until quota is released in its cohort tree, StrictFIFO keeps it at the head (scheduler.go); on a
+ *   timeline, objects arrive at their plan-arrival time and admitted ones finish after their expected
+ *   duration, releasing their quota;
  * - render.ts: the result, with Kueue's messages.
  * Pure and deterministic: no I/O, no clock.
  */
@@ -32,6 +34,8 @@ export interface PlanInput {
   readonly kubeRayVersion?: string;
   /** Keep the per-cycle trace. @default true */
   readonly trace?: boolean;
+  /** Where the timeline stops if workloads are still running or arriving: seconds after the plan's start. @default 7 days */
+  readonly horizonSeconds?: number;
 }
 
 /** Plans `input`: what Kueue admits, keeps pending or preempts, and why. */

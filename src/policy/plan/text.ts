@@ -1,4 +1,5 @@
 /** The plan as text a user reads first: one line per ClusterQueue and per workload, numbers and why. Pure. */
+import { formatGoDuration } from '../go-duration';
 import { parseQuantity } from '../quantity';
 import { describeQuantities, describeQuantity } from '../quantity-text';
 import { PlanCohort, PlanPending, PlanQuota, PlanResult, PlanShortfall, PlanWorkload } from './schema';
@@ -43,7 +44,47 @@ function cohortLine(c: PlanCohort): string {
   return `  cohort ${c.name}${c.parent ? ` (parent ${c.parent})` : ''}: ${c.quotas.map(cohortQuotaText).join(', ') || 'nothing pooled'}`;
 }
 
-function workloadLine(w: PlanWorkload): string[] {
+/** "~10m", "~1h30m", "~45s": a time in whole seconds, rounded. */
+function about(seconds: number): string {
+  return `~${formatGoDuration(Math.round(seconds))}`;
+}
+
+/** Whether the plan has a timeline worth printing: a duration, a bound or an arrival time somewhere. */
+export function usesTimeline(plan: PlanResult): boolean {
+  return plan.workloads.some((w) => w.expectedDuration !== null || w.atMost !== undefined || w.arrivesAt > 0);
+}
+
+/**
+ * When a workload starts (and ends), in words: "starts at once", "starts in ~10m (after default/a finishes)",
+ * "start unknown: waits for default/x, which has no expected duration", "never within 168h".
+ */
+export function whenText(w: PlanWorkload, plan: PlanResult): string | undefined {
+  if (w.outcome === 'not-queued') return undefined;
+  const byRef = new Map(plan.workloads.map((x) => [x.workload, x]));
+  const short = (ref: string) => ref.replace(/^\S+ /, '');
+  const ends = (x: PlanWorkload, from: number) => (x.finishedAt !== null ? `, finishes at ${about(x.finishedAt)}`
+    : x.expectedDuration !== null ? `, runs ${about(x.expectedDuration)}` : x.atMost !== undefined ? `, runs at most ${about(x.atMost)}`
+      : from >= 0 ? ', duration unknown' : '');
+  if (w.admittedAt !== null) {
+    const waited = w.admittedAt - w.arrivesAt;
+    if (waited <= 0 && !w.waitsFor.length) return `starts at once${w.arrivesAt ? ` (at ${about(w.arrivesAt)})` : ''}${ends(w, w.admittedAt)}`;
+    const after = w.waitsFor.map((ref) => {
+      const x = byRef.get(ref);
+      return `${short(ref)} ${x && x.finishedAt !== null && x.finishedAt <= w.admittedAt! ? 'finishes' : 'is preempted'}`;
+    });
+    return `starts in ${about(Math.max(0, waited))}${after.length ? ` (after ${after.join(', ')})` : ''}${ends(w, w.admittedAt)}`;
+  }
+  if (w.outcome === 'never-admissible') return 'never starts: it can never fit its ClusterQueue';
+  if (plan.timeline.ended === 'horizon') return `never within ${formatGoDuration(plan.timeline.horizon)}`;
+  const unknown = w.waitsFor.map((ref) => byRef.get(ref)).filter((x): x is PlanWorkload => !!x && x.expectedDuration === null);
+  if (unknown.length) {
+    return `start unknown: waits for ${unknown.map((x) => short(x.workload)).join(', ')}, which ${unknown.length > 1 ? 'have' : 'has'} no expected `
+      + 'duration';
+  }
+  return `does not start: ${w.reason ?? 'pending'} with nothing left to finish ahead of it`;
+}
+
+function workloadLine(w: PlanWorkload, plan?: PlanResult): string[] {
   const prio = w.priorityClass ? `${w.priorityClass}=${w.priority}` : `priority ${w.priority}`;
   const head = `[${w.arrival}] ${w.workload} → ${w.clusterQueue ?? '-'} (${prio}; `
     + `${Object.entries(w.requests).map(([k, v]) => `${k} ${describeQuantity(parseQuantity(v), k)}`).join(', ')})`;
@@ -74,6 +115,8 @@ function workloadLine(w: PlanWorkload): string[] {
   }
   if (w.preemptedBy?.length && w.outcome !== 'admitted-by-preempting') out.push(`      was preempted by ${w.preemptedBy.join(', ')}`);
   if (w.scaleUpOf) out.push(`      scale-up slice of ${w.scaleUpOf}`);
+  const when = plan ? whenText(w, plan) : undefined;
+  if (when) out.push(`      when: ${when}`);
   return out;
 }
 
@@ -94,7 +137,12 @@ export function planToText(plan: PlanResult, opts: PlanTextOptions = {}): string
   }
   for (const c of plan.cohorts) lines.push(cohortLine(c));
   lines.push('', 'Workloads, in arrival order:');
-  for (const w of plan.workloads) lines.push(...workloadLine(w).map((l) => `  ${l}`));
+  const timeline = usesTimeline(plan);
+  for (const w of plan.workloads) lines.push(...workloadLine(w, timeline ? plan : undefined).map((l) => `  ${l}`));
+  if (timeline) {
+    lines.push('', plan.timeline.ended === 'settled' ? `Timeline: settled at ${about(plan.timeline.at)} (nothing left to happen).`
+      : `Timeline: cut at the horizon, ${formatGoDuration(plan.timeline.horizon)}, with work left.`);
+  }
   if (plan.ambiguities.length) {
     lines.push('', 'Ties Kueue breaks by timing or UID (the real outcome may differ here):');
     for (const a of plan.ambiguities) lines.push(`  ${a}`);

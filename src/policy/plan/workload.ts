@@ -27,7 +27,14 @@ export interface PendingBrief {
   readonly suffix?: string;
 }
 
-export type WorkloadState = 'queued' | 'admitted' | 'not-queued' | 'held' | 'replaced';
+/** `finished`: admitted, then ran its expected duration (the timeline); its quota is back. */
+export type WorkloadState = 'queued' | 'admitted' | 'not-queued' | 'held' | 'replaced' | 'finished';
+
+/** One step of a workload on the plan's timeline, at seconds after the plan's start. */
+export interface TimelineEvent {
+  readonly at: number;
+  readonly event: 'arrived' | 'admitted' | 'preempted' | 'finished' | 'scaled';
+}
 
 export interface Workload {
   readonly id: number;
@@ -62,10 +69,24 @@ export interface Workload {
   evaluated: boolean;
   /** Kueue's scheduling equivalence hash (priority and PodSet shapes), interned. */
   hash: number;
+  /** Seconds after the plan's start at which it arrives (plan-arrival, else 0). */
+  readonly arrivalTime: number;
+  /** Seconds it runs once admitted (expected-duration), where known. */
+  readonly duration?: number;
+  /** A RayJob's activeDeadlineSeconds where no duration is known: it runs at most this long. */
+  readonly durationBound?: number;
+  /** When its current admission started (-1 while not admitted): a preempted workload starts over. */
+  startedAt: number;
+  /** When it finished (-1: not within the plan). */
+  finishedAt: number;
+  readonly events: TimelineEvent[];
+  /** The workloads whose finish or preemption freed the quota it was admitted on. */
+  waitsFor: Workload[];
 }
 
 export type WorkloadInit = Pick<Workload, 'id' | 'ref' | 'kind' | 'namespace' | 'name' | 'arrival' | 'created' | 'obj' | 'podSets' | 'state'>
-  & Partial<Pick<Workload, 'localQueue' | 'clusterQueue' | 'clusterQueueName' | 'priority' | 'priorityClass' | 'notQueued' | 'sliceOf' | 'pending'>>;
+  & Partial<Pick<Workload, 'localQueue' | 'clusterQueue' | 'clusterQueueName' | 'priority' | 'priorityClass' | 'notQueued' | 'sliceOf' | 'pending'
+    | 'arrivalTime' | 'duration' | 'durationBound'>>;
 
 /** Every workload with all its fields, in one order: one object shape for the hot loops that read them. */
 export function newWorkload(i: WorkloadInit): Workload {
@@ -75,6 +96,7 @@ export function newWorkload(i: WorkloadInit): Workload {
     priorityClass: i.priorityClass, podSets: i.podSets, obj: i.obj,
     state: i.state, flavors: undefined, usage: new Map(), usageMask: 0, admittedAt: -1, evicted: false, victims: undefined, preemptedBy: [],
     pending: i.pending, notQueued: i.notQueued, sliceOf: i.sliceOf, evaluated: false, hash: 0,
+    arrivalTime: i.arrivalTime ?? 0, duration: i.duration, durationBound: i.durationBound, startedAt: -1, finishedAt: -1, events: [], waitsFor: [],
   };
 }
 

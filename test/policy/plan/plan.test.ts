@@ -260,12 +260,16 @@ describe('plan simulator', () => {
     expect(outcomes(run({ ...s17, arrivals: annotated }, 'v0.17.0'))).toEqual({ 'dev-1': 'not-queued', 'dev-2': 'not-queued' });
   });
 
-  test('Plan.of(app) answers at synth: the examples app admits one gang job and keeps the other pending', () => {
+  test('Plan.of(app) answers at synth: the examples app admits one gang job, and the other when the first finishes', () => {
     const app = examples({ kueue: V, kubeRay: 'v1.6.2', scenarios: ['queues', 'gang-scheduling'] });
     const plan = Plan.of(app);
-    expect(plan.workloads.map((w) => w.outcome)).toEqual(['admitted', 'pending']);
+    // The guide's two toy jobs (its 600-step loop, expectedDuration 10m): the second starts when the first finishes.
+    expect(plan.workloads.map((w) => [w.outcome, w.admittedAt, w.finishedAt, w.waitsFor]))
+      .toEqual([['admitted', 0, 600, []], ['admitted', 600, 1200, ['RayJob default/rayjob-sample-(1)']]]);
     expect(plan.isAdmitted('rayjob-sample-(1)')).toBe(true);
-    expect(plan.workload('rayjob-sample-(2)').pendingCategory).toBe('quota');
+    expect(plan.startsAt('rayjob-sample-(1)')).toBe(0);
+    expect(plan.startsAt('rayjob-sample-(2)')).toBe(600);
+    expect(plan.text).toContain('when: starts in ~10m (after default/rayjob-sample-(1) finishes), finishes at ~20m');
     expect(() => plan.workload('nope')).toThrow(/no workload 'nope'.*rayjob-sample-\(1\)/);
   });
 });
