@@ -22,6 +22,7 @@ import { InstallFacts, installFacts, modelledFlagVersion, pickVersion, settleVer
   versionSourceNotes } from './install-facts';
 import { renderSarif } from './sarif';
 import { FlagSpec, parseFlags, usageErrorText } from './args';
+import { debugRequested, errorText } from './errors';
 import { ReadResult, readSources, SourceObject, UsageError } from './yaml-source';
 import { YAML_SYNTAX_RULE } from './yaml-syntax';
 
@@ -49,7 +50,7 @@ export interface CheckOptions {
 export const CHECK_USAGE = `usage: cdk8s-kueue-ray check FILE|DIR|- … [-f FILE|DIR|-]… [--kueue-version=${DEFAULT_KUEUE_VERSION}] `
   + `[--kuberay-version=${DEFAULT_KUBERAY_VERSION}]
        [--queues=FILE|DIR]… [--crd-dir=DIR]… [--kubeconfig=FILE] [-o|--output=text|json|sarif] [--elastic-gate=on|off|unknown]
-       [-n|--namespace=default] [--allow-empty]
+       [-n|--namespace=default] [--allow-empty] [--verbose]
 
 Runs the cdk8s-kueue-ray policy (the rules of synth and of the admission webhook) on the Ray objects
 (RayJob, RayCluster, RayService) in the YAML files; directories are read for *.yaml and *.yml, "-"
@@ -71,7 +72,7 @@ Flags follow kubectl: -f/--filename (repeatable, or comma-separated) adds paths 
 ones, -o is --output, -n is --namespace (the namespace of objects that name none).
 Exit code: 0 no errors (warnings allowed), 1 errors found, 2 the check could not run (usage error, a
 file or folder that does not exist (as in plan), no Ray object without --allow-empty, --queues without
-queues, unreachable cluster).
+queues, unreachable cluster), printed once without a stack trace; --verbose or CDK8S_KUEUE_RAY_DEBUG=1 adds it.
 `;
 
 /** check's flags; `-f` and positional paths add up, in the order given. */
@@ -86,6 +87,7 @@ export const CHECK_FLAGS: Record<string, FlagSpec> = {
   'kubeconfig': { type: 'string' },
   'elastic-gate': { type: 'string' },
   'allow-empty': { type: 'boolean' },
+  'verbose': { type: 'boolean' },
   'help': { type: 'boolean', short: 'h' },
 };
 
@@ -411,7 +413,7 @@ export async function check(argv: readonly string[], io: CheckIo, deps: CheckDep
   } catch (e) {
     // The check could not run (a path that does not exist, unreadable --queues, an unreachable cluster, nothing
     // to check): 2, as a usage error, in every subcommand; 1 is kept for findings.
-    io.stderr(`cdk8s-kueue-ray check: ${(e as Error).message}\n`);
+    io.stderr(errorText('check', e, debugRequested(argv)));
     return 2;
   }
   io.stdout(opts.output === 'json' ? renderJson(report) : opts.output === 'sarif' ? renderSarif(report) : renderText(report));

@@ -7,6 +7,7 @@
  */
 import type { WebhookServer } from '../controller/server';
 import { DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION } from '../policy';
+import { debugRequested, errorText } from './errors';
 import { log } from './json-log';
 
 /**
@@ -33,6 +34,7 @@ check and plan take kubectl's flags: -f/--filename (repeatable) beside positiona
 -n/--namespace.
 Exit codes follow kubectl: 0 success (and --help), 1 a failure the command reports (a finding, a file or
 folder that does not exist), 2 a usage error (printed in one line with a pointer to --help).
+An error prints once, without a stack trace; --verbose (check, plan) or CDK8S_KUEUE_RAY_DEBUG=1 adds it.
 `;
 
 async function main(argv: string[]): Promise<void> {
@@ -62,8 +64,9 @@ async function main(argv: string[]): Promise<void> {
 if (require.main === module) {
   main(process.argv.slice(2)).catch((e) => {
     // JSON log lines are the controller's; check and plan report as text.
-    if (process.argv[2] === 'controller') log({ level: 'error', msg: (e as Error).message });
-    else process.stderr.write(`cdk8s-kueue-ray: ${(e as Error).message}\n`);
+    const debug = debugRequested(process.argv.slice(2));
+    if (process.argv[2] === 'controller') log({ level: 'error', msg: (e as Error).message, ...(debug ? { stack: (e as Error).stack } : {}) });
+    else process.stderr.write(errorText(process.argv[2], e, debug));
     process.exit(1);
   });
 }

@@ -16,13 +16,14 @@ import { parseGoDuration } from '../policy/go-duration';
 import { DEFAULT_HORIZON_SECONDS, PlanOutcome, PlanResult, planToHtml, planToText, simulatePlan } from '../policy/plan';
 import { installFacts, modelledFlagVersion, pickVersion, settleVersionConflicts, versionSourceNotes } from './install-facts';
 import { FlagSpec, parseFlags, usageErrorText } from './args';
+import { debugRequested, errorText } from './errors';
 import { arrivalOrder } from './arrivals';
 import { MissingFileError, UsageError } from './yaml-source';
 
 export const PLAN_USAGE = 'usage: cdk8s-kueue-ray plan [dist/ or YAML files…] [-f FILE|DIR|-]… [--arrivals FILE] '
   + `[--kueue-version ${DEFAULT_KUEUE_VERSION}] [--kuberay-version ${DEFAULT_KUBERAY_VERSION}]
        [-o|--output text|json|html] [-n|--namespace NS] [--trace] [--kubeconfig FILE] [--horizon 168h]
-       [--fail-on pending,never-admissible,preempting]
+       [--fail-on pending,never-admissible,preempting] [--verbose]
 
 What Kueue will admit, keep pending or preempt, and why, before apply: the Kueue objects and Ray objects of
 the files (default dist/), on top of the live cluster with --kubeconfig.
@@ -34,6 +35,7 @@ Timeline: an object with cdk8s-kueue-ray.io/expected-duration (or a construct's 
 finishes that long after its admission and gives its quota back; the plan says when each workload
 starts and what it waits for, and runs until nothing more happens or --horizon (default 168h).
 --trace adds every scheduling cycle (to the JSON too, which leaves it out otherwise).
+An error prints once, without a stack trace; --verbose or CDK8S_KUEUE_RAY_DEBUG=1 adds it.
 -n/--namespace: the namespace of Ray objects and LocalQueues that name none (as kubectl apply -n).
 The versions: the flags, else those the files' installs record (their cdk8s-kueue-ray.io/*-version
 annotations, else their images), else ${DEFAULT_KUEUE_VERSION} / ${DEFAULT_KUBERAY_VERSION}, with a note saying which.
@@ -96,6 +98,7 @@ export const PLAN_FLAGS: Record<string, FlagSpec> = {
   'horizon': { type: 'string' },
   'kubeconfig': { type: 'string' },
   'fail-on': { type: 'string', repeat: true },
+  'verbose': { type: 'boolean' },
   'help': { type: 'boolean', short: 'h' },
 };
 
@@ -305,7 +308,7 @@ export async function plan(argv: string[], io: PlanIo): Promise<number> {
       io.stderr(usageErrorText('plan', e.message));
       return 2;
     }
-    io.stderr(`cdk8s-kueue-ray plan: ${(e as Error).message}\n`);
+    io.stderr(errorText('plan', e, debugRequested(argv)));
     return 1;
   }
   if (f.help) {
@@ -316,7 +319,7 @@ export async function plan(argv: string[], io: PlanIo): Promise<number> {
   try {
     result = await planLive(argv);
   } catch (e) {
-    io.stderr(`cdk8s-kueue-ray plan: ${(e as Error).message}\n`);
+    io.stderr(errorText('plan', e, debugRequested(argv)));
     return e instanceof UsageError || e instanceof MissingFileError ? 2 : 1;
   }
   io.stdout(result.output);

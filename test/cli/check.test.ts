@@ -352,7 +352,7 @@ describe('usage', () => {
     [['x.yaml', '--kuberay-version=latest'], /--kuberay-version: KubeRay version 'latest' is not a version like v1.7.0/],
     [['EMPTY'], /no YAML file was found .*: nothing to check\. .* or --allow-empty when an empty input is expected/],
     [['x.yaml', '--elastic-gate=maybe'], /--elastic-gate takes on, off or unknown/],
-    [['x.yaml', '--colour=yes'], /unknown flag '--colour'; known: -f, --filename, -o, --output, -n, --namespace, .*, --allow-empty, -h, --help/],
+    [['x.yaml', '--colour=yes'], /unknown flag '--colour'; known: -f, --filename, -o, --output, -n, --namespace, .*, --allow-empty, --verbose, -h, --help/],
     [['x.yaml', '--output'], /--output needs a value/],
     [['EMPTY', '--kubeconfig=/nonexistent/kubeconfig'], /--kubeconfig \/nonexistent\/kubeconfig: no such file/],
   ])('%j: exit 2 with the reason', async (argv, message) => {
