@@ -16,6 +16,7 @@ import { placementFields } from './placement';
 import { priorityClassField } from './priority';
 import { ContainerImage, installImage, pullSecretsField } from './image';
 
+/** Settings of the KubeRay operator install: release source, image, namespace, batch scheduler and Helm-level settings. */
 export interface KubeRayInstallProps {
   /**
    * KubeRay release to install.
@@ -122,11 +123,17 @@ const NAME = KUBERAY_OPERATOR_SERVICE_ACCOUNT.name;
  * context, /metrics probes, leader election on), its Deployment annotated with the version. No webhook, no batch scheduler: Kueue needs neither.
  */
 export class KubeRayInstall extends Chart {
+  /** The KubeRay release installed, e.g. "v1.6.2". */
   public readonly version: string;
+  /** The namespace the operator runs in. */
   public readonly operatorNamespace: string;
+  /** KubeRay's CustomResourceDefinitions (RayCluster, RayJob, RayService, ...) of that release. */
   public readonly crds: ApiObject[] = [];
+  /** The operator's Deployment. */
   public readonly deployment: ApiObject;
+  /** The ClusterRole the operator is bound to. */
   public readonly clusterRole: ApiObject;
+  /** The Role the operator uses for leader election in its namespace. */
   public readonly leaderElectionRole: ApiObject;
   /** The operator's ServiceAccount (give it to AdmissionController as kubeRayServiceAccount). */
   public readonly serviceAccount: ServiceAccountReference;

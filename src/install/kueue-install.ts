@@ -24,6 +24,7 @@ const CONFIG_MAP = 'kueue-manager-config';
 const CONFIG_KEY = 'controller_manager_config.yaml';
 const ELASTIC_GATE = 'ElasticJobsViaWorkloadSlices';
 
+/** Settings of the Kueue install: release source, image, feature gates, managed namespaces and the configuration Kueue reads. */
 export interface KueueInstallProps {
   /**
    * Kueue release to install.
@@ -179,6 +180,7 @@ export interface KueueInstallProps {
  * to refuse anything not in it).
  */
 export class KueueInstall extends Chart {
+  /** The Kueue release installed, e.g. "v0.19.2". */
   public readonly version: string;
   /** Kueue's controller-manager ServiceAccount, as the release names it (give it to AdmissionController as kueueServiceAccount). */
   public readonly serviceAccount: ServiceAccountReference = { ...KUEUE_CONTROLLER_SERVICE_ACCOUNT };

@@ -20,6 +20,7 @@ export interface AdmissionCheckParameters {
   readonly name: string;
 }
 
+/** Settings of an AdmissionCheck: the controller that decides it and the parameters object it reads. */
 export interface AdmissionCheckProps {
   /**
    * metadata.name.
@@ -47,7 +48,9 @@ export class AdmissionCheck extends Construct implements IAdmissionCheck {
   }
 
   public readonly admissionCheckName: string;
+  /** The controller that decides this check, e.g. "kueue.x-k8s.io/multikueue". */
   public readonly controllerName: string;
+  /** The AdmissionCheck object as synthesized: add fields Kueue accepts that no prop covers with `addJsonPatch`. */
   public readonly apiObject: ApiObject;
 
   public constructor(scope: Construct, id: string, props: AdmissionCheckProps) {

@@ -42,30 +42,48 @@ export enum QueueingStrategy {
 
 /** Preemption within the ClusterQueue. */
 export enum WithinClusterQueuePolicy {
+  /** Never preempt. */
   NEVER = 'Never',
+  /** Preempt workloads of this ClusterQueue with a lower priority. */
   LOWER_PRIORITY = 'LowerPriority',
+  /** Preempt lower-priority workloads, and those of equal priority admitted after this one arrived. */
   LOWER_OR_NEWER_EQUAL_PRIORITY = 'LowerOrNewerEqualPriority',
 }
 
 /** Reclaiming lent quota from other ClusterQueues of the cohort. */
 export enum ReclaimWithinCohortPolicy {
+  /** Never reclaim: lent quota comes back only as borrowers finish. */
   NEVER = 'Never',
+  /** Preempt borrowing workloads of other ClusterQueues with a lower priority. */
   LOWER_PRIORITY = 'LowerPriority',
+  /** Preempt any workload that borrows this queue's nominal quota, whatever its priority. */
   ANY = 'Any',
 }
 
 /** Preempting in other ClusterQueues while borrowing. */
 export enum BorrowWithinCohortPolicy {
+  /** Never preempt while borrowing. */
   NEVER = 'Never',
+  /** Preempt lower-priority workloads of other ClusterQueues even while borrowing. */
   LOWER_PRIORITY = 'LowerPriority',
 }
 
+/** Whom a pending workload of a ClusterQueue may preempt to be admitted. */
 export interface PreemptionOptions {
-  /** @default WithinClusterQueuePolicy.NEVER */
+  /**
+   * Preemption of workloads in the same ClusterQueue, by priority.
+   * @default WithinClusterQueuePolicy.NEVER
+   */
   readonly withinClusterQueue?: WithinClusterQueuePolicy;
-  /** @default ReclaimWithinCohortPolicy.NEVER */
+  /**
+   * Preemption of other ClusterQueues' workloads that borrow this queue's nominal quota.
+   * @default ReclaimWithinCohortPolicy.NEVER
+   */
   readonly reclaimWithinCohort?: ReclaimWithinCohortPolicy;
-  /** @default BorrowWithinCohortPolicy.NEVER */
+  /**
+   * Preemption in other ClusterQueues of the cohort while this workload itself borrows.
+   * @default BorrowWithinCohortPolicy.NEVER
+   */
   readonly borrowWithinCohort?: BorrowWithinCohortPolicy;
   /**
    * With borrowWithinCohort LOWER_PRIORITY: only preempt workloads at or below this priority.
@@ -86,15 +104,23 @@ export enum FungibilityPolicy {
   TRY_NEXT_FLAVOR = 'TryNextFlavor',
 }
 
+/** Which flavor Kueue tries when the first one would need borrowing or preemption. */
 export interface FlavorFungibilityOptions {
-  /** @default - Kueue's default for the version */
+  /**
+   * When the flavor fits only by borrowing: borrow there, or try the next flavor first.
+   * @default - Kueue's default for the version
+   */
   readonly whenCanBorrow?: FungibilityPolicy;
-  /** @default - Kueue's default for the version */
+  /**
+   * When the flavor fits only by preempting: preempt there, or try the next flavor first.
+   * @default - Kueue's default for the version
+   */
   readonly whenCanPreempt?: FungibilityPolicy;
 }
 
 /** Stopping a queue. */
 export enum StopPolicy {
+  /** Admit as usual. */
   NONE = 'None',
   /** Admit nothing new; running workloads continue. */
   HOLD = 'Hold',
@@ -108,6 +134,7 @@ export interface IClusterQueue extends IConstruct {
   readonly clusterQueueName: string;
 }
 
+/** Settings of a ClusterQueue: quotas per flavor, the cohort it borrows in, preemption, fair sharing and admission checks. */
 export interface ClusterQueueProps {
   /**
    * metadata.name.
@@ -130,18 +157,30 @@ export interface ClusterQueueProps {
    * @default NamespaceSelector.all()
    */
   readonly namespaceSelector?: NamespaceSelector;
-  /** @default QueueingStrategy.BEST_EFFORT_FIFO */
+  /**
+   * Whether an older workload that does not fit blocks newer ones (STRICT_FIFO) or not (BEST_EFFORT_FIFO).
+   * @default QueueingStrategy.BEST_EFFORT_FIFO
+   */
   readonly queueingStrategy?: QueueingStrategy;
-  /** @default - no preemption */
+  /**
+   * Whom a pending workload may preempt to get quota: in this ClusterQueue, and in its cohort.
+   * @default - no preemption
+   */
   readonly preemption?: PreemptionOptions;
-  /** @default - Kueue's defaults */
+  /**
+   * Whether a workload tries the next flavor before borrowing or preempting in the current one.
+   * @default - Kueue's defaults
+   */
   readonly flavorFungibility?: FlavorFungibilityOptions;
   /**
    * Fair-sharing weight in the cohort.
    * @default - Kueue's default (1)
    */
   readonly fairSharingWeight?: number;
-  /** @default StopPolicy.NONE */
+  /**
+   * Stop admitting (HOLD), or also evict what runs (HOLD_AND_DRAIN), e.g. for maintenance.
+   * @default StopPolicy.NONE
+   */
   readonly stopPolicy?: StopPolicy;
   /**
    * AdmissionChecks every workload must pass after quota is reserved, e.g. `MultiKueue.admissionCheck`
@@ -160,6 +199,7 @@ export class ClusterQueue extends Construct implements IClusterQueue {
   }
 
   public readonly clusterQueueName: string;
+  /** The ClusterQueue object as synthesized: add fields Kueue accepts that no prop covers with `addJsonPatch`. */
   public readonly apiObject: ApiObject;
   private readonly groups: ResourceGroup[] = [];
   private readonly checks: string[] = [];

@@ -11,6 +11,7 @@ export interface ICohort extends IConstruct {
   readonly cohortName: string;
 }
 
+/** Settings of a Cohort: its parent cohort and the quota it holds for its ClusterQueues to borrow. */
 export interface CohortProps {
   /**
    * metadata.name.
@@ -28,7 +29,8 @@ export interface CohortProps {
    */
   readonly resourceGroups?: ResourceGroup[];
   /**
-   * Fair-sharing weight.
+   * This cohort's weight under fair sharing: its share is what it borrows divided by the weight, so with 2 it
+   * may borrow twice what a sibling of weight 1 does before its workloads are preempted; with 0 they go first.
    * @default - Kueue's default (1)
    */
   readonly fairSharingWeight?: number;
@@ -45,6 +47,7 @@ export class Cohort extends Construct implements ICohort {
   }
 
   public readonly cohortName: string;
+  /** The Cohort object as synthesized: add fields Kueue accepts that no prop covers with `addJsonPatch`. */
   public readonly apiObject: ApiObject;
   private readonly props: CohortProps;
 

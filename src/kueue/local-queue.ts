@@ -20,6 +20,7 @@ export interface ILocalQueue extends IConstruct {
   readonly defaultPriorityClass?: IWorkloadPriorityClass;
 }
 
+/** Settings of a LocalQueue: its namespace and the ClusterQueue it submits to. */
 export interface LocalQueueProps {
   /**
    * metadata.name (the queue-name label value).
@@ -33,7 +34,10 @@ export interface LocalQueueProps {
   readonly namespace?: string;
   /** The ClusterQueue this queue submits to. */
   readonly clusterQueue: IClusterQueue;
-  /** @default StopPolicy.NONE */
+  /**
+   * Stop admitting this queue's workloads (HOLD), or also evict its running ones (HOLD_AND_DRAIN).
+   * @default StopPolicy.NONE
+   */
   readonly stopPolicy?: StopPolicy;
   /**
    * Fair-sharing weight (admission fair sharing).
@@ -73,7 +77,9 @@ export class LocalQueue extends Construct implements ILocalQueue {
 
   public readonly localQueueName: string;
   public readonly namespace: string;
+  /** The ClusterQueue whose quota this queue's workloads use. */
   public readonly clusterQueue: IClusterQueue;
+  /** The LocalQueue object as synthesized: add fields Kueue accepts that no prop covers with `addJsonPatch`. */
   public readonly apiObject: ApiObject;
   /** @internal */
   public _tenant?: TenantRules;

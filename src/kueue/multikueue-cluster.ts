@@ -10,6 +10,7 @@ export interface IMultiKueueCluster extends IConstruct {
   readonly multiKueueClusterName: string;
 }
 
+/** Settings of a MultiKueueCluster: the Secret with the worker cluster's kubeconfig. */
 export interface MultiKueueClusterProps {
   /**
    * metadata.name (at most 256 characters, v1beta2).
@@ -31,7 +32,9 @@ export interface MultiKueueClusterProps {
  */
 export class MultiKueueCluster extends Construct implements IMultiKueueCluster {
   public readonly multiKueueClusterName: string;
+  /** The Secret, in Kueue's namespace, that holds the worker's kubeconfig. */
   public readonly kubeconfigSecretName: string;
+  /** The MultiKueueCluster object as synthesized: add fields Kueue accepts that no prop covers with `addJsonPatch`. */
   public readonly apiObject: ApiObject;
 
   public constructor(scope: Construct, id: string, props: MultiKueueClusterProps) {

@@ -4,6 +4,7 @@ import { resolveVersions } from '../platform/versions';
 import { checkedName } from './kueue-api-object';
 import { IMultiKueueCluster } from './multikueue-cluster';
 
+/** Settings of a MultiKueueConfig: the worker clusters a MultiKueue check dispatches to. */
 export interface MultiKueueConfigProps {
   /**
    * metadata.name; an AdmissionCheck names it in spec.parameters, so at most 63 characters.
@@ -20,7 +21,9 @@ export interface MultiKueueConfigProps {
 
 /** A Kueue MultiKueueConfig (cluster-scoped, on the manager): the worker clusters a MultiKueue check dispatches to. */
 export class MultiKueueConfig extends Construct {
+  /** metadata.name, as AdmissionCheck parameters reference it. */
   public readonly multiKueueConfigName: string;
+  /** The MultiKueueConfig object as synthesized: add fields Kueue accepts that no prop covers with `addJsonPatch`. */
   public readonly apiObject: ApiObject;
   private readonly clusters: IMultiKueueCluster[] = [];
 

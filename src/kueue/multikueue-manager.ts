@@ -8,6 +8,7 @@ import { MultiKueueCluster } from './multikueue-cluster';
 import { MultiKueueConfig } from './multikueue-config';
 import { IMultiKueueWorker, MultiKueueWorker } from './multikueue-worker';
 
+/** Settings of MultiKueue on the manager cluster: the worker clusters it dispatches to and their kubeconfig Secrets. */
 export interface MultiKueueProps {
   /** The worker clusters, most preferred first. Define each with MultiKueueWorker in its own App. */
   readonly workers: IMultiKueueWorker[];
@@ -31,7 +32,9 @@ export interface MultiKueueProps {
 export class MultiKueue extends Construct {
   /** The MultiKueue AdmissionCheck: pass it to ClusterQueue `admissionChecks`. */
   public readonly admissionCheck: IAdmissionCheck;
+  /** The MultiKueueConfig listing the worker clusters. */
   public readonly config: MultiKueueConfig;
+  /** One MultiKueueCluster per worker, each reading its kubeconfig Secret. */
   public readonly clusters: MultiKueueCluster[];
   private readonly workers: IMultiKueueWorker[];
 

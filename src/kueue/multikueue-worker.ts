@@ -13,6 +13,7 @@ export interface IMultiKueueWorker extends IConstruct {
   readonly kubeconfigSecretName: string;
 }
 
+/** Settings of a MultiKueue worker cluster: the name the manager knows it by and the identity the manager uses on it. */
 export interface MultiKueueWorkerProps {
   /**
    * Name of this worker's MultiKueueCluster on the manager.
@@ -55,7 +56,9 @@ export class MultiKueueWorker extends Construct implements IMultiKueueWorker {
 
   public readonly clusterName: string;
   public readonly kubeconfigSecretName: string;
+  /** The ServiceAccount the manager acts as on this worker. */
   public readonly serviceAccountName: string;
+  /** Namespace of that ServiceAccount. */
   public readonly serviceAccountNamespace: string;
   /** The Kueue version of the worker (from KueueRayVersions at this scope). */
   public readonly kueueVersion: string;

@@ -7,34 +7,56 @@ import { checkedName, createKueueObject } from './kueue-api-object';
 
 /** Taint effects Kueue evaluates on flavors. */
 export enum TaintEffect {
+  /** New pods without a matching toleration are not scheduled on the node. */
   NO_SCHEDULE = 'NoSchedule',
+  /** The scheduler avoids the node for pods without a matching toleration. */
   PREFER_NO_SCHEDULE = 'PreferNoSchedule',
+  /** Pods without a matching toleration are not scheduled and are evicted if running. */
   NO_EXECUTE = 'NoExecute',
 }
 
 /** Toleration operators. */
 export enum TolerationOperator {
+  /** Matches a taint with the same key and value. */
   EQUAL = 'Equal',
+  /** Matches a taint with the key, whatever its value (with no key: every taint). */
   EXISTS = 'Exists',
 }
 
 /** A node taint that a ResourceFlavor's nodes carry. */
 export interface FlavorTaint {
+  /** Taint key, e.g. "nvidia.com/gpu". */
   readonly key: string;
-  /** @default - no value */
+  /**
+   * Taint value.
+   * @default - no value
+   */
   readonly value?: string;
+  /** What the taint does to pods that do not tolerate it. */
   readonly effect: TaintEffect;
 }
 
 /** A toleration Kueue injects into admitted pods of this flavor. */
 export interface FlavorToleration {
-  /** @default - matches every key (operator must be EXISTS) */
+  /**
+   * Taint key to tolerate.
+   * @default - matches every key (operator must be EXISTS)
+   */
   readonly key?: string;
-  /** @default TolerationOperator.EQUAL */
+  /**
+   * EQUAL matches key and value; EXISTS the key alone.
+   * @default TolerationOperator.EQUAL
+   */
   readonly operator?: TolerationOperator;
-  /** @default - no value */
+  /**
+   * Taint value to match (with EQUAL).
+   * @default - no value
+   */
   readonly value?: string;
-  /** @default - every effect */
+  /**
+   * Taint effect to tolerate.
+   * @default - every effect
+   */
   readonly effect?: TaintEffect;
 }
 
@@ -44,6 +66,7 @@ export interface IResourceFlavor extends IConstruct {
   readonly resourceFlavorName: string;
 }
 
+/** Settings of a ResourceFlavor: the node labels, taints and tolerations that pick the nodes its quota stands for. */
 export interface ResourceFlavorProps {
   /**
    * metadata.name.
@@ -75,6 +98,7 @@ export class ResourceFlavor extends Construct implements IResourceFlavor {
   }
 
   public readonly resourceFlavorName: string;
+  /** The ResourceFlavor object as synthesized: add fields Kueue accepts that no prop covers with `addJsonPatch`. */
   public readonly apiObject: ApiObject;
 
   public constructor(scope: Construct, id: string, props: ResourceFlavorProps = {}) {

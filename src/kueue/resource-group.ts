@@ -5,6 +5,7 @@ import { IResourceFlavor } from './resource-flavor';
 
 /** Quota of one resource in one flavor. */
 export interface ResourceQuota {
+  /** The resource this quota limits, e.g. `ResourceName.CPU` or `ResourceName.NVIDIA_GPU`. */
   readonly resource: ResourceName;
   /** Quota this ClusterQueue owns. */
   readonly nominalQuota: Quantity;
@@ -22,7 +23,9 @@ export interface ResourceQuota {
 
 /** The quotas of one flavor in a resource group. */
 export interface FlavorQuotas {
+  /** The ResourceFlavor these quotas are for. */
   readonly flavor: IResourceFlavor;
+  /** One quota per covered resource of the group, in the group's resource order. */
   readonly quotas: ResourceQuota[];
 }
 
@@ -31,6 +34,7 @@ export interface FlavorQuotas {
  * Every flavor must list the same resources.
  */
 export interface ResourceGroup {
+  /** The flavors of the group, in the order Kueue tries them; each gives a quota for every covered resource. */
   readonly flavors: FlavorQuotas[];
 }
 

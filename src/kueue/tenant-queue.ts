@@ -17,6 +17,7 @@ import { ILocalQueue, LocalQueue } from './local-queue';
 import { ResourceGroup } from './resource-group';
 import { IWorkloadPriorityClass } from './workload-priority-class';
 
+/** Settings of a tenant: its namespace, quota or shared ClusterQueue, and the priority classes it may use. */
 export interface TenantQueueProps {
   /** The tenant's namespace. */
   readonly namespace: string;
@@ -138,12 +139,14 @@ export interface TenantQueueProps {
 export class TenantQueue extends Construct implements ILocalQueue {
   public readonly localQueueName: string;
   public readonly namespace: string;
+  /** The LocalQueue in the tenant's namespace that the tenant's jobs name. */
   public readonly localQueue: LocalQueue;
   /** The ClusterQueue the tenant submits to (its own, or the shared one). */
   public readonly clusterQueue: IClusterQueue;
   /** The tenant's own ClusterQueue, when it has one. */
   public readonly ownClusterQueue?: ClusterQueue;
   public readonly defaultPriorityClass?: IWorkloadPriorityClass;
+  /** The priority classes the tenant may use; the webhook refuses others. */
   public readonly allowedPriorityClasses: IWorkloadPriorityClass[];
   /** The Namespace object (with createNamespace false, only the tenant label and rule annotations). */
   public readonly namespaceObject: ApiObject;

@@ -11,6 +11,7 @@ export interface IWorkloadPriorityClass extends IConstruct {
   readonly workloadPriorityClassName: string;
 }
 
+/** Settings of a WorkloadPriorityClass: its value and description. */
 export interface WorkloadPriorityClassProps {
   /**
    * metadata.name (the kueue.x-k8s.io/priority-class label value).
@@ -19,7 +20,10 @@ export interface WorkloadPriorityClassProps {
   readonly name?: string;
   /** Priority value: higher preempts lower (with a preempting ClusterQueue). */
   readonly value: number;
-  /** @default - none */
+  /**
+   * Free text for people, e.g. what the class is for and who may use it.
+   * @default - none
+   */
   readonly description?: string;
 }
 
@@ -35,7 +39,9 @@ export class WorkloadPriorityClass extends Construct implements IWorkloadPriorit
   }
 
   public readonly workloadPriorityClassName: string;
+  /** The priority: higher is admitted first and may preempt lower. */
   public readonly value: number;
+  /** The WorkloadPriorityClass object as synthesized: add fields Kueue accepts that no prop covers with `addJsonPatch`. */
   public readonly apiObject: ApiObject;
 
   public constructor(scope: Construct, id: string, props: WorkloadPriorityClassProps) {

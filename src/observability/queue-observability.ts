@@ -13,6 +13,7 @@ import { queueDashboard } from './dashboard';
 import { AlertThresholds, ObservedApp, observedQueues, ScrapedComponent } from './model';
 import { KUEUE_METRICS_SERVICE, kueueScraperIdentity, MONITORING_API, serviceMonitor } from './scrape';
 
+/** Settings of the queue monitoring: the Prometheus that scrapes Kueue and the alerts' thresholds. */
 export interface QueueObservabilityProps {
   /**
    * Namespace of the ServiceMonitors, the PrometheusRule and the dashboard ConfigMap (not created:
@@ -106,7 +107,9 @@ export class QueueObservability extends Chart {
   public readonly monitoringNamespace: string;
   /** Name prefix of the objects. */
   public readonly prefix: string;
+  /** The PrometheusRule with the queue alerts (pending too long, quota exhausted, ...). */
   public readonly prometheusRule: ApiObject;
+  /** The ConfigMap holding the Grafana dashboard, labelled for Grafana's sidecar to load. */
   public readonly dashboard: ApiObject;
   /** The ServiceMonitors, Kueue's first. */
   public readonly serviceMonitors: ApiObject[];

@@ -20,7 +20,9 @@ export interface PlanOptions {
 
 /** The flavor chosen for the resources of one PodSet. */
 export interface PlannedPodSet {
+  /** PodSet name: "head" or a worker group's name. */
   readonly podSet: string;
+  /** Pods of the PodSet. */
   readonly count: number;
   /** resource → flavor. */
   readonly flavors: { [resource: string]: string };
@@ -30,9 +32,11 @@ export interface PlannedPodSet {
 export interface PlannedVictim {
   /** "Kind namespace/name". */
   readonly workload: string;
+  /** The victim's ClusterQueue. */
   readonly clusterQueue: string;
   /** InClusterQueue, InCohortReclamation or InCohortReclaimWhileBorrowing. */
   readonly reason: string;
+  /** Why it is preempted, in words: which quota the preemptor needs and what the victim holds. */
   readonly why: string;
 }
 
@@ -40,23 +44,43 @@ export interface PlannedVictim {
 export interface PlannedWorkload {
   /** "Kind namespace/name" (generateName objects: "prefix-(n)", n counting from 1 in app order). */
   readonly workload: string;
+  /** metadata.name (for a generateName object, the "prefix-(n)" of `workload`). */
   readonly name: string;
+  /** The object's namespace. */
   readonly namespace: string;
+  /** RayJob, RayCluster or RayService. */
   readonly kind: string;
+  /** Arrival position, from 0: the order Kueue would see the objects in. */
   readonly arrival: number;
   /** admitted, admitted-by-preempting, pending, never-admissible or not-queued. */
   readonly outcome: string;
+  /** True when the outcome is admitted or admitted-by-preempting. */
   readonly admitted: boolean;
-  /** @default - not in a ClusterQueue */
+  /**
+   * The ClusterQueue its LocalQueue points to.
+   * @default - not in a ClusterQueue
+   */
   readonly clusterQueue?: string;
+  /** Its priority: the value of its WorkloadPriorityClass, else 0. */
   readonly priority: number;
+  /** The flavor picked for each PodSet, when admitted. */
   readonly podSets: PlannedPodSet[];
+  /** The workloads it preempts to be admitted. */
   readonly preempted: PlannedVictim[];
-  /** @default - not pending */
+  /**
+   * Why it waits, as a category (e.g. quota, borrowing, flavor).
+   * @default - not pending
+   */
   readonly pendingCategory?: string;
-  /** @default - not pending */
+  /**
+   * Why it waits, in Kueue's words.
+   * @default - not pending
+   */
   readonly pendingMessage?: string;
-  /** @default - can be admitted */
+  /**
+   * Why it can never be admitted as written (e.g. it asks more than the ClusterQueue could ever lend it).
+   * @default - can be admitted
+   */
   readonly neverAdmissible?: string;
   /**
    * When its (last) admission happens on the plan's timeline, in seconds from the start (its expected duration

@@ -7,6 +7,7 @@ const MIRROR_KEY = 'cdk8s-kueue-ray:imageMirror';
 // host[:port] then optional path segments; no scheme, no tag.
 const MIRROR = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?(:[0-9]{1,5})?(\/[a-z0-9]([-a-z0-9._]*[a-z0-9])?)*$/;
 
+/** Settings of ImageRegistry.use: the registry mirror that every install's and the controller's images are pulled from. */
 export interface ImageRegistryProps {
   /**
    * Registry (and optional path) that mirrors the public registries, e.g. "registry.corp.example/mirror".

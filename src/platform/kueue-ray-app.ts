@@ -2,6 +2,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { App, AppProps, Chart, Yaml } from 'cdk8s';
 
+/** Settings of a KueueRayApp: cdk8s's AppProps, and where the charts of generateName objects are written. */
 export interface KueueRayAppProps extends AppProps {
   /**
    * Folder under `outdir` that receives the charts whose objects all have `metadata.generateName`

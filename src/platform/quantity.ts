@@ -64,6 +64,7 @@ export class Quantity {
     return parseQuantity(this.value);
   }
 
+  /** The quantity in Kubernetes notation, e.g. "500m" or "16Gi", as manifests carry it. */
   public toString(): string {
     return this.value;
   }
@@ -71,11 +72,17 @@ export class Quantity {
 
 /** A Kubernetes resource name: cpu, memory, nvidia.com/gpu, or any extended resource. */
 export class ResourceName {
+  /** CPU cores ("cpu"), quotas in `Quantity.cpu()`. */
   public static readonly CPU = new ResourceName('cpu');
+  /** Memory ("memory"), quotas in bytes (`Quantity.gibibytes()`). */
   public static readonly MEMORY = new ResourceName('memory');
+  /** Node-local scratch disk ("ephemeral-storage"), in bytes. */
   public static readonly EPHEMERAL_STORAGE = new ResourceName('ephemeral-storage');
+  /** NVIDIA GPUs, as the NVIDIA device plugin names them. */
   public static readonly NVIDIA_GPU = new ResourceName('nvidia.com/gpu');
+  /** AMD GPUs, as the AMD device plugin names them. */
   public static readonly AMD_GPU = new ResourceName('amd.com/gpu');
+  /** Google Cloud TPU chips, as GKE names them. */
   public static readonly GOOGLE_TPU = new ResourceName('google.com/tpu');
 
   /** Any resource name, e.g. "example.com/fpga" (a qualified name, validated). */
@@ -86,8 +93,14 @@ export class ResourceName {
     return new ResourceName(name);
   }
 
-  private constructor(public readonly name: string) {}
+  /** The name as manifests carry it, e.g. "nvidia.com/gpu". */
+  public readonly name: string;
 
+  private constructor(name: string) {
+    this.name = name;
+  }
+
+  /** The name, e.g. "cpu". */
   public toString(): string {
     return this.name;
   }

@@ -22,12 +22,19 @@ export class KueueVersion {
     return new KueueVersion(kueueCapabilities(version).version);
   }
 
-  private constructor(public readonly version: string) {}
+  /** The release tag, e.g. "v0.19.2". */
+  public readonly version: string;
+
+  private constructor(version: string) {
+    this.version = version;
+  }
 }
 
 /** A supported KubeRay release. */
 export class KubeRayVersion {
+  /** Oldest supported: RayJob deletionPolicy (not yet deletionStrategy), no SidecarMode submission. */
   public static readonly V1_4_2 = new KubeRayVersion('v1.4.2');
+  /** Adds RayJob SidecarMode submission, deletionStrategy (in place of deletionPolicy) and the kai-scheduler batch scheduler. */
   public static readonly V1_5_2 = new KubeRayVersion('v1.5.2');
   /** The default, and the pair Kueue v0.17+ tests RayService against. */
   public static readonly V1_6_2 = new KubeRayVersion('v1.6.2');
@@ -43,9 +50,15 @@ export class KubeRayVersion {
     return new KubeRayVersion(kubeRayCapabilities(version).version);
   }
 
-  private constructor(public readonly version: string) {}
+  /** The release tag, e.g. "v1.6.2". */
+  public readonly version: string;
+
+  private constructor(version: string) {
+    this.version = version;
+  }
 }
 
+/** The Kueue and KubeRay releases an app (or a scope of it) targets; every construct below reads them. */
 export interface KueueRayVersionsProps {
   /**
    * Kueue release the cluster runs.
@@ -67,7 +80,9 @@ export interface KueueRayVersionsProps {
 
 /** The versions in effect at a scope. */
 export interface VersionChoice {
+  /** Kueue release tag in effect, e.g. "v0.19.2". */
   readonly kueueVersion: string;
+  /** KubeRay release tag in effect, e.g. "v1.6.2". */
   readonly kubeRayVersion: string;
   /**
    * Whether the app declared Kueue's elastic gate on or off.

@@ -2,6 +2,7 @@ import { Construct } from 'constructs';
 import { AutoscalingOptions } from './ray-cluster-spec';
 import { RayWorkload, RayWorkloadProps } from './ray-workload';
 
+/** Settings of an elastic RayCluster: a queued cluster whose worker groups Kueue admits and scales between minReplicas and maxReplicas. */
 export interface ElasticRayClusterProps extends RayWorkloadProps {
   /**
    * In-tree autoscaler settings.

@@ -3,6 +3,7 @@ import { AutoscalingOptions } from './ray-cluster-spec';
 import { RayWorkload, RayWorkloadProps } from './ray-workload';
 import { checkServeConfig, RayServeProps } from './serve-config';
 
+/** Settings of an elastic RayService: the Serve application and a cluster that Kueue scales between minReplicas and maxReplicas. */
 export interface ElasticRayServiceProps extends RayWorkloadProps, RayServeProps {
   /**
    * In-tree autoscaler settings.

@@ -2,7 +2,9 @@ import { Quantity, ResourceName } from '../platform/quantity';
 
 /** An extended resource request, e.g. 2 × example.com/fpga. */
 export interface ExtendedResourceRequest {
+  /** The extended resource, e.g. `ResourceName.of("example.com/fpga")`. */
   readonly resource: ResourceName;
+  /** How much of it each pod requests (the limit is set equal). */
   readonly quantity: Quantity;
 }
 
@@ -22,12 +24,12 @@ export interface ContainerResources {
    */
   readonly memory?: Quantity;
   /**
-   * CPU limit.
+   * CPU cap of each container, above the request; set it higher than `cpu` to let bursts use idle cores.
    * @default - equal to `cpu`
    */
   readonly cpuLimit?: Quantity;
   /**
-   * Memory limit.
+   * Memory cap of each container; the container is OOM-killed above it. Above `memory` it may use spare memory.
    * @default - equal to `memory`
    */
   readonly memoryLimit?: Quantity;

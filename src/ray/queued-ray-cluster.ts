@@ -1,6 +1,7 @@
 import { Construct } from 'constructs';
 import { RayWorkload, RayWorkloadProps } from './ray-workload';
 
+/** Settings of a queued RayCluster: the queue, the head and worker groups and their resources (RayWorkloadProps). */
 export interface QueuedRayClusterProps extends RayWorkloadProps {}
 
 /**

@@ -18,6 +18,7 @@ export enum SubmissionMode {
   INTERACTIVE_MODE = 'InteractiveMode',
 }
 
+/** Settings of a queued RayJob: the entrypoint, its runtime environment and lifecycle, beside the queue and the cluster. */
 export interface QueuedRayJobProps extends RayWorkloadProps {
   /** The command `ray job submit` runs, e.g. "python train.py". */
   readonly entrypoint: string;
@@ -47,7 +48,10 @@ export interface QueuedRayJobProps extends RayWorkloadProps {
    * @default 0
    */
   readonly backoffLimit?: number;
-  /** @default SubmissionMode.K8S_JOB_MODE */
+  /**
+   * How KubeRay submits the entrypoint: a submitter Job, over HTTP, or as the head's command.
+   * @default SubmissionMode.K8S_JOB_MODE
+   */
   readonly submissionMode?: SubmissionMode;
   /**
    * Resources of the submitter pod (K8sJobMode). Kueue counts them as the `submitter` PodSet.

@@ -2,6 +2,7 @@ import { Construct } from 'constructs';
 import { RayWorkload, RayWorkloadProps } from './ray-workload';
 import { checkServeConfig, RayServeProps } from './serve-config';
 
+/** Settings of a queued RayService: the Serve applications and the cluster that runs them. */
 export interface QueuedRayServiceProps extends RayWorkloadProps, RayServeProps {}
 
 /**

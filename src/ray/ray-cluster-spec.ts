@@ -47,8 +47,11 @@ export interface HeadGroupOptions extends RayGroupOptions {
 
 /** Service types KubeRay accepts for the head service (spec.headGroupSpec.serviceType). */
 export enum HeadServiceType {
+  /** Reachable inside the cluster only (KubeRay's default). */
   CLUSTER_IP = 'ClusterIP',
+  /** Also on a port of every node. */
   NODE_PORT = 'NodePort',
+  /** Also through the cloud's load balancer, outside the cluster. */
   LOAD_BALANCER = 'LoadBalancer',
 }
 
@@ -62,10 +65,12 @@ export interface WorkerGroupOptions extends RayGroupOptions {
    */
   readonly replicas?: number;
   /**
+   * Fewest workers of the group; the autoscaler never scales below it.
    * @default - equal to replicas (0 for elastic workloads)
    */
   readonly minReplicas?: number;
   /**
+   * Most workers of the group; the autoscaler, or Kueue's elastic scale-up, never goes above it.
    * @default - equal to replicas for fixed gangs; required for elastic workloads
    */
   readonly maxReplicas?: number;
@@ -78,14 +83,19 @@ export interface WorkerGroupOptions extends RayGroupOptions {
 
 /** Autoscaler upscaling modes. */
 export enum UpscalingMode {
+  /** Upscaling is not rate-limited. */
   DEFAULT = 'Default',
+  /** The same as DEFAULT: upscaling is not rate-limited. */
   AGGRESSIVE = 'Aggressive',
+  /** Upscaling is rate-limited: pending workers are at most as many as the workers already running. */
   CONSERVATIVE = 'Conservative',
 }
 
 /** Ray autoscaler versions. */
 export enum AutoscalerVersion {
+  /** The original Ray autoscaler. */
   V1 = 'v1',
+  /** Ray's v2 autoscaler, which scales down idle workers by instance; it needs a Ray image that ships it. */
   V2 = 'v2',
 }
 
@@ -96,9 +106,15 @@ export interface AutoscalingOptions {
    * @default Duration.seconds(60)
    */
   readonly idleTimeout?: Duration;
-  /** @default - Ray's default (UpscalingMode.DEFAULT) */
+  /**
+   * How fast the autoscaler adds workers when tasks wait.
+   * @default - Ray's default (UpscalingMode.DEFAULT)
+   */
   readonly upscalingMode?: UpscalingMode;
-  /** @default - Ray's default for the Ray version */
+  /**
+   * Which Ray autoscaler runs in the head pod.
+   * @default - Ray's default for the Ray version
+   */
   readonly version?: AutoscalerVersion;
   /**
    * Resources of the autoscaler sidecar (Kueue >= 0.19 counts them in the head PodSet).
@@ -106,6 +122,7 @@ export interface AutoscalingOptions {
    */
   readonly resources?: ContainerResources;
   /**
+   * Image of the autoscaler sidecar; set it to pin an autoscaler build apart from Ray's.
    * @default - the head image
    */
   readonly image?: string;

@@ -62,10 +62,10 @@ export interface RayWorkloadProps {
    * @default - on where the KubeRay and Ray versions support it; off otherwise (the default Ray 2.46.0 has no token authentication)
    */
   readonly authentication?: boolean;
-  /** The head group. */
+  /** The head pod: its resources, image and rayStartParams (Kueue counts it as the 'head' PodSet). */
   readonly headGroup: HeadGroupOptions;
   /**
-   * Worker groups; more with addWorkerGroup().
+   * Worker groups, each a PodSet of the gang Kueue admits; more with addWorkerGroup().
    * @default - none
    */
   readonly workerGroups?: WorkerGroupOptions[];
@@ -91,7 +91,9 @@ export interface RayWorkloadProps {
 
 /** One PodSet of a workload's gang, as Kueue counts it. */
 export interface PodSetSummary {
+  /** PodSet name: "head" or the worker group's name. */
   readonly name: string;
+  /** Pods of the PodSet Kueue admits together. */
   readonly count: number;
   /** Requests of one pod, e.g. { cpu: "1", memory: "2Gi" }. */
   readonly perPodRequests: Record<string, string>;
@@ -101,6 +103,7 @@ export interface PodSetSummary {
 
 /** The gang Kueue admits all-or-nothing. */
 export interface GangSummary {
+  /** The PodSets of the gang: the head, then each worker group. */
   readonly podSets: PodSetSummary[];
   /** Total requests, e.g. { cpu: "2.5", memory: "4296Mi" }. */
   readonly totalRequests: Record<string, string>;
@@ -116,6 +119,7 @@ const DEFAULT_RAY_VERSION = '2.46.0';
  * at synth, and the gang as the chosen Kueue version counts it.
  */
 export abstract class RayWorkload extends Construct {
+  /** The Ray object as synthesized: add fields KubeRay accepts that no prop covers with `addJsonPatch`. */
   public readonly apiObject: ApiObject;
   /** Namespace the workload is created in. */
   public readonly namespace: string;

@@ -18,6 +18,7 @@ import { controllerRbac } from './rbac';
 import { ControllerSettings, NAME, ResolvedCertManager } from './settings';
 import { controllerWebhooks } from './webhooks';
 
+/** Settings of the admission controller: its image, namespace, replicas, certificates and the webhooks' reach. */
 export interface AdmissionControllerProps {
   /**
    * The controller image, repository and tag (e.g. "registry.corp.example/cdk8s-kueue-ray/controller:0.1.0").
@@ -139,7 +140,9 @@ export interface AdmissionControllerProps {
 
 /** A ServiceAccount by namespace and name. */
 export interface ServiceAccountReference {
+  /** Namespace of the ServiceAccount. */
   readonly namespace: string;
+  /** Name of the ServiceAccount, e.g. "kueue-controller-manager". */
   readonly name: string;
 }
 
@@ -329,10 +332,15 @@ function resolveSettings(scope: Chart, props: AdmissionControllerProps): Control
  * cert-manager.
  */
 export class AdmissionController extends Chart {
+  /** The namespace the controller runs in (its Deployment, Service, ServiceAccount and certificate Secret). */
   public readonly controllerNamespace: string;
+  /** The controller's Deployment: the webhook server and the reconciler. */
   public readonly deployment: ApiObject;
+  /** The MutatingWebhookConfiguration that defaults Ray objects in queued namespaces (queue label, suspend). */
   public readonly mutatingWebhook: ApiObject;
+  /** The ValidatingWebhookConfiguration that refuses Ray objects the policy rejects, naming the rule and the fix. */
   public readonly validatingWebhook: ApiObject;
+  /** The ClusterRole the controller's ServiceAccount is bound to: what it may read and write across namespaces. */
   public readonly clusterRole: ApiObject;
   /** The cert-manager Certificate of the serving certificate, when `certManager` is set. */
   public readonly certificate?: ApiObject;
