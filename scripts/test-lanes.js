@@ -30,11 +30,16 @@ const NODE_LANE = ['<rootDir>/test/node/', '<rootDir>/test/agreement/'];
 const GATED = ['<rootDir>/test/agreement/', '<rootDir>/test/e2e/', '<rootDir>/test/attack/.*\\.e2e\\.test\\.ts$',
   '<rootDir>/test/cli/check-corpus\\.test\\.ts$', '<rootDir>/test/install/install\\.test\\.ts$'];
 const bare = (patterns) => patterns.map((p) => p.replace('<rootDir>/', ''));
+// Real-node suites that need the rest stage: the network-policy suite's enforcer (kube-router) is built there.
+const NODE_GATED = ['<rootDir>/test/node/network-policy\\.e2e\\.test\\.ts$'];
 
 const lanes = process.env.TEST_LANES === '1'
   ? [{ name: 'all', parts: [{ label: 'every suite', gated: true, args: [] }] }]
   : [
-    { name: 'node', parts: [{ label: 'real node', args: ['test/node/'] }, { label: 'upstream agreement', gated: true, args: ['test/agreement/'] }] },
+    { name: 'node', parts: [
+      { label: 'real node', args: ['test/node/', '--testPathIgnorePatterns', ...NODE_GATED] },
+      { label: 'upstream agreement, network policy', gated: true, args: ['test/agreement/', ...bare(NODE_GATED)] },
+    ] },
     { name: 'rest', parts: [
       { label: 'unit, packages, CLIs', args: ['--testPathIgnorePatterns', ...NODE_LANE, ...GATED] },
       { label: 'every pair', gated: true, args: [...bare(GATED.filter((p) => !NODE_LANE.includes(p))), '--testPathIgnorePatterns', ...NODE_LANE] },

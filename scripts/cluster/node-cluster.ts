@@ -10,6 +10,7 @@
 import { execFileSync } from 'child_process';
 import { createHash } from 'crypto';
 import * as fs from 'fs';
+import * as http from 'http';
 import * as https from 'https';
 import * as path from 'path';
 import { defaultCacheDir } from '../../src/install/release-source';
@@ -21,6 +22,10 @@ import { alive, assertRunning, logPath, processesOf, recorded, startIn } from '.
 export const K8S_VERSION = process.env.K8S_VERSION ?? 'v1.34.1';
 const ETCD_VERSION = process.env.ETCD_VERSION ?? 'v3.6.4';
 const DISTRIBUTION_VERSION = 'v3.1.2';
+/** kube-router, the opt-in NetworkPolicy enforcer (scripts/testcluster/build.sh pins it: KUBE_ROUTER_VERSION). */
+export const KUBE_ROUTER_VERSION = process.env.KUBE_ROUTER_VERSION ?? 'v2.1.0';
+/** kube-router's health port (its default), on every address of the node's namespace. */
+const KUBE_ROUTER_HEALTH_PORT = 20244;
 export const NODE_NAME = 'cdk8s-kueue-ray-node';
 
 /** The project's cache dir (CDK8S_KUEUE_RAY_CACHE or ~/.cache/cdk8s-kueue-ray), the one the installs and the test build use. */
@@ -36,6 +41,19 @@ export function stateDir(name: string): string {
 export interface NodeImage {
   readonly reference: string;
   readonly archive: string;
+}
+
+export interface NodeUpOptions {
+  readonly images: NodeImage[];
+  /** The pid whose death makes the node reapable (none: kept until `down`). */
+  readonly owner?: number;
+  readonly log?: (line: string) => void;
+  /**
+   * Enforce NetworkPolicies: start kube-router's network-policy controller in the node's namespace, and
+   * return once it is healthy. Test-only (the network-policy suite): see startNetworkPolicy.
+   * @default false (the CNI bridge enforces none, as every other suite runs)
+   */
+  readonly networkPolicy?: boolean;
 }
 
 export interface NodeState {
@@ -97,7 +115,7 @@ function makeCgroupRoot(root: string): void {
 
 export class NodeCluster {
   /** Brings the node up in `<cache>/nodes/<name>`; `owner` is the pid whose death makes it reapable (none: kept until `down`). */
-  static async up(name: string, opts: { images: NodeImage[]; owner?: number; log?: (line: string) => void }): Promise<NodeState> {
+  static async up(name: string, opts: NodeUpOptions): Promise<NodeState> {
     if (process.getuid?.() !== 0) throw new Error('the node cluster needs root (network namespaces, mounts, cgroups)');
     NodeCluster.reapOrphans();
     const dir = stateDir(name);
@@ -119,7 +137,7 @@ export class NodeCluster {
     const cgroupRoot = `/ckr-${name}`;
     fs.writeFileSync(path.join(dir, 'network.json'), JSON.stringify({ network, cgroupRoot }));
     try {
-      return await NodeCluster.boot(name, dir, network, cgroupRoot, opts.images, phase, timings, t0, log);
+      return await NodeCluster.boot(name, dir, network, cgroupRoot, opts.images, phase, timings, t0, log, opts.networkPolicy ?? false);
     } catch (e) {
       throw new Error(`${(e as Error).message}\n(the node's logs are in ${path.join(dir, 'logs')}; \`npm run cluster -- down\` removes it)`);
     }
@@ -127,7 +145,7 @@ export class NodeCluster {
 
   private static async boot(name: string, dir: string, network: NodeNetwork, cgroupRoot: string, images: NodeImage[],
     phase: <T>(what: string, fn: () => Promise<T> | T) => Promise<T>, timings: Record<string, number>, t0: number,
-    log: (l: string) => void): Promise<NodeState> {
+    log: (l: string) => void, networkPolicy: boolean): Promise<NodeState> {
     const ns = network.netns;
     const server = `https://${network.nodeIp}:6443`;
     await phase('network', () => createNetwork(network));
@@ -207,6 +225,7 @@ export class NodeCluster {
         return d?.status?.availableReplicas >= 1;
       }, 120000, 500);
     });
+    if (networkPolicy) await phase('kube-router', () => startNetworkPolicy(dir, network, kubeconfigs.admin));
     timings.total = (Date.now() - t0) / 1000;
     const state: NodeState = { name, dir, network, kubeconfig: path.join(dir, 'admin.kubeconfig'), server, cgroupRoot, timings };
     fs.writeFileSync(path.join(dir, 'state.json'), JSON.stringify(state, null, 2));
@@ -297,6 +316,43 @@ export class NodeCluster {
       if (owner !== 'none' && !(Number(owner) && alive(Number(owner)))) NodeCluster.down(name);
     }
   }
+}
+
+/**
+ * The NetworkPolicy enforcer: kube-router's network-policy controller alone (no routing, no service proxy,
+ * no CNI, no BGP, metrics off), inside the node's network namespace, so its iptables chains and ipsets
+ * live and die with it. TEST-ONLY, never shipped: kube-router v2.1.0 has reported security flaws; it runs
+ * only here, for the network-policy suite, and only when NodeCluster.up is asked (networkPolicy).
+ *
+ * It uses the same iptables backend as the node's kube-proxy: both run the `iptables` of PATH (Debian's
+ * alternatives, iptables-nft here), so their rules sit in the same tables; the check below refuses to go on
+ * if kube-proxy's chains are not where kube-router will write. It reaches the API server with the admin
+ * client certificate: acceptable for a test-only component in a throw-away cluster (it needs to read pods,
+ * namespaces, NetworkPolicies and nodes, and nothing else of the cluster is at stake).
+ */
+async function startNetworkPolicy(dir: string, network: NodeNetwork, kubeconfig: string): Promise<void> {
+  const inNs = (cmd: string, ...args: string[]) => execFileSync('nsenter', [`--net=/var/run/netns/${network.netns}`, '--', cmd, ...args],
+    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const backend = /\((nf_tables|legacy)\)/.exec(inNs('iptables', '--version'))?.[1];
+  await waitFor('kube-proxy\'s chains (KUBE-SERVICES)', () => inNs('iptables-save', '-t', 'nat').includes(':KUBE-SERVICES'), 60000, 500);
+  fs.writeFileSync(path.join(dir, 'kube-router-backend'), `${backend}\n`);
+  startIn(dir, network.netns, 'kube-router', bin(`kube-router-${KUBE_ROUTER_VERSION}`), [
+    `--kubeconfig=${kubeconfig}`, `--hostname-override=${NODE_NAME}`,
+    '--run-firewall=true', '--run-router=false', '--run-service-proxy=false', '--run-loadbalancer=false',
+    '--enable-cni=false', '--enable-ibgp=false', '--enable-overlay=false', '--enable-pprof=false',
+    '--metrics-port=0', `--health-port=${KUBE_ROUTER_HEALTH_PORT}`, `--service-cluster-ip-range=${network.serviceCidr}`,
+    '--iptables-sync-period=5m', '--v=1',
+  ]);
+  await waitFor('kube-router healthy (its network-policy controller synced)', async () => {
+    assertRunning(dir, 'kube-router');
+    const ok = await new Promise<boolean>((resolve) => {
+      const req = http.get(`http://${network.nodeIp}:${KUBE_ROUTER_HEALTH_PORT}/healthz`, (res) => { res.resume(); resolve(res.statusCode === 200); });
+      req.on('error', () => resolve(false));
+      req.setTimeout(2000, () => { req.destroy(); resolve(false); });
+    });
+    // Healthy once its first full sync wrote the top-level chain into the filter table.
+    return ok && inNs('iptables-save', '-t', 'filter').includes(':KUBE-ROUTER-FORWARD');
+  }, 120000, 500);
 }
 
 /**

@@ -12,7 +12,9 @@
 #   ONLY=promtool scripts/testcluster/build.sh   # just promtool and prometheus (QueueObservability's tests)
 #   STAGE=first scripts/testcluster/build.sh     # what the first suites need: the control plane, the node,
 #                                                # the first (default) Kueue and KubeRay, Prometheus' binaries
-#   STAGE=rest scripts/testcluster/build.sh      # the other versions, the KubeRay oracles, the rendered releases
+#   STAGE=rest scripts/testcluster/build.sh      # the other versions, the KubeRay oracles, the rendered releases,
+#                                                # kube-router (the network-policy suite's enforcer)
+#   ONLY=kube-router scripts/testcluster/build.sh  # just kube-router
 # npm test builds the first stage, then the rest in the background while the suites that need only the
 # first stage run (scripts/test-lanes.js). CI_TIMINGS=FILE appends each built piece's seconds to FILE.
 set -uo pipefail
@@ -249,6 +251,22 @@ prometheus_operator_build() {
   wrapper_build "$d" "$M" "$v" "$M/cmd/prometheus-config-reloader" "$BIN/prometheus-config-reloader-$v" "$ld"
   wrapper_build "$d" "$M" "$v" "$M/cmd/operator" "$BIN/prometheus-operator-$v" "$ld" # last: build_one checks this one
 }
+# kube-router's network-policy controller: the real node's NetworkPolicy enforcer, for the network-policy suite
+# only (test/node/network-policy.e2e.test.ts; NodeCluster.up's networkPolicy option). Test-only, never shipped:
+# v2.1.0 has reported security flaws, and it runs only inside the node's own network namespace. Built in the
+# rest stage: the first suites never need it.
+KUBE_ROUTER_VERSION="${KUBE_ROUTER_VERSION:-v2.1.0}"
+kube_router_build() {
+  local v="$KUBE_ROUTER_VERSION" M=github.com/cloudnativelabs/kube-router/v2
+  wrapper_build "$WORK/kube-router-$v" "$M" "$v" "$M/cmd/kube-router" "$BIN/kube-router-$v" "-X $M/pkg/version.Version=$v"
+}
+if [ "${ONLY:-}" = kube-router ]; then
+  echo "cdk8s-kueue-ray kube-router: building into $BIN (Go $(go env GOVERSION), proxy $(go env GOPROXY))"
+  rc=0; build_one "kube-router $KUBE_ROUTER_VERSION" "$BIN/kube-router-$KUBE_ROUTER_VERSION" kube_router_build || rc=1
+  mv "$REPORT.tmp" "$REPORT.kube-router"
+  echo "report: $REPORT.kube-router"
+  exit $rc
+fi
 if [ "${ONLY:-}" = promtool ]; then
   echo "cdk8s-kueue-ray promtool: building into $BIN (Go $(go env GOVERSION), proxy $(go env GOPROXY))"
   rc=0; build_one "promtool $PROMETHEUS_MODULE_VERSION" "$BIN/promtool-$PROMETHEUS_MODULE_VERSION" promtool_build || rc=1
@@ -310,7 +328,10 @@ if [ "$STAGE" != first ]; then
   ( ok=1; for v in ${KUEUE_VERSIONS#"$FIRST_KUEUE"}; do build_one "kueue $v" "$BIN/kueue-$v" kueue_build "$v" || ok=0; done
     build_one "kustomize $KUSTOMIZE_VERSION" "$BIN/kustomize-$KUSTOMIZE_VERSION" kustomize_build || true ) & a=$!
   ( for v in ${KUBERAY_VERSIONS#"$FIRST_KUBERAY"}; do build_one "kuberay $v" "$BIN/kuberay-operator-$v" kuberay_build "$v" || true; done
-    kv_fail=0; build_kuberay_validate; exit $kv_fail ) & b=$!
+    kv_fail=0; build_kuberay_validate
+    # The network-policy suite's enforcer: a failure is reported, and that suite fails in CI for want of it.
+    build_one "kube-router $KUBE_ROUTER_VERSION" "$BIN/kube-router-$KUBE_ROUTER_VERSION" kube_router_build || true
+    exit $kv_fail ) & b=$!
   wait $a || true
   wait $b || kv_fail=1
   for v in $KUEUE_VERSIONS; do [ -x "$BIN/kueue-$v" ] && kueue_ok=1; done

@@ -27,4 +27,7 @@ test('every suite runs in exactly one lane part, and the e2e suites wait for the
   // Every suite that starts a test control plane on every pair is in a gated part.
   const e2e = all.filter((f) => f.startsWith('test/e2e/') || f.startsWith('test/agreement/') || /^test\/attack\/.*\.e2e\.test\.ts$/.test(f));
   expect(e2e.filter((f) => !seen.get(f)![0].endsWith('(gated)'))).toEqual([]);
+  // The network-policy suite's enforcer (kube-router) comes from the rest stage: gated, in the node lane's second part.
+  expect(seen.get('test/node/network-policy.e2e.test.ts')).toEqual(['node: upstream agreement, network policy (gated)']);
+  expect(seen.get('test/node/guide.e2e.test.ts')).toEqual(['node: real node']);
 }, 60000);
