@@ -1,9 +1,10 @@
 /**
  * The capability table: what each supported Kueue and KubeRay version can do.
  *
- * One file, pure data, in the manner of Kueue's pkg/features/kube_features.go: each version fact is a
- * named capability, set per supported version, and FIRST_KUEUE_VERSION / FIRST_KUBERAY_VERSION give the
- * upstream version where it starts (for "needs >= vX" messages). The facts come from the upstream
+ * One file, pure data, keyed by feature in the manner of Kueue's pkg/features/kube_features.go: each version
+ * fact is a named capability stated once, with the upstream version it starts in and any later steps
+ * (KUEUE_FEATURES, KUBERAY_FEATURES). Each supported version's capabilities and FIRST_KUEUE_VERSION /
+ * FIRST_KUBERAY_VERSION (for "needs >= vX" messages) are read from those steps. The facts come from the upstream
  * sources at each tag (Kueue pkg/controller/jobs/ray*, pkg/controller/jobframework, pkg/features;
  * KubeRay ray-operator/apis and ray-operator/controllers/ray/utils/validation.go). Constructs, the
  * webhook and the preview read it through `kueueCapabilities()` / `kubeRayCapabilities()`; nothing
@@ -260,226 +261,236 @@ export interface KubeRayCapabilities {
   readonly operatorImage: string;
 }
 
+/**
+ * One step of a feature: from `version` (an upstream release) on, the feature has `value`, until a later step.
+ * As in Kueue's kube_features.go ({Version, Default, PreRelease}), a feature backed by an upstream gate also gives the
+ * gate's pre-release stage at that step; `value` is then what the policy assumes with the gate at its default.
+ */
+export interface FeatureStep<T> {
+  readonly version: string;
+  readonly value: T;
+  readonly preRelease?: 'Alpha' | 'Beta' | 'GA';
+}
+
+/** Each capability's steps, oldest first; the first step is at BEFORE_ANY, the value before any modelled version. */
+export type FeatureTable<C> = { readonly [K in keyof C]-?: readonly FeatureStep<C[K]>[] };
+
+/** The version of a feature's first step: its value before any modelled version. */
+const BEFORE_ANY = 'v0.0.0';
+
+/** Kueue's capabilities other than the version itself. */
+type KueueFeatures = Omit<KueueCapabilities, 'version'>;
+/** KubeRay's capabilities other than those set per version (the version, its image, why it is not run). */
+type KubeRayFeatures = Omit<KubeRayCapabilities, 'version' | 'notRunBecause' | 'operatorImage'>;
+
 const V1BETA1_BORROW = ['Borrow', 'TryNextFlavor'];
 const V1BETA1_PREEMPT = ['Preempt', 'TryNextFlavor'];
 const V1BETA2_BORROW = ['MayStopSearch', 'TryNextFlavor'];
 const V1BETA2_PREEMPT = ['MayStopSearch', 'TryNextFlavor'];
-// The Ray kinds with a MultiKueue adapter: RayJob and RayCluster from v0.14, RayService added in v0.17.
-const MULTIKUEUE_RAY_KINDS_014: readonly RayKindName[] = ['RayJob', 'RayCluster'];
-const MULTIKUEUE_RAY_KINDS_017: readonly RayKindName[] = [...MULTIKUEUE_RAY_KINDS_014, 'RayService'];
 const RBAC_014: MultiKueueWorkerRbac = { objectVerbs: ['create', 'patch', 'delete', 'get', 'list', 'watch'],
   workloadStatusVerbs: ['get', 'patch', 'update'], queueVerbs: [] };
 const RBAC_017: MultiKueueWorkerRbac = { objectVerbs: ['create', 'update', 'patch', 'delete', 'get', 'list', 'watch'],
   workloadStatusVerbs: ['get', 'patch', 'update'], queueVerbs: [] };
 const RBAC_019: MultiKueueWorkerRbac = { ...RBAC_017, queueVerbs: ['get', 'list', 'watch'] };
-// MultiKueue is not offered on 0.13.4: its adapters are not in the pinned modules this library was checked against.
-const NO_MULTIKUEUE = {
-  multiKueueRayKinds: [] as readonly RayKindName[], multiKueueElasticRayCluster: false, multiKueueMaxClusters: 10, multiKueueWorkerRbac: RBAC_014,
+
+/**
+ * The Kueue features, each stated once. A step's version is the upstream release where the value starts when this
+ * library checked it (every version a "needs >= vX" message names is one); a step marked "first modelled" starts at the
+ * first supported version where the value was read, the releases between it and the previous supported one unchecked.
+ */
+export const KUEUE_FEATURES: FeatureTable<KueueFeatures> = {
+  // The v1beta2 API (with its CRD conversion webhook) and the v1beta2 Configuration arrive in 0.16.
+  apiVersion: [{ version: BEFORE_ANY, value: 'kueue.x-k8s.io/v1beta1' }, { version: 'v0.16.0', value: 'kueue.x-k8s.io/v1beta2' }],
+  cohortField: [{ version: BEFORE_ANY, value: 'cohort' }, { version: 'v0.16.0', value: 'cohortName' }],
+  whenCanBorrowValues: [{ version: BEFORE_ANY, value: V1BETA1_BORROW }, { version: 'v0.16.0', value: V1BETA2_BORROW }],
+  whenCanPreemptValues: [{ version: BEFORE_ANY, value: V1BETA1_PREEMPT }, { version: 'v0.16.0', value: V1BETA2_PREEMPT }],
+  conversionWebhook: [{ version: BEFORE_ANY, value: false }, { version: 'v0.16.0', value: true }],
+  admissionChecksField: [{ version: BEFORE_ANY, value: 'admissionChecks' }, { version: 'v0.16.0', value: 'admissionChecksStrategy' }],
+  fairSharingSwitch: [{ version: BEFORE_ANY, value: 'enable-field' }, { version: 'v0.16.0', value: 'presence' }],
+  waitForPodsReady: [{ version: BEFORE_ANY, value: 'enable-field' }, { version: 'v0.16.0', value: 'presence' },
+    { version: 'v0.19.0', value: 'default-on' }],
+  // ElasticJobsViaWorkloadSlices: Alpha and off from 0.13, Beta and on from 0.18.
+  elasticGateDefaultOn: [{ version: BEFORE_ANY, value: false, preRelease: 'Alpha' }, { version: 'v0.18.0', value: true, preRelease: 'Beta' }],
+  elasticRayCluster: [{ version: BEFORE_ANY, value: false }, { version: 'v0.14.0', value: true }],
+  elasticRayJob: [{ version: BEFORE_ANY, value: 'none' }, { version: 'v0.14.7', value: 'short-term' }, { version: 'v0.15.4', value: 'top-level' }],
+  elasticRayService: [{ version: BEFORE_ANY, value: false }, { version: 'v0.14.0', value: true }],
+  refusesAutoscaling: [{ version: BEFORE_ANY, value: true }, { version: 'v0.14.0', value: false }],
+  rayServiceQueueing: [{ version: BEFORE_ANY, value: 'through-raycluster' }, { version: 'v0.17.0', value: 'native' }],
+  rayServiceTopLevelSuspend: [{ version: BEFORE_ANY, value: false }],
+  // ≤0.17 the webhook caps worker groups at 7; ≥0.18 it caps workers+1 at maxPodSets.
+  maxPodSets: [{ version: BEFORE_ANY, value: 8 }, { version: 'v0.18.0', value: 18 }],
+  workerGroupCapStyle: [{ version: BEFORE_ANY, value: 'seven-workers' }, { version: 'v0.18.0', value: 'workers-plus-head' }],
+  countsSidecarSubmitter: [{ version: BEFORE_ANY, value: false }, { version: 'v0.17.7', value: true }],
+  countsRedisCleanup: [{ version: BEFORE_ANY, value: false }, { version: 'v0.17.6', value: true }],
+  countsAutoscalerSidecar: [{ version: BEFORE_ANY, value: false }, { version: 'v0.19.0', value: true }],
+  countsHistoryServerCollector: [{ version: BEFORE_ANY, value: false }],
+  // Backported to 0.13.7 (so 0.13.4 still refuses clusterSelector outright); 0.14.0-0.14.7 not checked.
+  rayJobClusterSelectorRules: [{ version: BEFORE_ANY, value: false }, { version: 'v0.13.7', value: true }],
+  // First modelled: the KubeRay Kueue builds and e2e-tests against moved between 0.14.8 and 0.17.0.
+  testedKubeRay: [{ version: BEFORE_ANY, value: 'v1.4.2' }, { version: 'v0.17.0', value: 'v1.6.2' }],
+  queueNameAnnotation: [{ version: BEFORE_ANY, value: true }, { version: 'v0.15.0', value: false }],
+  prebuiltWorkloadAnnotation: [{ version: BEFORE_ANY, value: false }, { version: 'v0.18.0', value: true, preRelease: 'Beta' }],
+  // MultiKueue is not offered on 0.13.4: its adapters are not in the pinned modules this library was checked against;
+  // RayJob and RayCluster from the first pinned version whose adapters were checked, RayService added in 0.17.
+  multiKueueRayKinds: [{ version: BEFORE_ANY, value: [] }, { version: 'v0.14.8', value: ['RayJob', 'RayCluster'] },
+    { version: 'v0.17.0', value: ['RayJob', 'RayCluster', 'RayService'] }],
+  // Checked at v0.19.2 only.
+  multiKueueElasticRayCluster: [{ version: BEFORE_ANY, value: false }, { version: 'v0.19.2', value: true }],
+  // First modelled.
+  multiKueueMaxClusters: [{ version: BEFORE_ANY, value: 10 }, { version: 'v0.17.0', value: 20 }],
+  // First modelled: as Kueue's own MultiKueue e2e grants it at the tag.
+  multiKueueWorkerRbac: [{ version: BEFORE_ANY, value: RBAC_014 }, { version: 'v0.17.0', value: RBAC_017 }, { version: 'v0.19.0', value: RBAC_019 }],
+  schedulingEquivalenceHashing: [{ version: BEFORE_ANY, value: false }, { version: 'v0.17.0', value: false, preRelease: 'Beta' },
+    { version: 'v0.18.0', value: true, preRelease: 'Beta' }],
+  // Also in 0.15.5+ and 0.16.2+ (backports); not in 0.16.0-0.16.1, which this linear table does not model.
+  batchedInadmissibleRequeue: [{ version: BEFORE_ANY, value: false }, { version: 'v0.15.5', value: true }],
+  // ValidateRayAndSparkJobUpdates, on by default from 0.18.
+  rayClusterAutoscalingNamesAnnotation: [{ version: BEFORE_ANY, value: false }, { version: 'v0.18.0', value: true }],
+  validatesUpdateOfFormerlyQueued: [{ version: BEFORE_ANY, value: false }, { version: 'v0.18.0', value: true }],
+  priorityClassUpdate: [{ version: BEFORE_ANY, value: 'immutable-while-running' }, { version: 'v0.15.0', value: 'no-add-while-running' }],
+  refusesMultiKueueElasticAutoscaling: [{ version: BEFORE_ANY, value: false }, { version: 'v0.19.0', value: true }],
+  // The AdmissionGatedBy gate: none before 0.17, Alpha and off at 0.17, Beta and on from 0.19.
+  admissionGatedBy: [{ version: BEFORE_ANY, value: false }, { version: 'v0.17.0', value: false, preRelease: 'Alpha' },
+    { version: 'v0.19.0', value: true, preRelease: 'Beta' }],
+  // TopologyAwareScheduling Alpha and off before 0.14; TASMultiLayerTopology Alpha and off at 0.17, Beta and on from 0.19.
+  tasAnnotations: [{ version: BEFORE_ANY, value: 'none' }, { version: 'v0.14.0', value: 'slice' },
+    { version: 'v0.17.0', value: 'multi-layer-gated', preRelease: 'Alpha' }, { version: 'v0.19.0', value: 'multi-layer', preRelease: 'Beta' }],
+  tasRayClusterWorkersNeedPodSets: [{ version: BEFORE_ANY, value: false }, { version: 'v0.19.0', value: true }],
 };
 
-const KUEUE: Record<string, KueueCapabilities> = {
-  'v0.13.4': {
-    version: 'v0.13.4', apiVersion: 'kueue.x-k8s.io/v1beta1', cohortField: 'cohort',
-    whenCanBorrowValues: V1BETA1_BORROW, whenCanPreemptValues: V1BETA1_PREEMPT, conversionWebhook: false,
-    elasticGateDefaultOn: false, elasticRayCluster: false, elasticRayJob: 'none',
-    rayServiceQueueing: 'through-raycluster', rayServiceTopLevelSuspend: false, elasticRayService: false,
-    maxPodSets: 8, workerGroupCapStyle: 'seven-workers',
-    countsSidecarSubmitter: false, countsRedisCleanup: false, countsAutoscalerSidecar: false, countsHistoryServerCollector: false,
-    // The clusterSelector rules were backported to 0.13.7, so 0.13.4 still refuses clusterSelector outright.
-    rayJobClusterSelectorRules: false, testedKubeRay: 'v1.4.2',
-    queueNameAnnotation: true, prebuiltWorkloadAnnotation: false,
-    admissionChecksField: 'admissionChecks', ...NO_MULTIKUEUE,
-    schedulingEquivalenceHashing: false,
-    batchedInadmissibleRequeue: false,
-    refusesAutoscaling: true, rayClusterAutoscalingNamesAnnotation: false, validatesUpdateOfFormerlyQueued: false,
-    priorityClassUpdate: 'immutable-while-running', refusesMultiKueueElasticAutoscaling: false,
-    admissionGatedBy: false,
-    // TopologyAwareScheduling is Alpha and off by default before 0.14 (kube_features.go at 0.14.8), so no TAS checks.
-    tasAnnotations: 'none', tasRayClusterWorkersNeedPodSets: false,
-    waitForPodsReady: 'enable-field', fairSharingSwitch: 'enable-field',
-  },
-  'v0.14.8': {
-    version: 'v0.14.8', apiVersion: 'kueue.x-k8s.io/v1beta1', cohortField: 'cohort',
-    whenCanBorrowValues: V1BETA1_BORROW, whenCanPreemptValues: V1BETA1_PREEMPT, conversionWebhook: false,
-    elasticGateDefaultOn: false, elasticRayCluster: true, elasticRayJob: 'short-term',
-    rayServiceQueueing: 'through-raycluster', rayServiceTopLevelSuspend: false, elasticRayService: true,
-    maxPodSets: 8, workerGroupCapStyle: 'seven-workers',
-    countsSidecarSubmitter: false, countsRedisCleanup: false, countsAutoscalerSidecar: false, countsHistoryServerCollector: false,
-    rayJobClusterSelectorRules: true, testedKubeRay: 'v1.4.2',
-    queueNameAnnotation: true, prebuiltWorkloadAnnotation: false,
-    admissionChecksField: 'admissionChecks', multiKueueRayKinds: MULTIKUEUE_RAY_KINDS_014,
-    multiKueueElasticRayCluster: false, multiKueueMaxClusters: 10, multiKueueWorkerRbac: RBAC_014,
-    schedulingEquivalenceHashing: false,
-    batchedInadmissibleRequeue: false,
-    refusesAutoscaling: false, rayClusterAutoscalingNamesAnnotation: false, validatesUpdateOfFormerlyQueued: false,
-    priorityClassUpdate: 'immutable-while-running', refusesMultiKueueElasticAutoscaling: false,
-    admissionGatedBy: false,
-    tasAnnotations: 'slice', tasRayClusterWorkersNeedPodSets: false,
-    waitForPodsReady: 'enable-field', fairSharingSwitch: 'enable-field',
-  },
-  'v0.17.0': {
-    version: 'v0.17.0', apiVersion: 'kueue.x-k8s.io/v1beta2', cohortField: 'cohortName',
-    whenCanBorrowValues: V1BETA2_BORROW, whenCanPreemptValues: V1BETA2_PREEMPT, conversionWebhook: true,
-    elasticGateDefaultOn: false, elasticRayCluster: true, elasticRayJob: 'top-level',
-    rayServiceQueueing: 'native', rayServiceTopLevelSuspend: false, elasticRayService: true,
-    maxPodSets: 8, workerGroupCapStyle: 'seven-workers',
-    // SidecarMode submitter accounting arrived in 0.17.7, Redis cleanup in 0.17.6: 0.17.0 under-counts both.
-    countsSidecarSubmitter: false, countsRedisCleanup: false, countsAutoscalerSidecar: false, countsHistoryServerCollector: false,
-    rayJobClusterSelectorRules: true, testedKubeRay: 'v1.6.2',
-    queueNameAnnotation: false, prebuiltWorkloadAnnotation: false,
-    admissionChecksField: 'admissionChecksStrategy', multiKueueRayKinds: MULTIKUEUE_RAY_KINDS_017,
-    multiKueueElasticRayCluster: false, multiKueueMaxClusters: 20, multiKueueWorkerRbac: RBAC_017,
-    schedulingEquivalenceHashing: false,
-    batchedInadmissibleRequeue: true,
-    refusesAutoscaling: false, rayClusterAutoscalingNamesAnnotation: false, validatesUpdateOfFormerlyQueued: false,
-    priorityClassUpdate: 'no-add-while-running', refusesMultiKueueElasticAutoscaling: false,
-    admissionGatedBy: false,
-    tasAnnotations: 'multi-layer-gated', tasRayClusterWorkersNeedPodSets: false,
-    waitForPodsReady: 'presence', fairSharingSwitch: 'presence',
-  },
-  'v0.17.8': {
-    version: 'v0.17.8', apiVersion: 'kueue.x-k8s.io/v1beta2', cohortField: 'cohortName',
-    whenCanBorrowValues: V1BETA2_BORROW, whenCanPreemptValues: V1BETA2_PREEMPT, conversionWebhook: true,
-    elasticGateDefaultOn: false, elasticRayCluster: true, elasticRayJob: 'top-level',
-    rayServiceQueueing: 'native', rayServiceTopLevelSuspend: false, elasticRayService: true,
-    maxPodSets: 8, workerGroupCapStyle: 'seven-workers',
-    countsSidecarSubmitter: true, countsRedisCleanup: true, countsAutoscalerSidecar: false, countsHistoryServerCollector: false,
-    rayJobClusterSelectorRules: true, testedKubeRay: 'v1.6.2',
-    queueNameAnnotation: false, prebuiltWorkloadAnnotation: false,
-    admissionChecksField: 'admissionChecksStrategy', multiKueueRayKinds: MULTIKUEUE_RAY_KINDS_017,
-    multiKueueElasticRayCluster: false, multiKueueMaxClusters: 20, multiKueueWorkerRbac: RBAC_017,
-    schedulingEquivalenceHashing: false,
-    batchedInadmissibleRequeue: true,
-    refusesAutoscaling: false, rayClusterAutoscalingNamesAnnotation: false, validatesUpdateOfFormerlyQueued: false,
-    priorityClassUpdate: 'no-add-while-running', refusesMultiKueueElasticAutoscaling: false,
-    admissionGatedBy: false,
-    tasAnnotations: 'multi-layer-gated', tasRayClusterWorkersNeedPodSets: false,
-    waitForPodsReady: 'presence', fairSharingSwitch: 'presence',
-  },
-  'v0.19.2': {
-    version: 'v0.19.2', apiVersion: 'kueue.x-k8s.io/v1beta2', cohortField: 'cohortName',
-    whenCanBorrowValues: V1BETA2_BORROW, whenCanPreemptValues: V1BETA2_PREEMPT, conversionWebhook: true,
-    elasticGateDefaultOn: true, elasticRayCluster: true, elasticRayJob: 'top-level',
-    rayServiceQueueing: 'native', rayServiceTopLevelSuspend: false, elasticRayService: true,
-    maxPodSets: 18, workerGroupCapStyle: 'workers-plus-head',
-    countsSidecarSubmitter: true, countsRedisCleanup: true, countsAutoscalerSidecar: true, countsHistoryServerCollector: false,
-    rayJobClusterSelectorRules: true, testedKubeRay: 'v1.6.2',
-    queueNameAnnotation: false, prebuiltWorkloadAnnotation: true,
-    admissionChecksField: 'admissionChecksStrategy', multiKueueRayKinds: MULTIKUEUE_RAY_KINDS_017,
-    multiKueueElasticRayCluster: true, multiKueueMaxClusters: 20, multiKueueWorkerRbac: RBAC_019,
-    schedulingEquivalenceHashing: true,
-    batchedInadmissibleRequeue: true,
-    refusesAutoscaling: false, rayClusterAutoscalingNamesAnnotation: true, validatesUpdateOfFormerlyQueued: true,
-    priorityClassUpdate: 'no-add-while-running', refusesMultiKueueElasticAutoscaling: true,
-    admissionGatedBy: true,
-    tasAnnotations: 'multi-layer', tasRayClusterWorkersNeedPodSets: true,
-    waitForPodsReady: 'default-on', fairSharingSwitch: 'presence',
-  },
+/** The KubeRay features, each stated once; step versions as for KUEUE_FEATURES. */
+export const KUBERAY_FEATURES: FeatureTable<KubeRayFeatures> = {
+  submissionModes: [{ version: BEFORE_ANY, value: ['K8sJobMode', 'HTTPMode', 'InteractiveMode'] },
+    { version: 'v1.5.0', value: ['K8sJobMode', 'HTTPMode', 'InteractiveMode', 'SidecarMode'] }],
+  deletionField: [{ version: BEFORE_ANY, value: 'deletionPolicy' }, { version: 'v1.5.0', value: 'deletionStrategy' }],
+  rayServiceManagedBy: [{ version: BEFORE_ANY, value: false }, { version: 'v1.6.0', value: true }],
+  // kuberay#4686 (1.5-1.6; the RayService pair notes name v1.5.2 and v1.6.1+); 1.7 applies it only at creation (kuberay#4841).
+  rayServiceSuspendSync: [{ version: BEFORE_ANY, value: false }, { version: 'v1.5.0', value: true }, { version: 'v1.7.0', value: false }],
+  rayServiceSuspend: [{ version: BEFORE_ANY, value: false }, { version: 'v1.7.0', value: true }],
+  preRunningDeadline: [{ version: BEFORE_ANY, value: false }, { version: 'v1.6.0', value: true }],
+  deletionGateDefaultOn: [{ version: BEFORE_ANY, value: false }, { version: 'v1.6.0', value: true }],
+  // The kai-scheduler plugin is new in KubeRay 1.5.
+  batchSchedulers: [{ version: BEFORE_ANY, value: ['volcano', 'yunikorn', 'scheduler-plugins'] },
+    { version: 'v1.5.0', value: ['volcano', 'yunikorn', 'scheduler-plugins', 'kai-scheduler'] }],
+  rayServiceUpgradeTypes: [{ version: BEFORE_ANY, value: ['NewCluster', 'None'] },
+    { version: 'v1.5.0', value: ['NewClusterWithIncrementalUpgrade', 'NewCluster', 'None'] }],
+  refusesMinAboveMax: [{ version: BEFORE_ANY, value: false }, { version: 'v1.6.0', value: true }],
+  clusterSelectorNeedsClusterKey: [{ version: BEFORE_ANY, value: false }, { version: 'v1.5.0', value: true }],
+  autoscalerV2EnvNeedsAutoscaling: [{ version: BEFORE_ANY, value: false }, { version: 'v1.5.0', value: true }],
+  groupResourcesAndLabels: [{ version: BEFORE_ANY, value: false }, { version: 'v1.5.0', value: true }],
+  authOptions: [{ version: BEFORE_ANY, value: 'none' }, { version: 'v1.5.0', value: 'token' }, { version: 'v1.6.0', value: 'token-k8s' }],
+  rayServiceExtras: [{ version: BEFORE_ANY, value: false }, { version: 'v1.5.0', value: true }],
+  rayClusterUpgradeStrategy: [{ version: BEFORE_ANY, value: false }, { version: 'v1.6.0', value: true }],
+  idleTimeoutChecks: [{ version: BEFORE_ANY, value: false }, { version: 'v1.6.0', value: true }],
+  // RayServiceIncrementalUpgrade: Alpha and off before 1.7, Beta and on in 1.7.
+  incrementalUpgradeGateDefaultOn: [{ version: BEFORE_ANY, value: false, preRelease: 'Alpha' },
+    { version: 'v1.7.0', value: true, preRelease: 'Beta' }],
+  workerGroupPriority: [{ version: BEFORE_ANY, value: false }, { version: 'v1.7.0', value: true }],
+  gcsStorageBackend: [{ version: BEFORE_ANY, value: false }, { version: 'v1.7.0', value: true }],
+  managedAutoscalerEnv: [{ version: BEFORE_ANY, value: false }, { version: 'v1.7.0', value: true }],
+  alphaGatedFields: [{ version: BEFORE_ANY, value: {} }, { version: 'v1.7.0', value: { historyServerOptions: 'RayClusterHistoryServer',
+    networkPolicy: 'RayClusterNetworkPolicy', tlsOptions: 'RayClusterMTLS',
+    'gcsFaultToleranceOptions.backend': 'GCSFaultToleranceEmbeddedStorage' } }],
+  historyServerCollector: [{ version: BEFORE_ANY, value: false }, { version: 'v1.7.0', value: true }],
 };
 
-// The kai-scheduler plugin is new in KubeRay 1.5.
-const BATCH_SCHEDULERS_14 = ['volcano', 'yunikorn', 'scheduler-plugins'];
-const BATCH_SCHEDULERS_15 = [...BATCH_SCHEDULERS_14, 'kai-scheduler'];
-
-const KUBERAY: Record<string, KubeRayCapabilities> = {
-  'v1.4.2': {
-    version: 'v1.4.2', submissionModes: ['K8sJobMode', 'HTTPMode', 'InteractiveMode'], deletionField: 'deletionPolicy',
-    rayServiceManagedBy: false, rayServiceSuspendSync: false, rayServiceSuspend: false, preRunningDeadline: false,
-    deletionGateDefaultOn: false, rayServiceUpgradeTypes: ['NewCluster', 'None'], refusesMinAboveMax: false,
-    clusterSelectorNeedsClusterKey: false, autoscalerV2EnvNeedsAutoscaling: false,
-    groupResourcesAndLabels: false, authOptions: 'none', rayServiceExtras: false, rayClusterUpgradeStrategy: false, idleTimeoutChecks: false,
-    batchSchedulers: BATCH_SCHEDULERS_14,
-    incrementalUpgradeGateDefaultOn: false, workerGroupPriority: false, gcsStorageBackend: false, managedAutoscalerEnv: false,
-    alphaGatedFields: {}, historyServerCollector: false,
-    operatorImage: 'quay.io/kuberay/operator:v1.4.2',
-  },
-  'v1.5.2': {
-    version: 'v1.5.2', submissionModes: ['K8sJobMode', 'HTTPMode', 'InteractiveMode', 'SidecarMode'], deletionField: 'deletionStrategy',
-    rayServiceManagedBy: false, rayServiceSuspendSync: true, rayServiceSuspend: false, preRunningDeadline: false,
-    deletionGateDefaultOn: false, rayServiceUpgradeTypes: ['NewClusterWithIncrementalUpgrade', 'NewCluster', 'None'], refusesMinAboveMax: false,
-    clusterSelectorNeedsClusterKey: true, autoscalerV2EnvNeedsAutoscaling: true,
-    groupResourcesAndLabels: true, authOptions: 'token', rayServiceExtras: true, rayClusterUpgradeStrategy: false, idleTimeoutChecks: false,
-    batchSchedulers: BATCH_SCHEDULERS_15,
-    incrementalUpgradeGateDefaultOn: false, workerGroupPriority: false, gcsStorageBackend: false, managedAutoscalerEnv: false,
-    alphaGatedFields: {}, historyServerCollector: false,
-    operatorImage: 'quay.io/kuberay/operator:v1.5.2',
-  },
-  'v1.6.2': {
-    version: 'v1.6.2', submissionModes: ['K8sJobMode', 'HTTPMode', 'InteractiveMode', 'SidecarMode'], deletionField: 'deletionStrategy',
-    rayServiceManagedBy: true, rayServiceSuspendSync: true, rayServiceSuspend: false, preRunningDeadline: true,
-    deletionGateDefaultOn: true, rayServiceUpgradeTypes: ['NewClusterWithIncrementalUpgrade', 'NewCluster', 'None'], refusesMinAboveMax: true,
-    clusterSelectorNeedsClusterKey: true, autoscalerV2EnvNeedsAutoscaling: true,
-    groupResourcesAndLabels: true, authOptions: 'token-k8s', rayServiceExtras: true, rayClusterUpgradeStrategy: true, idleTimeoutChecks: true,
-    batchSchedulers: BATCH_SCHEDULERS_15,
-    incrementalUpgradeGateDefaultOn: false, workerGroupPriority: false, gcsStorageBackend: false, managedAutoscalerEnv: false,
-    alphaGatedFields: {}, historyServerCollector: false,
-    operatorImage: 'quay.io/kuberay/operator:v1.6.2',
-  },
-  // From the v1.7.0 tag's sources (the module proxy does not serve ray-operator v1.7.x, so nothing here builds or runs it).
-  'v1.7.0': {
-    version: 'v1.7.0', submissionModes: ['K8sJobMode', 'HTTPMode', 'InteractiveMode', 'SidecarMode'], deletionField: 'deletionStrategy',
-    rayServiceManagedBy: true, rayServiceSuspendSync: false, rayServiceSuspend: true, preRunningDeadline: true,
-    deletionGateDefaultOn: true, rayServiceUpgradeTypes: ['NewClusterWithIncrementalUpgrade', 'NewCluster', 'None'], refusesMinAboveMax: true,
-    clusterSelectorNeedsClusterKey: true, autoscalerV2EnvNeedsAutoscaling: true,
-    groupResourcesAndLabels: true, authOptions: 'token-k8s', rayServiceExtras: true, rayClusterUpgradeStrategy: true, idleTimeoutChecks: true,
-    incrementalUpgradeGateDefaultOn: true, workerGroupPriority: true, gcsStorageBackend: true, managedAutoscalerEnv: true,
-    alphaGatedFields: { historyServerOptions: 'RayClusterHistoryServer', networkPolicy: 'RayClusterNetworkPolicy', tlsOptions: 'RayClusterMTLS',
-      'gcsFaultToleranceOptions.backend': 'GCSFaultToleranceEmbeddedStorage' },
-    historyServerCollector: true, batchSchedulers: BATCH_SCHEDULERS_15,
-    notRunBecause: 'the Go module proxy does not serve github.com/ray-project/kuberay/ray-operator v1.7.x (403), so its operator and '
-      + 'validation oracle cannot be built here',
-    operatorImage: 'quay.io/kuberay/operator:v1.7.0',
-  },
+/** Why a supported KubeRay version is modelled but not run (KubeRayCapabilities.notRunBecause). */
+const KUBERAY_NOT_RUN: Readonly<Record<string, string>> = {
+  // From the v1.7.0 tag's sources: nothing here builds or runs it.
+  'v1.7.0': 'the Go module proxy does not serve github.com/ray-project/kuberay/ray-operator v1.7.x (403), so its operator and '
+    + 'validation oracle cannot be built here',
 };
+
+/** A feature's value at a version: its last step at or before it. */
+export function featureAt<T>(steps: readonly FeatureStep<T>[], version: string): T {
+  let value = steps[0].value;
+  for (const s of steps) if (compareVersions(s.version, version) <= 0) value = s.value;
+  return value;
+}
+
+/** Every feature of a table at one version. */
+export function featuresAt<C>(table: FeatureTable<C>, version: string): C {
+  const out: Record<string, unknown> = {};
+  for (const [name, steps] of Object.entries(table) as Array<[string, readonly FeatureStep<unknown>[]]>) out[name] = featureAt(steps, version);
+  return out as C;
+}
+
+/** The version of a feature's first step whose value passes `test` (the "needs >= vX" of that value). */
+export function firstVersionWhere<C, K extends keyof C>(table: FeatureTable<C>, feature: K, test: (value: C[K]) => boolean): string {
+  const step = table[feature].find((s) => test(s.value));
+  if (!step) throw new Error(`no step of ${String(feature)} has the value asked for`);
+  return step.version;
+}
+
+/** Kueue's capabilities at a version, from KUEUE_FEATURES (`table` replaced to try a hypothetical one). */
+export function deriveKueueCapabilities(version: string, table: FeatureTable<KueueFeatures> = KUEUE_FEATURES): KueueCapabilities {
+  return { version, ...featuresAt(table, version) };
+}
+
+/** KubeRay's capabilities at a version, from KUBERAY_FEATURES (`table` replaced to try a hypothetical one). */
+export function deriveKubeRayCapabilities(version: string, table: FeatureTable<KubeRayFeatures> = KUBERAY_FEATURES): KubeRayCapabilities {
+  const notRunBecause = KUBERAY_NOT_RUN[version];
+  return {
+    version, ...featuresAt(table, version), ...(notRunBecause ? { notRunBecause } : {}), operatorImage: `quay.io/kuberay/operator:${version}`,
+  };
+}
+
+const KUEUE: Record<string, KueueCapabilities> = Object.fromEntries(SUPPORTED_KUEUE_VERSIONS.map((v) => [v, deriveKueueCapabilities(v)]));
+const KUBERAY: Record<string, KubeRayCapabilities> = Object.fromEntries(SUPPORTED_KUBERAY_VERSIONS.map((v) => [v, deriveKubeRayCapabilities(v)]));
 
 /** The supported KubeRay versions that are built and run (operator, oracle, e2e); the others are modelled from their sources only. */
 export const RUN_KUBERAY_VERSIONS: readonly string[] = SUPPORTED_KUBERAY_VERSIONS.filter((v) => !KUBERAY[v].notRunBecause);
 
+const firstKueue = <K extends keyof KueueFeatures>(f: K, test: (value: KueueFeatures[K]) => boolean): string =>
+  firstVersionWhere(KUEUE_FEATURES, f, test);
+const firstKubeRay = <K extends keyof KubeRayFeatures>(f: K, test: (value: KubeRayFeatures[K]) => boolean): string =>
+  firstVersionWhere(KUBERAY_FEATURES, f, test);
+
 /**
- * The first version of each feature, for "needs Kueue >= vX" messages. These are upstream release
- * versions (not necessarily versions this library supports), so the message tells the user exactly
- * what to upgrade to.
+ * The first version of each feature, for "needs Kueue >= vX" messages, read from KUEUE_FEATURES. These are upstream
+ * release versions (not necessarily versions this library supports), so the message tells the user what to upgrade to.
  */
 export const FIRST_KUEUE_VERSION = {
-  elasticRayCluster: 'v0.14.0',
-  elasticRayJob: 'v0.14.7',
-  elasticRayJobTopLevel: 'v0.15.4',
+  elasticRayCluster: firstKueue('elasticRayCluster', (v) => v),
+  elasticRayJob: firstKueue('elasticRayJob', (v) => v !== 'none'),
+  elasticRayJobTopLevel: firstKueue('elasticRayJob', (v) => v === 'top-level'),
   /** The queue-name annotation is no longer read. */
-  queueNameLabelOnly: 'v0.15.0',
-  elasticRayService: 'v0.14.0',
-  nativeRayService: 'v0.17.0',
-  v1beta2: 'v0.16.0',
-  sidecarModeAccounting: 'v0.17.7',
-  autoscalerAccounting: 'v0.19.0',
+  queueNameLabelOnly: firstKueue('queueNameAnnotation', (v) => !v),
+  elasticRayService: firstKueue('elasticRayService', (v) => v),
+  nativeRayService: firstKueue('rayServiceQueueing', (v) => v === 'native'),
+  v1beta2: firstKueue('apiVersion', (v) => v === 'kueue.x-k8s.io/v1beta2'),
+  sidecarModeAccounting: firstKueue('countsSidecarSubmitter', (v) => v),
+  autoscalerAccounting: firstKueue('countsAutoscalerSidecar', (v) => v),
   /** First pinned version whose MultiKueue Ray adapters (RayJob, RayCluster) this library checked. */
-  multiKueueRay: 'v0.14.8',
-  multiKueueRayService: 'v0.17.0',
+  multiKueueRay: firstKueue('multiKueueRayKinds', (v) => v.includes('RayJob')),
+  multiKueueRayService: firstKueue('multiKueueRayKinds', (v) => v.includes('RayService')),
   /** First pinned version with MultiKueue elastic RayCluster replica sync (checked at v0.19.2 only). */
-  multiKueueElasticRayCluster: 'v0.19.2',
+  multiKueueElasticRayCluster: firstKueue('multiKueueElasticRayCluster', (v) => v),
   /** priorityClassUpdate 'no-add-while-running'. */
-  priorityClassAddWhenSuspended: 'v0.15.0',
+  priorityClassAddWhenSuspended: firstKueue('priorityClassUpdate', (v) => v === 'no-add-while-running'),
   /** rayClusterAutoscalingNamesAnnotation, validatesUpdateOfFormerlyQueued (ValidateRayAndSparkJobUpdates). */
-  validateRayUpdates: 'v0.18.0',
+  validateRayUpdates: firstKueue('validatesUpdateOfFormerlyQueued', (v) => v),
   /** refusesMultiKueueElasticAutoscaling. */
-  multiKueueElasticAutoscalingRefused: 'v0.19.0',
+  multiKueueElasticAutoscalingRefused: firstKueue('refusesMultiKueueElasticAutoscaling', (v) => v),
   /** tasAnnotations 'multi-layer': TASMultiLayerTopology Beta and on by default (Alpha and off from 0.17.0). */
-  tasMultiLayerTopologyOn: 'v0.19.0',
+  tasMultiLayerTopologyOn: firstKueue('tasAnnotations', (v) => v === 'multi-layer'),
   /** admissionGatedBy: the AdmissionGatedBy gate Beta and on by default (Alpha and off from 0.17.0). */
-  admissionGatedByOn: 'v0.19.0',
+  admissionGatedByOn: firstKueue('admissionGatedBy', (v) => v),
   /** batchedInadmissibleRequeue (also in 0.15.5+ and 0.16.2+, backports; not in 0.16.0-0.16.1). */
-  batchedInadmissibleRequeue: 'v0.15.5',
+  batchedInadmissibleRequeue: firstKueue('batchedInadmissibleRequeue', (v) => v),
 } as const;
 
+/** The first version of each KubeRay feature, for "needs KubeRay >= vX" messages, read from KUBERAY_FEATURES. */
 export const FIRST_KUBERAY_VERSION = {
-  sidecarMode: 'v1.5.0',
-  deletionStrategy: 'v1.5.0',
-  rayServiceManagedBy: 'v1.6.0',
-  preRunningDeadline: 'v1.6.0',
+  sidecarMode: firstKubeRay('submissionModes', (v) => v.includes('SidecarMode')),
+  deletionStrategy: firstKubeRay('deletionField', (v) => v === 'deletionStrategy'),
+  rayServiceManagedBy: firstKubeRay('rayServiceManagedBy', (v) => v),
+  preRunningDeadline: firstKubeRay('preRunningDeadline', (v) => v),
   /** clusterSelectorNeedsClusterKey, autoscalerV2EnvNeedsAutoscaling. */
-  clusterSelectorClusterKey: 'v1.5.0',
-  rayServiceSuspend: 'v1.7.0',
-  workerGroupPriority: 'v1.7.0',
-  historyServer: 'v1.7.0',
+  clusterSelectorClusterKey: firstKubeRay('clusterSelectorNeedsClusterKey', (v) => v),
+  rayServiceSuspend: firstKubeRay('rayServiceSuspend', (v) => v),
+  workerGroupPriority: firstKubeRay('workerGroupPriority', (v) => v),
+  historyServer: firstKubeRay('historyServerCollector', (v) => v),
 } as const;
 
 function normalize(v: string): string {
