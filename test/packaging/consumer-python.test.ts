@@ -2,6 +2,8 @@
 // venv with cdk8s from PyPI, runs the Python port of the examples app (examples/python/) and writes the
 // same objects as the TypeScript app (examples/main.ts), file for file and object for object. The README's
 // Python example runs there too and writes what its TypeScript example writes.
+// Offline: a second fresh venv installs the wheel from a folder with no index, and the README's Python
+// Getting started writes there, with no network, what its TypeScript Getting started writes.
 import { execFile, execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -10,7 +12,8 @@ import { isDeepStrictEqual, promisify } from 'util';
 import { parseAllDocuments } from 'yaml';
 import { defaultCacheDir } from '../../src/install/release-source';
 import { DAY_ONE_KUBERAY, DAY_ONE_KUBERAY_IMAGE, DAY_ONE_KUEUE, DAY_ONE_MIRROR, expectDayOne, startReleaseMirror } from '../support/day-one';
-import { docBlocks } from '../support/readme';
+import { docBlocks, readmeBlocks } from '../support/readme';
+import { RELEASES_DIR_ENV } from '../../src/install/bundled-releases';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const VERSION: string = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version;
@@ -148,6 +151,61 @@ test("the README's Python example synthesizes its queued RayJob, the same object
     .toEqual([['default', 'train', 'user-queue']]);
   expectSameManifests(tsOut, pyOut, ['TypeScript example', 'Python example']);
 }, 120_000);
+
+// What makes pip, npm and the package's release reader offline for a child process: no index, npm
+// offline, every proxy variable pointing at a closed port, no mirror or vendor folder, and a release cache
+// that does not exist yet (any download would create it).
+function offlineEnv(cache: string): NodeJS.ProcessEnv {
+  const dead = 'http://127.0.0.1:9';
+  const env: NodeJS.ProcessEnv = { ...ENV, PIP_NO_INDEX: '1', npm_config_offline: 'true', HTTP_PROXY: dead, HTTPS_PROXY: dead,
+    http_proxy: dead, https_proxy: dead, ALL_PROXY: dead, all_proxy: dead, CDK8S_KUEUE_RAY_CACHE: cache, CDK8S_KUEUE_RAY_LOCKED: '1' };
+  for (const k of ['NO_PROXY', 'no_proxy', 'CDK8S_OUTDIR', 'CDK8S_KUEUE_RAY_KUEUE_RELEASES_URL', 'CDK8S_KUEUE_RAY_KUBERAY_SOURCES_URL',
+    'KUEUE_RAY_VENDOR_DIR', 'CDK8S_KUEUE_RAY_LOCK_FILE', RELEASES_DIR_ENV]) delete env[k];
+  return env;
+}
+
+test("offline: a fresh venv installs the wheel with no index and runs the README's Python Getting started, "
+  + 'writing what its TypeScript Getting started writes', async () => {
+  const dir = path.join(tmp, 'getting-started');
+  fs.mkdirSync(dir);
+  // On a connected machine, as for an air-gapped one: the wheel and its dependencies in a folder (from pip's cache).
+  const wheelhouse = path.join(dir, 'wheelhouse');
+  execFileSync(python, ['-m', 'pip', 'download', '--quiet', '--no-input', '--dest', wheelhouse, WHEEL], {
+    stdio: ['ignore', 'pipe', 'inherit'], env: { ...ENV, PIP_CACHE_DIR: path.join(defaultCacheDir(), 'pip') },
+  });
+  // From here on, nothing may reach the network: a new venv, the wheel from the folder alone, then the README's app.
+  const cache = path.join(dir, 'release-cache');
+  const offline = offlineEnv(cache);
+  const venv = path.join(dir, 'venv');
+  execFileSync('python3', ['-m', 'venv', venv], { stdio: 'pipe' });
+  const py = path.join(venv, 'bin', 'python');
+  execFileSync(py, ['-m', 'pip', 'install', '--quiet', '--no-input', '--no-index', '--find-links', wheelhouse, '--no-cache-dir', WHEEL], {
+    stdio: ['ignore', 'pipe', 'inherit'], env: { ...offline, PIP_FIND_LINKS: wheelhouse },
+  });
+  const [pyExample] = readmeBlocks('## Getting started', 'python');
+  expect(pyExample).toMatch(/KueueInstall\(app, "kueue"\)/);
+  fs.writeFileSync(path.join(dir, 'main.py'), pyExample);
+  const pyOut = path.join(dir, 'dist-py');
+  await run(py, ['main.py'], { cwd: dir, env: { ...offline, CDK8S_OUTDIR: pyOut } });
+  // Any download would have written the release cache, and a first one the lock file beside main.py.
+  expect([fs.existsSync(cache), fs.existsSync(path.join(dir, 'cdk8s-kueue-ray.lock.json'))]).toEqual([false, false]);
+  const objects = manifestFiles(pyOut).flatMap((f) => documents(path.join(pyOut, f)));
+  expect(objects.filter((o) => o.kind === 'CustomResourceDefinition').map((o) => o.metadata.name))
+    .toEqual(expect.arrayContaining(['rayjobs.ray.io', 'clusterqueues.kueue.x-k8s.io']));
+  expect(objects.filter((o) => o.kind === 'RayJob').map((o) => [o.metadata.namespace, o.metadata.name ?? o.metadata.generateName]))
+    .toEqual([['team-a', 'train'], ['team-a', 'nightly-']]);
+
+  // The README's TypeScript Getting started, on the repo's source with the releases the package carries.
+  const bundle = path.join(dir, 'releases');
+  execFileSync(process.execPath, [path.join(ROOT, 'scripts', 'pack-releases.js'), bundle], { stdio: 'pipe' });
+  fs.writeFileSync(path.join(dir, 'main.ts'), readmeBlocks('## Getting started', 'ts')[0]
+    .replace(/from 'cdk8s-kueue-ray'/g, `from ${JSON.stringify(path.join(ROOT, 'src'))}`));
+  const tsOut = path.join(dir, 'dist-ts');
+  await run('npx', ['ts-node', '--transpile-only', '--project', path.join(ROOT, 'tsconfig.json'), path.join(dir, 'main.ts')], {
+    cwd: ROOT, env: { ...offlineEnv(cache), CDK8S_OUTDIR: tsOut, NODE_PATH: path.join(ROOT, 'node_modules'), [RELEASES_DIR_ENV]: bundle },
+  });
+  expect(expectSameManifests(tsOut, pyOut, ['TypeScript Getting started', 'Python Getting started'])).toBe(objects.length);
+}, 300_000);
 
 test('the wheel installs the cdk8s-kueue-ray command in the venv, as the README says: check and plan run from it', async () => {
   const bin = path.join(path.dirname(python), 'cdk8s-kueue-ray');

@@ -1,6 +1,8 @@
 // The npm package as a user installs it: the packed tarball (`npm run package`) in a fresh cdk8s
 // TypeScript app with the files `cdk8s init typescript-app` writes (its strict tsconfig), on a cdk8s
 // patch release other than the repo's. The README's TypeScript examples compile and synthesize there.
+// A second fresh app installs the tarball with npm offline (from the cache the first install filled) and
+// synthesizes the README's Getting started with every proxy variable pointing at a closed port.
 import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -155,6 +157,35 @@ describe('the npm package in a fresh cdk8s TypeScript app', () => {
     expect(objects.filter((o) => o.kind === 'CustomResourceDefinition').map((o) => o.metadata.name)).toEqual(
       expect.arrayContaining(['rayjobs.ray.io', 'rayclusters.ray.io', 'clusterqueues.kueue.x-k8s.io']));
   }, 300_000);
+
+  test('offline from install to synth: a second fresh app installs the tarball from the npm cache alone and synthesizes the Getting started',
+    () => {
+      // The first app's install (beforeAll) filled the npm cache, as a connected machine's would. This one starts
+      // from the same init files with every proxy variable pointing at a closed port and npm offline.
+      const fresh = fs.mkdtempSync(path.join(os.tmpdir(), 'kueue-ray-consumer-ts-offline-'));
+      try {
+        for (const f of ['package.json', 'tsconfig.json', 'cdk8s.yaml']) fs.copyFileSync(path.join(app, f), path.join(fresh, f));
+        fs.writeFileSync(path.join(fresh, 'main.ts'), readmeBlocks('## Getting started', 'ts')[0]);
+        const dead = 'http://127.0.0.1:9';
+        const cache = path.join(fresh, 'release-cache');
+        const offline = { npm_config_offline: 'true', HTTP_PROXY: dead, HTTPS_PROXY: dead, http_proxy: dead, https_proxy: dead,
+          ALL_PROXY: dead, all_proxy: dead, NO_PROXY: undefined, no_proxy: undefined, CDK8S_KUEUE_RAY_CACHE: cache, CDK8S_KUEUE_RAY_LOCKED: '1',
+          CDK8S_KUEUE_RAY_KUEUE_RELEASES_URL: undefined, CDK8S_KUEUE_RAY_KUBERAY_SOURCES_URL: undefined, KUEUE_RAY_VENDOR_DIR: undefined,
+          CDK8S_KUEUE_RAY_LOCK_FILE: undefined, CDK8S_KUEUE_RAY_RELEASES_DIR: undefined, CDK8S_OUTDIR: undefined };
+        run(fresh, 'npm', ['install', '--offline', '--no-audit', '--no-fund', '--loglevel=error'], offline);
+        run(fresh, 'npx', ['tsc', '--build'], offline);
+        run(fresh, 'npx', ['ts-node', 'main.ts'], offline);
+        expect([fs.existsSync(cache), fs.existsSync(path.join(fresh, 'cdk8s-kueue-ray.lock.json'))]).toEqual([false, false]);
+        const objects = fs.readdirSync(path.join(fresh, 'dist')).filter((f) => f.endsWith('.k8s.yaml'))
+          .flatMap((f) => parseAllDocuments(fs.readFileSync(path.join(fresh, 'dist', f), 'utf8')).map((d) => d.toJS()));
+        expect(objects.filter((o) => o.kind === 'CustomResourceDefinition').map((o) => o.metadata.name)).toEqual(
+          expect.arrayContaining(['rayjobs.ray.io', 'clusterqueues.kueue.x-k8s.io']));
+        expect(objects.filter((o) => o.kind === 'RayJob').map((o) => [o.metadata.namespace, o.metadata.name])).toEqual([['team-a', 'train']]);
+        expect(fs.existsSync(path.join(fresh, 'dist', 'create', 'runs.k8s.yaml'))).toBe(true);
+      } finally {
+        fs.rmSync(fresh, { recursive: true, force: true });
+      }
+    }, 600_000);
 
   test('day one: mirrors, pull secrets, Helm settings, a generateName run in dist/create/, then check and plan for the recorded versions',
     async () => {
