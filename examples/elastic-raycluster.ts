@@ -1,13 +1,13 @@
 // Elastic RayCluster (Kueue >= v0.14): the in-tree autoscaler scales workers 0..4 within ray-cq's quota.
 import { Chart, Duration } from 'cdk8s';
 import { Construct } from 'constructs';
-import { ElasticRayCluster, Quantity } from '../src';
-import { ElasticQueues } from './elastic-queues';
+import { ElasticRayCluster, ILocalQueue, Quantity } from '../src';
 import { KUBERAY_AUTOSCALER, NodeScale } from './node-scale';
 
 export class ElasticRayClusterScenario extends Chart {
   public readonly cluster: ElasticRayCluster;
-  constructor(scope: Construct, id: string, queues: ElasticQueues, scale: NodeScale = NodeScale.GUIDE) {
+  /** `queues`: the guide's ElasticQueues, or any holder of a LocalQueue (a TenantQueue's, in the real-node tenant test). */
+  constructor(scope: Construct, id: string, queues: { readonly localQueue: ILocalQueue }, scale: NodeScale = NodeScale.GUIDE) {
     super(scope, id);
     this.cluster = new ElasticRayCluster(this, 'raycluster-kueue-autoscaler', {
       queue: queues.localQueue,

@@ -7,14 +7,17 @@ import * as fs from 'fs';
 import * as http from 'http';
 import * as path from 'path';
 import { promisify } from 'util';
+import { App, Chart } from 'cdk8s';
 import { stringify } from 'yaml';
+import { KubeRayVersion, KueueRayVersions, KueueVersion, Quantity, ResourceFlavor, ResourceName, TenantQueue } from '../../src';
 import { DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION } from '../../src/policy/versions';
 import { nodeImages, prometheusModuleVersion, prometheusOperatorVersion, rayImages } from '../../scripts/cluster/images';
 import { K8S_VERSION, NodeCluster, NodeState } from '../../scripts/cluster/node-cluster';
 import { readManifestDir, tmpdir } from '../support/synth';
 import { REPO_ROOT } from '../support/upstream';
 import { KubeClient, waitFor } from '../e2e/support/kube';
-import { busyTasksScript } from '../../examples/elastic-raycluster';
+import { busyTasksScript, ElasticRayClusterScenario } from '../../examples/elastic-raycluster';
+import { NodeScale } from '../../examples/node-scale';
 import { describeOnNode, nodeKubectl } from './support';
 import { promApi, promQuery } from './prometheus';
 import {
@@ -72,6 +75,24 @@ async function postOnceRoutable(url: string, body: unknown): Promise<{ status: n
       await new Promise((r) => setTimeout(r, 1000));
     }
   }
+}
+
+/** The tenant of test 3b: the guide's elastic quota (8 CPU, 16 GiB at the guide's scale) as a TenantQueue of its own. */
+const TENANT_NS = 'team-e';
+
+/** Test 3b's objects as the constructs synthesize them: the TenantQueue (its namespace, queues, webhooks' labels) and the guide's elastic RayCluster on it. */
+function tenantElastic(): { tenant: any[]; cluster: any[] } {
+  const app = new App({ outdir: tmpdir() });
+  KueueRayVersions.use(app, { kueue: KueueVersion.of(KUEUE), kubeRay: KubeRayVersion.of(KUBERAY) });
+  const scale = NodeScale.of(Number(GUIDE_CPU_SCALE));
+  const chart = new Chart(app, 'tenant-elastic-queues');
+  const flavor = new ResourceFlavor(chart, 'tenant-elastic-flavor');
+  // manageAllWorkloads: false: the Kueue of this node is the guide's (its Configuration manages no namespace whole).
+  const tenant = new TenantQueue(chart, TENANT_NS, { namespace: TENANT_NS, manageAllWorkloads: false, resourceGroups: [{ flavors: [{ flavor, quotas: [
+    { resource: ResourceName.CPU, nominalQuota: scale.cpu(8) }, { resource: ResourceName.MEMORY, nominalQuota: Quantity.gibibytes(16) },
+  ] }] }] });
+  const cluster = new ElasticRayClusterScenario(app, 'tenant-elastic-raycluster', tenant, scale);
+  return { tenant: chart.toJson(), cluster: cluster.toJson() };
 }
 
 const describeNode = describeOnNode('guide', [`kubelet-${K8S_VERSION}`, `kueue-${KUEUE}`, `kuberay-operator-${KUBERAY}`,
@@ -343,6 +364,66 @@ describeNode(`the guide on real Ray 2.46.0 (Kueue ${KUEUE} + KubeRay ${KUBERAY},
       process.stdout.write(`[guide] ${w.report('elastic RayCluster timeline')}`);
     }
   }), 1800000);
+
+  test('3b. the elastic RayCluster in a tenant namespace (a TenantQueue, the tenant webhooks in the path): the autoscaler\'s scale-up is a '
+    + 'Workload slice Kueue admits, and its scale-down passes, as in default', async () => {
+    const objs = tenantElastic();
+    const write = (name: string, docs: any[]) => {
+      const f = path.join(scenarios, `${name}.yaml`);
+      fs.writeFileSync(f, docs.map((o) => stringify(o)).join('---\n'));
+      return f;
+    };
+    await kubectl('apply', '--server-side', '-f', write('tenant-elastic-namespace', objs.tenant.filter((o) => o.kind === 'Namespace')));
+    await kubectl('apply', '--server-side', '-f', write('tenant-elastic-queues', objs.tenant.filter((o) => o.kind !== 'Namespace')));
+    const rc = objs.cluster.find((o) => o.kind === 'RayCluster');
+    // The controller's webhooks judge the tenant's objects once its informers hold the tenant: a dry-run create tells.
+    await waitFor(`the controller to see the tenant ${TENANT_NS}`, async () => {
+      const r = await client.request('POST', `/apis/ray.io/v1/namespaces/${TENANT_NS}/rayclusters?dryRun=All`,
+        { ...rc, metadata: { ...rc.metadata, name: 'probe', labels: {} } });
+      return r.status === 201 && r.body.metadata.labels?.['kueue.x-k8s.io/queue-name'] === 'default';
+    }, 120000, 1000);
+    await kubectl('apply', '--server-side', '-f', write('tenant-elastic-raycluster', objs.cluster));
+    const rcName = rc.metadata.name;
+    const w = new ElasticWatch(client, TENANT_NS, rcName, TENANT_NS);
+    watches.push(w);
+    const onTenantHead = (head: any, ...args: string[]) => kubectl('-n', TENANT_NS, 'exec', head.metadata.name, '-c', head.spec.containers[0].name,
+      '--', ...args);
+    const workerPods = () => client.list('v1', 'Pod', TENANT_NS, `ray.io/cluster=${rcName},ray.io/node-type=worker`);
+    try {
+      const head = await waitFor(`${rcName}'s head Running and ready in ${TENANT_NS}`,
+        async () => (await client.list('v1', 'Pod', TENANT_NS, `ray.io/cluster=${rcName},ray.io/node-type=head`))
+          .find((p) => p.status?.phase === 'Running' && (p.status.containerStatuses ?? []).every((c: any) => c.ready)), 400000, 1000);
+      await waitFor('the first slice (head only) admitted',
+        async () => [...w.slices.values()].find((x) => x.workers === 0 && x.admitted !== undefined), 120000, 1000);
+      w.mark('head Running');
+      // 8 tasks of one CPU: the head's 2 logical CPUs take 2, the autoscaler asks for workers (up to maxReplicas 4), each a
+      // RayCluster update by the head's ServiceAccount that the tenant webhooks judge.
+      await onTenantHead(head, 'ray', 'job', 'submit', '--address', 'http://127.0.0.1:8265', '--submission-id', 'busy', '--no-wait', '--',
+        'python', '-c', busyTasksScript(8, 10));
+      const submitted = w.mark('tasks submitted');
+      await waitFor('the autoscaler asks for workers', async () => w.firstAfter(submitted, (x) => x.replicas > 0), 240000, 1000);
+      const slice = await waitFor('Kueue admits the scale-up\'s slice', async () => [...w.slices.values()].find((x) => x.workers > 0
+        && x.admitted !== undefined), 240000, 1000);
+      w.mark('slice admitted', slice.admitted);
+      w.mark('worker Running', (await waitFor('a worker Running', async () => w.firstAfter(submitted, (x) => x.running > 0), 400000, 1000)).t);
+      await waitFor('the busy tasks done', async () => /tasks done on .* 8/.test(await onTenantHead(head, 'ray', 'job', 'logs', '--address',
+        'http://127.0.0.1:8265', 'busy').catch(() => '')), 600000, 3000);
+      const done = w.mark('tasks done');
+      // idleTimeoutSeconds 60: the autoscaler's scale-down to minReplicas 0 passes the webhooks too, and the quota goes back to the head's.
+      await waitFor('workers back to 0 and gone', async () => w.last?.replicas === 0 && (await workerPods()).length === 0, 400000, 2000);
+      expect(w.mark('scaled down') - done).toBeGreaterThanOrEqual(50);
+      await waitFor('the tenant queue\'s usage back to the head\'s 150m', async () => w.last?.cpu === '150m', 60000, 1000);
+      // Nothing the autoscaler did was refused: no FailedToUpdate-style event on the RayCluster from a denied update.
+      const events = (await client.list('v1', 'Event', TENANT_NS)).filter((e) => /denied the request/.test(e.message ?? ''));
+      expect(events.map((e) => e.message)).toEqual([]);
+    } finally {
+      await w.stop();
+      process.stdout.write(`[guide] ${w.report(`elastic RayCluster timeline in tenant namespace ${TENANT_NS}`)}`);
+      await client.delete(`/apis/ray.io/v1/namespaces/${TENANT_NS}/rayclusters/${rcName}`).catch(() => undefined);
+      await waitFor('the tenant\'s Ray pods to be gone',
+        async () => (await client.list('v1', 'Pod', TENANT_NS, 'ray.io/is-ray-node=yes')).length === 0, 180000, 1000);
+    }
+  }, 1800000);
 
   test('4. elastic RayService: the guide\'s two Serve apps answer through the Service; under bounded load workers are added, each a Workload slice, '
     + 'and removed after it', scenario(async () => {
