@@ -5,6 +5,7 @@
 // The last line is `bench:plan workloads=10000 seconds=<n> peak_rss_mib=<n>`.
 import { fork } from 'child_process';
 import { simulatePlan } from '../src/policy/plan';
+import { DEFAULT_KUEUE_VERSION } from '../src/policy/versions';
 import { mulberry32 as rng } from '../test/support/random';
 
 // Quota per ClusterQueue (plus up to 60 by queue): about 70 % of 10,000 gangs fit, so queues fill, then preempt.
@@ -61,7 +62,7 @@ export function scenario(n: number, cpuPerQueue = CPU_PER_QUEUE): { kueueObjects
 function child(n: number): void {
   const input = scenario(n);
   const t0 = process.hrtime.bigint();
-  const plan = simulatePlan({ ...input, kueueVersion: 'v0.19.2', trace: false });
+  const plan = simulatePlan({ ...input, kueueVersion: DEFAULT_KUEUE_VERSION, trace: false });
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
   const count = (o: string) => plan.workloads.filter((w) => w.outcome === o).length;
   process.send!({

@@ -27,11 +27,12 @@ import {
   AdmissionController, KubeRayVersion, KueueRayVersions, KueueVersion, Quantity, QueuedRayJob, ResourceFlavor, ResourceName, TenantQueue,
   WorkloadPriorityClass,
 } from '../src';
+import { DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION } from '../src/policy/versions';
 import { freePort, TestCluster } from '../test/e2e/support/cluster';
 import { KubeError, readKubeconfig, waitFor } from '../test/e2e/support/kube';
 
-const KUEUE = process.env.BENCH_KUEUE ?? 'v0.19.2';
-const KUBERAY = process.env.BENCH_KUBERAY ?? 'v1.6.2';
+const KUEUE = process.env.BENCH_KUEUE ?? DEFAULT_KUEUE_VERSION;
+const KUBERAY = process.env.BENCH_KUBERAY ?? DEFAULT_KUBERAY_VERSION;
 const TENANTS = Number(process.env.BENCH_TENANTS || 20);
 const JOBS = Number(process.env.BENCH_JOBS || 1000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY || 12);

@@ -27,8 +27,8 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 20);
 const SECONDS = Number(process.env.BENCH_SECONDS || 5);
 const RATE = Number(process.env.BENCH_RATE || 2500);
 const TENANTS = 50;
-const KUEUE_VERSION = 'v0.19.2';
-const KUBERAY_VERSION = 'v1.6.2';
+// The default versions, from the one list of supported versions.
+const { defaultKueue: KUEUE_VERSION, defaultKubeRay: KUBERAY_VERSION } = require('../src/policy/supported-versions.json');
 // As the controller runs by default (--admission-workers=1).
 const WORKERS = Number(process.env.BENCH_WORKERS ?? 1);
 // A multiple of 6, so that each of the three Node servers takes each place in the order equally often.

@@ -11,14 +11,16 @@
  * else compares or hard-codes a version.
  */
 import type { RayKindName } from './kinds';
+// The one list of supported versions, JSON so that a shell reads it on a fresh clone (node -p), before any build.
+import * as SUPPORTED from './supported-versions.json';
 
-/** Kueue versions this library synthesizes for. */
-export const SUPPORTED_KUEUE_VERSIONS = ['v0.13.4', 'v0.14.8', 'v0.17.0', 'v0.17.8', 'v0.19.2'] as const;
-/** KubeRay versions this library synthesizes for. */
-export const SUPPORTED_KUBERAY_VERSIONS = ['v1.4.2', 'v1.5.2', 'v1.6.2', 'v1.7.0'] as const;
+/** Kueue versions this library synthesizes for, oldest first. */
+export const SUPPORTED_KUEUE_VERSIONS: readonly string[] = SUPPORTED.kueue;
+/** KubeRay versions this library synthesizes for, oldest first. */
+export const SUPPORTED_KUBERAY_VERSIONS: readonly string[] = SUPPORTED.kubeRay;
 
-export const DEFAULT_KUEUE_VERSION = 'v0.19.2';
-export const DEFAULT_KUBERAY_VERSION = 'v1.6.2';
+export const DEFAULT_KUEUE_VERSION: string = SUPPORTED.defaultKueue;
+export const DEFAULT_KUBERAY_VERSION: string = SUPPORTED.defaultKubeRay;
 
 /**
  * The annotations on the installs' Deployments (KueueInstall, KubeRayInstall, AdmissionController) that
