@@ -27,7 +27,8 @@ const ELASTIC_GATE = 'ElasticJobsViaWorkloadSlices';
 /** Settings of the Kueue install: release source, image, feature gates, managed namespaces and the configuration Kueue reads. */
 export interface KueueInstallProps {
   /**
-   * Kueue release to install.
+   * Kueue release to install. It must be the app's Kueue version (KueueRayVersions), which the constructs check
+   * against: another one fails at synth, naming both.
    * @default - the app's Kueue version (KueueRayVersions)
    */
   readonly version?: KueueVersion;
@@ -194,8 +195,13 @@ export class KueueInstall extends Chart {
   public constructor(scope: Construct, id: string, props: KueueInstallProps = {}) {
     super(scope, id, { disableResourceNameHashes: true });
     this.props = props;
-    this.version = props.version?.version ?? resolveVersions(this).kueue.version;
-    kueueCapabilities(this.version);
+    const appKueue = resolveVersions(this).kueue.version;
+    if (props.version && props.version.version !== appKueue) {
+      throw synthError(`${this.where}: version ${props.version.version} is not the app's Kueue ${appKueue} (KueueRayVersions), which every `
+        + 'construct checks against. Fix: choose it once for the app, '
+        + `KueueRayVersions.use(app, { kueue: KueueVersion.of('${props.version.version}') }), and leave version unset (or set it to ${appKueue}).`);
+    }
+    this.version = appKueue;
     const url = kueueReleaseUrl(this.version);
     const mirror = props.releasesUrl ?? process.env[KUEUE_RELEASES_URL_ENV];
     const text = readRelease({
