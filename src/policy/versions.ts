@@ -396,12 +396,11 @@ export const KUBERAY_FEATURES: FeatureTable<KubeRayFeatures> = {
   historyServerCollector: [{ version: BEFORE_ANY, value: false }, { version: 'v1.7.0', value: true }],
 };
 
-/** Why a supported KubeRay version is modelled but not run (KubeRayCapabilities.notRunBecause). */
-const KUBERAY_NOT_RUN: Readonly<Record<string, string>> = {
-  // From the v1.7.0 tag's sources: nothing here builds or runs it.
-  'v1.7.0': 'the Go module proxy does not serve github.com/ray-project/kuberay/ray-operator v1.7.x (403), so its operator and '
-    + 'validation oracle cannot be built here',
-};
+/**
+ * Why a supported KubeRay version is modelled (from its tag's sources) but not run (KubeRayCapabilities.notRunBecause):
+ * in the JSON list, so the test-cluster build reads which versions to build.
+ */
+const KUBERAY_NOT_RUN: Readonly<Record<string, string>> = SUPPORTED.kubeRayNotRun;
 
 /** A feature's value at a version: its last step at or before it. */
 export function featureAt<T>(steps: readonly FeatureStep<T>[], version: string): T {
