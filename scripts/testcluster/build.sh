@@ -25,9 +25,12 @@ BIN="$CACHE/bin"
 WORK="$CACHE/build"
 K8S_VERSION="${K8S_VERSION:-v1.34.1}"
 ETCD_VERSION="${ETCD_VERSION:-v3.6.4}"
-KUEUE_VERSIONS="${KUEUE_VERSIONS:-v0.19.2 v0.17.8 v0.17.0 v0.14.8 v0.13.4}" # the proxy serves no v0.13.4 / v0.17.8 (403): reported as FAILED
-# v1.7.0 is modelled, not run: the Go module proxy does not serve ray-operator v1.7.x, so it is never built here.
-KUBERAY_VERSIONS="${KUBERAY_VERSIONS:-v1.6.2 v1.5.2 v1.4.2}"
+# The supported versions, newest (the default pair) first, from their one list (src/policy/supported-versions.json).
+# The proxy serves no Kueue v0.13.4 / v0.17.8 (403): reported as REFUSED.
+SUPPORTED_JSON="$REPO/src/policy/supported-versions.json"
+KUEUE_VERSIONS="${KUEUE_VERSIONS:-$(node -p "require(process.argv[1]).kueue.slice().reverse().join(' ')" "$SUPPORTED_JSON")}"
+# KubeRay versions modelled but not run (kubeRayNotRun: v1.7.0, which the proxy does not serve) are never built here.
+KUBERAY_VERSIONS="${KUBERAY_VERSIONS:-$(node -p "const s = require(process.argv[1]); s.kubeRay.filter((v) => !s.kubeRayNotRun[v]).reverse().join(' ')" "$SUPPORTED_JSON")}"
 export GOTOOLCHAIN=local CGO_ENABLED=0
 # No DWARF at all: -ldflags -s -w only drops it at link, after every package was compiled with it.
 export GOFLAGS="-trimpath -gcflags=all=-dwarf=false"
