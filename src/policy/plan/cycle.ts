@@ -14,20 +14,18 @@ import { isRayKindName, RAY_KINDS, RayObject } from '../kinds';
 import { isElastic, isRecord, namespaceOf, priorityClassOf, QUEUE_NAME_LABEL, queueNameOf } from '../ray-object';
 import { selectorMatches } from '../rules/cross-object';
 import { selectsExistingClusterOnly } from '../rules/kueue-webhook';
-import { durationBoundOf, expectedDurationOf, planArrivalOf } from '../rules/plan-annotations';
+import { durationBoundOf, expectedDurationOf } from '../rules/plan-annotations';
 import { DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION, KubeRayCapabilities, kubeRayCapabilities, kueueCapabilities,
   KueueCapabilities } from '../versions';
-import { Assignment, briefOf, FlavorAssigner } from './flavor-assigner';
-import { Preemptor, Target } from './preemptor';
-import { addUsageMap, available, CohortNode, FlavorResource, NO_LIMIT, QuotaNode, rootOf } from './quota-tree';
+import { Assignment, briefOf, FlavorAssigner, quotaToReserve } from './flavor-assigner';
+import { fitsAfterVictims, Preemptor, Target } from './preemptor';
+import { addUsageMap, CohortNode, FlavorResource, QuotaNode, rootOf } from './quota-tree';
 import { assignmentMessage, describeAssignment, SimulationState } from './render';
 import type { PendingCategory, PlanCandidate, PlanCycle } from './schema';
 import type { PlanInput } from './simulate';
 import { addAdmitted, buildSnapshot, ClusterQueue, removeAdmitted, Snapshot } from './snapshot';
-import { newWorkload, PodSet, schedulingHash, TimelineEvent, Workload } from './workload';
-
-/** The plan's horizon when none is given: 7 days. */
-export const DEFAULT_HORIZON_SECONDS = 7 * 24 * 3600;
+import { arrivalSchedule, baseOf, Clock, DEFAULT_HORIZON_SECONDS, PlanEnd } from './timeline';
+import { admittedSetKey, newWorkload, PodSet, schedulingHash, Workload } from './workload';
 
 const DEFAULT_NS_LABEL = 'kubernetes.io/metadata.name';
 
@@ -74,15 +72,10 @@ export class PlanSimulator {
   private readonly requeueLater = new Set<QuotaNode>();
   /** Labels the webhooks add at creation (ours in tenant namespaces, Kueue's default LocalQueue): namespace -> label line -> arrivals. */
   private readonly tenantDefaults = new Map<string, Map<string, number>>();
-  /** The timeline: seconds after the plan's start. Without durations and arrival times everything happens at 0. */
-  private now = 0;
+  /** The timeline (timeline.ts). Without durations and arrival times everything happens at 0. */
+  private readonly clock = new Clock();
   /** Arrivals so far: the queue order (Kueue's creation timestamp) follows arrival time, then the order given. */
   private seq = 0;
-  /** Admitted workloads with a known duration, by the time they finish (stale entries are skipped when popped). */
-  private readonly finishes = new FinishQueue();
-  /** What released quota in each cohort tree at `now` (finishes and preemptions): what a workload admitted then waited for. */
-  private readonly releasedNow = new Map<QuotaNode, Workload[]>();
-  private releasedAt = 0;
   private ended: PlanEnd = { reason: 'settled', at: 0 };
 
   constructor(private readonly input: PlanInput) {
@@ -107,23 +100,22 @@ export class PlanSimulator {
    */
   run(): SimulationState {
     const horizon = this.input.horizonSeconds ?? DEFAULT_HORIZON_SECONDS;
-    const order = this.input.arrivals.map((obj, i) => ({ obj, i, at: isRecord(obj) && isRayKindName(obj.kind) ? planArrivalOf(obj) ?? 0 : 0 }));
-    if (order.some((o) => o.at > 0)) order.sort((a, b) => a.at - b.at || a.i - b.i);
+    const order = arrivalSchedule(this.input.arrivals);
     let next = 0;
     let lastArrival = 0;
     for (;;) {
       const arrivalAt = next < order.length ? order[next].at : Infinity;
-      const finishAt = this.finishes.nextAt(this.workloads);
+      const finishAt = this.clock.finishes.nextAt(this.workloads);
       const at = Math.min(arrivalAt, finishAt);
       if (at === Infinity) {
-        this.ended = { reason: 'settled', at: this.now };
+        this.ended = { reason: 'settled', at: this.clock.now };
         break;
       }
       if (at > horizon) {
         this.ended = { reason: 'horizon', at: horizon };
         break;
       }
-      this.now = at;
+      this.clock.now = at;
       if (finishAt <= arrivalAt) {
         this.finishDue(lastArrival);
       } else {
@@ -148,46 +140,25 @@ export class PlanSimulator {
 
   // ---- the timeline ----
 
-  private event(w: Workload, event: TimelineEvent['event']): void {
-    w.events.push({ at: this.now, event });
-  }
-
-  /** Quota `w` held went back at `now` in its cohort tree: what is admitted there at this instant waited for it. */
-  private released(w: Workload): void {
-    if (this.releasedAt !== this.now) {
-      this.releasedNow.clear();
-      this.releasedAt = this.now;
-    }
-    const root = rootOf(w.clusterQueue!);
-    const list = this.releasedNow.get(root) ?? [];
-    list.push(w);
-    this.releasedNow.set(root, list);
-  }
-
   /** Every admitted workload whose duration ends now finishes: its quota goes back, its tree's parked workloads are retried. */
   private finishDue(lastArrival: number): void {
     const touched = new Set<QuotaNode>();
     const released: string[] = [];
-    for (let w = this.finishes.popDue(this.now, this.workloads); w; w = this.finishes.popDue(this.now, this.workloads)) {
+    for (let w = this.clock.finishes.popDue(this.clock.now, this.workloads); w; w = this.clock.finishes.popDue(this.clock.now, this.workloads)) {
       this.unadmitUsage(w);
       w.state = 'finished';
-      w.finishedAt = this.now;
-      this.event(w.sliceOf ? this.baseOf(w) : w, 'finished');
-      this.released(w);
+      w.finishedAt = this.clock.now;
+      this.clock.event(w.sliceOf ? baseOf(w) : w, 'finished');
+      this.clock.released(w);
       released.push(w.ref);
       touched.add(rootOf(w.clusterQueue!));
     }
     for (const root of touched) this.requeueInadmissible(root);
     // In the trace as a release without candidates, so a replay of the trace (the page's usage charts) ends where the plan does.
-    if (this.keepTrace && released.length) this.trace.push({ cycle: this.cycle, afterArrival: lastArrival, candidates: [], released, at: this.now });
+    if (!this.keepTrace || !released.length) return;
+    this.trace.push({ cycle: this.cycle, afterArrival: lastArrival, candidates: [], released, at: this.clock.now });
   }
 
-  /** The first workload of an elastic object (its slices replace each other; the timeline is the object's). */
-  private baseOf(w: Workload): Workload {
-    let b = w;
-    while (b.sliceOf) b = b.sliceOf;
-    return b;
-  }
 
   // ---- arrivals ----
 
@@ -237,12 +208,12 @@ export class PlanSimulator {
     const podSets = this.podSetsOf(arrival);
     if (!localQueue || selectsExistingClusterOnly(obj, this.kueue.rayJobClusterSelectorRules)) {
       const w = newWorkload({
-        id, ref, kind, namespace, name, arrival, created: this.seq, obj, podSets, state: 'not-queued', arrivalTime: this.now,
+        id, ref, kind, namespace, name, arrival, created: this.seq, obj, podSets, state: 'not-queued', arrivalTime: this.clock.now,
         notQueued: localQueue ? 'a RayJob with clusterSelector runs on an existing cluster: Kueue skips it'
           : `no ${QUEUE_NAME_LABEL} label: Kueue does not manage it`,
       });
       this.add(key, w);
-      this.event(w, 'arrived');
+      this.clock.event(w, 'arrived');
       return;
     }
     const priorityClass = priorityClassOf(obj);
@@ -251,11 +222,11 @@ export class PlanSimulator {
     const w = newWorkload({
       id, ref, kind, namespace, name, arrival, created: this.seq, obj, localQueue, clusterQueue: cq, clusterQueueName: lq?.clusterQueue,
       priority: priorityClass ? this.snapshot.priorities.get(priorityClass) ?? 0 : 0, priorityClass, podSets, state: 'queued',
-      arrivalTime: this.now, duration: expectedDurationOf(obj), durationBound: durationBoundOf(obj),
+      arrivalTime: this.clock.now, duration: expectedDurationOf(obj), durationBound: durationBoundOf(obj),
     });
     w.hash = this.hashOf(w);
     this.add(key, w);
-    this.event(w, 'arrived');
+    this.clock.event(w, 'arrived');
     const misconfigured = (message: string, category: PendingCategory = 'misconfigured') => {
       w.state = 'held';
       w.pending = { category, message, shortfalls: [] };
@@ -336,10 +307,11 @@ export class PlanSimulator {
     const slice = newWorkload({
       id: this.workloads.length, ref: prev.ref, kind: prev.kind, namespace: prev.namespace, name: prev.name, arrival, created: this.seq, obj,
       localQueue: prev.localQueue, clusterQueue: prev.clusterQueue, clusterQueueName: prev.clusterQueueName, priority: prev.priority,
-      priorityClass: prev.priorityClass, podSets, state: 'queued', arrivalTime: this.now, duration: prev.duration, durationBound: prev.durationBound,
+      priorityClass: prev.priorityClass, podSets, state: 'queued', arrivalTime: this.clock.now, duration: prev.duration,
+      durationBound: prev.durationBound,
       notQueued: prev.notQueued, sliceOf: prev, pending: { category: 'not-evaluated', message: 'not evaluated by Kueue yet', shortfalls: [] },
     });
-    this.event(this.baseOf(prev), 'scaled');
+    this.clock.event(baseOf(prev), 'scaled');
     slice.hash = this.hashOf(slice);
     this.workloads.push(slice);
     this.byObject.set(`${prev.kind}/${prev.namespace}/${prev.name}`, slice);
@@ -417,7 +389,7 @@ export class PlanSimulator {
     }
     for (const { workload } of preempted.values()) workload.clusterQueue!.memo.version++;
     const released = this.releaseVictims(preempted);
-    if (this.keepTrace) this.trace.push({ cycle: this.cycle, afterArrival: arrival, candidates, released, at: this.now });
+    if (this.keepTrace) this.trace.push({ cycle: this.cycle, afterArrival: arrival, candidates, released, at: this.clock.now });
     return progress;
   }
 
@@ -434,8 +406,8 @@ export class PlanSimulator {
       victim.pending = { category: 'not-evaluated', message: 'preempted; requeued', shortfalls: [] };
       // KubeRay deletes a suspended object's cluster: admitted again, it starts over.
       victim.startedAt = -1;
-      this.event(victim, 'preempted');
-      this.released(victim);
+      this.clock.event(victim, 'preempted');
+      this.clock.released(victim);
       this.push(victim);
       released.push(victim.ref);
       touched.add(rootOf(victim.clusterQueue!));
@@ -458,7 +430,7 @@ export class PlanSimulator {
   private unadmitUsage(w: Workload): void {
     const cq = w.clusterQueue!;
     addUsageMap(cq, w.usage, -1);
-    if (removeAdmitted(cq, w)) this.admittedKey ^= zobrist(w.id);
+    if (removeAdmitted(cq, w)) this.admittedKey ^= admittedSetKey(w.id);
     cq.memo.version++;
     w.usage = new Map();
   }
@@ -512,7 +484,7 @@ export class PlanSimulator {
       const brief = briefOf(a, cq);
       w.pending = { brief };
       if (a.mode === 'Preempt' && cq.preemption.reclaim !== 'Any') {
-        const reserve = toReserve(a, cq);
+        const reserve = quotaToReserve(a, cq);
         addUsageMap(cq, reserve, 1);
         cq.memo.version++;
         temporary.push({ clusterQueue: cq, usage: reserve });
@@ -596,15 +568,14 @@ export class PlanSimulator {
       w.flavors = a.podSets.map((ps) => new Map(ps.flavors.map((f) => [f.resource, f.flavor])));
       w.usage = new Map(a.usage);
       w.admittedAt = this.step;
-      w.startedAt = this.now;
+      w.startedAt = this.clock.now;
       if (!w.victims?.length) {
         // Waited: what released quota in its tree at this instant (a finish, or another's preemption) is what it waited for.
-        const waited = w.events.some((e) => e.at < this.now) && this.releasedAt === this.now;
-        w.waitsFor = waited ? [...(this.releasedNow.get(rootOf(cq)) ?? [])] : [];
+        w.waitsFor = this.clock.waitedFor(w);
       }
-      this.event(w, 'admitted');
+      this.clock.event(w, 'admitted');
     }
-    if (w.duration !== undefined) this.finishes.push(w.startedAt + w.duration, w);
+    if (w.duration !== undefined) this.clock.finishes.push(w.startedAt + w.duration, w);
     addUsageMap(cq, w.usage, 1);
     this.markAdmitted(cq, w);
     cq.memo.version++;
@@ -614,7 +585,7 @@ export class PlanSimulator {
   }
 
   private markAdmitted(cq: ClusterQueue, w: Workload): void {
-    if (addAdmitted(cq, w)) this.admittedKey ^= zobrist(w.id);
+    if (addAdmitted(cq, w)) this.admittedKey ^= admittedSetKey(w.id);
   }
 }
 
@@ -624,109 +595,4 @@ function traceLine(e: Entry, result: PlanCandidate['result'], detail: string): P
     workload: w.ref, clusterQueue: w.clusterQueue!.name, mode: a.mode, borrows: a.borrowing > 0,
     ...(e.considered?.length ? { preemptionCandidates: e.considered } : {}), result, detail,
   };
-}
-
-/** Whether `usage` fits once this cycle's victims and `targets` are gone. */
-function fitsAfterVictims(
-  cq: ClusterQueue, usage: Map<FlavorResource, number>, preempted: Map<Workload, Target>, targets: readonly Target[],
-): boolean {
-  const removed = new Set<Workload>();
-  for (const x of preempted.keys()) if (x.state === 'admitted') removed.add(x);
-  for (const t of targets) if (t.workload.state === 'admitted') removed.add(t.workload);
-  for (const x of removed) addUsageMap(x.clusterQueue!, x.usage, -1);
-  let ok = true;
-  for (const [id, v] of usage) if (available(cq, id) < v) ok = false;
-  for (const x of removed) addUsageMap(x.clusterQueue!, x.usage, 1);
-  return ok;
-}
-
-/** quotaResourcesToReserve: capacity a preempting workload without candidates holds for the cycle. */
-function toReserve(a: Assignment, cq: ClusterQueue): Map<FlavorResource, number> {
-  const out = new Map<FlavorResource, number>();
-  for (const [id, v] of a.usage) {
-    const nominal = cq.nominal[id], limit = cq.borrowingLimit[id], used = cq.usage[id];
-    if (a.borrowing > 0) out.set(id, limit === NO_LIMIT ? v : Math.min(v, nominal + limit - used));
-    else out.set(id, Math.max(0, Math.min(v, nominal - used)));
-  }
-  return out;
-}
-
-/** A fixed pseudo-random 32-bit key per workload id (splitmix-style), for the admitted-set hash. */
-function zobrist(id: number): number {
-  let x = (id + 0x9e3779b9) | 0;
-  x = Math.imul(x ^ (x >>> 16), 0x85ebca6b);
-  x = Math.imul(x ^ (x >>> 13), 0xc2b2ae35);
-  return (x ^ (x >>> 16)) >>> 0;
-}
-
-/** Why the plan's timeline stopped, and when. */
-export interface PlanEnd {
-  /** `settled`: nothing more happens (every arrival in, nothing admitted with a known duration left); `horizon`: cut there. */
-  readonly reason: 'settled' | 'horizon';
-  readonly at: number;
-}
-
-/**
- * Admitted workloads by finish time (a binary heap of [time, workload id]). An entry is stale when the workload
- * is no longer admitted, or admitted again since (it finishes at another time): it is skipped when it comes up.
- */
-class FinishQueue {
-  private readonly heap: Array<[number, number]> = [];
-
-  push(at: number, w: Workload): void {
-    const h = this.heap;
-    h.push([at, w.id]);
-    for (let i = h.length - 1; i > 0;) {
-      const p = (i - 1) >> 1;
-      if (!less(h[i], h[p])) break;
-      [h[i], h[p]] = [h[p], h[i]];
-      i = p;
-    }
-  }
-
-  /** The time of the next live finish, or Infinity. */
-  nextAt(workloads: readonly Workload[]): number {
-    this.dropStale(workloads);
-    return this.heap.length ? this.heap[0][0] : Infinity;
-  }
-
-  /** The next live workload finishing at or before `now`, removed, or undefined. */
-  popDue(now: number, workloads: readonly Workload[]): Workload | undefined {
-    this.dropStale(workloads);
-    if (!this.heap.length || this.heap[0][0] > now) return undefined;
-    return workloads[this.pop()[1]];
-  }
-
-  private dropStale(workloads: readonly Workload[]): void {
-    while (this.heap.length) {
-      const [at, id] = this.heap[0];
-      const w = workloads[id];
-      if (w.state === 'admitted' && w.duration !== undefined && w.startedAt + w.duration === at) return;
-      this.pop();
-    }
-  }
-
-  private pop(): [number, number] {
-    const h = this.heap;
-    const top = h[0];
-    const last = h.pop()!;
-    if (h.length) {
-      h[0] = last;
-      for (let i = 0; ;) {
-        const l = 2 * i + 1, r = l + 1;
-        let m = i;
-        if (l < h.length && less(h[l], h[m])) m = l;
-        if (r < h.length && less(h[r], h[m])) m = r;
-        if (m === i) break;
-        [h[i], h[m]] = [h[m], h[i]];
-        i = m;
-      }
-    }
-    return top;
-  }
-}
-
-/** Earlier first; at one time, in admission order (the lower id). */
-function less(a: [number, number], b: [number, number]): boolean {
-  return a[0] < b[0] || (a[0] === b[0] && a[1] < b[1]);
 }

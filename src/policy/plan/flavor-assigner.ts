@@ -417,3 +417,14 @@ export function briefOf(a: Assignment, cq: ClusterQueue): Brief {
   }
   return { mode: a.mode, clusterQueue: cq, podSets };
 }
+
+/** quotaResourcesToReserve: capacity a preempting workload without candidates holds for the cycle. */
+export function quotaToReserve(a: Assignment, cq: ClusterQueue): Map<FlavorResource, number> {
+  const out = new Map<FlavorResource, number>();
+  for (const [id, v] of a.usage) {
+    const nominal = cq.nominal[id], limit = cq.borrowingLimit[id], used = cq.usage[id];
+    if (a.borrowing > 0) out.set(id, limit === NO_LIMIT ? v : Math.min(v, nominal + limit - used));
+    else out.set(id, Math.max(0, Math.min(v, nominal - used)));
+  }
+  return out;
+}

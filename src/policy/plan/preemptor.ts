@@ -401,3 +401,17 @@ function eligibleUsage(
   }
   return out;
 }
+
+/** Whether `usage` fits once this cycle's victims and `targets` are gone. */
+export function fitsAfterVictims(
+  cq: ClusterQueue, usage: Map<FlavorResource, number>, preempted: Map<Workload, Target>, targets: readonly Target[],
+): boolean {
+  const removed = new Set<Workload>();
+  for (const x of preempted.keys()) if (x.state === 'admitted') removed.add(x);
+  for (const t of targets) if (t.workload.state === 'admitted') removed.add(t.workload);
+  for (const x of removed) addUsageMap(x.clusterQueue!, x.usage, -1);
+  let ok = true;
+  for (const [id, v] of usage) if (available(cq, id) < v) ok = false;
+  for (const x of removed) addUsageMap(x.clusterQueue!, x.usage, 1);
+  return ok;
+}

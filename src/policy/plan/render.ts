@@ -8,7 +8,7 @@ import type { Finding } from '../findings';
 import { formatQuantity } from '../quantity';
 import { gangCanEverFit } from '../rules/cross-object';
 import type { KubeRayCapabilities, KueueCapabilities } from '../versions';
-import type { PlanEnd } from './cycle';
+import type { PlanEnd } from './timeline';
 import type { Assignment, Brief, FlavorAssigner, LazyPending, QuotaMiss, Reason } from './flavor-assigner';
 import { CohortNode, FlavorResource, NO_LIMIT, QuotaNode, rootOf } from './quota-tree';
 import {

@@ -113,3 +113,11 @@ export function podSetTemplate(obj: RayObject, podSet: string): any {
 export function schedulingHash(w: Workload): string {
   return JSON.stringify([w.priority, w.podSets.map((ps) => [ps.name, ps.count, podSetTemplate(w.obj, ps.name)?.spec ?? null])]);
 }
+
+/** A fixed pseudo-random 32-bit key per workload id (splitmix-style), for the admitted-set hash. */
+export function admittedSetKey(id: number): number {
+  let x = (id + 0x9e3779b9) | 0;
+  x = Math.imul(x ^ (x >>> 16), 0x85ebca6b);
+  x = Math.imul(x ^ (x >>> 13), 0xc2b2ae35);
+  return (x ^ (x >>> 16)) >>> 0;
+}
