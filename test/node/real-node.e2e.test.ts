@@ -125,7 +125,8 @@ describeNode(`real node: dist/ of Kueue ${KUEUE} + KubeRay ${KUBERAY} applied an
   test('gang: of the guide\'s two toy jobs Kueue admits one; only it has a RayCluster and pods, the other has none and a why-pending Event; plan '
     + '--kubeconfig said so first', async () => {
     const file = path.join(out, 'create', 'gang-scheduling.k8s.yaml');
-    const planned: PlanResult = JSON.parse(await planMain([file, '--kubeconfig', node.kubeconfig, '--output', 'json']));
+    // The next minute (--horizon 1m): the toy jobs declare 10 minutes, so on the full timeline the second starts when the first ends.
+    const planned: PlanResult = JSON.parse(await planMain([file, '--kubeconfig', node.kubeconfig, '--output', 'json', '--horizon', '1m']));
     const fromFile = (p: PlanResult) => p.workloads.filter((w) => w.name.startsWith('rayjob-sample-'));
     expect(fromFile(planned).map((w) => w.outcome).sort()).toEqual(['admitted', 'pending']);
     const names = (await kubectl('create', '-f', file, '-o', 'name')).trim().split('\n').map((n) => n.replace('rayjob.ray.io/', ''));
@@ -220,10 +221,13 @@ describeNode(`real node: dist/ of Kueue ${KUEUE} + KubeRay ${KUBERAY} applied an
     expect(creates).toBeGreaterThan(20);
     // Kueue's webhook server closes its kept-alive connections when its old pod stops (after the install's
     // drainSeconds), and the API server does not resend a POST that met the close: a create sent through
-    // such a connection at that instant fails with EOF (README, Troubleshooting). Seen once in CI; it is
-    // upstream's, so at most one per Kueue restart is tolerated, and said. Anything else fails the test,
-    // as does any failure while our controller (two replicas, which close connections gracefully) restarts.
-    const kueueClose = (f: string) => f.startsWith('kueue-controller-manager: ') && /kueue-webhook-service[^"]*\\": EOF/.test(f);
+    // such a connection at that instant fails with EOF, or "broken pipe" when the API server's write meets the
+    // closed socket first (README, Troubleshooting). The old pod drains past `rollout status`, so the failure
+    // can come while the next component (KubeRay) restarts. Seen once each in CI; it is upstream's, so at most
+    // one per Kueue restart is tolerated, and said. Anything else fails the test, as does any failure while
+    // our controller (two replicas, which close connections gracefully) restarts.
+    const kueueClose = (f: string) => /^(kueue-controller-manager|kuberay-operator): /.test(f)
+      && /kueue-webhook-service[^"]*\\": (EOF|write tcp [^"]*: write: broken pipe)/.test(f);
     for (const f of failures.filter(kueueClose)) process.stdout.write(`[real-node] Kueue's old pod closed a kept-alive connection: ${f}\n`);
     expect(failures.filter((f) => !kueueClose(f))).toEqual([]);
     expect(failures.filter(kueueClose).length).toBeLessThanOrEqual(1);
