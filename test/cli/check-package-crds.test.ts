@@ -9,6 +9,7 @@ import { runCheck } from '../../src/cli/check';
 import { renderText } from '../../src/cli/check-report';
 import { RELEASES_DIR_ENV } from '../../src/install/bundled-releases';
 import { tmpdir } from '../support/synth';
+import { toyRayClusterSpecYaml } from '../support/toy-job';
 import { REPO_ROOT, vendorDir } from '../support/upstream';
 
 const saved = process.env[RELEASES_DIR_ENV];
@@ -30,26 +31,7 @@ metadata:
 spec:
   entrypoint: python -c "print(1)"
   shutdownAfterJobFinishes: true
-${extra}  rayClusterSpec:
-    headGroupSpec:
-      template:
-        spec:
-          containers:
-          - name: ray-head
-            image: rayproject/ray:2.46.0
-            resources: {requests: {cpu: "1", memory: 2Gi}, limits: {cpu: "1", memory: 2Gi}}
-    workerGroupSpecs:
-    - groupName: small-group
-      replicas: 1
-      minReplicas: 1
-      maxReplicas: 5
-      template:
-        spec:
-          containers:
-          - name: ray-worker
-            image: rayproject/ray:2.46.0
-            resources: {requests: {cpu: "1", memory: 2Gi}, limits: {cpu: "1", memory: 2Gi}}
-`;
+${extra}${toyRayClusterSpecYaml()}`;
 }
 
 function file(text: string): string {

@@ -1,11 +1,9 @@
 // Issue 41: plan and check agree. An object the policy refuses at admission (the controller's
 // validating webhook; Kueue's own for its rules) is never created, so plan shows it as REFUSED with the
 // rule and the fix, never as admitted, for the same objects check reports errors on.
-import * as fs from 'fs';
-import * as path from 'path';
 import { runCheck } from '../../src/cli/check';
 import { planCommand } from '../../src/cli/plan';
-import { tmpdir } from '../support/synth';
+import { tmpFiles } from '../support/synth';
 
 const QUEUES = `apiVersion: kueue.x-k8s.io/v1beta1
 kind: ResourceFlavor
@@ -82,14 +80,8 @@ spec:
             resources: {requests: {cpu: "1", memory: 2Gi}, limits: {cpu: "1", memory: 2Gi}}
 `;
 
-function dir(contents: Record<string, string>): string {
-  const d = tmpdir();
-  for (const [f, t] of Object.entries(contents)) fs.writeFileSync(path.join(d, f), t);
-  return d;
-}
-
 test('on Kueue v0.13.4 the guide\'s elastic RayCluster is REFUSED with the rule and the fix, not admitted', () => {
-  const d = dir({ 'queues.yaml': QUEUES, 'elastic.yaml': ELASTIC });
+  const d = tmpFiles({ 'queues.yaml': QUEUES, 'elastic.yaml': ELASTIC });
   const plan = JSON.parse(planCommand([d, '--kueue-version', 'v0.13.4', '-o', 'json']));
   expect(plan.workloads).toEqual([]);
   expect(plan.refused).toEqual([expect.objectContaining({
@@ -106,7 +98,7 @@ test('on Kueue v0.13.4 the guide\'s elastic RayCluster is REFUSED with the rule 
 });
 
 test.each(['v0.13.4', 'v0.14.8', 'v0.17.8', 'v0.19.2'])('Kueue %s: plan refuses exactly the objects check reports errors on', async (kueue) => {
-  const d = dir({ 'queues.yaml': QUEUES, 'elastic.yaml': ELASTIC, 'jobs.yaml': `${job('good', true)}---\n${job('no-shutdown', false)}` });
+  const d = tmpFiles({ 'queues.yaml': QUEUES, 'elastic.yaml': ELASTIC, 'jobs.yaml': `${job('good', true)}---\n${job('no-shutdown', false)}` });
   const plan = JSON.parse(planCommand([d, '--kueue-version', kueue, '-o', 'json']));
   const refused = [...new Set(plan.refused.map((r: any) => r.workload))].sort();
   const check = await runCheck({ files: [d], kueueVersion: kueue, output: 'json' });
