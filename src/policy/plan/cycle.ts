@@ -148,7 +148,7 @@ export class PlanSimulator {
       this.unadmitUsage(w);
       w.state = 'finished';
       w.finishedAt = this.clock.now;
-      this.clock.event(w.sliceOf ? baseOf(w) : w, 'finished');
+      this.clock.event(baseOf(w), 'finished');
       this.clock.released(w);
       released.push(w.ref);
       touched.add(rootOf(w.clusterQueue!));

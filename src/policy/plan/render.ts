@@ -8,7 +8,7 @@ import type { Finding } from '../findings';
 import { formatQuantity } from '../quantity';
 import { gangCanEverFit } from '../rules/cross-object';
 import type { KubeRayCapabilities, KueueCapabilities } from '../versions';
-import type { PlanEnd } from './timeline';
+import { baseOf, PlanEnd } from './timeline';
 import type { Assignment, Brief, FlavorAssigner, LazyPending, QuotaMiss, Reason } from './flavor-assigner';
 import { CohortNode, FlavorResource, NO_LIMIT, QuotaNode, rootOf } from './quota-tree';
 import {
@@ -253,7 +253,7 @@ class PlanRenderer {
 
   /** The timeline fields; the admitted workloads of its cohort tree are filled in for one still pending. */
   private timelineOf(w: Workload, out: { -readonly [K in keyof PlanWorkload]: PlanWorkload[K] }): void {
-    const base = w.sliceOf ? firstSlice(w) : w;
+    const base = baseOf(w);
     out.arrivesAt = w.arrivalTime;
     out.admittedAt = w.startedAt >= 0 ? w.startedAt : base.events.reduce((t: number | null, e) => (e.event === 'admitted' ? e.at : t), null);
     out.finishedAt = w.finishedAt >= 0 ? w.finishedAt : null;
@@ -291,9 +291,3 @@ const KUEUE_REASON: Record<PendingCategory, string> = {
   'quota': 'WaitingForQuota', 'max-capacity': 'ExceedsMaxQuota', 'preemption-in-progress': 'WaitingForPreemptedWorkloads',
   'strict-fifo-blocked': 'WaitingForQuota', 'inactive': 'Suspended', 'misconfigured': 'Misconfigured', 'not-evaluated': 'PendingEvaluation',
 };
-
-function firstSlice(w: Workload): Workload {
-  let b = w;
-  while (b.sliceOf) b = b.sliceOf;
-  return b;
-}
