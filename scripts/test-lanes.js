@@ -1,19 +1,22 @@
 #!/usr/bin/env node
 // npm test's jest step, in two lanes that run at once, each one jest process running its suites one
 // after the other:
-//   - node: the real-node suites (test/node: a kubelet, pods, real Ray) and upstream agreement
-//     (test/agreement);
-//   - rest: everything else (control planes as host processes, the packages, the unit tests).
+//   - node: the real-node suites (test/node: a kubelet, pods, real Ray);
+//   - rest: the unit tests, the packages and the CLIs;
+// then both take from one pool of the suites that start test control planes (below).
 // One jest with two workers would also pair two real-node suites, and without a timing cache (a fresh
 // clone) in no useful order. The real-node suites mostly wait on Ray's and Kueue's own timers, so on
 // the 2-core CI machine the lanes overlap well: serially the jest step took 55 minutes.
 // The clusters of the two lanes do not collide: each real node takes a free address slot and each
 // test control plane free ports (scripts/cluster/network.ts, test/e2e/support/cluster.ts).
 // TEST_LANES=1 runs one jest over everything, as before.
-// Each lane runs in two parts: first the suites that need only the first stage of the Go build, then, once
-// the rest of the build that scripts/test.sh started in the background is done (REST_BUILD_DIR), the suites
-// that need every Kueue × KubeRay pair, the KubeRay oracles or the rendered releases (GATED). A suite left
-// out of GATED that needs them fails in CI, naming the missing binary (e2ePairs, binary(), describeOnNode).
+// Each lane runs in parts: first the suites that need only the first stage of the Go build; then, once the
+// rest of the build that scripts/test.sh started in the background is done (REST_BUILD_DIR), the suites that
+// need every Kueue × KubeRay pair, the KubeRay oracles or the rendered releases (GATED). Those form one pool
+// shared by both lanes: each lane that reaches it takes the next suite, longest first, so the two lanes end
+// together whichever finishes its own part first (cold, the rest lane waits for the build while the node lane
+// runs Ray; warm, the other way round). A suite left out of GATED that needs the rest stage fails in CI,
+// naming the missing binary (e2ePairs, binary(), describeOnNode).
 // With CI_TIMINGS set, each lane, each part, each wait and each suite over 60 s is recorded for the table.
 // Each lane's failing tests are printed again at the very end, with the head of each message: jest's own
 // summary of failures is left out below 20 suites (the node lane has 9), and CI keeps only the log's tail.
@@ -25,7 +28,7 @@ const path = require('path');
 
 const ROOT = path.join(__dirname, '..');
 const JEST = path.join(ROOT, 'node_modules', 'jest', 'bin', 'jest.js');
-const NODE_LANE = ['<rootDir>/test/node/', '<rootDir>/test/agreement/'];
+const NODE_LANE = ['<rootDir>/test/node/'];
 // Suites that need the rest stage of the Go build (every pair, the oracles, the rendered v0.17.0 release).
 const GATED = ['<rootDir>/test/agreement/', '<rootDir>/test/e2e/', '<rootDir>/test/attack/.*\\.e2e\\.test\\.ts$',
   '<rootDir>/test/cli/check-corpus\\.test\\.ts$', '<rootDir>/test/install/install\\.test\\.ts$'];
@@ -34,17 +37,25 @@ const bare = (patterns) => patterns.map((p) => p.replace('<rootDir>/', ''));
 // build makes after the rest stage (scripts/test.sh), so the rest lane does not wait for it.
 const NODE_GATED = ['<rootDir>/test/node/network-policy\\.e2e\\.test\\.ts$'];
 
+// The suites that need the rest stage, shared by the two lanes (above). The network-policy suite is in the
+// pool too, for the node lane only (it runs a real node) and once its enforcer is built.
+const POOL = { label: 'every pair (shared)', gated: true, pool: true, args: [...bare(GATED), ...bare(NODE_GATED)] };
+const POOL_ONLY = { 'test/node/network-policy.e2e.test.ts': { lane: 'node', needs: 'kube-router-status' } };
+// The pool's order: seconds each suite took in a cold run (docs/dev/ci.md), longest first, so that neither
+// lane is left with a long suite at the end. Only the order: a suite not listed runs after these, by name.
+const POOL_SECONDS = {
+  'test/agreement/upstream.e2e.test.ts': 526, 'test/e2e/plan-agreement.e2e.test.ts': 264,
+  'test/e2e/scenarios.e2e.test.ts': 261, 'test/e2e/multikueue.e2e.test.ts': 248, 'test/attack/tenants.e2e.test.ts': 187,
+  'test/node/network-policy.e2e.test.ts': 173, 'test/e2e/install.e2e.test.ts': 81, 'test/e2e/tenant-namespace.e2e.test.ts': 76,
+  'test/cli/check-corpus.test.ts': 68, 'test/install/install.test.ts': 67, 'test/e2e/reconciler.e2e.test.ts': 62,
+  'test/e2e/install-settings.e2e.test.ts': 61,
+};
+
 const lanes = process.env.TEST_LANES === '1'
   ? [{ name: 'all', parts: [{ label: 'every suite', gated: true, args: [] }] }]
   : [
-    { name: 'node', parts: [
-      { label: 'real node', args: ['test/node/', '--testPathIgnorePatterns', ...NODE_GATED] },
-      { label: 'upstream agreement, network policy', gated: true, kubeRouter: true, args: ['test/agreement/', ...bare(NODE_GATED)] },
-    ] },
-    { name: 'rest', parts: [
-      { label: 'unit, packages, CLIs', args: ['--testPathIgnorePatterns', ...NODE_LANE, ...GATED] },
-      { label: 'every pair', gated: true, args: [...bare(GATED.filter((p) => !NODE_LANE.includes(p))), '--testPathIgnorePatterns', ...NODE_LANE] },
-    ] },
+    { name: 'node', parts: [{ label: 'real node', args: ['test/node/', '--testPathIgnorePatterns', ...NODE_GATED] }, POOL] },
+    { name: 'rest', parts: [{ label: 'unit, packages, CLIs', args: ['--testPathIgnorePatterns', ...NODE_LANE, ...GATED] }, POOL] },
   ];
 const TIMINGS = process.env.CI_TIMINGS;
 const record = (name, wall, cpu = '', rss = '') => {
@@ -62,8 +73,9 @@ function restBuildDone(lane, status = 'status') {
   if (!dir) return Promise.resolve(0);
   const statusFile = path.join(dir, status);
   const started = Date.now();
-  const done = () => fs.existsSync(statusFile) && fs.readFileSync(statusFile, 'utf8').trim() !== '';
-  if (!done()) {
+  const done = () => built(status);
+  const waits = !done();
+  if (waits) {
     try {
       fs.writeFileSync(`/proc/${fs.readFileSync(path.join(dir, 'pid'), 'utf8').trim()}/autogroup`, '0');
     } catch { /* autogroups off, or the build already gone: it keeps its nice */ }
@@ -77,7 +89,7 @@ function restBuildDone(lane, status = 'status') {
     poll();
   });
   return restBuild[status].then((code) => {
-    record(`lane part: ${lane} waited for the rest of the Go build${status === 'status' ? '' : ` (${status})`}`, (Date.now() - started) / 1000);
+    if (waits) record(`lane part: ${lane} waited for the rest of the Go build${status === 'status' ? '' : ` (${status})`}`, (Date.now() - started) / 1000);
     return code;
   });
 }
@@ -122,8 +134,11 @@ function failures(resultsFile) {
   return out;
 }
 
-/** One jest over a part of a lane, under /usr/bin/time for its CPU seconds and peak RSS. */
-function runPart(lane, part, index) {
+/**
+ * One jest over a part of a lane, under /usr/bin/time for its CPU seconds and peak RSS. Records the part's
+ * row unless `quiet` (a pooled suite: the pool's row sums them).
+ */
+function runPart(lane, part, index, quiet = false) {
   const started = Date.now();
   const resultsFile = path.join(os.tmpdir(), `jest-lane-${lane.name}-${index}-${process.pid}.json`);
   const usageFile = `${resultsFile}.usage`;
@@ -138,11 +153,12 @@ function runPart(lane, part, index) {
       const failed = code === 0 ? [] : failures(resultsFile);
       const [cpuU, cpuS, rss] = (fs.existsSync(usageFile) ? fs.readFileSync(usageFile, 'utf8').trim().split('\n').pop() : '').split(' ');
       const cpu = cpuU === undefined || cpuS === undefined ? '' : Number(cpuU) + Number(cpuS);
-      record(`lane part: ${lane.name} ${index + 1}, ${part.label}`, seconds, cpu, rss ? Math.round(Number(rss) / 1024) : '');
+      const rssMiB = rss ? Math.round(Number(rss) / 1024) : '';
+      if (!quiet) record(`lane part: ${lane.name} ${index + 1}, ${part.label}`, seconds, cpu, rssMiB);
       for (const [file, s] of slowSuites(resultsFile)) record(`suite: ${file}`, s);
       fs.rmSync(resultsFile, { force: true });
       fs.rmSync(usageFile, { force: true });
-      resolve({ code: code ?? 1, signal, failed });
+      resolve({ code: code ?? 1, signal, failed, seconds, cpu, rss: rssMiB });
     });
   });
 }
@@ -158,20 +174,80 @@ function slowSuites(resultsFile) {
   }
 }
 
+/** The pool's suites, longest first (POOL_SECONDS), listed once by jest for both lanes. */
+let poolQueue;
+function poolSuites() {
+  poolQueue ??= new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [JEST, '--listTests', '--json', ...POOL.args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (c) => { out += c; });
+    child.on('close', (code) => {
+      if (code !== 0) return reject(new Error(`jest --listTests exited ${code}`));
+      const files = JSON.parse(out).map((f) => path.relative(ROOT, f));
+      const est = (f) => POOL_SECONDS[f] ?? 0;
+      resolve(files.sort((a, b) => est(b) - est(a) || a.localeCompare(b)));
+    });
+  });
+  return poolQueue;
+}
+
+/** Whether the background build has written this status file (always, without REST_BUILD_DIR). */
+function built(status) {
+  const dir = process.env.REST_BUILD_DIR;
+  const f = dir && path.join(dir, status);
+  return !dir || (fs.existsSync(f) && fs.readFileSync(f, 'utf8').trim() !== '');
+}
+
+/**
+ * Takes the pool's next suite this lane may run (POOL_ONLY) until none is left; one row for the lane's
+ * share, as one part. A suite whose build is not done yet is passed over while others remain.
+ */
+async function runPool(lane, index) {
+  const queue = await poolSuites();
+  const share = { code: 0, signal: null, failed: [], seconds: 0, cpu: 0, rss: 0, suites: 0 };
+  const mine = (f) => (POOL_ONLY[f]?.lane ?? lane.name) === lane.name;
+  for (;;) {
+    let at = queue.findIndex((f) => mine(f) && built(POOL_ONLY[f]?.needs ?? 'status'));
+    if (at < 0) {
+      const blocked = queue.find(mine);
+      if (!blocked) break;
+      const build = await restBuildDone(lane.name, POOL_ONLY[blocked].needs);
+      if (build !== 0) {
+        queue.splice(queue.indexOf(blocked), 1);
+        share.code = 1;
+        share.failed.push([blocked, `(${POOL_ONLY[blocked].needs}: exit ${build})`, tail(path.join(process.env.REST_BUILD_DIR, 'log'), 20)]);
+        continue;
+      }
+      at = queue.indexOf(blocked);
+    }
+    const [file] = queue.splice(at, 1);
+    process.stdout.write(`[lanes] ${lane.name}: takes ${file} from the pool\n`);
+    const r = await runPart(lane, { label: file, args: ['--runTestsByPath', file] }, index, true);
+    if (r.code !== 0) share.code = r.code;
+    share.signal ??= r.signal;
+    share.failed.push(...r.failed);
+    share.seconds += r.seconds;
+    share.cpu += Number(r.cpu) || 0;
+    share.rss = Math.max(share.rss, Number(r.rss) || 0);
+    share.suites++;
+  }
+  record(`lane part: ${lane.name} ${index + 1}, ${POOL.label}: ${share.suites} suites`, share.seconds, share.cpu, share.rss || '');
+  return share;
+}
+
 async function run(lane) {
   const started = Date.now();
   const out = { lane: lane.name, code: 0, signal: null, failed: [] };
   for (const [i, part] of lane.parts.entries()) {
     if (part.gated) {
-      let build = await restBuildDone(lane.name);
-      if (build === 0 && part.kubeRouter) build = await restBuildDone(lane.name, 'kube-router-status');
+      const build = await restBuildDone(lane.name);
       if (build !== 0) {
         out.code = 1;
         out.failed.push(['(the rest of the Go build)', '', [`exit ${build}; see ${path.join(process.env.REST_BUILD_DIR, 'log')}`,
           ...tail(path.join(process.env.REST_BUILD_DIR, 'log'), 20)]]);
       }
     }
-    const r = await runPart(lane, part, i);
+    const r = await (part.pool ? runPool(lane, i) : runPart(lane, part, i));
     if (r.code !== 0) out.code = r.code;
     out.signal ??= r.signal;
     out.failed.push(...r.failed);
@@ -203,5 +279,5 @@ async function main() {
 }
 
 // The lanes are exported for test/scripts/test-lanes.test.ts (every suite in exactly one part).
-module.exports = { lanes, JEST };
+module.exports = { lanes, JEST, POOL, POOL_ONLY };
 if (require.main === module) main();

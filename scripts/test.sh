@@ -4,10 +4,9 @@
 # (the other Kueue and KubeRay versions, the KubeRay oracles, the rendered releases) runs in the background
 # from the end of the first stage, in a session of its own at the lowest CPU weight (its autogroup's nice
 # 19), so it takes only the CPU the packages, the image and the suites leave idle; the suites that need it
-# wait for it (test-lanes.js). kube-router (the network-policy suite's enforcer) is built after it, for the node
-# lane's second part only: the rest lane, the critical path, does not wait for it. Cold, that overlaps about a
-# third of the Go build with work that mostly
-# waits on controllers' and Ray's timers. Each phase is timed into CI_TIMINGS when set (scripts/ci/timed).
+# wait for it (test-lanes.js). kube-router (the network-policy suite's enforcer) is built after it, and only
+# that suite waits for it; the lanes take other suites meanwhile. Cold, that overlaps about a third of the Go
+# build with work that mostly waits on controllers' and Ray's timers. Each phase is timed into CI_TIMINGS when set (scripts/ci/timed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 T=scripts/ci/timed

@@ -1,11 +1,13 @@
 // npm test's lanes (scripts/test-lanes.js) run each suite in exactly one part: a suite in no part would
-// silently leave CI, one in two would run twice. jest's own --listTests resolves each part's patterns.
+// silently leave CI, one in two would run twice. jest's own --listTests resolves each part's patterns. The
+// pool is one part that both lanes take suites from, each suite once.
 import { execFileSync } from 'child_process';
 import * as path from 'path';
 
 const ROOT = path.join(__dirname, '..', '..');
-const { lanes, JEST } = require('../../scripts/test-lanes.js') as {
-  lanes: Array<{ name: string; parts: Array<{ label: string; gated?: boolean; args: string[] }> }>; JEST: string;
+type Part = { label: string; gated?: boolean; pool?: boolean; args: string[] };
+const { lanes, JEST, POOL, POOL_ONLY } = require('../../scripts/test-lanes.js') as {
+  lanes: Array<{ name: string; parts: Part[] }>; JEST: string; POOL: Part; POOL_ONLY: Record<string, { lane: string; needs: string }>;
 };
 
 function listTests(args: string[]): string[] {
@@ -16,10 +18,12 @@ function listTests(args: string[]): string[] {
 test('every suite runs in exactly one lane part, and the e2e suites wait for the whole Go build', () => {
   const all = listTests([]);
   const seen = new Map<string, string[]>();
-  for (const lane of lanes) {
-    for (const part of lane.parts) {
-      for (const f of listTests(part.args)) seen.set(f, [...(seen.get(f) ?? []), `${lane.name}: ${part.label}${part.gated ? ' (gated)' : ''}`]);
-    }
+  const parts = new Map<Part, string>();
+  for (const lane of lanes) for (const part of lane.parts) parts.set(part, part === POOL ? 'pool' : lane.name);
+  // The pool is in both lanes, and counted once.
+  expect(lanes.map((l) => l.parts.includes(POOL))).toEqual([true, true]);
+  for (const [part, where] of parts) {
+    for (const f of listTests(part.args)) seen.set(f, [...(seen.get(f) ?? []), `${where}: ${part.label}${part.gated ? ' (gated)' : ''}`]);
   }
   expect(all.length).toBeGreaterThan(80);
   expect(all.filter((f) => !seen.has(f))).toEqual([]);
@@ -27,7 +31,10 @@ test('every suite runs in exactly one lane part, and the e2e suites wait for the
   // Every suite that starts a test control plane on every pair is in a gated part.
   const e2e = all.filter((f) => f.startsWith('test/e2e/') || f.startsWith('test/agreement/') || /^test\/attack\/.*\.e2e\.test\.ts$/.test(f));
   expect(e2e.filter((f) => !seen.get(f)![0].endsWith('(gated)'))).toEqual([]);
-  // The network-policy suite's enforcer (kube-router) comes from the rest stage: gated, in the node lane's second part.
-  expect(seen.get('test/node/network-policy.e2e.test.ts')).toEqual(['node: upstream agreement, network policy (gated)']);
+  // The network-policy suite's enforcer (kube-router) is built after the rest stage: pooled, for the node lane
+  // only (it runs a real node), once kube-router is built.
+  expect(seen.get('test/node/network-policy.e2e.test.ts')).toEqual([`pool: ${POOL.label} (gated)`]);
+  expect(POOL_ONLY['test/node/network-policy.e2e.test.ts']).toEqual({ lane: 'node', needs: 'kube-router-status' });
+  for (const f of Object.keys(POOL_ONLY)) expect(seen.get(f)).toEqual([`pool: ${POOL.label} (gated)`]);
   expect(seen.get('test/node/guide.e2e.test.ts')).toEqual(['node: real node']);
 }, 60000);
