@@ -18,6 +18,10 @@ const CONTROLLER_OUT = { regex: '^(\\.\\./)+(install|ray|kueue|platform|cli|inde
 const SNAPSHOT_OUT = { regex: '^\\./(flavor-assigner|preemptor|cycle|simulate|render)$',
   message: 'the snapshot layer (snapshot, workload, quota tree, queue, ordering) never imports the flavor assigner, the preemptor or the '
     + 'cycle: they import it' };
+// The plan's formatters (src/cli/plan-output, and src/plan/text.ts, which Plan.of(app) shares) are pure, and the
+// text goes into the CLI's bundle, which refuses cdk8s.
+const FORMATTER_IO = { regex: SIDE_EFFECTS.regex, message: "the plan's formatters are pure: a plan in, text out" };
+const FORMATTER_CDK8S = { regex: CDK8S.regex, message: 'no cdk8s in the plan\'s formatters: the CLI bundles them and Plan.of shares the text' };
 const restricted = (...patterns) => ['error', { patterns }];
 
 export default tseslint.config(
@@ -47,5 +51,6 @@ export default tseslint.config(
     files: ['src/policy/plan/{snapshot,workload,quota-tree,queue,ordering}.ts'],
     rules: { 'no-restricted-imports': restricted(SIDE_EFFECTS, CDK8S, OUT_OF_POLICY, SNAPSHOT_OUT) },
   },
+  { files: ['src/cli/plan-output/**/*.ts', 'src/plan/text.ts'], rules: { 'no-restricted-imports': restricted(FORMATTER_IO, FORMATTER_CDK8S) } },
   { files: ['src/controller/**/*.ts'], rules: { 'no-restricted-imports': restricted(CDK8S, CONTROLLER_OUT) } },
 );

@@ -7,7 +7,8 @@ import { Chart } from 'cdk8s';
 import { IConstruct } from 'constructs';
 import { resolveVersions } from '../platform/versions';
 import { RAY_KINDS } from '../policy/kinds';
-import { planToText, simulatePlan } from '../policy/plan';
+import { simulatePlan } from '../policy/plan';
+import { planToText } from './text';
 
 /** Options of Plan.of. */
 export interface PlanOptions {

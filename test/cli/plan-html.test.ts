@@ -8,7 +8,8 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { planCommand } from '../../src/cli/plan';
 import { parseQuantity } from '../../src/policy';
-import { pendingReason, planToHtml, planToText, planUsageSeries, PlanResult, simulatePlan } from '../../src/policy/plan';
+import { pendingReason, planToHtml, planToText, planUsageSeries } from '../../src/cli/plan-output';
+import { PlanResult, simulatePlan } from '../../src/policy/plan';
 import { examples, tmpdir } from '../support/synth';
 
 function findChromium(): string | undefined {

@@ -3,7 +3,7 @@
 import * as path from 'path';
 import { stringify } from 'yaml';
 import { planCommand } from '../../src/cli/plan';
-import { planUsageSeries } from '../../src/policy/plan';
+import { planUsageSeries } from '../../src/cli/plan-output';
 import { UsageError } from '../../src/cli/yaml-source';
 import { tmpFiles } from '../support/synth';
 

@@ -3,7 +3,7 @@
  * range queries), for headless chromium to screenshot: what Grafana would draw from the same queries,
  * without running Grafana.
  */
-import { escapeHtml } from '../../src/policy/plan/html';
+import { escapeHtml } from '../../src/cli/plan-output/html';
 
 export interface Series {
   readonly legend: string;

@@ -1,6 +1,7 @@
-/** The plan: a pure simulation of Kueue's scheduler over queues and Ray workloads (see simulate.ts). */
+/**
+ * The plan: a pure simulation of Kueue's scheduler over queues and Ray workloads (see simulate.ts). Its
+ * text and HTML page are formatted outside the policy: src/plan/text.ts and src/cli/plan-output.
+ */
 export * from './schema';
 export { PlanInput, simulatePlan } from './simulate';
 export { DEFAULT_HORIZON_SECONDS, PlanEnd } from './timeline';
-export * from './text';
-export { planToHtml, planUsageSeries, PlanUsageSeries } from './html';

@@ -4,7 +4,8 @@
  */
 import { Chart, Testing } from 'cdk8s';
 import { Plan, Quantity, ResourceFlavor, ResourceName, TenantQueue, WithinClusterQueuePolicy, WorkloadPriorityClass } from '../../../src';
-import { PlanResult, planToText, simulatePlan } from '../../../src/policy/plan';
+import { PlanResult, simulatePlan } from '../../../src/policy/plan';
+import { planToText } from '../../../src/plan/text';
 import { isQueued } from '../../../src/policy/ray-object';
 import { selectsExistingClusterOnly } from '../../../src/policy/rules/kueue-webhook';
 import { kueueCapabilities, SUPPORTED_KUEUE_VERSIONS } from '../../../src/policy/versions';

@@ -2,7 +2,8 @@
  * The plan's text: quantities in the units the user wrote, figures compared on one line in one unit
  * family, and a cohort's line with its usage, what its members borrow and what it pools.
  */
-import { PlanResult, planToText, simulatePlan } from '../../../src/policy/plan';
+import { PlanResult, simulatePlan } from '../../../src/policy/plan';
+import { planToText } from '../../../src/plan/text';
 import { builder, clusterQueue, fixedScenarios, flavor, localQueue, rayCluster } from './scenarios';
 
 const V = 'v0.19.2';

@@ -1,6 +1,7 @@
 // The plan on a timeline (issue 43, item 2-3): workloads arrive at their plan-arrival time and finish after their
 // expected duration, releasing their quota; the JSON says when each starts and what it waited for, the text in words.
-import { PlanResult, planToText, simulatePlan } from '../../../src/policy/plan';
+import { PlanResult, simulatePlan } from '../../../src/policy/plan';
+import { planToText } from '../../../src/plan/text';
 import { EXPECTED_DURATION_ANNOTATION, PLAN_ARRIVAL_ANNOTATION } from '../../../src/policy';
 import { builder, clusterQueue, flavor, localQueue, rayCluster, wpc } from './scenarios';
 

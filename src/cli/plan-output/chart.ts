@@ -4,10 +4,10 @@
  * per arrival into the series' queues, and a tooltip per step (merged into at most MAX_STEPS ranges, so
  * 30,000 cycles stay a page a browser opens). Pure.
  */
-import { isByteResource } from '../quantity';
-import { describeQuantities, describeQuantity } from '../quantity-text';
+import { isByteResource } from '../../policy/quantity';
+import { describeQuantities, describeQuantity } from '../../policy/quantity-text';
+import type { PlanCycle, PlanResult } from '../../policy/plan/schema';
 import type { PlanUsageSeries } from './html';
-import type { PlanCycle, PlanResult } from './schema';
 
 /** Steps (cycles) with their own tooltip per chart; more are merged into ranges. */
 export const MAX_STEPS = 400;

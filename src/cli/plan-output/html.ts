@@ -5,10 +5,10 @@
  * trace (admissions add the gang's requests, releases and replaced elastic slices take them back), so it ends exactly at each queue's reported usage; `planUsageSeries` is exported so tests
  * can check that.
  */
-import { parseQuantity } from '../quantity';
-import { chartOf, firstCycleAfterArrivals } from './html-chart';
-import { PlanQuota, PlanResult, PlanWorkload } from './schema';
-import { pendingReason } from './text';
+import { parseQuantity } from '../../policy/quantity';
+import { PlanQuota, PlanResult, PlanWorkload } from '../../policy/plan/schema';
+import { pendingReason } from '../../plan/text';
+import { chartOf, firstCycleAfterArrivals } from './chart';
 
 /** Quota use of one ClusterQueue or cohort for one resource (flavors summed), after each cycle. */
 export interface PlanUsageSeries {

@@ -1,8 +1,12 @@
-/** The plan as text a user reads first: one line per ClusterQueue and per workload, numbers and why. Pure. */
-import { formatGoDuration } from '../go-duration';
-import { parseQuantity } from '../quantity';
-import { describeQuantities, describeQuantity } from '../quantity-text';
-import { PlanCohort, PlanPending, PlanQuota, PlanResult, PlanShortfall, PlanWorkload } from './schema';
+/**
+ * The plan as text a user reads first: one line per ClusterQueue and per workload, numbers and why. Pure.
+ * It sits with Plan.of(app), whose `text` it is, rather than with the CLI's formatters in src/cli/plan-output:
+ * the npm package ships no lib/src/cli (the CLI is bundled). No cdk8s here: the CLI's bundle takes this file.
+ */
+import { formatGoDuration } from '../policy/go-duration';
+import { parseQuantity } from '../policy/quantity';
+import { describeQuantities, describeQuantity } from '../policy/quantity-text';
+import { PlanCohort, PlanPending, PlanQuota, PlanResult, PlanShortfall, PlanWorkload } from '../policy/plan/schema';
 
 export interface PlanTextOptions {
   /** Print the decision trace (every cycle and candidate). @default false */
