@@ -54,6 +54,11 @@ export interface RayKind {
   /** The integrations.frameworks entry Kueue needs to queue this kind at a version. */
   kueueFrameworkFor(kueue: Pick<KueueCapabilities, 'rayServiceQueueing'>): string;
   /**
+   * Where Kueue suspends and unsuspends the kind, on every version that suspends it there (the ordered
+   * apply leaves this field to Kueue on a re-apply); suspendFieldAtCreate says whether a version does.
+   */
+  readonly suspendField: SuspendField;
+  /**
    * Where a queued object is suspended when it is created, for a Kueue version, or undefined where it
    * must not be. Shared by the constructs (synth) and the mutating webhook.
    */

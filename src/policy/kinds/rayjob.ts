@@ -15,8 +15,9 @@ export const RAY_JOB: RayKind = {
   maxNameLength: 47,
   kueueFramework: 'ray.io/rayjob',
   kueueFrameworkFor: () => 'ray.io/rayjob',
+  suspendField: 'spec.suspend',
   // The 0.14.7-0.16.0 short-term elastic path refuses suspend on an autoscaling RayJob.
-  suspendFieldAtCreate: (autoscaling, kueue) => (autoscaling && kueue.elasticRayJob === 'short-term' ? undefined : 'spec.suspend'),
+  suspendFieldAtCreate: (autoscaling, kueue) => (autoscaling && kueue.elasticRayJob === 'short-term' ? undefined : RAY_JOB.suspendField),
   isSuspended: (obj) => obj?.spec?.suspend === true,
   submitterTemplatePath: 'spec.submitterPodTemplate',
   // K8sJobMode (the CRD default) runs the submitter as a Job: Kueue counts it as a PodSet of its own.

@@ -15,10 +15,11 @@ export const RAY_SERVICE: RayKind = {
   kueueFramework: 'ray.io/rayservice',
   // Before its native integration, Kueue queues a RayService through the RayCluster KubeRay creates.
   kueueFrameworkFor: (kueue) => (kueue.rayServiceQueueing === 'native' ? 'ray.io/rayservice' : 'ray.io/raycluster'),
+  suspendField: 'spec.rayClusterConfig.suspend',
   // Natively Kueue admits a RayService through rayClusterConfig.suspend; before, it suspends the child RayCluster itself.
   // Never KubeRay 1.7's top-level spec.suspend, even on 1.7: no pinned Kueue reads it (rayServiceTopLevelSuspend), so a
   // RayService suspended there would be admitted and hold quota while KubeRay keeps it torn down. Suspend where Kueue does.
-  suspendFieldAtCreate: (_autoscaling, kueue) => (kueue.rayServiceQueueing === 'native' ? 'spec.rayClusterConfig.suspend' : undefined),
+  suspendFieldAtCreate: (_autoscaling, kueue) => (kueue.rayServiceQueueing === 'native' ? RAY_SERVICE.suspendField : undefined),
   isSuspended: (obj) => obj?.spec?.rayClusterConfig?.suspend === true,
   elasticSupport: (kueue) => ({ supported: kueue.elasticRayService, first: FIRST_KUEUE_VERSION.elasticRayService }),
   firstMultiKueueVersion: FIRST_KUEUE_VERSION.multiKueueRayService,
