@@ -1,6 +1,6 @@
 // `check` and `plan` (without --kubeconfig) never load the controller's code: main.ts loads
 // src/cli/controller.ts, and through it src/controller/, only for the `controller` subcommand, and
-// the cluster readers only behind --kubeconfig. Each case runs src/cli/main.ts in its own process
+// the cluster readers only behind --kubeconfig. Likewise `apply`'s code (src/cli/apply*.ts) only for `apply`. Each case runs src/cli/main.ts in its own process
 // (through ts-node) with a preload that records every module file it loaded.
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
@@ -40,6 +40,9 @@ function controllerFiles(loaded: string[]): string[] {
   return loaded.filter((f) => f.startsWith(CONTROLLER_DIR) || f === path.join(REPO_ROOT, 'src', 'cli', 'controller.ts'));
 }
 
+const APPLY_FILES = ['apply.ts', 'apply-plan.ts'].map((f) => path.join(REPO_ROOT, 'src', 'cli', f));
+const applyFiles = (loaded: string[]) => loaded.filter((f) => APPLY_FILES.includes(f));
+
 let file: string;
 beforeAll(() => {
   file = path.join(tmpdir(), 'rayjob.yaml');
@@ -52,12 +55,21 @@ test('check on a file loads the policy and never src/controller', () => {
   expect(JSON.parse(r.output).summary.objects).toBe(1);
   expect(r.loaded).toContain(path.join(REPO_ROOT, 'src', 'cli', 'check.ts'));
   expect(controllerFiles(r.loaded)).toEqual([]);
+  expect(applyFiles(r.loaded)).toEqual([]);
 }, 120000);
 
 test('plan on a file loads the simulation and never src/controller', () => {
   const r = run(['plan', file, '--output=json']);
   expect(r.status).toBe(0);
   expect(r.loaded).toContain(path.join(REPO_ROOT, 'src', 'cli', 'plan.ts'));
+  expect(controllerFiles(r.loaded)).toEqual([]);
+  expect(applyFiles(r.loaded)).toEqual([]);
+}, 120000);
+
+test('apply loads its own modules and never src/controller', () => {
+  const r = run(['apply', '--help']);
+  expect(r.status).toBe(0);
+  expect(applyFiles(r.loaded)).toEqual(expect.arrayContaining(APPLY_FILES));
   expect(controllerFiles(r.loaded)).toEqual([]);
 }, 120000);
 

@@ -1,14 +1,13 @@
 // The ordered apply never unsuspends (issue 40, item 2): a Ray object that exists already is re-applied with its
-// live suspend value and resourceVersion, and the output lists it as left to Kueue. The command runs whole here,
-// against a stand-in kubectl that serves the live object and records what is applied; test/attack/tenants.e2e.test.ts
-// runs it against the real control plane.
-import { spawnSync } from 'child_process';
+// live suspend value and resourceVersion, and the output lists it as left to Kueue. `cdk8s-kueue-ray apply` runs
+// whole here, against a stand-in kubectl that serves the live object and records what is applied;
+// test/attack/tenants.e2e.test.ts and test/e2e/install.e2e.test.ts run it against the real control plane.
 import * as fs from 'fs';
 import * as path from 'path';
 import { parseAllDocuments, stringify } from 'yaml';
+import { apply } from '../../src/cli/apply';
+import { withLiveSuspend } from '../../src/cli/apply-plan';
 import { tmpdir } from '../support/synth';
-
-const { withLiveSuspend } = require('../../scripts/apply.js');
 
 const job = (suspend?: boolean): any => ({
   apiVersion: 'ray.io/v1', kind: 'RayJob', metadata: { name: 'train', namespace: 'team-a', labels: { 'kueue.x-k8s.io/queue-name': 'default' } },
@@ -57,7 +56,9 @@ if (args.includes('get')) {
 }
 `;
 
-function runApply(liveObjects: any[], fault?: 'STALE' | 'CONFLICT'): { status: number | null; stdout: string; stderr: string; applied: any[] } {
+interface ApplyRun { status: number; stdout: string; stderr: string; applied: any[] }
+
+async function runApply(liveObjects: any[], fault?: 'STALE' | 'CONFLICT'): Promise<ApplyRun> {
   const dir = tmpdir();
   const dist = path.join(dir, 'dist');
   fs.mkdirSync(dist);
@@ -69,16 +70,18 @@ function runApply(liveObjects: any[], fault?: 'STALE' | 'CONFLICT'): { status: n
   fs.writeFileSync(path.join(dir, 'state.json'), JSON.stringify({ live: liveObjects, rv: 41 }));
   const log = path.join(dir, 'log');
   fs.writeFileSync(log, '');
-  const r = spawnSync(process.execPath, [require.resolve('../../scripts/apply.js'), dist, '--no-wait'], { encoding: 'utf8',
-    env: { ...process.env, KUBECTL: kubectl, STATE: path.join(dir, 'state.json'), LOG: log, ...(fault ? { [fault]: '1' } : {}) } });
+  let stdout = '';
+  let stderr = '';
+  const status = await apply([dist, '--no-wait'], { stdout: (s) => { stdout += s; }, stderr: (s) => { stderr += s; } },
+    { ...process.env, KUBECTL: kubectl, STATE: path.join(dir, 'state.json'), LOG: log, ...(fault ? { [fault]: '1' } : {}) });
   const applied = fs.readFileSync(log, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l))
     .map((a) => ({ args: a.args, objects: parseAllDocuments(a.input).map((d) => d.toJS()) }));
   fs.rmSync(dir, { recursive: true, force: true });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr, applied };
+  return { status, stdout, stderr, applied };
 }
 
-test('a pending RayJob is re-applied with suspend: true and its resourceVersion, never forced, and listed as left to Kueue', () => {
-  const r = runApply([job(true)]);
+test('a pending RayJob is re-applied with suspend: true and its resourceVersion, never forced, and listed as left to Kueue', async () => {
+  const r = await runApply([job(true)]);
   expect(r.stderr).toBe('');
   expect(r.status).toBe(0);
   // The queue is applied with the rest; the existing RayJob on its own, without --force-conflicts.
@@ -91,23 +94,23 @@ test('a pending RayJob is re-applied with suspend: true and its resourceVersion,
     + '  RayJob team-a/train: spec.suspend true, left to Kueue (pending: Kueue unsuspends it when it admits its Workload)');
 });
 
-test('an admitted RayJob keeps suspend: false although the synthesized one says true', () => {
-  const r = runApply([job(false)]);
+test('an admitted RayJob keeps suspend: false although the synthesized one says true', async () => {
+  const r = await runApply([job(false)]);
   expect(r.status).toBe(0);
   expect(r.applied[1].objects[0].spec.suspend).toBe(false);
   expect(r.stdout).toContain('  RayJob team-a/train: spec.suspend false, left to Kueue');
 });
 
-test('if the object changes between the read and the apply (Kueue admits it), the apply reads it again and carries the new value', () => {
-  const r = runApply([job(true)], 'STALE');
+test('if the object changes between the read and the apply (Kueue admits it), the apply reads it again and carries the new value', async () => {
+  const r = await runApply([job(true)], 'STALE');
   expect(r.status).toBe(0);
   const rayJobApplies = r.applied.filter((a) => a.objects[0].kind === 'RayJob');
   expect(rayJobApplies.map((a) => a.objects[0].metadata.resourceVersion)).toEqual(['41', '42']);
   expect(r.stdout).toContain('RayJob team-a/train: spec.suspend true, left to Kueue');
 });
 
-test('a pending RayJob whose spec another manager owns is left as it is, and listed as left to Kueue with its suspend state', () => {
-  const r = runApply([job(true)], 'CONFLICT');
+test('a pending RayJob whose spec another manager owns is left as it is, and listed as left to Kueue with its suspend state', async () => {
+  const r = await runApply([job(true)], 'CONFLICT');
   expect(r.status).toBe(0);
   expect(r.stdout).toContain('left 1 Ray object(s) as they are: Kueue, KubeRay or the autoscaler own these fields (delete and apply again to '
     + 'change them; the work restarts):\n  RayJob team-a/train: .spec.rayClusterSpec.workerGroupSpecs owned by kuberay-operator; spec.suspend true, '
