@@ -19,6 +19,7 @@ import { DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION } from '../src/policy/ve
 import { KubeClient, waitFor } from '../test/e2e/support/kube';
 import { ElasticWatch, RayWatch } from '../test/node/ray-watch';
 import { nodeKubectl } from '../test/node/support';
+import { applyArgv } from '../test/support/apply-cli';
 import { readManifestDir, tmpdir } from '../test/support/synth';
 import { REPO_ROOT } from '../test/support/upstream';
 
@@ -95,7 +96,7 @@ async function main(): Promise<void> {
     await run('npx', ['cdk8s', 'synth', '--no-check-upgrade', '--output', base], { cwd: REPO_ROOT, env: { ...synthEnv, EXAMPLES: 'queues' } });
     await run('npx', ['cdk8s', 'synth', '--no-check-upgrade', '--output', out],
       { cwd: REPO_ROOT, env: { ...synthEnv, EXAMPLES: 'queues,gang-scheduling,elastic-raycluster' } });
-    await run('node', [path.join(REPO_ROOT, 'scripts', 'apply.js'), base],
+    await run(process.execPath, applyArgv([base]),
       { cwd: REPO_ROOT, env: kubeEnv() });
     await kubectl('create', 'namespace', UNQUEUED);
     const files = readManifestDir(out);

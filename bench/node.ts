@@ -1,5 +1,5 @@
 // bench:node — the real node (scripts/cluster): bring-up cold (images built from the cached binaries
-// into an empty dir) and warm (images cached), the time from `node scripts/apply.js` to every Deployment
+// into an empty dir) and warm (images cached), the time from `cdk8s-kueue-ray apply` to every Deployment
 // rolled out, each component's memory read from its cgroup (pods) or /proc (node processes), and the
 // image sizes. Baseline, measured in the same run: the host-process control plane the version matrix
 // uses (TestCluster: etcd, kube-apiserver, kube-controller-manager, Kueue and KubeRay as processes).
@@ -16,6 +16,7 @@ import { recorded } from '../scripts/cluster/processes';
 import { DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION } from '../src/policy/versions';
 import { TestCluster } from '../test/e2e/support/cluster';
 import { KubeClient } from '../test/e2e/support/kube';
+import { applyArgv } from '../test/support/apply-cli';
 import { cacheDir, REPO_ROOT } from '../test/support/upstream';
 
 const run = promisify(execFile);
@@ -57,7 +58,7 @@ async function main(): Promise<void> {
     await run('npx', ['cdk8s', 'synth', '--no-check-upgrade', '--output', out], { cwd: REPO_ROOT });
     const env = { ...process.env, KUBECONFIG: node.kubeconfig, KUBECTL: path.join(cacheDir(), 'bin', `kubectl-${K8S_VERSION}`) };
     t = Date.now();
-    await run('node', [path.join(REPO_ROOT, 'scripts', 'apply.js'), out], { cwd: REPO_ROOT, env, maxBuffer: 64 * MiB });
+    await run(process.execPath, applyArgv([out]), { cwd: REPO_ROOT, env, maxBuffer: 64 * MiB });
     const apply = (Date.now() - t) / 1000;
     await new Promise((r) => setTimeout(r, 15000)); // settle before reading memory
     const client = KubeClient.fromKubeconfig(node.kubeconfig);

@@ -1,14 +1,15 @@
 // The installs on a real kube-apiserver: the examples app with both install charts and the
 // project's controller, server-side
-// dry-run of the whole dist/ and then the real ordered apply (scripts/apply.js with kubectl).
+// dry-run of the whole dist/ and then the real ordered apply (`cdk8s-kueue-ray apply`, the bundled bin, with kubectl).
 // Applying Kueue's release registers its webhooks against an in-cluster Service that has no
 // endpoints here (no kubelet runs the Kueue pod), so this uses a control plane of its own, without
 // the controllers, and the apply runs with --no-wait (webhooks registered last).
 import { execFileSync } from 'child_process';
 import * as path from 'path';
 import { buildExamples } from '../../examples/app';
+import { applyArgv } from '../support/apply-cli';
 import { readManifestDir, tmpdir } from '../support/synth';
-import { vendorDir, REPO_ROOT } from '../support/upstream';
+import { vendorDir } from '../support/upstream';
 import { binary, K8S_VERSION, TestCluster } from './support/cluster';
 import { objectPath } from './support/kube';
 import { e2ePairs } from './support/pairs';
@@ -48,7 +49,7 @@ describeInstall('install charts on Kueue %s + KubeRay %s', (kueue, kubeRay) => {
 
     const env = { ...process.env, KUBECTL: binary(`kubectl-${K8S_VERSION}`) };
     const apply = (extra: string[]) => execFileSync(process.execPath,
-      [path.join(REPO_ROOT, 'scripts', 'apply.js'), app.outdir, '--kubeconfig', cluster.kubeconfig, ...extra], { env, stdio: 'pipe' }).toString();
+      applyArgv([app.outdir, '--kubeconfig', cluster.kubeconfig, ...extra]), { env, stdio: 'pipe' }).toString();
     // A server dry-run cannot create namespaces or CRDs for the objects after them: the harness
     // installed the CRDs, and the namespaces are created first, as a real dry-run needs.
     for (const ns of objects.filter((o) => o.kind === 'Namespace')) await cluster.client.apply(ns);

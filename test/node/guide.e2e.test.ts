@@ -13,6 +13,7 @@ import { KubeRayVersion, KueueRayVersions, KueueVersion, Quantity, ResourceFlavo
 import { DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION } from '../../src/policy/versions';
 import { nodeImages, prometheusModuleVersion, prometheusOperatorVersion, rayImages } from '../../scripts/cluster/images';
 import { K8S_VERSION, NodeCluster, NodeState } from '../../scripts/cluster/node-cluster';
+import { applyArgv } from '../support/apply-cli';
 import { readManifestDir, tmpdir } from '../support/synth';
 import { REPO_ROOT } from '../support/upstream';
 import { KubeClient, waitFor } from '../e2e/support/kube';
@@ -158,7 +159,7 @@ describeNode(`the guide on real Ray 2.46.0 (Kueue ${KUEUE} + KubeRay ${KUBERAY},
     const obsFile = Object.keys(readManifestDir(base)).find((k) => k.endsWith('-observability'))!;
     const obsChart = readManifestDir(base)[obsFile];
     fs.renameSync(path.join(base, `${obsFile}.k8s.yaml`), path.join(scenarios, 'observability.yaml'));
-    await run('node', [path.join(REPO_ROOT, 'scripts', 'apply.js'), base], { cwd: REPO_ROOT, env: env(), maxBuffer: 64 * 1024 * 1024 });
+    await run(process.execPath, applyArgv([base]), { cwd: REPO_ROOT, env: env(), maxBuffer: 64 * 1024 * 1024 });
     const t0 = Date.now();
     ({ prom, manifest: observability } = await deployPrometheus(obsChart, client, kubectl, scenarios));
     process.stdout.write(`[guide] Prometheus up, every target scraped, in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);

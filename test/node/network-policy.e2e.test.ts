@@ -21,6 +21,7 @@ import { buildExamples } from '../../examples/app';
 import { serveApps } from '../../examples/elastic-rayservice';
 import { KUBERAY_SUBMITTER, NodeScale } from '../../examples/node-scale';
 import { SharedCohortTenants } from '../../examples/tenants';
+import { applyArgv } from '../support/apply-cli';
 import { readManifestDir, tmpdir } from '../support/synth';
 import { REPO_ROOT } from '../support/upstream';
 import { KubeClient, waitFor } from '../e2e/support/kube';
@@ -175,7 +176,7 @@ describeNode(`tenants cannot reach each other's Ray (NetworkPolicy enforced by k
     });
     fs.writeFileSync(path.join(dist, '9999-probes.k8s.yaml'), [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: SCRAPER_NAMESPACE } },
       pod('team-b', 'attacker'), pod(SCRAPER_NAMESPACE, 'scraper')].map((o) => stringify(o)).join('---\n'));
-    await run('node', [path.join(REPO_ROOT, 'scripts', 'apply.js'), dist], { cwd: REPO_ROOT, env: env(), maxBuffer: 64 * 1024 * 1024 });
+    await run(process.execPath, applyArgv([dist]), { cwd: REPO_ROOT, env: env(), maxBuffer: 64 * 1024 * 1024 });
     const h = await ready('team-a', 'ray.io/node-type=head', 'team-a\'s RayService head Running and ready');
     head = { name: h.metadata.name, ip: h.status.podIP };
     await ready('team-b', 'netpol-probe=attacker', 'the team-b pod ready');

@@ -1,7 +1,7 @@
 // The examples app applied as a user applies it, to a one-node cluster whose every component runs as a
 // pod (scripts/cluster: kubelet on containerd + runc, kube-proxy, CoreDNS, local registries serving the
-// images under the references dist/ writes): `npx cdk8s synth`, then the README's `node scripts/apply.js`,
-// unmodified. Default pair only (Kueue v0.19.2 + KubeRay v1.6.2); the host-process control plane keeps
+// images under the references dist/ writes): `npx cdk8s synth`, then the README's `npx cdk8s-kueue-ray apply dist`
+// (the bundled bin), unmodified. Default pair only (Kueue v0.19.2 + KubeRay v1.6.2); the host-process control plane keeps
 // the version matrix. Ray's own image is the next step: Ray pods may sit in ImagePullBackOff here, and the
 // test looks at which pods exist.
 import { execFile } from 'child_process';
@@ -13,6 +13,7 @@ import { PlanResult } from '../../src/policy/plan';
 import { DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION } from '../../src/policy/versions';
 import { nodeImages } from '../../scripts/cluster/images';
 import { K8S_VERSION, NodeCluster, NodeState } from '../../scripts/cluster/node-cluster';
+import { applyArgv } from '../support/apply-cli';
 import { readManifestDir, tmpdir } from '../support/synth';
 import { REPO_ROOT } from '../support/upstream';
 import { cond, isAdmitted, KubeClient, waitFor } from '../e2e/support/kube';
@@ -43,7 +44,7 @@ describeNode(`real node: dist/ of Kueue ${KUEUE} + KubeRay ${KUBERAY} applied an
     await run('npx', ['cdk8s', 'synth', '--no-check-upgrade', '--output', out],
       { cwd: REPO_ROOT, env: { ...process.env, KUEUE_VERSION: KUEUE, KUBERAY_VERSION: KUBERAY } });
     const t = Date.now();
-    await run('node', [path.join(REPO_ROOT, 'scripts', 'apply.js'), out], { cwd: REPO_ROOT, env: env(), maxBuffer: 64 * 1024 * 1024 });
+    await run(process.execPath, applyArgv([out]), { cwd: REPO_ROOT, env: env(), maxBuffer: 64 * 1024 * 1024 });
     applySeconds = (Date.now() - t) / 1000;
     process.stdout.write(`[real-node] apply to every Deployment rolled out: ${applySeconds.toFixed(1)} s\n`);
   }, 900000);
@@ -171,7 +172,7 @@ describeNode(`real node: dist/ of Kueue ${KUEUE} + KubeRay ${KUBERAY} applied an
     }, 180000, 1000);
     const rc = await client.get(`/apis/ray.io/v1/namespaces/team-a/rayclusters/${job.status.rayClusterName}`);
     const t = Date.now();
-    const again = await run('node', [path.join(REPO_ROOT, 'scripts', 'apply.js'), out], { cwd: REPO_ROOT, env: env(), maxBuffer: 64 * 1024 * 1024 });
+    const again = await run(process.execPath, applyArgv([out]), { cwd: REPO_ROOT, env: env(), maxBuffer: 64 * 1024 * 1024 });
     process.stdout.write(`[real-node] re-apply: ${((Date.now() - t) / 1000).toFixed(1)} s\n${again.stdout}`);
     // Kueue wrote the admitted job's pod sets (its atomic workerGroupSpecs): the job is listed and left alone, not forced.
     expect(again.stdout).toMatch(/left \d+ Ray object\(s\) as they are[^\n]*\n(.*\n)*  RayJob team-a\/team-a-train: \.spec\.rayClusterSpec\.workerGroupSpecs owned by kueue/);

@@ -13,6 +13,7 @@ import { KubeRayInstall, KubeRayVersion, KueueInstall, KueueRayVersions, KueueVe
 import { nodeImages } from '../../scripts/cluster/images';
 import { K8S_VERSION, NodeCluster, NodeState } from '../../scripts/cluster/node-cluster';
 import { vendorDir } from '../../scripts/vendor-dir';
+import { applyArgv } from '../support/apply-cli';
 import { tmpdir } from '../support/synth';
 import { cacheDir, REPO_ROOT } from '../support/upstream';
 import { tenantRbac } from '../e2e/support/controller-front';
@@ -56,7 +57,7 @@ describeNode(`tenant escapes, closed, on the real node (Kueue ${KUEUE.version} +
     dir = tmpdir();
     writeDist(dir);
     const env = { ...process.env, KUBECONFIG: node.kubeconfig, KUBECTL: path.join(cacheDir(), 'bin', `kubectl-${K8S_VERSION}`) };
-    await run('node', [path.join(REPO_ROOT, 'scripts', 'apply.js'), dir], { cwd: REPO_ROOT, env, maxBuffer: 64 * 1024 * 1024 });
+    await run(process.execPath, applyArgv([dir]), { cwd: REPO_ROOT, env, maxBuffer: 64 * 1024 * 1024 });
     admin = KubeClient.fromKubeconfig(node.kubeconfig);
     tenant = admin.as(TENANT);
     // Both controller replicas watch the tenants: a dry-run create in team-e gets its queue from each.

@@ -10,8 +10,8 @@ import { App, Chart } from 'cdk8s';
 import { stringify } from 'yaml';
 import { KubeRayVersion, KueueRayVersions, KueueVersion, Quantity, ResourceFlavor, ResourceName, TenantQueue } from '../../../src';
 import { kueueCapabilities } from '../../../src/policy/versions';
+import { applyArgv } from '../../support/apply-cli';
 import { tmpdir } from '../../support/synth';
-import { REPO_ROOT } from '../../support/upstream';
 import { tenantRbac } from '../../e2e/support/controller-front';
 import { KubeClient, KubeError, waitFor } from '../../e2e/support/kube';
 import { applyAny } from './apply-any';
@@ -206,8 +206,8 @@ export function roundTwoCases(h: RoundTwoHarness): void {
     const objs = kinds.map((k) => rayObject(k, `applied-${k.toLowerCase()}`, { labels: { [QUEUE_LABEL]: 'default' }, suspend: FIELD[k] }));
     const dist = tmpdir();
     fs.writeFileSync(path.join(dist, '0001-workloads.k8s.yaml'), objs.map((o) => stringify(o)).join('---\n'));
-    const apply = async () => (await run(process.execPath, [path.join(REPO_ROOT, 'scripts', 'apply.js'), dist, '--no-wait', '--kubeconfig',
-      h.kubeconfig()], { env: { ...process.env, KUBECTL: h.kubectl }, maxBuffer: 64 * 1024 * 1024 })).stdout;
+    const apply = async () => (await run(process.execPath, applyArgv([dist, '--no-wait', '--kubeconfig', h.kubeconfig()]),
+      { env: { ...process.env, KUBECTL: h.kubectl }, maxBuffer: 64 * 1024 * 1024 })).stdout;
     try {
       expect(await apply()).toMatch(/applied 3 queues, tenants and workloads/);
       const created = await Promise.all(kinds.map(async (k) => {
