@@ -2,7 +2,7 @@
 /**
  * Bundles the controller (src/cli/main.ts and what it loads) into lib/controller/: one file for the
  * bin and the image, plus the admission worker thread, which admission-pool.ts starts from
- * `admission-worker.js` beside the file that runs it. @kubernetes/client-node and node-forge go into the
+ * `admission-worker.js` beside the file that runs it, and the one-line alias bin cdk8s-kueue-ray-apply. @kubernetes/client-node and node-forge go into the
  * bundle, so construct users never install them. The licenses of the bundled packages are written to
  * lib/controller/THIRD-PARTY-NOTICES.txt (they ship with the bundle, in the npm package and the image).
  *
@@ -15,6 +15,8 @@ const path = require('path');
 const ROOT = path.join(__dirname, '..');
 const OUT = path.join(ROOT, 'lib', 'controller');
 const FORBIDDEN = /^(cdk8s|cdk8s-plus-\d+|constructs)$/;
+/** The alias bin cdk8s-kueue-ray-apply (package.json "bin"). */
+const ALIAS = 'cdk8s-kueue-ray-apply.js';
 
 /** The package a bundled input belongs to: its name and its folder, or undefined for the repo's own source. */
 function packageOf(input) {
@@ -68,6 +70,9 @@ async function main() {
   fs.writeFileSync(path.join(OUT, 'THIRD-PARTY-NOTICES.txt'), notices(packages));
   fs.writeFileSync(path.join(OUT, 'bundle-inputs.json'), `${JSON.stringify({ packages: [...packages.keys()].sort() }, null, 2)}\n`);
   fs.chmodSync(path.join(OUT, 'cdk8s-kueue-ray.js'), 0o755);
+  // The bin's earlier name, which released docs use: no code of its own, `cdk8s-kueue-ray apply` in the same bundle.
+  fs.writeFileSync(path.join(OUT, ALIAS), "#!/usr/bin/env node\n'use strict';\n"
+    + "require('./cdk8s-kueue-ray.js').runCli(['apply', ...process.argv.slice(2)]);\n", { mode: 0o755 });
   const size = (f) => `${(fs.statSync(path.join(OUT, f)).size / 1e6).toFixed(1)} MB`;
   process.stdout.write(`bundle: lib/controller/cdk8s-kueue-ray.js (${size('cdk8s-kueue-ray.js')}), admission-worker.js `
     + `(${size('admission-worker.js')}), ${packages.size} packages bundled\n`);

@@ -11,7 +11,7 @@ import * as path from 'path';
 import { REPO_ROOT } from './upstream';
 
 const OUT = path.join(REPO_ROOT, 'lib', 'controller');
-const FILES = ['cdk8s-kueue-ray.js', 'admission-worker.js'];
+const FILES = ['cdk8s-kueue-ray.js', 'admission-worker.js', 'cdk8s-kueue-ray-apply.js'];
 
 function newestSource(): number {
   let newest = 0;
@@ -32,7 +32,7 @@ function built(): number {
   }
 }
 
-/** A private copy of the bundled bin (cdk8s-kueue-ray.js, with its admission worker beside it). */
+/** A private copy of the bundled bin (cdk8s-kueue-ray.js, with its admission worker and the alias bin cdk8s-kueue-ray-apply.js beside it). */
 export function bundledBin(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kueue-ray-bin-'));
   for (let attempt = 1; ; attempt++) {
