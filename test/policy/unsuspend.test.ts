@@ -62,7 +62,7 @@ describe.each(['RayJob', 'RayCluster', 'RayService'] as const)('%s in a tenant n
       + 'and Kueue unsuspends it when it admits its Workload (the quota is charged then). Turned off by anyone else, KubeRay would start its '
       + `RayCluster and pods outside the queue's quota. Only Kueue's controller (${KUEUE}) turns it off. Fix: leave ${field}: true and let `
       + `Kueue admit the object (kubectl -n team-a get workloads says why it waits); to re-apply, keep ${field}: true in the file (server-side `
-      + 'apply removes it otherwise) or use cdk8s-kueue-ray-apply, which keeps the live value [onlyKueueUnsuspends]');
+      + 'apply removes it otherwise) or use cdk8s-kueue-ray apply, which keeps the live value [onlyKueueUnsuspends]');
       expect(v.findings.map((f) => f.rule)).toEqual(['onlyKueueUnsuspends']);
     });
 

@@ -87,7 +87,7 @@ export function onlyKueueUnsuspends(req: UnsuspendRequest, ctx: UnsuspendContext
         + `queue's quota. Only Kueue's controller (${kueueUsers}) turns it off`,
       // A server-side re-apply of a file without the field removes it: the webhook set it under the applier's field manager.
       fix: `leave ${field}: true and let Kueue admit the object (kubectl -n ${ns} get workloads says why it waits); to re-apply, keep `
-        + `${field}: true in the file (server-side apply removes it otherwise) or use cdk8s-kueue-ray-apply, which keeps the live value`,
+        + `${field}: true in the file (server-side apply removes it otherwise) or use cdk8s-kueue-ray apply, which keeps the live value`,
     });
   }
   return out;
