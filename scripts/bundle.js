@@ -2,8 +2,8 @@
 /**
  * Bundles the controller (src/cli/main.ts and what it loads) into lib/controller/: one file for the
  * bin and the image, plus the admission worker thread, which admission-pool.ts starts from
- * `admission-worker.js` beside the file that runs it, and the one-line alias bin cdk8s-kueue-ray-apply. @kubernetes/client-node and node-forge go into the
- * bundle, so construct users never install them. The licenses of the bundled packages are written to
+ * `admission-worker.js` beside the file that runs it, and the one-line alias bin cdk8s-kueue-ray-apply.
+ * @kubernetes/client-node and node-forge go into the bundle, so construct users never install them. The licenses of the bundled packages are written to
  * lib/controller/THIRD-PARTY-NOTICES.txt (they ship with the bundle, in the npm package and the image).
  *
  * Refuses a bundle that contains cdk8s, constructs or cdk8s-plus: the controller never loads constructs.

@@ -32,7 +32,7 @@ function built(): number {
   }
 }
 
-/** A private copy of the bundled bin (cdk8s-kueue-ray.js, with its admission worker and the alias bin cdk8s-kueue-ray-apply.js beside it). */
+/** A private copy of the bundled bin (cdk8s-kueue-ray.js, with its admission worker and the alias cdk8s-kueue-ray-apply.js beside it). */
 export function bundledBin(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kueue-ray-bin-'));
   for (let attempt = 1; ; attempt++) {
