@@ -22,10 +22,10 @@ import { fitsAfterVictims, Preemptor, Target } from './preemptor';
 import { addUsageMap, CohortNode, FlavorResource, QuotaNode, rootOf } from './quota-tree';
 import { assignmentMessage, describeAssignment, SimulationState } from './render';
 import type { PendingCategory, PlanCandidate, PlanCycle } from './schema';
-import type { PlanInput } from './simulate';
-import { addAdmitted, buildSnapshot, ClusterQueue, removeAdmitted, Snapshot } from './snapshot';
+import type { PlanInput } from './input';
+import { addAdmitted, buildSnapshot, ClusterQueue, PodSet, removeAdmitted, Snapshot, Workload } from './snapshot';
 import { arrivalSchedule, baseOf, Clock, DEFAULT_HORIZON_SECONDS, PlanEnd } from './timeline';
-import { admittedSetKey, newWorkload, PodSet, schedulingHash, Workload } from './workload';
+import { admittedSetKey, newWorkload, schedulingHash } from './workload';
 
 const DEFAULT_NS_LABEL = 'kubernetes.io/metadata.name';
 

@@ -9,8 +9,8 @@ import type { PendingCategory } from './schema';
 import {
   available, FlavorResource, heightOfLowestSubtreeThatFits, NO_LIMIT, potentialAvailable, subtreeHeight, subtreeMayReclaim,
 } from './quota-tree';
-import type { ClusterQueue, ResourceGroup, Snapshot } from './snapshot';
-import { PendingBrief, PodSet, podSetTemplate, Workload } from './workload';
+import type { ClusterQueue, PendingBrief, PodSet, ResourceGroup, Snapshot, Workload } from './snapshot';
+import { podSetTemplate } from './workload';
 
 export type Mode = 'NoFit' | 'Preempt' | 'Fit';
 /** Kueue's granular preemption modes, worst first. */

@@ -3,5 +3,6 @@
  * text and HTML page are formatted outside the policy: src/plan/text.ts and src/cli/plan-output.
  */
 export * from './schema';
-export { PlanInput, simulatePlan } from './simulate';
+export { PlanInput } from './input';
+export { simulatePlan } from './simulate';
 export { DEFAULT_HORIZON_SECONDS, PlanEnd } from './timeline';

@@ -6,8 +6,7 @@
  * instead of sorting every candidate. Pure.
  */
 import type { CohortNode, FlavorResource } from './quota-tree';
-import type { ClusterQueue } from './snapshot';
-import type { Workload } from './workload';
+import { admittedOrder, ClusterQueue, Workload } from './snapshot';
 
 export type Variant = 'WithinCQ' | 'HierarchicalReclaim' | 'ReclaimWithoutBorrowing' | 'ReclaimWhileBorrowing';
 
@@ -58,11 +57,6 @@ function usesContested(x: Workload, c: Contested): boolean {
   return false;
 }
 
-/** Within one ClusterQueue and priority: most recently admitted first, then UID. */
-export function admittedOrder(a: Workload, b: Workload): number {
-  if (a.admittedAt !== b.admittedAt) return b.admittedAt - a.admittedAt;
-  return a.id - b.id;
-}
 
 /**
  * The runs' candidates in candidate order: by priority, and within one priority the runs merged. Only

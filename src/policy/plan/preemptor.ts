@@ -11,8 +11,7 @@ import {
   addUsage, addUsageMap, available, borrowingWith, CohortNode, FlavorResource, heightOfLowestSubtreeThatFits, localAvailable, QuotaNode,
   removeUsage, subtreeHeight, withinNominal,
 } from './quota-tree';
-import type { ClusterQueue, Snapshot } from './snapshot';
-import type { Workload } from './workload';
+import type { ClusterQueue, Snapshot, Workload } from './snapshot';
 
 /** A victim, with Kueue's preemption reason and the plan's explanation. */
 export interface Target {
@@ -266,7 +265,8 @@ export class Preemptor implements PreemptionOracle {
     const advantages = reclaims ? [...this.advantagesInto(cq, requestIds, requestValues)] : [];
     let key = `${cq.name}\n${w.priority}\n${readsCreation(cq) ? w.created : ''}\n${advantages.map(Number).join('')}\n`;
     for (const id of contested) key += `${id},`;
-    let lists = cq.memo.candidateLists.get(key);
+    // The snapshot keeps the memo untyped (it never imports the preemptor's types); only this method fills it.
+    let lists = cq.memo.candidateLists.get(key) as CandidateLists | undefined;
     if (lists) return lists;
     const sameRuns: Run[] = [];
     if (cq.preemption.within !== 'Never') runsOf(w, cq, cq, undefined, false, sameRuns);

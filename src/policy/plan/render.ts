@@ -15,8 +15,7 @@ import {
   PendingCategory, PLAN_SCHEMA_VERSION, PlanClusterQueue, PlanCohort, PlanCycle, PlanPending, PlanPodSetAssignment, PlanQuota, PlanResult,
   PlanShortfall, PlanWorkload,
 } from './schema';
-import type { ClusterQueue, Snapshot } from './snapshot';
-import type { Workload } from './workload';
+import type { ClusterQueue, Snapshot, Workload } from './snapshot';
 
 /** What the simulator leaves for the result. */
 export interface SimulationState {

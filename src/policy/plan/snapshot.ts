@@ -7,12 +7,95 @@
 import type { Inventory, ResourceGroupEntry } from '../context';
 import type { Gang } from '../gang';
 import { inventoryFromObjects } from '../inventory-objects';
-import { formatQuantity } from '../quantity';
+import type { RayObject } from '../kinds';
+import { formatQuantity, ResourceMap } from '../quantity';
 import { isRecord } from '../ray-object';
-import { admittedOrder, CandidateLists } from './ordering';
 import { WorkloadQueue } from './queue';
 import { buildSubtree, CohortNode, FlavorResource, initSubtree, QuotaNode, quotaArrays, rootOf, setQuota } from './quota-tree';
-import type { PodSet, Workload } from './workload';
+import type { PendingCategory, PlanPending, PlanVictim } from './schema';
+
+/* The workload as the simulator holds it (Kueue's workload.Info): one per Ray object, or per scale-up slice,
+ * with its PodSets, queue, priority, admission and pending state. Its functions are in workload.ts. */
+
+export interface PodSet {
+  readonly name: string;
+  readonly count: number;
+  readonly total: ResourceMap;
+  /** flavorMismatch by flavor name ('' when the flavor matches): the template and the flavors never change. */
+  mismatches?: Map<string, string>;
+  /** The flavor assigner's requestsOf, for the ClusterQueue it was computed for (typed there: workloads are the snapshot's). */
+  requests?: unknown;
+}
+
+/** A pending state built when read (render.ts), from the flavor assigner's brief (typed there as LazyPending). */
+export interface PendingBrief {
+  readonly brief: unknown;
+  readonly category?: PendingCategory;
+  readonly message?: string;
+  /** Appended to the assignment's message. */
+  readonly suffix?: string;
+}
+
+/** `finished`: admitted, then ran its expected duration (the timeline); its quota is back. */
+export type WorkloadState = 'queued' | 'admitted' | 'not-queued' | 'held' | 'replaced' | 'finished';
+
+/** One step of a workload on the plan's timeline, at seconds after the plan's start. */
+export interface TimelineEvent {
+  readonly at: number;
+  readonly event: 'arrived' | 'admitted' | 'preempted' | 'finished' | 'scaled';
+}
+
+export interface Workload {
+  readonly id: number;
+  readonly ref: string;
+  readonly kind: string;
+  readonly namespace: string;
+  readonly name: string;
+  readonly arrival: number;
+  /** Queue order timestamp (the arrival step: one second apart in the agreement suite). */
+  readonly created: number;
+  readonly localQueue?: string;
+  readonly clusterQueue?: ClusterQueue;
+  readonly clusterQueueName?: string;
+  readonly priority: number;
+  readonly priorityClass?: string;
+  podSets: PodSet[];
+  readonly obj: RayObject;
+  state: WorkloadState;
+  /** Per PodSet: resource → flavor, once admitted. */
+  flavors?: Array<Map<string, string>>;
+  usage: Map<FlavorResource, number>;
+  /** The flavor/resources of `usage` as bits, while admitted (when there are at most 31). */
+  usageMask: number;
+  admittedAt: number;
+  evicted: boolean;
+  victims?: PlanVictim[];
+  preemptedBy: string[];
+  /** Built when read (render.ts): most evaluations are replaced by a later one before the result. */
+  pending?: PlanPending | PendingBrief;
+  notQueued?: string;
+  sliceOf?: Workload;
+  evaluated: boolean;
+  /** Kueue's scheduling equivalence hash (priority and PodSet shapes), interned. */
+  hash: number;
+  /** Seconds after the plan's start at which it arrives (plan-arrival, else 0). */
+  readonly arrivalTime: number;
+  /** Seconds it runs once admitted (expected-duration), where known. */
+  readonly duration?: number;
+  /** A RayJob's activeDeadlineSeconds where no duration is known: it runs at most this long. */
+  readonly durationBound?: number;
+  /** When its current admission started (-1 while not admitted): a preempted workload starts over. */
+  startedAt: number;
+  /** When it finished (-1: not within the plan). */
+  finishedAt: number;
+  readonly events: TimelineEvent[];
+  /** The workloads whose finish or preemption freed the quota it was admitted on. */
+  waitsFor: Workload[];
+}
+
+export type WorkloadInit = Pick<Workload, 'id' | 'ref' | 'kind' | 'namespace' | 'name' | 'arrival' | 'created' | 'obj' | 'podSets' | 'state'>
+  & Partial<Pick<Workload, 'localQueue' | 'clusterQueue' | 'clusterQueueName' | 'priority' | 'priorityClass' | 'notQueued' | 'sliceOf' | 'pending'
+    | 'arrivalTime' | 'duration' | 'durationBound'>>;
 
 export interface ResourceGroup {
   readonly covered: readonly string[];
@@ -39,8 +122,8 @@ export interface SearchMemo {
   memoVersion: number;
   /** The preemptor's searches (typed there: the snapshot never imports the preemptor). */
   readonly searches: Map<string, unknown>;
-  /** Candidate lists by ClusterQueue, preemptor priority, resources and reclaim advantage. */
-  readonly candidateLists: Map<string, CandidateLists>;
+  /** Candidate lists by ClusterQueue, preemptor priority, resources and reclaim advantage (typed in the preemptor). */
+  readonly candidateLists: Map<string, unknown>;
 }
 
 export function newSearchMemo(): SearchMemo {
@@ -369,4 +452,13 @@ function addAdmittedUsage(cq: ClusterQueue, w: Workload, sign: 1 | -1): void {
 function gcd(a: bigint, b: bigint): bigint {
   while (b) [a, b] = [b, a % b];
   return a;
+}
+
+/**
+ * Within one ClusterQueue and priority: most recently admitted first, then UID. The snapshot keeps each
+ * priority's admitted workloads in this order; the preemptor's candidate order (ordering.ts) starts from it.
+ */
+export function admittedOrder(a: Workload, b: Workload): number {
+  if (a.admittedAt !== b.admittedAt) return b.admittedAt - a.admittedAt;
+  return a.id - b.id;
 }

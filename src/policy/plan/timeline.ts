@@ -7,7 +7,7 @@ import { isRayKindName, RayObject } from '../kinds';
 import { isRecord } from '../ray-object';
 import { planArrivalOf } from '../rules/plan-annotations';
 import { QuotaNode, rootOf } from './quota-tree';
-import type { TimelineEvent, Workload } from './workload';
+import type { TimelineEvent, Workload } from './snapshot';
 
 /** The plan's horizon when none is given: 7 days. */
 export const DEFAULT_HORIZON_SECONDS = 7 * 24 * 3600;

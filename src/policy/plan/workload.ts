@@ -1,92 +1,9 @@
 /**
- * A workload as the simulator holds it (Kueue's workload.Info): one per Ray object, or per scale-up
- * slice, with its PodSets, queue, priority, admission and pending state. Pure.
+ * What the simulator does with a workload (Kueue's pkg/workload): make one, read its PodSet templates and
+ * its scheduling-equivalence key. The Workload itself (Kueue's workload.Info) is part of the snapshot's state (snapshot.ts), which never imports this module. Pure.
  */
 import { RayObject, rayKindOf } from '../kinds';
-import type { ResourceMap } from '../quantity';
-import type { FlavorResource } from './quota-tree';
-import type { PendingCategory, PlanPending, PlanVictim } from './schema';
-import type { ClusterQueue } from './snapshot';
-
-export interface PodSet {
-  readonly name: string;
-  readonly count: number;
-  readonly total: ResourceMap;
-  /** flavorMismatch by flavor name ('' when the flavor matches): the template and the flavors never change. */
-  mismatches?: Map<string, string>;
-  /** The flavor assigner's requestsOf, for the ClusterQueue it was computed for (typed there: workloads are the snapshot's). */
-  requests?: unknown;
-}
-
-/** A pending state built when read (render.ts), from the flavor assigner's brief (typed there as LazyPending). */
-export interface PendingBrief {
-  readonly brief: unknown;
-  readonly category?: PendingCategory;
-  readonly message?: string;
-  /** Appended to the assignment's message. */
-  readonly suffix?: string;
-}
-
-/** `finished`: admitted, then ran its expected duration (the timeline); its quota is back. */
-export type WorkloadState = 'queued' | 'admitted' | 'not-queued' | 'held' | 'replaced' | 'finished';
-
-/** One step of a workload on the plan's timeline, at seconds after the plan's start. */
-export interface TimelineEvent {
-  readonly at: number;
-  readonly event: 'arrived' | 'admitted' | 'preempted' | 'finished' | 'scaled';
-}
-
-export interface Workload {
-  readonly id: number;
-  readonly ref: string;
-  readonly kind: string;
-  readonly namespace: string;
-  readonly name: string;
-  readonly arrival: number;
-  /** Queue order timestamp (the arrival step: one second apart in the agreement suite). */
-  readonly created: number;
-  readonly localQueue?: string;
-  readonly clusterQueue?: ClusterQueue;
-  readonly clusterQueueName?: string;
-  readonly priority: number;
-  readonly priorityClass?: string;
-  podSets: PodSet[];
-  readonly obj: RayObject;
-  state: WorkloadState;
-  /** Per PodSet: resource → flavor, once admitted. */
-  flavors?: Array<Map<string, string>>;
-  usage: Map<FlavorResource, number>;
-  /** The flavor/resources of `usage` as bits, while admitted (when there are at most 31). */
-  usageMask: number;
-  admittedAt: number;
-  evicted: boolean;
-  victims?: PlanVictim[];
-  preemptedBy: string[];
-  /** Built when read (render.ts): most evaluations are replaced by a later one before the result. */
-  pending?: PlanPending | PendingBrief;
-  notQueued?: string;
-  sliceOf?: Workload;
-  evaluated: boolean;
-  /** Kueue's scheduling equivalence hash (priority and PodSet shapes), interned. */
-  hash: number;
-  /** Seconds after the plan's start at which it arrives (plan-arrival, else 0). */
-  readonly arrivalTime: number;
-  /** Seconds it runs once admitted (expected-duration), where known. */
-  readonly duration?: number;
-  /** A RayJob's activeDeadlineSeconds where no duration is known: it runs at most this long. */
-  readonly durationBound?: number;
-  /** When its current admission started (-1 while not admitted): a preempted workload starts over. */
-  startedAt: number;
-  /** When it finished (-1: not within the plan). */
-  finishedAt: number;
-  readonly events: TimelineEvent[];
-  /** The workloads whose finish or preemption freed the quota it was admitted on. */
-  waitsFor: Workload[];
-}
-
-export type WorkloadInit = Pick<Workload, 'id' | 'ref' | 'kind' | 'namespace' | 'name' | 'arrival' | 'created' | 'obj' | 'podSets' | 'state'>
-  & Partial<Pick<Workload, 'localQueue' | 'clusterQueue' | 'clusterQueueName' | 'priority' | 'priorityClass' | 'notQueued' | 'sliceOf' | 'pending'
-    | 'arrivalTime' | 'duration' | 'durationBound'>>;
+import type { Workload, WorkloadInit } from './snapshot';
 
 /** Every workload with all its fields, in one order: one object shape for the hot loops that read them. */
 export function newWorkload(i: WorkloadInit): Workload {

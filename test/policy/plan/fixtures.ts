@@ -5,8 +5,8 @@
 import { computeGang } from '../../../src/policy/gang';
 import { QUEUE_NAME_LABEL, PRIORITY_CLASS_LABEL } from '../../../src/policy/ray-object';
 import { addUsageMap } from '../../../src/policy/plan/quota-tree';
-import { addAdmitted, buildSnapshot, Snapshot } from '../../../src/policy/plan/snapshot';
-import { newWorkload, Workload } from '../../../src/policy/plan/workload';
+import { addAdmitted, buildSnapshot, Snapshot, Workload } from '../../../src/policy/plan/snapshot';
+import { newWorkload } from '../../../src/policy/plan/workload';
 import { kueueCapabilities } from '../../../src/policy/versions';
 import { builder, NS } from './scenarios';
 

@@ -9,8 +9,7 @@ import {
   Assignment, briefOf, FlavorAssigner, Granular, granular, NO_CANDIDATES, PREEMPT, PreemptionOracle,
 } from '../../../src/policy/plan/flavor-assigner';
 import { assignmentMessage } from '../../../src/policy/plan/render';
-import { ClusterQueue, Snapshot } from '../../../src/policy/plan/snapshot';
-import { Workload } from '../../../src/policy/plan/workload';
+import { ClusterQueue, Snapshot, Workload } from '../../../src/policy/plan/snapshot';
 import { simulatePlan } from '../../../src/policy/plan';
 import { admit, B, fixture, taintedFlavor, withScheduling } from './fixtures';
 import { clusterQueue, CQSpec, flavor, localQueue, rayCluster, wpc } from './scenarios';

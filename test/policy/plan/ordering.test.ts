@@ -3,9 +3,9 @@
  * admission, the contested-resource and creation filters, evicted first, other ClusterQueues first,
  * and the ties only a UID separates.
  */
-import { admittedOrder, CandidateList, candidateListOf, contestedOf, orderCandidates, Run, tiesButForUid } from '../../../src/policy/plan/ordering';
-import { buildSnapshot, ClusterQueue } from '../../../src/policy/plan/snapshot';
-import { newWorkload, Workload } from '../../../src/policy/plan/workload';
+import { CandidateList, candidateListOf, contestedOf, orderCandidates, Run, tiesButForUid } from '../../../src/policy/plan/ordering';
+import { admittedOrder, buildSnapshot, ClusterQueue, Workload } from '../../../src/policy/plan/snapshot';
+import { newWorkload } from '../../../src/policy/plan/workload';
 import { B } from './fixtures';
 import { clusterQueue, flavor } from './scenarios';
 
