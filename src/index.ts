@@ -3,6 +3,7 @@ export { KueueVersion, KubeRayVersion, KueueRayVersionsProps, KueueRayVersions, 
 export { ImageRegistry, ImageRegistryProps } from './platform/image-registry';
 export { KueueRayApp, KueueRayAppProps } from './platform/kueue-ray-app';
 export * from './platform/quantity';
+export { ServiceAccountReference } from './platform/service-account';
 export * from './kueue/resource-flavor';
 export { ResourceQuota, FlavorQuotas, ResourceGroup } from './kueue/resource-group';
 export * from './kueue/cluster-queue';

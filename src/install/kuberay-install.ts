@@ -2,7 +2,7 @@ import * as path from 'path';
 import { ApiObject, Chart } from 'cdk8s';
 import { Construct } from 'constructs';
 import { KUBERAY_OPERATOR_SERVICE_ACCOUNT } from '../policy/writers';
-import type { ServiceAccountReference } from './admission-controller/admission-controller';
+import type { ServiceAccountReference } from '../platform/service-account';
 import { parseAllDocuments } from 'yaml';
 import { KubeRayVersion, resolveVersions } from '../platform/versions';
 import { KUBERAY_VERSION_ANNOTATION, kubeRayCapabilities } from '../policy/versions';

@@ -2,7 +2,7 @@ import * as path from 'path';
 import { ApiObject, Chart, JsonPatch } from 'cdk8s';
 import { Construct } from 'constructs';
 import { KUEUE_CONTROLLER_SERVICE_ACCOUNT } from '../policy/writers';
-import type { ServiceAccountReference } from './admission-controller/admission-controller';
+import type { ServiceAccountReference } from '../platform/service-account';
 import { parse as parseYaml, parseAllDocuments, stringify } from 'yaml';
 import { AppInventory } from '../platform/inventory';
 import { KueueVersion, resolveVersions } from '../platform/versions';

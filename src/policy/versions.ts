@@ -10,7 +10,7 @@
  * webhook and the preview read it through `kueueCapabilities()` / `kubeRayCapabilities()`; nothing
  * else compares or hard-codes a version.
  */
-import type { RayKindName } from './kinds';
+import type { RayKindName } from './kinds/name';
 // The one list of supported versions, JSON so that a shell reads it on a fresh clone (node -p), before any build.
 import * as SUPPORTED from './supported-versions.json';
 

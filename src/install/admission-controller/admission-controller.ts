@@ -3,6 +3,7 @@ import * as path from 'path';
 import { ApiObject, Chart, Duration } from 'cdk8s';
 import { Construct } from 'constructs';
 import { wholeSeconds } from '../../platform/duration';
+import type { ServiceAccountReference } from '../../platform/service-account';
 import { isDns1123Label, isDns1123Subdomain } from '../../policy/k8s-names';
 import { resolveVersions } from '../../platform/versions';
 import {
@@ -136,14 +137,6 @@ export interface AdmissionControllerProps {
    * @default - kueue-controller-manager in kueue-system (Kueue's release)
    */
   readonly kueueServiceAccount?: ServiceAccountReference;
-}
-
-/** A ServiceAccount by namespace and name. */
-export interface ServiceAccountReference {
-  /** Namespace of the ServiceAccount. */
-  readonly namespace: string;
-  /** Name of the ServiceAccount, e.g. "kueue-controller-manager". */
-  readonly name: string;
 }
 
 /** How the controller's replicas spread across nodes. */

@@ -3,7 +3,7 @@
  * (admission-controller.ts resolves them), and the names and ports the parts must agree on.
  */
 import type { TrustedWriters } from '../../policy/writers';
-import type { ServiceAccountReference } from './admission-controller';
+import type { ServiceAccountReference } from '../../platform/service-account';
 
 /** Name of the controller's ServiceAccount, Deployment, Service, ClusterRole and their kin. */
 export const NAME = 'cdk8s-kueue-ray-controller';

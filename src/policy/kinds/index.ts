@@ -3,12 +3,14 @@
  * interface. The kind list, the plurals, the webhook rules and the RBAC resources derive from it.
  */
 import { isRecord } from '../json';
-import { RayKind, RayKindName, RayObject } from './kind';
+import { RayKind, RayObject } from './kind';
+import type { RayKindName } from './name';
 import { RAY_CLUSTER } from './raycluster';
 import { RAY_JOB } from './rayjob';
 import { RAY_SERVICE } from './rayservice';
 
 export * from './kind';
+export type { RayKindName } from './name';
 export { RAY_CLUSTER, RAY_JOB, RAY_SERVICE };
 
 /** Every Ray kind this library handles, in the order messages list them. */

@@ -5,6 +5,7 @@
  * accessors: no cdk8s, no I/O.
  */
 import type { KueueCapabilities } from '../versions';
+import type { RayKindName } from './name';
 
 /** A Ray object as the API server sees it (plain Kubernetes JSON). */
 export interface RayObject {
@@ -20,8 +21,6 @@ export interface RayObject {
   };
   readonly spec?: any;
 }
-
-export type RayKindName = 'RayJob' | 'RayCluster' | 'RayService';
 
 /** Where Kueue suspends a queued object when it is created. */
 export type SuspendField = 'spec.suspend' | 'spec.rayClusterConfig.suspend';
