@@ -1,16 +1,19 @@
 // `plan --output html` in a real browser: Debian's chromium, headless, renders the page of the
 // examples app's plan (the guide's gang and priority scenarios plus the elastic and tenant queues), and
 // the DOM it produced is checked: one chart per ClusterQueue/cohort and resource, each ending at the
-// usage the plan reports, the prod job preempting the dev job, every workload with its outcome. The
-// page loads nothing from the network. Outside CI a missing chromium skips with the reason printed.
+// usage the plan reports, the prod job preempting the dev job, every workload with its outcome; and, on a
+// small timed plan, the timeline's bars, marks and tooltips. The page loads nothing from the network.
+// Outside CI a missing chromium skips with the reason printed.
 import { execFileSync, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import { planCommand } from '../../src/cli/plan';
 import { parseQuantity } from '../../src/policy';
 import { pendingReason, planToHtml, planToText, planUsageSeries } from '../../src/cli/plan-output';
+import { ganttOf } from '../../src/cli/plan-output/gantt';
 import { PlanResult, simulatePlan } from '../../src/policy/plan';
-import { examples, tmpdir } from '../support/synth';
+import { stringify } from 'yaml';
+import { examples, tmpdir, tmpFiles } from '../support/synth';
 
 function findChromium(): string | undefined {
   for (const c of [process.env.CHROMIUM, 'chromium', 'chromium-browser', 'google-chrome']) {
@@ -25,6 +28,14 @@ const chromium = findChromium();
 if (!chromium && process.env.CI) throw new Error('CI needs chromium for the plan page test (.ci/run installs it with apt-get)');
 if (!chromium) process.stdout.write('[plan-html] skipped: no chromium on this machine (apt-get install chromium)\n');
 const describeBrowser = chromium ? describe : describe.skip;
+
+/** The DOM chromium leaves after the page's script ran (`profile`: a folder of `dir` for chromium's profile). */
+function dumpDom(dir: string, file: string, profile: string): string {
+  return execFileSync(chromium!, [
+    '--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', `--user-data-dir=${path.join(dir, profile)}`,
+    '--virtual-time-budget=5000', '--dump-dom', `file://${file}`,
+  ], { encoding: 'utf8', timeout: 60000, stdio: ['ignore', 'pipe', 'pipe'] });
+}
 
 const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const unescape = (s: string) => s.replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
@@ -43,16 +54,8 @@ describeBrowser('plan --output html in headless chromium', () => {
     plan = JSON.parse(planCommand([app.outdir, '--output', 'json', '--trace', '--horizon', '1m']));
     htmlFile = path.join(dir, 'plan.html');
     fs.writeFileSync(htmlFile, planCommand([app.outdir, '--output', 'html', '--horizon', '1m']));
-    dom = dumpDom(htmlFile, 'profile');
+    dom = dumpDom(dir, htmlFile, 'profile');
   }, 180000);
-
-  /** The DOM chromium leaves after the page's script ran. */
-  function dumpDom(file: string, profile: string): string {
-    return execFileSync(chromium!, [
-      '--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', `--user-data-dir=${path.join(dir, profile)}`,
-      '--virtual-time-budget=5000', '--dump-dom', `file://${file}`,
-    ], { encoding: 'utf8', timeout: 60000, stdio: ['ignore', 'pipe', 'pipe'] });
-  }
 
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
@@ -163,7 +166,7 @@ describeBrowser('plan --output html in headless chromium', () => {
     expect(dom).toMatch(/<ul id="ambiguities"><li class="none">none<\/li><\/ul>/);
     const empty = path.join(dir, 'empty.html');
     fs.writeFileSync(empty, planToHtml(simulatePlan({ kueueObjects: [], arrivals: [] })));
-    const emptyDom = dumpDom(empty, 'profile-empty');
+    const emptyDom = dumpDom(dir, empty, 'profile-empty');
     expect(emptyDom).toMatch(/<body data-rendered="true"/);
     expect(emptyDom).toMatch(/<div id="charts"><p class="none">none<\/p><\/div>/);
     expect(emptyDom).toMatch(/<ul id="preemptions"><li class="none">none<\/li><\/ul>/);
@@ -182,4 +185,107 @@ describeBrowser('plan --output html in headless chromium', () => {
     // A blank 1280x1600 page compresses to a few KB; charts, text and tables do not.
     expect(bytes.length).toBeGreaterThan(30000);
   }, 120000);
+});
+
+// The timeline section on a small fixed plan: in ClusterQueue cq two clusters of 10 minutes that each take the whole
+// quota (the second waits for the first), in prio a low-priority one preempted at 2m by a high-priority one of 5
+// minutes, in other one without a duration (running, open, at the plan's end).
+describeBrowser('plan --output html: the timeline of each ClusterQueue', () => {
+  const API = 'kueue.x-k8s.io/v1beta2';
+  const cq = (name: string, preemption = {}) => ({ apiVersion: API, kind: 'ClusterQueue', metadata: { name }, spec: { namespaceSelector: {},
+    preemption, resourceGroups: [{ coveredResources: ['cpu'], flavors: [{ name: 'f', resources: [{ name: 'cpu', nominalQuota: '4' }] }] }] } });
+  const lq = (name: string) => ({ apiVersion: API, kind: 'LocalQueue', metadata: { name, namespace: 'default' }, spec: { clusterQueue: name } });
+  const priority = (name: string, value: number) => ({ apiVersion: API, kind: 'WorkloadPriorityClass', metadata: { name }, value });
+  const cluster = (name: string, queue: string, annotations: Record<string, string>, prio?: string) => ({ apiVersion: 'ray.io/v1',
+    kind: 'RayCluster', metadata: { name, namespace: 'default', annotations,
+      labels: { 'kueue.x-k8s.io/queue-name': queue, ...(prio ? { 'kueue.x-k8s.io/priority-class': prio } : {}) } },
+    spec: { suspend: true, headGroupSpec: { rayStartParams: {}, template: { spec: { containers: [{ name: 'ray-head', image: 'rayproject/ray:2.46.0',
+      resources: { requests: { cpu: '4' }, limits: { cpu: '4' } } }] } } } } });
+  const d = (v: string) => ({ 'cdk8s-kueue-ray.io/expected-duration': v });
+  const kueue = [{ apiVersion: API, kind: 'ResourceFlavor', metadata: { name: 'f' }, spec: {} }, cq('cq'), lq('cq'),
+    cq('prio', { withinClusterQueue: 'LowerPriority' }), lq('prio'), cq('other'), lq('other'), priority('low', 10), priority('high', 100)];
+  const timed = [cluster('first', 'cq', d('10m')), cluster('second', 'cq', d('10m')), cluster('low', 'prio', d('10m'), 'low'),
+    cluster('high', 'prio', { ...d('5m'), 'cdk8s-kueue-ray.io/plan-arrival': '2m' }, 'high'), cluster('open', 'other', {})];
+  const untimed = [cluster('first', 'cq', {}), cluster('second', 'cq', {})];
+  let dir: string;
+  let dom: string;
+  let plan: PlanResult;
+
+  beforeAll(() => {
+    dir = tmpFiles({ 'timed.yaml': [...kueue, ...timed].map((o) => stringify(o)).join('---\n'),
+      'untimed.yaml': [...kueue, ...untimed].map((o) => stringify(o)).join('---\n') });
+    plan = JSON.parse(planCommand([path.join(dir, 'timed.yaml'), '-o', 'json']));
+    fs.writeFileSync(path.join(dir, 'timed.html'), planCommand([path.join(dir, 'timed.yaml'), '-o', 'html']));
+    dom = dumpDom(dir, path.join(dir, 'timed.html'), 'profile');
+  }, 120000);
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  /** A workload's bars: [class, x, x + width, data-from, data-to]. */
+  function bars(name: string): Array<[string, number, number, number, number]> {
+    const row = new RegExp(`<g class="row [a-z-]+" data-workload="RayCluster default/${name}">([\\s\\S]*?)</g>`).exec(dom)![1];
+    return [...row.matchAll(/<rect x="([^"]+)" y="[^"]+" width="([^"]+)" height="[^"]+" class="([a-z ]+)" data-from="(\d+)" data-to="(\d+)">/g)]
+      .map((m) => [m[3], Number(m[1]), Number(m[1]) + Number(m[2]), Number(m[4]), Number(m[5])]);
+  }
+
+  test('one figure per ClusterQueue, a row per workload in arrival order', () => {
+    expect(dom).toMatch(/<body data-rendered="true"/);
+    const figures = [...dom.matchAll(/<figure class="gantt" data-cluster-queue="([^"]+)">/g)].map((m) => m[1]);
+    expect(figures).toEqual(['cq', 'other', 'prio']);
+    const rows = [...dom.matchAll(/<g class="row ([a-z-]+)" data-workload="([^"]+)">/g)].map((m) => `${m[2]} ${m[1]}`);
+    expect(rows).toEqual(['RayCluster default/first admitted', 'RayCluster default/second admitted', 'RayCluster default/open admitted',
+      'RayCluster default/low admitted', 'RayCluster default/high admitted-by-preempting']);
+  });
+
+  test('the second job waits from its arrival until the first ends, then runs 10 minutes', () => {
+    const [first] = bars('first');
+    expect(first.slice(0, 1).concat(first.slice(3))).toEqual(['run', 0, 600]);
+    const [wait, run] = bars('second');
+    expect([wait[0], wait[3], wait[4], run[0], run[3], run[4]]).toEqual(['wait', 0, 600, 'run', 600, 1200]);
+    expect(wait[1]).toBeCloseTo(first[1], 6);
+    // Bar 2's wait ends where bar 1 ends, and its run starts there.
+    expect(wait[2]).toBeCloseTo(first[2], 6);
+    expect(run[1]).toBeCloseTo(first[2], 6);
+    expect(run[2] - run[1]).toBeCloseTo(first[2] - first[1], 6);
+    expect(dom).toMatch(/<title>RayCluster default\/second in cq: admitted\narrives at 0s; admitted at 10m; finishes at 20m\n/);
+    expect(dom).toMatch(/when: starts in ~10m \(after default\/first finishes\), finishes at ~20m\nwaited for RayCluster default\/first<\/title>/);
+  });
+
+  test('a preempted workload runs, is marked where it was preempted, waits, and runs again; no finish is drawn open', () => {
+    const low = plan.workloads.find((w) => w.name === 'low')!;
+    expect(low.preemptedBy).toEqual(['RayCluster default/high']);
+    expect(bars('low').map((b) => [b[0], b[3], b[4]])).toEqual([['run', 0, 120], ['wait', 120, 420], ['run', 420, 1020]]);
+    expect(bars('high').map((b) => [b[0], b[3], b[4]])).toEqual([['run', 120, 420]]);
+    const mark = /<g class="row admitted" data-workload="RayCluster default\/low">[\s\S]*?<path d="M([\d.]+),[^"]*" class="preemption" data-at="120">/
+      .exec(dom)!;
+    expect(Number(mark[1])).toBeCloseTo(bars('low')[0][2], 6);
+    expect(dom).toMatch(/<title>RayCluster default\/low preempted at 2m \(by RayCluster default\/high\)<\/title>/);
+  });
+
+  test('a workload with no known finish runs open past the plan\'s end', () => {
+    expect(plan.workloads.find((w) => w.name === 'open')!.finishedAt).toBeNull();
+    const [run] = bars('open');
+    // The plan settles when the last known finish is past (the second job's, at 20m); a line marks it in each figure.
+    expect(plan.timeline).toMatchObject({ ended: 'settled', at: 1200 });
+    const ends = [...dom.matchAll(/<line x1="([^"]+)" [^>]*class="plan-end" data-at="1200"><title>settled at 20m: nothing left to happen</g)];
+    expect(ends.length).toBe(3);
+    expect(Number(ends[0][1])).toBeCloseTo(bars('second')[1][2], 6);
+    expect([run[0], run[3], run[4]]).toEqual(['run open', 0, 1200]);
+    expect(run[2]).toBeGreaterThan(Number(ends[0][1]) + 10);
+    expect(dom).toMatch(/<title>RayCluster default\/open in other: admitted\narrives at 0s; admitted at 0s; finish unknown\n/);
+  });
+
+  test('cut at the horizon, a workload still waiting has an open wait to it', () => {
+    const cut: PlanResult = JSON.parse(planCommand([path.join(dir, 'timed.yaml'), '-o', 'json', '--horizon', '5m']));
+    const second = ganttOf(cut)!.queues.find((q) => q.clusterQueue === 'cq')!.rows[1];
+    expect(ganttOf(cut)).toMatchObject({ end: 300, endTitle: 'cut at the horizon, 5m, with work left' });
+    expect(second.segments).toEqual([{ kind: 'wait', from: 0, to: 300, open: true }]);
+    expect(second.title).toMatch(/admitted never within the plan\nwhen: never within 5m\n/);
+  });
+
+  test('a plan without durations or arrival times has no timeline section', () => {
+    const html = planCommand([path.join(dir, 'untimed.yaml'), '-o', 'html']);
+    expect(html).toMatch(/<div id="charts"><\/div>/);
+    expect(html).not.toMatch(/id="timeline"|When each workload runs|\.gantt|data\.timeline/);
+    expect(JSON.parse(/<script type="application\/json" id="plan-data">(.*)<\/script>/.exec(html)![1])).not.toHaveProperty('timeline');
+  });
 });

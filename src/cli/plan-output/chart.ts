@@ -7,7 +7,21 @@
 import { isByteResource } from '../../policy/quantity';
 import { describeQuantities, describeQuantity } from '../../policy/quantity-text';
 import type { PlanCycle, PlanResult } from '../../policy/plan/schema';
-import type { PlanUsageSeries } from './html';
+
+/** Quota use of one ClusterQueue or cohort for one resource (flavors summed), after each cycle: what a chart draws (html.ts builds it). */
+export interface PlanUsageSeries {
+  readonly kind: 'ClusterQueue' | 'Cohort';
+  readonly name: string;
+  readonly resource: string;
+  /** Nominal quota (sum over flavors; for a cohort, what it pools: its members' lendable quota plus its own). */
+  readonly nominal: number;
+  /** Usage before the first cycle, then after each cycle (milli-units / 1000). */
+  readonly points: readonly number[];
+  /** Nominal plus borrowingLimit, when every flavor of the resource sets one. */
+  readonly borrowingCeiling?: number;
+  /** What the queue keeps for itself (nominal minus lendingLimit), when every flavor of the resource sets one. */
+  readonly lendingFloor?: number;
+}
 
 /** Steps (cycles) with their own tooltip per chart; more are merged into ranges. */
 export const MAX_STEPS = 400;

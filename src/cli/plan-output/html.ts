@@ -1,29 +1,16 @@
 /**
  * `plan --output html`: one self-contained page (no network, no external script or style) with a
  * chart of each ClusterQueue's and cohort's quota use over the scheduling cycles, the workloads and
- * who preempted whom. Pure: the plan in, the page out. The usage series is rebuilt from the plan's own
- * trace (admissions add the gang's requests, releases and replaced elastic slices take them back), so it ends exactly at each queue's reported usage; `planUsageSeries` is exported so tests
- * can check that.
+ * who preempted whom, and, when the plan has time in it, each ClusterQueue's timeline (gantt.ts).
+ * Pure: the plan in, the page out. The usage series is rebuilt from the plan's own trace (admissions
+ * add the gang's requests, releases and replaced elastic slices take them back), so it ends exactly at
+ * each queue's reported usage; `planUsageSeries` is exported so tests can check that.
  */
 import { parseQuantity } from '../../policy/quantity';
 import { PlanQuota, PlanResult, PlanWorkload } from '../../policy/plan/schema';
 import { pendingReason } from '../../plan/text';
-import { chartOf, firstCycleAfterArrivals } from './chart';
-
-/** Quota use of one ClusterQueue or cohort for one resource (flavors summed), after each cycle. */
-export interface PlanUsageSeries {
-  readonly kind: 'ClusterQueue' | 'Cohort';
-  readonly name: string;
-  readonly resource: string;
-  /** Nominal quota (sum over flavors; for a cohort, what it pools: its members' lendable quota plus its own). */
-  readonly nominal: number;
-  /** Usage before the first cycle, then after each cycle (milli-units / 1000). */
-  readonly points: readonly number[];
-  /** Nominal plus borrowingLimit, when every flavor of the resource sets one. */
-  readonly borrowingCeiling?: number;
-  /** What the queue keeps for itself (nominal minus lendingLimit), when every flavor of the resource sets one. */
-  readonly lendingFloor?: number;
-}
+import { chartOf, firstCycleAfterArrivals, PlanUsageSeries } from './chart';
+import { GANTT_CSS, GANTT_RENDER, GANTT_SECTION, ganttOf } from './gantt';
 
 const num = (q: string | undefined): number => {
   if (q === undefined) return 0;
@@ -118,8 +105,9 @@ export const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&
 /** JSON that is safe inside a <script> element. */
 const scriptJson = (v: unknown) => JSON.stringify(v).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
 
-// The page's script draws the charts from the embedded data (SVG, no library) and fills the tables.
-const RENDER = String.raw`
+// The page's script draws the charts from the embedded data (SVG, no library) and fills the tables. Split after its
+// helpers so the timeline's part goes in between only when there is one (a page without it stays as it was).
+const RENDER_HELPERS = String.raw`
 (function () {
   var data = JSON.parse(document.getElementById('plan-data').textContent);
   var svgNs = 'http://www.w3.org/2000/svg';
@@ -131,7 +119,8 @@ const RENDER = String.raw`
   }
   function titled(e, text) { el('title', {}, e, true).textContent = text; return e; }
   function none(parent, tag) { el(tag, { 'class': 'none' }, parent).textContent = 'none'; }
-  var charts = document.getElementById('charts');
+`;
+const RENDER_REST = String.raw`  var charts = document.getElementById('charts');
   if (!data.series.length) none(charts, 'p');
   data.series.forEach(function (s) {
     var c = s.chart;
@@ -205,6 +194,7 @@ function why(w: PlanWorkload): string {
 /** The self-contained HTML page of a plan. */
 export function planToHtml(plan: PlanResult, title = 'cdk8s-kueue-ray plan'): string {
   const firstCycle = firstCycleAfterArrivals(plan);
+  const gantt = ganttOf(plan);
   const data = {
     series: planUsageSeries(plan).map((s) => ({
       ...s, chart: chartOf(s, plan, new Set(s.kind === 'Cohort' ? cohortMembers(plan, s.name) : [s.name]), firstCycle),
@@ -217,6 +207,7 @@ export function planToHtml(plan: PlanResult, title = 'cdk8s-kueue-ray plan'): st
     preemptions: plan.workloads.flatMap((w) => (w.preempted ?? []).map((v) => ({
       preemptor: w.workload, victim: v.workload, reason: v.reason, why: v.why,
     }))),
+    ...(gantt ? { timeline: gantt } : {}),
   };
   const counts = ['admitted', 'admitted-by-preempting', 'pending', 'never-admissible', 'not-queued']
     .map((o) => `${plan.workloads.filter((w) => w.outcome === o).length} ${o}`).join(', ');
@@ -234,7 +225,7 @@ figcaption{font-size:12px;margin-bottom:4px}.usage{fill:none;stroke:#2563eb;stro
   + `td,th{border-bottom:1px solid #eee;padding:4px 8px;text-align:left;vertical-align:top}
 tr.admitted td:nth-child(5){color:#15803d}tr.admitted-by-preempting td:nth-child(5){color:#b45309}tr.pending td:nth-child(5){color:#b91c1c}
 tr.never-admissible td:nth-child(5){color:#7f1d1d;font-weight:bold}
-</style></head>
+${gantt ? GANTT_CSS : ''}</style></head>
 <body data-rendered="false">
 <h1>${escapeHtml(title)}</h1>
 <p>Kueue ${escapeHtml(plan.kueueVersion)}: ${escapeHtml(String(plan.workloads.length))} workloads in arrival order `
@@ -243,13 +234,13 @@ Blue: quota used after each cycle; red dashes: nominal quota (for a cohort, what
 purple: nominal plus borrowingLimit; teal: what the queue keeps for itself under its lendingLimit; orange marks: arrivals into the
 queue. Hover a step or a mark for what happened there, a pending workload's reason for Kueue's own message.</p>
 <h2>Quota use over the cycles</h2><div id="charts"></div>
-<h2>Who preempted whom</h2><ul id="preemptions"></ul>
+${gantt ? GANTT_SECTION : ''}<h2>Who preempted whom</h2><ul id="preemptions"></ul>
 <h2>Workloads</h2><table><thead><tr><th>arrival</th><th>workload</th><th>ClusterQueue</th><th>priority</th><th>outcome</th><th>why</th></tr></thead>`
   + `<tbody id="workloads"></tbody></table>
 <h2>Ties Kueue breaks by timing or UID</h2><ul id="ambiguities"></ul>
 <h2>Notes</h2><ul id="notes"></ul>
 <script type="application/json" id="plan-data">${scriptJson(data)}</script>
-<script>${RENDER}</script>
+<script>${RENDER_HELPERS}${gantt ? GANTT_RENDER : ''}${RENDER_REST}</script>
 </body></html>
 `;
 }

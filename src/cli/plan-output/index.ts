@@ -4,4 +4,5 @@
  * with Plan.of(app) (src/plan/text.ts), which the npm package ships; re-exported so this is one entry.
  */
 export * from '../../plan/text';
-export { escapeHtml, planToHtml, planUsageSeries, PlanUsageSeries } from './html';
+export { PlanUsageSeries } from './chart';
+export { escapeHtml, planToHtml, planUsageSeries } from './html';
