@@ -89,7 +89,8 @@ function restBuildDone(lane, status = 'status') {
     poll();
   });
   return restBuild[status].then((code) => {
-    if (waits) record(`lane part: ${lane} waited for the rest of the Go build${status === 'status' ? '' : ` (${status})`}`, (Date.now() - started) / 1000);
+    const what = status === 'status' ? '' : ` (${status})`;
+    if (waits) record(`lane part: ${lane} waited for the rest of the Go build${what}`, (Date.now() - started) / 1000);
     return code;
   });
 }
