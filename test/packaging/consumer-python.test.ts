@@ -212,6 +212,10 @@ test('the wheel installs the cdk8s-kueue-ray command in the venv, as the README 
   expect(fs.existsSync(bin)).toBe(true);
   const help = await run(bin, ['--help'], { env: ENV });
   expect(help.stdout).toMatch(/^usage: cdk8s-kueue-ray COMMAND/);
+  // apply too, and under its earlier name (no cluster here: their usage).
+  expect((await run(bin, ['apply', '--help'], { env: ENV })).stdout).toMatch(/^usage: cdk8s-kueue-ray apply /);
+  const alias = await run(path.join(path.dirname(python), 'cdk8s-kueue-ray-apply'), ['--help'], { env: ENV });
+  expect(alias.stdout).toMatch(/^usage: cdk8s-kueue-ray apply /);
   const file = path.join(tmp, 'job.yaml');
   fs.writeFileSync(file, 'apiVersion: ray.io/v1\nkind: RayCluster\nmetadata:\n  name: c\nspec:\n  headGroupSpec:\n    rayStartParams: {}\n'
     + '    template:\n      spec:\n        containers:\n        - name: ray-head\n          image: rayproject/ray:2.46.0\n');

@@ -198,6 +198,10 @@ describe('the npm package in a fresh cdk8s TypeScript app', () => {
         // ts-node type-checks it under the init tsconfig (the getting-started test runs tsc --build on this app).
         run(app, 'npx', ['ts-node', 'main.ts'], { ...env, CDK8S_KUEUE_RAY_LOCKED: undefined, CDK8S_KUEUE_RAY_LOCK_FILE: undefined });
         expectDayOne(app, (args) => run(app, 'npx', ['cdk8s-kueue-ray', ...args]), repoPkg.version);
+        // apply from the tarball, and under its earlier name (no cluster here: their usage).
+        for (const argv of [['cdk8s-kueue-ray', 'apply', '--help'], ['cdk8s-kueue-ray-apply', '--help']]) {
+          expect(run(app, 'npx', argv)).toMatch(/^usage: cdk8s-kueue-ray apply /);
+        }
       } finally {
         await server.stop();
         fs.rmSync(root, { recursive: true, force: true });
