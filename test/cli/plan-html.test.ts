@@ -279,7 +279,7 @@ describeBrowser('plan --output html: the timeline of each ClusterQueue', () => {
     const second = ganttOf(cut)!.queues.find((q) => q.clusterQueue === 'cq')!.rows[1];
     expect(ganttOf(cut)).toMatchObject({ end: 300, endTitle: 'cut at the horizon, 5m, with work left' });
     expect(second.segments).toEqual([{ kind: 'wait', from: 0, to: 300, open: true }]);
-    expect(second.title).toMatch(/admitted never within the plan\nwhen: never within 5m\n/);
+    expect(second.title).toMatch(/arrives at 0s; not admitted within the plan\nwhen: never within 5m\n/);
   });
 
   test('a plan without durations or arrival times has no timeline section', () => {

@@ -85,7 +85,7 @@ export function segmentsOf(w: PlanWorkload, end: number): GanttSegment[] {
 /** The row's tooltip: the workload, its times, the text's `when:` wording, and why it waits or waited. */
 function titleOf(w: PlanWorkload, plan: PlanResult, byRef: ReadonlyMap<string, PlanWorkload>): string {
   const lines = [`${w.workload} in ${w.clusterQueue}: ${w.outcome}`,
-    `arrives at ${at(w.arrivesAt)}; admitted ${w.admittedAt !== null ? `at ${at(w.admittedAt)}` : 'never within the plan'}`
+    `arrives at ${at(w.arrivesAt)}; ${w.admittedAt !== null ? `admitted at ${at(w.admittedAt)}` : 'not admitted within the plan'}`
     + (w.finishedAt !== null ? `; finishes at ${at(w.finishedAt)}` : w.admittedAt !== null ? '; finish unknown' : '')];
   const when = whenText(w, plan, byRef);
   if (when) lines.push(`when: ${when}`);
