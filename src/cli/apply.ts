@@ -131,74 +131,103 @@ function sleep(ms: number): void {
 
 /** Runs the ordered apply of `opts` with kubectl; throws on a failed apply or wait. */
 export function runApply(opts: ApplyOptions, io: ApplyIo, env: NodeJS.ProcessEnv = process.env): void {
-  const { dryRun, noWait, kubeconfig } = opts;
-  const kubectl = env.KUBECTL || 'kubectl';
-  const timeout = env.APPLY_TIMEOUT || '300s';
-  if (kubeconfig !== undefined && !fs.existsSync(kubeconfig)) throw new MissingFileError(`--kubeconfig ${kubeconfig}: no such file`);
-  const p = applyPlan(readApplyFiles(opts.inputs));
-  const dry = dryRun ? 'dry-run ' : '';
+  if (opts.kubeconfig !== undefined && !fs.existsSync(opts.kubeconfig)) throw new MissingFileError(`--kubeconfig ${opts.kubeconfig}: no such file`);
+  new Applier(opts, io, env).run(applyPlan(readApplyFiles(opts.inputs)));
+}
 
-  const run = (argv: string[], input?: string): string => {
-    const full = [...(kubeconfig ? ['--kubeconfig', kubeconfig] : []), ...argv];
+/** One apply's kubectl calls, in the order of the phases (file header). */
+class Applier {
+  private readonly kubectl: string;
+  private readonly timeout: string;
+  private readonly dry: string;
+
+  constructor(private readonly opts: ApplyOptions, private readonly io: ApplyIo, private readonly env: NodeJS.ProcessEnv) {
+    this.kubectl = env.KUBECTL || 'kubectl';
+    this.timeout = env.APPLY_TIMEOUT || '300s';
+    this.dry = opts.dryRun ? 'dry-run ' : '';
+  }
+
+  run(p: ReturnType<typeof applyPlan>): void {
+    const { dryRun, noWait } = this.opts;
+    this.apply(p.crds, 'CustomResourceDefinitions');
+    if (p.crds.length && !dryRun) {
+      this.kubectlRun(['wait', '--for=condition=Established', `--timeout=${this.timeout}`, ...p.crds.map((c) => `crd/${c.metadata.name}`)]);
+      this.io.stdout(`${p.crds.length} CRDs Established\n`);
+    }
+    this.apply(p.namespaces, 'Namespaces');
+    this.apply(p.serving, 'install objects (operators, controller, RBAC, services, config)');
+    if (!noWait && !dryRun) {
+      for (const d of p.deployments) {
+        this.kubectlRun(['-n', d.namespace, 'rollout', 'status', `deployment/${d.name}`, `--timeout=${this.timeout}`]);
+      }
+      for (const s of p.services) {
+        this.kubectlRun(['-n', s.namespace, 'wait', '--for=jsonpath={.subsets[0].addresses[0].ip}', `endpoints/${s.name}`,
+          `--timeout=${this.timeout}`]);
+      }
+      this.io.stdout(`${p.deployments.length} deployments rolled out; ${p.services.length} webhook services have endpoints\n`);
+      this.apply(p.webhooks, 'webhook configurations');
+      this.waitCaBundles(p.webhooks);
+      this.io.stdout('every webhook configuration has its caBundle\n');
+      this.applyRest(p.rest);
+    } else {
+      // No pods serve the webhooks (or nothing is really applied): register them last, so none rejects the rest.
+      this.applyRest(p.rest);
+      this.apply(p.webhooks, 'webhook configurations');
+    }
+  }
+
+  private kubectlRun(argv: string[], input?: string): string {
+    const full = [...(this.opts.kubeconfig ? ['--kubeconfig', this.opts.kubeconfig] : []), ...argv];
     try {
-      return execFileSync(kubectl, full, { input, env, stdio: ['pipe', 'pipe', 'pipe'], maxBuffer: 256 * 1024 * 1024 }).toString();
+      return execFileSync(this.kubectl, full, { input, env: this.env, stdio: ['pipe', 'pipe', 'pipe'], maxBuffer: 256 * 1024 * 1024 }).toString();
     } catch (e: any) {
-      if (e.code === 'ENOENT') throw new Error(`${kubectl}: not found; put kubectl on the PATH or set KUBECTL to its path`);
+      if (e.code === 'ENOENT') throw new Error(`${this.kubectl}: not found; put kubectl on the PATH or set KUBECTL to its path`);
       throw e;
     }
-  };
-  const apply = (objects: any[], what: string, force = true): void => {
+  }
+
+  private apply(objects: any[], what: string, force = true): void {
     if (!objects.length) return;
     const input = objects.map((o) => stringify(o)).join('---\n');
     try {
-      run(['apply', '--server-side', ...(force ? ['--force-conflicts'] : []), '--field-manager=cdk8s-kueue-ray',
-        ...(dryRun ? ['--dry-run=server'] : []), '-f', '-'], input);
+      this.kubectlRun(['apply', '--server-side', ...(force ? ['--force-conflicts'] : []), '--field-manager=cdk8s-kueue-ray',
+        ...(this.opts.dryRun ? ['--dry-run=server'] : []), '-f', '-'], input);
     } catch (e) {
       throw new Error(`apply of ${what} failed:\n${kubectlError(e)}`);
     }
-    io.stdout(`${dry}applied ${objects.length} ${what}\n`);
-  };
-  // The live objects of `objects` that exist already, by kind/namespace/name.
-  const existing = (objects: any[]): Map<string, any> => {
+    this.io.stdout(`${this.dry}applied ${objects.length} ${what}\n`);
+  }
+
+  /** The live objects of `objects` that exist already, by kind/namespace/name. */
+  private existing(objects: any[]): Map<string, any> {
     if (!objects.length) return new Map();
     const input = objects.map((o) => stringify({ apiVersion: o.apiVersion, kind: o.kind,
       metadata: { name: o.metadata.name, namespace: o.metadata.namespace } })).join('---\n');
     // kubectl prints a List, one object, or nothing (none found), depending on the count.
-    const text = run(['get', '--ignore-not-found', '-o', 'json', '-f', '-'], input).trim();
+    const text = this.kubectlRun(['get', '--ignore-not-found', '-o', 'json', '-f', '-'], input).trim();
     const got = text ? JSON.parse(text) : {};
     const items: any[] = Array.isArray(got.items) ? got.items : [got];
     return new Map(items.filter((o) => o && o.metadata && o.metadata.name).map((o) => [objectKey(o), o]));
-  };
-  // Queues, tenants and workloads. A Ray object already on the cluster is applied on its own, with its live
-  // suspend value and without forcing: applying suspend: true again would suspend an admitted workload
-  // (KubeRay deletes its RayCluster, Kueue admits it again, the work restarts), leaving it out would
-  // unsuspend a pending one (server-side apply removes a field its manager set and no longer sends), and
-  // forcing would take back worker replicas the autoscaler or Kueue set. If another manager owns a field,
-  // the object is left as it is.
-  const applyRest = (objects: any[]): void => {
+  }
+
+  /**
+   * Queues, tenants and workloads. A Ray object already on the cluster is applied on its own, with its live
+   * suspend value and without forcing: applying suspend: true again would suspend an admitted workload
+   * (KubeRay deletes its RayCluster, Kueue admits it again, the work restarts), leaving it out would
+   * unsuspend a pending one (server-side apply removes a field its manager set and no longer sends), and
+   * forcing would take back worker replicas the autoscaler or Kueue set. If another manager owns a field,
+   * the object is left as it is.
+   */
+  private applyRest(objects: any[]): void {
     const ray = objects.filter(isRayObject);
-    const there = existing(ray);
-    apply(objects.filter((o) => !isRayObject(o) || !there.has(objectKey(o))), 'queues, tenants and workloads');
+    const there = this.existing(ray);
+    this.apply(objects.filter((o) => !isRayObject(o) || !there.has(objectKey(o))), 'queues, tenants and workloads');
     const kept: string[] = [];
     const updated: string[] = [];
     for (const o of ray.filter((x) => there.has(objectKey(x)))) {
       const name = `${o.kind} ${o.metadata.namespace || ''}/${o.metadata.name}`;
       try {
-        // The object changed since it was read (Kueue admitted it, KubeRay wrote its status): read it again.
-        let live = there.get(objectKey(o));
-        for (let attempt = 1; ; attempt++) {
-          const next = withLiveSuspend(o, live);
-          try {
-            run(['apply', '--server-side', '--field-manager=cdk8s-kueue-ray', ...(dryRun ? ['--dry-run=server'] : []), '-f', '-'],
-              stringify(next.object));
-            updated.push(`  ${name}: ${suspendNote(next)}`);
-            break;
-          } catch (e) {
-            if (attempt >= 5 || !/the object has been modified/.test(kubectlError(e))) throw e;
-            live = existing([o]).get(objectKey(o));
-            if (!live) throw new Error(`${objectKey(o)} was deleted during the apply`);
-          }
-        }
+        updated.push(`  ${name}: ${this.applyExisting(o, there.get(objectKey(o)))}`);
       } catch (e) {
         const err = kubectlError(e);
         if (!isApplyConflict(err)) throw new Error(`apply of ${objectKey(o)} failed:\n${err}`);
@@ -208,50 +237,46 @@ export function runApply(opts: ApplyOptions, io: ApplyIo, env: NodeJS.ProcessEnv
       }
     }
     if (updated.length) {
-      io.stdout(`${dry}updated ${updated.length} Ray object(s) that exist already (their suspend field left to Kueue):\n${updated.join('\n')}\n`);
+      this.io.stdout(`${this.dry}updated ${updated.length} Ray object(s) that exist already (their suspend field left to Kueue):\n`
+        + `${updated.join('\n')}\n`);
     }
     if (kept.length) {
-      io.stdout(`left ${kept.length} Ray object(s) as they are: Kueue, KubeRay or the autoscaler own these fields (delete and apply again `
+      this.io.stdout(`left ${kept.length} Ray object(s) as they are: Kueue, KubeRay or the autoscaler own these fields (delete and apply again `
         + `to change them; the work restarts):\n${kept.join('\n')}\n`);
     }
-  };
-  const waitCaBundles = (webhooks: any[]): void => {
-    const deadline = Date.now() + parseInt(timeout, 10) * 1000;
+  }
+
+  /** Applies one Ray object that exists with its live suspend value; returns what became of its suspend field. */
+  private applyExisting(o: any, live: any): string {
+    for (let attempt = 1; ; attempt++) {
+      const next = withLiveSuspend(o, live);
+      try {
+        this.kubectlRun(['apply', '--server-side', '--field-manager=cdk8s-kueue-ray', ...(this.opts.dryRun ? ['--dry-run=server'] : []),
+          '-f', '-'], stringify(next.object));
+        return suspendNote(next);
+      } catch (e) {
+        // The object changed since it was read (Kueue admitted it, KubeRay wrote its status): read it again.
+        if (attempt >= 5 || !/the object has been modified/.test(kubectlError(e))) throw e;
+        live = this.existing([o]).get(objectKey(o));
+        if (!live) throw new Error(`${objectKey(o)} was deleted during the apply`);
+      }
+    }
+  }
+
+  private waitCaBundles(webhooks: any[]): void {
+    const deadline = Date.now() + parseInt(this.timeout, 10) * 1000;
     for (const w of webhooks.filter((x) => x.kind !== 'APIService')) {
       const ref = `${w.kind.toLowerCase()}/${w.metadata.name}`;
       for (;;) {
-        const got = JSON.parse(run(['get', ref, '-o', 'json']));
+        const got = JSON.parse(this.kubectlRun(['get', ref, '-o', 'json']));
         if ((got.webhooks || []).every((h: any) => h.clientConfig && h.clientConfig.caBundle)) break;
         if (Date.now() > deadline) {
-          throw new Error(`${ref} has no caBundle after ${timeout}: is the controller that injects it running (Kueue, `
+          throw new Error(`${ref} has no caBundle after ${this.timeout}: is the controller that injects it running (Kueue, `
             + 'cdk8s-kueue-ray-controller, or cert-manager\'s cainjector)?');
         }
         sleep(2000);
       }
     }
-  };
-
-  apply(p.crds, 'CustomResourceDefinitions');
-  if (p.crds.length && !dryRun) {
-    run(['wait', '--for=condition=Established', `--timeout=${timeout}`, ...p.crds.map((c) => `crd/${c.metadata.name}`)]);
-    io.stdout(`${p.crds.length} CRDs Established\n`);
-  }
-  apply(p.namespaces, 'Namespaces');
-  apply(p.serving, 'install objects (operators, controller, RBAC, services, config)');
-  if (!noWait && !dryRun) {
-    for (const d of p.deployments) run(['-n', d.namespace, 'rollout', 'status', `deployment/${d.name}`, `--timeout=${timeout}`]);
-    for (const s of p.services) {
-      run(['-n', s.namespace, 'wait', '--for=jsonpath={.subsets[0].addresses[0].ip}', `endpoints/${s.name}`, `--timeout=${timeout}`]);
-    }
-    io.stdout(`${p.deployments.length} deployments rolled out; ${p.services.length} webhook services have endpoints\n`);
-    apply(p.webhooks, 'webhook configurations');
-    waitCaBundles(p.webhooks);
-    io.stdout('every webhook configuration has its caBundle\n');
-    applyRest(p.rest);
-  } else {
-    // No pods serve the webhooks (or nothing is really applied): register them last, so none rejects the rest.
-    applyRest(p.rest);
-    apply(p.webhooks, 'webhook configurations');
   }
 }
 
