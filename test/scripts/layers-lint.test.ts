@@ -1,5 +1,5 @@
-// The layers are lint rules (eslint.config.mjs): each forbidden import is reported where it would break a layer,
-// and the same import passes where it belongs. Linted as text at the paths the rules name, not written to disk.
+// The layers are lint rules (eslint.config.mjs): each forbidden import is reported where it would break a layer or
+// close an import circle, and the same import passes where it belongs. Linted as text at the paths the rules name, not written to disk.
 import { execFileSync } from 'child_process';
 import * as path from 'path';
 
@@ -19,6 +19,12 @@ const REFUSED: Array<[string, string, RegExp]> = [
   ['src/policy/plan/snapshot.ts', "import type { Target as y } from './preemptor';", /the snapshot layer .* never imports the flavor assigner/],
   ['src/policy/plan/workload.ts', "import { FlavorAssigner as y } from './flavor-assigner';", /the snapshot layer/],
   ['src/policy/plan/snapshot.ts', "import { readFileSync as y } from 'fs';", /src\/policy is pure/],
+  // Import circles, through any chain of static imports, type-only ones included.
+  ['src/policy/plan/quota-tree.ts', "import type { ClusterQueue as y } from './snapshot';",
+    /import circle: policy\/plan\/quota-tree.ts → policy\/plan\/snapshot.ts → policy\/plan\/quota-tree.ts/],
+  ['src/policy/kinds/name.ts', "import type { KueueCapabilities as y } from '../versions';", /import circle: policy\/kinds\/name.ts → policy\/versions.ts → /],
+  ['src/install/admission-controller/settings.ts', "import type { AdmissionControllerProps as y } from './admission-controller';",
+    /import circle: .*admission-controller.ts → install\/admission-controller\/settings.ts\. Move what both need down/],
 ];
 const PASSES: Array<[string, string]> = [
   ['src/policy/rules/x.ts', "import { isRecord as y } from '../json';"],
@@ -29,6 +35,10 @@ const PASSES: Array<[string, string]> = [
   ['src/controller/x.ts', "import { y } from '../observability/metric-names';"],
   ['src/kueue/x.ts', "import { App as y } from 'cdk8s';"],
   ['src/cli/x.ts', "import { readFileSync as y } from 'fs';"],
+  ['src/policy/plan/cycle.ts', "import type { PlanInput as y } from './input';"],
+  ['src/policy/kinds/kind.ts', "import type { RayKindName as y } from './name';"],
+  // A dynamic import is how the CLI loads a subcommand lazily: not a circle (main.ts imports plan.ts the same way).
+  ['src/cli/plan.ts', "const y = () => import('./main');"],
 ];
 
 // ESLint loads its .mjs config by dynamic import, which jest's module system refuses: one child process lints every case.
@@ -39,7 +49,7 @@ const cases = JSON.parse(require('fs').readFileSync(0, 'utf8'));
   const out = [];
   for (const [file, source] of cases) {
     const [r] = await eslint.lintText(source + '\\nexport const x = y;\\n', { filePath: require('path').join(process.cwd(), file) });
-    out.push(r.messages.filter((m) => m.ruleId === 'no-restricted-imports').map((m) => m.message));
+    out.push(r.messages.filter((m) => ['no-restricted-imports', 'local/no-import-cycle'].includes(m.ruleId)).map((m) => m.message));
   }
   process.stdout.write(JSON.stringify(out));
 })();`;
@@ -51,8 +61,8 @@ beforeAll(() => {
 }, 60000);
 
 test.each(REFUSED.map((c, i) => [...c, i] as const))('%s: %s is refused', (_file, _source, message, i) => {
-  expect(results[i]).toHaveLength(1);
-  expect(results[i][0]).toMatch(message);
+  // An import that breaks a layer may also close a circle (the snapshot importing the flavor assigner): both are said.
+  expect(results[i]).toEqual(expect.arrayContaining([expect.stringMatching(message)]));
 });
 
 test.each(PASSES.map((c, i) => [...c, REFUSED.length + i] as const))('%s: %s passes', (_file, _source, i) => {
