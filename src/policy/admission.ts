@@ -8,11 +8,11 @@
  */
 import { PolicyContext } from './context';
 import { Finding, objectRef } from './findings';
-import { clusterSpecOf, RAY_KINDS, RayObject } from './kinds';
+import { clusterSpecOf, RAY_KINDS, RayObject, skipsKueue } from './kinds';
 import { isRecord } from './json';
 import { ELASTIC_JOB_ANNOTATION, PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL, queueNameAnnotationOf, queueNameOf } from './ray-object';
 import { ADMISSION_GATED_BY_ANNOTATION } from './rules/kueue-admission-gated-by';
-import { MAX_EXEC_TIME_LABEL, PREBUILT_WORKLOAD_NAME, selectsExistingClusterOnly } from './rules/kueue-webhook';
+import { MAX_EXEC_TIME_LABEL, PREBUILT_WORKLOAD_NAME } from './rules/kueue-webhook';
 import { RuleRecord } from './rules/rule';
 import { tenantOf } from './tenant';
 import { FIRST_KUEUE_VERSION } from './versions';
@@ -37,7 +37,7 @@ export function tenantQueueLabel(obj: RayObject, ctx: Pick<PolicyContext, 'kueue
   const ns = obj.metadata?.namespace;
   const tenant = ctx.inventory ? tenantOf(ctx.inventory, ns) : undefined;
   // A RayJob on an existing cluster runs on that (queued) cluster; clusterSelectorSubmitter bounds the rest.
-  if (!tenant || selectsExistingClusterOnly(obj, ctx.kueue.rayJobClusterSelectorRules)) return [];
+  if (!tenant || skipsKueue(obj, ctx.kueue)) return [];
   const out: Finding[] = [];
   const annotation = queueNameAnnotationOf(obj);
   if (annotation !== undefined && !ctx.kueue.queueNameAnnotation) {

@@ -12,9 +12,9 @@ import { evaluateRayObject } from './evaluate';
 import { Finding, formatFinding } from './findings';
 import { isRecord, listOf } from './json';
 import { withKueueDefaults } from './kueue-defaults';
-import { RayObject, rayKindNamed, SuspendField } from './kinds';
+import { RayObject, rayKindNamed, skipsKueue, SuspendField } from './kinds';
 import { namespaceOf, PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL } from './ray-object';
-import { kueueValidatesUpdate, kueueWebhookOnUpdate, selectsExistingClusterOnly } from './rules/kueue-webhook';
+import { kueueValidatesUpdate, kueueWebhookOnUpdate } from './rules/kueue-webhook';
 import { onlyKubeRayMakesRayPods, PodTemplateKind } from './rules/kuberay-pod-claims';
 import { onlyKueueUnsuspends } from './rules/kueue-unsuspend';
 import { MAX_LIST_LENGTH } from './rules/object-shape';
@@ -214,7 +214,7 @@ export function admissionDefaults(
     && obj.metadata.annotations[QUEUE_NAME_LABEL] !== '';
   // A RayJob on an existing cluster is not Kueue's (it makes no Workload): with a queue label Kueue's own
   // webhook would suspend it for good, and KubeRay refuses a suspended clusterSelector RayJob.
-  const onExistingCluster = selectsExistingClusterOnly(obj, ctx.kueue.rayJobClusterSelectorRules);
+  const onExistingCluster = skipsKueue(obj, ctx.kueue);
   const labelsWritable = labels !== undefined || obj.metadata?.labels === undefined;
   if (tenant?.queue && !onExistingCluster && !labels?.[QUEUE_NAME_LABEL] && !annotated && labelsWritable) {
     added.push({ key: QUEUE_NAME_LABEL, value: tenant.queue.name });

@@ -5,6 +5,7 @@
 import { isRecord } from '../json';
 import { RayKind, RayObject } from './kind';
 import type { RayKindName } from './name';
+import type { KueueCapabilities } from '../versions';
 import { RAY_CLUSTER } from './raycluster';
 import { RAY_JOB } from './rayjob';
 import { RAY_SERVICE } from './rayservice';
@@ -12,6 +13,7 @@ import { RAY_SERVICE } from './rayservice';
 export * from './kind';
 export type { RayKindName } from './name';
 export { RAY_CLUSTER, RAY_JOB, RAY_SERVICE };
+export { selectsCluster } from './rayjob';
 
 /** Every Ray kind this library handles, in the order messages list them. */
 export const RAY_KIND_TABLE: readonly RayKind[] = [RAY_JOB, RAY_CLUSTER, RAY_SERVICE];
@@ -41,6 +43,11 @@ export function rayKindNamed(kind: unknown): RayKind | undefined {
 /** The adapter of an object's kind (or an owner reference's), or undefined when it is not a Ray kind. */
 export function rayKindOf(obj: unknown): RayKind | undefined {
   return isRecord(obj) ? rayKindNamed(obj.kind) : undefined;
+}
+
+/** Kueue leaves this queued object alone (the kind's Skip; false for anything that is not a Ray kind). */
+export function skipsKueue(obj: RayObject, kueue: Pick<KueueCapabilities, 'rayJobClusterSelectorRules'>): boolean {
+  return rayKindOf(obj)?.skipsKueue(obj, kueue) ?? false;
 }
 
 /** The RayClusterSpec inside a Ray object, and its path. Only a JSON object is a cluster spec; any other type is reported by objectShape. */

@@ -64,6 +64,11 @@ export interface RayKind {
   suspendFieldAtCreate(autoscaling: boolean, kueue: Pick<KueueCapabilities, 'rayServiceQueueing' | 'elasticRayJob'>): SuspendField | undefined;
   /** Kueue's IsSuspended for the kind. */
   isSuspended(obj: RayObject): boolean;
+  /**
+   * Kueue's JobWithSkip (Skip): Kueue leaves the object alone although it is queued: it makes no Workload
+   * and never unsuspends it. The webhook, `check` and `plan` all ask this, so they give one answer.
+   */
+  skipsKueue(obj: RayObject, kueue: Pick<KueueCapabilities, 'rayJobClusterSelectorRules'>): boolean;
   /** Where the submitter pod template lives, for a kind that has one. */
   readonly submitterTemplatePath?: string;
   /** Whether Kueue admits an elastic (or autoscaling) object of this kind at a version, and from which upstream version. */

@@ -18,6 +18,8 @@ export const RAY_CLUSTER: RayKind = {
   suspendField: 'spec.suspend',
   suspendFieldAtCreate: () => RAY_CLUSTER.suspendField,
   isSuspended: (obj) => obj?.spec?.suspend === true,
+  // Kueue skips neither: a queued RayCluster or RayService is always its.
+  skipsKueue: () => false,
   elasticSupport: (kueue) => ({ supported: kueue.elasticRayCluster, first: FIRST_KUEUE_VERSION.elasticRayCluster }),
   firstMultiKueueVersion: FIRST_KUEUE_VERSION.multiKueueRay,
   hasSubmitterPodSet: () => false,

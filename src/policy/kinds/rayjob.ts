@@ -3,6 +3,11 @@ import { isRecord } from '../json';
 import { FIRST_KUEUE_VERSION } from '../versions';
 import { RayKind, RayObject } from './kind';
 
+/** The RayJob names an existing RayCluster by a non-empty clusterSelector (Kueue reads `len(ClusterSelector) > 0`). */
+export function selectsCluster(obj: RayObject): boolean {
+  return isRecord(obj.spec?.clusterSelector) && Object.keys(obj.spec.clusterSelector).length > 0;
+}
+
 export const RAY_JOB: RayKind = {
   kind: 'RayJob',
   group: 'ray.io',
@@ -19,6 +24,9 @@ export const RAY_JOB: RayKind = {
   // The 0.14.7-0.16.0 short-term elastic path refuses suspend on an autoscaling RayJob.
   suspendFieldAtCreate: (autoscaling, kueue) => (autoscaling && kueue.elasticRayJob === 'short-term' ? undefined : RAY_JOB.suspendField),
   isSuspended: (obj) => obj?.spec?.suspend === true,
+  // RayJob's Skip: one that runs on an existing cluster (a non-empty clusterSelector, no rayClusterSpec), from
+  // the version with the clusterSelector rules; the cluster it selects is queued on its own.
+  skipsKueue: (obj, kueue) => kueue.rayJobClusterSelectorRules && selectsCluster(obj) && !obj.spec?.rayClusterSpec,
   submitterTemplatePath: 'spec.submitterPodTemplate',
   // K8sJobMode (the CRD default) runs the submitter as a Job: Kueue counts it as a PodSet of its own.
   elasticSupport: (kueue) => ({ supported: kueue.elasticRayJob !== 'none', first: FIRST_KUEUE_VERSION.elasticRayJob }),

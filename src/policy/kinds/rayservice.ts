@@ -21,6 +21,8 @@ export const RAY_SERVICE: RayKind = {
   // RayService suspended there would be admitted and hold quota while KubeRay keeps it torn down. Suspend where Kueue does.
   suspendFieldAtCreate: (_autoscaling, kueue) => (kueue.rayServiceQueueing === 'native' ? RAY_SERVICE.suspendField : undefined),
   isSuspended: (obj) => obj?.spec?.rayClusterConfig?.suspend === true,
+  // Kueue skips neither: a queued RayCluster or RayService is always its.
+  skipsKueue: () => false,
   elasticSupport: (kueue) => ({ supported: kueue.elasticRayService, first: FIRST_KUEUE_VERSION.elasticRayService }),
   firstMultiKueueVersion: FIRST_KUEUE_VERSION.multiKueueRayService,
   hasSubmitterPodSet: () => false,

@@ -10,10 +10,9 @@
  */
 import { computeGang, Gang } from '../gang';
 import { asCreated } from '../decide';
-import { isRayKindName, RAY_KINDS, RayObject } from '../kinds';
+import { isRayKindName, RAY_KINDS, RayObject, skipsKueue } from '../kinds';
 import { isElastic, isRecord, namespaceOf, priorityClassOf, QUEUE_NAME_LABEL, queueNameOf } from '../ray-object';
 import { selectorMatches } from '../rules/cross-object';
-import { selectsExistingClusterOnly } from '../rules/kueue-webhook';
 import { durationBoundOf, expectedDurationOf } from '../rules/plan-annotations';
 import { DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION, KubeRayCapabilities, kubeRayCapabilities, kueueCapabilities,
   KueueCapabilities } from '../versions';
@@ -206,7 +205,7 @@ export class PlanSimulator {
     const localQueue = queueNameOf(obj, this.kueue);
     const id = this.workloads.length, kind = obj.kind as string;
     const podSets = this.podSetsOf(arrival);
-    if (!localQueue || selectsExistingClusterOnly(obj, this.kueue.rayJobClusterSelectorRules)) {
+    if (!localQueue || skipsKueue(obj, this.kueue)) {
       const w = newWorkload({
         id, ref, kind, namespace, name, arrival, created: this.seq, obj, podSets, state: 'not-queued', arrivalTime: this.clock.now,
         notQueued: localQueue ? 'a RayJob with clusterSelector runs on an existing cluster: Kueue skips it'

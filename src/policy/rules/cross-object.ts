@@ -4,14 +4,13 @@
  */
 import { ClusterQueueEntry, Inventory, LabelSelector, LocalQueueEntry } from '../context';
 import { computeGang, Gang, gangTotalAtReplicas } from '../gang';
-import { RAY_KINDS } from '../kinds';
+import { RAY_KINDS, skipsKueue } from '../kinds';
 import { ResourceMap, sortedResourceNames } from '../quantity';
 import { describeResourcesCompared, formatResources } from '../quantity-text';
 import { isElastic, namespaceOf, podTemplatesOf, PRIORITY_CLASS_LABEL, priorityClassOf, QUEUE_NAME_LABEL, queueNameOf,
   usesAutoscaling } from '../ray-object';
 import { similarName } from '../similar-names';
 import { tenantOf } from '../tenant';
-import { selectsExistingClusterOnly } from './kueue-webhook';
 import { defineRule, RuleRecord } from './rule';
 
 const QUEUE_FIELD = `metadata.labels[${QUEUE_NAME_LABEL}]`;
@@ -221,7 +220,7 @@ export const clusterSelectorSubmitter = defineRule({
   name: 'clusterSelectorSubmitter', source: 'app', kinds: ['RayJob'],
   description: 'In a tenant namespace, a RayJob on an existing cluster submits in HTTPMode (its submitter pod would run outside the quota).',
 }, (r, obj, ctx) => {
-  if (!selectsExistingClusterOnly(obj, ctx.kueue.rayJobClusterSelectorRules)) return r.findings;
+  if (!skipsKueue(obj, ctx.kueue)) return r.findings;
   const tenant = ctx.inventory ? tenantOf(ctx.inventory, namespaceOf(obj)) : undefined;
   const mode = obj.spec?.submissionMode ?? 'K8sJobMode';
   if (!tenant || mode === 'HTTPMode' || mode === 'InteractiveMode') return r.findings;

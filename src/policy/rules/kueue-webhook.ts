@@ -6,7 +6,7 @@
  */
 import { hasDefaultLocalQueue } from '../kueue-defaults';
 import { DEFAULT_KUEUE_VERSION } from '../versions';
-import { clusterSpecOf, hasSubmitterPodSet, RAY_CLUSTER, RAY_JOB, RAY_KINDS, rayKindOf, RayObject } from '../kinds';
+import { clusterSpecOf, hasSubmitterPodSet, RAY_CLUSTER, RAY_JOB, RAY_KINDS, rayKindOf, RayObject, selectsCluster, skipsKueue } from '../kinds';
 import { isDns1123Label, isDns1123Subdomain } from '../k8s-names';
 import {
   ELASTIC_JOB_ANNOTATION, isElastic, isQueued, isRecord, namespaceOf, PRIORITY_CLASS_LABEL, priorityClassOf,
@@ -15,23 +15,12 @@ import {
 import { admissionGatedBy, admissionGatedByOnUpdate } from './kueue-admission-gated-by';
 import { defineRule, Reporter, Rule, RuleRecord } from './rule';
 
-/** Kueue ignores a RayJob that only selects an existing cluster (≥0.13.7). */
-/**
- * A RayJob that runs on an existing RayCluster (clusterSelector, no rayClusterSpec): Kueue with the
- * clusterSelector rules does not manage it (it makes no Workload and never unsuspends it), and the
- * cluster it selects is queued on its own.
- */
-export function selectsExistingClusterOnly(obj: any, rules: boolean): boolean {
-  if (!rules || !RAY_JOB.is(obj)) return false;
-  return isRecord(obj.spec?.clusterSelector) && Object.keys(obj.spec.clusterSelector).length > 0 && !obj.spec?.rayClusterSpec;
-}
-
 /** A queued RayJob must delete its cluster when it finishes, or its quota would never be released. */
 export const rayJobShutdownAfterFinish = defineRule({
   name: 'rayJobShutdownAfterFinish', source: 'kueue-webhook', kinds: ['RayJob'],
   description: 'A queued RayJob sets shutdownAfterJobFinishes: true, or its quota is never released (Kueue webhook).',
 }, (r, obj, ctx) => {
-  if (!RAY_JOB.is(obj) || !isQueued(obj, ctx.kueue) || selectsExistingClusterOnly(obj, ctx.kueue.rayJobClusterSelectorRules)) return r.findings;
+  if (!RAY_JOB.is(obj) || !isQueued(obj, ctx.kueue) || skipsKueue(obj, ctx.kueue)) return r.findings;
   if (obj.spec?.shutdownAfterJobFinishes !== true) {
     // With deletionRules the usual fix leads into KubeRay's next refusal (the two are mutually exclusive): say so first.
     const rules = isRecord(obj.spec?.deletionStrategy) && obj.spec.deletionStrategy.deletionRules !== undefined;
@@ -52,7 +41,7 @@ export const rayJobClusterSource = defineRule({
   description: 'A queued RayJob has rayClusterSpec and no clusterSelector (Kueue webhook).',
 }, (r, obj, ctx) => {
   if (!RAY_JOB.is(obj) || !isQueued(obj, ctx.kueue)) return r.findings;
-  const hasSelector = isRecord(obj.spec?.clusterSelector) && Object.keys(obj.spec.clusterSelector).length > 0;
+  const hasSelector = selectsCluster(obj);
   const hasSpec = !!obj.spec?.rayClusterSpec;
   if (hasSelector && (hasSpec || !ctx.kueue.rayJobClusterSelectorRules)) {
     r.error('spec.clusterSelector', 'a kueue managed job should not use an existing cluster (Kueue webhook)',
@@ -229,7 +218,7 @@ export const kueueLabelValues = defineRule({
   name: 'kueueLabelValues', source: 'kueue-webhook', kinds: RAY_KINDS,
   description: 'The queue-name and priority-class labels are valid object names, and max-exec-time-seconds a positive whole number.',
 }, (r, obj, ctx) => {
-  if (selectsExistingClusterOnly(obj, ctx.kueue.rayJobClusterSelectorRules)) return r.findings; // Kueue does not manage it
+  if (skipsKueue(obj, ctx.kueue)) return r.findings; // Kueue does not manage it
   const q = queueNameOf(obj, ctx.kueue);
   if (q !== undefined && !isDns1123Subdomain(q)) {
     r.error(`metadata.labels[${QUEUE_NAME_LABEL}]`, `"${q}" is not a valid LocalQueue name (a DNS-1123 subdomain)`,

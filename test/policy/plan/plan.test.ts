@@ -7,7 +7,7 @@ import { Plan, Quantity, ResourceFlavor, ResourceName, TenantQueue, WithinCluste
 import { PlanResult, simulatePlan } from '../../../src/policy/plan';
 import { planToText } from '../../../src/plan/text';
 import { isQueued } from '../../../src/policy/ray-object';
-import { selectsExistingClusterOnly } from '../../../src/policy/rules/kueue-webhook';
+import { skipsKueue } from '../../../src/policy/kinds';
 import { kueueCapabilities, SUPPORTED_KUEUE_VERSIONS } from '../../../src/policy/versions';
 import { examples, synthAll } from '../../support/synth';
 import {
@@ -230,7 +230,7 @@ describe('plan simulator', () => {
     const job = toyRayJob('j', 'lq', 'dev-priority');
     shape(job);
     const caps = kueueCapabilities(version);
-    const managed = isQueued(job, caps) && !selectsExistingClusterOnly(job, caps.rayJobClusterSelectorRules);
+    const managed = isQueued(job, caps) && !skipsKueue(job, caps);
     const w = simulatePlan({ kueueObjects: objects, arrivals: [job], kueueVersion: version }).workloads[0];
     expect(w.outcome === 'not-queued').toBe(!managed);
   });
