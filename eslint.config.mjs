@@ -12,10 +12,12 @@ import noImportCycle from './scripts/lint/no-import-cycle.mjs';
 const SIDE_EFFECTS = { regex: '^(node:)?(fs|child_process|http|https|http2|net|tls|dgram|dns|worker_threads|cluster|readline)(/|$)',
   message: 'src/policy is pure: no I/O (the caller reads files and the network and passes data in)' };
 const CDK8S = { regex: '^(cdk8s|cdk8s-plus-[0-9]+|constructs)(/|$)', message: 'no cdk8s here: the controller and the policy run without it' };
-const OUT_OF_POLICY = { regex: '^(\\.\\./)+(install|ray|kueue|controller|cli|platform|observability|index)(/|$)',
+const OUT_OF_POLICY = { regex: '^(\\.\\./)+(install|ray|kueue|controller|cli|kube|platform|observability|index)(/|$)',
   message: 'src/policy imports nothing of the layers that call it (constructs, installs, controller, CLIs)' };
 const CONTROLLER_OUT = { regex: '^(\\.\\./)+(install|ray|kueue|platform|cli|index)(/|$)',
   message: 'the controller imports the policy and its own modules, never the constructs or installs (they load cdk8s)' };
+const KUBE_OUT = { regex: '^(\\.\\./)+(install|ray|kueue|platform|cli|controller|index)(/|$)',
+  message: 'src/kube is below the controller and the CLIs that reach a cluster through it: it imports neither, nor the constructs' };
 const SNAPSHOT_OUT = { regex: '^\\./(flavor-assigner|preemptor|cycle|simulate|render)$',
   message: 'the snapshot layer (snapshot, workload, quota tree, queue, ordering) never imports the flavor assigner, the preemptor or the '
     + 'cycle: they import it' };
@@ -55,4 +57,5 @@ export default tseslint.config(
   },
   { files: ['src/cli/plan-output/**/*.ts', 'src/plan/text.ts'], rules: { 'no-restricted-imports': restricted(FORMATTER_IO, FORMATTER_CDK8S) } },
   { files: ['src/controller/**/*.ts'], rules: { 'no-restricted-imports': restricted(CDK8S, CONTROLLER_OUT) } },
+  { files: ['src/kube/**/*.ts'], rules: { 'no-restricted-imports': restricted(CDK8S, KUBE_OUT) } },
 );

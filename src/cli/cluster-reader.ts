@@ -4,7 +4,7 @@
  * (with a note), and one error for anything else that names what was read, the kubeconfig and the fix.
  * Loaded only when used: it pulls in @kubernetes/client-node.
  */
-import { apiClient, k8s, readRetryingWhileBusy } from '../controller/kube-client';
+import { apiClient, k8s, readRetryingWhileBusy } from '../kube/client';
 
 /** The HTTP status of a client error, where it carries one. */
 export function statusOf(e: unknown): number | undefined {

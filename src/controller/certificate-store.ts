@@ -4,7 +4,7 @@
  * before it expires (keeping the CA while it is valid) and hands the new pair to the server.
  */
 import { caBundlePatch, issueCertificates, needsRotation } from './certificates';
-import { apiClient, k8s } from './kube-client';
+import { apiClient, k8s } from '../kube/client';
 
 
 export interface CertificateStoreOptions {

@@ -4,7 +4,7 @@
  */
 import { Inventory, inventoryFromObjects } from '../policy';
 import { ClusterView } from './admission';
-import { apiClient, k8s, restartOnError, sharedKubeConfig } from './kube-client';
+import { apiClient, k8s, restartOnError, sharedKubeConfig } from '../kube/client';
 
 
 export interface InventoryCacheOptions {

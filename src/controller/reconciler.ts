@@ -5,7 +5,7 @@
  * "admitted", or "preempted, and by whom". One replica works at a time, elected through a Lease.
  */
 import { KueueCapabilities, rayKindNamed } from '../policy';
-import { apiClient, k8s, restartOnError, sharedKubeConfig } from './kube-client';
+import { apiClient, k8s, restartOnError, sharedKubeConfig } from '../kube/client';
 import { WorkQueue } from './work-queue';
 import {
   needsSync, plannedWrites, QUEUE_STATUS_ANNOTATION, QueueStatus, Reported, rayOwnerOf, statusEvent, workloadFingerprint, workloadStatus,

@@ -19,6 +19,9 @@ const REFUSED: Array<[string, string, RegExp]> = [
   ['src/policy/plan/snapshot.ts', "import type { Target as y } from './preemptor';", /the snapshot layer .* never imports the flavor assigner/],
   ['src/policy/plan/workload.ts', "import { FlavorAssigner as y } from './flavor-assigner';", /the snapshot layer/],
   ['src/policy/plan/snapshot.ts', "import { readFileSync as y } from 'fs';", /src\/policy is pure/],
+  ['src/kube/x.ts', "import { y } from '../controller/reconciler';", /src\/kube is below the controller and the CLIs/],
+  ['src/kube/x.ts', "import { App as y } from 'cdk8s';", /no cdk8s here/],
+  ['src/policy/x.ts', "import { k8s as y } from '../kube/client';", /src\/policy imports nothing of the layers that call it/],
   // Import circles, through any chain of static imports, type-only ones included.
   ['src/policy/plan/quota-tree.ts', "import type { ClusterQueue as y } from './snapshot';",
     /import circle: policy\/plan\/quota-tree.ts → policy\/plan\/snapshot.ts → policy\/plan\/quota-tree.ts/],
@@ -35,6 +38,8 @@ const PASSES: Array<[string, string]> = [
   ['src/controller/x.ts', "import { y } from '../observability/metric-names';"],
   ['src/kueue/x.ts', "import { App as y } from 'cdk8s';"],
   ['src/cli/x.ts', "import { readFileSync as y } from 'fs';"],
+  ['src/cli/x.ts', "import { apiClient as y } from '../kube/client';"],
+  ['src/controller/x.ts', "import { apiClient as y } from '../kube/client';"],
   ['src/policy/plan/cycle.ts', "import type { PlanInput as y } from './input';"],
   ['src/policy/kinds/kind.ts', "import type { RayKindName as y } from './name';"],
   // A dynamic import is how the CLI loads a subcommand lazily: not a circle (main.ts imports plan.ts the same way).

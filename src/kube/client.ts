@@ -1,7 +1,9 @@
 /**
- * What the controller's cluster-facing parts share: @kubernetes/client-node (ESM-only; Node 20.19+
- * loads it with require()), the kubeconfig (a file, or the pod's service account), one keep-alive
- * connection pool for every API request, and informers that restart after a watch error.
+ * The one way this package reaches a cluster, for the controller (informers, reconciler, certificates) and
+ * the CLIs' --kubeconfig readers alike: @kubernetes/client-node (ESM-only; Node 20.19+ loads it with
+ * require()), the kubeconfig (a file, or the pod's service account), one keep-alive connection pool for
+ * every API request, reads retried while the API server is busy, and informers that restart after a watch
+ * error. Below the controller and the CLIs; it imports neither, nor cdk8s.
  */
 import * as https from 'https';
 

@@ -4,7 +4,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { loadKubeConfig, readRetryingWhileBusy, SharedAgentAuth } from '../../src/controller/kube-client';
+import { loadKubeConfig, readRetryingWhileBusy, SharedAgentAuth } from '../../src/kube/client';
 
 function context() {
   const headers: Record<string, string> = {};
