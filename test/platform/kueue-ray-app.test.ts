@@ -3,9 +3,9 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { App, Chart } from 'cdk8s';
-import { ClusterQueue, KueueRayApp, LocalQueue, Quantity, QueuedRayJob, ResourceFlavor, ResourceName } from '../src';
-import { applyPlan } from '../src/cli/apply-plan';
-import { readManifestDir, tmpdir } from './support/synth';
+import { ClusterQueue, KueueRayApp, LocalQueue, Quantity, QueuedRayJob, ResourceFlavor, ResourceName } from '../../src';
+import { applyPlan } from '../../src/cli/apply-plan';
+import { readManifestDir, tmpdir } from '../support/synth';
 
 const head = { resources: { cpu: Quantity.cpu(1), memory: Quantity.gibibytes(2) } };
 
