@@ -1,11 +1,13 @@
 // The plan's timeline inputs (issue 43, item 1): the expected-duration and plan-arrival annotations, read by plan and
 // checked by the shared policy (check, synth, admission); the constructs' expectedDuration prop writes the first.
 import { App, Chart, Duration } from 'cdk8s';
-import { KueueRayVersions, KubeRayVersion, KueueVersion, LocalQueue, QueuedRayCluster, QueuedRayJob } from '../../src';
+import { KueueRayVersions, KubeRayVersion, KueueVersion, LocalQueue, QueuedRayCluster, QueuedRayJob } from '../../../src';
 import {
   durationBoundOf, EXPECTED_DURATION_ANNOTATION, expectedDurationOf, PLAN_ARRIVAL_ANNOTATION, planAnnotations, planArrivalOf,
-} from '../../src/policy';
-import { kubeRayCapabilities, kueueCapabilities } from '../../src/policy/versions';
+} from '../../../src/policy';
+import * as rules from '../../../src/policy/rules/plan-annotations';
+import { kubeRayCapabilities, kueueCapabilities } from '../../../src/policy/versions';
+import * as fx from './fixtures';
 
 const ctx: any = { kueue: kueueCapabilities('v0.19.2'), kubeRay: kubeRayCapabilities('v1.6.2'), elasticGate: 'on' };
 const job = (annotations?: Record<string, unknown>, spec: any = {}): any => ({ apiVersion: 'ray.io/v1', kind: 'RayJob',
@@ -72,3 +74,17 @@ describe('the constructs\' expectedDuration', () => {
       .toThrow(/expectedDuration and annotations\["cdk8s-kueue-ray.io\/expected-duration"\] both set it\. Fix: keep one/);
   });
 });
+
+// The table: a refused case and an accepted object for each rule src/policy/rules/plan-annotations.ts defines.
+const CASES: fx.Case[] = [
+  { rule: 'planAnnotations', name: 'an expected duration that is no Go duration (issue 43)', obj: fx.job((o) => { o.metadata.annotations = { 'cdk8s-kueue-ray.io/expected-duration': '10 minutes' }; }), ctx: fx.ctx(), severity: 'error', field: 'metadata.annotations[cdk8s-kueue-ray.io/expected-duration]', message: /"10 minutes" is not a Go duration above 0/ },
+];
+
+const ACCEPTED: fx.Accepted[] = [
+  { rule: 'planAnnotations', name: 'an expected duration of 10m and an arrival of 30s',
+    obj: fx.job((o) => { o.metadata.annotations = { [EXPECTED_DURATION_ANNOTATION]: '10m', [PLAN_ARRIVAL_ANNOTATION]: '30s' }; }), ctx: fx.ctx() },
+];
+
+fx.refuses(CASES);
+fx.accepts(ACCEPTED);
+fx.coversEveryRule(rules, CASES, ACCEPTED);

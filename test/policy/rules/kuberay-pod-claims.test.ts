@@ -1,11 +1,11 @@
 // Only KubeRay makes Ray pods (issue 40, item 2), pure: the rule, and the verdict the webhook gives through the
 // controller's handler. test/attack/tenants.e2e.test.ts runs the same against the real control plane, where the
 // webhook's matchConditions decide which requests reach it at all.
-import { AdmissionConfig, validateRayObject } from '../../src/controller/admission';
+import { AdmissionConfig, validateRayObject } from '../../../src/controller/admission';
 import {
   DEFAULT_TRUSTED_WRITERS, Inventory, onlyKubeRayMakesRayPods, POD_TEMPLATE_KINDS, podTemplateKindOf, serviceAccountUser,
-} from '../../src/policy';
-import { kubeRayCapabilities, kueueCapabilities } from '../../src/policy/versions';
+} from '../../../src/policy';
+import { kubeRayCapabilities, kueueCapabilities } from '../../../src/policy/versions';
 
 const TENANT = 'mallory';
 const inventory: Inventory = {

@@ -1,11 +1,11 @@
 // Only Kueue unsuspends (issue 40, item 1), pure: the rule, and the verdict the webhook gives through the
 // controller's handler. test/attack/tenants.e2e.test.ts runs the same against the real control plane.
-import { AdmissionConfig, validateRayObject } from '../../src/controller/admission';
+import { AdmissionConfig, validateRayObject } from '../../../src/controller/admission';
 import {
   admissionVerdict, DEFAULT_TRUSTED_WRITERS, Inventory, KUEUE_CONTROLLER_SERVICE_ACCOUNT, onlyKueueUnsuspends, serviceAccountUser,
   TrustedWriters, unsuspendFields,
-} from '../../src/policy';
-import { kubeRayCapabilities, kueueCapabilities } from '../../src/policy/versions';
+} from '../../../src/policy';
+import { kubeRayCapabilities, kueueCapabilities } from '../../../src/policy/versions';
 
 const KUEUE = serviceAccountUser(KUEUE_CONTROLLER_SERVICE_ACCOUNT.namespace, KUEUE_CONTROLLER_SERVICE_ACCOUNT.name);
 const KUBERAY = DEFAULT_TRUSTED_WRITERS.kubeRay[0];

@@ -3,11 +3,14 @@
  * v0.19.2): the format on create (and on the new object of an update), the add-only-at-creation rule on
  * update, and the AdmissionGatedBy gate's default (on from 0.19) deciding whether the policy applies it.
  */
-import { evaluateRayObject, kubeRayCapabilities, kueueCapabilities, PolicyContext } from '../../src/policy';
-import { admissionGatedByProblems, parseGates } from '../../src/policy/rules/kueue-admission-gated-by';
-import { kueueWebhookOnUpdate } from '../../src/policy/rules/kueue-webhook';
-import { KUEUE_SITES } from '../agreement/sites/kueue-sites';
-import { clusterSpec, rayCluster, rayJob } from '../agreement/support/ray-objects';
+import { evaluateRayObject, kubeRayCapabilities, kueueCapabilities, PolicyContext } from '../../../src/policy';
+import * as rules from '../../../src/policy/rules/kueue-admission-gated-by';
+import { kueueWebhookOnUpdate } from '../../../src/policy/rules/kueue-webhook';
+import { KUEUE_SITES } from '../../agreement/sites/kueue-sites';
+import { clusterSpec, rayCluster, rayJob } from '../../agreement/support/ray-objects';
+import * as fx from './fixtures';
+
+const { admissionGatedByProblems, parseGates } = rules;
 
 const KEY = 'kueue.x-k8s.io/admission-gated-by';
 const FIELD = `metadata.annotations[${KEY}]`;
@@ -115,3 +118,17 @@ describe('the six Kueue sites\' mutants (test/agreement/sites/kueue-sites.ts; th
     }
   });
 });
+
+// The table: a refused case and an accepted object for each rule src/policy/rules/kueue-admission-gated-by.ts defines.
+const CASES: fx.Case[] = [
+  { rule: 'admissionGatedBy', name: 'admission-gated-by with an empty gate name', obj: fx.job((o) => { o.metadata.annotations = { 'kueue.x-k8s.io/admission-gated-by': 'example.com/a,,example.com/b' }; }), ctx: fx.ctx(), severity: 'error', field: 'metadata.annotations[kueue.x-k8s.io/admission-gated-by]', message: /cannot contain empty gate names/ },
+];
+
+const ACCEPTED: fx.Accepted[] = [
+  { rule: 'admissionGatedBy', name: 'two gates, spaces around them',
+    obj: fx.job((o) => { o.metadata.annotations = { 'kueue.x-k8s.io/admission-gated-by': 'example.com/a, example.com/b' }; }), ctx: fx.ctx() },
+];
+
+fx.refuses(CASES);
+fx.accepts(ACCEPTED);
+fx.coversEveryRule(rules, CASES, ACCEPTED);
