@@ -1,7 +1,7 @@
 // src/policy/rules/compatibility.ts, the version pairs that break a Ray kind or under-count its quota:
 // a refused case (the field, the problem, a fix) and an accepted object for each rule it defines.
 import * as rules from '../../../src/policy/rules/compatibility';
-import { Accepted, accepts, Case, container, coversEveryRule, ctx, elasticCluster, job, refuses, service } from './fixtures';
+import { Accepted, accepts, Case, coversEveryRule, ctx, elasticCluster, job, refuses, service } from './fixtures';
 
 const CASES: Case[] = [
   { rule: 'rayServiceVersionPair', name: 'native RayService with KubeRay 1.4.2 deadlocks', obj: service(), ctx: ctx('v0.19.2', 'v1.4.2'), severity: 'error', field: 'metadata.labels[kueue.x-k8s.io/queue-name]', message: /kuberay#4686/ },

@@ -1,7 +1,7 @@
 // src/policy/rules/multikueue.ts, MultiKueue dispatch of a Ray object:
 // a refused case (the field, the problem, a fix) and an accepted object for each rule it defines.
 import * as rules from '../../../src/policy/rules/multikueue';
-import { Accepted, accepts, Case, coversEveryRule, ctx, inventory, job, mkInventory, refuses, service } from './fixtures';
+import { Accepted, accepts, Case, coversEveryRule, ctx, job, mkInventory, refuses, service } from './fixtures';
 
 const CASES: Case[] = [
   { rule: 'multiKueueDispatch', name: 'MultiKueue queue without managedBy', obj: job(), ctx: ctx('v0.19.2', 'v1.6.2', { inventory: mkInventory }), severity: 'error', field: 'spec.managedBy', message: /Expecting spec.managedBy to be kueue.x-k8s.io\/multikueue/ },
