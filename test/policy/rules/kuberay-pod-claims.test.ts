@@ -95,3 +95,29 @@ test('malformed objects never throw: labels or templates of the wrong type count
     object: objectOf('Job', RAY_LABELS), userInfo: { username: TENANT } }, config, { inventory });
   expect(other.response.allowed).toBe(true);
 });
+
+// The table: what onlyKubeRayMakesRayPods (the rule src/policy/rules/kuberay-pod-claims.ts defines) refuses, with its field, message and
+// fix, and what it accepts.
+describe('onlyKubeRayMakesRayPods', () => {
+  const pod = podTemplateKindOf('', 'Pod')!;
+  const deployment = podTemplateKindOf('apps', 'Deployment')!;
+  test.each([
+    ['a tenant\'s Pod with ray.io/cluster', pod, objectOf('Pod', { 'ray.io/cluster': 'c' }), 'metadata.labels[ray.io/cluster]'],
+    ['a tenant\'s Deployment whose pods get ray.io/node-type', deployment, objectOf('Deployment', { 'ray.io/node-type': 'worker' }),
+      'spec.template.metadata.labels[ray.io/node-type]'],
+  ] as const)('refuses %s', (_name, kind, object, field) => {
+    const findings = onlyKubeRayMakesRayPods({ kind, object, username: TENANT }, ctx);
+    expect(findings).toHaveLength(1);
+    expect(findings[0]).toMatchObject({ rule: 'onlyKubeRayMakesRayPods', severity: 'error', field });
+    expect(findings[0].message).toMatch(/may not give .* KubeRay's label/);
+    expect(findings[0].fix.length).toBeGreaterThan(10);
+  });
+
+  test.each([
+    ['a tenant\'s Pod with other ray.io labels', pod, objectOf('Pod', { 'ray.io/group': 'w' }), TENANT],
+    ['KubeRay\'s operator labelling its Pod', pod, objectOf('Pod', RAY_LABELS), DEFAULT_TRUSTED_WRITERS.kubeRay[0]],
+    ['a Deployment with KubeRay\'s labels outside tenant namespaces', deployment, objectOf('Deployment', RAY_LABELS, 'default'), TENANT],
+  ] as const)('accepts %s', (_name, kind, object, username) => {
+    expect(onlyKubeRayMakesRayPods({ kind, object, username }, ctx)).toEqual([]);
+  });
+});

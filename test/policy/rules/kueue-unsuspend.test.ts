@@ -153,3 +153,31 @@ test('odd input never throws and never blocks on its own', () => {
   expect(onlyKueueUnsuspends({ oldObject: old, object: { ...old, spec: [] }, username: TENANT }, ruleCtx()).map((f) => f.field))
     .toEqual(['spec.suspend']);
 });
+
+// The table: what onlyKueueUnsuspends (the rule src/policy/rules/kueue-unsuspend.ts defines) refuses, with its field, message and fix,
+// and what it accepts.
+describe('onlyKueueUnsuspends', () => {
+  const job = pending('RayJob');
+  const service = pending('RayService');
+  test.each([
+    ['a tenant turning a RayJob\'s spec.suspend off', job, withSuspend(job, 'spec.suspend', false), TENANT, 'spec.suspend'],
+    ['a tenant removing a RayService\'s rayClusterConfig.suspend', service, withSuspend(service, 'spec.rayClusterConfig.suspend', undefined),
+      TENANT, 'spec.rayClusterConfig.suspend'],
+  ] as const)('refuses %s', (_name, oldObject, object, username, field) => {
+    const findings = onlyKueueUnsuspends({ oldObject, object, username }, ruleCtx());
+    expect(findings).toHaveLength(1);
+    expect(findings[0]).toMatchObject({ rule: 'onlyKueueUnsuspends', severity: 'error', field });
+    expect(findings[0].message).toMatch(/may not turn .* off/);
+    expect(findings[0].fix.length).toBeGreaterThan(10);
+  });
+
+  test.each([
+    ['Kueue\'s controller unsuspending on admission', job, withSuspend(job, 'spec.suspend', false), KUEUE],
+    ['a tenant suspending nothing new (a label added)', job,
+      { ...copy(job), metadata: { ...job.metadata, labels: { ...job.metadata.labels, a: 'b' } } }, TENANT],
+    ['a tenant unsuspending outside tenant namespaces', pending('RayJob', 'default'),
+      withSuspend(pending('RayJob', 'default'), 'spec.suspend', false), TENANT],
+  ] as const)('accepts %s', (_name, oldObject, object, username) => {
+    expect(onlyKueueUnsuspends({ oldObject, object, username }, ruleCtx())).toEqual([]);
+  });
+});
