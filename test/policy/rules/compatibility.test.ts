@@ -17,6 +17,8 @@ const ACCEPTED: Accepted[] = [
   { rule: 'underCountedQuota', name: 'an autoscaling RayCluster on 0.19, which counts the sidecar', obj: elasticCluster(), ctx: ctx() },
   { rule: 'underCountedQuota', name: 'a K8sJobMode RayJob', obj: job(), ctx: ctx() },
   { rule: 'rayServiceSuspend', name: 'a RayService without spec.suspend', obj: service(), ctx: ctx() },
+  { rule: 'underCountedQuota', name: 'SidecarMode on 0.19', obj: job((o) => { o.spec.submissionMode = 'SidecarMode'; }), ctx: ctx() },
+  { rule: 'rayServiceVersionPair', name: 'a native RayService with KubeRay 1.5.2', obj: service(), ctx: ctx('v0.19.2', 'v1.5.2') },
 ];
 
 refuses(CASES);

@@ -28,6 +28,10 @@ const ACCEPTED: Accepted[] = [
   { rule: 'podPriorityClassAllowed', name: 'pod templates without priorityClassName', obj: job(), ctx: ctx() },
   { rule: 'clusterSelectorSubmitter', name: 'a RayJob with its own cluster', obj: job(), ctx: ctx() },
   { rule: 'gangCanEverFit', name: 'a gang within the ClusterQueue\'s nominal quota', obj: job(), ctx: ctx() },
+  { rule: 'priorityClassAllowed', name: 'a tenant RayJob with a priority class the tenant allows',
+    obj: job((o) => { o.metadata.namespace = 'team-a'; o.metadata.labels['kueue.x-k8s.io/queue-name'] = 'default'; }), ctx: ctx() },
+  { rule: 'queueExists', name: 'a tenant namespace\'s own LocalQueue',
+    obj: job((o) => { o.metadata.namespace = 'team-a'; o.metadata.labels['kueue.x-k8s.io/queue-name'] = 'default'; }), ctx: ctx() },
 ];
 
 refuses(CASES);

@@ -18,6 +18,10 @@ const ACCEPTED: Accepted[] = [
   { rule: 'gcsFaultTolerance', name: 'no GCS fault tolerance and no Redis', obj: job(), ctx: ctx() },
   { rule: 'rayClusterConfig', name: 'rayStartParams without num-cpus or labels', obj: job(), ctx: ctx() },
   { rule: 'rayAuthOptions', name: 'no authOptions', obj: job(), ctx: ctx() },
+  { rule: 'rayAuthOptions', name: 'token authentication with Ray 2.52.0',
+    obj: job((o) => { o.spec.rayClusterSpec.authOptions = { mode: 'token' }; o.spec.rayClusterSpec.rayVersion = '2.52.0'; }), ctx: ctx() },
+  { rule: 'gcsFaultTolerance', name: 'gcsFaultToleranceOptions with a Redis address',
+    obj: job((o) => { o.spec.rayClusterSpec.gcsFaultToleranceOptions = { redisAddress: 'redis:6379' }; }), ctx: ctx() },
 ];
 
 refuses(CASES);

@@ -12,6 +12,13 @@ const CASES: Case[] = [
 
 const ACCEPTED: Accepted[] = [
   { rule: 'rayJobDeletion', name: 'shutdownAfterJobFinishes without a deletionStrategy', obj: job(), ctx: ctx() },
+  { rule: 'rayJobDeletion', name: 'deletion rules in TTL order without shutdownAfterJobFinishes (KubeRay 1.6)',
+    obj: job((o) => {
+      o.spec.shutdownAfterJobFinishes = false;
+      delete o.spec.suspend;
+      o.spec.deletionStrategy = { deletionRules: [{ policy: 'DeleteWorkers', condition: { jobStatus: 'SUCCEEDED', ttlSeconds: 0 } },
+        { policy: 'DeleteCluster', condition: { jobStatus: 'SUCCEEDED', ttlSeconds: 60 } }] };
+    }), ctx: ctx() },
 ];
 
 refuses(CASES);

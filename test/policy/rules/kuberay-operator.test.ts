@@ -44,6 +44,21 @@ const ACCEPTED: Accepted[] = [
   { rule: 'containerResources', name: 'requests equal to limits', obj: job(), ctx: ctx() },
   { rule: 'nonNegativeResources', name: 'a zero CPU request',
     obj: job((o) => { o.spec.rayClusterSpec.workerGroupSpecs[0].template.spec.containers[0].resources.requests.cpu = '0'; }), ctx: ctx() },
+  { rule: 'rayJobSubmissionMode', name: 'SidecarMode on KubeRay 1.6.2', obj: job((o) => { o.spec.submissionMode = 'SidecarMode'; }), ctx: ctx() },
+  { rule: 'managedByField', name: 'RayService managedBy on KubeRay 1.6',
+    obj: service((o) => { o.spec.managedBy = 'ray.io/kuberay-operator'; }), ctx: ctx() },
+  { rule: 'autoscalerConstraints', name: 'autoscaler v2 with restartPolicy Never and idleTimeoutSeconds 0',
+    obj: elasticCluster((o) => {
+      o.spec.autoscalerOptions = { version: 'v2', idleTimeoutSeconds: 0 };
+      o.spec.headGroupSpec.template.spec.restartPolicy = 'Never';
+      for (const g of o.spec.workerGroupSpecs) g.template.spec.restartPolicy = 'Never';
+    }), ctx: ctx() },
+  { rule: 'rayJobLifecycle', name: 'runtimeEnvYAML a mapping', obj: job((o) => { o.spec.runtimeEnvYAML = 'pip: [torch]'; }), ctx: ctx() },
+  { rule: 'containerResources', name: 'a GPU given as a limit only',
+    obj: job((o) => { o.spec.rayClusterSpec.workerGroupSpecs[0].template.spec.containers[0].resources.limits['nvidia.com/gpu'] = '1'; }),
+    ctx: ctx() },
+  { rule: 'podTemplateContainers', name: 'a sidecar after the Ray container',
+    obj: job((o) => { o.spec.rayClusterSpec.workerGroupSpecs[0].template.spec.containers.push(container('sidecar')); }), ctx: ctx() },
 ];
 
 refuses(CASES);

@@ -52,6 +52,20 @@ const ACCEPTED: Accepted[] = [
     obj: job((o) => { o.metadata.labels['kueue.x-k8s.io/max-exec-time-seconds'] = '60'; }), ctx: ctx() },
   { rule: 'multiKueueElasticAutoscaling', name: 'an autoscaling elastic RayCluster not dispatched by MultiKueue',
     obj: elasticCluster(), ctx: ctx() },
+  { rule: 'elasticNeedsKueueVersion', name: 'an elastic RayJob on 0.14.8',
+    obj: job((o) => {
+      o.metadata.annotations = { 'kueue.x-k8s.io/elastic-job': 'true' };
+      o.spec.rayClusterSpec.enableInTreeAutoscaling = true;
+      delete o.spec.suspend;
+    }), ctx: ctx('v0.14.8', 'v1.4.2') },
+  { rule: 'podSetNames', name: 'a worker group named submitter in HTTPMode (no submitter PodSet)',
+    obj: job((o) => { o.spec.submissionMode = 'HTTPMode'; o.spec.rayClusterSpec.workerGroupSpecs[0].groupName = 'submitter'; }), ctx: ctx() },
+  { rule: 'multiKueueElasticAutoscaling', name: 'a RayCluster dispatched by MultiKueue without autoscaling',
+    obj: elasticCluster((o) => {
+      o.spec.managedBy = 'kueue.x-k8s.io/multikueue';
+      o.spec.enableInTreeAutoscaling = false;
+      delete o.metadata.annotations;
+    }), ctx: ctx() },
 ];
 
 refuses(CASES);
