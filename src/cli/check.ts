@@ -7,8 +7,8 @@
  */
 import * as fs from 'fs';
 import {
-  ClusterObjects, DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION, evaluateRayObject,
-  Finding, Inventory, inventoryFromObjects, isRecord, kubeRayCapabilities, kueueCapabilities, objectRef, PolicyContext, RayObject,
+  ClusterObjects, DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION, evaluateRayObject, Finding, Inventory, inventoryFromObjects, isRecord,
+  KUEUE_API_VERSION_RULE, kubeRayCapabilities, kueueCapabilities, normalizeVersion, objectRef, PolicyContext, RayObject,
   SUPPORTED_KUBERAY_VERSIONS, SUPPORTED_KUEUE_VERSIONS, rayKindOf, rayParentOf, tenantQueueLabel,
 } from '../policy';
 import { CRD_SCHEMA_RULE } from '../policy/schema/rule';
@@ -31,6 +31,11 @@ export type OutputFormat = 'text' | 'json' | 'sarif';
 export interface CheckOptions {
   readonly files: readonly string[];
   readonly kueueVersion?: string;
+  /**
+   * The Kueue version --kueue-version asked for, when it is not modelled itself (kueueVersion stands in for it):
+   * the Kueue APIs served are read at it. @default kueueVersion
+   */
+  readonly kueueTarget?: string;
   readonly kubeRayVersion?: string;
   /** Files or directories holding the queues (LocalQueue, ClusterQueue, Cohort, WorkloadPriorityClass, Namespace). */
   readonly queues?: readonly string[];
@@ -108,6 +113,7 @@ export function parseCheckArgs(argv: readonly string[]): CheckOptions | 'help' {
   return {
     files,
     kueueVersion: version(v['kueue-version'], 'Kueue'),
+    kueueTarget: v['kueue-version'] === undefined ? undefined : normalizeVersion(v['kueue-version'] as string),
     kubeRayVersion: version(v['kuberay-version'], 'KubeRay'),
     versionNotes,
     queues: queues?.length ? queues : undefined,
@@ -178,6 +184,8 @@ type From = VersionSource;
 /** The versions and the ElasticJobsViaWorkloadSlices gate the check runs for, and where each came from. */
 interface RunContext {
   readonly kueue: ReturnType<typeof kueueCapabilities>;
+  /** The Kueue version the flag or install asks for (modelled or not); `kueue` is the modelled one standing in for it. */
+  readonly kueueTarget: string;
   readonly kueueFrom: From;
   readonly kubeRay: ReturnType<typeof kubeRayCapabilities>;
   readonly kubeRayFrom: From;
@@ -230,7 +238,10 @@ function resolveRunContext(opts: CheckOptions, facts: InstallFactsBySource, note
     elasticGate = gateFacts.gate === 'default' ? (kueue.elasticGateDefaultOn ? 'on' : 'off') : gateFacts.gate;
     elasticGateFrom = gateFacts.from;
   }
-  return { kueue, kueueFrom, kubeRay, kubeRayFrom, elasticGate, elasticGateFrom };
+  const asked = kueueFrom === 'flag' ? opts.kueueTarget : kueueFrom === 'files' ? facts.files.kueueVersion
+    : kueueFrom === 'cluster' ? facts.cluster.kueueVersion : undefined;
+  const kueueTarget = asked ? normalizeVersion(asked) : kueue.version;
+  return { kueue, kueueTarget, kueueFrom, kubeRay, kubeRayFrom, elasticGate, elasticGateFrom };
 }
 
 type QueueSource = 'files' | 'queues' | 'cluster';
@@ -353,6 +364,8 @@ export async function runCheck(opts: CheckOptions, deps: CheckDependencies = {})
       + 'CRDs (ray-operator/config/crd/bases of the version), or the app\'s dist/ with its KubeRay install chart');
   }
   for (const src of read.objects) {
+    // A Kueue object of an API version its Kueue does not serve (read at the version asked for, modelled or newer).
+    for (const f of KUEUE_API_VERSION_RULE.check(src.object, run.kueueTarget)) findings.push(placeFinding(src, f));
     if (!isRay(src.object)) continue;
     const checked = checkRayObject(src, namespace, run, inventory, schema);
     objects.push(checked.entry);

@@ -5,7 +5,8 @@
  * no flag says otherwise, so a whole install (e.g. the examples' dist/) is checked as it would run.
  */
 import { parse as parseYaml } from 'yaml';
-import { KUBERAY_VERSION_ANNOTATION, KUEUE_VERSION_ANNOTATION, modelledVersion } from '../policy/versions';
+import { modelledVersion } from '../policy/modelled-version';
+import { KUBERAY_VERSION_ANNOTATION, KUEUE_VERSION_ANNOTATION } from '../policy/versions';
 import { UsageError } from './yaml-source';
 
 const GATE = 'ElasticJobsViaWorkloadSlices';

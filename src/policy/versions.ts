@@ -98,6 +98,11 @@ export interface KueueCapabilities {
    */
   readonly queueNameAnnotation: boolean;
   /**
+   * The kueue.x-k8s.io API versions the API server serves for Kueue's objects: v1beta2 beside v1beta1 from 0.15,
+   * v1beta1 no longer from 0.20 (kueue#13957); an object of another one is refused at apply.
+   */
+  readonly servedApiVersions: readonly string[];
+  /**
    * The prebuilt Workload's name is read from the kueue.x-k8s.io/prebuilt-workload-name annotation when set
    * (WorkloadIdentifierAnnotations, beta and on from 0.18); before, only from the label of that name.
    */
@@ -279,6 +284,8 @@ export type FeatureTable<C> = { readonly [K in keyof C]-?: readonly FeatureStep<
 
 /** The version of a feature's first step: its value before any modelled version. */
 const BEFORE_ANY = 'v0.0.0';
+const V1BETA1 = 'kueue.x-k8s.io/v1beta1';
+const V1BETA2 = 'kueue.x-k8s.io/v1beta2';
 
 /** Kueue's capabilities other than the version itself. */
 type KueueFeatures = Omit<KueueCapabilities, 'version'>;
@@ -302,7 +309,7 @@ const RBAC_019: MultiKueueWorkerRbac = { ...RBAC_017, queueVerbs: ['get', 'list'
  */
 export const KUEUE_FEATURES: FeatureTable<KueueFeatures> = {
   // The v1beta2 API (with its CRD conversion webhook) and the v1beta2 Configuration arrive in 0.16.
-  apiVersion: [{ version: BEFORE_ANY, value: 'kueue.x-k8s.io/v1beta1' }, { version: 'v0.16.0', value: 'kueue.x-k8s.io/v1beta2' }],
+  apiVersion: [{ version: BEFORE_ANY, value: V1BETA1 }, { version: 'v0.16.0', value: V1BETA2 }],
   cohortField: [{ version: BEFORE_ANY, value: 'cohort' }, { version: 'v0.16.0', value: 'cohortName' }],
   whenCanBorrowValues: [{ version: BEFORE_ANY, value: V1BETA1_BORROW }, { version: 'v0.16.0', value: V1BETA2_BORROW }],
   whenCanPreemptValues: [{ version: BEFORE_ANY, value: V1BETA1_PREEMPT }, { version: 'v0.16.0', value: V1BETA2_PREEMPT }],
@@ -331,6 +338,9 @@ export const KUEUE_FEATURES: FeatureTable<KueueFeatures> = {
   // First modelled: the KubeRay Kueue builds and e2e-tests against moved between 0.14.8 and 0.17.0.
   testedKubeRay: [{ version: BEFORE_ANY, value: 'v1.4.2' }, { version: 'v0.17.0', value: 'v1.6.2' }],
   queueNameAnnotation: [{ version: BEFORE_ANY, value: true }, { version: 'v0.15.0', value: false }],
+  // Past the newest modelled version too: check reads it at the version an install or flag asks for (modelled-version.ts).
+  servedApiVersions: [{ version: BEFORE_ANY, value: [V1BETA1] }, { version: 'v0.15.0', value: [V1BETA1, V1BETA2] },
+    { version: 'v0.20.0', value: [V1BETA2] }],
   prebuiltWorkloadAnnotation: [{ version: BEFORE_ANY, value: false }, { version: 'v0.18.0', value: true, preRelease: 'Beta' }],
   // MultiKueue is not offered on 0.13.4: its adapters are not in the pinned modules this library was checked against;
   // RayJob and RayCluster from the first pinned version whose adapters were checked, RayService added in 0.17.
@@ -494,14 +504,20 @@ export const FIRST_KUBERAY_VERSION = {
   historyServer: firstKubeRay('historyServerCollector', (v) => v),
 } as const;
 
-function normalize(v: string): string {
+/** `v` trimmed, with its leading `v` (users write both). */
+export function normalizeVersion(v: string): string {
   const t = v.trim();
   return t.startsWith('v') ? t : `v${t}`;
 }
 
+/** The kueue.x-k8s.io API versions Kueue `version` serves, for any version, modelled or newer (servedApiVersions). */
+export function kueueServedApiVersions(version: string): readonly string[] {
+  return featureAt(KUEUE_FEATURES.servedApiVersions, normalizeVersion(version));
+}
+
 /** Capabilities of a supported Kueue version; throws a message listing the supported ones otherwise. */
 export function kueueCapabilities(version: string): KueueCapabilities {
-  const caps = KUEUE[normalize(version)];
+  const caps = KUEUE[normalizeVersion(version)];
   if (!caps) {
     throw new Error(`Kueue version '${version}' is not supported: choose one of ${SUPPORTED_KUEUE_VERSIONS.join(', ')} `
       + `(default ${DEFAULT_KUEUE_VERSION}).`);
@@ -511,7 +527,7 @@ export function kueueCapabilities(version: string): KueueCapabilities {
 
 /** Capabilities of a supported KubeRay version; throws a message listing the supported ones otherwise. */
 export function kubeRayCapabilities(version: string): KubeRayCapabilities {
-  const caps = KUBERAY[normalize(version)];
+  const caps = KUBERAY[normalizeVersion(version)];
   if (!caps) {
     throw new Error(`KubeRay version '${version}' is not supported: choose one of ${SUPPORTED_KUBERAY_VERSIONS.join(', ')} `
       + `(default ${DEFAULT_KUBERAY_VERSION}).`);
@@ -519,40 +535,10 @@ export function kubeRayCapabilities(version: string): KubeRayCapabilities {
   return caps;
 }
 
-/** A version a CLI flag asked for, mapped to the modelled one it runs as. */
-export interface ModelledVersion {
-  readonly version: string;
-  /** Set when the request was another patch of a modelled minor (printed as a note). */
-  readonly note?: string;
-}
-
-/**
- * A requested version (with or without the `v`) as one this library models: itself, or for another
- * patch of a modelled minor the highest modelled patch not above it (else the minor's lowest), since
- * patches only add fixes; an unknown minor is refused with the supported list.
- */
-export function modelledVersion(project: 'Kueue' | 'KubeRay', requested: string): ModelledVersion {
-  const supported: readonly string[] = project === 'Kueue' ? SUPPORTED_KUEUE_VERSIONS : SUPPORTED_KUBERAY_VERSIONS;
-  const v = normalize(requested);
-  if (!/^v\d+\.\d+\.\d+$/.test(v)) throw new Error(`${project} version '${requested}' is not a version like ${supported[supported.length - 1]}`);
-  if (supported.includes(v)) return { version: v };
-  const minor = v.split('.').slice(0, 2).join('.');
-  const same = supported.filter((x) => x.startsWith(`${minor}.`)).sort(compareVersions);
-  if (!same.length) {
-    throw new Error(`${project} ${v} is not modelled: choose a patch of ${[...new Set(supported.map((x) => x.split('.').slice(0, 2).join('.')))]
-      .join(', ')} (modelled: ${supported.join(', ')})`);
-  }
-  // The closest modelled patch below it, else (a patch older than any modelled one) the oldest modelled patch.
-  const below = [...same].reverse().find((x) => compareVersions(x, v) <= 0);
-  const chosen = below ?? same[0];
-  return { version: chosen, note: `${project} ${v} is not modelled itself: it runs as ${chosen}, the modelled patch of ${minor} closest `
-    + `${below ? 'below' : 'above'} it (modelled: ${same.join(', ')})` };
-}
-
 /** Compares two `vX.Y.Z` strings numerically. */
 export function compareVersions(a: string, b: string): number {
-  const pa = normalize(a).slice(1).split('.').map(Number);
-  const pb = normalize(b).slice(1).split('.').map(Number);
+  const pa = normalizeVersion(a).slice(1).split('.').map(Number);
+  const pb = normalizeVersion(b).slice(1).split('.').map(Number);
   for (let i = 0; i < 3; i++) {
     const d = (pa[i] ?? 0) - (pb[i] ?? 0);
     if (d !== 0) return d;

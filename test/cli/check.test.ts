@@ -314,7 +314,8 @@ spec:
         containers:
         - {name: ray-head, image: rayproject/ray:2.46.0, resources: {requests: {cpu: "1", memory: 1Gi}}}
 `;
-    const dir = files({ 'install.yaml': install, 'q.yaml': QUEUES, 'c.yaml': elastic });
+    // The queues as Kueue v0.14.8 serves them (v1beta2 only from 0.15: kueueApiVersionServed).
+    const dir = files({ 'install.yaml': install, 'q.yaml': QUEUES.replace(/kueue\.x-k8s\.io\/v1beta2/g, 'kueue.x-k8s.io/v1beta1'), 'c.yaml': elastic });
     const r = await runCheck({ files: [dir], output: 'text' });
     expect(r.context)
       .toMatchObject({ kueue: 'v0.14.8', kueueFrom: 'files', kubeRay: 'v1.4.2', kubeRayFrom: 'files', elasticGate: 'off', elasticGateFrom: 'files' });

@@ -37,7 +37,9 @@ test('a hypothetical next Kueue: the version and one changed feature, everything
   const next = 'v0.20.0';
   const table = { ...KUEUE_FEATURES, rayServiceTopLevelSuspend: [...KUEUE_FEATURES.rayServiceTopLevelSuspend, { version: next, value: true }] };
   const caps = deriveKueueCapabilities(next, table);
-  expect(caps).toEqual({ ...kueueCapabilities(newest), version: next, rayServiceTopLevelSuspend: true });
+  // servedApiVersions already has a step past the newest modelled version (v1beta1 unserved from 0.20): its own value.
+  expect(caps).toEqual({ ...kueueCapabilities(newest), version: next, rayServiceTopLevelSuspend: true,
+    servedApiVersions: ['kueue.x-k8s.io/v1beta2'] });
   // The supported versions are untouched by the new step, and the new value has its first version.
   for (const v of SUPPORTED_KUEUE_VERSIONS) expect(deriveKueueCapabilities(v, table)).toEqual(kueueCapabilities(v));
   expect(firstVersionWhere(table, 'rayServiceTopLevelSuspend', (on) => on)).toBe(next);
