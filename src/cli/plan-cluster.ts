@@ -8,23 +8,31 @@
  * workloads and clusters KubeRay created for a RayJob or RayService are left out.
  */
 import { RAY_KIND_TABLE, rayKindOf, RayObject } from '../policy';
+import { admittedAtOf, QueueRunTime, queueRunTimes } from './plan-live-durations';
 
 export interface LiveCluster {
   /** ClusterQueues, Cohorts, ResourceFlavors, LocalQueues, WorkloadPriorityClasses, Namespaces. */
   readonly kueueObjects: any[];
   /** Ray objects with a queue name, in the order the plan replays them. */
   readonly existing: RayObject[];
+  /** When Kueue admitted each of `existing` that is admitted (epoch seconds). */
+  readonly admittedAt: Map<RayObject, number>;
+  /** The median run time of each LocalQueue's finished Workloads ("namespace/name"). */
+  readonly runTimes: Map<string, QueueRunTime>;
+  /** When the cluster was read (epoch seconds): the plan's start. */
+  readonly readAt: number;
   readonly notes: string[];
 }
 
 const cond = (o: any, type: string) => (o?.status?.conditions ?? []).find((c: any) => c?.type === type);
 
 /** Orders the cluster's Ray objects as the plan replays them (pure; exported for tests). */
-export function replayOrder(rayObjects: readonly any[], workloads: readonly any[]): { existing: RayObject[]; notes: string[] } {
+export function replayOrder(rayObjects: readonly any[], workloads: readonly any[])
+  : { existing: RayObject[]; admittedAt: Map<RayObject, number>; notes: string[] } {
   const byOwner = new Map<string, any>();
   for (const w of workloads) for (const o of w?.metadata?.ownerReferences ?? []) byOwner.set(o.uid, w);
   const notes: string[] = [];
-  const rows: Array<{ obj: any; admittedAt?: string; createdAt: string }> = [];
+  const rows: Array<{ obj: any; admittedAt?: string; admittedSeconds?: number; createdAt: string }> = [];
   for (const obj of rayObjects) {
     if (!obj?.metadata?.labels?.['kueue.x-k8s.io/queue-name']) continue;
     if ((obj.metadata.ownerReferences ?? []).some((o: any) => rayKindOf(o)?.ownsRayCluster)) continue;
@@ -32,6 +40,7 @@ export function replayOrder(rayObjects: readonly any[], workloads: readonly any[
     if (cond(wl, 'Finished')?.status === 'True') continue;
     const reserved = cond(wl, 'QuotaReserved');
     rows.push({ obj, admittedAt: reserved?.status === 'True' ? reserved.lastTransitionTime : undefined,
+      admittedSeconds: reserved?.status === 'True' ? admittedAtOf(wl) : undefined,
       createdAt: wl?.metadata?.creationTimestamp ?? obj.metadata.creationTimestamp ?? '' });
   }
   rows.sort((a, b) => {
@@ -43,7 +52,10 @@ export function replayOrder(rayObjects: readonly any[], workloads: readonly any[
   const admitted = rows.filter((r) => r.admittedAt).length;
   notes.push(`the cluster holds ${rows.length} queued Ray workload(s) (${admitted} with quota reserved): replayed before the new manifests`);
   // Status is the cluster's, not an input of the plan.
-  return { existing: rows.map((r) => ({ ...r.obj, status: undefined })), notes };
+  const existing = rows.map((r) => ({ ...r.obj, status: undefined }));
+  const admittedAt = new Map<RayObject, number>();
+  rows.forEach((r, i) => { if (r.admittedSeconds !== undefined) admittedAt.set(existing[i], r.admittedSeconds); });
+  return { existing, admittedAt, notes };
 }
 
 export async function readLiveCluster(kubeconfig: string, kueueApiVersion: string): Promise<LiveCluster> {
@@ -62,5 +74,6 @@ export async function readLiveCluster(kubeconfig: string, kueueApiVersion: strin
   const workloads = await kueue('workloads', 'Workload');
   const order = replayOrder(rayObjects, workloads);
   const kueueObjects = [...cqs, ...cohorts, ...flavors, ...lqs, ...wpcs, ...namespaces];
-  return { kueueObjects, existing: order.existing, notes: [...r.notes, ...order.notes] };
+  return { kueueObjects, existing: order.existing, admittedAt: order.admittedAt, runTimes: queueRunTimes(workloads), readAt: Date.now() / 1000,
+    notes: [...r.notes, ...order.notes] };
 }

@@ -20,6 +20,7 @@ import { FlagSpec, parseFlags, usageErrorText } from './args';
 import { debugRequested, errorText } from './errors';
 import { arrivalOrder } from './arrivals';
 import { MissingFileError, UsageError } from './yaml-source';
+import { liveDurations, QueueRunTime } from './plan-live-durations';
 
 export const PLAN_USAGE = 'usage: cdk8s-kueue-ray plan [dist/ or YAML files…] [-f FILE|DIR|-]… [--arrivals FILE] '
   + `[--kueue-version ${DEFAULT_KUEUE_VERSION}] [--kuberay-version ${DEFAULT_KUBERAY_VERSION}]
@@ -136,6 +137,12 @@ export interface PlanLiveInput {
   readonly kueueObjects: readonly any[];
   readonly existing: readonly any[];
   readonly notes: readonly string[];
+  /** When Kueue admitted each admitted one of `existing` (epoch seconds): it runs for what is left of its duration. */
+  readonly admittedAt?: ReadonlyMap<any, number>;
+  /** The median run time of each LocalQueue's finished Workloads, for the workloads that declare no duration. */
+  readonly runTimes?: ReadonlyMap<string, QueueRunTime>;
+  /** When the cluster was read (epoch seconds): the plan's start, printed as wall-clock times. */
+  readonly readAt?: number;
 }
 
 const isObject = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -250,6 +257,7 @@ function planRun(f: PlanFlags, input: PlanInputs, live?: PlanLiveInput): { outpu
   const { objects } = input;
   let kueueObjects = objects.filter((o) => KUEUE_KINDS.has(o?.kind));
   let arrivals = objects.filter((o) => RAY_KINDS.includes(o?.kind));
+  const liveNotes: string[] = [];
   if (f.arrivals) {
     if (!fs.existsSync(f.arrivals)) throw new MissingFileError(`--arrivals ${f.arrivals}: no such file`);
     arrivals = readObjects(f.arrivals);
@@ -265,6 +273,11 @@ function planRun(f: PlanFlags, input: PlanInputs, live?: PlanLiveInput): { outpu
     kueueObjects = [...live.kueueObjects.filter((o) => !fromFiles.has(identity(o))), ...kueueObjects];
     const newOnes = new Set(arrivals.map(identity));
     arrivals = [...live.existing.filter((o) => !newOnes.has(identity(o))), ...arrivals];
+    if (live.runTimes && live.readAt !== undefined) {
+      const d = liveDurations(arrivals, live.runTimes, live.admittedAt ?? new Map(), live.readAt);
+      arrivals = d.objects;
+      liveNotes.push(...d.notes);
+    }
   }
   // The per-cycle trace only with --trace (at 50,000 workloads it was most of the JSON), and for the page's usage chart.
   const plan = simulatePlan({ kueueObjects, arrivals, kueueVersion: input.kueue, kubeRayVersion: input.kubeRay,
@@ -272,7 +285,8 @@ function planRun(f: PlanFlags, input: PlanInputs, live?: PlanLiveInput): { outpu
   const rulesOf = (w: string) => refused.filter((r) => r.workload === w).map((r) => r.rule).join(', ');
   const refusedNotes = [...new Set(refused.map((r) => r.workload))]
     .map((w) => `${w} is refused at admission (${rulesOf(w)}): never created, so not planned; see check`);
-  const withNotes = { ...plan, notes: [...input.notes, ...(live?.notes ?? []), ...refusedNotes, ...plan.notes] };
+  const withNotes: PlanResult = { ...plan, notes: [...input.notes, ...(live?.notes ?? []), ...liveNotes, ...refusedNotes, ...plan.notes],
+    ...(live?.readAt !== undefined ? { startTime: new Date(Math.round(live.readAt) * 1000).toISOString() } : {}) };
   const output = f.output === 'html' ? planToHtml(withNotes)
     : f.output === 'json' ? `${JSON.stringify({ ...withNotes, refused }, null, 2)}\n`
       : planToText(withNotes, { trace: f.trace }) + refusalsText(refused);

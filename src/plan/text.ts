@@ -59,6 +59,17 @@ export function usesTimeline(plan: PlanResult): boolean {
 }
 
 /**
+ * The wall-clock time of an instant of the plan, "14:32 UTC" ("12-06 09:10 UTC" on another day), when the plan
+ * has a start time (plan --kubeconfig); else ''.
+ */
+function wallClock(plan: PlanResult, at: number): string {
+  if (!plan.startTime) return '';
+  const t = new Date(Date.parse(plan.startTime) + at * 1000).toISOString();
+  const day = t.slice(0, 10) === plan.startTime.slice(0, 10) ? '' : `${t.slice(5, 10)} `;
+  return `${day}${t.slice(11, 16)} UTC`;
+}
+
+/**
  * When a workload starts (and ends), in words: "starts at once", "starts in ~10m (after default/a finishes)",
  * "start unknown: waits for default/x, which has no expected duration", "never within 168h".
  */
@@ -66,17 +77,22 @@ export function whenText(w: PlanWorkload, plan: PlanResult,
   byRef: ReadonlyMap<string, PlanWorkload> = new Map(plan.workloads.map((x) => [x.workload, x]))): string | undefined {
   if (w.outcome === 'not-queued') return undefined;
   const short = (ref: string) => ref.replace(/^\S+ /, '');
-  const ends = (x: PlanWorkload, from: number) => (x.finishedAt !== null ? `, finishes at ${about(x.finishedAt)}`
+  const clock = (at: number) => (plan.startTime ? ` (${wallClock(plan, at)})` : '');
+  const ends = (x: PlanWorkload, from: number) => (x.finishedAt !== null ? `, finishes at ${about(x.finishedAt)}${clock(x.finishedAt)}`
     : x.expectedDuration !== null ? `, runs ${about(x.expectedDuration)}` : x.atMost !== undefined ? `, runs at most ${about(x.atMost)}`
       : from >= 0 ? ', duration unknown' : '');
   if (w.admittedAt !== null) {
     const waited = w.admittedAt - w.arrivesAt;
-    if (waited <= 0 && !w.waitsFor.length) return `starts at once${w.arrivesAt ? ` (at ${about(w.arrivesAt)})` : ''}${ends(w, w.admittedAt)}`;
+    if (waited <= 0 && !w.waitsFor.length) {
+      const at = w.arrivesAt ? [about(w.arrivesAt), wallClock(plan, w.arrivesAt)].filter(Boolean).join(', ') : '';
+      return `starts at once${at ? ` (at ${at})` : ''}${ends(w, w.admittedAt)}`;
+    }
     const after = w.waitsFor.map((ref) => {
       const x = byRef.get(ref);
       return `${short(ref)} ${x && x.finishedAt !== null && x.finishedAt <= w.admittedAt! ? 'finishes' : 'is preempted'}`;
     });
-    return `starts in ${about(Math.max(0, waited))}${after.length ? ` (after ${after.join(', ')})` : ''}${ends(w, w.admittedAt)}`;
+    const inside = [wallClock(plan, w.admittedAt), after.length ? `after ${after.join(', ')}` : ''].filter(Boolean).join(', ');
+    return `starts in ${about(Math.max(0, waited))}${inside ? ` (${inside})` : ''}${ends(w, w.admittedAt)}`;
   }
   if (w.outcome === 'never-admissible') return 'never starts: it can never fit its ClusterQueue';
   if (plan.timeline.ended === 'horizon') return `never within ${formatGoDuration(plan.timeline.horizon)}`;

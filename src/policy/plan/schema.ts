@@ -212,4 +212,9 @@ export interface PlanResult {
   readonly notes: readonly string[];
   /** Where the timeline stopped: `settled` (nothing more happens) at its last event, or `horizon` (work left) at the horizon. */
   readonly timeline: { readonly ended: 'settled' | 'horizon'; readonly at: number; readonly horizon: number };
+  /**
+   * The wall-clock time of the plan's start (RFC 3339, UTC) when it has one: `plan --kubeconfig` starts when it read
+   * the cluster. Every time in seconds above counts from it. Absent offline (the simulator has no clock).
+   */
+  readonly startTime?: string;
 }
