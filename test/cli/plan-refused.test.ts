@@ -1,9 +1,15 @@
 // Issue 41: plan and check agree. An object the policy refuses at admission (the controller's
 // validating webhook; Kueue's own for its rules) is never created, so plan shows it as REFUSED with the
 // rule and the fix, never as admitted, for the same objects check reports errors on.
+import * as fs from 'fs';
+import * as path from 'path';
+import { stringify } from 'yaml';
 import { runCheck } from '../../src/cli/check';
 import { planCommand } from '../../src/cli/plan';
-import { tmpFiles } from '../support/synth';
+import { kueueCapabilities, SUPPORTED_KUEUE_VERSIONS } from '../../src/policy/versions';
+import { examples, supportedScenarios, synthAll, tmpFiles } from '../support/synth';
+
+const GUIDE_YAML = path.join(__dirname, '..', 'examples', 'guide-yaml');
 
 const QUEUES = `apiVersion: kueue.x-k8s.io/v1beta1
 kind: ResourceFlavor
@@ -108,4 +114,32 @@ test.each(['v0.13.4', 'v0.14.8', 'v0.17.8', 'v0.19.2'])('Kueue %s: plan refuses 
   // Every Ray object is either planned or refused.
   expect([...plan.workloads.map((w: any) => w.workload), ...refused].sort())
     .toEqual(['RayCluster default/raycluster-kueue-autoscaler', 'RayJob default/good', 'RayJob default/no-shutdown']);
+});
+
+// Issue 41, item 7: the same agreement on the examples app (synthesized for each modelled Kueue version with the KubeRay
+// it tests, every scenario that version runs) and on the guide's raw YAML, judged for that version.
+describe.each(SUPPORTED_KUEUE_VERSIONS.map((v) => [v]))('Kueue %s: the examples and the guide\'s YAML', (kueue) => {
+  test('plan refuses exactly the Ray objects check reports errors on, and plans every other one', async () => {
+    const kubeRay = kueueCapabilities(kueue).testedKubeRay;
+    const objects = synthAll(examples({ kueue, kubeRay, scenarios: supportedScenarios(kueue, kubeRay) }));
+    const guide = fs.readdirSync(GUIDE_YAML).map((f) => fs.readFileSync(path.join(GUIDE_YAML, f), 'utf8'));
+    const yaml = (os: any[]) => os.map((o) => stringify(o)).join('---\n');
+    // The guide's objects share names with the app's elastic ones: judged beside the app's queues, on their own.
+    const inputs = [tmpFiles({ 'app.yaml': yaml(objects) }),
+      tmpFiles({ 'queues.yaml': yaml(objects.filter((o) => o.apiVersion.startsWith('kueue.x-k8s.io'))), 'guide.yaml': guide.join('---\n') })];
+    let plannedTotal = 0;
+    for (const d of inputs) {
+      const plan = JSON.parse(planCommand([d, '--kueue-version', kueue, '--kuberay-version', kubeRay, '-o', 'json']));
+      const check = await runCheck({ files: [d], kueueVersion: kueue, kubeRayVersion: kubeRay, output: 'json' });
+      const isRay = (ref: string) => /^Ray(Job|Cluster|Service) /.test(ref);
+      const errors = [...new Set(check.findings.filter((f) => f.severity === 'error' && isRay(f.object)).map((f) => f.object))].sort();
+      const refused = [...new Set<string>(plan.refused.map((r: any) => r.workload))].sort();
+      expect(refused).toEqual(errors);
+      const planned = plan.workloads.map((w: any) => w.workload);
+      expect(planned.filter((w: string) => refused.includes(w))).toEqual([]);
+      expect(planned.length + refused.length).toBe(check.objects.filter((o) => o.status === 'checked').length);
+      plannedTotal += planned.length;
+    }
+    expect(plannedTotal).toBeGreaterThan(5);
+  }, 60000);
 });
