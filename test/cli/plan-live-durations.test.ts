@@ -6,6 +6,7 @@ import { planCommand, PlanLiveInput } from '../../src/cli/plan';
 import { replayOrder } from '../../src/cli/plan-cluster';
 import { liveDurations, queueRunTimes } from '../../src/cli/plan-live-durations';
 import { EXPECTED_DURATION_ANNOTATION } from '../../src/policy';
+import { queuesYaml } from '../support/queues-yaml';
 import { tmpFiles } from '../support/synth';
 
 const T0 = Date.parse('2026-12-05T10:00:00Z') / 1000;
@@ -63,28 +64,7 @@ test('an admitted workload runs for what is left; one without a duration takes i
 });
 
 test('plan with a live cluster: the new job starts when what is left of the running one is done, on the wall clock', () => {
-  const queues = `apiVersion: kueue.x-k8s.io/v1beta2
-kind: ResourceFlavor
-metadata: {name: default-flavor}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ClusterQueue
-metadata: {name: cq}
-spec:
-  namespaceSelector: {}
-  resourceGroups:
-  - coveredResources: [cpu, memory]
-    flavors:
-    - name: default-flavor
-      resources:
-      - {name: cpu, nominalQuota: "4"}
-      - {name: memory, nominalQuota: 16Gi}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: LocalQueue
-metadata: {name: lq, namespace: default}
-spec: {clusterQueue: cq}
-`;
+  const queues = queuesYaml({ cpu: '4' });
   const running = job('running', '10m');
   const workloads = [workload('wl-running', 'lq', 'running', T0 - 240), workload('wl-old', 'lq', 'old', T0 - 7000, T0 - 6100)];
   const order = replayOrder([running], workloads);

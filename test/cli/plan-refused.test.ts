@@ -7,32 +7,12 @@ import { stringify } from 'yaml';
 import { runCheck } from '../../src/cli/check';
 import { planCommand } from '../../src/cli/plan';
 import { kueueCapabilities, SUPPORTED_KUEUE_VERSIONS } from '../../src/policy/versions';
+import { queuesYaml } from '../support/queues-yaml';
 import { examples, supportedScenarios, synthAll, tmpFiles } from '../support/synth';
 
 const GUIDE_YAML = path.join(__dirname, '..', 'examples', 'guide-yaml');
 
-const QUEUES = `apiVersion: kueue.x-k8s.io/v1beta1
-kind: ResourceFlavor
-metadata: {name: default-flavor}
----
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: ClusterQueue
-metadata: {name: ray-cq}
-spec:
-  namespaceSelector: {}
-  resourceGroups:
-  - coveredResources: [cpu, memory]
-    flavors:
-    - name: default-flavor
-      resources:
-      - {name: cpu, nominalQuota: "8"}
-      - {name: memory, nominalQuota: 16Gi}
----
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: LocalQueue
-metadata: {name: ray-lq, namespace: default}
-spec: {clusterQueue: ray-cq}
-`;
+const QUEUES = queuesYaml({ apiVersion: 'kueue.x-k8s.io/v1beta1', clusterQueue: 'ray-cq', localQueue: 'ray-lq' });
 
 /** The guide's elastic RayCluster. */
 const ELASTIC = `apiVersion: ray.io/v1

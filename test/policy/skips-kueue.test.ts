@@ -10,30 +10,10 @@ import { Inventory } from '../../src/policy';
 import { inventoryFromObjects } from '../../src/policy/inventory-objects';
 import { RAY_JOB, skipsKueue } from '../../src/policy/kinds';
 import { kubeRayCapabilities, kueueCapabilities, SUPPORTED_KUEUE_VERSIONS } from '../../src/policy/versions';
+import { queuesYaml } from '../support/queues-yaml';
 import { tmpFiles } from '../support/synth';
 
-const QUEUES = `apiVersion: kueue.x-k8s.io/v1beta1
-kind: ResourceFlavor
-metadata: {name: default-flavor}
----
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: ClusterQueue
-metadata: {name: cq}
-spec:
-  namespaceSelector: {}
-  resourceGroups:
-  - coveredResources: [cpu, memory]
-    flavors:
-    - name: default-flavor
-      resources:
-      - {name: cpu, nominalQuota: "8"}
-      - {name: memory, nominalQuota: 16Gi}
----
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: LocalQueue
-metadata: {name: lq, namespace: default}
-spec: {clusterQueue: cq}
-`;
+const QUEUES = queuesYaml({ apiVersion: 'kueue.x-k8s.io/v1beta1' });
 
 const CLUSTER_SPEC = {
   headGroupSpec: { template: { spec: { containers: [{ name: 'ray-head', image: 'rayproject/ray:2.46.0',
