@@ -6,27 +6,14 @@ import { parseCheckArgs, runCheck } from '../../src/cli/check';
 import { modelledVersion } from '../../src/policy/modelled-version';
 import { compareVersions, kueueServedApiVersions, SUPPORTED_KUEUE_VERSIONS } from '../../src/policy/versions';
 import { tmpFiles } from '../support/synth';
+import { headOnlyRayJobYaml } from '../support/toy-job';
 
 const lq = (apiVersion: string) => `apiVersion: ${apiVersion}
 kind: LocalQueue
 metadata: {name: lq, namespace: default}
 spec: {clusterQueue: cq}
 `;
-const JOB = `apiVersion: ray.io/v1
-kind: RayJob
-metadata: {name: j, namespace: default}
-spec:
-  entrypoint: python -c "print(1)"
-  shutdownAfterJobFinishes: true
-  rayClusterSpec:
-    headGroupSpec:
-      template:
-        spec:
-          containers:
-          - name: ray-head
-            image: rayproject/ray:2.46.0
-            resources: {requests: {cpu: "1", memory: 2Gi}, limits: {cpu: "1", memory: 2Gi}}
-`;
+const JOB = headOnlyRayJobYaml('j');
 /** The controller Deployment of an upstream Kueue release, as its manifest names it. */
 const kueueInstall = (v: string) => `apiVersion: apps/v1
 kind: Deployment

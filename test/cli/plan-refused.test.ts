@@ -9,6 +9,7 @@ import { planCommand } from '../../src/cli/plan';
 import { kueueCapabilities, SUPPORTED_KUEUE_VERSIONS } from '../../src/policy/versions';
 import { queuesYaml } from '../support/queues-yaml';
 import { examples, supportedScenarios, synthAll, tmpFiles } from '../support/synth';
+import { headOnlyRayJobYaml } from '../support/toy-job';
 
 const GUIDE_YAML = path.join(__dirname, '..', 'examples', 'guide-yaml');
 
@@ -47,24 +48,7 @@ spec:
 `;
 
 /** A queued RayJob; `shutdown` false is what Kueue's webhook refuses. */
-const job = (name: string, shutdown: boolean) => `apiVersion: ray.io/v1
-kind: RayJob
-metadata:
-  name: ${name}
-  namespace: default
-  labels: {kueue.x-k8s.io/queue-name: ray-lq}
-spec:
-  entrypoint: python -c "print(1)"
-  shutdownAfterJobFinishes: ${shutdown}
-  rayClusterSpec:
-    headGroupSpec:
-      template:
-        spec:
-          containers:
-          - name: ray-head
-            image: rayproject/ray:2.46.0
-            resources: {requests: {cpu: "1", memory: 2Gi}, limits: {cpu: "1", memory: 2Gi}}
-`;
+const job = (name: string, shutdown: boolean) => headOnlyRayJobYaml(name, { queue: 'ray-lq', shutdown });
 
 test('on Kueue v0.13.4 the guide\'s elastic RayCluster is REFUSED with the rule and the fix, not admitted', () => {
   const d = tmpFiles({ 'queues.yaml': QUEUES, 'elastic.yaml': ELASTIC });
