@@ -4,6 +4,7 @@
 // exempt (issue 22): a long message is split into pieces joined with +, keeping its exact value.
 import stylistic from '@stylistic/eslint-plugin';
 import tseslint from 'typescript-eslint';
+import layers from './scripts/lint/layers.mjs';
 import noImportCycle from './scripts/lint/no-import-cycle.mjs';
 
 // The layers (README's style: src/policy is pure, the constructs, the controller and the CLIs call it and never
@@ -49,7 +50,11 @@ export default tseslint.config(
       'eqeqeq': ['error', 'always', { null: 'ignore' }],
     },
   },
-  { files: ['src/**/*.ts'], plugins: { local: { rules: { 'no-import-cycle': noImportCycle } } }, rules: { 'local/no-import-cycle': 'error' } },
+  {
+    files: ['src/**/*.ts'],
+    plugins: { local: { rules: { 'no-import-cycle': noImportCycle, layers } } },
+    rules: { 'local/no-import-cycle': 'error', 'local/layers': 'error' },
+  },
   { files: ['src/policy/**/*.ts'], rules: { 'no-restricted-imports': restricted(SIDE_EFFECTS, CDK8S, OUT_OF_POLICY) } },
   {
     files: ['src/policy/plan/{snapshot,workload,quota-tree,queue,ordering}.ts'],

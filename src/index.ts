@@ -5,6 +5,7 @@ export { KueueRayApp, KueueRayAppProps } from './platform/kueue-ray-app';
 export * from './platform/quantity';
 export { ServiceAccountReference } from './platform/service-account';
 export * from './kueue/resource-flavor';
+export { TaintEffect, TolerationOperator, FlavorTaint, FlavorToleration } from './platform/toleration';
 export { ResourceQuota, FlavorQuotas, ResourceGroup } from './kueue/resource-group';
 export * from './kueue/cluster-queue';
 export * from './kueue/local-queue';
@@ -16,7 +17,7 @@ export * from './kueue/multikueue-cluster';
 export * from './kueue/multikueue-config';
 export * from './kueue/multikueue-worker';
 export * from './kueue/multikueue-manager';
-export { ContainerResources, ExtendedResourceRequest } from './ray/pod-template';
+export { ContainerResources, ExtendedResourceRequest } from './platform/container-resources';
 export {
   RayGroupOptions, HeadGroupOptions, HeadServiceType, WorkerGroupOptions, UpscalingMode, AutoscalerVersion, AutoscalingOptions,
 } from './ray/ray-cluster-spec';

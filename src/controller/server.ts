@@ -14,7 +14,7 @@ import { reviewAdmission, ReviewOutcome, Webhook } from './admission-review';
 import {
   ADMISSION_BUCKETS as BUCKETS, ADMISSION_DECISIONS, ADMISSION_DURATION, ADMISSION_ERRORS, CONNECTIONS_CLOSED, WEBHOOK_THREAD_STALL_SECONDS,
   WEBHOOK_THREAD_STALLS,
-} from '../observability/metric-names';
+} from '../policy/metric-names';
 
 export interface WebhookServerOptions {
   readonly cert: string | Buffer;

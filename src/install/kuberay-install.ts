@@ -4,14 +4,15 @@ import { Construct } from 'constructs';
 import { KUBERAY_OPERATOR_SERVICE_ACCOUNT } from '../policy/writers';
 import type { ServiceAccountReference } from '../platform/service-account';
 import { parseAllDocuments } from 'yaml';
+import { AppInventory } from '../platform/inventory';
 import { KubeRayVersion, resolveVersions } from '../platform/versions';
 import { KUBERAY_VERSION_ANNOTATION, kubeRayCapabilities } from '../policy/versions';
-import { ContainerResources, renderResources } from '../ray/pod-template';
+import { ContainerResources, renderResources } from '../platform/container-resources';
 import { readRelease } from './release-source';
 import { synthError } from './synth-error';
 import { KUBERAY_CLUSTER_ROLE_RULES, KUBERAY_CRDS, KUBERAY_LEADER_ELECTION_RULES, KUBERAY_SOURCES_URL, KUBERAY_SOURCES_URL_ENV,
   kubeRayCrdUrl } from './releases';
-import type { FlavorToleration } from '../kueue/resource-flavor';
+import type { FlavorToleration } from '../platform/toleration';
 import { placementFields } from './placement';
 import { priorityClassField } from './priority';
 import { ContainerImage, installImage, pullSecretsField } from './image';
@@ -147,6 +148,7 @@ export class KubeRayInstall extends Chart {
     const where = `KubeRayInstall '${this.node.path}'`;
     const ns = (this.operatorNamespace = props.namespace ?? KUBERAY_OPERATOR_SERVICE_ACCOUNT.namespace);
     this.serviceAccount = { namespace: ns, name: NAME };
+    AppInventory.of(this).kubeRayOperatorNamespaces.push(ns);
     if (props.replicas !== undefined && (!Number.isInteger(props.replicas) || props.replicas < 1)) throw synthError(
       `${where}: replicas ${props.replicas} must be a whole number >= 1.`);
     if (props.batchScheduler !== undefined && !caps.batchSchedulers.includes(props.batchScheduler)) {

@@ -1,5 +1,4 @@
-import type { FlavorToleration } from '../kueue/resource-flavor';
-import { tolerationProblem } from '../platform/toleration';
+import { type FlavorToleration, tolerationProblem } from '../platform/toleration';
 
 /**
  * The scheduling fields every install's Deployment takes, as the Kueue and KubeRay Helm charts offer

@@ -7,7 +7,6 @@ import {
   KUEUE_MANAGED_NAMESPACE_LABEL, TENANT_RAY_POLICY, TENANT_RESOURCE_QUOTA, TENANT_SERVE_POLICY, tenantNetworkPolicies, tenantResourceQuotaHard,
 } from '../policy/tenant-namespace';
 import { KUBERAY_OPERATOR_SERVICE_ACCOUNT } from '../policy/writers';
-import { KubeRayInstall } from '../install/kuberay-install';
 import { AppInventory, InventoryEntry } from '../platform/inventory';
 import {
   ClusterQueue, IClusterQueue, NamespaceSelector, PreemptionOptions, QueueingStrategy, ReclaimWithinCohortPolicy, WithinClusterQueuePolicy,
@@ -293,9 +292,7 @@ const KUBERAY_OPERATOR_POD_LABELS = { 'app.kubernetes.io/name': KUBERAY_OPERATOR
 
 /** The operator namespaces of the app's KubeRayInstalls. */
 function kubeRayInstallNamespaces(scope: Construct): string[] {
-  // Not instanceof: Chart answers it for every chart (Symbol.hasInstance).
-  const found = scope.node.root.node.findAll().filter((c): c is KubeRayInstall => KubeRayInstall.prototype.isPrototypeOf(c));
-  return [...new Set(found.map((k) => k.operatorNamespace))].sort();
+  return [...new Set(AppInventory.of(scope).kubeRayOperatorNamespaces)].sort();
 }
 
 /** The namespace of the app's KubeRayInstall, when it has exactly one. */

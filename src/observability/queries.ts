@@ -3,7 +3,7 @@
  * are the same in every supported version (v0.13 to v0.19); from v0.19 each series also carries
  * `replica_role`, and only the leader's count (the selector keeps series without the label too).
  */
-import { ADMISSION_DECISIONS, ADMISSION_DURATION, ADMISSION_ERRORS } from './metric-names';
+import { ADMISSION_DECISIONS, ADMISSION_DURATION, ADMISSION_ERRORS } from '../policy/metric-names';
 import { q, ScrapedComponent } from './model';
 
 const KUEUE = 'replica_role!="follower"';

@@ -1,6 +1,6 @@
 import { ApiObject, ApiObjectProps, Chart, Duration, Lazy } from 'cdk8s';
 import { Construct, IConstruct } from 'constructs';
-import { ADMISSION_BUCKETS } from './metric-names';
+import { ADMISSION_BUCKETS } from '../policy/metric-names';
 import { AdmissionController } from '../install/admission-controller/admission-controller';
 import { NAME as CONTROLLER_NAME } from '../install/admission-controller/settings';
 import { KubeRayInstall } from '../install/kuberay-install';

@@ -61,6 +61,12 @@ export class AppInventory {
   /** Tenant namespaces whose every workload Kueue is to manage (TenantQueue manageAllWorkloads), for KueueInstall. */
   public readonly kueueManagedNamespaces: string[] = [];
 
+  /**
+   * The namespaces the app's KubeRayInstalls run the operator in, for the TenantQueue's NetworkPolicies: the
+   * install registers here so that the tenant queue, a layer below it, need not import it.
+   */
+  public readonly kubeRayOperatorNamespaces: string[] = [];
+
   public registerWorkload(kind: string, elastic: boolean): void {
     this.workloads.push({ kind, elastic });
   }

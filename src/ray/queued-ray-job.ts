@@ -3,7 +3,8 @@ import { Construct } from 'constructs';
 import { RAY_JOB } from '../policy/kinds';
 import { wholeSeconds } from '../platform/duration';
 import { AutoscalingOptions } from './ray-cluster-spec';
-import { ContainerResources, mergeTemplate, renderResources } from './pod-template';
+import { ContainerResources, renderResources } from '../platform/container-resources';
+import { mergeTemplate } from './pod-template';
 import { RayWorkload, RayWorkloadProps } from './ray-workload';
 
 /** How KubeRay submits the job. */

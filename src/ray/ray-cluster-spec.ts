@@ -1,7 +1,8 @@
 import { Duration } from 'cdk8s';
 import { wholeSeconds } from '../platform/duration';
 import { RAY_PORTS } from '../policy/tenant-namespace';
-import { ContainerResources, mergeTemplate, renderResources } from './pod-template';
+import { ContainerResources, renderResources } from '../platform/container-resources';
+import { mergeTemplate } from './pod-template';
 
 /** Options shared by the head group and worker groups. */
 export interface RayGroupOptions {

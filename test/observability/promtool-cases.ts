@@ -2,7 +2,7 @@
 // its labels and expanded annotations) and series that must not (the `for` not yet elapsed, the healthy
 // variant, a follower replica's series, another tenant's).
 import type { AlertRule } from '../../src/observability/alert-rules';
-import { ADMISSION_BUCKETS, ADMISSION_DURATION, ADMISSION_ERRORS } from '../../src/observability/metric-names';
+import { ADMISSION_BUCKETS, ADMISSION_DURATION, ADMISSION_ERRORS } from '../../src/policy/metric-names';
 import type { ScrapedComponent } from '../../src/observability/model';
 
 interface Series { series: string; values: string }

@@ -9,7 +9,7 @@ import { resolveVersions } from '../../platform/versions';
 import {
   DEFAULT_TRUSTED_WRITERS, KUBERAY_OPERATOR_SERVICE_ACCOUNT, KUEUE_CONTROLLER_SERVICE_ACCOUNT, serviceAccountUser,
 } from '../../policy/writers';
-import { ContainerResources, renderResources } from '../../ray/pod-template';
+import { ContainerResources, renderResources } from '../../platform/container-resources';
 import { priorityClassField } from '../priority';
 import { installImage, pullSecretsField } from '../image';
 import { controllerCertificates } from './certificates';
