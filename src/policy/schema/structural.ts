@@ -18,6 +18,56 @@ export interface SchemaProblem {
   readonly fix: string;
 }
 
+/**
+ * The keywords of an openAPIV3Schema node that this module reads, as a CRD's JSON declares them. Read
+ * from a CRD file: each node is checked to be a JSON object before it is read, and each keyword where
+ * it is used.
+ */
+export interface StructuralSchema {
+  /** Keywords not read here (description, ...). */
+  readonly [keyword: string]: unknown;
+  readonly type?: string;
+  readonly format?: string;
+  readonly nullable?: boolean;
+  readonly default?: unknown;
+  readonly enum?: readonly unknown[];
+  readonly minimum?: number;
+  readonly maximum?: number;
+  readonly exclusiveMinimum?: boolean;
+  readonly exclusiveMaximum?: boolean;
+  readonly minLength?: number;
+  readonly maxLength?: number;
+  readonly pattern?: string;
+  readonly minItems?: number;
+  readonly maxItems?: number;
+  readonly minProperties?: number;
+  readonly maxProperties?: number;
+  readonly required?: readonly string[];
+  readonly properties?: Readonly<Record<string, StructuralSchema>>;
+  readonly additionalProperties?: StructuralSchema | boolean;
+  readonly items?: StructuralSchema;
+  readonly allOf?: readonly StructuralSchema[];
+  readonly anyOf?: readonly StructuralSchema[];
+  readonly oneOf?: readonly StructuralSchema[];
+  readonly 'x-kubernetes-int-or-string'?: boolean;
+  readonly 'x-kubernetes-embedded-resource'?: boolean;
+  readonly 'x-kubernetes-preserve-unknown-fields'?: boolean;
+  readonly 'x-kubernetes-list-type'?: string;
+  readonly 'x-kubernetes-list-map-keys'?: readonly string[];
+  readonly 'x-kubernetes-validations'?: ReadonlyArray<{ readonly rule?: string; readonly message?: string }>;
+}
+
+/** The parts of a CustomResourceDefinition's spec that crdSchemaOf reads. */
+interface CrdSpecJson {
+  readonly group?: string;
+  readonly names?: { readonly kind?: string };
+  readonly versions?: ReadonlyArray<{
+    readonly name?: string;
+    readonly served?: boolean;
+    readonly schema?: { readonly openAPIV3Schema?: StructuralSchema };
+  }>;
+}
+
 export interface SchemaCheckResult {
   readonly problems: readonly SchemaProblem[];
   /** CEL rules not evaluated: transition rules (oldSelf) and rules the evaluator could not run. */
@@ -26,18 +76,26 @@ export interface SchemaCheckResult {
 
 const join = (path: string, key: string) => (path ? `${path}.${key}` : key);
 const index = (path: string, i: number) => `${path}[${i}]`;
-const clone = (v: unknown): any => (v === undefined ? undefined : JSON.parse(JSON.stringify(v)));
+const clone = (v: unknown): unknown => (v === undefined ? undefined : JSON.parse(JSON.stringify(v)));
 
-/** The object with the schema's defaults filled in where a field is absent (a copy; the input is not changed). */
-export function applyDefaults(schema: any, value: any): any {
-  return defaultsAt(schema, clone(value), true);
+/**
+ * The object with the schema's defaults filled in where a field is absent (a copy; the input is not changed).
+ * The copy has the input's type: defaults only fill fields the schema declares (and nulls it does not allow are dropped).
+ */
+export function applyDefaults<T>(schema: unknown, value: T): T {
+  return defaultsAt(asSchema(schema), clone(value), true) as T;
 }
 
-function defaultsAt(schema: any, value: any, root = false): any {
+/** A JSON object read as a schema node, else undefined (a node of another type is not applied). */
+function asSchema(v: unknown): StructuralSchema | undefined {
+  return isRecord(v) ? v : undefined;
+}
+
+function defaultsAt(schema: StructuralSchema | undefined, value: unknown, root = false): unknown {
   if (!isRecord(schema)) return value;
   if (isRecord(value) && !Array.isArray(value)) {
     if (isRecord(schema.properties)) {
-      for (const [k, s] of Object.entries<any>(schema.properties)) {
+      for (const [k, s] of Object.entries(schema.properties)) {
         if (root && k === 'metadata') continue;
         if (value[k] === null && !s?.nullable) delete value[k];
         if (value[k] === undefined && s?.default !== undefined) value[k] = clone(s.default);
@@ -65,7 +123,7 @@ function typeOf(v: unknown): string {
   return typeof v;
 }
 
-function typeMatches(schema: any, v: unknown): boolean {
+function typeMatches(schema: StructuralSchema, v: unknown): boolean {
   if (schema['x-kubernetes-int-or-string']) return typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v));
   const t = schema.type;
   if (!t) return true;
@@ -83,13 +141,13 @@ interface Walk {
 }
 
 /** Checks `value` against `schema` (after applyDefaults). */
-export function checkSchema(schema: any, value: unknown, cel?: CelEvaluator): SchemaCheckResult {
+export function checkSchema(schema: unknown, value: unknown, cel?: CelEvaluator): SchemaCheckResult {
   const w: Walk = { problems: [], celSkipped: [], cel };
-  walk(schema, value, '', w, true);
+  walk(asSchema(schema), value, '', w, true);
   return { problems: w.problems, celSkipped: w.celSkipped };
 }
 
-function walk(schema: any, v: any, path: string, w: Walk, root = false, embedded = false): void {
+function walk(schema: StructuralSchema | undefined, v: unknown, path: string, w: Walk, root = false, embedded = false): void {
   if (!isRecord(schema) || v === undefined) return;
   const at = path;
   const problem = (message: string, fix: string) => w.problems.push({ field: at, message, fix });
@@ -100,7 +158,7 @@ function walk(schema: any, v: any, path: string, w: Walk, root = false, embedded
   }
   if (!typeMatches(schema, v)) {
     const want = schema['x-kubernetes-int-or-string'] ? 'integer or string' : schema.type;
-    problem(`must be of type ${want}, not ${typeOf(v)} (${JSON.stringify(v).slice(0, 60)})`, TYPE_FIX[schema.type] ?? `write a ${want}`);
+    problem(`must be of type ${want}, not ${typeOf(v)} (${JSON.stringify(v).slice(0, 60)})`, TYPE_FIX[String(schema.type)] ?? `write a ${want}`);
     return;
   }
   scalarChecks(schema, v, problem);
@@ -110,7 +168,7 @@ function walk(schema: any, v: any, path: string, w: Walk, root = false, embedded
   celRules(schema, v, path, w, problem);
 }
 
-function scalarChecks(schema: any, v: any, problem: (m: string, f: string) => void): void {
+function scalarChecks(schema: StructuralSchema, v: unknown, problem: (m: string, f: string) => void): void {
   if (Array.isArray(schema.enum) && !schema.enum.some((e: unknown) => JSON.stringify(e) === JSON.stringify(v))) {
     problem(`${JSON.stringify(v)} is not one of ${schema.enum.map((e: unknown) => JSON.stringify(e)).join(', ')}`,
       `use one of ${schema.enum.map((e: unknown) => JSON.stringify(e)).join(', ')}`);
@@ -142,10 +200,11 @@ function scalarChecks(schema: any, v: any, problem: (m: string, f: string) => vo
   }
 }
 
-function combinator(schema: any, key: 'allOf' | 'anyOf' | 'oneOf', v: any, path: string, w: Walk, problem: (m: string, f: string) => void): void {
+function combinator(schema: StructuralSchema, key: 'allOf' | 'anyOf' | 'oneOf', v: unknown, path: string, w: Walk,
+  problem: (m: string, f: string) => void): void {
   const subs = Array.isArray(schema[key]) ? schema[key] : undefined;
   if (!subs) return;
-  const results = subs.map((s: any) => {
+  const results = subs.map((s) => {
     const sub: Walk = { problems: [], celSkipped: [], cel: w.cel };
     // Value validations only: a combinator's branches do not declare fields, so unknown fields are not theirs to report.
     walk({ ...s, properties: undefined, additionalProperties: undefined, type: s.type }, v, path, sub);
@@ -161,14 +220,14 @@ function combinator(schema: any, key: 'allOf' | 'anyOf' | 'oneOf', v: any, path:
     'write one of the forms the CRD allows');
 }
 
-function arrayChecks(schema: any, v: any[], path: string, w: Walk, problem: (m: string, f: string) => void): void {
+function arrayChecks(schema: StructuralSchema, v: readonly unknown[], path: string, w: Walk, problem: (m: string, f: string) => void): void {
   if (typeof schema.minItems === 'number' && v.length < schema.minItems) problem(`has ${v.length} items, fewer than ${schema.minItems}`,
     `give at least ${schema.minItems}`);
   if (typeof schema.maxItems === 'number' && v.length > schema.maxItems) problem(`has ${v.length} items, more than ${schema.maxItems}`,
     `give at most ${schema.maxItems}`);
   const listType = schema['x-kubernetes-list-type'];
   if (listType === 'set' || listType === 'map') {
-    const keys: string[] = listType === 'map' ? schema['x-kubernetes-list-map-keys'] ?? [] : [];
+    const keys: readonly string[] = listType === 'map' ? schema['x-kubernetes-list-map-keys'] ?? [] : [];
     const seen = new Map<string, number>();
     v.forEach((x, i) => {
       const id = JSON.stringify(listType === 'map' && isRecord(x) ? keys.map((k) => x[k]) : x);
@@ -177,13 +236,14 @@ function arrayChecks(schema: any, v: any[], path: string, w: Walk, problem: (m: 
       else seen.set(id, i);
     });
   }
-  if (isRecord(schema.items)) v.forEach((x, i) => walk(schema.items, x, index(path, i), w, false, !!schema.items['x-kubernetes-embedded-resource']));
+  const items = schema.items;
+  if (isRecord(items)) v.forEach((x, i) => walk(items, x, index(path, i), w, false, !!items['x-kubernetes-embedded-resource']));
 }
 
 const EMBEDDED_FIELDS = ['apiVersion', 'kind', 'metadata'];
 
-function objectChecks(schema: any, v: Record<string, any>, path: string, w: Walk, problem: (m: string, f: string) => void, root: boolean,
-  embedded: boolean): void {
+function objectChecks(schema: StructuralSchema, v: Record<string, unknown>, path: string, w: Walk, problem: (m: string, f: string) => void,
+  root: boolean, embedded: boolean): void {
   for (const k of Array.isArray(schema.required) ? schema.required : []) {
     if (v[k] === undefined) w.problems.push({ field: join(path, k), message: 'is required', fix: `set ${k}` });
   }
@@ -209,7 +269,7 @@ function objectChecks(schema: any, v: Record<string, any>, path: string, w: Walk
   }
 }
 
-function celRules(schema: any, v: unknown, path: string, w: Walk, problem: (m: string, f: string) => void): void {
+function celRules(schema: StructuralSchema, v: unknown, path: string, w: Walk, problem: (m: string, f: string) => void): void {
   const rules = Array.isArray(schema['x-kubernetes-validations']) ? schema['x-kubernetes-validations'] : [];
   for (const r of rules) {
     const rule = String(r?.rule ?? '');
@@ -223,8 +283,10 @@ function celRules(schema: any, v: unknown, path: string, w: Walk, problem: (m: s
 }
 
 /** The openAPIV3Schema of `kind` at `version` in a CustomResourceDefinition object, or undefined. */
-export function crdSchemaOf(crd: any, group: string, version: string, kind: string): any {
-  if (!isRecord(crd?.spec) || crd.spec.group !== group || crd.spec.names?.kind !== kind) return undefined;
-  const v = (Array.isArray(crd.spec.versions) ? crd.spec.versions : []).find((x: any) => x?.name === version && x?.served !== false);
+export function crdSchemaOf(crd: unknown, group: string, version: string, kind: string): StructuralSchema | undefined {
+  // Only a JSON object has a spec (no list or scalar of JSON does).
+  const spec: CrdSpecJson | undefined = isRecord(crd) && isRecord(crd.spec) ? crd.spec : undefined;
+  if (!spec || spec.group !== group || spec.names?.kind !== kind) return undefined;
+  const v = (Array.isArray(spec.versions) ? spec.versions : []).find((x) => x?.name === version && x?.served !== false);
   return v?.schema?.openAPIV3Schema;
 }
