@@ -25,14 +25,17 @@ export interface ReviewOutcome {
 /** An HTTP error answer (no AdmissionReview): 400 for an unusable body, 500 when no decision could be made. */
 export const errorOutcome = (status: number, message: string): ReviewOutcome => ({ status, body: JSON.stringify({ message }), rules: [] });
 
-const OPERATIONS = ['CREATE', 'UPDATE', 'DELETE', 'CONNECT'];
+const OPERATIONS: readonly unknown[] = ['CREATE', 'UPDATE', 'DELETE', 'CONNECT'];
+
+/** A request whose envelope envelopeProblem found sound: its uid a string, its kind a {group, version, kind} of strings. */
+type Envelope = AdmissionRequest & { readonly kind: { readonly group: string; readonly version: string; readonly kind: string } };
 
 /**
  * What is wrong with the request's envelope, before any of it is used: the fields the API server always
  * sets, with their types. A uid that is not a short string cannot be echoed back (the API server
  * rejects a response with another uid), so such a review gets an HTTP error.
  */
-function envelopeProblem(r: Record<string, any>): string | undefined {
+function envelopeProblem(r: Record<string, unknown>): string | undefined {
   if (typeof r.uid !== 'string' || r.uid === '' || r.uid.length > 128) return 'request.uid must be a non-empty string of at most 128 characters';
   const k = r.kind;
   if (!isRecord(k) || typeof k.group !== 'string' || typeof k.version !== 'string' || typeof k.kind !== 'string') return 'request.kind must be a '
@@ -48,8 +51,8 @@ function envelopeProblem(r: Record<string, any>): string | undefined {
  * The object must be of the kind the request names: the policy picks its rules by object.kind and the
  * webhook's scope by request.kind, so a disagreement would let an object through with no rule run.
  */
-function kindProblem(r: Record<string, any>): string | undefined {
-  for (const f of ['object', 'oldObject']) {
+function kindProblem(r: Envelope): string | undefined {
+  for (const f of ['object', 'oldObject'] as const) {
     const o = r[f];
     if (!isRecord(o)) continue;
     const apiVersion = r.kind.group ? `${r.kind.group}/${r.kind.version}` : r.kind.version;
@@ -78,20 +81,23 @@ function bounded(r: AdmissionResponse): AdmissionResponse {
 }
 
 export function reviewAdmission(webhook: Webhook, body: string, config: AdmissionConfig, view: ClusterView): ReviewOutcome {
-  let review: any;
+  let review: unknown;
   try {
     review = JSON.parse(body);
   } catch (e) {
     return errorOutcome(400, `malformed JSON: ${(e as Error).message}`);
   }
-  if (review?.apiVersion !== 'admission.k8s.io/v1' || review?.kind !== 'AdmissionReview' || typeof review.request !== 'object'
+  if (!isRecord(review) || review.apiVersion !== 'admission.k8s.io/v1' || review.kind !== 'AdmissionReview' || typeof review.request !== 'object'
     || review.request === null) {
     return errorOutcome(400, 'expected an admission.k8s.io/v1 AdmissionReview with a request');
   }
-  const problem = envelopeProblem(review.request);
+  // An object: a list too, which has none of the fields envelopeProblem asks for.
+  const request: unknown = review.request;
+  const problem = envelopeProblem(request as Record<string, unknown>);
   if (problem) return errorOutcome(400, problem);
-  const uid: string = review.request.uid;
-  const mismatch = kindProblem(review.request);
+  const envelope = request as Envelope;
+  const uid = envelope.uid;
+  const mismatch = kindProblem(envelope);
   if (mismatch) {
     const response: AdmissionResponse = { uid, allowed: false,
       status: { code: 400, reason: 'BadRequest', message: `cdk8s-kueue-ray webhook: ${mismatch}` } };
@@ -101,8 +107,7 @@ export function reviewAdmission(webhook: Webhook, body: string, config: Admissio
   let decision: Decision;
   let internalError: string | undefined;
   try {
-    const r = review.request as AdmissionRequest;
-    decision = webhook === 'mutate' ? mutateRayObject(r, config, view) : validateRayObject(r, config, view);
+    decision = webhook === 'mutate' ? mutateRayObject(envelope, config, view) : validateRayObject(envelope, config, view);
   } catch (e) {
     // A bug must not become an outage or an accidental allow: deny with the reason.
     internalError = e instanceof Error ? e.message : 'non-Error exception';

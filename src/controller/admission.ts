@@ -14,8 +14,9 @@ export interface AdmissionRequest {
   readonly kind?: { readonly group?: string; readonly version?: string; readonly kind?: string };
   readonly namespace?: string;
   readonly operation?: string;
-  readonly object?: any;
-  readonly oldObject?: any;
+  /** The object as written: whatever JSON the user sent (the API server has not checked it against the CRD yet). */
+  readonly object?: unknown;
+  readonly oldObject?: unknown;
   /** Who sends the request: the skips are decided by this, never by what the object claims. */
   readonly userInfo?: { readonly username?: string; readonly groups?: readonly string[] };
   readonly dryRun?: boolean;
@@ -146,9 +147,16 @@ export function mutateRayObject(req: AdmissionRequest, config: AdmissionConfig, 
     findings: [] };
 }
 
+/** One operation of the mutating webhook's JSON patch: only `add` is ever written. */
+interface PatchOperation {
+  readonly op: 'add';
+  readonly path: string;
+  readonly value: unknown;
+}
+
 /** The JSON patch of a Defaulting. No spread: a cluster with 100,000 worker groups gives 300,000 operations, past push(...)'s argument limit. */
-function patchOf(obj: any, d: Defaulting): any[] {
-  const ops: any[] = [];
+function patchOf(obj: { readonly metadata?: { readonly labels?: unknown } }, d: Defaulting): PatchOperation[] {
+  const ops: PatchOperation[] = [];
   if (d.labels.length && obj.metadata?.labels === undefined) ops.push({ op: 'add', path: '/metadata/labels', value: {} });
   for (const l of d.labels) ops.push({ op: 'add', path: `/metadata/labels/${escapedKey(l.key)}`, value: l.value });
   if (d.suspend) ops.push({ op: 'add', path: pointerOf(d.suspend), value: true });

@@ -4,7 +4,8 @@
  * before it expires (keeping the CA while it is valid) and hands the new pair to the server.
  */
 import { caBundlePatch, issueCertificates, needsRotation } from './certificates';
-import { apiClient, k8s } from '../kube/client';
+import { apiClient, errorCode, k8s } from '../kube/client';
+import type { AdmissionregistrationV1Api, CoreV1Api, V1Secret } from '../kube/client';
 
 
 export interface CertificateStoreOptions {
@@ -34,8 +35,8 @@ const b64 = (s: string) => Buffer.from(s).toString('base64');
 const unb64 = (s?: string) => (s ? Buffer.from(s, 'base64').toString('utf8') : undefined);
 
 export class CertificateStore {
-  private readonly core: any;
-  private readonly admission: any;
+  private readonly core: CoreV1Api;
+  private readonly admission: AdmissionregistrationV1Api;
   private timer?: NodeJS.Timeout;
   private caTimer?: NodeJS.Timeout;
   private caCert?: string;
@@ -53,11 +54,11 @@ export class CertificateStore {
   /** Reads, (re)issues if needed, stores, and patches the caBundles. */
   async ensure(now = new Date()): Promise<ServingPair> {
     const ns = this.opts.namespace;
-    let secret: any;
+    let secret: V1Secret | undefined;
     try {
       secret = await this.core.readNamespacedSecret({ name: this.secretName, namespace: ns });
-    } catch (e: any) {
-      if (e?.code !== 404) throw e;
+    } catch (e) {
+      if (errorCode(e) !== 404) throw e;
     }
     const stored = secret ? { caCert: unb64(secret.data?.['ca.crt']), caKey: unb64(secret.data?.['ca.key']), cert: unb64(secret.data?.['tls.crt']),
       key: unb64(secret.data?.['tls.key']) } : undefined;
@@ -71,14 +72,15 @@ export class CertificateStore {
       const data = { 'ca.crt': b64(issued.caCert), 'ca.key': b64(issued.caKey), 'tls.crt': b64(issued.cert), 'tls.key': b64(issued.key) };
       // The chart creates the Secret empty (RBAC lets the controller get and update only that one): keep its labels.
       const m = secret?.metadata;
-      const kept = secret ? { resourceVersion: m.resourceVersion, labels: m.labels, annotations: m.annotations } : {};
+      const kept = secret ? { resourceVersion: m!.resourceVersion, labels: m!.labels, annotations: m!.annotations } : {};
       const body = { apiVersion: 'v1', kind: 'Secret', type: 'Opaque', metadata: { name: this.secretName, namespace: ns, ...kept }, data };
       try {
         if (secret) await this.core.replaceNamespacedSecret({ name: this.secretName, namespace: ns, body });
         else await this.core.createNamespacedSecret({ namespace: ns, body });
-      } catch (e: any) {
-        if (e?.code === 409) return this.ensure(now); // another replica stored one first: use it
-        if (e?.code === 403 && !secret) throw new Error(`Secret ${ns}/${this.secretName} does not exist and the controller may not create it (its `
+      } catch (e) {
+        const code = errorCode(e);
+        if (code === 409) return this.ensure(now); // another replica stored one first: use it
+        if (code === 403 && !secret) throw new Error(`Secret ${ns}/${this.secretName} does not exist and the controller may not create it (its `
           + 'Role allows get and update of that Secret only). Fix: apply the controller chart, which creates it empty, or create it: kubectl '
           + `-n ${ns} create secret generic ${this.secretName}`);
         throw e;
@@ -102,11 +104,11 @@ export class CertificateStore {
   private async patchCaBundle(kind: 'mutating' | 'validating', name: string, caCert: string): Promise<void> {
     const read = kind === 'mutating' ? 'readMutatingWebhookConfiguration' : 'readValidatingWebhookConfiguration';
     const patch = kind === 'mutating' ? 'patchMutatingWebhookConfiguration' : 'patchValidatingWebhookConfiguration';
-    let cfg: any;
+    let cfg: Parameters<typeof caBundlePatch>[0];
     try {
       cfg = await this.admission[read]({ name });
-    } catch (e: any) {
-      if (e?.code === 404) {
+    } catch (e) {
+      if (errorCode(e) === 404) {
         // Said once: the periodic check sets it as soon as the configuration is applied.
         if (!this.reportedMissing.has(name)) this.opts.log?.({ level: 'warn',
           msg: `webhook configuration ${name} not found yet; its caBundle is set once it exists` });

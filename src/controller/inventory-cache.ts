@@ -5,6 +5,7 @@
 import { Inventory, inventoryFromObjects } from '../policy';
 import { ClusterView } from './admission';
 import { apiClient, k8s, restartOnError, sharedKubeConfig } from '../kube/client';
+import type { Informer, KubernetesListObject, KubernetesObject, ObjectCache } from '../kube/client';
 
 
 export interface InventoryCacheOptions {
@@ -17,7 +18,7 @@ export interface InventoryCacheOptions {
 type Kind = 'localQueues' | 'clusterQueues' | 'cohorts' | 'priorityClasses' | 'namespaces';
 
 export class InventoryCache {
-  private readonly informers = new Map<Kind, any>();
+  private readonly informers = new Map<Kind, Informer<KubernetesObject> & ObjectCache<KubernetesObject>>();
   private readonly synced = new Set<Kind>();
   private snapshot?: Inventory;
   private stopped = false;
@@ -30,7 +31,7 @@ export class InventoryCache {
     const core = apiClient(this.opts.kubeconfigFile, k8s.CoreV1Api);
     const v = this.opts.kueueApiVersion;
     const kueue = (plural: string) => () => custom.listClusterCustomObject({ group: 'kueue.x-k8s.io', version: v, plural });
-    const specs: Array<[Kind, string, () => Promise<any>]> = [
+    const specs: Array<[Kind, string, () => Promise<KubernetesListObject<KubernetesObject>>]> = [
       ['localQueues', `/apis/kueue.x-k8s.io/${v}/localqueues`, kueue('localqueues')],
       ['clusterQueues', `/apis/kueue.x-k8s.io/${v}/clusterqueues`, kueue('clusterqueues')],
       ['cohorts', `/apis/kueue.x-k8s.io/${v}/cohorts`, kueue('cohorts')],
@@ -40,7 +41,7 @@ export class InventoryCache {
     await Promise.all(specs.map(async ([kind, path, list]) => {
       const inf = k8s.makeInformer(kc, path, list);
       const changed = () => { this.snapshot = undefined; };
-      for (const ev of ['add', 'update', 'delete']) inf.on(ev, changed);
+      for (const ev of ['add', 'update', 'delete'] as const) inf.on(ev, changed);
       inf.on('connect', () => { this.synced.add(kind); changed(); });
       restartOnError(inf, kind, () => this.stopped, this.opts.log);
       this.informers.set(kind, inf);

@@ -5,6 +5,7 @@
  * connection cap, so a scraper (or anyone who reaches it) cannot hold the process.
  */
 import * as http from 'http';
+import type { AddressInfo } from 'net';
 
 export interface MetricsServerOptions {
   readonly render: () => string;
@@ -34,7 +35,7 @@ export class MetricsServer {
   listen(): Promise<number> {
     return new Promise((resolve, reject) => {
       this.server.once('error', reject);
-      this.server.listen(this.opts.port ?? 0, this.opts.host ?? '127.0.0.1', () => resolve((this.server.address() as any).port));
+      this.server.listen(this.opts.port ?? 0, this.opts.host ?? '127.0.0.1', () => resolve((this.server.address() as AddressInfo).port));
     });
   }
 

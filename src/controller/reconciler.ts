@@ -4,11 +4,15 @@
  * `kubectl describe rayjob` answers "why pending" (with Kueue's reason and the gang's numbers),
  * "admitted", or "preempted, and by whom". One replica works at a time, elected through a Lease.
  */
-import { KueueCapabilities, rayKindNamed } from '../policy';
-import { apiClient, k8s, restartOnError, sharedKubeConfig } from '../kube/client';
+import { KueueCapabilities, RayObject, rayKindNamed } from '../policy';
+import { apiClient, errorCode, k8s, restartOnError, sharedKubeConfig } from '../kube/client';
+import type {
+  CoordinationV1Api, CoreV1Api, CoreV1Event, CustomObjectsApi, Informer, KubeConfig, ObjectCache, V1Lease,
+} from '../kube/client';
 import { WorkQueue } from './work-queue';
 import {
-  needsSync, plannedWrites, QUEUE_STATUS_ANNOTATION, QueueStatus, Reported, rayOwnerOf, statusEvent, workloadFingerprint, workloadStatus,
+  needsSync, plannedWrites, QUEUE_STATUS_ANNOTATION, QueueStatus, Reported, rayOwnerOf, statusEvent, Workload, workloadFingerprint,
+  workloadStatus,
 } from './workload-status';
 
 
@@ -31,11 +35,11 @@ export interface ReconcilerOptions {
 }
 
 export class Reconciler {
-  private readonly kc: any;
-  private readonly custom: any;
-  private readonly core: any;
-  private readonly coord: any;
-  private informer: any;
+  private readonly kc: KubeConfig;
+  private readonly custom: CustomObjectsApi;
+  private readonly core: CoreV1Api;
+  private readonly coord: CoordinationV1Api;
+  private informer?: Informer<Workload> & ObjectCache<Workload>;
   private leaseTimer?: NodeJS.Timeout;
   private leasing?: Promise<void>;
   /** When this replica last wrote the Lease (ms). */
@@ -44,7 +48,7 @@ export class Reconciler {
   private stopped = false;
   /** What this replica last wrote per Workload ("namespace/name"); cleared when it loses the Lease. */
   private readonly last = new Map<string, Reported>();
-  private readonly queue: WorkQueue<any>;
+  private readonly queue: WorkQueue<Workload>;
   private readonly version: string;
 
   constructor(private readonly opts: ReconcilerOptions) {
@@ -55,7 +59,7 @@ export class Reconciler {
     this.version = opts.kueue.apiVersion.split('/')[1];
     // Bounded, one at a time per Workload, yielding between items: a Lease gained with 1,000
     // Workloads in the informer no longer fires 1,000 requests at once on the webhook's thread.
-    this.queue = new WorkQueue<any>({
+    this.queue = new WorkQueue<Workload>({
       concurrency: opts.concurrency ?? 4,
       handle: (_key, wl) => this.reconcile(wl),
       onError: (key, e) => this.log('warn', `reconcile ${key}`, e),
@@ -77,19 +81,20 @@ export class Reconciler {
       this.renewLease().catch((e) => this.log('warn', 'lease', e));
     }, Math.max(1000, duration / 3));
     const path = `/apis/kueue.x-k8s.io/${this.version}/workloads`;
-    this.informer = k8s.makeInformer(this.kc, path,
+    const informer = k8s.makeInformer<Workload>(this.kc, path,
       () => this.custom.listClusterCustomObject({ group: 'kueue.x-k8s.io', version: this.version, plural: 'workloads' }));
-    const onChange = (wl: any) => this.enqueue(wl);
-    this.informer.on('add', onChange);
-    this.informer.on('update', onChange);
+    this.informer = informer;
+    const onChange = (wl: Workload) => this.enqueue(wl);
+    informer.on('add', onChange);
+    informer.on('update', onChange);
     // Forget deleted Workloads, so the map does not grow with every job ever run.
-    this.informer.on('delete', (wl: any) => {
+    informer.on('delete', (wl: Workload) => {
       const key = `${wl?.metadata?.namespace}/${wl?.metadata?.name}`;
       this.last.delete(key);
       this.queue.forget(key);
     });
-    restartOnError(this.informer, 'Workload', () => this.stopped, this.opts.log);
-    await this.informer.start();
+    restartOnError(informer, 'Workload', () => this.stopped, this.opts.log);
+    await informer.start();
   }
 
   async stop(): Promise<void> {
@@ -104,7 +109,7 @@ export class Reconciler {
     return this.queue.idle();
   }
 
-  private enqueue(wl: any): void {
+  private enqueue(wl: Workload): void {
     // Only the leader works; gaining the Lease enqueues every Workload the informer holds.
     if (!this.leader || this.stopped) return;
     // Decided from the Workload alone: no request at all when it says nothing new.
@@ -126,18 +131,18 @@ export class Reconciler {
     const duration = this.opts.leaseDurationSeconds ?? 15;
     // Lease times are MicroTime (6 fractional digits); a plain Date serializes with 3 and is refused.
     const now = new k8s.V1MicroTime(Date.now());
-    let lease: any;
+    let lease: V1Lease;
     try {
       lease = await this.coord.readNamespacedLease({ name, namespace: ns });
-    } catch (e: any) {
-      if (e?.code !== 404) throw e;
+    } catch (e) {
+      if (errorCode(e) !== 404) throw e;
       try {
         const spec = { holderIdentity: this.opts.identity, leaseDurationSeconds: duration, acquireTime: now, renewTime: now, leaseTransitions: 0 };
         await this.coord.createNamespacedLease({ namespace: ns, body: { metadata: { name, namespace: ns }, spec } });
         this.renewedAt = now.getTime();
         this.setLeader(true);
-      } catch (err: any) {
-        if (err?.code !== 409) this.log('warn', 'cannot create the Lease', err);
+      } catch (err) {
+        if (errorCode(err) !== 409) this.log('warn', 'cannot create the Lease', err);
         this.setLeader(false); // another replica created it first
       }
       return;
@@ -155,8 +160,8 @@ export class Reconciler {
       await this.coord.replaceNamespacedLease({ name, namespace: ns, body: { ...lease, spec } });
       this.renewedAt = now.getTime();
       this.setLeader(true);
-    } catch (err: any) {
-      if (err?.code !== 409) this.log('warn', 'cannot renew the Lease', err);
+    } catch (err) {
+      if (errorCode(err) !== 409) this.log('warn', 'cannot renew the Lease', err);
       this.setLeader(false); // lost the race (resourceVersion conflict)
     }
   }
@@ -180,23 +185,24 @@ export class Reconciler {
    * Mirrors one Workload onto its Ray owner, once per state change. Reads the Ray object only when the
    * Workload says something not yet written (for the gang's numbers and the annotation there).
    */
-  async reconcile(wl: any): Promise<QueueStatus | undefined> {
+  async reconcile(wl: Workload): Promise<QueueStatus | undefined> {
     if (!this.leader) return undefined;
     const owner = rayOwnerOf(wl);
     const kind = rayKindNamed(owner?.kind);
     if (!owner || !kind) return undefined;
-    const resource = { group: kind.group, version: kind.version, namespace: wl.metadata.namespace, plural: kind.plural };
+    // A Workload with a Ray owner has metadata, and the API server gives a namespaced one its namespace.
+    const resource = { group: kind.group, version: kind.version, namespace: wl.metadata!.namespace!, plural: kind.plural };
     const fingerprint = workloadFingerprint(wl);
     if (fingerprint === undefined) return undefined;
-    const ns = wl.metadata.namespace;
-    const key = `${ns}/${wl.metadata.name}`; // a Workload has one Ray owner
+    const ns = wl.metadata!.namespace!;
+    const key = `${ns}/${wl.metadata!.name}`; // a Workload has one Ray owner
     const reported = this.last.get(key);
     if (!needsSync(fingerprint, reported)) return reported?.status;
-    let obj: any;
+    let obj: RayObject;
     try {
       obj = await this.custom.getNamespacedCustomObject({ ...resource, name: owner.name });
-    } catch (e: any) {
-      if (e?.code === 404) return undefined; // deleted meanwhile
+    } catch (e) {
+      if (errorCode(e) === 404) return undefined; // deleted meanwhile
       throw e;
     }
     const status = workloadStatus(wl, obj, this.opts.kueue);
@@ -209,7 +215,9 @@ export class Reconciler {
       const claimed = this.last.get(key);
       this.last.set(key, { state: status.state });
       try {
-        await this.core.createNamespacedEvent({ namespace: ns, body: statusEvent(status, owner, ns, 'cdk8s-kueue-ray-controller', new Date()) });
+        // Its timestamps are strings to the second, which client-node sends as written (it converts only Date objects).
+        const body = statusEvent(status, owner, ns, 'cdk8s-kueue-ray-controller', new Date()) as unknown as CoreV1Event;
+        await this.core.createNamespacedEvent({ namespace: ns, body });
       } catch (e) {
         if (claimed === undefined) this.last.delete(key);
         else this.last.set(key, claimed);
@@ -223,8 +231,8 @@ export class Reconciler {
           { ...resource, name: owner.name, body: { metadata: { annotations: { [QUEUE_STATUS_ANNOTATION]: plan.annotation } } } },
           k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
         );
-      } catch (e: any) {
-        if (e?.code === 404) return undefined; // deleted between the read and the patch
+      } catch (e) {
+        if (errorCode(e) === 404) return undefined; // deleted between the read and the patch
         throw e;
       }
     }

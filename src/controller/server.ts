@@ -8,6 +8,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'http';
 import * as https from 'https';
+import type { AddressInfo } from 'net';
 import { AdmissionConfig, ClusterView } from './admission';
 import { AdmissionPool } from './admission-pool';
 import { reviewAdmission, ReviewOutcome, Webhook } from './admission-review';
@@ -257,13 +258,13 @@ export class WebhookServer {
 
   /** Serves a renewed certificate on new connections. */
   reloadCertificate(cert: string | Buffer, key: string | Buffer): void {
-    this.server.setSecureContext({ cert, key, minVersion: 'TLSv1.2' } as any);
+    this.server.setSecureContext({ cert, key, minVersion: 'TLSv1.2' });
   }
 
   listen(): Promise<number> {
     return new Promise((resolve, reject) => {
       this.server.once('error', reject);
-      this.server.listen(this.opts.port ?? 0, this.opts.host ?? '127.0.0.1', () => resolve((this.server.address() as any).port));
+      this.server.listen(this.opts.port ?? 0, this.opts.host ?? '127.0.0.1', () => resolve((this.server.address() as AddressInfo).port));
     });
   }
 

@@ -4,6 +4,7 @@
  * Pure: Workload (and the Ray object, for the gang) in, status and Event out.
  */
 import { computeGang, formatResources, KueueCapabilities, RayObject, rayKindOf } from '../policy';
+import type { KubernetesObject } from '../kube/client';
 
 /**
  * `awaiting-check`: quota reserved, but an admission check (MultiKueue's dispatch, a provisioning
@@ -20,35 +21,63 @@ export interface QueueStatus {
 
 export const QUEUE_STATUS_ANNOTATION = 'cdk8s-kueue-ray.io/queue-status';
 
-export function rayOwnerOf(wl: any): { kind: string; name: string; uid: string; apiVersion: string } | undefined {
-  const o = (wl?.metadata?.ownerReferences ?? []).find((r: any) => rayKindOf(r) !== undefined && (r.controller ?? true));
+/** A condition of a Workload's status (metav1.Condition). */
+export interface WorkloadCondition {
+  readonly type?: string;
+  readonly status?: string;
+  readonly reason?: string;
+  readonly message?: string;
+  readonly lastTransitionTime?: string;
+}
+
+/** One entry of a Workload's status.admissionChecks. */
+export interface AdmissionCheckState {
+  readonly name?: string;
+  readonly state?: string;
+  readonly message?: string;
+}
+
+/** The fields of a Kueue Workload this file reads, as the API server returns it (checked against Kueue's CRD). */
+export interface Workload extends KubernetesObject {
+  readonly spec?: { readonly queueName?: string; readonly active?: boolean };
+  readonly status?: {
+    readonly conditions?: readonly WorkloadCondition[];
+    readonly admission?: { readonly clusterQueue?: string };
+    readonly admissionChecks?: readonly AdmissionCheckState[];
+    readonly clusterName?: string;
+  };
+}
+
+export function rayOwnerOf(wl: Workload): { kind: string; name: string; uid: string; apiVersion: string } | undefined {
+  const o = (wl?.metadata?.ownerReferences ?? []).find((r) => rayKindOf(r) !== undefined && (r.controller ?? true));
   return o ? { kind: o.kind, name: o.name, uid: o.uid, apiVersion: o.apiVersion ?? 'ray.io/v1' } : undefined;
 }
 
-function cond(wl: any, type: string): any {
-  return (wl?.status?.conditions ?? []).find((c: any) => c.type === type);
+function cond(wl: Workload, type: string): WorkloadCondition | undefined {
+  return (wl?.status?.conditions ?? []).find((c) => c.type === type);
 }
 
-export function workloadStatus(wl: any, owner?: RayObject, kueue?: KueueCapabilities): QueueStatus {
+export function workloadStatus(wl: Workload, owner?: RayObject, kueue?: KueueCapabilities): QueueStatus {
   const cq = wl?.status?.admission?.clusterQueue;
   const finished = cond(wl, 'Finished');
   if (finished?.status === 'True') return { state: 'finished', reason: 'KueueFinished',
-    message: `Workload ${wl.metadata.name} finished: ${finished.message ?? finished.reason}` };
+    message: `Workload ${wl.metadata!.name} finished: ${finished.message ?? finished.reason}` };
   const evicted = cond(wl, 'Evicted');
   const preempted = cond(wl, 'Preempted');
   if (preempted?.status === 'True' || (evicted?.status === 'True' && evicted.reason === 'Preempted')) {
     return { state: 'preempted', reason: 'KueuePreempted',
-      message: `Workload ${wl.metadata.name} was `
-        + `preempted: ${(preempted?.status === 'True' ? preempted.message : evicted.message) ?? 'no message'}` };
+      message: `Workload ${wl.metadata!.name} was `
+        + `preempted: ${(preempted?.status === 'True' ? preempted.message : evicted!.message) ?? 'no message'}` };
   }
   if (evicted?.status === 'True') return { state: 'evicted', reason: 'KueueEvicted',
-    message: `Workload ${wl.metadata.name} was evicted (${evicted.reason}): ${evicted.message ?? ''}`.trim() };
+    message: `Workload ${wl.metadata!.name} was evicted (${evicted.reason}): ${evicted.message ?? ''}`.trim() };
   if (cond(wl, 'Admitted')?.status === 'True') {
     const worker = typeof wl.status?.clusterName === 'string' ? `, dispatched by MultiKueue to worker cluster ${wl.status.clusterName}` : '';
-    return { state: 'admitted', reason: 'KueueAdmitted', message: `Workload ${wl.metadata.name} admitted by ClusterQueue ${cq ?? '?'}${worker}` };
+    return { state: 'admitted', reason: 'KueueAdmitted', message: `Workload ${wl.metadata!.name} admitted by ClusterQueue ${cq ?? '?'}${worker}` };
   }
   const qr = cond(wl, 'QuotaReserved');
-  const checks: any[] = Array.isArray(wl?.status?.admissionChecks) ? wl.status.admissionChecks : [];
+  const listed = wl?.status?.admissionChecks;
+  const checks: readonly AdmissionCheckState[] = Array.isArray(listed) ? listed : [];
   const waiting = checks.filter((c) => c?.state !== 'Ready');
   if (qr?.status === 'True' && waiting.length) {
     const list = waiting.map((c) => `${c.name} (${c.state ?? 'Pending'}${c.message ? `: ${c.message}` : ''})`).join(', ');
@@ -80,10 +109,29 @@ export function statusAnnotation(s: QueueStatus): string {
   return text.length > 1000 ? `${text.slice(0, 999)}…` : text;
 }
 
+/** A core/v1 Event as statusEvent writes it: its timestamps are RFC 3339 strings to the second. */
+export interface StatusEvent {
+  readonly apiVersion: 'v1';
+  readonly kind: 'Event';
+  readonly metadata: { readonly generateName: string; readonly namespace: string };
+  readonly involvedObject: {
+    readonly apiVersion: string; readonly kind: string; readonly name: string; readonly namespace: string; readonly uid: string;
+  };
+  readonly reason: string;
+  readonly message: string;
+  readonly type: 'Normal' | 'Warning';
+  readonly source: { readonly component: string };
+  readonly reportingComponent: string;
+  readonly reportingInstance: string;
+  readonly firstTimestamp: string;
+  readonly lastTimestamp: string;
+  readonly count: number;
+}
+
 /** A core/v1 Event on the Ray object. */
 export function statusEvent(
   s: QueueStatus, owner: { kind: string; name: string; uid: string; apiVersion: string }, namespace: string, component: string, now: Date,
-): any {
+): StatusEvent {
   const ts = now.toISOString().replace(/\.\d{3}Z$/, 'Z');
   return {
     apiVersion: 'v1', kind: 'Event',
@@ -114,7 +162,7 @@ export interface Reported {
  * nothing to mirror: no Ray owner, or a new Workload Kueue has not looked at yet (writing "pending"
  * then would make the real pending state, with Kueue's reason, look already reported).
  */
-export function workloadFingerprint(wl: any): string | undefined {
+export function workloadFingerprint(wl: Workload): string | undefined {
   if (!rayOwnerOf(wl)) return undefined;
   const status = workloadStatus(wl);
   if (status.state === 'pending' && !cond(wl, 'QuotaReserved')) return undefined;

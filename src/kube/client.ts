@@ -6,11 +6,29 @@
  * error. Below the controller and the CLIs; it imports neither, nor cdk8s.
  */
 import * as https from 'https';
+import type { Configuration, Informer, KubeConfig, KubernetesObject, RequestContext } from '@kubernetes/client-node';
 
-export const k8s: any = require('@kubernetes/client-node');
+export const k8s: typeof import('@kubernetes/client-node') = require('@kubernetes/client-node');
+
+/** client-node's types its callers name (types only: nothing more is loaded). */
+export type {
+  AdmissionregistrationV1Api, AppsV1Api, CoordinationV1Api, CoreV1Api, CoreV1Event, CustomObjectsApi, Informer, KubeConfig,
+  KubernetesListObject, KubernetesObject, ObjectCache, V1Lease, V1Secret,
+} from '@kubernetes/client-node';
+
+/** The `code` of an API error (client-node's ApiException carries the HTTP status there), else undefined. */
+export function errorCode(e: unknown): unknown {
+  return (e as { code?: unknown } | null | undefined)?.code;
+}
+
+/** What SharedAgentAuth sets on a request: client-node's RequestContext, or a stand-in with the same two setters. */
+export type AuthContext = Pick<RequestContext, 'setHeaderParam' | 'setAgent'>;
+
+/** An API class of client-node (`k8s.CoreV1Api`, `k8s.CustomObjectsApi`, ...). */
+export type ApiType<T> = new (config: Configuration) => T;
 
 /** The kubeconfig at `file`, or the in-cluster configuration when omitted. */
-export function loadKubeConfig(file?: string): any {
+export function loadKubeConfig(file?: string): KubeConfig {
   const kc = new k8s.KubeConfig();
   if (file) kc.loadFromFile(file);
   else kc.loadFromCluster();
@@ -35,7 +53,7 @@ export class SharedAgentAuth {
   private readAt = 0;
   private reading?: Promise<void>;
 
-  constructor(private readonly kc: any, private readonly ttlMs = CREDENTIALS_TTL_MS) {}
+  constructor(private readonly kc: KubeConfig, private readonly ttlMs = CREDENTIALS_TTL_MS) {}
 
   /** Requests through a proxy or plain HTTP keep client-node's own per-request agent. */
   private get plainHttps(): boolean {
@@ -43,14 +61,15 @@ export class SharedAgentAuth {
     return !!cluster && !cluster.proxyUrl && !String(cluster.server).startsWith('http:');
   }
 
-  async applySecurityAuthentication(context: any): Promise<void> {
-    if (!this.plainHttps) return this.kc.applySecurityAuthentication(context);
+  async applySecurityAuthentication(context: AuthContext): Promise<void> {
+    // Proxied or plain HTTP: only client-node's requests get here, each with its own RequestContext.
+    if (!this.plainHttps) return this.kc.applySecurityAuthentication(context as RequestContext);
     if (!this.agent || Date.now() - this.readAt > this.ttlMs) {
       this.reading ??= this.refresh().finally(() => { this.reading = undefined; });
       await this.reading;
     }
     for (const [k, v] of Object.entries(this.headers)) context.setHeaderParam(k, v);
-    context.setAgent(this.agent);
+    context.setAgent(this.agent!); // set by refresh()
   }
 
   getName(): string {
@@ -58,7 +77,7 @@ export class SharedAgentAuth {
   }
 
   private async refresh(): Promise<void> {
-    const opts: any = {};
+    const opts: https.RequestOptions = {};
     await this.kc.applyToHTTPSOptions(opts); // reads the files; its per-call agent is not used
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(opts.headers ?? {})) headers[k] = `${v}`;
@@ -82,13 +101,13 @@ export class SharedAgentAuth {
   }
 }
 
-const shared = new Map<string, { kc: any; auth: SharedAgentAuth; clients: Map<unknown, any> }>();
+const shared = new Map<string, { kc: KubeConfig; auth: SharedAgentAuth; clients: Map<unknown, unknown> }>();
 
 /**
  * An API client (e.g. `k8s.CoreV1Api`) for the kubeconfig at `file` (in-cluster when omitted). Every
  * client of the same kubeconfig in this process shares one SharedAgentAuth, hence one connection pool.
  */
-export function apiClient(file: string | undefined, type: any): any {
+export function apiClient<T>(file: string | undefined, type: ApiType<T>): T {
   const id = file ?? '<in-cluster>';
   let entry = shared.get(id);
   if (!entry) {
@@ -96,10 +115,11 @@ export function apiClient(file: string | undefined, type: any): any {
     entry = { kc, auth: new SharedAgentAuth(kc), clients: new Map() };
     shared.set(id, entry);
   }
-  let client = entry.clients.get(type);
+  // Keyed by the class: what is stored under `type` is an instance of it.
+  let client = entry.clients.get(type) as T | undefined;
   if (!client) {
     const config = k8s.createConfiguration({
-      baseServer: new k8s.ServerConfiguration(entry.kc.getCurrentCluster().server, {}),
+      baseServer: new k8s.ServerConfiguration(entry.kc.getCurrentCluster()!.server, {}),
       authMethods: { default: entry.auth },
     });
     client = new type(config);
@@ -109,7 +129,7 @@ export function apiClient(file: string | undefined, type: any): any {
 }
 
 /** The KubeConfig behind `apiClient(file, ...)` (informers' watches take it). */
-export function sharedKubeConfig(file?: string): any {
+export function sharedKubeConfig(file?: string): KubeConfig {
   apiClient(file, k8s.CoreV1Api);
   return shared.get(file ?? '<in-cluster>')!.kc;
 }
@@ -118,7 +138,8 @@ export function sharedKubeConfig(file?: string): any {
  * Restarts `informer` 2 s after a watch error, logging it, until `stopped()` says the owner is
  * stopping (stopping aborts the watch, which is not an error).
  */
-export function restartOnError(informer: any, what: string, stopped: () => boolean, log?: (entry: Record<string, unknown>) => void): void {
+export function restartOnError<T extends KubernetesObject>(informer: Informer<T>, what: string, stopped: () => boolean,
+  log?: (entry: Record<string, unknown>) => void): void {
   informer.on('error', (e: unknown) => {
     if (stopped()) return;
     log?.({ level: 'warn', msg: `${what} informer error, restarting`, detail: e instanceof Error ? e.message : String(e) });
@@ -136,11 +157,11 @@ export async function readRetryingWhileBusy<T>(fn: () => Promise<T>): Promise<T>
     try {
       return await fn();
     } catch (e) {
-      const any = e as { code?: number; statusCode?: number; message?: string; headers?: Record<string, string> };
-      const status = any?.code ?? any?.statusCode;
-      const busy = status === 429 || status === 503 || /Premature close|ECONNRESET|socket hang up/.test(String(any?.message));
+      const err = e as { code?: number; statusCode?: number; message?: string; headers?: Record<string, string> } | undefined;
+      const status = err?.code ?? err?.statusCode;
+      const busy = status === 429 || status === 503 || /Premature close|ECONNRESET|socket hang up/.test(String(err?.message));
       if (!busy || attempt >= 5) throw e;
-      const after = Number(any?.headers?.['retry-after']);
+      const after = Number(err?.headers?.['retry-after']);
       const ms = Number.isFinite(after) && after > 0 ? Math.min(after, 5) * 1000 : 250 * 2 ** (attempt - 1);
       await new Promise((r) => setTimeout(r, ms));
     }
