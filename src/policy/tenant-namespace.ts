@@ -97,6 +97,24 @@ export interface TenantNetworkInput {
   readonly labels?: Record<string, string>;
 }
 
+/** An ingress rule of a tenant NetworkPolicy: from pods and namespaces, to ports. */
+export interface NetworkPolicyIngressRule {
+  readonly from?: ReadonlyArray<{ readonly podSelector?: LabelSelector; readonly namespaceSelector?: LabelSelector }>;
+  readonly ports?: ReadonlyArray<{ readonly port: number; readonly protocol: string }>;
+}
+
+/** A tenant namespace's NetworkPolicy, as its manifest. */
+export interface TenantNetworkPolicy {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly metadata: { readonly name: string; readonly namespace: string; readonly labels?: Record<string, string> };
+  readonly spec: {
+    readonly podSelector: LabelSelector;
+    readonly policyTypes: readonly string[];
+    readonly ingress: readonly NetworkPolicyIngressRule[];
+  };
+}
+
 /** The names of the two policies. */
 export const TENANT_RAY_POLICY = 'tenant-ray-pods';
 export const TENANT_SERVE_POLICY = 'tenant-ray-serve';
@@ -108,10 +126,10 @@ export const TENANT_SERVE_POLICY = 'tenant-ray-serve';
  * the serve port from anywhere (what a RayService's serve Service exposes). Ingress only: Ray pods
  * still reach the API server, image registries and data. Other pods of the namespace are not selected.
  */
-export function tenantNetworkPolicies(i: TenantNetworkInput): Record<string, any>[] {
+export function tenantNetworkPolicies(i: TenantNetworkInput): TenantNetworkPolicy[] {
   const meta = (name: string) => ({ name, namespace: i.namespace, ...(i.labels ? { labels: { ...i.labels } } : {}) });
   const tcp = (port: number) => ({ port, protocol: 'TCP' });
-  const ingress: Record<string, any>[] = [
+  const ingress: NetworkPolicyIngressRule[] = [
     { from: [{ podSelector: {} }] },
     {
       from: [{ namespaceSelector: { matchLabels: { [NAMESPACE_NAME_LABEL]: i.operatorNamespace } },
