@@ -93,7 +93,8 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
     if (kx.length !== Object.keys(y).length) return false;
     for (const k of kx) {
       if (!Object.prototype.hasOwnProperty.call(y, k)) return false;
-      stack.push([(x as any)[k], (y as any)[k]]);
+      // A list's keys are its indices: both are read as JSON objects.
+      stack.push([(x as Record<string, unknown>)[k], (y as Record<string, unknown>)[k]]);
     }
   }
   return true;
@@ -109,8 +110,8 @@ export function fieldChanged(oldObj: unknown, newObj: unknown, field: string): b
   let b: unknown = newObj;
   for (const seg of fieldSegments(field)) {
     // A segment indexes a list as well as a JSON object.
-    const na = Array.isArray(a) || isRecord(a) ? (a as any)[seg] : undefined;
-    const nb = Array.isArray(b) || isRecord(b) ? (b as any)[seg] : undefined;
+    const na = Array.isArray(a) || isRecord(a) ? (a as Record<string, unknown>)[seg] : undefined;
+    const nb = Array.isArray(b) || isRecord(b) ? (b as Record<string, unknown>)[seg] : undefined;
     if (na === undefined && nb === undefined) break;
     a = na;
     b = nb;
@@ -138,7 +139,7 @@ function causeFields(f: Finding, obj: RayObject): string[] {
 export function withoutScale(groups: readonly unknown[]): unknown[] {
   return groups.map((g) => {
     if (!(Array.isArray(g) || isRecord(g))) return g; // a list in place of a group is rebuilt as an object too
-    const { replicas: _r, scaleStrategy: _s, ...rest } = g as any;
+    const { replicas: _r, scaleStrategy: _s, ...rest } = g as Record<string, unknown>;
     return rest;
   });
 }
@@ -148,31 +149,34 @@ export function withoutScale(groups: readonly unknown[]): unknown[] {
  * priority labels (and the queue annotation), status, the suspend fields Kueue flips, and, on an
  * autoscaling cluster, the worker replicas and scale strategy the Ray autoscaler writes.
  */
-function semanticPart(value: any): unknown {
+function semanticPart(value: unknown): unknown {
   // A list is walked like a JSON object here, as always (a list spec is spread into an object): Array.isArray || isRecord.
   if (!(Array.isArray(value) || isRecord(value))) return value;
-  const obj: any = value;
-  const md: any = Array.isArray(obj.metadata) || isRecord(obj.metadata) ? obj.metadata : {};
+  // A list is read by its keys (its indices), as a JSON object.
+  const obj = value as Record<string, unknown>;
+  const md = Array.isArray(obj.metadata) || isRecord(obj.metadata) ? obj.metadata as Record<string, unknown> : {};
   const pick = (m: unknown, keys: string[]) => {
     if (!(Array.isArray(m) || isRecord(m))) return [];
-    const o: any = m;
+    const o = m as Record<string, unknown>;
     return keys.filter((k) => o[k] !== undefined).map((k) => [k, o[k]]);
   };
-  const spec: any = Array.isArray(obj.spec) || isRecord(obj.spec) ? { ...obj.spec } : obj.spec;
+  const spec: unknown = Array.isArray(obj.spec) || isRecord(obj.spec) ? { ...(obj.spec as Record<string, unknown>) } : obj.spec;
   if (isRecord(spec)) { // never a list: a list spec was spread into an object above
     delete spec.suspend;
     const config: unknown = spec.rayClusterConfig;
     if (Array.isArray(config) || isRecord(config)) {
-      spec.rayClusterConfig = { ...config };
-      delete spec.rayClusterConfig.suspend;
+      const copy: Record<string, unknown> = { ...(config as Record<string, unknown>) };
+      spec.rayClusterConfig = copy;
+      delete copy.suspend;
     }
-    const cs = clusterSpecOf({ ...obj, spec });
+    // Only the kind and the spec are read: the object as a RayObject.
+    const cs = clusterSpecOf({ ...obj, spec } as RayObject);
     if (cs && cs.spec.enableInTreeAutoscaling === true && Array.isArray(cs.spec.workerGroupSpecs)) {
       const groups = withoutScale(cs.spec.workerGroupSpecs);
       if (cs.path === 'spec') spec.workerGroupSpecs = groups;
       else {
         const key = cs.path.split('.')[1];
-        spec[key] = { ...(spec[key] as any), workerGroupSpecs: groups };
+        spec[key] = { ...(spec[key] as Record<string, unknown>), workerGroupSpecs: groups };
       }
     }
   }

@@ -12,7 +12,7 @@ import { evaluateRayObject } from './evaluate';
 import { Finding, formatFinding } from './findings';
 import { isRecord, listOf } from './json';
 import { withKueueDefaults } from './kueue-defaults';
-import { RayObject, rayKindNamed, skipsKueue, SuspendField } from './kinds';
+import { PodTemplateJson, RayClusterSpecJson, RayObject, rayKindNamed, skipsKueue, SuspendField } from './kinds';
 import { namespaceOf, PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL } from './ray-object';
 import { kueueValidatesUpdate, kueueWebhookOnUpdate } from './rules/kueue-webhook';
 import { onlyKubeRayMakesRayPods, PodTemplateKind } from './rules/kuberay-pod-claims';
@@ -118,8 +118,9 @@ export function fromTrustedWriter(request: AdmissionRequester, settings: Pick<Ad
 }
 
 /** The object as the policy sees it: namespace filled from the request. */
-function withNamespace(obj: any, namespace: string | undefined): RayObject {
-  const o = obj ?? {};
+function withNamespace(obj: unknown, namespace: string | undefined): RayObject {
+  // Read as a Ray object: the rules check the type of every field they use (objectShape reports a wrong one).
+  const o = (obj ?? {}) as RayObject;
   return { ...o, metadata: { ...(o.metadata ?? {}), namespace: o.metadata?.namespace ?? namespace } };
 }
 
@@ -137,15 +138,16 @@ const allowed = (findings: readonly Finding[] = [], warnings: readonly string[] 
  * (kueue-unsuspend.ts); DELETE and CONNECT always pass.
  */
 export function admissionVerdict(
-  obj: any, oldObj: any, operation: AdmissionOperation | string | undefined, ctx: AdmissionContext, request: AdmissionRequester = {},
+  obj: unknown, oldObj: unknown, operation: AdmissionOperation | string | undefined, ctx: AdmissionContext, request: AdmissionRequester = {},
 ): Verdict {
   if (operation === 'DELETE' || operation === 'CONNECT') return allowed();
   if (fromTrustedWriter(request, ctx)) return allowed();
   if (request.subResource !== undefined && request.subResource !== '') {
     // Kueue reads a Ray object's status to tell it finished (and release its quota); only KubeRay writes it.
     const sub = request.subResource;
-    const message = `${request.kind ?? obj?.kind} ${request.namespace}/${obj?.metadata?.name}: ${sub}: only KubeRay's operator writes the ${sub} of `
-      + 'a Ray object (Kueue reads it to release the quota)';
+    const named = obj as RayObject | null | undefined; // only printed
+    const message = `${request.kind ?? named?.kind} ${request.namespace}/${named?.metadata?.name}: ${sub}: only KubeRay's operator writes `
+      + `the ${sub} of a Ray object (Kueue reads it to release the quota)`;
     return { outcome: 'forbidden', message: `${message}. Fix: leave the ${sub} to KubeRay [rayStatusWriter]`, warnings: [], findings: [] };
   }
   const update = operation === 'UPDATE' && oldObj && typeof oldObj === 'object';
@@ -181,7 +183,7 @@ export function admissionVerdict(
  * (kuberay-pod-claims.ts). Every other write of such an object passes, deletion above all.
  */
 export function podVerdict(
-  kind: PodTemplateKind, obj: any, oldObj: any, operation: AdmissionOperation | string | undefined, ctx: AdmissionContext,
+  kind: PodTemplateKind, obj: unknown, oldObj: unknown, operation: AdmissionOperation | string | undefined, ctx: AdmissionContext,
   request: AdmissionRequester = {},
 ): Verdict {
   if (operation !== 'CREATE' && operation !== 'UPDATE') return allowed();
@@ -200,9 +202,11 @@ export function podVerdict(
  * owner references the object carries).
  */
 export function admissionDefaults(
-  obj: any, operation: AdmissionOperation | string | undefined, ctx: AdmissionContext, request: AdmissionRequester = {},
+  input: unknown, operation: AdmissionOperation | string | undefined, ctx: AdmissionContext, request: AdmissionRequester = {},
 ): Defaulting {
-  if (operation !== 'CREATE' || !obj || typeof obj !== 'object' || fromTrustedWriter(request, ctx)) return NO_DEFAULTS;
+  if (operation !== 'CREATE' || !input || typeof input !== 'object' || fromTrustedWriter(request, ctx)) return NO_DEFAULTS;
+  // A JSON object, read as a Ray object: each field read below is checked first.
+  const obj = input as RayObject;
   const kind = request.kind ?? obj.kind;
   const labels = isRecord(obj.metadata?.labels) ? obj.metadata.labels : undefined;
   const tenant = tenantOf(ctx.inventory, obj.metadata?.namespace ?? request.namespace);
@@ -230,28 +234,31 @@ export function admissionDefaults(
 }
 
 /** The suspend field to set, when its parent is a JSON object (a patch below a field of the wrong type would fail the create). */
-function suspendAtCreate(obj: any, kind: string, kueue: KueueCapabilities): SuspendField | undefined {
+function suspendAtCreate(obj: RayObject, kind: string | undefined, kueue: KueueCapabilities): SuspendField | undefined {
   const adapter = rayKindNamed(kind);
-  const autoscaling = (adapter?.clusterSpecValue(obj) as any)?.enableInTreeAutoscaling === true;
+  const spec = adapter?.clusterSpecValue(obj);
+  const autoscaling = isRecord(spec) && spec.enableInTreeAutoscaling === true;
   const field = adapter ? adapter.suspendFieldAtCreate(autoscaling, kueue) : 'spec.suspend';
   if (!field) return undefined;
-  const parent = field.split('.').slice(0, -1).reduce((o: any, k) => o?.[k], obj);
+  // The fields on the way are read only in JSON objects (a list or a scalar has none of these keys).
+  const parent = field.split('.').slice(0, -1).reduce<unknown>((o, k) => (isRecord(o) ? o[k] : undefined), obj);
   return isRecord(parent) ? field : undefined;
 }
 
-function gracefulDefaults(obj: any, kind: string, g: GracefulPreemption): PodTemplateDefault[] {
+function gracefulDefaults(obj: RayObject, kind: string | undefined, g: GracefulPreemption): PodTemplateDefault[] {
   const adapter = rayKindNamed(kind);
   if (!adapter) return [];
   const base = adapter.clusterSpecPath;
-  const cluster: any = adapter.clusterSpecValue(obj);
+  const spec = adapter.clusterSpecValue(obj);
   // Only well-typed parts are defaulted: a patch into a field of the wrong type would fail the create with
   // a JSON-patch error instead of the schema's message.
-  if (!isRecord(cluster)) return [];
+  if (!isRecord(spec)) return [];
+  const cluster = spec as RayClusterSpecJson;
   // Past the bound the validating webhook refuses the object (objectShape), and the patch would be
   // megabytes (three operations per worker group): no defaults are added.
   if (listOf(cluster.workerGroupSpecs).length > MAX_LIST_LENGTH) return [];
-  const templates: Array<[string, any]> = [[`${base}.headGroupSpec.template`, cluster.headGroupSpec?.template]];
-  listOf(cluster.workerGroupSpecs).forEach((group: any, i: number) => templates.push([`${base}.workerGroupSpecs[${i}].template`, group?.template]));
+  const templates: Array<[string, PodTemplateJson | undefined]> = [[`${base}.headGroupSpec.template`, cluster.headGroupSpec?.template]];
+  listOf(cluster.workerGroupSpecs).forEach((group, i) => templates.push([`${base}.workerGroupSpecs[${i}].template`, group?.template]));
   const out: PodTemplateDefault[] = [];
   for (const [template, t] of templates) {
     if (!isRecord(t?.spec)) continue;
@@ -276,26 +283,41 @@ export function preStopSleep(seconds: number): { exec: { command: string[] } } {
 /** The object with the defaults applied (a copy; the input is not changed). */
 export function applyDefaulting(obj: RayObject, d: Defaulting): RayObject {
   if (!d.labels.length && !d.suspend && !d.podTemplates.length) return obj;
-  const copy: any = JSON.parse(JSON.stringify(obj));
+  const copy: WritableJson = JSON.parse(JSON.stringify(obj));
   if (d.labels.length) {
-    copy.metadata = isRecord(copy.metadata) ? copy.metadata : {};
-    copy.metadata.labels = isRecord(copy.metadata.labels) ? copy.metadata.labels : {};
-    for (const l of d.labels) copy.metadata.labels[l.key] = l.value;
+    const metadata: WritableJson = isRecord(copy.metadata) ? copy.metadata : {};
+    copy.metadata = metadata;
+    const labels: WritableJson = isRecord(metadata.labels) ? metadata.labels : {};
+    metadata.labels = labels;
+    for (const l of d.labels) labels[l.key] = l.value;
   }
   if (d.suspend) {
     const keys = d.suspend.split('.');
-    keys.slice(0, -1).reduce((o: any, k) => o[k], copy)[keys[keys.length - 1]] = true;
+    objectAt(copy, keys.slice(0, -1))[keys[keys.length - 1]] = true;
   }
   for (const t of d.podTemplates) {
-    const template = t.template.replace(/\[(\d+)\]/g, '.$1').split('.').reduce((o: any, k) => o[k], copy);
-    if (t.terminationGracePeriodSeconds !== undefined) template.spec.terminationGracePeriodSeconds = t.terminationGracePeriodSeconds;
+    const template = objectAt(copy, t.template.replace(/\[(\d+)\]/g, '.$1').split('.'));
+    if (t.terminationGracePeriodSeconds !== undefined) {
+      (template.spec as WritableJson).terminationGracePeriodSeconds = t.terminationGracePeriodSeconds;
+    }
     if (t.preStopSleepSeconds !== undefined) {
-      const c0 = template.spec.containers[0];
+      const c0 = ((template.spec as WritableJson).containers as WritableJson[])[0];
       if (t.createLifecycle) c0.lifecycle = {};
-      c0.lifecycle.preStop = preStopSleep(t.preStopSleepSeconds);
+      (c0.lifecycle as WritableJson).preStop = preStopSleep(t.preStopSleepSeconds);
     }
   }
   return copy;
+}
+
+/** A copy of user JSON that applyDefaulting writes into. */
+type WritableJson = Record<string, unknown>;
+
+/**
+ * The value at `keys` below `root`, read as a JSON object: applyDefaulting writes only where admissionDefaults
+ * found JSON objects (anything else throws the TypeError of reading or writing a field of undefined).
+ */
+function objectAt(root: WritableJson, keys: readonly string[]): WritableJson {
+  return keys.reduce((o, k) => o[k] as WritableJson, root);
 }
 
 /**
@@ -303,10 +325,11 @@ export function applyDefaulting(obj: RayObject, d: Defaulting): RayObject {
  * validator on the defaulted object (what `cdk8s-kueue-ray check` reports for a tenant's object).
  */
 export function decide(
-  obj: any, oldObj: any, operation: AdmissionOperation, ctx: AdmissionContext, request: AdmissionRequester = {},
+  obj: unknown, oldObj: unknown, operation: AdmissionOperation, ctx: AdmissionContext, request: AdmissionRequester = {},
 ): AdmissionDecision {
   const defaulting = admissionDefaults(obj, operation, ctx, request);
-  const object = applyDefaulting(obj, defaulting);
+  // Defaults are added only to a JSON object; anything else comes back as it was given.
+  const object = applyDefaulting(obj as RayObject, defaulting);
   return { defaulting, object, verdict: admissionVerdict(object, oldObj, operation, ctx, request) };
 }
 

@@ -6,8 +6,11 @@
  * Pure: input is the Kubernetes JSON of a RayJob, RayCluster or RayService.
  */
 import { addInto, maxInto, parseQuantity, parseResourceList, ResourceMap } from './quantity';
-import { isRecord, listOf } from './json';
-import { clusterSpecOf, hasSubmitterPodSet, RAY_JOB, RayObject, rayKindOf, submitterTemplateOf } from './kinds';
+import { isInteger, isRecord, listOf } from './json';
+import {
+  clusterSpecOf, ContainerJson, hasSubmitterPodSet, PodSpecJson, RAY_JOB, RayClusterSpecJson, RayObject, rayKindOf, submitterTemplateOf,
+  WorkerGroupSpecJson,
+} from './kinds';
 import { KueueCapabilities } from './versions';
 
 export interface PodSetAccounting {
@@ -37,7 +40,7 @@ export const REDIS_CLEANUP_REQUESTS = { cpu: '200m', memory: '256Mi' } as const;
 export const AUTOSCALER_SIDECAR_REQUESTS = { cpu: '500m', memory: '512Mi' } as const;
 
 /** A container's requests as Kueue counts them: missing requests are filled from limits. */
-export function containerRequests(container: any, where: string): ResourceMap {
+export function containerRequests(container: ContainerJson | undefined, where: string): ResourceMap {
   const req = parseResourceList(container?.resources?.requests, `${where}.resources.requests`);
   const lim = parseResourceList(container?.resources?.limits, `${where}.resources.limits`);
   for (const [k, v] of lim) if (!req.has(k)) req.set(k, v);
@@ -49,7 +52,7 @@ export function containerRequests(container: any, where: string): ResourceMap {
  * summed, restartable (sidecar) init containers added, each other init container max'ed (on top of
  * the sidecars started before it), plus spec.overhead.
  */
-export function podRequests(podSpec: any, where: string, extraContainers: ResourceMap[] = []): ResourceMap {
+export function podRequests(podSpec: PodSpecJson | undefined, where: string, extraContainers: ResourceMap[] = []): ResourceMap {
   const sum: ResourceMap = new Map();
   const containers = listOf(podSpec?.containers);
   for (let i = 0; i < containers.length; i++) addInto(sum, containerRequests(containers[i], `${where}.containers[${i}]`));
@@ -63,7 +66,7 @@ export function podRequests(podSpec: any, where: string, extraContainers: Resour
   // their number (40,000 init containers with distinct resources took minutes). Only the resources the
   // container names can change that max: initMax already holds every other sidecar resource at least
   // at its current total, so updating just those gives the same map, in linear time.
-  inits.forEach((c: any, i: number) => {
+  inits.forEach((c, i) => {
     const r = containerRequests(c, `${where}.initContainers[${i}]`);
     const sidecar = c?.restartPolicy === 'Always';
     if (sidecar) addInto(sidecars, r);
@@ -87,22 +90,22 @@ function times(map: ResourceMap, n: number): ResourceMap {
   return addInto(new Map(), map, BigInt(n));
 }
 
-function gcsFaultToleranceEnabled(obj: RayObject, cluster: any): boolean {
+function gcsFaultToleranceEnabled(obj: RayObject, cluster: RayClusterSpecJson): boolean {
   return cluster?.gcsFaultToleranceOptions !== undefined || obj.metadata?.annotations?.['ray.io/ft-enabled'] === 'true';
 }
 
 /** Worker-group pod count as Kueue counts it: replicas × numOfHosts. */
-export function workerCount(group: any, replicasOverride?: number): number {
+export function workerCount(group: WorkerGroupSpecJson | undefined, replicasOverride?: number): number {
   // The CRD defaults replicas to 0 and numOfHosts to 1 before any webhook or controller sees the object.
   // Only integers count (the CRD's int32): a wrong type is objectShape's finding, never a BigInt RangeError.
-  const replicas = replicasOverride ?? (Number.isInteger(group?.replicas) ? group.replicas : 0);
-  const hosts = Number.isInteger(group?.numOfHosts) && group.numOfHosts > 0 ? group.numOfHosts : 1;
+  const replicas = replicasOverride ?? (isInteger(group?.replicas) ? group.replicas : 0);
+  const hosts = isInteger(group?.numOfHosts) && group.numOfHosts > 0 ? group.numOfHosts : 1;
   return replicas * hosts;
 }
 
 export interface GangOptions {
   /** Count each worker group at this many replicas instead of `replicas` (e.g. maxReplicas for elastic scale-up). */
-  readonly workerReplicas?: (group: any) => number | undefined;
+  readonly workerReplicas?: (group: WorkerGroupSpecJson) => number | undefined;
 }
 
 /** Builds the PodSets and the total request of a Ray object for a Kueue version. */
@@ -136,7 +139,7 @@ export function computeGang(obj: RayObject, kueue: KueueCapabilities, opts: Gang
     const perPod = podRequests(headSpec, `${headPath}.template.spec`, extraContainers);
     podSets.push({ name: 'head', path: headPath, count: 1, perPod, total: times(perPod, 1), extras });
 
-    listOf(cluster.workerGroupSpecs).forEach((g: any, i: number) => {
+    listOf(cluster.workerGroupSpecs).forEach((g, i) => {
       const path = `${cs.path}.workerGroupSpecs[${i}]`;
       const per = podRequests(g?.template?.spec, `${path}.template.spec`);
       const count = workerCount(g, opts.workerReplicas?.(g));
@@ -162,7 +165,7 @@ export function computeGang(obj: RayObject, kueue: KueueCapabilities, opts: Gang
  * The total of `computeGang(obj, kueue, { workerReplicas })`, from the gang computeGang built for the same
  * object and Kueue version: only the pod counts change, so no request is parsed again.
  */
-export function gangTotalAtReplicas(obj: RayObject, gang: Gang, workerReplicas: (group: any) => number | undefined): ResourceMap {
+export function gangTotalAtReplicas(obj: RayObject, gang: Gang, workerReplicas: (group: WorkerGroupSpecJson) => number | undefined): ResourceMap {
   const cs = clusterSpecOf(obj);
   const groups = cs ? listOf(cs.spec.workerGroupSpecs) : [];
   const total: ResourceMap = new Map();

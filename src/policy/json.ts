@@ -8,13 +8,23 @@
  * A JSON object (not an array, not null): the one guard for it, in the policy, the CLI and the controller.
  * A caller that also takes a list says so: `Array.isArray(v) || isRecord(v)`.
  */
-export function isRecord(v: unknown): v is Record<string, any> {
+export function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** `v` when it is a list, else an empty one. */
-export function listOf(v: unknown): any[] {
+/**
+ * `v` when it is a list, else an empty one. A field the CRD declares as a list keeps its item type (the
+ * items are still user JSON: readers check what they use); another value gives unknown items.
+ */
+export function listOf<T>(v: readonly T[] | undefined): readonly T[];
+export function listOf(v: unknown): readonly unknown[];
+export function listOf(v: unknown): readonly unknown[] {
   return Array.isArray(v) ? v : [];
+}
+
+/** Number.isInteger, as a type guard: a whole number. */
+export function isInteger(v: unknown): v is number {
+  return Number.isInteger(v);
 }
 
 /** `v` when it is a string. */
@@ -23,7 +33,7 @@ export function stringOf(v: unknown): string | undefined {
 }
 
 /** An own property of a JSON object, never one inherited from Object.prototype ("constructor", "__proto__"). */
-export function ownField(o: unknown, key: string): any {
+export function ownField(o: unknown, key: string): unknown {
   return isRecord(o) && Object.prototype.hasOwnProperty.call(o, key) ? o[key] : undefined;
 }
 

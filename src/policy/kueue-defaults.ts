@@ -25,7 +25,7 @@ export function hasDefaultLocalQueue(inventory: Inventory | undefined, namespace
 /** A Ray owner with `controller: true`: KubeRay made the object for it, and Kueue manages the owner, not the child. */
 function ownedByRayObject(obj: RayObject): boolean {
   const refs = Array.isArray(obj.metadata?.ownerReferences) ? obj.metadata.ownerReferences : [];
-  return refs.some((r: any) => isRecord(r) && r.controller === true && /^ray\.io\//.test(String(r.apiVersion)) && !!rayKindOf({ kind: r.kind }));
+  return refs.some((r: unknown) => isRecord(r) && r.controller === true && /^ray\.io\//.test(String(r.apiVersion)) && !!rayKindOf({ kind: r.kind }));
 }
 
 /** The label Kueue's webhook adds to a new object, or undefined. */

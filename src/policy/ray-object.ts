@@ -1,6 +1,8 @@
 /** Reading the Kueue-relevant facts out of a Ray object (pure). */
 import { ownField, stringOf } from './json';
-import { clusterSpecOf, RAY_KIND_TABLE, RayObject, rayKindNamed, submitterTemplateOf, SuspendField } from './kinds';
+import {
+  clusterSpecOf, PodTemplateJson, RAY_KIND_TABLE, RayObject, rayKindNamed, submitterTemplateOf, SuspendField, WorkerGroupSpecJson,
+} from './kinds';
 import { KueueCapabilities } from './versions';
 
 export const QUEUE_NAME_LABEL = 'kueue.x-k8s.io/queue-name';
@@ -56,12 +58,13 @@ export function isQueued(obj: RayObject, kueue: Pick<KueueCapabilities, 'queueNa
   return !!queueNameOf(obj, kueue);
 }
 
-export function workerGroupsOf(obj: RayObject): any[] {
+export function workerGroupsOf(obj: RayObject): readonly WorkerGroupSpecJson[] {
   const g = clusterSpecOf(obj)?.spec?.workerGroupSpecs;
   return Array.isArray(g) ? g : [];
 }
 
-type PodTemplateRef = { path: string; template: any; role: 'head' | 'worker' | 'submitter' };
+/** A pod template with its path: whatever the object holds there, read as the CRD declares it (the callers check it). */
+type PodTemplateRef = { path: string; template: PodTemplateJson | undefined; role: 'head' | 'worker' | 'submitter' };
 
 /**
  * The object evaluateRayObject runs the rules on, and its pod templates once listed: five rules walk them,
@@ -96,7 +99,8 @@ function listPodTemplates(obj: RayObject, opts: { readonly workers?: boolean }):
   const out: PodTemplateRef[] = [];
   const cs = clusterSpecOf(obj);
   if (cs) {
-    out.push({ path: `${cs.path}.headGroupSpec.template`, template: ownField(cs.spec.headGroupSpec, 'template'), role: 'head' });
+    out.push({ path: `${cs.path}.headGroupSpec.template`, template: ownField(cs.spec.headGroupSpec, 'template') as PodTemplateJson | undefined,
+      role: 'head' });
     if (opts.workers !== false) workerGroupsOf(obj)
       .forEach((g, i) => out.push({ path: `${cs.path}.workerGroupSpecs[${i}].template`, template: g?.template, role: 'worker' }));
   }

@@ -10,7 +10,7 @@
  */
 import { Finding, objectRef } from './findings';
 import { isDns1123Label, isDns1123Subdomain } from './k8s-names';
-import { clusterSpecOf, RAY_CLUSTER, RayObject, rayKindOf } from './kinds';
+import { clusterSpecOf, RAY_CLUSTER, RayObject, rayKindOf, RaySpecJson } from './kinds';
 import { isRecord, listOf, stringOf } from './ray-object';
 import { jsonEqual, withoutScale } from './admission';
 import { RuleRecord } from './rules/rule';
@@ -102,7 +102,7 @@ export interface RayParent {
  */
 export function rayParentOf(obj: unknown): RayParent | undefined {
   const refs = listOf(isRecord(obj) && isRecord(obj.metadata) ? obj.metadata.ownerReferences : undefined);
-  const c = refs.find((o) => isRecord(o) && o.controller === true);
+  const c = refs.find((o): o is Record<string, unknown> => isRecord(o) && o.controller === true);
   const kind = rayKindOf(c);
   if (!c || !kind?.ownsRayCluster || !String(c.apiVersion ?? '').startsWith(`${kind.group}/`)) return undefined;
   return { kind: kind.kind as RayParent['kind'], name: stringOf(c.name) ?? '' };
@@ -118,7 +118,7 @@ export function autoscalerUser(obj: RayObject): string | undefined {
 }
 
 /** The spec without the worker replicas (and scaleStrategy) the autoscaler writes. */
-function withoutReplicas(spec: any): unknown {
+function withoutReplicas(spec: unknown): unknown {
   if (!isRecord(spec)) return spec;
   return {
     ...spec,
@@ -127,7 +127,7 @@ function withoutReplicas(spec: any): unknown {
 }
 
 /** The first worker group whose replicas leave [minReplicas, maxReplicas], as a field path. */
-function replicasOutOfBounds(spec: any): string | undefined {
+function replicasOutOfBounds(spec: RaySpecJson | undefined): string | undefined {
   const groups = listOf(spec?.workerGroupSpecs);
   for (let i = 0; i < groups.length; i++) {
     const g = groups[i];
@@ -140,7 +140,7 @@ function replicasOutOfBounds(spec: any): string | undefined {
 }
 
 /** The first top-level spec field that differs, as a field path (for the denial). */
-function firstChange(oldSpec: any, newSpec: any): string {
+function firstChange(oldSpec: RaySpecJson | undefined, newSpec: RaySpecJson | undefined): string {
   const keys = new Set([...Object.keys(isRecord(oldSpec) ? oldSpec : {}), ...Object.keys(isRecord(newSpec) ? newSpec : {})]);
   for (const k of keys) if (!jsonEqual(oldSpec?.[k], newSpec?.[k])) return `spec.${k}`;
   return 'spec';

@@ -5,12 +5,14 @@
 import { isRecord } from '../json';
 import { RayKind, RayObject } from './kind';
 import type { RayKindName } from './name';
+import type { PodTemplateJson, RayClusterSpecJson } from './ray-json';
 import type { KueueCapabilities } from '../versions';
 import { RAY_CLUSTER } from './raycluster';
 import { RAY_JOB } from './rayjob';
 import { RAY_SERVICE } from './rayservice';
 
 export * from './kind';
+export * from './ray-json';
 export type { RayKindName } from './name';
 export { RAY_CLUSTER, RAY_JOB, RAY_SERVICE };
 export { selectsCluster } from './rayjob';
@@ -50,11 +52,18 @@ export function skipsKueue(obj: RayObject, kueue: Pick<KueueCapabilities, 'rayJo
   return rayKindOf(obj)?.skipsKueue(obj, kueue) ?? false;
 }
 
+/** A Ray object's cluster spec and its path (spec, spec.rayClusterSpec or spec.rayClusterConfig). */
+export interface ClusterSpecAt {
+  readonly spec: RayClusterSpecJson;
+  readonly path: string;
+}
+
 /** The RayClusterSpec inside a Ray object, and its path. Only a JSON object is a cluster spec; any other type is reported by objectShape. */
-export function clusterSpecOf(obj: RayObject): { spec: any; path: string } | undefined {
+export function clusterSpecOf(obj: RayObject): ClusterSpecAt | undefined {
   const kind = rayKindOf(obj);
   const spec = kind?.clusterSpecValue(obj);
-  return kind && isRecord(spec) ? { spec, path: kind.clusterSpecPath } : undefined;
+  // A JSON object at the cluster spec's path is read as the CRD declares it (its fields are checked where read).
+  return kind && isRecord(spec) ? { spec: spec as RayClusterSpecJson, path: kind.clusterSpecPath } : undefined;
 }
 
 /** Kueue builds a `submitter` PodSet for the object (a RayJob in K8sJobMode, the CRD default). */
@@ -63,14 +72,15 @@ export function hasSubmitterPodSet(obj: RayObject): boolean {
 }
 
 /** The submitter pod template of the object, when its kind has one and it is a JSON object. */
-export function submitterTemplateOf(obj: RayObject): Record<string, any> | undefined {
+export function submitterTemplateOf(obj: RayObject): PodTemplateJson | undefined {
   const path = rayKindOf(obj)?.submitterTemplatePath;
   if (path === undefined) return undefined;
   // Split once per path: the rules ask for the submitter template of every object several times.
   let keys = PATH_KEYS.get(path);
   if (!keys) PATH_KEYS.set(path, (keys = path.split('.')));
-  let tpl: any = obj;
-  for (const key of keys) tpl = tpl?.[key];
+  let tpl: unknown = obj;
+  // Only a JSON object has these keys (no list or scalar of JSON does).
+  for (const key of keys) tpl = isRecord(tpl) ? tpl[key] : undefined;
   return isRecord(tpl) ? tpl : undefined;
 }
 

@@ -6,8 +6,9 @@
  */
 import type { KueueCapabilities } from '../versions';
 import type { RayKindName } from './name';
+import type { RaySpecJson } from './ray-json';
 
-/** A Ray object as the API server sees it (plain Kubernetes JSON). */
+/** A Ray object as the API server sees it (plain Kubernetes JSON; the spec as ray-json.ts declares it). */
 export interface RayObject {
   readonly apiVersion?: string;
   readonly kind?: string;
@@ -19,7 +20,7 @@ export interface RayObject {
     readonly annotations?: Record<string, string>;
     readonly ownerReferences?: ReadonlyArray<{ kind?: string; name?: string; apiVersion?: string; controller?: boolean }>;
   };
-  readonly spec?: any;
+  readonly spec?: RaySpecJson;
 }
 
 /** Where Kueue suspends a queued object when it is created. */

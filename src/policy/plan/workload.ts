@@ -2,7 +2,7 @@
  * What the simulator does with a workload (Kueue's pkg/workload): make one, read its PodSet templates and
  * its scheduling-equivalence key. The Workload itself (Kueue's workload.Info) is part of the snapshot's state (snapshot.ts), which never imports this module. Pure.
  */
-import { RayObject, rayKindOf } from '../kinds';
+import { PodTemplateJson, RayClusterSpecJson, RayObject, rayKindOf } from '../kinds';
 import type { Workload, WorkloadInit } from './snapshot';
 
 /** Every workload with all its fields, in one order: one object shape for the hot loops that read them. */
@@ -18,12 +18,13 @@ export function newWorkload(i: WorkloadInit): Workload {
 }
 
 /** The pod template of a PodSet (head, submitter or a worker group) in the Ray object. */
-export function podSetTemplate(obj: RayObject, podSet: string): any {
+export function podSetTemplate(obj: RayObject, podSet: string): PodTemplateJson | undefined {
   const kind = rayKindOf(obj);
-  const spec: any = kind ? kind.clusterSpecValue(obj) : obj.spec;
+  // Whatever is at the cluster spec's path, read as the CRD declares it (only read through optional chaining here).
+  const spec = kind ? kind.clusterSpecValue(obj) as RayClusterSpecJson | undefined : obj.spec;
   if (podSet === 'head') return spec?.headGroupSpec?.template;
   if (podSet === 'submitter') return obj.spec?.submitterPodTemplate;
-  return (spec?.workerGroupSpecs ?? []).find((g: any) => typeof g?.groupName === 'string' && g.groupName.toLowerCase() === podSet)?.template;
+  return (spec?.workerGroupSpecs ?? []).find((g) => typeof g?.groupName === 'string' && g.groupName.toLowerCase() === podSet)?.template;
 }
 
 /** Kueue's scheduling equivalence key: equal keys are parked and requeued together. */

@@ -4,7 +4,8 @@
  */
 import { ClusterQueueEntry, Inventory, LabelSelector, LocalQueueEntry } from '../context';
 import { computeGang, Gang, gangTotalAtReplicas } from '../gang';
-import { RAY_KINDS, skipsKueue } from '../kinds';
+import { isInteger } from '../json';
+import { RAY_KINDS, skipsKueue, WorkerGroupSpecJson } from '../kinds';
 import { ResourceMap, sortedResourceNames } from '../quantity';
 import { describeResourcesCompared, formatResources } from '../quantity-text';
 import { isElastic, namespaceOf, podTemplatesOf, PRIORITY_CLASS_LABEL, priorityClassOf, QUEUE_NAME_LABEL, queueNameOf,
@@ -388,7 +389,7 @@ export const gangCanEverFit = defineRule({
       `raise the nominal quota of ClusterQueue "${cq.name}" if this workload must not depend on borrowing`);
   }
   if (isElastic(obj) && usesAutoscaling(obj)) {
-    const maxOf = (g: any) => (Number.isInteger(g?.maxReplicas) && g.maxReplicas < 1_000_000 ? g.maxReplicas : undefined);
+    const maxOf = (g: WorkerGroupSpecJson) => (isInteger(g?.maxReplicas) && g.maxReplicas < 1_000_000 ? g.maxReplicas : undefined);
     const atMax = gangTotalAtReplicas(obj, gang, maxOf);
     const overMax = requested.filter((res) => (atMax.get(res) ?? 0n) > ceiling.get(res)!);
     if (overMax.length) {

@@ -5,21 +5,23 @@
  * Each check exists only in the KubeRay versions whose capabilities say so.
  */
 import { parseGoDuration } from '../go-duration';
-import { clusterSpecOf, RAY_CLUSTER, RAY_KINDS, RAY_SERVICE } from '../kinds';
+import { clusterSpecOf, EnvVarJson, RAY_CLUSTER, RAY_KINDS, RAY_SERVICE, RayClusterSpecJson, RayObject } from '../kinds';
 import { isRecord, listOf, workerGroupsOf } from '../ray-object';
 import { compareVersions, KubeRayCapabilities } from '../versions';
 import { labelKeyProblem, labelValueProblem } from './object-shape';
 import { defineRule, Reporter, RuleRecord } from './rule';
 
 /** The env list of a cluster spec's head Ray container (containers[0]). */
-export const headEnv = (spec: any): any[] => listOf(listOf(spec?.headGroupSpec?.template?.spec?.containers)[0]?.env);
-/** The entry of an env list with that name. */
-export const envNamed = (env: unknown, name: string): any => listOf(env).find((e: any) => e?.name === name);
+export const headEnv = (spec: RayClusterSpecJson | undefined): readonly EnvVarJson[] =>
+  listOf(listOf(spec?.headGroupSpec?.template?.spec?.containers)[0]?.env);
+/** The entry of an env list with that name (only a JSON object has a name). */
+export const envNamed = (env: unknown, name: string): EnvVarJson | undefined =>
+  listOf(env).find((e): e is EnvVarJson => isRecord(e) && e.name === name);
 /** Autoscaler v2 is asked for: autoscalerOptions.version v2, or the head env RAY_enable_autoscaler_v2 on (how KubeRay's idle-timeout and priority checks read it). */
-export const asksAutoscalerV2 = (spec: any): boolean => spec?.autoscalerOptions?.version === 'v2'
-  || ['1', 'true'].includes(envNamed(headEnv(spec), 'RAY_enable_autoscaler_v2')?.value);
+export const asksAutoscalerV2 = (spec: RayClusterSpecJson | undefined): boolean => spec?.autoscalerOptions?.version === 'v2'
+  || (['1', 'true'] as readonly unknown[]).includes(envNamed(headEnv(spec), 'RAY_enable_autoscaler_v2')?.value);
 /** The head Ray container sets that env variable. */
-export const hasEnv = (spec: any, name: string): boolean => envNamed(headEnv(spec), name) !== undefined;
+export const hasEnv = (spec: RayClusterSpecJson | undefined, name: string): boolean => envNamed(headEnv(spec), name) !== undefined;
 
 /** GCS fault tolerance is set one way, and Redis settings go through gcsFaultToleranceOptions. */
 export const gcsFaultTolerance = defineRule({
@@ -67,7 +69,7 @@ export const gcsFaultTolerance = defineRule({
 const RAY_START_RESOURCES = ['num-cpus', 'num-gpus', 'memory', 'resources'];
 
 /** One group's `resources`, `labels` and the rayStartParams they replace (KubeRay >= 1.5). */
-function checkGroup(r: Reporter, group: any, at: string): void {
+function checkGroup(r: Reporter, group: unknown, at: string): void {
   if (!isRecord(group)) return;
   const params = isRecord(group.rayStartParams) ? group.rayStartParams : {};
   const inParams = RAY_START_RESOURCES.filter((k) => typeof params[k] === 'string' && params[k] !== '');
@@ -170,7 +172,7 @@ export const rayAuthOptions = defineRule({
 });
 
 /** A RayService's ray.io/initializing-timeout annotation and rayClusterDeletionDelaySeconds (KubeRay >= 1.5). */
-export function rayServiceExtras(r: Reporter, obj: any): void {
+export function rayServiceExtras(r: Reporter, obj: RayObject): void {
   const timeout = isRecord(obj.metadata?.annotations) ? obj.metadata.annotations['ray.io/initializing-timeout'] : undefined;
   const field = 'metadata.annotations[ray.io/initializing-timeout]';
   if (typeof timeout === 'string' && timeout !== '') {

@@ -3,7 +3,7 @@
  * validateDeletion* helpers check them (ray-operator/controllers/ray/utils/validation.go).
  */
 import { RAY_JOB } from '../kinds';
-import { isRecord, listOf, shown } from '../ray-object';
+import { isRecord, listOf, ownField, shown } from '../ray-object';
 import { FIRST_KUBERAY_VERSION } from '../versions';
 import { defineRule, Reporter, RuleRecord } from './rule';
 
@@ -11,20 +11,21 @@ import { defineRule, Reporter, RuleRecord } from './rule';
 const DELETION_ORDER = ['DeleteWorkers', 'DeleteCluster', 'DeleteSelf'];
 
 /** Rules for one condition: no policy twice, TTLs in deletion order (checked on rules whose condition is well formed). */
-function deletionRuleSets(r: Reporter, rules: readonly any[]): void {
+function deletionRuleSets(r: Reporter, rules: readonly unknown[]): void {
   const byCondition = new Map<string, Map<string, { ttl: number; index: number }>>();
   rules.forEach((rule, i) => {
-    const c = isRecord(rule?.condition) ? rule.condition : {};
-    if ((c.jobStatus === undefined) === (c.jobDeploymentStatus === undefined) || typeof rule?.policy !== 'string') return;
+    const c = conditionOf(rule);
+    const policy = ownField(rule, 'policy');
+    if ((c.jobStatus === undefined) === (c.jobDeploymentStatus === undefined) || typeof policy !== 'string') return;
     const condition = c.jobStatus !== undefined ? `jobStatus ${shown(c.jobStatus)}` : `jobDeploymentStatus ${shown(c.jobDeploymentStatus)}`;
     const policies = byCondition.get(condition) ?? new Map<string, { ttl: number; index: number }>();
     byCondition.set(condition, policies);
-    if (policies.has(rule.policy)) {
-      r.error(`spec.deletionStrategy.deletionRules[${i}]`, `a second ${rule.policy} rule for ${condition} (KubeRay refuses duplicates)`,
-        `merge it with deletionRules[${policies.get(rule.policy)!.index}]`);
+    if (policies.has(policy)) {
+      r.error(`spec.deletionStrategy.deletionRules[${i}]`, `a second ${policy} rule for ${condition} (KubeRay refuses duplicates)`,
+        `merge it with deletionRules[${policies.get(policy)!.index}]`);
       return;
     }
-    policies.set(rule.policy, { ttl: typeof c.ttlSeconds === 'number' ? c.ttlSeconds : 0, index: i });
+    policies.set(policy, { ttl: typeof c.ttlSeconds === 'number' ? c.ttlSeconds : 0, index: i });
   });
   for (const [condition, policies] of byCondition) {
     let prev: { policy: string; ttl: number } | undefined;
@@ -42,6 +43,12 @@ function deletionRuleSets(r: Reporter, rules: readonly any[]): void {
 }
 
 const DELETION_POLICIES_ON_CLUSTER = ['DeleteCluster', 'DeleteWorkers'];
+
+/** A deletion rule's condition, {} unless it is a JSON object (only a JSON object has fields). */
+function conditionOf(rule: unknown): Record<string, unknown> {
+  const c = ownField(rule, 'condition');
+  return isRecord(c) ? c : {};
+}
 
 /**
  * deletionPolicy (1.4) and deletionStrategy (1.5+) are pruned on the other line. KubeRay refuses either
@@ -93,14 +100,14 @@ export const rayJobDeletion = defineRule({
         'use the onSuccess/onFailure form of deletionStrategy');
     }
     if (legacy) r.error('spec.deletionStrategy', 'deletionRules cannot be combined with onSuccess/onFailure (KubeRay)', 'use one form');
-    listOf(ds.deletionRules).forEach((rule: any, i: number) => {
+    listOf(ds.deletionRules).forEach((rule, i) => {
       const at = `spec.deletionStrategy.deletionRules[${i}]`;
-      const c = isRecord(rule?.condition) ? rule.condition : {};
+      const c = conditionOf(rule);
       if ((c.jobStatus === undefined) === (c.jobDeploymentStatus === undefined)) r.error(`${at}.condition`,
         'a deletion rule sets exactly one of jobStatus and jobDeploymentStatus (KubeRay)', 'set one of them');
       if (typeof c.ttlSeconds === 'number' && c.ttlSeconds < 0) r.error(`${at}.condition.ttlSeconds`, 'ttlSeconds must be >= 0 (KubeRay)',
         'use 0 or more');
-      policyChecks(rule?.policy, `${at}.policy`);
+      policyChecks(ownField(rule, 'policy'), `${at}.policy`);
     });
     deletionRuleSets(r, listOf(ds.deletionRules));
   } else if (!legacy) {
@@ -108,7 +115,7 @@ export const rayJobDeletion = defineRule({
       'set onSuccess and onFailure, or remove deletionStrategy');
   } else {
     for (const k of ['onSuccess', 'onFailure'] as const) {
-      const policy = ds[k]?.policy;
+      const policy = ownField(ds[k], 'policy');
       if (policy === undefined) r.error(`spec.deletionStrategy.${k}.policy`,
         'deletionStrategy needs both onSuccess and onFailure with a policy (KubeRay)', `set ${k}.policy`);
       if (policy === 'DeleteNone' && s.shutdownAfterJobFinishes === true) {

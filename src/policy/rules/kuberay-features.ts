@@ -6,7 +6,7 @@
  * assume the gate on) and each inconsistency an error under either setting. Each check runs only where the version's
  * capabilities say so.
  */
-import { clusterSpecOf, RAY_KINDS } from '../kinds';
+import { AutoscalerOptionsJson, ClusterSpecAt, clusterSpecOf, ContainerJson, NetworkPolicyRulesJson, RAY_KINDS, RayObject } from '../kinds';
 import { DNS1123_LABEL } from '../k8s-names';
 import { isRecord, listOf, shown, workerGroupsOf } from '../ray-object';
 import { compareVersions } from '../versions';
@@ -23,7 +23,8 @@ export const kubeRayAlphaGates = defineRule({
   if (!cs) return r.findings;
   for (const [field, gate] of Object.entries(ctx.kubeRay.alphaGatedFields)) {
     const [parent, child] = field.split('.');
-    const value = child ? cs.spec[parent]?.[child] : cs.spec[field];
+    const holder = cs.spec[parent];
+    const value = child ? (isRecord(holder) ? holder[child] : undefined) : cs.spec[field]; // only a JSON object has such a field
     // The embedded GCS store is the gated backend; redis (the default) needs no gate.
     if (value === undefined || value === null || (child === 'backend' && value !== 'rocksdb')) continue;
     r.warn(`${cs.path}.${field}`, `KubeRay ${ctx.kubeRay.version} refuses ${field}${child ? ` ${shown(value)}` : ''} unless the operator's ${gate} `
@@ -40,10 +41,10 @@ const COLLECTOR_BACKEND_ENV: Record<string, string[][]> = {
   GCS: [['GCS_BUCKET']], S3: [['S3_REGION']], ALIYUNOSS: [['OSS_BUCKET'], ['OSS_ENDPOINT'], ['OSS_REGION']],
 };
 
-/** historyServerOptions.collectorOptions as KubeRay's validateCollectorOptions reads it. */
-function collectorChecks(r: Reporter, cs: { spec: any; path: string }, obj: any): void {
+/** historyServerOptions.collectorOptions as KubeRay's validateCollectorOptions reads it (historyServerOptions is a JSON object). */
+function collectorChecks(r: Reporter, cs: ClusterSpecAt, obj: RayObject): void {
   const at = `${cs.path}.historyServerOptions.collectorOptions`;
-  const opts = cs.spec.historyServerOptions.collectorOptions;
+  const opts = cs.spec.historyServerOptions!.collectorOptions;
   if (!isRecord(opts)) {
     r.error(at, 'historyServerOptions needs collectorOptions (KubeRay)', 'set collectorOptions with the collector image and its storage env');
     return;
@@ -69,17 +70,20 @@ function collectorChecks(r: Reporter, cs: { spec: any; path: string }, obj: any)
   const templates = [{ path: `${cs.path}.headGroupSpec`, t: cs.spec.headGroupSpec?.template },
     ...workerGroupsOf(obj).map((g, i) => ({ path: `${cs.path}.workerGroupSpecs[${i}]`, t: g?.template }))];
   for (const { path, t } of templates) {
-    const i = listOf(t?.spec?.containers).findIndex((c: any) => c?.name === COLLECTOR);
+    const i = listOf(t?.spec?.containers).findIndex((c) => c?.name === COLLECTOR);
     if (i >= 0) r.error(`${path}.template.spec.containers[${i}].name`, `KubeRay adds the ${COLLECTOR} container itself`, 'rename this container');
   }
 }
 
-/** networkPolicy rules only on the directions its mode restricts, each workerGroups entry naming a group, DNS-1123 group names. */
-function networkPolicyChecks(r: Reporter, cs: { spec: any; path: string }, obj: any): void {
-  const np = cs.spec.networkPolicy;
+/**
+ * networkPolicy rules only on the directions its mode restricts, each workerGroups entry naming a group, DNS-1123 group
+ * names (networkPolicy is a JSON object).
+ */
+function networkPolicyChecks(r: Reporter, cs: ClusterSpecAt, obj: RayObject): void {
+  const np = cs.spec.networkPolicy!;
   const mode = typeof np.mode === 'string' ? np.mode : 'DenyAll';
   const at = `${cs.path}.networkPolicy`;
-  const rules = (x: any, where: string) => {
+  const rules = (x: NetworkPolicyRulesJson | undefined, where: string) => {
     if (mode === 'DenyAllEgress' && listOf(x?.ingressRules).length) r.error(`${where}.ingressRules`,
       `ingress rules do nothing with mode ${mode} (ingress is not restricted); KubeRay refuses them`, 'remove them, or use mode DenyAll');
     if (mode === 'DenyAllIngress' && listOf(x?.egressRules).length) r.error(`${where}.egressRules`,
@@ -93,7 +97,7 @@ function networkPolicyChecks(r: Reporter, cs: { spec: any; path: string }, obj: 
       `with networkPolicy, a group name is part of a NetworkPolicy name and must be a DNS-1123 label, not ${shown(n)} (KubeRay)`,
       'use lower-case letters, digits and -');
   });
-  listOf(np.workerGroups).forEach((wg: any, i) => {
+  listOf(np.workerGroups).forEach((wg, i) => {
     rules(wg, `${at}.workerGroups[${i}]`);
     if (!names.includes(wg?.groupName)) r.error(`${at}.workerGroups[${i}].groupName`,
       `${shown(wg?.groupName)} names no worker group of this cluster (KubeRay)`, `use one of ${names.map((n) => shown(n)).join(', ')}`);
@@ -103,25 +107,30 @@ function networkPolicyChecks(r: Reporter, cs: { spec: any; path: string }, obj: 
 const TLS_ENV = ['RAY_USE_TLS', 'RAY_TLS_SERVER_CERT', 'RAY_TLS_SERVER_KEY', 'RAY_TLS_CA_CERT'];
 
 /** With tlsOptions.enabled, KubeRay owns the TLS env vars and the ray-tls mount (/etc/ray/tls) of the Ray containers and the autoscaler. */
-function tlsChecks(r: Reporter, cs: { spec: any; path: string }, obj: any): void {
-  const places = [{ path: `${cs.path}.headGroupSpec.template.spec.containers[0]`, c: listOf(cs.spec.headGroupSpec?.template?.spec?.containers)[0] },
+function tlsChecks(r: Reporter, cs: ClusterSpecAt, obj: RayObject): void {
+  type Place = { readonly path: string; readonly c: ContainerJson | AutoscalerOptionsJson };
+  const places: ReadonlyArray<Place | { readonly path: string; readonly c: undefined }> = [
+    { path: `${cs.path}.headGroupSpec.template.spec.containers[0]`, c: listOf(cs.spec.headGroupSpec?.template?.spec?.containers)[0] },
     ...workerGroupsOf(obj).map((g, i) => ({ path: `${cs.path}.workerGroupSpecs[${i}].template.spec.containers[0]`,
       c: listOf(g?.template?.spec?.containers)[0] })),
     { path: `${cs.path}.autoscalerOptions`, c: cs.spec.autoscalerOptions }];
-  for (const { path, c } of places.filter((p) => isRecord(p.c))) {
+  for (const { path, c } of places.filter((p): p is Place => isRecord(p.c))) {
     for (const name of TLS_ENV.filter((n) => envNamed(c.env, n))) {
       r.error(`${path}.env`, `${name} is set by KubeRay when tlsOptions is enabled`, `remove ${name}`);
     }
-    listOf(c.volumeMounts).forEach((m: any, i) => {
+    listOf(c.volumeMounts).forEach((m, i) => {
       if (m?.name === 'ray-tls' || m?.mountPath === '/etc/ray/tls') r.error(`${path}.volumeMounts[${i}]`,
         'the ray-tls volume at /etc/ray/tls is mounted by KubeRay when tlsOptions is enabled', 'use another name and path');
     });
   }
 }
 
-/** The embedded RocksDB GCS store: no Redis settings, and KubeRay's own env, volume and mount; storage only with rocksdb. */
-function gcsBackendChecks(r: Reporter, cs: { spec: any; path: string }): void {
-  const o = cs.spec.gcsFaultToleranceOptions;
+/**
+ * The embedded RocksDB GCS store: no Redis settings, and KubeRay's own env, volume and mount; storage only with rocksdb
+ * (gcsFaultToleranceOptions is a JSON object).
+ */
+function gcsBackendChecks(r: Reporter, cs: ClusterSpecAt): void {
+  const o = cs.spec.gcsFaultToleranceOptions!;
   const at = `${cs.path}.gcsFaultToleranceOptions`;
   if (o.backend !== 'rocksdb') {
     if (o.storage !== undefined && o.storage !== null) r.error(`${at}.storage`, 'storage applies only to the rocksdb backend (KubeRay)',
@@ -142,11 +151,11 @@ function gcsBackendChecks(r: Reporter, cs: { spec: any; path: string }): void {
   if (hasEnv(cs.spec, 'RAY_gcs_storage') || hasEnv(cs.spec, 'RAY_gcs_storage_path')) {
     r.error(`${headPath}.containers[0].env`, 'RAY_gcs_storage and RAY_gcs_storage_path are set by KubeRay for the rocksdb backend', 'remove them');
   }
-  listOf(head?.volumeMounts).forEach((m: any, i) => {
+  listOf(head?.volumeMounts).forEach((m, i) => {
     if (m?.name === 'gcs-storage' || m?.mountPath === '/data/gcs') r.error(`${headPath}.containers[0].volumeMounts[${i}]`,
       'the gcs-storage mount at /data/gcs is KubeRay\'s for the rocksdb backend', 'use another name and path');
   });
-  listOf(cs.spec.headGroupSpec?.template?.spec?.volumes).forEach((v: any, i) => {
+  listOf(cs.spec.headGroupSpec?.template?.spec?.volumes).forEach((v, i) => {
     if (v?.name === 'gcs-storage') r.error(`${headPath}.volumes[${i}]`, 'the gcs-storage volume is KubeRay\'s for the rocksdb backend', 'rename it');
   });
 }
@@ -154,7 +163,7 @@ function gcsBackendChecks(r: Reporter, cs: { spec: any; path: string }): void {
 const PRIORITY_RAY = '2.56.0';
 
 /** A worker group's priority needs Ray >= 2.56.0 and autoscaler v2 (validateWorkerGroupPriority). */
-function priorityChecks(r: Reporter, cs: { spec: any; path: string }, obj: any): void {
+function priorityChecks(r: Reporter, cs: ClusterSpecAt, obj: RayObject): void {
   const v2 = asksAutoscalerV2(cs.spec);
   workerGroupsOf(obj).forEach((g, i) => {
     if (typeof g?.priority !== 'number' || g.priority === 0) return;

@@ -4,7 +4,7 @@
  * Plus Kubernetes rules the library can check before the API server does.
  */
 import { parse as parseYaml } from 'yaml';
-import { clusterSpecOf, RAY_JOB, RAY_KINDS, RAY_SERVICE, rayKindOf } from '../kinds';
+import { ClusterSpecAt, clusterSpecOf, RAY_JOB, RAY_KINDS, RAY_SERVICE, rayKindOf, RayObject, RaySpecJson } from '../kinds';
 import { parseQuantity, parseResourceList } from '../quantity';
 import { DNS1035_LABEL, isDns1123Subdomain } from '../k8s-names';
 import { isQueued, isRecord, listOf, podTemplatesOf, shown, workerGroupsOf } from '../ray-object';
@@ -107,7 +107,7 @@ export const podTemplateContainers = defineRule({
         'add the Ray container as containers[0]');
       continue;
     }
-    containers.forEach((c: any, i: number) => {
+    containers.forEach((c: unknown, i: number) => {
       if (!isRecord(c)) {
         r.error(`${t.path}.spec.containers[${i}]`, `a container must be an object, not ${shown(c)}`,
           'write the container as a mapping with name and image', 'kubernetes');
@@ -323,7 +323,7 @@ export const rayServiceSpec = defineRule({
       `use one of ${ctx.kubeRay.rayServiceUpgradeTypes.join(', ')}`);
   }
   if (ctx.kubeRay.rayServiceExtras) rayServiceExtras(r, obj);
-  if (ctx.kubeRay.incrementalUpgradeGateDefaultOn && type === 'NewClusterWithIncrementalUpgrade') clusterUpgradeOptions(r, obj);
+  if (ctx.kubeRay.incrementalUpgradeGateDefaultOn && type === 'NewClusterWithIncrementalUpgrade') clusterUpgradeOptions(r, obj.spec);
   return r.findings;
 });
 
@@ -331,14 +331,14 @@ export const rayServiceSpec = defineRule({
  * A NewClusterWithIncrementalUpgrade RayService's clusterUpgradeOptions, as ValidateClusterUpgradeOptions checks them where
  * the RayServiceIncrementalUpgrade gate is on by default (KubeRay 1.7).
  */
-function clusterUpgradeOptions(r: Reporter, obj: any): void {
-  if (obj.spec.rayClusterConfig?.enableInTreeAutoscaling !== true) {
+function clusterUpgradeOptions(r: Reporter, spec: RaySpecJson): void {
+  if (spec.rayClusterConfig?.enableInTreeAutoscaling !== true) {
     r.error('spec.rayClusterConfig.enableInTreeAutoscaling',
       'upgradeStrategy.type NewClusterWithIncrementalUpgrade needs the Ray autoscaler (KubeRay)',
       'set enableInTreeAutoscaling: true, or use upgradeStrategy.type NewCluster');
     return;
   }
-  const o = obj.spec.upgradeStrategy.clusterUpgradeOptions;
+  const o = spec.upgradeStrategy?.clusterUpgradeOptions; // the caller read upgradeStrategy.type
   const at = 'spec.upgradeStrategy.clusterUpgradeOptions';
   if (!isRecord(o)) {
     r.error(at, 'upgradeStrategy.type NewClusterWithIncrementalUpgrade needs clusterUpgradeOptions (KubeRay)',
@@ -348,11 +348,12 @@ function clusterUpgradeOptions(r: Reporter, obj: any): void {
   const percent = (v: unknown) => typeof v === 'number' && v >= 0 && v <= 100;
   // The CRD defaults maxSurgePercent to 100.
   const surge = o.maxSurgePercent ?? 100;
+  // Past the first two checks both are percentages, numbers.
   if (!percent(surge)) r.error(`${at}.maxSurgePercent`, `must be between 0 and 100, not ${shown(surge)} (KubeRay)`, 'use a percentage');
   else if (!percent(o.stepSizePercent)) r.error(`${at}.stepSizePercent`, `must be between 0 and 100, not ${shown(o.stepSizePercent)} (KubeRay)`,
     'use a percentage');
-  else if (o.stepSizePercent > surge) r.error(`${at}.stepSizePercent`, `${o.stepSizePercent} is above maxSurgePercent ${surge} (KubeRay)`,
-    'use a stepSizePercent of at most maxSurgePercent');
+  else if ((o.stepSizePercent as number) > (surge as number)) r.error(`${at}.stepSizePercent`,
+    `${o.stepSizePercent} is above maxSurgePercent ${surge} (KubeRay)`, 'use a stepSizePercent of at most maxSurgePercent');
   else if (typeof o.intervalSeconds !== 'number' || o.intervalSeconds <= 0) r.error(`${at}.intervalSeconds`,
     `must be greater than 0, not ${shown(o.intervalSeconds)} (KubeRay)`, 'set the seconds between traffic steps');
   else if (typeof o.gatewayClassName !== 'string' || o.gatewayClassName === '') r.error(`${at}.gatewayClassName`,
@@ -360,7 +361,7 @@ function clusterUpgradeOptions(r: Reporter, obj: any): void {
 }
 
 /** autoscalerOptions.idleTimeoutSeconds and a worker group's idleTimeoutSeconds (v2 only), as KubeRay 1.6 checks them. */
-function idleTimeouts(r: Reporter, cs: { spec: any; path: string }, obj: any, v2: boolean): void {
+function idleTimeouts(r: Reporter, cs: ClusterSpecAt, obj: RayObject, v2: boolean): void {
   const t = cs.spec.autoscalerOptions?.idleTimeoutSeconds;
   if (typeof t === 'number' && t < 0) {
     r.error(`${cs.path}.autoscalerOptions.idleTimeoutSeconds`, `must be 0 or more, not ${t} (KubeRay)`, 'use 0 or more seconds');
@@ -479,8 +480,8 @@ export const containerResources = defineRule({
             // server refuses the Pods KubeRay creates.
             const queued = isQueued(obj, ctx.kueue);
             r.error(`${p}.resources.requests.${k}`,
-              `request ${shown(c.resources.requests[k])} exceeds `
-                + `limit ${shown(c.resources.limits[k])}${queued ? ": Kueue's Workload fails its resources validation and is never admitted" : ''}`,
+              `request ${shown(c?.resources?.requests?.[k])} exceeds limit ${shown(c?.resources?.limits?.[k])}`
+                + `${queued ? ": Kueue's Workload fails its resources validation and is never admitted" : ''}`,
               `lower the request or raise the limit of ${k}`, queued ? 'kueue-workload' : undefined);
           }
         }
@@ -550,8 +551,8 @@ export const nonNegativeResources = defineRule({
   };
   const lists = (resources: unknown, base: string) => {
     if (!isRecord(resources)) return;
-    if (hasNegative(resources.requests)) report(resources.requests, `${base}.requests`);
-    if (hasNegative(resources.limits)) report(resources.limits, `${base}.limits`);
+    if (isRecord(resources.requests) && hasNegative(resources.requests)) report(resources.requests, `${base}.requests`);
+    if (isRecord(resources.limits) && hasNegative(resources.limits)) report(resources.limits, `${base}.limits`);
   };
   const templates = podTemplatesOf(obj);
   for (let n = 0; n < templates.length; n++) {
@@ -568,7 +569,7 @@ export const nonNegativeResources = defineRule({
       }
     }
     if (isRecord(spec.resources)) lists(spec.resources, `${t.path}.spec.resources`);
-    if (hasNegative(spec.overhead)) report(spec.overhead, `${t.path}.spec.overhead`);
+    if (isRecord(spec.overhead) && hasNegative(spec.overhead)) report(spec.overhead, `${t.path}.spec.overhead`);
   }
   const cs = clusterSpecOf(obj);
   if (cs && isRecord(cs.spec.autoscalerOptions)) lists(cs.spec.autoscalerOptions.resources, `${cs.path}.autoscalerOptions.resources`);

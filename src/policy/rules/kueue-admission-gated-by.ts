@@ -5,7 +5,7 @@
  * admission until their controllers remove them: each gate a domain-prefixed path of at most 63 bytes,
  * none empty or repeated; gates can be removed after creation, never added.
  */
-import { RAY_JOB, RAY_KINDS } from '../kinds';
+import { RAY_JOB, RAY_KINDS, RayObject } from '../kinds';
 import { isDns1123Subdomain } from '../k8s-names';
 import { isQueued, isRecord } from '../ray-object';
 import { defineRule, Reporter, Rule } from './rule';
@@ -19,7 +19,7 @@ const HTTP_PATH = /^[A-Za-z0-9/\-._~%!$&'()*+,;=:]+$/;
 const NAME_FIX = 'name each gate as a domain-prefixed path of at most 63 characters, e.g. "example.com/my-gate", separated by commas';
 
 /** The annotation's value, "" when absent (Kueue reads an absent annotation as empty). */
-function gatedBy(obj: any): string {
+function gatedBy(obj: RayObject): string {
   const v = isRecord(obj?.metadata?.annotations) ? obj.metadata.annotations[ADMISSION_GATED_BY_ANNOTATION] : undefined;
   return typeof v === 'string' ? v : '';
 }
@@ -72,7 +72,7 @@ export function admissionGatedByProblems(value: string): string[] {
  * Whether Kueue's create validation reaches ValidateJobOnCreate: a queued RayJob that selects an existing
  * cluster, or has no rayClusterSpec, is answered before it (rayJobClusterSource covers the errors).
  */
-function reachesJobValidation(obj: any, ctx: Parameters<Rule>[1]): boolean {
+function reachesJobValidation(obj: RayObject, ctx: Parameters<Rule>[1]): boolean {
   if (!RAY_JOB.is(obj) || !isQueued(obj, ctx.kueue)) return true;
   const selector = isRecord(obj.spec?.clusterSelector) && Object.keys(obj.spec.clusterSelector).length > 0;
   return !selector && isRecord(obj.spec?.rayClusterSpec);
@@ -90,7 +90,7 @@ export const admissionGatedBy = defineRule({
 });
 
 /** ValidateAdmissionGatedByAnnotationOnUpdate's own checks (the format is the create rule's, which the update runs too). */
-export function admissionGatedByOnUpdate(oldObj: any, newObj: any, ctx: Parameters<Rule>[1], r: Reporter): void {
+export function admissionGatedByOnUpdate(oldObj: RayObject, newObj: RayObject, ctx: Parameters<Rule>[1], r: Reporter): void {
   if (!ctx.kueue.admissionGatedBy) return;
   const before = gatedBy(oldObj), after = gatedBy(newObj);
   if (before === '' && after !== '') {

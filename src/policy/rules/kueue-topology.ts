@@ -70,7 +70,7 @@ function sinkFor(r: Reporter, suffix: string): Sink {
   };
 }
 
-function tasAnnotationsOf(template: any): Map<string, string> {
+function tasAnnotationsOf(template: unknown): Map<string, string> {
   const out = new Map<string, string>();
   const a = isRecord(template) && isRecord(template.metadata) ? template.metadata.annotations : undefined;
   if (!isRecord(a)) return out;

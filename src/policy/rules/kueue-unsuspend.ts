@@ -66,7 +66,8 @@ function at(obj: unknown, field: string): unknown {
  */
 export function onlyKueueUnsuspends(req: UnsuspendRequest, ctx: UnsuspendContext): Finding[] {
   const { oldObject: old, object: obj } = req;
-  if (!isRecord(old) || !isRecord(obj)) return [];
+  // Both are JSON objects (checked on the request, so that `old` and `obj` stay Ray objects to the reader).
+  if (!isRecord(req.oldObject) || !isRecord(req.object)) return [];
   // Kueue's controller unsuspends on admission. KubeRay and the other trusted writers never reach the
   // webhook (matchConditions, fromTrustedWriter); only Kueue is named here, since only Kueue may do this.
   if (trustedWriterRole(req.username, ctx.writers) === 'kueue') return [];

@@ -277,11 +277,11 @@ export function kueueValidatesUpdate(oldObj: RayObject, newObj: RayObject, ctx: 
 }
 
 /** Kueue's IsSuspended per kind (the kind table): RayService through its cluster config. */
-function kueueSuspended(obj: any): boolean {
+function kueueSuspended(obj: RayObject): boolean {
   return (rayKindOf(obj) ?? RAY_CLUSTER).isSuspended(obj);
 }
 
-function elasticEnabled(obj: any, ctx: Parameters<Rule>[1]): boolean {
+function elasticEnabled(obj: RayObject, ctx: Parameters<Rule>[1]): boolean {
   const gate = ctx.elasticGate === 'on' || ((ctx.elasticGate ?? 'unknown') === 'unknown' && ctx.kueue.elasticGateDefaultOn);
   return gate && isElastic(obj);
 }
