@@ -13,7 +13,7 @@ export const LAYERS = [
   { folder: 'kube', uses: [], what: 'the one cluster client (client-node), for the controller and the CLIs' },
   { folder: 'platform', uses: ['policy'], what: "cdk8s helpers every construct shares: versions, quantities, the app's inventory, "
     + 'container resources, tolerations' },
-  { folder: 'kueue', uses: ['policy', 'platform'], what: "the queue constructs (ClusterQueue, LocalQueue, TenantQueue, ...)" },
+  { folder: 'kueue', uses: ['policy', 'platform'], what: 'the queue constructs (ClusterQueue, LocalQueue, TenantQueue, ...)' },
   { folder: 'install', uses: ['policy', 'platform'], what: 'KueueInstall, KubeRayInstall, the AdmissionController' },
   { folder: 'controller', uses: ['policy', 'kube'], what: 'the webhook and reconciler: no cdk8s, no constructs' },
   { folder: 'plan', uses: ['policy', 'platform'], what: "Plan.of(app) and the plan's text" },
