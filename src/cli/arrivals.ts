@@ -6,14 +6,16 @@
  * time on its timeline (policy/rules/plan-annotations.ts).
  */
 
+import type { RayObject } from '../policy';
 import { PLAN_ARRIVAL_ANNOTATION, planArrivalOf } from '../policy/rules/plan-annotations';
 
 export { PLAN_ARRIVAL_ANNOTATION };
 
-const describe = (o: any) => `${o?.kind ?? 'object'} ${o?.metadata?.namespace ?? 'default'}/${o?.metadata?.name ?? o?.metadata?.generateName ?? '?'}`;
+const describe = (o: RayObject) =>
+  `${o?.kind ?? 'object'} ${o?.metadata?.namespace ?? 'default'}/${o?.metadata?.name ?? o?.metadata?.generateName ?? '?'}`;
 
 /** The arrival time of `o` in seconds (0 without the annotation); a malformed value is an error naming the object, the field and the fix. */
-export function arrivalSeconds(o: any): number {
+export function arrivalSeconds(o: RayObject): number {
   const v = o?.metadata?.annotations?.[PLAN_ARRIVAL_ANNOTATION];
   if (v === undefined) return 0;
   // The policy's reading (planAnnotations reports the same value in check): a Go duration of 0 or more.
@@ -26,7 +28,7 @@ export function arrivalSeconds(o: any): number {
 }
 
 /** The objects in arrival order: by plan-arrival, ties in the order given (a stable sort). */
-export function arrivalOrder(objects: readonly any[]): any[] {
+export function arrivalOrder<T extends RayObject>(objects: readonly T[]): T[] {
   const times = objects.map((o) => arrivalSeconds(o));
   return objects.map((o, i) => ({ o, i })).sort((a, b) => times[a.i] - times[b.i] || a.i - b.i).map((x) => x.o);
 }

@@ -9,7 +9,7 @@ import { ClusterObjects } from '../policy';
 /** What `check` reads from a cluster; tests may give their own. */
 export interface ClusterSource {
   /** Kueue's install objects (kueue-system/kueue-controller-manager and its ConfigMap), those that exist. */
-  install(): Promise<{ objects: any[]; notes: string[] }>;
+  install(): Promise<{ objects: unknown[]; notes: string[] }>;
   /** The queue objects at the Kueue API version (e.g. kueue.x-k8s.io/v1beta2). */
   queues(apiVersion: string): Promise<{ objects: ClusterObjects; notes: string[] }>;
 }

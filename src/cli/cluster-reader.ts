@@ -5,11 +5,15 @@
  * Loaded only when used: it pulls in @kubernetes/client-node.
  */
 import { apiClient, k8s, readRetryingWhileBusy } from '../kube/client';
+import type { AppsV1Api, CoreV1Api, CustomObjectsApi } from '../kube/client';
+
+/** An object as the API server lists or returns it: a JSON object, which its kind's schema holds. */
+export type ClusterObject = Record<string, unknown>;
 
 /** The HTTP status of a client error, where it carries one. */
 export function statusOf(e: unknown): number | undefined {
-  const any = e as { code?: number; statusCode?: number; response?: { statusCode?: number } };
-  return any?.code ?? any?.statusCode ?? any?.response?.statusCode;
+  const err = e as { code?: number; statusCode?: number; response?: { statusCode?: number } } | undefined;
+  return err?.code ?? err?.statusCode ?? err?.response?.statusCode;
 }
 
 function detail(e: unknown): string {
@@ -19,9 +23,9 @@ function detail(e: unknown): string {
 export class ClusterReader {
   /** What the reads found worth saying (resources the cluster does not serve, objects it would not show). */
   public readonly notes: string[] = [];
-  private readonly custom: any;
-  private readonly core: any;
-  private readonly apps: any;
+  private readonly custom: CustomObjectsApi;
+  private readonly core: CoreV1Api;
+  private readonly apps: AppsV1Api;
 
   /**
    * @param fix how else to give what could not be read, appended to the error's fix (e.g. `--queues=FILE`)
@@ -39,11 +43,13 @@ export class ClusterReader {
   }
 
   /** The items of a list, each given `apiVersion` and `kind` when named; none (and a note) where the cluster does not serve it. */
-  async list(what: string, fn: () => Promise<any>, typeMeta?: { apiVersion: string; kind: string }): Promise<any[]> {
+  async list(what: string, fn: () => Promise<{ readonly items?: unknown } | undefined>, typeMeta?: { apiVersion: string; kind: string })
+    : Promise<ClusterObject[]> {
     try {
       // Retried while the server is busy (429, 503) or closed a kept-alive connection: a CLI run right after a cluster starts meets both.
       const r = await readRetryingWhileBusy(fn);
-      const items: any[] = Array.isArray(r?.items) ? r.items : [];
+      const listed = r?.items;
+      const items: ClusterObject[] = Array.isArray(listed) ? listed : [];
       return typeMeta ? items.map((o) => ({ apiVersion: typeMeta.apiVersion, kind: typeMeta.kind, ...o })) : items;
     } catch (e) {
       if (statusOf(e) === 404) {
@@ -55,12 +61,12 @@ export class ClusterReader {
   }
 
   /** Every object of a cluster-wide listed custom resource (`apiVersion` group/version), typed. */
-  listCustom(apiVersion: string, plural: string, kind: string): Promise<any[]> {
+  listCustom(apiVersion: string, plural: string, kind: string): Promise<ClusterObject[]> {
     const [group, version] = apiVersion.split('/');
     return this.list(`${plural}.${group}/${version}`, () => this.custom.listClusterCustomObject({ group, version, plural }), { apiVersion, kind });
   }
 
-  listNamespaces(typed = false): Promise<any[]> {
+  listNamespaces(typed = false): Promise<ClusterObject[]> {
     return this.list('namespaces', () => this.core.listNamespace(), typed ? { apiVersion: 'v1', kind: 'Namespace' } : undefined);
   }
 
@@ -68,7 +74,8 @@ export class ClusterReader {
    * One object, or undefined where it is absent; where it may not be read (401, 403) also undefined, with a
    * note saying `consequence`.
    */
-  async getOptional(what: string, fn: (c: { core: any; apps: any }) => Promise<any>, kind: string, consequence: string): Promise<any | undefined> {
+  async getOptional(what: string, fn: (c: { core: CoreV1Api; apps: AppsV1Api }) => Promise<object>, kind: string, consequence: string)
+    : Promise<ClusterObject | undefined> {
     try {
       return { ...(await readRetryingWhileBusy(() => fn({ core: this.core, apps: this.apps }))), kind };
     } catch (e) {

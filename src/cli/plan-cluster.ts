@@ -8,11 +8,16 @@
  * workloads and clusters KubeRay created for a RayJob or RayService are left out.
  */
 import { RAY_KIND_TABLE, rayKindOf, RayObject } from '../policy';
-import { admittedAtOf, QueueRunTime, queueRunTimes } from './plan-live-durations';
+import { admittedAtOf, LiveCondition, LiveWorkload, QueueRunTime, queueRunTimes } from './plan-live-durations';
+
+/** A Ray object as the cluster lists it: what the replay reads beside what the policy reads. */
+export interface LiveRayObject extends RayObject {
+  readonly metadata?: RayObject['metadata'] & { readonly uid?: string; readonly creationTimestamp?: string };
+}
 
 export interface LiveCluster {
   /** ClusterQueues, Cohorts, ResourceFlavors, LocalQueues, WorkloadPriorityClasses, Namespaces. */
-  readonly kueueObjects: any[];
+  readonly kueueObjects: unknown[];
   /** Ray objects with a queue name, in the order the plan replays them. */
   readonly existing: RayObject[];
   /** When Kueue admitted each of `existing` that is admitted (epoch seconds). */
@@ -24,24 +29,26 @@ export interface LiveCluster {
   readonly notes: string[];
 }
 
-const cond = (o: any, type: string) => (o?.status?.conditions ?? []).find((c: any) => c?.type === type);
+const cond = (o: LiveWorkload | undefined, type: string): LiveCondition | undefined =>
+  (o?.status?.conditions ?? []).find((c) => c?.type === type);
 
 /** Orders the cluster's Ray objects as the plan replays them (pure; exported for tests). */
-export function replayOrder(rayObjects: readonly any[], workloads: readonly any[])
+export function replayOrder(rayObjects: readonly LiveRayObject[], workloads: readonly LiveWorkload[])
   : { existing: RayObject[]; admittedAt: Map<RayObject, number>; notes: string[] } {
-  const byOwner = new Map<string, any>();
+  const byOwner = new Map<string | undefined, LiveWorkload>();
   for (const w of workloads) for (const o of w?.metadata?.ownerReferences ?? []) byOwner.set(o.uid, w);
   const notes: string[] = [];
-  const rows: Array<{ obj: any; admittedAt?: string; admittedSeconds?: number; createdAt: string }> = [];
+  const rows: Array<{ obj: LiveRayObject; admittedAt?: string; admittedSeconds?: number; createdAt: string }> = [];
   for (const obj of rayObjects) {
-    if (!obj?.metadata?.labels?.['kueue.x-k8s.io/queue-name']) continue;
-    if ((obj.metadata.ownerReferences ?? []).some((o: any) => rayKindOf(o)?.ownsRayCluster)) continue;
-    const wl = byOwner.get(obj.metadata.uid);
+    const metadata = obj?.metadata;
+    if (!metadata?.labels?.['kueue.x-k8s.io/queue-name']) continue;
+    if ((metadata.ownerReferences ?? []).some((o) => rayKindOf(o)?.ownsRayCluster)) continue;
+    const wl = byOwner.get(metadata.uid);
     if (cond(wl, 'Finished')?.status === 'True') continue;
     const reserved = cond(wl, 'QuotaReserved');
     rows.push({ obj, admittedAt: reserved?.status === 'True' ? reserved.lastTransitionTime : undefined,
       admittedSeconds: reserved?.status === 'True' ? admittedAtOf(wl) : undefined,
-      createdAt: wl?.metadata?.creationTimestamp ?? obj.metadata.creationTimestamp ?? '' });
+      createdAt: wl?.metadata?.creationTimestamp ?? metadata.creationTimestamp ?? '' });
   }
   rows.sort((a, b) => {
     if (!!a.admittedAt !== !!b.admittedAt) return a.admittedAt ? -1 : 1;
@@ -69,7 +76,7 @@ export async function readLiveCluster(kubeconfig: string, kueueApiVersion: strin
   const flavors = await kueue('resourceflavors', 'ResourceFlavor');
   const wpcs = await kueue('workloadpriorityclasses', 'WorkloadPriorityClass');
   const namespaces = await r.listNamespaces(true);
-  let rayObjects: any[] = [];
+  let rayObjects: LiveRayObject[] = [];
   for (const k of RAY_KIND_TABLE) rayObjects = rayObjects.concat(await r.listCustom(k.apiVersion, k.plural, k.kind));
   const workloads = await kueue('workloads', 'Workload');
   const order = replayOrder(rayObjects, workloads);

@@ -18,17 +18,35 @@ export interface QueueRunTime {
   readonly finished: number;
 }
 
-const cond = (o: any, type: string) => (o?.status?.conditions ?? []).find((c: any) => c?.type === type && c?.status === 'True');
+/** A condition of a Workload's status (metav1.Condition). */
+export interface LiveCondition {
+  readonly type?: string;
+  readonly status?: string;
+  readonly lastTransitionTime?: string;
+}
+
+/** A Kueue Workload as the cluster lists it (checked against Kueue's CRD): the fields `plan` reads. */
+export interface LiveWorkload {
+  readonly metadata?: {
+    readonly namespace?: string;
+    readonly creationTimestamp?: string;
+    readonly ownerReferences?: ReadonlyArray<{ readonly uid?: string }>;
+  };
+  readonly spec?: { readonly queueName?: string };
+  readonly status?: { readonly conditions?: readonly LiveCondition[] };
+}
+
+const cond = (o: LiveWorkload | undefined, type: string) => (o?.status?.conditions ?? []).find((c) => c?.type === type && c?.status === 'True');
 const seconds = (iso: unknown) => (typeof iso === 'string' ? Date.parse(iso) / 1000 : NaN);
 
 /** When Kueue admitted a Workload (Admitted, else QuotaReserved: without admission checks the two are one), in epoch seconds. */
-export function admittedAtOf(workload: any): number | undefined {
+export function admittedAtOf(workload: LiveWorkload | undefined): number | undefined {
   const t = seconds((cond(workload, 'Admitted') ?? cond(workload, 'QuotaReserved'))?.lastTransitionTime);
   return Number.isFinite(t) ? t : undefined;
 }
 
 /** The median run time per LocalQueue ("namespace/name") of the finished Workloads that were admitted. */
-export function queueRunTimes(workloads: readonly any[]): Map<string, QueueRunTime> {
+export function queueRunTimes(workloads: readonly LiveWorkload[]): Map<string, QueueRunTime> {
   const runs = new Map<string, number[]>();
   for (const w of workloads) {
     const finished = seconds(cond(w, 'Finished')?.lastTransitionTime);

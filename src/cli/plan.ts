@@ -11,7 +11,9 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { parseAllDocuments } from 'yaml';
-import { DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION, evaluateRayObject, kubeRayCapabilities, kueueCapabilities, RAY_KINDS } from '../policy';
+import {
+  DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION, evaluateRayObject, isRecord, kubeRayCapabilities, kueueCapabilities, RAY_KINDS, RayObject,
+} from '../policy';
 import { parseGoDuration } from '../policy/go-duration';
 import { DEFAULT_HORIZON_SECONDS, PlanOutcome, PlanResult, simulatePlan } from '../policy/plan';
 import { planToHtml, planToText } from './plan-output';
@@ -21,6 +23,7 @@ import { debugRequested, errorText } from './errors';
 import { arrivalOrder } from './arrivals';
 import { MissingFileError, UsageError } from './yaml-source';
 import { liveDurations, QueueRunTime } from './plan-live-durations';
+import { fieldAt } from './json-fields';
 
 export const PLAN_USAGE = 'usage: cdk8s-kueue-ray plan [dist/ or YAML files…] [-f FILE|DIR|-]… [--arrivals FILE] '
   + `[--kueue-version ${DEFAULT_KUEUE_VERSION}] [--kuberay-version ${DEFAULT_KUBERAY_VERSION}]
@@ -46,7 +49,10 @@ never-admissible, preempting = admitted by preempting others) or the input canno
 error or a file or folder that does not exist (as in check).
 `;
 const FAIL_ON: Record<string, PlanOutcome> = { pending: 'pending', 'never-admissible': 'never-admissible', preempting: 'admitted-by-preempting' };
-const KUEUE_KINDS = new Set(['ClusterQueue', 'Cohort', 'ResourceFlavor', 'LocalQueue', 'WorkloadPriorityClass', 'Namespace']);
+const KUEUE_KINDS = new Set<unknown>(['ClusterQueue', 'Cohort', 'ResourceFlavor', 'LocalQueue', 'WorkloadPriorityClass', 'Namespace']);
+
+/** An object of a Ray kind, which the policy and the simulator read. */
+const isRayKind = (o: unknown): o is RayObject => (RAY_KINDS as readonly unknown[]).includes(fieldAt(o, 'kind'));
 
 function filesUnder(p: string): string[] {
   if (p === '-') return [p];
@@ -60,14 +66,15 @@ function filesUnder(p: string): string[] {
 }
 
 /** Every object of a YAML (or JSON) file; a document that does not parse is an error naming the file and the document. */
-export function readObjects(file: string, stdin: () => string = () => fs.readFileSync(0, 'utf8')): any[] {
+export function readObjects(file: string, stdin: () => string = () => fs.readFileSync(0, 'utf8')): unknown[] {
   const docs = parseAllDocuments(file === '-' ? stdin() : fs.readFileSync(file, 'utf8'));
-  const out: any[] = [];
+  const out: unknown[] = [];
   docs.forEach((d, i) => {
     if (d.errors.length) throw new Error(`${file}: document ${i + 1} is not valid YAML: ${d.errors[0].message}`);
-    const v = d.toJS();
+    const v: unknown = d.toJS();
     if (v === null || v === undefined) return;
-    if (v.kind === 'List' && Array.isArray(v.items)) out.push(...v.items);
+    const items = fieldAt(v, 'items');
+    if (fieldAt(v, 'kind') === 'List' && Array.isArray(items)) out.push(...items);
     else if (Array.isArray(v)) out.push(...v);
     else out.push(v);
   });
@@ -134,19 +141,19 @@ export function parsePlanArgs(argv: string[]): PlanFlags {
 
 /** What the live cluster adds to a plan (plan --kubeconfig): its Kueue objects and the workloads it already holds. */
 export interface PlanLiveInput {
-  readonly kueueObjects: readonly any[];
-  readonly existing: readonly any[];
+  readonly kueueObjects: readonly unknown[];
+  readonly existing: readonly RayObject[];
   readonly notes: readonly string[];
   /** When Kueue admitted each admitted one of `existing` (epoch seconds): it runs for what is left of its duration. */
-  readonly admittedAt?: ReadonlyMap<any, number>;
+  readonly admittedAt?: ReadonlyMap<RayObject, number>;
   /** The median run time of each LocalQueue's finished Workloads, for the workloads that declare no duration. */
   readonly runTimes?: ReadonlyMap<string, QueueRunTime>;
   /** When the cluster was read (epoch seconds): the plan's start, printed as wall-clock times. */
   readonly readAt?: number;
 }
 
-const isObject = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const identity = (o: any) => `${o?.kind}/${o?.metadata?.namespace ?? ''}/${o?.metadata?.name ?? o?.metadata?.generateName ?? ''}`;
+const identity = (o: unknown) => `${fieldAt(o, 'kind')}/${fieldAt(o, 'metadata', 'namespace') ?? ''}/`
+  + `${fieldAt(o, 'metadata', 'name') ?? fieldAt(o, 'metadata', 'generateName') ?? ''}`;
 
 /**
  * Runs `plan`; returns what to print. With a live cluster, its Kueue objects come first and the files'
@@ -160,7 +167,7 @@ export function planCommand(argv: string[], live?: PlanLiveInput): string {
 
 /** The files' objects and the versions to plan for: the flags, else what the files' installs record, else the defaults. */
 interface PlanInputs {
-  readonly objects: any[];
+  readonly objects: unknown[];
   readonly files: string[];
   readonly kueue: string;
   readonly kubeRay: string;
@@ -171,7 +178,7 @@ interface PlanInputs {
 
 function readInputs(f: PlanFlags): PlanInputs {
   const inputs = f.inputs.length ? f.inputs : ['dist'];
-  const objects: any[] = [];
+  const objects: unknown[] = [];
   const files: string[] = [];
   const folders: string[] = [];
   for (const input of inputs) {
@@ -188,8 +195,9 @@ function readInputs(f: PlanFlags): PlanInputs {
   if (f.namespace) {
     // As kubectl apply -n: the namespaced objects plan reads that name no namespace get this one.
     for (const o of objects) {
-      const namespaced = RAY_KINDS.includes(o?.kind) || o?.kind === 'LocalQueue';
-      if (namespaced && isObject(o.metadata) && !o.metadata.namespace) o.metadata.namespace = f.namespace;
+      const namespaced = isRayKind(o) || fieldAt(o, 'kind') === 'LocalQueue';
+      const metadata = fieldAt(o, 'metadata');
+      if (namespaced && isRecord(metadata) && !metadata.namespace) metadata.namespace = f.namespace;
     }
   }
   const facts = installFacts(objects, files);
@@ -229,9 +237,9 @@ export interface PlanRefusal {
  * `check` decide them; without queues, so the cross-object rules stay the plan's own), apart from
  * those it plans. So plan and check agree: nothing check refuses is shown as admitted.
  */
-function refusedAtAdmission(arrivals: readonly any[], input: PlanInputs): { kept: any[]; refused: PlanRefusal[] } {
+function refusedAtAdmission(arrivals: readonly RayObject[], input: PlanInputs): { kept: RayObject[]; refused: PlanRefusal[] } {
   const ctx = { kueue: kueueCapabilities(input.kueue), kubeRay: kubeRayCapabilities(input.kubeRay), elasticGate: input.elasticGate };
-  const kept: any[] = [];
+  const kept: RayObject[] = [];
   const refused: PlanRefusal[] = [];
   for (const o of arrivals) {
     const errors = evaluateRayObject(o, ctx).filter((x) => x.severity === 'error');
@@ -255,15 +263,19 @@ function refusalsText(refused: readonly PlanRefusal[]): string {
 /** The plan and what to print. */
 function planRun(f: PlanFlags, input: PlanInputs, live?: PlanLiveInput): { output: string; plan: PlanResult } {
   const { objects } = input;
-  let kueueObjects = objects.filter((o) => KUEUE_KINDS.has(o?.kind));
-  let arrivals = objects.filter((o) => RAY_KINDS.includes(o?.kind));
+  let kueueObjects = objects.filter((o) => KUEUE_KINDS.has(fieldAt(o, 'kind')));
+  let arrivals = objects.filter(isRayKind);
   const liveNotes: string[] = [];
   if (f.arrivals) {
     if (!fs.existsSync(f.arrivals)) throw new MissingFileError(`--arrivals ${f.arrivals}: no such file`);
-    arrivals = readObjects(f.arrivals);
-    const other = arrivals.find((o) => !RAY_KINDS.includes(o?.kind));
-    if (other) throw new Error(`${f.arrivals}: ${other?.kind ?? typeof other} ${other?.metadata?.name ?? ''} is not a Ray object; --arrivals lists `
-      + 'RayJobs, RayClusters and RayServices in arrival order');
+    const listed = readObjects(f.arrivals);
+    const other = listed.find((o) => !isRayKind(o));
+    if (other) {
+      throw new Error(`${f.arrivals}: ${fieldAt(other, 'kind') ?? typeof other} ${fieldAt(other, 'metadata', 'name') ?? ''} is not a Ray object; `
+        + '--arrivals lists RayJobs, RayClusters and RayServices in arrival order');
+    }
+    // Each is a Ray object (or an empty item, which `find` passes over as before).
+    arrivals = listed as RayObject[];
   }
   arrivals = arrivalOrder(arrivals);
   const { kept, refused } = refusedAtAdmission(arrivals, input);

@@ -1,0 +1,12 @@
+/**
+ * Reading the files' and the cluster's objects, which may hold whatever JSON: a field of a JSON object, or
+ * undefined where a step is not one (as `o?.a?.b` reads plain JSON).
+ */
+import { isRecord } from '../policy/json';
+
+/** The value at `keys` inside `v`, or undefined where a step is not a JSON object. */
+export function fieldAt(v: unknown, ...keys: readonly string[]): unknown {
+  let at = v;
+  for (const k of keys) at = isRecord(at) ? at[k] : undefined;
+  return at;
+}
