@@ -5,6 +5,8 @@
  * flavor fits only by preempting. Returns an Assignment: per PodSet, a flavor per resource, or the
  * reasons none fits. Pure.
  */
+import type { ResourceFlavorJson } from '../inventory-objects';
+import type { TolerationJson } from '../kinds';
 import type { PendingCategory } from './schema';
 import {
   available, FlavorResource, heightOfLowestSubtreeThatFits, NO_LIMIT, potentialAvailable, subtreeHeight, subtreeMayReclaim,
@@ -352,12 +354,13 @@ export class FlavorAssigner {
  * Why a flavor does not suit a PodSet (an untolerated NoSchedule/NoExecute taint, or a node selector
  * that its node labels contradict), or undefined.
  */
-export function flavorMismatch(flavorObject: any, flavor: string, w: Workload, podSet: string): string | undefined {
+export function flavorMismatch(flavorObject: Pick<ResourceFlavorJson, 'spec'> | undefined, flavor: string, w: Workload, podSet: string)
+  : string | undefined {
   if (!flavorObject) return `flavor ${flavor} not found`;
   const labels: Record<string, string> = flavorObject.spec?.nodeLabels ?? {};
-  const taints: any[] = flavorObject.spec?.nodeTaints ?? [];
+  const taints = flavorObject.spec?.nodeTaints ?? [];
   const template = podSetTemplate(w.obj, podSet);
-  const tolerations: any[] = [...(template?.spec?.tolerations ?? []), ...(flavorObject.spec?.tolerations ?? [])];
+  const tolerations: TolerationJson[] = [...(template?.spec?.tolerations ?? []), ...(flavorObject.spec?.tolerations ?? [])];
   for (const t of taints) {
     if (t.effect !== 'NoSchedule' && t.effect !== 'NoExecute') continue;
     const tolerated = tolerations.some((tol) => (tol.effect === undefined || tol.effect === '' || tol.effect === t.effect)

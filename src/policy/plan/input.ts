@@ -6,7 +6,7 @@ import type { RayObject } from '../kinds';
 
 export interface PlanInput {
   /** ClusterQueues, Cohorts, ResourceFlavors, LocalQueues, WorkloadPriorityClasses (and Namespaces, for selectors). Other kinds are ignored. */
-  readonly kueueObjects: readonly any[];
+  readonly kueueObjects: readonly unknown[];
   /**
    * Ray objects (RayJob, RayCluster, RayService) in arrival order. An elastic object that arrives
    * again with other worker replicas is a scale (up: a new Workload slice; down: in place).

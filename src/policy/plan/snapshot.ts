@@ -4,10 +4,10 @@
  * unit. Quotas are read through the policy's inventory (inventory-objects.ts), so the admission rules
  * and the plan read resourceGroups one way. Pure.
  */
-import type { Inventory, ResourceGroupEntry } from '../context';
+import type { Inventory, LabelSelector, ResourceGroupEntry } from '../context';
 import type { Gang } from '../gang';
-import { inventoryFromObjects } from '../inventory-objects';
-import type { RayObject } from '../kinds';
+import { ClusterQueueJson, inventoryFromObjects, LocalQueueJson, ResourceFlavorJson } from '../inventory-objects';
+import type { JsonFields, RayObject } from '../kinds';
 import { formatQuantity, ResourceMap } from '../quantity';
 import { isRecord } from '../ray-object';
 import { WorkloadQueue } from './queue';
@@ -138,7 +138,7 @@ export interface ClusterQueue extends QuotaNode {
   readonly tryNextOnBorrow: boolean;
   readonly tryNextOnPreempt: boolean;
   readonly preference?: string;
-  readonly namespaceSelector: any;
+  readonly namespaceSelector: LabelSelector | null;
   readonly cohortName?: string;
   inactiveReason?: string;
   /** Active and parked (inadmissible) workloads. */
@@ -178,7 +178,7 @@ export class Snapshot {
   /** The same ClusterQueues in a list, for the loops of every cycle. */
   readonly clusterQueueList: ClusterQueue[] = [];
   readonly cohorts = new Map<string, CohortNode>();
-  readonly flavors = new Map<string, any>();
+  readonly flavors = new Map<string, ResourceFlavorJson>();
   /** Some flavor has node taints or labels: without, every flavor matches every PodSet. */
   flavorsRestrictNodes = false;
   readonly localQueues = new Map<string, LocalQueueTarget>();
@@ -239,22 +239,23 @@ export class Snapshot {
  * resource divides them too.
  */
 export function buildSnapshot(kueueObjects: readonly unknown[], gangs: ReadonlyArray<Gang | undefined>): Snapshot {
-  const objects = kueueObjects.filter(isRecord) as any[];
-  const ofKind = (kind: string) => objects.filter((o) => o.kind === kind);
-  const clusterQueueObjects = ofKind('ClusterQueue');
+  const objects = kueueObjects.filter(isRecord);
+  // Each kind's objects as its CRD declares them (the fields are read as inventoryFromObjects reads them).
+  const ofKind = <T extends JsonFields>(kind: string) => objects.filter((o) => o.kind === kind) as T[];
+  const clusterQueueObjects = ofKind<ClusterQueueJson>('ClusterQueue');
   // Strict quantities: a quota the plan cannot read is an error, not a zero.
   const inventory = inventoryFromObjects({
     clusterQueues: clusterQueueObjects, cohorts: ofKind('Cohort'), localQueues: ofKind('LocalQueue'),
     priorityClasses: ofKind('WorkloadPriorityClass'), namespaces: ofKind('Namespace'),
   }, undefined, { strictQuantities: true });
   const s = new Snapshot(inventory);
-  for (const f of ofKind('ResourceFlavor')) {
+  for (const f of ofKind<ResourceFlavorJson>('ResourceFlavor')) {
     s.flavors.set(f.metadata?.name, f);
     if (f.spec?.nodeTaints?.length || Object.keys(f.spec?.nodeLabels ?? {}).length) s.flavorsRestrictNodes = true;
   }
   for (const p of inventory.priorityClasses) s.priorities.set(p.name, Number(p.value ?? 0));
   for (const n of inventory.namespaces) s.namespaces.set(n.name, { ...n.labels });
-  for (const l of ofKind('LocalQueue')) {
+  for (const l of ofKind<LocalQueueJson>('LocalQueue')) {
     const held = l.spec?.stopPolicy === 'Hold' || l.spec?.stopPolicy === 'HoldAndDrain';
     s.localQueues.set(`${l.metadata?.namespace ?? 'default'}/${l.metadata?.name}`, { clusterQueue: l.spec?.clusterQueue, held });
   }
@@ -362,7 +363,7 @@ function link(s: Snapshot, child: CohortNode, parent: CohortNode): void {
   parent.childCohorts.push(child);
 }
 
-function addClusterQueue(s: Snapshot, c: any, resourceGroups: readonly ResourceGroupEntry[]): void {
+function addClusterQueue(s: Snapshot, c: ClusterQueueJson, resourceGroups: readonly ResourceGroupEntry[]): void {
   const spec = c.spec ?? {};
   const groups: ResourceGroup[] = resourceGroups.map((g) => {
     const covered = [...g.coveredResources];
