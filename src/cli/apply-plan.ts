@@ -5,11 +5,24 @@
  * the policy's kind table (src/policy/kinds).
  */
 import { RAY_API_GROUPS, rayKindNamed } from '../policy/kinds';
+import { isRecord } from '../policy/json';
+
+/**
+ * An object of a synthesized file, named by the fields the apply reads (applyPlan refuses one without
+ * metadata.name before anything is applied); every other field is carried as written.
+ */
+export type Manifest = {
+  readonly apiVersion?: unknown;
+  readonly kind?: string;
+  readonly metadata?: { readonly name?: string; readonly namespace?: string; readonly generateName?: string; readonly resourceVersion?: string };
+  readonly webhooks?: ReadonlyArray<{ readonly clientConfig?: { readonly service?: NamespacedName; readonly caBundle?: string } }>;
+  readonly [field: string]: unknown;
+};
 
 /** The objects of one file, in the order read; `file` names it in messages. */
 export interface ApplyFile {
   readonly file: string;
-  readonly objects: readonly any[];
+  readonly objects: readonly Manifest[];
 }
 
 /** A Deployment to wait for, or a Service a webhook calls. */
@@ -21,24 +34,24 @@ export interface NamespacedName {
 /** The phases of the ordered apply, in order. */
 export interface ApplyPlan {
   /** 1. Applied, then waited for until Established. */
-  readonly crds: any[];
+  readonly crds: Manifest[];
   /** 2. */
-  readonly namespaces: any[];
+  readonly namespaces: Manifest[];
   /** 3. The serving files' objects (operators, controller, RBAC, services, config) without their webhook configurations. */
-  readonly serving: any[];
+  readonly serving: Manifest[];
   /** 4. Waited for: rolled out. */
   readonly deployments: NamespacedName[];
   /** 4. Waited for: every Service a webhook calls has endpoints. */
   readonly services: NamespacedName[];
   /** 5. Applied once the serving objects are up, then waited for until each has a caBundle. */
-  readonly webhooks: any[];
+  readonly webhooks: Manifest[];
   /** 6. Queues, tenants and workloads. */
-  readonly rest: any[];
+  readonly rest: Manifest[];
 }
 
 export const WEBHOOK_KINDS: readonly string[] = ['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration', 'APIService'];
 
-const isWebhook = (o: any): boolean => WEBHOOK_KINDS.includes(o.kind);
+const isWebhook = (o: Manifest): boolean => WEBHOOK_KINDS.includes(o.kind!);
 
 /**
  * The phases of the apply, from the files of a dist/ in name order. A file holding a CRD or a webhook
@@ -71,7 +84,7 @@ export function applyPlan(files: readonly ApplyFile[]): ApplyPlan {
     namespaces: all.filter((o) => o.kind === 'Namespace'),
     serving: servingObjects.filter((o) => o.kind !== 'Namespace' && !isWebhook(o)),
     deployments: servingObjects.filter((o) => o.kind === 'Deployment')
-      .map((o) => ({ namespace: o.metadata.namespace || 'default', name: o.metadata.name })),
+      .map((o) => ({ namespace: o.metadata!.namespace || 'default', name: o.metadata!.name! })),
     services: [...services.values()],
     webhooks,
     rest: files.filter((d) => !serving.has(d)).flatMap((d) => d.objects).filter((o) => o.kind !== 'Namespace'),
@@ -79,36 +92,41 @@ export function applyPlan(files: readonly ApplyFile[]): ApplyPlan {
 }
 
 /** An object of KubeRay's API group: one that exists already is re-applied with its live suspend value, never forced. */
-export function isRayObject(o: any): boolean {
-  return typeof o.apiVersion === 'string' && RAY_API_GROUPS.some((g) => o.apiVersion.startsWith(`${g}/`));
+export function isRayObject(o: Manifest): boolean {
+  const apiVersion = o.apiVersion;
+  return typeof apiVersion === 'string' && RAY_API_GROUPS.some((g) => apiVersion.startsWith(`${g}/`));
 }
 
 /** kind/namespace/name, how the apply matches a file's object with the live one. */
-export function objectKey(o: any): string {
-  return `${o.kind}/${o.metadata.namespace || ''}/${o.metadata.name}`;
+export function objectKey(o: Manifest): string {
+  return `${o.kind}/${o.metadata!.namespace || ''}/${o.metadata!.name}`;
 }
 
 /** Where Kueue suspends the object's kind, as path segments; undefined for a kind outside the kind table. */
-function suspendPath(o: any): string[] | undefined {
+function suspendPath(o: { readonly kind?: unknown }): string[] | undefined {
   return rayKindNamed(o.kind)?.suspendField.split('.');
 }
 
-const isObject = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** A copy of a Ray object without the suspend field Kueue owns after admission. */
-export function withoutSuspend(o: any): any {
-  const c = JSON.parse(JSON.stringify(o));
+/** A JSON copy of a Ray object without the suspend field Kueue owns after admission. */
+function copyWithoutSuspend(o: Manifest): Record<string, unknown> {
+  const c: Record<string, unknown> = JSON.parse(JSON.stringify(o));
   const p = suspendPath(c);
   if (!p) return c;
-  let at = c;
-  for (const k of p.slice(0, -1)) at = at && typeof at === 'object' ? at[k] : undefined;
-  if (at && typeof at === 'object') delete at[p[p.length - 1]];
+  let at: unknown = c;
+  // A list on the way holds none of the keys (they are field names), as a scalar does not.
+  for (const k of p.slice(0, -1)) at = isRecord(at) ? at[k] : undefined;
+  if (isRecord(at)) delete at[p[p.length - 1]];
   return c;
 }
 
+/** A copy of a Ray object without the suspend field Kueue owns after admission. */
+export function withoutSuspend<T extends Manifest>(o: T): T {
+  return copyWithoutSuspend(o) as T;
+}
+
 /** A Ray object as re-applied over its live self (withLiveSuspend). */
-export interface LiveSuspend {
-  readonly object: any;
+export interface LiveSuspend<T extends Manifest = Manifest> {
+  readonly object: T;
   /** The kind's suspend field, dotted; undefined for a kind without one. */
   readonly field: string | undefined;
   /** The value carried from the live object; undefined when it has none. */
@@ -122,22 +140,24 @@ export interface LiveSuspend {
  * nothing and conflicts with nothing. The resourceVersion makes the apply fail, rather than suspend again,
  * if Kueue admitted the object after `live` was read.
  */
-export function withLiveSuspend(o: any, live: any): LiveSuspend {
-  const c = withoutSuspend(o);
+export function withLiveSuspend<T extends Manifest>(o: T, live: Manifest): LiveSuspend<T> {
+  const c = copyWithoutSuspend(o);
   const p = suspendPath(c);
-  c.metadata = { ...c.metadata, resourceVersion: live.metadata.resourceVersion };
-  if (!p) return { object: c, field: undefined, suspend: undefined };
-  let from = live;
-  for (const k of p) from = isObject(from) ? from[k] : undefined;
+  c.metadata = { ...(c.metadata as object), resourceVersion: live.metadata!.resourceVersion };
+  // `c` is `o` copied, with the live suspend and resourceVersion.
+  const object = c as T;
+  if (!p) return { object, field: undefined, suspend: undefined };
+  let from: unknown = live;
+  for (const k of p) from = isRecord(from) ? from[k] : undefined;
   const field = p.join('.');
-  if (typeof from !== 'boolean') return { object: c, field, suspend: undefined };
+  if (typeof from !== 'boolean') return { object, field, suspend: undefined };
   let at = c;
   for (const k of p.slice(0, -1)) {
-    if (!isObject(at[k])) at[k] = {};
-    at = at[k];
+    if (!isRecord(at[k])) at[k] = {};
+    at = at[k] as Record<string, unknown>; // a JSON object: made one just above if it was not
   }
   at[p[p.length - 1]] = from;
-  return { object: c, field, suspend: from };
+  return { object, field, suspend: from };
 }
 
 /** How a re-apply leaves an object's suspend field (withLiveSuspend's result), for the apply's listing. */

@@ -23,7 +23,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { parseAllDocuments, stringify } from 'yaml';
 import {
-  ApplyFile, applyPlan, conflictsOf, isApplyConflict, isRayObject, objectKey, suspendNote, withLiveSuspend,
+  ApplyFile, applyPlan, conflictsOf, isApplyConflict, isRayObject, Manifest, objectKey, suspendNote, withLiveSuspend,
 } from './apply-plan';
 import { FlagSpec, parseFlags, usageErrorText } from './args';
 import { debugRequested, errorText } from './errors';
@@ -107,8 +107,8 @@ export function readApplyFiles(inputs: readonly string[], stdin: () => string = 
   return out;
 }
 
-function parseObjects(file: string, text: string): any[] {
-  return parseAllDocuments(text).map((d, i) => {
+function parseObjects(file: string, text: string): Manifest[] {
+  return parseAllDocuments(text).map((d, i): Manifest => {
     if (d.errors.length) throw new Error(`${file}: document ${i + 1} is not valid YAML: ${d.errors[0].message.split('\n')[0]}`);
     return d.toJS();
   }).filter(Boolean);
@@ -120,8 +120,10 @@ export interface ApplyIo {
 }
 
 /** The text kubectl wrote to stderr for a failed call, or the error's own message. */
-function kubectlError(e: any): string {
-  return e.stderr ? e.stderr.toString() : e.message;
+function kubectlError(e: unknown): string {
+  // execFileSync's error carries kubectl's stderr; the others are Errors.
+  const err = e as { readonly stderr?: Buffer | string; readonly message: string };
+  return err.stderr ? err.stderr.toString() : err.message;
 }
 
 /** Blocks for `ms`: the waits poll kubectl synchronously, as every other step runs. */
@@ -151,7 +153,7 @@ class Applier {
     const { dryRun, noWait } = this.opts;
     this.apply(p.crds, 'CustomResourceDefinitions');
     if (p.crds.length && !dryRun) {
-      this.kubectlRun(['wait', '--for=condition=Established', `--timeout=${this.timeout}`, ...p.crds.map((c) => `crd/${c.metadata.name}`)]);
+      this.kubectlRun(['wait', '--for=condition=Established', `--timeout=${this.timeout}`, ...p.crds.map((c) => `crd/${c.metadata!.name}`)]);
       this.io.stdout(`${p.crds.length} CRDs Established\n`);
     }
     this.apply(p.namespaces, 'Namespaces');
@@ -180,13 +182,14 @@ class Applier {
     const full = [...(this.opts.kubeconfig ? ['--kubeconfig', this.opts.kubeconfig] : []), ...argv];
     try {
       return execFileSync(this.kubectl, full, { input, env: this.env, stdio: ['pipe', 'pipe', 'pipe'], maxBuffer: 256 * 1024 * 1024 }).toString();
-    } catch (e: any) {
-      if (e.code === 'ENOENT') throw new Error(`${this.kubectl}: not found; put kubectl on the PATH or set KUBECTL to its path`);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') throw new Error(`${this.kubectl}: not found; put kubectl on the PATH or set KUBECTL to its path`);
       throw e;
     }
   }
 
-  private apply(objects: any[], what: string, force = true): void {
+  private apply(objects: readonly Manifest[], what: string, force = true): void {
     if (!objects.length) return;
     const input = objects.map((o) => stringify(o)).join('---\n');
     try {
@@ -199,15 +202,15 @@ class Applier {
   }
 
   /** The live objects of `objects` that exist already, by kind/namespace/name. */
-  private existing(objects: any[]): Map<string, any> {
+  private existing(objects: readonly Manifest[]): Map<string, Manifest> {
     if (!objects.length) return new Map();
     const input = objects.map((o) => stringify({ apiVersion: o.apiVersion, kind: o.kind,
-      metadata: { name: o.metadata.name, namespace: o.metadata.namespace } })).join('---\n');
+      metadata: { name: o.metadata!.name, namespace: o.metadata!.namespace } })).join('---\n');
     // kubectl prints a List, one object, or nothing (none found), depending on the count.
     const text = this.kubectlRun(['get', '--ignore-not-found', '-o', 'json', '-f', '-'], input).trim();
-    const got = text ? JSON.parse(text) : {};
-    const items: any[] = Array.isArray(got.items) ? got.items : [got];
-    return new Map(items.filter((o) => o && o.metadata && o.metadata.name).map((o) => [objectKey(o), o]));
+    const got: Manifest = text ? JSON.parse(text) : {};
+    const items: Manifest[] = Array.isArray(got.items) ? got.items : [got];
+    return new Map(items.filter((o) => o && o.metadata && o.metadata.name).map((o): [string, Manifest] => [objectKey(o), o]));
   }
 
   /**
@@ -218,22 +221,22 @@ class Applier {
    * forcing would take back worker replicas the autoscaler or Kueue set. If another manager owns a field,
    * the object is left as it is.
    */
-  private applyRest(objects: any[]): void {
+  private applyRest(objects: readonly Manifest[]): void {
     const ray = objects.filter(isRayObject);
     const there = this.existing(ray);
     this.apply(objects.filter((o) => !isRayObject(o) || !there.has(objectKey(o))), 'queues, tenants and workloads');
     const kept: string[] = [];
     const updated: string[] = [];
     for (const o of ray.filter((x) => there.has(objectKey(x)))) {
-      const name = `${o.kind} ${o.metadata.namespace || ''}/${o.metadata.name}`;
+      const name = `${o.kind} ${o.metadata!.namespace || ''}/${o.metadata!.name}`;
       try {
-        updated.push(`  ${name}: ${this.applyExisting(o, there.get(objectKey(o)))}`);
+        updated.push(`  ${name}: ${this.applyExisting(o, there.get(objectKey(o))!)}`);
       } catch (e) {
         const err = kubectlError(e);
         if (!isApplyConflict(err)) throw new Error(`apply of ${objectKey(o)} failed:\n${err}`);
         const { fields, owners } = conflictsOf(err);
         kept.push(`  ${name}: ${fields.join(', ') || 'fields'} owned by ${owners.join(', ')}; `
-          + `${suspendNote(withLiveSuspend(o, there.get(objectKey(o))))}`);
+          + `${suspendNote(withLiveSuspend(o, there.get(objectKey(o))!))}`);
       }
     }
     if (updated.length) {
@@ -247,7 +250,7 @@ class Applier {
   }
 
   /** Applies one Ray object that exists with its live suspend value; returns what became of its suspend field. */
-  private applyExisting(o: any, live: any): string {
+  private applyExisting(o: Manifest, live: Manifest): string {
     for (let attempt = 1; ; attempt++) {
       const next = withLiveSuspend(o, live);
       try {
@@ -257,19 +260,20 @@ class Applier {
       } catch (e) {
         // The object changed since it was read (Kueue admitted it, KubeRay wrote its status): read it again.
         if (attempt >= 5 || !/the object has been modified/.test(kubectlError(e))) throw e;
-        live = this.existing([o]).get(objectKey(o));
-        if (!live) throw new Error(`${objectKey(o)} was deleted during the apply`);
+        const again = this.existing([o]).get(objectKey(o));
+        if (!again) throw new Error(`${objectKey(o)} was deleted during the apply`);
+        live = again;
       }
     }
   }
 
-  private waitCaBundles(webhooks: any[]): void {
+  private waitCaBundles(webhooks: readonly Manifest[]): void {
     const deadline = Date.now() + parseInt(this.timeout, 10) * 1000;
     for (const w of webhooks.filter((x) => x.kind !== 'APIService')) {
-      const ref = `${w.kind.toLowerCase()}/${w.metadata.name}`;
+      const ref = `${w.kind!.toLowerCase()}/${w.metadata!.name}`;
       for (;;) {
-        const got = JSON.parse(this.kubectlRun(['get', ref, '-o', 'json']));
-        if ((got.webhooks || []).every((h: any) => h.clientConfig && h.clientConfig.caBundle)) break;
+        const got: Manifest = JSON.parse(this.kubectlRun(['get', ref, '-o', 'json']));
+        if ((got.webhooks || []).every((h) => h.clientConfig && h.clientConfig.caBundle)) break;
         if (Date.now() > deadline) {
           throw new Error(`${ref} has no caBundle after ${this.timeout}: is the controller that injects it running (Kueue, `
             + 'cdk8s-kueue-ray-controller, or cert-manager\'s cainjector)?');

@@ -21,6 +21,11 @@ export interface ParsedFlags {
   readonly paths: string[];
 }
 
+/** What parseArgs' tokens say, as far as the paths are read from them. */
+type ArgToken = { readonly kind: 'positional'; readonly value: string }
+  | { readonly kind: 'option'; readonly name: string; readonly value?: string }
+  | { readonly kind: 'option-terminator' };
+
 /** How a flag is written in messages: "-o, --output". */
 function label(name: string, spec: FlagSpec): string {
   return spec.short ? `-${spec.short}, --${name}` : `--${name}`;
@@ -35,10 +40,12 @@ export function knownFlags(specs: Record<string, FlagSpec>): string {
 export function parseFlags(argv: readonly string[], specs: Record<string, FlagSpec>): ParsedFlags {
   const options: Record<string, { type: 'string' | 'boolean'; short?: string; multiple: boolean }> = {};
   for (const [name, s] of Object.entries(specs)) options[name] = { type: s.type, multiple: true, ...(s.short ? { short: s.short } : {}) };
-  let parsed: { values: Record<string, unknown>; positionals: string[]; tokens: any[] };
+  let parsed: { values: Record<string, unknown>; positionals: string[]; tokens: ArgToken[] };
   try {
-    parsed = parseArgs({ args: [...argv], options, allowPositionals: true, strict: true, tokens: true }) as any;
-  } catch (e: any) {
+    parsed = parseArgs({ args: [...argv], options, allowPositionals: true, strict: true, tokens: true });
+  } catch (caught) {
+    // parseArgs throws a TypeError with a `code`.
+    const e = caught as NodeJS.ErrnoException;
     // parseArgs' own messages run over several lines; say the same in one, naming the flag.
     const flag = /'(-[^' ,]+)/.exec(e.message)?.[1] ?? '';
     const long = /'(?:-., )?(--[^' <]+)/.exec(e.message)?.[1] ?? flag;
@@ -57,7 +64,7 @@ export function parseFlags(argv: readonly string[], specs: Record<string, FlagSp
     else values[name] = v[0] as string;
   }
   // parseArgs returns positionals and -f values apart; the tokens keep the order they were written in.
-  const paths = parsed.tokens.flatMap((t) => (t.kind === 'positional' ? [t.value as string]
+  const paths = parsed.tokens.flatMap((t) => (t.kind === 'positional' ? [t.value]
     : t.kind === 'option' && t.name === 'filename' && typeof t.value === 'string' ? t.value.split(',').filter(Boolean) : []));
   return { values, positionals: parsed.positionals, paths };
 }

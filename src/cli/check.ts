@@ -25,6 +25,7 @@ import { FlagSpec, parseFlags, usageErrorText } from './args';
 import { debugRequested, errorText } from './errors';
 import { ReadResult, readSources, SourceObject, UsageError } from './yaml-source';
 import { YAML_SYNTAX_RULE } from './yaml-syntax';
+import { fieldAt } from './json-fields';
 
 export type OutputFormat = 'text' | 'json' | 'sarif';
 
@@ -130,22 +131,31 @@ const KUEUE_KINDS: Record<string, keyof ClusterObjects> = {
   LocalQueue: 'localQueues', ClusterQueue: 'clusterQueues', Cohort: 'cohorts', WorkloadPriorityClass: 'priorityClasses',
 };
 
-const groupOf = (o: any): string => (typeof o?.apiVersion === 'string' && o.apiVersion.includes('/') ? o.apiVersion.split('/')[0] : '');
+const groupOf = (o: unknown): string => {
+  const apiVersion = fieldAt(o, 'apiVersion');
+  return typeof apiVersion === 'string' && apiVersion.includes('/') ? apiVersion.split('/')[0] : '';
+};
 
-function isRay(o: any): boolean {
+/** A Ray object (its kind and API group are a Ray kind's): the policy's rules read it. */
+function isRay(o: unknown): o is RayObject {
   const kind = rayKindOf(o);
   return kind !== undefined && groupOf(o) === kind.group;
 }
 
+/** A source whose object is a Ray object. */
+const isRaySource = (src: SourceObject): src is SourceObject & { readonly object: RayObject } => isRay(src.object);
+
 /** The queue objects among `objects` (namespaced ones without a namespace get `namespace`). */
-function queueObjectsOf(objects: readonly any[], namespace: string): ClusterObjects {
-  type Lists = { -readonly [K in keyof ClusterObjects]: any[] };
+function queueObjectsOf(objects: readonly unknown[], namespace: string): ClusterObjects {
+  type Lists = { -readonly [K in keyof ClusterObjects]: unknown[] };
   const out: Lists = { localQueues: [], clusterQueues: [], cohorts: [], priorityClasses: [], namespaces: [] };
   for (const o of objects) {
-    if (groupOf(o) === 'kueue.x-k8s.io' && KUEUE_KINDS[o.kind]) {
-      const list = KUEUE_KINDS[o.kind];
-      out[list].push(list === 'localQueues' && !o.metadata?.namespace ? { ...o, metadata: { ...o.metadata, namespace } } : o);
-    } else if (o?.apiVersion === 'v1' && o.kind === 'Namespace') {
+    // A Kueue group was read, so `o` is a JSON object; its kind indexes KUEUE_KINDS as a property key.
+    if (groupOf(o) === 'kueue.x-k8s.io' && isRecord(o) && KUEUE_KINDS[String(o.kind)]) {
+      const list = KUEUE_KINDS[String(o.kind)];
+      const md = o.metadata;
+      out[list].push(list === 'localQueues' && !fieldAt(md, 'namespace') ? { ...o, metadata: { ...(md as object), namespace } } : o);
+    } else if (fieldAt(o, 'apiVersion') === 'v1' && fieldAt(o, 'kind') === 'Namespace') {
       out.namespaces.push(o);
     }
   }
@@ -156,10 +166,10 @@ const count = (c: ClusterObjects) => c.localQueues.length + c.clusterQueues.leng
 
 /** Later sources override earlier ones object by object (same kind, namespace and name). */
 function mergeObjects(sources: readonly ClusterObjects[]): ClusterObjects {
-  const merged = {} as { -readonly [K in keyof ClusterObjects]: any[] };
+  const merged = {} as { -readonly [K in keyof ClusterObjects]: unknown[] };
   for (const list of ['localQueues', 'clusterQueues', 'cohorts', 'priorityClasses', 'namespaces'] as const) {
-    const byKey = new Map<string, any>();
-    for (const s of sources) for (const o of s[list]) byKey.set(`${o.metadata?.namespace ?? ''}/${o.metadata?.name}`, o);
+    const byKey = new Map<string, unknown>();
+    for (const s of sources) for (const o of s[list]) byKey.set(`${fieldAt(o, 'metadata', 'namespace') ?? ''}/${fieldAt(o, 'metadata', 'name')}`, o);
     merged[list] = [...byKey.values()];
   }
   return merged;
@@ -253,7 +263,7 @@ interface SchemaInput {
 }
 
 /** Queues: the cluster, then --queues files, then the checked files (what is about to be applied wins). */
-async function gatherInventory(opts: CheckOptions, deps: CheckDependencies, cluster: ClusterSource | undefined, all: readonly any[],
+async function gatherInventory(opts: CheckOptions, deps: CheckDependencies, cluster: ClusterSource | undefined, all: readonly unknown[],
   kueueApiVersion: string, notes: string[]): Promise<{ inventory: Inventory | undefined; from: QueueSource[] }> {
   const namespace = opts.namespace ?? 'default';
   const sources: ClusterObjects[] = [];
@@ -300,8 +310,8 @@ function placeFinding(src: SourceObject, f: Finding): CheckFinding {
  * Decides one Ray object as the webhooks decide a CREATE; KubeRay's children are skipped (their owner is
  * checked). Returns its entry in the report and its findings.
  */
-function checkRayObject(src: SourceObject, namespace: string, run: RunContext, inventory: Inventory | undefined, schema: SchemaInput)
-  : { entry: CheckedObject; findings: CheckFinding[] } {
+function checkRayObject(src: SourceObject & { readonly object: RayObject }, namespace: string, run: RunContext, inventory: Inventory | undefined,
+  schema: SchemaInput): { entry: CheckedObject; findings: CheckFinding[] } {
   // As the webhook sees it: the namespace of the request (here --namespace) when the object names none.
   // Metadata of the wrong type is left as written, for the objectShape rule to report.
   const md = src.object.metadata;
@@ -356,7 +366,7 @@ export async function runCheck(opts: CheckOptions, deps: CheckDependencies = {})
   const objects: CheckedObject[] = [];
   const schemas = crdSchemas(all, opts.crdDirs, run.kubeRay.version);
   const schema: SchemaInput = { schemas, cel: schemas.from ? await loadCelEvaluator() : undefined };
-  const rayKinds = [...new Set(read.objects.filter((o) => isRay(o.object)).map((o) => String(o.object.kind)))];
+  const rayKinds = [...new Set(read.objects.filter(isRaySource).map((o) => String(o.object.kind)))];
   const unschemaed = schemas.missing(rayKinds);
   if (unschemaed.length) {
     notes.push(`the CRD schema of ${unschemaed.join(', ')} was not checked (types, enums, minimums, CEL rules, unknown fields): `
@@ -366,7 +376,7 @@ export async function runCheck(opts: CheckOptions, deps: CheckDependencies = {})
   for (const src of read.objects) {
     // A Kueue object of an API version its Kueue does not serve (read at the version asked for, modelled or newer).
     for (const f of KUEUE_API_VERSION_RULE.check(src.object, run.kueueTarget)) findings.push(placeFinding(src, f));
-    if (!isRay(src.object)) continue;
+    if (!isRaySource(src)) continue;
     const checked = checkRayObject(src, namespace, run, inventory, schema);
     objects.push(checked.entry);
     findings.push(...checked.findings);

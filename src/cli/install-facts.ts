@@ -8,6 +8,7 @@ import { parse as parseYaml } from 'yaml';
 import { modelledVersion } from '../policy/modelled-version';
 import { KUBERAY_VERSION_ANNOTATION, KUEUE_VERSION_ANNOTATION } from '../policy/versions';
 import { UsageError } from './yaml-source';
+import { fieldAt } from './json-fields';
 
 const GATE = 'ElasticJobsViaWorkloadSlices';
 const KUEUE_IMAGE = /\/kueue\/kueue:(v\d+\.\d+\.\d+)$/;
@@ -37,14 +38,14 @@ interface Found { readonly version: string; readonly from: string }
  * The versions the files' annotations record: the first of each, and a message when another file
  * records a different one.
  */
-function annotatedVersions(objects: readonly any[], files: readonly (string | undefined)[]): Record<'kueue' | 'kubeRay', Found[]> {
+function annotatedVersions(objects: readonly unknown[], files: readonly (string | undefined)[]): Record<'kueue' | 'kubeRay', Found[]> {
   const out: Record<'kueue' | 'kubeRay', Found[]> = { kueue: [], kubeRay: [] };
   objects.forEach((o, i) => {
-    const a = o?.metadata?.annotations;
+    const a = fieldAt(o, 'metadata', 'annotations');
     if (!a || typeof a !== 'object') return;
-    const where = `${files[i] ?? 'the input'} (${o.kind} ${o.metadata?.name}, annotation `;
+    const where = `${files[i] ?? 'the input'} (${fieldAt(o, 'kind')} ${fieldAt(o, 'metadata', 'name')}, annotation `;
     for (const [key, project] of [[KUEUE_VERSION_ANNOTATION, 'kueue'], [KUBERAY_VERSION_ANNOTATION, 'kubeRay']] as const) {
-      const v = a[key];
+      const v = fieldAt(a, key);
       if (typeof v === 'string' && !out[project].some((f) => f.version === v)) out[project].push({ version: v, from: `${where}${key})` });
     }
   });
@@ -56,8 +57,8 @@ function conflictOf(found: readonly Found[], what: string): string | undefined {
   return `the files record two ${what} versions: ${found[0].version} in ${found[0].from} and ${found[1].version} in ${found[1].from}`;
 }
 
-function containersOf(o: any): any[] {
-  const c = o?.spec?.template?.spec?.containers;
+function containersOf(o: unknown): unknown[] {
+  const c = fieldAt(o, 'spec', 'template', 'spec', 'containers');
   return Array.isArray(c) ? c : [];
 }
 
@@ -76,30 +77,30 @@ function gateInArgs(args: unknown): boolean | undefined {
 }
 
 /** The facts of `objects`; `files[i]` names the file of `objects[i]` (for messages). */
-export function installFacts(objects: readonly any[], files: readonly (string | undefined)[] = []): InstallFacts {
+export function installFacts(objects: readonly unknown[], files: readonly (string | undefined)[] = []): InstallFacts {
   let kueueVersion: string | undefined;
   let kubeRayVersion: string | undefined;
   let manager = false;
   let gate: boolean | undefined;
   for (const o of objects) {
-    if (o?.kind === 'Deployment') {
+    if (fieldAt(o, 'kind') === 'Deployment') {
       for (const c of containersOf(o)) {
-        const image = typeof c?.image === 'string' ? c.image : '';
-        const kq = KUEUE_IMAGE.exec(image);
+        const image = fieldAt(c, 'image');
+        const kq = KUEUE_IMAGE.exec(typeof image === 'string' ? image : '');
         if (kq) {
           kueueVersion ??= kq[1];
           manager = true;
-          gate = gateInArgs(c.args) ?? gate;
+          gate = gateInArgs(fieldAt(c, 'args')) ?? gate;
         }
-        const kr = KUBERAY_IMAGE.exec(image);
+        const kr = KUBERAY_IMAGE.exec(typeof image === 'string' ? image : '');
         if (kr) kubeRayVersion ??= kr[1];
       }
     }
     // Kueue's Configuration, mounted from this ConfigMap into the manager.
-    const config = o?.kind === 'ConfigMap' ? o.data?.['controller_manager_config.yaml'] : undefined;
+    const config = fieldAt(o, 'kind') === 'ConfigMap' ? fieldAt(o, 'data', 'controller_manager_config.yaml') : undefined;
     if (typeof config === 'string') {
       try {
-        const v = parseYaml(config)?.featureGates?.[GATE];
+        const v = fieldAt(parseYaml(config), 'featureGates', GATE);
         if (typeof v === 'boolean') gate = v;
       } catch {
         // Kueue refuses an unparsable Configuration at start-up; the gate stays as far as the args say.

@@ -22,7 +22,7 @@ export function artifactUri(file: string, cwd: string = process.cwd()): string {
   return `file://${encode(abs).replace(/^([^/])/, '/$1')}`;
 }
 
-export function sarifLog(report: CheckReport, cwd: string = process.cwd()): any {
+export function sarifLog(report: CheckReport, cwd: string = process.cwd()) {
   const ids = [...new Set([...Object.keys(RULE_DESCRIPTIONS), ...report.findings.map((f) => f.rule)])].sort();
   const index = new Map(ids.map((id, i) => [id, i]));
   const rules = ids.map((id) => ({

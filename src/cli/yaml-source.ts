@@ -6,8 +6,9 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, Node, parseAllDocuments, Document } from 'yaml';
+import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, Node, parseAllDocuments, Document, YAMLMap } from 'yaml';
 import { fieldSegments } from '../policy/admission';
+import { fieldAt } from './json-fields';
 
 /** A span in a file; lines and columns count from 1, the end is exclusive (SARIF's convention). */
 export interface SourceRegion {
@@ -30,8 +31,8 @@ export interface SourceObject {
   readonly file: string;
   /** The YAML document's number in the file, counted from 1 like lines. */
   readonly document: number;
-  /** The object as plain JSON. */
-  readonly object: any;
+  /** The object as plain JSON (whatever the document holds: not always a JSON object). */
+  readonly object: unknown;
   /** Where the object starts. */
   readonly region: SourceRegion;
   /** Where `field` (a finding's JSON path into the object) is written, or its nearest written parent. */
@@ -115,7 +116,7 @@ export function parseSource(file: string, text: string): { objects: SourceObject
       for (const e of doc.errors) errors.push({ file, document: index, message: e.message.split('\n')[0], region: regionOf(lc, e.pos[0], e.pos[1]) });
       return;
     }
-    let value: any;
+    let value: unknown;
     try {
       value = doc.toJS({ maxAliasCount: 1000 });
     } catch (e) {
@@ -128,8 +129,9 @@ export function parseSource(file: string, text: string): { objects: SourceObject
     const root = doc.contents as Node | null;
     const start = root?.range ? regionOf(lc, root.range[0], root.range[0]) : { line: 1, column: 1, endLine: 1, endColumn: 1 };
     // kubectl's `kind: List` holds objects under items: each is checked on its own.
-    if (value?.kind === 'List' && Array.isArray(value.items)) {
-      value.items.forEach((item: any, i: number) => {
+    const items = fieldAt(value, 'items');
+    if (fieldAt(value, 'kind') === 'List' && Array.isArray(items)) {
+      items.forEach((item: unknown, i: number) => {
         const prefix = `items[${i}]`;
         const loc = (field: string) => locateField(doc, lc, field ? `${prefix}.${field}` : prefix);
         const at = loc('');
@@ -149,7 +151,7 @@ function regionOf(lc: LineCounter, start: number, end: number): SourceRegion {
 }
 
 /** The value of a map entry whose key is `key`, and the entry's key node. */
-function entryOf(map: any, key: string): { key: Node; value: unknown } | undefined {
+function entryOf(map: YAMLMap<unknown, unknown>, key: string): { key: Node; value: unknown } | undefined {
   for (const item of map.items) {
     if (!isPair(item)) continue;
     const k = item.key;

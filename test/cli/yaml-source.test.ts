@@ -2,8 +2,11 @@
 // written, or to its nearest written parent when it is absent.
 import * as fs from 'fs';
 import * as path from 'path';
-import { MissingFileError, parseSource, readSources, UsageError } from '../../src/cli/yaml-source';
+import { MissingFileError, parseSource, readSources, SourceObject, UsageError } from '../../src/cli/yaml-source';
 import { tmpdir } from '../support/synth';
+
+/** A source object whose JSON the tests read field by field. */
+type Parsed = SourceObject & { readonly object: any };
 
 const JOB = `# a comment first
 apiVersion: ray.io/v1
@@ -44,7 +47,7 @@ describe('parseSource and locate', () => {
 
   test('every document becomes an object with its index and start', () => {
     expect(errors).toEqual([]);
-    expect(objects.map((o) => [o.object.kind, o.document, o.region.line])).toEqual([['RayJob', 1, 2], ['Namespace', 2, 29]]);
+    expect(objects.map((o: Parsed) => [o.object.kind, o.document, o.region.line])).toEqual([['RayJob', 1, 2], ['Namespace', 2, 29]]);
   });
 
   test('a scalar field spans its key and value', () => {
@@ -95,14 +98,14 @@ describe('parseSource and locate', () => {
     const list = parseSource('list.yaml',
       'apiVersion: v1\nkind: List\nitems:\n- apiVersion: ray.io/v1\n  kind: RayCluster\n  metadata:\n    name: a\n- apiVersion: ray.io/v1\n  kind: '
         + 'RayCluster\n  metadata:\n    name: b\n  spec: {}\n');
-    expect(list.objects.map((o) => o.object.metadata.name)).toEqual(['a', 'b']);
+    expect(list.objects.map((o: Parsed) => o.object.metadata.name)).toEqual(['a', 'b']);
     expect(list.objects[1].region.line).toBe(8);
     expect(list.objects[1].locate('metadata.name')).toMatchObject({ line: 11, column: 5, exact: true });
     expect(list.objects[1].locate('spec.headGroupSpec')).toMatchObject({ line: 12, exact: false });
   });
 
   test('aliases are followed', () => {
-    const r = parseSource('a.yaml', 'kind: RayCluster\nx: &res\n  cpu: "1"\nspec:\n  res: *res\n');
+    const r: { objects: Parsed[] } = parseSource('a.yaml', 'kind: RayCluster\nx: &res\n  cpu: "1"\nspec:\n  res: *res\n');
     expect(r.objects[0].object.spec.res.cpu).toBe('1');
     expect(r.objects[0].locate('spec.res.cpu')).toMatchObject({ line: 3, exact: true });
   });
@@ -112,7 +115,7 @@ describe('parseSource and locate', () => {
     expect(r.errors).toHaveLength(1);
     expect(r.errors[0]).toMatchObject({ file: 'bad.yaml', document: 1, region: { line: 4 } });
     expect(r.errors[0].message).toMatch(/unique/i);
-    expect(r.objects.map((o) => o.object.kind)).toEqual(['RayCluster']);
+    expect(r.objects.map((o: Parsed) => o.object.kind)).toEqual(['RayCluster']);
   });
 
   test('an alias bomb is refused as an error of its document, not expanded', () => {
@@ -121,7 +124,7 @@ describe('parseSource and locate', () => {
     const r = parseSource('bomb.yaml', `kind: ConfigMap\n${bomb}\n---\nkind: RayCluster\n`);
     expect(r.errors).toHaveLength(1);
     expect(r.errors[0].message).toMatch(/alias/i);
-    expect(r.objects.map((o) => o.object.kind)).toEqual(['RayCluster']);
+    expect(r.objects.map((o: Parsed) => o.object.kind)).toEqual(['RayCluster']);
   });
 
   test('empty documents and files give no objects', () => {
@@ -139,7 +142,7 @@ describe('readSources', () => {
     fs.writeFileSync(path.join(dir, 'sub', 'c.yaml'), 'kind: C\n');
     fs.writeFileSync(path.join(dir, 'notes.txt'), 'kind: X\n');
     const r = readSources([dir, '-'], () => 'kind: D\n');
-    expect(r.objects.map((o) => o.object.kind)).toEqual(['A', 'B', 'C', 'D']);
+    expect(r.objects.map((o: Parsed) => o.object.kind)).toEqual(['A', 'B', 'C', 'D']);
     expect(r.files).toEqual([path.join(dir, 'a.yml'), path.join(dir, 'b.yaml'), path.join(dir, 'sub', 'c.yaml'), '-']);
   });
 
