@@ -98,8 +98,7 @@ export interface ResourceFlavorJson extends JsonFields {
  * The raw objects behind each list of the Inventory, as the API server returns them; inventoryFromObjects reads
  * them as the types above declare (LocalQueueJson, ClusterQueueJson, CohortJson, PriorityClassJson, NamespaceJson).
  */
-// `any` stays until src/cli/check.ts (mergeObjects) reads the items as unknown; then these become readonly unknown[].
-export type ClusterObjects = { readonly [K in Exclude<keyof Inventory, 'multiKueueChecks' | 'workerClusters'>]: readonly any[] };
+export type ClusterObjects = { readonly [K in Exclude<keyof Inventory, 'multiKueueChecks' | 'workerClusters'>]: readonly unknown[] };
 
 /** An AdmissionCheck, as far as the MultiKueue checks read it (a field may be missing: only MultiKueue's are kept). */
 export interface AdmissionCheckJson extends JsonFields {
