@@ -4,8 +4,7 @@
  * (with a note), and one error for anything else that names what was read, the kubeconfig and the fix.
  * Loaded only when used: it pulls in @kubernetes/client-node.
  */
-import { apiClient, k8s, readRetryingWhileBusy } from '../kube/client';
-import type { AppsV1Api, CoreV1Api, CustomObjectsApi } from '../kube/client';
+import { apiClient, k8s, readRetryingWhileBusy, type AppsV1Api, type CoreV1Api, type CustomObjectsApi } from '../kube/client';
 
 /** An object as the API server lists or returns it: a JSON object, which its kind's schema holds. */
 export type ClusterObject = Record<string, unknown>;

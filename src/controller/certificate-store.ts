@@ -4,8 +4,7 @@
  * before it expires (keeping the CA while it is valid) and hands the new pair to the server.
  */
 import { caBundlePatch, issueCertificates, needsRotation } from './certificates';
-import { apiClient, errorCode, k8s } from '../kube/client';
-import type { AdmissionregistrationV1Api, CoreV1Api, V1Secret } from '../kube/client';
+import { apiClient, errorCode, k8s, type AdmissionregistrationV1Api, type CoreV1Api, type V1Secret } from '../kube/client';
 
 
 export interface CertificateStoreOptions {

@@ -4,8 +4,9 @@
  */
 import { Inventory, inventoryFromObjects } from '../policy';
 import { ClusterView } from './admission';
-import { apiClient, k8s, restartOnError, sharedKubeConfig } from '../kube/client';
-import type { Informer, KubernetesListObject, KubernetesObject, ObjectCache } from '../kube/client';
+import {
+  apiClient, k8s, restartOnError, sharedKubeConfig, type Informer, type KubernetesListObject, type KubernetesObject, type ObjectCache,
+} from '../kube/client';
 
 
 export interface InventoryCacheOptions {

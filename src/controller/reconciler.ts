@@ -5,9 +5,9 @@
  * "admitted", or "preempted, and by whom". One replica works at a time, elected through a Lease.
  */
 import { KueueCapabilities, RayObject, rayKindNamed } from '../policy';
-import { apiClient, errorCode, k8s, restartOnError, sharedKubeConfig } from '../kube/client';
-import type {
-  CoordinationV1Api, CoreV1Api, CoreV1Event, CustomObjectsApi, Informer, KubeConfig, ObjectCache, V1Lease,
+import {
+  apiClient, errorCode, k8s, restartOnError, sharedKubeConfig, type CoordinationV1Api, type CoreV1Api, type CoreV1Event, type CustomObjectsApi,
+  type Informer, type KubeConfig, type ObjectCache, type V1Lease,
 } from '../kube/client';
 import { WorkQueue } from './work-queue';
 import {
