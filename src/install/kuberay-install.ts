@@ -137,7 +137,9 @@ export class KubeRayInstall extends Chart {
   /** The Role the operator uses for leader election in its namespace. */
   public readonly leaderElectionRole: ApiObject;
   /** The operator's ServiceAccount (give it to AdmissionController as kubeRayServiceAccount). */
-  public readonly serviceAccount: ServiceAccountReference;
+  public get serviceAccount(): ServiceAccountReference {
+    return { namespace: this.operatorNamespace, name: NAME };
+  }
   /** Whether the operator serves its kuberay_* metrics (`enableMetrics`). */
   public readonly metricsEnabled: boolean;
 
@@ -147,7 +149,6 @@ export class KubeRayInstall extends Chart {
     const caps = kubeRayCapabilities(this.version);
     const where = `KubeRayInstall '${this.node.path}'`;
     const ns = (this.operatorNamespace = props.namespace ?? KUBERAY_OPERATOR_SERVICE_ACCOUNT.namespace);
-    this.serviceAccount = { namespace: ns, name: NAME };
     AppInventory.of(this).kubeRayOperatorNamespaces.push(ns);
     if (props.replicas !== undefined && (!Number.isInteger(props.replicas) || props.replicas < 1)) throw synthError(
       `${where}: replicas ${props.replicas} must be a whole number >= 1.`);
