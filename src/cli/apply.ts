@@ -21,11 +21,12 @@
 import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
-import { parseAllDocuments, stringify } from 'yaml';
+import { stringify } from 'yaml';
 import {
   ApplyFile, applyPlan, conflictsOf, isApplyConflict, isRayObject, Manifest, objectKey, suspendNote, withLiveSuspend,
 } from './apply-plan';
 import { FlagSpec, parseFlags, usageErrorText } from './args';
+import { readKubernetesYaml } from './kubernetes-yaml';
 import { debugRequested, errorText } from './errors';
 import { MissingFileError, UsageError } from './yaml-source';
 
@@ -107,11 +108,9 @@ export function readApplyFiles(inputs: readonly string[], stdin: () => string = 
   return out;
 }
 
+/** A file's objects, read as kubectl reads them (kubernetes-yaml.ts): what is applied is what `kubectl apply` would send. */
 function parseObjects(file: string, text: string): Manifest[] {
-  return parseAllDocuments(text).map((d, i): Manifest => {
-    if (d.errors.length) throw new Error(`${file}: document ${i + 1} is not valid YAML: ${d.errors[0].message.split('\n')[0]}`);
-    return d.toJS();
-  }).filter(Boolean);
+  return readKubernetesYaml(file, text) as Manifest[];
 }
 
 export interface ApplyIo {

@@ -10,7 +10,6 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { parseAllDocuments } from 'yaml';
 import {
   DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION, evaluateRayObject, isRecord, kubeRayCapabilities, kueueCapabilities, RAY_KINDS, RayObject,
 } from '../policy';
@@ -21,6 +20,7 @@ import { installFacts, modelledFlagVersion, pickVersion, settleVersionConflicts,
 import { FlagSpec, parseFlags, usageErrorText } from './args';
 import { debugRequested, errorText } from './errors';
 import { arrivalOrder } from './arrivals';
+import { readKubernetesYaml } from './kubernetes-yaml';
 import { MissingFileError, UsageError } from './yaml-source';
 import { liveDurations, QueueRunTime } from './plan-live-durations';
 import { fieldAt } from './json-fields';
@@ -65,19 +65,18 @@ function filesUnder(p: string): string[] {
   });
 }
 
-/** Every object of a YAML (or JSON) file; a document that does not parse is an error naming the file and the document. */
+/**
+ * Every object of a YAML (or JSON) file, read as kubectl reads it (kubernetes-yaml.ts); a document that does not parse is
+ * an error naming the file and the document. A `List` gives its items.
+ */
 export function readObjects(file: string, stdin: () => string = () => fs.readFileSync(0, 'utf8')): unknown[] {
-  const docs = parseAllDocuments(file === '-' ? stdin() : fs.readFileSync(file, 'utf8'));
   const out: unknown[] = [];
-  docs.forEach((d, i) => {
-    if (d.errors.length) throw new Error(`${file}: document ${i + 1} is not valid YAML: ${d.errors[0].message}`);
-    const v: unknown = d.toJS();
-    if (v === null || v === undefined) return;
+  for (const v of readKubernetesYaml(file, file === '-' ? stdin() : fs.readFileSync(file, 'utf8'))) {
     const items = fieldAt(v, 'items');
     if (fieldAt(v, 'kind') === 'List' && Array.isArray(items)) out.push(...items);
     else if (Array.isArray(v)) out.push(...v);
     else out.push(v);
-  });
+  }
   return out;
 }
 
