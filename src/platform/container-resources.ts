@@ -1,5 +1,6 @@
 // The container resources every construct writes (Ray pods, the installs' Deployments): below the constructs
 // and the installs, which both use them.
+import type { ResourceRequirementsJson } from '../policy/kinds/ray-json';
 import { Quantity, ResourceName } from './quantity';
 
 /** An extended resource request, e.g. 2 × example.com/fpga. */
@@ -48,7 +49,7 @@ export interface ContainerResources {
 }
 
 /** Renders Kubernetes `resources` from ContainerResources. */
-export function renderResources(r: ContainerResources | undefined, where: string): Record<string, any> | undefined {
+export function renderResources(r: ContainerResources | undefined, where: string): ResourceRequirementsJson | undefined {
   if (!r) return undefined;
   const requests: Record<string, string> = {};
   const limits: Record<string, string> = {};
@@ -70,8 +71,8 @@ export function renderResources(r: ContainerResources | undefined, where: string
     }
     requests[e.resource.name] = limits[e.resource.name] = e.quantity.value;
   }
-  const out: Record<string, any> = {};
-  if (Object.keys(requests).length) out.requests = requests;
-  if (Object.keys(limits).length) out.limits = limits;
-  return out;
+  return {
+    ...(Object.keys(requests).length ? { requests } : {}),
+    ...(Object.keys(limits).length ? { limits } : {}),
+  };
 }

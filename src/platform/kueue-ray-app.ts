@@ -1,6 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { App, AppProps, Chart, Yaml } from 'cdk8s';
+import { isRecord } from '../policy/json';
 
 /** Settings of a KueueRayApp: cdk8s's AppProps, and where the charts of generateName objects are written. */
 export interface KueueRayAppProps extends AppProps {
@@ -12,12 +13,18 @@ export interface KueueRayAppProps extends AppProps {
   readonly createDir?: string;
 }
 
-/** "Kind name" of an object, generateName shown as "prefix*". */
-function label(o: any): string {
-  return `${o?.kind} ${o?.metadata?.name ?? `${o?.metadata?.generateName}*`}`;
+/** The object's metadata, when it has one. */
+function metadataOf(o: unknown): Record<string, unknown> | undefined {
+  return isRecord(o) && isRecord(o.metadata) ? o.metadata : undefined;
 }
 
-const generated = (o: any) => !o?.metadata?.name && typeof o?.metadata?.generateName === 'string';
+/** "Kind name" of an object, generateName shown as "prefix*". */
+function label(o: unknown): string {
+  const m = metadataOf(o);
+  return `${isRecord(o) ? o.kind : undefined} ${m?.name ?? `${m?.generateName}*`}`;
+}
+
+const generated = (o: unknown) => !metadataOf(o)?.name && typeof metadataOf(o)?.generateName === 'string';
 
 /**
  * An App for apps that submit jobs with `metadata.generateName` (e.g. a QueuedRayJob's `generateName`,
@@ -71,7 +78,7 @@ export class KueueRayApp extends App {
   private generateNameCharts(charts: Chart[]): Set<Chart> {
     const out = new Set<Chart>();
     for (const chart of charts) {
-      const objs: any[] = chart.toJson();
+      const objs: readonly unknown[] = chart.toJson();
       const gen = objs.filter(generated);
       if (!gen.length) continue;
       const named = objs.filter((o) => !generated(o));

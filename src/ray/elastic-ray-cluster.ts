@@ -1,5 +1,6 @@
 import { Construct } from 'constructs';
 import { AutoscalingOptions } from './ray-cluster-spec';
+import type { RayClusterSpecJson } from '../policy/kinds/ray-json';
 import { RayWorkload, RayWorkloadProps } from './ray-workload';
 
 /** Settings of an elastic RayCluster: a queued cluster whose worker groups Kueue admits and scales between minReplicas and maxReplicas. */
@@ -26,7 +27,7 @@ export class ElasticRayCluster extends RayWorkload {
   }
 
   /** @internal */
-  protected _buildSpec(): Record<string, any> {
+  protected _buildSpec(): RayClusterSpecJson {
     // Kueue's webhook would set it too; being explicit keeps pods from starting if webhooks run out of order.
     return this._clusterSpec({ autoscaling: this.autoscaling, suspend: true });
   }

@@ -1,5 +1,6 @@
 import { Construct } from 'constructs';
 import { AutoscalingOptions } from './ray-cluster-spec';
+import type { RayServiceSpecJson } from '../policy/kinds/ray-json';
 import { RayWorkload, RayWorkloadProps } from './ray-workload';
 import { checkServeConfig, RayServeProps } from './serve-config';
 
@@ -28,7 +29,7 @@ export class ElasticRayService extends RayWorkload {
   }
 
   /** @internal */
-  protected _buildSpec(): Record<string, any> {
+  protected _buildSpec(): RayServiceSpecJson {
     return this._rayServiceSpec(this.serviceProps, this.serviceProps.autoscaling);
   }
 }

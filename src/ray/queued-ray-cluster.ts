@@ -1,4 +1,5 @@
 import { Construct } from 'constructs';
+import type { RayClusterSpecJson } from '../policy/kinds/ray-json';
 import { RayWorkload, RayWorkloadProps } from './ray-workload';
 
 /** Settings of a queued RayCluster: the queue, the head and worker groups and their resources (RayWorkloadProps). */
@@ -17,7 +18,7 @@ export class QueuedRayCluster extends RayWorkload {
   }
 
   /** @internal */
-  protected _buildSpec(): Record<string, any> {
+  protected _buildSpec(): RayClusterSpecJson {
     // Kueue's webhook would set it too; being explicit keeps pods from starting if webhooks run out of order.
     return this._clusterSpec({ suspend: true });
   }

@@ -1,6 +1,6 @@
 import { Duration } from 'cdk8s';
 import { Construct } from 'constructs';
-import { RAY_JOB } from '../policy/kinds';
+import { RAY_JOB, RayJobSpecJson } from '../policy/kinds';
 import { wholeSeconds } from '../platform/duration';
 import { AutoscalingOptions } from './ray-cluster-spec';
 import { ContainerResources, renderResources } from '../platform/container-resources';
@@ -32,6 +32,7 @@ export interface QueuedRayJobProps extends RayWorkloadProps {
    * Ray runtime environment, e.g. { pip: ['torch'], env_vars: { A: '1' } }. Rendered into runtimeEnvYAML as JSON (a YAML subset).
    * @default - none
    */
+  // any: a public jsii prop (the JSON given as is); the type of the published API stays.
   readonly runtimeEnv?: Record<string, any>;
   /**
    * How long to keep the cluster after the job finishes (spec.ttlSecondsAfterFinished, whole seconds); the
@@ -63,6 +64,7 @@ export interface QueuedRayJobProps extends RayWorkloadProps {
    * Escape hatch: a full submitterPodTemplate fragment (Kubernetes JSON), merged over the generated one.
    * @default - none
    */
+  // any: a public jsii prop (the user's Kubernetes JSON); the type of the published API stays.
   readonly submitterPodTemplate?: Record<string, any>;
   /**
    * Run as an elastic job with the in-tree autoscaler (Kueue >= 0.14.7).
@@ -101,13 +103,14 @@ export class QueuedRayJob extends RayWorkload {
   }
 
   /** @internal */
-  protected _buildSpec(): Record<string, any> {
+  protected _buildSpec(): RayJobSpecJson {
     const p = this.jobProps;
     const where = this._where;
     const elastic = this.elastic;
     // Kueue 0.14.7–0.16.0 queues an elastic RayJob through its RayCluster and refuses suspend: true on it.
     const suspend = RAY_JOB.suspendFieldAtCreate(elastic, this._versions.kueue) !== undefined;
-    const spec: Record<string, any> = {
+    // Filled in field by field; submitterPodTemplate is the merge with the user's JSON, whatever it holds.
+    const spec: Record<string, unknown> = {
       entrypoint: p.entrypoint,
       shutdownAfterJobFinishes: true,
       ttlSecondsAfterFinished: wholeSeconds(p.ttlAfterFinished, 0, 'ttlAfterFinished', where),

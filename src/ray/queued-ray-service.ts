@@ -1,4 +1,5 @@
 import { Construct } from 'constructs';
+import type { RayServiceSpecJson } from '../policy/kinds/ray-json';
 import { RayWorkload, RayWorkloadProps } from './ray-workload';
 import { checkServeConfig, RayServeProps } from './serve-config';
 
@@ -22,7 +23,7 @@ export class QueuedRayService extends RayWorkload {
   }
 
   /** @internal */
-  protected _buildSpec(): Record<string, any> {
+  protected _buildSpec(): RayServiceSpecJson {
     return this._rayServiceSpec(this.serve);
   }
 }

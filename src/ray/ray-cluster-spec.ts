@@ -2,6 +2,10 @@ import { Duration } from 'cdk8s';
 import { wholeSeconds } from '../platform/duration';
 import { RAY_PORTS } from '../policy/tenant-namespace';
 import { ContainerResources, renderResources } from '../platform/container-resources';
+import { isRecord } from '../policy/json';
+import type {
+  AutoscalerOptionsJson, ContainerJson, EnvVarJson, HeadGroupSpecJson, PodTemplateJson, RayClusterSpecJson, WorkerGroupSpecJson,
+} from '../policy/kinds/ray-json';
 import { mergeTemplate } from './pod-template';
 
 /** Options shared by the head group and worker groups. */
@@ -34,6 +38,7 @@ export interface RayGroupOptions {
    * containers, volumes, env and ports merge by name. Everything given is emitted, then checked by the policy.
    * @default - none
    */
+  // any: a public jsii prop (the user's Kubernetes JSON); the type of the published API stays.
   readonly podTemplate?: Record<string, any>;
 }
 
@@ -153,26 +158,34 @@ const HEAD_PORTS = [
 // 'serve'"): the RayService would stay Initializing with its apps RUNNING (seen on the real node).
 const SERVE_PORT = { containerPort: RAY_PORTS.serve, name: 'serve' };
 
-function envList(env: Record<string, string> | undefined): any[] | undefined {
+function envList(env: Record<string, string> | undefined): EnvVarJson[] | undefined {
   if (!env || !Object.keys(env).length) return undefined;
   return Object.entries(env).map(([name, value]) => ({ name, value }));
 }
 
-function groupTemplate(g: RayGroupOptions, image: string, defaultName: string, where: string, head: boolean, servePort = false): any {
-  const container: Record<string, any> = {
-    name: g.containerName ?? defaultName,
-    image: g.image ?? image,
-  };
-  if (head) container.ports = [...HEAD_PORTS, ...(servePort ? [SERVE_PORT] : [])].map((p) => ({ ...p }));
+/** The name of `template.spec.containers[0]`, read from what the merge gave (the user's fragment may be anything). */
+function firstContainerName(template: unknown): unknown {
+  const containers = isRecord(template) && isRecord(template.spec) ? template.spec.containers : undefined;
+  const first: unknown = Array.isArray(containers) ? containers[0] : isRecord(containers) ? containers['0'] : undefined;
+  return isRecord(first) ? first.name : undefined;
+}
+
+function groupTemplate(g: RayGroupOptions, image: string, defaultName: string, where: string, head: boolean, servePort = false): PodTemplateJson {
+  const name = g.containerName ?? defaultName;
   const env = envList(g.env);
-  if (env) container.env = env;
   const resources = renderResources(g.resources, where);
-  if (resources) container.resources = resources;
-  const template = { spec: { containers: [container] } };
+  const container: ContainerJson = {
+    name,
+    image: g.image ?? image,
+    ...(head ? { ports: [...HEAD_PORTS, ...(servePort ? [SERVE_PORT] : [])].map((p) => ({ ...p })) } : {}),
+    ...(env ? { env } : {}),
+    ...(resources ? { resources } : {}),
+  };
+  const template: PodTemplateJson = { spec: { containers: [container] } };
   const merged = mergeTemplate(template, g.podTemplate);
-  if (merged?.spec?.containers?.[0]?.name !== container.name) {
+  if (!isRecord(merged) || firstContainerName(merged) !== name) {
     throw new Error(`${where}: podTemplate puts another container first; KubeRay treats containers[0] as the Ray container. Fix: add sidecars after `
-      + `it (merge by name keeps "${container.name}" first).`);
+      + `it (merge by name keeps "${name}" first).`);
   }
   return merged;
 }
@@ -196,41 +209,47 @@ export function workerReplicas(w: WorkerGroupOptions, elastic: boolean, where: s
   return { replicas, min: w.minReplicas ?? replicas, max: w.maxReplicas ?? replicas };
 }
 
+/** The in-tree autoscaler's options of an elastic workload. */
+function autoscalerOptions(input: ClusterSpecInput): AutoscalerOptionsJson {
+  const a = input.autoscaling ?? {};
+  const idleTimeoutSeconds = wholeSeconds(a.idleTimeout, 60, 'autoscaling.idleTimeout', input.where);
+  const resources = renderResources(a.resources, `${input.where} autoscaling`);
+  return {
+    idleTimeoutSeconds,
+    ...(a.upscalingMode ? { upscalingMode: a.upscalingMode } : {}),
+    ...(a.version ? { version: a.version } : {}),
+    ...(a.image ? { image: a.image } : {}),
+    ...(resources ? { resources } : {}),
+  };
+}
+
 /** Builds a RayClusterSpec in Kubernetes JSON. */
-export function buildClusterSpec(input: ClusterSpecInput): Record<string, any> {
-  const spec: Record<string, any> = { rayVersion: input.rayVersion };
-  if (input.elastic) {
-    spec.enableInTreeAutoscaling = true;
-    const a = input.autoscaling ?? {};
-    const opts: Record<string, any> = { idleTimeoutSeconds: wholeSeconds(a.idleTimeout, 60, 'autoscaling.idleTimeout', input.where) };
-    if (a.upscalingMode) opts.upscalingMode = a.upscalingMode;
-    if (a.version) opts.version = a.version;
-    if (a.image) opts.image = a.image;
-    const res = renderResources(a.resources, `${input.where} autoscaling`);
-    if (res) opts.resources = res;
-    spec.autoscalerOptions = opts;
-  }
-  if (input.suspend !== undefined) spec.suspend = input.suspend;
-  if (input.tokenAuthentication) spec.authOptions = { mode: 'token' };
-  const head: Record<string, any> = {
+export function buildClusterSpec(input: ClusterSpecInput): RayClusterSpecJson {
+  const autoscaling = input.elastic ? { enableInTreeAutoscaling: true, autoscalerOptions: autoscalerOptions(input) } : {};
+  const head: HeadGroupSpecJson = {
     rayStartParams: { ...(input.head.rayStartParams ?? {}) },
     template: groupTemplate(input.head, input.image, 'ray-head', `${input.where} headGroup`, true, input.servePort),
+    ...(input.head.serviceType ? { serviceType: input.head.serviceType } : {}),
   };
-  if (input.head.serviceType) head.serviceType = input.head.serviceType;
-  spec.headGroupSpec = head;
-  spec.workerGroupSpecs = input.workers.map((w, i) => {
+  const workerGroupSpecs = input.workers.map((w, i): WorkerGroupSpecJson => {
     const where = `${input.where} workerGroups[${i}] ("${w.groupName}")`;
     const r = workerReplicas(w, input.elastic, where);
-    const g: Record<string, any> = {
+    return {
       groupName: w.groupName,
       replicas: r.replicas,
       minReplicas: r.min,
       maxReplicas: r.max,
       rayStartParams: { ...(w.rayStartParams ?? {}) },
       template: groupTemplate(w, input.image, 'ray-worker', where, false),
+      ...(w.numOfHosts !== undefined ? { numOfHosts: w.numOfHosts } : {}),
     };
-    if (w.numOfHosts !== undefined) g.numOfHosts = w.numOfHosts;
-    return g;
   });
-  return spec;
+  return {
+    rayVersion: input.rayVersion,
+    ...autoscaling,
+    ...(input.suspend !== undefined ? { suspend: input.suspend } : {}),
+    ...(input.tokenAuthentication ? { authOptions: { mode: 'token' } } : {}),
+    headGroupSpec: head,
+    workerGroupSpecs,
+  };
 }

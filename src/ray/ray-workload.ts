@@ -10,6 +10,7 @@ import { formatGoDuration } from '../policy/go-duration';
 import { TOKEN_AUTH_RAY, tokenAuthUnsupported } from '../policy/rules/kuberay-cluster';
 import { EXPECTED_DURATION_ANNOTATION } from '../policy/rules/plan-annotations';
 import { MULTIKUEUE_CONTROLLER_NAME, multiKueueCheckOf } from '../policy/rules/multikueue';
+import type { ObjectMetaJson, RayClusterSpecJson, RayJobSpecJson, RayServiceSpecJson } from '../policy/kinds/ray-json';
 import { compact } from './pod-template';
 import { AutoscalingOptions, buildClusterSpec, ClusterSpecInput, HeadGroupOptions, WorkerGroupOptions } from './ray-cluster-spec';
 import { RayServeProps, serveConfigV2 } from './serve-config';
@@ -214,6 +215,7 @@ export abstract class RayWorkload extends Construct {
   }
 
   /** The Kubernetes JSON of the object, exactly as synthesized (before user JSON patches on apiObject). */
+  // any, not unknown: a public jsii method whose callers (TypeScript users and the tests) read its fields directly.
   public toManifest(): any {
     return JSON.parse(JSON.stringify(this.manifest()));
   }
@@ -244,7 +246,7 @@ export abstract class RayWorkload extends Construct {
   }
 
   /** @internal the object's spec in Kubernetes JSON */
-  protected abstract _buildSpec(): Record<string, any>;
+  protected abstract _buildSpec(): RayClusterSpecJson | RayJobSpecJson | RayServiceSpecJson;
 
   /** The default image of every Ray container (the `image` prop, else rayproject/ray:<rayVersion>). @internal */
   protected get _image(): string {
@@ -262,7 +264,7 @@ export abstract class RayWorkload extends Construct {
   }
 
   /** The RayClusterSpec of the shared props (head, worker groups, Ray version, image), with the kind's own settings. @internal */
-  protected _clusterSpec(opts: Pick<ClusterSpecInput, 'autoscaling' | 'suspend' | 'servePort'>): Record<string, any> {
+  protected _clusterSpec(opts: Pick<ClusterSpecInput, 'autoscaling' | 'suspend' | 'servePort'>): RayClusterSpecJson {
     return buildClusterSpec({ where: this._where, rayVersion: this._rayVersion, image: this._image, head: this._props.headGroup,
       workers: this._workers, elastic: this.elastic, tokenAuthentication: this.tokenAuthentication, ...opts });
   }
@@ -283,7 +285,7 @@ export abstract class RayWorkload extends Construct {
    * Kueue queues the RayService. On KubeRay 1.7 too, not its top-level spec.suspend: Kueue neither reads nor
    * clears it (RAY_SERVICE.suspendFieldAtCreate). @internal
    */
-  protected _rayServiceSpec(serve: RayServeProps, autoscaling?: AutoscalingOptions): Record<string, any> {
+  protected _rayServiceSpec(serve: RayServeProps, autoscaling?: AutoscalingOptions): RayServiceSpecJson {
     const suspend = RAY_SERVICE.suspendFieldAtCreate(this.elastic, this._versions.kueue) ? true : undefined;
     return { serveConfigV2: serveConfigV2(serve), rayClusterConfig: this._clusterSpec({ autoscaling, servePort: true, suspend }) };
   }
@@ -304,17 +306,19 @@ export abstract class RayWorkload extends Construct {
   private manifest(): RayObject {
     const inventoryVersion = AppInventory.of(this).version;
     if (this.memo && this.memo.generation === this.generation && this.memo.inventoryVersion === inventoryVersion) return this.memo.manifest;
-    const metadata: Record<string, any> = this.generateName ? { generateName: this.generateName } : { name: this.apiObject.name };
-    metadata.namespace = this.namespace;
-    metadata.labels = { ...this.metadata.labels };
-    if (Object.keys(this.metadata.annotations).length) metadata.annotations = { ...this.metadata.annotations };
-    const manifest = compact({ apiVersion: 'ray.io/v1', kind: this.apiObject.kind, metadata, spec: this._buildSpec() });
+    const metadata: ObjectMetaJson = {
+      ...(this.generateName ? { generateName: this.generateName } : { name: this.apiObject.name }),
+      namespace: this.namespace,
+      labels: { ...this.metadata.labels },
+      ...(Object.keys(this.metadata.annotations).length ? { annotations: { ...this.metadata.annotations } } : {}),
+    };
+    let manifest: RayObject = compact({ apiVersion: 'ray.io/v1', kind: this.apiObject.kind, metadata, spec: this._buildSpec() });
     // A queue behind a MultiKueue AdmissionCheck: the manager's KubeRay must leave the object to MultiKueue,
     // and Kueue's adapter dispatches only objects managed by it. RayService has the field from KubeRay 1.6;
     // before, the policy (multiKueueDispatch) refuses the object instead of emitting a field the API server prunes.
     if (multiKueueCheckOf(manifest, AppInventory.of(this).snapshot(), this._versions.kueue)
       && (!RAY_SERVICE.is(manifest) || this._versions.kubeRay.rayServiceManagedBy)) {
-      manifest.spec = { ...manifest.spec, managedBy: MULTIKUEUE_CONTROLLER_NAME };
+      manifest = { ...manifest, spec: { ...manifest.spec, managedBy: MULTIKUEUE_CONTROLLER_NAME } };
     }
     this.memo = { generation: this.generation, inventoryVersion, manifest };
     return manifest;
