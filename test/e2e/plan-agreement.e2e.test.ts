@@ -6,14 +6,19 @@
 // at least 1.2 s after the previous (distinct creation and admission seconds) and only once Kueue has
 // settled (every object has its Workload, no Workload changed for 1.2 s). Then the admitted set (with
 // flavors), the pending reasons and the preemptions are compared with the plan. A disagreement fails,
-// is written as a reproducible scenario file, and the difference is shown.
+// is written as a reproducible scenario file, and the difference is shown. The second test does the same on the
+// plan's timeline (support/timeline-agreement.ts): workloads arrive at their times and finish after their expected
+// durations, and each workload's events, waits and pending reason are compared.
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { simulatePlan } from '../../src/policy/plan';
 import { kueueCapabilities } from '../../src/policy/versions';
 import { fixedScenarios, isolate, PlanScenario, randomScenario } from '../policy/plan/scenarios';
+import { fixedTimelineScenarios, randomTimelineScenarios } from '../policy/plan/timeline-scenarios';
 import { TestCluster } from './support/cluster';
+import { runTimelineBatch } from './support/timeline-agreement';
+import { applyQueues, kueueCategory, wasPreempted, workloadsByNamespace } from './support/agreement';
 import { cond, KubeClient, objectPath, waitFor } from './support/kube';
 import { BUILDABLE_KUEUE, e2ePairs } from './support/pairs';
 
@@ -37,23 +42,9 @@ const RANDOM = Number(process.env.PLAN_AGREEMENT_SCENARIOS ?? 50);
 const SEED = Number(process.env.PLAN_AGREEMENT_SEED ?? (Date.now() % 1_000_000));
 const BATCH = Number(process.env.PLAN_AGREEMENT_BATCH ?? 100);
 const OUT = process.env.PLAN_AGREEMENT_OUT ?? path.join(os.tmpdir(), 'plan-agreement');
+// Random timeline scenarios per version, from the same seed (the fixed ones always run).
+const TIMELINE_RANDOM = Number(process.env.PLAN_TIMELINE_SCENARIOS ?? 20);
 
-
-/** The pending category Kueue's QuotaReserved condition expresses, in the plan's vocabulary. */
-export function kueueCategory(wl: any): string {
-  const qr = cond(wl, 'QuotaReserved');
-  if (!qr) return 'none';
-  if (qr.status === 'True') return 'admitted';
-  const m = String(qr.message ?? '');
-  // A victim that was requeued and not evaluated since keeps the eviction message: not evaluated.
-  if (/^Preempted to accommodate/.test(m)) return 'none';
-  if (/maximum capacity|unavailable in ClusterQueue|doesn't match node affinity|untolerated taint/.test(m)) return 'max-capacity';
-  if (/Pending the preemption/.test(m)) return 'preemption-in-progress';
-  if (/insufficient unused quota|no longer fits|overlapping preemption/.test(m)) return 'quota';
-  if (/inactive|is stopped/i.test(m)) return 'inactive';
-  if (/doesn't exist|not found|namespace/i.test(m)) return 'misconfigured';
-  return `other: ${m}`;
-}
 
 function predictedCategory(c: string): string {
   return c === 'strict-fifo-blocked' || c === 'not-evaluated' ? 'none' : c;
@@ -65,24 +56,7 @@ function summary(o: Observed): string {
   return `admitted [${o.admitted.join(' | ')}], pending [${o.pending.join(', ')}]${o.preempted ? ', was preempted' : ''}`;
 }
 
-function wasPreempted(wl: any): boolean {
-  const p = cond(wl, 'Preempted');
-  const e = cond(wl, 'Evicted');
-  return p?.status === 'True' || (e?.status === 'True' && e.reason === 'Preempted');
-}
-
 interface Running { scenario: PlanScenario; isolated: PlanScenario; prefix: string; preempted: Set<string>; created: Set<string> }
-
-/** Every Workload of the cluster in one request, by namespace (one list per scenario would be 100 requests a poll). */
-async function workloadsByNamespace(client: KubeClient, wlApi: string): Promise<Map<string, any[]>> {
-  const out = new Map<string, any[]>();
-  for (const w of (await client.get(`/apis/${wlApi}/workloads`)).items ?? []) {
-    const list = out.get(w.metadata.namespace) ?? [];
-    list.push(w);
-    out.set(w.metadata.namespace, list);
-  }
-  return out;
-}
 
 async function settle(client: KubeClient, wlApi: string, batch: Running[], stepStart: number): Promise<void> {
   let last = '';
@@ -162,8 +136,6 @@ function predicted(s: PlanScenario, kueue: string, prefix?: string): { byName: M
   return { byName, ambiguities: plan.ambiguities };
 }
 
-const KIND_ORDER = ['Namespace', 'ResourceFlavor', 'WorkloadPriorityClass', 'Cohort', 'ClusterQueue', 'LocalQueue'];
-
 interface Outcome { scenario: PlanScenario; diffs: string[] }
 
 async function runBatch(cluster: TestCluster, kueue: string, scenarios: PlanScenario[], first: number): Promise<Outcome[]> {
@@ -173,20 +145,7 @@ async function runBatch(cluster: TestCluster, kueue: string, scenarios: PlanScen
     const prefix = `p${first + i}`;
     return { scenario: s, isolated: isolate(s, prefix), prefix, preempted: new Set(), created: new Set() };
   });
-  for (const kind of KIND_ORDER) {
-    await Promise.all(batch.flatMap((r) => r.isolated.objects.filter((o) => o.kind === kind).map((o) => client.apply(o))));
-  }
-  // Kueue must know every queue before the first workload arrives (else "LocalQueue doesn't exist").
-  await waitFor('ClusterQueues and LocalQueues known to Kueue', async () => {
-    for (const r of batch) {
-      for (const o of r.isolated.objects.filter((x) => x.kind === 'ClusterQueue' || x.kind === 'LocalQueue')) {
-        const got = await client.get(objectPath(o));
-        const held = o.kind === 'ClusterQueue' && o.spec.stopPolicy;
-        if (!cond(got, 'Active') || (!held && o.kind === 'ClusterQueue' && cond(got, 'Active').status !== 'True')) return false;
-      }
-    }
-    return true;
-  }, 60000, 250);
+  await applyQueues(client, batch.map((r) => r.isolated));
   const steps = Math.max(...batch.map((r) => r.isolated.arrivals.length));
   for (let k = 0; k < steps; k++) {
     const stepStart = Date.now();
@@ -272,6 +231,28 @@ describeVersions('plan agrees with Kueue %s (KubeRay %s CRDs, no operator)', (ku
     process.stdout.write(`[plan-agreement] Kueue ${kueue}: agreement ${results.length - failed.length}/${results.length} `
       + `(${(100 * (results.length - failed.length) / results.length).toFixed(1)} %; fixed ${agreeFixed}/${fixed.length}, `
       + `random ${agreeRandom}/${random.length}) in ${((Date.now() - t0) / 1000).toFixed(0)} s\n`);
+    expect(failed.map((f) => `${f.scenario.name}: ${f.diffs.join('; ')}`)).toEqual([]);
+  }, 900000);
+
+  // After the first test, not beside it: the settle waits read "no Workload of mine changed for 1.2 s" as "Kueue is done",
+  // which a Kueue busy with another batch's objects breaks (it then preempts after the window closed).
+  const fixedTimelines = fixedTimelineScenarios(kueue);
+  test(`timelines: ${fixedTimelines.length} fixed and ${TIMELINE_RANDOM} random scenarios (seed ${SEED})`, async () => {
+    const t0 = Date.now();
+    const { scenarios: randomTimelines, skipped } = randomTimelineScenarios(kueue, SEED, TIMELINE_RANDOM);
+    const results = await runTimelineBatch(cluster, kueue, [...fixedTimelines, ...randomTimelines], 0);
+    const random = randomTimelines.length;
+    const seconds = (Date.now() - t0) / 1000;
+    const failed = results.filter((r) => r.diffs.length);
+    fs.mkdirSync(OUT, { recursive: true });
+    for (const f of failed) {
+      const file = path.join(OUT, `${kueue}-${f.scenario.name}.json`);
+      fs.writeFileSync(file, JSON.stringify({ kueueVersion: kueue, seed: SEED, ...f.scenario }, null, 2));
+      process.stdout.write(`[plan-agreement] TIMELINE DISAGREE ${kueue} ${f.scenario.name} (scenario file ${file}):\n`
+        + `${f.diffs.map((d) => `    ${d}`).join('\n')}\n`);
+    }
+    process.stdout.write(`[plan-agreement] Kueue ${kueue}: timelines agree ${results.length - failed.length}/${results.length} (fixed `
+      + `${fixedTimelines.length}, random ${random}; ${skipped} random skipped as timing-ambiguous) in ${seconds.toFixed(0)} s\n`);
     expect(failed.map((f) => `${f.scenario.name}: ${f.diffs.join('; ')}`)).toEqual([]);
   }, 900000);
 });
