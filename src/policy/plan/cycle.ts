@@ -23,7 +23,7 @@ import { assignmentMessage, describeAssignment, SimulationState } from './render
 import type { PendingCategory, PlanCandidate, PlanCycle } from './schema';
 import type { PlanInput } from './input';
 import { addAdmitted, buildSnapshot, ClusterQueue, PodSet, removeAdmitted, Snapshot, Workload } from './snapshot';
-import { arrivalSchedule, baseOf, Clock, DEFAULT_HORIZON_SECONDS, PlanEnd } from './timeline';
+import { arrivalSchedule, baseOf, Clock, DEFAULT_HORIZON_SECONDS, PlanEnd, WAITS_FOR_LISTED } from './timeline';
 import { admittedSetKey, newWorkload, schedulingHash } from './workload';
 
 const DEFAULT_NS_LABEL = 'kubernetes.io/metadata.name';
@@ -528,7 +528,7 @@ export class PlanSimulator {
       t.workload.evicted = true;
       t.workload.preemptedBy.push(w.ref);
     }
-    w.waitsFor = targets.map((t) => t.workload);
+    w.waitsFor = targets.map((t) => t.workload).slice(0, WAITS_FOR_LISTED);
     w.victims = targets.map((t) => ({
       workload: t.workload.ref, clusterQueue: t.workload.clusterQueueName!, priority: t.workload.priority, reason: t.reason, why: t.explanation,
     }));
@@ -568,10 +568,11 @@ export class PlanSimulator {
       w.usage = new Map(a.usage);
       w.admittedAt = this.step;
       w.startedAt = this.clock.now;
-      if (!w.victims?.length) {
-        // Waited: what released quota in its tree at this instant (a finish, or another's preemption) is what it waited for.
-        w.waitsFor = this.clock.waitedFor(w);
-      }
+      // Waited: what released quota in its tree at this instant (a finish, or another's preemption) is what it waited
+      // for. A preemptor that was there before this instant waited for that too, not only for its victims.
+      const waited = this.clock.waitedFor(w);
+      if (!w.victims?.length) w.waitsFor = waited;
+      else if (waited.length) w.waitsFor = [...new Set([...waited, ...w.waitsFor])].slice(0, WAITS_FOR_LISTED);
       this.clock.event(w, 'admitted');
     }
     if (w.duration !== undefined) this.clock.finishes.push(w.startedAt + w.duration, w);

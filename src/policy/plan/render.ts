@@ -8,7 +8,7 @@ import type { Finding } from '../findings';
 import { formatQuantity } from '../quantity';
 import { gangCanEverFit } from '../rules/cross-object';
 import type { KubeRayCapabilities, KueueCapabilities } from '../versions';
-import { baseOf, PlanEnd } from './timeline';
+import { baseOf, PlanEnd, WAITS_FOR_LISTED } from './timeline';
 import type { Assignment, Brief, FlavorAssigner, LazyPending, QuotaMiss, Reason } from './flavor-assigner';
 import { CohortNode, FlavorResource, NO_LIMIT, QuotaNode, rootOf } from './quota-tree';
 import {
@@ -283,7 +283,7 @@ class PlanRenderer {
 }
 
 /** How many admitted workloads a pending one lists as waiting behind (those finishing first): a busy tree holds thousands. */
-const WAITS_BEHIND_LISTED = 10;
+const WAITS_BEHIND_LISTED = WAITS_FOR_LISTED;
 
 /** Kueue's QuotaReserved=False reasons (v0.19 workload_types.go) for the plan's pending categories. */
 const KUEUE_REASON: Record<PendingCategory, string> = {

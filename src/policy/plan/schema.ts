@@ -119,8 +119,9 @@ export interface PlanWorkload {
   /** A RayJob's activeDeadlineSeconds when the duration is unknown: it runs at most this long. */
   readonly atMost?: number;
   /**
-   * Admitted after waiting: the workloads whose finish or preemption freed the quota it was admitted on. Still pending:
-   * the admitted workloads of its cohort tree it waits behind, those finishing first first (at most 10).
+   * Admitted after waiting: the workloads whose finish or preemption freed quota in its cohort tree at the instant it
+   * was admitted, its own ClusterQueue's first (at most 10). Still pending: the admitted workloads of its cohort tree it
+   * waits behind, those finishing first first (at most 10).
    */
   readonly waitsFor: readonly string[];
   /** Its timeline: arrival, admissions, preemptions, scales, finish. */

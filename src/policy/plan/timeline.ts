@@ -9,6 +9,9 @@ import { planArrivalOf } from '../rules/plan-annotations';
 import { QuotaNode, rootOf } from './quota-tree';
 import type { TimelineEvent, Workload } from './snapshot';
 
+/** How many workloads a workload's `waitsFor` lists at most, admitted or pending. */
+export const WAITS_FOR_LISTED = 10;
+
 /** The plan's horizon when none is given: 7 days. */
 export const DEFAULT_HORIZON_SECONDS = 7 * 24 * 3600;
 
@@ -52,12 +55,22 @@ export class Clock {
   }
 
   /**
-   * What a workload admitted now (without preempting) waited for: if it was there before this instant, what
-   * released quota in its cohort tree at this instant (a finish, or another's preemption); else nothing.
+   * What a workload admitted now waited for: if it was there before this instant, what released quota in its
+   * cohort tree at this instant (a finish, or a preemption), at most WAITS_FOR_LISTED; else nothing.
    */
   waitedFor(w: Workload): Workload[] {
     const waited = w.events.some((e) => e.at < this.now) && this.releasedAt === this.now;
-    return waited ? [...(this.releasedNow.get(rootOf(w.clusterQueue!)) ?? [])] : [];
+    if (!waited) return [];
+    // At most WAITS_FOR_LISTED, its own ClusterQueue's first: at scale thousands finish at one instant in a tree.
+    const own: Workload[] = [];
+    const others: Workload[] = [];
+    for (const x of this.releasedNow.get(rootOf(w.clusterQueue!)) ?? []) {
+      if (x.clusterQueue === w.clusterQueue) {
+        own.push(x);
+        if (own.length === WAITS_FOR_LISTED) break;
+      } else if (others.length < WAITS_FOR_LISTED) others.push(x);
+    }
+    return [...own, ...others].slice(0, WAITS_FOR_LISTED);
   }
 }
 
