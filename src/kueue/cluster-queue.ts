@@ -1,6 +1,7 @@
 import { ApiObject } from 'cdk8s';
 import { Construct, IConstruct } from 'constructs';
 import { LabelSelector } from '../policy/context';
+import type { ClusterQueueSpecJson } from '../policy/inventory-objects';
 import { AppInventory, InventoryEntry } from '../platform/inventory';
 import { resolveVersions } from '../platform/versions';
 import { IAdmissionCheck } from './admission-check';
@@ -278,9 +279,10 @@ export class ClusterQueue extends Construct implements IClusterQueue {
     this.checks.push(check.admissionCheckName);
   }
 
-  private renderSpec(cohortField: string, checksField: 'admissionChecks' | 'admissionChecksStrategy'): Record<string, any> {
+  private renderSpec(cohortField: string, checksField: 'admissionChecks' | 'admissionChecksStrategy'): ClusterQueueSpecJson {
     const p = this.props;
-    const spec: Record<string, any> = {
+    // Filled in field by field: the cohort's and the checks' field names depend on the API version.
+    const spec: Record<string, unknown> = {
       namespaceSelector: this.selector,
       resourceGroups: renderResourceGroups(this.groups),
     };

@@ -63,7 +63,7 @@ export class Cohort extends Construct implements ICohort {
     this.apiObject = createKueueObject(this, {
       kind: 'Cohort', caps, name: this.cohortName,
       body: () => {
-        const spec: Record<string, any> = {};
+        const spec: Record<string, unknown> = {};
         if (props.parent) spec.parentName = props.parent.cohortName;
         if (props.resourceGroups?.length) spec.resourceGroups = renderResourceGroups(props.resourceGroups);
         if (props.fairSharingWeight !== undefined) spec.fairSharing = { weight: String(props.fairSharingWeight) };

@@ -93,7 +93,7 @@ export class LocalQueue extends Construct implements ILocalQueue {
     this.apiObject = createKueueObject(this, {
       kind: 'LocalQueue', caps, name: this.localQueueName, namespace: this.namespace, annotations: props.annotations, labels: props.labels,
       body: () => {
-        const spec: Record<string, any> = { clusterQueue: props.clusterQueue.clusterQueueName };
+        const spec: Record<string, unknown> = { clusterQueue: props.clusterQueue.clusterQueueName };
         if (props.stopPolicy) spec.stopPolicy = props.stopPolicy;
         if (props.fairSharingWeight !== undefined) spec.fairSharing = { weight: String(props.fairSharingWeight) };
         return { spec };

@@ -59,7 +59,7 @@ export class ResourceFlavor extends Construct implements IResourceFlavor {
       const problem = tolerationProblem(t);
       if (problem) throw new Error(`ResourceFlavor '${this.node.path}': spec.tolerations: ${problem}`);
     }
-    const spec: Record<string, any> = {};
+    const spec: Record<string, unknown> = {};
     if (props.nodeLabels && Object.keys(props.nodeLabels).length) spec.nodeLabels = { ...props.nodeLabels };
     if (props.nodeTaints?.length) spec.nodeTaints = props.nodeTaints.map((t) => ({ key: t.key, value: t.value, effect: t.effect }));
     if (props.tolerations?.length) {

@@ -1,5 +1,6 @@
 import { Construct } from 'constructs';
 import { ResourceGroupEntry } from '../policy/context';
+import type { ResourceGroupJson } from '../policy/inventory-objects';
 import { Quantity, ResourceName } from '../platform/quantity';
 import { IResourceFlavor } from './resource-flavor';
 
@@ -38,7 +39,7 @@ export interface ResourceGroup {
   readonly flavors: FlavorQuotas[];
 }
 
-export function renderResourceGroups(groups: readonly ResourceGroup[]): any[] {
+export function renderResourceGroups(groups: readonly ResourceGroup[]): ResourceGroupJson[] {
   return groups.map((g) => ({
     coveredResources: g.flavors[0].quotas.map((q) => q.resource.name),
     flavors: g.flavors.map((f) => ({
