@@ -23,8 +23,8 @@ const HEIGHT = 8;
 const DS = { type: 'prometheus', uid: '${datasource}' };
 
 /** The dashboard JSON model. */
-export function queueDashboard(app: ObservedApp, uid: string, title: string): Record<string, any> {
-  const panels: Record<string, any>[] = [];
+export function queueDashboard(app: ObservedApp, uid: string, title: string): Record<string, unknown> {
+  const panels: Record<string, unknown>[] = [];
   let y = 0;
   let id = 1;
   const row = (rowTitle: string, specs: PanelSpec[]) => {
@@ -49,7 +49,7 @@ export function queueDashboard(app: ObservedApp, uid: string, title: string): Re
   };
 }
 
-function panel(id: number, s: PanelSpec, gridPos: Record<string, number>): Record<string, any> {
+function panel(id: number, s: PanelSpec, gridPos: Record<string, number>): Record<string, unknown> {
   return {
     id, type: 'timeseries', title: s.title, datasource: DS, gridPos,
     ...(s.description ? { description: s.description } : {}),

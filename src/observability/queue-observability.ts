@@ -1,4 +1,4 @@
-import { ApiObject, ApiObjectProps, Chart, Duration, Lazy } from 'cdk8s';
+import { ApiObject, Chart, Duration, Lazy } from 'cdk8s';
 import { Construct, IConstruct } from 'constructs';
 import { ADMISSION_BUCKETS } from '../policy/metric-names';
 import { AdmissionController } from '../install/admission-controller/admission-controller';
@@ -132,10 +132,9 @@ export class QueueObservability extends Chart {
     ];
     const labels = { ...(props.labels ?? {}) };
     const token = `${this.prefix}-kueue-metrics`;
-    kueueScraperIdentity(token, this.monitoringNamespace, labels).forEach((o) => new ApiObject(this, `${o.kind}-${token}`, o as ApiObjectProps));
+    kueueScraperIdentity(token, this.monitoringNamespace, labels).forEach((o) => new ApiObject(this, `${o.kind}-${token}`, o));
     this.serviceMonitors = this.components.map((c) => new ApiObject(this, `servicemonitor-${c.component}`,
-      serviceMonitor(c, { name: `${this.prefix}-${c.component}`, namespace: this.monitoringNamespace, labels, kueueTokenSecret: token },
-      ) as ApiObjectProps));
+      serviceMonitor(c, { name: `${this.prefix}-${c.component}`, namespace: this.monitoringNamespace, labels, kueueTokenSecret: token })));
     // The tenants and queues are read at synth, so those defined after this construct are included.
     this.prometheusRule = new ApiObject(this, 'prometheus-rule', {
       apiVersion: MONITORING_API, kind: 'PrometheusRule', metadata: { name: `${this.prefix}-alerts`, namespace: this.monitoringNamespace, labels },
@@ -185,14 +184,20 @@ function lateError(where: string, kind: string, prop: string): string {
     + 'QueueObservability after it.';
 }
 
+/** A construct class, as far as all() and only() read it: its prototype and name. */
+interface ConstructClass<T extends IConstruct> {
+  readonly prototype: T;
+  readonly name: string;
+}
+
 /** The constructs of a type in the app (so far). */
-function all<T extends IConstruct>(scope: IConstruct, type: new (...a: any[]) => T): T[] {
+function all<T extends IConstruct>(scope: IConstruct, type: ConstructClass<T>): T[] {
   // Not instanceof: Chart answers it for every chart (Symbol.hasInstance).
   return scope.node.root.node.findAll().filter((c): c is T => type.prototype.isPrototypeOf(c));
 }
 
 /** The one construct of a type in the app so far; two are ambiguous. */
-function only<T extends IConstruct>(scope: IConstruct, type: new (...a: any[]) => T): T | undefined {
+function only<T extends IConstruct>(scope: IConstruct, type: ConstructClass<T>): T | undefined {
   const found = all(scope, type);
   if (found.length > 1) {
     throw new Error(`QueueObservability '${scope.node.path}': the app has ${found.length} ${type.name}s `

@@ -4,6 +4,7 @@
  * /metrics, with a certificate it signs itself), the KubeRay operator and the controller in plain HTTP
  * on their own ports.
  */
+import type { ApiObjectProps } from 'cdk8s';
 import { ScrapedComponent } from './model';
 
 /** The Service Kueue's release serves its metrics from (same name in every supported release). */
@@ -29,9 +30,9 @@ export interface ServiceMonitorOptions {
 }
 
 /** The ServiceMonitor of one component. */
-export function serviceMonitor(c: ScrapedComponent, o: ServiceMonitorOptions): Record<string, any> {
+export function serviceMonitor(c: ScrapedComponent, o: ServiceMonitorOptions): ApiObjectProps {
   const target = TARGETS[c.component];
-  const endpoint: Record<string, any> = { port: target.port, path: '/metrics' };
+  const endpoint: Record<string, unknown> = { port: target.port, path: '/metrics' };
   if (c.component === 'kueue') {
     Object.assign(endpoint, {
       scheme: 'https',
@@ -62,7 +63,7 @@ export function serviceMonitor(c: ScrapedComponent, o: ServiceMonitorOptions): R
  * ClusterRole, with a long-lived token Secret the ServiceMonitor references (prometheus-operator reads
  * Secrets from the ServiceMonitor's namespace only).
  */
-export function kueueScraperIdentity(name: string, namespace: string, labels: Record<string, string>): Record<string, any>[] {
+export function kueueScraperIdentity(name: string, namespace: string, labels: Record<string, string>): ApiObjectProps[] {
   return [
     { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace, labels: { ...labels } } },
     {

@@ -6,7 +6,8 @@
 import { Chart } from 'cdk8s';
 import { IConstruct } from 'constructs';
 import { resolveVersions } from '../platform/versions';
-import { RAY_KINDS } from '../policy/kinds';
+import { isRecord } from '../policy/json';
+import { isRayKindName, RayObject } from '../policy/kinds';
 import { simulatePlan } from '../policy/plan';
 import { planToText } from './text';
 
@@ -102,6 +103,10 @@ export interface PlannedWorkload {
 }
 
 const KUEUE_KINDS = new Set(['ClusterQueue', 'Cohort', 'ResourceFlavor', 'LocalQueue', 'WorkloadPriorityClass', 'Namespace']);
+const isKueueKind = (kind: unknown) => typeof kind === 'string' && KUEUE_KINDS.has(kind);
+
+/** The kind of a synthesized object. */
+const kindOf = (o: unknown): unknown => (isRecord(o) ? o.kind : undefined);
 
 /** The plan of an app: what Kueue admits, keeps pending or preempts, and why. */
 export class Plan {
@@ -121,9 +126,9 @@ export class Plan {
   /** The plan as JSON (the schema of `plan --output json`). */
   public readonly json: string;
 
-  private constructor(objects: any[], kueueVersion: string, kubeRayVersion: string) {
+  private constructor(objects: readonly unknown[], kueueVersion: string, kubeRayVersion: string) {
     const result = simulatePlan({
-      kueueObjects: objects.filter((o) => KUEUE_KINDS.has(o?.kind)), arrivals: objects.filter((o) => RAY_KINDS.includes(o?.kind)),
+      kueueObjects: objects.filter((o) => isKueueKind(kindOf(o))), arrivals: objects.filter((o): o is RayObject => isRayKindName(kindOf(o))),
       kueueVersion, kubeRayVersion,
     });
     this.text = planToText(result);
