@@ -2,16 +2,36 @@
 // 10 cohorts (borrowing, lending limits, preemption within the queue and reclaim in the cohort on),
 // with three priorities and random gang sizes from a fixed seed. Each size runs in its own child
 // process, so peak RSS is per size. Targets at 10,000 on the 2-core machine: < 2 s, < 500 MiB.
+// Then the timeline: the same 10,000, each with an expected duration and an arrival in the first hour, run
+// until everything finished (target < 2 s, < 400 MiB); and Kueue's own scalability configs replayed end to end
+// through the CLI (bench/kueue-replay.ts), beside the figures Kueue published.
 // The last line is `bench:plan workloads=10000 seconds=<n> peak_rss_mib=<n>`.
 import { fork } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
 import { simulatePlan } from '../src/policy/plan';
 import { DEFAULT_KUEUE_VERSION } from '../src/policy/versions';
 import { mulberry32 as rng } from '../test/support/random';
+import { reportParsers } from './yaml-parsers';
+import { classAverages, KUEUE_SCALE_CONFIGS, KueueScaleConfig, kueueScaleConfigDir, readKueueScaleConfig, replayInput, runPlanCli,
+  writeReplayYaml } from './kueue-replay';
 
 // Quota per ClusterQueue (plus up to 60 by queue): about 70 % of 10,000 gangs fit, so queues fill, then preempt.
 const CPU_PER_QUEUE = Number(process.env.BENCH_PLAN_CPU ?? 320);
 const TIMEOUT_S = Number(process.env.BENCH_PLAN_TIMEOUT ?? 900);
 const SIZES = (process.env.BENCH_PLAN_SIZES ?? '1000,100000,10000').split(',').map(Number);
+const TIMELINE_SIZE = 10000;
+// The pinned Kueue whose scalability configs are replayed (the default version the constructs check against).
+const REPLAY_KUEUE = DEFAULT_KUEUE_VERSION;
+// BENCH_PLAN_REPLAYS: a comma list of the configs to replay (default both; empty or 0 for none).
+const REPLAYS = (process.env.BENCH_PLAN_REPLAYS ?? KUEUE_SCALE_CONFIGS.join(',')).split(',').filter((x) => x && x !== '0').map((x) => {
+  if (!(KUEUE_SCALE_CONFIGS as readonly string[]).includes(x)) {
+    throw new Error(`BENCH_PLAN_REPLAYS: unknown config ${x} (${KUEUE_SCALE_CONFIGS.join(', ')})`);
+  }
+  return x as KueueScaleConfig;
+});
+const REPLAY_TARGET_S: Record<KueueScaleConfig, number> = { 'baseline': 3, 'large-scale': 12 };
 
 
 /** `cpuPerQueue` lower than the bench's makes a small input preempt (the test pinning the decisions uses it). */
@@ -59,8 +79,22 @@ export function scenario(n: number, cpuPerQueue = CPU_PER_QUEUE): { kueueObjects
   return { kueueObjects, arrivals };
 }
 
-function child(n: number): void {
+/**
+ * The scenario on the timeline: each workload runs 5 to 60 minutes once admitted and arrives in the first hour, so
+ * the plan runs until the last one finished (or is never admissible).
+ */
+export function timelineScenario(n: number): { kueueObjects: any[]; arrivals: any[] } {
   const input = scenario(n);
+  const r = rng(7);
+  for (const a of input.arrivals) {
+    a.metadata.annotations = { 'cdk8s-kueue-ray.io/expected-duration': `${5 + Math.floor(r() * 56)}m`,
+      'cdk8s-kueue-ray.io/plan-arrival': `${Math.floor(r() * 3600)}s` };
+  }
+  return input;
+}
+
+function child(n: number, timeline: boolean): void {
+  const input = timeline ? timelineScenario(n) : scenario(n);
   const t0 = process.hrtime.bigint();
   const plan = simulatePlan({ ...input, kueueVersion: DEFAULT_KUEUE_VERSION, trace: false });
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
@@ -69,19 +103,25 @@ function child(n: number): void {
     n, seconds, peakRssMib: process.resourceUsage().maxRSS / 1024,
     admitted: count('admitted'), preempting: count('admitted-by-preempting'), pending: count('pending') + count('never-admissible'),
     preempted: plan.workloads.filter((w) => w.preemptedBy?.length).length,
+    finished: plan.workloads.filter((w) => w.finishedAt !== null).length, ended: `${plan.timeline.ended} at ${plan.timeline.at} s`,
   });
 }
 
-async function main(): Promise<void> {
+/** One size in a child process of its own (peak RSS per size); `timedOut` past BENCH_PLAN_TIMEOUT seconds. */
+function runChild(n: number, timeline: boolean): Promise<any> {
+  return new Promise<any>((resolve, reject) => {
+    const p = fork(__filename, ['--child', String(n), ...(timeline ? ['timeline'] : [])], { execArgv: process.execArgv });
+    // A size that runs past BENCH_PLAN_TIMEOUT seconds is reported as such, not waited for.
+    const timer = setTimeout(() => { p.kill('SIGKILL'); resolve({ n, timedOut: true }); }, TIMEOUT_S * 1000);
+    p.once('message', (m) => { clearTimeout(timer); resolve(m); });
+    p.once('exit', (code) => { if (code) { clearTimeout(timer); reject(new Error(`bench child for ${n} workloads exited with ${code}`)); } });
+  });
+}
+
+async function sizes(): Promise<void> {
   const results: any[] = [];
   for (const n of SIZES) {
-    const r = await new Promise<any>((resolve, reject) => {
-      const p = fork(__filename, ['--child', String(n)], { execArgv: process.execArgv });
-      // A size that runs past BENCH_PLAN_TIMEOUT seconds is reported as such, not waited for.
-      const timer = setTimeout(() => { p.kill('SIGKILL'); resolve({ n, timedOut: true }); }, TIMEOUT_S * 1000);
-      p.once('message', (m) => { clearTimeout(timer); resolve(m); });
-      p.once('exit', (code) => { if (code) { clearTimeout(timer); reject(new Error(`bench child for ${n} workloads exited with ${code}`)); } });
-    });
+    const r = await runChild(n, false);
     if (r.timedOut) {
       process.stdout.write(`workloads=${n}: did not finish within ${TIMEOUT_S} s (BENCH_PLAN_TIMEOUT)\n`);
       continue;
@@ -96,14 +136,72 @@ async function main(): Promise<void> {
   for (const r of results) {
     if (r === base) continue;
     process.stdout.write(`growth ${base.n} -> ${r.n} workloads (x${r.n / base.n}): time x${(r.seconds / base.seconds).toFixed(1)}, `
-      + `time per workload x${((r.seconds / r.n) / (base.seconds / base.n)).toFixed(1)}; target at 10,000: < 2 s, < 500 MiB\n`);
+      + `time per workload x${((r.seconds / r.n) / (base.seconds / base.n)).toFixed(1)}; target at 10,000: < 1 s, < 500 MiB\n`);
   }
   const ten = results.find((r) => r.n === 10000);
   if (ten) process.stdout.write(`bench:plan workloads=10000 seconds=${ten.seconds.toFixed(2)} peak_rss_mib=${ten.peakRssMib.toFixed(0)}\n`);
   else process.stdout.write('bench:plan workloads=10000 seconds=timeout peak_rss_mib=unknown\n');
+  // The timeline: the same 10,000 with durations and arrivals, until everything finished; against the run without.
+  const t = await runChild(TIMELINE_SIZE, true);
+  if (t.timedOut) {
+    process.stdout.write(`timeline workloads=${TIMELINE_SIZE}: did not finish within ${TIMEOUT_S} s\n`);
+    return;
+  }
+  const same = results.find((r) => r.n === TIMELINE_SIZE);
+  process.stdout.write(`timeline workloads=${t.n}: ${t.seconds.toFixed(2)} s, peak RSS ${t.peakRssMib.toFixed(0)} MiB; ${t.finished} finished, `
+    + `${t.pending} never started, timeline ${t.ended}${same ? `; x${(t.seconds / same.seconds).toFixed(2)} the run without durations` : ''}`
+    + '; target < 2 s, < 400 MiB\n');
+}
+
+/** Kueue's scalability configs, end to end through the CLI's bundle, beside Kueue's published figures. */
+function replays(): void {
+  const bundle = path.join(__dirname, '..', 'lib', 'controller', 'cdk8s-kueue-ray.js');
+  if (!fs.existsSync(bundle)) {
+    if (process.env.CI) throw new Error(`the Kueue replays need the CLI's bundle (${bundle}): run npm run bundle first`);
+    process.stdout.write(`Kueue replays skipped: no CLI bundle at ${bundle} (npm run bundle)\n`);
+    return;
+  }
+  const dir = kueueScaleConfigDir(REPLAY_KUEUE);
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-plan-replay-'));
+  try {
+    for (const name of REPLAYS) {
+      const { generator, published } = readKueueScaleConfig(dir, name);
+      const input = replayInput(generator);
+      const files = writeReplayYaml(path.join(work, name), input);
+      const run = runPlanCli(bundle, files, path.join(work, `${name}.json`));
+      const avg = classAverages(run.plan.workloads, input.classOf);
+      const planned = Object.values(avg).reduce((n, a) => n + a.count, 0);
+      if (planned !== input.arrivals.length) throw new Error(`replay ${name}: the plan has ${planned} of the ${input.arrivals.length} workloads`);
+      const wall = published.meanWallMs ?? (published.maxWallMs !== undefined ? published.maxWallMs / 1.2 : undefined);
+      process.stdout.write(`replay ${name} (Kueue ${REPLAY_KUEUE} test/performance/scheduler): ${input.arrivals.length} workloads, `
+        + `${input.kueueObjects.filter((o) => o.kind === 'ClusterQueue').length} ClusterQueues; plan CLI ${run.seconds.toFixed(2)} s, `
+        + `peak RSS ${run.peakRssMib.toFixed(0)} MiB (target ${REPLAY_TARGET_S[name]} s); timeline ${run.plan.timeline.ended} at `
+        + `${run.plan.timeline.at.toFixed(1)} s of simulated time${wall !== undefined ? `; Kueue's run: ${(wall / 1000).toFixed(0)} s wall` : ''}\n`);
+      for (const [cls, kueueMs] of Object.entries(published.avgTimeToAdmissionMs)) {
+        const ours = avg[cls];
+        const plan = ours ? (ours.avgMs / 1000).toFixed(1) : '-';
+        process.stdout.write(`  class ${cls}: ${ours?.count ?? 0} workloads, average time to admission: plan ${plan} s, `
+          + `Kueue ${(kueueMs / 1000).toFixed(1)} s${ours?.neverAdmitted ? ` (${ours.neverAdmitted} never admitted in the plan)` : ''}\n`);
+      }
+      if (name === REPLAYS[0]) {
+        reportParsers(fs.readFileSync(files[1], 'utf8'), `the ${name} replay's workloads`,
+          process.env.CDK8S_KUEUE_RAY_CACHE ?? path.join(os.homedir(), '.cache', 'cdk8s-kueue-ray'));
+      }
+    }
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+  process.stdout.write('  What differs: Kueue admits at most one workload per ClusterQueue per scheduling cycle and its cycles, API '
+    + 'writes and the runner\'s finish marks take real time; the plan\'s cycles are instantaneous, so its times to admission are '
+    + 'the queueing delay alone (the part quota and ordering decide).\n');
+}
+
+async function main(): Promise<void> {
+  await sizes();
+  if (REPLAYS.length) replays();
 }
 
 if (require.main !== module) {
   // imported (profiling): nothing runs
-} else if (process.argv[2] === '--child') child(Number(process.argv[3]));
+} else if (process.argv[2] === '--child') child(Number(process.argv[3]), process.argv[4] === 'timeline');
 else main().catch((e) => { process.stderr.write(`${(e as Error).message}\n`); process.exit(1); });
