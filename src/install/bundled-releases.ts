@@ -76,8 +76,8 @@ export function readBundledRelease(key: string, what: string, pin?: string): str
   let buf: Buffer;
   try {
     buf = brotliDecompressSync(fs.readFileSync(file));
-  } catch (e: any) {
-    throw synthError(`${what}: the bundled copy ${file} cannot be read (${e.message}). Fix: reinstall cdk8s-kueue-ray.`);
+  } catch (e) {
+    throw synthError(`${what}: the bundled copy ${file} cannot be read (${(e as Error).message}). Fix: reinstall cdk8s-kueue-ray.`);
   }
   const got = createHash('sha256').update(buf).digest('hex');
   for (const want of [entry.sha256, ...(pin ? [pin] : [])]) {

@@ -1,6 +1,8 @@
 import { Duration } from 'cdk8s';
 import { wholeSeconds } from '../platform/duration';
+import type { LabelSelector } from '../policy/context';
 import { formatGoDuration } from '../policy/go-duration';
+import { isRecord, listOf } from '../policy/json';
 import { KueueCapabilities } from '../policy/versions';
 
 /** Fair sharing's preemption strategies (Kueue's Configuration `fairSharing.preemptionStrategies`). */
@@ -62,14 +64,14 @@ export interface KueueConfigurationSettings {
   readonly manageJobsWithoutQueueName?: boolean;
   readonly clusterQueueResourceMetrics?: boolean;
   /** Namespaces whose every workload Kueue manages: sets manageJobsWithoutQueueName and managedJobsNamespaceSelector. */
-  readonly managedNamespaceSelector?: Record<string, any>;
+  readonly managedNamespaceSelector?: LabelSelector;
   /** Every framework the Configuration must list (the Ray kinds the app uses and the ones asked for). */
   readonly frameworks: readonly string[];
 }
 
 export interface ConfigurationEdit {
   /** The Configuration to write, or undefined when the release's is kept as it is. */
-  readonly config?: Record<string, any>;
+  readonly config?: Record<string, unknown>;
 }
 
 const DISABLE_WAIT_GATE = 'DisableWaitForPodsReady';
@@ -95,9 +97,9 @@ function configDuration(d: Duration, field: string, where: string): string {
  * waitForPodsReady is on by default, the effective section is written out, so `dist/` shows the
  * 30-minute eviction every admitted Ray cluster is under.
  */
-export function editConfiguration(release: Record<string, any>, s: KueueConfigurationSettings, caps: KueueCapabilities,
+export function editConfiguration(release: Record<string, unknown>, s: KueueConfigurationSettings, caps: KueueCapabilities,
   where: string): ConfigurationEdit {
-  const config: Record<string, any> = structuredClone(release);
+  const config: Record<string, unknown> = structuredClone(release);
   const wait = waitForPodsReadySection(s.waitForPodsReady, caps, where);
   if (wait) config.waitForPodsReady = wait;
   const fair = fairSharingSection(s.fairSharing, caps, where);
@@ -108,17 +110,18 @@ export function editConfiguration(release: Record<string, any>, s: KueueConfigur
     config.managedJobsNamespaceSelector = structuredClone(s.managedNamespaceSelector);
   }
   if (s.clusterQueueResourceMetrics !== undefined) {
-    config.metrics = { ...(config.metrics ?? {}), enableClusterQueueResources: s.clusterQueueResourceMetrics };
+    config.metrics = { ...(isRecord(config.metrics) ? config.metrics : {}), enableClusterQueueResources: s.clusterQueueResourceMetrics };
   }
-  const frameworks: string[] = config.integrations?.frameworks ?? [];
+  const integrations = isRecord(config.integrations) ? config.integrations : {};
+  const frameworks = listOf(integrations.frameworks);
   const missing = s.frameworks.filter((f) => !frameworks.includes(f));
-  if (missing.length) config.integrations = { ...(config.integrations ?? {}), frameworks: [...frameworks, ...missing] };
+  if (missing.length) config.integrations = { ...integrations, frameworks: [...frameworks, ...missing] };
   const changed = JSON.stringify(config) !== JSON.stringify(release);
   return { config: changed ? config : undefined };
 }
 
 function waitForPodsReadySection(o: WaitForPodsReadyOptions | undefined, caps: KueueCapabilities,
-  where: string): Record<string, any> | undefined {
+  where: string): Record<string, unknown> | undefined {
   const style = caps.waitForPodsReady;
   // On 0.19 the unset section is on anyway: written out, with Kueue's own timeout.
   if (o === undefined) {
@@ -135,7 +138,7 @@ function waitForPodsReadySection(o: WaitForPodsReadyOptions | undefined, caps: K
     throw new Error(`${where}: waitForPodsReady.requeuingBackoffLimitCount ${count} must be a whole number >= 0 (Kueue refuses a negative one). `
       + 'Fix: e.g. 3, or leave it unset to requeue forever.');
   }
-  const section: Record<string, any> = {
+  const section: Record<string, unknown> = {
     ...(style === 'enable-field' ? { enable: true } : {}),
     timeout: configDuration(o.timeout ?? Duration.seconds(DEFAULT_TIMEOUT_SECONDS[style]), 'waitForPodsReady.timeout', where),
     blockAdmission: o.blockAdmission ?? false,
@@ -145,7 +148,7 @@ function waitForPodsReadySection(o: WaitForPodsReadyOptions | undefined, caps: K
   return section;
 }
 
-function fairSharingSection(o: FairSharingOptions | undefined, caps: KueueCapabilities, where: string): Record<string, any> | undefined {
+function fairSharingSection(o: FairSharingOptions | undefined, caps: KueueCapabilities, where: string): Record<string, unknown> | undefined {
   if (o === undefined || o.enabled === false) {
     if (o?.preemptionStrategies !== undefined) throw new Error(`${where}: fairSharing.preemptionStrategies is set but fair sharing is off. Fix: `
       + 'remove it, or enabled.');

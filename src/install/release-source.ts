@@ -10,6 +10,7 @@ import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { isRecord } from '../policy/json';
 import { readBundledRelease } from './bundled-releases';
 import { synthError } from './synth-error';
 
@@ -97,25 +98,31 @@ interface LockData {
 
 function readLock(file: string): LockData {
   if (!fs.existsSync(file)) return { releases: {} };
-  let data: any;
+  let data: unknown;
   try {
     data = JSON.parse(fs.readFileSync(file, 'utf8'));
-  } catch (e: any) {
-    throw synthError(`lock file ${file} is not valid JSON (${e.message}). Fix: restore it from version control, or delete it to record `
+  } catch (e) {
+    throw synthError(`lock file ${file} is not valid JSON (${(e as Error).message}). Fix: restore it from version control, or delete it to record `
       + 'every download again.');
   }
-  const releases = data?.releases;
-  if (typeof releases !== 'object' || releases === null || Array.isArray(releases)) {
+  const releases = isRecord(data) ? data.releases : undefined;
+  if (!isRecord(releases)) {
     throw synthError(`lock file ${file} has no "releases" object. Fix: restore it from version control, or delete it to record every `
       + 'download again.');
   }
-  for (const [url, entry] of Object.entries<any>(releases)) {
-    if (!SHA256.test(entry?.sha256 ?? '')) {
+  checkLockEntries(releases, file);
+  return { releases };
+}
+
+/** Refuses a lock file entry without a sha256 (64 lowercase hex digits). */
+function checkLockEntries(releases: Record<string, unknown>, file: string): asserts releases is LockData['releases'] {
+  for (const [url, entry] of Object.entries(releases)) {
+    const sha = isRecord(entry) ? entry.sha256 : undefined;
+    if (typeof sha !== 'string' || !SHA256.test(sha)) {
       throw synthError(`lock file ${file}: releases["${url}"].sha256 is not a sha256 (64 lowercase hex digits). Fix: restore it from `
         + 'version control, or delete the entry to record it again.');
     }
   }
-  return { releases };
 }
 
 function writeLock(file: string, lock: LockData): void {
@@ -236,8 +243,9 @@ function readCached(src: ReleaseSource, cacheFile: string, expected: Expected): 
 function download(src: ReleaseSource, from: string, cacheFile: string | undefined): Buffer {
   try {
     return execFileSync(process.execPath, ['-e', DOWNLOAD, from], { maxBuffer: 64 * 1024 * 1024, timeout: 90000, stdio: ['ignore', 'pipe', 'pipe'] });
-  } catch (e: any) {
-    const why = e?.stderr?.toString().trim() || e?.message;
+  } catch (e) {
+    const err = e as (Error & { stderr?: Buffer }) | undefined; // execFileSync's error: the child's stderr, or why it did not run
+    const why = err?.stderr?.toString().trim() || err?.message;
     const cached = cacheFile ? `there is no cached copy at ${cacheFile}`
       : 'neither the lock file nor the cache holds it, so no cached copy can be used';
     const mirror = src.mirror ? `point ${src.mirror.prop} (or $${src.mirror.env}) at a mirror serving ${src.mirror.layout} (docs/operations.md, `
