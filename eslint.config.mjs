@@ -53,7 +53,9 @@ export default tseslint.config(
   {
     files: ['src/**/*.ts'],
     plugins: { local: { rules: { 'no-import-cycle': noImportCycle, layers } } },
-    rules: { 'local/no-import-cycle': 'error', 'local/layers': 'error' },
+    // No any in the source (issue 42): the JSON it reads is unknown and narrowed (src/policy/json.ts); the few
+    // public jsii props that must stay any say why beside an eslint-disable-next-line.
+    rules: { 'local/no-import-cycle': 'error', 'local/layers': 'error', '@typescript-eslint/no-explicit-any': 'error' },
   },
   { files: ['src/policy/**/*.ts'], rules: { 'no-restricted-imports': restricted(SIDE_EFFECTS, CDK8S, OUT_OF_POLICY) } },
   {

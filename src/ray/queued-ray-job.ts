@@ -32,7 +32,7 @@ export interface QueuedRayJobProps extends RayWorkloadProps {
    * Ray runtime environment, e.g. { pip: ['torch'], env_vars: { A: '1' } }. Rendered into runtimeEnvYAML as JSON (a YAML subset).
    * @default - none
    */
-  // any: a public jsii prop (the JSON given as is); the type of the published API stays.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any: a public jsii prop (the JSON given as is); the type of the published API stays.
   readonly runtimeEnv?: Record<string, any>;
   /**
    * How long to keep the cluster after the job finishes (spec.ttlSecondsAfterFinished, whole seconds); the
@@ -64,7 +64,7 @@ export interface QueuedRayJobProps extends RayWorkloadProps {
    * Escape hatch: a full submitterPodTemplate fragment (Kubernetes JSON), merged over the generated one.
    * @default - none
    */
-  // any: a public jsii prop (the user's Kubernetes JSON); the type of the published API stays.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any: a public jsii prop (the user's Kubernetes JSON); the type of the published API stays.
   readonly submitterPodTemplate?: Record<string, any>;
   /**
    * Run as an elastic job with the in-tree autoscaler (Kueue >= 0.14.7).

@@ -38,7 +38,7 @@ export interface RayGroupOptions {
    * containers, volumes, env and ports merge by name. Everything given is emitted, then checked by the policy.
    * @default - none
    */
-  // any: a public jsii prop (the user's Kubernetes JSON); the type of the published API stays.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any: a public jsii prop (the user's Kubernetes JSON); the type of the published API stays.
   readonly podTemplate?: Record<string, any>;
 }
 

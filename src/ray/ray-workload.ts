@@ -215,7 +215,7 @@ export abstract class RayWorkload extends Construct {
   }
 
   /** The Kubernetes JSON of the object, exactly as synthesized (before user JSON patches on apiObject). */
-  // any, not unknown: a public jsii method whose callers (TypeScript users and the tests) read its fields directly.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any, not unknown: a public jsii method whose callers (TypeScript users and the tests) read its fields directly.
   public toManifest(): any {
     return JSON.parse(JSON.stringify(this.manifest()));
   }

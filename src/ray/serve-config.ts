@@ -6,7 +6,7 @@ export interface RayServeProps {
    * Ray Serve config (serveConfigV2) as an object, e.g. { applications: [...] }. Give this or `serveConfigV2Yaml`.
    * @default - none
    */
-  // any: a public jsii prop (Ray Serve's config, rendered to YAML as given); the type of the published API stays.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any: a public jsii prop (Ray Serve's config, rendered to YAML as given); the type of the published API stays.
   readonly serveConfig?: Record<string, any>;
   /**
    * Ray Serve config as the YAML string KubeRay takes.
