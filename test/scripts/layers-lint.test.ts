@@ -64,13 +64,14 @@ const PASSES: Array<[string, string]> = [
 
 // ESLint loads its .mjs config by dynamic import, which jest's module system refuses: one child process lints every case.
 const LINT = `const { ESLint } = require('eslint');
+const RULES = ['no-restricted-imports', 'local/no-import-cycle', 'local/layers', '@typescript-eslint/no-explicit-any'];
 const cases = JSON.parse(require('fs').readFileSync(0, 'utf8'));
 (async () => {
   const eslint = new ESLint({ cwd: process.cwd() });
   const out = [];
   for (const [file, source] of cases) {
     const [r] = await eslint.lintText(source + '\\nexport const x = y;\\n', { filePath: require('path').join(process.cwd(), file) });
-    out.push(r.messages.filter((m) => ['no-restricted-imports', 'local/no-import-cycle', 'local/layers', '@typescript-eslint/no-explicit-any'].includes(m.ruleId)).map((m) => m.message));
+    out.push(r.messages.filter((m) => RULES.includes(m.ruleId)).map((m) => m.message));
   }
   process.stdout.write(JSON.stringify(out));
 })();`;
