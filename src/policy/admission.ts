@@ -139,7 +139,9 @@ function causeFields(f: Finding, obj: RayObject): string[] {
 export function withoutScale(groups: readonly unknown[]): unknown[] {
   return groups.map((g) => {
     if (!(Array.isArray(g) || isRecord(g))) return g; // a list in place of a group is rebuilt as an object too
-    const { replicas: _r, scaleStrategy: _s, ...rest } = g as Record<string, unknown>;
+    const rest: Record<string, unknown> = { ...g };
+    delete rest.replicas;
+    delete rest.scaleStrategy;
     return rest;
   });
 }
@@ -170,7 +172,7 @@ function semanticPart(value: unknown): unknown {
       delete copy.suspend;
     }
     // Only the kind and the spec are read: the object as a RayObject.
-    const cs = clusterSpecOf({ ...obj, spec } as RayObject);
+    const cs = clusterSpecOf({ ...obj, spec });
     if (cs && cs.spec.enableInTreeAutoscaling === true && Array.isArray(cs.spec.workerGroupSpecs)) {
       const groups = withoutScale(cs.spec.workerGroupSpecs);
       if (cs.path === 'spec') spec.workerGroupSpecs = groups;

@@ -138,7 +138,7 @@ const allowed = (findings: readonly Finding[] = [], warnings: readonly string[] 
  * (kueue-unsuspend.ts); DELETE and CONNECT always pass.
  */
 export function admissionVerdict(
-  obj: unknown, oldObj: unknown, operation: AdmissionOperation | string | undefined, ctx: AdmissionContext, request: AdmissionRequester = {},
+  obj: unknown, oldObj: unknown, operation: string | undefined, ctx: AdmissionContext, request: AdmissionRequester = {},
 ): Verdict {
   if (operation === 'DELETE' || operation === 'CONNECT') return allowed();
   if (fromTrustedWriter(request, ctx)) return allowed();
@@ -183,7 +183,7 @@ export function admissionVerdict(
  * (kuberay-pod-claims.ts). Every other write of such an object passes, deletion above all.
  */
 export function podVerdict(
-  kind: PodTemplateKind, obj: unknown, oldObj: unknown, operation: AdmissionOperation | string | undefined, ctx: AdmissionContext,
+  kind: PodTemplateKind, obj: unknown, oldObj: unknown, operation: string | undefined, ctx: AdmissionContext,
   request: AdmissionRequester = {},
 ): Verdict {
   if (operation !== 'CREATE' && operation !== 'UPDATE') return allowed();
@@ -202,7 +202,7 @@ export function podVerdict(
  * owner references the object carries).
  */
 export function admissionDefaults(
-  input: unknown, operation: AdmissionOperation | string | undefined, ctx: AdmissionContext, request: AdmissionRequester = {},
+  input: unknown, operation: string | undefined, ctx: AdmissionContext, request: AdmissionRequester = {},
 ): Defaulting {
   if (operation !== 'CREATE' || !input || typeof input !== 'object' || fromTrustedWriter(request, ctx)) return NO_DEFAULTS;
   // A JSON object, read as a Ray object: each field read below is checked first.
@@ -283,7 +283,7 @@ export function preStopSleep(seconds: number): { exec: { command: string[] } } {
 /** The object with the defaults applied (a copy; the input is not changed). */
 export function applyDefaulting(obj: RayObject, d: Defaulting): RayObject {
   if (!d.labels.length && !d.suspend && !d.podTemplates.length) return obj;
-  const copy: WritableJson = JSON.parse(JSON.stringify(obj));
+  const copy = JSON.parse(JSON.stringify(obj)) as WritableJson;
   if (d.labels.length) {
     const metadata: WritableJson = isRecord(copy.metadata) ? copy.metadata : {};
     copy.metadata = metadata;

@@ -119,11 +119,12 @@ export function computeGang(obj: RayObject, kueue: KueueCapabilities, opts: Gang
     const extras: string[] = [];
     const extraContainers: ResourceMap[] = [];
     let headSpec = headTemplate?.spec;
-    if (kueue.countsRedisCleanup && gcsFaultToleranceEnabled(obj, cluster) && Array.isArray(headSpec?.containers) && headSpec.containers.length) {
+    const headContainers = listOf(headSpec?.containers);
+    if (kueue.countsRedisCleanup && gcsFaultToleranceEnabled(obj, cluster) && headSpec && headContainers.length) {
       // Redis cleanup job requests are max-merged into the head's Ray container (0.17.6+).
-      const merged = maxInto(containerRequests(headSpec.containers[0], `${headPath}.template.spec.containers[0]`), literal(REDIS_CLEANUP_REQUESTS));
-      const first = { name: headSpec.containers[0].name, resources: { requests: mapToList(merged) } };
-      headSpec = { ...headSpec, containers: [first, ...headSpec.containers.slice(1)] };
+      const merged = maxInto(containerRequests(headContainers[0], `${headPath}.template.spec.containers[0]`), literal(REDIS_CLEANUP_REQUESTS));
+      const first = { name: headContainers[0].name, resources: { requests: mapToList(merged) } };
+      headSpec = { ...headSpec, containers: [first, ...headContainers.slice(1)] };
       extras.push('GCS fault-tolerance Redis cleanup 200m/256Mi max-merged into the Ray container');
     }
     if (kueue.countsAutoscalerSidecar && cluster.enableInTreeAutoscaling === true) {

@@ -5,6 +5,7 @@
  */
 import { ClusterQueueEntry, CohortEntry, Inventory, LabelSelector, LocalQueueEntry, MultiKueueCheckEntry, NamespaceEntry, PriorityClassEntry,
   ResourceGroupEntry } from './context';
+import { listOf } from './json';
 import type { JsonFields, ObjectMetaJson, TolerationJson } from './kinds';
 import { parseQuantity } from './quantity';
 import { tenantAnnotations, tenantRulesFromAnnotations, TENANT_LABEL } from './tenant';
@@ -144,8 +145,8 @@ function groups(raw: readonly ResourceGroupJson[] | undefined, strict: boolean):
 /** v1beta1 `admissionChecks` (names) and `admissionChecksStrategy.admissionChecks[].name`, in both API versions. */
 function admissionCheckNames(spec: ClusterQueueSpecJson | undefined): string[] | undefined {
   const names = [
-    ...(Array.isArray(spec?.admissionChecks) ? spec.admissionChecks : []),
-    ...(Array.isArray(spec?.admissionChecksStrategy?.admissionChecks) ? spec.admissionChecksStrategy.admissionChecks.map((a) => a?.name) : []),
+    ...listOf(spec?.admissionChecks),
+    ...listOf(spec?.admissionChecksStrategy?.admissionChecks).map((a) => a?.name),
   ].filter((n): n is string => typeof n === 'string');
   return names.length ? names : undefined;
 }

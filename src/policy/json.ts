@@ -22,6 +22,14 @@ export function listOf(v: unknown): readonly unknown[] {
   return Array.isArray(v) ? v : [];
 }
 
+/**
+ * Array.isArray for a value read from JSON, narrowing to a readonly list: a field the CRD declares as a list keeps
+ * its item type (Array.isArray's any[] would turn the items into any).
+ */
+export function isList(v: unknown): v is readonly unknown[] {
+  return Array.isArray(v);
+}
+
 /** Number.isInteger, as a type guard: a whole number. */
 export function isInteger(v: unknown): v is number {
   return Number.isInteger(v);

@@ -22,20 +22,30 @@ export const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
 /** The name part of a qualified name, also a label value's format (no length). */
 export const QUALIFIED_NAME_PART = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 
-export function isDns1123Label(v: unknown): v is string {
+// Each predicate is a type guard for a value of unknown type (true: it is a string, and a valid name). A string
+// given is only checked: a guard to string would make it never where the name is refused, as if it were no string.
+export function isDns1123Label(v: string): boolean;
+export function isDns1123Label(v: unknown): v is string;
+export function isDns1123Label(v: unknown): boolean {
   return typeof v === 'string' && v.length <= DNS1123_LABEL_MAX_LENGTH && DNS1123_LABEL.test(v);
 }
 
-export function isDns1123Subdomain(v: unknown): v is string {
+export function isDns1123Subdomain(v: string): boolean;
+export function isDns1123Subdomain(v: unknown): v is string;
+export function isDns1123Subdomain(v: unknown): boolean {
   return typeof v === 'string' && v.length <= DNS1123_SUBDOMAIN_MAX_LENGTH && DNS1123_SUBDOMAIN.test(v);
 }
 
-export function isDns1035Label(v: unknown): v is string {
+export function isDns1035Label(v: string): boolean;
+export function isDns1035Label(v: unknown): v is string;
+export function isDns1035Label(v: unknown): boolean {
   return typeof v === 'string' && v.length <= DNS1035_LABEL_MAX_LENGTH && DNS1035_LABEL.test(v);
 }
 
 /** An optional DNS-1123 subdomain prefix and "/", then a name part of at most 63 characters ("nvidia.com/gpu", "cpu"). */
-export function isQualifiedName(v: unknown): v is string {
+export function isQualifiedName(v: string): boolean;
+export function isQualifiedName(v: unknown): v is string;
+export function isQualifiedName(v: unknown): boolean {
   if (typeof v !== 'string') return false;
   const slash = v.indexOf('/');
   const name = slash < 0 ? v : v.slice(slash + 1);

@@ -1,5 +1,5 @@
 /** Reading the Kueue-relevant facts out of a Ray object (pure). */
-import { ownField, stringOf } from './json';
+import { listOf, ownField, stringOf } from './json';
 import {
   clusterSpecOf, PodTemplateJson, RAY_KIND_TABLE, RayObject, rayKindNamed, submitterTemplateOf, SuspendField, WorkerGroupSpecJson,
 } from './kinds';
@@ -59,8 +59,7 @@ export function isQueued(obj: RayObject, kueue: Pick<KueueCapabilities, 'queueNa
 }
 
 export function workerGroupsOf(obj: RayObject): readonly WorkerGroupSpecJson[] {
-  const g = clusterSpecOf(obj)?.spec?.workerGroupSpecs;
-  return Array.isArray(g) ? g : [];
+  return listOf(clusterSpecOf(obj)?.spec?.workerGroupSpecs);
 }
 
 /** A pod template with its path: whatever the object holds there, read as the CRD declares it (the callers check it). */

@@ -82,7 +82,7 @@ export function tenantOf(inv: Inventory, namespace: string | undefined): TenantV
   if (!namespace) return undefined;
   // Inventories are immutable snapshots, and a review asks for its namespace's tenant several times.
   let byNamespace = TENANTS.get(inv);
-  if (!byNamespace) TENANTS.set(inv, (byNamespace = new Map()));
+  if (!byNamespace) TENANTS.set(inv, (byNamespace = new Map<string, TenantView | undefined>()));
   if (byNamespace.has(namespace)) return byNamespace.get(namespace);
   const tenant = readTenant(inv, namespace);
   byNamespace.set(namespace, tenant);

@@ -422,7 +422,7 @@ export function featureAt<T>(steps: readonly FeatureStep<T>[], version: string):
 /** Every feature of a table at one version. */
 export function featuresAt<C>(table: FeatureTable<C>, version: string): C {
   const out: Record<string, unknown> = {};
-  for (const [name, steps] of Object.entries(table) as Array<[string, readonly FeatureStep<unknown>[]]>) out[name] = featureAt(steps, version);
+  for (const [name, steps] of Object.entries<readonly FeatureStep<unknown>[]>(table)) out[name] = featureAt(steps, version);
   return out as C;
 }
 

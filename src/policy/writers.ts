@@ -104,7 +104,7 @@ export function rayParentOf(obj: unknown): RayParent | undefined {
   const refs = listOf(isRecord(obj) && isRecord(obj.metadata) ? obj.metadata.ownerReferences : undefined);
   const c = refs.find((o): o is Record<string, unknown> => isRecord(o) && o.controller === true);
   const kind = rayKindOf(c);
-  if (!c || !kind?.ownsRayCluster || !String(c.apiVersion ?? '').startsWith(`${kind.group}/`)) return undefined;
+  if (!c || !kind?.ownsRayCluster || !(stringOf(c.apiVersion) ?? '').startsWith(`${kind.group}/`)) return undefined;
   return { kind: kind.kind as RayParent['kind'], name: stringOf(c.name) ?? '' };
 }
 

@@ -63,7 +63,7 @@ export function clusterSpecOf(obj: RayObject): ClusterSpecAt | undefined {
   const kind = rayKindOf(obj);
   const spec = kind?.clusterSpecValue(obj);
   // A JSON object at the cluster spec's path is read as the CRD declares it (its fields are checked where read).
-  return kind && isRecord(spec) ? { spec: spec as RayClusterSpecJson, path: kind.clusterSpecPath } : undefined;
+  return kind && isRecord(spec) ? { spec, path: kind.clusterSpecPath } : undefined;
 }
 
 /** Kueue builds a `submitter` PodSet for the object (a RayJob in K8sJobMode, the CRD default). */

@@ -181,7 +181,7 @@ export const priorityClassAllowed = defineRule({
   }
   if (allowed && allowed.length > 0 && !allowed.includes(p)) {
     r.error(PRIORITY_FIELD,
-      `priority class "${p}" is not allowed for the tenant of namespace "${tenant!.namespace}" (allowed: ${allowed.join(', ')})`,
+      `priority class "${p}" is not allowed for the tenant of namespace "${tenant.namespace}" (allowed: ${allowed.join(', ')})`,
       `use one of ${allowed.join(', ')}, or add "${p}" to the TenantQueue's allowedPriorityClasses`);
   }
   return r.findings;

@@ -345,14 +345,14 @@ function clusterUpgradeOptions(r: Reporter, spec: RaySpecJson): void {
       'set clusterUpgradeOptions: gatewayClassName, stepSizePercent, intervalSeconds (and maxSurgePercent, default 100)');
     return;
   }
-  const percent = (v: unknown) => typeof v === 'number' && v >= 0 && v <= 100;
+  const percent = (v: unknown): v is number => typeof v === 'number' && v >= 0 && v <= 100;
   // The CRD defaults maxSurgePercent to 100.
   const surge = o.maxSurgePercent ?? 100;
   // Past the first two checks both are percentages, numbers.
   if (!percent(surge)) r.error(`${at}.maxSurgePercent`, `must be between 0 and 100, not ${shown(surge)} (KubeRay)`, 'use a percentage');
   else if (!percent(o.stepSizePercent)) r.error(`${at}.stepSizePercent`, `must be between 0 and 100, not ${shown(o.stepSizePercent)} (KubeRay)`,
     'use a percentage');
-  else if ((o.stepSizePercent as number) > (surge as number)) r.error(`${at}.stepSizePercent`,
+  else if (o.stepSizePercent > surge) r.error(`${at}.stepSizePercent`,
     `${o.stepSizePercent} is above maxSurgePercent ${surge} (KubeRay)`, 'use a stepSizePercent of at most maxSurgePercent');
   else if (typeof o.intervalSeconds !== 'number' || o.intervalSeconds <= 0) r.error(`${at}.intervalSeconds`,
     `must be greater than 0, not ${shown(o.intervalSeconds)} (KubeRay)`, 'set the seconds between traffic steps');

@@ -192,7 +192,7 @@ export function decodeConstraints(text: string): { constraints?: Constraint[]; e
     if (size !== null && !(typeof size === 'number' && Number.isInteger(size) && size >= -(2 ** 31) && size < 2 ** 31)) {
       return { error: `cannot unmarshal ${jsonType(size)} ${JSON.stringify(size)} into field size of type int32` };
     }
-    out.push({ topology: (topology as string | null) ?? '', size: (size as number | null) ?? 0 });
+    out.push({ topology: topology ?? '', size: size ?? 0 });
   }
   return { constraints: out };
 }

@@ -349,8 +349,10 @@ export function kueueWebhookOnUpdate(oldObj: RayObject, newObj: RayObject, ctx: 
   const oldWl = prebuiltWorkloadName(oldObj, ctx);
   const newWl = prebuiltWorkloadName(newObj, ctx);
   if (running && !elasticEnabled(oldObj, ctx) && (oldWl.name ?? '') !== (newWl.name ?? '')) {
-    r.error(newWl.field, `the prebuilt Workload cannot change from "${oldWl.name ?? ''}" to "${newWl.name ?? ''}" while the object runs: field is `
-      + 'immutable (Kueue webhook)', 'keep the prebuilt Workload name, or suspend the object first');
+    // A name that is not a string (user JSON) prints as JSON, not as "[object Object]".
+    const written = (v: unknown) => (v == null ? '' : typeof v === 'string' ? v : JSON.stringify(v));
+    r.error(newWl.field, `the prebuilt Workload cannot change from "${written(oldWl.name)}" to "${written(newWl.name)}" `
+      + 'while the object runs: field is immutable (Kueue webhook)', 'keep the prebuilt Workload name, or suspend the object first');
   }
   admissionGatedByOnUpdate(oldObj, newObj, ctx, r);
   return r.findings;

@@ -63,8 +63,10 @@ function reportManagedBy(r: Reporter, obj: RayObject, ctx: PolicyContext, where:
         + 'this cluster\'s KubeRay would run the service itself',
       `choose KubeRay >= ${FIRST_KUBERAY_VERSION.rayServiceManagedBy} on the manager, or run the RayService on one cluster`, 'version');
   } else if (managedBy !== MULTIKUEUE_CONTROLLER_NAME) {
+    // A value that is not a string (user JSON) prints as JSON, not as "[object Object]".
+    const written = typeof managedBy === 'string' ? managedBy : JSON.stringify(managedBy);
     r.error('spec.managedBy',
-      `${where}, but spec.managedBy is ${managedBy === undefined ? 'unset' : `"${String(managedBy)}"`}: Kueue's MultiKueue adapter rejects the check `
+      `${where}, but spec.managedBy is ${managedBy === undefined ? 'unset' : `"${written}"`}: Kueue's MultiKueue adapter rejects the check `
         + `("Expecting spec.managedBy to be ${MULTIKUEUE_CONTROLLER_NAME}") and the workload is deactivated`,
       `set spec.managedBy: ${MULTIKUEUE_CONTROLLER_NAME}`, 'kueue-workload');
   }

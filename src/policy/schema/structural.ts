@@ -6,7 +6,7 @@
  * and unknown fields, which kubectl's default strict field validation refuses. Pure: the CEL evaluator
  * is given by the caller.
  */
-import { isRecord } from '../json';
+import { isList, isRecord, listOf } from '../json';
 
 /** Evaluates one CEL rule on `self`: true/false, or a reason it could not (a function the evaluator lacks). */
 export type CelEvaluator = (rule: string, self: unknown) => boolean | { readonly unsupported: string };
@@ -202,7 +202,8 @@ function scalarChecks(schema: StructuralSchema, v: unknown, problem: (m: string,
 
 function combinator(schema: StructuralSchema, key: 'allOf' | 'anyOf' | 'oneOf', v: unknown, path: string, w: Walk,
   problem: (m: string, f: string) => void): void {
-  const subs = Array.isArray(schema[key]) ? schema[key] : undefined;
+  const declared = schema[key];
+  const subs = isList(declared) ? declared : undefined;
   if (!subs) return;
   const results = subs.map((s) => {
     const sub: Walk = { problems: [], celSkipped: [], cel: w.cel };
@@ -244,7 +245,7 @@ const EMBEDDED_FIELDS = ['apiVersion', 'kind', 'metadata'];
 
 function objectChecks(schema: StructuralSchema, v: Record<string, unknown>, path: string, w: Walk, problem: (m: string, f: string) => void,
   root: boolean, embedded: boolean): void {
-  for (const k of Array.isArray(schema.required) ? schema.required : []) {
+  for (const k of listOf(schema.required)) {
     if (v[k] === undefined) w.problems.push({ field: join(path, k), message: 'is required', fix: `set ${k}` });
   }
   const n = Object.keys(v).length;
@@ -270,13 +271,13 @@ function objectChecks(schema: StructuralSchema, v: Record<string, unknown>, path
 }
 
 function celRules(schema: StructuralSchema, v: unknown, path: string, w: Walk, problem: (m: string, f: string) => void): void {
-  const rules = Array.isArray(schema['x-kubernetes-validations']) ? schema['x-kubernetes-validations'] : [];
-  for (const r of rules) {
-    const rule = String(r?.rule ?? '');
+  for (const r of listOf(schema['x-kubernetes-validations'])) {
+    const rule = String((isRecord(r) ? r.rule : undefined) ?? '');
+    const message = isRecord(r) ? r.message : undefined;
     if (/\boldSelf\b/.test(rule)) continue; // a transition rule: only an update has an old object
     if (!w.cel) { w.celSkipped.push(`${path || '(the object)'}: ${rule}`); continue; }
     const result = w.cel(rule, v);
-    if (result === false) problem(r.message ? `${r.message} (CEL: ${rule})` : `fails the CRD's rule ${rule}`,
+    if (result === false) problem(message ? `${String(message)} (CEL: ${rule})` : `fails the CRD's rule ${rule}`,
       'change the field so that the rule holds');
     else if (result !== true) w.celSkipped.push(`${path || '(the object)'}: ${rule} (${result.unsupported})`);
   }
@@ -287,6 +288,6 @@ export function crdSchemaOf(crd: unknown, group: string, version: string, kind: 
   // Only a JSON object has a spec (no list or scalar of JSON does).
   const spec: CrdSpecJson | undefined = isRecord(crd) && isRecord(crd.spec) ? crd.spec : undefined;
   if (!spec || spec.group !== group || spec.names?.kind !== kind) return undefined;
-  const v = (Array.isArray(spec.versions) ? spec.versions : []).find((x) => x?.name === version && x?.served !== false);
+  const v = listOf(spec.versions).find((x) => x?.name === version && x?.served !== false);
   return v?.schema?.openAPIV3Schema;
 }
