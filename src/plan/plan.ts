@@ -114,7 +114,7 @@ export class Plan {
   public static of(scope: IConstruct, options: PlanOptions = {}): Plan {
     // Every chart, in tree order (an App's `charts` may leave some out, e.g. ones written for `kubectl create`).
     const charts = scope.node.findAll().filter((c): c is Chart => c instanceof Chart);
-    const objects = charts.flatMap((c) => c.toJson());
+    const objects = charts.flatMap((c) => c.toJson() as unknown[]);
     const versions = resolveVersions(scope);
     return new Plan(objects, options.kueueVersion ?? versions.kueue.version, versions.kubeRay.version);
   }
