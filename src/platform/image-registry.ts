@@ -37,9 +37,10 @@ export class ImageRegistry {
    * @returns the mirror, or undefined for the public registries
    */
   public static mirrorOf(scope: IConstruct): string | undefined {
-    const m = scope.node.tryGetContext(MIRROR_KEY);
+    const m: unknown = scope.node.tryGetContext(MIRROR_KEY);
     if (m === undefined || m === null || m === '') return undefined;
-    return checkMirror(String(m), `context ${MIRROR_KEY} at '${scope.node.path || '<app>'}'`);
+    // A value that is no string (a context object) is named as JSON, not as "[object Object]".
+    return checkMirror(typeof m === 'string' ? m : JSON.stringify(m), `context ${MIRROR_KEY} at '${scope.node.path || '<app>'}'`);
   }
 
   private constructor() {}

@@ -21,7 +21,8 @@ function metadataOf(o: unknown): Record<string, unknown> | undefined {
 /** "Kind name" of an object, generateName shown as "prefix*". */
 function label(o: unknown): string {
   const m = metadataOf(o);
-  return `${isRecord(o) ? o.kind : undefined} ${m?.name ?? `${m?.generateName}*`}`;
+  const name = m?.name ?? `${String(m?.generateName)}*`;
+  return `${String(isRecord(o) ? o.kind : undefined)} ${typeof name === 'string' ? name : JSON.stringify(name)}`;
 }
 
 const generated = (o: unknown) => !metadataOf(o)?.name && typeof metadataOf(o)?.generateName === 'string';

@@ -134,9 +134,10 @@ export class KueueRayVersions {
 
 /** The capabilities in effect at `scope` (internal to the constructs). @internal */
 export function resolveVersions(scope: IConstruct): ResolvedVersions {
-  const kueue = scope.node.tryGetContext(KUEUE_KEY) ?? DEFAULT_KUEUE_VERSION;
-  const kubeRay = scope.node.tryGetContext(KUBERAY_KEY) ?? DEFAULT_KUBERAY_VERSION;
-  const gate = scope.node.tryGetContext(GATE_KEY);
+  // Context values are whatever the app or cdk8s.yaml set: read as unknown.
+  const kueue: unknown = scope.node.tryGetContext(KUEUE_KEY) ?? DEFAULT_KUEUE_VERSION;
+  const kubeRay: unknown = scope.node.tryGetContext(KUBERAY_KEY) ?? DEFAULT_KUBERAY_VERSION;
+  const gate: unknown = scope.node.tryGetContext(GATE_KEY);
   const where = `(context at '${scope.node.path || '<app>'}')`;
   let kueueCaps: KueueCapabilities;
   let kubeRayCaps: KubeRayCapabilities;
