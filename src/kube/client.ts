@@ -8,7 +8,8 @@
 import * as https from 'https';
 import type { Configuration, Informer, KubeConfig, KubernetesObject, RequestContext } from '@kubernetes/client-node';
 
-export const k8s: typeof import('@kubernetes/client-node') = require('@kubernetes/client-node');
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- ESM-only: a CommonJS build loads it with require(), typed as the module
+export const k8s = require('@kubernetes/client-node') as typeof import('@kubernetes/client-node');
 
 /** client-node's types its callers name (types only: nothing more is loaded). */
 export type {
@@ -80,13 +81,13 @@ export class SharedAgentAuth {
     const opts: https.RequestOptions = {};
     await this.kc.applyToHTTPSOptions(opts); // reads the files; its per-call agent is not used
     const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(opts.headers ?? {})) headers[k] = `${v}`;
+    for (const [k, v] of Object.entries(opts.headers ?? {})) headers[k] = String(v);
     if (opts.auth) headers.Authorization = `Basic ${Buffer.from(opts.auth).toString('base64')}`;
     const tls: Record<string, unknown> = {
       ca: opts.ca, cert: opts.cert, key: opts.key, pfx: opts.pfx, passphrase: opts.passphrase,
       servername: opts.servername, rejectUnauthorized: opts.rejectUnauthorized,
     };
-    const material = Object.values(tls).map((v) => (Buffer.isBuffer(v) ? v.toString('base64') : `${v}`)).join('|');
+    const material = Object.values(tls).map((v) => (Buffer.isBuffer(v) ? v.toString('base64') : String(v))).join('|');
     if (!this.agent || material !== this.material) {
       const old = this.agent;
       // Bounded: a burst queues on a few connections instead of opening (and handshaking) hundreds.
@@ -143,7 +144,7 @@ export function restartOnError<T extends KubernetesObject>(informer: Informer<T>
   informer.on('error', (e: unknown) => {
     if (stopped()) return;
     log?.({ level: 'warn', msg: `${what} informer error, restarting`, detail: e instanceof Error ? e.message : String(e) });
-    setTimeout(() => informer.start().catch(() => undefined), 2000);
+    setTimeout(() => void informer.start().catch(() => undefined), 2000);
   });
 }
 
