@@ -1,4 +1,5 @@
-import { ApiObject, Chart, Duration, Lazy } from 'cdk8s';
+import { ApiObject, Chart, Duration } from 'cdk8s';
+import { lazyToken } from '../platform/lazy';
 import { Construct, IConstruct } from 'constructs';
 import { ADMISSION_BUCKETS } from '../policy/metric-names';
 import { AdmissionController } from '../install/admission-controller/admission-controller';
@@ -138,14 +139,14 @@ export class QueueObservability extends Chart {
     // The tenants and queues are read at synth, so those defined after this construct are included.
     this.prometheusRule = new ApiObject(this, 'prometheus-rule', {
       apiVersion: MONITORING_API, kind: 'PrometheusRule', metadata: { name: `${this.prefix}-alerts`, namespace: this.monitoringNamespace, labels },
-      spec: { groups: Lazy.any({ produce: () => alertRuleGroups(this.observed(), this.thresholds, this.prefix) }) },
+      spec: { groups: lazyToken(() => alertRuleGroups(this.observed(), this.thresholds, this.prefix)) },
     });
     this.dashboard = new ApiObject(this, 'dashboard', {
       apiVersion: 'v1', kind: 'ConfigMap',
       metadata: { name: `${this.prefix}-dashboard`, namespace: this.monitoringNamespace,
         labels: { ...(props.dashboardLabels ?? { grafana_dashboard: '1' }) } },
-      data: { [`${this.prefix}-queues.json`]: Lazy.any({ produce: () => JSON.stringify(queueDashboard(this.observed(), `${this.prefix}-queues`,
-        'Kueue and Ray queues'), null, 1) }) },
+      data: { [`${this.prefix}-queues.json`]: lazyToken(() => JSON.stringify(queueDashboard(this.observed(), `${this.prefix}-queues`,
+        'Kueue and Ray queues'), null, 1)) },
     });
 
     // Asked now, for the KueueInstalls validated (and so patched) before this chart; and again at synth, for those
@@ -171,7 +172,7 @@ export class QueueObservability extends Chart {
     const prometheusNs = props.prometheusNamespace ?? this.monitoringNamespace;
     const scrapers = controller?.metricsScraperNamespaces;
     if (scrapers && !scrapers.includes(prometheusNs)) {
-      errors.push(`${where}: AdmissionController '${controller!.node.path}''s NetworkPolicy lets only ${scrapers.length ? scrapers.join(', ')
+      errors.push(`${where}: AdmissionController '${controller.node.path}''s NetworkPolicy lets only ${scrapers.length ? scrapers.join(', ')
         : 'no namespace'} reach its metrics port, not Prometheus in ${prometheusNs}; the scrape would time out. Fix: add "${prometheusNs}" to its `
         + 'metricsScraperNamespaces, or set prometheusNamespace.');
     }
