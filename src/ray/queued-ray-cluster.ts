@@ -3,6 +3,7 @@ import type { RayClusterSpecJson } from '../policy/kinds/ray-json';
 import { RayWorkload, RayWorkloadProps } from './ray-workload';
 
 /** Settings of a queued RayCluster: the queue, the head and worker groups and their resources (RayWorkloadProps). */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- the construct's own props type, as jsii documents each construct's
 export interface QueuedRayClusterProps extends RayWorkloadProps {}
 
 /**

@@ -1,4 +1,5 @@
-import { ApiObject, Duration, JsonPatch, Lazy } from 'cdk8s';
+import { ApiObject, Duration, JsonPatch } from 'cdk8s';
+import { lazyToken } from '../platform/lazy';
 import { Construct } from 'constructs';
 import { ILocalQueue } from '../kueue/local-queue';
 import { IWorkloadPriorityClass } from '../kueue/workload-priority-class';
@@ -189,7 +190,7 @@ export abstract class RayWorkload extends Construct {
       apiVersion: 'ray.io/v1',
       kind,
       metadata: { name, namespace: this.namespace, labels, annotations: Object.keys(annotations).length ? annotations : undefined },
-      spec: Lazy.any({ produce: () => this.manifest().spec }),
+      spec: lazyToken(() => this.manifest().spec),
     });
     if (generateName) {
       // ApiObject always has a name; the API server generates one from generateName instead.
