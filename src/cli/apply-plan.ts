@@ -109,7 +109,7 @@ function suspendPath(o: { readonly kind?: unknown }): string[] | undefined {
 
 /** A JSON copy of a Ray object without the suspend field Kueue owns after admission. */
 function copyWithoutSuspend(o: Manifest): Record<string, unknown> {
-  const c: Record<string, unknown> = JSON.parse(JSON.stringify(o));
+  const c = JSON.parse(JSON.stringify(o)) as Record<string, unknown>;
   const p = suspendPath(c);
   if (!p) return c;
   let at: unknown = c;

@@ -207,8 +207,8 @@ class Applier {
       metadata: { name: o.metadata!.name, namespace: o.metadata!.namespace } })).join('---\n');
     // kubectl prints a List, one object, or nothing (none found), depending on the count.
     const text = this.kubectlRun(['get', '--ignore-not-found', '-o', 'json', '-f', '-'], input).trim();
-    const got: Manifest = text ? JSON.parse(text) : {};
-    const items: Manifest[] = Array.isArray(got.items) ? got.items : [got];
+    const got = (text ? JSON.parse(text) : {}) as Manifest;
+    const items = (Array.isArray(got.items) ? got.items : [got]) as Manifest[];
     return new Map(items.filter((o) => o && o.metadata && o.metadata.name).map((o): [string, Manifest] => [objectKey(o), o]));
   }
 
@@ -271,7 +271,7 @@ class Applier {
     for (const w of webhooks.filter((x) => x.kind !== 'APIService')) {
       const ref = `${w.kind!.toLowerCase()}/${w.metadata!.name}`;
       for (;;) {
-        const got: Manifest = JSON.parse(this.kubectlRun(['get', ref, '-o', 'json']));
+        const got = JSON.parse(this.kubectlRun(['get', ref, '-o', 'json'])) as Manifest;
         if ((got.webhooks || []).every((h) => h.clientConfig && h.clientConfig.caBundle)) break;
         if (Date.now() > deadline) {
           throw new Error(`${ref} has no caBundle after ${this.timeout}: is the controller that injects it running (Kueue, `
@@ -284,6 +284,7 @@ class Applier {
 }
 
 /** The `apply` command: --help on stdout (0), a usage error in one line or a missing file (2), a failed apply or wait (1). */
+// eslint-disable-next-line @typescript-eslint/require-await -- the commands share one async signature; apply runs kubectl synchronously
 export async function apply(argv: string[], io: ApplyIo, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   let opts: ApplyOptions;
   try {

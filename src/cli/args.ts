@@ -61,7 +61,7 @@ export function parseFlags(argv: readonly string[], specs: Record<string, FlagSp
     if (s.type === 'boolean') values[name] = true;
     else if (s.repeat) values[name] = (v as string[]).flatMap((x) => x.split(',')).filter(Boolean);
     else if (v.length > 1) throw new UsageError(`${label(name, s)} given twice`);
-    else values[name] = v[0] as string;
+    else values[name] = v[0];
   }
   // parseArgs returns positionals and -f values apart; the tokens keep the order they were written in.
   const paths = parsed.tokens.flatMap((t) => (t.kind === 'positional' ? [t.value]

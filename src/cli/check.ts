@@ -25,7 +25,7 @@ import { FlagSpec, parseFlags, usageErrorText } from './args';
 import { debugRequested, errorText } from './errors';
 import { ReadResult, readSources, SourceObject, UsageError } from './yaml-source';
 import { YAML_SYNTAX_RULE } from './yaml-syntax';
-import { fieldAt } from './json-fields';
+import { fieldAt, shownAt } from './json-fields';
 
 export type OutputFormat = 'text' | 'json' | 'sarif';
 
@@ -169,7 +169,9 @@ function mergeObjects(sources: readonly ClusterObjects[]): ClusterObjects {
   const merged = {} as { -readonly [K in keyof ClusterObjects]: unknown[] };
   for (const list of ['localQueues', 'clusterQueues', 'cohorts', 'priorityClasses', 'namespaces'] as const) {
     const byKey = new Map<string, unknown>();
-    for (const s of sources) for (const o of s[list]) byKey.set(`${fieldAt(o, 'metadata', 'namespace') ?? ''}/${fieldAt(o, 'metadata', 'name')}`, o);
+    for (const s of sources) {
+      for (const o of s[list]) byKey.set(`${shownAt(o, 'metadata', 'namespace') ?? ''}/${String(fieldAt(o, 'metadata', 'name'))}`, o);
+    }
     merged[list] = [...byKey.values()];
   }
   return merged;

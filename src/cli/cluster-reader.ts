@@ -48,7 +48,7 @@ export class ClusterReader {
       // Retried while the server is busy (429, 503) or closed a kept-alive connection: a CLI run right after a cluster starts meets both.
       const r = await readRetryingWhileBusy(fn);
       const listed = r?.items;
-      const items: ClusterObject[] = Array.isArray(listed) ? listed : [];
+      const items = (Array.isArray(listed) ? listed : []) as ClusterObject[];
       return typeMeta ? items.map((o) => ({ apiVersion: typeMeta.apiVersion, kind: typeMeta.kind, ...o })) : items;
     } catch (e) {
       if (statusOf(e) === 404) {

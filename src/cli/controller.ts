@@ -112,9 +112,9 @@ function reloadCertificateFiles(server: WebhookServer, certFile: string, keyFile
     try {
       const c = fs.readFileSync(certFile);
       const k = fs.readFileSync(keyFile);
-      if (`${c}\n${k}` === last) return;
+      if (`${c.toString()}\n${k.toString()}` === last) return;
       server.reloadCertificate(c, k);
-      last = `${c}\n${k}`;
+      last = `${c.toString()}\n${k.toString()}`;
       log({ level: 'info', msg: 'webhook certificate reloaded', file: certFile });
     } catch (e) {
       // A half-swapped pair or a missing file: keep serving the old certificate, try again next time.
@@ -152,7 +152,7 @@ function stopOnSignals(run: Running, graceSeconds: number): void {
       run.store?.stop();
       if (run.reloadTimer) clearInterval(run.reloadTimer);
       const drained = run.server.stop(20000, graceSeconds * 1000).then(() => run.cache?.stop());
-      Promise.all([drained, run.metrics?.stop(), run.reconciler?.stop()]).then(() => {
+      void Promise.all([drained, run.metrics?.stop(), run.reconciler?.stop()]).then(() => {
         log({ level: 'info', msg: 'stopped' });
         process.exit(0);
       });
@@ -203,7 +203,9 @@ export async function controller(argv: string[]): Promise<WebhookServer> {
   await metrics?.listen();
   store?.start((p) => { server.reloadCertificate(p.cert, p.key); log({ level: 'info', msg: 'webhook certificate reloaded' }); });
   const reloadTimer = f['tls-cert-file']
-    ? reloadCertificateFiles(server, f['tls-cert-file'], f['tls-key-file'], Number(f['tls-reload-seconds'] ?? 60), `${cert}\n${key}`) : undefined;
+    ? reloadCertificateFiles(server, f['tls-cert-file'], f['tls-key-file'], Number(f['tls-reload-seconds'] ?? 60),
+      `${cert.toString()}\n${key.toString()}`)
+    : undefined;
   log({ level: 'info', msg: 'webhook listening', port, metricsPort: s.metricsPort, kueue: config.kueue.version, kubeRay: config.kubeRay.version });
   const run: Running = { server, metrics, store, reloadTimer, stopping: false };
   // Handlers first, before the informers and the Lease start (stopOnSignals says why).

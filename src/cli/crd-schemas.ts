@@ -31,7 +31,7 @@ const isCrd = (o: unknown): o is Record<string, unknown> =>
 function packageCrds(version: string): Record<string, unknown>[] {
   return bundledReleaseKeys(`kuberay/${version}/`).flatMap((key) => {
     const text = readBundledRelease(key, `check: the package's KubeRay ${version} ${key.split('/').pop()}`);
-    return text === undefined ? [] : parseAllDocuments(text).map((d): unknown => d.toJS()).filter(isCrd);
+    return text === undefined ? [] : parseAllDocuments(text).map((d) => d.toJS() as unknown).filter(isCrd);
   });
 }
 
@@ -50,8 +50,8 @@ export function crdSchemas(fileObjects: readonly unknown[], crdDirs: readonly st
   }
   const cache = new Map<string, CrdSchema>();
   const schemaFor = (obj: { readonly apiVersion?: unknown; readonly kind?: unknown }) => {
-    const [group, version] = String(obj?.apiVersion ?? '').split('/');
-    const key = `${group}/${version}/${obj?.kind}`;
+    const [group, version] = (typeof obj?.apiVersion === 'string' ? obj.apiVersion : '').split('/');
+    const key = `${group}/${version}/${String(obj?.kind)}`;
     if (!cache.has(key)) cache.set(key, crds.map((c) => crdSchemaOf(c, group, version, String(obj?.kind))).find((s) => s !== undefined));
     return cache.get(key);
   };

@@ -8,7 +8,7 @@ import { parse as parseYaml } from 'yaml';
 import { modelledVersion } from '../policy/modelled-version';
 import { KUBERAY_VERSION_ANNOTATION, KUEUE_VERSION_ANNOTATION } from '../policy/versions';
 import { UsageError } from './yaml-source';
-import { fieldAt } from './json-fields';
+import { fieldAt, shownAt } from './json-fields';
 
 const GATE = 'ElasticJobsViaWorkloadSlices';
 const KUEUE_IMAGE = /\/kueue\/kueue:(v\d+\.\d+\.\d+)$/;
@@ -43,7 +43,9 @@ function annotatedVersions(objects: readonly unknown[], files: readonly (string 
   objects.forEach((o, i) => {
     const a = fieldAt(o, 'metadata', 'annotations');
     if (!a || typeof a !== 'object') return;
-    const where = `${files[i] ?? 'the input'} (${fieldAt(o, 'kind')} ${fieldAt(o, 'metadata', 'name')}, annotation `;
+    // A kind or name that is no string prints as JSON, not as "[object Object]"; an absent one as before.
+    const shown = (...keys: string[]) => shownAt(o, ...keys) ?? String(fieldAt(o, ...keys));
+    const where = `${files[i] ?? 'the input'} (${shown('kind')} ${shown('metadata', 'name')}, annotation `;
     for (const [key, project] of [[KUEUE_VERSION_ANNOTATION, 'kueue'], [KUBERAY_VERSION_ANNOTATION, 'kubeRay']] as const) {
       const v = fieldAt(a, key);
       if (typeof v === 'string' && !out[project].some((f) => f.version === v)) out[project].push({ version: v, from: `${where}${key})` });

@@ -10,3 +10,13 @@ export function fieldAt(v: unknown, ...keys: readonly string[]): unknown {
   for (const k of keys) at = isRecord(at) ? at[k] : undefined;
   return at;
 }
+
+/**
+ * The value at `keys` for a message: a string as written, another value as JSON (never "[object Object]"), and
+ * undefined where there is none (null or absent).
+ */
+export function shownAt(v: unknown, ...keys: readonly string[]): string | undefined {
+  const at = fieldAt(v, ...keys);
+  if (at === undefined || at === null) return undefined;
+  return typeof at === 'string' ? at : JSON.stringify(at);
+}

@@ -14,6 +14,7 @@ import {
   DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION, evaluateRayObject, isRecord, kubeRayCapabilities, kueueCapabilities, RAY_KINDS, RayObject,
 } from '../policy';
 import { parseGoDuration } from '../policy/go-duration';
+import { isList } from '../policy/json';
 import { DEFAULT_HORIZON_SECONDS, PlanOutcome, PlanResult, simulatePlan } from '../policy/plan';
 import { planToHtml, planToText } from './plan-output';
 import { installFacts, modelledFlagVersion, pickVersion, settleVersionConflicts, versionSourceNotes } from './install-facts';
@@ -23,7 +24,7 @@ import { arrivalOrder } from './arrivals';
 import { readKubernetesYaml } from './kubernetes-yaml';
 import { MissingFileError, UsageError } from './yaml-source';
 import { liveDurations, QueueRunTime } from './plan-live-durations';
-import { fieldAt } from './json-fields';
+import { fieldAt, shownAt } from './json-fields';
 
 export const PLAN_USAGE = 'usage: cdk8s-kueue-ray plan [dist/ or YAML files…] [-f FILE|DIR|-]… [--arrivals FILE] '
   + `[--kueue-version ${DEFAULT_KUEUE_VERSION}] [--kuberay-version ${DEFAULT_KUBERAY_VERSION}]
@@ -73,8 +74,8 @@ export function readObjects(file: string, stdin: () => string = () => fs.readFil
   const out: unknown[] = [];
   for (const v of readKubernetesYaml(file, file === '-' ? stdin() : fs.readFileSync(file, 'utf8'))) {
     const items = fieldAt(v, 'items');
-    if (fieldAt(v, 'kind') === 'List' && Array.isArray(items)) out.push(...items);
-    else if (Array.isArray(v)) out.push(...v);
+    if (fieldAt(v, 'kind') === 'List' && isList(items)) out.push(...items);
+    else if (isList(v)) out.push(...v);
     else out.push(v);
   }
   return out;
@@ -119,7 +120,7 @@ export function parsePlanArgs(argv: string[]): PlanFlags {
   if (f.help) return f;
   if (v.horizon !== undefined) {
     const h = parseGoDuration(String(v.horizon));
-    if (h === undefined || !(h > 0)) throw new UsageError(`--horizon takes a duration above 0 such as 168h or 90m, got '${v.horizon}'`);
+    if (h === undefined || !(h > 0)) throw new UsageError(`--horizon takes a duration above 0 such as 168h or 90m, got '${String(v.horizon)}'`);
     f.horizonSeconds = h;
   }
   for (const o of (v['fail-on'] as string[] | undefined) ?? []) {
@@ -151,8 +152,8 @@ export interface PlanLiveInput {
   readonly readAt?: number;
 }
 
-const identity = (o: unknown) => `${fieldAt(o, 'kind')}/${fieldAt(o, 'metadata', 'namespace') ?? ''}/`
-  + `${fieldAt(o, 'metadata', 'name') ?? fieldAt(o, 'metadata', 'generateName') ?? ''}`;
+const identity = (o: unknown) => `${String(fieldAt(o, 'kind'))}/${shownAt(o, 'metadata', 'namespace') ?? ''}/`
+  + `${shownAt(o, 'metadata', 'name') ?? shownAt(o, 'metadata', 'generateName') ?? ''}`;
 
 /**
  * Runs `plan`; returns what to print. With a live cluster, its Kueue objects come first and the files'
@@ -270,7 +271,7 @@ function planRun(f: PlanFlags, input: PlanInputs, live?: PlanLiveInput): { outpu
     const listed = readObjects(f.arrivals);
     const other = listed.find((o) => !isRayKind(o));
     if (other) {
-      throw new Error(`${f.arrivals}: ${fieldAt(other, 'kind') ?? typeof other} ${fieldAt(other, 'metadata', 'name') ?? ''} is not a Ray object; `
+      throw new Error(`${f.arrivals}: ${shownAt(other, 'kind') ?? typeof other} ${shownAt(other, 'metadata', 'name') ?? ''} is not a Ray object; `
         + '--arrivals lists RayJobs, RayClusters and RayServices in arrival order');
     }
     // Each is a Ray object (or an empty item, which `find` passes over as before).

@@ -1,6 +1,7 @@
 /** The package's version, for the CLIs' outputs: read from the package.json above this file (src/, lib/ or the bundle). */
 import * as fs from 'fs';
 import * as path from 'path';
+import { isRecord } from '../policy/json';
 
 let cached: string | undefined;
 
@@ -11,8 +12,8 @@ export function toolVersion(): string {
     const file = path.join(dir, 'package.json');
     if (fs.existsSync(file)) {
       try {
-        const pkg = JSON.parse(fs.readFileSync(file, 'utf8'));
-        if (pkg.name === 'cdk8s-kueue-ray' && typeof pkg.version === 'string') {
+        const pkg = JSON.parse(fs.readFileSync(file, 'utf8')) as unknown;
+        if (isRecord(pkg) && pkg.name === 'cdk8s-kueue-ray' && typeof pkg.version === 'string') {
           cached = pkg.version;
           break;
         }
@@ -22,5 +23,5 @@ export function toolVersion(): string {
     }
     if (path.dirname(dir) === dir) break;
   }
-  return cached!;
+  return cached;
 }

@@ -170,7 +170,7 @@ function entryOf(map: YAMLMap<unknown, unknown>, key: string): { key: Node; valu
 export function locateField(doc: Document, lc: LineCounter, field: string): FieldLocation {
   const segs = field ? fieldSegments(field) : [];
   let node: unknown = doc.contents;
-  const root = doc.contents as Node | null;
+  const root = doc.contents;
   // The node that stands for the current position in the file: a key, a sequence item, or the document.
   let anchor: { region: SourceRegion } = { region: root?.range ? firstLine(lc, root) : { line: 1, column: 1, endLine: 1, endColumn: 1 } };
   const resolved: string[] = [];
