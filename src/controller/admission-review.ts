@@ -75,8 +75,8 @@ function bounded(r: AdmissionResponse): AdmissionResponse {
   if (!tooLong && !tooMany) return r;
   return {
     ...r,
-    ...(tooLong ? { status: { ...r.status!, message: `${message!.slice(0, MAX_MESSAGE - 40)}… (${message!.length} characters in all)` } } : {}),
-    ...(tooMany ? { warnings: [...r.warnings!.slice(0, MAX_WARNINGS - 1), `… and ${r.warnings!.length - MAX_WARNINGS + 1} more warnings`] } : {}),
+    ...(tooLong ? { status: { ...r.status!, message: `${message.slice(0, MAX_MESSAGE - 40)}… (${message.length} characters in all)` } } : {}),
+    ...(tooMany ? { warnings: [...r.warnings.slice(0, MAX_WARNINGS - 1), `… and ${r.warnings.length - MAX_WARNINGS + 1} more warnings`] } : {}),
   };
 }
 

@@ -8,8 +8,9 @@ import { AdmissionConfig, ClusterView } from './admission';
 import { reviewAdmission } from './admission-review';
 import { answerOf, FromWorker, ToWorker } from './admission-worker-protocol';
 
-const config: AdmissionConfig = workerData.config;
-let view: ClusterView = workerData.view;
+const data = workerData as { readonly config: AdmissionConfig; readonly view: ClusterView };
+const config = data.config;
+let view = data.view;
 const decoder = new TextDecoder();
 
 parentPort!.on('message', (m: ToWorker) => {

@@ -66,7 +66,7 @@ export class CertificateStore {
     if (reason) {
       const caOk = stored?.caCert && stored.caKey && reason !== 'stored CA expires soon' && !reason.startsWith('stored certificate is unreadable')
         && reason !== 'stored certificate is not signed by the stored CA';
-      const keepCa = caOk ? { caCert: stored!.caCert!, caKey: stored!.caKey! } : undefined;
+      const keepCa = caOk ? { caCert: stored.caCert!, caKey: stored.caKey! } : undefined;
       const issued = issueCertificates(this.opts.service, ns, now, 365, 3650, this.opts.extraIps ?? [], keepCa);
       const data = { 'ca.crt': b64(issued.caCert), 'ca.key': b64(issued.caKey), 'tls.crt': b64(issued.cert), 'tls.key': b64(issued.key) };
       // The chart creates the Secret empty (RBAC lets the controller get and update only that one): keep its labels.

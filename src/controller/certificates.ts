@@ -22,7 +22,7 @@ function keyPair(): { pub: forge.pki.PublicKey; priv: forge.pki.PrivateKey; pem:
   // Node's native RSA generation (fast), handed to forge for the X.509 encoding.
   const { privateKey } = generateKeyPairSync('rsa',
     { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
-  const priv = forge.pki.privateKeyFromPem(privateKey) as forge.pki.rsa.PrivateKey;
+  const priv = forge.pki.privateKeyFromPem(privateKey);
   return { priv, pub: forge.pki.setRsaPublicKey(priv.n, priv.e), pem: privateKey };
 }
 

@@ -200,7 +200,7 @@ export class Reconciler {
     if (!needsSync(fingerprint, reported)) return reported?.status;
     let obj: RayObject;
     try {
-      obj = await this.custom.getNamespacedCustomObject({ ...resource, name: owner.name });
+      obj = (await this.custom.getNamespacedCustomObject({ ...resource, name: owner.name })) as RayObject;
     } catch (e) {
       if (errorCode(e) === 404) return undefined; // deleted meanwhile
       throw e;

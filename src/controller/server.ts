@@ -114,7 +114,7 @@ class Metrics {
   decision(webhook: string, o: ReviewOutcome): void {
     if (!o.verdict) return;
     let byKey = this.decisions.get(webhook);
-    if (!byKey) this.decisions.set(webhook, (byKey = new Map()));
+    if (!byKey) this.decisions.set(webhook, (byKey = new Map<string, number>()));
     count(byKey, o.verdict);
     for (const r of o.rules) count(byKey, r);
   }
