@@ -21,7 +21,7 @@ interface BundleIndex {
 function packageRoot(): string | undefined {
   for (let dir = __dirname; ; dir = path.dirname(dir)) {
     try {
-      if (JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')).name === 'cdk8s-kueue-ray') return dir;
+      if ((JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { readonly name?: unknown }).name === 'cdk8s-kueue-ray') return dir;
     } catch {
       // no package.json here, or not ours: keep looking
     }
@@ -31,7 +31,7 @@ function packageRoot(): string | undefined {
 
 /** The folder the bundled releases are read from: $CDK8S_KUEUE_RAY_RELEASES_DIR, else lib/releases in the package. */
 export function bundledReleasesDir(): string | undefined {
-  if (process.env[RELEASES_DIR_ENV]) return path.resolve(process.env[RELEASES_DIR_ENV]!);
+  if (process.env[RELEASES_DIR_ENV]) return path.resolve(process.env[RELEASES_DIR_ENV]);
   const root = packageRoot();
   return root ? path.join(root, 'lib', 'releases') : undefined;
 }
@@ -42,7 +42,7 @@ function indexOf(dir: string): BundleIndex | undefined {
   if (!indexes.has(dir)) {
     let index: BundleIndex | undefined;
     try {
-      index = JSON.parse(fs.readFileSync(path.join(dir, 'index.json'), 'utf8'));
+      index = JSON.parse(fs.readFileSync(path.join(dir, 'index.json'), 'utf8')) as BundleIndex;
     } catch {
       index = undefined;
     }

@@ -1,5 +1,5 @@
 import * as path from 'path';
-import { ApiObject, Chart } from 'cdk8s';
+import { ApiObject, ApiObjectProps, Chart } from 'cdk8s';
 import { Construct } from 'constructs';
 import { KUBERAY_OPERATOR_SERVICE_ACCOUNT } from '../policy/writers';
 import type { ServiceAccountReference } from '../platform/service-account';
@@ -237,8 +237,8 @@ export class KubeRayInstall extends Chart {
         mirror: { prop: 'sourcesUrl', env: KUBERAY_SOURCES_URL_ENV, layout: `${this.version}/ray-operator/config/crd/bases/${file}` },
       });
       for (const doc of parseAllDocuments(text)) {
-        const obj = doc.toJS();
-        if (obj?.kind === 'CustomResourceDefinition') this.crds.push(new ApiObject(this, `crd-${obj.metadata.name}`, obj));
+        const obj = doc.toJS() as ApiObjectProps | null;
+        if (obj?.kind === 'CustomResourceDefinition') this.crds.push(new ApiObject(this, `crd-${obj.metadata!.name}`, obj));
       }
     }
   }

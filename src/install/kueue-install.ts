@@ -1,11 +1,12 @@
 import * as path from 'path';
-import { ApiObject, Chart, JsonPatch } from 'cdk8s';
+import { ApiObject, ApiObjectProps, Chart, JsonPatch } from 'cdk8s';
 import { Construct } from 'constructs';
 import { KUEUE_CONTROLLER_SERVICE_ACCOUNT } from '../policy/writers';
 import type { ServiceAccountReference } from '../platform/service-account';
 import { parse as parseYaml, parseAllDocuments, stringify } from 'yaml';
 import { AppInventory } from '../platform/inventory';
 import { KueueVersion, resolveVersions } from '../platform/versions';
+import { isRecord } from '../policy/json';
 import { rayKindNamed } from '../policy/kinds';
 import { kueueManagedNamespaceSelector, MANAGED_NAMESPACE_FRAMEWORKS } from '../policy/tenant-namespace';
 import { KUEUE_VERSION_ANNOTATION, kueueCapabilities } from '../policy/versions';
@@ -22,6 +23,19 @@ import { ContainerImage, installImage, pullSecretsField } from './image';
 const DEPLOYMENT = 'kueue-controller-manager';
 const CONFIG_MAP = 'kueue-manager-config';
 const CONFIG_KEY = 'controller_manager_config.yaml';
+
+/** The fields of the release's Deployment read here (its first container is the manager, with an image). */
+interface DeploymentJson {
+  readonly spec?: {
+    readonly template?: {
+      readonly spec?: {
+        readonly containers?: ReadonlyArray<{ readonly name?: string; readonly image: string }>;
+        readonly terminationGracePeriodSeconds?: number;
+      };
+    };
+  };
+}
+
 const ELASTIC_GATE = 'ElasticJobsViaWorkloadSlices';
 
 /** Settings of the Kueue install: release source, image, feature gates, managed namespaces and the configuration Kueue reads. */
@@ -215,13 +229,13 @@ export class KueueInstall extends Chart {
       shaProp: 'manifestSha256', mirror: { prop: 'releasesUrl', env: KUEUE_RELEASES_URL_ENV, layout: `${this.version}/manifests.yaml` },
     });
     for (const doc of parseAllDocuments(text)) {
-      const obj = doc.toJS();
+      const obj = doc.toJS() as ApiObjectProps | null;
       if (!obj) continue;
       const key = `${obj.kind}/${obj.metadata?.namespace ?? ''}/${obj.metadata?.name}`;
       this.objects.set(key, new ApiObject(this, key.replace(/\//g, '-').replace(/--/g, '-'), obj));
     }
     const dep = this.deployment();
-    const container = dep.toJson().spec?.template?.spec?.containers?.[0];
+    const container = (dep.toJson() as DeploymentJson).spec?.template?.spec?.containers?.[0];
     if (container?.name !== 'manager') {
       throw synthError(`${this.where}: the release's Deployment ${DEPLOYMENT} has no 'manager' container first; this file is not a `
         + `Kueue ${this.version} release. Fix: check manifestFile.`);
@@ -242,7 +256,7 @@ export class KueueInstall extends Chart {
       throw synthError(`${this.where}: drainSeconds ${drain} must be a whole number of seconds from 0 to 300.`);
     }
     if (drain > 0) {
-      const grace = (dep.toJson().spec?.template?.spec?.terminationGracePeriodSeconds ?? 30) + drain;
+      const grace = ((dep.toJson() as DeploymentJson).spec?.template?.spec?.terminationGracePeriodSeconds ?? 30) + drain;
       dep.addJsonPatch(
         JsonPatch.test('/spec/template/spec/containers/0/name', 'manager'),
         JsonPatch.add('/spec/template/spec/containers/0/lifecycle', { preStop: { sleep: { seconds: drain } } }),
@@ -326,8 +340,9 @@ export class KueueInstall extends Chart {
     this.patched = true;
     const errors: string[] = [];
     const cm = this.objects.get(`ConfigMap/kueue-system/${CONFIG_MAP}`);
-    const configText: string | undefined = cm?.toJson().data?.[CONFIG_KEY];
-    const release = configText ? parseYaml(configText) : undefined;
+    const configText = (cm?.toJson() as { readonly data?: Readonly<Record<string, string>> } | undefined)?.data?.[CONFIG_KEY];
+    const parsed: unknown = configText ? parseYaml(configText) : undefined;
+    const release = isRecord(parsed) ? parsed : undefined;
     const kueue = kueueCapabilities(this.version);
     const needed = new Set<string>(this.props.integrationFrameworks ?? []);
     for (const w of AppInventory.of(this).workloads) {

@@ -75,7 +75,7 @@ export function defaultCacheDir(): string {
  * the working directory (`cdk8s synth` runs the app there), else in the working directory.
  */
 export function defaultLockFile(): string {
-  if (process.env[LOCK_FILE_ENV]) return path.resolve(process.env[LOCK_FILE_ENV]!);
+  if (process.env[LOCK_FILE_ENV]) return path.resolve(process.env[LOCK_FILE_ENV]);
   for (let dir = process.cwd(); ; dir = path.dirname(dir)) {
     if (fs.existsSync(path.join(dir, 'cdk8s.yaml'))) return path.join(dir, LOCK_FILE_NAME);
     if (path.dirname(dir) === dir) return path.join(process.cwd(), LOCK_FILE_NAME);
@@ -155,8 +155,8 @@ function indexFile(cacheRoot: string, url: string): string {
 /** The sha256 the cache's index holds for `url`; a missing or damaged entry is a cache miss. */
 function readIndex(cacheRoot: string, url: string): string | undefined {
   try {
-    const entry = JSON.parse(fs.readFileSync(indexFile(cacheRoot, url), 'utf8'));
-    return entry?.url === url && typeof entry.sha256 === 'string' && SHA256.test(entry.sha256) ? entry.sha256 : undefined;
+    const entry = JSON.parse(fs.readFileSync(indexFile(cacheRoot, url), 'utf8')) as unknown;
+    return isRecord(entry) && entry.url === url && typeof entry.sha256 === 'string' && SHA256.test(entry.sha256) ? entry.sha256 : undefined;
   } catch {
     return undefined;
   }

@@ -5,6 +5,7 @@ import { Construct } from 'constructs';
 import { wholeSeconds } from '../../platform/duration';
 import type { ServiceAccountReference } from '../../platform/service-account';
 import { isDns1123Label, isDns1123Subdomain } from '../../policy/k8s-names';
+import { isRecord } from '../../policy/json';
 import { resolveVersions } from '../../platform/versions';
 import {
   DEFAULT_TRUSTED_WRITERS, KUBERAY_OPERATOR_SERVICE_ACCOUNT, KUEUE_CONTROLLER_SERVICE_ACCOUNT, serviceAccountUser,
@@ -156,8 +157,8 @@ function defaultImage(): string {
   for (let dir = __dirname; ; dir = path.dirname(dir)) {
     const file = path.join(dir, 'package.json');
     if (fs.existsSync(file)) {
-      const pkg = JSON.parse(fs.readFileSync(file, 'utf8'));
-      if (pkg.name === 'cdk8s-kueue-ray') return `ghcr.io/cdk8s-kueue-ray/controller:${pkg.version}`;
+      const pkg = JSON.parse(fs.readFileSync(file, 'utf8')) as unknown;
+      if (isRecord(pkg) && pkg.name === 'cdk8s-kueue-ray') return `ghcr.io/cdk8s-kueue-ray/controller:${String(pkg.version)}`;
     }
     if (path.dirname(dir) === dir) throw new Error(`AdmissionController: cannot find cdk8s-kueue-ray's package.json above ${__dirname} to name the `
       + 'default image. Fix: set the image prop.');
@@ -219,6 +220,7 @@ function resolveCertManager(cm: CertManagerCertificates | undefined, where: stri
   const durationSeconds = wholeSeconds(cm.duration, 90 * 86400, 'certManager.duration', where);
   const renewBeforeSeconds = wholeSeconds(cm.renewBefore, 30 * 86400, 'certManager.renewBefore', where);
   const kind = cm.issuerKind ?? IssuerKind.ISSUER;
+  // eslint-disable-next-line @typescript-eslint/restrict-template-expressions -- never by type, but a jsii caller can pass any string
   if (kind !== IssuerKind.ISSUER && kind !== IssuerKind.CLUSTER_ISSUER) throw new Error(`${where}: certManager.issuerKind '${kind}' must be `
     + 'IssuerKind.ISSUER or IssuerKind.CLUSTER_ISSUER.');
   if (cm.issuerKind && !cm.issuerName) throw new Error(`${where}: certManager.issuerKind is set but certManager.issuerName is not; name the ${kind}, `
@@ -245,6 +247,7 @@ function resolveGracefulPreemption(g: GracefulPreemption | undefined, where: str
 /** The anti-affinity of `replicas` replicas, validated. */
 function resolveAntiAffinity(value: AntiAffinity | undefined, replicas: number, where: string): ControllerSettings['antiAffinity'] {
   const anti = value ?? (replicas >= 2 ? AntiAffinity.PREFERRED : undefined);
+  // eslint-disable-next-line @typescript-eslint/restrict-template-expressions -- never by type, but a jsii caller can pass any string
   if (anti !== undefined && anti !== AntiAffinity.REQUIRED && anti !== AntiAffinity.PREFERRED) throw new Error(`${where}: antiAffinity '${anti}' `
     + 'must be AntiAffinity.REQUIRED or AntiAffinity.PREFERRED.');
   return anti === AntiAffinity.REQUIRED ? 'required' : anti === AntiAffinity.PREFERRED ? 'preferred' : 'none';
