@@ -219,9 +219,11 @@ export class ClusterQueue extends Construct implements IClusterQueue {
       ['whenCanPreempt', props.flavorFungibility?.whenCanPreempt, caps.whenCanPreemptValues],
     ] as const) {
       if (v !== undefined && !allowed.includes(v)) {
+        // The value as written: v1beta1's Borrow and Preempt are renamed in v1beta2.
+        const written: string = v;
         throw new Error(`${where}: spec.flavorFungibility.${field} "${v}" is not valid for Kueue ${caps.version} (${caps.apiVersion}); allowed: `
           + `${allowed.join(', ')}. Fix: `
-          + `${v === 'Borrow' || v === 'Preempt' ? 'use FungibilityPolicy.MAY_STOP_SEARCH (v1beta2 renamed Borrow/Preempt)'
+          + `${written === 'Borrow' || written === 'Preempt' ? 'use FungibilityPolicy.MAY_STOP_SEARCH (v1beta2 renamed Borrow/Preempt)'
             : 'use BORROW or PREEMPT on v1beta1'}.`);
       }
     }

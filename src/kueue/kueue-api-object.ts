@@ -2,7 +2,8 @@
  * Internal: emits a Kueue object through the imported L1 class of the API version the chosen Kueue
  * serves as storage (v1beta1 up to 0.15, v1beta2 from 0.16).
  */
-import { ApiObject, ApiObjectMetadata, JsonPatch, Lazy } from 'cdk8s';
+import { ApiObject, ApiObjectMetadata, JsonPatch } from 'cdk8s';
+import { lazyToken } from '../platform/lazy';
 import { Construct } from 'constructs';
 import * as v1beta1 from '../../imports/kueue-v1beta1-kueue.x-k8s.io';
 import * as v1beta2 from '../../imports/kueue-v1beta2-kueue.x-k8s.io';
@@ -16,7 +17,7 @@ export type KueueKind = 'ClusterQueue' | 'LocalQueue' | 'ResourceFlavor' | 'Work
 type KueueL1 = (scope: Construct, metadata: ApiObjectMetadata, body: () => KueueObjectBody) => ApiObject;
 
 // Each L1 types its spec (or value and description) as its own props interface; a Lazy (cdk8s's Lazy.any) stands for it.
-const lazySpec = (body: () => KueueObjectBody) => Lazy.any({ produce: () => wrapIntOrString(body().spec ?? {}) });
+const lazySpec = (body: () => KueueObjectBody) => lazyToken(() => wrapIntOrString(body().spec ?? {}));
 
 /** The five L1s of one API version (the imported v1beta1 or v1beta2 module). */
 function l1sOf(m: typeof v1beta1 | typeof v1beta2): Record<KueueKind, KueueL1> {
@@ -26,7 +27,7 @@ function l1sOf(m: typeof v1beta1 | typeof v1beta2): Record<KueueKind, KueueL1> {
     ResourceFlavor: (scope, metadata, body) => new m.ResourceFlavor(scope, 'Resource', { metadata, spec: lazySpec(body) }),
     // WorkloadPriorityClass has top-level value/description and no spec.
     WorkloadPriorityClass: (scope, metadata, body) => new m.WorkloadPriorityClass(scope, 'Resource', { metadata,
-      value: Lazy.any({ produce: () => body().value }), description: Lazy.any({ produce: () => body().description }) }),
+      value: lazyToken(() => body().value), description: lazyToken(() => body().description) }),
     Cohort: (scope, metadata, body) => new m.Cohort(scope, 'Resource', { metadata, spec: lazySpec(body) }),
   };
 }

@@ -1,4 +1,5 @@
-import { ApiObject, JsonPatch, Lazy } from 'cdk8s';
+import { ApiObject, JsonPatch } from 'cdk8s';
+import { lazyToken } from '../platform/lazy';
 import { Construct } from 'constructs';
 import { resolveVersions } from '../platform/versions';
 import { checkedName } from './kueue-api-object';
@@ -39,7 +40,7 @@ export class MultiKueueConfig extends Construct {
     for (const c of props.clusters ?? []) this.addCluster(c);
     this.apiObject = new ApiObject(this, 'Resource', {
       apiVersion: caps.apiVersion, kind: 'MultiKueueConfig', metadata: { name: this.multiKueueConfigName },
-      spec: { clusters: Lazy.any({ produce: () => this.clusterNames }) },
+      spec: { clusters: lazyToken(() => this.clusterNames) },
     });
     if (this.apiObject.metadata.namespace !== undefined) this.apiObject.addJsonPatch(JsonPatch.remove('/metadata/namespace'));
     this.node.addValidation({

@@ -1,4 +1,5 @@
-import { ApiObject, JsonPatch, Lazy } from 'cdk8s';
+import { ApiObject, JsonPatch } from 'cdk8s';
+import { lazyToken } from '../platform/lazy';
 import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { isDns1123Label, isDns1123Subdomain } from '../policy/k8s-names';
@@ -240,7 +241,7 @@ export class TenantQueue extends Construct implements ILocalQueue {
       apiVersion: 'v1', kind: 'ResourceQuota',
       metadata: { name: TENANT_RESOURCE_QUOTA, namespace: this.namespace, labels: { [TENANT_LABEL]: this.namespace } },
       // The cohort's other ClusterQueues may be constructed after this one: read at synth.
-      spec: Lazy.any({ produce: () => ({ hard: this.resourceQuotaHard() ?? {} }) }),
+      spec: lazyToken(() => ({ hard: this.resourceQuotaHard() ?? {} })),
     });
     rq.node.addDependency(this.namespaceObject);
     this.node.addValidation({ validate: () => (this.resourceQuotaHard() ? [] : [`${where}: resourceQuota needs the quota of ClusterQueue `
@@ -272,7 +273,7 @@ export class TenantQueue extends Construct implements ILocalQueue {
       const obj = new ApiObject(this, name, {
         apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy',
         metadata: { name, namespace: this.namespace, labels: { [TENANT_LABEL]: this.namespace } },
-        spec: Lazy.any({ produce: () => tenantNetworkPolicies(input()).find((x) => x.metadata.name === name)!.spec }),
+        spec: lazyToken(() => tenantNetworkPolicies(input()).find((x) => x.metadata.name === name)!.spec),
       });
       obj.node.addDependency(this.namespaceObject);
       return obj;
