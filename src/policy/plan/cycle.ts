@@ -190,7 +190,8 @@ export class PlanSimulator {
 
   private arrive(obj: RayObject, arrival: number): void {
     if (!isRecord(obj) || !isRayKindName(obj.kind)) {
-      this.notes.push(`arrival ${arrival}: ${isRecord(obj) ? obj.kind : typeof obj} is not a Ray object (${RAY_KINDS.join(', ')}); ignored`);
+      const kind = !isRecord(obj) ? typeof obj : typeof obj.kind === 'string' ? obj.kind : String(JSON.stringify(obj.kind));
+      this.notes.push(`arrival ${arrival}: ${kind} is not a Ray object (${RAY_KINDS.join(', ')}); ignored`);
       return;
     }
     const namespace = namespaceOf(obj);

@@ -34,7 +34,7 @@ function insertByCreation<T extends Queued>(group: T[], w: T): void {
 function mergeByCreation<T extends Queued>(a: T[], b: T[]): T[] {
   if (!a.length) return b;
   if (!b.length) return a;
-  const out: T[] = new Array(a.length + b.length);
+  const out = new Array<T>(a.length + b.length);
   let i = 0, j = 0, k = 0;
   while (i < a.length && j < b.length) out[k++] = a[i].created > b[j].created ? a[i++] : b[j++];
   while (i < a.length) out[k++] = a[i++];
