@@ -1,7 +1,8 @@
-// ESLint with typescript-eslint, as the anchors (aws-cdk, cdk8s-plus) lint: the recommended rules that
-// hold for this code base, and aws-cdk's line length of 150 (URLs, comments and regular expressions
-// exempt, since breaking them hurts more than it helps). Lines holding strings and templates are not
-// exempt (issue 22): a long message is split into pieces joined with +, keeping its exact value.
+// ESLint with typescript-eslint, as the anchors (aws-cdk, cdk8s-plus) lint: on the source (src/), typescript-eslint's
+// recommended rules with type information (recommendedTypeChecked) and no `any`; on every file, the style rules below
+// and aws-cdk's line length of 150 (URLs, comments and regular expressions exempt, since breaking them hurts more than
+// it helps). Lines holding strings and templates are not exempt (issue 22): a long message is split into pieces
+// joined with +, keeping its exact value.
 import stylistic from '@stylistic/eslint-plugin';
 import tseslint from 'typescript-eslint';
 import layers from './scripts/lint/layers.mjs';
@@ -51,11 +52,19 @@ export default tseslint.config(
     },
   },
   {
+    // The shipped code: typescript-eslint's recommended rules with type information, and no `any` (issue 42). Tests
+    // keep the base rules: they build objects as loose JSON on purpose, and `npm run lint`'s tsc checks their types.
     files: ['src/**/*.ts'],
+    extends: [tseslint.configs.recommendedTypeChecked],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     plugins: { local: { rules: { 'no-import-cycle': noImportCycle, layers } } },
     // No any in the source (issue 42): the JSON it reads is unknown and narrowed (src/policy/json.ts); the few
     // public jsii props that must stay any say why beside an eslint-disable-next-line.
-    rules: { 'local/no-import-cycle': 'error', 'local/layers': 'error', '@typescript-eslint/no-explicit-any': 'error' },
+    rules: {
+      'local/no-import-cycle': 'error',
+      'local/layers': 'error',
+      '@typescript-eslint/no-explicit-any': 'error',
+    },
   },
   { files: ['src/policy/**/*.ts'], rules: { 'no-restricted-imports': restricted(SIDE_EFFECTS, CDK8S, OUT_OF_POLICY) } },
   {
