@@ -2,7 +2,7 @@
  * Reading the files' and the cluster's objects, which may hold whatever JSON: a field of a JSON object, or
  * undefined where a step is not one (as `o?.a?.b` reads plain JSON).
  */
-import { isRecord } from '../policy/json';
+import { asWritten, isRecord } from '../policy/json';
 
 /** The value at `keys` inside `v`, or undefined where a step is not a JSON object. */
 export function fieldAt(v: unknown, ...keys: readonly string[]): unknown {
@@ -17,6 +17,5 @@ export function fieldAt(v: unknown, ...keys: readonly string[]): unknown {
  */
 export function shownAt(v: unknown, ...keys: readonly string[]): string | undefined {
   const at = fieldAt(v, ...keys);
-  if (at === undefined || at === null) return undefined;
-  return typeof at === 'string' ? at : JSON.stringify(at);
+  return at === undefined || at === null ? undefined : asWritten(at);
 }

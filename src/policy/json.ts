@@ -45,16 +45,18 @@ export function ownField(o: unknown, key: string): unknown {
   return isRecord(o) && Object.prototype.hasOwnProperty.call(o, key) ? o[key] : undefined;
 }
 
-/** A user value rendered safely for a message: strings as written (shortened), anything else as JSON. */
-export function shown(v: unknown): string {
-  let s: string;
-  if (typeof v === 'string') s = v;
-  else {
-    try {
-      s = JSON.stringify(v) ?? String(v);
-    } catch {
-      s = Array.isArray(v) ? '[…]' : '{…}'; // nested too deep to print
-    }
+/** A user value in full, for a message or a key: a string as written, anything else as JSON (never "[object Object]"). */
+export function asWritten(v: unknown): string {
+  if (typeof v === 'string') return v;
+  try {
+    return JSON.stringify(v) ?? String(v);
+  } catch {
+    return Array.isArray(v) ? '[…]' : '{…}'; // nested too deep to print
   }
+}
+
+/** A user value rendered safely for a message: asWritten, shortened. */
+export function shown(v: unknown): string {
+  const s = asWritten(v);
   return s.length > 80 ? `${s.slice(0, 60)}…${s.slice(-12)}` : s;
 }

@@ -10,8 +10,9 @@
  */
 import { computeGang, Gang } from '../gang';
 import { asCreated } from '../decide';
+import { asWritten, isRecord } from '../json';
 import { isRayKindName, RAY_KINDS, RayObject, skipsKueue } from '../kinds';
-import { isElastic, isRecord, namespaceOf, priorityClassOf, QUEUE_NAME_LABEL, queueNameOf } from '../ray-object';
+import { isElastic, namespaceOf, priorityClassOf, QUEUE_NAME_LABEL, queueNameOf } from '../ray-object';
 import { selectorMatches } from '../rules/cross-object';
 import { durationBoundOf, expectedDurationOf } from '../rules/plan-annotations';
 import { DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION, KubeRayCapabilities, kubeRayCapabilities, kueueCapabilities,
@@ -190,7 +191,7 @@ export class PlanSimulator {
 
   private arrive(obj: RayObject, arrival: number): void {
     if (!isRecord(obj) || !isRayKindName(obj.kind)) {
-      const kind = !isRecord(obj) ? typeof obj : typeof obj.kind === 'string' ? obj.kind : String(JSON.stringify(obj.kind));
+      const kind = isRecord(obj) ? asWritten(obj.kind) : typeof obj;
       this.notes.push(`arrival ${arrival}: ${kind} is not a Ray object (${RAY_KINDS.join(', ')}); ignored`);
       return;
     }

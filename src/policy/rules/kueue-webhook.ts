@@ -6,6 +6,7 @@
  */
 import { hasDefaultLocalQueue } from '../kueue-defaults';
 import { DEFAULT_KUEUE_VERSION } from '../versions';
+import { asWritten } from '../json';
 import { clusterSpecOf, hasSubmitterPodSet, RAY_CLUSTER, RAY_JOB, RAY_KINDS, rayKindOf, RayObject, selectsCluster, skipsKueue } from '../kinds';
 import { isDns1123Label, isDns1123Subdomain } from '../k8s-names';
 import {
@@ -349,8 +350,7 @@ export function kueueWebhookOnUpdate(oldObj: RayObject, newObj: RayObject, ctx: 
   const oldWl = prebuiltWorkloadName(oldObj, ctx);
   const newWl = prebuiltWorkloadName(newObj, ctx);
   if (running && !elasticEnabled(oldObj, ctx) && (oldWl.name ?? '') !== (newWl.name ?? '')) {
-    // A name that is not a string (user JSON) prints as JSON, not as "[object Object]".
-    const written = (v: unknown) => (v == null ? '' : typeof v === 'string' ? v : JSON.stringify(v));
+    const written = (v: unknown) => (v == null ? '' : asWritten(v));
     r.error(newWl.field, `the prebuilt Workload cannot change from "${written(oldWl.name)}" to "${written(newWl.name)}" `
       + 'while the object runs: field is immutable (Kueue webhook)', 'keep the prebuilt Workload name, or suspend the object first');
   }

@@ -11,6 +11,7 @@ import { Finding } from '../findings';
 import { clusterSpecOf, isRayKindName, RAY_CLUSTER, RAY_KINDS, RAY_SERVICE, rayKindOf, RayObject } from '../kinds';
 import { isElastic, isQueued, namespaceOf, QUEUE_NAME_LABEL, queueNameOf, usesAutoscaling } from '../ray-object';
 import { FIRST_KUBERAY_VERSION, FIRST_KUEUE_VERSION, KueueCapabilities } from '../versions';
+import { asWritten } from '../json';
 import { clusterQueueAdmitsNamespace, findClusterQueue, findLocalQueue, gangCanEverFit, queueExists } from './cross-object';
 import { defineRule, Reporter, Rule, RuleRecord } from './rule';
 
@@ -63,11 +64,9 @@ function reportManagedBy(r: Reporter, obj: RayObject, ctx: PolicyContext, where:
         + 'this cluster\'s KubeRay would run the service itself',
       `choose KubeRay >= ${FIRST_KUBERAY_VERSION.rayServiceManagedBy} on the manager, or run the RayService on one cluster`, 'version');
   } else if (managedBy !== MULTIKUEUE_CONTROLLER_NAME) {
-    // A value that is not a string (user JSON) prints as JSON, not as "[object Object]".
-    const written = typeof managedBy === 'string' ? managedBy : JSON.stringify(managedBy);
     r.error('spec.managedBy',
-      `${where}, but spec.managedBy is ${managedBy === undefined ? 'unset' : `"${written}"`}: Kueue's MultiKueue adapter rejects the check `
-        + `("Expecting spec.managedBy to be ${MULTIKUEUE_CONTROLLER_NAME}") and the workload is deactivated`,
+      `${where}, but spec.managedBy is ${managedBy === undefined ? 'unset' : `"${asWritten(managedBy)}"`}: Kueue's MultiKueue adapter `
+        + `rejects the check ("Expecting spec.managedBy to be ${MULTIKUEUE_CONTROLLER_NAME}") and the workload is deactivated`,
       `set spec.managedBy: ${MULTIKUEUE_CONTROLLER_NAME}`, 'kueue-workload');
   }
 }
