@@ -112,9 +112,10 @@ function reloadCertificateFiles(server: WebhookServer, certFile: string, keyFile
     try {
       const c = fs.readFileSync(certFile);
       const k = fs.readFileSync(keyFile);
-      if (`${c.toString()}\n${k.toString()}` === last) return;
+      const pair = `${c.toString()}\n${k.toString()}`;
+      if (pair === last) return;
       server.reloadCertificate(c, k);
-      last = `${c.toString()}\n${k.toString()}`;
+      last = pair;
       log({ level: 'info', msg: 'webhook certificate reloaded', file: certFile });
     } catch (e) {
       // A half-swapped pair or a missing file: keep serving the old certificate, try again next time.
