@@ -12,6 +12,7 @@ import {
   SUPPORTED_KUBERAY_VERSIONS, SUPPORTED_KUEUE_VERSIONS, rayKindOf, rayParentOf, tenantQueueLabel,
 } from '../policy';
 import { CRD_SCHEMA_RULE } from '../policy/schema/rule';
+import { asWritten } from '../policy/json';
 import { asCreated } from '../policy/decide';
 import { QUEUE_NAME_LABEL } from '../policy/ray-object';
 import { applyDefaults, CelEvaluator, checkSchema } from '../policy/schema/structural';
@@ -170,7 +171,7 @@ function mergeObjects(sources: readonly ClusterObjects[]): ClusterObjects {
   for (const list of ['localQueues', 'clusterQueues', 'cohorts', 'priorityClasses', 'namespaces'] as const) {
     const byKey = new Map<string, unknown>();
     for (const s of sources) {
-      for (const o of s[list]) byKey.set(`${shownAt(o, 'metadata', 'namespace') ?? ''}/${String(fieldAt(o, 'metadata', 'name'))}`, o);
+      for (const o of s[list]) byKey.set(`${shownAt(o, 'metadata', 'namespace') ?? ''}/${asWritten(fieldAt(o, 'metadata', 'name'))}`, o);
     }
     merged[list] = [...byKey.values()];
   }

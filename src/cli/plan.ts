@@ -14,7 +14,7 @@ import {
   DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION, evaluateRayObject, isRecord, kubeRayCapabilities, kueueCapabilities, RAY_KINDS, RayObject,
 } from '../policy';
 import { parseGoDuration } from '../policy/go-duration';
-import { isList } from '../policy/json';
+import { asWritten, isList } from '../policy/json';
 import { DEFAULT_HORIZON_SECONDS, PlanOutcome, PlanResult, simulatePlan } from '../policy/plan';
 import { planToHtml, planToText } from './plan-output';
 import { installFacts, modelledFlagVersion, pickVersion, settleVersionConflicts, versionSourceNotes } from './install-facts';
@@ -152,7 +152,7 @@ export interface PlanLiveInput {
   readonly readAt?: number;
 }
 
-const identity = (o: unknown) => `${String(fieldAt(o, 'kind'))}/${shownAt(o, 'metadata', 'namespace') ?? ''}/`
+const identity = (o: unknown) => `${asWritten(fieldAt(o, 'kind'))}/${shownAt(o, 'metadata', 'namespace') ?? ''}/`
   + `${shownAt(o, 'metadata', 'name') ?? shownAt(o, 'metadata', 'generateName') ?? ''}`;
 
 /**
