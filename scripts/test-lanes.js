@@ -3,7 +3,8 @@
 // after the other:
 //   - node: the real-node suites (test/node: a kubelet, pods, real Ray);
 //   - rest: the unit tests, the packages and the CLIs;
-// then both take from one pool of the suites that start test control planes (below).
+// then both take from one pool of the suites that start test control planes (below), the rest lane with two
+// workers, at most two pooled suites at once.
 // One jest with two workers would also pair two real-node suites, and without a timing cache (a fresh
 // clone) in no useful order. The real-node suites mostly wait on Ray's and Kueue's own timers, so on
 // the 2-core CI machine the lanes overlap well: serially the jest step took 55 minutes.
@@ -56,8 +57,39 @@ const lanes = process.env.TEST_LANES === '1'
   ? [{ name: 'all', parts: [{ label: 'every suite', gated: true, args: [] }] }]
   : [
     { name: 'node', parts: [{ label: 'real node', args: ['test/node/', '--testPathIgnorePatterns', ...NODE_GATED] }, POOL] },
-    { name: 'rest', parts: [{ label: 'unit, packages, CLIs', args: ['--testPathIgnorePatterns', ...NODE_LANE, ...GATED] }, POOL] },
+    // Two pool workers: the rest lane reaches the pool while the node lane's guide still runs (warm: after its own
+    // part; cold: once the rest stage is built), and the guide, which mostly waits on Ray, leaves most of a core
+    // idle. POOL_SLOTS keeps the pooled suites at two at once, so when the node lane joins the pool the three
+    // workers share two slots.
+    { name: 'rest', poolWorkers: 2, parts: [{ label: 'unit, packages, CLIs', args: ['--testPathIgnorePatterns', ...NODE_LANE, ...GATED] }, POOL] },
   ];
+// At most this many pooled suites run at once, whichever lanes run them. Each starts its own control plane and
+// takes about 0.7 of a core: two beside the guide ask for about 2.1 cores of the 2, a third would starve the
+// control planes whose settle windows read a quiet Kueue as a finished one.
+const POOL_SLOTS = Number(process.env.POOL_SLOTS ?? 2);
+
+/** A counting semaphore that hands a freed slot to the longest waiter first. */
+class Slots {
+  constructor(n) {
+    this.free = n;
+    this.waiting = [];
+  }
+
+  acquire() {
+    if (this.free > 0) {
+      this.free--;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  release() {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.free++;
+  }
+}
+const poolSlots = new Slots(POOL_SLOTS);
 const TIMINGS = process.env.CI_TIMINGS;
 const record = (name, wall, cpu = '', rss = '') => {
   if (TIMINGS) fs.appendFileSync(TIMINGS, `${name}\t${Math.round(wall)}\t${cpu === '' ? '' : Math.round(cpu)}\t${rss}\n`);
@@ -201,30 +233,48 @@ function built(status) {
 }
 
 /**
- * Takes the pool's next suite this lane may run (POOL_ONLY) until none is left; one row for the lane's
- * share, as one part. A suite whose build is not done yet is passed over while others remain.
+ * Takes the pool's next suite this lane may run (POOL_ONLY) until none is left, holding one of the pool's slots
+ * while a suite runs; one row for each worker's share, as one part. A suite whose build is not done yet is
+ * passed over while others remain.
  */
 async function runPool(lane, index) {
+  const workers = Array.from({ length: lane.poolWorkers ?? 1 }, (_, w) => poolWorker(lane, index, w ? `${lane.name}+${w}` : lane.name));
+  const shares = await Promise.all(workers);
+  return {
+    code: shares.find((s) => s.code !== 0)?.code ?? 0,
+    signal: shares.find((s) => s.signal)?.signal ?? null,
+    failed: shares.flatMap((s) => s.failed),
+  };
+}
+
+async function poolWorker(lane, index, worker) {
   const queue = await poolSuites();
   const share = { code: 0, signal: null, failed: [], seconds: 0, cpu: 0, rss: 0, suites: 0 };
   const mine = (f) => (POOL_ONLY[f]?.lane ?? lane.name) === lane.name;
   for (;;) {
+    if (!queue.some(mine)) break;
+    await poolSlots.acquire();
     let at = queue.findIndex((f) => mine(f) && built(POOL_ONLY[f]?.needs ?? 'status'));
     if (at < 0) {
       const blocked = queue.find(mine);
-      if (!blocked) break;
+      if (!blocked) {
+        poolSlots.release();
+        break;
+      }
+      // The slot is for running suites, not for waiting on a build.
+      poolSlots.release();
       const build = await restBuildDone(lane.name, POOL_ONLY[blocked].needs);
       if (build !== 0) {
-        queue.splice(queue.indexOf(blocked), 1);
+        if (queue.includes(blocked)) queue.splice(queue.indexOf(blocked), 1);
         share.code = 1;
         share.failed.push([blocked, `(${POOL_ONLY[blocked].needs}: exit ${build})`, tail(path.join(process.env.REST_BUILD_DIR, 'log'), 20)]);
-        continue;
       }
-      at = queue.indexOf(blocked);
+      continue;
     }
     const [file] = queue.splice(at, 1);
-    process.stdout.write(`[lanes] ${lane.name}: takes ${file} from the pool\n`);
-    const r = await runPart(lane, { label: file, args: ['--runTestsByPath', file] }, index, true);
+    process.stdout.write(`[lanes] ${worker}: takes ${file} from the pool\n`);
+    const r = await runPart({ ...lane, name: worker }, { label: file, args: ['--runTestsByPath', file] }, index, true);
+    poolSlots.release();
     if (r.code !== 0) share.code = r.code;
     share.signal ??= r.signal;
     share.failed.push(...r.failed);
@@ -233,7 +283,7 @@ async function runPool(lane, index) {
     share.rss = Math.max(share.rss, Number(r.rss) || 0);
     share.suites++;
   }
-  record(`lane part: ${lane.name} ${index + 1}, ${POOL.label}: ${share.suites} suites`, share.seconds, share.cpu, share.rss || '');
+  record(`lane part: ${worker} ${index + 1}, ${POOL.label}: ${share.suites} suites`, share.seconds, share.cpu, share.rss || '');
   return share;
 }
 
@@ -281,5 +331,5 @@ async function main() {
 }
 
 // The lanes are exported for test/scripts/test-lanes.test.ts (every suite in exactly one part).
-module.exports = { lanes, JEST, POOL, POOL_ONLY };
+module.exports = { lanes, JEST, POOL, POOL_ONLY, POOL_SLOTS, Slots };
 if (require.main === module) main();

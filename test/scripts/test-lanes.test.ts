@@ -6,8 +6,10 @@ import * as path from 'path';
 
 const ROOT = path.join(__dirname, '..', '..');
 type Part = { label: string; gated?: boolean; pool?: boolean; args: string[] };
-const { lanes, JEST, POOL, POOL_ONLY } = require('../../scripts/test-lanes.js') as {
-  lanes: Array<{ name: string; parts: Part[] }>; JEST: string; POOL: Part; POOL_ONLY: Record<string, { lane: string; needs: string }>;
+interface SlotsLike { free: number; acquire(): Promise<void>; release(): void }
+const { lanes, JEST, POOL, POOL_ONLY, POOL_SLOTS, Slots } = require('../../scripts/test-lanes.js') as {
+  lanes: Array<{ name: string; poolWorkers?: number; parts: Part[] }>; JEST: string; POOL: Part;
+  POOL_ONLY: Record<string, { lane: string; needs: string }>; POOL_SLOTS: number; Slots: new (n: number) => SlotsLike;
 };
 
 function listTests(args: string[]): string[] {
@@ -38,3 +40,27 @@ test('every suite runs in exactly one lane part, and the e2e suites wait for the
   for (const f of Object.keys(POOL_ONLY)) expect(seen.get(f)).toEqual([`pool: ${POOL.label} (gated)`]);
   expect(seen.get('test/node/guide.e2e.test.ts')).toEqual(['node: real node']);
 }, 60000);
+
+test('the pool runs at most POOL_SLOTS suites at once, more workers than slots, a freed slot going to the longest waiter', async () => {
+  // Three workers (the rest lane's two, the node lane's one) share two slots: beside the real-node part, the rest
+  // lane runs two pooled suites; once the node lane joins, still two at once.
+  expect(POOL_SLOTS).toBe(2);
+  expect(lanes.reduce((n, l) => n + (l.parts.includes(POOL) ? l.poolWorkers ?? 1 : 0), 0)).toBe(3);
+  const slots = new Slots(2);
+  const order: string[] = [];
+  await slots.acquire();
+  await slots.acquire();
+  expect(slots.free).toBe(0);
+  const waiters = ['first', 'second'].map((n) => slots.acquire().then(() => order.push(n)));
+  await Promise.resolve();
+  expect(order).toEqual([]);
+  slots.release();
+  await waiters[0];
+  expect(order).toEqual(['first']);
+  slots.release();
+  await waiters[1];
+  expect(order).toEqual(['first', 'second']);
+  slots.release();
+  slots.release();
+  expect(slots.free).toBe(2);
+});
