@@ -254,7 +254,7 @@ async function poolWorker(lane, index, worker) {
   for (;;) {
     if (!queue.some(mine)) break;
     await poolSlots.acquire();
-    let at = queue.findIndex((f) => mine(f) && built(POOL_ONLY[f]?.needs ?? 'status'));
+    const at = queue.findIndex((f) => mine(f) && built(POOL_ONLY[f]?.needs ?? 'status'));
     if (at < 0) {
       const blocked = queue.find(mine);
       if (!blocked) {
