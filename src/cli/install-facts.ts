@@ -30,6 +30,11 @@ export interface InstallFacts {
   readonly kubeRayVersionFrom?: string;
   /** Files whose version annotations disagree, one message per project; the caller decides (a flag settles it). */
   readonly conflicts?: { readonly kueue?: string; readonly kubeRay?: string };
+  /**
+   * Kueue's manager as the files install it: its Configuration (the ConfigMap's controller_manager_config.yaml text) and
+   * its container's args, with where they were read; undefined when the files hold neither.
+   */
+  readonly kueueManager?: { readonly config?: string; readonly args?: readonly unknown[]; readonly where: string };
 }
 
 interface Found { readonly version: string; readonly from: string }
@@ -84,7 +89,13 @@ export function installFacts(objects: readonly unknown[], files: readonly (strin
   let kubeRayVersion: string | undefined;
   let manager = false;
   let gate: boolean | undefined;
-  for (const o of objects) {
+  let managerConfig: { config?: string; args?: readonly unknown[]; where: string[] } | undefined;
+  // "file (ConfigMap kueue-system/kueue-manager-config)", for the plan's note and for errors.
+  const at = (i: number) => {
+    const ns = shownAt(objects[i], 'metadata', 'namespace');
+    return `${files[i] ?? 'the input'} (${shownAt(objects[i], 'kind')} ${ns ? `${ns}/` : ''}${shownAt(objects[i], 'metadata', 'name') ?? ''})`;
+  };
+  for (const [i, o] of objects.entries()) {
     if (fieldAt(o, 'kind') === 'Deployment') {
       for (const c of containersOf(o)) {
         const image = fieldAt(c, 'image');
@@ -93,6 +104,12 @@ export function installFacts(objects: readonly unknown[], files: readonly (strin
           kueueVersion ??= kq[1];
           manager = true;
           gate = gateInArgs(fieldAt(c, 'args')) ?? gate;
+          const args = fieldAt(c, 'args');
+          managerConfig ??= { where: [] };
+          if (managerConfig.args === undefined && Array.isArray(args)) {
+            managerConfig.args = args;
+            managerConfig.where.push(at(i));
+          }
         }
         const kr = KUBERAY_IMAGE.exec(typeof image === 'string' ? image : '');
         if (kr) kubeRayVersion ??= kr[1];
@@ -101,6 +118,11 @@ export function installFacts(objects: readonly unknown[], files: readonly (strin
     // Kueue's Configuration, mounted from this ConfigMap into the manager.
     const config = fieldAt(o, 'kind') === 'ConfigMap' ? fieldAt(o, 'data', 'controller_manager_config.yaml') : undefined;
     if (typeof config === 'string') {
+      managerConfig ??= { where: [] };
+      if (managerConfig.config === undefined) {
+        managerConfig.config = config;
+        managerConfig.where.unshift(at(i));
+      }
       try {
         const v = fieldAt(parseYaml(config), 'featureGates', GATE);
         if (typeof v === 'boolean') gate = v;
@@ -118,6 +140,7 @@ export function installFacts(objects: readonly unknown[], files: readonly (strin
     kueueVersion: kueue?.version ?? kueueVersion, kubeRayVersion: kubeRay?.version ?? kubeRayVersion, elasticGate,
     ...(kueue ? { kueueVersionFrom: kueue.from } : {}), ...(kubeRay ? { kubeRayVersionFrom: kubeRay.from } : {}),
     ...(conflicts.kueue || conflicts.kubeRay ? { conflicts } : {}),
+    ...(managerConfig ? { kueueManager: { config: managerConfig.config, args: managerConfig.args, where: managerConfig.where.join(' and ') } } : {}),
   };
 }
 

@@ -15,7 +15,7 @@ import {
 } from '../policy';
 import { parseGoDuration } from '../policy/go-duration';
 import { asWritten, isList } from '../policy/json';
-import { DEFAULT_HORIZON_SECONDS, PlanOutcome, PlanResult, simulatePlan } from '../policy/plan';
+import { DEFAULT_HORIZON_SECONDS, kueueConfigNote, kueueConfigOf, PlanOutcome, PlanResult, simulatePlan } from '../policy/plan';
 import { planToHtml, planToText } from './plan-output';
 import { installFacts, modelledFlagVersion, pickVersion, settleVersionConflicts, versionSourceNotes } from './install-facts';
 import { FlagSpec, parseFlags, usageErrorText } from './args';
@@ -214,6 +214,12 @@ function readInputs(f: PlanFlags): PlanInputs {
   const kueue = pick(f.kueue, facts.kueueVersion, 'Kueue', DEFAULT_KUEUE_VERSION);
   const kubeRay = pick(f.kubeRay, facts.kubeRayVersion, 'KubeRay', DEFAULT_KUBERAY_VERSION);
   notes.push(...versionSourceNotes(facts, { kueue, kubeRay }));
+  if (facts.kueueManager) {
+    // Refuses what Kueue refuses at start-up; notes what the plan does not model yet (fair sharing, admission fair sharing).
+    const caps = kueueCapabilities(kueue);
+    const note = kueueConfigNote(kueueConfigOf(facts.kueueManager, caps), caps, facts.kueueManager.where);
+    if (note) notes.push(note);
+  }
   if (folders.length) {
     notes.push(`arrival order: the files of ${folders.join(', ')} were read in name order, each file's documents in order; give files in the `
       + 'order they arrive, or annotate objects with cdk8s-kueue-ray.io/plan-arrival, to plan another order');

@@ -16,6 +16,7 @@ export * from './quantity';
 export * from './quantity-text';
 export * from './ray-object';
 export * from './versions';
+export * from './pair-verdict';
 export * from './modelled-version';
 export * from './tenant';
 export * from './writers';

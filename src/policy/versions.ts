@@ -181,7 +181,20 @@ export interface KueueCapabilities {
    * defaulted); v1beta2 the section's presence, with `preemptionStrategies` required.
    */
   readonly fairSharingSwitch: 'enable-field' | 'presence';
+  /** The Configuration apiVersions the manager decodes (apis/config): v1beta1, and v1beta2 from 0.15 (converted from v1beta1). */
+  readonly configApiVersions: readonly string[];
+  /** The AdmissionFairSharing gate's default (pkg/features/kube_features.go): Alpha and off from 0.12, Beta and on from 0.15. */
+  readonly admissionFairSharingGate: GateDefault;
+  /** The TopologyAwareScheduling gate's default: Alpha and off from 0.9, Beta and on from 0.14. */
+  readonly topologyAwareSchedulingGate: GateDefault;
+  /** FairSharingPreemptWithinNominal: absent before 0.17, Beta and on from 0.17 (a preemptor within nominal preempts without the DRS strategies). */
+  readonly fairSharingPreemptWithinNominalGate: GateDefault;
+  /** FairSharingPrioritizeNonBorrowing: absent before 0.17, Beta and on from 0.17 (the tournament puts non-borrowing subtrees first). */
+  readonly fairSharingPrioritizeNonBorrowingGate: GateDefault;
 }
+
+/** A Kueue feature gate at a version: absent (the manager refuses to start when it is set), or its default. */
+export type GateDefault = 'absent' | 'off' | 'on';
 
 /** What the manager's ServiceAccount may do on a worker cluster, per Kueue version. */
 export interface MultiKueueWorkerRbac {
@@ -286,6 +299,9 @@ export type FeatureTable<C> = { readonly [K in keyof C]-?: readonly FeatureStep<
 const BEFORE_ANY = 'v0.0.0';
 const V1BETA1 = 'kueue.x-k8s.io/v1beta1';
 const V1BETA2 = 'kueue.x-k8s.io/v1beta2';
+/** The manager's Configuration API group versions. */
+export const CONFIG_V1BETA1 = 'config.kueue.x-k8s.io/v1beta1';
+export const CONFIG_V1BETA2 = 'config.kueue.x-k8s.io/v1beta2';
 
 /** Kueue's capabilities other than the version itself. */
 type KueueFeatures = Omit<KueueCapabilities, 'version'>;
@@ -316,6 +332,11 @@ export const KUEUE_FEATURES: FeatureTable<KueueFeatures> = {
   conversionWebhook: [{ version: BEFORE_ANY, value: false }, { version: 'v0.16.0', value: true }],
   admissionChecksField: [{ version: BEFORE_ANY, value: 'admissionChecks' }, { version: 'v0.16.0', value: 'admissionChecksStrategy' }],
   fairSharingSwitch: [{ version: BEFORE_ANY, value: 'enable-field' }, { version: 'v0.16.0', value: 'presence' }],
+  configApiVersions: [{ version: BEFORE_ANY, value: [CONFIG_V1BETA1] }, { version: 'v0.15.0', value: [CONFIG_V1BETA1, CONFIG_V1BETA2] }],
+  admissionFairSharingGate: [{ version: BEFORE_ANY, value: 'off', preRelease: 'Alpha' }, { version: 'v0.15.0', value: 'on', preRelease: 'Beta' }],
+  topologyAwareSchedulingGate: [{ version: BEFORE_ANY, value: 'off', preRelease: 'Alpha' }, { version: 'v0.14.0', value: 'on', preRelease: 'Beta' }],
+  fairSharingPreemptWithinNominalGate: [{ version: BEFORE_ANY, value: 'absent' }, { version: 'v0.17.0', value: 'on', preRelease: 'Beta' }],
+  fairSharingPrioritizeNonBorrowingGate: [{ version: BEFORE_ANY, value: 'absent' }, { version: 'v0.17.0', value: 'on', preRelease: 'Beta' }],
   waitForPodsReady: [{ version: BEFORE_ANY, value: 'enable-field' }, { version: 'v0.16.0', value: 'presence' },
     { version: 'v0.19.0', value: 'default-on' }],
   // ElasticJobsViaWorkloadSlices: Alpha and off from 0.13, Beta and on from 0.18.
@@ -544,42 +565,4 @@ export function compareVersions(a: string, b: string): number {
     if (d !== 0) return d;
   }
   return 0;
-}
-
-export type PairStatus = 'works' | 'broken' | 'suspect';
-
-export interface PairVerdict {
-  readonly status: PairStatus;
-  readonly reason: string;
-}
-
-/**
- * Kueue × KubeRay pairs known to break for RayService (rayServiceQueueing × rayServiceSuspendSync; kuberay#4686). RayJob and RayCluster work
- * with every supported pair.
- */
-export function rayServicePair(kueue: KueueCapabilities, kubeRay: KubeRayCapabilities): PairVerdict {
-  if (kueue.rayServiceQueueing === 'native') {
-    if (!kubeRay.rayServiceSuspendSync) {
-      // KubeRay 1.7 moved a RayService's suspension to its top-level spec.suspend (kuberay#4841), which this Kueue does not set.
-      const why = kubeRay.rayServiceSuspend && !kueue.rayServiceTopLevelSuspend
-        ? `KubeRay ${kubeRay.version} applies only when it creates the RayCluster (it expects spec.suspend, which Kueue ${kueue.version} does `
-          + 'not set): after admission the cluster stays suspended with no head pod (kuberay#4686 again, since kuberay#4841).'
-        : `KubeRay ${kubeRay.version} does not copy onto the running RayCluster: the cluster stays suspended with no head pod (kuberay#4686).`;
-      return {
-        status: 'broken',
-        reason: `Kueue ${kueue.version} queues a RayService through spec.rayClusterConfig.suspend, which ${why} Use KubeRay v1.5.2 or v1.6.1+ `
-          + '(v1.6.2 is the tested pair).',
-      };
-    }
-    return { status: 'works', reason: `Kueue ${kueue.version} with KubeRay ${kubeRay.version} is an upstream-tested RayService pair.` };
-  }
-  if (kubeRay.rayServiceSuspendSync) {
-    return {
-      status: 'suspect',
-      reason: `Kueue ${kueue.version} suspends the RayService's RayCluster directly, but KubeRay ${kubeRay.version} resets the cluster's suspend to `
-        + 'the RayService value, so pods may start before admission and be re-suspended. KubeRay v1.4.2 is the tested pair for this Kueue line.',
-    };
-  }
-  return { status: 'works',
-    reason: `Kueue ${kueue.version} queues a RayService through its RayCluster; KubeRay ${kubeRay.version} keeps the cluster's own suspend.` };
 }

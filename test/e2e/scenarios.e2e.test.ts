@@ -2,7 +2,8 @@
 // KubeRay controllers: synthesize the examples with the library, apply them, and watch Kueue admit,
 // hold and preempt. There is no kubelet: pods stay Pending, so RayJobs never reach Running and the
 // assertions use Workload conditions, spec.suspend and the RayCluster KubeRay creates or deletes.
-import { kubeRayCapabilities, kueueCapabilities, rayServicePair } from '../../src/policy/versions';
+import { kubeRayCapabilities, kueueCapabilities } from '../../src/policy/versions';
+import { rayServicePair } from '../../src/policy/pair-verdict';
 import * as path from 'path';
 import { computeGang, parseQuantity, RULES } from '../../src/policy';
 import { examples, readManifestDir, supportedScenarios } from '../support/synth';

@@ -13,6 +13,8 @@ import { readManifests, tmpdir } from '../support/synth';
 import { cacheDir, vendorDir } from '../support/upstream';
 import { parse as parseYaml } from 'yaml';
 import { kueueCapabilities, SUPPORTED_KUEUE_VERSIONS } from '../../src/policy/versions';
+import { kueueConfigOf } from '../../src/policy/plan';
+import { installFacts } from '../../src/cli/install-facts';
 
 const VENDOR = vendorDir();
 if (!VENDOR) throw new Error('install tests need ../shared/vendor (set KUEUE_RAY_VENDOR_DIR)');
@@ -114,6 +116,10 @@ describe.each(KUEUE_TAGS)('KueueInstall %s', (tag) => {
       requeuingStrategy: { backoffLimitCount: 3 } });
     expect(cfg.fairSharing).toEqual({ ...(caps.fairSharingSwitch === 'enable-field' ? { enable: true } : {}),
       preemptionStrategies: ['LessThanInitialShare'] });
+    // plan reads it back as Kueue does (issue 44): fair sharing on with that strategy, the decision gates at their defaults.
+    const read = kueueConfigOf(installFacts(objs).kueueManager!, caps);
+    expect(read.fairSharing).toEqual({ preemptionStrategies: ['LessThanInitialShare'] });
+    expect(read.gates).toEqual(kueueConfigOf({ where: 'no Configuration' }, caps).gates);
     expect(cfg.manageJobsWithoutQueueName).toBe(true);
     expect(cfg.metrics.enableClusterQueueResources).toBe(true);
     expect(cfg.metrics.bindAddress).toBe(':8443'); // the release's own metrics settings are kept

@@ -3,8 +3,9 @@
  * read from the feature table, so they need no test to keep them in step with it.)
  */
 import {
-  kubeRayCapabilities, kueueCapabilities, rayServicePair, RUN_KUBERAY_VERSIONS, SUPPORTED_KUBERAY_VERSIONS, SUPPORTED_KUEUE_VERSIONS,
+  kubeRayCapabilities, kueueCapabilities, RUN_KUBERAY_VERSIONS, SUPPORTED_KUBERAY_VERSIONS, SUPPORTED_KUEUE_VERSIONS,
 } from '../../src/policy/versions';
+import { rayServicePair } from '../../src/policy/pair-verdict';
 
 test('only Kueue without any elastic path refuses autoscaling outright', () => {
   for (const v of SUPPORTED_KUEUE_VERSIONS) {

@@ -4,7 +4,8 @@ import * as path from 'path';
 import { App, Chart } from 'cdk8s';
 import { parseAllDocuments } from 'yaml';
 import { buildExamples, ExamplesOptions, Scenario, SCENARIOS } from '../../examples/app';
-import { kubeRayCapabilities, kueueCapabilities, rayServicePair } from '../../src/policy/versions';
+import { kubeRayCapabilities, kueueCapabilities } from '../../src/policy/versions';
+import { rayServicePair } from '../../src/policy/pair-verdict';
 
 export function tmpdir(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'kueue-ray-test-'));

@@ -6,3 +6,6 @@ export * from './schema';
 export { PlanInput } from './input';
 export { simulatePlan } from './simulate';
 export { DEFAULT_HORIZON_SECONDS, PlanEnd } from './timeline';
+export {
+  AdmissionFairSharingConfig, DECISION_GATES, DecisionGate, FairSharingStrategy, KueueConfig, KueueConfigSource, kueueConfigNote, kueueConfigOf,
+} from './kueue-config';

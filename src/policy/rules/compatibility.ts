@@ -4,9 +4,10 @@
 import { clusterSpecOf, RAY_JOB, RAY_KINDS, RAY_SERVICE } from '../kinds';
 import { isQueued, isRecord, usesAutoscaling } from '../ray-object';
 import {
-  DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION, FIRST_KUBERAY_VERSION, FIRST_KUEUE_VERSION, kubeRayCapabilities, rayServicePair,
+  DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION, FIRST_KUBERAY_VERSION, FIRST_KUEUE_VERSION, kubeRayCapabilities,
   SUPPORTED_KUBERAY_VERSIONS,
 } from '../versions';
+import { rayServicePair } from '../pair-verdict';
 import { defineRule, RuleRecord } from './rule';
 
 /** The supported KubeRay versions that copy rayClusterConfig.suspend onto the running RayCluster (or do not). */
@@ -14,7 +15,7 @@ function kubeRayWithSuspendSync(sync: boolean): string {
   return SUPPORTED_KUBERAY_VERSIONS.filter((v) => kubeRayCapabilities(v).rayServiceSuspendSync === sync).join(' or ');
 }
 
-/** A queued RayService on a Kueue × KubeRay pair that deadlocks or misbehaves (rayServicePair in versions.ts). */
+/** A queued RayService on a Kueue × KubeRay pair that deadlocks or misbehaves (rayServicePair in pair-verdict.ts). */
 export const rayServiceVersionPair = defineRule({
   name: 'rayServiceVersionPair', source: 'version', kinds: ['RayService'],
   description: 'A queued RayService runs on a Kueue and KubeRay pair that works together.',
