@@ -363,7 +363,8 @@ export abstract class RayWorkload extends Construct {
   private validationErrors(): string[] {
     this.findings();
     const m = this.findingsMemo!;
-    if (process.env.CDK8S_KUEUE_RAY_QUIET !== '1') {
+    // cdk8s validates the whole app once per chart: the environment is read only when there is something to print.
+    if ((m.errors.length || m.warnings.length) && process.env.CDK8S_KUEUE_RAY_QUIET !== '1') {
       this.print('error', m.errors);
       this.print('warning', m.warnings);
     }
