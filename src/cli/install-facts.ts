@@ -6,6 +6,7 @@
  */
 import { parse as parseYaml } from 'yaml';
 import { modelledVersion } from '../policy/modelled-version';
+import { featureGatesInArgs } from '../policy/plan';
 import { KUBERAY_VERSION_ANNOTATION, KUEUE_VERSION_ANNOTATION } from '../policy/versions';
 import { UsageError } from './yaml-source';
 import { fieldAt, shownAt } from './json-fields';
@@ -69,18 +70,10 @@ function containersOf(o: unknown): unknown[] {
   return Array.isArray(c) ? c : [];
 }
 
-/** The gate in `--feature-gates=A=true,B=false` args, if any. */
+/** The gate in `--feature-gates=A=true,B=false` args, if any (any value but "true" reads as off, as before). */
 function gateInArgs(args: unknown): boolean | undefined {
-  let out: boolean | undefined;
-  for (const a of Array.isArray(args) ? args : []) {
-    const m = typeof a === 'string' ? /^--feature-gates=(.*)$/.exec(a) : null;
-    if (!m) continue;
-    for (const kv of m[1].split(',')) {
-      const [k, v] = kv.split('=').map((s) => s.trim());
-      if (k === GATE) out = v === 'true';
-    }
-  }
-  return out;
+  const v = featureGatesInArgs(args)?.get(GATE);
+  return v === undefined ? undefined : v === 'true';
 }
 
 /** The facts of `objects`; `files[i]` names the file of `objects[i]` (for messages). */

@@ -7,5 +7,6 @@ export { PlanInput } from './input';
 export { simulatePlan } from './simulate';
 export { DEFAULT_HORIZON_SECONDS, PlanEnd } from './timeline';
 export {
-  AdmissionFairSharingConfig, DECISION_GATES, DecisionGate, FairSharingStrategy, KueueConfig, KueueConfigSource, kueueConfigNote, kueueConfigOf,
+  AdmissionFairSharingConfig, DECISION_GATES, DecisionGate, FairSharingStrategy, featureGatesInArgs, KueueConfig, KueueConfigSource, kueueConfigNote,
+  kueueConfigOf,
 } from './kueue-config';

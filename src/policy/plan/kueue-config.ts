@@ -78,21 +78,43 @@ function seconds(v: unknown, where: string, field: string, caps: ConfigCaps): nu
   return s;
 }
 
-/** `--feature-gates=A=true,B=false` among the args: the map, or undefined when no such arg. */
-function gatesInArgs(args: readonly unknown[] | undefined, where: string, caps: ConfigCaps): Record<string, boolean> | undefined {
-  let out: Record<string, boolean> | undefined;
-  for (const a of args ?? []) {
+/**
+ * The manager's `--feature-gates=A=true,B=false` args as written: each gate's value text (the last one given wins), or
+ * undefined when no such arg. An entry without "=" has the value "". Callers decide what a value means.
+ */
+export function featureGatesInArgs(args: unknown): Map<string, string> | undefined {
+  let out: Map<string, string> | undefined;
+  for (const a of Array.isArray(args) ? (args as unknown[]) : []) {
     const m = typeof a === 'string' ? /^--feature-gates=(.*)$/.exec(a) : null;
     if (!m) continue;
-    out ??= {};
+    out ??= new Map();
     for (const kv of m[1].split(',')) {
       if (!kv.trim()) continue;
-      const [k, v, ...rest] = kv.split('=').map((x) => x.trim());
-      if (rest.length || !/^(true|false)$/i.test(v ?? '')) {
-        refuse(where, '--feature-gates', `"${kv}" is not NAME=true or NAME=false`, 'write each gate as NAME=true or NAME=false', caps);
-      }
-      out[k] = v.toLowerCase() === 'true';
+      const eq = kv.indexOf('=');
+      out.set((eq < 0 ? kv : kv.slice(0, eq)).trim(), eq < 0 ? '' : kv.slice(eq + 1).trim());
     }
+  }
+  return out;
+}
+
+/** Go's strconv.ParseBool, which Kubernetes' feature-gate flag uses. */
+const GO_BOOL: ReadonlyMap<string, boolean> = new Map([
+  ...['1', 't', 'T', 'TRUE', 'true', 'True'].map((k): [string, boolean] => [k, true]),
+  ...['0', 'f', 'F', 'FALSE', 'false', 'False'].map((k): [string, boolean] => [k, false]),
+]);
+
+/** The gates of `--feature-gates` as booleans, or undefined when no such arg; a value Go cannot parse is refused. */
+function gatesInArgs(args: readonly unknown[] | undefined, where: string, caps: ConfigCaps): Record<string, boolean> | undefined {
+  const raw = featureGatesInArgs(args);
+  if (!raw) return undefined;
+  const out: Record<string, boolean> = {};
+  for (const [k, v] of raw) {
+    const on = GO_BOOL.get(v);
+    if (on === undefined) {
+      refuse(where, '--feature-gates', `"${k}${v ? `=${v}` : ''}" is not NAME=true or NAME=false`, 'write each gate as NAME=true or NAME=false',
+        caps);
+    }
+    out[k] = on;
   }
   return out;
 }

@@ -94,6 +94,11 @@ test('the gates: from --feature-gates or featureGates, never both; a gate the ve
     .toThrow(/featureGates: feature gates for CLI and configuration cannot both specified; Kueue v0\.19\.2 refuses/);
   expect(() => read('v0.14.8', { apiVersion: V1 }, ['--feature-gates=FairSharingPreemptWithinNominal=true']))
     .toThrow(/--feature-gates\[FairSharingPreemptWithinNominal\]: Kueue v0\.14\.8 has no FairSharingPreemptWithinNominal feature gate/);
+  // Go's strconv.ParseBool: "1", "T", "False" are booleans; "yes" and a name of Object.prototype are not.
+  expect(read('v0.19.2', { apiVersion: V2 }, ['--feature-gates=AdmissionFairSharing=F,TopologyAwareScheduling=1']).gates)
+    .toMatchObject({ AdmissionFairSharing: 'off', TopologyAwareScheduling: 'on' });
+  expect(() => read('v0.19.2', { apiVersion: V2 }, ['--feature-gates=AdmissionFairSharing=toString']))
+    .toThrow(/--feature-gates: "AdmissionFairSharing=toString" is not NAME=true or NAME=false/);
   expect(() => read('v0.19.2', { apiVersion: V2 }, ['--feature-gates=TopologyAwareScheduling']))
     .toThrow(/--feature-gates: "TopologyAwareScheduling" is not NAME=true or NAME=false/);
   expect(() => read('v0.19.2', { apiVersion: V2, featureGates: { AdmissionFairSharing: 'yes' } }))
