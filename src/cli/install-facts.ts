@@ -96,8 +96,8 @@ export function installFacts(objects: readonly unknown[], files: readonly (strin
         if (kq) {
           kueueVersion ??= kq[1];
           manager = true;
-          gate = gateInArgs(fieldAt(c, 'args')) ?? gate;
           const args = fieldAt(c, 'args');
+          gate = gateInArgs(args) ?? gate;
           managerConfig ??= { where: [] };
           if (managerConfig.args === undefined && Array.isArray(args)) {
             managerConfig.args = args;
