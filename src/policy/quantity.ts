@@ -69,7 +69,8 @@ function parseQuantityUncached(input: string | number): bigint {
   let mult = 1n;
   if (suffix in BINARY) {
     mult = BINARY[suffix];
-  } else if (/^[eE]/.test(suffix)) {
+  } else if (!(suffix in DECIMAL_EXP)) {
+    // An exponent (e3, E-2); a lone "E" is the exa suffix.
     const e = Number(suffix.slice(1));
     if (!(Math.abs(e) <= MAX_EXPONENT)) throw new Error(`'${shown(s)}': the exponent is outside what Kubernetes accepts (a 32-bit integer), so the `
       + 'API server refuses it; write the quantity without such an exponent (examples: 500m, 2, 2Gi, 6G)');
@@ -188,4 +189,25 @@ export function parseResourceList(list: Record<string, unknown> | undefined, whe
     }
   }
   return out;
+}
+
+/**
+ * A quantity's exact decimal value rounded to a double, as resource.Quantity's AsFloat64Slow gives it
+ * (Kueue reads fair-sharing weights so: pkg/cache/scheduler/fair_sharing.go parseFairWeight). Unlike
+ * parseQuantity it keeps values below a milli-unit (a weight of 1n is 1e-9). Throws on a non-quantity.
+ */
+export function quantityToNumber(input: string | number): number {
+  if (typeof input === 'number') {
+    if (!Number.isFinite(input)) throw new Error(`'${input}' is not a Kubernetes quantity`);
+    return input;
+  }
+  const s = typeof input === 'string' ? input.trim() : input;
+  const m = QUANTITY_RE.exec(s);
+  if (!m) throw new Error(`'${shown(String(input))}' is not a Kubernetes quantity (examples: 500m, 2, 1.5, 2Gi, 6G)`);
+  const [, sign, num, suffix = ''] = m;
+  // The decimal text with its power of ten: parseFloat rounds it once, to the nearest double. A binary
+  // suffix multiplies by a power of two, which is exact.
+  const exp = suffix in BINARY ? 0 : suffix in DECIMAL_EXP ? DECIMAL_EXP[suffix] : Number(suffix.slice(1));
+  const v = parseFloat(`${num}e${exp}`) * (suffix in BINARY ? Number(BINARY[suffix]) : 1);
+  return sign === '-' ? -v : v;
 }

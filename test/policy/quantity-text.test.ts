@@ -45,3 +45,9 @@ describe('describeQuantities: figures compared on one line share a unit family',
     expect(describeResourcesCompared([needs, most])).toEqual(['cpu 5, memory 7829.39Mi', 'cpu 4, memory 5722.05Mi']);
   });
 });
+
+describe('parseQuantity: the suffixes as resource.Quantity reads them', () => {
+  test('"E" alone is exa (10^18), not an empty exponent; "e3" and "E3" are exponents', () => {
+    expect([q('1E'), q('2P'), q('1e3'), q('1E3'), q('5E-1')]).toEqual([10n ** 21n, 2n * 10n ** 18n, 10n ** 6n, 10n ** 6n, 500n]);
+  });
+});
