@@ -51,6 +51,8 @@ export interface ClusterQueueSpecJson extends JsonFields {
   readonly namespaceSelector?: LabelSelector | null;
   readonly resourceGroups?: readonly ResourceGroupJson[];
   readonly stopPolicy?: string;
+  /** A quantity (Kueue defaults it to 1). */
+  readonly fairSharing?: { readonly weight?: string | number };
   /** v1beta1: AdmissionCheck names. */
   readonly admissionChecks?: readonly string[];
   readonly admissionChecksStrategy?: { readonly admissionChecks?: ReadonlyArray<{ readonly name?: string }> };
@@ -72,7 +74,10 @@ export interface ClusterQueueJson extends JsonFields {
 export interface CohortJson extends JsonFields {
   readonly metadata: StoredMetaJson;
   /** v1beta2 `parentName`; v1beta1 `parent`. */
-  readonly spec?: { readonly parentName?: string; readonly parent?: string; readonly resourceGroups?: readonly ResourceGroupJson[] } & JsonFields;
+  readonly spec?: {
+    readonly parentName?: string; readonly parent?: string; readonly resourceGroups?: readonly ResourceGroupJson[];
+    readonly fairSharing?: { readonly weight?: string | number };
+  } & JsonFields;
 }
 
 /** A WorkloadPriorityClass: its value is a top-level field. */

@@ -181,6 +181,11 @@ export interface KueueCapabilities {
    * defaulted); v1beta2 the section's presence, with `preemptionStrategies` required.
    */
   readonly fairSharingSwitch: 'enable-field' | 'presence';
+  /**
+   * The dominant resource share's arithmetic (pkg/cache/.../fair_sharing.go): 'integer' up to 0.13
+   * (`b*1000/lr`, then `*1000/weight.MilliValue()`, at least 1), 'float' from 0.14 (a double divided by the weight).
+   */
+  readonly drsArithmetic: 'integer' | 'float';
   /** The Configuration apiVersions the manager decodes (apis/config): v1beta1, and v1beta2 from 0.15 (converted from v1beta1). */
   readonly configApiVersions: readonly string[];
   /** The AdmissionFairSharing gate's default (pkg/features/kube_features.go): Alpha and off from 0.12, Beta and on from 0.15. */
@@ -332,6 +337,8 @@ export const KUEUE_FEATURES: FeatureTable<KueueFeatures> = {
   conversionWebhook: [{ version: BEFORE_ANY, value: false }, { version: 'v0.16.0', value: true }],
   admissionChecksField: [{ version: BEFORE_ANY, value: 'admissionChecks' }, { version: 'v0.16.0', value: 'admissionChecksStrategy' }],
   fairSharingSwitch: [{ version: BEFORE_ANY, value: 'enable-field' }, { version: 'v0.16.0', value: 'presence' }],
+  // Read at v0.13.4 (integer) and v0.14.0 (float).
+  drsArithmetic: [{ version: BEFORE_ANY, value: 'integer' }, { version: 'v0.14.0', value: 'float' }],
   configApiVersions: [{ version: BEFORE_ANY, value: [CONFIG_V1BETA1] }, { version: 'v0.15.0', value: [CONFIG_V1BETA1, CONFIG_V1BETA2] }],
   admissionFairSharingGate: [{ version: BEFORE_ANY, value: 'off', preRelease: 'Alpha' }, { version: 'v0.15.0', value: 'on', preRelease: 'Beta' }],
   topologyAwareSchedulingGate: [{ version: BEFORE_ANY, value: 'off', preRelease: 'Alpha' }, { version: 'v0.14.0', value: 'on', preRelease: 'Beta' }],

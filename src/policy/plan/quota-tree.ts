@@ -30,6 +30,12 @@ export interface QuotaNode {
   readonly inSubtree: Uint8Array;
   readonly usage: Float64Array;
   parent?: CohortNode;
+  /**
+   * spec.fairSharing.weight as Kueue reads it (parseFairWeight: AsFloat64Slow, default 1), and in
+   * milli-units rounded up (v0.13's integer share divides by weight.MilliValue()).
+   */
+  fairWeight: number;
+  fairWeightMilli: number;
 }
 
 export interface CohortNode extends QuotaNode {
@@ -43,14 +49,16 @@ export interface Quota {
   readonly lendingLimit?: number;
 }
 
-/** A node's quota arrays for `size` flavor/resources, all empty. */
-type QuotaArrays = Pick<QuotaNode, 'quotaFlavorResources' | 'nominal' | 'borrowingLimit' | 'lendingLimit' | 'subtree' | 'inSubtree' | 'usage'>;
+/** A node's quota arrays for `size` flavor/resources, all empty, and the default fair-sharing weight. */
+type QuotaArrays = Pick<QuotaNode, 'quotaFlavorResources' | 'nominal' | 'borrowingLimit' | 'lendingLimit' | 'subtree' | 'inSubtree' | 'usage'
+  | 'fairWeight' | 'fairWeightMilli'>;
 
 export function quotaArrays(size: number): QuotaArrays {
   return {
     quotaFlavorResources: [], nominal: new Float64Array(size),
     borrowingLimit: new Float64Array(size).fill(NO_LIMIT), lendingLimit: new Float64Array(size).fill(NO_LIMIT),
     subtree: new Float64Array(size), inSubtree: new Uint8Array(size), usage: new Float64Array(size),
+    fairWeight: 1, fairWeightMilli: 1000,
   };
 }
 

@@ -6,10 +6,11 @@
  */
 import type { Inventory, LabelSelector, ResourceGroupEntry } from '../context';
 import type { Gang } from '../gang';
-import { ClusterQueueJson, inventoryFromObjects, LocalQueueJson, ResourceFlavorJson } from '../inventory-objects';
+import { ClusterQueueJson, CohortJson, inventoryFromObjects, LocalQueueJson, ResourceFlavorJson } from '../inventory-objects';
 import type { JsonFields, RayObject } from '../kinds';
 import { formatQuantity, ResourceMap } from '../quantity';
 import { isRecord } from '../ray-object';
+import { parseFairWeight, ShareUnits } from './fair-share';
 import { WorkloadQueue } from './queue';
 import { buildSubtree, CohortNode, FlavorResource, initSubtree, QuotaNode, quotaArrays, rootOf, setQuota } from './quota-tree';
 import type { PendingCategory, PlanPending, PlanVictim } from './schema';
@@ -192,6 +193,7 @@ export class Snapshot {
   private readonly flavorResourceIds = new Map<string, FlavorResource>();
   /** Milli-units per simulator unit, by resource: the greatest common divisor of its quantities. */
   readonly units = new Map<string, bigint>();
+  private shares?: ShareUnits;
 
   constructor(readonly inventory: Inventory) {}
 
@@ -205,6 +207,17 @@ export class Snapshot {
       this.flavorResourceNames.push({ flavor, resource, key });
     }
     return id;
+  }
+
+  /**
+   * For fair sharing's shares: each flavor/resource's resource name, and the factor from the simulator's
+   * unit to Kueue's (resources.Amount: milli-CPU, else the quantity's Value()).
+   */
+  shareUnits(): ShareUnits {
+    if (this.shares?.resourceOf.length === this.flavorResourceNames.length) return this.shares;
+    const kueueScale = new Map<string, number>();
+    for (const [resource, unit] of this.units) kueueScale.set(resource, resource === 'cpu' ? Number(unit) : Number(unit) / 1000);
+    return this.shares = { resourceOf: this.flavorResourceNames.map((n) => n.resource), kueueScale };
   }
 
   /** A quantity (milli-units) in the simulator's unit for its resource. */
@@ -262,6 +275,9 @@ export function buildSnapshot(kueueObjects: readonly unknown[], gangs: ReadonlyA
   numberQuantities(s, gangs);
   for (const c of inventory.cohorts) cohortNode(s, c.name, c.resourceGroups);
   for (const c of inventory.cohorts) if (c.parent) link(s, cohortNode(s, c.name), cohortNode(s, c.parent));
+  for (const c of ofKind<CohortJson>('Cohort')) {
+    setFairWeight(cohortNode(s, c.metadata?.name), c.spec?.fairSharing?.weight, `Cohort ${c.metadata?.name}`);
+  }
   clusterQueueObjects.forEach((c, i) => addClusterQueue(s, c, inventory.clusterQueues[i].resourceGroups));
   for (const root of s.cohorts.values()) if (!root.parent) buildSubtree(root);
   for (const c of s.clusterQueues.values()) if (!c.parent) initSubtree(c);
@@ -340,6 +356,12 @@ function setQuotas(s: Snapshot, n: QuotaNode, groups: readonly ResourceGroupEntr
   }
 }
 
+function setFairWeight(n: QuotaNode, weight: unknown, where: string): void {
+  const w = parseFairWeight(weight, where);
+  n.fairWeight = w.weight;
+  n.fairWeightMilli = w.milli;
+}
+
 function cohortNode(s: Snapshot, name: string, groups?: readonly ResourceGroupEntry[]): CohortNode {
   let c = s.cohorts.get(name);
   if (!c) {
@@ -393,6 +415,7 @@ function addClusterQueue(s: Snapshot, c: ClusterQueueJson, resourceGroups: reado
     largestUsage: new Float64Array(size), memo: newSearchMemo(), requestsByShape: new Map(),
   };
   setQuotas(s, cq, resourceGroups);
+  setFairWeight(cq, spec.fairSharing?.weight, `ClusterQueue ${cq.name}`);
   if (spec.stopPolicy === 'Hold' || spec.stopPolicy === 'HoldAndDrain') cq.inactiveReason = `ClusterQueue ${cq.name} is inactive: `
     + `stopPolicy ${spec.stopPolicy}`;
   const missing = groups.flatMap((g) => g.flavors).filter((f) => !s.flavors.has(f));
