@@ -21,7 +21,7 @@ const CONTROLLER_OUT = { regex: '^(\\.\\./)+(install|ray|kueue|platform|cli|inde
 const KUBE_OUT = { regex: '^(\\.\\./)+(install|ray|kueue|platform|cli|controller|index)(/|$)',
   message: 'src/kube is below the controller and the CLIs that reach a cluster through it: it imports neither, nor the constructs' };
 const SNAPSHOT_OUT = { regex: '^\\./(flavor-assigner|preemptor|cycle|simulate|render)$',
-  message: 'the snapshot layer (snapshot, workload, quota tree, queue, ordering) never imports the flavor assigner, the preemptor or the '
+  message: 'the snapshot layer (snapshot, workload, quota tree, queue, ordering, fair share) never imports the flavor assigner, the preemptor or the '
     + 'cycle: they import it' };
 // The plan's formatters (src/cli/plan-output, and src/plan/text.ts, which Plan.of(app) shares) are pure, and the
 // text goes into the CLI's bundle, which refuses cdk8s.
@@ -68,7 +68,7 @@ export default tseslint.config(
   },
   { files: ['src/policy/**/*.ts'], rules: { 'no-restricted-imports': restricted(SIDE_EFFECTS, CDK8S, OUT_OF_POLICY) } },
   {
-    files: ['src/policy/plan/{snapshot,workload,quota-tree,queue,ordering}.ts'],
+    files: ['src/policy/plan/{snapshot,workload,quota-tree,queue,ordering,fair-share}.ts'],
     rules: { 'no-restricted-imports': restricted(SIDE_EFFECTS, CDK8S, OUT_OF_POLICY, SNAPSHOT_OUT) },
   },
   { files: ['src/cli/plan-output/**/*.ts', 'src/plan/text.ts'], rules: { 'no-restricted-imports': restricted(FORMATTER_IO, FORMATTER_CDK8S) } },

@@ -2,6 +2,7 @@ import { ApiObject } from 'cdk8s';
 import { Construct, IConstruct } from 'constructs';
 import { LabelSelector } from '../policy/context';
 import type { ClusterQueueSpecJson } from '../policy/inventory-objects';
+import { parseFairWeight } from '../policy/plan/fair-share';
 import { AppInventory, InventoryEntry } from '../platform/inventory';
 import { resolveVersions } from '../platform/versions';
 import { IAdmissionCheck } from './admission-check';
@@ -174,7 +175,8 @@ export interface ClusterQueueProps {
    */
   readonly flavorFungibility?: FlavorFungibilityOptions;
   /**
-   * Fair-sharing weight in the cohort.
+   * Fair-sharing weight in the cohort: the share is what the queue borrows divided by the weight. 0 puts
+   * it behind every other borrower; Kueue refuses a negative weight and one in (0, 1e-9].
    * @default - Kueue's default (1)
    */
   readonly fairSharingWeight?: number;
@@ -227,6 +229,8 @@ export class ClusterQueue extends Construct implements IClusterQueue {
             : 'use BORROW or PREEMPT on v1beta1'}.`);
       }
     }
+    // Kueue's webhook refuses a negative weight and one in (0, 1n]; the plan reads the weight the same way.
+    if (props.fairSharingWeight !== undefined) parseFairWeight(props.fairSharingWeight, where);
     const pre = props.preemption;
     const reclaims = (pre?.reclaimWithinCohort ?? ReclaimWithinCohortPolicy.NEVER) !== ReclaimWithinCohortPolicy.NEVER;
     if (pre?.borrowWithinCohort && pre.borrowWithinCohort !== BorrowWithinCohortPolicy.NEVER && !reclaims) {

@@ -1,5 +1,6 @@
 import { ApiObject } from 'cdk8s';
 import { Construct, IConstruct } from 'constructs';
+import { parseFairWeight } from '../policy/plan/fair-share';
 import { AppInventory, InventoryEntry } from '../platform/inventory';
 import { resolveVersions } from '../platform/versions';
 import { checkedName, createKueueObject } from './kueue-api-object';
@@ -31,6 +32,7 @@ export interface CohortProps {
   /**
    * This cohort's weight under fair sharing: its share is what it borrows divided by the weight, so with 2 it
    * may borrow twice what a sibling of weight 1 does before its workloads are preempted; with 0 they go first.
+   * Kueue refuses a negative weight and one in (0, 1e-9].
    * @default - Kueue's default (1)
    */
   readonly fairSharingWeight?: number;
@@ -59,6 +61,7 @@ export class Cohort extends Construct implements ICohort {
     if (props.parent?.cohortName === this.cohortName) {
       throw new Error(`Cohort '${this.node.path}': spec.parentName: a cohort cannot be its own parent. Fix: choose another parent or omit it.`);
     }
+    if (props.fairSharingWeight !== undefined) parseFairWeight(props.fairSharingWeight, `Cohort '${this.node.path}'`);
     validateResourceGroups(this, 'Cohort', props.resourceGroups ?? [], !!props.parent);
     this.apiObject = createKueueObject(this, {
       kind: 'Cohort', caps, name: this.cohortName,

@@ -19,6 +19,21 @@ describe('ClusterQueue', () => {
       expect(synth(app).every((o) => o.apiVersion !== undefined)).toBe(true);
     });
 
+  test('a fair-sharing weight Kueue refuses is refused at construction, on the ClusterQueue and the Cohort', () => {
+    const { chart, flavor } = setup('v0.19.2');
+    const groups = [{ flavors: [{ flavor, quotas: [{ resource: ResourceName.CPU, nominalQuota: Quantity.cpu(1) }] }] }];
+    expect(() => new ClusterQueue(chart, 'neg', { resourceGroups: groups, fairSharingWeight: -1 }))
+      .toThrow(/ClusterQueue 'c\/neg': spec.fairSharing.weight is -1: Kueue refuses a negative weight; use 0/);
+    expect(() => new ClusterQueue(chart, 'tiny', { resourceGroups: groups, fairSharingWeight: 1e-10 }))
+      .toThrow(/spec.fairSharing.weight is 1e-10: Kueue refuses a weight in \(0, 1n\]/);
+    expect(() => new ClusterQueue(chart, 'nan', { resourceGroups: groups, fairSharingWeight: NaN })).toThrow(/spec.fairSharing.weight: 'NaN' is not a Kubernetes quantity/);
+    expect(() => new Cohort(chart, 'co', { fairSharingWeight: -0.5 })).toThrow(/Cohort 'c\/co': spec.fairSharing.weight is -0.5/);
+    // 0 and small positive weights stay.
+    const zero = new ClusterQueue(chart, 'zero', { resourceGroups: groups, fairSharingWeight: 0 });
+    expect(zero.apiObject.toJson().spec.fairSharing).toEqual({ weight: '0' });
+    expect(new Cohort(chart, 'light', { fairSharingWeight: 1e-6 }).apiObject.toJson().spec.fairSharing).toEqual({ weight: '0.000001' });
+  });
+
   test('fungibility values are checked against the emitted API version', () => {
     const { chart, flavor } = setup('v0.19.2');
     const groups = [{ flavors: [{ flavor, quotas: [{ resource: ResourceName.CPU, nominalQuota: Quantity.cpu(1) }] }] }];
