@@ -15,7 +15,7 @@ import {
 } from '../policy';
 import { parseGoDuration } from '../policy/go-duration';
 import { asWritten, isList } from '../policy/json';
-import { DEFAULT_HORIZON_SECONDS, kueueConfigNote, kueueConfigOf, PlanOutcome, PlanResult, simulatePlan } from '../policy/plan';
+import { DEFAULT_HORIZON_SECONDS, KueueConfig, kueueConfigNote, kueueConfigOf, PlanOutcome, PlanResult, simulatePlan } from '../policy/plan';
 import { planToHtml, planToText } from './plan-output';
 import { installFacts, modelledFlagVersion, pickVersion, settleVersionConflicts, versionSourceNotes } from './install-facts';
 import { FlagSpec, parseFlags, usageErrorText } from './args';
@@ -174,6 +174,8 @@ interface PlanInputs {
   readonly notes: string[];
   /** Kueue's ElasticJobsViaWorkloadSlices gate as the files' install sets it (as check reads it), else unknown. */
   readonly elasticGate: 'on' | 'off' | 'unknown';
+  /** The manager's Configuration as the files' install sets it, else Kueue's defaults. */
+  readonly kueueConfig?: KueueConfig;
 }
 
 function readInputs(f: PlanFlags): PlanInputs {
@@ -214,10 +216,12 @@ function readInputs(f: PlanFlags): PlanInputs {
   const kueue = pick(f.kueue, facts.kueueVersion, 'Kueue', DEFAULT_KUEUE_VERSION);
   const kubeRay = pick(f.kubeRay, facts.kubeRayVersion, 'KubeRay', DEFAULT_KUBERAY_VERSION);
   notes.push(...versionSourceNotes(facts, { kueue, kubeRay }));
+  let kueueConfig: KueueConfig | undefined;
   if (facts.kueueManager) {
-    // Refuses what Kueue refuses at start-up; notes what the plan does not model yet (fair sharing, admission fair sharing).
+    // Refuses what Kueue refuses at start-up; notes what it turns on and what of it the plan does not model yet.
     const caps = kueueCapabilities(kueue);
-    const note = kueueConfigNote(kueueConfigOf(facts.kueueManager, caps), caps, facts.kueueManager.where);
+    kueueConfig = kueueConfigOf(facts.kueueManager, caps);
+    const note = kueueConfigNote(kueueConfig, caps, facts.kueueManager.where);
     if (note) notes.push(note);
   }
   if (folders.length) {
@@ -225,7 +229,7 @@ function readInputs(f: PlanFlags): PlanInputs {
       + 'order they arrive, or annotate objects with cdk8s-kueue-ray.io/plan-arrival, to plan another order');
   }
   const gate = facts.elasticGate === 'default' ? (kueueCapabilities(kueue).elasticGateDefaultOn ? 'on' : 'off') : facts.elasticGate ?? 'unknown';
-  return { objects, files, kueue, kubeRay, notes, elasticGate: gate };
+  return { objects, files, kueue, kubeRay, notes, elasticGate: gate, kueueConfig };
 }
 
 /** A Ray object the admission webhooks refuse: it is never created, so it is not planned. */
@@ -299,7 +303,7 @@ function planRun(f: PlanFlags, input: PlanInputs, live?: PlanLiveInput): { outpu
   }
   // The per-cycle trace only with --trace (at 50,000 workloads it was most of the JSON), and for the page's usage chart.
   const plan = simulatePlan({ kueueObjects, arrivals, kueueVersion: input.kueue, kubeRayVersion: input.kubeRay,
-    trace: f.trace || f.output === 'html', horizonSeconds: f.horizonSeconds });
+    kueueConfig: input.kueueConfig, trace: f.trace || f.output === 'html', horizonSeconds: f.horizonSeconds });
   const rulesOf = (w: string) => refused.filter((r) => r.workload === w).map((r) => r.rule).join(', ');
   const refusedNotes = [...new Set(refused.map((r) => r.workload))]
     .map((w) => `${w} is refused at admission (${rulesOf(w)}): never created, so not planned; see check`);

@@ -8,6 +8,7 @@
  * release up to Kueue 0.15.4; from 0.15.5 Kueue's requeuer batches that by a second
  * (pkg/cache/queue/inadmissible_workloads.go), so the queued workloads settle first. Pure.
  */
+import { FairSharingIterator } from './fair-iterator';
 import { Assignment, briefOf, FlavorAssigner, quotaToReserve } from './flavor-assigner';
 import { fitsAfterVictims, Preemptor, Target } from './preemptor';
 import { addUsageMap, CohortNode, FlavorResource, QuotaNode, rootOf } from './quota-tree';
@@ -50,14 +51,17 @@ export class PlanSimulator extends QueueManager {
    */
   private readonly requeueLater = new Set<QuotaNode>();
   private ended: PlanEnd = { reason: 'settled', at: 0 };
+  /** Fair sharing is on: heads go by the tournament (fair-iterator.ts), not the classical order. */
+  private readonly fairSharing: boolean;
 
   constructor(private readonly input: PlanInput) {
     super(input);
     this.keepTrace = input.trace ?? true;
+    this.fairSharing = input.kueueConfig?.fairSharing !== undefined;
     this.preemptor = new Preemptor(this.snapshot, this.keepTrace, (a, b) => this.ambiguities.add(
       `preemption candidates ${a.ref} and ${b.ref} tie on priority ${a.priority} and admission time (arrival ${a.admittedAt}): `
         + 'Kueue orders them by UID'));
-    this.assigner = new FlavorAssigner(this.snapshot, this.preemptor);
+    this.assigner = new FlavorAssigner(this.snapshot, this.preemptor, this.fairSharing);
   }
 
   /**
@@ -182,16 +186,14 @@ export class PlanSimulator extends QueueManager {
     if (!heads.length) return undefined;
     this.cycle++;
     const entries = heads.map((w) => this.nominate(w));
-    entries.sort((a, b) => (a.assignment.borrowing - b.assignment.borrowing) || (b.workload.priority - a.workload.priority)
-      || (a.workload.created - b.workload.created));
     const preempted = new Map<Workload, Target>();
     const temporary: Temporary[] = [];
     const candidates: PlanCandidate[] = [];
     let progress = false;
-    for (const e of entries) {
+    this.inOrder(entries, (e) => {
       const result = this.process(e, preempted, temporary, candidates);
       if (result === 'admitted' || result === 'preempting') progress = true;
-    }
+    });
     for (const t of temporary) {
       addUsageMap(t.clusterQueue, t.usage, -1);
       t.clusterQueue.memo.version++;
@@ -200,6 +202,23 @@ export class PlanSimulator extends QueueManager {
     const released = this.releaseVictims(preempted);
     if (this.keepTrace) this.trace.push({ cycle: this.cycle, afterArrival: arrival, candidates, released, at: this.clock.now });
     return progress;
+  }
+
+  /**
+   * Processes the cycle's entries in Kueue's order: classical (no borrowing first, then priority, then FIFO), or with
+   * fair sharing the tournament, whose shares are read at each step on the tree as the entries before changed it.
+   */
+  private inOrder(entries: Entry[], step: (e: Entry) => void): void {
+    if (!this.fairSharing) {
+      entries.sort((a, b) => (a.assignment.borrowing - b.assignment.borrowing) || (b.workload.priority - a.workload.priority)
+        || (a.workload.created - b.workload.created));
+      for (const e of entries) step(e);
+      return;
+    }
+    const it = new FairSharingIterator(entries.map((e) => ({ ...e, usage: e.assignment.usage })), this.snapshot.shareUnits(), {
+      arithmetic: this.kueue.drsArithmetic, prioritizeNonBorrowing: this.input.kueueConfig?.gates.FairSharingPrioritizeNonBorrowing === 'on',
+    });
+    while (it.hasNext()) step(it.pop());
   }
 
   /** The cycle's victims release their quota and are requeued; parked workloads of their cohort trees are retried. */

@@ -65,7 +65,7 @@ export class FairSharingIterator<E extends FairEntry> {
       for (let ancestor = cq.parent; ancestor; node = ancestor, ancestor = ancestor.parent) {
         const drs = dominantResourceShare(node, this.units, this.options.arithmetic);
         let under = this.shares.get(ancestor);
-        if (!under) this.shares.set(ancestor, under = new Map());
+        if (!under) this.shares.set(ancestor, under = new Map<Workload, Drs>());
         under.set(e.workload, drs);
         if (this.options.onTournament) shares.push({ workload: e.workload, cohort: ancestor.name, drs });
       }
@@ -93,17 +93,31 @@ export class FairSharingIterator<E extends FairEntry> {
   /** entryComparer.less under `cohort`. */
   private less(a: E, b: E, cohort: CohortNode): boolean {
     const under = this.shares.get(cohort)!;
-    const da = under.get(a.workload)!;
-    const db = under.get(b.workload)!;
-    if (this.options.prioritizeNonBorrowing) {
-      const ab = isBorrowingOn(da, a.usage);
-      const bb = isBorrowingOn(db, b.usage);
-      if (ab !== bb) return !ab;
-    }
-    const c = compareDrs(da, db);
-    if (c !== 0) return c < 0;
-    // PrioritySortingWithinCohort: Beta and on since 0.6.
-    if (a.workload.priority !== b.workload.priority) return a.workload.priority > b.workload.priority;
-    return a.workload.created < b.workload.created;
+    return entryLess({ drs: under.get(a.workload)!, usage: a.usage, workload: a.workload },
+      { drs: under.get(b.workload)!, usage: b.usage, workload: b.workload }, this.options.prioritizeNonBorrowing);
   }
+}
+
+/** One side of a tournament's comparison: a head, its share under the cohort compared at, and its usage. */
+export interface Contender {
+  readonly drs: Drs;
+  readonly usage: ReadonlyMap<FlavorResource, number>;
+  readonly workload: Pick<Workload, 'priority' | 'created'>;
+}
+
+/**
+ * entryComparer.less: `a` goes before `b`. Not borrowing on the flavors it asks for first (with
+ * FairSharingPrioritizeNonBorrowing), then the lower share, the higher priority (PrioritySortingWithinCohort,
+ * on since 0.6), the earlier arrival. PrioritizePreemptorWorkloads (Alpha, off) is not modelled.
+ */
+export function entryLess(a: Contender, b: Contender, prioritizeNonBorrowing: boolean): boolean {
+  if (prioritizeNonBorrowing) {
+    const ab = isBorrowingOn(a.drs, a.usage);
+    const bb = isBorrowingOn(b.drs, b.usage);
+    if (ab !== bb) return !ab;
+  }
+  const c = compareDrs(a.drs, b.drs);
+  if (c !== 0) return c < 0;
+  if (a.workload.priority !== b.workload.priority) return a.workload.priority > b.workload.priority;
+  return a.workload.created < b.workload.created;
 }

@@ -124,7 +124,8 @@ export interface LazyPending extends PendingBrief {
 const byLocale = new Intl.Collator().compare;
 
 export class FlavorAssigner {
-  constructor(private readonly snapshot: Snapshot, private readonly oracle: PreemptionOracle) {}
+  /** `fairSharing`: Kueue's Configuration turns fair sharing on (a ClusterQueue that reclaims may then preempt while borrowing). */
+  constructor(private readonly snapshot: Snapshot, private readonly oracle: PreemptionOracle, private readonly fairSharing = false) {}
 
   /** The assignment of `w` in its ClusterQueue (a scale-up slice keeps its flavors). */
   assign(w: Workload): Assignment {
@@ -342,7 +343,8 @@ export class FlavorAssigner {
     if (value <= free) return granular(FIT, subtreeHeight(h));
     podSetAssignment.reasons.push({ flavorResource: id, overMax: false, assumed, request, available: free, maxCapacity, limitReached });
     podSetAssignment.category = 'quota';
-    const canPreemptWhileBorrowing = cq.preemption.borrowPolicy !== 'Never';
+    // canPreemptWhileBorrowing (flavorassigner.go): borrowWithinCohort, or with fair sharing any reclaimWithinCohort.
+    const canPreemptWhileBorrowing = cq.preemption.borrowPolicy !== 'Never' || (this.fairSharing && cq.preemption.reclaim !== 'Never');
     if (nominal >= value || subtreeMayReclaim(h) || canPreemptWhileBorrowing) {
       return this.oracle.simulatePreemption(w, cq, id, value, subtreeHeight(h));
     }

@@ -235,18 +235,23 @@ export function kueueConfigOf(source: KueueConfigSource, caps: ConfigCaps): Kueu
 }
 
 /**
- * What the plan read, as a note, when it changes Kueue's decisions beyond what the plan models: fair sharing or
- * admission fair sharing on. Undefined otherwise (the plan's answers stand as they are).
+ * What the plan read, as a note, when it changes Kueue's decisions: fair sharing or admission fair sharing on,
+ * with what of it the plan models. Undefined otherwise (the plan's answers stand as they are).
  */
 export function kueueConfigNote(c: KueueConfig, caps: Pick<KueueCapabilities, 'version'>, from: string): string | undefined {
   const parts: string[] = [];
-  if (c.fairSharing) parts.push(`fair sharing on (preemption strategies ${c.fairSharing.preemptionStrategies.join(', ')})`);
+  const missing: string[] = [];
+  if (c.fairSharing) {
+    parts.push(`fair sharing on (preemption strategies ${c.fairSharing.preemptionStrategies.join(', ')})`);
+    missing.push('fair-sharing preemption (the plan preempts by the classical rules)');
+  }
   if (c.admissionFairSharing) {
     const a = c.admissionFairSharing;
     parts.push(`admission fair sharing on (usageHalfLifeTime ${a.usageHalfLifeTime} s, usageSamplingInterval ${a.usageSamplingInterval} s)`);
+    missing.push('admission fair sharing (the plan orders each ClusterQueue by priority, then arrival)');
   }
   if (!parts.length) return undefined;
-  const [them, decide] = parts.length > 1 ? ['them', 'they decide'] : ['it', 'it decides'];
-  return `Kueue ${caps.version} configuration read from ${from}: ${parts.join(', ')}. The plan does not model ${them} yet: where ${decide}, `
-    + 'Kueue can order and preempt otherwise (docs/plan.md, Simplifications)';
+  const modelled = c.fairSharing ? 'The plan orders each cohort\'s heads by fair sharing\'s dominant resource share. ' : '';
+  return `Kueue ${caps.version} configuration read from ${from}: ${parts.join(', ')}. ${modelled}Not modelled yet: ${missing.join('; ')}; `
+    + 'where that decides, Kueue can order and preempt otherwise (docs/plan.md, Simplifications)';
 }
