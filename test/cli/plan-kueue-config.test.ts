@@ -5,8 +5,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { planCommand } from '../../src/cli/plan';
 import { tmpdir } from '../support/synth';
-import { EXPECTED_DURATION_ANNOTATION, PLAN_ARRIVAL_ANNOTATION } from '../../src/policy';
-import { builder, clusterQueue, flavor, localQueue, rayCluster } from '../policy/plan/scenarios';
+import { fairSharingTimelineScenarios } from '../policy/plan/fair-sharing-scenarios';
 
 const QUEUES = `apiVersion: kueue.x-k8s.io/v1beta2
 kind: ResourceFlavor
@@ -80,28 +79,17 @@ test('fair sharing on in the files\' Configuration: a note naming it and the fil
 });
 
 test('fair sharing on in the files: the plan orders the heads by their share (b2, whose queue borrows less, goes before the older a2)', () => {
-  // Cohort co: a and b with 2 CPU, lender l with 6; a runs 6, b 2, l 2 until 10m. a2 and b2 (2 each) wait for l's 2 CPU.
-  const b = builder('v0.19.2');
-  const job = (name: string, lq: string, cpu: number, t: Record<string, string> = {}) => {
-    const o = rayCluster(name, { lq, headCpu: String(cpu) });
-    o.metadata.annotations = t;
-    return o;
-  };
-  const docs = [flavor(b, 'f'), clusterQueue(b, 'a', { cohort: 'co', quotas: [{ flavor: 'f', cpu: '2' }] }),
-    clusterQueue(b, 'b', { cohort: 'co', quotas: [{ flavor: 'f', cpu: '2' }] }),
-    clusterQueue(b, 'l', { cohort: 'co', quotas: [{ flavor: 'f', cpu: '6' }] }),
-    localQueue(b, 'qa', 'a'), localQueue(b, 'qb', 'b'), localQueue(b, 'ql', 'l'), job('a1', 'qa', 6), job('b1', 'qb', 2),
-    job('l1', 'ql', 2, { [EXPECTED_DURATION_ANNOTATION]: '10m' }), job('a2', 'qa', 2, { [PLAN_ARRIVAL_ANNOTATION]: '1m' }),
-    job('b2', 'qb', 2, { [PLAN_ARRIVAL_ANNOTATION]: '2m' })];
-  const admitted = (install: string) => {
+  const [s] = fairSharingTimelineScenarios('v0.19.2');
+  const startsAt = (install: string) => {
     const dir = tmpdir();
     fs.writeFileSync(path.join(dir, '0-kueue.yaml'), install);
-    fs.writeFileSync(path.join(dir, '1-queues.yaml'), docs.map((d) => JSON.stringify(d)).join('\n---\n'));
-    return plan(dir).workloads.filter((w: any) => w.outcome === 'admitted').map((w: any) => w.name).sort();
+    fs.writeFileSync(path.join(dir, '1-queues.yaml'), [...s.objects, ...s.arrivals].map((d) => JSON.stringify(d)).join('\n---\n'));
+    const ws = plan(dir).workloads;
+    return ['a2', 'b2'].map((n) => ws.find((w: any) => w.name === n).admittedAt);
   };
-  expect(admitted(manager('apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration'))).toEqual(['a1', 'a2', 'b1', 'l1']);
-  expect(admitted(manager('apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nfairSharing:\n'
-    + '  preemptionStrategies: [LessThanInitialShare]'))).toEqual(['a1', 'b1', 'b2', 'l1']);
+  expect(startsAt(manager('apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration'))).toEqual([600, 900]);
+  expect(startsAt(manager('apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nfairSharing:\n'
+    + '  preemptionStrategies: [LessThanInitialShare]'))).toEqual([900, 600]);
 });
 
 test('a Configuration Kueue refuses at start-up is an error naming the file, the field and the fix', () => {

@@ -20,21 +20,10 @@ import { TestCluster } from './support/cluster';
 import { runTimelineBatch } from './support/timeline-agreement';
 import { applyQueues, kueueCategory, wasPreempted, workloadsByNamespace } from './support/agreement';
 import { cond, KubeClient, objectPath, waitFor } from './support/kube';
-import { BUILDABLE_KUEUE, e2ePairs } from './support/pairs';
+import { agreementPairs, e2ePairs } from './support/pairs';
 
 const { pairs, skipped } = e2ePairs();
 if (skipped) process.stdout.write(`[plan-agreement] skipped: ${skipped}\n`);
-
-/** One pair per buildable Kueue version: the KubeRay version Kueue tests against, else the first built. */
-function versions(): Array<[string, string]> {
-  const out: Array<[string, string]> = [];
-  for (const k of BUILDABLE_KUEUE) {
-    const built = pairs.filter(([kk]) => kk === k);
-    if (!built.length) continue;
-    out.push(built.find(([, r]) => r === kueueCapabilities(k).testedKubeRay) ?? built[0]);
-  }
-  return out;
-}
 
 const STEP_MS = 1200;
 const QUIET_MS = 1200;
@@ -197,7 +186,7 @@ function randomScenarios(kueue: string, seed: number, count: number): { scenario
   return { scenarios, skipped: skippedAmbiguous };
 }
 
-const list = versions();
+const list = agreementPairs(pairs);
 const describeVersions = list.length ? describe.each(list) : describe.skip.each([['-', '-']]);
 
 describeVersions('plan agrees with Kueue %s (KubeRay %s CRDs, no operator)', (kueue, kubeRay) => {

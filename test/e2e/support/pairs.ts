@@ -5,7 +5,7 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { RUN_KUBERAY_VERSIONS, SUPPORTED_KUEUE_VERSIONS } from '../../../src/policy/versions';
+import { kueueCapabilities, RUN_KUBERAY_VERSIONS, SUPPORTED_KUEUE_VERSIONS } from '../../../src/policy/versions';
 import { cacheDir } from '../../support/upstream';
 import { ETCD_VERSION, K8S_VERSION } from './cluster';
 
@@ -47,4 +47,18 @@ export function describeOnPair(suite: string, pair: readonly [string, string]): 
   const runnable = e2ePairs().pairs.some(([k, r]) => k === pair[0] && r === pair[1]);
   if (!runnable) process.stdout.write(`[e2e] ${suite}: skipped, the control plane is not built (run scripts/testcluster/build.sh)\n`);
   return runnable ? describe : describe.skip;
+}
+
+/**
+ * One pair per buildable Kueue version, for the suites that compare the plan with Kueue (no KubeRay operator, only
+ * its CRDs): the KubeRay version Kueue tests against, else the first built.
+ */
+export function agreementPairs(pairs: ReadonlyArray<[string, string]>): Array<[string, string]> {
+  const out: Array<[string, string]> = [];
+  for (const k of BUILDABLE_KUEUE) {
+    const built = pairs.filter(([kk]) => kk === k);
+    if (!built.length) continue;
+    out.push(built.find(([, r]) => r === kueueCapabilities(k).testedKubeRay) ?? built[0]);
+  }
+  return out;
 }

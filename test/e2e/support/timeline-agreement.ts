@@ -5,7 +5,7 @@
 // arrival; then it lets Kueue settle and records what Kueue did at that instant: admissions, preemptions. Compared
 // with the plan per workload: its events (arrival, admissions, preemptions, finish, with their times), what each
 // admission waited for, and at the end the pending reason. Many scenarios run side by side, one step each per round.
-import { simulatePlan, type PlanWorkload } from '../../../src/policy/plan';
+import { type KueueConfig, simulatePlan, type PlanWorkload } from '../../../src/policy/plan';
 import { parseGoDuration } from '../../../src/policy/go-duration';
 import { kueueCapabilities } from '../../../src/policy/versions';
 import { isolate, PlanScenario } from '../../policy/plan/scenarios';
@@ -200,8 +200,8 @@ const brief = (events: readonly Event[]) => events.map((e) => `${e.event}@${e.at
 const nameOf = (ref: string) => ref.slice(ref.lastIndexOf('/') + 1);
 
 /** Where the plan and what Kueue did differ, per workload. */
-function compare(r: Run, kueue: string, final: readonly any[]): string[] {
-  const plan = simulatePlan({ kueueObjects: r.isolated.objects, arrivals: r.isolated.arrivals, kueueVersion: kueue, trace: false });
+function compare(r: Run, kueue: string, final: readonly any[], kueueConfig?: KueueConfig): string[] {
+  const plan = simulatePlan({ kueueObjects: r.isolated.objects, arrivals: r.isolated.arrivals, kueueVersion: kueue, kueueConfig, trace: false });
   const diffs: string[] = [];
   const byOwner = new Map(final.map((w) => [w.metadata.ownerReferences?.[0]?.name, w]));
   for (const w of plan.workloads as readonly PlanWorkload[]) {
@@ -226,9 +226,12 @@ function compare(r: Run, kueue: string, final: readonly any[]): string[] {
   return diffs;
 }
 
-/** Runs the scenarios side by side on the cluster, each on its own clock, and compares each with the plan. */
-export async function runTimelineBatch(cluster: TestCluster, kueue: string, scenarios: readonly PlanScenario[], first: number)
-  : Promise<TimelineOutcome[]> {
+/**
+ * Runs the scenarios side by side on the cluster, each on its own clock, and compares each with the plan, planned
+ * with `kueueConfig`: the Configuration the cluster's Kueue runs with, as the plan reads it.
+ */
+export async function runTimelineBatch(cluster: TestCluster, kueue: string, scenarios: readonly PlanScenario[], first: number,
+  kueueConfig?: KueueConfig): Promise<TimelineOutcome[]> {
   const client = cluster.client;
   const wlApi = `kueue.x-k8s.io/${kueueCapabilities(kueue).apiVersion.split('/')[1]}`;
   const runs = scenarios.map((s, i) => start(s, `t${first + i}`));
@@ -241,5 +244,5 @@ export async function runTimelineBatch(cluster: TestCluster, kueue: string, scen
     all = await settle(client, wlApi, runs, stepStart);
     for (const r of runs) if (!r.done) observe(r, all.get(r.namespace) ?? []);
   }
-  return runs.map((r) => ({ scenario: r.scenario, diffs: compare(r, kueue, all.get(r.namespace) ?? []) }));
+  return runs.map((r) => ({ scenario: r.scenario, diffs: compare(r, kueue, all.get(r.namespace) ?? [], kueueConfig) }));
 }

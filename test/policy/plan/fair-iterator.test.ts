@@ -6,10 +6,10 @@
  */
 import { Drs } from '../../../src/policy/plan/fair-share';
 import { entryLess } from '../../../src/policy/plan/fair-iterator';
-import { KueueConfig, PlanResult, simulatePlan } from '../../../src/policy/plan';
-import { EXPECTED_DURATION_ANNOTATION, PLAN_ARRIVAL_ANNOTATION } from '../../../src/policy';
+import { KueueConfig, simulatePlan } from '../../../src/policy/plan';
 import { kueueCapabilities } from '../../../src/policy/versions';
-import { builder, clusterQueue, cohort, flavor, localQueue, rayCluster } from './scenarios';
+import { fairSharingTimelineScenarios } from './fair-sharing-scenarios';
+import type { PlanScenario } from './scenarios';
 
 describe('entryLess: Kueue v0.19.2 TestEntryComparerLess', () => {
   const CPU = 0;
@@ -47,59 +47,29 @@ describe('entryLess: Kueue v0.19.2 TestEntryComparerLess', () => {
   });
 });
 
-describe('the tournament in the plan', () => {
+describe('the tournament in the plan (the fair-sharing timeline scenarios, which agree with the real Kueue)', () => {
   const V = 'v0.19.2';
-  const b = builder(V);
   const FS: KueueConfig = { fairSharing: { preemptionStrategies: ['LessThanOrEqualToFinalShare', 'LessThanInitialShare'] },
     gates: { AdmissionFairSharing: 'on', TopologyAwareScheduling: 'on', FairSharingPreemptWithinNominal: 'on',
       FairSharingPrioritizeNonBorrowing: 'on' } };
-  const job = (name: string, lq: string, cpu: number, t: { duration?: string; arrival?: string } = {}) => {
-    const o = rayCluster(name, { lq, headCpu: String(cpu) });
-    o.metadata.annotations = { ...(t.duration ? { [EXPECTED_DURATION_ANNOTATION]: t.duration } : {}),
-      ...(t.arrival ? { [PLAN_ARRIVAL_ANNOTATION]: t.arrival } : {}) };
-    return o;
+  const [lowerShare, weight, hierarchical] = fairSharingTimelineScenarios(V);
+  /** When each of the two waiting workloads starts (seconds), planned classically and with fair sharing. */
+  const starts = (s: PlanScenario, names: [string, string], kueueConfig?: KueueConfig) => {
+    const r = simulatePlan({ kueueObjects: s.objects, arrivals: s.arrivals, kueueVersion: V, kueueConfig });
+    return names.map((n) => r.workloads.find((w) => w.name === n)!.admittedAt);
   };
-  const admittedAt = (r: PlanResult, name: string) => r.workloads.find((w) => w.name === name)!.admittedAt;
 
-  /**
-   * Cohort co: a and b with 2 CPU each, lender l with 6. a runs 6 (borrows 4), b runs 2, l runs 2: full.
-   * a2 then b2 (2 CPU each) wait; when l's job finishes at 10m both heads meet in one cycle, with room for one.
-   */
-  const objects = [flavor(b, 'f'), clusterQueue(b, 'a', { cohort: 'co', quotas: [{ flavor: 'f', cpu: '2' }] }),
-    clusterQueue(b, 'b', { cohort: 'co', quotas: [{ flavor: 'f', cpu: '2' }] }),
-    clusterQueue(b, 'l', { cohort: 'co', quotas: [{ flavor: 'f', cpu: '6' }] }),
-    localQueue(b, 'qa', 'a'), localQueue(b, 'qb', 'b'), localQueue(b, 'ql', 'l')];
-  const arrivals = [job('a1', 'qa', 6), job('b1', 'qb', 2), job('l1', 'ql', 2, { duration: '10m' }),
-    job('a2', 'qa', 2, { arrival: '1m' }), job('b2', 'qb', 2, { arrival: '2m' })];
-
-  test('classical: both borrow, so the older head (a2) goes first; fair sharing: b borrows less, so b2 goes first', () => {
-    const classical = simulatePlan({ kueueObjects: objects, arrivals, kueueVersion: V });
-    expect([admittedAt(classical, 'a2'), admittedAt(classical, 'b2')]).toEqual([600, null]);
-    const fair = simulatePlan({ kueueObjects: objects, arrivals, kueueVersion: V, kueueConfig: FS });
-    expect([admittedAt(fair, 'a2'), admittedAt(fair, 'b2')]).toEqual([null, 600]);
+  test('two queues: classically both heads borrow and the older a2 starts at 10m; with fair sharing b, which borrows less, goes first', () => {
+    expect(starts(lowerShare, ['a2', 'b2'])).toEqual([600, 900]);
+    expect(starts(lowerShare, ['a2', 'b2'], FS)).toEqual([900, 600]);
   });
 
   test('a weight changes the winner: with weight 4, a\'s share with a2 is 600 / 4 = 150, under b\'s 200', () => {
-    const weighted = objects.map((o) => (o.kind === 'ClusterQueue' && o.metadata.name === 'a'
-      ? { ...o, spec: { ...o.spec, fairSharing: { weight: '4' } } } : o));
-    const fair = simulatePlan({ kueueObjects: weighted, arrivals, kueueVersion: V, kueueConfig: FS });
-    expect([admittedAt(fair, 'a2'), admittedAt(fair, 'b2')]).toEqual([600, null]);
+    expect(starts(weight, ['a2', 'b2'], FS)).toEqual([600, 900]);
   });
 
-  test('hierarchical cohorts: at the root the tournament compares cohort x\'s share with ClusterQueue c\'s', () => {
-    // root (own quota 4) over cohort x (a 2, b 2) and c (1): 9 CPU. a runs 4, b 2 (x borrows 2), c 1 and 2 (c borrows 2): full.
-    const h = [flavor(b, 'f'), cohort(b, 'root', undefined, { flavor: 'f', cpu: '4' }), cohort(b, 'x', 'root'),
-      clusterQueue(b, 'a', { cohort: 'x', quotas: [{ flavor: 'f', cpu: '2' }] }),
-      clusterQueue(b, 'b', { cohort: 'x', quotas: [{ flavor: 'f', cpu: '2' }] }),
-      clusterQueue(b, 'c', { cohort: 'root', quotas: [{ flavor: 'f', cpu: '1' }] }),
-      localQueue(b, 'qa', 'a'), localQueue(b, 'qb', 'b'), localQueue(b, 'qc', 'c')];
-    const jobs = [job('a1', 'qa', 4), job('b1', 'qb', 2), job('c0', 'qc', 1), job('c1', 'qc', 2, { duration: '10m' }),
-      job('a2', 'qa', 2, { arrival: '1m' }), job('c2', 'qc', 2, { arrival: '2m' })];
-    // At 10m c1 finishes: 2 CPU free, room for one. Both heads borrow at the root's level, so the classical order takes
-    // the older, a2. Under the root, x with a2 borrows 4 of 9 (share 444), c with c2 borrows 2 of 9 (222): c2 goes first.
-    const classical = simulatePlan({ kueueObjects: h, arrivals: jobs, kueueVersion: V });
-    expect([admittedAt(classical, 'a2'), admittedAt(classical, 'c2')]).toEqual([600, null]);
-    const fair = simulatePlan({ kueueObjects: h, arrivals: jobs, kueueVersion: V, kueueConfig: FS });
-    expect([admittedAt(fair, 'a2'), admittedAt(fair, 'c2')]).toEqual([null, 600]);
+  test('hierarchical cohorts: at the root the tournament compares cohort x\'s share (444) with ClusterQueue c\'s (222)', () => {
+    expect(starts(hierarchical, ['a2', 'c2'])).toEqual([600, 900]);
+    expect(starts(hierarchical, ['a2', 'c2'], FS)).toEqual([900, 600]);
   });
 });

@@ -1,0 +1,66 @@
+// The plan with fair sharing on against a real Kueue started with fair sharing on (issue 44), per buildable Kueue
+// version: etcd + kube-apiserver + Kueue with the KubeRay CRDs and no operator, as the plan-agreement suite runs. The
+// Configuration is the one each version reads (v1beta1 `fairSharing.enable` on 0.14, the v1beta2 section's presence
+// from 0.15), and the plan reads it as the CLI reads the files' install (kueueConfigOf). The fixed fair-sharing timeline
+// scenarios run side by side (support/timeline-agreement.ts): each workload's arrivals, admissions, preemptions and
+// finishes, what it waited for and its pending reason are compared with the plan.
+import { kueueConfigOf, simulatePlan } from '../../src/policy/plan';
+import { CONFIG_V1BETA1, CONFIG_V1BETA2, compareVersions, kueueCapabilities } from '../../src/policy/versions';
+import { fairSharingTimelineScenarios } from '../policy/plan/fair-sharing-scenarios';
+import { TestCluster } from './support/cluster';
+import { agreementPairs, e2ePairs } from './support/pairs';
+import { runTimelineBatch } from './support/timeline-agreement';
+
+const { pairs, skipped } = e2ePairs();
+if (skipped) process.stdout.write(`[fair-sharing-agreement] skipped: ${skipped}\n`);
+
+const STRATEGIES = ['LessThanOrEqualToFinalShare', 'LessThanInitialShare'];
+
+/** The manager Configuration with fair sharing on, in the apiVersion the version reads. */
+function fairSharingConfiguration(kueue: string): Record<string, any> {
+  const v2 = kueueCapabilities(kueue).configApiVersions.includes(CONFIG_V1BETA2);
+  const frameworks = ['ray.io/rayjob', 'ray.io/raycluster', ...(compareVersions(kueue, 'v0.17.0') >= 0 ? ['ray.io/rayservice'] : [])];
+  return {
+    apiVersion: v2 ? CONFIG_V1BETA2 : CONFIG_V1BETA1, kind: 'Configuration',
+    fairSharing: v2 ? { preemptionStrategies: STRATEGIES } : { enable: true, preemptionStrategies: STRATEGIES },
+    integrations: { frameworks },
+  };
+}
+
+const list = agreementPairs(pairs);
+const describeVersions = list.length ? describe.each(list) : describe.skip.each([['-', '-']]);
+
+describeVersions('the plan with fair sharing agrees with Kueue %s (KubeRay %s CRDs, no operator)', (kueue, kubeRay) => {
+  let cluster: TestCluster;
+  const configuration = fairSharingConfiguration(kueue);
+  const kueueConfig = kueueConfigOf({ config: configuration, where: 'the test control plane' }, kueueCapabilities(kueue));
+  beforeAll(async () => {
+    cluster = await TestCluster.start({ kueue, kubeRay, kubeRayOperator: false, kueueConfiguration: configuration });
+  }, 300000);
+  afterAll(async () => {
+    await cluster?.stop();
+  });
+
+  test('the scenarios are ones fair sharing decides: planned without it, the first and the last go otherwise', () => {
+    expect(kueueConfig.fairSharing?.preemptionStrategies).toEqual(STRATEGIES);
+    const [lowerShare, , hierarchical] = fairSharingTimelineScenarios(kueue);
+    for (const s of [lowerShare, hierarchical]) {
+      const events = (config?: typeof kueueConfig) => simulatePlan({ kueueObjects: s.objects, arrivals: s.arrivals, kueueVersion: kueue,
+        kueueConfig: config, trace: false }).workloads.map((w) => `${w.name} ${w.events.map((e) => `${e.event}@${e.at}`).join(' ')}`);
+      expect(events(kueueConfig)).not.toEqual(events());
+    }
+  });
+
+  test('fixed fair-sharing timelines: each workload\'s events, waits and pending reason', async () => {
+    const t0 = Date.now();
+    const scenarios = fairSharingTimelineScenarios(kueue);
+    const results = await runTimelineBatch(cluster, kueue, scenarios, 0, kueueConfig);
+    const failed = results.filter((r) => r.diffs.length);
+    for (const f of failed) {
+      process.stdout.write(`[fair-sharing-agreement] DISAGREE ${kueue} ${f.scenario.name}:\n${f.diffs.map((d) => `    ${d}`).join('\n')}\n`);
+    }
+    process.stdout.write(`[fair-sharing-agreement] Kueue ${kueue}: ${results.length - failed.length}/${results.length} agree in `
+      + `${((Date.now() - t0) / 1000).toFixed(0)} s\n`);
+    expect(failed.map((f) => `${f.scenario.name}: ${f.diffs.join('; ')}`)).toEqual([]);
+  }, 600000);
+});

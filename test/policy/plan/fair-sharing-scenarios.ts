@@ -1,0 +1,39 @@
+/**
+ * Fair-sharing scenarios on the plan's timeline (issue 44), shared by the simulator's unit tests and the agreement
+ * against a real Kueue started with fair sharing on: each is one where the tournament's order decides who starts
+ * when quota comes back, and the first two are ones where the classical order decides otherwise.
+ */
+import { builder, clusterQueue, cohort, flavor, localQueue, PlanScenario, rayCluster } from './scenarios';
+import { timed } from './timeline-scenarios';
+
+const rc = (name: string, lq: string, cpu: number) => rayCluster(name, { lq, headCpu: String(cpu) });
+
+export function fairSharingTimelineScenarios(kueueVersion: string): PlanScenario[] {
+  const b = builder(kueueVersion);
+  const q = (name: string, cohortName: string, cpu: string, weight?: string) => {
+    const o = clusterQueue(b, name, { cohort: cohortName, quotas: [{ flavor: 'f', cpu }] });
+    if (weight) o.spec.fairSharing = { weight };
+    return o;
+  };
+  // Cohort co: a and b with 2 CPU, lender l with 6. a runs 6 (borrows 4), b 2, l 2 until 10m: full. a2 and b2 (2 each)
+  // wait; at 10m both heads meet with room for one. With a2, a borrows 6 of 10 (share 600); with b2, b 2 of 10 (200).
+  const twoQueues = (aWeight?: string) => [flavor(b, 'f'), q('a', 'co', '2', aWeight), q('b', 'co', '2'), q('l', 'co', '6'),
+    localQueue(b, 'qa', 'a'), localQueue(b, 'qb', 'b'), localQueue(b, 'ql', 'l')];
+  const twoQueueArrivals = [timed(rc('a1', 'qa', 6), 0, 30), timed(rc('b1', 'qb', 2), 0, 30), timed(rc('l1', 'ql', 2), 0, 10),
+    timed(rc('a2', 'qa', 2), 1, 5), timed(rc('b2', 'qb', 2), 2, 5)];
+  return [
+    // b2 starts at 10m (the classical order would start the older a2), a2 when b2 ends at 15m.
+    { name: 'fs-lower-share-first', objects: twoQueues(), arrivals: twoQueueArrivals },
+    // a's weight 4 puts its share with a2 at 150, under b's 200: a2 starts at 10m.
+    { name: 'fs-weight', objects: twoQueues('4'), arrivals: twoQueueArrivals },
+    // root (own quota 4) over cohort x (a 2, b 2) and c (1). a runs 4, b 2, c 1 and 2 until 10m: full. At the root, x with
+    // a2 would borrow 4 of 9 (444), c with c2 2 of 9 (222): c2 starts at 10m (classically the older a2).
+    {
+      name: 'fs-hierarchical',
+      objects: [flavor(b, 'f'), cohort(b, 'root', undefined, { flavor: 'f', cpu: '4' }), cohort(b, 'x', 'root'), q('a', 'x', '2'),
+        q('b', 'x', '2'), q('c', 'root', '1'), localQueue(b, 'qa', 'a'), localQueue(b, 'qb', 'b'), localQueue(b, 'qc', 'c')],
+      arrivals: [timed(rc('a1', 'qa', 4), 0, 30), timed(rc('b1', 'qb', 2), 0, 30), timed(rc('c0', 'qc', 1), 0, 30), timed(rc('c1', 'qc', 2), 0, 10),
+        timed(rc('a2', 'qa', 2), 1, 5), timed(rc('c2', 'qc', 2), 2, 5)],
+    },
+  ];
+}
