@@ -10,7 +10,8 @@
  */
 import { FairSharingIterator } from './fair-iterator';
 import { Assignment, briefOf, FlavorAssigner, quotaToReserve } from './flavor-assigner';
-import { fitsAfterVictims, Preemptor, Target } from './preemptor';
+import type { Target } from './ordering';
+import { fitsAfterVictims, Preemptor } from './preemptor';
 import { addUsageMap, CohortNode, FlavorResource, QuotaNode, rootOf } from './quota-tree';
 import { QueueManager } from './queue-manager';
 import { assignmentMessage, describeAssignment, SimulationState } from './render';
@@ -58,9 +59,13 @@ export class PlanSimulator extends QueueManager {
     super(input);
     this.keepTrace = input.trace ?? true;
     this.fairSharing = input.kueueConfig?.fairSharing !== undefined;
+    const fair = input.kueueConfig?.fairSharing;
     this.preemptor = new Preemptor(this.snapshot, this.keepTrace, (a, b) => this.ambiguities.add(
       `preemption candidates ${a.ref} and ${b.ref} tie on priority ${a.priority} and admission time (arrival ${a.admittedAt}): `
-        + 'Kueue orders them by UID'));
+        + 'Kueue orders them by UID'), fair && {
+      strategies: fair.preemptionStrategies, arithmetic: this.kueue.drsArithmetic,
+      withinNominalBypass: input.kueueConfig?.gates.FairSharingPreemptWithinNominal === 'on',
+    });
     this.assigner = new FlavorAssigner(this.snapshot, this.preemptor, this.fairSharing);
   }
 

@@ -10,6 +10,18 @@ import { admittedOrder, ClusterQueue, Workload } from './snapshot';
 
 export type Variant = 'WithinCQ' | 'HierarchicalReclaim' | 'ReclaimWithoutBorrowing' | 'ReclaimWhileBorrowing';
 
+/** A victim, with Kueue's preemption reason and the plan's explanation: what the classical and the fair search return. */
+export interface Target {
+  readonly workload: Workload;
+  readonly reason: string;
+  readonly explanation: string;
+}
+
+/** satisfiesPolicy for a candidate's priority, widened to every creation time at equal priority. */
+export function policyAllowsPriority(policy: string, candidate: number, preemptor: number): boolean {
+  return policy === 'Any' || candidate < preemptor || (policy === 'LowerOrNewerEqualPriority' && candidate === preemptor);
+}
+
 /** A ClusterQueue's admitted workloads of one priority, already in candidate order, as one search lists them. */
 export interface Run {
   readonly priority: number;

@@ -5,20 +5,14 @@
  * (from the second-to-last). Also the flavor assigner's preemption oracle. Searches are memoised per
  * cohort tree (SearchMemo) and bounded before any candidate is listed (`mayPreemptEnough`). Pure.
  */
+import { fairPreemptions, FairPreemptionOptions } from './fair-preemptor';
 import { granular, Granular, NO_CANDIDATES, PREEMPT, PreemptionOracle, RECLAIM } from './flavor-assigner';
-import { CandidateList, CandidateLists, candidateListOf, contestedOf, orderCandidates, Run, Variant } from './ordering';
+import { CandidateList, CandidateLists, candidateListOf, contestedOf, orderCandidates, policyAllowsPriority, Run, Target, Variant } from './ordering';
 import {
   addUsage, addUsageMap, available, borrowingWith, CohortNode, FlavorResource, heightOfLowestSubtreeThatFits, localAvailable, QuotaNode,
   removeUsage, subtreeHeight, withinNominal,
 } from './quota-tree';
 import type { ClusterQueue, Snapshot, Workload } from './snapshot';
-
-/** A victim, with Kueue's preemption reason and the plan's explanation. */
-export interface Target {
-  readonly workload: Workload;
-  readonly reason: string;
-  readonly explanation: string;
-}
 
 const REASON_OF: Record<Variant, string> = {
   WithinCQ: 'InClusterQueue', HierarchicalReclaim: 'InCohortReclamation',
@@ -46,6 +40,8 @@ export class Preemptor implements PreemptionOracle {
    */
   constructor(
     private readonly snapshot: Snapshot, private readonly keepTrace: boolean, private readonly onTie: (a: Workload, b: Workload) => void,
+    /** Set when the Configuration turns fair sharing on: GetTargets is then fairPreemptions (fair-preemptor.ts). */
+    private readonly fair?: FairPreemptionOptions,
   ) {}
 
   /**
@@ -79,8 +75,8 @@ export class Preemptor implements PreemptionOracle {
       memo.candidateLists.clear();
       memo.memoVersion = memo.version;
     }
-    // The bound first: most checks end there, without a memo key.
-    this.lastEndedAtBound = !this.mayPreemptEnough(w, cq, contested, requestIds, requestValues);
+    // The bound first: most checks end there, without a memo key. It bounds the classical walk; the fair one is not bounded.
+    this.lastEndedAtBound = !this.fair && !this.mayPreemptEnough(w, cq, contested, requestIds, requestValues);
     if (this.lastEndedAtBound) return [];
     // The search reads the preemptor only through its priority (and its creation, for LowerOrNewerEqualPriority).
     let key = `${cq.name}\n${w.priority}\n${readsCreation(cq) ? w.created : ''}\n`;
@@ -90,7 +86,8 @@ export class Preemptor implements PreemptionOracle {
     let found = memo.searches.get(key) as { targets: Target[]; refs: string[] } | undefined;
     if (!found) {
       const refs: string[] = [];
-      found = { targets: this.search(w, cq, contested, requestIds, requestValues, refs), refs };
+      found = { targets: this.fair ? fairPreemptions(w, cq, contested, { ids: [...requestIds], values: [...requestValues] },
+        this.snapshot.shareUnits(), this.fair, this.onTie) : this.search(w, cq, contested, requestIds, requestValues, refs), refs };
       memo.searches.set(key, found);
     }
     if (considered && found.refs.length) {
@@ -375,11 +372,6 @@ function victimExplanation(victim: Workload, variant: Variant, w: Workload, cq: 
       + `${variant === 'ReclaimWhileBorrowing' ? 'borrowWithinCohort' : 'reclaimWithinCohort'})`;
   return `${where}; ${priority}; admitted at arrival ${victim.admittedAt}, among the most recently admitted of the lowest priority; part of the `
     + 'smallest set that frees enough quota';
-}
-
-/** satisfiesPolicy for a candidate's priority, widened to every creation time at equal priority. */
-export function policyAllowsPriority(policy: string, candidate: number, preemptor: number): boolean {
-  return policy === 'Any' || candidate < preemptor || (policy === 'LowerOrNewerEqualPriority' && candidate === preemptor);
 }
 
 /**

@@ -1,0 +1,358 @@
+/**
+ * Fair-sharing preemption (Kueue's pkg/scheduler/preemption: fairPreemptions, runFirstFsStrategy,
+ * runSecondFsStrategy, fillBackWorkloads; fairsharing/ordering.go, target.go, least_common_ancestor.go,
+ * strategy.go), used instead of the classical search when the Configuration turns fair sharing on.
+ *
+ * The candidates are the preemptor's own workloads its withinClusterQueue policy allows, and those of every
+ * ClusterQueue of the tree that borrows on a contested flavor/resource that its reclaimWithinCohort policy
+ * allows, in candidate order. With the preemptor's usage added, the target ClusterQueues are taken from the
+ * root down by the highest share; the preemptor's own candidates go one by one, a candidate elsewhere only when
+ * the strategy holds between the two almost-least-common-ancestors' shares (LessThanOrEqualToFinalShare: the
+ * preemptor's share at most the target's after removal; LessThanInitialShare: below the target's before), or,
+ * with FairSharingPreemptWithinNominal (0.17+), unconditionally while the preemptor stays within nominal. Until
+ * the request fits; then the victims not needed are put back, from the second-to-last. Pure.
+ */
+import type { FairSharingStrategy } from './kueue-config';
+import { compareDrs, dominantResourceShare, Drs, DrsArithmetic, ShareUnits } from './fair-share';
+import { addUsageMap, available, borrowingWith, CohortNode, FlavorResource, QuotaNode } from './quota-tree';
+import type { ClusterQueue, Workload } from './snapshot';
+import { policyAllowsPriority, Target, tiesButForUid } from './ordering';
+
+export interface FairPreemptionOptions {
+  readonly strategies: readonly FairSharingStrategy[];
+  readonly arithmetic: DrsArithmetic;
+  /** FairSharingPreemptWithinNominal is on. */
+  readonly withinNominalBypass: boolean;
+}
+
+/** The request of the preemptor: what fairPreemptions adds to its ClusterQueue and checks the fit of. */
+interface Request {
+  readonly ids: readonly FlavorResource[];
+  readonly values: readonly number[];
+}
+
+/** NegativeDRS: below every share, the start of each comparison. */
+const negative = (arithmetic: DrsArithmetic): Drs => ({
+  weight: 1, unweightedRatio: -1, share: -1, resource: '', borrowing: false, borrowed: [], arithmetic,
+});
+
+/**
+ * fairPreemptions: the victims that make room for `w` in `cq` by fair sharing, or none. `onTie`: two candidates
+ * only Kueue's UID order separates.
+ */
+export function fairPreemptions(
+  w: Workload, cq: ClusterQueue, contested: readonly FlavorResource[], request: Request, units: ShareUnits, options: FairPreemptionOptions,
+  onTie: (a: Workload, b: Workload) => void,
+): Target[] {
+  const candidates = findCandidates(w, cq, contested);
+  if (!candidates.length) return [];
+  candidates.sort((a, b) => candidatesOrder(a, b, cq));
+  for (let i = 1; i < candidates.length; i++) if (tiesButForUid(candidates[i - 1], candidates[i], cq)) onTie(candidates[i - 1], candidates[i]);
+  const search = new FairSearch(w, cq, contested, request, units, options);
+  addRequest(cq, request, 1);
+  const first = search.runFirst(candidates, options.strategies[0]);
+  let { fits, targets } = first;
+  if (!fits && options.strategies.length > 1) ({ fits, targets } = search.runSecond(first.retry, targets));
+  addRequest(cq, request, -1);
+  if (!fits) {
+    restore(targets);
+    return [];
+  }
+  const kept = search.fillBack(targets);
+  restore(kept);
+  return kept;
+}
+
+function addRequest(cq: ClusterQueue, r: Request, sign: 1 | -1): void {
+  for (let i = 0; i < r.ids.length; i++) addUsageMap(cq, new Map([[r.ids[i], r.values[i]]]), sign);
+}
+
+function remove(x: Workload): void {
+  addUsageMap(x.clusterQueue!, x.usage, -1);
+}
+
+function restore(targets: readonly Target[]): void {
+  for (const t of targets) addUsageMap(t.workload.clusterQueue!, t.workload.usage, 1);
+}
+
+/** findCandidates: by withinClusterQueue in `cq`, by reclaimWithinCohort in the tree's borrowing ClusterQueues. */
+function findCandidates(w: Workload, cq: ClusterQueue, contested: readonly FlavorResource[]): Workload[] {
+  const out: Workload[] = [];
+  const add = (q: ClusterQueue, policy: string) => {
+    for (const x of q.admitted) {
+      if (!policyAllowsPriority(policy, x.priority, w.priority)) continue;
+      // LowerOrNewerEqualPriority at equal priority: only workloads newer than the preemptor.
+      if (policy === 'LowerOrNewerEqualPriority' && x.priority === w.priority && !(w.created < x.created)) continue;
+      if (!contested.some((fr) => x.usage.has(fr))) continue;
+      out.push(x);
+    }
+  };
+  if (cq.preemption.within !== 'Never') add(cq, cq.preemption.within);
+  if (cq.parent && cq.preemption.reclaim !== 'Never') {
+    for (const q of clusterQueuesUnder(rootNode(cq))) {
+      if (q === cq || !contested.some((fr) => borrowingWith(q, fr, 0))) continue;
+      add(q, cq.preemption.reclaim);
+    }
+  }
+  return out;
+}
+
+function rootNode(n: QuotaNode): CohortNode {
+  let r = n.parent!;
+  while (r.parent) r = r.parent;
+  return r;
+}
+
+function clusterQueuesUnder(c: CohortNode): ClusterQueue[] {
+  return [...c.childCohorts.flatMap(clusterQueuesUnder), ...(c.childQueues as ClusterQueue[])];
+}
+
+/**
+ * CandidatesOrdering: evicted first, other ClusterQueues before the preemptor's, lower priority, most recently
+ * admitted, then UID (here the arrival number; adjacent ties are reported).
+ */
+export function candidatesOrder(a: Workload, b: Workload, cq: ClusterQueue): number {
+  if (a.evicted !== b.evicted) return a.evicted ? -1 : 1;
+  const aIn = a.clusterQueue === cq, bIn = b.clusterQueue === cq;
+  if (aIn !== bIn) return aIn ? 1 : -1;
+  if (a.priority !== b.priority) return a.priority - b.priority;
+  if (a.admittedAt !== b.admittedAt) return b.admittedAt - a.admittedAt;
+  return a.id - b.id;
+}
+
+const STRATEGY: Record<FairSharingStrategy, (preemptorNew: Drs, targetOld: Drs, targetNew: Drs) => boolean> = {
+  LessThanOrEqualToFinalShare: (p, _old, n) => compareDrs(p, n) <= 0,
+  LessThanInitialShare: (p, old) => compareDrs(p, old) < 0,
+};
+
+/** A share for the explanation: two decimals, ∞ for a zero weight that borrows. */
+const shown = (d: Drs) => (d.share === Infinity ? '∞ (weight 0)' : String(Math.round(d.share * 100) / 100));
+
+class FairSearch {
+  private readonly ancestors = new Set<CohortNode>();
+
+  constructor(
+    private readonly w: Workload, private readonly cq: ClusterQueue, private readonly contested: readonly FlavorResource[],
+    private readonly request: Request, private readonly units: ShareUnits, private readonly options: FairPreemptionOptions,
+  ) {
+    for (let p = cq.parent; p; p = p.parent) this.ancestors.add(p);
+  }
+
+  private drs(n: QuotaNode): Drs {
+    return dominantResourceShare(n, this.units, this.options.arithmetic);
+  }
+
+  /** workloadFits with borrowing allowed: every requested flavor/resource within what the ClusterQueue can take now. */
+  private fitsNow(): boolean {
+    for (let i = 0; i < this.request.ids.length; i++) if (this.request.values[i] > available(this.cq, this.request.ids[i])) return false;
+    return true;
+  }
+
+  /** workloadFitsForFairSharing: the fit without the preemptor's own usage, which the search holds added. */
+  private fits(): boolean {
+    addRequest(this.cq, this.request, -1);
+    const ok = this.fitsNow();
+    addRequest(this.cq, this.request, 1);
+    return ok;
+  }
+
+  /** The almost-least-common-ancestors of the preemptor's ClusterQueue and `target`: the children of their common cohort. */
+  private almostLcas(target: ClusterQueue): [QuotaNode, QuotaNode] {
+    let lca: CohortNode | undefined;
+    for (let p = target.parent; p && !lca; p = p.parent) if (this.ancestors.has(p)) lca = p;
+    const below = (q: ClusterQueue): QuotaNode => {
+      let n: QuotaNode = q;
+      while (n.parent && n.parent !== lca) n = n.parent;
+      return n;
+    };
+    return [below(this.cq), below(target)];
+  }
+
+  runFirst(candidates: Workload[], strategy: FairSharingStrategy): { fits: boolean; targets: Target[]; retry: Workload[] } {
+    const ordering = new TargetOrdering(this.cq, candidates, (n) => this.drs(n), this.options.arithmetic);
+    const targets: Target[] = [];
+    const retry: Workload[] = [];
+    // Within nominal on every contested flavor/resource, the request included: reclaim regardless of the shares.
+    const withinNominal = this.options.withinNominalBypass && this.contested.every((fr) => !borrowingWith(this.cq, fr, 0));
+    for (const t of ordering.targets()) {
+      if (t === this.cq || withinNominal) {
+        const x = ordering.pop(t);
+        remove(x);
+        targets.push(t === this.cq ? this.inQueue(x) : {
+          workload: x, reason: 'InCohortReclamation',
+          explanation: `ClusterQueue ${t.name} borrows in the cohort and ${this.cq.name}, within its nominal quota, reclaims it regardless of `
+            + 'fair sharing (FairSharingPreemptWithinNominal)',
+        });
+        if (this.fits()) return { fits: true, targets, retry };
+        continue;
+      }
+      const [preemptorNode, targetNode] = this.almostLcas(t);
+      const preemptorNew = this.drs(preemptorNode);
+      const targetOld = this.drs(targetNode);
+      while (ordering.hasWorkload(t)) {
+        const x = ordering.pop(t);
+        remove(x);
+        const targetNew = this.drs(targetNode);
+        addUsageMap(x.clusterQueue!, x.usage, 1);
+        if (!STRATEGY[strategy](preemptorNew, targetOld, targetNew)) {
+          retry.push(x);
+          continue;
+        }
+        remove(x);
+        targets.push(this.byShare(x, strategy, preemptorNode, targetNode, preemptorNew, strategy === 'LessThanInitialShare' ? targetOld : targetNew));
+        if (this.fits()) return { fits: true, targets, retry };
+        // The shares changed: pick the target ClusterQueue again.
+        break;
+      }
+    }
+    return { fits: false, targets, retry };
+  }
+
+  /** Rule S2-b on the candidates the first strategy passed over: at most one per ClusterQueue. */
+  runSecond(retry: Workload[], targets: Target[]): { fits: boolean; targets: Target[] } {
+    const ordering = new TargetOrdering(this.cq, retry, (n) => this.drs(n), this.options.arithmetic);
+    for (const t of ordering.targets()) {
+      const [preemptorNode, targetNode] = this.almostLcas(t);
+      const preemptorNew = this.drs(preemptorNode);
+      const targetOld = this.drs(targetNode);
+      const x = ordering.pop(t);
+      if (STRATEGY.LessThanInitialShare(preemptorNew, targetOld, targetOld)) {
+        remove(x);
+        targets.push(this.byShare(x, 'LessThanInitialShare', preemptorNode, targetNode, preemptorNew, targetOld));
+        if (this.fits()) return { fits: true, targets };
+      }
+      ordering.drop(t);
+    }
+    return { fits: false, targets };
+  }
+
+  /** fillBackWorkloads (borrowing allowed): from the second-to-last, each victim not needed goes back (swapped with the last). */
+  fillBack(targets: Target[]): Target[] {
+    const out = [...targets];
+    for (let i = out.length - 2; i >= 0; i--) {
+      addUsageMap(out[i].workload.clusterQueue!, out[i].workload.usage, 1);
+      if (this.fitsNow()) {
+        out[i] = out[out.length - 1];
+        out.pop();
+      } else {
+        remove(out[i].workload);
+      }
+    }
+    return out;
+  }
+
+  private inQueue(x: Workload): Target {
+    const p = this.cq.preemption.within;
+    return {
+      workload: x, reason: 'InClusterQueue',
+      explanation: `in the same ClusterQueue ${this.cq.name} (withinClusterQueue: ${p}); priority ${x.priority}`
+        + `${x.priority < this.w.priority ? ` < ${this.w.priority}` : ', equal but newer'}; admitted at arrival ${x.admittedAt}`,
+    };
+  }
+
+  private byShare(x: Workload, strategy: FairSharingStrategy, preemptorNode: QuotaNode, targetNode: QuotaNode, preemptorNew: Drs,
+    target: Drs): Target {
+    const op = strategy === 'LessThanInitialShare' ? '<' : '≤';
+    const when = strategy === 'LessThanInitialShare' ? 'before' : 'after';
+    return {
+      workload: x, reason: 'InCohortFairSharing',
+      explanation: `fair sharing (${strategy}): ${kindOf(preemptorNode)} ${preemptorNode.name}'s share with the preemptor, ${shown(preemptorNew)}, `
+        + `${op} ${kindOf(targetNode)} ${targetNode.name}'s share ${when} this preemption, ${shown(target)}; ClusterQueue ${x.clusterQueueName} `
+        + `borrows in the cohort (reclaimWithinCohort: ${this.cq.preemption.reclaim}); priority ${x.priority}`,
+    };
+  }
+}
+
+const kindOf = (n: QuotaNode) => (n.isCohort ? 'Cohort' : 'ClusterQueue');
+
+/**
+ * TargetClusterQueueOrdering: from the root, into the child with the highest share, until a ClusterQueue with
+ * candidates. ClusterQueues that do not borrow (but the preemptor's) or have no candidates left are pruned, and
+ * cohorts that do not borrow off the preemptor's path; the search ends once the root is pruned.
+ */
+export class TargetOrdering {
+  private readonly lists = new Map<ClusterQueue, { readonly workloads: Workload[]; next: number }>();
+  private readonly prunedQueues = new Set<ClusterQueue>();
+  private readonly prunedCohorts = new Set<CohortNode>();
+  private readonly ancestors = new Set<CohortNode>();
+
+  constructor(private readonly cq: ClusterQueue, candidates: readonly Workload[], private readonly drs: (n: QuotaNode) => Drs,
+    private readonly arithmetic: DrsArithmetic) {
+    for (let p = cq.parent; p; p = p.parent) this.ancestors.add(p);
+    for (const x of candidates) {
+      const q = x.clusterQueue!;
+      let l = this.lists.get(q);
+      if (!l) this.lists.set(q, l = { workloads: [], next: 0 });
+      l.workloads.push(x);
+    }
+  }
+
+  hasWorkload(q: ClusterQueue): boolean {
+    const l = this.lists.get(q);
+    return !!l && l.next < l.workloads.length;
+  }
+
+  pop(q: ClusterQueue): Workload {
+    const l = this.lists.get(q)!;
+    return l.workloads[l.next++];
+  }
+
+  drop(q: ClusterQueue): void {
+    this.prunedQueues.add(q);
+  }
+
+  private head(q: ClusterQueue): Workload {
+    const l = this.lists.get(q)!;
+    return l.workloads[l.next];
+  }
+
+  /** Iter: the next target ClusterQueue, again and again while its share stays the highest; pop or drop between two. */
+  *targets(): Generator<ClusterQueue> {
+    if (!this.cq.parent) {
+      while (!this.prunedQueues.has(this.cq) && this.hasWorkload(this.cq)) yield this.cq;
+      return;
+    }
+    const root = rootNode(this.cq);
+    while (!this.prunedCohorts.has(root)) {
+      const t = this.nextTarget(root);
+      if (t) yield t;
+    }
+  }
+
+  private nextTarget(cohort: CohortNode): ClusterQueue | undefined {
+    let highestCq: ClusterQueue | undefined;
+    let highestCqDrs = negative(this.arithmetic);
+    for (const child of cohort.childQueues) {
+      const q = child as ClusterQueue;
+      if (this.prunedQueues.has(q)) continue;
+      const d = this.drs(q);
+      const c = compareDrs(d, highestCqDrs);
+      if ((!d.borrowing && q !== this.cq) || !this.hasWorkload(q)) this.prunedQueues.add(q);
+      else if (c === 0 && highestCq) {
+        if (candidatesOrder(this.head(q), this.head(highestCq), this.cq) < 0) highestCq = q;
+      } else if (c > 0) {
+        highestCqDrs = d;
+        highestCq = q;
+      }
+    }
+    let highestCohort: CohortNode | undefined;
+    let highestCohortDrs = negative(this.arithmetic);
+    for (const child of cohort.childCohorts) {
+      if (this.prunedCohorts.has(child)) continue;
+      const d = this.drs(child);
+      // Off the preemptor's path a cohort that does not borrow is done; on it, only once its children are.
+      if (!d.borrowing && !this.ancestors.has(child)) this.prunedCohorts.add(child);
+      else if (compareDrs(d, highestCohortDrs) >= 0) {
+        highestCohortDrs = d;
+        highestCohort = child;
+      }
+    }
+    if (!highestCohort && !highestCq) {
+      this.prunedCohorts.add(cohort);
+      return undefined;
+    }
+    // On equal shares the cohort: the most unfair node may be inside it.
+    if (highestCohort && compareDrs(highestCohortDrs, highestCqDrs) >= 0) return this.nextTarget(highestCohort);
+    return highestCq;
+  }
+}

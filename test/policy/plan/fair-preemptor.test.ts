@@ -1,0 +1,159 @@
+/**
+ * Fair-sharing preemption against Kueue's own tests (issue 44, stage 4): TestFairPreemptions of
+ * pkg/scheduler/preemption/preemption_fair_test.go at v0.19.2, case by case. Each case sets up the same
+ * ClusterQueues, Cohorts and admitted workloads (all admitted at the same moment, so candidates that tie are
+ * ordered by name, as the upstream test sets UID = name), asks the preemptor for the targets of the incoming
+ * workload in its ClusterQueue, and compares the victims and their reasons.
+ */
+import { Preemptor } from '../../../src/policy/plan/preemptor';
+import { FairSharingStrategy } from '../../../src/policy/plan/kueue-config';
+import { admit, B, fixture } from './fixtures';
+import { localQueue, rayCluster } from './scenarios';
+
+const API = 'kueue.x-k8s.io/v1beta2';
+const BOTH: FairSharingStrategy[] = ['LessThanOrEqualToFinalShare', 'LessThanInitialShare'];
+
+interface CQ { readonly cohort?: string; readonly cpu: string; readonly within?: string; readonly reclaim?: string; readonly weight?: string;
+  readonly borrowingLimit?: string; readonly lendingLimit?: string; readonly borrowWithinCohort?: boolean }
+interface CohortSpec { readonly parent?: string; readonly cpu?: string; readonly weight?: string }
+
+const cqObject = (name: string, s: CQ) => ({
+  apiVersion: API, kind: 'ClusterQueue', metadata: { name },
+  spec: {
+    namespaceSelector: {}, ...(s.cohort ? { cohortName: s.cohort } : {}),
+    preemption: {
+      withinClusterQueue: s.within ?? 'Never', reclaimWithinCohort: s.reclaim ?? 'Never',
+      ...(s.borrowWithinCohort ? { borrowWithinCohort: { policy: 'LowerPriority', maxPriorityThreshold: -3 } } : {}),
+    },
+    ...(s.weight !== undefined ? { fairSharing: { weight: s.weight } } : {}),
+    resourceGroups: [{ coveredResources: ['cpu'], flavors: [{ name: 'default', resources: [{ name: 'cpu', nominalQuota: s.cpu,
+      ...(s.borrowingLimit ? { borrowingLimit: s.borrowingLimit } : {}), ...(s.lendingLimit ? { lendingLimit: s.lendingLimit } : {}) }] }] }],
+  },
+});
+const cohortObject = (name: string, s: CohortSpec) => ({
+  apiVersion: API, kind: 'Cohort', metadata: { name },
+  spec: { ...(s.parent ? { parentName: s.parent } : {}), ...(s.weight !== undefined ? { fairSharing: { weight: s.weight } } : {}),
+    ...(s.cpu ? { resourceGroups: [{ coveredResources: ['cpu'], flavors: [{ name: 'default', resources: [{ name: 'cpu', nominalQuota: s.cpu }] }] }] }
+      : {}) },
+});
+
+/** The upstream baseCQs: a, b and c with 3 CPU (LowerPriority within, Any reclaim, borrowWithinCohort LowerPriority up to -3), preemptible with 0. */
+const BASE: Record<string, CQ> = {
+  a: { cohort: 'all', cpu: '3', within: 'LowerPriority', reclaim: 'Any', borrowWithinCohort: true },
+  b: { cohort: 'all', cpu: '3', within: 'LowerPriority', reclaim: 'Any', borrowWithinCohort: true },
+  c: { cohort: 'all', cpu: '3', within: 'LowerPriority', reclaim: 'Any', borrowWithinCohort: true },
+  preemptible: { cohort: 'all', cpu: '0' },
+};
+
+/** An admitted workload: [name, ClusterQueue, cpu, priority]. */
+type Admitted = readonly [string, string, string, number?];
+
+interface Case {
+  readonly name: string;
+  /** Line of the case in preemption_fair_test.go at v0.19.2. */
+  readonly line: number;
+  readonly queues?: Record<string, CQ>;
+  readonly cohorts?: Record<string, CohortSpec>;
+  readonly strategies?: FairSharingStrategy[];
+  readonly admitted: readonly Admitted[];
+  /** [ClusterQueue, cpu, priority]. */
+  readonly incoming: readonly [string, string, number?];
+  /** "name:Reason" per victim. */
+  readonly want: readonly string[];
+}
+
+const unit = (name: string, q: string, priority?: number): Admitted => [name, q, '1', priority];
+
+function targetsOf(c: Case): string[] {
+  const queues = c.queues ?? BASE;
+  const priorities = [...new Set([...c.admitted.map((a) => a[3] ?? 0), c.incoming[2] ?? 0])];
+  const pc = (p: number) => `p${p < 0 ? 'm' : ''}${Math.abs(p)}`;
+  const objects = [{ apiVersion: API, kind: 'ResourceFlavor', metadata: { name: 'default' }, spec: {} },
+    ...priorities.map((p) => ({ apiVersion: API, kind: 'WorkloadPriorityClass', metadata: { name: pc(p) }, value: p })),
+    ...Object.entries(c.cohorts ?? {}).map(([n, s]) => cohortObject(n, s)), ...Object.entries(queues).map(([n, s]) => cqObject(n, s)),
+    ...Object.keys(queues).map((n) => localQueue(B, `lq-${n}`, n))];
+  // Ties on everything but the UID go by name upstream (UID = name): the arrival number follows the names.
+  const admitted = [...c.admitted].sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0));
+  const arrivals = [...admitted.map(([n, q, cpu, p]) => rayCluster(n, { lq: `lq-${q}`, headCpu: cpu, priority: pc(p ?? 0) })),
+    rayCluster('incoming', { lq: `lq-${c.incoming[0]}`, headCpu: c.incoming[1], priority: pc(c.incoming[2] ?? 0) })];
+  const { snapshot, workloads } = fixture(objects, arrivals);
+  for (const [n] of admitted) admit(snapshot, workloads.get(n)!, 'default', 0);
+  const preemptor = new Preemptor(snapshot, false, () => undefined,
+    { strategies: c.strategies ?? BOTH, arithmetic: 'float', withinNominalBypass: true });
+  const w = workloads.get('incoming')!;
+  const id = snapshot.flavorResourceOf('default', 'cpu');
+  const value = [...snapshot.usageOf(w.podSets, w.podSets.map(() => new Map([['cpu', 'default']]))).values()][0];
+  return preemptor.getTargets(w, w.clusterQueue!, [id], [id], [value], undefined).map((t) => `${t.workload.name}:${t.reason}`).sort();
+}
+
+const CASES: Case[] = [
+  { name: 'reclaim nominal from user using the most', line: 108,
+    admitted: [unit('a1', 'a'), unit('a2', 'a'), unit('a3', 'a'), unit('b1', 'b'), unit('b2', 'b'), unit('b3', 'b'), unit('b4', 'b'),
+      unit('b5', 'b'), unit('c1', 'c')],
+    incoming: ['c', '1'], want: ['b1:InCohortReclamation'] },
+  { name: 'can reclaim from queue using less, if taking the latest workload from user using the most isn\'t enough', line: 125,
+    admitted: [['a1', 'a', '3'], ['a2', 'a', '1'], ['b1', 'b', '2'], ['b2', 'b', '3']],
+    incoming: ['c', '3'], want: ['a1:InCohortReclamation'] },
+  { name: 'reclaim borrowable quota from user using the most', line: 137,
+    admitted: [unit('a1', 'a'), unit('a2', 'a'), unit('a3', 'a'), unit('b1', 'b'), unit('b2', 'b'), unit('b3', 'b'), unit('b4', 'b'),
+      unit('b5', 'b'), unit('c1', 'c')],
+    incoming: ['a', '1'], want: ['b1:InCohortFairSharing'] },
+  { name: 'preempt one from each CQ borrowing', line: 154,
+    admitted: [['a1', 'a', '0.5'], ['a2', 'a', '0.5'], ['a3', 'a', '3'], ['b1', 'b', '0.5'], ['b2', 'b', '0.5'], ['b3', 'b', '3']],
+    incoming: ['c', '2'], want: ['a1:InCohortReclamation', 'b1:InCohortReclamation'] },
+  { name: 'can\'t preempt when everyone under nominal', line: 171,
+    admitted: [unit('a1', 'a'), unit('a2', 'a'), unit('a3', 'a'), unit('b1', 'b'), unit('b2', 'b'), unit('b3', 'b'), unit('c1', 'c'),
+      unit('c2', 'c'), unit('c3', 'c')],
+    incoming: ['c', '1'], want: [] },
+  { name: 'can\'t preempt when it would switch the imbalance', line: 187,
+    admitted: [unit('a1', 'a'), unit('a2', 'a'), unit('a3', 'a'), unit('b1', 'b'), unit('b2', 'b'), unit('b3', 'b'), unit('b4', 'b'),
+      unit('b5', 'b')],
+    incoming: ['a', '2'], want: [] },
+  { name: 'can preempt lower priority workloads from same CQ', line: 202,
+    admitted: [unit('a1_low', 'a', -1), unit('a2_low', 'a', -1), unit('a3', 'a'), unit('a4', 'a'), unit('b1', 'b'), unit('b2', 'b'),
+      unit('b3', 'b'), unit('b4', 'b'), unit('b5', 'b')],
+    incoming: ['a', '2'], want: ['a1_low:InClusterQueue', 'a2_low:InClusterQueue'] },
+  { name: 'can preempt a combination of same CQ and highest user', line: 222,
+    admitted: [unit('a_low', 'a', -1), unit('a2', 'a'), unit('a3', 'a'), unit('b1', 'b'), unit('b2', 'b'), unit('b3', 'b'), unit('b4', 'b'),
+      unit('b5', 'b'), unit('b6', 'b')],
+    incoming: ['a', '2'], want: ['a_low:InClusterQueue', 'b1:InCohortFairSharing'] },
+  { name: 'preempt huge workload if there is no other option, as long as the target CQ gets a lower share', line: 242,
+    admitted: [['b1', 'b', '9']], incoming: ['a', '2'], want: ['b1:InCohortReclamation'] },
+  { name: 'can\'t preempt huge workload if the incoming is also huge', line: 251,
+    admitted: [['a1', 'a', '2'], ['b1', 'b', '7']], incoming: ['a', '5'], want: [] },
+  { name: 'can\'t preempt 2 smaller workloads if the incoming is huge', line: 260,
+    admitted: [['b1', 'b', '2'], ['b2', 'b', '2'], ['b3', 'b', '3']], incoming: ['a', '6'], want: [] },
+  { name: 'preempt from target and others even if over nominal', line: 270,
+    admitted: [['a1_low', 'a', '2', -1], ['a2_low', 'a', '1', -1], ['b1', 'b', '3'], ['b2', 'b', '3']],
+    incoming: ['a', '4'], want: ['a1_low:InClusterQueue', 'b1:InCohortFairSharing'] },
+  { name: 'prefer to preempt workloads that don\'t make the target CQ have the biggest share', line: 285,
+    admitted: [['b1', 'b', '2'], ['b2', 'b', '1'], ['b3', 'b', '2'], ['c1', 'c', '1']],
+    incoming: ['a', '3.5'], want: ['b2:InCohortFairSharing'] },
+  { name: 'preempt from different cluster queues if the end result has a smaller max share', line: 298,
+    admitted: [['b1', 'b', '2'], ['b2', 'b', '2.5'], ['c1', 'c', '2'], ['c2', 'c', '2.5']],
+    incoming: ['a', '3.5'], want: ['b1:InCohortFairSharing', 'c1:InCohortFairSharing'] },
+  { name: 'scenario above does not flap', line: 313,
+    admitted: [['a1', 'a', '3.5'], ['b2', 'b', '2.5'], ['c2', 'c', '2.5']], incoming: ['b', '2'], want: [] },
+  { name: 'cannot preempt if it would make the candidate CQ go under nominal after preempting one element', line: 323,
+    admitted: [['b1', 'b', '3'], ['b2', 'b', '3'], ['c1', 'c', '3']], incoming: ['a', '4'], want: [] },
+  { name: 'workloads under priority threshold not capriciously preempted', line: 338,
+    admitted: [unit('a1', 'a'), unit('a2', 'a'), unit('a3', 'a'), unit('b1', 'b'), unit('b2', 'b'), unit('b3', 'b'),
+      unit('preemptible1', 'preemptible', -3), unit('preemptible2', 'preemptible', -3), unit('preemptible3', 'preemptible', -3)],
+    incoming: ['a', '2'], want: [] },
+  { name: 'preempt lower priority first, even if big', line: 355, strategies: ['LessThanInitialShare'],
+    admitted: [['a1', 'a', '3'], ['b_low', 'b', '5', 0], ['b_high', 'b', '1', 1]], incoming: ['a', '1'], want: ['b_low:InCohortFairSharing'] },
+  { name: 'preempt workload that doesn\'t transfer the imbalance, even if high priority', line: 367, strategies: ['LessThanOrEqualToFinalShare'],
+    admitted: [['a1', 'a', '3'], ['b_low', 'b', '5', 0], ['b_high', 'b', '1', 1]], incoming: ['a', '1'], want: ['b_high:InCohortFairSharing'] },
+  { name: 'candidates skipped by the first strategy are still available to the second strategy', line: 1065,
+    cohorts: { A: { parent: 'ROOT', weight: '0', cpu: '1' } },
+    queues: { p: { cohort: 'A', cpu: '2', weight: '1', reclaim: 'Any' }, y: { cohort: 'A', cpu: '2', weight: '1' },
+      x: { cohort: 'ROOT', cpu: '1', weight: '1' } },
+    admitted: [['p1', 'p', '2'], ['y1', 'y', '2'], ['y2', 'y', '2'], unit('x1', 'x'), unit('x2', 'x')],
+    incoming: ['p', '1'], want: ['x1:InCohortFairSharing', 'y1:InCohortFairSharing'] },
+];
+
+describe('fair-sharing preemption: Kueue v0.19.2 TestFairPreemptions', () => {
+  test.each(CASES)('$name (preemption_fair_test.go:$line)', (c) => {
+    expect(targetsOf(c)).toEqual([...c.want].sort());
+  });
+});
