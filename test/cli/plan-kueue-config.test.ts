@@ -1,6 +1,6 @@
-// plan reads Kueue's manager Configuration from the files' install (issue 44, stage 1): a note says what is on that the
-// plan does not model yet, with the file it came from; a Configuration Kueue refuses at start-up is an error naming the
-// field; with fair sharing off nothing changes.
+// plan reads Kueue's manager Configuration from the files' install (issue 44): a note says what is on and what of it the
+// plan models, with the file it came from; fair sharing on changes the plan as Kueue would decide; a Configuration Kueue
+// refuses at start-up is an error naming the field; with fair sharing off nothing changes.
 import * as fs from 'fs';
 import * as path from 'path';
 import { planCommand } from '../../src/cli/plan';
@@ -70,8 +70,7 @@ test('fair sharing on in the files\' Configuration: a note naming it and the fil
   const [a, b] = [plan(on.dir), plan(off.dir)];
   const note = `Kueue v0.19.2 configuration read from ${on.file} (ConfigMap kueue-system/kueue-manager-config) and ${on.file} (Deployment `
     + 'kueue-system/kueue-controller-manager): fair sharing on (preemption strategies LessThanInitialShare). The plan orders each cohort\'s heads '
-    + 'by fair sharing\'s dominant resource share. Not modelled yet: fair-sharing preemption (the plan preempts by the classical rules); where '
-    + 'that decides, Kueue can order and preempt otherwise (docs/plan.md, Simplifications)';
+    + 'and picks preemption victims by fair sharing\'s dominant resource shares, as Kueue does.';
   expect(a.notes).toContain(note);
   expect(b.notes.filter((n: string) => /configuration read from/.test(n))).toEqual([]);
   expect(a.workloads).toEqual(b.workloads);

@@ -241,17 +241,16 @@ export function kueueConfigOf(source: KueueConfigSource, caps: ConfigCaps): Kueu
 export function kueueConfigNote(c: KueueConfig, caps: Pick<KueueCapabilities, 'version'>, from: string): string | undefined {
   const parts: string[] = [];
   const missing: string[] = [];
-  if (c.fairSharing) {
-    parts.push(`fair sharing on (preemption strategies ${c.fairSharing.preemptionStrategies.join(', ')})`);
-    missing.push('fair-sharing preemption (the plan preempts by the classical rules)');
-  }
+  if (c.fairSharing) parts.push(`fair sharing on (preemption strategies ${c.fairSharing.preemptionStrategies.join(', ')})`);
   if (c.admissionFairSharing) {
     const a = c.admissionFairSharing;
     parts.push(`admission fair sharing on (usageHalfLifeTime ${a.usageHalfLifeTime} s, usageSamplingInterval ${a.usageSamplingInterval} s)`);
     missing.push('admission fair sharing (the plan orders each ClusterQueue by priority, then arrival)');
   }
   if (!parts.length) return undefined;
-  const modelled = c.fairSharing ? 'The plan orders each cohort\'s heads by fair sharing\'s dominant resource share. ' : '';
-  return `Kueue ${caps.version} configuration read from ${from}: ${parts.join(', ')}. ${modelled}Not modelled yet: ${missing.join('; ')}; `
-    + 'where that decides, Kueue can order and preempt otherwise (docs/plan.md, Simplifications)';
+  const modelled = c.fairSharing ? ' The plan orders each cohort\'s heads and picks preemption victims by fair sharing\'s dominant resource '
+    + 'shares, as Kueue does.' : '';
+  const notYet = missing.length ? ` Not modelled yet: ${missing.join('; ')}; where that decides, Kueue can order otherwise (docs/plan.md, `
+    + 'Simplifications).' : '';
+  return `Kueue ${caps.version} configuration read from ${from}: ${parts.join(', ')}.${modelled}${notYet}`;
 }

@@ -1,5 +1,6 @@
 /**
- * Fair-sharing preemption against Kueue's own tests (issue 44, stage 4): TestFairPreemptions of
+ * Fair-sharing preemption against Kueue's own tests (issue 44, stage 4): TestFairPreemptions (35 cases) and
+ * TestFairPreemptionSkipsUnsatisfiableTournament (2) of
  * pkg/scheduler/preemption/preemption_fair_test.go at v0.19.2, case by case. Each case sets up the same
  * ClusterQueues, Cohorts and admitted workloads (all admitted at the same moment, so candidates that tie are
  * ordered by name, as the upstream test sets UID = name), asks the preemptor for the targets of the incoming
@@ -13,7 +14,12 @@ import { localQueue, rayCluster } from './scenarios';
 const API = 'kueue.x-k8s.io/v1beta2';
 const BOTH: FairSharingStrategy[] = ['LessThanOrEqualToFinalShare', 'LessThanInitialShare'];
 
-interface CQ { readonly cohort?: string; readonly cpu: string; readonly within?: string; readonly reclaim?: string; readonly weight?: string;
+/**
+ * A ClusterQueue: `cpu` is the nominal quota of the "default" flavor, `flavors` (flavor: nominal cpu) a resource group of other
+ * flavors instead; with neither the ClusterQueue has no resource group.
+ */
+interface CQ { readonly cohort?: string; readonly cpu?: string; readonly flavors?: Readonly<Record<string, string>>;
+  readonly within?: string; readonly reclaim?: string; readonly weight?: string;
   readonly borrowingLimit?: string; readonly lendingLimit?: string; readonly borrowWithinCohort?: boolean }
 interface CohortSpec { readonly parent?: string; readonly cpu?: string; readonly weight?: string }
 
@@ -26,8 +32,11 @@ const cqObject = (name: string, s: CQ) => ({
       ...(s.borrowWithinCohort ? { borrowWithinCohort: { policy: 'LowerPriority', maxPriorityThreshold: -3 } } : {}),
     },
     ...(s.weight !== undefined ? { fairSharing: { weight: s.weight } } : {}),
-    resourceGroups: [{ coveredResources: ['cpu'], flavors: [{ name: 'default', resources: [{ name: 'cpu', nominalQuota: s.cpu,
-      ...(s.borrowingLimit ? { borrowingLimit: s.borrowingLimit } : {}), ...(s.lendingLimit ? { lendingLimit: s.lendingLimit } : {}) }] }] }],
+    ...(s.flavors ? { resourceGroups: [{ coveredResources: ['cpu'],
+      flavors: Object.entries(s.flavors).map(([name, cpu]) => ({ name, resources: [{ name: 'cpu', nominalQuota: cpu }] })) }] } : {}),
+    ...(!s.flavors && s.cpu !== undefined ? { resourceGroups: [{ coveredResources: ['cpu'], flavors: [{ name: 'default', resources: [{
+      name: 'cpu', nominalQuota: s.cpu,
+      ...(s.borrowingLimit ? { borrowingLimit: s.borrowingLimit } : {}), ...(s.lendingLimit ? { lendingLimit: s.lendingLimit } : {}) }] }] }] } : {}),
   },
 });
 const cohortObject = (name: string, s: CohortSpec) => ({
@@ -45,8 +54,8 @@ const BASE: Record<string, CQ> = {
   preemptible: { cohort: 'all', cpu: '0' },
 };
 
-/** An admitted workload: [name, ClusterQueue, cpu, priority]. */
-type Admitted = readonly [string, string, string, number?];
+/** An admitted workload: [name, ClusterQueue, cpu, priority, flavor ("default" if absent)]. */
+type Admitted = readonly [string, string, string, number?, string?];
 
 interface Case {
   readonly name: string;
@@ -55,6 +64,10 @@ interface Case {
   readonly queues?: Record<string, CQ>;
   readonly cohorts?: Record<string, CohortSpec>;
   readonly strategies?: FairSharingStrategy[];
+  /** The ResourceFlavors (upstream `flavors`), ["default"] if absent. */
+  readonly flavors?: readonly string[];
+  /** The flavor of the incoming workload's cpu (upstream `assignmentFlavor`), "default" if absent. */
+  readonly assignmentFlavor?: string;
   readonly admitted: readonly Admitted[];
   /** [ClusterQueue, cpu, priority]. */
   readonly incoming: readonly [string, string, number?];
@@ -62,13 +75,13 @@ interface Case {
   readonly want: readonly string[];
 }
 
-const unit = (name: string, q: string, priority?: number): Admitted => [name, q, '1', priority];
+const unit = (name: string, q: string, priority?: number, flavor?: string): Admitted => [name, q, '1', priority, flavor];
 
 function targetsOf(c: Case): string[] {
   const queues = c.queues ?? BASE;
   const priorities = [...new Set([...c.admitted.map((a) => a[3] ?? 0), c.incoming[2] ?? 0])];
   const pc = (p: number) => `p${p < 0 ? 'm' : ''}${Math.abs(p)}`;
-  const objects = [{ apiVersion: API, kind: 'ResourceFlavor', metadata: { name: 'default' }, spec: {} },
+  const objects = [...(c.flavors ?? ['default']).map((name) => ({ apiVersion: API, kind: 'ResourceFlavor', metadata: { name }, spec: {} })),
     ...priorities.map((p) => ({ apiVersion: API, kind: 'WorkloadPriorityClass', metadata: { name: pc(p) }, value: p })),
     ...Object.entries(c.cohorts ?? {}).map(([n, s]) => cohortObject(n, s)), ...Object.entries(queues).map(([n, s]) => cqObject(n, s)),
     ...Object.keys(queues).map((n) => localQueue(B, `lq-${n}`, n))];
@@ -77,12 +90,13 @@ function targetsOf(c: Case): string[] {
   const arrivals = [...admitted.map(([n, q, cpu, p]) => rayCluster(n, { lq: `lq-${q}`, headCpu: cpu, priority: pc(p ?? 0) })),
     rayCluster('incoming', { lq: `lq-${c.incoming[0]}`, headCpu: c.incoming[1], priority: pc(c.incoming[2] ?? 0) })];
   const { snapshot, workloads } = fixture(objects, arrivals);
-  for (const [n] of admitted) admit(snapshot, workloads.get(n)!, 'default', 0);
+  for (const [n, , , , flavor] of admitted) admit(snapshot, workloads.get(n)!, flavor ?? 'default', 0);
   const preemptor = new Preemptor(snapshot, false, () => undefined,
     { strategies: c.strategies ?? BOTH, arithmetic: 'float', withinNominalBypass: true });
   const w = workloads.get('incoming')!;
-  const id = snapshot.flavorResourceOf('default', 'cpu');
-  const value = [...snapshot.usageOf(w.podSets, w.podSets.map(() => new Map([['cpu', 'default']]))).values()][0];
+  const flavor = c.assignmentFlavor ?? 'default';
+  const id = snapshot.flavorResourceOf(flavor, 'cpu');
+  const value = [...snapshot.usageOf(w.podSets, w.podSets.map(() => new Map([['cpu', flavor]]))).values()][0];
   return preemptor.getTargets(w, w.clusterQueue!, [id], [id], [value], undefined).map((t) => `${t.workload.name}:${t.reason}`).sort();
 }
 
@@ -144,15 +158,109 @@ const CASES: Case[] = [
     admitted: [['a1', 'a', '3'], ['b_low', 'b', '5', 0], ['b_high', 'b', '1', 1]], incoming: ['a', '1'], want: ['b_low:InCohortFairSharing'] },
   { name: 'preempt workload that doesn\'t transfer the imbalance, even if high priority', line: 367, strategies: ['LessThanOrEqualToFinalShare'],
     admitted: [['a1', 'a', '3'], ['b_low', 'b', '5', 0], ['b_high', 'b', '1', 1]], incoming: ['a', '1'], want: ['b_high:InCohortFairSharing'] },
+  { name: 'CQ with higher weight can preempt more', line: 379,
+    queues: { a: { cohort: 'all', cpu: '3', within: 'LowerPriority', reclaim: 'Any', weight: '2' },
+      b: { cohort: 'all', cpu: '3', within: 'LowerPriority', reclaim: 'Any' },
+      c: { cohort: 'all', cpu: '3', within: 'LowerPriority', reclaim: 'Any' } },
+    admitted: [unit('a1', 'a'), unit('a2', 'a'), unit('a3', 'a'), unit('b1', 'b'), unit('b2', 'b'), unit('b3', 'b'), unit('b4', 'b'),
+      unit('b5', 'b'), unit('b6', 'b')],
+    incoming: ['a', '2'], want: ['b1:InCohortFairSharing', 'b2:InCohortFairSharing'] },
+  { name: 'can preempt anything borrowing from CQ with 0 weight', line: 428,
+    queues: { a: { cohort: 'all', cpu: '3', within: 'LowerPriority', reclaim: 'Any' },
+      b: { cohort: 'all', cpu: '3', within: 'LowerPriority', reclaim: 'Any', weight: '0' },
+      c: { cohort: 'all', cpu: '3', within: 'LowerPriority', reclaim: 'Any' } },
+    admitted: [unit('a1', 'a'), unit('a2', 'a'), unit('a3', 'a'), unit('b1', 'b'), unit('b2', 'b'), unit('b3', 'b'), unit('b4', 'b'),
+      unit('b5', 'b'), unit('b6', 'b')],
+    incoming: ['a', '3'], want: ['b1:InCohortFairSharing', 'b2:InCohortFairSharing', 'b3:InCohortFairSharing'] },
+  { name: 'can\'t preempt nominal from CQ with 0 weight', line: 478,
+    queues: { a: { cohort: 'all', cpu: '3', within: 'LowerPriority', reclaim: 'Any' },
+      b: { cohort: 'all', cpu: '3', within: 'LowerPriority', reclaim: 'Any', weight: '0' } },
+    admitted: [unit('a1', 'a'), unit('a2', 'a'), unit('a3', 'a'), unit('b1', 'b'), unit('b2', 'b'), unit('b3', 'b')],
+    incoming: ['a', '1'], want: [] },
+  { name: 'can\'t preempt nominal from Cohort with 0 weight', line: 511,
+    queues: { 'left-cq': { cohort: 'root', cpu: '0', reclaim: 'Any' },
+      'right-cq': { cohort: 'right-cohort', cpu: '0', reclaim: 'Any', weight: '0' } },
+    cohorts: { 'right-cohort': { parent: 'root', weight: '0', cpu: '1' } },
+    admitted: [unit('right-1', 'right-cq')],
+    incoming: ['left-cq', '1'], want: [] },
+  { name: 'can preempt within cluster queue when no cohort', line: 545,
+    queues: { a: { cpu: '1', within: 'LowerPriority' } },
+    admitted: [unit('a1', 'a')],
+    incoming: ['a', '1', 1000], want: ['a1:InClusterQueue'] },
+  { name: 'hierarchical preemption', line: 581,
+    queues: { a: { cohort: 'LEFT', weight: '2', cpu: '1', reclaim: 'Any' }, b: { cohort: 'LEFT', cpu: '1' }, c: { cohort: 'ROOT', cpu: '1' },
+      d: { cohort: 'RIGHT', cpu: '1' }, e: { cohort: 'RIGHT', weight: '0.99', cpu: '1' } },
+    cohorts: { ROOT: { cpu: '5' }, LEFT: { weight: '2', parent: 'ROOT', cpu: '5' }, RIGHT: { parent: 'ROOT', cpu: '5' } },
+    admitted: ['b', 'c', 'd', 'e'].flatMap((q) => [1, 2, 3, 4, 5].map((p) => unit(`${q}${p}`, q, p))),
+    incoming: ['a', '5'],
+    want: ['b1:InCohortFairSharing', 'b2:InCohortFairSharing', 'c1:InCohortFairSharing', 'c2:InCohortFairSharing', 'e1:InCohortFairSharing'] },
+  { name: 'borrowing cq in non-borrowing cohort is protected', line: 675,
+    queues: { a: { cohort: 'ROOT', weight: '10', cpu: '5', reclaim: 'Any', within: 'LowerPriority' }, b: { cohort: 'RIGHT', weight: '0.1' } },
+    cohorts: { ROOT: {}, RIGHT: { parent: 'ROOT', weight: '0.1', cpu: '1' } },
+    admitted: [unit('a1', 'a', -1), unit('a2', 'a', -1), unit('a3', 'a', -1), unit('b1', 'b', -1)],
+    incoming: ['a', '5'], want: ['a1:InClusterQueue', 'a2:InClusterQueue', 'a3:InClusterQueue'] },
+  { name: 'forced to preempt within clusterqueue because borrowing workload too important', line: 723,
+    queues: { a: { cohort: 'ROOT', weight: '10', cpu: '5', reclaim: 'LowerPriority', within: 'LowerPriority' },
+      b: { cohort: 'RIGHT', weight: '0.1' } },
+    cohorts: { ROOT: {}, RIGHT: { parent: 'ROOT', weight: '0.1', cpu: '3' } },
+    admitted: [unit('a1', 'a', -1), unit('a2', 'a', -1), unit('a3', 'a', -1), ['b1', 'b', '4', 100]],
+    incoming: ['a', '4'], want: ['a1:InClusterQueue', 'a2:InClusterQueue', 'a3:InClusterQueue'] },
+  { name: 'deep preemption', line: 776,
+    queues: { a: { cohort: 'AAA', cpu: '0', reclaim: 'Any' }, b: { cohort: 'BBB', cpu: '0' } },
+    cohorts: { ROOT: {}, A: { parent: 'ROOT', weight: '1.01' }, AA: { parent: 'A' }, AAA: { parent: 'AA' }, B: { parent: 'ROOT', weight: '0.99' },
+      BB: { parent: 'B' }, BBB: { parent: 'BB' }, C: { parent: 'ROOT' }, CC: { parent: 'C' }, CCC: { parent: 'CC' },
+      CCCC: { parent: 'CCC', cpu: '1' } },
+    admitted: [unit('b1', 'b')],
+    incoming: ['a', '1'], want: ['b1:InCohortFairSharing'] },
+  { name: 'cq with zero weight can reclaim nominal quota', line: 832,
+    queues: { a: { cohort: 'ROOT', weight: '0.0', cpu: '1', reclaim: 'Any' }, b: { cohort: 'ROOT', cpu: '0', weight: '1.0' } },
+    admitted: [unit('b1', 'b')],
+    incoming: ['a', '1'], want: ['b1:InCohortReclamation'] },
+  { name: 'cohort with zero weight can reclaim nominal quota', line: 859,
+    queues: { a: { cohort: 'A', weight: '0.0', cpu: '0', reclaim: 'Any' }, b: { cohort: 'ROOT', cpu: '0', weight: '1.0' } },
+    cohorts: { A: { parent: 'ROOT', weight: '0.0', cpu: '1' } },
+    admitted: [unit('b1', 'b')],
+    incoming: ['a', '1'], want: ['b1:InCohortFairSharing'] },
+  // a's FlavorFungibility (MayStopSearch when it can borrow or preempt) is left out: Kueue's preemptor does not read it.
+  { name: 'nominal first: workload fitting within nominal can preempt despite high aggregate DRS', line: 903,
+    flavors: ['premium', 'cheap'], assignmentFlavor: 'premium',
+    queues: { a: { cohort: 'all', flavors: { premium: '3', cheap: '0' }, reclaim: 'Any' },
+      b: { cohort: 'all', flavors: { premium: '0', cheap: '6' } } },
+    admitted: [unit('a_prem1', 'a', undefined, 'premium'), unit('a_prem2', 'a', undefined, 'premium'),
+      ...[1, 2, 3, 4, 5].map((i) => unit(`a_cheap${i}`, 'a', undefined, 'cheap')), unit('b_prem1', 'b', undefined, 'premium')],
+    incoming: ['a', '1'], want: ['b_prem1:InCohortReclamation'] },
+  { name: 'zero weight borrowing preemptor cannot preempt from a borrowing CQ with a non-zero weight', line: 951,
+    queues: { a: { cohort: 'all', weight: '0', cpu: '1', reclaim: 'Any' }, b: { cohort: 'all', weight: '1', cpu: '1' } },
+    admitted: [unit('a1', 'a'), unit('b1', 'b'), unit('b2', 'b')],
+    incoming: ['a', '1'], want: [] },
+  { name: 'zero weight borrowing preemptor can preempt from a borrowing CQ which also has zero weight', line: 982,
+    cohorts: { all: { cpu: '3' } },
+    queues: { a: { cohort: 'all', weight: '0', cpu: '1', reclaim: 'Any' }, b: { cohort: 'all', weight: '0', cpu: '0' } },
+    admitted: [unit('b1', 'b'), unit('b2', 'b'), unit('b3', 'b')],
+    incoming: ['a', '2'], want: ['b1:InCohortFairSharing'] },
+  { name: 'non-zero weight borrowing preemptor preempts from a borrowing CQ', line: 1019,
+    cohorts: { all: { cpu: '3' } },
+    queues: { a: { cohort: 'all', weight: '1', cpu: '1', reclaim: 'Any' }, b: { cohort: 'all', weight: '1', cpu: '0' } },
+    admitted: [unit('b1', 'b'), unit('b2', 'b'), unit('b3', 'b')],
+    incoming: ['a', '2'], want: ['b1:InCohortFairSharing'] },
   { name: 'candidates skipped by the first strategy are still available to the second strategy', line: 1065,
     cohorts: { A: { parent: 'ROOT', weight: '0', cpu: '1' } },
     queues: { p: { cohort: 'A', cpu: '2', weight: '1', reclaim: 'Any' }, y: { cohort: 'A', cpu: '2', weight: '1' },
       x: { cohort: 'ROOT', cpu: '1', weight: '1' } },
     admitted: [['p1', 'p', '2'], ['y1', 'y', '2'], ['y2', 'y', '2'], unit('x1', 'x'), unit('x2', 'x')],
     incoming: ['p', '1'], want: ['x1:InCohortFairSharing', 'y1:InCohortFairSharing'] },
+  // TestFairPreemptionSkipsUnsatisfiableTournament (same file): both cases expect no target; their counts of log lines are not translated.
+  { name: 'zero weight preemptor: share is +Inf and the tournament is skipped', line: 1204,
+    queues: { a: { cohort: 'all', weight: '0', cpu: '1', reclaim: 'Any' }, b: { cohort: 'all', weight: '1', cpu: '1' } },
+    admitted: [unit('a1', 'a'), unit('b1', 'b'), unit('b2', 'b')],
+    incoming: ['a', '1'], want: [] },
+  { name: 'non-zero weight preemptor: share is finite so the tournament runs', line: 1212,
+    queues: { a: { cohort: 'all', weight: '1', cpu: '1', reclaim: 'Any' }, b: { cohort: 'all', weight: '1', cpu: '1' } },
+    admitted: [unit('a1', 'a'), unit('b1', 'b'), unit('b2', 'b')],
+    incoming: ['a', '1'], want: [] },
 ];
 
-describe('fair-sharing preemption: Kueue v0.19.2 TestFairPreemptions', () => {
+describe('fair-sharing preemption: Kueue v0.19.2 TestFairPreemptions and TestFairPreemptionSkipsUnsatisfiableTournament', () => {
   test.each(CASES)('$name (preemption_fair_test.go:$line)', (c) => {
     expect(targetsOf(c)).toEqual([...c.want].sort());
   });

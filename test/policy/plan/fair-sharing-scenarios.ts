@@ -10,8 +10,8 @@ const rc = (name: string, lq: string, cpu: number) => rayCluster(name, { lq, hea
 
 export function fairSharingTimelineScenarios(kueueVersion: string): PlanScenario[] {
   const b = builder(kueueVersion);
-  const q = (name: string, cohortName: string, cpu: string, weight?: string) => {
-    const o = clusterQueue(b, name, { cohort: cohortName, quotas: [{ flavor: 'f', cpu }] });
+  const q = (name: string, cohortName: string, cpu: string, weight?: string, reclaim?: string) => {
+    const o = clusterQueue(b, name, { cohort: cohortName, quotas: [{ flavor: 'f', cpu }], reclaim });
     if (weight) o.spec.fairSharing = { weight };
     return o;
   };
@@ -34,6 +34,24 @@ export function fairSharingTimelineScenarios(kueueVersion: string): PlanScenario
         q('b', 'x', '2'), q('c', 'root', '1'), localQueue(b, 'qa', 'a'), localQueue(b, 'qb', 'b'), localQueue(b, 'qc', 'c')],
       arrivals: [timed(rc('a1', 'qa', 4), 0, 30), timed(rc('b1', 'qb', 2), 0, 30), timed(rc('c0', 'qc', 1), 0, 30), timed(rc('c1', 'qc', 2), 0, 10),
         timed(rc('a2', 'qa', 2), 1, 5), timed(rc('c2', 'qc', 2), 2, 5)],
+    },
+    // Preemption by share: a and b with 2 CPU reclaim (Any), shared with 4 does not. b runs four 1-CPU jobs (borrows 2), a 2, shared 2:
+    // full. a2 (1 CPU) would make a borrow 1: its share 125 is at most b's 125 once b4 goes (LessThanOrEqualToFinalShare), so
+    // b4 is preempted. Without fair sharing a2 waits: a borrowing may not reclaim (borrowWithinCohort Never).
+    {
+      name: 'fs-preempt-by-share',
+      objects: [flavor(b, 'f'), q('a', 'co', '2', undefined, 'Any'), q('b', 'co', '2', undefined, 'Any'), q('s', 'co', '4'),
+        localQueue(b, 'qa', 'a'), localQueue(b, 'qb', 'b'), localQueue(b, 'qs', 's')],
+      arrivals: [...[1, 2, 3, 4].map((i) => timed(rc(`b${i}`, 'qb', 1), 0, 60)), timed(rc('a1', 'qa', 2), 0, 60), timed(rc('s1', 'qs', 2), 0, 60),
+        timed(rc('a2', 'qa', 1), 1, 5)],
+    },
+    // Within nominal: a and b with 4 CPU; b runs three 2-CPU jobs (borrows 2), a 1. a2 (2 CPU) keeps a within its nominal quota: from
+    // 0.17 Kueue reclaims b3 regardless of the shares (FairSharingPreemptWithinNominal); on 0.14 the first strategy takes it too.
+    {
+      name: 'fs-preempt-within-nominal',
+      objects: [flavor(b, 'f'), q('a', 'co', '4', undefined, 'Any'), q('b', 'co', '4', undefined, 'Any'), localQueue(b, 'qa', 'a'),
+        localQueue(b, 'qb', 'b')],
+      arrivals: [...[1, 2, 3].map((i) => timed(rc(`b${i}`, 'qb', 2), 0, 60)), timed(rc('a1', 'qa', 1), 0, 60), timed(rc('a2', 'qa', 2), 1, 5)],
     },
   ];
 }
