@@ -6,7 +6,10 @@
 // finishes, what it waited for and its pending reason are compared with the plan.
 import { kueueConfigOf, simulatePlan } from '../../src/policy/plan';
 import { CONFIG_V1BETA1, CONFIG_V1BETA2, compareVersions, kueueCapabilities } from '../../src/policy/versions';
-import { fairSharingTimelineScenarios } from '../policy/plan/fair-sharing-scenarios';
+import { fairSharingLoopScenario, fairSharingTimelineScenarios } from '../policy/plan/fair-sharing-scenarios';
+import { isolate } from '../policy/plan/scenarios';
+import { applyQueues } from './support/agreement';
+import { isAdmitted, waitFor } from './support/kube';
 import { TestCluster } from './support/cluster';
 import { agreementPairs, e2ePairs } from './support/pairs';
 import { runTimelineBatch } from './support/timeline-agreement';
@@ -63,4 +66,28 @@ describeVersions('the plan with fair sharing agrees with Kueue %s (KubeRay %s CR
       + `${((Date.now() - t0) / 1000).toFixed(0)} s\n`);
     expect(failed.map((f) => `${f.scenario.name}: ${f.diffs.join('; ')}`)).toEqual([]);
   }, 600000);
+
+  // Last: this Kueue keeps preempting and readmitting until the objects are gone, which the timelines' settle waits would read as busy.
+  test('kueue#14543: the preemption loop the plan names is Kueue\'s too (j2 preempts j1, which is admitted again ahead of it, again and again)',
+    async () => {
+      const s = fairSharingLoopScenario(kueue);
+      const planned = simulatePlan({ kueueObjects: s.objects, arrivals: s.arrivals, kueueVersion: kueue, kueueConfig, trace: false });
+      expect(planned.ambiguities.join('\n')).toMatch(/fair-sharing preemption loop: RayCluster plan\/j2 preempts RayCluster plan\/j1 \(3 times\)/);
+      const iso = isolate(s, 'loop');
+      const client = cluster.client;
+      await applyQueues(client, [iso]);
+      const wlApi = `kueue.x-k8s.io/${kueueCapabilities(kueue).apiVersion.split('/')[1]}`;
+      const workloadOf = async (name: string) => (await client.list(wlApi, 'Workload', iso.arrivals[0].metadata.namespace))
+        .find((w: any) => w.metadata.ownerReferences?.[0]?.name === name);
+      for (const obj of iso.arrivals.slice(0, 2)) {
+        await client.create(obj);
+        await waitFor(`${obj.metadata.name} admitted`, async () => isAdmitted(await workloadOf(obj.metadata.name)), 30000, 200);
+      }
+      await client.create(iso.arrivals[2]);
+      // Kueue counts each eviction of j1 in its scheduling stats; a loop keeps counting.
+      const evictions = async () => ((await workloadOf('j1'))?.status?.schedulingStats?.evictions ?? [])
+        .filter((e: any) => e.reason === 'Preempted').reduce((n: number, e: any) => n + e.count, 0);
+      await waitFor('j1 preempted three times', async () => (await evictions()) >= 3, 60000, 250);
+      for (const obj of iso.arrivals) await client.delete(`/apis/ray.io/v1/namespaces/${obj.metadata.namespace}/rayclusters/${obj.metadata.name}`);
+    }, 120000);
 });

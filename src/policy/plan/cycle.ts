@@ -52,6 +52,8 @@ export class PlanSimulator extends QueueManager {
    */
   private readonly requeueLater = new Set<QuotaNode>();
   private ended: PlanEnd = { reason: 'settled', at: 0 };
+  /** The preemptions issued while one arrival settles ("A preempts B" → times), for the loop's message. */
+  private readonly settlePreemptions = new Map<string, number>();
   /** Fair sharing is on: heads go by the tournament (fair-iterator.ts), not the classical order. */
   private readonly fairSharing: boolean;
 
@@ -140,6 +142,7 @@ export class PlanSimulator extends QueueManager {
 
   private settle(arrival: number): void {
     const seen = new Map<number, number>();
+    this.settlePreemptions.clear();
     for (let guard = 0; guard < 10000; guard++) {
       const progressed = this.runCycle(arrival);
       if (progressed === undefined) {
@@ -152,8 +155,7 @@ export class PlanSimulator extends QueueManager {
         const n = (seen.get(this.admittedKey) ?? 0) + 1;
         seen.set(this.admittedKey, n);
         if (n >= 3) {
-          this.ambiguities.add(`arrival ${arrival}: workloads keep preempting each other (the same admitted set recurs); Kueue's outcome depends on `
-            + 'timing, the plan stops the loop here');
+          this.ambiguities.add(this.loopMessage(arrival));
           this.parkAll();
           return;
         }
@@ -164,6 +166,22 @@ export class PlanSimulator extends QueueManager {
       }
     }
     this.notes.push(`arrival ${arrival}: Kueue would not settle (10,000 cycles without a stable state); the plan stops there`);
+  }
+
+  /**
+   * A preemption loop, named. With fair sharing it is Kueue's kueue#14543: fillBackWorkloads puts back the preemptor's
+   * own victims after they made another ClusterQueue's workloads preemptible, so the shares no longer justify the
+   * preemption and the victims win the queues back.
+   */
+  private loopMessage(arrival: number): string {
+    if (!this.fairSharing) {
+      return `arrival ${arrival}: workloads keep preempting each other (the same admitted set recurs); Kueue's outcome depends on timing, the `
+        + 'plan stops the loop here';
+    }
+    const pairs = [...this.settlePreemptions].slice(0, 8).map(([pair, n]) => (n > 1 ? `${pair} (${n} times)` : pair));
+    return `arrival ${arrival}: fair-sharing preemption loop: ${pairs.join(', ')}, and again; Kueue's fair-sharing preemption cycles like this `
+      + 'for as long as they wait (kueue#14543: fillBackWorkloads puts back a preemptor\'s own victims after they made other workloads '
+      + 'preemptible). The plan stops the loop here';
   }
 
   private bestEffortWaiting(): boolean {
@@ -361,6 +379,8 @@ export class PlanSimulator extends QueueManager {
       if (t.workload.sliceOf) continue;
       t.workload.evicted = true;
       t.workload.preemptedBy.push(w.ref);
+      const pair = `${w.ref} preempts ${t.workload.ref}`;
+      this.settlePreemptions.set(pair, (this.settlePreemptions.get(pair) ?? 0) + 1);
     }
     w.waitsFor = targets.map((t) => t.workload).slice(0, WAITS_FOR_LISTED);
     w.victims = targets.map((t) => ({

@@ -7,7 +7,10 @@
  * workload in its ClusterQueue, and compares the victims and their reasons.
  */
 import { Preemptor } from '../../../src/policy/plan/preemptor';
-import { FairSharingStrategy } from '../../../src/policy/plan/kueue-config';
+import { FairSharingStrategy, kueueConfigOf } from '../../../src/policy/plan/kueue-config';
+import { simulatePlan } from '../../../src/policy/plan';
+import { CONFIG_V1BETA1, CONFIG_V1BETA2, kueueCapabilities } from '../../../src/policy/versions';
+import { fairSharingLoopScenario } from './fair-sharing-scenarios';
 import { admit, B, fixture } from './fixtures';
 import { localQueue, rayCluster } from './scenarios';
 
@@ -263,5 +266,23 @@ const CASES: Case[] = [
 describe('fair-sharing preemption: Kueue v0.19.2 TestFairPreemptions and TestFairPreemptionSkipsUnsatisfiableTournament', () => {
   test.each(CASES)('$name (preemption_fair_test.go:$line)', (c) => {
     expect(targetsOf(c)).toEqual([...c.want].sort());
+  });
+});
+
+describe('a fair-sharing preemption loop (kueue#14543), named', () => {
+  test('on every modelled version: j2 preempts j1, which wins the next tournament, again; without fair sharing the plan settles', () => {
+    for (const v of ['v0.13.4', 'v0.14.8', 'v0.17.0', 'v0.19.2']) {
+      const caps = kueueCapabilities(v);
+      const v2 = caps.configApiVersions.includes(CONFIG_V1BETA2);
+      const kueueConfig = kueueConfigOf({ config: { apiVersion: v2 ? CONFIG_V1BETA2 : CONFIG_V1BETA1, kind: 'Configuration',
+        fairSharing: v2 ? { preemptionStrategies: BOTH } : { enable: true } }, where: 'test' }, caps);
+      const s = fairSharingLoopScenario(v);
+      const fair = simulatePlan({ kueueObjects: s.objects, arrivals: s.arrivals, kueueVersion: v, kueueConfig });
+      expect(fair.ambiguities).toEqual(['arrival 2: fair-sharing preemption loop: RayCluster plan/j2 preempts RayCluster plan/j1 (3 times), and '
+        + 'again; Kueue\'s fair-sharing preemption cycles like this for as long as they wait (kueue#14543: fillBackWorkloads puts back a '
+        + 'preemptor\'s own victims after they made other workloads preemptible). The plan stops the loop here']);
+      const classical = simulatePlan({ kueueObjects: s.objects, arrivals: s.arrivals, kueueVersion: v });
+      expect(classical.ambiguities).toEqual([]);
+    }
   });
 });

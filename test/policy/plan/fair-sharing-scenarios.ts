@@ -3,7 +3,7 @@
  * against a real Kueue started with fair sharing on: each is one where the tournament's order decides who starts
  * when quota comes back, and the first two are ones where the classical order decides otherwise.
  */
-import { builder, clusterQueue, cohort, flavor, localQueue, PlanScenario, rayCluster } from './scenarios';
+import { builder, clusterQueue, cohort, flavor, localQueue, PlanScenario, rayCluster, wpc } from './scenarios';
 import { timed } from './timeline-scenarios';
 
 const rc = (name: string, lq: string, cpu: number) => rayCluster(name, { lq, headCpu: String(cpu) });
@@ -54,4 +54,24 @@ export function fairSharingTimelineScenarios(kueueVersion: string): PlanScenario
       arrivals: [...[1, 2, 3].map((i) => timed(rc(`b${i}`, 'qb', 2), 0, 60)), timed(rc('a1', 'qa', 1), 0, 60), timed(rc('a2', 'qa', 2), 1, 5)],
     },
   ];
+}
+
+/**
+ * kueue#14543, as the plan found it in random scenario 1909: j2 (high) in cq-1 may preempt j0 (low) in its own queue, which
+ * brings cq-1's share down so that j1 in cq-0 becomes preemptible; fillBackWorkloads then puts j0 back, and j1, requeued,
+ * wins the next tournament (its share is the lower) and is admitted ahead of j2, which preempts it again.
+ */
+export function fairSharingLoopScenario(kueueVersion: string): PlanScenario {
+  const b = builder(kueueVersion);
+  const worker = (n: number, cpu: string) => ({ name: 'w', replicas: n, cpu });
+  return {
+    name: 'fs-loop-14543',
+    objects: [flavor(b, 'f1'), wpc(b, 'low', 10), wpc(b, 'high', 100),
+      clusterQueue(b, 'cq-0', { cohort: 'co', quotas: [{ flavor: 'f1', cpu: '2' }], reclaim: 'LowerPriority' }),
+      clusterQueue(b, 'cq-1', { cohort: 'co', quotas: [{ flavor: 'f1', cpu: '4' }], within: 'LowerPriority', reclaim: 'Any' }),
+      localQueue(b, 'lq-0', 'cq-0'), localQueue(b, 'lq-1', 'cq-1')],
+    arrivals: [rayCluster('j0', { lq: 'lq-1', priority: 'low', headCpu: '2' }),
+      rayCluster('j1', { lq: 'lq-0', priority: 'low', headCpu: '2', workers: [worker(1, '500m')] }),
+      rayCluster('j2', { lq: 'lq-1', priority: 'high', headCpu: '2', workers: [worker(2, '1')] })],
+  };
 }
