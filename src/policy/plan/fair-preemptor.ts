@@ -14,7 +14,7 @@
  */
 import type { FairSharingStrategy } from './kueue-config';
 import { compareDrs, dominantResourceShare, Drs, DrsArithmetic, ShareUnits } from './fair-share';
-import { addUsageMap, available, borrowingWith, CohortNode, FlavorResource, QuotaNode } from './quota-tree';
+import { addUsageMap, almostLcas, available, borrowingWith, CohortNode, FlavorResource, QuotaNode } from './quota-tree';
 import type { ClusterQueue, Workload } from './snapshot';
 import { policyAllowsPriority, Target, tiesButForUid } from './ordering';
 
@@ -44,10 +44,8 @@ export function fairPreemptions(
   w: Workload, cq: ClusterQueue, contested: readonly FlavorResource[], request: Request, units: ShareUnits, options: FairPreemptionOptions,
   onTie: (a: Workload, b: Workload) => void,
 ): Target[] {
-  const candidates = findCandidates(w, cq, contested);
-  if (!candidates.length) return [];
-  candidates.sort((a, b) => candidatesOrder(a, b, cq));
-  for (let i = 1; i < candidates.length; i++) if (tiesButForUid(candidates[i - 1], candidates[i], cq)) onTie(candidates[i - 1], candidates[i]);
+  const candidates = findCandidates(w, cq, contested, onTie);
+  if (!candidates.size) return [];
   const search = new FairSearch(w, cq, contested, request, units, options);
   addRequest(cq, request, 1);
   const first = search.runFirst(candidates, options.strategies[0]);
@@ -75,18 +73,30 @@ function restore(targets: readonly Target[]): void {
   for (const t of targets) addUsageMap(t.workload.clusterQueue!, t.workload.usage, 1);
 }
 
-/** findCandidates: by withinClusterQueue in `cq`, by reclaimWithinCohort in the tree's borrowing ClusterQueues. */
-function findCandidates(w: Workload, cq: ClusterQueue, contested: readonly FlavorResource[]): Workload[] {
-  const out: Workload[] = [];
-  const add = (q: ClusterQueue, policy: string) => {
-    for (const x of q.admitted) {
-      if (!policyAllowsPriority(policy, x.priority, w.priority)) continue;
-      // LowerOrNewerEqualPriority at equal priority: only workloads newer than the preemptor.
-      if (policy === 'LowerOrNewerEqualPriority' && x.priority === w.priority && !(w.created < x.created)) continue;
-      if (!contested.some((fr) => x.usage.has(fr))) continue;
-      out.push(x);
+/**
+ * findCandidates: by withinClusterQueue in `cq`, by reclaimWithinCohort in the tree's ClusterQueues borrowing on a
+ * contested flavor/resource; by ClusterQueue, each list built when the search first looks at it (most are never
+ * reached). A list is in CandidatesOrdering within one ClusterQueue (evicted first, lower priority, most recently
+ * admitted, UID): the search takes a ClusterQueue's candidates in that order and compares two only as its heads.
+ */
+function findCandidates(w: Workload, cq: ClusterQueue, contested: readonly FlavorResource[], onTie: (a: Workload, b: Workload) => void)
+  : Map<ClusterQueue, () => Workload[]> {
+  const out = new Map<ClusterQueue, () => Workload[]>();
+  const add = (q: ClusterQueue, policy: string) => out.set(q, () => {
+    const list: Workload[] = [];
+    for (const p of [...q.admittedByPriority.keys()].sort((a, b) => a - b)) {
+      if (!policyAllowsPriority(policy, p, w.priority)) continue;
+      // Each priority's admitted workloads are kept most recently admitted first, then by UID.
+      for (const x of q.admittedByPriority.get(p)!) {
+        // LowerOrNewerEqualPriority at equal priority: only workloads newer than the preemptor.
+        if (policy === 'LowerOrNewerEqualPriority' && p === w.priority && !(w.created < x.created)) continue;
+        if (contested.some((fr) => x.usage.has(fr))) list.push(x);
+      }
     }
-  };
+    const ordered = [...list.filter((x) => x.evicted), ...list.filter((x) => !x.evicted)];
+    for (let i = 1; i < ordered.length; i++) if (tiesButForUid(ordered[i - 1], ordered[i], cq)) onTie(ordered[i - 1], ordered[i]);
+    return ordered;
+  });
   if (cq.preemption.within !== 'Never') add(cq, cq.preemption.within);
   if (cq.parent && cq.preemption.reclaim !== 'Never') {
     for (const q of clusterQueuesUnder(rootNode(cq))) {
@@ -129,14 +139,10 @@ const STRATEGY: Record<FairSharingStrategy, (preemptorNew: Drs, targetOld: Drs, 
 const shown = (d: Drs) => (d.share === Infinity ? '∞ (weight 0)' : String(Math.round(d.share * 100) / 100));
 
 class FairSearch {
-  private readonly ancestors = new Set<CohortNode>();
-
   constructor(
     private readonly w: Workload, private readonly cq: ClusterQueue, private readonly contested: readonly FlavorResource[],
     private readonly request: Request, private readonly units: ShareUnits, private readonly options: FairPreemptionOptions,
-  ) {
-    for (let p = cq.parent; p; p = p.parent) this.ancestors.add(p);
-  }
+  ) {}
 
   private drs(n: QuotaNode): Drs {
     return dominantResourceShare(n, this.units, this.options.arithmetic);
@@ -156,19 +162,8 @@ class FairSearch {
     return ok;
   }
 
-  /** The almost-least-common-ancestors of the preemptor's ClusterQueue and `target`: the children of their common cohort. */
-  private almostLcas(target: ClusterQueue): [QuotaNode, QuotaNode] {
-    let lca: CohortNode | undefined;
-    for (let p = target.parent; p && !lca; p = p.parent) if (this.ancestors.has(p)) lca = p;
-    const below = (q: ClusterQueue): QuotaNode => {
-      let n: QuotaNode = q;
-      while (n.parent && n.parent !== lca) n = n.parent;
-      return n;
-    };
-    return [below(this.cq), below(target)];
-  }
-
-  runFirst(candidates: Workload[], strategy: FairSharingStrategy): { fits: boolean; targets: Target[]; retry: Workload[] } {
+  runFirst(candidates: ReadonlyMap<ClusterQueue, () => Workload[]>, strategy: FairSharingStrategy)
+    : { fits: boolean; targets: Target[]; retry: Workload[] } {
     const ordering = new TargetOrdering(this.cq, candidates, (n) => this.drs(n), this.options.arithmetic);
     const targets: Target[] = [];
     const retry: Workload[] = [];
@@ -186,7 +181,7 @@ class FairSearch {
         if (this.fits()) return { fits: true, targets, retry };
         continue;
       }
-      const [preemptorNode, targetNode] = this.almostLcas(t);
+      const [preemptorNode, targetNode] = almostLcas(this.cq, t);
       const preemptorNew = this.drs(preemptorNode);
       const targetOld = this.drs(targetNode);
       while (ordering.hasWorkload(t)) {
@@ -210,9 +205,11 @@ class FairSearch {
 
   /** Rule S2-b on the candidates the first strategy passed over: at most one per ClusterQueue. */
   runSecond(retry: Workload[], targets: Target[]): { fits: boolean; targets: Target[] } {
-    const ordering = new TargetOrdering(this.cq, retry, (n) => this.drs(n), this.options.arithmetic);
+    const byQueue = new Map<ClusterQueue, Workload[]>();
+    for (const x of retry) byQueue.set(x.clusterQueue!, [...(byQueue.get(x.clusterQueue!) ?? []), x]);
+    const ordering = new TargetOrdering(this.cq, new Map([...byQueue].map(([q, l]) => [q, () => l])), (n) => this.drs(n), this.options.arithmetic);
     for (const t of ordering.targets()) {
-      const [preemptorNode, targetNode] = this.almostLcas(t);
+      const [preemptorNode, targetNode] = almostLcas(this.cq, t);
       const preemptorNew = this.drs(preemptorNode);
       const targetOld = this.drs(targetNode);
       const x = ordering.pop(t);
@@ -271,29 +268,31 @@ const kindOf = (n: QuotaNode) => (n.isCohort ? 'Cohort' : 'ClusterQueue');
  * cohorts that do not borrow off the preemptor's path; the search ends once the root is pruned.
  */
 export class TargetOrdering {
-  private readonly lists = new Map<ClusterQueue, { readonly workloads: Workload[]; next: number }>();
+  private readonly lists = new Map<ClusterQueue, { workloads?: Workload[]; next: number; readonly build: () => Workload[] }>();
   private readonly prunedQueues = new Set<ClusterQueue>();
   private readonly prunedCohorts = new Set<CohortNode>();
   private readonly ancestors = new Set<CohortNode>();
 
-  constructor(private readonly cq: ClusterQueue, candidates: readonly Workload[], private readonly drs: (n: QuotaNode) => Drs,
-    private readonly arithmetic: DrsArithmetic) {
+  /** `candidates`: each ClusterQueue's candidates in order, built when first needed. */
+  constructor(private readonly cq: ClusterQueue, candidates: ReadonlyMap<ClusterQueue, () => Workload[]>,
+    private readonly drs: (n: QuotaNode) => Drs, private readonly arithmetic: DrsArithmetic) {
     for (let p = cq.parent; p; p = p.parent) this.ancestors.add(p);
-    for (const x of candidates) {
-      const q = x.clusterQueue!;
-      let l = this.lists.get(q);
-      if (!l) this.lists.set(q, l = { workloads: [], next: 0 });
-      l.workloads.push(x);
-    }
+    for (const [q, build] of candidates) this.lists.set(q, { next: 0, build });
+  }
+
+  private listOf(q: ClusterQueue): { workloads: Workload[]; next: number } | undefined {
+    const l = this.lists.get(q);
+    if (l && !l.workloads) l.workloads = l.build();
+    return l as { workloads: Workload[]; next: number } | undefined;
   }
 
   hasWorkload(q: ClusterQueue): boolean {
-    const l = this.lists.get(q);
+    const l = this.listOf(q);
     return !!l && l.next < l.workloads.length;
   }
 
   pop(q: ClusterQueue): Workload {
-    const l = this.lists.get(q)!;
+    const l = this.listOf(q)!;
     return l.workloads[l.next++];
   }
 
@@ -302,7 +301,7 @@ export class TargetOrdering {
   }
 
   private head(q: ClusterQueue): Workload {
-    const l = this.lists.get(q)!;
+    const l = this.listOf(q)!;
     return l.workloads[l.next];
   }
 

@@ -34,10 +34,28 @@ export interface Drs {
   readonly arithmetic: DrsArithmetic;
 }
 
-/** Per flavor/resource, its resource name and the factor from the simulator's unit to Kueue's (resources.Amount). */
+/**
+ * The shares' view of the flavor/resource table: each flavor/resource's resource, numbered in the alphabetical order of
+ * the names (so the lower number is the name Kueue prefers on equal ratios), and per resource the factor from the
+ * simulator's unit to Kueue's (resources.Amount).
+ */
 export interface ShareUnits {
-  readonly resourceOf: readonly string[];
-  readonly kueueScale: ReadonlyMap<string, number>;
+  /** By flavor/resource: its resource's number. */
+  readonly resourceIndex: Int32Array;
+  /** By resource number: the name, in alphabetical order. */
+  readonly resourceNames: readonly string[];
+  /** By resource number. */
+  readonly kueueScale: Float64Array;
+}
+
+/** ShareUnits of a flavor/resource table (the resource of each), with each resource's factor to Kueue's units. */
+export function shareUnitsOf(resourceOf: readonly string[], kueueScale: ReadonlyMap<string, number>): ShareUnits {
+  const resourceNames = [...new Set(resourceOf)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const id = new Map(resourceNames.map((r, i) => [r, i]));
+  return {
+    resourceIndex: Int32Array.from(resourceOf.map((r) => id.get(r)!)), resourceNames,
+    kueueScale: Float64Array.from(resourceNames.map((r) => kueueScale.get(r) ?? 1)),
+  };
 }
 
 /**
@@ -71,6 +89,9 @@ function notBorrowing(n: QuotaNode, arithmetic: DrsArithmetic): Drs {
   return { weight: n.fairWeight, unweightedRatio: 0, share: 0, resource: '', borrowing: false, borrowed: [], arithmetic };
 }
 
+/** Scratch for each call's borrowed amount per resource (a call never runs inside another). */
+let borrowedScratch = new Float64Array(8);
+
 /**
  * dominantResourceShare(node, wlReq): the node's share with `request` (simulator units by flavor/resource)
  * added to its usage. A root has share 0.
@@ -79,48 +100,51 @@ export function dominantResourceShare(n: QuotaNode, units: ShareUnits, arithmeti
   request?: ReadonlyMap<FlavorResource, number>): Drs {
   const parent = n.parent;
   if (!parent) return notBorrowing(n, arithmetic);
-  const borrowing = new Map<string, number>();
+  const nres = units.resourceNames.length;
+  if (borrowedScratch.length < nres) borrowedScratch = new Float64Array(nres);
+  const borrowing = borrowedScratch;
+  borrowing.fill(0, 0, nres);
   const borrowed: FlavorResource[] = [];
   for (let fr = 0; fr < n.inSubtree.length; fr++) {
     if (!n.inSubtree[fr]) continue;
     const b = (request?.get(fr) ?? 0) + n.usage[fr] - n.subtree[fr];
     if (b > 0) {
-      const r = units.resourceOf[fr];
-      borrowing.set(r, (borrowing.get(r) ?? 0) + b);
+      borrowing[units.resourceIndex[fr]] += b;
       borrowed.push(fr);
     }
   }
-  if (!borrowing.size) return notBorrowing(n, arithmetic);
+  if (!borrowed.length) return notBorrowing(n, arithmetic);
   const lendable = lendableOf(parent, units);
-  if (arithmetic === 'integer') return integerShare(n, borrowing, lendable, borrowed);
+  if (arithmetic === 'integer') return integerShare(n, borrowing, lendable, borrowed, units);
   let ratio = 0;
-  let resource = '';
-  for (const [r, b] of borrowing) {
-    const lr = lendable.get(r) ?? 0;
-    if (!(lr > 0)) continue;
+  let resource = -1;
+  // In alphabetical order: on equal ratios the first name stays, as Kueue keeps the alphabetically first.
+  for (let r = 0; r < nres; r++) {
+    const b = borrowing[r], lr = lendable[r];
+    if (!(b > 0) || !(lr > 0)) continue;
     // float64(b)*1000.0/float64(lr) in Kueue's units: exact integers there as here, so the same double.
-    const scale = units.kueueScale.get(r) ?? 1;
+    const scale = units.kueueScale[r];
     const x = (b * scale * 1000) / (lr * scale);
-    if (x > ratio || (x === ratio && r < resource)) {
+    if (x > ratio) {
       ratio = x;
       resource = r;
     }
   }
   const share = ratio === 0 ? 0 : n.fairWeight === 0 ? Infinity : ratio / n.fairWeight;
-  return { weight: n.fairWeight, unweightedRatio: ratio, share, resource, borrowing: true, borrowed, arithmetic };
+  return { weight: n.fairWeight, unweightedRatio: ratio, share, resource: resource < 0 ? '' : units.resourceNames[resource], borrowing: true,
+    borrowed, arithmetic };
 }
 
 /** v0.13: integer division throughout, at least 1, math.MaxInt for a zero weight. */
-function integerShare(n: QuotaNode, borrowing: ReadonlyMap<string, number>, lendable: ReadonlyMap<string, number>,
-  borrowed: FlavorResource[]): Drs {
+function integerShare(n: QuotaNode, borrowing: Float64Array, lendable: Float64Array, borrowed: FlavorResource[], units: ShareUnits): Drs {
   let drs = -1n;
-  let resource = '';
-  for (const [r, b] of borrowing) {
-    const lr = lendable.get(r) ?? 0;
-    if (!(lr > 0)) continue;
+  let resource = -1;
+  for (let r = 0; r < units.resourceNames.length; r++) {
+    const b = borrowing[r], lr = lendable[r];
+    if (!(b > 0) || !(lr > 0)) continue;
     // The scale to Kueue's units cancels exactly in an integer quotient.
     const x = (BigInt(b) * 1000n) / BigInt(lr);
-    if (x > drs || (x === drs && r < resource)) {
+    if (x > drs) {
       drs = x;
       resource = r;
     }
@@ -132,18 +156,21 @@ function integerShare(n: QuotaNode, borrowing: ReadonlyMap<string, number>, lend
     const dws = (drs * 1000n) / BigInt(n.fairWeightMilli);
     share = Number(dws > 1n ? dws : 1n);
   }
-  return { weight: n.fairWeight, unweightedRatio: 0, share, resource, borrowing: true, borrowed, arithmetic: 'integer' };
+  return { weight: n.fairWeight, unweightedRatio: 0, share, resource: resource < 0 ? '' : units.resourceNames[resource], borrowing: true,
+    borrowed, arithmetic: 'integer' };
 }
 
-/** calculateLendable: potentialAvailable of `parent` summed per resource name over the root's flavor/resources. */
-function lendableOf(parent: CohortNode, units: ShareUnits): Map<string, number> {
+/** Lendable capacity by cohort and resource number: quotas only (potentialAvailable reads no usage), so computed once per cohort. */
+const LENDABLE = new WeakMap<CohortNode, Float64Array>();
+
+/** calculateLendable: potentialAvailable of `parent` summed per resource over the root's flavor/resources. */
+function lendableOf(parent: CohortNode, units: ShareUnits): Float64Array {
+  const known = LENDABLE.get(parent);
+  if (known) return known;
   const root = rootOf(parent);
-  const out = new Map<string, number>();
-  for (let fr = 0; fr < root.inSubtree.length; fr++) {
-    if (!root.inSubtree[fr]) continue;
-    const r = units.resourceOf[fr];
-    out.set(r, (out.get(r) ?? 0) + potentialAvailable(parent, fr));
-  }
+  const out = new Float64Array(units.resourceNames.length);
+  for (let fr = 0; fr < root.inSubtree.length; fr++) if (root.inSubtree[fr]) out[units.resourceIndex[fr]] += potentialAvailable(parent, fr);
+  LENDABLE.set(parent, out);
   return out;
 }
 

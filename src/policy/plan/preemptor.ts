@@ -5,11 +5,12 @@
  * (from the second-to-last). Also the flavor assigner's preemption oracle. Searches are memoised per
  * cohort tree (SearchMemo) and bounded before any candidate is listed (`mayPreemptEnough`). Pure.
  */
+import { compareDrs, dominantResourceShare, ShareUnits } from './fair-share';
 import { fairPreemptions, FairPreemptionOptions } from './fair-preemptor';
 import { granular, Granular, NO_CANDIDATES, PREEMPT, PreemptionOracle, RECLAIM } from './flavor-assigner';
 import { CandidateList, CandidateLists, candidateListOf, contestedOf, orderCandidates, policyAllowsPriority, Run, Target, Variant } from './ordering';
 import {
-  addUsage, addUsageMap, available, borrowingWith, CohortNode, FlavorResource, heightOfLowestSubtreeThatFits, localAvailable, QuotaNode,
+  addUsage, addUsageMap, almostLcas, available, borrowingWith, CohortNode, FlavorResource, heightOfLowestSubtreeThatFits, localAvailable, QuotaNode,
   removeUsage, subtreeHeight, withinNominal,
 } from './quota-tree';
 import type { ClusterQueue, Snapshot, Workload } from './snapshot';
@@ -75,8 +76,9 @@ export class Preemptor implements PreemptionOracle {
       memo.candidateLists.clear();
       memo.memoVersion = memo.version;
     }
-    // The bound first: most checks end there, without a memo key. It bounds the classical walk; the fair one is not bounded.
-    this.lastEndedAtBound = !this.fair && !this.mayPreemptEnough(w, cq, contested, requestIds, requestValues);
+    // The bound first: most checks end there, without a memo key.
+    this.lastEndedAtBound = this.fair ? !mayFairPreemptEnough(w, cq, contested, requestIds, requestValues, this.snapshot.shareUnits(), this.fair)
+      : !this.mayPreemptEnough(w, cq, contested, requestIds, requestValues);
     if (this.lastEndedAtBound) return [];
     // The search reads the preemptor only through its priority (and its creation, for LowerOrNewerEqualPriority).
     let key = `${cq.name}\n${w.priority}\n${readsCreation(cq) ? w.created : ''}\n`;
@@ -292,6 +294,70 @@ function readsCreation(cq: ClusterQueue): boolean {
 }
 
 /** The request fits now (and, unless `borrow`, without borrowing). */
+/**
+ * The bound of the fair search, from the per-priority usage sums: false only when the request does not fit even with
+ * everything the search could remove gone. That is, in the preemptor's ClusterQueue, every workload its
+ * withinClusterQueue allows; in each ClusterQueue of the tree borrowing on a contested flavor/resource, every one
+ * reclaimWithinCohort allows (with one flavor/resource contested, no more than its usage above nominal plus its largest
+ * workload, unless it borrows elsewhere too: the search stops taking from a ClusterQueue that borrows nothing), but only
+ * from a ClusterQueue a strategy could ever pass for. Both strategies need the preemptor's share at most the target's
+ * before any removal (its share after one is no higher); the preemptor's share is lowest with the request added and
+ * everything above removed, and the target's highest now; unless the preemptor stays within nominal with its request
+ * (FairSharingPreemptWithinNominal), which takes from any borrowing ClusterQueue. The quota tree is monotone, so when
+ * that does not fit, the search does not either.
+ */
+function mayFairPreemptEnough(
+  w: Workload, cq: ClusterQueue, contested: readonly FlavorResource[], requestIds: readonly FlavorResource[], requestValues: readonly number[],
+  units: ShareUnits, fair: FairPreemptionOptions,
+): boolean {
+  const undo: Array<[QuotaNode, FlavorResource, number]> = [];
+  const take = (q: ClusterQueue, policy: string, cap: boolean) => {
+    for (const id of requestIds) {
+      let v = eligibleUsage(q, id, policy, w.priority, true, 0, undefined);
+      if (cap) v = Math.min(v, q.usage[id] - q.nominal[id] + q.largestUsage[id]);
+      if (v <= 0) continue;
+      removeUsage(q, id, v);
+      undo.push([q, id, v]);
+    }
+  };
+  const restore = (from: number) => {
+    for (let i = undo.length - 1; i >= from; i--) addUsage(undo[i][0], undo[i][1], undo[i][2]);
+    undo.length = from;
+  };
+  const others: ClusterQueue[] = [];
+  if (cq.parent && cq.preemption.reclaim !== 'Never') {
+    let root: CohortNode = cq.parent;
+    while (root.parent) root = root.parent;
+    const visit = (c: CohortNode): void => {
+      c.childCohorts.forEach(visit);
+      for (const child of c.childQueues) {
+        const q = child as ClusterQueue;
+        if (q !== cq && contested.some((id) => borrowingWith(q, id, 0))) others.push(q);
+      }
+    };
+    visit(root);
+  }
+  const drs = (n: QuotaNode) => dominantResourceShare(n, units, fair.arithmetic);
+  let eligible = others;
+  const bypass = fair.withinNominalBypass && contested.every((id) => !borrowingWith(cq, id, requestValues[requestIds.indexOf(id)] ?? 0));
+  if (!bypass && others.length) {
+    const targetOld = others.map((q) => drs(almostLcas(cq, q)[1]));
+    if (cq.preemption.within !== 'Never') take(cq, cq.preemption.within, false);
+    for (const q of others) take(q, cq.preemption.reclaim, false);
+    for (let i = 0; i < requestIds.length; i++) addUsage(cq, requestIds[i], requestValues[i]);
+    eligible = others.filter((q, i) => compareDrs(drs(almostLcas(cq, q)[0]), targetOld[i]) <= 0);
+    for (let i = 0; i < requestIds.length; i++) removeUsage(cq, requestIds[i], requestValues[i]);
+    restore(0);
+  }
+  if (cq.preemption.within !== 'Never') take(cq, cq.preemption.within, false);
+  for (const q of eligible) {
+    take(q, cq.preemption.reclaim, contested.length === 1 && !q.quotaFlavorResources.some((id) => id !== contested[0] && borrowingWith(q, id, 0)));
+  }
+  const fits = fitsRequest(cq, requestIds, requestValues, true);
+  restore(0);
+  return fits;
+}
+
 function fitsRequest(cq: ClusterQueue, requestIds: readonly FlavorResource[], requestValues: readonly number[], borrow: boolean): boolean {
   for (let i = 0; i < requestIds.length; i++) {
     const id = requestIds[i], v = requestValues[i];

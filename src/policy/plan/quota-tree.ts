@@ -170,6 +170,23 @@ export function borrowingWith(n: QuotaNode, fr: FlavorResource, val: number): bo
   return cap < n.usage[fr] + val;
 }
 
+/**
+ * The almost-least-common-ancestors of two nodes of one tree (fair sharing's least_common_ancestor.go): the two
+ * children of their lowest common cohort on the way to each (the node itself when its parent is that cohort).
+ */
+export function almostLcas(a: QuotaNode, b: QuotaNode): [QuotaNode, QuotaNode] {
+  const ancestorsOfA = new Set<CohortNode>();
+  for (let p = a.parent; p; p = p.parent) ancestorsOfA.add(p);
+  let lca: CohortNode | undefined;
+  for (let p = b.parent; p && !lca; p = p.parent) if (ancestorsOfA.has(p)) lca = p;
+  const below = (n: QuotaNode): QuotaNode => {
+    let x = n;
+    while (x.parent && x.parent !== lca) x = x.parent;
+    return x;
+  };
+  return [below(a), below(b)];
+}
+
 export function rootOf(n: QuotaNode): QuotaNode {
   let r: QuotaNode = n;
   while (r.parent) r = r.parent;

@@ -10,7 +10,7 @@ import { ClusterQueueJson, CohortJson, inventoryFromObjects, LocalQueueJson, Res
 import type { JsonFields, RayObject } from '../kinds';
 import { formatQuantity, ResourceMap } from '../quantity';
 import { isRecord } from '../ray-object';
-import { parseFairWeight, ShareUnits } from './fair-share';
+import { parseFairWeight, ShareUnits, shareUnitsOf } from './fair-share';
 import { WorkloadQueue } from './queue';
 import { buildSubtree, CohortNode, FlavorResource, initSubtree, QuotaNode, quotaArrays, rootOf, setQuota } from './quota-tree';
 import type { PendingCategory, PlanPending, PlanVictim } from './schema';
@@ -214,10 +214,10 @@ export class Snapshot {
    * unit to Kueue's (resources.Amount: milli-CPU, else the quantity's Value()).
    */
   shareUnits(): ShareUnits {
-    if (this.shares?.resourceOf.length === this.flavorResourceNames.length) return this.shares;
+    if (this.shares?.resourceIndex.length === this.flavorResourceNames.length) return this.shares;
     const kueueScale = new Map<string, number>();
     for (const [resource, unit] of this.units) kueueScale.set(resource, resource === 'cpu' ? Number(unit) : Number(unit) / 1000);
-    return this.shares = { resourceOf: this.flavorResourceNames.map((n) => n.resource), kueueScale };
+    return this.shares = shareUnitsOf(this.flavorResourceNames.map((n) => n.resource), kueueScale);
   }
 
   /** A quantity (milli-units) in the simulator's unit for its resource. */
