@@ -253,6 +253,7 @@ export class PlanSimulator extends QueueManager {
       this.unadmitUsage(victim);
       victim.state = 'queued';
       victim.evicted = false;
+      this.snapshot.evicted.delete(victim);
       victim.flavors = undefined;
       victim.pending = { category: 'not-evaluated', message: 'preempted; requeued', shortfalls: [] };
       // KubeRay deletes a suspended object's cluster: admitted again, it starts over.
@@ -378,6 +379,7 @@ export class PlanSimulator extends QueueManager {
       t.workload.clusterQueue!.memo.version++;
       if (t.workload.sliceOf) continue;
       t.workload.evicted = true;
+      this.snapshot.evicted.add(t.workload);
       t.workload.preemptedBy.push(w.ref);
       const pair = `${w.ref} preempts ${t.workload.ref}`;
       this.settlePreemptions.set(pair, (this.settlePreemptions.get(pair) ?? 0) + 1);

@@ -15,7 +15,7 @@
 import type { FairSharingStrategy } from './kueue-config';
 import { compareDrs, dominantResourceShare, Drs, DrsArithmetic, ShareUnits } from './fair-share';
 import { addUsageMap, almostLcas, available, borrowingWith, CohortNode, FlavorResource, QuotaNode } from './quota-tree';
-import type { ClusterQueue, Workload } from './snapshot';
+import { admittedOrder, ClusterQueue, Workload } from './snapshot';
 import { policyAllowsPriority, Target, tiesButForUid } from './ordering';
 
 export interface FairPreemptionOptions {
@@ -42,9 +42,9 @@ const negative = (arithmetic: DrsArithmetic): Drs => ({
  */
 export function fairPreemptions(
   w: Workload, cq: ClusterQueue, contested: readonly FlavorResource[], request: Request, units: ShareUnits, options: FairPreemptionOptions,
-  onTie: (a: Workload, b: Workload) => void,
+  evicted: ReadonlySet<Workload>, onTie: (a: Workload, b: Workload) => void,
 ): Target[] {
-  const candidates = findCandidates(w, cq, contested, onTie);
+  const candidates = findCandidates(w, cq, contested, evicted, onTie);
   if (!candidates.size) return [];
   const search = new FairSearch(w, cq, contested, request, units, options);
   addRequest(cq, request, 1);
@@ -75,28 +75,13 @@ function restore(targets: readonly Target[]): void {
 
 /**
  * findCandidates: by withinClusterQueue in `cq`, by reclaimWithinCohort in the tree's ClusterQueues borrowing on a
- * contested flavor/resource; by ClusterQueue, each list built when the search first looks at it (most are never
- * reached). A list is in CandidatesOrdering within one ClusterQueue (evicted first, lower priority, most recently
- * admitted, UID): the search takes a ClusterQueue's candidates in that order and compares two only as its heads.
+ * contested flavor/resource; by ClusterQueue, each a cursor that lists candidates only as the search takes them (most
+ * are never reached).
  */
-function findCandidates(w: Workload, cq: ClusterQueue, contested: readonly FlavorResource[], onTie: (a: Workload, b: Workload) => void)
-  : Map<ClusterQueue, () => Workload[]> {
-  const out = new Map<ClusterQueue, () => Workload[]>();
-  const add = (q: ClusterQueue, policy: string) => out.set(q, () => {
-    const list: Workload[] = [];
-    for (const p of [...q.admittedByPriority.keys()].sort((a, b) => a - b)) {
-      if (!policyAllowsPriority(policy, p, w.priority)) continue;
-      // Each priority's admitted workloads are kept most recently admitted first, then by UID.
-      for (const x of q.admittedByPriority.get(p)!) {
-        // LowerOrNewerEqualPriority at equal priority: only workloads newer than the preemptor.
-        if (policy === 'LowerOrNewerEqualPriority' && p === w.priority && !(w.created < x.created)) continue;
-        if (contested.some((fr) => x.usage.has(fr))) list.push(x);
-      }
-    }
-    const ordered = [...list.filter((x) => x.evicted), ...list.filter((x) => !x.evicted)];
-    for (let i = 1; i < ordered.length; i++) if (tiesButForUid(ordered[i - 1], ordered[i], cq)) onTie(ordered[i - 1], ordered[i]);
-    return ordered;
-  });
+function findCandidates(w: Workload, cq: ClusterQueue, contested: readonly FlavorResource[], evicted: ReadonlySet<Workload>,
+  onTie: (a: Workload, b: Workload) => void): Map<ClusterQueue, Candidates> {
+  const out = new Map<ClusterQueue, Candidates>();
+  const add = (q: ClusterQueue, policy: string) => out.set(q, new CandidateCursor(w, q, policy, contested, evicted, cq, onTie));
   if (cq.preemption.within !== 'Never') add(cq, cq.preemption.within);
   if (cq.parent && cq.preemption.reclaim !== 'Never') {
     for (const q of clusterQueuesUnder(rootNode(cq))) {
@@ -105,6 +90,76 @@ function findCandidates(w: Workload, cq: ClusterQueue, contested: readonly Flavo
     }
   }
   return out;
+}
+
+/** One ClusterQueue's candidates, taken in order. */
+interface Candidates {
+  peek(): Workload | undefined;
+  next(): Workload;
+}
+
+/** Candidates already listed (the retry list's). */
+class CandidateList implements Candidates {
+  private at = 0;
+  constructor(private readonly list: readonly Workload[]) {}
+  peek(): Workload | undefined {
+    return this.list[this.at];
+  }
+  next(): Workload {
+    return this.list[this.at++];
+  }
+}
+
+/**
+ * A ClusterQueue's candidates in CandidatesOrdering within one ClusterQueue (evicted first, lower priority, most
+ * recently admitted, UID), from its admitted runs (each priority's kept most recently admitted first, then by UID),
+ * listed only as far as the search takes them. The search compares two ClusterQueues' candidates only as their heads.
+ */
+class CandidateCursor implements Candidates {
+  private readonly priorities: number[];
+  /** This cycle's preempted workloads of the ClusterQueue that are candidates, in order: they come first. */
+  private readonly evictedFirst: Workload[];
+  private evictedAt = 0;
+  private priorityAt = 0;
+  private runAt = 0;
+  private peeked: Workload | undefined;
+  private last: Workload | undefined;
+
+  constructor(private readonly w: Workload, private readonly q: ClusterQueue, private readonly policy: string,
+    private readonly contested: readonly FlavorResource[], evicted: ReadonlySet<Workload>, private readonly preemptorQueue: ClusterQueue,
+    private readonly onTie: (a: Workload, b: Workload) => void) {
+    this.priorities = [...q.admittedByPriority.keys()].filter((p) => policyAllowsPriority(policy, p, w.priority)).sort((a, b) => a - b);
+    this.evictedFirst = [...evicted].filter((x) => x.clusterQueue === q && q.admitted.has(x) && this.eligible(x))
+      .sort((a, b) => a.priority - b.priority || admittedOrder(a, b));
+  }
+
+  private eligible(x: Workload): boolean {
+    if (!policyAllowsPriority(this.policy, x.priority, this.w.priority)) return false;
+    // LowerOrNewerEqualPriority at equal priority: only workloads newer than the preemptor.
+    if (this.policy === 'LowerOrNewerEqualPriority' && x.priority === this.w.priority && !(this.w.created < x.created)) return false;
+    return this.contested.some((fr) => x.usage.has(fr));
+  }
+
+  peek(): Workload | undefined {
+    if (this.peeked) return this.peeked;
+    if (this.evictedAt < this.evictedFirst.length) return this.peeked = this.evictedFirst[this.evictedAt++];
+    for (; this.priorityAt < this.priorities.length; this.priorityAt++, this.runAt = 0) {
+      const run = this.q.admittedByPriority.get(this.priorities[this.priorityAt])!;
+      while (this.runAt < run.length) {
+        const x = run[this.runAt++];
+        if (!x.evicted && this.eligible(x)) return this.peeked = x;
+      }
+    }
+    return undefined;
+  }
+
+  next(): Workload {
+    const x = this.peek()!;
+    this.peeked = undefined;
+    if (this.last && tiesButForUid(this.last, x, this.preemptorQueue)) this.onTie(this.last, x);
+    this.last = x;
+    return x;
+  }
 }
 
 function rootNode(n: QuotaNode): CohortNode {
@@ -162,7 +217,7 @@ class FairSearch {
     return ok;
   }
 
-  runFirst(candidates: ReadonlyMap<ClusterQueue, () => Workload[]>, strategy: FairSharingStrategy)
+  runFirst(candidates: ReadonlyMap<ClusterQueue, Candidates>, strategy: FairSharingStrategy)
     : { fits: boolean; targets: Target[]; retry: Workload[] } {
     const ordering = new TargetOrdering(this.cq, candidates, (n) => this.drs(n), this.options.arithmetic);
     const targets: Target[] = [];
@@ -184,6 +239,14 @@ class FairSearch {
       const [preemptorNode, targetNode] = almostLcas(this.cq, t);
       const preemptorNew = this.drs(preemptorNode);
       const targetOld = this.drs(targetNode);
+      // Removing a workload never raises the target's share: when the strategy fails on its share before any removal,
+      // it fails for every candidate there. Kueue tests each and puts them all on the retry list, of which the second
+      // strategy reads each ClusterQueue's first: the head alone gives the same outcome.
+      if (!STRATEGY[strategy](preemptorNew, targetOld, targetOld)) {
+        retry.push(ordering.pop(t));
+        ordering.drop(t);
+        continue;
+      }
       while (ordering.hasWorkload(t)) {
         const x = ordering.pop(t);
         remove(x);
@@ -207,7 +270,8 @@ class FairSearch {
   runSecond(retry: Workload[], targets: Target[]): { fits: boolean; targets: Target[] } {
     const byQueue = new Map<ClusterQueue, Workload[]>();
     for (const x of retry) byQueue.set(x.clusterQueue!, [...(byQueue.get(x.clusterQueue!) ?? []), x]);
-    const ordering = new TargetOrdering(this.cq, new Map([...byQueue].map(([q, l]) => [q, () => l])), (n) => this.drs(n), this.options.arithmetic);
+    const ordering = new TargetOrdering(this.cq, new Map([...byQueue].map(([q, l]) => [q, new CandidateList(l)])), (n) => this.drs(n),
+      this.options.arithmetic);
     for (const t of ordering.targets()) {
       const [preemptorNode, targetNode] = almostLcas(this.cq, t);
       const preemptorNew = this.drs(preemptorNode);
@@ -268,32 +332,24 @@ const kindOf = (n: QuotaNode) => (n.isCohort ? 'Cohort' : 'ClusterQueue');
  * cohorts that do not borrow off the preemptor's path; the search ends once the root is pruned.
  */
 export class TargetOrdering {
-  private readonly lists = new Map<ClusterQueue, { workloads?: Workload[]; next: number; readonly build: () => Workload[] }>();
+  private readonly lists: ReadonlyMap<ClusterQueue, Candidates>;
   private readonly prunedQueues = new Set<ClusterQueue>();
   private readonly prunedCohorts = new Set<CohortNode>();
   private readonly ancestors = new Set<CohortNode>();
 
-  /** `candidates`: each ClusterQueue's candidates in order, built when first needed. */
-  constructor(private readonly cq: ClusterQueue, candidates: ReadonlyMap<ClusterQueue, () => Workload[]>,
+  /** `candidates`: each ClusterQueue's candidates, in order. */
+  constructor(private readonly cq: ClusterQueue, candidates: ReadonlyMap<ClusterQueue, Candidates>,
     private readonly drs: (n: QuotaNode) => Drs, private readonly arithmetic: DrsArithmetic) {
     for (let p = cq.parent; p; p = p.parent) this.ancestors.add(p);
-    for (const [q, build] of candidates) this.lists.set(q, { next: 0, build });
-  }
-
-  private listOf(q: ClusterQueue): { workloads: Workload[]; next: number } | undefined {
-    const l = this.lists.get(q);
-    if (l && !l.workloads) l.workloads = l.build();
-    return l as { workloads: Workload[]; next: number } | undefined;
+    this.lists = candidates;
   }
 
   hasWorkload(q: ClusterQueue): boolean {
-    const l = this.listOf(q);
-    return !!l && l.next < l.workloads.length;
+    return this.lists.get(q)?.peek() !== undefined;
   }
 
   pop(q: ClusterQueue): Workload {
-    const l = this.listOf(q)!;
-    return l.workloads[l.next++];
+    return this.lists.get(q)!.next();
   }
 
   drop(q: ClusterQueue): void {
@@ -301,8 +357,7 @@ export class TargetOrdering {
   }
 
   private head(q: ClusterQueue): Workload {
-    const l = this.listOf(q)!;
-    return l.workloads[l.next];
+    return this.lists.get(q)!.peek()!;
   }
 
   /** Iter: the next target ClusterQueue, again and again while its share stays the highest; pop or drop between two. */

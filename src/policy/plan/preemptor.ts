@@ -89,7 +89,8 @@ export class Preemptor implements PreemptionOracle {
     if (!found) {
       const refs: string[] = [];
       found = { targets: this.fair ? fairPreemptions(w, cq, contested, { ids: [...requestIds], values: [...requestValues] },
-        this.snapshot.shareUnits(), this.fair, this.onTie) : this.search(w, cq, contested, requestIds, requestValues, refs), refs };
+        this.snapshot.shareUnits(), this.fair, this.snapshot.evicted, this.onTie)
+        : this.search(w, cq, contested, requestIds, requestValues, refs), refs };
       memo.searches.set(key, found);
     }
     if (considered && found.refs.length) {
@@ -337,22 +338,28 @@ function mayFairPreemptEnough(
     };
     visit(root);
   }
-  const drs = (n: QuotaNode) => dominantResourceShare(n, units, fair.arithmetic);
-  let eligible = others;
-  const bypass = fair.withinNominalBypass && contested.every((id) => !borrowingWith(cq, id, requestValues[requestIds.indexOf(id)] ?? 0));
-  if (!bypass && others.length) {
-    const targetOld = others.map((q) => drs(almostLcas(cq, q)[1]));
-    if (cq.preemption.within !== 'Never') take(cq, cq.preemption.within, false);
-    for (const q of others) take(q, cq.preemption.reclaim, false);
-    for (let i = 0; i < requestIds.length; i++) addUsage(cq, requestIds[i], requestValues[i]);
-    eligible = others.filter((q, i) => compareDrs(drs(almostLcas(cq, q)[0]), targetOld[i]) <= 0);
-    for (let i = 0; i < requestIds.length; i++) removeUsage(cq, requestIds[i], requestValues[i]);
-    restore(0);
-  }
+  const cap = (q: ClusterQueue) => contested.length === 1 && !q.quotaFlavorResources.some((id) => id !== contested[0] && borrowingWith(q, id, 0));
+  // First without the shares (no share to compute): most searches end here.
   if (cq.preemption.within !== 'Never') take(cq, cq.preemption.within, false);
-  for (const q of eligible) {
-    take(q, cq.preemption.reclaim, contested.length === 1 && !q.quotaFlavorResources.some((id) => id !== contested[0] && borrowingWith(q, id, 0)));
-  }
+  for (const q of others) take(q, cq.preemption.reclaim, cap(q));
+  const mayFit = fitsRequest(cq, requestIds, requestValues, true);
+  restore(0);
+  if (!mayFit) return false;
+  const bypass = fair.withinNominalBypass && contested.every((id) => !borrowingWith(cq, id, requestValues[requestIds.indexOf(id)] ?? 0));
+  if (bypass || !others.length) return true;
+  // Then only from the ClusterQueues a strategy could pass for: the preemptor's share at its lowest (the request added,
+  // everything it could take gone) at most the target's now.
+  const drs = (n: QuotaNode) => dominantResourceShare(n, units, fair.arithmetic);
+  const targetOld = others.map((q) => drs(almostLcas(cq, q)[1]));
+  if (cq.preemption.within !== 'Never') take(cq, cq.preemption.within, false);
+  for (const q of others) take(q, cq.preemption.reclaim, false);
+  for (let i = 0; i < requestIds.length; i++) addUsage(cq, requestIds[i], requestValues[i]);
+  const eligible = others.filter((q, i) => compareDrs(drs(almostLcas(cq, q)[0]), targetOld[i]) <= 0);
+  for (let i = 0; i < requestIds.length; i++) removeUsage(cq, requestIds[i], requestValues[i]);
+  restore(0);
+  if (eligible.length === others.length) return true;
+  if (cq.preemption.within !== 'Never') take(cq, cq.preemption.within, false);
+  for (const q of eligible) take(q, cq.preemption.reclaim, cap(q));
   const fits = fitsRequest(cq, requestIds, requestValues, true);
   restore(0);
   return fits;

@@ -183,6 +183,8 @@ export class Snapshot {
   /** Some flavor has node taints or labels: without, every flavor matches every PodSet. */
   flavorsRestrictNodes = false;
   readonly localQueues = new Map<string, LocalQueueTarget>();
+  /** Workloads preempted in the current cycle, their quota not released yet (each has `evicted` set). */
+  readonly evicted = new Set<Workload>();
   readonly priorities = new Map<string, number>();
   /** Namespace labels (with kubernetes.io/metadata.name), for namespaceSelectors. */
   readonly namespaces = new Map<string, Record<string, string>>();
