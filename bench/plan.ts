@@ -3,14 +3,15 @@
 // with three priorities and random gang sizes from a fixed seed. Each size runs in its own child
 // process, so peak RSS is per size. Targets at 10,000 on the 2-core machine: < 2 s, < 500 MiB.
 // Then the timeline: the same 10,000, each with an expected duration and an arrival in the first hour, run
-// until everything finished (target < 2 s, < 400 MiB); and Kueue's own scalability configs replayed end to end
+// until everything finished (target < 2 s, < 400 MiB); the same 10,000 with Kueue's fair sharing on (both
+// strategies, the v0.19.2 gates; target < 2 s, issue 44); and Kueue's own scalability configs replayed end to end
 // through the CLI (bench/kueue-replay.ts), beside the figures Kueue published.
 // The last line is `bench:plan workloads=10000 seconds=<n> peak_rss_mib=<n>`.
 import { fork } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { simulatePlan } from '../src/policy/plan';
+import { KueueConfig, simulatePlan } from '../src/policy/plan';
 import { DEFAULT_KUEUE_VERSION } from '../src/policy/versions';
 import { mulberry32 as rng } from '../test/support/random';
 import { reportParsers } from './yaml-parsers';
@@ -93,10 +94,20 @@ export function timelineScenario(n: number): { kueueObjects: any[]; arrivals: an
   return input;
 }
 
-function child(n: number, timeline: boolean): void {
-  const input = timeline ? timelineScenario(n) : scenario(n);
+/** Fair sharing on, both strategies, as Kueue v0.19.2 runs with its default gates. */
+export const FAIR_SHARING: KueueConfig = {
+  fairSharing: { preemptionStrategies: ['LessThanOrEqualToFinalShare', 'LessThanInitialShare'] },
+  gates: { AdmissionFairSharing: 'on', TopologyAwareScheduling: 'on', FairSharingPreemptWithinNominal: 'on',
+    FairSharingPrioritizeNonBorrowing: 'on' },
+};
+
+type Variant = 'sizes' | 'timeline' | 'fair-sharing';
+
+function child(n: number, variant: Variant): void {
+  const input = variant === 'timeline' ? timelineScenario(n) : scenario(n);
   const t0 = process.hrtime.bigint();
-  const plan = simulatePlan({ ...input, kueueVersion: DEFAULT_KUEUE_VERSION, trace: false });
+  const plan = simulatePlan({ ...input, kueueVersion: DEFAULT_KUEUE_VERSION, trace: false,
+    ...(variant === 'fair-sharing' ? { kueueConfig: FAIR_SHARING } : {}) });
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
   const count = (o: string) => plan.workloads.filter((w) => w.outcome === o).length;
   process.send!({
@@ -108,9 +119,9 @@ function child(n: number, timeline: boolean): void {
 }
 
 /** One size in a child process of its own (peak RSS per size); `timedOut` past BENCH_PLAN_TIMEOUT seconds. */
-function runChild(n: number, timeline: boolean): Promise<any> {
+function runChild(n: number, variant: Variant): Promise<any> {
   return new Promise<any>((resolve, reject) => {
-    const p = fork(__filename, ['--child', String(n), ...(timeline ? ['timeline'] : [])], { execArgv: process.execArgv });
+    const p = fork(__filename, ['--child', String(n), variant], { execArgv: process.execArgv });
     // A size that runs past BENCH_PLAN_TIMEOUT seconds is reported as such, not waited for.
     const timer = setTimeout(() => { p.kill('SIGKILL'); resolve({ n, timedOut: true }); }, TIMEOUT_S * 1000);
     p.once('message', (m) => { clearTimeout(timer); resolve(m); });
@@ -121,7 +132,7 @@ function runChild(n: number, timeline: boolean): Promise<any> {
 async function sizes(): Promise<void> {
   const results: any[] = [];
   for (const n of SIZES) {
-    const r = await runChild(n, false);
+    const r = await runChild(n, 'sizes');
     if (r.timedOut) {
       process.stdout.write(`workloads=${n}: did not finish within ${TIMEOUT_S} s (BENCH_PLAN_TIMEOUT)\n`);
       continue;
@@ -142,7 +153,7 @@ async function sizes(): Promise<void> {
   if (ten) process.stdout.write(`bench:plan workloads=10000 seconds=${ten.seconds.toFixed(2)} peak_rss_mib=${ten.peakRssMib.toFixed(0)}\n`);
   else process.stdout.write('bench:plan workloads=10000 seconds=timeout peak_rss_mib=unknown\n');
   // The timeline: the same 10,000 with durations and arrivals, until everything finished; against the run without.
-  const t = await runChild(TIMELINE_SIZE, true);
+  const t = await runChild(TIMELINE_SIZE, 'timeline');
   if (t.timedOut) {
     process.stdout.write(`timeline workloads=${TIMELINE_SIZE}: did not finish within ${TIMEOUT_S} s\n`);
     return;
@@ -151,6 +162,15 @@ async function sizes(): Promise<void> {
   process.stdout.write(`timeline workloads=${t.n}: ${t.seconds.toFixed(2)} s, peak RSS ${t.peakRssMib.toFixed(0)} MiB; ${t.finished} finished, `
     + `${t.pending} never started, timeline ${t.ended}${same ? `; x${(t.seconds / same.seconds).toFixed(2)} the run without durations` : ''}`
     + '; target < 2 s, < 400 MiB\n');
+  // Fair sharing: the same 10,000, ordered and preempted by dominant resource share; against the classical run.
+  const f = await runChild(TIMELINE_SIZE, 'fair-sharing');
+  if (f.timedOut) {
+    process.stdout.write(`fair sharing workloads=${TIMELINE_SIZE}: did not finish within ${TIMEOUT_S} s\n`);
+    return;
+  }
+  process.stdout.write(`fair sharing workloads=${f.n}: ${f.seconds.toFixed(2)} s, peak RSS ${f.peakRssMib.toFixed(0)} MiB; ${f.admitted} admitted, `
+    + `${f.preempting} admitted by preempting, ${f.pending} pending${same ? `; x${(f.seconds / same.seconds).toFixed(2)} the classical run` : ''}`
+    + '; target < 2 s\n');
 }
 
 /** Kueue's scalability configs, end to end through the CLI's bundle, beside Kueue's published figures. */
@@ -203,5 +223,5 @@ async function main(): Promise<void> {
 
 if (require.main !== module) {
   // imported (profiling): nothing runs
-} else if (process.argv[2] === '--child') child(Number(process.argv[3]), process.argv[4] === 'timeline');
+} else if (process.argv[2] === '--child') child(Number(process.argv[3]), process.argv[4] as Variant);
 else main().catch((e) => { process.stderr.write(`${(e as Error).message}\n`); process.exit(1); });
