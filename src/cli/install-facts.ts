@@ -6,13 +6,12 @@
  */
 import { parse as parseYaml } from 'yaml';
 import { modelledVersion } from '../policy/modelled-version';
-import { featureGatesInArgs } from '../policy/plan';
+import { featureGatesInArgs, KUEUE_MANAGER_IMAGE, KueueConfigSource, kueueManagerOf } from '../policy/plan';
 import { KUBERAY_VERSION_ANNOTATION, KUEUE_VERSION_ANNOTATION } from '../policy/versions';
 import { UsageError } from './yaml-source';
 import { fieldAt, shownAt } from './json-fields';
 
 const GATE = 'ElasticJobsViaWorkloadSlices';
-const KUEUE_IMAGE = /\/kueue\/kueue:(v\d+\.\d+\.\d+)$/;
 const KUBERAY_IMAGE = /\/kuberay\/operator:(v\d+\.\d+\.\d+)$/;
 
 export interface InstallFacts {
@@ -35,7 +34,7 @@ export interface InstallFacts {
    * Kueue's manager as the files install it: its Configuration (the ConfigMap's controller_manager_config.yaml text) and
    * its container's args, with where they were read; undefined when the files hold neither.
    */
-  readonly kueueManager?: { readonly config?: string; readonly args?: readonly unknown[]; readonly where: string };
+  readonly kueueManager?: KueueConfigSource;
 }
 
 interface Found { readonly version: string; readonly from: string }
@@ -82,27 +81,20 @@ export function installFacts(objects: readonly unknown[], files: readonly (strin
   let kubeRayVersion: string | undefined;
   let manager = false;
   let gate: boolean | undefined;
-  let managerConfig: { config?: string; args?: readonly unknown[]; where: string[] } | undefined;
   // "file (ConfigMap kueue-system/kueue-manager-config)", for the plan's note and for errors.
   const at = (i: number) => {
     const ns = shownAt(objects[i], 'metadata', 'namespace');
     return `${files[i] ?? 'the input'} (${shownAt(objects[i], 'kind')} ${ns ? `${ns}/` : ''}${shownAt(objects[i], 'metadata', 'name') ?? ''})`;
   };
-  for (const [i, o] of objects.entries()) {
+  for (const o of objects) {
     if (fieldAt(o, 'kind') === 'Deployment') {
       for (const c of containersOf(o)) {
         const image = fieldAt(c, 'image');
-        const kq = KUEUE_IMAGE.exec(typeof image === 'string' ? image : '');
+        const kq = KUEUE_MANAGER_IMAGE.exec(typeof image === 'string' ? image : '');
         if (kq) {
           kueueVersion ??= kq[1];
           manager = true;
-          const args = fieldAt(c, 'args');
-          gate = gateInArgs(args) ?? gate;
-          managerConfig ??= { where: [] };
-          if (managerConfig.args === undefined && Array.isArray(args)) {
-            managerConfig.args = args;
-            managerConfig.where.push(at(i));
-          }
+          gate = gateInArgs(fieldAt(c, 'args')) ?? gate;
         }
         const kr = KUBERAY_IMAGE.exec(typeof image === 'string' ? image : '');
         if (kr) kubeRayVersion ??= kr[1];
@@ -111,11 +103,6 @@ export function installFacts(objects: readonly unknown[], files: readonly (strin
     // Kueue's Configuration, mounted from this ConfigMap into the manager.
     const config = fieldAt(o, 'kind') === 'ConfigMap' ? fieldAt(o, 'data', 'controller_manager_config.yaml') : undefined;
     if (typeof config === 'string') {
-      managerConfig ??= { where: [] };
-      if (managerConfig.config === undefined) {
-        managerConfig.config = config;
-        managerConfig.where.unshift(at(i));
-      }
       try {
         const v = fieldAt(parseYaml(config), 'featureGates', GATE);
         if (typeof v === 'boolean') gate = v;
@@ -125,6 +112,8 @@ export function installFacts(objects: readonly unknown[], files: readonly (strin
     }
   }
   const elasticGate = gate === true ? 'on' : gate === false ? 'off' : manager ? 'default' : undefined;
+  // Kueue's Configuration and args, found as the plan finds them in an app (Plan.of).
+  const kueueManager = kueueManagerOf(objects, at);
   // The annotations record what the app was synthesized for; an image tag may be a mirror's or a patched build's.
   const annotated = annotatedVersions(objects, files);
   const [kueue, kubeRay] = [annotated.kueue[0], annotated.kubeRay[0]];
@@ -133,7 +122,7 @@ export function installFacts(objects: readonly unknown[], files: readonly (strin
     kueueVersion: kueue?.version ?? kueueVersion, kubeRayVersion: kubeRay?.version ?? kubeRayVersion, elasticGate,
     ...(kueue ? { kueueVersionFrom: kueue.from } : {}), ...(kubeRay ? { kubeRayVersionFrom: kubeRay.from } : {}),
     ...(conflicts.kueue || conflicts.kubeRay ? { conflicts } : {}),
-    ...(managerConfig ? { kueueManager: { config: managerConfig.config, args: managerConfig.args, where: managerConfig.where.join(' and ') } } : {}),
+    ...(kueueManager ? { kueueManager } : {}),
   };
 }
 

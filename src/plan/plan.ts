@@ -8,7 +8,8 @@ import { IConstruct } from 'constructs';
 import { resolveVersions } from '../platform/versions';
 import { isRecord } from '../policy/json';
 import { isRayKindName, RayObject } from '../policy/kinds';
-import { simulatePlan } from '../policy/plan';
+import { kueueConfigNote, kueueConfigOf, kueueManagerOf, simulatePlan } from '../policy/plan';
+import { kueueCapabilities } from '../policy/versions';
 import { planToText } from './text';
 
 /** Options of Plan.of. */
@@ -107,6 +108,7 @@ const isKueueKind = (kind: unknown) => typeof kind === 'string' && KUEUE_KINDS.h
 
 /** The kind of a synthesized object. */
 const kindOf = (o: unknown): unknown => (isRecord(o) ? o.kind : undefined);
+const nameOf = (o: unknown): unknown => (isRecord(o) && isRecord(o.metadata) ? o.metadata.name : undefined);
 
 /** The plan of an app: what Kueue admits, keeps pending or preempts, and why. */
 export class Plan {
@@ -127,10 +129,16 @@ export class Plan {
   public readonly json: string;
 
   private constructor(objects: readonly unknown[], kueueVersion: string, kubeRayVersion: string) {
-    const result = simulatePlan({
+    // The app's KueueInstall, when it has one: its Configuration decides fair sharing, as the CLI reads it from the files.
+    const source = kueueManagerOf(objects, (i) => `the app (${String(kindOf(objects[i]))} ${String(nameOf(objects[i]))})`);
+    const caps = kueueCapabilities(kueueVersion);
+    const kueueConfig = source ? kueueConfigOf(source, caps) : undefined;
+    const planned = simulatePlan({
       kueueObjects: objects.filter((o) => isKueueKind(kindOf(o))), arrivals: objects.filter((o): o is RayObject => isRayKindName(kindOf(o))),
-      kueueVersion, kubeRayVersion,
+      kueueVersion, kubeRayVersion, kueueConfig,
     });
+    const note = kueueConfig && source ? kueueConfigNote(kueueConfig, caps, source.where) : undefined;
+    const result = note ? { ...planned, notes: [note, ...planned.notes] } : planned;
     this.text = planToText(result);
     this.json = JSON.stringify(result);
     this.workloads = result.workloads.map((w) => ({

@@ -7,6 +7,6 @@ export { PlanInput } from './input';
 export { simulatePlan } from './simulate';
 export { DEFAULT_HORIZON_SECONDS, PlanEnd } from './timeline';
 export {
-  AdmissionFairSharingConfig, DECISION_GATES, DecisionGate, FairSharingStrategy, featureGatesInArgs, KueueConfig, KueueConfigSource, kueueConfigNote,
-  kueueConfigOf,
+  AdmissionFairSharingConfig, DECISION_GATES, DecisionGate, FairSharingStrategy, featureGatesInArgs, KUEUE_MANAGER_IMAGE, KueueConfig,
+  KueueConfigSource, kueueConfigNote, kueueConfigOf, kueueManagerOf,
 } from './kueue-config';

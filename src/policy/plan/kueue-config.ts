@@ -254,3 +254,37 @@ export function kueueConfigNote(c: KueueConfig, caps: Pick<KueueCapabilities, 'v
     + 'Simplifications).' : '';
   return `Kueue ${caps.version} configuration read from ${from}: ${parts.join(', ')}.${modelled}${notYet}`;
 }
+
+/** The Kueue manager's image, with its tag (`registry.k8s.io/kueue/kueue:v0.19.2`, or a mirror's path ending the same). */
+export const KUEUE_MANAGER_IMAGE = /\/kueue\/kueue:(v\d+\.\d+\.\d+)$/;
+
+const at = (v: unknown, ...keys: string[]): unknown => keys.reduce((o, k) => (isRecord(o) ? o[k] : undefined), v);
+
+/**
+ * Where Kueue's manager Configuration and args are among `objects` (an install's manifests, or an app's): the first
+ * ConfigMap holding `controller_manager_config.yaml` and the first container running Kueue's manager image.
+ * `whereOf(i)` names object i for messages. Undefined when neither is there.
+ */
+export function kueueManagerOf(objects: readonly unknown[], whereOf: (i: number) => string): KueueConfigSource | undefined {
+  let config: unknown;
+  let args: readonly unknown[] | undefined;
+  const where: string[] = [];
+  objects.forEach((o, i) => {
+    const text = at(o, 'kind') === 'ConfigMap' ? at(o, 'data', 'controller_manager_config.yaml') : undefined;
+    if (typeof text === 'string' && config === undefined) {
+      config = text;
+      where.unshift(whereOf(i));
+    }
+    if (at(o, 'kind') !== 'Deployment' || args !== undefined) return;
+    const containers = at(o, 'spec', 'template', 'spec', 'containers');
+    for (const c of Array.isArray(containers) ? containers : []) {
+      const image = at(c, 'image');
+      const a = at(c, 'args');
+      if (typeof image === 'string' && KUEUE_MANAGER_IMAGE.test(image) && Array.isArray(a) && args === undefined) {
+        args = a;
+        where.push(whereOf(i));
+      }
+    }
+  });
+  return config === undefined && args === undefined ? undefined : { config, args, where: where.join(' and ') };
+}

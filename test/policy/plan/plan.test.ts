@@ -2,14 +2,16 @@
  * The plan simulator on hand-made queues and workloads (pure logic); the agreement with the real
  * Kueue is test/e2e/plan-agreement.e2e.test.ts.
  */
-import { Chart, Testing } from 'cdk8s';
-import { Plan, Quantity, ResourceFlavor, ResourceName, TenantQueue, WithinClusterQueuePolicy, WorkloadPriorityClass } from '../../../src';
+import { ApiObject, Chart, Testing } from 'cdk8s';
+import { KueueInstall, Plan, Quantity,
+  ResourceFlavor, ResourceName, TenantQueue, WithinClusterQueuePolicy, WorkloadPriorityClass } from '../../../src';
 import { PlanResult, simulatePlan } from '../../../src/policy/plan';
 import { planToText } from '../../../src/plan/text';
 import { isQueued } from '../../../src/policy/ray-object';
 import { skipsKueue } from '../../../src/policy/kinds';
 import { kueueCapabilities, SUPPORTED_KUEUE_VERSIONS } from '../../../src/policy/versions';
 import { examples, synthAll } from '../../support/synth';
+import { fairSharingTimelineScenarios } from './fair-sharing-scenarios';
 import {
   builder, clusterQueue, fixedScenarios, flavor, isolate, localQueue, PlanScenario, randomScenario, rayCluster, toyRayJob, wpc,
 } from './scenarios';
@@ -272,5 +274,24 @@ describe('plan simulator', () => {
     expect(plan.startsAt('rayjob-sample-(2)')).toBe(600);
     expect(plan.text).toContain('when: starts in ~10m (after default/rayjob-sample-(1) finishes), finishes at ~20m');
     expect(() => plan.workload('nope')).toThrow(/no workload 'nope'.*rayjob-sample-\(1\)/);
+  });
+
+  test('Plan.of(app) plans with the app\'s KueueInstall Configuration: with fair sharing on, a2 preempts by share; off, it waits', () => {
+    const [s] = fairSharingTimelineScenarios(V).filter((x) => x.name === 'fs-preempt-by-share');
+    const planOf = (fairSharing: boolean) => {
+      const app = Testing.app();
+      const chart = new Chart(app, 'c');
+      new KueueInstall(chart, 'kueue', { fairSharing: { enabled: fairSharing } });
+      for (const [i, o] of [...s.objects, ...s.arrivals].entries()) new ApiObject(chart, `o${i}`, o);
+      return Plan.of(app);
+    };
+    const on = planOf(true);
+    expect(on.workload('a2').outcome).toBe('admitted-by-preempting');
+    expect(on.workload('a2').preempted.map((v) => v.reason)).toEqual(['InCohortFairSharing']);
+    expect(on.text).toMatch(/configuration read from the app \(ConfigMap kueue-manager-config\) and the app \(Deployment kueue-controller-manager\): fair sharing on/);
+    const off = planOf(false);
+    // Off: team-a would borrow and may not reclaim while borrowing; a2 waits for the 60-minute jobs to finish.
+    expect(off.workload('a2').admittedAt).toBe(3600);
+    expect(off.workload('a2').preempted).toEqual([]);
   });
 });
