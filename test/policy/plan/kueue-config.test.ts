@@ -112,7 +112,8 @@ test('the note: what is on, what of it the plan models and what not yet, and whe
   expect(kueueConfigNote(both, caps, where)).toBe(`Kueue v0.19.2 configuration read from ${where}: fair sharing on (preemption strategies `
     + 'LessThanInitialShare), admission fair sharing on (usageHalfLifeTime 3600 s, usageSamplingInterval 300 s). The plan orders each cohort\'s '
     + 'heads and picks preemption victims by fair sharing\'s dominant resource shares, as Kueue does. Not modelled yet: admission fair sharing '
-    + '(the plan orders each ClusterQueue by priority, then arrival); where that decides, Kueue can order otherwise (docs/plan.md, Simplifications).');
+    + '(the plan orders each ClusterQueue by priority, then arrival); where that decides, Kueue can order otherwise (docs/plan.md, '
+    + 'Simplifications).');
   const fs = kueueConfigOf({ config: { apiVersion: V2, fairSharing: { preemptionStrategies: ['LessThanInitialShare'] } }, where }, caps);
   expect(kueueConfigNote(fs, caps, where)).toBe(`Kueue v0.19.2 configuration read from ${where}: fair sharing on (preemption strategies `
     + 'LessThanInitialShare). The plan orders each cohort\'s heads and picks preemption victims by fair sharing\'s dominant resource shares, as '
