@@ -320,6 +320,15 @@ export function roundTwoCases(h: RoundTwoHarness): void {
     } finally {
       await c().delete(`/api/v1/namespaces/${NS}/pods/plain`);
     }
+    // Where Kueue's pod integration queued the plain pod (the real node), it may have admitted it on the last half CPU: its
+    // quota comes back only once Kueue has seen the pod gone and finished its Workload, which Kueue does asynchronously.
+    // Wait for that before comparing the usage (a CI run measured 3 of 3 while it was still held).
+    await waitFor('the plain pod and its Workload gone', async () => !(await c().getOrUndefined(`/api/v1/namespaces/${NS}/pods/plain`))
+      && !(await c().list(WL, 'Workload', NS)).some((w) => (w.metadata.ownerReferences ?? []).some((o: any) => o.kind === 'Pod'
+        && o.uid === plain.metadata.uid) && !w.status?.conditions?.some((x: any) => x.type === 'Finished' && x.status === 'True')), 90000, 500);
+    // The ClusterQueue's status.flavorsUsage follows the Workloads asynchronously too: give it its window, then compare below.
+    await waitFor('the ClusterQueue usage to settle after the plain pod', async () => (await usage()) === before.usage, 30000, 500)
+      .catch(() => undefined);
     // KubeRay's own pods stay the tenant's to annotate (labels unchanged).
     const head = (await c().list('v1', 'Pod', NS)).find((p) => p.metadata.labels?.['ray.io/cluster'] === cluster
       && p.metadata.labels?.['ray.io/node-type'] === 'head');
@@ -334,7 +343,7 @@ export function roundTwoCases(h: RoundTwoHarness): void {
       const base = obj.kind === 'Pod' ? `/api/v1/namespaces/${NS}/pods` : `/apis/${obj.apiVersion}/namespaces/${NS}/${obj.kind.toLowerCase()}s`;
       expect(await c().getOrUndefined(`${base}/${obj.metadata.name}`)).toBeUndefined();
     }
-  }, 120000);
+  }, 210000);
 
   test('round two: Kueue\'s own unsuspend still passes: when quota frees, Kueue admits a pending RayJob and KubeRay starts it', async () => {
     const obj = await pendingObject('RayJob', 'next');
