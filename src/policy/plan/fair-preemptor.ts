@@ -14,7 +14,7 @@
  */
 import type { FairSharingStrategy } from './kueue-config';
 import { compareDrs, dominantResourceShare, Drs, DrsArithmetic, ShareUnits } from './fair-share';
-import { addUsageMap, almostLcas, available, borrowingWith, CohortNode, FlavorResource, QuotaNode } from './quota-tree';
+import { addUsageMap, almostLcas, available, borrowingWith, CohortNode, FlavorResource, QuotaNode, rootOf } from './quota-tree';
 import { admittedOrder, ClusterQueue, Workload } from './snapshot';
 import { policyAllowsPriority, Target, tiesButForUid } from './ordering';
 
@@ -83,13 +83,17 @@ function findCandidates(w: Workload, cq: ClusterQueue, contested: readonly Flavo
   const out = new Map<ClusterQueue, Candidates>();
   const add = (q: ClusterQueue, policy: string) => out.set(q, new CandidateCursor(w, q, policy, contested, evicted, cq, onTie));
   if (cq.preemption.within !== 'Never') add(cq, cq.preemption.within);
-  if (cq.parent && cq.preemption.reclaim !== 'Never') {
-    for (const q of clusterQueuesUnder(rootNode(cq))) {
-      if (q === cq || !contested.some((fr) => borrowingWith(q, fr, 0))) continue;
-      add(q, cq.preemption.reclaim);
-    }
-  }
+  for (const q of reclaimableQueues(cq, contested)) add(q, cq.preemption.reclaim);
   return out;
+}
+
+/**
+ * The ClusterQueues whose workloads `cq` may reclaim by fair sharing: with reclaimWithinCohort, every other
+ * ClusterQueue of its tree borrowing on a contested flavor/resource (cqIsBorrowing). The search and its bound list them here.
+ */
+export function reclaimableQueues(cq: ClusterQueue, contested: readonly FlavorResource[]): ClusterQueue[] {
+  if (!cq.parent || cq.preemption.reclaim === 'Never') return [];
+  return clusterQueuesUnder(rootOf(cq) as CohortNode).filter((q) => q !== cq && contested.some((fr) => borrowingWith(q, fr, 0)));
 }
 
 /** One ClusterQueue's candidates, taken in order. */
@@ -160,12 +164,6 @@ class CandidateCursor implements Candidates {
     this.last = x;
     return x;
   }
-}
-
-function rootNode(n: QuotaNode): CohortNode {
-  let r = n.parent!;
-  while (r.parent) r = r.parent;
-  return r;
 }
 
 function clusterQueuesUnder(c: CohortNode): ClusterQueue[] {
@@ -366,7 +364,7 @@ export class TargetOrdering {
       while (!this.prunedQueues.has(this.cq) && this.hasWorkload(this.cq)) yield this.cq;
       return;
     }
-    const root = rootNode(this.cq);
+    const root = rootOf(this.cq) as CohortNode;
     while (!this.prunedCohorts.has(root)) {
       const t = this.nextTarget(root);
       if (t) yield t;

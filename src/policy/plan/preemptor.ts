@@ -6,7 +6,7 @@
  * cohort tree (SearchMemo) and bounded before any candidate is listed (`mayPreemptEnough`). Pure.
  */
 import { compareDrs, dominantResourceShare, ShareUnits } from './fair-share';
-import { fairPreemptions, FairPreemptionOptions } from './fair-preemptor';
+import { fairPreemptions, FairPreemptionOptions, reclaimableQueues } from './fair-preemptor';
 import { granular, Granular, NO_CANDIDATES, PREEMPT, PreemptionOracle, RECLAIM } from './flavor-assigner';
 import { CandidateList, CandidateLists, candidateListOf, contestedOf, orderCandidates, policyAllowsPriority, Run, Target, Variant } from './ordering';
 import {
@@ -325,19 +325,7 @@ function mayFairPreemptEnough(
     for (let i = undo.length - 1; i >= from; i--) addUsage(undo[i][0], undo[i][1], undo[i][2]);
     undo.length = from;
   };
-  const others: ClusterQueue[] = [];
-  if (cq.parent && cq.preemption.reclaim !== 'Never') {
-    let root: CohortNode = cq.parent;
-    while (root.parent) root = root.parent;
-    const visit = (c: CohortNode): void => {
-      c.childCohorts.forEach(visit);
-      for (const child of c.childQueues) {
-        const q = child as ClusterQueue;
-        if (q !== cq && contested.some((id) => borrowingWith(q, id, 0))) others.push(q);
-      }
-    };
-    visit(root);
-  }
+  const others = reclaimableQueues(cq, contested);
   const cap = (q: ClusterQueue) => contested.length === 1 && !q.quotaFlavorResources.some((id) => id !== contested[0] && borrowingWith(q, id, 0));
   // First without the shares (no share to compute): most searches end here.
   if (cq.preemption.within !== 'Never') take(cq, cq.preemption.within, false);
