@@ -14,7 +14,7 @@
  */
 import type { FairSharingStrategy } from './kueue-config';
 import { compareDrs, dominantResourceShare, Drs, DrsArithmetic, ShareUnits } from './fair-share';
-import { addUsageMap, almostLcas, available, borrowingWith, CohortNode, FlavorResource, QuotaNode, rootOf } from './quota-tree';
+import { addUsageList, addUsageMap, almostLcas, borrowingWith, CohortNode, FlavorResource, fitsRequest, QuotaNode, rootOf } from './quota-tree';
 import { admittedOrder, ClusterQueue, Workload } from './snapshot';
 import { policyAllowsPriority, Target, tiesButForUid } from './ordering';
 
@@ -62,7 +62,7 @@ export function fairPreemptions(
 }
 
 function addRequest(cq: ClusterQueue, r: Request, sign: 1 | -1): void {
-  for (let i = 0; i < r.ids.length; i++) addUsageMap(cq, new Map([[r.ids[i], r.values[i]]]), sign);
+  addUsageList(cq, r.ids, r.values, sign);
 }
 
 function remove(x: Workload): void {
@@ -179,8 +179,7 @@ export function candidatesOrder(a: Workload, b: Workload, cq: ClusterQueue): num
   const aIn = a.clusterQueue === cq, bIn = b.clusterQueue === cq;
   if (aIn !== bIn) return aIn ? 1 : -1;
   if (a.priority !== b.priority) return a.priority - b.priority;
-  if (a.admittedAt !== b.admittedAt) return b.admittedAt - a.admittedAt;
-  return a.id - b.id;
+  return admittedOrder(a, b);
 }
 
 const STRATEGY: Record<FairSharingStrategy, (preemptorNew: Drs, targetOld: Drs, targetNew: Drs) => boolean> = {
@@ -203,8 +202,7 @@ class FairSearch {
 
   /** workloadFits with borrowing allowed: every requested flavor/resource within what the ClusterQueue can take now. */
   private fitsNow(): boolean {
-    for (let i = 0; i < this.request.ids.length; i++) if (this.request.values[i] > available(this.cq, this.request.ids[i])) return false;
-    return true;
+    return fitsRequest(this.cq, this.request.ids, this.request.values, true);
   }
 
   /** workloadFitsForFairSharing: the fit without the preemptor's own usage, which the search holds added. */

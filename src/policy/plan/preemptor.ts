@@ -10,8 +10,8 @@ import { fairPreemptions, FairPreemptionOptions, reclaimableQueues } from './fai
 import { granular, Granular, NO_CANDIDATES, PREEMPT, PreemptionOracle, RECLAIM } from './flavor-assigner';
 import { CandidateList, CandidateLists, candidateListOf, contestedOf, orderCandidates, policyAllowsPriority, Run, Target, Variant } from './ordering';
 import {
-  addUsage, addUsageMap, almostLcas, available, borrowingWith, CohortNode, FlavorResource, heightOfLowestSubtreeThatFits, localAvailable, QuotaNode,
-  removeUsage, subtreeHeight, withinNominal,
+  addUsage, addUsageList, addUsageMap, almostLcas, available, borrowingWith, CohortNode, fitsRequest, FlavorResource,
+  heightOfLowestSubtreeThatFits, localAvailable, QuotaNode, removeUsage, subtreeHeight, withinNominal,
 } from './quota-tree';
 import type { ClusterQueue, Snapshot, Workload } from './snapshot';
 
@@ -341,9 +341,9 @@ function mayFairPreemptEnough(
   const targetOld = others.map((q) => drs(almostLcas(cq, q)[1]));
   if (cq.preemption.within !== 'Never') take(cq, cq.preemption.within, false);
   for (const q of others) take(q, cq.preemption.reclaim, false);
-  for (let i = 0; i < requestIds.length; i++) addUsage(cq, requestIds[i], requestValues[i]);
+  addUsageList(cq, requestIds, requestValues, 1);
   const eligible = others.filter((q, i) => compareDrs(drs(almostLcas(cq, q)[0]), targetOld[i]) <= 0);
-  for (let i = 0; i < requestIds.length; i++) removeUsage(cq, requestIds[i], requestValues[i]);
+  addUsageList(cq, requestIds, requestValues, -1);
   restore(0);
   if (eligible.length === others.length) return true;
   if (cq.preemption.within !== 'Never') take(cq, cq.preemption.within, false);
@@ -351,14 +351,6 @@ function mayFairPreemptEnough(
   const fits = fitsRequest(cq, requestIds, requestValues, true);
   restore(0);
   return fits;
-}
-
-function fitsRequest(cq: ClusterQueue, requestIds: readonly FlavorResource[], requestValues: readonly number[], borrow: boolean): boolean {
-  for (let i = 0; i < requestIds.length; i++) {
-    const id = requestIds[i], v = requestValues[i];
-    if ((!borrow && borrowingWith(cq, id, v)) || v > available(cq, id)) return false;
-  }
-  return true;
 }
 
 /**

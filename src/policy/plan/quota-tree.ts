@@ -122,6 +122,23 @@ export function removeUsage(n: QuotaNode, fr: FlavorResource, val: number): void
   removeUsage(n.parent, fr, Math.min(val, storedInParent));
 }
 
+/** A request as parallel lists (flavor/resources and values) into (+1) or out of (-1) the node's usage. */
+export function addUsageList(n: QuotaNode, ids: readonly FlavorResource[], values: readonly number[], sign: 1 | -1): void {
+  for (let i = 0; i < ids.length; i++) {
+    if (sign > 0) addUsage(n, ids[i], values[i]);
+    else removeUsage(n, ids[i], values[i]);
+  }
+}
+
+/** Whether a request fits what the node can take now; unless `borrow`, also within its nominal quota. */
+export function fitsRequest(n: QuotaNode, ids: readonly FlavorResource[], values: readonly number[], borrow: boolean): boolean {
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i], v = values[i];
+    if ((!borrow && borrowingWith(n, id, v)) || v > available(n, id)) return false;
+  }
+  return true;
+}
+
 export function addUsageMap(n: QuotaNode, usage: ReadonlyMap<FlavorResource, number>, sign: 1 | -1): void {
   for (const fr of usage.keys()) {
     if (sign > 0) addUsage(n, fr, usage.get(fr)!);
