@@ -60,8 +60,8 @@ export class PlanSimulator extends QueueManager {
   constructor(private readonly input: PlanInput) {
     super(input);
     this.keepTrace = input.trace ?? true;
-    this.fairSharing = input.kueueConfig?.fairSharing !== undefined;
     const fair = input.kueueConfig?.fairSharing;
+    this.fairSharing = fair !== undefined;
     this.preemptor = new Preemptor(this.snapshot, this.keepTrace, (a, b) => this.ambiguities.add(
       `preemption candidates ${a.ref} and ${b.ref} tie on priority ${a.priority} and admission time (arrival ${a.admittedAt}): `
         + 'Kueue orders them by UID'), fair && {
@@ -381,8 +381,11 @@ export class PlanSimulator extends QueueManager {
       t.workload.evicted = true;
       this.snapshot.evicted.add(t.workload);
       t.workload.preemptedBy.push(w.ref);
-      const pair = `${w.ref} preempts ${t.workload.ref}`;
-      this.settlePreemptions.set(pair, (this.settlePreemptions.get(pair) ?? 0) + 1);
+      // Only the fair-sharing loop message reads them.
+      if (this.fairSharing) {
+        const pair = `${w.ref} preempts ${t.workload.ref}`;
+        this.settlePreemptions.set(pair, (this.settlePreemptions.get(pair) ?? 0) + 1);
+      }
     }
     w.waitsFor = targets.map((t) => t.workload).slice(0, WAITS_FOR_LISTED);
     w.victims = targets.map((t) => ({
