@@ -17,7 +17,7 @@ import { parseAllDocuments, stringify as stringifyYaml } from 'yaml';
 import { cacheDir, kubeRayCrdPlurals, listKueueCrds, readKubeRayCrd, readKueueCrd, readKueueFile } from '../../support/upstream';
 import { compareVersions } from '../../../src/policy/versions';
 import { startTime } from '../../../scripts/cluster/processes';
-import { KubeClient, waitFor } from './kube';
+import { GiveUp, KubeClient, waitFor } from './kube';
 import { makePki, Pki } from './pki';
 
 export const K8S_VERSION = process.env.K8S_VERSION ?? 'v1.34.1';
@@ -46,6 +46,12 @@ export interface ClusterOptions {
    * WebhookAdmissionConfiguration kubeConfigFile configures it on a self-managed control plane.
    */
   readonly webhookClientCertificate?: boolean;
+  /**
+   * Where each loopback port a component is given comes from, by role (`kuberay-health`, `etcd`, ...).
+   * Default: a port the kernel has just handed out (freePort). The harness's own test hands out a port
+   * that another process holds, as two clusters starting side by side can.
+   */
+  readonly portFor?: (role: string) => Promise<number>;
 }
 
 const children = new Set<ChildProcess>();
@@ -134,17 +140,55 @@ export function binary(name: string): string {
   return p;
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
+// The ports freePort() handed out lately: the kernel may give a port it just released to the next bind(0), and
+// one component given two equal ports fails after its first listener answers (the metrics and health ports).
+const recentPorts: number[] = [];
+
+/** A loopback port no socket holds now, and not one this process handed out among its last 64. */
+export async function freePort(): Promise<number> {
+  for (;;) {
+    const port = await new Promise<number>((resolve, reject) => {
+      const srv = net.createServer();
+      srv.unref();
+      srv.on('error', reject);
+      srv.listen(0, '127.0.0.1', () => {
+        const p = (srv.address() as net.AddressInfo).port;
+        srv.close(() => resolve(p));
+      });
     });
-  });
+    if (recentPorts.includes(port)) continue;
+    recentPorts.push(port);
+    if (recentPorts.length > 64) recentPorts.shift();
+    return port;
+  }
 }
+
+/** The TCP ports `pid` itself listens on: its socket fds matched against the kernel's table of listening sockets. */
+export function listeningPorts(pid: number): Set<number> {
+  const inodes = new Set<string>();
+  let fds: string[] = [];
+  try { fds = fs.readdirSync(`/proc/${pid}/fd`); } catch { return new Set(); }
+  for (const fd of fds) {
+    try {
+      const m = /^socket:\[(\d+)\]$/.exec(fs.readlinkSync(`/proc/${pid}/fd/${fd}`));
+      if (m) inodes.add(m[1]);
+    } catch { /* closed meanwhile */ }
+  }
+  const ports = new Set<number>();
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let text = '';
+    try { text = fs.readFileSync(table, 'utf8'); } catch { continue; }
+    for (const line of text.split('\n').slice(1)) {
+      const f = line.trim().split(/\s+/);
+      // local_address is ADDR:PORT in hex, st 0A is LISTEN, field 9 the socket's inode.
+      if (f.length > 9 && f[3] === '0A' && inodes.has(f[9])) ports.add(parseInt(f[1].split(':')[1], 16));
+    }
+  }
+  return ports;
+}
+
+/** A component that never listened on a port it was given: another process holds it (the boot is retried). */
+class PortTaken extends Error {}
 
 function probe(url: string, pki?: Pki): Promise<number> {
   return new Promise((resolve) => {
@@ -174,14 +218,16 @@ export class TestCluster {
     for (let attempt = 1; ; attempt++) {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kueue-ray-cluster-'));
       const c = new TestCluster(opts, dir, path.join(dir, 'admin.kubeconfig'), false);
+      c.bootAttempts = attempt;
       try {
         await c.boot();
         return c;
       } catch (e) {
         const logs = c.logTails();
         await c.stop();
-        if (attempt < 3 && logs.includes('address already in use')) {
-          process.stdout.write(`[testcluster] a port was taken while booting (attempt ${attempt}); booting again on fresh ports\n`);
+        if (attempt < 3 && (e instanceof PortTaken || logs.includes('address already in use'))) {
+          process.stdout.write(`[testcluster] a port was taken while booting (attempt ${attempt}: ${(e as Error).message.split('\n')[0]}); `
+            + 'booting again on fresh ports\n');
           continue;
         }
         throw new Error(`${(e as Error).message}\n--- process logs ---\n${logs}`);
@@ -191,6 +237,8 @@ export class TestCluster {
 
   public readonly client: KubeClient;
   public readonly timings: Record<string, number> = {};
+  /** Which boot this cluster is: above 1 when an earlier one found a port taken. */
+  public bootAttempts = 1;
   /** Kueue's webhook server on loopback (set once Kueue started), with the CA its certificate chains to. */
   public kueueWebhook?: { readonly port: number; readonly caFile: string; readonly pid: number };
   /** Kueue's metrics port on loopback (HTTPS, bearer-token authorized), when started with kueueConfiguration. */
@@ -235,11 +283,43 @@ export class TestCluster {
     this.spawnProc('kube-apiserver', binary(`kube-apiserver-${K8S_VERSION}`), this.apiServerArgs);
     await waitFor('kube-apiserver /readyz after the restart',
       async () => { this.alive('kube-apiserver'); return (await probe(`${this.apiServerUrl}/readyz`, this.pki!)) === 200; }, 90000, 200);
+    await this.listening('kube-apiserver', [Number(new URL(this.apiServerUrl!).port)]);
   }
 
   private alive(name: string): void {
     const p = this.procs.find((x) => x.name === name);
-    if (p && p.proc.exitCode !== null) throw new Error(`${name} exited with code ${p.proc.exitCode}`);
+    if (p && (p.proc.exitCode !== null || p.proc.signalCode !== null)) {
+      throw new GiveUp(`${name} exited (${p.proc.exitCode ?? p.proc.signalCode})`);
+    }
+  }
+
+  /** A loopback port for a component, from options.portFor when a test hands them out. */
+  private port(role: string): Promise<number> {
+    return this.options.portFor ? this.options.portFor(role) : freePort();
+  }
+
+  /**
+   * Waits until `name` itself listens on each of `ports`. Its readiness probe alone does not show that:
+   * the port may be another process's, which answers the probe, and the KubeRay operator v1.6.2 answers
+   * /healthz before its metrics server fails to bind and the process exits (the v0.14.8 + v1.6.2 scenario
+   * failures of issue 39: Kueue admitted every RayJob and no RayCluster ever appeared).
+   */
+  private async listening(name: string, ports: number[]): Promise<void> {
+    const p = this.procs.find((x) => x.name === name && x.proc.exitCode === null && x.proc.signalCode === null);
+    const pid = p?.proc.pid;
+    let missing = ports;
+    try {
+      await waitFor(`${name} to listen on ${ports.join(', ')}`, async () => {
+        this.alive(name);
+        const own = pid ? listeningPorts(pid) : new Set<number>();
+        missing = ports.filter((x) => !own.has(x));
+        return missing.length === 0;
+      }, 30000, 100);
+    } catch (e) {
+      if (!(e as Error).message.startsWith('timed out')) throw e;
+      throw new PortTaken(`${(e as Error).message}: it does not listen on 127.0.0.1:${missing.join(', 127.0.0.1:')}, which another `
+        + 'process holds');
+    }
   }
 
   logTails(lines = 25): string {
@@ -260,7 +340,8 @@ export class TestCluster {
     const t0 = Date.now();
     const cold = started++ === 0;
     const pki = (this.pki = makePki(path.join(this.dir, 'pki')));
-    const ports = { etcd: await freePort(), peer: await freePort(), api: await freePort(), kcm: await freePort() };
+    const ports = { etcd: await this.port('etcd'), peer: await this.port('etcd-peer'), api: await this.port('kube-apiserver'),
+      kcm: await this.port('kube-controller-manager') };
 
     await this.phase('etcd', async () => {
       const url = `http://127.0.0.1:${ports.etcd}`;
@@ -270,6 +351,7 @@ export class TestCluster {
         `--initial-cluster=e2e=http://127.0.0.1:${ports.peer}`, '--unsafe-no-fsync=true', '--logger=zap', '--log-level=warn',
       ]);
       await waitFor('etcd /health', async () => { this.alive('etcd'); return (await probe(`${url}/health`)) === 200; }, 30000, 100);
+      await this.listening('etcd', [ports.etcd, ports.peer]);
     });
 
     await this.phase('kube-apiserver', async () => {
@@ -286,6 +368,7 @@ export class TestCluster {
       this.apiServerUrl = `https://127.0.0.1:${ports.api}`;
       this.spawnProc('kube-apiserver', binary(`kube-apiserver-${K8S_VERSION}`), this.apiServerArgs);
       await waitFor('kube-apiserver /readyz', async () => { this.alive('kube-apiserver'); return (await probe(`https://127.0.0.1:${ports.api}/readyz`, pki)) === 200; }, 90000, 200);
+      await this.listening('kube-apiserver', [ports.api]);
     });
     this.writeKubeconfig(`https://127.0.0.1:${ports.api}`);
     (this as any).client = KubeClient.fromKubeconfig(this.kubeconfig);
@@ -305,6 +388,8 @@ export class TestCluster {
       await this.phase('kueue', () => this.startKueue());
       if (this.options.kubeRayOperator ?? true) await this.phase('kuberay', () => this.startKubeRay());
     }
+    // Nothing probes the garbage collector's readiness; that it holds its port shows it did not exit on a taken one.
+    await this.listening('kube-controller-manager', [ports.kcm]);
     this.timings.total = (Date.now() - t0) / 1000;
     const parts = Object.entries(this.timings).filter(([k]) => k !== 'total').map(([k, v]) => `${k} ${v.toFixed(1)}s`).join(', ');
     process.stdout.write(`[testcluster] Kueue ${this.options.kueue}`
@@ -382,8 +467,8 @@ export class TestCluster {
   private async startKueue(): Promise<void> {
     const v = this.options.kueue;
     const pki = this.pki!;
-    const webhookPort = await freePort();
-    const healthPort = await freePort();
+    const webhookPort = await this.port('kueue-webhook');
+    const healthPort = await this.port('kueue-health');
     const certDir = path.join(this.dir, 'kueue-certs');
     fs.mkdirSync(certDir, { recursive: true });
     fs.copyFileSync(pki.servingCrt, path.join(certDir, 'tls.crt'));
@@ -404,7 +489,7 @@ export class TestCluster {
     await this.client.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'kueue-system' } });
     const beta2 = compareVersions(v, 'v0.15.0') >= 0; // the Config API moved to v1beta2 in 0.15
     const frameworks = ['ray.io/rayjob', 'ray.io/raycluster', ...(compareVersions(v, 'v0.17.0') >= 0 ? ['ray.io/rayservice'] : [])];
-    const metricsPort = this.options.kueueConfiguration ? await freePort() : undefined;
+    const metricsPort = this.options.kueueConfiguration ? await this.port('kueue-metrics') : undefined;
     const config = this.options.kueueConfiguration ? stringifyYaml({
       ...this.options.kueueConfiguration, namespace: 'kueue-system',
       health: { healthProbeBindAddress: `127.0.0.1:${healthPort}` },
@@ -430,6 +515,7 @@ export class TestCluster {
       `--feature-gates=${Object.entries(gates).map(([k, b]) => `${k}=${b}`).join(',')}`,
     ], { KUBECONFIG: this.componentKubeconfig('kueue') }); // controller-runtime reads KUBECONFIG; a --kubeconfig flag is not registered everywhere
     await waitFor('Kueue /readyz', async () => { this.alive('kueue'); return (await probe(`http://127.0.0.1:${healthPort}/readyz`)) === 200; }, 90000, 250);
+    await this.listening('kueue', [webhookPort, healthPort, ...(metricsPort ? [metricsPort] : [])]);
     await this.registerKueueWebhooks(webhookPort);
     this.kueueWebhook = { port: webhookPort, caFile: pki.caCrt, pid: kueue.pid! };
     if (metricsPort) this.kueueMetricsPort = metricsPort;
@@ -453,17 +539,17 @@ export class TestCluster {
   }
 
   private async startKubeRay(): Promise<void> {
-    const metrics = await freePort();
-    const health = await freePort();
+    const metrics = await this.port('kuberay-metrics');
+    const health = await this.port('kuberay-health');
     this.spawnProc('kuberay-operator', binary(`kuberay-operator-${this.options.kubeRay}`), [
       `--metrics-addr=127.0.0.1:${metrics}`, `--health-probe-bind-address=127.0.0.1:${health}`,
       '--enable-leader-election=false', '--log-stdout-encoder=console', ...(this.options.kubeRayArgs ?? []),
     ], { KUBECONFIG: this.componentKubeconfig('kuberay') });
     this.kubeRayMetricsPort = metrics;
     await waitFor('KubeRay /healthz', async () => { this.alive('kuberay-operator'); return (await probe(`http://127.0.0.1:${health}/healthz`)) === 200; }, 60000, 250);
+    await this.listening('kuberay-operator', [metrics, health]);
   }
 
-  /** PIDs of the processes this cluster started. */
   /** The processes that have exited, with their exit code or signal ("" when all run). For a timed-out wait's report. */
   exited(): string {
     return this.procs.filter((p) => p.proc.exitCode !== null || p.proc.signalCode !== null)
@@ -477,6 +563,7 @@ export class TestCluster {
     return fs.readFileSync(p.log, 'utf8').split('\n').filter((l) => l.includes(text)).slice(-lines).join('\n');
   }
 
+  /** PIDs of the processes this cluster started. */
   pids(): number[] {
     return this.procs.map((p) => p.proc.pid).filter((p): p is number => p !== undefined);
   }

@@ -189,7 +189,13 @@ export class KubeClient {
   }
 }
 
-/** Polls `fn` until it returns a value other than undefined/false; the error names what was awaited and the last state. */
+/** Thrown by a waitFor predicate when waiting longer cannot help (the process that would answer has exited). */
+export class GiveUp extends Error {}
+
+/**
+ * Polls `fn` until it returns a value other than undefined/false; the error names what was awaited and the last state.
+ * Any error `fn` throws counts as "not yet", but a GiveUp, which ends the wait at once.
+ */
 export async function waitFor<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 60000, intervalMs = 250): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
@@ -199,6 +205,7 @@ export async function waitFor<T>(what: string, fn: () => Promise<T | undefined |
       if (v !== undefined && v !== false) return v as T;
       last = v;
     } catch (e) {
+      if (e instanceof GiveUp) throw new Error(`gave up waiting for ${what}: ${e.message}`);
       last = e;
     }
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; `
