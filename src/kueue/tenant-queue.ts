@@ -156,6 +156,7 @@ export class TenantQueue extends Construct implements ILocalQueue {
   public readonly resourceQuota?: ApiObject;
   /** The NetworkPolicies around the namespace's Ray pods (none when `networkPolicies` is false). */
   public readonly networkPolicies: ApiObject[];
+  private hardMemo?: { version: number; hard: Record<string, string> | undefined };
 
   public constructor(scope: Construct, id: string, props: TenantQueueProps) {
     super(scope, id);
@@ -280,11 +281,19 @@ export class TenantQueue extends Construct implements ILocalQueue {
     });
   }
 
-  /** spec.hard of the ResourceQuota, or undefined when the ClusterQueue's quota is not in the app. */
+  /**
+   * spec.hard of the ResourceQuota, or undefined when the ClusterQueue's quota is not in the app. Memoized per
+   * inventory version: cdk8s validates the whole app again for every chart it writes.
+   */
   private resourceQuotaHard(): Record<string, string> | undefined {
-    const inv = AppInventory.of(this).snapshot();
+    const registry = AppInventory.of(this);
+    const version = registry.version;
+    if (this.hardMemo?.version === version) return this.hardMemo.hard;
+    const inv = registry.snapshot();
     const cq = inv.clusterQueues.find((c) => c.name === this.clusterQueue.clusterQueueName);
-    return cq ? tenantResourceQuotaHard(cq, inv) : undefined;
+    const hard = cq ? tenantResourceQuotaHard(cq, inv) : undefined;
+    this.hardMemo = { version, hard };
+    return hard;
   }
 }
 

@@ -142,7 +142,7 @@ export abstract class RayWorkload extends Construct {
   private readonly generateName?: string;
   private readonly metadata: { labels: Record<string, string>; annotations: Record<string, string> };
   private generation = 0;
-  private memo?: { generation: number; inventoryVersion: number; manifest: RayObject };
+  private memo?: { generation: number; inventoryVersion: number; base: RayObject; manifest: RayObject };
   private findingsMemo?: { generation: number; inventoryVersion: number; findings: Finding[]; errors: string[]; warnings: string[] };
   /** Finding lines already printed, so each is printed once however often validation runs. */
   private readonly warned = new Set<string>();
@@ -306,14 +306,12 @@ export abstract class RayWorkload extends Construct {
 
   private manifest(): RayObject {
     const inventoryVersion = AppInventory.of(this).version;
-    if (this.memo && this.memo.generation === this.generation && this.memo.inventoryVersion === inventoryVersion) return this.memo.manifest;
-    const metadata: ObjectMetaJson = {
-      ...(this.generateName ? { generateName: this.generateName } : { name: this.apiObject.name }),
-      namespace: this.namespace,
-      labels: { ...this.metadata.labels },
-      ...(Object.keys(this.metadata.annotations).length ? { annotations: { ...this.metadata.annotations } } : {}),
-    };
-    let manifest: RayObject = compact({ apiVersion: 'ray.io/v1', kind: this.apiObject.kind, metadata, spec: this._buildSpec() });
+    const memo = this.memo;
+    if (memo && memo.generation === this.generation && memo.inventoryVersion === inventoryVersion) return memo.manifest;
+    // The object as the props shape it is built once per change of them: of the app's other objects only the
+    // MultiKueue check below reads any, and queues registered after this workload must not rebuild it.
+    const base = memo && memo.generation === this.generation ? memo.base : this.buildManifest();
+    let manifest = base;
     // A queue behind a MultiKueue AdmissionCheck: the manager's KubeRay must leave the object to MultiKueue,
     // and Kueue's adapter dispatches only objects managed by it. RayService has the field from KubeRay 1.6;
     // before, the policy (multiKueueDispatch) refuses the object instead of emitting a field the API server prunes.
@@ -321,8 +319,18 @@ export abstract class RayWorkload extends Construct {
       && (!RAY_SERVICE.is(manifest) || this._versions.kubeRay.rayServiceManagedBy)) {
       manifest = { ...manifest, spec: { ...manifest.spec, managedBy: MULTIKUEUE_CONTROLLER_NAME } };
     }
-    this.memo = { generation: this.generation, inventoryVersion, manifest };
+    this.memo = { generation: this.generation, inventoryVersion, base, manifest };
     return manifest;
+  }
+
+  private buildManifest(): RayObject {
+    const metadata: ObjectMetaJson = {
+      ...(this.generateName ? { generateName: this.generateName } : { name: this.apiObject.name }),
+      namespace: this.namespace,
+      labels: { ...this.metadata.labels },
+      ...(Object.keys(this.metadata.annotations).length ? { annotations: { ...this.metadata.annotations } } : {}),
+    };
+    return compact({ apiVersion: 'ray.io/v1', kind: this.apiObject.kind, metadata, spec: this._buildSpec() });
   }
 
   private findings(): Finding[] {

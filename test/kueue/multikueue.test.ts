@@ -245,6 +245,24 @@ describe('refused at synth: what MultiKueue would never dispatch', () => {
     expect(job.toManifest().spec.managedBy).toBeUndefined();
   });
 
+  test('a RayJob built before its queue gets the MultiKueue check gets managedBy once it is added, the rest of its spec unchanged', () => {
+    const { chart } = setup('v0.19.2', 'v1.6.2', [8]);
+    const mk = chart.node.findChild('mk') as MultiKueue;
+    const flavor = new ResourceFlavor(chart, 'late-flavor');
+    const cq = new ClusterQueue(chart, 'late-cq', { resourceGroups: [{ flavors: [{ flavor, quotas: [{ resource: ResourceName.CPU,
+      nominalQuota: Quantity.cpu(8) }, { resource: ResourceName.MEMORY, nominalQuota: Quantity.parse('64Gi') }] }] }] });
+    const late = new LocalQueue(chart, 'late', { namespace: 'default', clusterQueue: cq });
+    const job = new QueuedRayJob(chart, 'job', jobProps(late));
+    expect(job.toManifest().spec.managedBy).toBeUndefined();
+    cq.addAdmissionCheck(mk.admissionCheck);
+    expect(job.toManifest().spec.managedBy).toBe('kueue.x-k8s.io/multikueue');
+    // What cdk8s writes (the worker lacks the queue, which the app's validation refuses: not this test's point).
+    const synthesized = job.apiObject.toJson();
+    expect(synthesized.spec.managedBy).toBe('kueue.x-k8s.io/multikueue');
+    // The rest of the spec is the one built before the check was added.
+    expect({ ...synthesized.spec, managedBy: undefined }).toEqual({ ...job.toManifest().spec, managedBy: undefined });
+  });
+
   test('construct errors: Kueue 0.13.4, a worker on another Kueue version, a worker in the manager\'s App', () => {
     expect(() => setup('v0.13.4', 'v1.4.2', [8])).toThrow(/MultiKueue from Kueue v0.14.8 .*not v0.13.4/);
     expect(() => setup('v0.19.2', 'v1.6.2', [8], { workerKueue: 'v0.17.8' })).toThrow(/worker "w1" runs Kueue v0.17.8, the manager v0.19.2/);
