@@ -12,6 +12,8 @@ import {
   SUPPORTED_KUBERAY_VERSIONS, SUPPORTED_KUEUE_VERSIONS, rayKindOf, rayParentOf, tenantQueueLabel,
 } from '../policy';
 import { CRD_SCHEMA_RULE } from '../policy/schema/rule';
+import { KueueConfig, kueueConfigOf, KueueConfigSource } from '../policy/plan';
+import { kueueSetupFindings } from '../policy/rules/kueue-setup';
 import { asWritten } from '../policy/json';
 import { asCreated } from '../policy/decide';
 import { QUEUE_NAME_LABEL } from '../policy/ray-object';
@@ -354,6 +356,24 @@ function checkRayObject(src: SourceObject & { readonly object: RayObject }, name
   return { entry: { ...entry, status: 'checked', ...(note ? { note } : {}) }, findings: found.map((f) => placeFinding(src, f)) };
 }
 
+/**
+ * The rules on Kueue's own objects and on the manager's Configuration as the files install it (Kueue's settings that
+ * leave it admitting nothing, or running as if a setting were off). A Configuration Kueue refuses at start-up is
+ * noted, and the rules then read the objects alone.
+ */
+function kueueSetupChecks(read: ReadResult, manager: KueueConfigSource | undefined, run: RunContext, notes: string[]): CheckFinding[] {
+  let config: KueueConfig | undefined;
+  if (manager) {
+    try {
+      config = kueueConfigOf(manager, run.kueue);
+    } catch (e) {
+      notes.push((e as Error).message);
+    }
+  }
+  return kueueSetupFindings({ objects: read.objects.map((o) => o.object), config, kueue: run.kueue })
+    .map((p) => placeFinding(read.objects[p.index], p.finding));
+}
+
 /** Runs the check; throws UsageError for bad input that is not a finding (a missing file). */
 export async function runCheck(opts: CheckOptions, deps: CheckDependencies = {}): Promise<CheckReport> {
   const namespace = opts.namespace ?? 'default';
@@ -362,7 +382,8 @@ export async function runCheck(opts: CheckOptions, deps: CheckDependencies = {})
   const read = readSources(opts.files, deps.stdin);
   const all = read.objects.map((o) => o.object);
   const cluster = opts.kubeconfig ? (deps.cluster ?? kubeconfigSourceLoader)(opts.kubeconfig) : undefined;
-  const run = resolveRunContext(opts, await installFactsOf(read, cluster, notes), notes);
+  const facts = await installFactsOf(read, cluster, notes);
+  const run = resolveRunContext(opts, facts, notes);
   const { inventory, from } = await gatherInventory(opts, deps, cluster, all, run.kueue.apiVersion, notes);
 
   const findings: CheckFinding[] = read.errors.map((e) => YAML_SYNTAX_RULE.check(e));
@@ -384,6 +405,7 @@ export async function runCheck(opts: CheckOptions, deps: CheckDependencies = {})
     objects.push(checked.entry);
     findings.push(...checked.findings);
   }
+  findings.push(...kueueSetupChecks(read, facts.files.kueueManager, run, notes));
   findings.sort((a, b) => (a.location.file < b.location.file ? -1 : a.location.file > b.location.file ? 1 : 0)
     || a.location.line - b.location.line || a.location.column - b.location.column);
   const ray = objects.length;
