@@ -80,7 +80,7 @@ schema was not checked.
 Flags follow kubectl: -f/--filename (repeatable, or comma-separated) adds paths beside the positional
 ones, -o is --output, -n is --namespace (the namespace of objects that name none).
 Exit code: 0 no errors (warnings allowed), 1 errors found, 2 the check could not run (usage error, a
-file or folder that does not exist (as in plan), no Ray object without --allow-empty, --queues without
+file or folder that does not exist (as in plan), no Ray or Kueue object without --allow-empty, --queues without
 queues, unreachable cluster), printed once without a stack trace; --verbose or CDK8S_KUEUE_RAY_DEBUG=1 adds it.
 `;
 
@@ -409,7 +409,13 @@ export async function runCheck(opts: CheckOptions, deps: CheckDependencies = {})
   findings.sort((a, b) => (a.location.file < b.location.file ? -1 : a.location.file > b.location.file ? 1 : 0)
     || a.location.line - b.location.line || a.location.column - b.location.column);
   const ray = objects.length;
-  if (!ray && !read.errors.length) {
+  // Kueue's own objects are checked too (kueueSetupChecks): files of queues alone are something to check.
+  const kueueObjects = read.objects.filter((o) => isRecord(o.object) && typeof o.object.apiVersion === 'string'
+    && o.object.apiVersion.startsWith('kueue.x-k8s.io/')).length;
+  if (!ray && kueueObjects) {
+    notes.push(`no Ray object in the files: their ${kueueObjects} Kueue object${kueueObjects > 1 ? 's were' : ' was'} checked, and the Kueue `
+      + 'Configuration if the files install it');
+  } else if (!ray && !read.errors.length) {
     const what = read.files.length ? `${read.files.join(', ')} hold${read.files.length === 1 ? 's' : ''} no Ray object` : 'no YAML file was found';
     if (!opts.allowEmpty) {
       throw new UsageError(`${what} (apiVersion ray.io/v1, kind RayJob, RayCluster or RayService): nothing to check. Give the files or folders `

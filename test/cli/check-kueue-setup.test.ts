@@ -116,3 +116,12 @@ test('a Configuration Kueue refuses at start-up is noted, and the object rules s
   expect(report.findings.map((f) => f.rule)).toContain('podSetTopologyLevel');
   expect(report.findings.map((f) => f.rule)).not.toContain('admissionFairSharingHalfLife');
 });
+
+test('files of Kueue objects alone are checked (no Ray object is not a usage error then), and a note says so', async () => {
+  const report = await check({ 'install.yaml': INSTALL(CONFIG), 'queues.yaml': QUEUES });
+  expect(report.findings.map((f) => f.rule).filter((r) => /HalfLife|ZeroWeight/.test(r))).toEqual(['admissionFairSharingHalfLife',
+    'fairSharingZeroWeight']);
+  expect(report.notes).toContain('no Ray object in the files: their 4 Kueue objects were checked, and the Kueue Configuration if the files '
+    + 'install it');
+  expect(report.summary.objects).toBe(0);
+});
