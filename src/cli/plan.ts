@@ -322,7 +322,26 @@ async function planLive(argv: string[]): Promise<{ output: string; plan: PlanRes
   if (!f.kubeconfig) return planRun(f, input);
   const { readLiveCluster } = await import('./plan-cluster');
   const live = await readLiveCluster(f.kubeconfig, kueueCapabilities(input.kueue).apiVersion);
-  return planRun(f, input, live);
+  return planRun(f, await withClusterConfiguration(input, f.kubeconfig), live);
+}
+
+/**
+ * The Kueue Configuration from the cluster (kueue-system/kueue-manager-config and the manager's args), when the files
+ * install none: the plan then models what the running Kueue turns on, and a note says what was read.
+ */
+async function withClusterConfiguration(input: PlanInputs, kubeconfig: string): Promise<PlanInputs> {
+  if (input.kueueConfig) return input;
+  const { kubeconfigSource } = await import('./cluster-queues');
+  const install = await kubeconfigSource(kubeconfig).install();
+  const manager = installFacts(install.objects, install.objects.map(() => 'the cluster')).kueueManager;
+  const notes = [...input.notes, ...install.notes];
+  if (!manager) return { ...input, notes };
+  const caps = kueueCapabilities(input.kueue);
+  const where = manager.where; // "the cluster (ConfigMap kueue-system/kueue-manager-config)"
+  const kueueConfig = kueueConfigOf(manager, caps);
+  notes.push(kueueConfigNote(kueueConfig, caps, where)
+    ?? `Kueue's Configuration read from ${where}: fair sharing and admission fair sharing off, as the plan models by default`);
+  return { ...input, kueueConfig, notes };
 }
 
 /** What to print for `plan argv` (the live cluster read first with --kubeconfig). */

@@ -22,7 +22,7 @@ admissionFairSharing:
 const QUEUES = `apiVersion: kueue.x-k8s.io/v1beta2
 kind: ResourceFlavor
 metadata: {name: tas}
-spec: {topologyName: default}
+spec: {topologyName: default, nodeLabels: {pool: tas}}
 ---
 apiVersion: kueue.x-k8s.io/v1beta2
 kind: Topology

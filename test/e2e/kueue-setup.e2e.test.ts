@@ -1,8 +1,8 @@
 /**
  * check's findings on Kueue's TAS setup (issue 44, item 4) against the real Kueue v0.19.2, where the outcome can be
  * seen: a flavor whose Topology is missing leaves its ClusterQueue inactive (TopologyNotFound), and a pod template's
- * topology annotation naming a level the Topology lacks leaves the RayJob's Workload pending with Kueue's "no requested
- * topology level" message, while the same job asking for a level the Topology has is admitted. Kueue's TAS needs only
+ * topology annotation naming a level the Topology lacks leaves the RayJob's Workload pending with Kueue's "Flavor ... does
+ * not contain the requested level" message, while the same job asking for a level the Topology has is admitted. Kueue's TAS needs only
  * Node objects with labels, allocatable and a Ready condition: no kubelet.
  */
 import { KUEUE_SETUP_RULES, kueueSetupFindings } from '../../src/policy/rules/kueue-setup';
@@ -19,7 +19,9 @@ const HOST = 'kubernetes.io/hostname';
 const NS = 'tas';
 
 const rule = (name: string) => KUEUE_SETUP_RULES.find((r) => r.name === name)!.name;
-const flavor = (name: string, topologyName: string) => ({ apiVersion: API, kind: 'ResourceFlavor', metadata: { name }, spec: { topologyName } });
+// Kueue's CRD requires a TAS flavor to select its nodes by at least one label.
+const flavor = (name: string, topologyName: string) => ({ apiVersion: API, kind: 'ResourceFlavor', metadata: { name },
+  spec: { topologyName, nodeLabels: { pool: 'tas' } } });
 const clusterQueue = (name: string, flavorName: string) => ({ apiVersion: API, kind: 'ClusterQueue', metadata: { name }, spec: {
   namespaceSelector: {}, resourceGroups: [{ coveredResources: ['cpu', 'memory'], flavors: [{ name: flavorName, resources: [
     { name: 'cpu', nominalQuota: '16' }, { name: 'memory', nominalQuota: '64Gi' }] }] }],
@@ -44,12 +46,15 @@ describeOnPair('Kueue setup findings', PAIR)(`check's TAS findings on the real K
     const c = cluster.client;
     await c.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
     for (const name of ['n1', 'n2']) {
-      await c.create({ apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { [RACK]: 'r1', [HOST]: name } } });
-      await c.request('PATCH', `/api/v1/nodes/${name}/status`, { status: {
+      await c.create({ apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { [RACK]: 'r1', [HOST]: name, pool: 'tas' } } });
+      const patched = await c.request('PATCH', `/api/v1/nodes/${name}/status`, { status: {
         allocatable: { cpu: '8', memory: '32Gi', pods: '110' }, capacity: { cpu: '8', memory: '32Gi', pods: '110' },
         conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'test node', lastHeartbeatTime: new Date().toISOString(),
           lastTransitionTime: new Date().toISOString() }],
       } }, 'application/merge-patch+json');
+      expect(patched.status).toBe(200);
+      // The API server's TaintNodesByCondition admission taints a new Node not-ready; no node controller runs here to lift it.
+      await c.mergePatch(`/api/v1/nodes/${name}`, { spec: { taints: null } });
     }
   }, 300000);
   afterAll(async () => { await cluster?.stop(); }, 60000);
@@ -83,10 +88,16 @@ describeOnPair('Kueue setup findings', PAIR)(`check's TAS findings on the real K
       const qr = cond(w, 'QuotaReserved');
       return qr?.status === 'False' && qr.message ? qr : undefined;
     }, 90000);
-    expect(pending.message).toContain('no requested topology level: cloud.example.com/block');
+    expect(pending.message).toContain('Flavor "tas" does not contain the requested level');
+    // The rule quotes Kueue's message.
+    const [finding] = kueueSetupFindings({ objects: [...queues, wrong], kueue: KUEUE });
+    expect(finding.finding.message).toContain('Flavor "tas" does not contain the requested level');
     await c.create(right);
-    await waitFor('the right level\'s Workload to be admitted', async () => { const w = await workloadOf('right-level'); return w && isAdmitted(w); },
-      90000);
+    await waitFor('the right level\'s Workload to be admitted', async () => {
+      const w = await workloadOf('right-level');
+      if (w && isAdmitted(w)) return true;
+      throw new Error(w ? `not admitted: ${cond(w, 'QuotaReserved')?.message ?? 'not evaluated yet'}` : 'no Workload yet');
+    }, 90000);
     expect(isAdmitted(await workloadOf('wrong-level'))).toBe(false);
   }, 240000);
 });

@@ -87,6 +87,31 @@ describeOnPair('plan --kubeconfig', PAIR)('plan --kubeconfig on Kueue v0.19.2', 
     expect(outcome(live, 'urgent')?.preempted?.map((v) => v.workload)).toEqual(['RayJob default/running']);
   });
 
+  test('the Configuration is read from the cluster when the files install none: fair sharing on there is modelled, and noted', async () => {
+    const file = path.join(dir, 'fs.yaml');
+    fs.writeFileSync(file, `${JSON.stringify(job('fair', 'dev-priority'))}\n`);
+    const before = await plan(file, true);
+    expect(before.notes.join('\n')).not.toMatch(/Configuration|configuration read from/);
+    await cluster.client.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'kueue-system' } });
+    await cluster.client.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'kueue-manager-config', namespace: 'kueue-system' },
+      data: { 'controller_manager_config.yaml': 'apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nfairSharing:\n'
+        + '  preemptionStrategies: [LessThanOrEqualToFinalShare]\n' } });
+    try {
+      const after = await plan(file, true);
+      expect(after.notes).toContain('Kueue v0.19.2 configuration read from the cluster (ConfigMap kueue-system/kueue-manager-config): fair '
+        + 'sharing on (preemption strategies LessThanOrEqualToFinalShare). The plan orders each cohort\'s heads and picks preemption victims by '
+        + 'fair sharing\'s dominant resource shares, as Kueue does.');
+      // A Configuration in the files wins over the cluster's: none read from the cluster then.
+      const withInstall = path.join(dir, 'fs-install.yaml');
+      const emptyConfig = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'kueue-manager-config', namespace: 'kueue-system' },
+        data: { 'controller_manager_config.yaml': 'apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n' } };
+      fs.writeFileSync(withInstall, `${JSON.stringify(emptyConfig)}\n---\n${JSON.stringify(job('fair', 'dev-priority'))}\n`);
+      expect((await plan(withInstall, true)).notes.join('\n')).not.toMatch(/configuration read from the cluster/);
+    } finally {
+      await cluster.client.delete('/api/v1/namespaces/kueue-system/configmaps/kueue-manager-config');
+    }
+  });
+
   test('replay order: reserved quota first by reservation time, then pending by creation; finished and KubeRay children left out', () => {
     const ray = (name: string, uid: string, extra: any = {}) => ({
       kind: 'RayJob', metadata: { name, uid, labels: { 'kueue.x-k8s.io/queue-name': 'q' }, creationTimestamp: '2026-01-01T00:00:00Z', ...extra },

@@ -191,7 +191,8 @@ function levelsOf(topology: unknown): string[] {
 
 /**
  * A Ray pod template's TAS annotation naming a level that no Topology of its ClusterQueue's TAS flavors has: Kueue
- * finds no flavor for it and the workload stays pending (tas_flavor_snapshot.go: "no requested topology level: %s").
+ * skips each such flavor and the workload stays pending (scheduler/flavorassigner/tas_flavorassigner.go: "Flavor %q does
+ * not contain the requested level"; tas_flavor_snapshot.go says "no requested topology level" for a slice level).
  * Read when the files hold the whole chain: the LocalQueue, its ClusterQueue, the flavors and their Topologies.
  */
 const podSetTopologyLevel: Check = ({ objects, kueue }) => {
@@ -209,11 +210,15 @@ const podSetTopologyLevel: Check = ({ objects, kueue }) => {
     const cq = lq ? cqs.get(stringOf(specOf(lq).clusterQueue) ?? '') : undefined;
     if (!cq) return;
     const levelSets: string[][] = [];
+    const tasFlavors: string[] = [];
     for (const f of flavorsOf(cq.object)) {
       const topologyName = stringOf(specOf(flavors.get(f.flavor)?.object).topologyName);
       const topology = topologyName !== undefined ? topologies.get(topologyName) : undefined;
       if (topologyName !== undefined && !topology) return; // a Topology the files lack: tasFlavorTopology says so
-      if (topology) levelSets.push(levelsOf(topology.object));
+      if (topology) {
+        levelSets.push(levelsOf(topology.object));
+        tasFlavors.push(f.flavor);
+      }
     }
     if (!levelSets.length) return;
     const known = new Set(levelSets.flat());
@@ -226,7 +231,8 @@ const podSetTopologyLevel: Check = ({ objects, kueue }) => {
         out.push({ index, finding: {
           rule: PODSET_TOPOLOGY_LEVEL_RULE.name, severity: 'error', object: ref(o), field: `${t.path}.metadata.annotations[${key}]`,
           message: `level "${level}" is in no Topology of ClusterQueue "${nameOf(cq.object)}"'s TAS flavors (levels: ${[...known].join(', ')}): `
-            + `Kueue finds no flavor for the PodSet and the workload stays pending ("no requested topology level: ${level}")`,
+            + `Kueue skips each of them for the PodSet and the workload stays pending (Kueue: Flavor "${tasFlavors[0]}" does not contain the `
+            + 'requested level)',
           fix: `name one of ${[...known].join(', ')}, or add level "${level}" to the flavor's Topology`, source: 'kueue-workload',
         } });
       }

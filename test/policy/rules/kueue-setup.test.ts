@@ -139,7 +139,7 @@ describe('a Ray pod template\'s TAS annotation naming a level its flavors\' Topo
 
   test('the message gives Kueue\'s pending message and the levels there are', () => {
     const found = kueueSetupFindings({ objects: [...chain, job({ 'kueue.x-k8s.io/podset-required-topology': 'zone' })], kueue: KUEUE });
-    expect(found[0].finding.message).toMatch(/levels: cloud\.example\.com\/rack, kubernetes\.io\/hostname.*"no requested topology level: zone"/);
+    expect(found[0].finding.message).toMatch(/levels: cloud\.example\.com\/rack, kubernetes\.io\/hostname.*Kueue: Flavor "tas" does not contain the requested level/);
   });
 });
 
