@@ -126,8 +126,9 @@ const zeroWeightBorrower: Check = ({ objects, config }) => {
       continue; // a weight Kueue refuses is the CRD schema's finding
     }
     if (weight !== 0) continue;
-    const covered = new Set(flavorsOf(object).flatMap((f) => [...f.nominal.keys()]));
-    const borrowOnly = [...covered].filter((r) => flavorsOf(object).every((f) => (f.nominal.get(r) ?? 0n) === 0n)).sort();
+    const flavors = flavorsOf(object);
+    const covered = new Set(flavors.flatMap((f) => [...f.nominal.keys()]));
+    const borrowOnly = [...covered].filter((r) => flavors.every((f) => (f.nominal.get(r) ?? 0n) === 0n)).sort();
     if (!borrowOnly.length) continue;
     out.push({ index, finding: {
       rule: ZERO_WEIGHT_BORROWER_RULE.name, severity: 'warning', object: ref(object), field: 'spec.fairSharing.weight',
