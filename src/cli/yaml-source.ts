@@ -6,7 +6,7 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, Node, parseAllDocuments, Document, YAMLMap } from 'yaml';
+import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, Node, parseAllDocuments, parseDocument, Document, Scalar, YAMLMap } from 'yaml';
 import { fieldSegments } from '../policy/admission';
 import { fieldAt } from './json-fields';
 
@@ -133,13 +133,13 @@ export function parseSource(file: string, text: string): { objects: SourceObject
     if (fieldAt(value, 'kind') === 'List' && Array.isArray(items)) {
       items.forEach((item: unknown, i: number) => {
         const prefix = `items[${i}]`;
-        const loc = (field: string) => locateField(doc, lc, field ? `${prefix}.${field}` : prefix);
+        const loc = (field: string) => locateField(doc, lc, field ? `${prefix}.${field}` : prefix, text);
         const at = loc('');
         objects.push({ file, document: index, object: item, region: at, locate: loc });
       });
       return;
     }
-    objects.push({ file, document: index, object: value, region: start, locate: (field) => locateField(doc, lc, field) });
+    objects.push({ file, document: index, object: value, region: start, locate: (field) => locateField(doc, lc, field, text) });
   });
   return { objects, errors };
 }
@@ -167,7 +167,7 @@ function entryOf(map: YAMLMap<unknown, unknown>, key: string): { key: Node; valu
  * by joining the following segments. A field that is not written resolves to its nearest written
  * parent (exact: false): for a missing `spec.shutdownAfterJobFinishes`, the `spec:` key.
  */
-export function locateField(doc: Document, lc: LineCounter, field: string): FieldLocation {
+export function locateField(doc: Document, lc: LineCounter, field: string, text?: string): FieldLocation {
   const segs = field ? fieldSegments(field) : [];
   let node: unknown = doc.contents;
   const root = doc.contents;
@@ -204,10 +204,37 @@ export function locateField(doc: Document, lc: LineCounter, field: string): Fiel
       node = item;
       i += 1;
     } else {
+      // YAML held as text in a literal block (a ConfigMap's controller_manager_config.yaml): the rest of the path
+      // is followed inside it, and placed on the file's line.
+      const inner = text !== undefined && isScalar(node) ? insideLiteralBlock(node, lc, text, segs.slice(i)) : undefined;
+      if (inner) {
+        return { ...inner.region, exact: inner.exact, resolved: `${resolved.join('').replace(/^\./, '')}${inner.resolved ? `.${inner.resolved}` : ''}` };
+      }
       break;
     }
   }
   return { ...anchor.region, exact: i === segs.length, resolved: resolved.join('').replace(/^\./, '') };
+}
+
+/** Where the rest of a path is written inside a literal block scalar that holds YAML, in the file's lines and columns. */
+function insideLiteralBlock(node: Scalar, lc: LineCounter, text: string, rest: readonly (string | number)[]):
+  { region: SourceRegion; exact: boolean; resolved: string } | undefined {
+  if (node.type !== 'BLOCK_LITERAL' || typeof node.value !== 'string' || !node.range) return undefined;
+  // The content starts on the line after the `|` header, indented; the block's value is those lines unindented.
+  const header = lc.linePos(node.range[0]).line;
+  const contentStart = lc.lineStarts[header];
+  if (contentStart === undefined) return undefined;
+  const indent = /^ */.exec(text.slice(contentStart))![0].length;
+  const innerLc = new LineCounter();
+  const inner = parseDocument(node.value, { lineCounter: innerLc, prettyErrors: false });
+  if (inner.errors.length) return undefined;
+  const field = rest.map((seg, k) => (typeof seg === 'number' ? `[${seg}]` : k === 0 ? seg : `.${seg}`)).join('');
+  const at = locateField(inner, innerLc, field);
+  if (!at.resolved) return undefined;
+  return {
+    region: { line: header + at.line, column: indent + at.column, endLine: header + at.endLine, endColumn: indent + at.endColumn },
+    exact: at.exact, resolved: at.resolved,
+  };
 }
 
 /** A key with a scalar value spans the key and the value; with a collection value, the key only. */

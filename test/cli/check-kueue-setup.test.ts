@@ -84,11 +84,15 @@ test('each misconfiguration is a finding at its line: the half-life, the weight,
   const ours = report.findings.filter((f) => ['admissionFairSharingHalfLife', 'fairSharingZeroWeight', 'tasFlavorTopology',
     'podSetTopologyLevel'].includes(f.rule));
   expect(ours.map((f) => [f.rule, f.severity, f.location.file.split('/').pop(), f.location.line])).toEqual([
-    // Inside the embedded Configuration text: placed on its key.
-    ['admissionFairSharingHalfLife', 'warning', 'install.yaml', lineOf(INSTALL(CONFIG), 'controller_manager_config.yaml')],
+    // Inside the embedded Configuration text: on its own line.
+    ['admissionFairSharingHalfLife', 'warning', 'install.yaml', lineOf(INSTALL(CONFIG), 'usageHalfLifeTime')],
     ['podSetTopologyLevel', 'error', 'job.yaml', lineOf(JOB, 'podset-required-topology')],
     ['fairSharingZeroWeight', 'warning', 'queues.yaml', lineOf(QUEUES, 'weight')],
   ]);
+  const afs = ours[0].location;
+  const line = INSTALL(CONFIG).split('\n')[afs.line - 1];
+  expect([afs.exact, afs.resolvedField, afs.column]).toEqual([true,
+    'data[controller_manager_config.yaml].admissionFairSharing.usageHalfLifeTime', line.indexOf('usageHalfLifeTime') + 1]);
   // Every rule has its line in SARIF's rule metadata.
   const sarif = JSON.parse(renderSarif(report));
   const described = sarif.runs[0].tool.driver.rules.map((r: any) => r.id);
