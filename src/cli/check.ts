@@ -14,6 +14,7 @@ import {
 import { CRD_SCHEMA_RULE } from '../policy/schema/rule';
 import { KueueConfig, kueueConfigOf, KueueConfigSource } from '../policy/plan';
 import { kueueSetupFindings } from '../policy/rules/kueue-setup';
+import { isKueueObject } from '../policy/rules/kueue-api-version';
 import { asWritten } from '../policy/json';
 import { asCreated } from '../policy/decide';
 import { QUEUE_NAME_LABEL } from '../policy/ray-object';
@@ -361,7 +362,8 @@ function checkRayObject(src: SourceObject & { readonly object: RayObject }, name
  * leave it admitting nothing, or running as if a setting were off). A Configuration Kueue refuses at start-up is
  * noted, and the rules then read the objects alone.
  */
-function kueueSetupChecks(read: ReadResult, manager: KueueConfigSource | undefined, run: RunContext, notes: string[]): CheckFinding[] {
+function kueueSetupChecks(read: ReadResult, manager: KueueConfigSource | undefined, run: RunContext, inventory: Inventory | undefined,
+  notes: string[]): CheckFinding[] {
   let config: KueueConfig | undefined;
   if (manager) {
     try {
@@ -370,7 +372,7 @@ function kueueSetupChecks(read: ReadResult, manager: KueueConfigSource | undefin
       notes.push((e as Error).message);
     }
   }
-  return kueueSetupFindings({ objects: read.objects.map((o) => o.object), config, kueue: run.kueue })
+  return kueueSetupFindings({ objects: read.objects.map((o) => o.object), config, inventory, kueue: run.kueue })
     .map((p) => placeFinding(read.objects[p.index], p.finding));
 }
 
@@ -405,13 +407,12 @@ export async function runCheck(opts: CheckOptions, deps: CheckDependencies = {})
     objects.push(checked.entry);
     findings.push(...checked.findings);
   }
-  findings.push(...kueueSetupChecks(read, facts.files.kueueManager, run, notes));
+  findings.push(...kueueSetupChecks(read, facts.files.kueueManager, run, inventory, notes));
   findings.sort((a, b) => (a.location.file < b.location.file ? -1 : a.location.file > b.location.file ? 1 : 0)
     || a.location.line - b.location.line || a.location.column - b.location.column);
   const ray = objects.length;
   // Kueue's own objects are checked too (kueueSetupChecks): files of queues alone are something to check.
-  const kueueObjects = read.objects.filter((o) => isRecord(o.object) && typeof o.object.apiVersion === 'string'
-    && o.object.apiVersion.startsWith('kueue.x-k8s.io/')).length;
+  const kueueObjects = read.objects.filter((o) => isKueueObject(o.object)).length;
   if (!ray && kueueObjects) {
     notes.push(`no Ray object in the files: their ${kueueObjects} Kueue object${kueueObjects > 1 ? 's were' : ' was'} checked, and the Kueue `
       + 'Configuration if the files install it');

@@ -38,6 +38,15 @@ export function objectRef(obj: RayObject): string {
   return `${str(obj.kind) ?? '<kind?>'} ${ns}/${name}`;
 }
 
+/** A human reference to any Kubernetes object as written: Kind [namespace/]name (cluster-scoped ones have no namespace). */
+export function kubeObjectRef(obj: unknown): string {
+  const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+  const o = typeof obj === 'object' && obj !== null ? obj as { kind?: unknown; metadata?: { namespace?: unknown; name?: unknown } } : {};
+  const md = typeof o.metadata === 'object' && o.metadata !== null ? o.metadata : {};
+  const ns = str(md.namespace);
+  return `${String(o.kind)} ${ns ? `${ns}/` : ''}${str(md.name) ?? '(no name)'}`;
+}
+
 export function formatFinding(f: Finding): string {
   return `${f.object}: ${f.field}: ${f.message}. Fix: ${f.fix} [${f.rule}]`;
 }

@@ -6,13 +6,12 @@
  * Node objects with labels, allocatable and a Ready condition: no kubelet.
  */
 import { KUEUE_SETUP_RULES, kueueSetupFindings } from '../../src/policy/rules/kueue-setup';
-import { kueueCapabilities } from '../../src/policy/versions';
+import { kueueSetupInput } from '../support/kueue-setup-input';
 import { TestCluster } from './support/cluster';
 import { cond, isAdmitted, waitFor } from './support/kube';
 import { describeOnPair } from './support/pairs';
 
 const PAIR: [string, string] = ['v0.19.2', 'v1.6.2'];
-const KUEUE = kueueCapabilities(PAIR[0]);
 const API = 'kueue.x-k8s.io/v1beta2';
 const RACK = 'cloud.example.com/rack';
 const HOST = 'kubernetes.io/hostname';
@@ -61,7 +60,7 @@ describeOnPair('Kueue setup findings', PAIR)(`check's TAS findings on the real K
 
   test('a flavor whose Topology is missing: the rule warns, and Kueue keeps its ClusterQueue inactive (TopologyNotFound)', async () => {
     const objects = [flavor('no-topology', 'missing'), clusterQueue('orphan', 'no-topology')];
-    const found = kueueSetupFindings({ objects, kueue: KUEUE }).map((p) => [p.index, p.finding.rule, p.finding.severity]);
+    const found = kueueSetupFindings(kueueSetupInput(objects, undefined, PAIR[0])).map((p) => [p.index, p.finding.rule, p.finding.severity]);
     expect(found).toEqual([[0, rule('tasFlavorTopology'), 'warning']]);
     for (const o of objects) await cluster.client.create(o);
     const active = await waitFor('the ClusterQueue\'s Active condition', async () =>
@@ -75,9 +74,9 @@ describeOnPair('Kueue setup findings', PAIR)(`check's TAS findings on the real K
     const queues = [topology, flavor('tas', 'racks'), clusterQueue('tas-cq', 'tas'), localQueue('lq', 'tas-cq')];
     const wrong = rayJob('wrong-level', 'lq', 'cloud.example.com/block');
     const right = rayJob('right-level', 'lq', RACK);
-    expect(kueueSetupFindings({ objects: [...queues, wrong], kueue: KUEUE }).map((p) => [p.index, p.finding.rule]))
+    expect(kueueSetupFindings(kueueSetupInput([...queues, wrong], undefined, PAIR[0])).map((p) => [p.index, p.finding.rule]))
       .toEqual([[4, rule('podSetTopologyLevel')]]);
-    expect(kueueSetupFindings({ objects: [...queues, right], kueue: KUEUE })).toEqual([]);
+    expect(kueueSetupFindings(kueueSetupInput([...queues, right], undefined, PAIR[0]))).toEqual([]);
     const c = cluster.client;
     for (const o of queues) await c.create(o);
     await c.create(wrong);
@@ -90,7 +89,7 @@ describeOnPair('Kueue setup findings', PAIR)(`check's TAS findings on the real K
     }, 90000);
     expect(pending.message).toContain('Flavor "tas" does not contain the requested level');
     // The rule quotes Kueue's message.
-    const [finding] = kueueSetupFindings({ objects: [...queues, wrong], kueue: KUEUE });
+    const [finding] = kueueSetupFindings(kueueSetupInput([...queues, wrong], undefined, PAIR[0]));
     expect(finding.finding.message).toContain('Flavor "tas" does not contain the requested level');
     await c.create(right);
     await waitFor('the right level\'s Workload to be admitted', async () => {

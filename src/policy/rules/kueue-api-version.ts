@@ -4,22 +4,25 @@
  * before 0.15 nothing serves v1beta2. `check` reads it at the version the flag or the install asks for, also past
  * the newest modelled version (modelled-version.ts), since that is where it bites.
  */
-import type { Finding } from '../findings';
+import { Finding, kubeObjectRef } from '../findings';
 import { isRecord } from '../json';
 import { kueueServedApiVersions } from '../versions';
 import type { RuleRecord } from './rule';
 
 const KUEUE_GROUP = 'kueue.x-k8s.io/';
 
+/** An object of Kueue's API group (kueue.x-k8s.io/*), at any version. */
+export function isKueueObject(obj: unknown): obj is Record<string, unknown> & { apiVersion: string } {
+  return isRecord(obj) && typeof obj.apiVersion === 'string' && obj.apiVersion.startsWith(KUEUE_GROUP);
+}
+
 function kueueApiVersionFindings(obj: unknown, kueueVersion: string): Finding[] {
-  if (!isRecord(obj) || typeof obj.apiVersion !== 'string' || !obj.apiVersion.startsWith(KUEUE_GROUP)) return [];
+  if (!isKueueObject(obj)) return [];
   const served = kueueServedApiVersions(kueueVersion);
   if (served.includes(obj.apiVersion)) return [];
-  const md = isRecord(obj.metadata) ? obj.metadata : {};
-  const name = `${typeof md.namespace === 'string' ? `${md.namespace}/` : ''}${typeof md.name === 'string' ? md.name : '(no name)'}`;
   const newest = served[served.length - 1];
   return [{
-    rule: KUEUE_API_VERSION_RULE.name, severity: 'error', object: `${String(obj.kind)} ${name}`, field: 'apiVersion',
+    rule: KUEUE_API_VERSION_RULE.name, severity: 'error', object: kubeObjectRef(obj), field: 'apiVersion',
     source: KUEUE_API_VERSION_RULE.source,
     message: `Kueue ${kueueVersion} does not serve ${obj.apiVersion} (it serves ${served.join(', ')}): the API server refuses the object at apply`,
     fix: `write it as ${newest}${obj.apiVersion.endsWith('/v1beta1') && newest.endsWith('/v1beta2')

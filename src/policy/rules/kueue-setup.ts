@@ -3,20 +3,26 @@
  * or runs as if a setting were off (issue 44). `check` runs them on its files' objects, as written; each names
  * the upstream code that decides it (at v0.19.2; the same in v0.14.8 and v0.17.0 unless noted). Pure.
  */
-import type { Finding } from '../findings';
+import type { ClusterQueueEntry, Inventory } from '../context';
+import { Finding, kubeObjectRef, objectRef } from '../findings';
 import { isRecord, listOf, stringOf } from '../json';
 import type { KueueConfig } from '../plan/kueue-config';
 import { parseFairWeight } from '../plan/fair-share';
-import { parseQuantity } from '../quantity';
 import { RAY_KINDS, RayObject } from '../kinds';
 import { namespaceOf, podTemplatesOf, queueNameOf } from '../ray-object';
 import type { KueueCapabilities } from '../versions';
 import type { RuleRecord } from './rule';
+import { findClusterQueue, findLocalQueue } from './cross-object';
+import { isKueueObject } from './kueue-api-version';
 import { TAS_ANNOTATION } from './kueue-topology';
 
-/** What the rules read: every object of the files, and the manager's Configuration as Kueue runs it, when the files hold it. */
+/**
+ * What the rules read: every object of the files, the manager's Configuration as Kueue runs it when the files hold it,
+ * and the queues as the other cross-object rules read them (check: the files, --queues and the cluster).
+ */
 export interface KueueSetupInput {
   readonly objects: readonly unknown[];
+  readonly inventory?: Inventory;
   readonly config?: KueueConfig;
   readonly kueue: Pick<KueueCapabilities, 'version' | 'queueNameAnnotation'>;
 }
@@ -43,14 +49,8 @@ function specOf(o: unknown): Record<string, unknown> {
   return isRecord(o) && isRecord(o.spec) ? o.spec : {};
 }
 
-function ref(o: unknown): string {
-  const md = isRecord(o) && isRecord(o.metadata) ? o.metadata : {};
-  const ns = stringOf(md.namespace);
-  return `${kindOf(o) ?? '<kind?>'} ${ns ? `${ns}/` : ''}${stringOf(md.name) ?? '<unnamed>'}`;
-}
-
 function isKueue(o: unknown, kind: string): boolean {
-  return kindOf(o) === kind && isRecord(o) && typeof o.apiVersion === 'string' && o.apiVersion.startsWith('kueue.x-k8s.io/');
+  return kindOf(o) === kind && isKueueObject(o);
 }
 
 /** The objects of one Kueue kind with their index, by name (the first of a name wins, as apply would keep one). */
@@ -63,23 +63,10 @@ function byName(objects: readonly unknown[], kind: string): Map<string, { index:
   return out;
 }
 
-/** Each flavor of a ClusterQueue with its resources' nominal quotas (milli), as written in spec.resourceGroups. */
-function flavorsOf(cq: unknown): Array<{ flavor: string; nominal: Map<string, bigint> }> {
-  const out: Array<{ flavor: string; nominal: Map<string, bigint> }> = [];
-  for (const g of listOf(specOf(cq).resourceGroups)) {
-    for (const f of listOf(isRecord(g) ? g.flavors : undefined)) {
-      if (!isRecord(f) || typeof f.name !== 'string') continue;
-      const nominal = new Map<string, bigint>();
-      for (const r of listOf(f.resources)) {
-        if (!isRecord(r) || typeof r.name !== 'string') continue;
-        try {
-          nominal.set(r.name, typeof r.nominalQuota === 'string' || typeof r.nominalQuota === 'number' ? parseQuantity(r.nominalQuota) : 0n);
-        } catch { /* a malformed quota is the CRD schema's finding */ }
-      }
-      out.push({ flavor: f.name, nominal });
-    }
-  }
-  return out;
+/** The flavors of a ClusterQueue, each with its resources' nominal quotas (milli). */
+function flavorsOf(cq: ClusterQueueEntry): Array<{ flavor: string; nominal: Map<string, bigint> }> {
+  return cq.resourceGroups.flatMap((g) => g.flavors.map((f) => ({ flavor: f.flavor, nominal: new Map(f.resources.map((r) => [r.resource,
+    r.nominal])) })));
 }
 
 /**
@@ -96,7 +83,7 @@ const afsHalfLifeZero: Check = ({ objects, config }) => {
     .filter(([, cq]) => { const s = specOf(cq.object).admissionScope; return isRecord(s) && s.admissionMode === 'UsageBasedAdmissionFairSharing'; })
     .map(([name]) => name);
   return [{ index, finding: {
-    rule: AFS_HALF_LIFE_RULE.name, severity: 'warning', object: ref(objects[index]),
+    rule: AFS_HALF_LIFE_RULE.name, severity: 'warning', object: kubeObjectRef(objects[index]),
     field: `data[${CONFIG_KEY}].admissionFairSharing.usageHalfLifeTime`,
     message: 'admission fair sharing is on with usageHalfLifeTime 0s, where a LocalQueue\'s usage never accumulates: every LocalQueue weighs '
       + `the same, so ${users.length ? `ClusterQueue${users.length > 1 ? 's' : ''} ${users.map((u) => `"${u}"`).join(', ')} (admissionMode `
@@ -112,13 +99,14 @@ const afsHalfLifeZero: Check = ({ objects, config }) => {
  * roundedWeightedShare gives math.MaxInt64), so it is admitted only when no other ClusterQueue of the cohort waits, and its
  * workloads are preempted first.
  */
-const zeroWeightBorrower: Check = ({ objects, config }) => {
-  if (!config?.fairSharing) return [];
+const zeroWeightBorrower: Check = ({ objects, config, inventory }) => {
+  if (!config?.fairSharing || !inventory) return [];
   const out: PlacedFinding[] = [];
   for (const [name, { index, object }] of byName(objects, 'ClusterQueue')) {
     const spec = specOf(object);
     const fair = isRecord(spec.fairSharing) ? spec.fairSharing.weight : undefined;
-    if (fair === undefined || !(spec.cohortName ?? spec.cohort)) continue;
+    const entry = findClusterQueue(inventory, name);
+    if (fair === undefined || !entry?.cohort) continue;
     let weight: number;
     try {
       weight = parseFairWeight(fair, `ClusterQueue ${name}`).weight;
@@ -126,12 +114,12 @@ const zeroWeightBorrower: Check = ({ objects, config }) => {
       continue; // a weight Kueue refuses is the CRD schema's finding
     }
     if (weight !== 0) continue;
-    const flavors = flavorsOf(object);
+    const flavors = flavorsOf(entry);
     const covered = new Set(flavors.flatMap((f) => [...f.nominal.keys()]));
     const borrowOnly = [...covered].filter((r) => flavors.every((f) => (f.nominal.get(r) ?? 0n) === 0n)).sort();
     if (!borrowOnly.length) continue;
     out.push({ index, finding: {
-      rule: ZERO_WEIGHT_BORROWER_RULE.name, severity: 'warning', object: ref(object), field: 'spec.fairSharing.weight',
+      rule: ZERO_WEIGHT_BORROWER_RULE.name, severity: 'warning', object: kubeObjectRef(object), field: 'spec.fairSharing.weight',
       message: `fair-sharing weight 0 on a ClusterQueue with no nominal quota of ${borrowOnly.join(', ')}: its workloads that need `
         + `${borrowOnly.length > 1 ? 'them' : 'it'} run only by borrowing, and while it borrows its share is the largest there is, so it is `
         + 'admitted only when no other ClusterQueue of its cohort has a workload waiting, and its workloads are the first preempted',
@@ -158,7 +146,7 @@ const tasFlavorTopology: Check = ({ objects }) => {
     const topology = topologies.get(topologyName);
     if (!topology) {
       out.push({ index, finding: {
-        rule: TAS_FLAVOR_TOPOLOGY_RULE.name, severity: 'warning', object: ref(object), field: 'spec.topologyName',
+        rule: TAS_FLAVOR_TOPOLOGY_RULE.name, severity: 'warning', object: kubeObjectRef(object), field: 'spec.topologyName',
         message: `Topology "${topologyName}" is not among the files' objects: unless the cluster has it, Kueue marks each ClusterQueue `
           + `using flavor "${name}" inactive (TopologyNotFound: there is no Topology "${topologyName}" for TAS flavor "${name}") and it `
           + 'admits nothing',
@@ -175,7 +163,7 @@ const tasFlavorTopology: Check = ({ objects }) => {
     if (serving.length) continue;
     const missing = levels.filter((l) => !ofFlavor.some((n) => l in labelsOf(n)));
     out.push({ index, finding: {
-      rule: TAS_FLAVOR_TOPOLOGY_RULE.name, severity: 'error', object: ref(object), field: 'spec.topologyName',
+      rule: TAS_FLAVOR_TOPOLOGY_RULE.name, severity: 'error', object: kubeObjectRef(object), field: 'spec.topologyName',
       message: `no Node of the files serves TAS flavor "${name}": of the ${nodes.length} Nodes, ${ofFlavor.length} carry the flavor's `
         + `nodeLabels, and none of those carries the label of every level of Topology "${topologyName}"`
         + `${missing.length ? ` (${missing.join(', ')} on none)` : ''}, so every workload on the flavor stays pending`,
@@ -194,11 +182,10 @@ function levelsOf(topology: unknown): string[] {
  * A Ray pod template's TAS annotation naming a level that no Topology of its ClusterQueue's TAS flavors has: Kueue
  * skips each such flavor and the workload stays pending (scheduler/flavorassigner/tas_flavorassigner.go: "Flavor %q does
  * not contain the requested level"; tas_flavor_snapshot.go says "no requested topology level" for a slice level).
- * Read when the files hold the whole chain: the LocalQueue, its ClusterQueue, the flavors and their Topologies.
+ * Read when the object's LocalQueue and ClusterQueue are known, and the files hold its flavors and their Topologies.
  */
-const podSetTopologyLevel: Check = ({ objects, kueue }) => {
-  const lqs = objects.filter((o) => isKueue(o, 'LocalQueue'));
-  const cqs = byName(objects, 'ClusterQueue');
+const podSetTopologyLevel: Check = ({ objects, kueue, inventory }) => {
+  if (!inventory) return [];
   const flavors = byName(objects, 'ResourceFlavor');
   const topologies = byName(objects, 'Topology');
   const out: PlacedFinding[] = [];
@@ -206,13 +193,12 @@ const podSetTopologyLevel: Check = ({ objects, kueue }) => {
     if (!isRecord(o) || o.apiVersion !== 'ray.io/v1' || !RAY_KINDS.includes(kindOf(o) as never)) return;
     const obj = o as RayObject;
     const queue = queueNameOf(obj, kueue);
-    const lq = lqs.find((q) => nameOf(q) === queue && (isRecord(q) && isRecord(q.metadata) ? q.metadata.namespace ?? 'default' : '')
-      === namespaceOf(obj));
-    const cq = lq ? cqs.get(stringOf(specOf(lq).clusterQueue) ?? '') : undefined;
+    const lq = queue !== undefined ? findLocalQueue(inventory, namespaceOf(obj), queue) : undefined;
+    const cq = lq?.clusterQueue !== undefined ? findClusterQueue(inventory, lq.clusterQueue) : undefined;
     if (!cq) return;
     const levelSets: string[][] = [];
     const tasFlavors: string[] = [];
-    for (const f of flavorsOf(cq.object)) {
+    for (const f of flavorsOf(cq)) {
       const topologyName = stringOf(specOf(flavors.get(f.flavor)?.object).topologyName);
       const topology = topologyName !== undefined ? topologies.get(topologyName) : undefined;
       if (topologyName !== undefined && !topology) return; // a Topology the files lack: tasFlavorTopology says so
@@ -230,8 +216,8 @@ const podSetTopologyLevel: Check = ({ objects, kueue }) => {
         const level = stringOf(ann[key]);
         if (level === undefined || known.has(level)) continue;
         out.push({ index, finding: {
-          rule: PODSET_TOPOLOGY_LEVEL_RULE.name, severity: 'error', object: ref(o), field: `${t.path}.metadata.annotations[${key}]`,
-          message: `level "${level}" is in no Topology of ClusterQueue "${nameOf(cq.object)}"'s TAS flavors (levels: ${[...known].join(', ')}): `
+          rule: PODSET_TOPOLOGY_LEVEL_RULE.name, severity: 'error', object: objectRef(obj), field: `${t.path}.metadata.annotations[${key}]`,
+          message: `level "${level}" is in no Topology of ClusterQueue "${cq.name}"'s TAS flavors (levels: ${[...known].join(', ')}): `
             + `Kueue skips each of them for the PodSet and the workload stays pending (Kueue: Flavor "${tasFlavors[0]}" does not contain the `
             + 'requested level)',
           fix: `name one of ${[...known].join(', ')}, or add level "${level}" to the flavor's Topology`, source: 'kueue-workload',

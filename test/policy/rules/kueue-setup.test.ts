@@ -3,6 +3,7 @@
 import { kueueConfigOf, KueueConfig } from '../../../src/policy/plan';
 import { KUEUE_SETUP_RULES, kueueSetupFindings } from '../../../src/policy/rules/kueue-setup';
 import { kueueCapabilities } from '../../../src/policy/versions';
+import { kueueSetupInput } from '../../support/kueue-setup-input';
 
 const KUEUE = kueueCapabilities('v0.19.2');
 const API = 'kueue.x-k8s.io/v1beta2';
@@ -26,7 +27,7 @@ fairSharing:
   preemptionStrategies: [LessThanOrEqualToFinalShare, LessThanInitialShare]
 `;
 
-const rules = (objects: unknown[], config?: KueueConfig) => kueueSetupFindings({ objects, config, kueue: KUEUE })
+const rules = (objects: unknown[], config?: KueueConfig) => kueueSetupFindings(kueueSetupInput(objects, config))
   .map((p) => [p.index, p.finding.rule, p.finding.severity, p.finding.field]);
 
 describe('admission fair sharing with usageHalfLifeTime 0s', () => {
@@ -48,7 +49,7 @@ admissionFairSharing:
   });
 
   test('the message names the ClusterQueues that ask for it, the issue and the fix', () => {
-    const [f] = kueueSetupFindings({ objects: [configMap(afs('0s')), usesAfs], config: configOf(afs('0s')), kueue: KUEUE });
+    const [f] = kueueSetupFindings(kueueSetupInput([configMap(afs('0s')), usesAfs], configOf(afs('0s'))));
     expect(f.finding.object).toBe('ConfigMap kueue-system/kueue-manager-config');
     expect(f.finding.message).toMatch(/ClusterQueue "team" \(admissionMode UsageBasedAdmissionFairSharing\).*kueue#11134/);
     expect(f.finding.fix).toMatch(/168h/);
@@ -77,7 +78,7 @@ describe('fair-sharing weight 0 on a ClusterQueue that must borrow', () => {
   });
 
   test('the message says why and the fix keeps it last without starving it', () => {
-    const [f] = kueueSetupFindings({ objects: [weighted('0', '8', '0')], config: configOf(FS_ON), kueue: KUEUE });
+    const [f] = kueueSetupFindings(kueueSetupInput([weighted('0', '8', '0')], configOf(FS_ON)));
     expect(f.finding.message).toMatch(/no nominal quota of nvidia\.com\/gpu.*the first preempted/);
     expect(f.finding.fix).toMatch(/0\.1/);
   });
@@ -103,7 +104,7 @@ describe('a TAS flavor: its Topology, and the Nodes that serve it', () => {
   });
 
   test('the error names the level no node carries', () => {
-    const [f] = kueueSetupFindings({ objects: [flavor('tas', 'default'), topology('default', LEVELS), node('n2', noRack)], kueue: KUEUE });
+    const [f] = kueueSetupFindings(kueueSetupInput([flavor('tas', 'default'), topology('default', LEVELS), node('n2', noRack)]));
     expect(f.finding.message).toMatch(/of the 1 Nodes, 1 carry the flavor's nodeLabels.*\(cloud\.example\.com\/rack on none\)/);
   });
 });
@@ -138,7 +139,7 @@ describe('a Ray pod template\'s TAS annotation naming a level its flavors\' Topo
   });
 
   test('the message gives Kueue\'s pending message and the levels there are', () => {
-    const found = kueueSetupFindings({ objects: [...chain, job({ 'kueue.x-k8s.io/podset-required-topology': 'zone' })], kueue: KUEUE });
+    const found = kueueSetupFindings(kueueSetupInput([...chain, job({ 'kueue.x-k8s.io/podset-required-topology': 'zone' })]));
     expect(found[0].finding.message).toMatch(/levels: cloud\.example\.com\/rack, kubernetes\.io\/hostname.*Kueue: Flavor "tas" does not contain the requested level/);
   });
 });
