@@ -17,7 +17,7 @@ import { parseAllDocuments, stringify as stringifyYaml } from 'yaml';
 import { cacheDir, kubeRayCrdPlurals, listKueueCrds, readKubeRayCrd, readKueueCrd, readKueueFile } from '../../support/upstream';
 import { compareVersions } from '../../../src/policy/versions';
 import { startTime } from '../../../scripts/cluster/processes';
-import { GiveUp, KubeClient, waitFor } from './kube';
+import { GiveUp, KubeClient, waitFor, WaitTimeout } from './kube';
 import { makePki, Pki } from './pki';
 
 export const K8S_VERSION = process.env.K8S_VERSION ?? 'v1.34.1';
@@ -316,7 +316,7 @@ export class TestCluster {
         return missing.length === 0;
       }, 30000, 100);
     } catch (e) {
-      if (!(e as Error).message.startsWith('timed out')) throw e;
+      if (!(e instanceof WaitTimeout)) throw e;
       throw new PortTaken(`${(e as Error).message}: it does not listen on 127.0.0.1:${missing.join(', 127.0.0.1:')}, which another `
         + 'process holds');
     }

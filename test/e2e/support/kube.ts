@@ -194,6 +194,9 @@ export class KubeClient {
 /** Thrown by a waitFor predicate when waiting longer cannot help (the process that would answer has exited). */
 export class GiveUp extends Error {}
 
+/** What waitFor throws when the time is up (the message names what was awaited and the last state). */
+export class WaitTimeout extends Error {}
+
 /**
  * Polls `fn` until it returns a value other than undefined/false; the error names what was awaited and the last state.
  * Any error `fn` throws counts as "not yet", but a GiveUp, which ends the wait at once.
@@ -210,7 +213,7 @@ export async function waitFor<T>(what: string, fn: () => Promise<T | undefined |
       if (e instanceof GiveUp) throw new Error(`gave up waiting for ${what}: ${e.message}`);
       last = e;
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; `
+    if (Date.now() > deadline) throw new WaitTimeout(`timed out after ${timeoutMs} ms waiting for ${what}; `
       + `last: ${last instanceof Error ? last.message : JSON.stringify(last)}`);
     await new Promise((r) => setTimeout(r, intervalMs));
   }
