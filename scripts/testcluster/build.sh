@@ -34,6 +34,12 @@ KUBERAY_VERSIONS="${KUBERAY_VERSIONS:-$(node -p "const s = require(process.argv[
 export GOTOOLCHAIN=local CGO_ENABLED=0
 # No DWARF at all: -ldflags -s -w only drops it at link, after every package was compiled with it.
 export GOFLAGS="-trimpath -gcflags=all=-dwarf=false"
+# The compiler's and linker's own garbage collector runs only near 2 GiB of heap instead of at every doubling:
+# a quarter less CPU for the same binaries (KubeRay v1.6.2 from an empty cache, quiet, twice each: 248 and 231
+# CPU seconds at the default GOGC, 197 and 164 with these; peak RSS 944 MiB, under the limit). The output does
+# not depend on the collector; the sha256 in the report stays the same. Up to 4 compilers run at once (two tracks,
+# -p 2), so the cap is 8 GiB of the 24.
+export GOGC=off GOMEMLIMIT=2GiB
 mkdir -p "$BIN" "$WORK"
 REPORT="$CACHE/build-report.txt"
 : > "$REPORT.tmp"
