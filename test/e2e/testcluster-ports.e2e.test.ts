@@ -46,8 +46,9 @@ const rayJob = (name: string) => ({
 });
 
 describeOnPair('test control plane ports', PAIR)(`a port held by another process (Kueue ${PAIR[0]} + KubeRay ${PAIR[1]})`, () => {
-  const clusters: TestCluster[] = [];
-  afterAll(async () => { for (const c of clusters) await c.stop(); }, 60000);
+  // Each case stops its cluster when it ends: three idle control planes would take CPU from the suites beside it.
+  let cluster: TestCluster | undefined;
+  afterEach(async () => { await cluster?.stop(); cluster = undefined; }, 60000);
 
   // A RayJob without a queue name is not Kueue's: only a running operator gives it a RayCluster.
   const operatorWorks = async (c: TestCluster, name: string) => {
@@ -63,8 +64,7 @@ describeOnPair('test control plane ports', PAIR)(`a port held by another process
     const held = await squatter();
     try {
       const ports = takenOnce(role, held.port);
-      const c = await TestCluster.start({ kueue: PAIR[0], kubeRay: PAIR[1], portFor: ports.portFor });
-      clusters.push(c);
+      const c = cluster = await TestCluster.start({ kueue: PAIR[0], kubeRay: PAIR[1], portFor: ports.portFor });
       expect(ports.handed()).toBe(true);
       expect(c.bootAttempts).toBe(2);
       await operatorWorks(c, `ports-${role}`);
@@ -80,8 +80,7 @@ describeOnPair('test control plane ports', PAIR)(`a port held by another process
     const held = await squatter();
     try {
       const ports = takenOnce('kube-controller-manager', held.port);
-      const c = await TestCluster.start({ kueue: PAIR[0], kubeRay: PAIR[1], controllers: false, portFor: ports.portFor });
-      clusters.push(c);
+      const c = cluster = await TestCluster.start({ kueue: PAIR[0], kubeRay: PAIR[1], controllers: false, portFor: ports.portFor });
       expect(c.bootAttempts).toBe(2);
       expect(c.exited()).toBe('');
     } finally {
