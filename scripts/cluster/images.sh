@@ -152,7 +152,7 @@ done
 build_image "registry.k8s.io/pause:$PAUSE_VERSION" "$BIN/pause-$PAUSE_VERSION" /pause 65535 no \
   https://github.com/kubernetes/kubernetes pause "Kubernetes' build/pause/linux/pause.c (k8s.io/kubernetes release source), linked statically"
 build_image "registry.k8s.io/coredns/coredns:$COREDNS_VERSION" "$BIN/coredns-$COREDNS_VERSION" /coredns 65532 yes \
-  https://github.com/coredns/coredns coredns "the github.com/coredns/coredns $COREDNS_VERSION module source"
+  https://github.com/coredns/coredns coredns "the github.com/coredns/coredns $COREDNS_VERSION module source, with the node's plugins (scripts/testcluster/coredns/main.go)"
 for v in $KUEUE_VERSIONS; do
   build_image "registry.k8s.io/kueue/kueue:$v" "$BIN/kueue-$v" /manager 65532 yes https://github.com/kubernetes-sigs/kueue kueue \
     "the sigs.k8s.io/kueue $v module source (cmd/kueue)"

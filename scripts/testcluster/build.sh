@@ -34,12 +34,6 @@ KUBERAY_VERSIONS="${KUBERAY_VERSIONS:-$(node -p "const s = require(process.argv[
 export GOTOOLCHAIN=local CGO_ENABLED=0
 # No DWARF at all: -ldflags -s -w only drops it at link, after every package was compiled with it.
 export GOFLAGS="-trimpath -gcflags=all=-dwarf=false"
-# The compiler's and linker's own garbage collector runs only near 2 GiB of heap instead of at every doubling:
-# a quarter less CPU for the same binaries (KubeRay v1.6.2 from an empty cache, quiet, twice each: 248 and 231
-# CPU seconds at the default GOGC, 197 and 164 with these; peak RSS 944 MiB, under the limit). The output does
-# not depend on the collector; the sha256 in the report stays the same. Up to 4 compilers run at once (two tracks,
-# -p 2), so the cap is 8 GiB of the 24.
-export GOGC=off GOMEMLIMIT=2GiB
 mkdir -p "$BIN" "$WORK"
 REPORT="$CACHE/build-report.txt"
 : > "$REPORT.tmp"
@@ -164,11 +158,25 @@ pause_build() {
 # CoreDNS and the local OCI registry (CNCF distribution), each from a wrapper module.
 COREDNS_VERSION="${COREDNS_VERSION:-v1.14.7}"
 DISTRIBUTION_VERSION="${DISTRIBUTION_VERSION:-v3.1.2}"
+# Each is upstream's main with only the plugins / storage drivers the node uses (scripts/testcluster/coredns and
+# registry/main.go say which), built in its wrapper module. The binary's .main-sha256 records the main it was built
+# from: an edited main rebuilds it.
+trimmed_build() { # dir module version main.go output
+  local d="$1" main="$4" out="$5"
+  mkdir -p "$d"; rm -f "$d"/*.go; cp "$main" "$d/main.go"
+  wrapper_build "$d" "$2" "$3" . "$out" && sha256sum "$main" | cut -d' ' -f1 > "$out.main-sha256"
+}
+stale_if_main_changed() { # output main.go
+  [ "$(cat "$1.main-sha256" 2>/dev/null)" = "$(sha256sum "$2" | cut -d' ' -f1)" ] || rm -f "$1"
+}
+COREDNS_MAIN="$REPO/scripts/testcluster/coredns/main.go" REGISTRY_MAIN="$REPO/scripts/testcluster/registry/main.go"
+stale_if_main_changed "$BIN/coredns-$COREDNS_VERSION" "$COREDNS_MAIN"
+stale_if_main_changed "$BIN/registry-$DISTRIBUTION_VERSION" "$REGISTRY_MAIN"
 coredns_build() {
-  wrapper_build "$WORK/coredns-$COREDNS_VERSION" github.com/coredns/coredns "$COREDNS_VERSION" github.com/coredns/coredns "$BIN/coredns-$COREDNS_VERSION"
+  trimmed_build "$WORK/coredns-$COREDNS_VERSION" github.com/coredns/coredns "$COREDNS_VERSION" "$COREDNS_MAIN" "$BIN/coredns-$COREDNS_VERSION"
 }
 registry_build() {
-  wrapper_build "$WORK/distribution-$DISTRIBUTION_VERSION" github.com/distribution/distribution/v3 "$DISTRIBUTION_VERSION" github.com/distribution/distribution/v3/cmd/registry "$BIN/registry-$DISTRIBUTION_VERSION"
+  trimmed_build "$WORK/distribution-$DISTRIBUTION_VERSION" github.com/distribution/distribution/v3 "$DISTRIBUTION_VERSION" "$REGISTRY_MAIN" "$BIN/registry-$DISTRIBUTION_VERSION"
 }
 
 # kustomize, to render Kueue releases that are not vendored (v0.17.0) exactly as `make artifacts` does.
