@@ -254,6 +254,8 @@ export class TestCluster {
   private clientInit?: KubeClient;
   private apiServerArgs?: string[];
   private apiServerUrl?: string;
+  /** The pair's CRDs, read once per cluster (the seed's key and the install both need them). */
+  private crds?: Promise<any[]>;
 
   private constructor(
     public readonly options: ClusterOptions, public readonly dir: string, public readonly kubeconfig: string, public readonly external: boolean,
@@ -281,10 +283,7 @@ export class TestCluster {
   async restartApiServer(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
     if (this.external || !this.apiServerArgs) throw new Error('restartApiServer needs the local test control plane');
     await this.stopProc('kube-apiserver', signal);
-    this.spawnProc('kube-apiserver', binary(`kube-apiserver-${K8S_VERSION}`), this.apiServerArgs);
-    await waitFor('kube-apiserver /readyz after the restart',
-      async () => { this.alive('kube-apiserver'); return (await probe(`${this.apiServerUrl}/readyz`, this.pki!)) === 200; }, 90000, 200);
-    await this.listening('kube-apiserver', [Number(new URL(this.apiServerUrl!).port)]);
+    await this.runApiServer('kube-apiserver /readyz after the restart');
   }
 
   private alive(name: string): void {
@@ -354,7 +353,7 @@ export class TestCluster {
     this.clientInit = this.client;
 
     await this.phase('crds', () => this.installCrds(seed.exists));
-    if (!seed.exists) await this.phase('etcd seed', () => this.saveEtcdSeed(seed.dir, ports, pki));
+    if (!seed.exists) await this.phase('etcd seed', () => this.saveEtcdSeed(seed.dir, ports));
     // Started after the CRDs exist, so the garbage collector's REST mapping covers the Ray and Kueue kinds at once.
     this.spawnProc('kube-controller-manager', binary(`kube-controller-manager-${K8S_VERSION}`), [
       `--kubeconfig=${this.componentKubeconfig('kcm')}`, `--authentication-kubeconfig=${this.kubeconfig}`,
@@ -400,9 +399,17 @@ export class TestCluster {
       ...(this.options.webhookClientCertificate ? [`--admission-control-config-file=${this.webhookClientConfig(pki)}`] : []),
     ];
     this.apiServerUrl = `https://127.0.0.1:${ports.api}`;
-    this.spawnProc('kube-apiserver', binary(`kube-apiserver-${K8S_VERSION}`), this.apiServerArgs);
-    await waitFor('kube-apiserver /readyz', async () => { this.alive('kube-apiserver'); return (await probe(`https://127.0.0.1:${ports.api}/readyz`, pki)) === 200; }, 90000, 200);
-    await this.listening('kube-apiserver', [ports.api]);
+    await this.runApiServer('kube-apiserver /readyz');
+  }
+
+  /** Starts kube-apiserver with the arguments startApiServer chose, and waits until it is ready on its own port. */
+  private async runApiServer(what: string): Promise<void> {
+    this.spawnProc('kube-apiserver', binary(`kube-apiserver-${K8S_VERSION}`), this.apiServerArgs!);
+    await waitFor(what, async () => {
+      this.alive('kube-apiserver');
+      return (await probe(`${this.apiServerUrl}/readyz`, this.pki!)) === 200;
+    }, 90000, 200);
+    await this.listening('kube-apiserver', [Number(new URL(this.apiServerUrl!).port)]);
   }
 
   /**
@@ -420,7 +427,7 @@ export class TestCluster {
   }
 
   /** Stops kube-apiserver and etcd, keeps etcd's data dir as the seed, and starts both again on it. */
-  private async saveEtcdSeed(seedDir: string, ports: { etcd: number; peer: number; api: number }, pki: Pki): Promise<void> {
+  private async saveEtcdSeed(seedDir: string, ports: { etcd: number; peer: number }): Promise<void> {
     await this.stopProc('kube-apiserver', 'SIGKILL'); // nothing is in flight: the CRDs are established
     await this.stopProc('etcd', 'SIGTERM'); // a clean stop: the data dir is whole
     fs.mkdirSync(path.dirname(seedDir), { recursive: true });
@@ -432,7 +439,7 @@ export class TestCluster {
       fs.rmSync(tmp, { recursive: true, force: true }); // a cluster booting beside this one saved the same seed first
     }
     await this.startEtcd(ports);
-    await this.startApiServer(ports, pki);
+    await this.runApiServer('kube-apiserver /readyz on the seed');
   }
 
   private async stopProc(name: string, signal: NodeJS.Signals): Promise<void> {
@@ -482,7 +489,12 @@ export class TestCluster {
   }
 
   /** The CRDs of both projects at the chosen versions, parsed once and cached as JSON (YAML parsing of the 1.4 MB CRDs costs seconds). */
-  private async crdDocs(): Promise<any[]> {
+  private crdDocs(): Promise<any[]> {
+    this.crds ??= this.readCrdDocs();
+    return this.crds;
+  }
+
+  private async readCrdDocs(): Promise<any[]> {
     const file = path.join(cacheDir(), 'crd-json', `kueue-${this.options.kueue}_kuberay-${this.options.kubeRay}.json`);
     if (fs.existsSync(file)) return JSON.parse(fs.readFileSync(file, 'utf8'));
     const docs: any[] = [];
