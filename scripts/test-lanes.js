@@ -4,7 +4,7 @@
 //   - node: the real-node suites (test/node: a kubelet, pods, real Ray);
 //   - rest: the unit tests, the packages and the CLIs;
 // then both take from one pool of the suites that start test control planes (below), the rest lane with two
-// workers, at most two pooled suites at once.
+// workers, at most two pooled suites at once while the guide runs and three after (POOL_SLOTS_AFTER_NODE).
 // One jest with two workers would also pair two real-node suites, and without a timing cache (a fresh
 // clone) in no useful order. The real-node suites mostly wait on Ray's and Kueue's own timers, so on
 // the 2-core CI machine the lanes overlap well: serially the jest step took 55 minutes.
@@ -57,7 +57,7 @@ const POOL_SECONDS = {
 const lanes = process.env.TEST_LANES === '1'
   ? [{ name: 'all', parts: [{ label: 'every suite', gated: true, args: [] }] }]
   : [
-    { name: 'node', parts: [{ label: 'real node', args: ['test/node/', '--testPathIgnorePatterns', ...NODE_GATED] }, POOL] },
+    { name: 'node', parts: [{ label: 'real node', growsPool: true, args: ['test/node/', '--testPathIgnorePatterns', ...NODE_GATED] }, POOL] },
     // Two pool workers: the rest lane reaches the pool while the node lane's guide still runs (warm: after its own
     // part; cold: once the rest stage is built), and the guide, which mostly waits on Ray, leaves most of a core
     // idle. POOL_SLOTS keeps the pooled suites at two at once, so when the node lane joins the pool the three
@@ -68,29 +68,65 @@ const lanes = process.env.TEST_LANES === '1'
 // takes about 0.7 of a core: two beside the guide ask for about 2.1 cores of the 2, a third would starve the
 // control planes whose settle windows read a quiet Kueue as a finished one.
 const POOL_SLOTS = Number(process.env.POOL_SLOTS ?? 2);
+// Once the node lane's own part (the guide) is done, the pool may run this many at once: with the guide over, two
+// pooled suites left a fifth to a quarter of the two cores idle (vmstat in the last ten to twenty minutes of the
+// runs of 2026-12-06), for they mostly wait on Kueue and on their control planes' starts.
+const POOL_SLOTS_AFTER_NODE = Number(process.env.POOL_SLOTS_AFTER_NODE ?? 3);
+// The suites that read "nothing changed for a while" as "Kueue has finished" (the agreement harnesses' settle
+// windows): a slot past POOL_SLOTS never runs one of them, nor runs beside one, so they see the load they always saw.
+const QUIET_READERS = new Set(['test/e2e/plan-agreement.e2e.test.ts', 'test/agreement/upstream.e2e.test.ts',
+  'test/e2e/fair-sharing-agreement.e2e.test.ts']);
 
-/** A counting semaphore that hands a freed slot to the longest waiter first. */
-class Slots {
-  constructor(n) {
-    this.free = n;
+/**
+ * The pool's running suites and its slots. A worker takes a suite through `take`, which waits while nothing may
+ * start (every slot busy, or only suites that may not run beside the running ones) and hands out the first suite
+ * that may, in the workers' order of asking.
+ */
+class Pool {
+  constructor(slots) {
+    this.slots = slots;
+    this.running = new Set();
     this.waiting = [];
   }
 
-  acquire() {
-    if (this.free > 0) {
-      this.free--;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => this.waiting.push(resolve));
+  /** Whether `file` may start now. */
+  fits(file) {
+    if (this.running.size >= this.slots) return false;
+    if (this.running.size < POOL_SLOTS) return true;
+    return !QUIET_READERS.has(file) && ![...this.running].some((f) => QUIET_READERS.has(f));
   }
 
-  release() {
-    const next = this.waiting.shift();
-    if (next) next();
-    else this.free++;
+  /** Resolves with what `pick` returns once it returns something; `pick` is asked again whenever the pool changes. */
+  async take(pick) {
+    for (;;) {
+      const got = pick();
+      if (got !== undefined) return got;
+      await new Promise((resolve) => this.waiting.push(resolve));
+    }
+  }
+
+  start(file) {
+    this.running.add(file);
+  }
+
+  done(file) {
+    this.running.delete(file);
+    this.changed();
+  }
+
+  grow(slots) {
+    if (slots <= this.slots) return;
+    this.slots = slots;
+    this.changed();
+  }
+
+  changed() {
+    const waiting = this.waiting;
+    this.waiting = [];
+    for (const w of waiting) w();
   }
 }
-const poolSlots = new Slots(POOL_SLOTS);
+const pool = new Pool(POOL_SLOTS);
 const TIMINGS = process.env.CI_TIMINGS;
 const record = (name, wall, cpu = '', rss = '') => {
   if (TIMINGS) fs.appendFileSync(TIMINGS, `${name}\t${Math.round(wall)}\t${cpu === '' ? '' : Math.round(cpu)}\t${rss}\n`);
@@ -252,30 +288,32 @@ async function poolWorker(lane, index, worker) {
   const queue = await poolSuites();
   const share = { code: 0, signal: null, failed: [], seconds: 0, cpu: 0, rss: 0, suites: 0 };
   const mine = (f) => (POOL_ONLY[f]?.lane ?? lane.name) === lane.name;
+  const ready = (f) => mine(f) && built(POOL_ONLY[f]?.needs ?? 'status');
   for (;;) {
-    if (!queue.some(mine)) break;
-    await poolSlots.acquire();
-    const at = queue.findIndex((f) => mine(f) && built(POOL_ONLY[f]?.needs ?? 'status'));
-    if (at < 0) {
-      const blocked = queue.find(mine);
-      if (!blocked) {
-        poolSlots.release();
-        break;
-      }
-      // The slot is for running suites, not for waiting on a build.
-      poolSlots.release();
-      const build = await restBuildDone(lane.name, POOL_ONLY[blocked].needs);
+    // A suite to run; or, when every suite left to this lane waits for a build, that build (a worker does not hold
+    // the pool while it waits); or nothing, when none is left.
+    const next = await pool.take(() => {
+      if (!queue.some(mine)) return {};
+      const at = queue.findIndex((f) => ready(f) && pool.fits(f));
+      if (at >= 0) return { file: queue.splice(at, 1)[0] };
+      return queue.some(ready) ? undefined : { blocked: queue.find(mine) };
+    });
+    if (next.blocked) {
+      const build = await restBuildDone(lane.name, POOL_ONLY[next.blocked].needs);
       if (build !== 0) {
-        if (queue.includes(blocked)) queue.splice(queue.indexOf(blocked), 1);
+        if (queue.includes(next.blocked)) queue.splice(queue.indexOf(next.blocked), 1);
         share.code = 1;
-        share.failed.push([blocked, `(${POOL_ONLY[blocked].needs}: exit ${build})`, tail(path.join(process.env.REST_BUILD_DIR, 'log'), 20)]);
+        const log = tail(path.join(process.env.REST_BUILD_DIR, 'log'), 20);
+        share.failed.push([next.blocked, `(${POOL_ONLY[next.blocked].needs}: exit ${build})`, log]);
       }
       continue;
     }
-    const [file] = queue.splice(at, 1);
-    process.stdout.write(`[lanes] ${worker}: takes ${file} from the pool\n`);
+    if (!next.file) break;
+    const file = next.file;
+    pool.start(file);
+    process.stdout.write(`[lanes] ${worker}: takes ${file} from the pool (${pool.running.size} running)\n`);
     const r = await runPart({ ...lane, name: worker }, { label: file, args: ['--runTestsByPath', file] }, index, true);
-    poolSlots.release();
+    pool.done(file);
     if (r.code !== 0) share.code = r.code;
     share.signal ??= r.signal;
     share.failed.push(...r.failed);
@@ -301,6 +339,7 @@ async function run(lane) {
       }
     }
     const r = await (part.pool ? runPool(lane, i) : runPart(lane, part, i));
+    if (part.growsPool) pool.grow(POOL_SLOTS_AFTER_NODE);
     if (r.code !== 0) out.code = r.code;
     out.signal ??= r.signal;
     out.failed.push(...r.failed);
@@ -332,5 +371,5 @@ async function main() {
 }
 
 // The lanes are exported for test/scripts/test-lanes.test.ts (every suite in exactly one part).
-module.exports = { lanes, JEST, POOL, POOL_ONLY, POOL_SLOTS, Slots };
+module.exports = { lanes, JEST, POOL, POOL_ONLY, POOL_SLOTS, POOL_SLOTS_AFTER_NODE, QUIET_READERS, Pool };
 if (require.main === module) main();

@@ -18,8 +18,10 @@ import { fixedScenarios, isolate, PlanScenario, randomScenario } from '../policy
 import { fixedTimelineScenarios, randomTimelineScenarios } from '../policy/plan/timeline-scenarios';
 import { TestCluster } from './support/cluster';
 import { runTimelineBatch } from './support/timeline-agreement';
-import { applyQueues, kueueCategory, wasPreempted, workloadsByNamespace } from './support/agreement';
-import { cond, KubeClient, objectPath, waitFor } from './support/kube';
+import {
+  applyQueues, byNamespace, confirmedByList, kueueCategory, signature, wasPreempted, watchWorkloads, workloadsByNamespace,
+} from './support/agreement';
+import { cond, KubeClient, objectPath, waitFor, WatchedCollection } from './support/kube';
 import { agreementPairs, e2ePairs } from './support/pairs';
 
 const { pairs, skipped } = e2ePairs();
@@ -47,29 +49,28 @@ function summary(o: Observed): string {
 
 interface Running { scenario: PlanScenario; isolated: PlanScenario; prefix: string; preempted: Set<string>; created: Set<string> }
 
-async function settle(client: KubeClient, wlApi: string, batch: Running[], stepStart: number): Promise<void> {
+async function settle(client: KubeClient, wlApi: string, watched: WatchedCollection, batch: Running[], stepStart: number): Promise<void> {
   let last = '';
   let since = Date.now();
+  const namespaces = batch.map((r) => `${r.prefix}-plan`);
   await waitFor('Kueue to settle', async () => {
-    const parts: string[] = [];
     let missing = 0;
-    const all = await workloadsByNamespace(client, wlApi);
+    const all = byNamespace(watched.objects());
     for (const r of batch) {
       const wls = all.get(`${r.prefix}-plan`) ?? [];
-      for (const w of wls) {
-        const owner = w.metadata.ownerReferences?.[0]?.name;
-        if (wasPreempted(w)) r.preempted.add(owner);
-        parts.push(`${w.metadata.name}@${w.metadata.resourceVersion}`);
-      }
+      for (const w of wls) if (wasPreempted(w)) r.preempted.add(w.metadata.ownerReferences?.[0]?.name);
       for (const name of r.created) if (!wls.some((w: any) => w.metadata.ownerReferences?.[0]?.name === name)) missing++;
     }
-    const sig = parts.sort().join(',');
+    const sig = signature(all, namespaces);
     if (sig !== last) {
       last = sig;
       since = Date.now();
     }
     const now = Date.now();
-    return missing === 0 && now - since >= QUIET_MS && now - stepStart >= STEP_MS;
+    if (missing > 0 || now - since < QUIET_MS || now - stepStart < STEP_MS) return false;
+    if (await confirmedByList(client, wlApi, namespaces, sig)) return true;
+    since = Date.now();
+    return false;
   }, 90000, 200);
 }
 
@@ -127,14 +128,8 @@ function predicted(s: PlanScenario, kueue: string, prefix?: string): { byName: M
 
 interface Outcome { scenario: PlanScenario; diffs: string[] }
 
-async function runBatch(cluster: TestCluster, kueue: string, scenarios: PlanScenario[], first: number): Promise<Outcome[]> {
-  const client = cluster.client;
-  const wlApi = `kueue.x-k8s.io/${kueueCapabilities(kueue).apiVersion.split('/')[1]}`;
-  const batch: Running[] = scenarios.map((s, i) => {
-    const prefix = `p${first + i}`;
-    return { scenario: s, isolated: isolate(s, prefix), prefix, preempted: new Set(), created: new Set() };
-  });
-  await applyQueues(client, batch.map((r) => r.isolated));
+/** Applies the batch's arrivals one step at a time, each once Kueue has settled on the one before. */
+async function runSteps(client: KubeClient, wlApi: string, watched: WatchedCollection, batch: Running[]): Promise<void> {
   const steps = Math.max(...batch.map((r) => r.isolated.arrivals.length));
   for (let k = 0; k < steps; k++) {
     const stepStart = Date.now();
@@ -152,7 +147,23 @@ async function runBatch(cluster: TestCluster, kueue: string, scenarios: PlanScen
       await client.create(obj);
       r.created.add(obj.metadata.name);
     }));
-    await settle(client, wlApi, batch, stepStart);
+    await settle(client, wlApi, watched, batch, stepStart);
+  }
+}
+
+async function runBatch(cluster: TestCluster, kueue: string, scenarios: PlanScenario[], first: number): Promise<Outcome[]> {
+  const client = cluster.client;
+  const wlApi = `kueue.x-k8s.io/${kueueCapabilities(kueue).apiVersion.split('/')[1]}`;
+  const batch: Running[] = scenarios.map((s, i) => {
+    const prefix = `p${first + i}`;
+    return { scenario: s, isolated: isolate(s, prefix), prefix, preempted: new Set(), created: new Set() };
+  });
+  await applyQueues(client, batch.map((r) => r.isolated));
+  const watched = await watchWorkloads(client, wlApi);
+  try {
+    await runSteps(client, wlApi, watched, batch);
+  } finally {
+    watched.stop();
   }
   const out: Outcome[] = [];
   const final = await workloadsByNamespace(client, wlApi);

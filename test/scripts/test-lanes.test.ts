@@ -5,11 +5,15 @@ import { execFileSync } from 'child_process';
 import * as path from 'path';
 
 const ROOT = path.join(__dirname, '..', '..');
-type Part = { label: string; gated?: boolean; pool?: boolean; args: string[] };
-interface SlotsLike { free: number; acquire(): Promise<void>; release(): void }
-const { lanes, JEST, POOL, POOL_ONLY, POOL_SLOTS, Slots } = require('../../scripts/test-lanes.js') as {
+type Part = { label: string; gated?: boolean; pool?: boolean; growsPool?: boolean; args: string[] };
+interface PoolLike {
+  slots: number; running: Set<string>; fits(f: string): boolean; take<T>(pick: () => T | undefined): Promise<T>;
+  start(f: string): void; done(f: string): void; grow(n: number): void;
+}
+const { lanes, JEST, POOL, POOL_ONLY, POOL_SLOTS, POOL_SLOTS_AFTER_NODE, QUIET_READERS, Pool } = require('../../scripts/test-lanes.js') as {
   lanes: Array<{ name: string; poolWorkers?: number; parts: Part[] }>; JEST: string; POOL: Part;
-  POOL_ONLY: Record<string, { lane: string; needs: string }>; POOL_SLOTS: number; Slots: new (n: number) => SlotsLike;
+  POOL_ONLY: Record<string, { lane: string; needs: string }>; POOL_SLOTS: number; POOL_SLOTS_AFTER_NODE: number;
+  QUIET_READERS: Set<string>; Pool: new (n: number) => PoolLike;
 };
 
 function listTests(args: string[]): string[] {
@@ -41,26 +45,52 @@ test('every suite runs in exactly one lane part, and the e2e suites wait for the
   expect(seen.get('test/node/guide.e2e.test.ts')).toEqual(['node: real node']);
 }, 60000);
 
-test('the pool runs at most POOL_SLOTS suites at once, more workers than slots, a freed slot going to the longest waiter', async () => {
-  // Three workers (the rest lane's two, the node lane's one) share two slots: beside the real-node part, the rest
-  // lane runs two pooled suites; once the node lane joins, still two at once.
-  expect(POOL_SLOTS).toBe(2);
+test('the pool runs POOL_SLOTS suites at once, and one more once the guide is done, never beside a settle-window suite', async () => {
+  // Three workers (the rest lane's two, the node lane's one). Beside the real-node part the rest lane runs two
+  // pooled suites; once the node lane's own part is done (the part that grows the pool), three at once.
+  expect([POOL_SLOTS, POOL_SLOTS_AFTER_NODE]).toEqual([2, 3]);
   expect(lanes.reduce((n, l) => n + (l.parts.includes(POOL) ? l.poolWorkers ?? 1 : 0), 0)).toBe(3);
-  const slots = new Slots(2);
+  expect(lanes.flatMap((l) => l.parts.filter((p) => p.growsPool).map((p) => `${l.name}: ${p.label}`))).toEqual(['node: real node']);
+  const all = listTests(POOL.args);
+  for (const f of QUIET_READERS) expect(all).toContain(f);
+
+  const pool = new Pool(POOL_SLOTS);
+  const [reader] = [...QUIET_READERS];
+  const queue = ['a', reader, 'b', 'c', 'd'];
   const order: string[] = [];
-  await slots.acquire();
-  await slots.acquire();
-  expect(slots.free).toBe(0);
-  const waiters = ['first', 'second'].map((n) => slots.acquire().then(() => order.push(n)));
-  await Promise.resolve();
-  expect(order).toEqual([]);
-  slots.release();
-  await waiters[0];
-  expect(order).toEqual(['first']);
-  slots.release();
-  await waiters[1];
-  expect(order).toEqual(['first', 'second']);
-  slots.release();
-  slots.release();
-  expect(slots.free).toBe(2);
+  const worker = (name: string) => pool.take(() => {
+    const at = queue.findIndex((f) => pool.fits(f));
+    if (at < 0) return undefined;
+    const [f] = queue.splice(at, 1);
+    pool.start(f);
+    order.push(`${name}: ${f}`);
+    return f;
+  });
+  await worker('w1');
+  await worker('w2');
+  expect([...pool.running]).toEqual(['a', reader]);
+  // Two slots: the third worker waits.
+  let third: string | undefined;
+  const w3 = worker('w3').then((f) => { third = f; });
+  await new Promise((r) => setImmediate(r));
+  expect(third).toBeUndefined();
+  // A third slot, but a settle-window suite runs: nothing starts beside it.
+  pool.grow(POOL_SLOTS_AFTER_NODE);
+  await new Promise((r) => setImmediate(r));
+  expect(third).toBeUndefined();
+  expect(pool.fits('b')).toBe(false);
+  // It ends: the waiting worker takes the next suite, and one more may start beside the two.
+  pool.done(reader);
+  await w3;
+  expect(third).toBe('b');
+  expect(await worker('w1')).toBe('c');
+  expect([...pool.running].sort()).toEqual(['a', 'b', 'c']);
+  expect(pool.fits('d')).toBe(false);
+  // With three running, a settle-window suite waits for two to end.
+  queue.unshift(reader);
+  pool.done('a');
+  expect(pool.fits(reader)).toBe(false);
+  pool.done('b');
+  expect(pool.fits(reader)).toBe(true);
+  expect(order).toEqual(['w1: a', `w2: ${reader}`, 'w3: b', 'w1: c']);
 });

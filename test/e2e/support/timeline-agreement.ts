@@ -9,9 +9,9 @@ import { type KueueConfig, simulatePlan, type PlanWorkload } from '../../../src/
 import { parseGoDuration } from '../../../src/policy/go-duration';
 import { kueueCapabilities } from '../../../src/policy/versions';
 import { isolate, PlanScenario } from '../../policy/plan/scenarios';
-import { applyQueues, kueueCategory, wasPreempted, workloadsByNamespace } from './agreement';
+import { applyQueues, byNamespace, confirmedByList, kueueCategory, signature, wasPreempted, watchWorkloads } from './agreement';
 import type { TestCluster } from './cluster';
-import { cond, isAdmitted, KubeClient, objectPath, waitFor } from './kube';
+import { cond, isAdmitted, KubeClient, objectPath, waitFor, WatchedCollection } from './kube';
 
 const STEP_MS = 1200;
 const QUIET_MS = 1200;
@@ -168,32 +168,33 @@ function observe(r: Run, workloads: readonly any[]): void {
   }
 }
 
-async function settle(client: KubeClient, wlApi: string, runs: readonly Run[], stepStart: number): Promise<Map<string, any[]>> {
+async function settle(client: KubeClient, wlApi: string, watched: WatchedCollection, runs: readonly Run[],
+  stepStart: number): Promise<Map<string, any[]>> {
   let last = '';
   let since = Date.now();
-  let all = new Map<string, any[]>();
-  await waitFor('Kueue to settle', async () => {
-    all = await workloadsByNamespace(client, wlApi);
-    const parts: string[] = [];
+  const namespaces = runs.map((r) => r.namespace);
+  return waitFor('Kueue to settle', async () => {
+    const all = byNamespace(watched.objects());
     let missing = 0;
     let busy = false;
     for (const r of runs) {
       const wls = all.get(r.namespace) ?? [];
-      for (const w of wls) parts.push(`${w.metadata.name}@${w.metadata.resourceVersion}`);
       for (const name of r.live) {
         const w = wls.find((x: any) => x.metadata.ownerReferences?.[0]?.name === name);
         if (!w) missing++;
         else if (cond(w, 'Finished')?.status !== 'True' && unfinished(w)) busy = true;
       }
     }
-    const sig = parts.sort().join(',');
+    const sig = signature(all, namespaces);
     if (sig !== last) {
       last = sig;
       since = Date.now();
     }
-    return missing === 0 && Date.now() - since >= (busy ? UNFINISHED_QUIET_MS : QUIET_MS) && Date.now() - stepStart >= STEP_MS;
+    if (missing > 0 || Date.now() - since < (busy ? UNFINISHED_QUIET_MS : QUIET_MS) || Date.now() - stepStart < STEP_MS) return false;
+    const listed = await confirmedByList(client, wlApi, namespaces, sig);
+    if (!listed) since = Date.now();
+    return listed;
   }, 90000, 200);
-  return all;
 }
 
 const brief = (events: readonly Event[]) => events.map((e) => `${e.event}@${e.at}`).join(' ');
@@ -237,12 +238,17 @@ export async function runTimelineBatch(cluster: TestCluster, kueue: string, scen
   const runs = scenarios.map((s, i) => start(s, `t${first + i}`));
   await applyQueues(client, runs.map((r) => r.isolated));
   let all = new Map<string, any[]>();
-  for (let round = 0; runs.some((r) => !r.done); round++) {
-    if (round > 200) throw new Error('the timeline harness ran 200 rounds: a scenario never settles');
-    const stepStart = Date.now();
-    await Promise.all(runs.filter((r) => !r.done).map((r) => step(client, r)));
-    all = await settle(client, wlApi, runs, stepStart);
-    for (const r of runs) if (!r.done) observe(r, all.get(r.namespace) ?? []);
+  const watched = await watchWorkloads(client, wlApi);
+  try {
+    for (let round = 0; runs.some((r) => !r.done); round++) {
+      if (round > 200) throw new Error('the timeline harness ran 200 rounds: a scenario never settles');
+      const stepStart = Date.now();
+      await Promise.all(runs.filter((r) => !r.done).map((r) => step(client, r)));
+      all = await settle(client, wlApi, watched, runs, stepStart);
+      for (const r of runs) if (!r.done) observe(r, all.get(r.namespace) ?? []);
+    }
+  } finally {
+    watched.stop();
   }
   return runs.map((r) => ({ scenario: r.scenario, diffs: compare(r, kueue, all.get(r.namespace) ?? [], kueueConfig) }));
 }
