@@ -14,7 +14,7 @@ import { K8S_VERSION, NodeCluster, NodeState } from '../scripts/cluster/node-clu
 import { podUsage } from '../scripts/cluster/pod-usage';
 import { recorded } from '../scripts/cluster/processes';
 import { DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION } from '../src/policy/versions';
-import { TestCluster } from '../test/e2e/support/cluster';
+import { KUEUE_PRODUCTION_LOG_LEVEL, TestCluster } from '../test/e2e/support/cluster';
 import { KubeClient } from '../test/e2e/support/kube';
 import { applyArgv } from '../test/support/apply-cli';
 import { cacheDir, REPO_ROOT } from '../test/support/upstream';
@@ -43,7 +43,7 @@ async function main(): Promise<void> {
   if (process.getuid?.() !== 0) throw new Error('bench:node needs root');
   // Baseline: the host-process control plane, same versions.
   let t = Date.now();
-  const base = await TestCluster.start({ kueue: DEFAULT_KUEUE_VERSION, kubeRay: DEFAULT_KUBERAY_VERSION });
+  const base = await TestCluster.start({ kueue: DEFAULT_KUEUE_VERSION, kubeRay: DEFAULT_KUBERAY_VERSION, kueueLogLevel: KUEUE_PRODUCTION_LOG_LEVEL });
   const baseline = (Date.now() - t) / 1000;
   await base.stop();
 

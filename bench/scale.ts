@@ -28,7 +28,7 @@ import {
   WorkloadPriorityClass,
 } from '../src';
 import { DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION } from '../src/policy/versions';
-import { freePort, TestCluster } from '../test/e2e/support/cluster';
+import { freePort, KUEUE_PRODUCTION_LOG_LEVEL, TestCluster } from '../test/e2e/support/cluster';
 import { KubeError, readKubeconfig, waitFor } from '../test/e2e/support/kube';
 
 const KUEUE = process.env.BENCH_KUEUE ?? DEFAULT_KUEUE_VERSION;
@@ -243,7 +243,7 @@ const decision = (wl: any): 'admitted' | 'pending' | undefined => {
 async function phase(name: 'without' | 'with', m: Manifests): Promise<PhaseResult> {
   log(`--- phase "${name}": `
     + `${name === 'with' ? 'our webhooks registered, the controller (webhook + reconciler) running' : 'Kueue\'s webhooks only, no controller'}`);
-  const cluster = await TestCluster.start({ kueue: KUEUE, kubeRay: KUBERAY });
+  const cluster = await TestCluster.start({ kueue: KUEUE, kubeRay: KUBERAY, kueueLogLevel: KUEUE_PRODUCTION_LOG_LEVEL });
   let controller: Awaited<ReturnType<typeof startController>> | undefined;
   const watches: Array<{ stop(): void }> = [];
   try {

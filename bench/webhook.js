@@ -303,8 +303,9 @@ function start(kind, certs, objectsFile, payloads, execPath, script = __filename
 async function startKueue(objects) {
   require('ts-node').register({ transpileOnly: true, compilerOptions: { module: 'commonjs', target: 'ES2020', esModuleInterop: true } });
   delete process.env.E2E_KUBECONFIG; // the bench needs Kueue's webhook on loopback, not an existing cluster
-  const { TestCluster } = require('../test/e2e/support/cluster');
-  const cluster = await TestCluster.start({ kueue: KUEUE_VERSION, kubeRay: KUBERAY_VERSION, kubeRayOperator: false });
+  const { KUEUE_PRODUCTION_LOG_LEVEL, TestCluster } = require('../test/e2e/support/cluster');
+  const cluster = await TestCluster.start({ kueue: KUEUE_VERSION, kubeRay: KUBERAY_VERSION, kubeRayOperator: false,
+    kueueLogLevel: KUEUE_PRODUCTION_LOG_LEVEL });
   // Namespaces first, then cluster-scoped Kueue objects, then LocalQueues (their webhook checks nothing
   // across objects, but the order is the one a real apply takes).
   const rank = (o) => (o.kind === 'Namespace' ? 0 : o.kind === 'LocalQueue' ? 2 : 1);

@@ -26,8 +26,10 @@ export const ETCD_VERSION = process.env.ETCD_VERSION ?? 'v3.6.4';
 const SERVICE_CIDR = '10.0.0.0/24';
 // Kueue's log verbosity. Upstream's Deployment runs it at 2 (a line per scheduling attempt and Workload event), which
 // cost the plan-agreement suite's Kueue about a sixth of its CPU. A test cluster's logs are deleted with it unless
-// E2E_KEEP_DIR keeps them, so only then are they written at upstream's level; KUEUE_LOG_LEVEL sets it either way.
+// E2E_KEEP_DIR keeps them, so only then are they written at upstream's level; KUEUE_LOG_LEVEL sets it either way,
+// and the benches that time Kueue beside us ask for upstream's (ClusterOptions.kueueLogLevel).
 const KUEUE_LOG_LEVEL = process.env.KUEUE_LOG_LEVEL ?? (process.env.E2E_KEEP_DIR ? '2' : 'info');
+export const KUEUE_PRODUCTION_LOG_LEVEL = '2';
 /** Bump when what a seed holds changes in a way its key does not cover. */
 const SEED_FORMAT = 1;
 
@@ -40,6 +42,8 @@ export interface ClusterOptions {
   readonly kubeRayOperator?: boolean;
   /** Extra Kueue feature gates. */
   readonly kueueFeatureGates?: Record<string, boolean>;
+  /** Kueue's `--zap-log-level` (default: `info`, or KUEUE_LOG_LEVEL; 2, upstream's, with E2E_KEEP_DIR). */
+  readonly kueueLogLevel?: string;
   /**
    * A Configuration to start Kueue with (e.g. the one KueueInstall synthesized): kept as it is but for
    * what the harness must own to run Kueue out of cluster (health and webhook ports, certificates,
@@ -588,7 +592,7 @@ export class TestCluster {
     fs.writeFileSync(configFile, config);
     const gates = { VisibilityOnDemand: false, ElasticJobsViaWorkloadSlices: true, ...(this.options.kueueFeatureGates ?? {}) };
     const kueue = this.spawnProc('kueue', binary(`kueue-${v}`), [
-      `--config=${configFile}`, `--zap-log-level=${KUEUE_LOG_LEVEL}`,
+      `--config=${configFile}`, `--zap-log-level=${this.options.kueueLogLevel ?? KUEUE_LOG_LEVEL}`,
       `--feature-gates=${Object.entries(gates).map(([k, b]) => `${k}=${b}`).join(',')}`,
     ], { KUBECONFIG: this.componentKubeconfig('kueue') }); // controller-runtime reads KUBECONFIG; a --kubeconfig flag is not registered everywhere
     await waitFor('Kueue /readyz', async () => { this.alive('kueue'); return (await probe(`http://127.0.0.1:${healthPort}/readyz`)) === 200; }, 90000, 250);
