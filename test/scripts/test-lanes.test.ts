@@ -10,10 +10,12 @@ interface PoolLike {
   slots: number; running: Set<string>; fits(f: string): boolean; take<T>(pick: () => T | undefined): Promise<T>;
   start(f: string): void; done(f: string): void; grow(n: number): void;
 }
-const { lanes, JEST, POOL, POOL_ONLY, POOL_SLOTS, POOL_SLOTS_AFTER_NODE, QUIET_READERS, Pool } = require('../../scripts/test-lanes.js') as {
+const {
+  lanes, JEST, POOL, POOL_ONLY, POOL_SLOTS, POOL_SLOTS_AFTER_NODE, QUIET_READERS, Pool, poolOrder,
+} = require('../../scripts/test-lanes.js') as {
   lanes: Array<{ name: string; poolWorkers?: number; parts: Part[] }>; JEST: string; POOL: Part;
   POOL_ONLY: Record<string, { lane: string; needs: string }>; POOL_SLOTS: number; POOL_SLOTS_AFTER_NODE: number;
-  QUIET_READERS: Set<string>; Pool: new (n: number) => PoolLike;
+  QUIET_READERS: Set<string>; Pool: new (n: number) => PoolLike; poolOrder: (files: string[]) => string[];
 };
 
 function listTests(args: string[]): string[] {
@@ -53,6 +55,10 @@ test('the pool runs POOL_SLOTS suites at once, and one more once the guide is do
   expect(lanes.flatMap((l) => l.parts.filter((p) => p.growsPool).map((p) => `${l.name}: ${p.label}`))).toEqual(['node: real node']);
   const all = listTests(POOL.args);
   for (const f of QUIET_READERS) expect(all).toContain(f);
+  // They come first (the third slot never runs them), then the longest.
+  const sorted = poolOrder(all);
+  expect(sorted.slice(0, QUIET_READERS.size).sort()).toEqual([...QUIET_READERS].sort());
+  expect(sorted[QUIET_READERS.size]).toBe('test/e2e/scenarios.e2e.test.ts');
 
   const pool = new Pool(POOL_SLOTS);
   const [reader] = [...QUIET_READERS];

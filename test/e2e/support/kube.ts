@@ -192,12 +192,13 @@ export class KubeClient {
 
   /**
    * Watches a collection from `resourceVersion`: each event ({type, object}) goes to `onEvent` as it arrives, and
-   * `onEnd` is called once, when the server closes the watch (its timeout), on an error status, or on a failed
-   * connection. Returns what stops it.
+   * `onEnd` is called once, when the server closes the watch (`timeoutSeconds`, default the server's own), on an
+   * error status, or on a failed connection. Returns what stops it.
    */
   watch(path: string, resourceVersion: string, onEvent: (e: { type: string; object: any }) => void,
-    onEnd: (error?: Error) => void): () => void {
+    onEnd: (error?: Error) => void, timeoutSeconds?: number): () => void {
     const q = new URLSearchParams({ watch: '1', resourceVersion, allowWatchBookmarks: 'true' });
+    if (timeoutSeconds !== undefined) q.set('timeoutSeconds', String(timeoutSeconds));
     let ended = false;
     const end = (e?: Error) => {
       if (!ended) {
@@ -220,10 +221,17 @@ export class KubeClient {
       res.on('data', (chunk: string) => {
         const lines = (rest + chunk).split('\n');
         rest = lines.pop()!;
-        for (const l of lines) if (l.trim()) onEvent(JSON.parse(l));
+        try {
+          for (const l of lines) if (l.trim()) onEvent(JSON.parse(l));
+        } catch (e) {
+          req.destroy();
+          end(new Error(`watch ${path}: ${(e as Error).message}`));
+        }
       });
       res.on('end', () => end());
       res.on('error', (e) => end(e));
+      // A connection that drops mid-stream (kube-apiserver killed) may close the response without an 'end'.
+      res.on('close', () => end(res.complete ? undefined : new Error(`watch ${path}: the connection closed`)));
     });
     req.on('error', (e) => end(e));
     req.end();
@@ -246,11 +254,19 @@ export class WatchedCollection {
   private stopped = false;
   private version = '';
 
-  private constructor(private readonly client: KubeClient, private readonly path: string) {}
+  /** How many lists it has made: the first, and one after each 410 or dropped connection. */
+  lists = 0;
+  /** How many watches it has started. */
+  watches = 0;
 
-  /** Lists the collection and starts watching it; resolves once the list is in. */
-  static async start(client: KubeClient, path: string): Promise<WatchedCollection> {
-    const c = new WatchedCollection(client, path);
+  private constructor(private readonly client: KubeClient, private readonly path: string, private readonly watchSeconds?: number) {}
+
+  /**
+   * Lists the collection and starts watching it; resolves once the list is in. `watchSeconds` ends each watch after
+   * that long (then it watches on from where it was); default, the server's own timeout (30 to 60 minutes).
+   */
+  static async start(client: KubeClient, path: string, watchSeconds?: number): Promise<WatchedCollection> {
+    const c = new WatchedCollection(client, path, watchSeconds);
     await c.relist();
     return c;
   }
@@ -267,6 +283,7 @@ export class WatchedCollection {
 
   private async relist(): Promise<void> {
     const list = await this.client.get(this.path);
+    this.lists++;
     this.items.clear();
     for (const o of list.items ?? []) this.items.set(`${o.metadata.namespace ?? ''}/${o.metadata.name}`, o);
     this.version = list.metadata.resourceVersion;
@@ -276,6 +293,7 @@ export class WatchedCollection {
   private watchOn(): void {
     if (this.stopped) return;
     let gone = false;
+    this.watches++;
     this.stopWatch = this.client.watch(this.path, this.version, (e) => {
       if (e.type === 'ERROR') {
         gone = true;
@@ -292,7 +310,7 @@ export class WatchedCollection {
       const again = () => (gone || error ? this.relist() : Promise.resolve(this.watchOn()))
         .catch(() => { if (!this.stopped) setTimeout(again, 500); });
       setTimeout(again, error ? 200 : 0);
-    });
+    }, this.watchSeconds);
   }
 }
 
