@@ -19,9 +19,9 @@ import { fixedTimelineScenarios, randomTimelineScenarios } from '../policy/plan/
 import { TestCluster } from './support/cluster';
 import { runTimelineBatch } from './support/timeline-agreement';
 import {
-  applyQueues, byNamespace, confirmedByList, kueueCategory, signature, wasPreempted, watchWorkloads, workloadsByNamespace,
+  applyQueues, kueueCategory, settleWorkloads, wasPreempted, watchWorkloads, workloadsByNamespace,
 } from './support/agreement';
-import { cond, KubeClient, objectPath, waitFor, WatchedCollection } from './support/kube';
+import { cond, KubeClient, objectPath, WatchedCollection } from './support/kube';
 import { agreementPairs, e2ePairs } from './support/pairs';
 
 const { pairs, skipped } = e2ePairs();
@@ -50,28 +50,15 @@ function summary(o: Observed): string {
 interface Running { scenario: PlanScenario; isolated: PlanScenario; prefix: string; preempted: Set<string>; created: Set<string> }
 
 async function settle(client: KubeClient, wlApi: string, watched: WatchedCollection, batch: Running[], stepStart: number): Promise<void> {
-  let last = '';
-  let since = Date.now();
-  const namespaces = batch.map((r) => `${r.prefix}-plan`);
-  await waitFor('Kueue to settle', async () => {
+  await settleWorkloads(client, wlApi, watched, batch.map((r) => `${r.prefix}-plan`), stepStart, STEP_MS, (all) => {
     let missing = 0;
-    const all = byNamespace(watched.objects());
     for (const r of batch) {
       const wls = all.get(`${r.prefix}-plan`) ?? [];
       for (const w of wls) if (wasPreempted(w)) r.preempted.add(w.metadata.ownerReferences?.[0]?.name);
       for (const name of r.created) if (!wls.some((w: any) => w.metadata.ownerReferences?.[0]?.name === name)) missing++;
     }
-    const sig = signature(all, namespaces);
-    if (sig !== last) {
-      last = sig;
-      since = Date.now();
-    }
-    const now = Date.now();
-    if (missing > 0 || now - since < QUIET_MS || now - stepStart < STEP_MS) return false;
-    if (await confirmedByList(client, wlApi, namespaces, sig)) return true;
-    since = Date.now();
-    return false;
-  }, 90000, 200);
+    return missing ? undefined : QUIET_MS;
+  });
 }
 
 function observe(workloads: readonly any[], r: Running): Map<string, Observed> {

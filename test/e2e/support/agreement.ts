@@ -26,7 +26,7 @@ export function wasPreempted(wl: any): boolean {
 }
 
 /** Workloads by namespace. */
-export function byNamespace(workloads: readonly any[]): Map<string, any[]> {
+function byNamespace(workloads: readonly any[]): Map<string, any[]> {
   const out = new Map<string, any[]>();
   for (const w of workloads) {
     const list = out.get(w.metadata.namespace) ?? [];
@@ -50,20 +50,36 @@ export function watchWorkloads(client: KubeClient, wlApi: string): Promise<Watch
 }
 
 /** The state of the Workloads of these namespaces: name@resourceVersion of each, sorted. Equal signatures, same state. */
-export function signature(all: ReadonlyMap<string, readonly any[]>, namespaces: Iterable<string>): string {
+function signature(all: ReadonlyMap<string, readonly any[]>, namespaces: Iterable<string>): string {
   const parts: string[] = [];
   for (const ns of namespaces) for (const w of all.get(ns) ?? []) parts.push(`${w.metadata.name}@${w.metadata.resourceVersion}`);
   return parts.sort().join(',');
 }
 
 /**
- * A list of the Workloads (a consistent read) if it shows the state `sig` the watch shows, else undefined: a watch
- * may trail the server, so a state read from it counts as settled only once a list agrees.
+ * Waits until Kueue has settled on the Workloads of these namespaces, and resolves with a list of them. `quietMs`
+ * reads the watched Workloads: undefined while the state cannot be final (an object without its Workload), else how
+ * long nothing may change. Settled: that long without a change, at least `stepMs` after `stepStart`, and a list (a
+ * consistent read) showing the same resourceVersions, for a watch may trail the server.
  */
-export async function confirmedByList(client: KubeClient, wlApi: string, namespaces: readonly string[],
-  sig: string): Promise<Map<string, any[]> | undefined> {
-  const listed = await workloadsByNamespace(client, wlApi);
-  return signature(listed, namespaces) === sig ? listed : undefined;
+export async function settleWorkloads(client: KubeClient, wlApi: string, watched: WatchedCollection, namespaces: readonly string[],
+  stepStart: number, stepMs: number, quietMs: (all: ReadonlyMap<string, readonly any[]>) => number | undefined): Promise<Map<string, any[]>> {
+  let last = '';
+  let since = Date.now();
+  return waitFor('Kueue to settle', async () => {
+    const all = byNamespace(watched.objects());
+    const quiet = quietMs(all);
+    const sig = signature(all, namespaces);
+    if (sig !== last) {
+      last = sig;
+      since = Date.now();
+    }
+    if (quiet === undefined || Date.now() - since < quiet || Date.now() - stepStart < stepMs) return false;
+    const listed = await workloadsByNamespace(client, wlApi);
+    if (signature(listed, namespaces) === sig) return listed;
+    since = Date.now();
+    return false;
+  }, 90000, 200);
 }
 
 const KIND_ORDER = ['Namespace', 'ResourceFlavor', 'WorkloadPriorityClass', 'Cohort', 'ClusterQueue', 'LocalQueue'];

@@ -9,9 +9,9 @@ import { type KueueConfig, simulatePlan, type PlanWorkload } from '../../../src/
 import { parseGoDuration } from '../../../src/policy/go-duration';
 import { kueueCapabilities } from '../../../src/policy/versions';
 import { isolate, PlanScenario } from '../../policy/plan/scenarios';
-import { applyQueues, byNamespace, confirmedByList, kueueCategory, signature, wasPreempted, watchWorkloads } from './agreement';
+import { applyQueues, kueueCategory, settleWorkloads, wasPreempted, watchWorkloads } from './agreement';
 import type { TestCluster } from './cluster';
-import { cond, isAdmitted, KubeClient, objectPath, waitFor, WatchedCollection } from './kube';
+import { cond, isAdmitted, KubeClient, objectPath, WatchedCollection } from './kube';
 
 const STEP_MS = 1200;
 const QUIET_MS = 1200;
@@ -170,11 +170,7 @@ function observe(r: Run, workloads: readonly any[]): void {
 
 async function settle(client: KubeClient, wlApi: string, watched: WatchedCollection, runs: readonly Run[],
   stepStart: number): Promise<Map<string, any[]>> {
-  let last = '';
-  let since = Date.now();
-  const namespaces = runs.map((r) => r.namespace);
-  return waitFor('Kueue to settle', async () => {
-    const all = byNamespace(watched.objects());
+  return settleWorkloads(client, wlApi, watched, runs.map((r) => r.namespace), stepStart, STEP_MS, (all) => {
     let missing = 0;
     let busy = false;
     for (const r of runs) {
@@ -185,16 +181,8 @@ async function settle(client: KubeClient, wlApi: string, watched: WatchedCollect
         else if (cond(w, 'Finished')?.status !== 'True' && unfinished(w)) busy = true;
       }
     }
-    const sig = signature(all, namespaces);
-    if (sig !== last) {
-      last = sig;
-      since = Date.now();
-    }
-    if (missing > 0 || Date.now() - since < (busy ? UNFINISHED_QUIET_MS : QUIET_MS) || Date.now() - stepStart < STEP_MS) return false;
-    const listed = await confirmedByList(client, wlApi, namespaces, sig);
-    if (!listed) since = Date.now();
-    return listed;
-  }, 90000, 200);
+    return missing ? undefined : busy ? UNFINISHED_QUIET_MS : QUIET_MS;
+  });
 }
 
 const brief = (events: readonly Event[]) => events.map((e) => `${e.event}@${e.at}`).join(' ');
