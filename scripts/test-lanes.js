@@ -60,8 +60,8 @@ const lanes = process.env.TEST_LANES === '1'
     { name: 'node', parts: [{ label: 'real node', growsPool: true, args: ['test/node/', '--testPathIgnorePatterns', ...NODE_GATED] }, POOL] },
     // Two pool workers: the rest lane reaches the pool while the node lane's guide still runs (warm: after its own
     // part; cold: once the rest stage is built), and the guide, which mostly waits on Ray, leaves most of a core
-    // idle. POOL_SLOTS keeps the pooled suites at two at once, so when the node lane joins the pool the three
-    // workers share two slots.
+    // idle. POOL_SLOTS keeps the pooled suites at two at once while the guide runs; when the node lane joins the
+    // pool, its worker and these two run three at once (POOL_SLOTS_AFTER_NODE).
     { name: 'rest', poolWorkers: 2, parts: [{ label: 'unit, packages, CLIs', args: ['--testPathIgnorePatterns', ...NODE_LANE, ...GATED] }, POOL] },
   ];
 // At most this many pooled suites run at once, whichever lanes run them. Each starts its own control plane and

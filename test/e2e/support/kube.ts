@@ -122,15 +122,22 @@ export class KubeClient {
     this.agent.destroy();
   }
 
+  /** Where and as whom a request goes: the server's base path, the client's TLS agent, the impersonated user if any. */
+  private requestOptions(method: string, path: string, headers: Record<string, string | number>): https.RequestOptions {
+    return {
+      method, host: this.url.hostname, port: this.url.port, path: `${this.url.pathname.replace(/\/$/, '')}${path}`, agent: this.agent,
+      headers: {
+        'Accept': 'application/json', ...headers,
+        ...(this.impersonate ? { 'Impersonate-User': this.impersonate.user, 'Impersonate-Group': [...this.impersonate.groups] } : {}),
+      },
+    };
+  }
+
   request(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<{ status: number; body: any }> {
     return new Promise((resolve, reject) => {
       const data = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
       const req = https.request({
-        method, host: this.url.hostname, port: this.url.port, path: `${this.url.pathname.replace(/\/$/, '')}${path}`, agent: this.agent,
-        headers: {
-          'Accept': 'application/json', ...(data !== undefined ? { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(data) } : {}),
-          ...(this.impersonate ? { 'Impersonate-User': this.impersonate.user, 'Impersonate-Group': [...this.impersonate.groups] } : {}),
-        },
+        ...this.requestOptions(method, path, data !== undefined ? { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(data) } : {}),
         timeout: 60000,
       }, (res) => {
         const chunks: Buffer[] = [];
@@ -206,11 +213,7 @@ export class KubeClient {
         onEnd(e);
       }
     };
-    const req = https.request({
-      method: 'GET', host: this.url.hostname, port: this.url.port, agent: this.agent,
-      path: `${this.url.pathname.replace(/\/$/, '')}${path}${path.includes('?') ? '&' : '?'}${q}`,
-      headers: { Accept: 'application/json' },
-    }, (res) => {
+    const req = https.request(this.requestOptions('GET', `${path}${path.includes('?') ? '&' : '?'}${q}`, {}), (res) => {
       if ((res.statusCode ?? 0) >= 300) {
         res.resume();
         end(new Error(`watch ${path}: HTTP ${res.statusCode}`));
