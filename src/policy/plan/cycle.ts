@@ -424,7 +424,7 @@ export class PlanSimulator extends QueueManager {
       w.startedAt = old.startedAt;
     } else {
       w.flavors = a.podSets.map((ps) => new Map(ps.flavors.map((f) => [f.resource, f.flavor])));
-      w.usage = new Map(a.usage);
+      w.usage = this.snapshot.internUsage(a.usage);
       w.admittedAt = this.step;
       w.startedAt = this.clock.now;
       // Waited: what released quota in its tree at this instant (a finish, or another's preemption) is what it waited

@@ -10,7 +10,7 @@
  * Pure.
  */
 import { compareDrs, dominantResourceShare, Drs, DrsArithmetic, isBorrowingOn, ShareUnits } from './fair-share';
-import { addUsageMap, CohortNode, FlavorResource, QuotaNode, rootOf } from './quota-tree';
+import { addUsageMap, CohortNode, FlavorResource, QuotaNode, rootOf, VersionStash } from './quota-tree';
 import type { ClusterQueue, Workload } from './snapshot';
 
 /** A head with the usage of its assignment. */
@@ -30,8 +30,6 @@ export interface FairIteratorOptions {
 export class FairSharingIterator<E extends FairEntry> {
   /** The remaining entries, by ClusterQueue, in the order given. */
   private readonly byQueue = new Map<ClusterQueue, E>();
-  /** Each remaining entry's share under each cohort on its path (Kueue's drsValues), for the current pop. */
-  private shares = new Map<CohortNode, Map<Workload, Drs>>();
 
   constructor(entries: readonly E[], private readonly units: ShareUnits, private readonly options: FairIteratorOptions) {
     for (const e of entries) this.byQueue.set(e.workload.clusterQueue!, e);
@@ -54,25 +52,54 @@ export class FairSharingIterator<E extends FairEntry> {
     return winner;
   }
 
-  /** computeDRS: each head's share, with its usage added, for its ClusterQueue and every cohort on the way up. */
+  /**
+   * computeDRS: each head's share, with its usage added, for its ClusterQueue and every cohort on the way up (kept per
+   * head while its path's usage stays as it was: pathShares).
+   */
   private computeShares(root: CohortNode): void {
-    this.shares = new Map();
-    const shares: Array<{ workload: Workload; cohort: string; drs: Drs }> = [];
+    const trace = this.options.onTournament ? [] as Array<{ workload: Workload; cohort: string; drs: Drs }> : undefined;
     for (const [cq, e] of this.byQueue) {
       if (rootOf(cq) !== root) continue;
-      addUsageMap(cq, e.usage, 1);
-      let node: QuotaNode = cq;
-      for (let ancestor = cq.parent; ancestor; node = ancestor, ancestor = ancestor.parent) {
-        const drs = dominantResourceShare(node, this.units, this.options.arithmetic);
-        let under = this.shares.get(ancestor);
-        if (!under) this.shares.set(ancestor, under = new Map<Workload, Drs>());
-        under.set(e.workload, drs);
-        if (this.options.onTournament) shares.push({ workload: e.workload, cohort: ancestor.name, drs });
+      const path = this.pathShares(cq, e);
+      if (!trace) continue;
+      let k = 0;
+      for (let ancestor = cq.parent; ancestor; ancestor = ancestor.parent) {
+        trace.push({ workload: e.workload, cohort: ancestor.name, drs: path.drs[k++] });
       }
-      addUsageMap(cq, e.usage, -1);
     }
-    this.options.onTournament?.(shares);
+    if (trace) this.options.onTournament!(trace);
   }
+
+  /**
+   * The shares of `e`'s ClusterQueue and cohorts up to the root's child, with its usage added. They read only the usage
+   * of those nodes, so while none has changed since the last pop (the cycle admitted elsewhere) they are the same.
+   */
+  private pathShares(cq: ClusterQueue, e: E): PathShares {
+    const known = this.pathMemo.get(e);
+    check: if (known) {
+      let k = 0;
+      for (let node: QuotaNode | undefined = cq; node; node = node.parent) if (known.versions[k++] !== node.usageVersion) break check;
+      return known;
+    }
+    const versions: number[] = [];
+    for (let node: QuotaNode | undefined = cq; node; node = node.parent) versions.push(node.usageVersion);
+    // Added for the shares and taken back exactly: the versions go back too, so the other heads' memos stay valid.
+    this.stash.keep(cq);
+    addUsageMap(cq, e.usage, 1);
+    const drs: Drs[] = [];
+    let node: QuotaNode = cq;
+    for (let ancestor = cq.parent; ancestor; node = ancestor, ancestor = ancestor.parent) {
+      drs.push(dominantResourceShare(node, this.units, this.options.arithmetic));
+    }
+    addUsageMap(cq, e.usage, -1);
+    this.stash.restore();
+    const out = { versions, drs };
+    this.pathMemo.set(e, out);
+    return out;
+  }
+
+  private readonly pathMemo = new Map<E, PathShares>();
+  private readonly stash = new VersionStash();
 
   /** runTournament: the least entry under `cohort`, child cohorts first, then its ClusterQueues. */
   private tournament(cohort: CohortNode): E | undefined {
@@ -92,10 +119,23 @@ export class FairSharingIterator<E extends FairEntry> {
 
   /** entryComparer.less under `cohort`. */
   private less(a: E, b: E, cohort: CohortNode): boolean {
-    const under = this.shares.get(cohort)!;
-    return entryLess({ drs: under.get(a.workload)!, usage: a.usage, workload: a.workload },
-      { drs: under.get(b.workload)!, usage: b.usage, workload: b.workload }, this.options.prioritizeNonBorrowing);
+    return entryLess({ drs: this.shareUnder(a, cohort), usage: a.usage, workload: a.workload },
+      { drs: this.shareUnder(b, cohort), usage: b.usage, workload: b.workload }, this.options.prioritizeNonBorrowing);
   }
+
+  /** The share of `e` under `cohort` (an ancestor of its ClusterQueue), from this pop's computeShares. */
+  private shareUnder(e: E, cohort: CohortNode): Drs {
+    const path = this.pathMemo.get(e)!;
+    let k = 0;
+    for (let ancestor = e.workload.clusterQueue!.parent; ancestor !== cohort; ancestor = ancestor!.parent) k++;
+    return path.drs[k];
+  }
+}
+
+/** A head's shares along its path, and the usage versions of the path (before its usage was added) they were computed at. */
+interface PathShares {
+  readonly versions: readonly number[];
+  readonly drs: readonly Drs[];
 }
 
 /** One side of a tournament's comparison: a head, its share under the cohort compared at, and its usage. */

@@ -14,7 +14,9 @@
  */
 import type { FairSharingStrategy } from './kueue-config';
 import { compareDrs, dominantResourceShare, Drs, DrsArithmetic, ShareUnits } from './fair-share';
-import { addUsageList, addUsageMap, almostLcas, borrowingWith, CohortNode, FlavorResource, fitsRequest, QuotaNode, rootOf } from './quota-tree';
+import {
+  addUsageList, addUsageMap, almostLcas, borrowingWith, CohortNode, FlavorResource, fitsRequest, QuotaNode, rootOf, VersionStash,
+} from './quota-tree';
 import { admittedOrder, ClusterQueue, Workload } from './snapshot';
 import { policyAllowsPriority, Target, tiesButForUid } from './ordering';
 
@@ -93,7 +95,26 @@ function findCandidates(w: Workload, cq: ClusterQueue, contested: readonly Flavo
  */
 export function reclaimableQueues(cq: ClusterQueue, contested: readonly FlavorResource[]): ClusterQueue[] {
   if (!cq.parent || cq.preemption.reclaim === 'Never') return [];
-  return clusterQueuesUnder(rootOf(cq) as CohortNode).filter((q) => q !== cq && contested.some((fr) => borrowingWith(q, fr, 0)));
+  const out: ClusterQueue[] = [];
+  for (const q of queuesOfTree(rootOf(cq) as CohortNode)) {
+    if (q === cq) continue;
+    for (let i = 0; i < contested.length; i++) {
+      if (borrowingWith(q, contested[i], 0)) {
+        out.push(q);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+/** The ClusterQueues of a tree, listed once per root (the tree never changes once built). */
+const QUEUES_OF_TREE = new WeakMap<CohortNode, readonly ClusterQueue[]>();
+
+function queuesOfTree(root: CohortNode): readonly ClusterQueue[] {
+  let queues = QUEUES_OF_TREE.get(root);
+  if (!queues) QUEUES_OF_TREE.set(root, queues = clusterQueuesUnder(root));
+  return queues;
 }
 
 /** One ClusterQueue's candidates, taken in order. */
@@ -191,6 +212,9 @@ const STRATEGY: Record<FairSharingStrategy, (preemptorNew: Drs, targetOld: Drs, 
 const shown = (d: Drs) => (d.share === Infinity ? '∞ (weight 0)' : String(Math.round(d.share * 100) / 100));
 
 class FairSearch {
+  /** A candidate is removed for its share and put back exactly: the usage versions go back with it. */
+  private readonly stash = new VersionStash();
+
   constructor(
     private readonly w: Workload, private readonly cq: ClusterQueue, private readonly contested: readonly FlavorResource[],
     private readonly request: Request, private readonly units: ShareUnits, private readonly options: FairPreemptionOptions,
@@ -243,12 +267,22 @@ class FairSearch {
         ordering.drop(t);
         continue;
       }
+      // Until one passes, the tree is the same for every candidate here: one whose usage (an interned map) already failed
+      // fails again, without removing it and computing the share.
+      let failed: Set<ReadonlyMap<FlavorResource, number>> | undefined;
       while (ordering.hasWorkload(t)) {
         const x = ordering.pop(t);
+        if (failed?.has(x.usage)) {
+          retry.push(x);
+          continue;
+        }
+        this.stash.keep(x.clusterQueue!);
         remove(x);
         const targetNew = this.drs(targetNode);
         addUsageMap(x.clusterQueue!, x.usage, 1);
+        this.stash.restore();
         if (!STRATEGY[strategy](preemptorNew, targetOld, targetNew)) {
+          (failed ??= new Set()).add(x.usage);
           retry.push(x);
           continue;
         }
@@ -265,7 +299,11 @@ class FairSearch {
   /** Rule S2-b on the candidates the first strategy passed over: at most one per ClusterQueue. */
   runSecond(retry: Workload[], targets: Target[]): { fits: boolean; targets: Target[] } {
     const byQueue = new Map<ClusterQueue, Workload[]>();
-    for (const x of retry) byQueue.set(x.clusterQueue!, [...(byQueue.get(x.clusterQueue!) ?? []), x]);
+    for (const x of retry) {
+      const list = byQueue.get(x.clusterQueue!);
+      if (list) list.push(x);
+      else byQueue.set(x.clusterQueue!, [x]);
+    }
     const ordering = new TargetOrdering(this.cq, new Map([...byQueue].map(([q, l]) => [q, new CandidateList(l)])), (n) => this.drs(n),
       this.options.arithmetic);
     for (const t of ordering.targets()) {

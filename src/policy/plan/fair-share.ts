@@ -86,8 +86,13 @@ export function parseFairWeight(weight: unknown, where: string): { weight: numbe
 
 /** The share of a node with nothing borrowed (a root, or within its quota). */
 function notBorrowing(n: QuotaNode, arithmetic: DrsArithmetic): Drs {
-  return { weight: n.fairWeight, unweightedRatio: 0, share: 0, resource: '', borrowing: false, borrowed: [], arithmetic };
+  // The same for every call on a node (its weight never changes once read): one object per node and arithmetic.
+  let known = NOT_BORROWING.get(n);
+  if (!known) NOT_BORROWING.set(n, known = {});
+  return known[arithmetic] ??= { weight: n.fairWeight, unweightedRatio: 0, share: 0, resource: '', borrowing: false, borrowed: [], arithmetic };
 }
+
+const NOT_BORROWING = new WeakMap<QuotaNode, { integer?: Drs; float?: Drs }>();
 
 /** Scratch for each call's borrowed amount per resource (a call never runs inside another). */
 let borrowedScratch = new Float64Array(8);
@@ -98,6 +103,24 @@ let borrowedScratch = new Float64Array(8);
  */
 export function dominantResourceShare(n: QuotaNode, units: ShareUnits, arithmetic: DrsArithmetic,
   request?: ReadonlyMap<FlavorResource, number>): Drs {
+  if (request) return computeShare(n, units, arithmetic, request);
+  // Without a request the share reads only the node's usage (its quotas and its parent's lendable never change): the
+  // searches and the tournament ask again for nodes whose usage has not moved since.
+  const known = SHARES.get(n);
+  if (known && known.version === n.usageVersion && known.units === units && known.drs.arithmetic === arithmetic) return known.drs;
+  const drs = computeShare(n, units, arithmetic, undefined);
+  if (known) {
+    known.version = n.usageVersion;
+    known.units = units;
+    known.drs = drs;
+  } else SHARES.set(n, { version: n.usageVersion, units, drs });
+  return drs;
+}
+
+/** The last share computed per node without a request, with the usage version and units it was computed for. */
+const SHARES = new WeakMap<QuotaNode, { version: number; units: ShareUnits; drs: Drs }>();
+
+function computeShare(n: QuotaNode, units: ShareUnits, arithmetic: DrsArithmetic, request: ReadonlyMap<FlavorResource, number> | undefined): Drs {
   const parent = n.parent;
   if (!parent) return notBorrowing(n, arithmetic);
   const nres = units.resourceNames.length;

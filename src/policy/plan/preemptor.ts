@@ -5,13 +5,13 @@
  * (from the second-to-last). Also the flavor assigner's preemption oracle. Searches are memoised per
  * cohort tree (SearchMemo) and bounded before any candidate is listed (`mayPreemptEnough`). Pure.
  */
-import { compareDrs, dominantResourceShare, ShareUnits } from './fair-share';
+import { compareDrs, dominantResourceShare, Drs, ShareUnits } from './fair-share';
 import { fairPreemptions, FairPreemptionOptions, reclaimableQueues } from './fair-preemptor';
 import { granular, Granular, NO_CANDIDATES, PREEMPT, PreemptionOracle, RECLAIM } from './flavor-assigner';
 import { CandidateList, CandidateLists, candidateListOf, contestedOf, orderCandidates, policyAllowsPriority, Run, Target, Variant } from './ordering';
 import {
   addUsage, addUsageList, addUsageMap, almostLcas, available, borrowingWith, CohortNode, fitsRequest, FlavorResource,
-  heightOfLowestSubtreeThatFits, localAvailable, QuotaNode, removeUsage, subtreeHeight, withinNominal,
+  heightOfLowestSubtreeThatFits, localAvailable, QuotaNode, removeUsage, subtreeHeight, VersionStash, withinNominal,
 } from './quota-tree';
 import type { ClusterQueue, Snapshot, Workload } from './snapshot';
 
@@ -311,46 +311,90 @@ function mayFairPreemptEnough(
   w: Workload, cq: ClusterQueue, contested: readonly FlavorResource[], requestIds: readonly FlavorResource[], requestValues: readonly number[],
   units: ShareUnits, fair: FairPreemptionOptions,
 ): boolean {
-  const undo: Array<[QuotaNode, FlavorResource, number]> = [];
-  const take = (q: ClusterQueue, policy: string, cap: boolean) => {
-    for (const id of requestIds) {
-      let v = eligibleUsage(q, id, policy, w.priority, true, 0, undefined);
-      if (cap) v = Math.min(v, q.usage[id] - q.nominal[id] + q.largestUsage[id]);
-      if (v <= 0) continue;
-      removeUsage(q, id, v);
-      undo.push([q, id, v]);
-    }
-  };
-  const restore = (from: number) => {
-    for (let i = undo.length - 1; i >= from; i--) addUsage(undo[i][0], undo[i][1], undo[i][2]);
-    undo.length = from;
-  };
+  // Called for most evaluations with fair sharing on: scratch arrays, no closures.
   const others = reclaimableQueues(cq, contested);
-  const cap = (q: ClusterQueue) => contested.length === 1 && !q.quotaFlavorResources.some((id) => id !== contested[0] && borrowingWith(q, id, 0));
+  const within = cq.preemption.within, reclaim = cq.preemption.reclaim;
+  const capped = FAIR_CAPPED;
+  capped.length = others.length;
+  for (let k = 0; k < others.length; k++) capped[k] = capsAtLargest(others[k], contested);
   // First without the shares (no share to compute): most searches end here.
-  if (cq.preemption.within !== 'Never') take(cq, cq.preemption.within, false);
-  for (const q of others) take(q, cq.preemption.reclaim, cap(q));
+  if (within !== 'Never') fairTake(w, cq, within, requestIds, false);
+  for (let k = 0; k < others.length; k++) fairTake(w, others[k], reclaim, requestIds, capped[k]);
   const mayFit = fitsRequest(cq, requestIds, requestValues, true);
-  restore(0);
+  fairRestore();
   if (!mayFit) return false;
-  const bypass = fair.withinNominalBypass && contested.every((id) => !borrowingWith(cq, id, requestValues[requestIds.indexOf(id)] ?? 0));
+  let bypass = fair.withinNominalBypass;
+  for (let i = 0; bypass && i < contested.length; i++) {
+    const at = requestIds.indexOf(contested[i]);
+    if (borrowingWith(cq, contested[i], at < 0 ? 0 : requestValues[at])) bypass = false;
+  }
   if (bypass || !others.length) return true;
   // Then only from the ClusterQueues a strategy could pass for: the preemptor's share at its lowest (the request added,
   // everything it could take gone) at most the target's now.
-  const drs = (n: QuotaNode) => dominantResourceShare(n, units, fair.arithmetic);
-  const targetOld = others.map((q) => drs(almostLcas(cq, q)[1]));
-  if (cq.preemption.within !== 'Never') take(cq, cq.preemption.within, false);
-  for (const q of others) take(q, cq.preemption.reclaim, false);
+  const targetOld = FAIR_TARGET_OLD;
+  targetOld.length = others.length;
+  for (let k = 0; k < others.length; k++) targetOld[k] = dominantResourceShare(almostLcas(cq, others[k])[1], units, fair.arithmetic);
+  if (within !== 'Never') fairTake(w, cq, within, requestIds, false);
+  for (let k = 0; k < others.length; k++) fairTake(w, others[k], reclaim, requestIds, false);
+  FAIR_STASH.keep(cq);
   addUsageList(cq, requestIds, requestValues, 1);
-  const eligible = others.filter((q, i) => compareDrs(drs(almostLcas(cq, q)[0]), targetOld[i]) <= 0);
+  const eligible = FAIR_ELIGIBLE;
+  eligible.length = others.length;
+  let nEligible = 0;
+  for (let k = 0; k < others.length; k++) {
+    eligible[k] = compareDrs(dominantResourceShare(almostLcas(cq, others[k])[0], units, fair.arithmetic), targetOld[k]) <= 0;
+    if (eligible[k]) nEligible++;
+  }
   addUsageList(cq, requestIds, requestValues, -1);
-  restore(0);
-  if (eligible.length === others.length) return true;
-  if (cq.preemption.within !== 'Never') take(cq, cq.preemption.within, false);
-  for (const q of eligible) take(q, cq.preemption.reclaim, cap(q));
+  fairRestore();
+  if (nEligible === others.length) return true;
+  if (within !== 'Never') fairTake(w, cq, within, requestIds, false);
+  for (let k = 0; k < others.length; k++) if (eligible[k]) fairTake(w, others[k], reclaim, requestIds, capped[k]);
   const fits = fitsRequest(cq, requestIds, requestValues, true);
-  restore(0);
+  fairRestore();
   return fits;
+}
+
+// The fair bound's scratch (it never runs inside itself): what it removed, to put back in reverse.
+const FAIR_UNDO_NODES: QuotaNode[] = [];
+const FAIR_UNDO_IDS: FlavorResource[] = [];
+const FAIR_UNDO_VALUES: number[] = [];
+let fairUndone = 0;
+/** The usage versions the bound's changes touch: all undone exactly, so put back with them (memos of shares stay valid). */
+const FAIR_STASH = new VersionStash();
+const FAIR_CAPPED: boolean[] = [];
+const FAIR_TARGET_OLD: Drs[] = [];
+const FAIR_ELIGIBLE: boolean[] = [];
+
+/**
+ * With one flavor/resource contested, the search takes from a ClusterQueue no more than its usage above nominal plus its
+ * largest workload, unless it borrows elsewhere too (the search stops taking from one that borrows nothing).
+ */
+function capsAtLargest(q: ClusterQueue, contested: readonly FlavorResource[]): boolean {
+  if (contested.length !== 1) return false;
+  for (const id of q.quotaFlavorResources) if (id !== contested[0] && borrowingWith(q, id, 0)) return false;
+  return true;
+}
+
+/** Removes from `q` what `policy` lets `w` preempt of each requested flavor/resource (capped: see capsAtLargest). */
+function fairTake(w: Workload, q: ClusterQueue, policy: string, requestIds: readonly FlavorResource[], cap: boolean): void {
+  for (let i = 0; i < requestIds.length; i++) {
+    const id = requestIds[i];
+    let v = eligibleUsage(q, id, policy, w.priority, true, 0, undefined);
+    if (cap) v = Math.min(v, q.usage[id] - q.nominal[id] + q.largestUsage[id]);
+    if (v <= 0) continue;
+    FAIR_STASH.keep(q);
+    removeUsage(q, id, v);
+    FAIR_UNDO_NODES[fairUndone] = q;
+    FAIR_UNDO_IDS[fairUndone] = id;
+    FAIR_UNDO_VALUES[fairUndone++] = v;
+  }
+}
+
+function fairRestore(): void {
+  for (let i = fairUndone - 1; i >= 0; i--) addUsage(FAIR_UNDO_NODES[i], FAIR_UNDO_IDS[i], FAIR_UNDO_VALUES[i]);
+  fairUndone = 0;
+  FAIR_STASH.restore();
 }
 
 /**

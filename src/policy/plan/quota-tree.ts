@@ -29,6 +29,11 @@ export interface QuotaNode {
   /** 1 where the node or a descendant sets a quota. */
   readonly inSubtree: Uint8Array;
   readonly usage: Float64Array;
+  /**
+   * A number no other usage of any node had (from one clock, set by addUsage and removeUsage): what reads only the
+   * usage may be kept per version. A change undone exactly may put the versions back (VersionStash).
+   */
+  usageVersion: number;
   parent?: CohortNode;
   /**
    * spec.fairSharing.weight as Kueue reads it (parseFairWeight: AsFloat64Slow, default 1), and in
@@ -51,13 +56,13 @@ export interface Quota {
 
 /** A node's quota arrays for `size` flavor/resources, all empty, and the default fair-sharing weight. */
 type QuotaArrays = Pick<QuotaNode, 'quotaFlavorResources' | 'nominal' | 'borrowingLimit' | 'lendingLimit' | 'subtree' | 'inSubtree' | 'usage'
-  | 'fairWeight' | 'fairWeightMilli'>;
+  | 'usageVersion' | 'fairWeight' | 'fairWeightMilli'>;
 
 export function quotaArrays(size: number): QuotaArrays {
   return {
     quotaFlavorResources: [], nominal: new Float64Array(size),
     borrowingLimit: new Float64Array(size).fill(NO_LIMIT), lendingLimit: new Float64Array(size).fill(NO_LIMIT),
-    subtree: new Float64Array(size), inSubtree: new Uint8Array(size), usage: new Float64Array(size),
+    subtree: new Float64Array(size), inSubtree: new Uint8Array(size), usage: new Float64Array(size), usageVersion: 0,
     fairWeight: 1, fairWeightMilli: 1000,
   };
 }
@@ -109,15 +114,45 @@ export function potentialAvailable(n: QuotaNode, fr: FlavorResource): number {
   return avail;
 }
 
+/** The clock of usage versions: each change gets a number no usage had before. */
+let usageClock = 0;
+
+/**
+ * The usage versions of nodes about to change for a moment: once the change is undone exactly (removeUsage of what
+ * addUsage added, or the reverse, which leave every node's usage as it was), `restore` puts the versions back, so
+ * what was kept per version stays valid. Reused: `keep` nodes, change, undo, `restore`.
+ */
+export class VersionStash {
+  private readonly nodes: QuotaNode[] = [];
+  private readonly versions: number[] = [];
+  private n = 0;
+
+  /** Keeps the versions of `node` and its ancestors (the nodes a change of its usage can reach). */
+  keep(node: QuotaNode): void {
+    for (let x: QuotaNode | undefined = node; x; x = x.parent) {
+      this.nodes[this.n] = x;
+      this.versions[this.n++] = x.usageVersion;
+    }
+  }
+
+  /** Puts the kept versions back, the first kept last (a node kept twice gets its version from before both). */
+  restore(): void {
+    for (let i = this.n - 1; i >= 0; i--) this.nodes[i].usageVersion = this.versions[i];
+    this.n = 0;
+  }
+}
+
 export function addUsage(n: QuotaNode, fr: FlavorResource, val: number): void {
   const la = localAvailable(n, fr);
   n.usage[fr] += val;
+  n.usageVersion = ++usageClock;
   if (n.parent && val > la) addUsage(n.parent, fr, val - la);
 }
 
 export function removeUsage(n: QuotaNode, fr: FlavorResource, val: number): void {
   const storedInParent = n.usage[fr] - localQuota(n, fr);
   n.usage[fr] -= val;
+  n.usageVersion = ++usageClock;
   if (storedInParent <= 0 || !n.parent) return;
   removeUsage(n.parent, fr, Math.min(val, storedInParent));
 }
@@ -191,7 +226,18 @@ export function borrowingWith(n: QuotaNode, fr: FlavorResource, val: number): bo
  * The almost-least-common-ancestors of two nodes of one tree (fair sharing's least_common_ancestor.go): the two
  * children of their lowest common cohort on the way to each (the node itself when its parent is that cohort).
  */
-export function almostLcas(a: QuotaNode, b: QuotaNode): [QuotaNode, QuotaNode] {
+export function almostLcas(a: QuotaNode, b: QuotaNode): readonly [QuotaNode, QuotaNode] {
+  // The tree never changes once built, and the fair-sharing searches ask for the same pairs again and again.
+  let byB = ALMOST_LCAS.get(a);
+  if (!byB) ALMOST_LCAS.set(a, byB = new Map<QuotaNode, readonly [QuotaNode, QuotaNode]>());
+  let pair = byB.get(b);
+  if (!pair) byB.set(b, pair = computeAlmostLcas(a, b));
+  return pair;
+}
+
+const ALMOST_LCAS = new WeakMap<QuotaNode, Map<QuotaNode, readonly [QuotaNode, QuotaNode]>>();
+
+function computeAlmostLcas(a: QuotaNode, b: QuotaNode): readonly [QuotaNode, QuotaNode] {
   const ancestorsOfA = new Set<CohortNode>();
   for (let p = a.parent; p; p = p.parent) ancestorsOfA.add(p);
   let lca: CohortNode | undefined;

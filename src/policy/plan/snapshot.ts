@@ -65,7 +65,8 @@ export interface Workload {
   state: WorkloadState;
   /** Per PodSet: resource → flavor, once admitted. */
   flavors?: Array<Map<string, string>>;
-  usage: Map<FlavorResource, number>;
+  /** Interned (Snapshot.internUsage): workloads that use the same amounts share one map, never changed in place. */
+  usage: ReadonlyMap<FlavorResource, number>;
   /** The flavor/resources of `usage` as bits, while admitted (when there are at most 31). */
   usageMask: number;
   admittedAt: number;
@@ -233,8 +234,22 @@ export class Snapshot {
     return formatQuantity(BigInt(v) * (this.units.get(resource) ?? 1n), resource);
   }
 
-  /** What PodSets with these flavors use (an admitted workload after a scale). */
-  usageOf(podSets: readonly PodSet[], flavors: ReadonlyArray<Map<string, string>>): Map<FlavorResource, number> {
+  /**
+   * One map per distinct usage (the same amounts in the same order): an admitted workload's usage, shared with the others
+   * of its shape, so that a search can tell two candidates of equal usage apart from their maps alone.
+   */
+  internUsage(usage: ReadonlyMap<FlavorResource, number>): ReadonlyMap<FlavorResource, number> {
+    let key = '';
+    for (const [id, v] of usage) key += `${id}=${v},`;
+    let known = this.usageShapes.get(key);
+    if (!known) this.usageShapes.set(key, known = new Map(usage));
+    return known;
+  }
+
+  private readonly usageShapes = new Map<string, ReadonlyMap<FlavorResource, number>>();
+
+  /** What PodSets with these flavors use (an admitted workload after a scale), interned. */
+  usageOf(podSets: readonly PodSet[], flavors: ReadonlyArray<Map<string, string>>): ReadonlyMap<FlavorResource, number> {
     const out = new Map<FlavorResource, number>();
     podSets.forEach((ps, i) => {
       for (const [resource, v] of ps.total) {
@@ -244,7 +259,7 @@ export class Snapshot {
         out.set(id, (out.get(id) ?? 0) + this.toUnits(resource, v));
       }
     });
-    return out;
+    return this.internUsage(out);
   }
 }
 

@@ -9,7 +9,7 @@ import { kueueCapabilities } from '../../../src/policy/versions';
 import {
   compareDrs, dominantResourceShare, Drs, formatShare, isBorrowingOn, parseFairWeight, roundedWeightedShare,
 } from '../../../src/policy/plan/fair-share';
-import { addUsage, FlavorResource, QuotaNode } from '../../../src/policy/plan/quota-tree';
+import { addUsage, FlavorResource, QuotaNode, removeUsage, VersionStash } from '../../../src/policy/plan/quota-tree';
 import { buildSnapshot, Snapshot } from '../../../src/policy/plan/snapshot';
 import { parseQuantity } from '../../../src/policy/quantity';
 
@@ -258,5 +258,53 @@ describe('fair-sharing weights as Kueue reads and refuses them', () => {
     expect([s.clusterQueues.get('cq')!.fairWeight, s.cohorts.get('co')!.fairWeight, s.cohorts.get('co')!.fairWeightMilli]).toEqual([2, 0.25, 250]);
     expect(() => snapshotOf([cq('cq', 'co', { default: [['cpu', '1']] }), cohort('co', undefined, undefined, '-2')], []))
       .toThrow(/Cohort co: spec.fairSharing.weight is -2/);
+  });
+});
+
+describe('shares kept per usage version', () => {
+  // The searches ask for a node's share again and again; it is kept until the node's usage changes. A change undone
+  // exactly may put the versions back (VersionStash), and the kept share is then right again.
+  const objects = [
+    cohort('root'), cq('a', 'root', { default: [['cpu', '10']] }), cq('b', 'root', { default: [['cpu', '10']] }),
+  ];
+  const fresh = () => {
+    const s = snapshotOf(objects, [['default', 'cpu', '1']]);
+    const a = s.clusterQueues.get('a')! as QuotaNode, b = s.clusterQueues.get('b')! as QuotaNode;
+    return { s, a, b, cpu: s.flavorResourceOf('default', 'cpu'), units: s.shareUnits() };
+  };
+
+  it('follows every change of the usage, and gives the same object while it does not change', () => {
+    const { s, a, cpu, units } = fresh();
+    const before = dominantResourceShare(a, units, 'float');
+    expect(before.borrowing).toBe(false);
+    expect(dominantResourceShare(a, units, 'float')).toBe(before);
+    addUsage(a, cpu, s.toUnits('cpu', parseQuantity('15')));
+    const borrowing = dominantResourceShare(a, units, 'float');
+    // 5 borrowed of the 20 the root can lend: 250 per mille.
+    expect([borrowing.borrowing, borrowing.share]).toEqual([true, 250]);
+    removeUsage(a, cpu, s.toUnits('cpu', parseQuantity('10')));
+    expect(dominantResourceShare(a, units, 'float').borrowing).toBe(false);
+    // The integer arithmetic is not answered from the float's memo.
+    expect(dominantResourceShare(a, units, 'integer').arithmetic).toBe('integer');
+  });
+
+  it('VersionStash puts the versions back after a change undone exactly, so the kept share is read again', () => {
+    const { s, a, b, cpu, units } = fresh();
+    const kept = dominantResourceShare(a, units, 'float');
+    const versions = [a.usageVersion, b.usageVersion, a.parent!.usageVersion];
+    const stash = new VersionStash();
+    stash.keep(a);
+    addUsage(a, cpu, s.toUnits('cpu', parseQuantity('15')));
+    expect(a.usageVersion).not.toBe(versions[0]);
+    expect(a.parent!.usageVersion).not.toBe(versions[2]);
+    // Read during the change: the borrowing share, not the kept one.
+    expect(dominantResourceShare(a, units, 'float').borrowing).toBe(true);
+    removeUsage(a, cpu, s.toUnits('cpu', parseQuantity('15')));
+    stash.restore();
+    expect([a.usageVersion, b.usageVersion, a.parent!.usageVersion]).toEqual(versions);
+    expect(dominantResourceShare(a, units, 'float')).toEqual(kept);
+    // A later change gets a version no usage had before, so nothing kept during the undone change is read for it.
+    addUsage(a, cpu, s.toUnits('cpu', parseQuantity('12')));
+    expect(dominantResourceShare(a, units, 'float').share).toBe(100);
   });
 });
