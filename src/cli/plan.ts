@@ -303,7 +303,8 @@ function planRun(f: PlanFlags, input: PlanInputs, live?: PlanLiveInput): { outpu
   }
   // The per-cycle trace only with --trace (at 50,000 workloads it was most of the JSON), and for the page's usage chart.
   const plan = simulatePlan({ kueueObjects, arrivals, kueueVersion: input.kueue, kubeRayVersion: input.kubeRay,
-    kueueConfig: input.kueueConfig, trace: f.trace || f.output === 'html', horizonSeconds: f.horizonSeconds });
+    kueueConfig: input.kueueConfig, trace: f.trace || f.output === 'html', horizonSeconds: f.horizonSeconds,
+    ...(live?.readAt !== undefined ? { startTime: live.readAt } : {}) });
   const rulesOf = (w: string) => refused.filter((r) => r.workload === w).map((r) => r.rule).join(', ');
   const refusedNotes = [...new Set(refused.map((r) => r.workload))]
     .map((w) => `${w} is refused at admission (${rulesOf(w)}): never created, so not planned; see check`);

@@ -156,6 +156,14 @@ export function planToText(plan: PlanResult, opts: PlanTextOptions = {}): string
       + `${quota || 'no quota'}; ${cq.admitted.length} admitted, ${cq.pending.length} pending`);
   }
   for (const c of plan.cohorts) lines.push(cohortLine(c));
+  if (plan.localQueues?.length) {
+    lines.push('', 'LocalQueue usage (admission fair sharing, at the end; the lower goes first in its ClusterQueue):');
+    for (const lq of plan.localQueues) {
+      const consumed = Object.entries(lq.consumed).map(([r, v]) => `${r} ${shortNumber(v)}`).join(', ');
+      lines.push(`  ${lq.name} → ${lq.clusterQueue}: ${shortNumber(lq.usage)}${lq.weight !== 1 ? ` (weight ${lq.weight})` : ''}`
+        + `${consumed ? `; consumed ${consumed}` : ''}`);
+    }
+  }
   lines.push('', 'Workloads, in arrival order:');
   const timeline = usesTimeline(plan);
   // One index for every workload's "when" line: a plan of 10,000 workloads would build it 10,000 times.
@@ -185,4 +193,9 @@ export function planToText(plan: PlanResult, opts: PlanTextOptions = {}): string
     }
   }
   return lines.join('\n') + '\n';
+}
+
+/** A usage for reading: four significant digits, ∞ for a LocalQueue of weight 0. */
+function shortNumber(v: number): string {
+  return v === Infinity ? '∞' : String(Number(v.toPrecision(4)));
 }

@@ -190,6 +190,17 @@ export interface KueueCapabilities {
   readonly configApiVersions: readonly string[];
   /** The AdmissionFairSharing gate's default (pkg/features/kube_features.go): Alpha and off from 0.12, Beta and on from 0.15. */
   readonly admissionFairSharingGate: GateDefault;
+  /**
+   * A LocalQueue of fair-sharing weight 0 has usage +Inf, last in its ClusterQueue (admission_fair_sharing.go CalculateUsage,
+   * from 0.19.1). Before, the usage was divided by 0: +Inf with some usage, but NaN when idle, which Go's cmp.Compare
+   * sorts first.
+   */
+  readonly afsZeroWeightLast: boolean;
+  /**
+   * The LocalQueue usage comes from the manager's in-memory history and entry penalties (pkg/cache/queue/afs, 0.14 and
+   * later), which the plan models; 0.13 read it from the LocalQueue's status.
+   */
+  readonly afsUsageLedger: boolean;
   /** The TopologyAwareScheduling gate's default: Alpha and off from 0.9, Beta and on from 0.14. */
   readonly topologyAwareSchedulingGate: GateDefault;
   /** FairSharingPreemptWithinNominal: absent before 0.17, Beta and on from 0.17 (a preemptor within nominal preempts without the DRS strategies). */
@@ -341,6 +352,8 @@ export const KUEUE_FEATURES: FeatureTable<KueueFeatures> = {
   drsArithmetic: [{ version: BEFORE_ANY, value: 'integer' }, { version: 'v0.14.0', value: 'float' }],
   configApiVersions: [{ version: BEFORE_ANY, value: [CONFIG_V1BETA1] }, { version: 'v0.15.0', value: [CONFIG_V1BETA1, CONFIG_V1BETA2] }],
   admissionFairSharingGate: [{ version: BEFORE_ANY, value: 'off', preRelease: 'Alpha' }, { version: 'v0.15.0', value: 'on', preRelease: 'Beta' }],
+  afsZeroWeightLast: [{ version: BEFORE_ANY, value: false }, { version: 'v0.19.1', value: true }],
+  afsUsageLedger: [{ version: BEFORE_ANY, value: false }, { version: 'v0.14.0', value: true }],
   topologyAwareSchedulingGate: [{ version: BEFORE_ANY, value: 'off', preRelease: 'Alpha' }, { version: 'v0.14.0', value: 'on', preRelease: 'Beta' }],
   fairSharingPreemptWithinNominalGate: [{ version: BEFORE_ANY, value: 'absent' }, { version: 'v0.17.0', value: 'on', preRelease: 'Beta' }],
   fairSharingPrioritizeNonBorrowingGate: [{ version: BEFORE_ANY, value: 'absent' }, { version: 'v0.17.0', value: 'on', preRelease: 'Beta' }],

@@ -67,6 +67,8 @@ export class PlanSimulator extends QueueManager {
         + 'Kueue orders them by UID'), fair && {
       strategies: fair.preemptionStrategies, arithmetic: this.kueue.drsArithmetic,
       withinNominalBypass: input.kueueConfig?.gates.FairSharingPreemptWithinNominal === 'on',
+      ...(this.afs ? { localQueueUsage: (w: Workload) => (w.clusterQueue?.usageBasedAdmission ? this.afs!.usage(this.lqKeys[w.lqIndex]) : undefined) }
+        : {}),
     });
     this.assigner = new FlavorAssigner(this.snapshot, this.preemptor, this.fairSharing);
   }
@@ -94,14 +96,18 @@ export class PlanSimulator extends QueueManager {
         break;
       }
       this.clock.now = at;
+      // Admission fair sharing's sampling reconciles up to now: the order the coming cycles read.
+      this.afs?.sampleUntil(at, (lq) => this.admittedAmounts(lq));
       if (finishAt <= arrivalAt) {
         this.finishDue(lastArrival);
       } else {
-        const { obj, i } = order[next++];
+        const { obj, i, at: arrivedAt } = order[next++];
         this.step = this.seq;
         lastArrival = i;
         this.arrive(this.withTenantDefaults(obj), i);
         this.seq++;
+        // Queued together with the next one: no cycle in between.
+        if (arrivedAt === 0 && next < Math.min(this.input.queuedAtStart ?? 0, order.length) && order[next].at === 0) continue;
       }
       this.settle(lastArrival);
     }
@@ -112,7 +118,7 @@ export class PlanSimulator extends QueueManager {
     }
     return {
       snapshot: this.snapshot, kueue: this.kueue, kubeRay: this.kubeRay, assigner: this.assigner, workloads: this.workloads, trace: this.trace,
-      ambiguities: this.ambiguities, notes: this.notes, ended: this.ended, horizon,
+      ambiguities: this.ambiguities, notes: this.notes, ended: this.ended, horizon, ...(this.afs ? { afs: this.afs } : {}),
     };
   }
 
@@ -441,6 +447,34 @@ export class PlanSimulator extends QueueManager {
     if (cq.sticky === w) cq.sticky = undefined;
     w.state = 'admitted';
     w.pending = undefined;
+    // The entry penalty, settled as the workload is admitted (a new slice is a new Workload: it pays its own).
+    if (this.afs && cq.usageBasedAdmission) {
+      const lq = this.lqKeys[w.lqIndex];
+      this.afs.admit(lq, this.clock.now, this.requestedAmounts(w), this.admittedAmounts(lq));
+    }
+  }
+
+  /** SumTotalRequests: what the workload's PodSets request, by resource name in base units. */
+  private requestedAmounts(w: Workload): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const ps of w.podSets) for (const [r, milli] of ps.total) out.set(r, (out.get(r) ?? 0) + Number(milli) / 1000);
+    return out;
+  }
+
+  /** A LocalQueue's admitted usage (GetAdmittedUsage: its admitted workloads' quota, the flavors summed), in base units. */
+  private admittedAmounts(lq: string): Map<string, number> {
+    const out = new Map<string, number>();
+    const target = this.snapshot.localQueues.get(lq);
+    const cq = target ? this.snapshot.clusterQueues.get(target.clusterQueue) : undefined;
+    if (!cq) return out;
+    for (const x of cq.admitted) {
+      if (this.lqKeys[x.lqIndex] !== lq) continue;
+      for (const [fr, v] of x.usage) {
+        const { resource } = this.snapshot.flavorResourceNames[fr];
+        out.set(resource, (out.get(resource) ?? 0) + (v * Number(this.snapshot.units.get(resource) ?? 1n)) / 1000);
+      }
+    }
+    return out;
   }
 
   protected markAdmitted(cq: ClusterQueue, w: Workload): void {

@@ -17,6 +17,7 @@ import { compareDrs, dominantResourceShare, Drs, DrsArithmetic, ShareUnits } fro
 import {
   addUsageList, addUsageMap, almostLcas, borrowingWith, CohortNode, FlavorResource, fitsRequest, QuotaNode, rootOf, VersionStash,
 } from './quota-tree';
+import { compareUsage } from './afs';
 import { admittedOrder, ClusterQueue, Workload } from './snapshot';
 import { policyAllowsPriority, Target, tiesButForUid } from './ordering';
 
@@ -25,6 +26,11 @@ export interface FairPreemptionOptions {
   readonly arithmetic: DrsArithmetic;
   /** FairSharingPreemptWithinNominal is on. */
   readonly withinNominalBypass: boolean;
+  /**
+   * With admission fair sharing, the usage of a workload's LocalQueue when its ClusterQueue orders by it, else
+   * undefined: CandidatesOrdering then puts the candidates of the busier LocalQueue of one ClusterQueue first.
+   */
+  readonly localQueueUsage?: (w: Workload) => number | undefined;
 }
 
 /** The request of the preemptor: what fairPreemptions adds to its ClusterQueue and checks the fit of. */
@@ -46,7 +52,7 @@ export function fairPreemptions(
   w: Workload, cq: ClusterQueue, contested: readonly FlavorResource[], request: Request, units: ShareUnits, options: FairPreemptionOptions,
   evicted: ReadonlySet<Workload>, onTie: (a: Workload, b: Workload) => void,
 ): Target[] {
-  const candidates = findCandidates(w, cq, contested, evicted, onTie);
+  const candidates = findCandidates(w, cq, contested, evicted, onTie, options.localQueueUsage);
   if (!candidates.size) return [];
   const search = new FairSearch(w, cq, contested, request, units, options);
   addRequest(cq, request, 1);
@@ -81,9 +87,9 @@ function restore(targets: readonly Target[]): void {
  * are never reached).
  */
 function findCandidates(w: Workload, cq: ClusterQueue, contested: readonly FlavorResource[], evicted: ReadonlySet<Workload>,
-  onTie: (a: Workload, b: Workload) => void): Map<ClusterQueue, Candidates> {
+  onTie: (a: Workload, b: Workload) => void, usage?: (w: Workload) => number | undefined): Map<ClusterQueue, Candidates> {
   const out = new Map<ClusterQueue, Candidates>();
-  const add = (q: ClusterQueue, policy: string) => out.set(q, new CandidateCursor(w, q, policy, contested, evicted, cq, onTie));
+  const add = (q: ClusterQueue, policy: string) => out.set(q, new CandidateCursor(w, q, policy, contested, evicted, cq, onTie, usage));
   if (cq.preemption.within !== 'Never') add(cq, cq.preemption.within);
   for (const q of reclaimableQueues(cq, contested)) add(q, cq.preemption.reclaim);
   return out;
@@ -150,12 +156,27 @@ class CandidateCursor implements Candidates {
   private peeked: Workload | undefined;
   private last: Workload | undefined;
 
+  /** With admission fair sharing in this ClusterQueue: every candidate, busier LocalQueue first (then as without). */
+  private readonly byUsage?: Workload[];
+  private usageAt = 0;
+
   constructor(private readonly w: Workload, private readonly q: ClusterQueue, private readonly policy: string,
     private readonly contested: readonly FlavorResource[], evicted: ReadonlySet<Workload>, private readonly preemptorQueue: ClusterQueue,
-    private readonly onTie: (a: Workload, b: Workload) => void) {
+    private readonly onTie: (a: Workload, b: Workload) => void, usage?: (w: Workload) => number | undefined) {
     this.priorities = [...q.admittedByPriority.keys()].filter((p) => policyAllowsPriority(policy, p, w.priority)).sort((a, b) => a - b);
     this.evictedFirst = [...evicted].filter((x) => x.clusterQueue === q && q.admitted.has(x) && this.eligible(x))
       .sort((a, b) => a.priority - b.priority || admittedOrder(a, b));
+    const first = q.admitted.values().next().value;
+    if (usage && first && usage(first) !== undefined) {
+      const u = new Map<Workload, number>();
+      const list: Workload[] = [];
+      for (const x of q.admitted) {
+        if (x.evicted || !this.eligible(x)) continue;
+        u.set(x, usage(x)!);
+        list.push(x);
+      }
+      this.byUsage = list.sort((a, b) => compareUsage(u.get(b)!, u.get(a)!) || a.priority - b.priority || admittedOrder(a, b));
+    }
   }
 
   private eligible(x: Workload): boolean {
@@ -168,6 +189,7 @@ class CandidateCursor implements Candidates {
   peek(): Workload | undefined {
     if (this.peeked) return this.peeked;
     if (this.evictedAt < this.evictedFirst.length) return this.peeked = this.evictedFirst[this.evictedAt++];
+    if (this.byUsage) return this.peeked = this.byUsage[this.usageAt++];
     for (; this.priorityAt < this.priorities.length; this.priorityAt++, this.runAt = 0) {
       const run = this.q.admittedByPriority.get(this.priorities[this.priorityAt])!;
       while (this.runAt < run.length) {

@@ -22,8 +22,19 @@ export interface PlanInput {
    * decision gates). @default - Kueue's defaults: fair sharing off
    */
   readonly kueueConfig?: KueueConfig;
+  /**
+   * How many of the first arrivals (those at the plan's start) are queued together before the first scheduling cycle,
+   * as workloads already pending when the scheduler starts (Kueue's scheduler unit tests set up their cases so); the
+   * others each arrive and are scheduled before the next. @default 0
+   */
+  readonly queuedAtStart?: number;
   /** Keep the per-cycle trace. @default true */
   readonly trace?: boolean;
+  /**
+   * The plan's start on the wall clock, in seconds since the epoch (a live cluster's read time): LocalQueue usage read
+   * from the cluster is aged from its status' lastUpdate. @default - statuses count as updated at the plan's start
+   */
+  readonly startTime?: number;
   /** Where the timeline stops if workloads are still running or arriving: seconds after the plan's start. @default 7 days */
   readonly horizonSeconds?: number;
 }

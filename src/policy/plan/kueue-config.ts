@@ -240,19 +240,17 @@ export function kueueConfigOf(source: KueueConfigSource, caps: ConfigCaps): Kueu
  */
 export function kueueConfigNote(c: KueueConfig, caps: Pick<KueueCapabilities, 'version'>, from: string): string | undefined {
   const parts: string[] = [];
-  const missing: string[] = [];
   if (c.fairSharing) parts.push(`fair sharing on (preemption strategies ${c.fairSharing.preemptionStrategies.join(', ')})`);
   if (c.admissionFairSharing) {
     const a = c.admissionFairSharing;
     parts.push(`admission fair sharing on (usageHalfLifeTime ${a.usageHalfLifeTime} s, usageSamplingInterval ${a.usageSamplingInterval} s)`);
-    missing.push('admission fair sharing (the plan orders each ClusterQueue by priority, then arrival)');
   }
   if (!parts.length) return undefined;
-  const modelled = c.fairSharing ? ' The plan orders each cohort\'s heads and picks preemption victims by fair sharing\'s dominant resource '
+  const fair = c.fairSharing ? ' The plan orders each cohort\'s heads and picks preemption victims by fair sharing\'s dominant resource '
     + 'shares, as Kueue does.' : '';
-  const notYet = missing.length ? ` Not modelled yet: ${missing.join('; ')}; where that decides, Kueue can order otherwise (docs/plan.md, `
-    + 'Simplifications).' : '';
-  return `Kueue ${caps.version} configuration read from ${from}: ${parts.join(', ')}.${modelled}${notYet}`;
+  const admission = c.admissionFairSharing ? ' ClusterQueues with admissionScope UsageBasedAdmissionFairSharing order their workloads by '
+    + 'LocalQueue usage, as Kueue does.' : '';
+  return `Kueue ${caps.version} configuration read from ${from}: ${parts.join(', ')}.${fair}${admission}`;
 }
 
 /** The Kueue manager's image, with its tag (`registry.k8s.io/kueue/kueue:v0.19.2`, or a mirror's path ending the same). */

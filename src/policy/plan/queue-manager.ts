@@ -15,7 +15,9 @@ import { durationBoundOf, expectedDurationOf } from '../rules/plan-annotations';
 import { DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION, KubeRayCapabilities, kubeRayCapabilities, kueueCapabilities,
   KueueCapabilities } from '../versions';
 import type { PlanInput } from './input';
+import { AfsLedger } from './afs';
 import { addUsageMap, QuotaNode, rootOf } from './quota-tree';
+import { WorkloadQueue } from './queue';
 import type { PendingCategory } from './schema';
 import { buildSnapshot, ClusterQueue, PodSet, Snapshot, Workload } from './snapshot';
 import { baseOf, Clock } from './timeline';
@@ -41,6 +43,11 @@ export abstract class QueueManager {
   private readonly hashIds = new Map<string, number>();
   /** The gang of each Ray arrival, by arrival index. */
   private readonly gangs: Array<Gang | undefined> = [];
+  /** LocalQueues ("namespace/name") by number, and their numbers. */
+  protected readonly lqKeys: string[] = [];
+  private readonly lqIndexes = new Map<string, number>();
+  /** Admission fair sharing's LocalQueue usage, when the Configuration turns it on (afs.ts). */
+  protected readonly afs?: AfsLedger;
 
   constructor(input: PlanInput) {
     this.kueue = kueueCapabilities(input.kueueVersion ?? DEFAULT_KUEUE_VERSION);
@@ -50,6 +57,67 @@ export abstract class QueueManager {
     });
     this.snapshot = buildSnapshot(input.kueueObjects, this.gangs);
     this.notes = [...this.snapshot.notes];
+    this.afs = this.admissionFairSharing(input);
+  }
+
+  protected lqIndexOf(key: string): number {
+    let i = this.lqIndexes.get(key);
+    if (i === undefined) {
+      i = this.lqKeys.length;
+      this.lqIndexes.set(key, i);
+      this.lqKeys.push(key);
+    }
+    return i;
+  }
+
+  /**
+   * Admission fair sharing: with the Configuration's section and gate on, each ClusterQueue that asks for
+   * UsageBasedAdmissionFairSharing orders its workloads by LocalQueue usage, read from a ledger that starts from the
+   * LocalQueues' persisted status (or empty) at the plan's start.
+   */
+  private admissionFairSharing(input: PlanInput): AfsLedger | undefined {
+    const settings = input.kueueConfig?.admissionFairSharing;
+    const asking = this.snapshot.clusterQueueList.filter((cq) => cq.usageBasedAdmission);
+    if (!settings) {
+      if (asking.length) {
+        const why = input.kueueConfig?.admissionFairSharingGatedOff ? 'has the AdmissionFairSharing gate off' : 'has no admissionFairSharing';
+        this.notes.push(`ClusterQueue ${asking.map((cq) => cq.name).join(', ')} asks for UsageBasedAdmissionFairSharing, but the Kueue `
+          + `Configuration ${why}: ordered by priority and creation, without LocalQueue usage`);
+      }
+      return undefined;
+    }
+    if (!this.kueue.afsUsageLedger) {
+      if (asking.length) {
+        this.notes.push(`ClusterQueue ${asking.map((cq) => cq.name).join(', ')} asks for UsageBasedAdmissionFairSharing: Kueue `
+          + `${this.kueue.version} reads LocalQueue usage from the LocalQueues' status, which the plan does not model (it does from 0.14): `
+          + 'ordered by priority and creation');
+      }
+      return undefined;
+    }
+    const weights = new Map<string, number>();
+    for (const [key, lq] of this.snapshot.localQueues) weights.set(key, lq.weight);
+    const ledger = new AfsLedger(settings, weights, this.kueue.afsZeroWeightLast);
+    const start = input.startTime;
+    let aged = 0, unaged = 0;
+    for (const [key, lq] of this.snapshot.localQueues) {
+      if (!this.snapshot.clusterQueues.get(lq.clusterQueue)?.usageBasedAdmission) continue;
+      const at = lq.afsStatus?.lastUpdate ? Date.parse(lq.afsStatus.lastUpdate) / 1000 : NaN;
+      if (lq.afsStatus && start !== undefined && Number.isFinite(at)) aged++;
+      else if (lq.afsStatus) unaged++;
+      ledger.seed(key, lq.afsStatus?.consumed ?? new Map(), start !== undefined && Number.isFinite(at) ? Math.min(0, at - start) : 0);
+    }
+    for (const cq of asking) cq.queue = new WorkloadQueue<Workload>((i) => ledger.usage(this.lqKeys[i]));
+    if (asking.length) {
+      const s = settings;
+      this.notes.push(`admission fair sharing: ClusterQueue ${asking.map((cq) => cq.name).join(', ')} orders workloads by LocalQueue usage `
+        + `(half-life ${s.usageHalfLifeTime} s, sampled every ${s.usageSamplingInterval} s from the plan's start)`
+        + (aged + unaged ? `; ${aged + unaged} LocalQueue(s) start from their status`
+          + `${unaged ? ` (${unaged} as if updated at the plan's start)` : ''}` : '')
+        + (s.usageHalfLifeTime === 0 ? '; usageHalfLifeTime 0s resets the usage at once, so the order is by priority and creation (kueue#11134)' : '')
+        + (Object.keys(s.resourceWeights).length ? ''
+          : '; no resourceWeights: every resource weighs 1 in its base unit, so memory (in bytes) decides the order'));
+    }
+    return ledger;
   }
 
   /** The scheduler's bookkeeping an elastic scale-down of an admitted workload goes through. */
@@ -116,7 +184,8 @@ export abstract class QueueManager {
     const lq = this.snapshot.localQueues.get(`${namespace}/${localQueue}`);
     const cq = lq ? this.snapshot.clusterQueues.get(lq.clusterQueue) : undefined;
     const w = newWorkload({
-      id, ref, kind, namespace, name, arrival, created: this.seq, obj, localQueue, clusterQueue: cq, clusterQueueName: lq?.clusterQueue,
+      id, ref, kind, namespace, name, arrival, created: this.seq, obj, localQueue, lqIndex: this.lqIndexOf(`${namespace}/${localQueue}`),
+      clusterQueue: cq, clusterQueueName: lq?.clusterQueue,
       priority: priorityClass ? this.snapshot.priorities.get(priorityClass) ?? 0 : 0, priorityClass, podSets, state: 'queued',
       arrivalTime: this.clock.now, duration: expectedDurationOf(obj), durationBound: durationBoundOf(obj),
     });
@@ -202,7 +271,8 @@ export abstract class QueueManager {
     }
     const slice = newWorkload({
       id: this.workloads.length, ref: prev.ref, kind: prev.kind, namespace: prev.namespace, name: prev.name, arrival, created: this.seq, obj,
-      localQueue: prev.localQueue, clusterQueue: prev.clusterQueue, clusterQueueName: prev.clusterQueueName, priority: prev.priority,
+      localQueue: prev.localQueue, lqIndex: prev.lqIndex, clusterQueue: prev.clusterQueue, clusterQueueName: prev.clusterQueueName,
+      priority: prev.priority,
       priorityClass: prev.priorityClass, podSets, state: 'queued', arrivalTime: this.clock.now, duration: prev.duration,
       durationBound: prev.durationBound,
       notQueued: prev.notQueued, sliceOf: prev, pending: { category: 'not-evaluated', message: 'not evaluated by Kueue yet', shortfalls: [] },

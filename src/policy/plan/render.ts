@@ -8,12 +8,13 @@ import type { Finding } from '../findings';
 import { formatQuantity } from '../quantity';
 import { gangCanEverFit } from '../rules/cross-object';
 import type { KubeRayCapabilities, KueueCapabilities } from '../versions';
+import type { AfsLedger } from './afs';
 import { baseOf, PlanEnd, WAITS_FOR_LISTED } from './timeline';
 import type { Assignment, Brief, FlavorAssigner, LazyPending, QuotaMiss, Reason } from './flavor-assigner';
 import { CohortNode, FlavorResource, NO_LIMIT, QuotaNode, rootOf } from './quota-tree';
 import {
-  PendingCategory, PLAN_SCHEMA_VERSION, PlanClusterQueue, PlanCohort, PlanCycle, PlanPending, PlanPodSetAssignment, PlanQuota, PlanResult,
-  PlanShortfall, PlanWorkload,
+  PendingCategory, PLAN_SCHEMA_VERSION, PlanClusterQueue, PlanCohort, PlanCycle, PlanLocalQueue, PlanPending, PlanPodSetAssignment, PlanQuota,
+  PlanResult, PlanShortfall, PlanWorkload,
 } from './schema';
 import type { ClusterQueue, Snapshot, Workload } from './snapshot';
 
@@ -31,6 +32,8 @@ export interface SimulationState {
   /** Why and when the timeline stopped. */
   readonly ended: PlanEnd;
   readonly horizon: number;
+  /** Admission fair sharing's ledger, when it is on. */
+  readonly afs?: AfsLedger;
 }
 
 /** String.prototype.localeCompare's order (the same default collator), without building a collator per call. */
@@ -107,9 +110,22 @@ class PlanRenderer {
     }));
     return {
       schemaVersion: PLAN_SCHEMA_VERSION, kueueVersion: state.kueue.version, workloads, clusterQueues, cohorts, trace: state.trace,
+      ...(state.afs ? { localQueues: this.localQueues(state.afs) } : {}),
       ambiguities: [...state.ambiguities], notes: state.notes,
       timeline: { ended: state.ended.reason, at: state.ended.at, horizon: state.horizon },
     };
+  }
+
+  /** The LocalQueues of the ClusterQueues that order by admission fair sharing, by name. */
+  private localQueues(afs: AfsLedger): PlanLocalQueue[] {
+    const out: PlanLocalQueue[] = [];
+    for (const [name, lq] of [...this.snapshot.localQueues].sort(([a], [b]) => byLocale(a, b))) {
+      const entry = afs.entry(name);
+      if (!entry || !this.snapshot.clusterQueues.get(lq.clusterQueue)?.usageBasedAdmission) continue;
+      out.push({ name, clusterQueue: lq.clusterQueue, weight: lq.weight, usage: afs.usage(name),
+        consumed: Object.fromEntries([...entry.consumed].sort(([a], [b]) => byLocale(a, b))), lastUpdate: entry.lastUpdate });
+    }
+    return out;
   }
 
   /** A node's quotas: a ClusterQueue's own, or a cohort's subtree (what it pools). */

@@ -162,6 +162,21 @@ export interface PlanClusterQueue {
   readonly pending: readonly string[];
 }
 
+/** A LocalQueue of a ClusterQueue that orders by admission fair sharing, with its usage at the plan's end. */
+export interface PlanLocalQueue {
+  /** "namespace/name". */
+  readonly name: string;
+  readonly clusterQueue: string;
+  /** spec.fairSharing.weight. */
+  readonly weight: number;
+  /** What orders the ClusterQueue's workloads (lower first): the weighted consumed history and unsettled penalties, over the weight. */
+  readonly usage: number;
+  /** The consumed history by resource name, in base units (cores, bytes), as its status' consumedResources holds it. */
+  readonly consumed: Readonly<Record<string, number>>;
+  /** When the history was last decayed, in seconds from the plan's start. */
+  readonly lastUpdate: number;
+}
+
 export interface PlanCohort {
   readonly name: string;
   readonly parent?: string;
@@ -203,6 +218,8 @@ export interface PlanResult {
   readonly workloads: readonly PlanWorkload[];
   readonly clusterQueues: readonly PlanClusterQueue[];
   readonly cohorts: readonly PlanCohort[];
+  /** With admission fair sharing on: the LocalQueues of the ClusterQueues that order by it (an addition to schema 2, absent otherwise). */
+  readonly localQueues?: readonly PlanLocalQueue[];
   readonly trace: readonly PlanCycle[];
   /**
    * Decisions that hinged on a tie Kueue breaks by timing or by UID (equal timestamps at one-second

@@ -8,7 +8,7 @@ import type { Inventory, LabelSelector, ResourceGroupEntry } from '../context';
 import type { Gang } from '../gang';
 import { ClusterQueueJson, CohortJson, inventoryFromObjects, LocalQueueJson, ResourceFlavorJson } from '../inventory-objects';
 import type { JsonFields, RayObject } from '../kinds';
-import { formatQuantity, ResourceMap } from '../quantity';
+import { formatQuantity, quantityToNumber, ResourceMap } from '../quantity';
 import { isRecord } from '../ray-object';
 import { parseFairWeight, ShareUnits, shareUnitsOf } from './fair-share';
 import { WorkloadQueue } from './queue';
@@ -56,6 +56,8 @@ export interface Workload {
   /** Queue order timestamp (the arrival step: one second apart in the agreement suite). */
   readonly created: number;
   readonly localQueue?: string;
+  /** The LocalQueue's number in the plan (admission fair sharing orders by its usage). */
+  readonly lqIndex: number;
   readonly clusterQueue?: ClusterQueue;
   readonly clusterQueueName?: string;
   readonly priority: number;
@@ -96,8 +98,8 @@ export interface Workload {
 }
 
 export type WorkloadInit = Pick<Workload, 'id' | 'ref' | 'kind' | 'namespace' | 'name' | 'arrival' | 'created' | 'obj' | 'podSets' | 'state'>
-  & Partial<Pick<Workload, 'localQueue' | 'clusterQueue' | 'clusterQueueName' | 'priority' | 'priorityClass' | 'notQueued' | 'sliceOf' | 'pending'
-    | 'arrivalTime' | 'duration' | 'durationBound'>>;
+  & Partial<Pick<Workload, 'localQueue' | 'lqIndex' | 'clusterQueue' | 'clusterQueueName' | 'priority' | 'priorityClass' | 'notQueued' | 'sliceOf'
+    | 'pending' | 'arrivalTime' | 'duration' | 'durationBound'>>;
 
 export interface ResourceGroup {
   readonly covered: readonly string[];
@@ -142,9 +144,11 @@ export interface ClusterQueue extends QuotaNode {
   readonly preference?: string;
   readonly namespaceSelector: LabelSelector | null;
   readonly cohortName?: string;
+  /** `spec.admissionScope.admissionMode` asks for UsageBasedAdmissionFairSharing (it applies when the Configuration turns it on). */
+  readonly usageBasedAdmission: boolean;
   inactiveReason?: string;
-  /** Active and parked (inadmissible) workloads. */
-  readonly queue: WorkloadQueue<Workload>;
+  /** Active and parked (inadmissible) workloads; replaced by one ordered by LocalQueue usage before the first arrival when admission fair sharing applies. */
+  queue: WorkloadQueue<Workload>;
   /** BestEffortFIFO: the workload that issued preemptions stays at the head until admitted (Kueue#6929). */
   sticky?: Workload;
   /** Scheduling-equivalence hashes parked as inadmissible (Kueue >= 0.18, BestEffortFIFO). */
@@ -166,6 +170,13 @@ export interface LocalQueueTarget {
   readonly clusterQueue: string;
   /** stopPolicy Hold or HoldAndDrain. */
   readonly held: boolean;
+  /** `spec.fairSharing.weight` as Kueue's admission fair sharing reads it (AsApproximateFloat64), default 1. */
+  readonly weight: number;
+  /**
+   * `status.fairSharing.admissionFairSharingStatus` (a LocalQueue read from the cluster): the consumed history by
+   * resource name in base units (cores, bytes), and when it was last updated (RFC 3339).
+   */
+  readonly afsStatus?: { readonly consumed: ReadonlyMap<string, number>; readonly lastUpdate?: string };
 }
 
 export interface FlavorResourceName {
@@ -287,7 +298,10 @@ export function buildSnapshot(kueueObjects: readonly unknown[], gangs: ReadonlyA
   for (const n of inventory.namespaces) s.namespaces.set(n.name, { ...n.labels });
   for (const l of ofKind<LocalQueueJson>('LocalQueue')) {
     const held = l.spec?.stopPolicy === 'Hold' || l.spec?.stopPolicy === 'HoldAndDrain';
-    s.localQueues.set(`${l.metadata?.namespace ?? 'default'}/${l.metadata?.name}`, { clusterQueue: l.spec?.clusterQueue, held });
+    const where = `LocalQueue ${l.metadata?.namespace ?? 'default'}/${l.metadata?.name}`;
+    s.localQueues.set(`${l.metadata?.namespace ?? 'default'}/${l.metadata?.name}`, {
+      clusterQueue: l.spec?.clusterQueue, held, weight: localQueueWeight(l, where), afsStatus: afsStatusOf(l, where),
+    });
   }
   numberQuantities(s, gangs);
   for (const c of inventory.cohorts) cohortNode(s, c.name, c.resourceGroups);
@@ -373,6 +387,29 @@ function setQuotas(s: Snapshot, n: QuotaNode, groups: readonly ResourceGroupEntr
   }
 }
 
+/** A LocalQueue's fair-sharing weight as a float (LQWeightAsFloat64), refused as Kueue's webhook refuses it. */
+function localQueueWeight(l: LocalQueueJson, where: string): number {
+  const weight = (l.spec as { fairSharing?: { weight?: unknown } } | undefined)?.fairSharing?.weight;
+  return weight === undefined || weight === null ? 1 : parseFairWeight(weight, where).weight;
+}
+
+/** The LocalQueue's persisted admission fair sharing usage, when the object carries its status. */
+function afsStatusOf(l: LocalQueueJson, where: string): LocalQueueTarget['afsStatus'] {
+  const status = (l as { status?: { fairSharing?: { admissionFairSharingStatus?: unknown } } }).status?.fairSharing?.admissionFairSharingStatus;
+  if (!isRecord(status)) return undefined;
+  const consumed = new Map<string, number>();
+  const resources = isRecord(status.consumedResources) ? status.consumedResources : {};
+  for (const [r, q] of Object.entries(resources)) {
+    if (typeof q !== 'string' && typeof q !== 'number') continue;
+    try {
+      consumed.set(r, quantityToNumber(q));
+    } catch (e) {
+      throw new Error(`${where}: status.fairSharing.admissionFairSharingStatus.consumedResources[${r}]: ${(e as Error).message}`);
+    }
+  }
+  return { consumed, ...(typeof status.lastUpdate === 'string' ? { lastUpdate: status.lastUpdate } : {}) };
+}
+
 function setFairWeight(n: QuotaNode, weight: unknown, where: string): void {
   const w = parseFairWeight(weight, where);
   n.fairWeight = w.weight;
@@ -427,6 +464,8 @@ function addClusterQueue(s: Snapshot, c: ClusterQueueJson, resourceGroups: reado
     tryNextOnPreempt: (fungibility.whenCanPreempt ?? 'TryNextFlavor') === 'TryNextFlavor',
     preference: fungibility.preference,
     namespaceSelector: spec.namespaceSelector ?? null, cohortName,
+    usageBasedAdmission: (spec as { admissionScope?: { admissionMode?: unknown } }).admissionScope?.admissionMode
+      === 'UsageBasedAdmissionFairSharing',
     queue: new WorkloadQueue<Workload>(), parkedHashes: new Set(),
     admitted: new Set(), admittedByPriority: new Map(), admittedUsage: [],
     largestUsage: new Float64Array(size), memo: newSearchMemo(), requestsByShape: new Map(),

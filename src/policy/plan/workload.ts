@@ -9,7 +9,7 @@ import type { Workload, WorkloadInit } from './snapshot';
 export function newWorkload(i: WorkloadInit): Workload {
   return {
     id: i.id, ref: i.ref, kind: i.kind, namespace: i.namespace, name: i.name, arrival: i.arrival, created: i.created,
-    localQueue: i.localQueue, clusterQueue: i.clusterQueue, clusterQueueName: i.clusterQueueName, priority: i.priority ?? 0,
+    localQueue: i.localQueue, lqIndex: i.lqIndex ?? 0, clusterQueue: i.clusterQueue, clusterQueueName: i.clusterQueueName, priority: i.priority ?? 0,
     priorityClass: i.priorityClass, podSets: i.podSets, obj: i.obj,
     state: i.state, flavors: undefined, usage: new Map(), usageMask: 0, admittedAt: -1, evicted: false, victims: undefined, preemptedBy: [],
     pending: i.pending, notQueued: i.notQueued, sliceOf: i.sliceOf, evaluated: false, hash: 0,

@@ -105,15 +105,14 @@ test('the gates: from --feature-gates or featureGates, never both; a gate the ve
     .toThrow(/featureGates\[AdmissionFairSharing\]: "yes" is not true or false/);
 });
 
-test('the note: what is on, what of it the plan models and what not yet, and where it was read; none when both are off', () => {
+test('the note: what is on, how the plan models it, and where it was read; none when both are off', () => {
   const caps = kueueCapabilities('v0.19.2');
   const both = kueueConfigOf({ config: { apiVersion: V2, fairSharing: { preemptionStrategies: ['LessThanInitialShare'] },
     admissionFairSharing: { usageHalfLifeTime: '1h' } }, where }, caps);
   expect(kueueConfigNote(both, caps, where)).toBe(`Kueue v0.19.2 configuration read from ${where}: fair sharing on (preemption strategies `
     + 'LessThanInitialShare), admission fair sharing on (usageHalfLifeTime 3600 s, usageSamplingInterval 300 s). The plan orders each cohort\'s '
-    + 'heads and picks preemption victims by fair sharing\'s dominant resource shares, as Kueue does. Not modelled yet: admission fair sharing '
-    + '(the plan orders each ClusterQueue by priority, then arrival); where that decides, Kueue can order otherwise (docs/plan.md, '
-    + 'Simplifications).');
+    + 'heads and picks preemption victims by fair sharing\'s dominant resource shares, as Kueue does. ClusterQueues with admissionScope '
+    + 'UsageBasedAdmissionFairSharing order their workloads by LocalQueue usage, as Kueue does.');
   const fs = kueueConfigOf({ config: { apiVersion: V2, fairSharing: { preemptionStrategies: ['LessThanInitialShare'] } }, where }, caps);
   expect(kueueConfigNote(fs, caps, where)).toBe(`Kueue v0.19.2 configuration read from ${where}: fair sharing on (preemption strategies `
     + 'LessThanInitialShare). The plan orders each cohort\'s heads and picks preemption victims by fair sharing\'s dominant resource shares, as '

@@ -51,3 +51,39 @@ describe('WorkloadQueue', () => {
     expect(drain(q)).toEqual(['a', 'b']);
   });
 });
+
+describe('WorkloadQueue with admission fair sharing (LocalQueue usage first)', () => {
+  interface L extends W { readonly lqIndex: number }
+  const l = (name: string, priority: number, created: number, hash: number, lqIndex: number): L => ({ name, priority, created, hash, lqIndex });
+  const drainL = (q: WorkloadQueue<L>, first?: L) => {
+    const out: string[] = [];
+    for (let x = q.pop(first); x; x = q.pop()) out.push(x.name);
+    return out;
+  };
+
+  test('the idler LocalQueue first, above priority and the sticky workload; equal usage falls back to sticky, priority, creation', () => {
+    const usage = [5, 1, 5];
+    const q = new WorkloadQueue<L>((i) => usage[i]);
+    const sticky = l('busy-sticky', 1, 9, 4, 0);
+    for (const x of [l('busy-high', 9, 1, 1, 0), l('idle-low', 1, 2, 2, 1), sticky, l('other-mid', 5, 3, 3, 2)]) q.push(x);
+    expect(q.pop(sticky)?.name).toBe('idle-low');
+    // LocalQueues 0 and 2 tie: the sticky one, then priority.
+    expect(drainL(q, sticky)).toEqual(['busy-sticky', 'busy-high', 'other-mid']);
+  });
+
+  test('equivalent workloads of two LocalQueues are grouped apart, parked together, and requeued to their own groups', () => {
+    const usage = [3, 2];
+    const q = new WorkloadQueue<L>((i) => usage[i]);
+    for (const x of [l('a1', 5, 1, 7, 0), l('b1', 5, 2, 7, 1), l('a2', 5, 3, 7, 0), l('b2', 5, 4, 7, 1)]) q.push(x);
+    // Same hash: Kueue's bulk move parks the workloads of both LocalQueues.
+    q.parkHash(7);
+    expect(q.size).toBe(0);
+    q.requeueParked();
+    expect(q.size).toBe(4);
+    // Each LocalQueue's oldest is its group's head; the usage changes between pops.
+    expect(q.pop()?.name).toBe('b1');
+    usage[1] = 4;
+    expect(q.pop()?.name).toBe('a1');
+    expect(drainL(q)).toEqual(['a2', 'b2']);
+  });
+});
