@@ -1,12 +1,16 @@
-// The plan with fair sharing on against a real Kueue started with fair sharing on (issue 44), per buildable Kueue
-// version: etcd + kube-apiserver + Kueue with the KubeRay CRDs and no operator, as the plan-agreement suite runs. The
-// Configuration is the one each version reads (v1beta1 `fairSharing.enable` on 0.14, the v1beta2 section's presence
-// from 0.15), and the plan reads it as the CLI reads the files' install (kueueConfigOf). The fixed fair-sharing timeline
-// scenarios run side by side (support/timeline-agreement.ts): each workload's arrivals, admissions, preemptions and
-// finishes, what it waited for and its pending reason are compared with the plan.
+// The plan with fair sharing and admission fair sharing on against a real Kueue started with both (issue 44), per
+// buildable Kueue version: etcd + kube-apiserver + Kueue with the KubeRay CRDs and no operator, as the plan-agreement
+// suite runs. The Configuration is the one each version reads (v1beta1 `fairSharing.enable` on 0.14, the v1beta2
+// section's presence from 0.15; the AdmissionFairSharing gate turned on, which 0.14 has off), and the plan reads it as
+// the CLI reads the files' install (kueueConfigOf). Admission fair sharing applies only to the ClusterQueues that ask for
+// it, so its scenarios share the control plane with the fair-sharing ones. The fixed timeline scenarios run side by side
+// (support/timeline-agreement.ts): each workload's arrivals, admissions, preemptions and finishes, what it waited for
+// and its pending reason are compared with the plan.
 import { kueueConfigOf, simulatePlan } from '../../src/policy/plan';
 import { CONFIG_V1BETA1, CONFIG_V1BETA2, compareVersions, kueueCapabilities } from '../../src/policy/versions';
-import { fairSharingLoopScenario, fairSharingTimelineScenarios } from '../policy/plan/fair-sharing-scenarios';
+import {
+  admissionFairSharingTimelineScenarios, AGREEMENT_AFS, fairSharingLoopScenario, fairSharingTimelineScenarios,
+} from '../policy/plan/fair-sharing-scenarios';
 import { isolate } from '../policy/plan/scenarios';
 import { applyQueues } from './support/agreement';
 import { isAdmitted, waitFor } from './support/kube';
@@ -18,14 +22,17 @@ const { pairs, skipped } = e2ePairs();
 if (skipped) process.stdout.write(`[fair-sharing-agreement] skipped: ${skipped}\n`);
 
 const STRATEGIES = ['LessThanOrEqualToFinalShare', 'LessThanInitialShare'];
+/** Turned on where it is off by default (0.14), and given to the plan as the manager's args. */
+const GATES = { AdmissionFairSharing: true };
 
-/** The manager Configuration with fair sharing on, in the apiVersion the version reads. */
+/** The manager Configuration with fair sharing and admission fair sharing on, in the apiVersion the version reads. */
 function fairSharingConfiguration(kueue: string): Record<string, any> {
   const v2 = kueueCapabilities(kueue).configApiVersions.includes(CONFIG_V1BETA2);
   const frameworks = ['ray.io/rayjob', 'ray.io/raycluster', ...(compareVersions(kueue, 'v0.17.0') >= 0 ? ['ray.io/rayservice'] : [])];
   return {
     apiVersion: v2 ? CONFIG_V1BETA2 : CONFIG_V1BETA1, kind: 'Configuration',
     fairSharing: v2 ? { preemptionStrategies: STRATEGIES } : { enable: true, preemptionStrategies: STRATEGIES },
+    admissionFairSharing: AGREEMENT_AFS,
     integrations: { frameworks },
   };
 }
@@ -36,27 +43,29 @@ const describeVersions = list.length ? describe.each(list) : describe.skip.each(
 describeVersions('the plan with fair sharing agrees with Kueue %s (KubeRay %s CRDs, no operator)', (kueue, kubeRay) => {
   let cluster: TestCluster;
   const configuration = fairSharingConfiguration(kueue);
-  const kueueConfig = kueueConfigOf({ config: configuration, where: 'the test control plane' }, kueueCapabilities(kueue));
+  const kueueConfig = kueueConfigOf({ config: configuration, args: ['--feature-gates=AdmissionFairSharing=true'],
+    where: 'the test control plane' }, kueueCapabilities(kueue));
   beforeAll(async () => {
-    cluster = await TestCluster.start({ kueue, kubeRay, kubeRayOperator: false, kueueConfiguration: configuration });
+    cluster = await TestCluster.start({ kueue, kubeRay, kubeRayOperator: false, kueueConfiguration: configuration, kueueFeatureGates: GATES });
   }, 300000);
   afterAll(async () => {
     await cluster?.stop();
   });
 
-  test('the scenarios are ones fair sharing decides: planned without it, the first and the last go otherwise', () => {
+  test('the scenarios are ones fair sharing and admission fair sharing decide: planned without them, they go otherwise', () => {
     expect(kueueConfig.fairSharing?.preemptionStrategies).toEqual(STRATEGIES);
+    expect(kueueConfig.admissionFairSharing?.usageSamplingInterval).toBe(120 * 3600);
     const [lowerShare, , hierarchical] = fairSharingTimelineScenarios(kueue);
-    for (const s of [lowerShare, hierarchical]) {
+    for (const s of [lowerShare, hierarchical, ...admissionFairSharingTimelineScenarios(kueue)]) {
       const events = (config?: typeof kueueConfig) => simulatePlan({ kueueObjects: s.objects, arrivals: s.arrivals, kueueVersion: kueue,
         kueueConfig: config, trace: false }).workloads.map((w) => `${w.name} ${w.events.map((e) => `${e.event}@${e.at}`).join(' ')}`);
       expect(events(kueueConfig)).not.toEqual(events());
     }
   });
 
-  test('fixed fair-sharing timelines: each workload\'s events, waits and pending reason', async () => {
+  test('fixed fair-sharing and admission fair sharing timelines: each workload\'s events, waits and pending reason', async () => {
     const t0 = Date.now();
-    const scenarios = fairSharingTimelineScenarios(kueue);
+    const scenarios = [...fairSharingTimelineScenarios(kueue), ...admissionFairSharingTimelineScenarios(kueue)];
     const results = await runTimelineBatch(cluster, kueue, scenarios, 0, kueueConfig);
     const failed = results.filter((r) => r.diffs.length);
     for (const f of failed) {

@@ -12,9 +12,11 @@
 import { planToText } from '../../../src/plan/text';
 import { simulatePlan } from '../../../src/policy/plan';
 import { AfsLedger, alphaRate, decayedConsumed } from '../../../src/policy/plan/afs';
-import { kueueConfigOf } from '../../../src/policy/plan/kueue-config';
+import { KueueConfig, kueueConfigOf } from '../../../src/policy/plan/kueue-config';
 import type { PlanResult } from '../../../src/policy/plan/schema';
 import { CONFIG_V1BETA2, kueueCapabilities } from '../../../src/policy/versions';
+import { admissionFairSharingTimelineScenarios, AGREEMENT_AFS } from './fair-sharing-scenarios';
+import type { PlanScenario } from './scenarios';
 
 const V = 'v0.19.2';
 const API = 'kueue.x-k8s.io/v1beta2';
@@ -307,5 +309,21 @@ describe('admission fair sharing by Kueue version', () => {
     const old = at('v0.13.4', { 'lq-a': '8', 'lq-b': '2' }, lessActive);
     expect(admitted(old)).toEqual(['wl-a1']);
     expect(old.notes.join('\n')).toContain('Kueue v0.13.4 reads LocalQueue usage from the LocalQueues\' status, which the plan does not model');
+  });
+});
+
+describe('the agreement scenarios (admissionFairSharingTimelineScenarios)', () => {
+  test.each(['v0.14.8', 'v0.17.0', 'v0.19.2'])('on %s: turns and usage above priority; classically the other order', (version) => {
+    const caps = kueueCapabilities(version);
+    const kueueConfig = kueueConfigOf({ config: { apiVersion: caps.configApiVersions.at(-1), kind: 'Configuration',
+      admissionFairSharing: AGREEMENT_AFS }, args: ['--feature-gates=AdmissionFairSharing=true'], where: 'test' }, caps);
+    const starts = (s: PlanScenario, config?: KueueConfig) => simulatePlan({ kueueObjects: s.objects, arrivals: s.arrivals, kueueVersion: version,
+      kueueConfig: config }).workloads.filter((w) => w.admittedAt !== null).sort((x, y) => x.admittedAt! - y.admittedAt!)
+      .map((w) => `${w.name}@${w.admittedAt! / 60}m`);
+    const [turns, abovePriority] = admissionFairSharingTimelineScenarios(version);
+    expect(starts(turns, kueueConfig)).toEqual(['a1@0m', 'b1@10m', 'a2@20m', 'b2@30m', 'a3@40m']);
+    expect(starts(turns)).toEqual(['a1@0m', 'a2@10m', 'a3@20m', 'b1@30m', 'b2@40m']);
+    expect(starts(abovePriority, kueueConfig)).toEqual(['a1@0m', 'b-low@10m', 'a-high@15m']);
+    expect(starts(abovePriority)).toEqual(['a1@0m', 'a-high@10m', 'b-low@15m']);
   });
 });

@@ -75,3 +75,41 @@ export function fairSharingLoopScenario(kueueVersion: string): PlanScenario {
       rayCluster('j2', { lq: 'lq-1', priority: 'high', headCpu: '2', workers: [worker(2, '1')] })],
   };
 }
+
+/**
+ * The manager's admission fair sharing for the agreement: half-life a week and sampling every five days, so that within
+ * a test (minutes of real time, an hour of the plan's) no sampling reconcile runs and the decay at each settlement is
+ * under a percent: what orders the queues is the entry penalty (1 - 0.5^(120/168) = 0.31 of each admission's requests),
+ * the same in real and in scaled time. Memory weighs nothing (the scenarios request CPU only).
+ */
+export const AGREEMENT_AFS = { usageHalfLifeTime: '168h', usageSamplingInterval: '120h', resourceWeights: { memory: 0 } };
+
+/**
+ * Admission fair sharing scenarios on the timeline (issue 44, stage 5): a ClusterQueue with
+ * UsageBasedAdmissionFairSharing that runs one 4-CPU job at a time, where the LocalQueue usage decides who starts
+ * when quota comes back (the classical order decides otherwise in both).
+ */
+export function admissionFairSharingTimelineScenarios(kueueVersion: string): PlanScenario[] {
+  const b = builder(kueueVersion);
+  const cq = () => {
+    const o = clusterQueue(b, 'cq', { quotas: [{ flavor: 'f', cpu: '4' }] });
+    o.spec.admissionScope = { admissionMode: 'UsageBasedAdmissionFairSharing' };
+    return o;
+  };
+  const base = [flavor(b, 'f'), wpc(b, 'low', 10), wpc(b, 'high', 100), cq(), localQueue(b, 'qa', 'cq'), localQueue(b, 'qb', 'cq')];
+  const job = (name: string, lq: string, priority?: string) => rayCluster(name, { lq, priority, headCpu: '4' });
+  return [
+    // a1 runs; a2, a3, then b1, b2 wait. When quota comes back the idler queue goes first: b1 at 10m (qa paid a1's
+    // penalty), a2 at 20m (qb paid b1's, a little more after its decay), b2 at 30m, a3 at 40m. Classically a2, a3, b1, b2.
+    {
+      name: 'afs-take-turns', objects: base,
+      arrivals: [timed(job('a1', 'qa'), 0, 10), timed(job('a2', 'qa'), 1, 10), timed(job('a3', 'qa'), 2, 10), timed(job('b1', 'qb'), 3, 10),
+        timed(job('b2', 'qb'), 4, 10)],
+    },
+    // qa's a1 runs; b-low (qb) and a-high (qa) wait. At 10m b-low starts: the LocalQueue usage ranks above priority.
+    {
+      name: 'afs-above-priority', objects: base,
+      arrivals: [timed(job('a1', 'qa', 'high'), 0, 10), timed(job('b-low', 'qb', 'low'), 1, 5), timed(job('a-high', 'qa', 'high'), 2, 5)],
+    },
+  ];
+}
