@@ -263,7 +263,15 @@ class FairSearch {
     : { fits: boolean; targets: Target[]; retry: Workload[] } {
     const ordering = new TargetOrdering(this.cq, candidates, (n) => this.drs(n), this.options.arithmetic);
     const targets: Target[] = [];
+    // The retry list: Kueue lists every candidate the first strategy passed over, but the second strategy reads only each
+    // ClusterQueue's first (it takes at most one per ClusterQueue, the head), so only that one is kept.
     const retry: Workload[] = [];
+    const retried = new Set<ClusterQueue>();
+    const passOver = (x: Workload) => {
+      if (retried.has(x.clusterQueue!)) return;
+      retried.add(x.clusterQueue!);
+      retry.push(x);
+    };
     // Within nominal on every contested flavor/resource, the request included: reclaim regardless of the shares.
     const withinNominal = this.options.withinNominalBypass && this.contested.every((fr) => !borrowingWith(this.cq, fr, 0));
     for (const t of ordering.targets()) {
@@ -285,7 +293,7 @@ class FairSearch {
       // it fails for every candidate there. Kueue tests each and puts them all on the retry list, of which the second
       // strategy reads each ClusterQueue's first: the head alone gives the same outcome.
       if (!STRATEGY[strategy](preemptorNew, targetOld, targetOld)) {
-        retry.push(ordering.pop(t));
+        passOver(ordering.pop(t));
         ordering.drop(t);
         continue;
       }
@@ -295,7 +303,7 @@ class FairSearch {
       while (ordering.hasWorkload(t)) {
         const x = ordering.pop(t);
         if (failed?.has(x.usage)) {
-          retry.push(x);
+          passOver(x);
           continue;
         }
         this.stash.keep(x.clusterQueue!);
@@ -305,7 +313,7 @@ class FairSearch {
         this.stash.restore();
         if (!STRATEGY[strategy](preemptorNew, targetOld, targetNew)) {
           (failed ??= new Set()).add(x.usage);
-          retry.push(x);
+          passOver(x);
           continue;
         }
         remove(x);
