@@ -16,7 +16,12 @@ import { applyQueues } from './support/agreement';
 import { isAdmitted, waitFor } from './support/kube';
 import { TestCluster } from './support/cluster';
 import { agreementPairs, e2ePairs } from './support/pairs';
+import { randomTimelineScenarios } from '../policy/plan/timeline-scenarios';
 import { runTimelineBatch } from './support/timeline-agreement';
+
+// Random timelines planned with fair sharing on, from the plan-agreement suite's seed (CI replays a fixed one).
+const RANDOM = Number(process.env.FAIR_SHARING_SCENARIOS ?? 8);
+const SEED = Number(process.env.PLAN_AGREEMENT_SEED ?? (Date.now() % 1_000_000));
 
 const { pairs, skipped } = e2ePairs();
 if (skipped) process.stdout.write(`[fair-sharing-agreement] skipped: ${skipped}\n`);
@@ -63,16 +68,18 @@ describeVersions('the plan with fair sharing agrees with Kueue %s (KubeRay %s CR
     }
   });
 
-  test('fixed fair-sharing and admission fair sharing timelines: each workload\'s events, waits and pending reason', async () => {
+  test(`fixed fair-sharing and admission fair sharing timelines, and ${RANDOM} random ones (seed ${SEED}): each workload's events, waits and `
+    + 'pending reason', async () => {
     const t0 = Date.now();
-    const scenarios = [...fairSharingTimelineScenarios(kueue), ...admissionFairSharingTimelineScenarios(kueue)];
+    const random = randomTimelineScenarios(kueue, SEED, RANDOM, kueueConfig);
+    const scenarios = [...fairSharingTimelineScenarios(kueue), ...admissionFairSharingTimelineScenarios(kueue), ...random.scenarios];
     const results = await runTimelineBatch(cluster, kueue, scenarios, 0, kueueConfig);
     const failed = results.filter((r) => r.diffs.length);
     for (const f of failed) {
       process.stdout.write(`[fair-sharing-agreement] DISAGREE ${kueue} ${f.scenario.name}:\n${f.diffs.map((d) => `    ${d}`).join('\n')}\n`);
     }
-    process.stdout.write(`[fair-sharing-agreement] Kueue ${kueue}: ${results.length - failed.length}/${results.length} agree in `
-      + `${((Date.now() - t0) / 1000).toFixed(0)} s\n`);
+    process.stdout.write(`[fair-sharing-agreement] Kueue ${kueue}: ${results.length - failed.length}/${results.length} agree (${RANDOM} random `
+      + `from seed ${SEED}, ${random.skipped} skipped as timing-ambiguous) in ${((Date.now() - t0) / 1000).toFixed(0)} s\n`);
     expect(failed.map((f) => `${f.scenario.name}: ${f.diffs.join('; ')}`)).toEqual([]);
   }, 600000);
 

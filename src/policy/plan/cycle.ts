@@ -264,6 +264,10 @@ export class PlanSimulator extends QueueManager {
       victim.pending = { category: 'not-evaluated', message: 'preempted; requeued', shortfalls: [] };
       // KubeRay deletes a suspended object's cluster: admitted again, it starts over.
       victim.startedAt = -1;
+      // What it waited for (or preempted) before belongs to the admission that ended: admitted again, it waited only for
+      // what released quota then (random timeline 4280 on the real Kueue v0.19.2: j1 preempted j0, was preempted by j3,
+      // and was admitted again when j3 finished, having waited for j3 alone).
+      victim.waitsFor = [];
       this.clock.event(victim, 'preempted');
       this.clock.released(victim);
       this.push(victim);

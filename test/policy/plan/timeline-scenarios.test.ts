@@ -40,6 +40,13 @@ test('a workload that waited, then preempted, waited for both the finish and its
   expect(at('c').waitsFor).toEqual(['RayCluster plan/a', 'RayCluster plan/b']);
 });
 
+test('a preemptor preempted in turn waits, when admitted again, only for what freed quota then', () => {
+  const { at, story } = plan('timeline-readmitted-waits-anew');
+  expect(story('j1')).toBe('arrived@0m admitted@0m preempted@3m admitted@6m finished@10m');
+  expect(at('j1').waitsFor).toEqual(['RayCluster plan/j3']);
+  expect(at('j0').waitsFor).toEqual(['RayCluster plan/j1']);
+});
+
 test('BestEffortFIFO lets the small job pass; StrictFIFO keeps it behind', () => {
   expect(plan('timeline-best-effort-small-passes').story('c')).toBe('arrived@2m admitted@2m finished@7m');
   expect(plan('timeline-best-effort-small-passes').story('b')).toBe('arrived@1m admitted@10m finished@20m');

@@ -4,7 +4,7 @@
  * (expected-duration), in whole minutes. The fixed ones are the stories the timeline must tell right; the random
  * ones are the random plan scenarios with times drawn from the same seed.
  */
-import { simulatePlan, type PlanResult } from '../../../src/policy/plan';
+import { simulatePlan, type KueueConfig, type PlanResult } from '../../../src/policy/plan';
 import { builder, clusterQueue, CQSpec, flavor, localQueue, PlanScenario, prng, randomScenario, rayCluster, toyRayJob, wpc } from './scenarios';
 
 /** The object with its arrival and expected duration, in minutes after the plan's start. */
@@ -43,6 +43,11 @@ export function fixedTimelineScenarios(kueueVersion: string): PlanScenario[] {
     // c waits; when a finishes it still needs b's quota and preempts b: it waited for both.
     one('timeline-waits-then-preempts', { quotas: [{ flavor: 'f1', cpu: '4' }], within: 'LowerPriority' },
       [timed(rc('a', 'lq', 1.5, 'high'), 0, 3), timed(rc('b', 'lq', 2, 'low'), 0, 8), timed(rc('c', 'lq', 3, 'mid'), 0, 5)]),
+    // A preemptor preempted in turn: j1 preempts j0 at once, j3 preempts j1 at 3m; at 6m j1 starts again, having waited for
+    // j3 alone (random timeline 4280, where the plan also named j0).
+    one('timeline-readmitted-waits-anew', { quotas: [{ flavor: 'f1', cpu: '2' }], within: 'LowerOrNewerEqualPriority' },
+      [timed(rc('j0', 'lq', 1.5, 'low'), 0, 7), timed(rc('j1', 'lq', 2, 'mid'), 0, 4), timed(rc('j2', 'lq', 1.5, 'low'), 1, 3),
+        timed(rc('j3', 'lq', 1.5, 'high'), 3, 3)]),
     // StrictFIFO: c waits behind b; both start when a finishes.
     one('timeline-strict-fifo-waits', { quotas: [{ flavor: 'f1', cpu: '4' }], strict: true },
       [timed(rc('a', 'lq', 3), 0, 10), timed(rc('b', 'lq', 3), 1, 10), timed(rc('c', 'lq', 1), 2, 5)]),
@@ -76,13 +81,17 @@ export function timelineAmbiguity(plan: PlanResult): string | undefined {
   return both ? `${both[1].join(' and ')} finish at ${both[0]} s` : undefined;
 }
 
-/** Random timeline scenarios from `seed` on, skipping the ambiguous ones. */
-export function randomTimelineScenarios(kueueVersion: string, seed: number, count: number): { scenarios: PlanScenario[]; skipped: number } {
+/**
+ * Random timeline scenarios from `seed` on, skipping the ambiguous ones (as planned with `kueueConfig`: fair sharing
+ * has ties and loops of its own).
+ */
+export function randomTimelineScenarios(kueueVersion: string, seed: number, count: number, kueueConfig?: KueueConfig)
+  : { scenarios: PlanScenario[]; skipped: number } {
   const scenarios: PlanScenario[] = [];
   let skipped = 0;
   for (let s = seed; scenarios.length < count; s++) {
     const sc = randomTimelineScenario(kueueVersion, s);
-    if (timelineAmbiguity(simulatePlan({ kueueObjects: sc.objects, arrivals: sc.arrivals, kueueVersion, trace: false }))) skipped++;
+    if (timelineAmbiguity(simulatePlan({ kueueObjects: sc.objects, arrivals: sc.arrivals, kueueVersion, trace: false, kueueConfig }))) skipped++;
     else scenarios.push(sc);
   }
   return { scenarios, skipped };
