@@ -9,7 +9,7 @@
 import { kueueConfigOf, simulatePlan } from '../../src/policy/plan';
 import { CONFIG_V1BETA1, CONFIG_V1BETA2, compareVersions, kueueCapabilities } from '../../src/policy/versions';
 import {
-  admissionFairSharingTimelineScenarios, AGREEMENT_AFS, fairSharingLoopScenario, fairSharingTimelineScenarios,
+  admissionFairSharingTimelineScenarios, AGREEMENT_AFS, fairSharingLoopScenario, fairSharingTimelineScenarios, randomFairSharingTimelineScenario,
 } from '../policy/plan/fair-sharing-scenarios';
 import { isolate } from '../policy/plan/scenarios';
 import { applyQueues } from './support/agreement';
@@ -71,7 +71,7 @@ describeVersions('the plan with fair sharing agrees with Kueue %s (KubeRay %s CR
   test(`fixed fair-sharing and admission fair sharing timelines, and ${RANDOM} random ones (seed ${SEED}): each workload's events, waits and `
     + 'pending reason', async () => {
     const t0 = Date.now();
-    const random = randomTimelineScenarios(kueue, SEED, RANDOM, kueueConfig);
+    const random = randomTimelineScenarios(kueue, SEED, RANDOM, kueueConfig, randomFairSharingTimelineScenario);
     const scenarios = [...fairSharingTimelineScenarios(kueue), ...admissionFairSharingTimelineScenarios(kueue), ...random.scenarios];
     const results = await runTimelineBatch(cluster, kueue, scenarios, 0, kueueConfig);
     const failed = results.filter((r) => r.diffs.length);

@@ -3,8 +3,8 @@
  * against a real Kueue started with fair sharing on: each is one where the tournament's order decides who starts
  * when quota comes back, and the first two are ones where the classical order decides otherwise.
  */
-import { builder, clusterQueue, cohort, flavor, localQueue, PlanScenario, rayCluster, wpc } from './scenarios';
-import { timed } from './timeline-scenarios';
+import { builder, clusterQueue, cohort, flavor, localQueue, PlanScenario, prng, rayCluster, wpc } from './scenarios';
+import { randomTimelineScenario, timed } from './timeline-scenarios';
 
 const rc = (name: string, lq: string, cpu: number) => rayCluster(name, { lq, headCpu: String(cpu) });
 
@@ -112,4 +112,19 @@ export function admissionFairSharingTimelineScenarios(kueueVersion: string): Pla
       arrivals: [timed(job('a1', 'qa', 'high'), 0, 10), timed(job('b-low', 'qb', 'low'), 1, 5), timed(job('a-high', 'qa', 'high'), 2, 5)],
     },
   ];
+}
+
+/** Fair-sharing weights the random scenarios draw from (0: never ahead while borrowing). */
+const WEIGHTS = ['0.5', '1', '1', '2', '4'];
+
+/**
+ * A random timeline scenario (randomTimelineScenario) whose ClusterQueues get fair-sharing weights from the seed, so
+ * that the shares, not only the usage, decide; the same seed always gives the same scenario.
+ */
+export function randomFairSharingTimelineScenario(kueueVersion: string, seed: number): PlanScenario {
+  const s = randomTimelineScenario(kueueVersion, seed);
+  const r = prng(seed ^ 0xfa125);
+  const objects = s.objects.map((o: any) => (o.kind !== 'ClusterQueue' ? o
+    : { ...o, spec: { ...o.spec, fairSharing: { weight: WEIGHTS[Math.floor(r() * WEIGHTS.length)] } } }));
+  return { name: `fs-${s.name}`, objects, arrivals: s.arrivals };
 }

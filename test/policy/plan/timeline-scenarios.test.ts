@@ -1,6 +1,7 @@
 // The fixed timeline scenarios tell their stories in the plan (the agreement suite then holds the real Kueue to the
 // same events), and the random ones skip what Kueue decides by timing.
 import { simulatePlan } from '../../../src/policy/plan';
+import { randomFairSharingTimelineScenario } from './fair-sharing-scenarios';
 import { fixedTimelineScenarios, randomTimelineScenario, randomTimelineScenarios, timelineAmbiguity } from './timeline-scenarios';
 
 const KUEUE = 'v0.19.2';
@@ -64,4 +65,14 @@ test('random timeline scenarios carry times from their seed, and the ambiguous o
   for (const sc of scenarios) {
     expect(timelineAmbiguity(simulatePlan({ kueueObjects: sc.objects, arrivals: sc.arrivals, kueueVersion: KUEUE, trace: false }))).toBeUndefined();
   }
+});
+
+test('random fair-sharing timelines: the random timeline with a weight per ClusterQueue, the same for a seed', () => {
+  const s = randomFairSharingTimelineScenario(KUEUE, 21);
+  expect(randomFairSharingTimelineScenario(KUEUE, 21)).toEqual(s);
+  const plain = randomTimelineScenario(KUEUE, 21);
+  expect(s.arrivals).toEqual(plain.arrivals);
+  const weights = s.objects.filter((o: any) => o.kind === 'ClusterQueue').map((o: any) => o.spec.fairSharing.weight);
+  expect(weights.length).toBeGreaterThan(0);
+  for (const w of weights) expect(['0.5', '1', '2', '4']).toContain(w);
 });

@@ -85,12 +85,12 @@ export function timelineAmbiguity(plan: PlanResult): string | undefined {
  * Random timeline scenarios from `seed` on, skipping the ambiguous ones (as planned with `kueueConfig`: fair sharing
  * has ties and loops of its own).
  */
-export function randomTimelineScenarios(kueueVersion: string, seed: number, count: number, kueueConfig?: KueueConfig)
-  : { scenarios: PlanScenario[]; skipped: number } {
+export function randomTimelineScenarios(kueueVersion: string, seed: number, count: number, kueueConfig?: KueueConfig,
+  make: (kueueVersion: string, seed: number) => PlanScenario = randomTimelineScenario): { scenarios: PlanScenario[]; skipped: number } {
   const scenarios: PlanScenario[] = [];
   let skipped = 0;
   for (let s = seed; scenarios.length < count; s++) {
-    const sc = randomTimelineScenario(kueueVersion, s);
+    const sc = make(kueueVersion, s);
     if (timelineAmbiguity(simulatePlan({ kueueObjects: sc.objects, arrivals: sc.arrivals, kueueVersion, trace: false, kueueConfig }))) skipped++;
     else scenarios.push(sc);
   }
