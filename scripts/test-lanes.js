@@ -50,7 +50,7 @@ const POOL_SECONDS = {
   'test/e2e/scenarios.e2e.test.ts': 261, 'test/e2e/multikueue.e2e.test.ts': 248, 'test/attack/tenants.e2e.test.ts': 187,
   'test/node/network-policy.e2e.test.ts': 173, 'test/e2e/install.e2e.test.ts': 81, 'test/e2e/tenant-namespace.e2e.test.ts': 76,
   'test/cli/check-corpus.test.ts': 68, 'test/install/install.test.ts': 67, 'test/e2e/reconciler.e2e.test.ts': 62,
-  'test/e2e/install-settings.e2e.test.ts': 61, 'test/e2e/fair-sharing-agreement.e2e.test.ts': 130,
+  'test/e2e/install-settings.e2e.test.ts': 61, 'test/e2e/fair-sharing-agreement.e2e.test.ts': 250,
   'test/e2e/testcluster-ports.e2e.test.ts': 90, 'test/e2e/kueue-setup.e2e.test.ts': 60, 'test/e2e/watched-collection.e2e.test.ts': 20,
 };
 

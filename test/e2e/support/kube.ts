@@ -134,6 +134,17 @@ export class KubeClient {
   }
 
   request(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<{ status: number; body: any }> {
+    return this.send(method, path, body, contentType, true);
+  }
+
+  /**
+   * One request. A kept-alive socket the server closed while idle (kube-apiserver closes idle connections) can be
+   * handed out just as the server's FIN arrives: the request then fails with ECONNRESET ("socket hang up") before the
+   * server read it. Node documents this race (http.ClientRequest reusedSocket) and the remedy, which is to send the
+   * request again on a fresh socket: once, and only when the socket was reused (the plan-agreement timelines met it in a CI
+   * run at the start of a test, after the previous test of the file had run for 95 s).
+   */
+  private send(method: string, path: string, body: unknown, contentType: string, retry: boolean): Promise<{ status: number; body: any }> {
     return new Promise((resolve, reject) => {
       const data = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
       const req = https.request({
@@ -149,7 +160,10 @@ export class KubeClient {
           resolve({ status: res.statusCode ?? 0, body: parsed });
         });
       });
-      req.on('error', reject);
+      req.on('error', (e: NodeJS.ErrnoException) => {
+        if (retry && req.reusedSocket && e.code === 'ECONNRESET') resolve(this.send(method, path, body, contentType, false));
+        else reject(e);
+      });
       req.on('timeout', () => req.destroy(new Error(`${method} ${path} timed out`)));
       if (data !== undefined) req.write(data);
       req.end();

@@ -313,7 +313,7 @@ describe('admission fair sharing by Kueue version', () => {
 });
 
 describe('the agreement scenarios (admissionFairSharingTimelineScenarios)', () => {
-  test.each(['v0.14.8', 'v0.17.0', 'v0.19.2'])('on %s: turns and usage above priority; classically the other order', (version) => {
+  test.each(['v0.14.8', 'v0.17.0', 'v0.19.2'])('on %s: weighted turns and usage above priority; classically the other order', (version) => {
     const caps = kueueCapabilities(version);
     const kueueConfig = kueueConfigOf({ config: { apiVersion: caps.configApiVersions.at(-1), kind: 'Configuration',
       admissionFairSharing: AGREEMENT_AFS }, args: ['--feature-gates=AdmissionFairSharing=true'], where: 'test' }, caps);
@@ -321,8 +321,8 @@ describe('the agreement scenarios (admissionFairSharingTimelineScenarios)', () =
       kueueConfig: config }).workloads.filter((w) => w.admittedAt !== null).sort((x, y) => x.admittedAt! - y.admittedAt!)
       .map((w) => `${w.name}@${w.admittedAt! / 60}m`);
     const [turns, abovePriority] = admissionFairSharingTimelineScenarios(version);
-    expect(starts(turns, kueueConfig)).toEqual(['a1@0m', 'b1@10m', 'a2@20m', 'b2@30m', 'a3@40m']);
-    expect(starts(turns)).toEqual(['a1@0m', 'a2@10m', 'a3@20m', 'b1@30m', 'b2@40m']);
+    expect(starts(turns, kueueConfig)).toEqual(['a1@0m', 'b1@10m', 'b2@20m', 'a2@30m']);
+    expect(starts(turns)).toEqual(['a1@0m', 'a2@10m', 'b1@20m', 'b2@30m']);
     expect(starts(abovePriority, kueueConfig)).toEqual(['a1@0m', 'b-low@10m', 'a-high@15m']);
     expect(starts(abovePriority)).toEqual(['a1@0m', 'a-high@10m', 'b-low@15m']);
   });

@@ -96,15 +96,22 @@ export function admissionFairSharingTimelineScenarios(kueueVersion: string): Pla
     o.spec.admissionScope = { admissionMode: 'UsageBasedAdmissionFairSharing' };
     return o;
   };
+  const weighted = (name: string, weight: string) => {
+    const o = localQueue(b, name, 'cq');
+    o.spec.fairSharing = { weight };
+    return o;
+  };
   const base = [flavor(b, 'f'), wpc(b, 'low', 10), wpc(b, 'high', 100), cq(), localQueue(b, 'qa', 'cq'), localQueue(b, 'qb', 'cq')];
   const job = (name: string, lq: string, priority?: string) => rayCluster(name, { lq, priority, headCpu: '4' });
+  // Every decision below is apart by at least half a penalty (0.62 CPU): the decay terms, which differ between the plan's
+  // scaled time and the real seconds (and, before 0.19, with the Workload's path to Admitted: kueue#12539), are 1e-4 to
+  // 3e-3. Two queues that each paid one penalty would tie up to those terms, and the real order would be timing's.
   return [
-    // a1 runs; a2, a3, then b1, b2 wait. When quota comes back the idler queue goes first: b1 at 10m (qa paid a1's
-    // penalty), a2 at 20m (qb paid b1's, a little more after its decay), b2 at 30m, a3 at 40m. Classically a2, a3, b1, b2.
+    // qb weighs 2. a1 runs; a2, then b1 and b2 wait. At 10m b1 (qa paid a1's penalty, qb nothing), at 20m b2 (qb's one
+    // penalty counts half), at 30m a2. Classically a2, b1, b2 by creation.
     {
-      name: 'afs-take-turns', objects: base,
-      arrivals: [timed(job('a1', 'qa'), 0, 10), timed(job('a2', 'qa'), 1, 10), timed(job('a3', 'qa'), 2, 10), timed(job('b1', 'qb'), 3, 10),
-        timed(job('b2', 'qb'), 4, 10)],
+      name: 'afs-weighted-turns', objects: [...base.slice(0, -1), weighted('qb', '2')],
+      arrivals: [timed(job('a1', 'qa'), 0, 10), timed(job('a2', 'qa'), 1, 10), timed(job('b1', 'qb'), 2, 10), timed(job('b2', 'qb'), 3, 10)],
     },
     // qa's a1 runs; b-low (qb) and a-high (qa) wait. At 10m b-low starts: the LocalQueue usage ranks above priority.
     {
