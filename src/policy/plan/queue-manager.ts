@@ -110,12 +110,12 @@ export abstract class QueueManager {
     if (asking.length) {
       const s = settings;
       this.notes.push(`admission fair sharing: ClusterQueue ${asking.map((cq) => cq.name).join(', ')} orders workloads by LocalQueue usage `
-        + `(half-life ${s.usageHalfLifeTime} s, sampled every ${s.usageSamplingInterval} s from the plan's start)`
+        + `(half-life ${s.usageHalfLifeTime} s, sampled ${s.usageSamplingInterval} s after each LocalQueue's last update)`
         + (aged + unaged ? `; ${aged + unaged} LocalQueue(s) start from their status`
           + `${unaged ? ` (${unaged} as if updated at the plan's start)` : ''}` : '')
         + (s.usageHalfLifeTime === 0 ? '; usageHalfLifeTime 0s resets the usage at once, so the order is by priority and creation (kueue#11134)' : '')
         + (Object.keys(s.resourceWeights).length ? ''
-          : '; no resourceWeights: every resource weighs 1 in its base unit, so memory (in bytes) decides the order'));
+          : '; no resourceWeights: every resource weighs 1 in its base unit, so memory, counted in bytes, outweighs CPU cores'));
     }
     return ledger;
   }
