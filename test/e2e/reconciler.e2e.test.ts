@@ -73,8 +73,11 @@ describeReconciler(`reconciler on Kueue ${PAIR[0]} + KubeRay ${PAIR[1]}`, () => 
     const pending = await waitFor('a KueuePending Event on the second job',
       async () => (await events(b.metadata.name)).find((e) => e.reason === 'KueuePending'), 60000);
     expect(pending.message).toMatch(/is pending in queue user-queue: couldn't assign flavors to pod set .*insufficient unused quota for cpu in flavor default-flavor.*; the gang needs cpu 2.5, memory 4296Mi/);
-    const job = await cluster.client.get(`/apis/ray.io/v1/namespaces/default/rayjobs/${b.metadata.name}`);
-    expect(job.metadata.annotations['cdk8s-kueue-ray.io/queue-status']).toMatch(/^pending: /);
+    // The reconciler writes the Event first and then patches the annotation (reconciler.ts: a failed Event is retried
+    // rather than hidden by an annotation already written), so the annotation may land a moment after the Event is seen.
+    const annotation = await waitFor('the queue-status annotation on the second job', async () => (await cluster.client
+      .get(`/apis/ray.io/v1/namespaces/default/rayjobs/${b.metadata.name}`)).metadata.annotations?.['cdk8s-kueue-ray.io/queue-status'], 10000);
+    expect(annotation).toMatch(/^pending: /);
     // One Event per state change, however many replicas run.
     expect((await events(b.metadata.name)).filter((e) => e.reason === 'KueuePending')).toHaveLength(1);
   }, 180000);
