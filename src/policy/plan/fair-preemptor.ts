@@ -328,13 +328,8 @@ class FairSearch {
 
   /** Rule S2-b on the candidates the first strategy passed over: at most one per ClusterQueue. */
   runSecond(retry: Workload[], targets: Target[]): { fits: boolean; targets: Target[] } {
-    const byQueue = new Map<ClusterQueue, Workload[]>();
-    for (const x of retry) {
-      const list = byQueue.get(x.clusterQueue!);
-      if (list) list.push(x);
-      else byQueue.set(x.clusterQueue!, [x]);
-    }
-    const ordering = new TargetOrdering(this.cq, new Map([...byQueue].map(([q, l]) => [q, new CandidateList(l)])), (n) => this.drs(n),
+    // runFirst kept one candidate per ClusterQueue, in the order they were passed over.
+    const ordering = new TargetOrdering(this.cq, new Map(retry.map((x) => [x.clusterQueue!, new CandidateList([x])])), (n) => this.drs(n),
       this.options.arithmetic);
     for (const t of ordering.targets()) {
       const [preemptorNode, targetNode] = almostLcas(this.cq, t);
