@@ -111,12 +111,15 @@ function workloadLine(w: PlanWorkload, plan?: PlanResult, byRef?: ReadonlyMap<st
   const out = [head];
   const flavors = () => (w.admission ?? []).map((p) => `${p.podSet}×${p.count}: ${[...new Set(Object.values(p.flavors))].join('+') || '-'}`)
     .join(', ');
+  // Where a TAS flavor puts the pods: per PodSet, its domains (hosts, or the lowest level's values) and pods on each.
+  const placements = () => (w.admission ?? []).filter((p) => p.topology).map((p) => `      ${p.podSet} on ${p.topology!.flavor}: `
+    + `${p.topology!.domains.map((d) => `${d.values.join('/')} ×${d.count}`).join(', ')}`);
   switch (w.outcome) {
     case 'admitted':
-      out.push(`    ADMITTED  ${flavors()}`);
+      out.push(`    ADMITTED  ${flavors()}`, ...placements());
       break;
     case 'admitted-by-preempting':
-      out.push(`    ADMITTED BY PREEMPTING  ${flavors()}`);
+      out.push(`    ADMITTED BY PREEMPTING  ${flavors()}`, ...placements());
       for (const v of w.preempted ?? []) out.push(`      preempts ${v.workload} (${v.clusterQueue}, priority ${v.priority}, ${v.reason}): ${v.why}`);
       break;
     case 'pending':

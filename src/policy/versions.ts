@@ -203,6 +203,21 @@ export interface KueueCapabilities {
   readonly afsUsageLedger: boolean;
   /** The TopologyAwareScheduling gate's default: Alpha and off from 0.9, Beta and on from 0.14. */
   readonly topologyAwareSchedulingGate: GateDefault;
+  /**
+   * TASProfileMixed (Alpha and off from 0.10, Beta and on from 0.15): an unconstrained TAS request is placed by
+   * LeastFreeCapacity, the others by BestFit (tas_flavor_snapshot.go useLeastFreeCapacityAlgorithm). Off: BestFit for all.
+   */
+  readonly tasLeastFreeForUnconstrained: boolean;
+  /**
+   * TASHandleOverlappingFlavors (Beta and on from 0.18): TAS flavors whose lowest level is the hostname see each other's
+   * usage on a node (snapshot.go aggregatedDomainUsages). Before, each flavor counts only its own.
+   */
+  readonly tasSharedHostUsage: boolean;
+  /**
+   * TASRecomputeAssignmentWithinSchedulingCycle (Beta and on from 0.19): a TAS placement taken by an earlier admission of
+   * the same cycle is computed again (scheduler.go updateAssignmentIfNeeded); before, the workload is skipped.
+   */
+  readonly tasRecomputeWithinCycle: boolean;
   /** FairSharingPreemptWithinNominal: absent before 0.17, Beta and on from 0.17 (a preemptor within nominal preempts without the DRS strategies). */
   readonly fairSharingPreemptWithinNominalGate: GateDefault;
   /** FairSharingPrioritizeNonBorrowing: absent before 0.17, Beta and on from 0.17 (the tournament puts non-borrowing subtrees first). */
@@ -355,6 +370,9 @@ export const KUEUE_FEATURES: FeatureTable<KueueFeatures> = {
   afsZeroWeightLast: [{ version: BEFORE_ANY, value: false }, { version: 'v0.19.1', value: true }],
   afsUsageLedger: [{ version: BEFORE_ANY, value: false }, { version: 'v0.14.0', value: true }],
   topologyAwareSchedulingGate: [{ version: BEFORE_ANY, value: 'off', preRelease: 'Alpha' }, { version: 'v0.14.0', value: 'on', preRelease: 'Beta' }],
+  tasLeastFreeForUnconstrained: [{ version: BEFORE_ANY, value: false }, { version: 'v0.15.0', value: true }],
+  tasSharedHostUsage: [{ version: BEFORE_ANY, value: false }, { version: 'v0.18.0', value: true }],
+  tasRecomputeWithinCycle: [{ version: BEFORE_ANY, value: false }, { version: 'v0.19.0', value: true }],
   fairSharingPreemptWithinNominalGate: [{ version: BEFORE_ANY, value: 'absent' }, { version: 'v0.17.0', value: 'on', preRelease: 'Beta' }],
   fairSharingPrioritizeNonBorrowingGate: [{ version: BEFORE_ANY, value: 'absent' }, { version: 'v0.17.0', value: 'on', preRelease: 'Beta' }],
   waitForPodsReady: [{ version: BEFORE_ANY, value: 'enable-field' }, { version: 'v0.16.0', value: 'presence' },

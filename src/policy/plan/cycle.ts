@@ -17,7 +17,7 @@ import { QueueManager } from './queue-manager';
 import { assignmentMessage, describeAssignment, SimulationState } from './render';
 import type { PlanCandidate, PlanCycle } from './schema';
 import type { PlanInput } from './input';
-import { addAdmitted, ClusterQueue, removeAdmitted, Workload } from './snapshot';
+import { addAdmitted, addTasUsage, ClusterQueue, removeAdmitted, TasPlacement, Workload } from './snapshot';
 import { arrivalSchedule, baseOf, DEFAULT_HORIZON_SECONDS, PlanEnd, WAITS_FOR_LISTED } from './timeline';
 import { admittedSetKey } from './workload';
 
@@ -29,10 +29,11 @@ interface Entry {
   readonly considered?: string[];
 }
 
-/** Usage held for the rest of a cycle only (a preempting workload's reservation). */
+/** Usage held for the rest of a cycle only (a preempting workload's reservation), with its pods' places on TAS nodes. */
 interface Temporary {
   readonly clusterQueue: ClusterQueue;
   readonly usage: Map<FlavorResource, number>;
+  readonly tas?: TasPlacement[];
 }
 
 /** The simulator. One instance plans one input. */
@@ -70,7 +71,15 @@ export class PlanSimulator extends QueueManager {
       ...(this.afs ? { localQueueUsage: (w: Workload) => (w.clusterQueue?.usageBasedAdmission ? this.afs!.usage(this.lqKeys[w.lqIndex]) : undefined) }
         : {}),
     });
-    this.assigner = new FlavorAssigner(this.snapshot, this.preemptor, this.fairSharing);
+    const tasOn = this.snapshot.tasEnabled;
+    this.assigner = new FlavorAssigner(this.snapshot, this.preemptor, this.fairSharing, tasOn ? {
+      leastFreeForUnconstrained: this.kueue.tasLeastFreeForUnconstrained, multiLayer: this.kueue.tasAnnotations === 'multi-layer',
+      sharedHostUsage: this.kueue.tasSharedHostUsage,
+    } : undefined);
+    if (tasOn && this.fairSharing && this.snapshot.tasFlavors.size) {
+      this.notes.push('fair sharing and topology-aware scheduling are both on: fair-sharing preemption is planned on quota alone; whether '
+        + 'its victims free the right nodes is not modelled');
+    }
   }
 
   /**
@@ -225,6 +234,7 @@ export class PlanSimulator extends QueueManager {
     });
     for (const t of temporary) {
       addUsageMap(t.clusterQueue, t.usage, -1);
+      addTasUsage(t.tas, -1);
       t.clusterQueue.memo.version++;
     }
     for (const { workload } of preempted.values()) workload.clusterQueue!.memo.version++;
@@ -292,6 +302,8 @@ export class PlanSimulator extends QueueManager {
   protected unadmitUsage(w: Workload): void {
     const cq = w.clusterQueue!;
     addUsageMap(cq, w.usage, -1);
+    // The placement stays on the workload for the result; only an admitted workload's counts on the nodes.
+    addTasUsage(w.tas, -1);
     if (removeAdmitted(cq, w)) this.admittedKey ^= admittedSetKey(w.id);
     cq.memo.version++;
     w.usage = new Map();
@@ -331,14 +343,22 @@ export class PlanSimulator extends QueueManager {
       // One contested flavor/resource whose bound already failed for a part of this request: the bound
       // fails for the whole (a larger request, more resources, never more candidates), so no search.
       if (!(hopeless && contested.length === 1)) {
-        targets = this.preemptor.getTargets(w, cq, contested, [...assignment.usage.keys()], [...assignment.usage.values()], considered);
+        const tasFits = assignment.tasRequested && !this.fairSharing ? () => this.assigner.fitsOnNodes(w, cq, assignment) : undefined;
+        targets = this.preemptor.getTargets(w, cq, contested, [...assignment.usage.keys()], [...assignment.usage.values()], considered, tasFits);
+      }
+      // updateAssignmentForTAS: with targets, the pods are placed as the nodes will be once the targets are gone.
+      if (targets.length && assignment.tasRequested) {
+        for (const t of targets) addTasUsage(t.workload.tas, -1);
+        this.assigner.placeAfterPreemption(w, cq, assignment);
+        for (const t of targets) addTasUsage(t.workload.tas, 1);
       }
     }
     return { workload: w, assignment, targets, considered };
   }
 
   /** Decides one entry of a cycle. The trace line (when kept) goes to `trace`; the pending message is built when read. */
-  private process(e: Entry, preempted: Map<Workload, Target>, temporary: Temporary[], trace: PlanCandidate[]): PlanCandidate['result'] {
+  private process(e: Entry, preempted: Map<Workload, Target>, temporary: Temporary[], trace: PlanCandidate[], recomputed = false)
+    : PlanCandidate['result'] {
     const { workload: w, assignment: a, targets } = e;
     const cq = w.clusterQueue!;
     w.evaluated = true;
@@ -348,8 +368,10 @@ export class PlanSimulator extends QueueManager {
       if (a.mode === 'Preempt' && cq.preemption.reclaim !== 'Any') {
         const reserve = quotaToReserve(a, cq);
         addUsageMap(cq, reserve, 1);
+        // The TAS placement as if the nodes were empty is held too (netUsage), so that no lower workload takes them.
+        addTasUsage(a.tas, 1);
         cq.memo.version++;
-        temporary.push({ clusterQueue: cq, usage: reserve });
+        temporary.push({ clusterQueue: cq, usage: reserve, tas: a.tas });
       }
       this.park(w, cq);
       if (this.keepTrace) {
@@ -360,7 +382,13 @@ export class PlanSimulator extends QueueManager {
     }
     let skipped: string | undefined;
     if (targets.some((t) => preempted.has(t.workload))) skipped = 'Workload has overlapping preemption targets with another workload';
-    else if (!fitsAfterVictims(cq, a.usage, preempted, targets)) skipped = 'Workload no longer fits after processing another workload';
+    else if (!fitsAfterVictims(cq, a.usage, preempted, targets, a.tas)) {
+      // TASRecomputeAssignmentWithinSchedulingCycle: an earlier admission of the cycle took its nodes; assign again, once.
+      if (!recomputed && a.tas && this.kueue.tasRecomputeWithinCycle && fitsAfterVictims(cq, a.usage, preempted, targets)) {
+        return this.process(this.nominate(w), preempted, temporary, trace, true);
+      }
+      skipped = 'Workload no longer fits after processing another workload';
+    }
     if (skipped) {
       w.pending = { brief: briefOf(a, cq), category: 'quota', message: skipped };
       cq.queue.push(w);
@@ -383,7 +411,8 @@ export class PlanSimulator extends QueueManager {
     const { workload: w, assignment: a, targets } = e;
     const cq = w.clusterQueue!;
     addUsageMap(cq, a.usage, 1);
-    temporary.push({ clusterQueue: cq, usage: a.usage });
+    addTasUsage(a.tas, 1);
+    temporary.push({ clusterQueue: cq, usage: a.usage, tas: a.tas });
     cq.memo.version++;
     for (const t of targets) {
       t.workload.clusterQueue!.memo.version++;
@@ -429,12 +458,17 @@ export class PlanSimulator extends QueueManager {
       old.state = 'replaced';
       w.flavors = old.flavors;
       w.usage = this.snapshot.usageOf(w.podSets, w.flavors!);
+      // Its pods stay where they are (the new pods of a scale-up are not placed: see docs/plan.md).
+      w.tas = old.tas;
+      addTasUsage(w.tas, 1);
       w.admittedAt = old.admittedAt;
       // The object keeps running: its finish is the first slice's start plus the duration.
       w.startedAt = old.startedAt;
     } else {
       w.flavors = a.podSets.map((ps) => new Map(ps.flavors.map((f) => [f.resource, f.flavor])));
       w.usage = this.snapshot.internUsage(a.usage);
+      w.tas = a.tas;
+      addTasUsage(w.tas, 1);
       w.admittedAt = this.step;
       w.startedAt = this.clock.now;
       // Waited: what released quota in its tree at this instant (a finish, or another's preemption) is what it waited

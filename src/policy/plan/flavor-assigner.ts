@@ -7,11 +7,13 @@
  */
 import type { ResourceFlavorJson } from '../inventory-objects';
 import type { TolerationJson } from '../kinds';
+import { taintsOf, untoleratedTaint } from '../scheduling';
 import type { PendingCategory } from './schema';
 import {
   available, FlavorResource, heightOfLowestSubtreeThatFits, NO_LIMIT, potentialAvailable, subtreeHeight, subtreeMayReclaim,
 } from './quota-tree';
-import type { ClusterQueue, PendingBrief, PodSet, ResourceGroup, Snapshot, Workload } from './snapshot';
+import type { ClusterQueue, PendingBrief, PodSet, ResourceGroup, Snapshot, TasPlacement, Workload } from './snapshot';
+import { placeWorkload, podSetTasOf, requestsTas, TasPodSetFlavor, tasMismatch, TasWorkloadOptions } from './tas-flavor-assigner';
 import { podSetTemplate } from './workload';
 
 export type Mode = 'NoFit' | 'Preempt' | 'Fit';
@@ -79,7 +81,14 @@ export interface Assignment {
   readonly usage: Map<FlavorResource, number>;
   borrowing: number;
   mode: Mode;
+  /** Where the TAS PodSets' pods go (topology-aware scheduling): on the nodes as they are, or, in Preempt mode, as the preemptor sees them. */
+  tas?: TasPlacement[];
+  /** The workload asks for TAS: preemption must also make room on the nodes. */
+  tasRequested?: boolean;
 }
+
+/** What topology-aware scheduling needs of the version (the flavor assigner's TAS options but simulateEmpty). */
+export type TasSettings = Omit<TasWorkloadOptions, 'simulateEmpty'>;
 
 /** A PodSet's request of one resource in the simulator's unit; `index` is its position in the group's covered resources. */
 export interface ResourceRequest {
@@ -125,7 +134,11 @@ const byLocale = new Intl.Collator().compare;
 
 export class FlavorAssigner {
   /** `fairSharing`: Kueue's Configuration turns fair sharing on (a ClusterQueue that reclaims may then preempt while borrowing). */
-  constructor(private readonly snapshot: Snapshot, private readonly oracle: PreemptionOracle, private readonly fairSharing = false) {}
+  constructor(
+    private readonly snapshot: Snapshot, private readonly oracle: PreemptionOracle, private readonly fairSharing = false,
+    /** Set when topology-aware scheduling is on. */
+    private readonly tas?: TasSettings,
+  ) {}
 
   /** The assignment of `w` in its ClusterQueue (a scale-up slice keeps its flavors). */
   assign(w: Workload): Assignment {
@@ -175,7 +188,72 @@ export class FlavorAssigner {
       if (rank(m) < rank(mode)) mode = m;
     }
     a.mode = mode;
+    if (this.tas && this.snapshot.tasEnabled && mode !== 'NoFit' && requestsTas(w, cq, this.tas.multiLayer)) this.placeOnNodes(w, cq, a);
     return a;
+  }
+
+  /**
+   * The TAS step of Assign (flavorassigner.go): in Fit mode the pods are placed on the nodes as they are, and a
+   * PodSet that does not fit makes the workload Preempt; in Preempt mode they are placed as if every TAS workload were
+   * gone, and a PodSet that does not fit even so makes it NoFit (TopologyPlacementFailed), else every TAS PodSet is
+   * Preempt (the quota may fit while the nodes are fragmented).
+   */
+  placeOnNodes(w: Workload, cq: ClusterQueue, a: Assignment, simulateEmptyFirst = false): void {
+    const tas = this.tas!;
+    a.tasRequested = true;
+    const podSets = this.tasPodSets(w, cq, a);
+    if (!podSets.length) return;
+    if (a.mode === 'Fit' && !simulateEmptyFirst) {
+      const r = placeWorkload(this.snapshot, w, cq, podSets, { ...tas, simulateEmpty: false });
+      if (r.placements) {
+        a.tas = r.placements;
+        return;
+      }
+      const p = a.podSets.find((x) => x.name === r.failure.podSet)!;
+      p.reasons.push(r.failure.reason);
+      p.category = 'quota';
+      setMode(p, 'Preempt');
+      a.mode = 'Preempt';
+    }
+    const empty = placeWorkload(this.snapshot, w, cq, podSets, { ...tas, simulateEmpty: true });
+    if (empty.failure) {
+      const p = a.podSets.find((x) => x.name === empty.failure.podSet)!;
+      // Kueue adds no reason here; the plan does when the PodSet has none, so its message says why.
+      if (!p.reasons.length) p.reasons.push(empty.failure.reason);
+      p.category = 'topology';
+      setMode(p, 'NoFit');
+      a.mode = 'NoFit';
+      return;
+    }
+    a.tas = empty.placements;
+    for (const t of podSets) setMode(a.podSets[t.index], 'Preempt');
+    a.mode = 'Preempt';
+  }
+
+  /** workloadFits' TAS half: the workload's pods fit on the nodes as they are now. */
+  fitsOnNodes(w: Workload, cq: ClusterQueue, a: Assignment): boolean {
+    return placeWorkload(this.snapshot, w, cq, this.tasPodSets(w, cq, a), { ...this.tas!, simulateEmpty: false }).placements !== undefined;
+  }
+
+  /** The placement once the preemption targets are gone (their usage is off the nodes when called); kept when it fails. */
+  placeAfterPreemption(w: Workload, cq: ClusterQueue, a: Assignment): void {
+    const r = placeWorkload(this.snapshot, w, cq, this.tasPodSets(w, cq, a), { ...this.tas!, simulateEmpty: false });
+    if (r.placements) a.tas = r.placements;
+  }
+
+  /** WorkloadsTopologyRequests: each TAS PodSet with pods, and its one TAS flavor (onlyTASFlavor) or why not. */
+  private tasPodSets(w: Workload, cq: ClusterQueue, a: Assignment): TasPodSetFlavor[] {
+    const out: TasPodSetFlavor[] = [];
+    w.podSets.forEach((ps, index) => {
+      const tas = podSetTasOf(w, ps, this.tas!.multiLayer);
+      if (!tas.explicit && !cq.tasOnly) return;
+      const p = a.podSets[index];
+      if (!p || p.count === 0) return;
+      const flavors = [...new Set(p.flavors.map((f) => f.flavor).filter((f) => this.snapshot.tasFlavors.has(f)))].sort();
+      if (flavors.length === 1) out.push({ index, flavor: flavors[0] });
+      else out.push({ index, error: flavors.length ? `more than one TAS flavor assigned: ${flavors.join(', ')}` : 'no TAS flavor assigned' });
+    });
+    return out;
   }
 
   /**
@@ -247,7 +325,7 @@ export class FlavorAssigner {
     let bestMode: Granular = granular(NO_FIT, LEVELS - 1);
     for (let fi = 0; fi < group.flavors.length; fi++) {
       const flavor = group.flavors[fi];
-      const mismatch = this.mismatchOf(flavor, w, ps);
+      const mismatch = this.mismatchOf(flavor, w, ps, cq, group.covered);
       if (mismatch) {
         podSetAssignment.reasons.push(mismatch);
         podSetAssignment.category ??= 'max-capacity';
@@ -286,11 +364,17 @@ export class FlavorAssigner {
   }
 
   /** flavorMismatch, kept on the PodSet ('' for a match): the template and the flavors never change. */
-  private mismatchOf(flavor: string, w: Workload, ps: PodSet): string {
+  private mismatchOf(flavor: string, w: Workload, ps: PodSet, cq: ClusterQueue, covered: readonly string[]): string {
     let mismatches = ps.mismatches;
     if (!mismatches) ps.mismatches = mismatches = new Map();
     let mismatch = mismatches.get(flavor);
-    if (mismatch === undefined) mismatches.set(flavor, mismatch = flavorMismatch(this.snapshot.flavors.get(flavor), flavor, w, ps.name) ?? '');
+    if (mismatch === undefined) {
+      // checkFlavorForPodSets: the TAS match first, then taints and node labels.
+      mismatch = this.tas && this.snapshot.tasEnabled && this.snapshot.flavors.has(flavor)
+        ? tasMismatch(this.snapshot, cq, flavor, ps, podSetTasOf(w, ps, this.tas.multiLayer), covered) : '';
+      mismatch ||= flavorMismatch(this.snapshot.flavors.get(flavor), flavor, w, ps.name) ?? '';
+      mismatches.set(flavor, mismatch);
+    }
     return mismatch;
   }
 
@@ -311,7 +395,7 @@ export class FlavorAssigner {
         if (!g.flavors.length || !steps.some((s) => s.group === g)) continue;
         const reasons: string[] = [];
         for (const flavor of g.flavors) {
-          const mismatch = this.mismatchOf(flavor, w, ps);
+          const mismatch = this.mismatchOf(flavor, w, ps, cq, g.covered);
           if (!mismatch) break;
           reasons.push(mismatch);
         }
@@ -363,13 +447,8 @@ export function flavorMismatch(flavorObject: Pick<ResourceFlavorJson, 'spec'> | 
   const taints = flavorObject.spec?.nodeTaints ?? [];
   const template = podSetTemplate(w.obj, podSet);
   const tolerations: TolerationJson[] = [...(template?.spec?.tolerations ?? []), ...(flavorObject.spec?.tolerations ?? [])];
-  for (const t of taints) {
-    if (t.effect !== 'NoSchedule' && t.effect !== 'NoExecute') continue;
-    const tolerated = tolerations.some((tol) => (tol.effect === undefined || tol.effect === '' || tol.effect === t.effect)
-      && (tol.operator === 'Exists' ? (tol.key === undefined || tol.key === '' || tol.key === t.key) : tol.key === t.key
-        && (tol.value ?? '') === (t.value ?? '')));
-    if (!tolerated) return `untolerated taint {${t.key}: ${t.value ?? ''}} in flavor ${flavor}`;
-  }
+  const t = untoleratedTaint(taintsOf(taints), tolerations);
+  if (t) return `untolerated taint {${t.key}: ${t.value ?? ''}} in flavor ${flavor}`;
   const selector: Record<string, string> = template?.spec?.nodeSelector ?? {};
   for (const [k, v] of Object.entries(selector)) {
     if (k in labels && labels[k] !== v) return `flavor ${flavor} doesn't match node affinity`;
@@ -404,6 +483,11 @@ export function shouldTryNext(m: Granular, cq: ClusterQueue): boolean {
 
 function rank(m: Mode): number {
   return m === 'NoFit' ? 0 : m === 'Preempt' ? 1 : 2;
+}
+
+/** updateMode: every flavor of the PodSet in `mode`. */
+function setMode(p: PodSetAssignment, mode: Mode): void {
+  p.flavors = p.flavors.map((f) => ({ ...f, mode }));
 }
 
 function podSetMode(podSetAssignment: PodSetAssignment): Mode {

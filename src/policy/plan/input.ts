@@ -35,6 +35,16 @@ export interface PlanInput {
    * from the cluster is aged from its status' lastUpdate. @default - statuses count as updated at the plan's start
    */
   readonly startTime?: number;
+  /**
+   * Node objects, for topology-aware scheduling: those Ready and schedulable are its nodes (their labels, taints and
+   * allocatable). @default - none: a TAS flavor has no nodes
+   */
+  readonly nodes?: readonly unknown[];
+  /**
+   * Pods bound to the nodes (spec.nodeName set, not Succeeded or Failed, not placed by TAS): their requests are taken
+   * off their nodes' allocatable, as Kueue's non-TAS usage cache does. @default - none
+   */
+  readonly boundPods?: readonly unknown[];
   /** Where the timeline stops if workloads are still running or arriving: seconds after the plan's start. @default 7 days */
   readonly horizonSeconds?: number;
 }

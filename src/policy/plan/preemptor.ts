@@ -13,7 +13,8 @@ import {
   addUsage, addUsageList, addUsageMap, almostLcas, available, borrowingWith, CohortNode, fitsRequest, FlavorResource,
   heightOfLowestSubtreeThatFits, localAvailable, QuotaNode, removeUsage, subtreeHeight, VersionStash, withinNominal,
 } from './quota-tree';
-import type { ClusterQueue, Snapshot, Workload } from './snapshot';
+import { addTasUsage, ClusterQueue, Snapshot, TasPlacement, Workload } from './snapshot';
+import { placementsFit } from './tas-flavor-assigner';
 
 const REASON_OF: Record<Variant, string> = {
   WithinCQ: 'InClusterQueue', HierarchicalReclaim: 'InCohortReclamation',
@@ -69,6 +70,11 @@ export class Preemptor implements PreemptionOracle {
   getTargets(
     w: Workload, cq: ClusterQueue, contested: readonly FlavorResource[], requestIds: readonly FlavorResource[], requestValues: readonly number[],
     considered: string[] | undefined,
+    /**
+     * A preemptor that asks for TAS: whether its pods fit on the nodes as they are now (workloadFits runs the TAS
+     * placement too). Its searches depend on the nodes' usage, so they are not memoised.
+     */
+    tasFits?: () => boolean,
   ): Target[] {
     const memo = cq.memo;
     if (memo.memoVersion !== memo.version) {
@@ -80,6 +86,12 @@ export class Preemptor implements PreemptionOracle {
     this.lastEndedAtBound = this.fair ? !mayFairPreemptEnough(w, cq, contested, requestIds, requestValues, this.snapshot.shareUnits(), this.fair)
       : !this.mayPreemptEnough(w, cq, contested, requestIds, requestValues);
     if (this.lastEndedAtBound) return [];
+    if (tasFits && !this.fair) {
+      const refs: string[] = [];
+      const targets = this.search(w, cq, contested, requestIds, requestValues, refs, tasFits);
+      if (considered) for (const ref of refs) if (!considered.includes(ref)) considered.push(ref);
+      return targets;
+    }
     // The search reads the preemptor only through its priority (and its creation, for LowerOrNewerEqualPriority).
     let key = `${cq.name}\n${w.priority}\n${readsCreation(cq) ? w.created : ''}\n`;
     for (const id of contested) key += `${id},`;
@@ -229,7 +241,7 @@ export class Preemptor implements PreemptionOracle {
   /** The search itself; `refs` gets the ordered candidates' refs (for the trace). */
   private search(
     w: Workload, cq: ClusterQueue, contested: readonly FlavorResource[], requestIds: readonly FlavorResource[], requestValues: readonly number[],
-    refs: string[],
+    refs: string[], tasFits?: () => boolean,
   ): Target[] {
     const lists = this.candidateListsFor(w, cq, contested, requestIds, requestValues);
     if (!lists.ordered) lists.ordered = orderCandidates(lists, cq, this.onTie);
@@ -242,7 +254,7 @@ export class Preemptor implements PreemptionOracle {
       : borrowForbidden && !lists.hierarchical.workloads.length ? [false, true] : [true, false];
     // mayPreemptEnough bounded the search before: almost every walk that starts finds its victims.
     for (const borrow of attempts) {
-      const victims = minimalSet(cq, ordered, contested, requestIds, requestValues, borrow);
+      const victims = minimalSet(cq, ordered, contested, requestIds, requestValues, borrow, tasFits);
       if (victims) {
         return victims.map((i) => {
           const t = ordered.workloads[i], variant = ordered.runs[i].variant;
@@ -404,26 +416,33 @@ function fairRestore(): void {
  */
 function minimalSet(
   cq: ClusterQueue, ordered: CandidateList, contested: readonly FlavorResource[], requestIds: readonly FlavorResource[],
-  requestValues: readonly number[], borrow: boolean,
+  requestValues: readonly number[], borrow: boolean, tasFits?: () => boolean,
 ): number[] | undefined {
   const victims: number[] = [];
+  const fits = () => fitsRequest(cq, requestIds, requestValues, borrow) && (!tasFits || tasFits());
   for (let c = 0; c < ordered.workloads.length; c++) {
     const x = ordered.workloads[c];
     if (!isValidCandidate(cq, x, ordered.runs[c], contested, borrow)) continue;
-    addUsageMap(x.clusterQueue!, x.usage, -1);
+    take(x, -1);
     victims.push(c);
-    if (!fitsRequest(cq, requestIds, requestValues, borrow)) continue;
+    if (!fits()) continue;
     for (let i = victims.length - 2; i >= 0; i--) {
       const t = ordered.workloads[victims[i]];
-      addUsageMap(t.clusterQueue!, t.usage, 1);
-      if (fitsRequest(cq, requestIds, requestValues, borrow)) victims.splice(i, 1);
-      else addUsageMap(t.clusterQueue!, t.usage, -1);
+      take(t, 1);
+      if (fits()) victims.splice(i, 1);
+      else take(t, -1);
     }
-    for (const i of victims) addUsageMap(ordered.workloads[i].clusterQueue!, ordered.workloads[i].usage, 1);
+    for (const i of victims) take(ordered.workloads[i], 1);
     return victims;
   }
-  for (const i of victims) addUsageMap(ordered.workloads[i].clusterQueue!, ordered.workloads[i].usage, 1);
+  for (const i of victims) take(ordered.workloads[i], 1);
   return undefined;
+}
+
+/** A candidate's usage out of (-1) or back into (1) the quota tree, and its pods off or back on their nodes. */
+function take(x: Workload, sign: 1 | -1): void {
+  addUsageMap(x.clusterQueue!, x.usage, sign);
+  addTasUsage(x.tas, sign);
 }
 
 /** A candidate of another ClusterQueue stays valid while it (and its cohorts below the common ancestor) borrow. */
@@ -491,16 +510,19 @@ function eligibleUsage(
   return out;
 }
 
-/** Whether `usage` fits once this cycle's victims and `targets` are gone. */
+/** Whether `usage` (and the pods of `tas`) fits once this cycle's victims and `targets` are gone. */
 export function fitsAfterVictims(
   cq: ClusterQueue, usage: Map<FlavorResource, number>, preempted: Map<Workload, Target>, targets: readonly Target[],
+  /** The entry's TAS placements: its pods must still fit on their nodes (cq.Fits, FitsCheckNoTAS). */
+  tas?: readonly TasPlacement[],
 ): boolean {
   const removed = new Set<Workload>();
   for (const x of preempted.keys()) if (x.state === 'admitted') removed.add(x);
   for (const t of targets) if (t.workload.state === 'admitted') removed.add(t.workload);
-  for (const x of removed) addUsageMap(x.clusterQueue!, x.usage, -1);
+  for (const x of removed) take(x, -1);
   let ok = true;
   for (const [id, v] of usage) if (available(cq, id) < v) ok = false;
-  for (const x of removed) addUsageMap(x.clusterQueue!, x.usage, 1);
+  if (ok && tas) ok = placementsFit(tas);
+  for (const x of removed) take(x, 1);
   return ok;
 }

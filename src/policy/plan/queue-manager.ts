@@ -21,9 +21,18 @@ import { WorkloadQueue } from './queue';
 import type { PendingCategory } from './schema';
 import { buildSnapshot, ClusterQueue, PodSet, Snapshot, Workload } from './snapshot';
 import { baseOf, Clock } from './timeline';
+import { boundPodsOf, tasNodesOf } from './topology';
 import { newWorkload, schedulingHash } from './workload';
 
 const DEFAULT_NS_LABEL = 'kubernetes.io/metadata.name';
+
+/** What topology-aware scheduling planned on: per TAS flavor, its Topology and how many of the nodes serve it. */
+function tasNote(s: Snapshot, nodesGiven: number): string {
+  const flavors = [...s.tasFlavors.values()].map((f) => `${f.name} (Topology ${f.topologyName}: ${f.nodeCount} node(s), `
+    + `${f.leaves.length} ${f.lowestLevel()} domain(s))`);
+  return `topology-aware scheduling: flavor ${flavors.join(', ')}`
+    + (nodesGiven ? '' : '; no Node objects were given (put them in the files, or use --nodes or --kubeconfig), so no TAS workload fits');
+}
 
 export abstract class QueueManager {
   protected readonly kueue: KueueCapabilities;
@@ -55,8 +64,14 @@ export abstract class QueueManager {
     input.arrivals.forEach((obj, i) => {
       if (isRecord(obj) && isRayKindName(obj.kind)) this.gangs[i] = computeGang(obj, this.kueue);
     });
-    this.snapshot = buildSnapshot(input.kueueObjects, this.gangs);
-    this.notes = [...this.snapshot.notes];
+    const tasOn = (input.kueueConfig?.gates.TopologyAwareScheduling ?? this.kueue.topologyAwareSchedulingGate) === 'on';
+    const skipped: string[] = [];
+    this.snapshot = buildSnapshot(input.kueueObjects, this.gangs, tasOn ? {
+      nodes: tasNodesOf(input.nodes ?? [], skipped), boundPods: boundPodsOf(input.boundPods ?? [], skipped),
+      sharedHostUsage: this.kueue.tasSharedHostUsage,
+    } : undefined);
+    this.notes = [...this.snapshot.notes, ...skipped];
+    if (this.snapshot.tasFlavors.size) this.notes.push(tasNote(this.snapshot, input.nodes?.length ?? 0));
     this.afs = this.admissionFairSharing(input);
   }
 
@@ -215,7 +230,7 @@ export abstract class QueueManager {
 
   private podSetsOf(arrival: number): PodSet[] {
     return this.gangs[arrival]!.podSets.map((p): PodSet => ({
-      name: p.name, count: p.count, total: p.total, mismatches: undefined, requests: undefined,
+      name: p.name, count: p.count, total: p.total, perPod: p.perPod, mismatches: undefined, requests: undefined, tas: undefined,
     }));
   }
 

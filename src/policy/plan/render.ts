@@ -14,9 +14,10 @@ import type { Assignment, Brief, FlavorAssigner, LazyPending, QuotaMiss, Reason 
 import { CohortNode, FlavorResource, NO_LIMIT, QuotaNode, rootOf } from './quota-tree';
 import {
   PendingCategory, PLAN_SCHEMA_VERSION, PlanClusterQueue, PlanCohort, PlanCycle, PlanLocalQueue, PlanPending, PlanPodSetAssignment, PlanQuota,
+  PlanTopologyAssignment,
   PlanResult, PlanShortfall, PlanWorkload,
 } from './schema';
-import type { ClusterQueue, Snapshot, Workload } from './snapshot';
+import type { ClusterQueue, Snapshot, TasPlacement, Workload } from './snapshot';
 
 /** What the simulator leaves for the result. */
 export interface SimulationState {
@@ -161,7 +162,8 @@ class PlanRenderer {
 
   private pendingOf(b: Brief): PlanPending {
     const failing = b.podSets;
-    const category: PendingCategory = failing.some((p) => p.category === 'max-capacity') && b.mode === 'NoFit'
+    const category: PendingCategory = b.mode === 'NoFit' && failing.some((p) => p.category === 'topology') ? 'topology'
+      : failing.some((p) => p.category === 'max-capacity') && b.mode === 'NoFit'
       && !failing.some((p) => p.category === 'quota' && !p.assigned) ? 'max-capacity' : 'quota';
     // Later PodSets count the earlier ones' requests: the last shortfall of a flavor/resource is the gang's.
     const last = new Map<string, PlanShortfall>();
@@ -236,9 +238,13 @@ class PlanRenderer {
       return out;
     }
     if (w.state === 'admitted' || w.state === 'finished') {
-      const admission: PlanPodSetAssignment[] = w.podSets.map((ps, i) => ({
-        podSet: ps.name, count: ps.count, flavors: Object.fromEntries(w.flavors![i] ?? new Map()), requests: this.resources(ps.total),
-      }));
+      const admission: PlanPodSetAssignment[] = w.podSets.map((ps, i) => {
+        const placed = w.tas?.find((t) => t.podSet === ps.name);
+        return {
+          podSet: ps.name, count: ps.count, flavors: Object.fromEntries(w.flavors![i] ?? new Map()), requests: this.resources(ps.total),
+          ...(placed ? { topology: topologyOf(placed) } : {}),
+        };
+      });
       out.outcome = w.victims?.length ? 'admitted-by-preempting' : 'admitted';
       out.admission = admission;
       if (w.victims?.length) out.preempted = w.victims;
@@ -301,8 +307,19 @@ class PlanRenderer {
 /** How many admitted workloads a pending one lists as waiting behind (those finishing first): a busy tree holds thousands. */
 const WAITS_BEHIND_LISTED = WAITS_FOR_LISTED;
 
+/** buildAssignment's TopologyAssignment: the hostname alone when it is the lowest level, else every level's value. */
+function topologyOf(p: TasPlacement): PlanTopologyAssignment {
+  const f = p.flavor;
+  const from = f.isLowestLevelNode ? f.levelKeys.length - 1 : 0;
+  return {
+    flavor: f.name, levels: f.levelKeys.slice(from),
+    domains: p.placement.map((l) => ({ values: f.leaves[l.leafIdx].levelValues.slice(from), count: l.count })),
+  };
+}
+
 /** Kueue's QuotaReserved=False reasons (v0.19 workload_types.go) for the plan's pending categories. */
 const KUEUE_REASON: Record<PendingCategory, string> = {
-  'quota': 'WaitingForQuota', 'max-capacity': 'ExceedsMaxQuota', 'preemption-in-progress': 'WaitingForPreemptedWorkloads',
+  'quota': 'WaitingForQuota', 'max-capacity': 'ExceedsMaxQuota', 'topology': 'TopologyPlacementFailed',
+  'preemption-in-progress': 'WaitingForPreemptedWorkloads',
   'strict-fifo-blocked': 'WaitingForQuota', 'inactive': 'Suspended', 'misconfigured': 'Misconfigured', 'not-evaluated': 'PendingEvaluation',
 };

@@ -25,14 +25,16 @@ export type PlanOutcome = 'admitted' | 'admitted-by-preempting' | 'pending' | 'n
  * Why a workload waits, as a stable category (the `message` has Kueue's wording):
  * - `quota`: not enough unused quota now ("insufficient unused quota");
  * - `max-capacity`: more than the ClusterQueue can ever get ("> maximum capacity");
+ * - `topology`: the pods do not fit on the nodes of its TAS flavor even with every TAS workload gone (Kueue's
+ *   TopologyPlacementFailed);
  * - `preemption-in-progress`: its victims are still being evicted;
  * - `strict-fifo-blocked`: behind a StrictFIFO head that does not fit;
  * - `inactive`: the ClusterQueue or LocalQueue is stopped (stopPolicy) or missing a flavor;
  * - `misconfigured`: missing LocalQueue/ClusterQueue/priority class, or namespace not selected;
  * - `not-evaluated`: Kueue has not looked at it (a newer arrival cannot change that).
  */
-export type PendingCategory = 'quota' | 'max-capacity' | 'preemption-in-progress' | 'strict-fifo-blocked' | 'inactive' | 'misconfigured'
-  | 'not-evaluated';
+export type PendingCategory = 'quota' | 'max-capacity' | 'topology' | 'preemption-in-progress' | 'strict-fifo-blocked' | 'inactive'
+  | 'misconfigured' | 'not-evaluated';
 
 /** One resource that blocks a pending workload, with the numbers. */
 export interface PlanShortfall {
@@ -66,6 +68,18 @@ export interface PlanPodSetAssignment {
   /** resource → flavor. */
   readonly flavors: Record<string, string>;
   readonly requests: PlanResources;
+  /**
+   * Where its pods go on a TAS flavor (Kueue's topologyAssignment): the levels the values name (the hostname alone when
+   * the Topology's lowest level is kubernetes.io/hostname) and the pods per domain, in Kueue's order. An addition to
+   * schema 2, absent without topology-aware scheduling.
+   */
+  readonly topology?: PlanTopologyAssignment;
+}
+
+export interface PlanTopologyAssignment {
+  readonly flavor: string;
+  readonly levels: readonly string[];
+  readonly domains: ReadonlyArray<{ readonly values: readonly string[]; readonly count: number }>;
 }
 
 /** A workload evicted to make room, and why it was chosen. */

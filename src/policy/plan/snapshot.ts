@@ -10,10 +10,12 @@ import { ClusterQueueJson, CohortJson, inventoryFromObjects, LocalQueueJson, Res
 import type { JsonFields, RayObject } from '../kinds';
 import { formatQuantity, quantityToNumber, ResourceMap } from '../quantity';
 import { isRecord } from '../ray-object';
+import { tolerationsOf } from '../scheduling';
 import { parseFairWeight, ShareUnits, shareUnitsOf } from './fair-share';
 import { WorkloadQueue } from './queue';
 import { buildSubtree, CohortNode, FlavorResource, initSubtree, QuotaNode, quotaArrays, rootOf, setQuota } from './quota-tree';
 import type { PendingCategory, PlanPending, PlanVictim } from './schema';
+import { BoundPod, HOSTNAME_LABEL, LeafCount, nodeServesFlavor, TasFlavor, TasNode, topologyLevelsOf, TasUsageStore } from './topology';
 
 /* The workload as the simulator holds it (Kueue's workload.Info): one per Ray object, or per scale-up slice,
  * with its PodSets, queue, priority, admission and pending state. Its functions are in workload.ts. */
@@ -22,6 +24,10 @@ export interface PodSet {
   readonly name: string;
   readonly count: number;
   readonly total: ResourceMap;
+  /** One pod's requests (milli-units), as the PodSet's template asks them: TAS counts pods per node with it. */
+  readonly perPod: ResourceMap;
+  /** The flavor assigner's TAS request of the PodSet ('' when it asks for none; typed there). */
+  tas?: unknown;
   /** flavorMismatch by flavor name ('' when the flavor matches): the template and the flavors never change. */
   mismatches?: Map<string, string>;
   /** The flavor assigner's requestsOf, for the ClusterQueue it was computed for (typed there: workloads are the snapshot's). */
@@ -95,6 +101,23 @@ export interface Workload {
   readonly events: TimelineEvent[];
   /** The workloads whose finish or preemption freed the quota it was admitted on. */
   waitsFor: Workload[];
+  /** Its pods' places, per TAS PodSet, while admitted (their usage is on the flavors' nodes). */
+  tas?: TasPlacement[];
+}
+
+/** Where an admitted PodSet's pods are (Kueue's TopologyAssignment), with what each pod uses there. */
+export interface TasPlacement {
+  readonly podSet: string;
+  readonly flavor: TasFlavor;
+  /** One pod's requests in Kueue's units, with `pods: 1`. */
+  readonly perPod: ReadonlyMap<string, number>;
+  readonly placement: readonly LeafCount[];
+}
+
+/** Adds (1) or removes (-1) the node usage of a workload's TAS placements. */
+export function addTasUsage(placements: readonly TasPlacement[] | undefined, sign: number): void {
+  if (!placements) return;
+  for (const p of placements) for (const l of p.placement) p.flavor.addUsage(l.leafIdx, p.perPod, l.count, sign);
 }
 
 export type WorkloadInit = Pick<Workload, 'id' | 'ref' | 'kind' | 'namespace' | 'name' | 'arrival' | 'created' | 'obj' | 'podSets' | 'state'>
@@ -146,6 +169,8 @@ export interface ClusterQueue extends QuotaNode {
   readonly cohortName?: string;
   /** `spec.admissionScope.admissionMode` asks for UsageBasedAdmissionFairSharing (it applies when the Configuration turns it on). */
   readonly usageBasedAdmission: boolean;
+  /** Every flavor is a TAS flavor (isTASOnly): TAS is implied for every PodSet. False when TAS is off. */
+  tasOnly: boolean;
   inactiveReason?: string;
   /** Active and parked (inadmissible) workloads; replaced by one ordered by LocalQueue usage before the first arrival when admission fair sharing applies. */
   queue: WorkloadQueue<Workload>;
@@ -198,6 +223,11 @@ export class Snapshot {
   /** Workloads preempted in the current cycle, their quota not released yet (each has `evicted` set). */
   readonly evicted = new Set<Workload>();
   readonly priorities = new Map<string, number>();
+  /** With topology-aware scheduling on: each TAS flavor (spec.topologyName) whose Topology exists, with its nodes. */
+  readonly tasFlavors = new Map<string, TasFlavor>();
+  /** TAS flavors whose Topology is missing: flavor → Topology name. */
+  readonly tasTopologyMissing = new Map<string, string>();
+  tasEnabled = false;
   /** Namespace labels (with kubernetes.io/metadata.name), for namespaceSelectors. */
   readonly namespaces = new Map<string, Record<string, string>>();
   /** What the plan could not model as given (a cohort cycle). */
@@ -279,7 +309,15 @@ export class Snapshot {
  * Cohorts, ClusterQueues; other kinds are ignored). `gangs` are the arrivals' requests: the unit of each
  * resource divides them too.
  */
-export function buildSnapshot(kueueObjects: readonly unknown[], gangs: ReadonlyArray<Gang | undefined>): Snapshot {
+/** What topology-aware scheduling reads besides the queues: the nodes, the pods bound to them, and the version's usage rule. */
+export interface TasInputs {
+  readonly nodes: readonly TasNode[];
+  readonly boundPods: readonly BoundPod[];
+  /** TASHandleOverlappingFlavors: hostname-level flavors share their nodes' usage. */
+  readonly sharedHostUsage: boolean;
+}
+
+export function buildSnapshot(kueueObjects: readonly unknown[], gangs: ReadonlyArray<Gang | undefined>, tas?: TasInputs): Snapshot {
   const objects = kueueObjects.filter(isRecord);
   // Each kind's objects as its CRD declares them (the fields are read as inventoryFromObjects reads them).
   const ofKind = <T extends JsonFields>(kind: string) => objects.filter((o) => o.kind === kind) as T[];
@@ -294,6 +332,7 @@ export function buildSnapshot(kueueObjects: readonly unknown[], gangs: ReadonlyA
     s.flavors.set(f.metadata?.name, f);
     if (f.spec?.nodeTaints?.length || Object.keys(f.spec?.nodeLabels ?? {}).length) s.flavorsRestrictNodes = true;
   }
+  if (tas) addTasFlavors(s, objects, tas);
   for (const p of inventory.priorityClasses) s.priorities.set(p.name, Number(p.value ?? 0));
   for (const n of inventory.namespaces) s.namespaces.set(n.name, { ...n.labels });
   for (const l of ofKind<LocalQueueJson>('LocalQueue')) {
@@ -466,7 +505,7 @@ function addClusterQueue(s: Snapshot, c: ClusterQueueJson, resourceGroups: reado
     namespaceSelector: spec.namespaceSelector ?? null, cohortName,
     usageBasedAdmission: (spec as { admissionScope?: { admissionMode?: unknown } }).admissionScope?.admissionMode
       === 'UsageBasedAdmissionFairSharing',
-    queue: new WorkloadQueue<Workload>(), parkedHashes: new Set(),
+    tasOnly: false, queue: new WorkloadQueue<Workload>(), parkedHashes: new Set(),
     admitted: new Set(), admittedByPriority: new Map(), admittedUsage: [],
     largestUsage: new Float64Array(size), memo: newSearchMemo(), requestsByShape: new Map(),
   };
@@ -476,11 +515,46 @@ function addClusterQueue(s: Snapshot, c: ClusterQueueJson, resourceGroups: reado
     + `stopPolicy ${spec.stopPolicy}`;
   const missing = groups.flatMap((g) => g.flavors).filter((f) => !s.flavors.has(f));
   if (missing.length) cq.inactiveReason = `ClusterQueue ${cq.name} is inactive: flavor ${missing.join(', ')} not found`;
+  if (s.tasEnabled) {
+    const flavors = groups.flatMap((g) => g.flavors);
+    const noTopology = flavors.filter((f) => s.tasTopologyMissing.has(f));
+    // clusterqueue.go: TopologyNotFound.
+    if (noTopology.length && !missing.length) {
+      cq.inactiveReason = `ClusterQueue ${cq.name} is inactive: ${noTopology.map((f) => `there is no Topology "${s.tasTopologyMissing.get(f)}" `
+        + `for TAS flavor "${f}"`).join(', ')}`;
+    }
+    cq.tasOnly = flavors.every((f) => s.tasFlavors.has(f) || s.tasTopologyMissing.has(f));
+  }
   s.clusterQueues.set(cq.name, cq);
   if (cohortName) {
     const parent = cohortNode(s, cohortName);
     cq.parent = parent;
     parent.childQueues.push(cq);
+  }
+}
+
+/** The TAS flavors (topology-aware scheduling on): each flavor with spec.topologyName, over the nodes that serve it. */
+function addTasFlavors(s: Snapshot, objects: ReadonlyArray<Record<string, unknown>>, tas: TasInputs): void {
+  s.tasEnabled = true;
+  const topologies = new Map<string, string[]>();
+  for (const o of objects) {
+    if (o.kind === 'Topology' && isRecord(o.metadata) && typeof o.metadata.name === 'string') topologies.set(o.metadata.name, topologyLevelsOf(o));
+  }
+  const shared: TasUsageStore = new Map();
+  for (const [name, f] of s.flavors) {
+    const spec: Record<string, unknown> = isRecord(f.spec) ? f.spec : {};
+    const topologyName = spec.topologyName;
+    if (typeof topologyName !== 'string') continue;
+    const levels = topologies.get(topologyName);
+    if (!levels) {
+      s.tasTopologyMissing.set(name, topologyName);
+      continue;
+    }
+    const nodeLabels = isRecord(spec.nodeLabels) ? spec.nodeLabels : {};
+    const nodes = tas.nodes.filter((n) => nodeServesFlavor(n, nodeLabels, levels));
+    const hostLeaves = levels[levels.length - 1] === HOSTNAME_LABEL;
+    s.tasFlavors.set(name, new TasFlavor(name, topologyName, levels, tolerationsOf(spec.tolerations), nodes, tas.boundPods,
+      tas.sharedHostUsage && hostLeaves ? shared : new Map<string, Map<string, number>>()));
   }
 }
 

@@ -32,7 +32,7 @@ export function fixture(objects: any[], arrivals: any[]): Fixture {
       id: i, ref: `${obj.kind} ${NS}/${obj.metadata.name}`, kind: obj.kind, namespace: NS, name: obj.metadata.name, arrival: i, created: i, obj,
       localQueue: obj.metadata.labels[QUEUE_NAME_LABEL], clusterQueue: lq ? snapshot.clusterQueues.get(lq.clusterQueue) : undefined,
       clusterQueueName: lq?.clusterQueue, priority: priorityClass ? snapshot.priorities.get(priorityClass) : 0, priorityClass,
-      podSets: gangs[i].podSets.map((p) => ({ name: p.name, count: p.count, total: p.total })), state: 'queued',
+      podSets: gangs[i].podSets.map((p) => ({ name: p.name, count: p.count, total: p.total, perPod: p.perPod })), state: 'queued',
     }));
   });
   return { snapshot, workloads };

@@ -1,0 +1,156 @@
+/**
+ * The flavor assigner's topology-aware side (Kueue's pkg/scheduler/flavorassigner/tas_flavorassigner.go and
+ * jobframework/tas.go): a PodSet's topology request read from its template's annotations, whether a flavor suits it
+ * (checkPodSetAndFlavorMatchForTAS), and the placement of a whole workload on its TAS flavors
+ * (FindTopologyAssignmentsForWorkload). Pure.
+ */
+import { isRecord } from '../json';
+import { requiredAffinityOf, tolerationsOf } from '../scheduling';
+import { TAS_ANNOTATION } from '../rules/kueue-topology';
+import type { ClusterQueue, PodSet, Snapshot, TasPlacement, Workload } from './snapshot';
+import { findTopologyAssignment, hasLevel, TasPodSetRequest, TopologyRequest } from './tas-assigner';
+import { HOSTNAME_LABEL, kueueRequests } from './topology';
+import { podSetTemplate } from './workload';
+
+/** A PodSet's TAS request as read once: `explicit` is IsExplicitlyRequestingTAS. */
+export interface PodSetTas {
+  readonly explicit: boolean;
+  readonly request?: TopologyRequest;
+  /** podset-group-name with a required or preferred request: leader/worker placement, which the plan does not model. */
+  readonly groupName?: string;
+  readonly base: Omit<TasPodSetRequest, 'request' | 'implied' | 'count' | 'podSet'>;
+}
+
+/** The PodSet's TAS request (NewPodSetTopologyRequest), read once and kept on the PodSet. */
+export function podSetTasOf(w: Workload, ps: PodSet, multiLayer: boolean): PodSetTas {
+  if (ps.tas) return ps.tas as PodSetTas;
+  const template = podSetTemplate(w.obj, ps.name);
+  const ann: Record<string, unknown> = isRecord(template?.metadata?.annotations) ? template.metadata.annotations : {};
+  const str = (k: string) => (typeof ann[k] === 'string' ? ann[k] : undefined);
+  const required = str(TAS_ANNOTATION.required), preferred = str(TAS_ANNOTATION.preferred), unconstrainedText = str(TAS_ANNOTATION.unconstrained);
+  const sliceTopology = str(TAS_ANNOTATION.sliceRequired), sliceSizeText = str(TAS_ANNOTATION.sliceSize);
+  const constraintsText = multiLayer ? str(TAS_ANNOTATION.constraints) : undefined;
+  const slices: Array<{ topology: string; size: number }> = [];
+  if (constraintsText !== undefined) {
+    try {
+      const parsed: unknown = JSON.parse(constraintsText);
+      for (const c of Array.isArray(parsed) ? parsed : []) {
+        if (isRecord(c) && typeof c.topology === 'string' && typeof c.size === 'number') slices.push({ topology: c.topology, size: c.size });
+      }
+    } catch {
+      // Kueue refuses to build the PodSets; the webhook rule (podSetTopology) reports it.
+    }
+  } else if (sliceTopology !== undefined && sliceSizeText !== undefined && /^[+-]?\d+$/.test(sliceSizeText)) {
+    slices.push({ topology: sliceTopology, size: Number(sliceSizeText) });
+  }
+  const unconstrained = unconstrainedText === undefined ? undefined : /^(1|t|T|TRUE|true|True)$/.test(unconstrainedText);
+  let request: TopologyRequest | undefined;
+  if (required !== undefined) request = { required, slices };
+  else if (preferred !== undefined) request = { preferred, slices };
+  else if (unconstrained !== undefined) request = { unconstrained, slices };
+  else if (slices.length) request = { slices };
+  const groupName = str(TAS_ANNOTATION.groupName);
+  const spec = template?.spec;
+  const selector: Record<string, string> = {};
+  for (const [k, v] of Object.entries(isRecord(spec?.nodeSelector) ? spec.nodeSelector as Record<string, unknown> : {})) {
+    if (typeof v === 'string') selector[k] = v;
+  }
+  const perPod = kueueRequests(ps.perPod);
+  perPod.set('pods', (perPod.get('pods') ?? 0) + 1);
+  const out: PodSetTas = {
+    explicit: request !== undefined, request, groupName: request && (required !== undefined || preferred !== undefined) ? groupName : undefined,
+    base: { perPod, nodeSelector: selector, tolerations: tolerationsOf(spec?.tolerations), affinity: requiredAffinityOf(spec) },
+  };
+  ps.tas = out;
+  return out;
+}
+
+/** checkPodSetAndFlavorMatchForTAS: why `flavor` does not suit the PodSet's TAS request ('' when it does). */
+export function tasMismatch(s: Snapshot, cq: ClusterQueue, flavor: string, ps: PodSet, tas: PodSetTas, covered: readonly string[]): string {
+  const spec = s.flavors.get(flavor)?.spec;
+  const isTasFlavor = typeof (spec as { topologyName?: unknown } | undefined)?.topologyName === 'string';
+  if (tas.explicit || cq.tasOnly) {
+    if (!tas.explicit) return '';
+    if (!isTasFlavor) {
+      // A flavor that covers none of the pod's resources may still give quota-only resources.
+      return [...ps.perPod.keys()].some((r) => covered.includes(r)) ? `Flavor "${flavor}" does not support TopologyAwareScheduling` : '';
+    }
+    const f = s.tasFlavors.get(flavor);
+    if (!f) return `Flavor "${flavor}" information missing in TAS cache`;
+    return hasLevel(f, tas.request) ? '' : `Flavor "${flavor}" does not contain the requested level`;
+  }
+  return isTasFlavor ? `Flavor "${flavor}" supports only TopologyAwareScheduling` : '';
+}
+
+/** Whether any PodSet of the workload asks for TAS in its ClusterQueue (explicitly, or implied by a TAS-only queue). */
+export function requestsTas(w: Workload, cq: ClusterQueue, multiLayer: boolean): boolean {
+  return cq.tasOnly || w.podSets.some((ps) => podSetTasOf(w, ps, multiLayer).explicit);
+}
+
+export interface TasPodSetFlavor {
+  /** Index of the PodSet in the workload. */
+  readonly index: number;
+  /** Its TAS flavor (onlyTASFlavor), or why there is none. */
+  readonly flavor?: string;
+  readonly error?: string;
+}
+
+export interface TasWorkloadOptions {
+  readonly simulateEmpty: boolean;
+  readonly leastFreeForUnconstrained: boolean;
+  readonly multiLayer: boolean;
+  readonly sharedHostUsage: boolean;
+}
+
+export type TasWorkloadResult = { readonly placements: TasPlacement[]; readonly failure?: undefined }
+  | { readonly placements?: undefined; readonly failure: { readonly podSet: string; readonly reason: string } };
+
+/**
+ * FindTopologyAssignmentsForWorkload: each TAS PodSet placed on its flavor, flavors in name order, the PodSets of a
+ * flavor in order, each seeing what the earlier ones took (assumedUsage; shared across hostname-level flavors where
+ * Kueue aggregates their usage). The first failure ends it.
+ */
+export function placeWorkload(s: Snapshot, w: Workload, cq: ClusterQueue, podSets: readonly TasPodSetFlavor[], opts: TasWorkloadOptions)
+  : TasWorkloadResult {
+  const byFlavor = new Map<string, TasPodSetFlavor[]>();
+  for (const p of podSets) {
+    if (p.error) return { failure: { podSet: w.podSets[p.index].name, reason: p.error } };
+    let list = byFlavor.get(p.flavor!);
+    if (!list) byFlavor.set(p.flavor!, list = []);
+    list.push(p);
+  }
+  const placements: TasPlacement[] = [];
+  const shared = new Map<string, Map<string, number>>();
+  for (const name of [...byFlavor.keys()].sort()) {
+    const flavor = s.tasFlavors.get(name)!;
+    const assumed = opts.sharedHostUsage && flavor.levelKeys[flavor.levelKeys.length - 1] === HOSTNAME_LABEL ? shared
+      : new Map<string, Map<string, number>>();
+    for (const p of byFlavor.get(name)!) {
+      const ps = w.podSets[p.index];
+      const tas = podSetTasOf(w, ps, opts.multiLayer);
+      const result = findTopologyAssignment(flavor, {
+        podSet: ps.name, count: ps.count, ...tas.base, request: tas.request, implied: !tas.explicit && cq.tasOnly,
+      }, { simulateEmpty: opts.simulateEmpty, leastFreeForUnconstrained: opts.leastFreeForUnconstrained, assumed });
+      if (result.reason !== undefined) return { failure: { podSet: ps.name, reason: result.reason } };
+      placements.push({ podSet: ps.name, flavor, perPod: tas.base.perPod, placement: result.placement });
+      for (const l of result.placement) {
+        const id = flavor.leaves[l.leafIdx].id;
+        let used = assumed.get(id);
+        if (!used) assumed.set(id, used = new Map<string, number>());
+        for (const [r, v] of tas.base.perPod) used.set(r, (used.get(r) ?? 0) + v * l.count);
+      }
+    }
+  }
+  return { placements };
+}
+
+/** TASFlavorSnapshot.Fits: every pod of the placements still fits on its leaf (an earlier admission of the cycle may have taken it). */
+export function placementsFit(placements: readonly TasPlacement[]): boolean {
+  for (const p of placements) {
+    for (const l of p.placement) {
+      const remaining = p.flavor.remaining(l.leafIdx, false);
+      for (const [r, v] of p.perPod) if (v > 0 && Math.floor((remaining.get(r) ?? 0) / v) < l.count) return false;
+    }
+  }
+  return true;
+}

@@ -1,0 +1,246 @@
+/**
+ * Topology-aware scheduling's view of the nodes (Kueue's pkg/cache/scheduler tas_topology_tree.go, tas_flavor.go and
+ * tas_nodes_cache.go): per TAS ResourceFlavor, the tree of topology domains built from its Topology's levels and the
+ * nodes that serve it, each leaf's free capacity (allocatable minus the requests of the non-TAS pods bound to it) and
+ * the TAS usage of the admitted workloads. The TAS assigner (tas-assigner.ts) places pods on it. Part of the
+ * snapshot's layer: it imports none of the assigner, the preemptor or the cycle. Pure.
+ */
+import { isRecord, listOf, stringOf } from '../json';
+import { podRequests } from '../gang';
+import { parseResourceList, ResourceMap } from '../quantity';
+import { Taint, taintsOf, Toleration, tolerationsOf } from '../scheduling';
+
+/** Kubernetes' hostname label: a Topology whose lowest level is it has one leaf per node. */
+export const HOSTNAME_LABEL = 'kubernetes.io/hostname';
+/** The label Kueue puts on the pods it places by TAS (utiltas.IsTAS): their usage is the admitted workloads'. */
+export const TAS_POD_LABEL = 'kueue.x-k8s.io/tas';
+
+/** A node as TAS reads it (the stripped node of tas_nodes_cache.go). */
+export interface TasNode {
+  readonly name: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly taints: readonly Taint[];
+  /** In Kueue's units: cpu in milli, every other resource in its base unit (resource.Quantity Value, rounded up). */
+  readonly allocatable: ReadonlyMap<string, number>;
+}
+
+/** A resource quantity in the units Kueue's resources.Requests keep (NewRequestsFromResourceList). */
+export function kueueUnits(resource: string, milli: bigint): number {
+  if (resource === 'cpu') return Number(milli);
+  const q = milli / 1000n;
+  return Number(milli % 1000n > 0n ? q + 1n : q);
+}
+
+export function kueueRequests(map: ResourceMap): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const [k, v] of map) out.set(k, kueueUnits(k, v));
+  return out;
+}
+
+function isConditionTrue(node: Record<string, unknown>, type: string): boolean {
+  const status = isRecord(node.status) ? node.status : {};
+  return listOf(status.conditions).some((c) => isRecord(c) && c.type === type && c.status === 'True');
+}
+
+/**
+ * The nodes Kueue's TAS cache keeps (nodesCache.sync): Ready and not unschedulable. A node whose allocatable does not
+ * parse is left out, with the reason in `skipped`.
+ */
+export function tasNodesOf(objects: readonly unknown[], skipped: string[]): TasNode[] {
+  const out: TasNode[] = [];
+  for (const o of objects) {
+    if (!isRecord(o) || o.kind !== 'Node' || !isRecord(o.metadata)) continue;
+    const name = stringOf(o.metadata.name);
+    if (!name) continue;
+    const spec = isRecord(o.spec) ? o.spec : {};
+    if (spec.unschedulable === true || !isConditionTrue(o, 'Ready')) continue;
+    const labels: Record<string, string> = {};
+    if (isRecord(o.metadata.labels)) for (const [k, v] of Object.entries(o.metadata.labels)) if (typeof v === 'string') labels[k] = v;
+    let allocatable: ResourceMap;
+    try {
+      const status = isRecord(o.status) ? o.status : {};
+      allocatable = parseResourceList(isRecord(status.allocatable) ? status.allocatable : undefined, `Node ${name}: status.allocatable`);
+    } catch (e) {
+      skipped.push(`${(e as Error).message}; the node is left out of topology-aware scheduling`);
+      continue;
+    }
+    out.push({ name, labels, taints: taintsOf(spec.taints), allocatable: kueueRequests(allocatable) });
+  }
+  return out;
+}
+
+/** A pod bound to a node that Kueue counts as non-TAS usage (belongsToNonTASCache): its node and its requests. */
+export interface BoundPod {
+  readonly node: string;
+  readonly requests: ReadonlyMap<string, number>;
+}
+
+/** The pods of `objects` that Kueue counts as non-TAS usage; a pod whose requests do not parse is left out, with the reason in `skipped`. */
+export function boundPodsOf(objects: readonly unknown[], skipped: string[]): BoundPod[] {
+  const out: BoundPod[] = [];
+  for (const o of objects) {
+    if (!isRecord(o) || o.kind !== 'Pod' || !isRecord(o.spec)) continue;
+    const node = stringOf(o.spec.nodeName);
+    if (!node) continue;
+    const phase = isRecord(o.status) ? o.status.phase : undefined;
+    if (phase === 'Succeeded' || phase === 'Failed') continue;
+    const meta = isRecord(o.metadata) ? o.metadata : {};
+    if (isRecord(meta.labels) && Object.prototype.hasOwnProperty.call(meta.labels, TAS_POD_LABEL)) continue;
+    try {
+      const requests = kueueRequests(podRequests(o.spec, `Pod ${stringOf(meta.namespace) ?? ''}/${stringOf(meta.name) ?? ''}: spec`));
+      // Each pod also takes one of the node's pods (tas_non_tas_pod_cache.go addNodeUsage: OnePodRequest).
+      requests.set('pods', (requests.get('pods') ?? 0) + 1);
+      out.push({ node, requests });
+    } catch (e) {
+      skipped.push(`${(e as Error).message}; the pod's requests are not taken off its node`);
+    }
+  }
+  return out;
+}
+
+export interface TopologyDomain {
+  /** Index into the per-evaluation state arrays. */
+  readonly idx: number;
+  /** Kueue's TopologyDomainID: the level values joined by ",", or the hostname alone for a hostname leaf. */
+  readonly id: string;
+  readonly levelValues: readonly string[];
+  readonly parent?: TopologyDomain;
+  readonly children: TopologyDomain[];
+  /** Set on a leaf: its index into the leaf arrays. */
+  readonly leafIdx: number;
+}
+
+/** Where a PodSet's pods go: per leaf, how many. */
+export interface LeafCount {
+  readonly leafIdx: number;
+  readonly count: number;
+}
+
+/** A TAS flavor's per-node usage store: shared by the flavors over the same hostnames when Kueue aggregates their usage. */
+export type TasUsageStore = Map<string, Map<string, number>>;
+
+export class TasFlavor {
+  readonly levelKeys: readonly string[];
+  readonly isLowestLevelNode: boolean;
+  readonly leaves: TopologyDomain[] = [];
+  /** The node of each leaf (hostname leaves only). */
+  readonly leafNodes: Array<TasNode | undefined> = [];
+  /** Each leaf's capacity less the non-TAS pods' requests. */
+  readonly free: Array<Map<string, number>> = [];
+  readonly domainsPerLevel: Array<Map<string, TopologyDomain>>;
+  readonly roots: TopologyDomain[] = [];
+  readonly domainCount: number;
+  /** How many nodes serve the flavor (the tree's nodes). */
+  readonly nodeCount: number;
+
+  constructor(
+    readonly name: string,
+    readonly topologyName: string,
+    levels: readonly string[],
+    readonly tolerations: readonly Toleration[],
+    nodes: readonly TasNode[],
+    boundPods: readonly BoundPod[],
+    /** TAS usage by leaf id: the flavor's own, or shared across flavors (TASHandleOverlappingFlavors). */
+    readonly usage: TasUsageStore,
+  ) {
+    this.levelKeys = levels;
+    this.isLowestLevelNode = levels.length > 0 && levels[levels.length - 1] === HOSTNAME_LABEL;
+    this.domainsPerLevel = levels.map(() => new Map<string, TopologyDomain>());
+    const byId = new Map<string, number>();
+    const nodeLeaf = new Map<string, number>();
+    const leafValues: string[][] = [];
+    for (const node of nodes) {
+      const values = levels.map((l) => node.labels[l] ?? '');
+      const id = this.isLowestLevelNode ? values[values.length - 1] : values.join(',');
+      let leafIdx = byId.get(id);
+      if (leafIdx === undefined) {
+        leafIdx = leafValues.length;
+        byId.set(id, leafIdx);
+        leafValues.push(values);
+        this.leafNodes.push(this.isLowestLevelNode ? node : undefined);
+        this.free.push(new Map());
+      }
+      nodeLeaf.set(node.name, leafIdx);
+      const free = this.free[leafIdx];
+      for (const [r, v] of node.allocatable) free.set(r, (free.get(r) ?? 0) + v);
+    }
+    this.nodeCount = nodes.length;
+    for (const p of boundPods) {
+      const leafIdx = nodeLeaf.get(p.node);
+      if (leafIdx === undefined) continue;
+      const free = this.free[leafIdx];
+      for (const [r, v] of p.requests) free.set(r, (free.get(r) ?? 0) - v);
+    }
+    // The tree, leaves first, then their ancestors (initialize / initializeHelper).
+    let idx = 0;
+    const depth = levels.length;
+    for (let i = 0; i < leafValues.length; i++) {
+      const values = leafValues[i];
+      const id = this.isLowestLevelNode ? values[depth - 1] : values.join(',');
+      const leaf: TopologyDomain = { idx: idx++, id, levelValues: values, children: [], leafIdx: i };
+      this.leaves.push(leaf);
+      this.domainsPerLevel[depth - 1].set(id, leaf);
+      let child = leaf;
+      for (let level = depth - 2; level >= 0; level--) {
+        const pv = values.slice(0, level + 1);
+        const pid = pv.join(',');
+        let parent = this.domainsPerLevel[level].get(pid);
+        const created = !parent;
+        if (!parent) {
+          parent = { idx: idx++, id: pid, levelValues: pv, children: [], leafIdx: -1 };
+          this.domainsPerLevel[level].set(pid, parent);
+        }
+        (child as { parent?: TopologyDomain }).parent = parent;
+        parent.children.push(child);
+        if (!created) break;
+        child = parent;
+      }
+    }
+    if (depth > 0) this.roots.push(...this.domainsPerLevel[0].values());
+    this.domainCount = idx;
+  }
+
+  lowestLevel(): string {
+    return this.levelKeys[this.levelKeys.length - 1];
+  }
+
+  highestLevel(): string {
+    return this.levelKeys[0];
+  }
+
+  levelIndex(key: string): number {
+    return this.levelKeys.indexOf(key);
+  }
+
+  /** A leaf's free capacity less the TAS usage (unless `simulateEmpty`: every TAS workload gone). */
+  remaining(leafIdx: number, simulateEmpty: boolean): Map<string, number> {
+    const out = new Map(this.free[leafIdx]);
+    if (simulateEmpty) return out;
+    const used = this.usage.get(this.leaves[leafIdx].id);
+    if (used) for (const [r, v] of used) out.set(r, (out.get(r) ?? 0) - v);
+    return out;
+  }
+
+  /** Adds (sign 1) or removes (-1) `count` pods of `perPod` (which holds the `pods` resource) on a leaf. */
+  addUsage(leafIdx: number, perPod: ReadonlyMap<string, number>, count: number, sign: number): void {
+    const id = this.leaves[leafIdx].id;
+    let used = this.usage.get(id);
+    if (!used) this.usage.set(id, used = new Map<string, number>());
+    for (const [r, v] of perPod) used.set(r, (used.get(r) ?? 0) + sign * v * count);
+  }
+}
+
+/** The levels of a Topology object (spec.levels[].nodeLabel). */
+export function topologyLevelsOf(topology: unknown): string[] {
+  const spec = isRecord(topology) && isRecord(topology.spec) ? topology.spec : {};
+  return listOf(spec.levels).map((l) => (isRecord(l) ? stringOf(l.nodeLabel) : undefined)).filter((l): l is string => !!l);
+}
+
+/** NodeMatchesFlavor (util/tas/node.go): the flavor's node labels, and a label for every level. */
+export function nodeServesFlavor(node: TasNode, nodeLabels: Readonly<Record<string, unknown>>, levels: readonly string[]): boolean {
+  for (const [k, v] of Object.entries(nodeLabels)) if (node.labels[k] !== v) return false;
+  return levels.every((l) => Object.prototype.hasOwnProperty.call(node.labels, l));
+}
+
+/** The flavor's tolerations, as the TAS snapshot keeps them (added to the pods' own). */
+export const flavorTolerationsOf = (flavorSpec: Record<string, unknown>): Toleration[] => tolerationsOf(flavorSpec.tolerations);

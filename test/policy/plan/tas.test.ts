@@ -1,0 +1,149 @@
+/**
+ * Topology-aware scheduling in the whole plan (issue 44, stage 6): the flavor match (checkPodSetAndFlavorMatchForTAS),
+ * Fit→Preempt→NoFit on the nodes, preemption for room on the nodes, the per-version placement (LeastFreeCapacity for
+ * unconstrained requests from 0.15) and the recomputation within a cycle (0.19), the nodes the plan reads (Ready,
+ * schedulable, the pods bound to them), and the JSON. What the real Kueue does with the fixed scenarios is
+ * test/e2e/tas-agreement.e2e.test.ts; the placement algorithm against Kueue's own table is tas-assigner.test.ts.
+ */
+import { simulatePlan } from '../../../src/policy/plan';
+import type { PlanResult, PlanWorkload } from '../../../src/policy/plan/schema';
+import { HOSTNAME_LABEL } from '../../../src/policy/plan/topology';
+import { builder, clusterQueue, localQueue } from './scenarios';
+import { boundPod, fixedTasScenarios, node, RACK, tasCluster, tasFlavor, TasScenario, topology } from './tas-scenarios';
+
+const V = 'v0.19.2';
+
+function plan(s: TasScenario, version = V, extra: Partial<Parameters<typeof simulatePlan>[0]> = {}): PlanResult {
+  return simulatePlan({ kueueObjects: s.objects, arrivals: s.arrivals, nodes: s.nodes, boundPods: s.pods, kueueVersion: version, trace: false,
+    ...extra });
+}
+
+const scenario = (name: string, version = V) => fixedTasScenarios(version).find((s) => s.name === name)!;
+const placed = (w: PlanWorkload | undefined) => (w?.admission ?? []).map((a) => `${a.podSet}:${(a.topology?.domains ?? [])
+  .map((d) => `${d.values.join('/')}x${d.count}`).join(',')}`).join(' ');
+const byName = (p: PlanResult, name: string) => p.workloads.find((w) => w.name === name);
+
+describe('placement on the nodes', () => {
+  test('a required rack: BestFit takes the rack with the fewest free places that holds the PodSet; the JSON says where', () => {
+    const p = plan(scenario('tas-required-rack-best-fit'));
+    expect(placed(byName(p, 'a'))).toBe('head:n4x1 workers:n3x3');
+    const topo = byName(p, 'a')!.admission![1].topology!;
+    expect(topo).toEqual({ flavor: 'tas', levels: [HOSTNAME_LABEL], domains: [{ values: ['n3'], count: 3 }] });
+    expect(p.notes).toContain('topology-aware scheduling: flavor tas (Topology default: 8 node(s), 8 kubernetes.io/hostname domain(s))');
+  });
+
+  test('a PodSet no rack can hold, even empty, stays pending with Kueue\'s message (TopologyPlacementFailed)', () => {
+    const w = byName(plan(scenario('tas-required-rack-never-fits')), 'huge')!;
+    expect(w.outcome).toBe('pending');
+    expect(w.pending?.category).toBe('topology');
+    expect(w.reason).toBe('TopologyPlacementFailed');
+    expect(w.pending?.message).toBe('couldn\'t assign flavors to pod set workers: topology "default" allows to fit only 2 out of 5 pod(s). '
+      + 'Total nodes: 8; excluded: resource "cpu": 2');
+  });
+
+  test('excluded nodes are counted by cause: taints and node selectors', () => {
+    expect(byName(plan(scenario('tas-node-selector')), 'pickier')!.pending?.message).toContain('excluded: nodeSelector: 6, resource "cpu": 1');
+    const taints = plan(scenario('tas-taints'));
+    expect(placed(byName(taints, 'intolerant'))).not.toMatch(/n5|n6/);
+  });
+
+  test('unconstrained requests: LeastFreeCapacity from 0.15 (TASProfileMixed), BestFit before', () => {
+    expect(placed(byName(plan(scenario('tas-unconstrained'), 'v0.19.2'), 'u1'))).toBe('head:n4x1 workers:n1x2,n2x2,n6x1');
+    expect(placed(byName(plan(scenario('tas-unconstrained', 'v0.14.8'), 'v0.14.8'), 'u1'))).toBe('head:n4x1 workers:n5x4,n6x1');
+  });
+
+  test('pods bound to the nodes take their requests and a pod each; without them the 8-CPU host is the fit', () => {
+    const s = scenario('tas-bound-pods');
+    expect(byName(plan(s), 'around')!.outcome).toBe('pending');
+    expect(byName(plan({ ...s, pods: undefined }), 'around')!.outcome).toBe('admitted');
+    // A node's "pods" allocatable counts too: one place left, taken by a bound pod, leaves none.
+    const full = { ...s, nodes: s.nodes.map((n) => ({ ...n, status: { ...n.status, allocatable: { ...n.status.allocatable, pods: '1' } } })),
+      pods: s.nodes.map((n, i) => boundPod(`p${i}`, n.metadata.name, '0')) };
+    expect(byName(plan(full), 'rest')!.pending?.message).toContain('resource "pods": 8');
+  });
+
+  test('only Ready, schedulable nodes count; a node whose allocatable does not parse is left out with a note', () => {
+    const s = scenario('tas-required-rack-best-fit');
+    const nodes = s.nodes.map((n) => (n.metadata.name === 'n3' ? { ...n, spec: { unschedulable: true } }
+      : n.metadata.name === 'n4' ? { ...n, status: { ...n.status, conditions: [{ type: 'Ready', status: 'False' }] } }
+        : n.metadata.name === 'n5' ? { ...n, status: { ...n.status, allocatable: { cpu: 'lots' } } } : n));
+    const p = plan({ ...s, nodes });
+    expect(p.notes.some((m) => m.startsWith('Node n5: status.allocatable.cpu:') && m.endsWith('left out of topology-aware scheduling'))).toBe(true);
+    expect(p.notes).toContain('topology-aware scheduling: flavor tas (Topology default: 5 node(s), 5 kubernetes.io/hostname domain(s))');
+    expect(JSON.stringify(p.workloads)).not.toMatch(/"n[345]"/);
+  });
+});
+
+describe('the flavor match and the queues', () => {
+  const b = builder(V);
+  const queues = (extra: any[] = []) => [topology(b, 'default'), tasFlavor(b, 'tas', 'default'), ...extra,
+    clusterQueue(b, 'cq', { quotas: [{ flavor: 'tas', cpu: '64' }] }), localQueue(b, 'lq', 'cq')];
+  const job = (ann?: Record<string, string>) => tasCluster('j', { lq: 'lq', headCpu: '1', workers: 1, workerCpu: '1', ann });
+  const nodes = [node({ name: 'n1', block: 'b1', rack: 'r1', cpu: 4 })];
+
+  test('a level the flavor\'s Topology lacks: the flavor does not match, and the workload is never admissible', () => {
+    const w = plan({ name: 'x', objects: queues(), arrivals: [job({ 'kueue.x-k8s.io/podset-required-topology': 'example.com/zone' })], nodes })
+      .workloads[0];
+    expect(w.outcome).toBe('never-admissible');
+    expect(w.neverAdmissible).toContain('Flavor "tas" does not contain the requested level');
+  });
+
+  test('a TAS flavor beside a plain one: a PodSet that asks nothing skips it ("supports only TopologyAwareScheduling")', () => {
+    const objects = [topology(b, 'default'), tasFlavor(b, 'tas', 'default'), clusterQueue(b, 'cq', { quotas: [{ flavor: 'tas', cpu: '64' },
+      { flavor: 'plain', cpu: '1' }] }), { apiVersion: b.api, kind: 'ResourceFlavor', metadata: { name: 'plain' }, spec: {} },
+    localQueue(b, 'lq', 'cq')];
+    const w = plan({ name: 'x', objects, arrivals: [job()], nodes }).workloads[0];
+    expect(w.pending?.message).toContain('Flavor "tas" supports only TopologyAwareScheduling');
+    // Asking for a rack, it goes to the TAS flavor (the plain one "does not support TopologyAwareScheduling").
+    expect(plan({ name: 'y', objects, arrivals: [job({ 'kueue.x-k8s.io/podset-required-topology': RACK })], nodes }).workloads[0].outcome)
+      .toBe('admitted');
+  });
+
+  test('a TAS flavor whose Topology is missing makes its ClusterQueue inactive (TopologyNotFound)', () => {
+    const objects = [tasFlavor(b, 'tas', 'nowhere'), clusterQueue(b, 'cq', { quotas: [{ flavor: 'tas', cpu: '64' }] }), localQueue(b, 'lq', 'cq')];
+    const w = plan({ name: 'x', objects, arrivals: [job()], nodes }).workloads[0];
+    expect(w.pending).toMatchObject({ category: 'inactive',
+      message: 'ClusterQueue cq is inactive: there is no Topology "nowhere" for TAS flavor "tas"' });
+  });
+
+  test('no nodes: the plan says so, and what asks for TAS waits with Kueue\'s message', () => {
+    const p = plan({ name: 'x', objects: queues(), arrivals: [job({ 'kueue.x-k8s.io/podset-required-topology': RACK })], nodes: [] });
+    expect(p.notes.some((n) => n.includes('no Node objects were given'))).toBe(true);
+    expect(p.workloads[0].pending?.message).toContain('no topology domains at level: cloud.example.com/rack');
+  });
+
+  test('Kueue before 0.14 (the TopologyAwareScheduling gate off): a TAS flavor is a plain one', () => {
+    const b13 = builder('v0.13.4');
+    const objects = [topology(b13, 'default'), tasFlavor(b13, 'tas', 'default'), clusterQueue(b13, 'cq', { quotas: [{ flavor: 'tas', cpu: '64' }] }),
+      localQueue(b13, 'lq', 'cq')];
+    const w = plan({ name: 'x', objects, arrivals: [job({ 'kueue.x-k8s.io/podset-required-topology': RACK })], nodes: [] }, 'v0.13.4').workloads[0];
+    expect(w.outcome).toBe('admitted');
+    expect(w.admission![0].topology).toBeUndefined();
+  });
+});
+
+describe('preemption and the scheduling cycle', () => {
+  test('the quota fits but the racks are taken: the high-priority job preempts for room on the nodes', () => {
+    const p = plan(scenario('tas-preempt-fragmentation'));
+    const high = byName(p, 'high')!;
+    expect(high.outcome).toBe('admitted-by-preempting');
+    expect(high.preempted!.map((v) => v.workload)).toEqual(['RayCluster plan/low3']);
+    expect(placed(high)).toBe('head:n2x1 workers:n5x4');
+  });
+
+  test('two heads of one cycle want the same rack: 0.19 assigns the second again in the cycle, 0.17 skips it to the next', () => {
+    const run = (version: string) => {
+      const b = builder(version);
+      const objects = [topology(b, 'default'), tasFlavor(b, 'tas', 'default'),
+        clusterQueue(b, 'cq1', { quotas: [{ flavor: 'tas', cpu: '64' }] }), clusterQueue(b, 'cq2', { quotas: [{ flavor: 'tas', cpu: '64' }] }),
+        localQueue(b, 'lq1', 'cq1'), localQueue(b, 'lq2', 'cq2')];
+      const nodes = [node({ name: 'n1', block: 'b1', rack: 'r1', cpu: 4 }), node({ name: 'n2', block: 'b1', rack: 'r2', cpu: 8 })];
+      const ann = { 'kueue.x-k8s.io/podset-required-topology': RACK };
+      const arrivals = ['lq1', 'lq2'].map((lq, i) => tasCluster(`j${i}`, { lq, headCpu: '1', workers: 2, workerCpu: '1', ann }));
+      return simulatePlan({ kueueObjects: objects, arrivals, nodes, kueueVersion: version, queuedAtStart: 2 });
+    };
+    const results = (p: PlanResult) => p.trace!.flatMap((c) => c.candidates.map((x) => `${c.cycle}:${x.workload}:${x.result}`));
+    expect(results(run('v0.19.2'))).toEqual(['1:RayCluster plan/j0:admitted', '1:RayCluster plan/j1:admitted']);
+    expect(results(run('v0.17.0'))).toEqual(['1:RayCluster plan/j0:admitted', '1:RayCluster plan/j1:skipped', '2:RayCluster plan/j1:admitted']);
+  });
+});
