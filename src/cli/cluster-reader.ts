@@ -65,6 +65,17 @@ export class ClusterReader {
     return this.list(`${plural}.${group}/${version}`, () => this.custom.listClusterCustomObject({ group, version, plural }), { apiVersion, kind });
   }
 
+  listNodes(): Promise<ClusterObject[]> {
+    return this.list('nodes', () => this.core.listNode(), { apiVersion: 'v1', kind: 'Node' });
+  }
+
+  /** The pods bound to a node and not finished (what Kueue's TAS counts as the nodes' non-TAS usage, with the TAS ones). */
+  listBoundPods(): Promise<ClusterObject[]> {
+    const fieldSelector = 'spec.nodeName!=,status.phase!=Succeeded,status.phase!=Failed';
+    return this.list('pods', () => this.core.listPodForAllNamespaces({ fieldSelector }),
+      { apiVersion: 'v1', kind: 'Pod' });
+  }
+
   listNamespaces(typed = false): Promise<ClusterObject[]> {
     return this.list('namespaces', () => this.core.listNamespace(), typed ? { apiVersion: 'v1', kind: 'Namespace' } : undefined);
   }

@@ -27,6 +27,9 @@ export interface LiveCluster {
   /** When the cluster was read (epoch seconds): the plan's start. */
   readonly readAt: number;
   readonly notes: string[];
+  /** Nodes and the pods bound to them, read when some ResourceFlavor has a topologyName (topology-aware scheduling). */
+  readonly nodes?: unknown[];
+  readonly boundPods?: unknown[];
 }
 
 const cond = (o: LiveWorkload | undefined, type: string): LiveCondition | undefined =>
@@ -75,12 +78,28 @@ export async function readLiveCluster(kubeconfig: string, kueueApiVersion: strin
   const cohorts = await kueue('cohorts', 'Cohort');
   const flavors = await kueue('resourceflavors', 'ResourceFlavor');
   const wpcs = await kueue('workloadpriorityclasses', 'WorkloadPriorityClass');
+  const tas = flavors.some((f) => typeof (f.spec as { topologyName?: unknown } | undefined)?.topologyName === 'string');
+  const topologies = tas ? await kueue('topologies', 'Topology') : [];
+  const { nodes, boundPods } = tas ? await nodesAndPods(r) : { nodes: undefined, boundPods: undefined };
   const namespaces = await r.listNamespaces(true);
   let rayObjects: LiveRayObject[] = [];
   for (const k of RAY_KIND_TABLE) rayObjects = rayObjects.concat(await r.listCustom(k.apiVersion, k.plural, k.kind));
   const workloads = await kueue('workloads', 'Workload');
   const order = replayOrder(rayObjects, workloads);
-  const kueueObjects = [...cqs, ...cohorts, ...flavors, ...lqs, ...wpcs, ...namespaces];
+  const kueueObjects = [...cqs, ...cohorts, ...flavors, ...lqs, ...wpcs, ...namespaces, ...topologies];
   return { kueueObjects, existing: order.existing, admittedAt: order.admittedAt, runTimes: queueRunTimes(workloads), readAt: Date.now() / 1000,
-    notes: [...r.notes, ...order.notes] };
+    notes: [...r.notes, ...order.notes], ...(nodes ? { nodes, boundPods } : {}) };
+}
+
+/**
+ * The Nodes and bound pods, for a TAS flavor. Pods placed by TAS are left to the replay of their workloads (the plan
+ * places those again, see docs/plan.md). Without the right to list them, a note: the TAS flavors have no nodes.
+ */
+async function nodesAndPods(r: import('./cluster-reader').ClusterReader): Promise<{ nodes?: unknown[]; boundPods?: unknown[] }> {
+  try {
+    return { nodes: await r.listNodes(), boundPods: await r.listBoundPods() };
+  } catch (e) {
+    r.notes.push(`${(e as Error).message.split('. Fix:')[0]}: topology-aware scheduling is planned without the cluster's nodes (give --nodes FILE)`);
+    return {};
+  }
 }

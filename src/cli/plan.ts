@@ -1,5 +1,5 @@
 /**
- * `cdk8s-kueue-ray plan [dist/ or files…] [-f FILE|DIR|-]… [--arrivals FILE] [--kueue-version V] [--kuberay-version V]
+ * `cdk8s-kueue-ray plan [dist/ or files…] [-f FILE|DIR|-]… [--arrivals FILE] [--nodes FILE] [--kueue-version V] [--kuberay-version V]
  * [-o text|json|html] [-n NS] [--trace] [--kubeconfig FILE]`: what Kueue will admit, keep pending or preempt, and why, before apply.
  *
  * Reads every YAML document of the given paths in the order given (a folder: its *.yaml/*.yml/*.json
@@ -26,7 +26,7 @@ import { MissingFileError, UsageError } from './yaml-source';
 import { liveDurations, QueueRunTime } from './plan-live-durations';
 import { fieldAt, shownAt } from './json-fields';
 
-export const PLAN_USAGE = 'usage: cdk8s-kueue-ray plan [dist/ or YAML files…] [-f FILE|DIR|-]… [--arrivals FILE] '
+export const PLAN_USAGE = 'usage: cdk8s-kueue-ray plan [dist/ or YAML files…] [-f FILE|DIR|-]… [--arrivals FILE] [--nodes FILE] '
   + `[--kueue-version ${DEFAULT_KUEUE_VERSION}] [--kuberay-version ${DEFAULT_KUBERAY_VERSION}]
        [-o|--output text|json|html] [-n|--namespace NS] [--trace] [--kubeconfig FILE] [--horizon 168h]
        [--fail-on pending,never-admissible,preempting] [--verbose]
@@ -40,6 +40,8 @@ annotation cdk8s-kueue-ray.io/plan-arrival (a duration after the plan's start su
 Timeline: an object with cdk8s-kueue-ray.io/expected-duration (or a construct's expectedDuration)
 finishes that long after its admission and gives its quota back; the plan says when each workload
 starts and what it waits for, and runs until nothing more happens or --horizon (default 168h).
+Topology-aware scheduling: the pods of a TAS flavor are placed on the Node objects of the files, of
+--nodes FILE (kubectl get nodes -o yaml; it wins) or of the cluster (--kubeconfig, with its bound pods).
 --trace adds every scheduling cycle (to the JSON too, which leaves it out otherwise).
 An error prints once, without a stack trace; --verbose or CDK8S_KUEUE_RAY_DEBUG=1 adds it.
 -n/--namespace: the namespace of Ray objects and LocalQueues that name none (as kubectl apply -n).
@@ -50,7 +52,7 @@ never-admissible, preempting = admitted by preempting others) or the input canno
 error or a file or folder that does not exist (as in check).
 `;
 const FAIL_ON: Record<string, PlanOutcome> = { pending: 'pending', 'never-admissible': 'never-admissible', preempting: 'admitted-by-preempting' };
-const KUEUE_KINDS = new Set<unknown>(['ClusterQueue', 'Cohort', 'ResourceFlavor', 'LocalQueue', 'WorkloadPriorityClass', 'Namespace']);
+const KUEUE_KINDS = new Set<unknown>(['ClusterQueue', 'Cohort', 'ResourceFlavor', 'LocalQueue', 'WorkloadPriorityClass', 'Namespace', 'Topology']);
 
 /** An object of a Ray kind, which the policy and the simulator read. */
 const isRayKind = (o: unknown): o is RayObject => (RAY_KINDS as readonly unknown[]).includes(fieldAt(o, 'kind'));
@@ -83,7 +85,7 @@ export function readObjects(file: string, stdin: () => string = () => fs.readFil
 
 interface PlanFlags {
   /** The flags' versions; unset, the versions the files' installs record, else the defaults. */
-  inputs: string[]; arrivals?: string; kueue?: string; kubeRay?: string; output: string; trace: boolean; kubeconfig?: string;
+  inputs: string[]; arrivals?: string; nodes?: string; kueue?: string; kubeRay?: string; output: string; trace: boolean; kubeconfig?: string;
   /** Where the timeline stops, in seconds. */
   horizonSeconds: number;
   /** Outcomes that make the command exit 1. */
@@ -101,6 +103,7 @@ export const PLAN_FLAGS: Record<string, FlagSpec> = {
   'output': { type: 'string', short: 'o' },
   'namespace': { type: 'string', short: 'n' },
   'arrivals': { type: 'string' },
+  'nodes': { type: 'string' },
   'kueue-version': { type: 'string' },
   'kuberay-version': { type: 'string' },
   'trace': { type: 'boolean' },
@@ -114,7 +117,8 @@ export const PLAN_FLAGS: Record<string, FlagSpec> = {
 export function parsePlanArgs(argv: string[]): PlanFlags {
   const { values: v, paths } = parseFlags(argv, PLAN_FLAGS);
   const f: PlanFlags = { inputs: paths, output: (v.output as string | undefined) ?? 'text', trace: v.trace === true, versionNotes: [],
-    failOn: [], help: v.help === true, arrivals: v.arrivals as string | undefined, kueue: v['kueue-version'] as string | undefined,
+    failOn: [], help: v.help === true, arrivals: v.arrivals as string | undefined, nodes: v.nodes as string | undefined,
+    kueue: v['kueue-version'] as string | undefined,
     kubeRay: v['kuberay-version'] as string | undefined, kubeconfig: v.kubeconfig as string | undefined,
     namespace: v.namespace as string | undefined, horizonSeconds: DEFAULT_HORIZON_SECONDS };
   if (f.help) return f;
@@ -150,6 +154,9 @@ export interface PlanLiveInput {
   readonly runTimes?: ReadonlyMap<string, QueueRunTime>;
   /** When the cluster was read (epoch seconds): the plan's start, printed as wall-clock times. */
   readonly readAt?: number;
+  /** The cluster's Nodes and the pods bound to them, for topology-aware scheduling (read when a flavor has a topologyName). */
+  readonly nodes?: readonly unknown[];
+  readonly boundPods?: readonly unknown[];
 }
 
 const identity = (o: unknown) => `${asWritten(fieldAt(o, 'kind'))}/${shownAt(o, 'metadata', 'namespace') ?? ''}/`
@@ -270,6 +277,27 @@ function refusalsText(refused: readonly PlanRefusal[]): string {
   return `${lines.join('\n')}\n`;
 }
 
+/**
+ * The Nodes topology-aware scheduling plans on: `--nodes FILE` (a list of Node objects, e.g. `kubectl get nodes -o yaml`)
+ * wins; else the files' Node objects, then the live cluster's of other names.
+ */
+function nodesOf(f: PlanFlags, objects: readonly unknown[], live: PlanLiveInput | undefined, notes: string[]): unknown[] {
+  if (f.nodes) {
+    if (!fs.existsSync(f.nodes)) throw new MissingFileError(`--nodes ${f.nodes}: no such file`);
+    const listed = readObjects(f.nodes);
+    const other = listed.find((o) => fieldAt(o, 'kind') !== 'Node');
+    if (other) {
+      throw new Error(`${f.nodes}: ${shownAt(other, 'kind') ?? typeof other} ${shownAt(other, 'metadata', 'name') ?? ''} is not a Node; `
+        + '--nodes lists Node objects (kubectl get nodes -o yaml)');
+    }
+    if (live?.nodes?.length) notes.push(`the Nodes of ${f.nodes} replace the cluster's ${live.nodes.length}`);
+    return listed;
+  }
+  const fromFiles = objects.filter((o) => fieldAt(o, 'kind') === 'Node');
+  const named = new Set(fromFiles.map(identity));
+  return [...(live?.nodes ?? []).filter((o) => !named.has(identity(o))), ...fromFiles];
+}
+
 /** The plan and what to print. */
 function planRun(f: PlanFlags, input: PlanInputs, live?: PlanLiveInput): { output: string; plan: PlanResult } {
   const { objects } = input;
@@ -301,8 +329,9 @@ function planRun(f: PlanFlags, input: PlanInputs, live?: PlanLiveInput): { outpu
       liveNotes.push(...d.notes);
     }
   }
+  const nodes = nodesOf(f, objects, live, liveNotes);
   // The per-cycle trace only with --trace (at 50,000 workloads it was most of the JSON), and for the page's usage chart.
-  const plan = simulatePlan({ kueueObjects, arrivals, kueueVersion: input.kueue, kubeRayVersion: input.kubeRay,
+  const plan = simulatePlan({ kueueObjects, arrivals, nodes, boundPods: live?.boundPods, kueueVersion: input.kueue, kubeRayVersion: input.kubeRay,
     kueueConfig: input.kueueConfig, trace: f.trace || f.output === 'html', horizonSeconds: f.horizonSeconds,
     ...(live?.readAt !== undefined ? { startTime: live.readAt } : {}) });
   const rulesOf = (w: string) => refused.filter((r) => r.workload === w).map((r) => r.rule).join(', ');
