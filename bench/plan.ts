@@ -4,7 +4,8 @@
 // process, so peak RSS is per size. Targets at 10,000 on the 2-core machine: < 2 s, < 500 MiB.
 // Then the timeline: the same 10,000, each with an expected duration and an arrival in the first hour, run
 // until everything finished (target < 2 s, < 400 MiB); the same 10,000 with Kueue's fair sharing on (both
-// strategies, the v0.19.2 gates; target < 2 s, issue 44); and Kueue's own scalability configs replayed end to end
+// strategies, the v0.19.2 gates; target < 2 s, issue 44); topology-aware scheduling, 1,000 workloads on 1,000 nodes
+// (target < 2 s, issue 44; against the same workloads with the flavor a plain one); and Kueue's own scalability configs replayed end to end
 // through the CLI (bench/kueue-replay.ts), beside the figures Kueue published.
 // The last line is `bench:plan workloads=10000 seconds=<n> peak_rss_mib=<n>`.
 import { fork } from 'child_process';
@@ -101,10 +102,67 @@ export const FAIR_SHARING: KueueConfig = {
     FairSharingPrioritizeNonBorrowing: 'on' },
 };
 
-type Variant = 'sizes' | 'timeline' | 'fair-sharing';
+const HOSTNAME = 'kubernetes.io/hostname';
+
+/**
+ * Topology-aware scheduling: `nodes` nodes of 8 CPUs in blocks of 10 racks of 10 hosts, one TAS flavor over them, 10
+ * ClusterQueues whose quotas add up to more than the nodes hold (the nodes decide), and `n` RayClusters of a head and 1-8
+ * workers asking for a block, a rack or a host (required or preferred), or nothing in particular. `plain`: the same
+ * workloads and queues with the flavor a plain one and no nodes (the baseline).
+ */
+export function tasScenario(n: number, nodes: number, plain = false): { kueueObjects: any[]; arrivals: any[]; nodes: any[] } {
+  const r = rng(11);
+  const api = 'kueue.x-k8s.io/v1beta2';
+  const levels = ['bench.example.com/block', 'bench.example.com/rack', HOSTNAME];
+  const kueueObjects: any[] = [
+    { apiVersion: api, kind: 'Topology', metadata: { name: 'dc' }, spec: { levels: levels.map((nodeLabel) => ({ nodeLabel })) } },
+    { apiVersion: api, kind: 'ResourceFlavor', metadata: { name: 'f' }, spec: plain ? {} : { topologyName: 'dc', nodeLabels: { pool: 'bench' } } },
+  ];
+  for (const [name, value] of [['low', 10], ['high', 100]] as const) {
+    kueueObjects.push({ apiVersion: api, kind: 'WorkloadPriorityClass', metadata: { name }, value });
+  }
+  for (let c = 0; c < 10; c++) {
+    kueueObjects.push({ apiVersion: api, kind: 'ClusterQueue', metadata: { name: `cq-${c}` }, spec: {
+      namespaceSelector: {}, preemption: { withinClusterQueue: 'LowerPriority' },
+      resourceGroups: [{ coveredResources: ['cpu', 'memory'], flavors: [{ name: 'f', resources: [
+        { name: 'cpu', nominalQuota: String(Math.ceil(nodes * 8 * 1.5 / 10)) }, { name: 'memory', nominalQuota: '64Ti' }] }] }],
+    } });
+    kueueObjects.push({ apiVersion: api, kind: 'LocalQueue', metadata: { name: `lq-${c}`, namespace: 'bench' }, spec: { clusterQueue: `cq-${c}` } });
+  }
+  const nodeObjects = plain ? [] : Array.from({ length: nodes }, (_, i) => ({
+    apiVersion: 'v1', kind: 'Node',
+    metadata: { name: `node-${i}`, labels: { pool: 'bench', [levels[0]]: `b${Math.floor(i / 100)}`, [levels[1]]: `r${Math.floor(i / 10)}`,
+      [HOSTNAME]: `node-${i}` } },
+    status: { allocatable: { cpu: '8', memory: '64Gi', pods: '110' }, conditions: [{ type: 'Ready', status: 'True' }] },
+  }));
+  const asks: Array<Record<string, string> | undefined> = [
+    { 'kueue.x-k8s.io/podset-required-topology': levels[1] }, { 'kueue.x-k8s.io/podset-required-topology': levels[0] },
+    { 'kueue.x-k8s.io/podset-required-topology': HOSTNAME }, { 'kueue.x-k8s.io/podset-preferred-topology': levels[1] },
+    { 'kueue.x-k8s.io/podset-unconstrained-topology': 'true' },
+  ];
+  const arrivals: any[] = [];
+  for (let i = 0; i < n; i++) {
+    const ann = plain ? undefined : asks[Math.floor(r() * asks.length)];
+    const template = (cpu: string) => ({ ...(ann ? { metadata: { annotations: ann } } : {}),
+      spec: { containers: [{ name: 'ray', image: 'rayproject/ray:2.46.0', resources: { requests: { cpu, memory: '4Gi' } } }] } });
+    arrivals.push({ apiVersion: 'ray.io/v1', kind: 'RayCluster',
+      metadata: { name: `rc-${i}`, namespace: 'bench', labels: { 'kueue.x-k8s.io/queue-name': `lq-${i % 10}`,
+        'kueue.x-k8s.io/priority-class': r() < 0.2 ? 'high' : 'low' } },
+      spec: { headGroupSpec: { rayStartParams: {}, template: template('1') },
+        workerGroupSpecs: [{ groupName: 'workers', replicas: 1 + Math.floor(r() * 8), minReplicas: 0, maxReplicas: 8, rayStartParams: {},
+          template: template(String(1 + Math.floor(r() * 4))) }] } });
+  }
+  return { kueueObjects, arrivals, nodes: nodeObjects };
+}
+
+const TAS_SIZE = 1000;
+const TAS_NODES = 1000;
+
+type Variant = 'sizes' | 'timeline' | 'fair-sharing' | 'tas' | 'tas-baseline';
 
 function child(n: number, variant: Variant): void {
-  const input = variant === 'timeline' ? timelineScenario(n) : scenario(n);
+  const input = variant === 'timeline' ? timelineScenario(n) : variant === 'tas' || variant === 'tas-baseline'
+    ? tasScenario(n, TAS_NODES, variant === 'tas-baseline') : scenario(n);
   const t0 = process.hrtime.bigint();
   const plan = simulatePlan({ ...input, kueueVersion: DEFAULT_KUEUE_VERSION, trace: false,
     ...(variant === 'fair-sharing' ? { kueueConfig: FAIR_SHARING } : {}) });
@@ -115,6 +173,7 @@ function child(n: number, variant: Variant): void {
     admitted: count('admitted'), preempting: count('admitted-by-preempting'), pending: count('pending') + count('never-admissible'),
     preempted: plan.workloads.filter((w) => w.preemptedBy?.length).length,
     finished: plan.workloads.filter((w) => w.finishedAt !== null).length, ended: `${plan.timeline.ended} at ${plan.timeline.at} s`,
+    placed: plan.workloads.filter((w) => w.admission?.some((a) => a.topology)).length,
   });
 }
 
@@ -173,6 +232,20 @@ async function sizes(): Promise<void> {
     + '; target < 2 s\n');
 }
 
+/** Topology-aware scheduling: 1,000 workloads on 1,000 nodes, against the same workloads planned without topology. */
+async function tas(): Promise<void> {
+  const base = await runChild(TAS_SIZE, 'tas-baseline');
+  const t = await runChild(TAS_SIZE, 'tas');
+  if (t.timedOut || base.timedOut) {
+    process.stdout.write(`tas workloads=${TAS_SIZE} nodes=${TAS_NODES}: did not finish within ${TIMEOUT_S} s\n`);
+    return;
+  }
+  process.stdout.write(`tas workloads=${t.n} nodes=${TAS_NODES}: ${t.seconds.toFixed(2)} s, peak RSS ${t.peakRssMib.toFixed(0)} MiB; `
+    + `${t.placed} placed `
+    + `on nodes (${t.preempting} by preempting), ${t.pending} pending; x${(t.seconds / base.seconds).toFixed(2)} the same workloads without `
+    + `topology (${base.seconds.toFixed(2)} s, ${base.admitted + base.preempting} admitted); target < 2 s\n`);
+}
+
 /** Kueue's scalability configs, end to end through the CLI's bundle, beside Kueue's published figures. */
 function replays(): void {
   const bundle = path.join(__dirname, '..', 'lib', 'controller', 'cdk8s-kueue-ray.js');
@@ -218,6 +291,7 @@ function replays(): void {
 
 async function main(): Promise<void> {
   await sizes();
+  await tas();
   if (REPLAYS.length) replays();
 }
 

@@ -52,6 +52,7 @@ const POOL_SECONDS = {
   'test/cli/check-corpus.test.ts': 68, 'test/install/install.test.ts': 67, 'test/e2e/reconciler.e2e.test.ts': 62,
   'test/e2e/install-settings.e2e.test.ts': 61, 'test/e2e/fair-sharing-agreement.e2e.test.ts': 250,
   'test/e2e/testcluster-ports.e2e.test.ts': 90, 'test/e2e/kueue-setup.e2e.test.ts': 60, 'test/e2e/watched-collection.e2e.test.ts': 20,
+  'test/e2e/tas-agreement.e2e.test.ts': 150,
 };
 
 const lanes = process.env.TEST_LANES === '1'
@@ -75,7 +76,7 @@ const POOL_SLOTS_AFTER_NODE = Number(process.env.POOL_SLOTS_AFTER_NODE ?? 3);
 // The suites that read "nothing changed for a while" as "Kueue has finished" (the agreement harnesses' settle
 // windows): a slot past POOL_SLOTS never runs one of them, nor runs beside one, so they see the load they always saw.
 const QUIET_READERS = new Set(['test/e2e/plan-agreement.e2e.test.ts', 'test/agreement/upstream.e2e.test.ts',
-  'test/e2e/fair-sharing-agreement.e2e.test.ts']);
+  'test/e2e/fair-sharing-agreement.e2e.test.ts', 'test/e2e/tas-agreement.e2e.test.ts']);
 
 /**
  * The pool's running suites and its slots. A worker takes a suite through `take`, which waits while nothing may
