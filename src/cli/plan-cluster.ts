@@ -8,6 +8,8 @@
  * workloads and clusters KubeRay created for a RayJob or RayService are left out.
  */
 import { RAY_KIND_TABLE, rayKindOf, RayObject } from '../policy';
+import { isRecord } from '../policy/json';
+import { PlanAdmission, topologyAssignmentOf } from '../policy/plan';
 import { admittedAtOf, LiveCondition, LiveWorkload, QueueRunTime, queueRunTimes } from './plan-live-durations';
 
 /** A Ray object as the cluster lists it: what the replay reads beside what the policy reads. */
@@ -22,6 +24,8 @@ export interface LiveCluster {
   readonly existing: RayObject[];
   /** When Kueue admitted each of `existing` that is admitted (epoch seconds). */
   readonly admittedAt: Map<RayObject, number>;
+  /** How Kueue admitted each of `existing` that holds quota: its flavors, and its pods' places on TAS nodes. */
+  readonly admissions: Map<RayObject, PlanAdmission>;
   /** The median run time of each LocalQueue's finished Workloads ("namespace/name"). */
   readonly runTimes: Map<string, QueueRunTime>;
   /** When the cluster was read (epoch seconds): the plan's start. */
@@ -37,11 +41,11 @@ const cond = (o: LiveWorkload | undefined, type: string): LiveCondition | undefi
 
 /** Orders the cluster's Ray objects as the plan replays them (pure; exported for tests). */
 export function replayOrder(rayObjects: readonly LiveRayObject[], workloads: readonly LiveWorkload[])
-  : { existing: RayObject[]; admittedAt: Map<RayObject, number>; notes: string[] } {
+  : { existing: RayObject[]; admittedAt: Map<RayObject, number>; admissions: Map<RayObject, PlanAdmission>; notes: string[] } {
   const byOwner = new Map<string | undefined, LiveWorkload>();
   for (const w of workloads) for (const o of w?.metadata?.ownerReferences ?? []) byOwner.set(o.uid, w);
   const notes: string[] = [];
-  const rows: Array<{ obj: LiveRayObject; admittedAt?: string; admittedSeconds?: number; createdAt: string }> = [];
+  const rows: Array<{ obj: LiveRayObject; admittedAt?: string; admittedSeconds?: number; createdAt: string; admission?: PlanAdmission }> = [];
   for (const obj of rayObjects) {
     const metadata = obj?.metadata;
     if (!metadata?.labels?.['kueue.x-k8s.io/queue-name']) continue;
@@ -51,7 +55,8 @@ export function replayOrder(rayObjects: readonly LiveRayObject[], workloads: rea
     const reserved = cond(wl, 'QuotaReserved');
     rows.push({ obj, admittedAt: reserved?.status === 'True' ? reserved.lastTransitionTime : undefined,
       admittedSeconds: reserved?.status === 'True' ? admittedAtOf(wl) : undefined,
-      createdAt: wl?.metadata?.creationTimestamp ?? metadata.creationTimestamp ?? '' });
+      createdAt: wl?.metadata?.creationTimestamp ?? metadata.creationTimestamp ?? '',
+      admission: reserved?.status === 'True' ? admissionOf(wl) : undefined });
   }
   rows.sort((a, b) => {
     if (!!a.admittedAt !== !!b.admittedAt) return a.admittedAt ? -1 : 1;
@@ -64,8 +69,27 @@ export function replayOrder(rayObjects: readonly LiveRayObject[], workloads: rea
   // Status is the cluster's, not an input of the plan.
   const existing = rows.map((r) => ({ ...r.obj, status: undefined }));
   const admittedAt = new Map<RayObject, number>();
-  rows.forEach((r, i) => { if (r.admittedSeconds !== undefined) admittedAt.set(existing[i], r.admittedSeconds); });
-  return { existing, admittedAt, notes };
+  const admissions = new Map<RayObject, PlanAdmission>();
+  rows.forEach((r, i) => {
+    if (r.admittedSeconds !== undefined) admittedAt.set(existing[i], r.admittedSeconds);
+    if (r.admission) admissions.set(existing[i], r.admission);
+  });
+  return { existing, admittedAt, admissions, notes };
+}
+
+/** A Workload's admission as the plan keeps it: each PodSet's flavors, and its topology assignment on a TAS flavor. */
+export function admissionOf(wl: LiveWorkload | undefined): PlanAdmission | undefined {
+  const podSets = (wl as { status?: { admission?: { podSetAssignments?: unknown } } } | undefined)?.status?.admission?.podSetAssignments;
+  if (!Array.isArray(podSets)) return undefined;
+  return {
+    podSets: (podSets as unknown[]).filter((p): p is Record<string, unknown> => isRecord(p) && typeof p.name === 'string').map((p) => {
+      const flavors: Record<string, string> = {};
+      const given = typeof p.flavors === 'object' && p.flavors !== null ? p.flavors as Record<string, unknown> : {};
+      for (const [r, f] of Object.entries(given)) if (typeof f === 'string') flavors[r] = f;
+      const topology = topologyAssignmentOf(p.topologyAssignment);
+      return { name: p.name as string, flavors, ...(topology ? { topology } : {}) };
+    }),
+  };
 }
 
 export async function readLiveCluster(kubeconfig: string, kueueApiVersion: string): Promise<LiveCluster> {
@@ -87,7 +111,8 @@ export async function readLiveCluster(kubeconfig: string, kueueApiVersion: strin
   const workloads = await kueue('workloads', 'Workload');
   const order = replayOrder(rayObjects, workloads);
   const kueueObjects = [...cqs, ...cohorts, ...flavors, ...lqs, ...wpcs, ...namespaces, ...topologies];
-  return { kueueObjects, existing: order.existing, admittedAt: order.admittedAt, runTimes: queueRunTimes(workloads), readAt: Date.now() / 1000,
+  return { kueueObjects, existing: order.existing, admittedAt: order.admittedAt, admissions: order.admissions, runTimes: queueRunTimes(workloads),
+    readAt: Date.now() / 1000,
     notes: [...r.notes, ...order.notes], ...(nodes ? { nodes, boundPods } : {}) };
 }
 

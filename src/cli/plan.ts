@@ -15,7 +15,9 @@ import {
 } from '../policy';
 import { parseGoDuration } from '../policy/go-duration';
 import { asWritten, isList } from '../policy/json';
-import { DEFAULT_HORIZON_SECONDS, KueueConfig, kueueConfigNote, kueueConfigOf, PlanOutcome, PlanResult, simulatePlan } from '../policy/plan';
+import {
+  DEFAULT_HORIZON_SECONDS, KueueConfig, kueueConfigNote, kueueConfigOf, PlanAdmission, PlanOutcome, PlanResult, simulatePlan,
+} from '../policy/plan';
 import { planToHtml, planToText } from './plan-output';
 import { installFacts, modelledFlagVersion, pickVersion, settleVersionConflicts, versionSourceNotes } from './install-facts';
 import { FlagSpec, parseFlags, usageErrorText } from './args';
@@ -150,6 +152,8 @@ export interface PlanLiveInput {
   readonly notes: readonly string[];
   /** When Kueue admitted each admitted one of `existing` (epoch seconds): it runs for what is left of its duration. */
   readonly admittedAt?: ReadonlyMap<RayObject, number>;
+  /** How Kueue admitted each admitted one of `existing`: it keeps its flavors and nodes instead of being scheduled again. */
+  readonly admissions?: ReadonlyMap<RayObject, PlanAdmission>;
   /** The median run time of each LocalQueue's finished Workloads, for the workloads that declare no duration. */
   readonly runTimes?: ReadonlyMap<string, QueueRunTime>;
   /** When the cluster was read (epoch seconds): the plan's start, printed as wall-clock times. */
@@ -303,6 +307,7 @@ function planRun(f: PlanFlags, input: PlanInputs, live?: PlanLiveInput): { outpu
   const { objects } = input;
   let kueueObjects = objects.filter((o) => KUEUE_KINDS.has(fieldAt(o, 'kind')));
   let arrivals = objects.filter(isRayKind);
+  let admitted: ReadonlyArray<PlanAdmission | undefined> | undefined;
   const liveNotes: string[] = [];
   if (f.arrivals) {
     if (!fs.existsSync(f.arrivals)) throw new MissingFileError(`--arrivals ${f.arrivals}: no such file`);
@@ -323,6 +328,8 @@ function planRun(f: PlanFlags, input: PlanInputs, live?: PlanLiveInput): { outpu
     kueueObjects = [...live.kueueObjects.filter((o) => !fromFiles.has(identity(o))), ...kueueObjects];
     const newOnes = new Set(arrivals.map(identity));
     arrivals = [...live.existing.filter((o) => !newOnes.has(identity(o))), ...arrivals];
+    // By index, before the durations below copy the objects (they keep the order).
+    admitted = arrivals.map((o) => live.admissions?.get(o));
     if (live.runTimes && live.readAt !== undefined) {
       const d = liveDurations(arrivals, live.runTimes, live.admittedAt ?? new Map(), live.readAt);
       arrivals = d.objects;
@@ -331,7 +338,8 @@ function planRun(f: PlanFlags, input: PlanInputs, live?: PlanLiveInput): { outpu
   }
   const nodes = nodesOf(f, objects, live, liveNotes);
   // The per-cycle trace only with --trace (at 50,000 workloads it was most of the JSON), and for the page's usage chart.
-  const plan = simulatePlan({ kueueObjects, arrivals, nodes, boundPods: live?.boundPods, kueueVersion: input.kueue, kubeRayVersion: input.kubeRay,
+  const plan = simulatePlan({ kueueObjects, arrivals, admitted, nodes, boundPods: live?.boundPods, kueueVersion: input.kueue,
+    kubeRayVersion: input.kubeRay,
     kueueConfig: input.kueueConfig, trace: f.trace || f.output === 'html', horizonSeconds: f.horizonSeconds,
     ...(live?.readAt !== undefined ? { startTime: live.readAt } : {}) });
   const rulesOf = (w: string) => refused.filter((r) => r.workload === w).map((r) => r.rule).join(', ');

@@ -5,7 +5,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { planCommand, planMain } from '../../src/cli/plan';
 import { replayOrder } from '../../src/cli/plan-cluster';
-import { PlanResult } from '../../src/policy/plan';
+import { PlanResult, topologyAssignmentOf } from '../../src/policy/plan';
 import { tmpdir } from '../support/synth';
 import { TestCluster } from './support/cluster';
 import { waitFor } from './support/kube';
@@ -110,6 +110,64 @@ describeOnPair('plan --kubeconfig', PAIR)('plan --kubeconfig on Kueue v0.19.2', 
     } finally {
       await cluster.client.delete('/api/v1/namespaces/kueue-system/configmaps/kueue-manager-config');
     }
+  });
+
+  test('topology-aware scheduling: the cluster\'s nodes and bound pods are read, the admitted workload keeps its nodes, and the plan '
+    + 'places the new one where Kueue then places it', async () => {
+    const c = cluster.client;
+    const RACK = 'example.com/rack', HOST = 'kubernetes.io/hostname';
+    await c.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'tas' } });
+    for (const [name, rack] of [['live-1', 'r1'], ['live-2', 'r1'], ['live-3', 'r2'], ['live-4', 'r2']]) {
+      await c.create({ apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { [RACK]: rack, [HOST]: name, pool: 'live' } } });
+      const now = new Date().toISOString();
+      await c.request('PATCH', `/api/v1/nodes/${name}/status`, { status: { allocatable: { cpu: '4', memory: '16Gi', pods: '110' },
+        capacity: { cpu: '4', memory: '16Gi', pods: '110' },
+        conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'test node', lastHeartbeatTime: now,
+          lastTransitionTime: now }] } },
+      'application/merge-patch+json');
+      // The API server's TaintNodesByCondition admission taints a new Node not-ready; no node controller runs here to lift it.
+      await c.mergePatch(`/api/v1/nodes/${name}`, { spec: { taints: null } });
+    }
+    for (const o of [
+      { apiVersion: K, kind: 'Topology', metadata: { name: 'live-racks' }, spec: { levels: [{ nodeLabel: RACK }, { nodeLabel: HOST }] } },
+      { apiVersion: K, kind: 'ResourceFlavor', metadata: { name: 'tas-live' }, spec: { topologyName: 'live-racks', nodeLabels: { pool: 'live' } } },
+      { apiVersion: K, kind: 'ClusterQueue', metadata: { name: 'tas-cq' }, spec: { namespaceSelector: {}, resourceGroups: [{
+        coveredResources: ['cpu', 'memory'], flavors: [{ name: 'tas-live', resources: [{ name: 'cpu', nominalQuota: '64' },
+          { name: 'memory', nominalQuota: '64Gi' }] }] }] } },
+      { apiVersion: K, kind: 'LocalQueue', metadata: { name: 'tas-lq', namespace: 'tas' }, spec: { clusterQueue: 'tas-cq' } },
+    ]) await c.apply(o);
+    const racked = (name: string, workers: number) => ({ apiVersion: 'ray.io/v1', kind: 'RayCluster',
+      metadata: { name, namespace: 'tas', labels: { 'kueue.x-k8s.io/queue-name': 'tas-lq' } },
+      spec: { headGroupSpec: { rayStartParams: {}, template: { metadata: { annotations: { 'kueue.x-k8s.io/podset-required-topology': RACK } },
+        spec: { containers: [container('ray-head', '1')] } } },
+      workerGroupSpecs: [{ groupName: 'workers', replicas: workers, minReplicas: 0, maxReplicas: 8, rayStartParams: {}, template: {
+        metadata: { annotations: { 'kueue.x-k8s.io/podset-required-topology': RACK } },
+        spec: { containers: [container('ray-worker', '1')] } } }] } });
+    const placementOf = async (name: string) => waitFor(`${name} admitted by Kueue`, async () => {
+      const wl = (await c.list(K, 'Workload', 'tas')).find((w) => w.metadata.ownerReferences?.[0]?.name === name);
+      const ok = (wl?.status?.conditions ?? []).some((x: any) => x.type === 'QuotaReserved' && x.status === 'True');
+      return ok && (wl.status.admission.podSetAssignments as any[]).map((p) => `${p.name}:`
+        + `${(topologyAssignmentOf(p.topologyAssignment)?.domains ?? [])
+        .map((d) => `${d.values.join('/')}x${d.count}`).sort().join(',')}`).join(' ');
+    }, 60000);
+    await c.create(racked('first', 3));
+    const first = await placementOf('first');
+    // Then a pod bound to the host of first's workers (no kubelet: it stays Pending there, which Kueue counts), 3 CPUs:
+    // placed again with it, first would go elsewhere; kept as admitted, it stays where Kueue put it.
+    const busy = /workers:([^/x,]+)x/.exec(first)![1];
+    await c.create({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'daemon', namespace: 'tas' },
+      spec: { nodeName: busy, containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10', resources: { requests: { cpu: '3' } } }] } });
+    const file = path.join(dir, 'tas.yaml');
+    fs.writeFileSync(file, `${JSON.stringify(racked('second', 4))}\n`);
+    const live = await plan(file, true);
+    const planned = (name: string) => (outcome(live, name)?.admission ?? []).map((a) => `${a.podSet}:${(a.topology?.domains ?? [])
+      .map((d) => `${d.values.join('/')}x${d.count}`).sort().join(',')}`).join(' ');
+    expect(live.notes).toContain('topology-aware scheduling: flavor tas-live (Topology live-racks: 4 node(s), 4 kubernetes.io/hostname domain(s))');
+    // The admitted one is where Kueue put it, not placed again.
+    expect(planned('first')).toBe(first);
+    await c.create(racked('second', 4));
+    expect(planned('second')).toBe(await placementOf('second'));
+    expect(planned('second')).not.toContain(busy);
   });
 
   test('replay order: reserved quota first by reservation time, then pending by creation; finished and KubeRay children left out', () => {

@@ -8,7 +8,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { simulatePlan } from '../../src/policy/plan';
+import { simulatePlan, topologyAssignmentOf } from '../../src/policy/plan';
 import { kueueCapabilities } from '../../src/policy/versions';
 import { fixedTasScenarios, isolateTas, randomTasScenario, TasScenario } from '../policy/plan/tas-scenarios';
 import { applyQueues, settleWorkloads, wasPreempted, watchWorkloads, workloadsByNamespace } from './support/agreement';
@@ -25,19 +25,8 @@ const RANDOM = Number(process.env.TAS_AGREEMENT_SCENARIOS ?? 12);
 const SEED = Number(process.env.PLAN_AGREEMENT_SEED ?? (Date.now() % 1_000_000));
 const OUT = process.env.PLAN_AGREEMENT_OUT ?? path.join(os.tmpdir(), 'plan-agreement');
 
-/** A Workload's topology assignment per PodSet as "host×count,…": v1beta1 lists domains, v1beta2 encodes them in slices. */
-export function placementOf(ta: any): string {
-  if (!ta) return '';
-  const domains: Array<{ values: string[]; count: number }> = ta.domains ?? [];
-  for (const slice of ta.slices ?? []) {
-    for (let i = 0; i < slice.domainCount; i++) {
-      const values = (slice.valuesPerLevel as any[])
-        .map((v) => v.universal ?? `${v.individual.prefix ?? ''}${v.individual.roots[i]}${v.individual.suffix ?? ''}`);
-      domains.push({ values, count: slice.podCounts.universal ?? slice.podCounts.individual[i] });
-    }
-  }
-  return sortedDomains(domains);
-}
+/** A Workload's topology assignment as "host×count,…", sorted (v1beta1 lists domains, v1beta2 encodes them in slices). */
+const placementOf = (ta: unknown): string => sortedDomains(topologyAssignmentOf(ta)?.domains ?? []);
 
 /** Domains as "values×count", sorted: the v1beta2 encoding may group them by hostname prefix. */
 const sortedDomains = (domains: ReadonlyArray<{ values: readonly string[]; count: number }>) =>

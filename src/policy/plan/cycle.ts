@@ -13,10 +13,11 @@ import { Assignment, briefOf, FlavorAssigner, quotaToReserve } from './flavor-as
 import type { Target } from './ordering';
 import { fitsAfterVictims, Preemptor } from './preemptor';
 import { addUsageMap, CohortNode, FlavorResource, QuotaNode, rootOf } from './quota-tree';
+import { podSetTasOf } from './tas-flavor-assigner';
 import { QueueManager } from './queue-manager';
 import { assignmentMessage, describeAssignment, SimulationState } from './render';
 import type { PlanCandidate, PlanCycle } from './schema';
-import type { PlanInput } from './input';
+import type { PlanAdmission, PlanInput } from './input';
 import { addAdmitted, addTasUsage, ClusterQueue, removeAdmitted, TasPlacement, Workload } from './snapshot';
 import { arrivalSchedule, baseOf, DEFAULT_HORIZON_SECONDS, PlanEnd, WAITS_FOR_LISTED } from './timeline';
 import { admittedSetKey } from './workload';
@@ -113,7 +114,9 @@ export class PlanSimulator extends QueueManager {
         const { obj, i, at: arrivedAt } = order[next++];
         this.step = this.seq;
         lastArrival = i;
-        this.arrive(this.withTenantDefaults(obj), i);
+        const given = this.input.admitted?.[i];
+        const w = this.arrive(this.withTenantDefaults(obj), i, given !== undefined);
+        if (w && given) this.admitAsGiven(w, given);
         this.seq++;
         // Queued together with the next one: no cycle in between.
         if (arrivedAt === 0 && next < Math.min(this.input.queuedAtStart ?? 0, order.length) && order[next].at === 0) continue;
@@ -490,6 +493,44 @@ export class PlanSimulator extends QueueManager {
       const lq = this.lqKeys[w.lqIndex];
       this.afs.admit(lq, this.clock.now, this.requestedAmounts(w), this.admittedAmounts(lq));
     }
+  }
+
+  /**
+   * An arrival Kueue has admitted already: its quota on the flavors it was given and its pods on the nodes they are on,
+   * as Kueue's cache holds it (whatever the quota says now). A domain whose node is gone holds nothing, as in Kueue's
+   * addTASUsage; a PodSet the admission does not name uses no quota (a note says so).
+   */
+  private admitAsGiven(w: Workload, given: PlanAdmission): void {
+    const cq = w.clusterQueue!;
+    const named = new Map(given.podSets.map((p) => [p.name, p]));
+    const missing = w.podSets.filter((ps) => !named.has(ps.name)).map((ps) => ps.name);
+    if (missing.length) this.notes.push(`${w.ref} is admitted without an assignment for pod set ${missing.join(', ')}: it holds no quota for it`);
+    w.flavors = w.podSets.map((ps) => new Map(Object.entries(named.get(ps.name)?.flavors ?? {})));
+    w.usage = this.snapshot.usageOf(w.podSets, w.flavors);
+    w.tas = this.givenPlacements(w, named);
+    addTasUsage(w.tas, 1);
+    w.admittedAt = this.step;
+    w.startedAt = this.clock.now;
+    this.clock.event(w, 'admitted');
+    if (w.duration !== undefined) this.clock.finishes.push(w.startedAt + w.duration, w);
+    addUsageMap(cq, w.usage, 1);
+    this.markAdmitted(cq, w);
+    cq.memo.version++;
+    w.state = 'admitted';
+    w.pending = undefined;
+  }
+
+  private givenPlacements(w: Workload, named: ReadonlyMap<string, PlanAdmission['podSets'][number]>): TasPlacement[] | undefined {
+    const out: TasPlacement[] = [];
+    w.podSets.forEach((ps, i) => {
+      const topology = named.get(ps.name)?.topology;
+      const flavor = [...(w.flavors![i]?.values() ?? [])].map((f) => this.snapshot.tasFlavors.get(f)).find((f) => f);
+      if (!topology || !flavor) return;
+      const placement = topology.domains.map((d) => ({ leafIdx: flavor.leafById.get(flavor.isLowestLevelNode ? d.values[d.values.length - 1]
+        : d.values.join(',')) ?? -1, count: d.count })).filter((l) => l.leafIdx >= 0);
+      out.push({ podSet: ps.name, flavor, perPod: podSetTasOf(w, ps, this.kueue.tasAnnotations === 'multi-layer').base.perPod, placement });
+    });
+    return out.length ? out : undefined;
   }
 
   /** SumTotalRequests: what the workload's PodSets request, by resource name in base units. */

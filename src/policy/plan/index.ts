@@ -3,7 +3,8 @@
  * text and HTML page are formatted outside the policy: src/plan/text.ts and src/cli/plan-output.
  */
 export * from './schema';
-export { PlanInput } from './input';
+export { PlanAdmission, PlanInput } from './input';
+export { topologyAssignmentOf } from './topology';
 export { simulatePlan } from './simulate';
 export { DEFAULT_HORIZON_SECONDS, PlanEnd } from './timeline';
 export {

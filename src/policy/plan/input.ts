@@ -5,6 +5,22 @@
 import type { RayObject } from '../kinds';
 import type { KueueConfig } from './kueue-config';
 
+/**
+ * A workload Kueue has already admitted (a live cluster's, or a test's setup): its flavor per resource of each PodSet
+ * and, on a TAS flavor, where its pods are (the Workload's status.admission.podSetAssignments).
+ */
+export interface PlanAdmission {
+  readonly podSets: ReadonlyArray<{
+    readonly name: string;
+    readonly flavors: Readonly<Record<string, string>>;
+    /** The topology assignment: the levels its values name and the pods per domain. */
+    readonly topology?: {
+      readonly levels: readonly string[];
+      readonly domains: ReadonlyArray<{ readonly values: readonly string[]; readonly count: number }>;
+    };
+  }>;
+}
+
 export interface PlanInput {
   /** ClusterQueues, Cohorts, ResourceFlavors, LocalQueues, WorkloadPriorityClasses (and Namespaces, for selectors). Other kinds are ignored. */
   readonly kueueObjects: readonly unknown[];
@@ -45,6 +61,12 @@ export interface PlanInput {
    * off their nodes' allocatable, as Kueue's non-TAS usage cache does. @default - none
    */
   readonly boundPods?: readonly unknown[];
+  /**
+   * By arrival index: the arrivals Kueue has already admitted, and how. They hold their quota (and nodes) from their
+   * arrival as admitted, without being scheduled again, as Kueue's cache holds them; they pay no admission fair sharing
+   * entry penalty (it was paid when they were admitted). @default - none: every arrival is scheduled
+   */
+  readonly admitted?: ReadonlyArray<PlanAdmission | undefined>;
   /** Where the timeline stops if workloads are still running or arriving: seconds after the plan's start. @default 7 days */
   readonly horizonSeconds?: number;
 }

@@ -167,11 +167,12 @@ export abstract class QueueManager {
     return `${prefix}(${n})`;
   }
 
-  protected arrive(obj: RayObject, arrival: number): void {
+  /** A new arrival into its queue; with `admitted`, a valid one is returned instead, for the caller to admit as given. */
+  protected arrive(obj: RayObject, arrival: number, admitted = false): Workload | undefined {
     if (!isRecord(obj) || !isRayKindName(obj.kind)) {
       const kind = isRecord(obj) ? asWritten(obj.kind) : typeof obj;
       this.notes.push(`arrival ${arrival}: ${kind} is not a Ray object (${RAY_KINDS.join(', ')}); ignored`);
-      return;
+      return undefined;
     }
     const namespace = namespaceOf(obj);
     const name = this.nameOf(obj);
@@ -179,7 +180,7 @@ export abstract class QueueManager {
     const prev = this.byObject.get(key);
     if (prev && prev.state !== 'replaced') {
       this.rearrive(prev, obj, arrival);
-      return;
+      return undefined;
     }
     const ref = `${obj.kind} ${namespace}/${name}`;
     const localQueue = queueNameOf(obj, this.kueue);
@@ -193,7 +194,7 @@ export abstract class QueueManager {
       });
       this.add(key, w);
       this.clock.event(w, 'arrived');
-      return;
+      return undefined;
     }
     const priorityClass = priorityClassOf(obj);
     const lq = this.snapshot.localQueues.get(`${namespace}/${localQueue}`);
@@ -207,9 +208,10 @@ export abstract class QueueManager {
     w.hash = this.hashOf(w);
     this.add(key, w);
     this.clock.event(w, 'arrived');
-    const misconfigured = (message: string, category: PendingCategory = 'misconfigured') => {
+    const misconfigured = (message: string, category: PendingCategory = 'misconfigured'): undefined => {
       w.state = 'held';
       w.pending = { category, message, shortfalls: [] };
+      return undefined;
     };
     if (priorityClass && !this.snapshot.priorities.has(priorityClass)) {
       return misconfigured(`WorkloadPriorityClass ${priorityClass} not found: Kueue creates no Workload and the object stays suspended`);
@@ -220,12 +222,15 @@ export abstract class QueueManager {
     const labels = this.snapshot.namespaces.get(namespace) ?? { [DEFAULT_NS_LABEL]: namespace };
     if (!selectorMatches(cq.namespaceSelector, labels)) return misconfigured(`the workload's namespace ${namespace} doesn't match the `
       + `ClusterQueue ${cq.name} namespaceSelector`);
+    // Admitted already: it keeps its admission (Kueue's cache holds it whatever the queue's state now).
+    if (admitted) return w;
     if (cq.inactiveReason) {
       w.pending = { category: 'inactive', message: cq.inactiveReason, shortfalls: [] };
     } else {
       w.pending = { category: 'not-evaluated', message: 'not evaluated by Kueue yet', shortfalls: [] };
     }
     this.push(w);
+    return undefined;
   }
 
   private podSetsOf(arrival: number): PodSet[] {

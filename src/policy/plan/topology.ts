@@ -132,6 +132,8 @@ export class TasFlavor {
   readonly domainCount: number;
   /** How many nodes serve the flavor (the tree's nodes). */
   readonly nodeCount: number;
+  /** Each leaf's index by its id (the hostname, or the level values joined by ","). */
+  readonly leafById = new Map<string, number>();
 
   constructor(
     readonly name: string,
@@ -146,7 +148,7 @@ export class TasFlavor {
     this.levelKeys = levels;
     this.isLowestLevelNode = levels.length > 0 && levels[levels.length - 1] === HOSTNAME_LABEL;
     this.domainsPerLevel = levels.map(() => new Map<string, TopologyDomain>());
-    const byId = new Map<string, number>();
+    const byId = this.leafById;
     const nodeLeaf = new Map<string, number>();
     const leafValues: string[][] = [];
     for (const node of nodes) {
@@ -228,6 +230,37 @@ export class TasFlavor {
     if (!used) this.usage.set(id, used = new Map<string, number>());
     for (const [r, v] of perPod) used.set(r, (used.get(r) ?? 0) + sign * v * count);
   }
+}
+
+/**
+ * A Workload's status.admission.podSetAssignments[].topologyAssignment as levels and domains: v1beta1 lists the
+ * domains; v1beta2 encodes them in slices (per level a universal value or prefix + roots + suffix, pod counts universal
+ * or per domain: util/tas/tas_assignment.go valueAtIndex, countAtIndex). Undefined when absent or malformed.
+ */
+export function topologyAssignmentOf(ta: unknown): { levels: string[]; domains: Array<{ values: string[]; count: number }> } | undefined {
+  if (!isRecord(ta)) return undefined;
+  const levels = listOf(ta.levels).filter((l): l is string => typeof l === 'string');
+  const domains: Array<{ values: string[]; count: number }> = [];
+  for (const d of listOf(ta.domains)) {
+    if (isRecord(d) && typeof d.count === 'number') domains.push({ values: listOf(d.values).map(String), count: d.count });
+  }
+  for (const slice of listOf(ta.slices)) {
+    if (!isRecord(slice) || typeof slice.domainCount !== 'number') return undefined;
+    const perLevel = listOf(slice.valuesPerLevel);
+    const counts = isRecord(slice.podCounts) ? slice.podCounts : {};
+    for (let i = 0; i < slice.domainCount; i++) {
+      const values = perLevel.map((v) => {
+        if (!isRecord(v)) return '';
+        if (typeof v.universal === 'string') return v.universal;
+        const ind = isRecord(v.individual) ? v.individual : {};
+        return `${stringOf(ind.prefix) ?? ''}${stringOf(listOf(ind.roots)[i]) ?? ''}${stringOf(ind.suffix) ?? ''}`;
+      });
+      const count = typeof counts.universal === 'number' ? counts.universal : listOf(counts.individual)[i];
+      if (typeof count !== 'number') return undefined;
+      domains.push({ values, count });
+    }
+  }
+  return { levels, domains };
 }
 
 /** The levels of a Topology object (spec.levels[].nodeLabel). */

@@ -281,6 +281,18 @@ describe('CandidatesOrdering with admission fair sharing (TestCandidatesOrdering
   });
 });
 
+describe('workloads Kueue admitted already (a live cluster)', () => {
+  test('an arrival admitted already pays no entry penalty again: its LocalQueue keeps the usage its status holds', () => {
+    const run = (given: boolean) => simulatePlan({
+      kueueObjects: objects(clusterQueue('8'), ...lqs({ 'lq-a': '2' })), arrivals: [workload('wl-a1', 'lq-a', '4')] as any, kueueVersion: V,
+      kueueConfig: config(TEST_AFS), admitted: given ? [{ podSets: [{ name: 'head', flavors: { cpu: 'default' } }] }] : undefined,
+    }).localQueues!.find((l) => l.name === `${NS}/lq-a`)!.consumed.cpu;
+    expect(run(true)).toBe(2);
+    // Scheduled, the same workload pays the entry penalty: 4 × (1 − 0.5^(1/10)) on top.
+    expect(run(false)).toBeGreaterThan(2.25);
+  });
+});
+
 describe('admission fair sharing by Kueue version', () => {
   const at = (version: string, usage: Record<string, string>, arrivals: unknown[]) => {
     const caps = kueueCapabilities(version);

@@ -5,7 +5,7 @@
  * schedulable, the pods bound to them), and the JSON. What the real Kueue does with the fixed scenarios is
  * test/e2e/tas-agreement.e2e.test.ts; the placement algorithm against Kueue's own table is tas-assigner.test.ts.
  */
-import { simulatePlan } from '../../../src/policy/plan';
+import { simulatePlan, topologyAssignmentOf } from '../../../src/policy/plan';
 import type { PlanResult, PlanWorkload } from '../../../src/policy/plan/schema';
 import { HOSTNAME_LABEL } from '../../../src/policy/plan/topology';
 import { builder, clusterQueue, localQueue } from './scenarios';
@@ -145,5 +145,39 @@ describe('preemption and the scheduling cycle', () => {
     const results = (p: PlanResult) => p.trace!.flatMap((c) => c.candidates.map((x) => `${c.cycle}:${x.workload}:${x.result}`));
     expect(results(run('v0.19.2'))).toEqual(['1:RayCluster plan/j0:admitted', '1:RayCluster plan/j1:admitted']);
     expect(results(run('v0.17.0'))).toEqual(['1:RayCluster plan/j0:admitted', '1:RayCluster plan/j1:skipped', '2:RayCluster plan/j1:admitted']);
+  });
+});
+
+describe('workloads Kueue admitted already (a live cluster)', () => {
+  test('an admitted arrival keeps its flavors and nodes, though the scheduler would choose others', () => {
+    const s = scenario('tas-required-rack-best-fit');
+    const admitted = [{ podSets: [
+      { name: 'head', flavors: { cpu: 'tas' }, topology: { levels: [HOSTNAME_LABEL], domains: [{ values: ['n5'], count: 1 }] } },
+      { name: 'workers', flavors: { cpu: 'tas' }, topology: { levels: [HOSTNAME_LABEL], domains: [{ values: ['n5'], count: 3 }] } },
+    ] }];
+    const p = plan(s, V, { admitted });
+    expect(placed(byName(p, 'a'))).toBe('head:n5x1 workers:n5x3');
+    // Scheduled, it would have gone to n4 and n3 (the first test); kept on n5, the rest see n5 full.
+    expect(placed(byName(p, 'c'))).not.toMatch(/n5/);
+    expect(byName(p, 'a')!.events).toEqual([{ at: 0, event: 'arrived' }, { at: 0, event: 'admitted' }]);
+  });
+
+  test('a node the admission names but the cluster no longer has holds nothing; a PodSet it does not name is noted', () => {
+    const s = scenario('tas-required-rack-best-fit');
+    const p = plan(s, V, { admitted: [{ podSets: [{ name: 'head', flavors: { cpu: 'tas' },
+      topology: { levels: [HOSTNAME_LABEL], domains: [{ values: ['gone'], count: 1 }] } }] }] });
+    expect(byName(p, 'a')!.outcome).toBe('admitted');
+    expect(p.notes).toContain('RayCluster plan/a is admitted without an assignment for pod set workers: it holds no quota for it');
+  });
+
+  test('topologyAssignmentOf reads v1beta1 domains and v1beta2 slices (universal values, prefix + roots + suffix)', () => {
+    expect(topologyAssignmentOf({ levels: ['h'], domains: [{ values: ['n1'], count: 2 }] })).toEqual({ levels: ['h'],
+      domains: [{ values: ['n1'], count: 2 }] });
+    expect(topologyAssignmentOf({ levels: ['rack', 'h'], slices: [{ domainCount: 2,
+      valuesPerLevel: [{ universal: 'r1' }, { individual: { prefix: 'node-', roots: ['a', 'b'], suffix: '.x' } }],
+      podCounts: { individual: [3, 1] } }, { domainCount: 1, valuesPerLevel: [{ universal: 'r2' }, { universal: 'node-c' }],
+      podCounts: { universal: 4 } }] })).toEqual({ levels: ['rack', 'h'], domains: [{ values: ['r1', 'node-a.x'], count: 3 },
+      { values: ['r1', 'node-b.x'], count: 1 }, { values: ['r2', 'node-c'], count: 4 }] });
+    expect(topologyAssignmentOf({ slices: [{ domainCount: 1, valuesPerLevel: [{ universal: 'x' }], podCounts: {} }] })).toBeUndefined();
   });
 });
