@@ -540,7 +540,7 @@ function addTasFlavors(s: Snapshot, objects: ReadonlyArray<Record<string, unknow
   for (const o of objects) {
     if (o.kind === 'Topology' && isRecord(o.metadata) && typeof o.metadata.name === 'string') topologies.set(o.metadata.name, topologyLevelsOf(o));
   }
-  const shared: TasUsageStore = new Map();
+  const shared = new TasUsageStore();
   for (const [name, f] of s.flavors) {
     const spec: Record<string, unknown> = isRecord(f.spec) ? f.spec : {};
     const topologyName = spec.topologyName;
@@ -554,7 +554,7 @@ function addTasFlavors(s: Snapshot, objects: ReadonlyArray<Record<string, unknow
     const nodes = tas.nodes.filter((n) => nodeServesFlavor(n, nodeLabels, levels));
     const hostLeaves = levels[levels.length - 1] === HOSTNAME_LABEL;
     s.tasFlavors.set(name, new TasFlavor(name, topologyName, levels, tolerationsOf(spec.tolerations), nodes, tas.boundPods,
-      tas.sharedHostUsage && hostLeaves ? shared : new Map<string, Map<string, number>>()));
+      tas.sharedHostUsage && hostLeaves ? shared : new TasUsageStore()));
   }
 }
 

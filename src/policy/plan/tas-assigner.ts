@@ -33,6 +33,11 @@ export interface TasPodSetRequest {
   readonly nodeSelector: Readonly<Record<string, string>>;
   readonly tolerations: readonly Toleration[];
   readonly affinity?: (n: NodeFacts) => boolean;
+  /**
+   * What identifies the request but its count and implied flag (requests, node selector, tolerations, topology
+   * request): equal keys place alike on equal usage, so the result is kept per flavor usage version. Undefined: not kept.
+   */
+  readonly shapeKey?: string;
 }
 
 export interface TasOptions {
@@ -91,30 +96,72 @@ function levelKey(flavor: TasFlavor, r: TopologyRequest | undefined): string | u
   return undefined;
 }
 
-/** The resource that limited the last countOnLeaf (its count was the smallest; ties: by name). */
-const LIMITING = { resource: '' };
-
 /**
- * CountInWithLimitingResource on a leaf's remaining capacity (free, less the TAS usage and what earlier PodSets took),
- * without building the remaining map: this runs for every leaf of every TAS evaluation.
+ * CountInWithLimitingResource on every leaf's remaining capacity (free, less the TAS usage unless `simulateEmpty`, less
+ * what earlier PodSets took), into `podCount` by domain idx; a leaf that holds no pod is counted under its limiting
+ * resource (ties: by name). `skip[i]` leaves (excluded nodes) are left at 0. The hot loop of TAS: it reads the flavor's
+ * per-resource arrays, never a map per leaf.
  */
-function countOnLeaf(perPod: ReadonlyMap<string, number>, free: ReadonlyMap<string, number>, used: ReadonlyMap<string, number> | undefined,
-  assumed: ReadonlyMap<string, number> | undefined): number {
-  let result = -1, limiting = '';
+function countPerLeaf(flavor: TasFlavor, perPod: ReadonlyMap<string, number>, opts: TasOptions, skip: Uint8Array, podCount: Int32Array,
+  resources: Map<string, number>): void {
+  const names: string[] = [], values: number[] = [], free: Array<Float64Array | undefined> = [], used: Array<Float64Array | undefined> = [];
   for (const [r, v] of perPod) {
-    const capacity = (free.get(r) ?? 0) - (used?.get(r) ?? 0) - (assumed?.get(r) ?? 0);
-    const count = v === 0 ? MAX_INT32 : Math.max(0, Math.min(Math.floor(capacity / v), MAX_INT32));
-    if (result < 0 || count < result || (count === result && r < limiting)) {
-      result = count;
-      limiting = r;
-    }
+    const k = flavor.resourceIndex.get(r);
+    names.push(r);
+    values.push(v);
+    free.push(k === undefined ? undefined : flavor.freeByResource[k]);
+    used.push(k === undefined || opts.simulateEmpty ? undefined : flavor.usedByResource[k]);
   }
-  LIMITING.resource = limiting;
-  return Math.max(result, 0);
+  const assumed = opts.assumed?.size ? opts.assumed : undefined;
+  const n = names.length;
+  for (let i = 0; i < flavor.leaves.length; i++) {
+    if (skip[i]) continue;
+    const taken = assumed?.get(flavor.leaves[i].id);
+    let result = -1, limiting = '';
+    for (let j = 0; j < n; j++) {
+      const v = values[j];
+      const f = free[j], u = used[j];
+      const capacity = (f ? f[i] : 0) - (u ? u[i] : 0) - (taken?.get(names[j]) ?? 0);
+      const count = v === 0 ? MAX_INT32 : Math.max(0, Math.min(Math.floor(capacity / v), MAX_INT32));
+      if (result < 0 || count < result || (count === result && names[j] < limiting)) {
+        result = count;
+        limiting = names[j];
+      }
+    }
+    const c = Math.max(result, 0);
+    podCount[flavor.leaves[i].idx] = c;
+    if (c === 0 && limiting) resources.set(limiting, (resources.get(limiting) ?? 0) + 1);
+  }
 }
 
-/** findTopologyAssignment for one PodSet without a leader. */
+/**
+ * findTopologyAssignment for one PodSet without a leader. A request with a shape key is answered from the flavor's memo
+ * when the same shape was placed on the same usage (or, simulating empty nodes, on the same nodes) before: heads of
+ * one class ask alike, and a pending head asks again every cycle.
+ */
 export function findTopologyAssignment(flavor: TasFlavor, tr: TasPodSetRequest, opts: TasOptions): TasResult {
+  if (tr.shapeKey === undefined || tr.affinity) return place(flavor, tr, opts);
+  let key = `${tr.shapeKey}|${tr.count}|${tr.implied ? 1 : 0}|${opts.leastFreeForUnconstrained ? 1 : 0}`;
+  if (opts.assumed?.size) {
+    for (const [id, used] of opts.assumed) {
+      key += `|${id}`;
+      for (const [r, v] of used) key += `,${r}=${v}`;
+    }
+  }
+  let memo = flavor.emptyMemo;
+  if (!opts.simulateEmpty) {
+    if (flavor.memoVersion !== flavor.version) {
+      flavor.memo.clear();
+      flavor.memoVersion = flavor.version;
+    }
+    memo = flavor.memo;
+  }
+  let result = memo.get(key) as TasResult | undefined;
+  if (!result) memo.set(key, result = place(flavor, tr, opts));
+  return result;
+}
+
+function place(flavor: TasFlavor, tr: TasPodSetRequest, opts: TasOptions): TasResult {
   const r = tr.request;
   const count = tr.count;
   let sliceSize = 1;
@@ -152,34 +199,29 @@ export function findTopologyAssignment(flavor: TasFlavor, tr: TasPodSetRequest, 
   const st = new State(flavor.domainCount);
   const stats: Stats = { totalNodes: 0, nodeSelector: 0, affinity: 0, taints: new Map(), resources: new Map() };
 
-  // Phase 1: fillInCounts.
+  // Phase 1: fillInCounts. The node checks (FindFeasibleNodes) only where the leaves are nodes.
   const tolerations = [...tr.tolerations, ...flavor.tolerations];
-  for (let i = 0; i < flavor.leaves.length; i++) {
-    stats.totalNodes++;
-    const node = flavor.leafNodes[i];
-    if (node && flavor.isLowestLevelNode) {
-      const taint = untoleratedTaint(node.taints, tolerations);
+  const selector = Object.entries(tr.nodeSelector);
+  const skip = new Uint8Array(flavor.leaves.length);
+  stats.totalNodes = flavor.leaves.length;
+  if (flavor.isLowestLevelNode) {
+    for (let i = 0; i < flavor.leaves.length; i++) {
+      const node = flavor.leafNodes[i]!;
+      const taint = node.taints.length ? untoleratedTaint(node.taints, tolerations) : undefined;
       if (taint) {
         const k = taintString(taint);
         stats.taints.set(k, (stats.taints.get(k) ?? 0) + 1);
-        continue;
-      }
-      if (Object.entries(tr.nodeSelector).some(([k, v]) => node.labels[k] !== v)) {
+        skip[i] = 1;
+      } else if (selector.length && selector.some(([k, v]) => node.labels[k] !== v)) {
         stats.nodeSelector++;
-        continue;
-      }
-      if (tr.affinity && !tr.affinity(node)) {
+        skip[i] = 1;
+      } else if (tr.affinity && !tr.affinity(node)) {
         stats.affinity++;
-        continue;
+        skip[i] = 1;
       }
     }
-    const leaf = flavor.leaves[i];
-    const used = opts.simulateEmpty ? undefined : flavor.usage.get(leaf.id);
-    const assumed = opts.assumed?.get(leaf.id);
-    const n = countOnLeaf(tr.perPod, flavor.free[i], used, assumed);
-    st.podCount[leaf.idx] = n;
-    if (n === 0 && LIMITING.resource) stats.resources.set(LIMITING.resource, (stats.resources.get(LIMITING.resource) ?? 0) + 1);
   }
+  countPerLeaf(flavor, tr.perPod, opts, skip, st.podCount, stats.resources);
   for (const root of flavor.roots) fillInCountsHelper(root, sliceSize, sliceLevel, 0, sliceSizeAtLevel, st);
 
   // Phase 2a: the level and the domains that hold the PodSet.
@@ -229,15 +271,9 @@ function fillInCountsHelper(d: TopologyDomain, sliceSize: number, sliceLevel: nu
   st.sliceCount[d.idx] = level === sliceLevel ? Math.floor(pods / sliceSize) : slices;
 }
 
-/** lexicographic by level values; siblings of a hostname level by hostname (compareDomainLevelValues). */
+/** compareDomainLevelValues: lexicographic by level values (the flavor's precomputed rank). */
 function compareLevelValues(flavor: TasFlavor, a: TopologyDomain, b: TopologyDomain): number {
-  if (flavor.isLowestLevelNode && a.parent === b.parent) return cmp(a.levelValues[a.levelValues.length - 1], b.levelValues[b.levelValues.length - 1]);
-  const n = Math.min(a.levelValues.length, b.levelValues.length);
-  for (let i = 0; i < n; i++) {
-    const c = cmp(a.levelValues[i], b.levelValues[i]);
-    if (c) return c;
-  }
-  return a.levelValues.length - b.levelValues.length;
+  return flavor.rank[a.idx] - flavor.rank[b.idx];
 }
 
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);

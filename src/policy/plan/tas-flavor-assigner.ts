@@ -57,9 +57,11 @@ export function podSetTasOf(w: Workload, ps: PodSet, multiLayer: boolean): PodSe
   }
   const perPod = kueueRequests(ps.perPod);
   perPod.set('pods', (perPod.get('pods') ?? 0) + 1);
+  const tolerations = tolerationsOf(spec?.tolerations);
   const out: PodSetTas = {
     explicit: request !== undefined, request, groupName: request && (required !== undefined || preferred !== undefined) ? groupName : undefined,
-    base: { perPod, nodeSelector: selector, tolerations: tolerationsOf(spec?.tolerations), affinity: requiredAffinityOf(spec) },
+    base: { perPod, nodeSelector: selector, tolerations, affinity: requiredAffinityOf(spec),
+      shapeKey: JSON.stringify([[...perPod], selector, tolerations, request ?? null]) },
   };
   ps.tas = out;
   return out;

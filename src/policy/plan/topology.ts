@@ -116,8 +116,21 @@ export interface LeafCount {
   readonly count: number;
 }
 
-/** A TAS flavor's per-node usage store: shared by the flavors over the same hostnames when Kueue aggregates their usage. */
-export type TasUsageStore = Map<string, Map<string, number>>;
+/**
+ * The TAS usage by leaf id: one flavor's, or shared by the hostname-level flavors whose usage Kueue aggregates
+ * (TASHandleOverlappingFlavors). Each member flavor keeps the same figures in its per-resource arrays.
+ */
+export class TasUsageStore {
+  readonly byId = new Map<string, Map<string, number>>();
+  readonly members: TasFlavor[] = [];
+
+  add(id: string, perPod: ReadonlyMap<string, number>, times: number): void {
+    let used = this.byId.get(id);
+    if (!used) this.byId.set(id, used = new Map<string, number>());
+    for (const [r, v] of perPod) used.set(r, (used.get(r) ?? 0) + v * times);
+    for (const f of this.members) f.usageChanged(id, perPod, times);
+  }
+}
 
 export class TasFlavor {
   readonly levelKeys: readonly string[];
@@ -134,6 +147,19 @@ export class TasFlavor {
   readonly nodeCount: number;
   /** Each leaf's index by its id (the hostname, or the level values joined by ","). */
   readonly leafById = new Map<string, number>();
+  /** The resources the nodes have, each with its index into the per-resource arrays. */
+  readonly resourceIndex = new Map<string, number>();
+  /** Per resource (index), per leaf: the free capacity, and the TAS usage (the hot loop reads these, not the maps). */
+  readonly freeByResource: Float64Array[] = [];
+  readonly usedByResource: Float64Array[] = [];
+  /** Each domain's place in Kueue's order by level values (compareDomainLevelValues), by domain idx. */
+  readonly rank: Int32Array;
+  /** Bumped by every change of the TAS usage on this flavor's leaves: placements computed in one version hold in it. */
+  version = 0;
+  /** The TAS assigner's placements by request shape, for `memoVersion`; and those on the empty nodes (any version). */
+  readonly memo = new Map<string, unknown>();
+  memoVersion = -1;
+  readonly emptyMemo = new Map<string, unknown>();
 
   constructor(
     readonly name: string,
@@ -200,6 +226,34 @@ export class TasFlavor {
     }
     if (depth > 0) this.roots.push(...this.domainsPerLevel[0].values());
     this.domainCount = idx;
+    // Lexicographic by level values; siblings of a hostname level compare by hostname alone, which the full values
+    // give too (their prefixes are equal).
+    const all = this.domainsPerLevel.flatMap((m) => [...m.values()]);
+    all.sort((a, b) => {
+      const n = Math.min(a.levelValues.length, b.levelValues.length);
+      for (let i = 0; i < n; i++) if (a.levelValues[i] !== b.levelValues[i]) return a.levelValues[i] < b.levelValues[i] ? -1 : 1;
+      return a.levelValues.length - b.levelValues.length;
+    });
+    this.rank = new Int32Array(idx);
+    all.forEach((d, i) => { this.rank[d.idx] = i; });
+    for (const free of this.free) for (const r of free.keys()) if (!this.resourceIndex.has(r)) this.resourceIndex.set(r, this.resourceIndex.size);
+    for (const [r, k] of this.resourceIndex) {
+      this.freeByResource[k] = Float64Array.from(this.free, (m) => m.get(r) ?? 0);
+      this.usedByResource[k] = new Float64Array(this.free.length);
+    }
+    usage.members.push(this);
+    for (const [id, used] of usage.byId) this.usageChanged(id, used, 1);
+  }
+
+  /** The usage store changed on leaf `id` by `times` × `perPod`: the per-resource arrays follow. */
+  usageChanged(id: string, perPod: ReadonlyMap<string, number>, times: number): void {
+    const leafIdx = this.leafById.get(id);
+    if (leafIdx === undefined) return;
+    this.version++;
+    for (const [r, v] of perPod) {
+      const k = this.resourceIndex.get(r);
+      if (k !== undefined) this.usedByResource[k][leafIdx] += v * times;
+    }
   }
 
   lowestLevel(): string {
@@ -218,17 +272,14 @@ export class TasFlavor {
   remaining(leafIdx: number, simulateEmpty: boolean): Map<string, number> {
     const out = new Map(this.free[leafIdx]);
     if (simulateEmpty) return out;
-    const used = this.usage.get(this.leaves[leafIdx].id);
+    const used = this.usage.byId.get(this.leaves[leafIdx].id);
     if (used) for (const [r, v] of used) out.set(r, (out.get(r) ?? 0) - v);
     return out;
   }
 
   /** Adds (sign 1) or removes (-1) `count` pods of `perPod` (which holds the `pods` resource) on a leaf. */
   addUsage(leafIdx: number, perPod: ReadonlyMap<string, number>, count: number, sign: number): void {
-    const id = this.leaves[leafIdx].id;
-    let used = this.usage.get(id);
-    if (!used) this.usage.set(id, used = new Map<string, number>());
-    for (const [r, v] of perPod) used.set(r, (used.get(r) ?? 0) + sign * v * count);
+    this.usage.add(this.leaves[leafIdx].id, perPod, sign * count);
   }
 }
 

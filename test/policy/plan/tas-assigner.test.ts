@@ -29,7 +29,7 @@
  * runs balanced placement only for preferred ones.
  */
 import { findTopologyAssignment, TopologyRequest } from '../../../src/policy/plan/tas-assigner';
-import { boundPodsOf, HOSTNAME_LABEL, nodeServesFlavor, TasFlavor, tasNodesOf } from '../../../src/policy/plan/topology';
+import { boundPodsOf, HOSTNAME_LABEL, nodeServesFlavor, TasFlavor, tasNodesOf, TasUsageStore } from '../../../src/policy/plan/topology';
 import { requiredAffinityOf, Taint, Toleration } from '../../../src/policy/scheduling';
 
 const DC = 'cloud.com/datacenter';
@@ -893,7 +893,7 @@ function perPodOf(requests: Record<string, number>): Map<string, number> {
 function place(c: Case): Want {
   const skipped: string[] = [];
   const nodes = tasNodesOf(c.nodes, skipped).filter((n) => nodeServesFlavor(n, c.nodeLabels ?? {}, c.levels));
-  const flavor = new TasFlavor('tas', 'default', c.levels, [], nodes, boundPodsOf(c.pods ?? [], skipped), new Map());
+  const flavor = new TasFlavor('tas', 'default', c.levels, [], nodes, boundPodsOf(c.pods ?? [], skipped), new TasUsageStore());
   expect(skipped).toEqual([]);
   for (const u of c.priorOwnUsage ?? []) {
     // utiltas.DomainID: the values joined by ",".
