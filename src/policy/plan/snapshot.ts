@@ -486,7 +486,8 @@ function addClusterQueue(s: Snapshot, c: ClusterQueueJson, resourceGroups: reado
     return { covered, flavors, flavorResources: flavors.map((f) => covered.map((resource) => s.flavorResourceOf(f, resource))) };
   });
   const groupByResource = new Map<string, ResourceGroup>();
-  for (const g of groups) for (const r of g.covered) groupByResource.set(r, g);
+  // RGByResource: the first group that covers a resource (the webhook refuses two; a cache loaded without it keeps the first).
+  for (const g of groups) for (const r of g.covered) if (!groupByResource.has(r)) groupByResource.set(r, g);
   const fungibility = spec.flavorFungibility ?? {};
   const p = spec.preemption ?? {};
   const cohortName = spec.cohortName ?? spec.cohort;
