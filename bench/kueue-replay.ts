@@ -12,23 +12,37 @@
 // - a workload is one pod requesting `request` CPU at priority `priority`: here a RayJob in HTTPMode (no
 //   submitter pod) whose head requests it, with a WorkloadPriorityClass per priority value;
 // - the runner marks a workload Finished runtimeMs after its admission: the expected-duration annotation;
-// - Kueue's figure is the average, per workload class, of the time from creation to (last) admission.
+// - Kueue's figure is the average, per workload class, of the time from creation to (last) admission;
+// - the `tas` config (topology_generator.go): its Topology, a Node per leaf of the level counts (named as Kueue names
+//   them, node-b0-r2-n15, Ready, with the node level's capacity and 110 pods), the flavor with its topologyName and node
+//   label; a workload is one PodSet of podCount pods of `request` asking for its level (required, preferred, or
+//   "balanced": a slice request with sliceSize). Here the PodSet is the RayJob's worker group, with a head of 1m CPU
+//   (placed unconstrained in the TAS-only ClusterQueue: one pod more per workload; a PodSet that requests nothing the
+//   queue covers gets no flavor, and Kueue refuses it TAS: "no TAS flavor assigned").
 import { execFileSync, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import { parse, stringify } from 'yaml';
 
-export const KUEUE_SCALE_CONFIGS = ['baseline', 'large-scale'] as const;
+export const KUEUE_SCALE_CONFIGS = ['baseline', 'large-scale', 'tas'] as const;
 export type KueueScaleConfig = typeof KUEUE_SCALE_CONFIGS[number];
 
-interface WorkloadTemplate { className: string; runtimeMs: number; priority: number; request: string | number }
+interface WorkloadTemplate {
+  className: string; runtimeMs: number; priority: number; request: string | number;
+  podCount?: number; tasConstraint?: 'required' | 'preferred' | 'balanced'; tasLevel?: string; sliceSize?: number;
+}
+interface TopologyLevel { name: string; count: number; nodeLabel: string; capacity?: { cpu?: string; memory?: string } }
 interface WorkloadsSet { count: number; creationIntervalMs: number; workloads: WorkloadTemplate[] }
 interface QueuesSet {
   className: string; count: number; nominalQuota: string | number; borrowingLimit?: string | number;
   reclaimWithinCohort?: string; withinClusterQueue?: string; workloadsSets: WorkloadsSet[];
 }
 interface CohortSet { className: string; count: number; queuesSets: QueuesSet[] }
-export interface GeneratorConfig { cohorts: CohortSet[] }
+export interface GeneratorConfig {
+  cohorts: CohortSet[];
+  topology?: { name: string; levels: TopologyLevel[] };
+  resourceFlavor?: { name: string; nodeLabel?: string; topologyName?: string };
+}
 
 /** What Kueue published for a config: per class, the average time to admission (ms); the wall-time bound. */
 export interface PublishedFigures {
@@ -65,7 +79,8 @@ export function readKueueScaleConfig(dir: string, name: KueueScaleConfig): { gen
 
 /**
  * The averages the rangespec's comments state, per class under wlClassesMaxAvgTimeToAdmissionMs: "Average value
- * 16501 (+/- 13%)" on a line above the class, or "# mean=105604ms" after it. The bound itself is +20-40 % above.
+ * 16501 (+/- 13%)" on a line above the class, or "# mean=105604ms" or "# 37862 / 1573 / 4.15%" (mean / stddev / CV)
+ * after it. The bound itself is +20-40 % above.
  */
 export function publishedFigures(rangespec: string): PublishedFigures {
   const lines = rangespec.split('\n');
@@ -79,15 +94,15 @@ export function publishedFigures(rangespec: string): PublishedFigures {
     if (/^\S/.test(line)) inClasses = line.startsWith('wlClassesMaxAvgTimeToAdmissionMs:');
     const average = /Average value ([\d.]+)/.exec(line);
     if (average) lastAverage = num(average[1]);
-    const wall = /^\s+maxWallMs:\s*([\d_]+)/.exec(line);
+    const wall = /^\s+maxWallMs:\s*([\d_]+)\s*(?:#\s*([\d.]+)\s*\/)?/.exec(line);
     if (wall) {
       maxWallMs = num(wall[1]);
-      meanWallMs = lastAverage;
+      meanWallMs = wall[2] !== undefined ? num(wall[2]) : lastAverage;
       lastAverage = undefined;
     }
-    const cls = /^\s+([a-z][\w-]*):\s*([\d_]+)\s*(?:#\s*mean=([\d.]+)ms)?/.exec(line);
+    const cls = /^\s+([a-z][\w-]*):\s*([\d_]+)\s*(?:#\s*(?:mean=([\d.]+)ms|([\d.]+)\s*\/))?/.exec(line);
     if (inClasses && cls) {
-      const mean = cls[3] !== undefined ? num(cls[3]) : lastAverage;
+      const mean = cls[3] !== undefined ? num(cls[3]) : cls[4] !== undefined ? num(cls[4]) : lastAverage;
       if (mean === undefined) throw new Error(`rangespec: no measured average for class ${cls[1]}`);
       avgTimeToAdmissionMs[cls[1]] = mean;
       lastAverage = undefined;
@@ -101,7 +116,14 @@ const API = 'kueue.x-k8s.io/v1beta2';
 
 /** Kueue's generator's objects as plan input: queues, priority classes, and a RayJob per workload. */
 export function replayInput(config: GeneratorConfig): ReplayInput {
-  const kueueObjects: any[] = [{ apiVersion: API, kind: 'ResourceFlavor', metadata: { name: 'rf' }, spec: {} }];
+  const rf = config.resourceFlavor;
+  const flavor = rf?.name ?? 'rf';
+  const kueueObjects: any[] = [{ apiVersion: API, kind: 'ResourceFlavor', metadata: { name: flavor },
+    spec: rf?.topologyName ? { topologyName: rf.topologyName, nodeLabels: { [rf.nodeLabel!]: 'tas' } } : {} }];
+  if (config.topology) {
+    kueueObjects.push({ apiVersion: API, kind: 'Topology', metadata: { name: config.topology.name },
+      spec: { levels: config.topology.levels.map((l) => ({ nodeLabel: l.nodeLabel })) } }, ...topologyNodes(config.topology.levels, rf?.nodeLabel));
+  }
   const arrivals: Array<{ at: number; seq: number; obj: any }> = [];
   const classOf = new Map<string, string>();
   const priorities = new Set<number>();
@@ -111,7 +133,7 @@ export function replayInput(config: GeneratorConfig): ReplayInput {
       cs.queuesSets.forEach((qs, qsIdx) => {
         for (let q = 0; q < qs.count; q++) {
           const name = `${qs.className}-${qsIdx}-${q}-${cohort}`;
-          kueueObjects.push(clusterQueue(name, cohort, qs), { apiVersion: API, kind: 'LocalQueue', metadata: { name, namespace: name },
+          kueueObjects.push(clusterQueue(name, cohort, qs, flavor), { apiVersion: API, kind: 'LocalQueue', metadata: { name, namespace: name },
             spec: { clusterQueue: name } });
           qs.workloadsSets.forEach((ws, wsIdx) => {
             for (let si = 0; si < ws.count; si++) {
@@ -137,13 +159,35 @@ export function replayInput(config: GeneratorConfig): ReplayInput {
   return { kueueObjects, arrivals: arrivals.map((a) => a.obj), classOf };
 }
 
-function clusterQueue(name: string, cohort: string, qs: QueuesSet): any {
+/** generateNodesRecursive: a Node per leaf, labelled with each level's `name-i`, named node-b0-r2-n15. */
+function topologyNodes(levels: readonly TopologyLevel[], groupLabel = 'tas-node-group'): any[] {
+  const leaf = levels[levels.length - 1];
+  const cpu = leaf.capacity?.cpu ?? '96', memory = leaf.capacity?.memory ?? '256Gi';
+  const out: any[] = [];
+  const walk = (i: number, values: string[]) => {
+    if (i === levels.length) {
+      const name = `node${values.map((v) => `-${v[0]}${v.split('-')[1]}`).join('')}`;
+      const labels: Record<string, string> = { [groupLabel]: 'tas' };
+      values.forEach((v, k) => { labels[levels[k].nodeLabel] = v; });
+      // The hostname level's value is the node's own name, as on a real node.
+      for (const l of levels) if (l.nodeLabel === 'kubernetes.io/hostname') labels[l.nodeLabel] = name;
+      out.push({ apiVersion: 'v1', kind: 'Node', metadata: { name, labels },
+        status: { allocatable: { cpu, memory, pods: '110' }, conditions: [{ type: 'Ready', status: 'True' }] } });
+      return;
+    }
+    for (let k = 0; k < levels[i].count; k++) walk(i + 1, [...values, `${levels[i].name}-${k}`]);
+  };
+  walk(0, []);
+  return out;
+}
+
+function clusterQueue(name: string, cohort: string, qs: QueuesSet, flavor: string): any {
   return {
     apiVersion: API, kind: 'ClusterQueue', metadata: { name },
     spec: {
       namespaceSelector: {}, cohortName: cohort,
       preemption: { reclaimWithinCohort: qs.reclaimWithinCohort ?? 'Never', withinClusterQueue: qs.withinClusterQueue ?? 'Never' },
-      resourceGroups: [{ coveredResources: ['cpu'], flavors: [{ name: 'rf', resources: [{
+      resourceGroups: [{ coveredResources: ['cpu'], flavors: [{ name: flavor, resources: [{
         name: 'cpu', nominalQuota: String(qs.nominalQuota), ...(qs.borrowingLimit !== undefined ? { borrowingLimit: String(qs.borrowingLimit) } : {}),
       }] }] }],
     },
@@ -151,6 +195,7 @@ function clusterQueue(name: string, cohort: string, qs: QueuesSet): any {
 }
 
 function rayJob(name: string, namespace: string, wt: WorkloadTemplate, atMs: number): any {
+  if (wt.tasLevel) return tasRayJob(name, namespace, wt, atMs);
   return {
     apiVersion: 'ray.io/v1', kind: 'RayJob',
     metadata: {
@@ -163,6 +208,31 @@ function rayJob(name: string, namespace: string, wt: WorkloadTemplate, atMs: num
       rayClusterSpec: { headGroupSpec: { rayStartParams: {}, template: { spec: { containers: [{
         name: 'ray-head', image: 'rayproject/ray:2.46.0', resources: { requests: { cpu: String(wt.request) }, limits: { cpu: String(wt.request) } },
       }] } } } },
+    },
+  };
+}
+
+/** A TAS workload: its one PodSet is the worker group; the head requests nothing. */
+function tasRayJob(name: string, namespace: string, wt: WorkloadTemplate, atMs: number): any {
+  const level = wt.tasLevel!;
+  const ann: Record<string, string> = wt.tasConstraint === 'required' ? { 'kueue.x-k8s.io/podset-required-topology': level }
+    : wt.tasConstraint === 'preferred' ? { 'kueue.x-k8s.io/podset-preferred-topology': level }
+      : { 'kueue.x-k8s.io/podset-slice-required-topology': level, 'kueue.x-k8s.io/podset-slice-size': String(wt.sliceSize ?? 1) };
+  const c = (cpu: string) => ({ name: 'ray', image: 'rayproject/ray:2.46.0', resources: { requests: { cpu }, limits: { cpu } } });
+  return {
+    apiVersion: 'ray.io/v1', kind: 'RayJob',
+    metadata: {
+      name, namespace,
+      labels: { 'kueue.x-k8s.io/queue-name': namespace, 'kueue.x-k8s.io/priority-class': `priority-${wt.priority}` },
+      annotations: { 'cdk8s-kueue-ray.io/expected-duration': `${wt.runtimeMs}ms`, 'cdk8s-kueue-ray.io/plan-arrival': `${atMs}ms` },
+    },
+    spec: {
+      submissionMode: 'HTTPMode', entrypoint: 'python -c pass', shutdownAfterJobFinishes: true,
+      rayClusterSpec: {
+        headGroupSpec: { rayStartParams: {}, template: { spec: { containers: [c('1m')] } } },
+        workerGroupSpecs: [{ groupName: 'main', replicas: wt.podCount ?? 1, minReplicas: 0, maxReplicas: wt.podCount ?? 1, rayStartParams: {},
+          template: { metadata: { annotations: ann }, spec: { containers: [c(String(wt.request))] } } }],
+      },
     },
   };
 }

@@ -33,7 +33,7 @@ const REPLAYS = (process.env.BENCH_PLAN_REPLAYS ?? KUEUE_SCALE_CONFIGS.join(',')
   }
   return x as KueueScaleConfig;
 });
-const REPLAY_TARGET_S: Record<KueueScaleConfig, number> = { 'baseline': 3, 'large-scale': 12 };
+const REPLAY_TARGET_S: Record<KueueScaleConfig, number> = { 'baseline': 3, 'large-scale': 12, 'tas': 12 };
 
 
 /** `cpuPerQueue` lower than the bench's makes a small input preempt (the test pinning the decisions uses it). */

@@ -63,3 +63,37 @@ test('the published averages are read from the rangespec\'s comments, in both of
   expect(publishedFigures(rangespec)).toEqual({ avgTimeToAdmissionMs: { large: 16501, medium: 256413 }, maxWallMs: 425000, meanWallMs: 351116.4 });
   expect(() => publishedFigures('wlClassesMaxAvgTimeToAdmissionMs:\n  small: 1_000\n')).toThrow(/no measured average for class small/);
 });
+
+test('the TAS config\'s form of the rangespec: "# mean / stddev / CV%" after the class and the wall bound', () => {
+  const rangespec = ['cmd:', '  maxWallMs: 482_000       # 401472 / 5737 / 1.43%', 'wlClassesMaxAvgTimeToAdmissionMs:',
+    '  large-balanced-rack:    46_000        # 37862 / 1573 / 4.15%', ''].join('\n');
+  expect(publishedFigures(rangespec))
+    .toEqual({ avgTimeToAdmissionMs: { 'large-balanced-rack': 37862 }, maxWallMs: 482000, meanWallMs: 401472 });
+});
+
+test('the TAS config: the Topology, a Node per leaf named as Kueue names them, the TAS flavor, a PodSet per workload asking for its level', () => {
+  const input = replayInput({
+    topology: { name: 'default-topology', levels: [{ name: 'block', count: 1, nodeLabel: 'example.com/block' },
+      { name: 'rack', count: 2, nodeLabel: 'example.com/rack' },
+      { name: 'node', count: 2, nodeLabel: 'kubernetes.io/hostname', capacity: { cpu: '96', memory: '256Gi' } }] },
+    resourceFlavor: { name: 'tas-flavor', nodeLabel: 'tas-node-group', topologyName: 'default-topology' },
+    cohorts: [{ className: 'cohort', count: 1, queuesSets: [{ className: 'cq', count: 1, nominalQuota: 20, workloadsSets: [
+      { count: 1, creationIntervalMs: 100, workloads: [{ className: 'r', runtimeMs: 200, priority: 50, request: '500m', podCount: 2,
+        tasConstraint: 'required', tasLevel: 'example.com/rack' }] },
+      { count: 1, creationIntervalMs: 100, workloads: [{ className: 'b', runtimeMs: 200, priority: 50, request: '500m', podCount: 4,
+        tasConstraint: 'balanced', tasLevel: 'example.com/rack', sliceSize: 2 }] }] }] }],
+  });
+  const nodes = input.kueueObjects.filter((o) => o.kind === 'Node');
+  expect(nodes.map((n) => n.metadata.name)).toEqual(['node-b0-r0-n0', 'node-b0-r0-n1', 'node-b0-r1-n0', 'node-b0-r1-n1']);
+  expect(nodes[2].metadata.labels).toEqual({ 'tas-node-group': 'tas', 'example.com/block': 'block-0', 'example.com/rack': 'rack-1',
+    'kubernetes.io/hostname': 'node-b0-r1-n0' });
+  expect(input.kueueObjects.find((o) => o.kind === 'ResourceFlavor').spec).toEqual({ topologyName: 'default-topology',
+    nodeLabels: { 'tas-node-group': 'tas' } });
+  const workers = (i: number) => input.arrivals[i].spec.rayClusterSpec.workerGroupSpecs[0];
+  expect([workers(0).replicas, workers(0).template.metadata.annotations])
+    .toEqual([2, { 'kueue.x-k8s.io/podset-required-topology': 'example.com/rack' }]);
+  expect(workers(1).template.metadata.annotations).toEqual({ 'kueue.x-k8s.io/podset-slice-required-topology': 'example.com/rack',
+    'kueue.x-k8s.io/podset-slice-size': '2' });
+  const plan = simulatePlan({ kueueObjects: input.kueueObjects, arrivals: input.arrivals, nodes, kueueVersion: 'v0.19.2', trace: false });
+  expect(plan.workloads.every((w) => w.outcome === 'admitted' && w.admission!.some((a) => a.topology?.domains.length))).toBe(true);
+});
