@@ -8,9 +8,9 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { simulatePlan, topologyAssignmentOf } from '../../src/policy/plan';
-import { kueueCapabilities } from '../../src/policy/versions';
-import { fixedTasScenarios, isolateTas, randomTasScenario, TasScenario } from '../policy/plan/tas-scenarios';
+import { KueueConfig, kueueConfigOf, simulatePlan, topologyAssignmentOf } from '../../src/policy/plan';
+import { CONFIG_V1BETA1, CONFIG_V1BETA2, kueueCapabilities } from '../../src/policy/versions';
+import { cohortTasScenarios, fixedTasScenarios, isolateTas, randomTasScenario, TasScenario } from '../policy/plan/tas-scenarios';
 import { applyQueues, settleWorkloads, wasPreempted, watchWorkloads, workloadsByNamespace } from './support/agreement';
 import { TestCluster } from './support/cluster';
 import { cond, KubeClient, WatchedCollection } from './support/kube';
@@ -38,8 +38,9 @@ const show = (s: Seen) => `${s.state}${s.placement ? ` [${s.placement}]` : ''}${
   + `${s.preempted ? ', was preempted' : ''}`;
 
 /** What the plan says of each RayCluster. */
-function predicted(s: TasScenario, kueue: string): Map<string, Seen> {
-  const plan = simulatePlan({ kueueObjects: s.objects, arrivals: s.arrivals, nodes: s.nodes, boundPods: s.pods, kueueVersion: kueue, trace: false });
+function predicted(s: TasScenario, kueue: string, kueueConfig?: KueueConfig): Map<string, Seen> {
+  const plan = simulatePlan({ kueueObjects: s.objects, arrivals: s.arrivals, nodes: s.nodes, boundPods: s.pods, kueueVersion: kueue, trace: false,
+    kueueConfig });
   const out = new Map<string, Seen>();
   for (const w of plan.workloads) {
     const admitted = w.outcome === 'admitted' || w.outcome === 'admitted-by-preempting';
@@ -92,7 +93,7 @@ interface Running { scenario: TasScenario; isolated: TasScenario; prefix: string
 /** What Kueue did, counted over a run: the comparison is only as strong as these are large. */
 interface Counts { placed: number; messages: number; preempted: number }
 
-async function runBatch(cluster: TestCluster, kueue: string, scenarios: readonly TasScenario[], counts: Counts)
+async function runBatch(cluster: TestCluster, kueue: string, scenarios: readonly TasScenario[], counts: Counts, kueueConfig?: KueueConfig)
   : Promise<Array<{ scenario: TasScenario; diffs: string[] }>> {
   const client = cluster.client;
   const wlApi = `kueue.x-k8s.io/${kueueCapabilities(kueue).apiVersion.split('/')[1]}`;
@@ -126,7 +127,7 @@ async function runBatch(cluster: TestCluster, kueue: string, scenarios: readonly
   }
   const final = await workloadsByNamespace(client, wlApi);
   return batch.map((r) => {
-    const want = predicted(r.isolated, kueue);
+    const want = predicted(r.isolated, kueue, kueueConfig);
     const got = observed(final.get(`${r.prefix}-plan`) ?? [], want);
     for (const g of got.values()) {
       if (/x\d/.test(g.placement)) counts.placed++;
@@ -157,7 +158,7 @@ describeVersions('the plan with topology-aware scheduling agrees with Kueue %s (
 
   test(`fixed TAS scenarios and ${RANDOM} random ones (seed ${SEED}): admissions, placements, pending messages and preemptions`, async () => {
     const t0 = Date.now();
-    const fixed = fixedTasScenarios(kueue);
+    const fixed = [...fixedTasScenarios(kueue), ...cohortTasScenarios(kueue)];
     const random = Array.from({ length: RANDOM }, (_, i) => randomTasScenario(kueue, SEED + i));
     const counts: Counts = { placed: 0, messages: 0, preempted: 0 };
     const results = await runBatch(cluster, kueue, [...fixed, ...random], counts);
@@ -180,4 +181,32 @@ describeVersions('the plan with topology-aware scheduling agrees with Kueue %s (
     expect(counts.messages).toBeGreaterThanOrEqual(4);
     expect(counts.preempted).toBeGreaterThanOrEqual(1);
   }, 900000);
+});
+
+// With fair sharing on (the Configuration Kueue reads at the version), on the newest buildable Kueue: preemption in a
+// cohort must free the host the preemptor needs, by fair sharing's strategies.
+const newest = list.length ? [list[list.length - 1]] : [];
+const describeFairSharing = newest.length ? describe.each(newest) : describe.skip.each([['-', '-']]);
+
+describeFairSharing('the plan with topology-aware scheduling and fair sharing agrees with Kueue %s (KubeRay %s CRDs)', (kueue, kubeRay) => {
+  const v2 = kueueCapabilities(kueue).configApiVersions.includes(CONFIG_V1BETA2);
+  const strategies = ['LessThanOrEqualToFinalShare', 'LessThanInitialShare'];
+  const configuration = { apiVersion: v2 ? CONFIG_V1BETA2 : CONFIG_V1BETA1, kind: 'Configuration',
+    fairSharing: v2 ? { preemptionStrategies: strategies } : { enable: true, preemptionStrategies: strategies },
+    integrations: { frameworks: ['ray.io/rayjob', 'ray.io/raycluster'] } };
+  const kueueConfig = kueueConfigOf({ config: configuration, where: 'the test control plane' }, kueueCapabilities(kueue));
+  let cluster: TestCluster;
+  beforeAll(async () => {
+    cluster = await TestCluster.start({ kueue, kubeRay, kubeRayOperator: false, kueueConfiguration: configuration });
+  }, 300000);
+  afterAll(async () => {
+    await cluster?.stop();
+  });
+
+  test('preemption in a cohort frees the host the preemptor needs', async () => {
+    const counts: Counts = { placed: 0, messages: 0, preempted: 0 };
+    const results = await runBatch(cluster, kueue, cohortTasScenarios(kueue), counts, kueueConfig);
+    expect(results.filter((r) => r.diffs.length).map((f) => `${f.scenario.name}: ${f.diffs.join('; ')}`)).toEqual([]);
+    expect(counts.preempted).toBe(1);
+  }, 300000);
 });

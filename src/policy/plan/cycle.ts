@@ -77,10 +77,7 @@ export class PlanSimulator extends QueueManager {
       leastFreeForUnconstrained: this.kueue.tasLeastFreeForUnconstrained, multiLayer: this.kueue.tasAnnotations === 'multi-layer',
       sharedHostUsage: this.kueue.tasSharedHostUsage,
     } : undefined);
-    if (tasOn && this.fairSharing && this.snapshot.tasFlavors.size) {
-      this.notes.push('fair sharing and topology-aware scheduling are both on: fair-sharing preemption is planned on quota alone; whether '
-        + 'its victims free the right nodes is not modelled');
-    }
+
   }
 
   /**
@@ -346,7 +343,7 @@ export class PlanSimulator extends QueueManager {
       // One contested flavor/resource whose bound already failed for a part of this request: the bound
       // fails for the whole (a larger request, more resources, never more candidates), so no search.
       if (!(hopeless && contested.length === 1)) {
-        const tasFits = assignment.tasRequested && !this.fairSharing ? () => this.assigner.fitsOnNodes(w, cq, assignment) : undefined;
+        const tasFits = assignment.tasRequested ? () => this.assigner.fitsOnNodes(w, cq, assignment) : undefined;
         targets = this.preemptor.getTargets(w, cq, contested, [...assignment.usage.keys()], [...assignment.usage.values()], considered, tasFits);
       }
       // updateAssignmentForTAS: with targets, the pods are placed as the nodes will be once the targets are gone.

@@ -18,7 +18,7 @@ import {
   addUsageList, addUsageMap, almostLcas, borrowingWith, CohortNode, FlavorResource, fitsRequest, QuotaNode, rootOf, VersionStash,
 } from './quota-tree';
 import { compareUsage } from './afs';
-import { admittedOrder, ClusterQueue, Workload } from './snapshot';
+import { addTasUsage, admittedOrder, ClusterQueue, Workload } from './snapshot';
 import { policyAllowsPriority, Target, tiesButForUid } from './ordering';
 
 export interface FairPreemptionOptions {
@@ -51,10 +51,12 @@ const negative = (arithmetic: DrsArithmetic): Drs => ({
 export function fairPreemptions(
   w: Workload, cq: ClusterQueue, contested: readonly FlavorResource[], request: Request, units: ShareUnits, options: FairPreemptionOptions,
   evicted: ReadonlySet<Workload>, onTie: (a: Workload, b: Workload) => void,
+  /** A preemptor that asks for TAS: workloadFits also places its pods on the nodes as the victims leave them. */
+  tasFits?: () => boolean,
 ): Target[] {
   const candidates = findCandidates(w, cq, contested, evicted, onTie, options.localQueueUsage);
   if (!candidates.size) return [];
-  const search = new FairSearch(w, cq, contested, request, units, options);
+  const search = new FairSearch(w, cq, contested, request, units, options, tasFits);
   addRequest(cq, request, 1);
   const first = search.runFirst(candidates, options.strategies[0]);
   let { fits, targets } = first;
@@ -73,12 +75,19 @@ function addRequest(cq: ClusterQueue, r: Request, sign: 1 | -1): void {
   addUsageList(cq, r.ids, r.values, sign);
 }
 
+/** A victim out of the quota tree, and its pods off their nodes. */
 function remove(x: Workload): void {
   addUsageMap(x.clusterQueue!, x.usage, -1);
+  addTasUsage(x.tas, -1);
+}
+
+function putBack(x: Workload): void {
+  addUsageMap(x.clusterQueue!, x.usage, 1);
+  addTasUsage(x.tas, 1);
 }
 
 function restore(targets: readonly Target[]): void {
-  for (const t of targets) addUsageMap(t.workload.clusterQueue!, t.workload.usage, 1);
+  for (const t of targets) putBack(t.workload);
 }
 
 /**
@@ -240,6 +249,7 @@ class FairSearch {
   constructor(
     private readonly w: Workload, private readonly cq: ClusterQueue, private readonly contested: readonly FlavorResource[],
     private readonly request: Request, private readonly units: ShareUnits, private readonly options: FairPreemptionOptions,
+    private readonly tasFits?: () => boolean,
   ) {}
 
   private drs(n: QuotaNode): Drs {
@@ -248,7 +258,7 @@ class FairSearch {
 
   /** workloadFits with borrowing allowed: every requested flavor/resource within what the ClusterQueue can take now. */
   private fitsNow(): boolean {
-    return fitsRequest(this.cq, this.request.ids, this.request.values, true);
+    return fitsRequest(this.cq, this.request.ids, this.request.values, true) && (!this.tasFits || this.tasFits());
   }
 
   /** workloadFitsForFairSharing: the fit without the preemptor's own usage, which the search holds added. */
@@ -306,8 +316,9 @@ class FairSearch {
           passOver(x);
           continue;
         }
+        // The share without it: its quota out and back (its nodes play no part in shares).
         this.stash.keep(x.clusterQueue!);
-        remove(x);
+        addUsageMap(x.clusterQueue!, x.usage, -1);
         const targetNew = this.drs(targetNode);
         addUsageMap(x.clusterQueue!, x.usage, 1);
         this.stash.restore();
@@ -350,7 +361,7 @@ class FairSearch {
   fillBack(targets: Target[]): Target[] {
     const out = [...targets];
     for (let i = out.length - 2; i >= 0; i--) {
-      addUsageMap(out[i].workload.clusterQueue!, out[i].workload.usage, 1);
+      putBack(out[i].workload);
       if (this.fitsNow()) {
         out[i] = out[out.length - 1];
         out.pop();

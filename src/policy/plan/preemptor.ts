@@ -86,9 +86,10 @@ export class Preemptor implements PreemptionOracle {
     this.lastEndedAtBound = this.fair ? !mayFairPreemptEnough(w, cq, contested, requestIds, requestValues, this.snapshot.shareUnits(), this.fair)
       : !this.mayPreemptEnough(w, cq, contested, requestIds, requestValues);
     if (this.lastEndedAtBound) return [];
-    if (tasFits && !this.fair) {
+    if (tasFits) {
       const refs: string[] = [];
-      const targets = this.search(w, cq, contested, requestIds, requestValues, refs, tasFits);
+      const targets = this.fair ? fairPreemptions(w, cq, contested, { ids: [...requestIds], values: [...requestValues] }, this.snapshot.shareUnits(),
+        this.fair, this.snapshot.evicted, this.onTie, tasFits) : this.search(w, cq, contested, requestIds, requestValues, refs, tasFits);
       if (considered) for (const ref of refs) if (!considered.includes(ref)) considered.push(ref);
       return targets;
     }

@@ -225,3 +225,24 @@ export function isolateTas(s: TasScenario, prefix: string): TasScenario {
   });
   return { name: s.name, objects, arrivals, nodes, ...(pods ? { pods } : {}) };
 }
+
+/**
+ * Preemption that must free a host, in a cohort (for fair sharing as well as classically): hosts n1 and n2 of 4 CPUs, n2
+ * with a 2-CPU pod bound to it; b1 (3 CPUs) on n1 and b2 (2 CPUs) on n2, cq-b borrowing from cq-a; a1 (3 CPUs on one host)
+ * needs quota back. Removing b2, the latest admitted, frees the quota but no host of 3 CPUs; Kueue's workloadFits places
+ * the pods too, so the victim is b1 alone.
+ */
+export function cohortTasScenarios(kueueVersion: string): TasScenario[] {
+  const b = builder(kueueVersion);
+  const host = required(HOSTNAME_LABEL);
+  const objects = [topology(b, 'default'), tasFlavor(b, 'tas', 'default'),
+    clusterQueue(b, 'cq-a', { cohort: 'research', quotas: [{ flavor: 'tas', cpu: '4' }], reclaim: 'Any' }),
+    clusterQueue(b, 'cq-b', { cohort: 'research', quotas: [{ flavor: 'tas', cpu: '2' }], reclaim: 'Any' }),
+    localQueue(b, 'lq-a', 'cq-a'), localQueue(b, 'lq-b', 'cq-b')];
+  const one = (name: string, lq: string, cpu: string) => tasCluster(name, { lq, headCpu: cpu, workers: 0, workerCpu: '1', ann: host });
+  return [{
+    name: 'tas-cohort-preempt-frees-host', objects, arrivals: [one('b1', 'lq-b', '3'), one('b2', 'lq-b', '2'), one('a1', 'lq-a', '3')],
+    nodes: [node({ name: 'n1', block: 'b1', rack: 'r1', cpu: 4 }), node({ name: 'n2', block: 'b1', rack: 'r1', cpu: 4 })],
+    pods: [boundPod('daemon', 'n2', '2')],
+  }];
+}

@@ -5,11 +5,12 @@
  * schedulable, the pods bound to them), and the JSON. What the real Kueue does with the fixed scenarios is
  * test/e2e/tas-agreement.e2e.test.ts; the placement algorithm against Kueue's own table is tas-assigner.test.ts.
  */
-import { simulatePlan, topologyAssignmentOf } from '../../../src/policy/plan';
+import { kueueConfigOf, simulatePlan, topologyAssignmentOf } from '../../../src/policy/plan';
 import type { PlanResult, PlanWorkload } from '../../../src/policy/plan/schema';
 import { HOSTNAME_LABEL } from '../../../src/policy/plan/topology';
+import { CONFIG_V1BETA2, kueueCapabilities } from '../../../src/policy/versions';
 import { builder, clusterQueue, localQueue } from './scenarios';
-import { boundPod, fixedTasScenarios, node, RACK, tasCluster, tasFlavor, TasScenario, topology } from './tas-scenarios';
+import { boundPod, cohortTasScenarios, fixedTasScenarios, node, RACK, tasCluster, tasFlavor, TasScenario, topology } from './tas-scenarios';
 
 const V = 'v0.19.2';
 
@@ -179,5 +180,20 @@ describe('workloads Kueue admitted already (a live cluster)', () => {
       podCounts: { universal: 4 } }] })).toEqual({ levels: ['rack', 'h'], domains: [{ values: ['r1', 'node-a.x'], count: 3 },
       { values: ['r1', 'node-b.x'], count: 1 }, { values: ['r2', 'node-c'], count: 4 }] });
     expect(topologyAssignmentOf({ slices: [{ domainCount: 1, valuesPerLevel: [{ universal: 'x' }], podCounts: {} }] })).toBeUndefined();
+  });
+});
+
+describe('preemption frees the nodes, with fair sharing too (cohortTasScenarios)', () => {
+  const [s] = cohortTasScenarios(V);
+  const fairSharing = kueueConfigOf({ config: { apiVersion: CONFIG_V1BETA2, kind: 'Configuration',
+    fairSharing: { preemptionStrategies: ['LessThanOrEqualToFinalShare', 'LessThanInitialShare'] } }, where: 'test' }, kueueCapabilities(V));
+
+  test.each([['classical', undefined], ['fair sharing', fairSharing]])('%s: the victim is the one whose host the preemptor needs', (_, config) => {
+    const p = plan(s, V, { kueueConfig: config });
+    expect(placed(byName(p, 'b1'))).toBe('');
+    expect(byName(p, 'a1')!.outcome).toBe('admitted-by-preempting');
+    expect(byName(p, 'a1')!.preempted!.map((v) => v.workload)).toEqual(['RayCluster plan/b1']);
+    expect(placed(byName(p, 'a1'))).toBe('head:n1x1');
+    expect(placed(byName(p, 'b2'))).toBe('head:n2x1');
   });
 });
