@@ -75,7 +75,7 @@ export class PlanSimulator extends QueueManager {
     const tasOn = this.snapshot.tasEnabled;
     this.assigner = new FlavorAssigner(this.snapshot, this.preemptor, this.fairSharing, tasOn ? {
       leastFreeForUnconstrained: this.kueue.tasLeastFreeForUnconstrained, multiLayer: this.kueue.tasAnnotations === 'multi-layer',
-      sharedHostUsage: this.kueue.tasSharedHostUsage,
+      sharedHostUsage: this.kueue.tasSharedHostUsage, note: (m) => this.notes.push(m),
     } : undefined);
 
   }

@@ -88,7 +88,10 @@ export interface Assignment {
 }
 
 /** What topology-aware scheduling needs of the version (the flavor assigner's TAS options but simulateEmpty). */
-export type TasSettings = Omit<TasWorkloadOptions, 'simulateEmpty'>;
+export type TasSettings = Omit<TasWorkloadOptions, 'simulateEmpty'> & {
+  /** Says once per workload what the plan does not model of its request (PodSet groups). */
+  readonly note?: (message: string) => void;
+};
 
 /** A PodSet's request of one resource in the simulator's unit; `index` is its position in the group's covered resources. */
 export interface ResourceRequest {
@@ -134,6 +137,8 @@ const byLocale = new Intl.Collator().compare;
 
 export class FlavorAssigner {
   /** `fairSharing`: Kueue's Configuration turns fair sharing on (a ClusterQueue that reclaims may then preempt while borrowing). */
+  private readonly groupsNoted = new Set<string>();
+
   constructor(
     private readonly snapshot: Snapshot, private readonly oracle: PreemptionOracle, private readonly fairSharing = false,
     /** Set when topology-aware scheduling is on. */
@@ -203,6 +208,12 @@ export class FlavorAssigner {
     a.tasRequested = true;
     const podSets = this.tasPodSets(w, cq, a);
     if (!podSets.length) return;
+    const grouped = podSets.map((p) => podSetTasOf(w, w.podSets[p.index], tas.multiLayer).groupName).filter((g) => g !== undefined);
+    if (grouped.length && !this.groupsNoted.has(w.ref)) {
+      this.groupsNoted.add(w.ref);
+      tas.note?.(`${w.ref}: PodSet group ${[...new Set(grouped)].join(', ')} (kueue.x-k8s.io/podset-group-name) asks Kueue to place a leader `
+        + 'with its workers; the plan does not model leader/worker placement and places each PodSet on its own');
+    }
     if (a.mode === 'Fit' && !simulateEmptyFirst) {
       const r = placeWorkload(this.snapshot, w, cq, podSets, { ...tas, simulateEmpty: false });
       if (r.placements) {

@@ -100,6 +100,14 @@ describe('the flavor match and the queues', () => {
       .toBe('admitted');
   });
 
+  test('a PodSet group (leader and workers) is placed PodSet by PodSet, and the plan says so', () => {
+    const ann = { 'kueue.x-k8s.io/podset-required-topology': RACK, 'kueue.x-k8s.io/podset-group-name': 'g' };
+    const p = plan({ name: 'x', objects: queues(), arrivals: [job(ann)], nodes });
+    expect(p.workloads[0].outcome).toBe('admitted');
+    expect(p.notes).toContain('RayCluster plan/j: PodSet group g (kueue.x-k8s.io/podset-group-name) asks Kueue to place a leader with its '
+      + 'workers; the plan does not model leader/worker placement and places each PodSet on its own');
+  });
+
   test('a TAS flavor whose Topology is missing makes its ClusterQueue inactive (TopologyNotFound)', () => {
     const objects = [tasFlavor(b, 'tas', 'nowhere'), clusterQueue(b, 'cq', { quotas: [{ flavor: 'tas', cpu: '64' }] }), localQueue(b, 'lq', 'cq')];
     const w = plan({ name: 'x', objects, arrivals: [job()], nodes }).workloads[0];
