@@ -103,7 +103,7 @@ export interface PlannedWorkload {
   readonly waitsFor: string[];
 }
 
-const KUEUE_KINDS = new Set(['ClusterQueue', 'Cohort', 'ResourceFlavor', 'LocalQueue', 'WorkloadPriorityClass', 'Namespace']);
+const KUEUE_KINDS = new Set(['ClusterQueue', 'Cohort', 'ResourceFlavor', 'LocalQueue', 'WorkloadPriorityClass', 'Namespace', 'Topology']);
 const isKueueKind = (kind: unknown) => typeof kind === 'string' && KUEUE_KINDS.has(kind);
 
 /** The kind of a synthesized object. */
@@ -135,6 +135,8 @@ export class Plan {
     const kueueConfig = source ? kueueConfigOf(source, caps) : undefined;
     const planned = simulatePlan({
       kueueObjects: objects.filter((o) => isKueueKind(kindOf(o))), arrivals: objects.filter((o): o is RayObject => isRayKindName(kindOf(o))),
+      // Topology-aware scheduling places pods on the app's Node objects, if it has any (an ApiObject per node).
+      nodes: objects.filter((o) => kindOf(o) === 'Node'),
       kueueVersion, kubeRayVersion, kueueConfig,
     });
     const note = kueueConfig && source ? kueueConfigNote(kueueConfig, caps, source.where) : undefined;

@@ -12,6 +12,7 @@ import { skipsKueue } from '../../../src/policy/kinds';
 import { kueueCapabilities, SUPPORTED_KUEUE_VERSIONS } from '../../../src/policy/versions';
 import { examples, synthAll } from '../../support/synth';
 import { fairSharingTimelineScenarios } from './fair-sharing-scenarios';
+import { fixedTasScenarios } from './tas-scenarios';
 import {
   builder, clusterQueue, fixedScenarios, flavor, isolate, localQueue, PlanScenario, randomScenario, rayCluster, toyRayJob, wpc,
 } from './scenarios';
@@ -293,5 +294,20 @@ describe('plan simulator', () => {
     // Off: team-a would borrow and may not reclaim while borrowing; a2 waits for the 60-minute jobs to finish.
     expect(off.workload('a2').admittedAt).toBe(3600);
     expect(off.workload('a2').preempted).toEqual([]);
+  });
+
+  test('Plan.of(app) places TAS workloads on the app\'s Topology and Node objects; without Nodes they wait, and the plan says why', () => {
+    const [s] = fixedTasScenarios(V).filter((x) => x.name === 'tas-required-rack-best-fit');
+    const planOf = (withNodes: boolean) => {
+      const app = Testing.app();
+      const chart = new Chart(app, 'c');
+      for (const [i, o] of [...s.objects, ...(withNodes ? s.nodes : []), ...s.arrivals].entries()) new ApiObject(chart, `o${i}`, o);
+      return Plan.of(app);
+    };
+    expect(planOf(true).workload('a').admitted).toBe(true);
+    expect(planOf(true).text).toContain('      workers on tas: n3 ×3');
+    const none = planOf(false);
+    expect(none.workload('a').admitted).toBe(false);
+    expect(none.text).toContain('no Node objects were given');
   });
 });
