@@ -259,7 +259,7 @@ export class Preemptor implements PreemptionOracle {
       if (victims) {
         return victims.map((i) => {
           const t = ordered.workloads[i], variant = ordered.runs[i].variant;
-          return { workload: t, reason: REASON_OF[variant], explanation: victimExplanation(t, variant, w, cq) };
+          return { workload: t, reason: REASON_OF[variant], explanation: victimExplanation(t, variant, w, cq, tasFits !== undefined) };
         });
       }
     }
@@ -480,7 +480,7 @@ function runsOf(w: Workload, cq: ClusterQueue, candidateQueue: ClusterQueue, lca
 }
 
 /** Why `victim` is preempted by `w` (in `cq`), for the result. */
-function victimExplanation(victim: Workload, variant: Variant, w: Workload, cq: ClusterQueue): string {
+function victimExplanation(victim: Workload, variant: Variant, w: Workload, cq: ClusterQueue, nodes = false): string {
   const priority = victim.priority < w.priority ? `priority ${victim.priority} < ${w.priority}`
     : `priority ${victim.priority}, `
       + `${cq.preemption.reclaim === 'Any' && victim.clusterQueue !== cq ? 'reclaimWithinCohort: Any' : 'equal priority but newer'}`;
@@ -488,7 +488,7 @@ function victimExplanation(victim: Workload, variant: Variant, w: Workload, cq: 
     : `ClusterQueue ${victim.clusterQueueName} borrows in the cohort and ${cq.name} reclaims its quota (`
       + `${variant === 'ReclaimWhileBorrowing' ? 'borrowWithinCohort' : 'reclaimWithinCohort'})`;
   return `${where}; ${priority}; admitted at arrival ${victim.admittedAt}, among the most recently admitted of the lowest priority; part of the `
-    + 'smallest set that frees enough quota';
+    + `smallest set that frees enough quota${nodes ? ' and room on the nodes of its TAS flavor' : ''}`;
 }
 
 /**

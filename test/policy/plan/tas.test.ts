@@ -137,6 +137,7 @@ describe('preemption and the scheduling cycle', () => {
     const high = byName(p, 'high')!;
     expect(high.outcome).toBe('admitted-by-preempting');
     expect(high.preempted!.map((v) => v.workload)).toEqual(['RayCluster plan/low3']);
+    expect(high.preempted![0].why).toMatch(/smallest set that frees enough quota and room on the nodes of its TAS flavor$/);
     expect(placed(high)).toBe('head:n2x1 workers:n5x4');
   });
 
