@@ -203,20 +203,11 @@ export interface KueueCapabilities {
   readonly afsUsageLedger: boolean;
   /** The TopologyAwareScheduling gate's default: Alpha and off from 0.9, Beta and on from 0.14. */
   readonly topologyAwareSchedulingGate: GateDefault;
-  /**
-   * TASProfileMixed (Alpha and off from 0.10, Beta and on from 0.15): an unconstrained TAS request is placed by
-   * LeastFreeCapacity, the others by BestFit (tas_flavor_snapshot.go useLeastFreeCapacityAlgorithm). Off: BestFit for all.
-   */
+  /** TASProfileMixed (on from 0.15): unconstrained TAS requests by LeastFreeCapacity, the others by BestFit; before, all BestFit. */
   readonly tasLeastFreeForUnconstrained: boolean;
-  /**
-   * TASHandleOverlappingFlavors (Beta and on from 0.18): TAS flavors whose lowest level is the hostname see each other's
-   * usage on a node (snapshot.go aggregatedDomainUsages). Before, each flavor counts only its own.
-   */
+  /** TASHandleOverlappingFlavors (on from 0.18): hostname-level TAS flavors see each other's usage on a node. */
   readonly tasSharedHostUsage: boolean;
-  /**
-   * TASRecomputeAssignmentWithinSchedulingCycle (Beta and on from 0.19): a TAS placement taken by an earlier admission of
-   * the same cycle is computed again (scheduler.go updateAssignmentIfNeeded); before, the workload is skipped.
-   */
+  /** TASRecomputeAssignmentWithinSchedulingCycle (on from 0.19): a placement taken earlier in the cycle is redone, not skipped. */
   readonly tasRecomputeWithinCycle: boolean;
   /** FairSharingPreemptWithinNominal: absent before 0.17, Beta and on from 0.17 (a preemptor within nominal preempts without the DRS strategies). */
   readonly fairSharingPreemptWithinNominalGate: GateDefault;

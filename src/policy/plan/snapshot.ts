@@ -10,12 +10,13 @@ import { ClusterQueueJson, CohortJson, inventoryFromObjects, LocalQueueJson, Res
 import type { JsonFields, RayObject } from '../kinds';
 import { formatQuantity, quantityToNumber, ResourceMap } from '../quantity';
 import { isRecord } from '../ray-object';
-import { tolerationsOf } from '../scheduling';
 import { parseFairWeight, ShareUnits, shareUnitsOf } from './fair-share';
 import { WorkloadQueue } from './queue';
 import { buildSubtree, CohortNode, FlavorResource, initSubtree, QuotaNode, quotaArrays, rootOf, setQuota } from './quota-tree';
 import type { PendingCategory, PlanPending, PlanVictim } from './schema';
-import { BoundPod, HOSTNAME_LABEL, LeafCount, nodeServesFlavor, TasFlavor, TasNode, topologyLevelsOf, TasUsageStore } from './topology';
+import { TasFlavor, tasFlavorsOf, TasInputs, TasPlacement } from './topology';
+
+export { addTasUsage, TasInputs, TasPlacement } from './topology';
 
 /* The workload as the simulator holds it (Kueue's workload.Info): one per Ray object, or per scale-up slice,
  * with its PodSets, queue, priority, admission and pending state. Its functions are in workload.ts. */
@@ -103,21 +104,6 @@ export interface Workload {
   waitsFor: Workload[];
   /** Its pods' places, per TAS PodSet, while admitted (their usage is on the flavors' nodes). */
   tas?: TasPlacement[];
-}
-
-/** Where an admitted PodSet's pods are (Kueue's TopologyAssignment), with what each pod uses there. */
-export interface TasPlacement {
-  readonly podSet: string;
-  readonly flavor: TasFlavor;
-  /** One pod's requests in Kueue's units, with `pods: 1`. */
-  readonly perPod: ReadonlyMap<string, number>;
-  readonly placement: readonly LeafCount[];
-}
-
-/** Adds (1) or removes (-1) the node usage of a workload's TAS placements. */
-export function addTasUsage(placements: readonly TasPlacement[] | undefined, sign: number): void {
-  if (!placements) return;
-  for (const p of placements) for (const l of p.placement) p.flavor.addUsage(l.leafIdx, p.perPod, l.count, sign);
 }
 
 export type WorkloadInit = Pick<Workload, 'id' | 'ref' | 'kind' | 'namespace' | 'name' | 'arrival' | 'created' | 'obj' | 'podSets' | 'state'>
@@ -309,14 +295,6 @@ export class Snapshot {
  * Cohorts, ClusterQueues; other kinds are ignored). `gangs` are the arrivals' requests: the unit of each
  * resource divides them too.
  */
-/** What topology-aware scheduling reads besides the queues: the nodes, the pods bound to them, and the version's usage rule. */
-export interface TasInputs {
-  readonly nodes: readonly TasNode[];
-  readonly boundPods: readonly BoundPod[];
-  /** TASHandleOverlappingFlavors: hostname-level flavors share their nodes' usage. */
-  readonly sharedHostUsage: boolean;
-}
-
 export function buildSnapshot(kueueObjects: readonly unknown[], gangs: ReadonlyArray<Gang | undefined>, tas?: TasInputs): Snapshot {
   const objects = kueueObjects.filter(isRecord);
   // Each kind's objects as its CRD declares them (the fields are read as inventoryFromObjects reads them).
@@ -332,7 +310,10 @@ export function buildSnapshot(kueueObjects: readonly unknown[], gangs: ReadonlyA
     s.flavors.set(f.metadata?.name, f);
     if (f.spec?.nodeTaints?.length || Object.keys(f.spec?.nodeLabels ?? {}).length) s.flavorsRestrictNodes = true;
   }
-  if (tas) addTasFlavors(s, objects, tas);
+  if (tas) {
+    s.tasEnabled = true;
+    tasFlavorsOf(s.flavors, objects, tas, s.tasFlavors, s.tasTopologyMissing);
+  }
   for (const p of inventory.priorityClasses) s.priorities.set(p.name, Number(p.value ?? 0));
   for (const n of inventory.namespaces) s.namespaces.set(n.name, { ...n.labels });
   for (const l of ofKind<LocalQueueJson>('LocalQueue')) {
@@ -531,31 +512,6 @@ function addClusterQueue(s: Snapshot, c: ClusterQueueJson, resourceGroups: reado
     const parent = cohortNode(s, cohortName);
     cq.parent = parent;
     parent.childQueues.push(cq);
-  }
-}
-
-/** The TAS flavors (topology-aware scheduling on): each flavor with spec.topologyName, over the nodes that serve it. */
-function addTasFlavors(s: Snapshot, objects: ReadonlyArray<Record<string, unknown>>, tas: TasInputs): void {
-  s.tasEnabled = true;
-  const topologies = new Map<string, string[]>();
-  for (const o of objects) {
-    if (o.kind === 'Topology' && isRecord(o.metadata) && typeof o.metadata.name === 'string') topologies.set(o.metadata.name, topologyLevelsOf(o));
-  }
-  const shared = new TasUsageStore();
-  for (const [name, f] of s.flavors) {
-    const spec: Record<string, unknown> = isRecord(f.spec) ? f.spec : {};
-    const topologyName = spec.topologyName;
-    if (typeof topologyName !== 'string') continue;
-    const levels = topologies.get(topologyName);
-    if (!levels) {
-      s.tasTopologyMissing.set(name, topologyName);
-      continue;
-    }
-    const nodeLabels = isRecord(spec.nodeLabels) ? spec.nodeLabels : {};
-    const nodes = tas.nodes.filter((n) => nodeServesFlavor(n, nodeLabels, levels));
-    const hostLeaves = levels[levels.length - 1] === HOSTNAME_LABEL;
-    s.tasFlavors.set(name, new TasFlavor(name, topologyName, levels, tolerationsOf(spec.tolerations), nodes, tas.boundPods,
-      tas.sharedHostUsage && hostLeaves ? shared : new TasUsageStore()));
   }
 }
 

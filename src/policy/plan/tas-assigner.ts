@@ -97,6 +97,34 @@ function levelKey(flavor: TasFlavor, r: TopologyRequest | undefined): string | u
 }
 
 /**
+ * FindFeasibleNodes, where the leaves are nodes: the leaves whose node has a scheduling taint the pod does not tolerate,
+ * or does not match its node selector or required affinity (1), counted by cause in `stats`.
+ */
+function excludedNodes(flavor: TasFlavor, tr: TasPodSetRequest, stats: Stats): Uint8Array {
+  const skip = new Uint8Array(flavor.leaves.length);
+  stats.totalNodes = flavor.leaves.length;
+  if (!flavor.isLowestLevelNode) return skip;
+  const tolerations = [...tr.tolerations, ...flavor.tolerations];
+  const selector = Object.entries(tr.nodeSelector);
+  for (let i = 0; i < flavor.leaves.length; i++) {
+    const node = flavor.leafNodes[i]!;
+    const taint = node.taints.length ? untoleratedTaint(node.taints, tolerations) : undefined;
+    if (taint) {
+      const k = taintString(taint);
+      stats.taints.set(k, (stats.taints.get(k) ?? 0) + 1);
+      skip[i] = 1;
+    } else if (selector.length && selector.some(([k, v]) => node.labels[k] !== v)) {
+      stats.nodeSelector++;
+      skip[i] = 1;
+    } else if (tr.affinity && !tr.affinity(node)) {
+      stats.affinity++;
+      skip[i] = 1;
+    }
+  }
+  return skip;
+}
+
+/**
  * CountInWithLimitingResource on every leaf's remaining capacity (free, less the TAS usage unless `simulateEmpty`, less
  * what earlier PodSets took), into `podCount` by domain idx; a leaf that holds no pod is counted under its limiting
  * resource (ties: by name). `skip[i]` leaves (excluded nodes) are left at 0. The hot loop of TAS: it reads the flavor's
@@ -199,29 +227,8 @@ function place(flavor: TasFlavor, tr: TasPodSetRequest, opts: TasOptions): TasRe
   const st = new State(flavor.domainCount);
   const stats: Stats = { totalNodes: 0, nodeSelector: 0, affinity: 0, taints: new Map(), resources: new Map() };
 
-  // Phase 1: fillInCounts. The node checks (FindFeasibleNodes) only where the leaves are nodes.
-  const tolerations = [...tr.tolerations, ...flavor.tolerations];
-  const selector = Object.entries(tr.nodeSelector);
-  const skip = new Uint8Array(flavor.leaves.length);
-  stats.totalNodes = flavor.leaves.length;
-  if (flavor.isLowestLevelNode) {
-    for (let i = 0; i < flavor.leaves.length; i++) {
-      const node = flavor.leafNodes[i]!;
-      const taint = node.taints.length ? untoleratedTaint(node.taints, tolerations) : undefined;
-      if (taint) {
-        const k = taintString(taint);
-        stats.taints.set(k, (stats.taints.get(k) ?? 0) + 1);
-        skip[i] = 1;
-      } else if (selector.length && selector.some(([k, v]) => node.labels[k] !== v)) {
-        stats.nodeSelector++;
-        skip[i] = 1;
-      } else if (tr.affinity && !tr.affinity(node)) {
-        stats.affinity++;
-        skip[i] = 1;
-      }
-    }
-  }
-  countPerLeaf(flavor, tr.perPod, opts, skip, st.podCount, stats.resources);
+  // Phase 1: fillInCounts.
+  countPerLeaf(flavor, tr.perPod, opts, excludedNodes(flavor, tr, stats), st.podCount, stats.resources);
   for (const root of flavor.roots) fillInCountsHelper(root, sliceSize, sliceLevel, 0, sliceSizeAtLevel, st);
 
   // Phase 2a: the level and the domains that hold the PodSet.

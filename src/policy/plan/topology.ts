@@ -199,9 +199,21 @@ export class TasFlavor {
       const free = this.free[leafIdx];
       for (const [r, v] of p.requests) free.set(r, (free.get(r) ?? 0) - v);
     }
-    // The tree, leaves first, then their ancestors (initialize / initializeHelper).
+    this.domainCount = this.buildTree(leafValues);
+    this.rank = this.rankDomains();
+    for (const free of this.free) for (const r of free.keys()) if (!this.resourceIndex.has(r)) this.resourceIndex.set(r, this.resourceIndex.size);
+    for (const [r, k] of this.resourceIndex) {
+      this.freeByResource[k] = Float64Array.from(this.free, (m) => m.get(r) ?? 0);
+      this.usedByResource[k] = new Float64Array(this.free.length);
+    }
+    usage.members.push(this);
+    for (const [id, used] of usage.byId) this.usageChanged(id, used, 1);
+  }
+
+  /** The tree, leaves first, then their ancestors (initialize / initializeHelper); the number of domains. */
+  private buildTree(leafValues: readonly string[][]): number {
     let idx = 0;
-    const depth = levels.length;
+    const depth = this.levelKeys.length;
     for (let i = 0; i < leafValues.length; i++) {
       const values = leafValues[i];
       const id = this.isLowestLevelNode ? values[depth - 1] : values.join(',');
@@ -225,24 +237,23 @@ export class TasFlavor {
       }
     }
     if (depth > 0) this.roots.push(...this.domainsPerLevel[0].values());
-    this.domainCount = idx;
-    // Lexicographic by level values; siblings of a hostname level compare by hostname alone, which the full values
-    // give too (their prefixes are equal).
+    return idx;
+  }
+
+  /**
+   * Each domain's place by level values, lexicographic; siblings of a hostname level compare by hostname alone, which
+   * the full values give too (their prefixes are equal).
+   */
+  private rankDomains(): Int32Array {
     const all = this.domainsPerLevel.flatMap((m) => [...m.values()]);
     all.sort((a, b) => {
       const n = Math.min(a.levelValues.length, b.levelValues.length);
       for (let i = 0; i < n; i++) if (a.levelValues[i] !== b.levelValues[i]) return a.levelValues[i] < b.levelValues[i] ? -1 : 1;
       return a.levelValues.length - b.levelValues.length;
     });
-    this.rank = new Int32Array(idx);
-    all.forEach((d, i) => { this.rank[d.idx] = i; });
-    for (const free of this.free) for (const r of free.keys()) if (!this.resourceIndex.has(r)) this.resourceIndex.set(r, this.resourceIndex.size);
-    for (const [r, k] of this.resourceIndex) {
-      this.freeByResource[k] = Float64Array.from(this.free, (m) => m.get(r) ?? 0);
-      this.usedByResource[k] = new Float64Array(this.free.length);
-    }
-    usage.members.push(this);
-    for (const [id, used] of usage.byId) this.usageChanged(id, used, 1);
+    const rank = new Int32Array(this.domainCount);
+    all.forEach((d, i) => { rank[d.idx] = i; });
+    return rank;
   }
 
   /** The usage store changed on leaf `id` by `times` × `perPod`: the per-resource arrays follow. */
@@ -328,3 +339,54 @@ export function nodeServesFlavor(node: TasNode, nodeLabels: Readonly<Record<stri
 
 /** The flavor's tolerations, as the TAS snapshot keeps them (added to the pods' own). */
 export const flavorTolerationsOf = (flavorSpec: Record<string, unknown>): Toleration[] => tolerationsOf(flavorSpec.tolerations);
+
+/** Where an admitted PodSet's pods are (Kueue's TopologyAssignment), with what each pod uses there. */
+export interface TasPlacement {
+  readonly podSet: string;
+  readonly flavor: TasFlavor;
+  /** One pod's requests in Kueue's units, with `pods: 1`. */
+  readonly perPod: ReadonlyMap<string, number>;
+  readonly placement: readonly LeafCount[];
+}
+
+/** Adds (1) or removes (-1) the node usage of a workload's TAS placements. */
+export function addTasUsage(placements: readonly TasPlacement[] | undefined, sign: number): void {
+  if (!placements) return;
+  for (const p of placements) for (const l of p.placement) p.flavor.addUsage(l.leafIdx, p.perPod, l.count, sign);
+}
+
+/** What topology-aware scheduling reads besides the queues: the nodes, the pods bound to them, and the version's usage rule. */
+export interface TasInputs {
+  readonly nodes: readonly TasNode[];
+  readonly boundPods: readonly BoundPod[];
+  /** TASHandleOverlappingFlavors: hostname-level flavors share their nodes' usage. */
+  readonly sharedHostUsage: boolean;
+}
+
+/**
+ * The TAS flavors (topology-aware scheduling on) into `out`: each ResourceFlavor with spec.topologyName, over the nodes
+ * that serve it; one whose Topology is not among `objects` into `missing` (flavor → Topology name).
+ */
+export function tasFlavorsOf(flavors: ReadonlyMap<string, { readonly spec?: unknown }>, objects: ReadonlyArray<Record<string, unknown>>,
+  tas: TasInputs, out: Map<string, TasFlavor>, missing: Map<string, string>): void {
+  const topologies = new Map<string, string[]>();
+  for (const o of objects) {
+    if (o.kind === 'Topology' && isRecord(o.metadata) && typeof o.metadata.name === 'string') topologies.set(o.metadata.name, topologyLevelsOf(o));
+  }
+  const shared = new TasUsageStore();
+  for (const [name, f] of flavors) {
+    const spec: Record<string, unknown> = isRecord(f.spec) ? f.spec : {};
+    const topologyName = spec.topologyName;
+    if (typeof topologyName !== 'string') continue;
+    const levels = topologies.get(topologyName);
+    if (!levels) {
+      missing.set(name, topologyName);
+      continue;
+    }
+    const nodeLabels = isRecord(spec.nodeLabels) ? spec.nodeLabels : {};
+    const nodes = tas.nodes.filter((n) => nodeServesFlavor(n, nodeLabels, levels));
+    const hostLeaves = levels[levels.length - 1] === HOSTNAME_LABEL;
+    out.set(name, new TasFlavor(name, topologyName, levels, tolerationsOf(spec.tolerations), nodes, tas.boundPods,
+      tas.sharedHostUsage && hostLeaves ? shared : new TasUsageStore()));
+  }
+}
