@@ -52,7 +52,7 @@ const POOL_SECONDS = {
   'test/cli/check-corpus.test.ts': 68, 'test/install/install.test.ts': 67, 'test/e2e/reconciler.e2e.test.ts': 62,
   'test/e2e/install-settings.e2e.test.ts': 61, 'test/e2e/fair-sharing-agreement.e2e.test.ts': 250,
   'test/e2e/testcluster-ports.e2e.test.ts': 90, 'test/e2e/kueue-setup.e2e.test.ts': 60, 'test/e2e/watched-collection.e2e.test.ts': 20,
-  'test/e2e/tas-agreement.e2e.test.ts': 150,
+  'test/e2e/tas-agreement.e2e.test.ts': 190,
 };
 
 const lanes = process.env.TEST_LANES === '1'
