@@ -337,8 +337,6 @@ export function nodeServesFlavor(node: TasNode, nodeLabels: Readonly<Record<stri
   return levels.every((l) => Object.prototype.hasOwnProperty.call(node.labels, l));
 }
 
-/** The flavor's tolerations, as the TAS snapshot keeps them (added to the pods' own). */
-export const flavorTolerationsOf = (flavorSpec: Record<string, unknown>): Toleration[] => tolerationsOf(flavorSpec.tolerations);
 
 /** Where an admitted PodSet's pods are (Kueue's TopologyAssignment), with what each pod uses there. */
 export interface TasPlacement {

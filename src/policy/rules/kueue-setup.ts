@@ -5,9 +5,10 @@
  */
 import type { ClusterQueueEntry, Inventory } from '../context';
 import { Finding, kubeObjectRef, objectRef } from '../findings';
-import { isRecord, listOf, stringOf } from '../json';
+import { isRecord, stringOf } from '../json';
 import type { KueueConfig } from '../plan/kueue-config';
 import { parseFairWeight } from '../plan/fair-share';
+import { topologyLevelsOf } from '../plan/topology';
 import { RAY_KINDS, RayObject } from '../kinds';
 import { namespaceOf, podTemplatesOf, queueNameOf } from '../ray-object';
 import type { KueueCapabilities } from '../versions';
@@ -155,7 +156,7 @@ const tasFlavorTopology: Check = ({ objects }) => {
       continue;
     }
     if (!nodes.length) continue;
-    const levels = levelsOf(topology.object);
+    const levels = topologyLevelsOf(topology.object);
     const wanted = isRecord(specOf(object).nodeLabels) ? specOf(object).nodeLabels as Record<string, unknown> : {};
     const labelsOf = (n: unknown) => (isRecord(n) && isRecord(n.metadata) && isRecord(n.metadata.labels) ? n.metadata.labels : {});
     const ofFlavor = nodes.filter((n) => Object.entries(wanted).every(([k, v]) => labelsOf(n)[k] === v));
@@ -174,9 +175,6 @@ const tasFlavorTopology: Check = ({ objects }) => {
   return out;
 };
 
-function levelsOf(topology: unknown): string[] {
-  return listOf(specOf(topology).levels).map((l) => (isRecord(l) ? stringOf(l.nodeLabel) : undefined)).filter((l): l is string => !!l);
-}
 
 /**
  * A Ray pod template's TAS annotation naming a level that no Topology of its ClusterQueue's TAS flavors has: Kueue
@@ -203,7 +201,7 @@ const podSetTopologyLevel: Check = ({ objects, kueue, inventory }) => {
       const topology = topologyName !== undefined ? topologies.get(topologyName) : undefined;
       if (topologyName !== undefined && !topology) return; // a Topology the files lack: tasFlavorTopology says so
       if (topology) {
-        levelSets.push(levelsOf(topology.object));
+        levelSets.push(topologyLevelsOf(topology.object));
         tasFlavors.push(f.flavor);
       }
     }
