@@ -6,8 +6,11 @@
  * on a hostname-leaf topology, and its count, in Kueue's order) or its wantReason, word for word. Case names are
  * upstream's, to grep for. Nodes and pods go in as objects through tasNodesOf, nodeServesFlavor and boundPodsOf (the
  * readers of Kueue's node and non-TAS pod caches); requests are in Kueue's units (cpu in milli, memory in bytes).
+ * A case with several PodSets (MULTI_POD_SET_CASES) places them in order, as FindTopologyAssignmentsForFlavor does:
+ * each sees through opts.assumed what the earlier ones took (addAssumedUsage: per domain, one pod's requests times its
+ * count, and the pods), and the first failure ends the call, the result then holding the PodSets placed so far.
  *
- * Upstream has 140 cases; 74 are here. The other 66 exercise what the port does not model (tas-assigner.ts):
+ * Upstream has 140 cases; 79 are here. The other 61 exercise what the port does not model (tas-assigner.ts):
  * - leader/worker PodSet groups (podSetGroupName), 26: the "balanced placement; leader worker set", "...should not
  *   prune domain", "...does not reserve leader space on every node", "...fallback to BestFit when leader worker set
  *   cannot meet threshold" cases, the 15 "find topology assignment for ... same group / grouped podsets ..." cases,
@@ -18,9 +21,6 @@
  *   preferred affinity", "with multiple preferred affinities", "affinity takes precedence over best fit", the 2
  *   "affinity ordering with ..." cases and the 4 "flat topology, ..." cases;
  * - node replacement of an unhealthy node (a workload with UnhealthyNodes), 5: the "node replaced ..." / "node replacement ..." cases;
- * - several PodSets in one call (each later one sees the earlier ones' assumed usage), 5: "multiple PodSets account
- *   assumed pod usage against allocatable pods; BestFit", "find topology assignment for two podsets with overlapping
- *   domain", the 2 "multiple podsets: ..." cases and "temporary state cleanup prevents leakage across PodSets";
  * - elastic workloads (ElasticJobsViaWorkloadSlicesWithTAS, a previous assignment), 4: the "elastic workload scale
  *   up/down / same count: ..." cases without a leader;
  * - usage of an overlapping sibling flavor (priorFlavorUsage), 1: "sibling-flavor usage on the shared hostname reduces
@@ -97,6 +97,19 @@ const defaultNodes = [
   node('b1-r2-x6', { [BLOCK]: 'b1', [RACK]: 'r2', [HOST]: 'x6' }, { cpu: '1', memory: '1Gi', pods: '10' }),
   node('b2-r2-x2', { [BLOCK]: 'b2', [RACK]: 'r1', [HOST]: 'x2' }, { cpu: '1', memory: '1Gi', pods: '10' }),
   node('b2-r2-x4', { [BLOCK]: 'b2', [RACK]: 'r2', [HOST]: 'x4' }, { cpu: '2', memory: '4Gi', pods: '40' }),
+];
+//      b1                b2
+//   /     \           /     \
+//  r1      r2        r1      r2
+//  |    /  |  \      |        |
+//  x3  x5  x1  x6    x2       x4
+const multipodNodes = [
+  node('b1-r1-x3', { [BLOCK]: 'b1', [RACK]: 'r1', [HOST]: 'x3' }, { cpu: '10', memory: '1Gi', pods: '10' }),
+  node('b1-r2-x5', { [BLOCK]: 'b1', [RACK]: 'r2', [HOST]: 'x5' }, { cpu: '10', memory: '1Gi', pods: '10' }),
+  node('b1-r2-x1', { [BLOCK]: 'b1', [RACK]: 'r2', [HOST]: 'x1' }, { cpu: '10', memory: '1Gi', pods: '10' }),
+  node('b1-r2-x6', { [BLOCK]: 'b1', [RACK]: 'r2', [HOST]: 'x6' }, { cpu: '10', memory: '1Gi', pods: '10' }),
+  node('b2-r1-x2', { [BLOCK]: 'b2', [RACK]: 'r1', [HOST]: 'x2' }, { cpu: '10', memory: '1Gi', pods: '10' }),
+  node('b2-r2-x4', { [BLOCK]: 'b2', [RACK]: 'r2', [HOST]: 'x4' }, { cpu: '20', memory: '4Gi', pods: '40' }),
 ];
 const scatteredNodes = [
   node('b1-r1-x3', { [BLOCK]: 'b1', [RACK]: 'r1', [HOST]: 'x3' }, { cpu: '4', memory: '1Gi', pods: '10' }),
@@ -857,10 +870,126 @@ const CASES: Case[] = [
   },
 ];
 
+const MULTI_POD_SET_CASES: MultiCase[] = [
+  {
+    name: 'multiple PodSets account assumed pod usage against allocatable pods; BestFit',
+    nodes: [
+      node('x1', { [HOST]: 'x1' }, { cpu: '2', pods: '1' }),
+    ],
+    levels: ONE_LEVEL,
+    podSets: [
+      {
+        name: 'one',
+        request: { required: HOST, slices: [] },
+        requests: { cpu: 1000 },
+        count: 1,
+        want: [{ values: ['x1'], count: 1 }],
+      },
+      {
+        name: 'two',
+        request: { required: HOST, slices: [] },
+        requests: { cpu: 1000 },
+        count: 1,
+        want: 'topology "default" doesn\'t allow to fit any of 1 pod(s). Total nodes: 1; excluded: resource "pods": 1',
+      },
+    ],
+  },
+  {
+    name: 'find topology assignment for two podsets with overlapping domain',
+    nodes: [
+      node('b1', { [BLOCK]: 'b1' }, { cpu: '2', pods: '10' }),
+      node('b2', { [BLOCK]: 'b2' }, { cpu: '2', pods: '10' }),
+      node('b3', { [BLOCK]: 'b3' }, { cpu: '2', pods: '10' }),
+    ],
+    levels: [BLOCK],
+    podSets: [
+      {
+        name: 'podset1',
+        request: { preferred: BLOCK, slices: [] },
+        requests: { cpu: 1000 },
+        count: 3,
+        want: [{ values: ['b1'], count: 2 }, { values: ['b2'], count: 1 }],
+      },
+      {
+        name: 'podset2',
+        request: { preferred: BLOCK, slices: [] },
+        requests: { cpu: 1000 },
+        count: 3,
+        want: [{ values: ['b2'], count: 1 }, { values: ['b3'], count: 2 }],
+      },
+    ],
+  },
+  {
+    name: 'multiple podsets: rack required for both, different resource requests; BestFit',
+    nodes: multipodNodes,
+    levels: TWO_LEVELS,
+    podSets: [
+      {
+        name: 'podset1',
+        request: { required: RACK, slices: [] },
+        requests: { cpu: 1000 },
+        count: 2,
+        want: [{ values: ['b1', 'r1'], count: 2 }],
+      },
+      {
+        name: 'podset2',
+        request: { required: RACK, slices: [] },
+        requests: { memory: 1024 },
+        count: 1,
+        want: [{ values: ['b1', 'r1'], count: 1 }],
+      },
+    ],
+  },
+  {
+    name: 'multiple podsets: block required for one, unconstrained for another; TASProfileMixed',
+    nodes: multipodNodes,
+    levels: THREE_LEVELS,
+    podSets: [
+      {
+        name: 'podset1',
+        request: { required: BLOCK, slices: [] },
+        requests: { cpu: 1000 },
+        count: 8,
+        want: [{ values: ['x2'], count: 8 }],
+      },
+      {
+        name: 'podset2',
+        request: { unconstrained: true, slices: [] },
+        requests: { cpu: 1000 },
+        count: 2,
+        want: [{ values: ['x2'], count: 2 }],
+      },
+    ],
+  },
+  {
+    name: 'temporary state cleanup prevents leakage across PodSets',
+    nodes: [
+      node('n1', { [HOST]: 'x1' }, { cpu: '4', memory: '4Gi', pods: '10' }),
+      node('n2', { [HOST]: 'x2' }, { cpu: '4', memory: '4Gi', pods: '10' }),
+    ],
+    levels: ONE_LEVEL,
+    podSets: [
+      {
+        name: 'ps1',
+        requests: { cpu: 1000, memory: 1000 },
+        count: 1,
+        want: [{ values: ['x1'], count: 1 }],
+      },
+      {
+        name: 'ps2',
+        requests: { cpu: 1000, memory: 1000 },
+        count: 1,
+        nodeSelector: { never: 'match' },
+        want: 'topology "default" doesn\'t allow to fit any of 1 pod(s). Total nodes: 2; excluded: nodeSelector: 2',
+      },
+    ],
+  },
+];
+
 /** Kueue's TopologyAssignment.Domains: per domain its values and pod count; or the failure reason. */
 type Want = ReadonlyArray<{ values: readonly string[]; count: number }> | string;
 
-interface Case {
+interface FlavorCase {
   readonly name: string;
   readonly nodes: readonly Obj[];
   readonly pods?: readonly Obj[];
@@ -869,18 +998,28 @@ interface Case {
   readonly nodeLabels?: Record<string, string>;
   /** TAS usage of an admitted workload of the flavor (the cache's addUsage): per domain, one pod's requests and the pods. */
   readonly priorOwnUsage?: ReadonlyArray<{ values: readonly string[]; requests: Record<string, number>; count: number }>;
-  readonly podSet: {
-    /** Undefined: no topology annotation, TAS implied. */
-    readonly request?: TopologyRequest;
-    /** One pod's requests, in Kueue's units. */
-    readonly requests: Record<string, number>;
-    readonly count: number;
-    readonly nodeSelector?: Record<string, string>;
-    readonly tolerations?: readonly Toleration[];
-    /** The template's spec.affinity.nodeAffinity (corev1.NodeAffinity). */
-    readonly nodeAffinity?: Obj;
-  };
+}
+
+interface PodSetCase {
+  /** Undefined: no topology annotation, TAS implied. */
+  readonly request?: TopologyRequest;
+  /** One pod's requests, in Kueue's units. */
+  readonly requests: Record<string, number>;
+  readonly count: number;
+  readonly nodeSelector?: Record<string, string>;
+  readonly tolerations?: readonly Toleration[];
+  /** The template's spec.affinity.nodeAffinity (corev1.NodeAffinity). */
+  readonly nodeAffinity?: Obj;
+}
+
+interface Case extends FlavorCase {
+  readonly podSet: PodSetCase;
   readonly want: Want;
+}
+
+/** Upstream's podSets, in order: each with its podSetName and its own wantAssignment or wantReason. */
+interface MultiCase extends FlavorCase {
+  readonly podSets: ReadonlyArray<PodSetCase & { readonly name: string; readonly want: Want }>;
 }
 
 /** One pod's requests with the pod itself (Kueue adds resources.OnePodRequest). */
@@ -890,7 +1029,7 @@ function perPodOf(requests: Record<string, number>): Map<string, number> {
   return out;
 }
 
-function place(c: Case): Want {
+function flavorOf(c: FlavorCase): TasFlavor {
   const skipped: string[] = [];
   const nodes = tasNodesOf(c.nodes, skipped).filter((n) => nodeServesFlavor(n, c.nodeLabels ?? {}, c.levels));
   const flavor = new TasFlavor('tas', 'default', c.levels, [], nodes, boundPodsOf(c.pods ?? [], skipped), new TasUsageStore());
@@ -901,9 +1040,12 @@ function place(c: Case): Want {
     expect(leafIdx).toBeGreaterThanOrEqual(0);
     flavor.addUsage(leafIdx, perPodOf(u.requests), u.count, 1);
   }
-  const ps = c.podSet;
+  return flavor;
+}
+
+function placePodSet(flavor: TasFlavor, name: string, ps: PodSetCase, assumed?: ReadonlyMap<string, ReadonlyMap<string, number>>): Want {
   const result = findTopologyAssignment(flavor, {
-    podSet: 'main',
+    podSet: name,
     count: ps.count,
     perPod: perPodOf(ps.requests),
     request: ps.request,
@@ -911,7 +1053,7 @@ function place(c: Case): Want {
     nodeSelector: ps.nodeSelector ?? {},
     tolerations: ps.tolerations ?? [],
     affinity: ps.nodeAffinity ? requiredAffinityOf({ affinity: { nodeAffinity: ps.nodeAffinity } }) : undefined,
-  }, { simulateEmpty: false, leastFreeForUnconstrained: true });
+  }, { simulateEmpty: false, leastFreeForUnconstrained: true, assumed });
   if (result.reason !== undefined) return result.reason;
   return result.placement.map(({ leafIdx, count }) => {
     const values = flavor.leaves[leafIdx].levelValues;
@@ -919,8 +1061,39 @@ function place(c: Case): Want {
   });
 }
 
+function place(c: Case): Want {
+  return placePodSet(flavorOf(c), 'main', c.podSet);
+}
+
+/**
+ * FindTopologyAssignmentsForFlavor on several PodSets: each placed in turn, its assignment then added to assumedUsage
+ * (addAssumedUsage: per utiltas.DomainID of the assignment's values, one pod's requests times the count, and the pods);
+ * the first failure ends the call. By PodSet name, as TASAssignmentsResult.
+ */
+function placeAll(c: MultiCase): Record<string, Want> {
+  const flavor = flavorOf(c);
+  const assumed = new Map<string, Map<string, number>>();
+  const out: Record<string, Want> = {};
+  for (const ps of c.podSets) {
+    const got = placePodSet(flavor, ps.name, ps, assumed);
+    out[ps.name] = got;
+    if (typeof got === 'string') break;
+    const perPod = perPodOf(ps.requests);
+    for (const { values, count } of got) {
+      const id = values.join(',');
+      let used = assumed.get(id);
+      if (!used) assumed.set(id, used = new Map());
+      for (const [r, v] of perPod) used.set(r, (used.get(r) ?? 0) + v * count);
+    }
+  }
+  return out;
+}
+
 describe('findTopologyAssignment: Kueue v0.19.2 TestFindTopologyAssignments', () => {
   test.each(CASES)('$name', (c) => {
     expect(place(c)).toEqual(c.want);
+  });
+  test.each(MULTI_POD_SET_CASES)('$name', (c) => {
+    expect(placeAll(c)).toEqual(Object.fromEntries(c.podSets.map((ps) => [ps.name, ps.want])));
   });
 });
