@@ -14,7 +14,12 @@ export interface JobRecord {
   readonly at: Record<string, number>;
   /** Every jobStatus / jobDeploymentStatus value seen, in order, without repeats. */
   readonly statuses: string[];
-  /** RayCluster names this job was given (a retry gets a new one). */
+  /**
+   * The RayClusters this job's attempts ran on (a retry gets a new one): names from status.rayClusterName whose
+   * RayCluster was seen. KubeRay names a cluster when it first sees the RayJob; seen while Kueue still holds it
+   * suspended, the RayJob goes Initializing → Suspending → Suspended, the name is dropped and another is given on
+   * admission, so a name can stand for a cluster never created (CI of 2026-12-07: three names, two clusters).
+   */
   readonly clusters: string[];
   /** Pod names of the job's clusters and submitter that were ever seen Running. */
   readonly runningPods: Set<string>;
@@ -121,10 +126,11 @@ export class RayWatch extends SampledWatch {
 
   protected async sample(): Promise<void> {
     const ns = this.namespace;
-    const [jobs, wls, pods, cq] = await Promise.all([
+    const [jobs, wls, pods, rayClusters, cq] = await Promise.all([
       this.client.list('ray.io/v1', 'RayJob', ns),
       this.client.list('kueue.x-k8s.io/v1beta2', 'Workload', ns),
       this.client.list('v1', 'Pod', ns),
+      this.client.list('ray.io/v1', 'RayCluster', ns),
       this.client.getOrUndefined(`/apis/kueue.x-k8s.io/v1beta2/clusterqueues/${this.clusterQueue}`),
     ]);
     if (cq?.status) {
@@ -147,7 +153,8 @@ export class RayWatch extends SampledWatch {
         this.mark(r, s);
       }
       const rc = j.status?.rayClusterName;
-      if (rc && !r.clusters.includes(rc)) { r.clusters.push(rc); this.mark(r, `cluster ${r.clusters.length}`); }
+      const created = rc && rayClusters.some((c: any) => c.metadata.name === rc);
+      if (created && !r.clusters.includes(rc)) { r.clusters.push(rc); this.mark(r, `cluster ${r.clusters.length}`); }
       const owned = wls.filter((w) => (w.metadata.ownerReferences ?? []).some((o: any) => o.uid === j.metadata.uid));
       if (owned.some(isAdmitted)) this.mark(r, 'admitted');
       if (owned.some((w) => (w.status?.conditions ?? []).some((c: any) => c.type === 'Evicted' && c.status === 'True'))) this.mark(r, 'evicted');
