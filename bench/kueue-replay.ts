@@ -194,8 +194,8 @@ function clusterQueue(name: string, cohort: string, qs: QueuesSet, flavor: strin
   };
 }
 
+/** The RayJob of one generated workload (HTTPMode: no submitter pod), its queue, priority, runtime and arrival. */
 function rayJob(name: string, namespace: string, wt: WorkloadTemplate, atMs: number): any {
-  if (wt.tasLevel) return tasRayJob(name, namespace, wt, atMs);
   return {
     apiVersion: 'ray.io/v1', kind: 'RayJob',
     metadata: {
@@ -205,35 +205,24 @@ function rayJob(name: string, namespace: string, wt: WorkloadTemplate, atMs: num
     },
     spec: {
       submissionMode: 'HTTPMode', entrypoint: 'python -c pass', shutdownAfterJobFinishes: true,
-      rayClusterSpec: { headGroupSpec: { rayStartParams: {}, template: { spec: { containers: [{
+      rayClusterSpec: wt.tasLevel ? tasClusterSpec(wt) : { headGroupSpec: { rayStartParams: {}, template: { spec: { containers: [{
         name: 'ray-head', image: 'rayproject/ray:2.46.0', resources: { requests: { cpu: String(wt.request) }, limits: { cpu: String(wt.request) } },
       }] } } } },
     },
   };
 }
 
-/** A TAS workload: its one PodSet is the worker group; the head requests nothing. */
-function tasRayJob(name: string, namespace: string, wt: WorkloadTemplate, atMs: number): any {
+/** A TAS workload's cluster: its one PodSet is the worker group asking for its level; the head requests 1m CPU. */
+function tasClusterSpec(wt: WorkloadTemplate): any {
   const level = wt.tasLevel!;
   const ann: Record<string, string> = wt.tasConstraint === 'required' ? { 'kueue.x-k8s.io/podset-required-topology': level }
     : wt.tasConstraint === 'preferred' ? { 'kueue.x-k8s.io/podset-preferred-topology': level }
       : { 'kueue.x-k8s.io/podset-slice-required-topology': level, 'kueue.x-k8s.io/podset-slice-size': String(wt.sliceSize ?? 1) };
   const c = (cpu: string) => ({ name: 'ray', image: 'rayproject/ray:2.46.0', resources: { requests: { cpu }, limits: { cpu } } });
   return {
-    apiVersion: 'ray.io/v1', kind: 'RayJob',
-    metadata: {
-      name, namespace,
-      labels: { 'kueue.x-k8s.io/queue-name': namespace, 'kueue.x-k8s.io/priority-class': `priority-${wt.priority}` },
-      annotations: { 'cdk8s-kueue-ray.io/expected-duration': `${wt.runtimeMs}ms`, 'cdk8s-kueue-ray.io/plan-arrival': `${atMs}ms` },
-    },
-    spec: {
-      submissionMode: 'HTTPMode', entrypoint: 'python -c pass', shutdownAfterJobFinishes: true,
-      rayClusterSpec: {
-        headGroupSpec: { rayStartParams: {}, template: { spec: { containers: [c('1m')] } } },
-        workerGroupSpecs: [{ groupName: 'main', replicas: wt.podCount ?? 1, minReplicas: 0, maxReplicas: wt.podCount ?? 1, rayStartParams: {},
-          template: { metadata: { annotations: ann }, spec: { containers: [c(String(wt.request))] } } }],
-      },
-    },
+    headGroupSpec: { rayStartParams: {}, template: { spec: { containers: [c('1m')] } } },
+    workerGroupSpecs: [{ groupName: 'main', replicas: wt.podCount ?? 1, minReplicas: 0, maxReplicas: wt.podCount ?? 1, rayStartParams: {},
+      template: { metadata: { annotations: ann }, spec: { containers: [c(String(wt.request))] } } }],
   };
 }
 
