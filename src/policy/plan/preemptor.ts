@@ -420,17 +420,16 @@ function minimalSet(
   requestValues: readonly number[], borrow: boolean, tasFits?: () => boolean,
 ): number[] | undefined {
   const victims: number[] = [];
-  const fits = () => fitsRequest(cq, requestIds, requestValues, borrow) && (!tasFits || tasFits());
   for (let c = 0; c < ordered.workloads.length; c++) {
     const x = ordered.workloads[c];
     if (!isValidCandidate(cq, x, ordered.runs[c], contested, borrow)) continue;
     take(x, -1);
     victims.push(c);
-    if (!fits()) continue;
+    if (!fitsRequest(cq, requestIds, requestValues, borrow) || (tasFits && !tasFits())) continue;
     for (let i = victims.length - 2; i >= 0; i--) {
       const t = ordered.workloads[victims[i]];
       take(t, 1);
-      if (fits()) victims.splice(i, 1);
+      if (fitsRequest(cq, requestIds, requestValues, borrow) && (!tasFits || tasFits())) victims.splice(i, 1);
       else take(t, -1);
     }
     for (const i of victims) take(ordered.workloads[i], 1);
