@@ -149,10 +149,7 @@ export function placeWorkload(s: Snapshot, w: Workload, cq: ClusterQueue, podSet
 /** TASFlavorSnapshot.Fits: every pod of the placements still fits on its leaf (an earlier admission of the cycle may have taken it). */
 export function placementsFit(placements: readonly TasPlacement[]): boolean {
   for (const p of placements) {
-    for (const l of p.placement) {
-      const remaining = p.flavor.remaining(l.leafIdx, false);
-      for (const [r, v] of p.perPod) if (v > 0 && Math.floor((remaining.get(r) ?? 0) / v) < l.count) return false;
-    }
+    for (const l of p.placement) if (!p.flavor.holds(l.leafIdx, p.perPod, l.count)) return false;
   }
   return true;
 }

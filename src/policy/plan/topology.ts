@@ -138,8 +138,6 @@ export class TasFlavor {
   readonly leaves: TopologyDomain[] = [];
   /** The node of each leaf (hostname leaves only). */
   readonly leafNodes: Array<TasNode | undefined> = [];
-  /** Each leaf's capacity less the non-TAS pods' requests. */
-  readonly free: Array<Map<string, number>> = [];
   readonly domainsPerLevel: Array<Map<string, TopologyDomain>>;
   readonly roots: TopologyDomain[] = [];
   readonly domainCount: number;
@@ -177,6 +175,8 @@ export class TasFlavor {
     const byId = this.leafById;
     const nodeLeaf = new Map<string, number>();
     const leafValues: string[][] = [];
+    // Each leaf's capacity less the non-TAS pods' requests, by resource (kept as the per-resource arrays below).
+    const frees: Array<Map<string, number>> = [];
     for (const node of nodes) {
       const values = levels.map((l) => node.labels[l] ?? '');
       const id = this.isLowestLevelNode ? values[values.length - 1] : values.join(',');
@@ -186,25 +186,25 @@ export class TasFlavor {
         byId.set(id, leafIdx);
         leafValues.push(values);
         this.leafNodes.push(this.isLowestLevelNode ? node : undefined);
-        this.free.push(new Map());
+        frees.push(new Map());
       }
       nodeLeaf.set(node.name, leafIdx);
-      const free = this.free[leafIdx];
+      const free = frees[leafIdx];
       for (const [r, v] of node.allocatable) free.set(r, (free.get(r) ?? 0) + v);
     }
     this.nodeCount = nodes.length;
     for (const p of boundPods) {
       const leafIdx = nodeLeaf.get(p.node);
       if (leafIdx === undefined) continue;
-      const free = this.free[leafIdx];
+      const free = frees[leafIdx];
       for (const [r, v] of p.requests) free.set(r, (free.get(r) ?? 0) - v);
     }
     this.domainCount = this.buildTree(leafValues);
     this.rank = this.rankDomains();
-    for (const free of this.free) for (const r of free.keys()) if (!this.resourceIndex.has(r)) this.resourceIndex.set(r, this.resourceIndex.size);
+    for (const free of frees) for (const r of free.keys()) if (!this.resourceIndex.has(r)) this.resourceIndex.set(r, this.resourceIndex.size);
     for (const [r, k] of this.resourceIndex) {
-      this.freeByResource[k] = Float64Array.from(this.free, (m) => m.get(r) ?? 0);
-      this.usedByResource[k] = new Float64Array(this.free.length);
+      this.freeByResource[k] = Float64Array.from(frees, (m) => m.get(r) ?? 0);
+      this.usedByResource[k] = new Float64Array(frees.length);
     }
     usage.members.push(this);
     for (const [id, used] of usage.byId) this.usageChanged(id, used, 1);
@@ -279,13 +279,15 @@ export class TasFlavor {
     return this.levelKeys.indexOf(key);
   }
 
-  /** A leaf's free capacity less the TAS usage (unless `simulateEmpty`: every TAS workload gone). */
-  remaining(leafIdx: number, simulateEmpty: boolean): Map<string, number> {
-    const out = new Map(this.free[leafIdx]);
-    if (simulateEmpty) return out;
-    const used = this.usage.byId.get(this.leaves[leafIdx].id);
-    if (used) for (const [r, v] of used) out.set(r, (out.get(r) ?? 0) - v);
-    return out;
+  /** Whether `count` pods of `perPod` fit on a leaf's free capacity less its TAS usage (a resource the nodes lack: none). */
+  holds(leafIdx: number, perPod: ReadonlyMap<string, number>, count: number): boolean {
+    for (const [r, v] of perPod) {
+      if (v <= 0) continue;
+      const k = this.resourceIndex.get(r);
+      const capacity = k === undefined ? 0 : this.freeByResource[k][leafIdx] - this.usedByResource[k][leafIdx];
+      if (Math.floor(capacity / v) < count) return false;
+    }
+    return true;
   }
 
   /** Adds (sign 1) or removes (-1) `count` pods of `perPod` (which holds the `pods` resource) on a leaf. */
