@@ -203,7 +203,7 @@ export class FlavorAssigner {
    * gone, and a PodSet that does not fit even so makes it NoFit (TopologyPlacementFailed), else every TAS PodSet is
    * Preempt (the quota may fit while the nodes are fragmented).
    */
-  placeOnNodes(w: Workload, cq: ClusterQueue, a: Assignment, simulateEmptyFirst = false): void {
+  private placeOnNodes(w: Workload, cq: ClusterQueue, a: Assignment): void {
     const tas = this.tas!;
     a.tasRequested = true;
     const podSets = this.tasPodSets(w, cq, a);
@@ -214,7 +214,7 @@ export class FlavorAssigner {
       tas.note?.(`${w.ref}: PodSet group ${[...new Set(grouped)].join(', ')} (kueue.x-k8s.io/podset-group-name) asks Kueue to place a leader `
         + 'with its workers; the plan does not model leader/worker placement and places each PodSet on its own');
     }
-    if (a.mode === 'Fit' && !simulateEmptyFirst) {
+    if (a.mode === 'Fit') {
       const r = placeWorkload(this.snapshot, w, cq, podSets, { ...tas, simulateEmpty: false });
       if (r.placements) {
         a.tas = r.placements;
