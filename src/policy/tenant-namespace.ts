@@ -4,7 +4,7 @@
  * that caps what Kueue does not manage, and the NetworkPolicies that keep other tenants off its Ray pods.
  */
 import type { ClusterQueueEntry, Inventory, LabelSelector } from './context';
-import { formatQuantity } from './quantity';
+import { formatQuantity, sortedResourceNames } from './quantity';
 import { clusterQueueCapacity } from './rules/cross-object';
 
 /**
@@ -59,8 +59,7 @@ export function tenantAdmissionCeiling(cq: ClusterQueueEntry, inv: Inventory): M
 export function tenantResourceQuotaHard(cq: ClusterQueueEntry, inv: Inventory): Record<string, string> {
   const hard: Record<string, string> = {};
   const ceiling = tenantAdmissionCeiling(cq, inv);
-  const rank = (r: string) => (r === 'cpu' ? 0 : r === 'memory' ? 1 : 2);
-  for (const r of [...ceiling.keys()].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b))) {
+  for (const r of sortedResourceNames(ceiling)) {
     hard[resourceQuotaKey(r)] = formatQuantity(ceiling.get(r)!, r);
   }
   return hard;

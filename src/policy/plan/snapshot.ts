@@ -8,7 +8,7 @@ import type { Inventory, LabelSelector, ResourceGroupEntry } from '../context';
 import type { Gang } from '../gang';
 import { ClusterQueueJson, CohortJson, inventoryFromObjects, LocalQueueJson, ResourceFlavorJson } from '../inventory-objects';
 import type { JsonFields, RayObject } from '../kinds';
-import { formatQuantity, quantityToNumber, ResourceMap } from '../quantity';
+import { formatQuantity, kueueMilliPerUnit, quantityToNumber, ResourceMap } from '../quantity';
 import { isRecord } from '../ray-object';
 import { parseFairWeight, ShareUnits, shareUnitsOf } from './fair-share';
 import { WorkloadQueue } from './queue';
@@ -241,12 +241,12 @@ export class Snapshot {
 
   /**
    * For fair sharing's shares: each flavor/resource's resource name, and the factor from the simulator's
-   * unit to Kueue's (resources.Amount: milli-CPU, else the quantity's Value()).
+   * unit to Kueue's (kueueMilliPerUnit).
    */
   shareUnits(): ShareUnits {
     if (this.shares?.resourceIndex.length === this.flavorResourceNames.length) return this.shares;
     const kueueScale = new Map<string, number>();
-    for (const [resource, unit] of this.units) kueueScale.set(resource, resource === 'cpu' ? Number(unit) : Number(unit) / 1000);
+    for (const [resource, unit] of this.units) kueueScale.set(resource, Number(unit) / Number(kueueMilliPerUnit(resource)));
     return this.shares = shareUnitsOf(this.flavorResourceNames.map((n) => n.resource), kueueScale);
   }
 

@@ -7,7 +7,7 @@
  */
 import { isRecord, listOf, stringOf } from '../json';
 import { podRequests } from '../gang';
-import { parseResourceList, ResourceMap } from '../quantity';
+import { kueueMilliPerUnit, parseResourceList, ResourceMap } from '../quantity';
 import { Taint, taintsOf, Toleration, tolerationsOf } from '../scheduling';
 
 /** Kubernetes' hostname label: a Topology whose lowest level is it has one leaf per node. */
@@ -20,15 +20,14 @@ export interface TasNode {
   readonly name: string;
   readonly labels: Readonly<Record<string, string>>;
   readonly taints: readonly Taint[];
-  /** In Kueue's units: cpu in milli, every other resource in its base unit (resource.Quantity Value, rounded up). */
+  /** In Kueue's units (kueueUnits). */
   readonly allocatable: ReadonlyMap<string, number>;
 }
 
-/** A resource quantity in the units Kueue's resources.Requests keep (NewRequestsFromResourceList). */
+/** A resource quantity in Kueue's units (kueueMilliPerUnit), rounded up as resource.Quantity's Value. */
 export function kueueUnits(resource: string, milli: bigint): number {
-  if (resource === 'cpu') return Number(milli);
-  const q = milli / 1000n;
-  return Number(milli % 1000n > 0n ? q + 1n : q);
+  const per = kueueMilliPerUnit(resource);
+  return Number(milli / per + (milli % per > 0n ? 1n : 0n));
 }
 
 export function kueueRequests(map: ResourceMap): Map<string, number> {
