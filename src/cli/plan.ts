@@ -11,7 +11,8 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import {
-  DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION, evaluateRayObject, isRecord, kubeRayCapabilities, kueueCapabilities, RAY_KINDS, RayObject,
+  DEFAULT_KUBERAY_VERSION, DEFAULT_KUEUE_VERSION, evaluateRayObject, isRecord, kubeRayCapabilities, kueueCapabilities, normalizeVersion, RAY_KINDS,
+  RayObject,
 } from '../policy';
 import { parseGoDuration } from '../policy/go-duration';
 import { asWritten, isList } from '../policy/json';
@@ -19,7 +20,7 @@ import {
   DEFAULT_HORIZON_SECONDS, KueueConfig, kueueConfigNote, kueueConfigOf, PlanAdmission, PlanOutcome, PlanResult, simulatePlan,
 } from '../policy/plan';
 import { planToHtml, planToText } from './plan-output';
-import { installFacts, modelledFlagVersion, pickVersion, settleVersionConflicts, versionSourceNotes } from './install-facts';
+import { InstallFacts, installFacts, modelledFlagVersion, pickVersion, settleVersionConflicts, versionSourceNotes } from './install-facts';
 import { FlagSpec, parseFlags, usageErrorText } from './args';
 import { debugRequested, errorText } from './errors';
 import { arrivalOrder } from './arrivals';
@@ -189,7 +190,11 @@ interface PlanInputs {
   readonly kueueConfig?: KueueConfig;
 }
 
-function readInputs(f: PlanFlags): PlanInputs {
+/**
+ * `cluster`: what the live cluster's install says (plan --kubeconfig: Kueue's manager Deployment and its ConfigMap); the
+ * files' installs win over it, as in check: what is about to be applied is what runs next.
+ */
+function readInputs(f: PlanFlags, cluster?: { readonly facts: InstallFacts; readonly notes: readonly string[] }): PlanInputs {
   const inputs = f.inputs.length ? f.inputs : ['dist'];
   const objects: unknown[] = [];
   const files: string[] = [];
@@ -214,32 +219,42 @@ function readInputs(f: PlanFlags): PlanInputs {
     }
   }
   const facts = installFacts(objects, files);
-  const notes = [...f.versionNotes, ...settleVersionConflicts(facts, { kueue: f.kueue, kubeRay: f.kubeRay })];
-  const pick = (flag: string | undefined, found: string | undefined, project: 'Kueue' | 'KubeRay', fallback: string): string => {
-    const [version] = pickVersion(flag, [[found, 'files']], project, notes,
-      (v) => `the files install ${project} ${v}, which plan does not model: planned for the default ${fallback} instead`);
-    if (!flag && !found) {
-      notes.push(`${project} ${fallback} (the default: no install in the files records a ${project} version; `
+  const live = cluster?.facts ?? {};
+  const notes = [...f.versionNotes, ...(cluster?.notes ?? []), ...settleVersionConflicts(facts, { kueue: f.kueue, kubeRay: f.kubeRay })];
+  const pick = (flag: string | undefined, key: 'kueueVersion' | 'kubeRayVersion', project: 'Kueue' | 'KubeRay', fallback: string): string => {
+    const [version, from] = pickVersion(flag, [[facts[key], 'files'], [live[key], 'cluster']], project, notes,
+      (v, where) => `the ${where === 'files' ? 'files install' : 'cluster runs'} ${project} ${v}, which plan does not model: planned for the `
+        + `default ${fallback} instead`);
+    if (from === 'cluster') notes.push(`${project} ${version}: the version the cluster runs (its manager's image), as no flag or file gives one`);
+    if (!flag && !facts[key] && !live[key]) {
+      notes.push(`${project} ${fallback} (the default: no install in the files${cluster ? ' or the cluster' : ''} records a ${project} version; `
         + `pass --${project.toLowerCase()}-version)`);
+    }
+    if (flag && live[key] && normalizeVersion(live[key]!) !== normalizeVersion(flag)) {
+      notes.push(`the cluster runs ${project} ${live[key]}, but the plan is for ${flag} (the flag)`);
     }
     return version ?? fallback;
   };
-  const kueue = pick(f.kueue, facts.kueueVersion, 'Kueue', DEFAULT_KUEUE_VERSION);
-  const kubeRay = pick(f.kubeRay, facts.kubeRayVersion, 'KubeRay', DEFAULT_KUBERAY_VERSION);
+  const kueue = pick(f.kueue, 'kueueVersion', 'Kueue', DEFAULT_KUEUE_VERSION);
+  const kubeRay = pick(f.kubeRay, 'kubeRayVersion', 'KubeRay', DEFAULT_KUBERAY_VERSION);
   notes.push(...versionSourceNotes(facts, { kueue, kubeRay }));
   let kueueConfig: KueueConfig | undefined;
-  if (facts.kueueManager) {
+  // The files' manager, else the cluster's (kueue-system/kueue-manager-config and the manager's args).
+  const manager = facts.kueueManager ?? live.kueueManager;
+  const caps = kueueCapabilities(kueue);
+  if (manager) {
     // Refuses what Kueue refuses at start-up; notes what it turns on and what of it the plan does not model yet.
-    const caps = kueueCapabilities(kueue);
-    kueueConfig = kueueConfigOf(facts.kueueManager, caps);
-    const note = kueueConfigNote(kueueConfig, caps, facts.kueueManager.where);
+    kueueConfig = kueueConfigOf(manager, caps);
+    const note = kueueConfigNote(kueueConfig, caps, manager.where) ?? (facts.kueueManager ? undefined
+      : `Kueue's Configuration read from ${manager.where}: fair sharing and admission fair sharing off, as the plan models by default`);
     if (note) notes.push(note);
   }
   if (folders.length) {
     notes.push(`arrival order: the files of ${folders.join(', ')} were read in name order, each file's documents in order; give files in the `
       + 'order they arrive, or annotate objects with cdk8s-kueue-ray.io/plan-arrival, to plan another order');
   }
-  const gate = facts.elasticGate === 'default' ? (kueueCapabilities(kueue).elasticGateDefaultOn ? 'on' : 'off') : facts.elasticGate ?? 'unknown';
+  const gateSet = facts.elasticGate ?? live.elasticGate;
+  const gate = gateSet === 'default' ? (caps.elasticGateDefaultOn ? 'on' : 'off') : gateSet ?? 'unknown';
   return { objects, files, kueue, kubeRay, notes, elasticGate: gate, kueueConfig };
 }
 
@@ -353,33 +368,20 @@ function planRun(f: PlanFlags, input: PlanInputs, live?: PlanLiveInput): { outpu
   return { output, plan: withNotes };
 }
 
-/** The plan, reading the live cluster first when --kubeconfig is given. */
+/**
+ * The plan, reading the live cluster first when --kubeconfig is given: its install (the Kueue and KubeRay versions, the
+ * gate and Kueue's Configuration, where the files and flags say nothing), then its queues and workloads at that
+ * Kueue's API version.
+ */
 async function planLive(argv: string[]): Promise<{ output: string; plan: PlanResult }> {
   const f = parsePlanArgs(argv);
-  const input = readInputs(f);
-  if (!f.kubeconfig) return planRun(f, input);
+  if (!f.kubeconfig) return planRun(f, readInputs(f));
+  const { kubeconfigSource } = await import('./cluster-queues');
+  const install = await kubeconfigSource(f.kubeconfig).install();
+  const input = readInputs(f, { facts: installFacts(install.objects, install.objects.map(() => 'the cluster')), notes: install.notes });
   const { readLiveCluster } = await import('./plan-cluster');
   const live = await readLiveCluster(f.kubeconfig, kueueCapabilities(input.kueue).apiVersion);
-  return planRun(f, await withClusterConfiguration(input, f.kubeconfig), live);
-}
-
-/**
- * The Kueue Configuration from the cluster (kueue-system/kueue-manager-config and the manager's args), when the files
- * install none: the plan then models what the running Kueue turns on, and a note says what was read.
- */
-async function withClusterConfiguration(input: PlanInputs, kubeconfig: string): Promise<PlanInputs> {
-  if (input.kueueConfig) return input;
-  const { kubeconfigSource } = await import('./cluster-queues');
-  const install = await kubeconfigSource(kubeconfig).install();
-  const manager = installFacts(install.objects, install.objects.map(() => 'the cluster')).kueueManager;
-  const notes = [...input.notes, ...install.notes];
-  if (!manager) return { ...input, notes };
-  const caps = kueueCapabilities(input.kueue);
-  const where = manager.where; // "the cluster (ConfigMap kueue-system/kueue-manager-config)"
-  const kueueConfig = kueueConfigOf(manager, caps);
-  notes.push(kueueConfigNote(kueueConfig, caps, where)
-    ?? `Kueue's Configuration read from ${where}: fair sharing and admission fair sharing off, as the plan models by default`);
-  return { ...input, kueueConfig, notes };
+  return planRun(f, input, live);
 }
 
 /** What to print for `plan argv` (the live cluster read first with --kubeconfig). */

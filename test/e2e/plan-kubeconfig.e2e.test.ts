@@ -112,6 +112,36 @@ describeOnPair('plan --kubeconfig', PAIR)('plan --kubeconfig on Kueue v0.19.2', 
     }
   });
 
+  test('the Kueue version is read from the cluster\'s manager image when no flag or file gives one', async () => {
+    const file = path.join(dir, 'version.yaml');
+    fs.writeFileSync(file, `${JSON.stringify(job('versioned', 'dev-priority'))}\n`);
+    const before = await plan(file, true);
+    expect(before.notes.join('\n')).toMatch(/Kueue v0\.19\.2 \(the default: no install in the files or the cluster records a Kueue version/);
+    await cluster.client.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'kueue-system' } });
+    // The manager as Kueue's release manifest names it; no kubelet runs its pod here, only its image tag is read.
+    const manager = {
+      apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'kueue-controller-manager', namespace: 'kueue-system' },
+      spec: {
+        selector: { matchLabels: { 'control-plane': 'controller-manager' } },
+        template: { metadata: { labels: { 'control-plane': 'controller-manager' } },
+          spec: { containers: [{ name: 'manager', image: 'registry.k8s.io/kueue/kueue:v0.17.0', args: ['--config=/controller_manager_config.yaml'] }] } },
+      },
+    };
+    await cluster.client.apply(manager);
+    try {
+      const after = await plan(file, true);
+      expect(after.kueueVersion).toBe('v0.17.0');
+      expect(after.notes).toContain('Kueue v0.17.0: the version the cluster runs (its manager\'s image), as no flag or file gives one');
+      expect(outcome(after, 'running')?.outcome).toBe('admitted');
+      // The flag wins, and says what the cluster runs.
+      const flagged = JSON.parse(await planMain([file, '--kubeconfig', cluster.kubeconfig, '--output', 'json', '--kueue-version', 'v0.19.2']));
+      expect(flagged.kueueVersion).toBe('v0.19.2');
+      expect(flagged.notes).toContain('the cluster runs Kueue v0.17.0, but the plan is for v0.19.2 (the flag)');
+    } finally {
+      await cluster.client.delete('/apis/apps/v1/namespaces/kueue-system/deployments/kueue-controller-manager');
+    }
+  });
+
   test('topology-aware scheduling: the cluster\'s nodes and bound pods are read, the admitted workload keeps its nodes, and the plan '
     + 'places the new one where Kueue then places it', async () => {
     const c = cluster.client;
