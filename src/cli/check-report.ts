@@ -82,7 +82,10 @@ export interface CheckReport {
   readonly findings: readonly CheckFinding[];
   /** Things the user should know about how the check ran (e.g. cross-object rules skipped). */
   readonly notes: readonly string[];
-  readonly summary: { readonly errors: number; readonly warnings: number; readonly objects: number; readonly files: number };
+  /** `objects`: the Ray objects checked; `kueueObjects`: the Kueue objects (their setup rules and API versions are checked too). */
+  readonly summary: {
+    readonly errors: number; readonly warnings: number; readonly objects: number; readonly kueueObjects: number; readonly files: number;
+  };
 }
 
 /** The process exit code for a report: 1 with any error, else 0 (warnings alone pass). */
@@ -117,7 +120,8 @@ export function renderText(report: CheckReport): string {
     ? `queues from ${inv.from.map((f) => ({ files: 'the files', queues: '--queues', cluster: 'the cluster' })[f]).join(' + ')} (${plural(inv.localQueues, 'LocalQueue')}, ${plural(inv.clusterQueues, 'ClusterQueue')}, ${plural(inv.cohorts, 'Cohort')}, ${plural(inv.priorityClasses, 'WorkloadPriorityClass').replace(/Classs$/, 'Classes')}, ${plural(inv.namespaces, 'Namespace')})`
     : 'no queues';
   const s = report.summary;
-  lines.push(`check: ${plural(s.errors, 'error')}, ${plural(s.warnings, 'warning')} in ${plural(s.objects, 'Ray object')} `
+  const kueue = s.kueueObjects ? ` and ${plural(s.kueueObjects, 'Kueue object')}` : '';
+  lines.push(`check: ${plural(s.errors, 'error')}, ${plural(s.warnings, 'warning')} in ${plural(s.objects, 'Ray object')}${kueue} `
     + `(${plural(s.files, 'file')}); `
     + `Kueue ${c.kueue} (${c.kueueFrom}), KubeRay ${c.kubeRay} (${c.kubeRayFrom}), elastic gate ${c.elasticGate} (${c.elasticGateFrom}); ${queues}; `
     + `CRD schema ${SCHEMA_FROM[c.crdSchemaFrom]}`);

@@ -440,7 +440,7 @@ export async function runCheck(opts: CheckOptions, deps: CheckDependencies = {})
     findings,
     notes,
     summary: { errors: findings.filter((f) => f.severity === 'error').length, warnings: findings.filter((f) => f.severity === 'warning').length,
-      objects: ray, files: read.files.length },
+      objects: ray, kueueObjects, files: read.files.length },
   };
 }
 

@@ -86,7 +86,7 @@ describe('the bundled bin', () => {
     const specLine = lines.findIndex((l, i) => i > 20 && l === 'spec:') + 1;
     expect(out).toContain(`manifests/jobs.yaml:${specLine}:1: error: RayJob default/bad: spec.shutdownAfterJobFinishes (not written; shown at spec): `
       + 'a kueue managed job should delete the cluster after finishing');
-    expect(out).toMatch(/^check: 1 error, 0 warnings in 2 Ray objects \(2 files\)/m);
+    expect(out).toMatch(/^check: 1 error, 0 warnings in 2 Ray objects and 2 Kueue objects \(2 files\)/m);
   });
 
   test('no errors: exit 0', () => {
@@ -165,6 +165,6 @@ describe('the bundled bin', () => {
     const { code, out } = cli(['many.yaml', '--queues=manifests/queues.yaml', '--output=json'], { cwd: dir });
     expect(code).toBe(1);
     expect(out.length).toBeGreaterThan(200_000);
-    expect(JSON.parse(out).summary).toEqual({ errors: 400, warnings: 0, objects: 400, files: 1 });
+    expect(JSON.parse(out).summary).toEqual({ errors: 400, warnings: 0, objects: 400, kueueObjects: 0, files: 1 });
   });
 });

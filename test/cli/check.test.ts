@@ -79,7 +79,7 @@ describe('findings and where they are', () => {
       + 'managed job should delete the cluster after finishing');
     expect(out).toMatch(/ {4}fix: set spec.shutdownAfterJobFinishes: true/);
     expect(out).toMatch(/ {4}rule: rayJobShutdownAfterFinish \(kueue-webhook\)/);
-    expect(out).toMatch(new RegExp('check: 1 error, 0 warnings in 1 Ray object \\(2 files\\); Kueue v0.19.2 \\(default\\), KubeRay v1.6.2 '
+    expect(out).toMatch(new RegExp('check: 1 error, 0 warnings in 1 Ray object and 4 Kueue objects \\(2 files\\); Kueue v0.19.2 \\(default\\), KubeRay v1.6.2 '
       + '\\(default\\), elastic gate unknown \\(default\\); queues from the files \\(1 LocalQueue, 1 ClusterQueue'));
   });
 
@@ -432,7 +432,7 @@ describe('--output json', () => {
       inventory: { from: ['files'], localQueues: 1, clusterQueues: 1, cohorts: 0, priorityClasses: 1, namespaces: 0 },
       files: [path.join(dir, 'j.yaml'), path.join(dir, 'q.yaml')],
       objects: [{ object: 'RayJob default/toy', file: path.join(dir, 'j.yaml'), document: 1, line: 1, status: 'checked' }],
-      summary: { errors: 1, warnings: 0, objects: 1, files: 2 },
+      summary: { errors: 1, warnings: 0, objects: 1, kueueObjects: 4, files: 2 },
     });
     expect(r.findings).toEqual([{
       rule: 'rayJobShutdownAfterFinish', severity: 'error', object: 'RayJob default/toy', field: 'spec.shutdownAfterJobFinishes',
