@@ -11,14 +11,13 @@
 // The clusters of the two lanes do not collide: each real node takes a free address slot and each
 // test control plane free ports (scripts/cluster/network.ts, test/e2e/support/cluster.ts).
 // TEST_LANES=1 runs one jest over everything, as before.
-// Each lane runs in parts. First its own: the real-node suites once the image and the first stage of the Go build
-// are done (BUILD_DIR: scripts/test.sh builds them in the background); the unit, package and CLI suites at once,
-// for they run none of it (cold, they take the CPU the first stage leaves idle instead of waiting for it). Then,
-// once the rest of the build is done, the suites that need every Kueue × KubeRay pair, the KubeRay oracles or the
-// rendered releases (GATED). Those form one pool shared by both lanes: each lane that reaches it takes the next
-// suite, longest first, so the two lanes end together whichever finishes its own part first (cold, the rest lane
-// waits for the build while the node lane runs Ray; warm, the other way round). A suite left out of GATED that
-// needs a built binary fails in CI, naming the missing binary (e2ePairs, binary(), describeOnNode).
+// Each lane runs in parts: first the suites that need only the first stage of the Go build; then, once the
+// rest of the build that scripts/test.sh started in the background is done (REST_BUILD_DIR), the suites that
+// need every Kueue × KubeRay pair, the KubeRay oracles or the rendered releases (GATED). Those form one pool
+// shared by both lanes: each lane that reaches it takes the next suite, longest first, so the two lanes end
+// together whichever finishes its own part first (cold, the rest lane waits for the build while the node lane
+// runs Ray; warm, the other way round). A suite left out of GATED that needs the rest stage fails in CI,
+// naming the missing binary (e2ePairs, binary(), describeOnNode).
 // With CI_TIMINGS set, each lane, each part, each wait and each suite over 60 s is recorded for the table.
 // Each lane's failing tests are printed again at the very end, with the head of each message: jest's own
 // summary of failures is left out below 20 suites (the node lane has 9), and CI keeps only the log's tail.
@@ -31,11 +30,9 @@ const path = require('path');
 const ROOT = path.join(__dirname, '..');
 const JEST = path.join(ROOT, 'node_modules', 'jest', 'bin', 'jest.js');
 const NODE_LANE = ['<rootDir>/test/node/'];
-// Suites that need the rest stage of the Go build (every pair, the oracles, the rendered v0.17.0 release), and the
-// promtool suite, the one outside test/node that runs a first-stage binary (it waits a little longer in the pool).
+// Suites that need the rest stage of the Go build (every pair, the oracles, the rendered v0.17.0 release).
 const GATED = ['<rootDir>/test/agreement/', '<rootDir>/test/e2e/', '<rootDir>/test/attack/.*\\.e2e\\.test\\.ts$',
-  '<rootDir>/test/cli/check-corpus\\.test\\.ts$', '<rootDir>/test/install/install\\.test\\.ts$',
-  '<rootDir>/test/observability/promtool\\.test\\.ts$'];
+  '<rootDir>/test/cli/check-corpus\\.test\\.ts$', '<rootDir>/test/install/install\\.test\\.ts$'];
 const bare = (patterns) => patterns.map((p) => p.replace('<rootDir>/', ''));
 // Real-node suites that need the rest stage: the network-policy suite's enforcer (kube-router), which the background
 // build makes after the rest stage (scripts/test.sh), so the rest lane does not wait for it.
@@ -61,10 +58,7 @@ const POOL_SECONDS = {
 const lanes = process.env.TEST_LANES === '1'
   ? [{ name: 'all', parts: [{ label: 'every suite', gated: true, args: [] }] }]
   : [
-    {
-      name: 'node',
-      parts: [{ label: 'real node', needs: 'first-status', growsPool: true, args: ['test/node/', '--testPathIgnorePatterns', ...NODE_GATED] }, POOL],
-    },
+    { name: 'node', parts: [{ label: 'real node', growsPool: true, args: ['test/node/', '--testPathIgnorePatterns', ...NODE_GATED] }, POOL] },
     // Two pool workers: the rest lane reaches the pool while the node lane's guide still runs (warm: after its own
     // part; cold: once the rest stage is built), and the guide, which mostly waits on Ray, leaves most of a core
     // idle. POOL_SLOTS keeps the pooled suites at two at once while the guide runs; when the node lane joins the
@@ -139,43 +133,35 @@ const record = (name, wall, cpu = '', rss = '') => {
   if (TIMINGS) fs.appendFileSync(TIMINGS, `${name}\t${Math.round(wall)}\t${cpu === '' ? '' : Math.round(cpu)}\t${rss}\n`);
 };
 
-/** What each status file of BUILD_DIR stands for, and the file holding the pid of the build that writes it. */
-const BUILDS = {
-  'first-status': { what: 'the image and the first stage of the Go build', pid: 'first-pid' },
-  status: { what: 'the rest of the Go build', pid: 'pid', niced: true },
-  'kube-router-status': { what: 'kube-router', pid: 'pid', niced: true },
-};
-
 /**
- * Resolves with the exit code of a background build of scripts/test.sh (BUILDS; at once, 0, without BUILD_DIR:
- * then everything was built beforehand). The first wait for a niced build gives it its normal CPU weight back:
+ * Resolves when the background rest stage of the Go build has finished (at once without REST_BUILD_DIR:
+ * then the build was run whole beforehand). The first wait gives the build its normal CPU weight back:
  * a lane that waits for it has nothing else to run.
  */
-const builds = {};
-function buildDone(lane, status) {
-  const dir = process.env.BUILD_DIR;
+const restBuild = {};
+function restBuildDone(lane, status = 'status') {
+  const dir = process.env.REST_BUILD_DIR;
   if (!dir) return Promise.resolve(0);
   const statusFile = path.join(dir, status);
-  const pidFile = path.join(dir, BUILDS[status].pid);
   const started = Date.now();
   const done = () => built(status);
   const waits = !done();
   if (waits) {
-    if (BUILDS[status].niced) {
-      try {
-        fs.writeFileSync(`/proc/${fs.readFileSync(pidFile, 'utf8').trim()}/autogroup`, '0');
-      } catch { /* autogroups off, the build not started yet, or already gone: it keeps its nice */ }
-    }
-    process.stdout.write(`[lanes] ${lane}: waiting for ${BUILDS[status].what}\n`);
+    try {
+      fs.writeFileSync(`/proc/${fs.readFileSync(path.join(dir, 'pid'), 'utf8').trim()}/autogroup`, '0');
+    } catch { /* autogroups off, or the build already gone: it keeps its nice */ }
+    process.stdout.write(`[lanes] ${lane}: waiting for the rest of the Go build (${path.join(dir, 'log')})\n`);
   }
-  builds[status] ??= new Promise((resolve) => {
+  restBuild[status] ??= new Promise((resolve) => {
+    const pidFile = path.join(dir, 'pid');
     // A build that died without writing its status (killed) counts as failed, not as one to wait for forever.
     const gone = () => fs.existsSync(pidFile) && !fs.existsSync(`/proc/${fs.readFileSync(pidFile, 'utf8').trim()}`) && !done();
     const poll = () => (done() ? resolve(Number(fs.readFileSync(statusFile, 'utf8').trim())) : gone() ? resolve(137) : setTimeout(poll, 2000));
     poll();
   });
-  return builds[status].then((code) => {
-    if (waits) record(`lane part: ${lane} waited for ${BUILDS[status].what}`, (Date.now() - started) / 1000);
+  return restBuild[status].then((code) => {
+    const what = status === 'status' ? '' : ` (${status})`;
+    if (waits) record(`lane part: ${lane} waited for the rest of the Go build${what}`, (Date.now() - started) / 1000);
     return code;
   });
 }
@@ -286,9 +272,9 @@ function poolSuites() {
   return poolQueue;
 }
 
-/** Whether the background build has written this status file (always, without BUILD_DIR). */
+/** Whether the background build has written this status file (always, without REST_BUILD_DIR). */
 function built(status) {
-  const dir = process.env.BUILD_DIR;
+  const dir = process.env.REST_BUILD_DIR;
   const f = dir && path.join(dir, status);
   return !dir || (fs.existsSync(f) && fs.readFileSync(f, 'utf8').trim() !== '');
 }
@@ -323,11 +309,11 @@ async function poolWorker(lane, index, worker) {
       return queue.some(ready) ? undefined : { blocked: queue.find(mine) };
     });
     if (next.blocked) {
-      const build = await buildDone(lane.name, POOL_ONLY[next.blocked].needs);
+      const build = await restBuildDone(lane.name, POOL_ONLY[next.blocked].needs);
       if (build !== 0) {
         if (queue.includes(next.blocked)) queue.splice(queue.indexOf(next.blocked), 1);
         share.code = 1;
-        const log = tail(path.join(process.env.BUILD_DIR, 'log'), 20);
+        const log = tail(path.join(process.env.REST_BUILD_DIR, 'log'), 20);
         share.failed.push([next.blocked, `(${POOL_ONLY[next.blocked].needs}: exit ${build})`, log]);
       }
       continue;
@@ -354,12 +340,12 @@ async function run(lane) {
   const started = Date.now();
   const out = { lane: lane.name, code: 0, signal: null, failed: [] };
   for (const [i, part] of lane.parts.entries()) {
-    for (const status of [...(part.needs ? [part.needs] : []), ...(part.gated ? ['status'] : [])]) {
-      const build = await buildDone(lane.name, status);
+    if (part.gated) {
+      const build = await restBuildDone(lane.name);
       if (build !== 0) {
         out.code = 1;
-        const log = status === 'first-status' ? ['(its output is above, prefixed [build])'] : tail(path.join(process.env.BUILD_DIR, 'log'), 20);
-        out.failed.push([`(${BUILDS[status].what})`, '', [`exit ${build}`, ...log]]);
+        out.failed.push(['(the rest of the Go build)', '', [`exit ${build}; see ${path.join(process.env.REST_BUILD_DIR, 'log')}`,
+          ...tail(path.join(process.env.REST_BUILD_DIR, 'log'), 20)]]);
       }
     }
     const r = await (part.pool ? runPool(lane, i) : runPart(lane, part, i));
@@ -395,5 +381,5 @@ async function main() {
 }
 
 // The lanes are exported for test/scripts/test-lanes.test.ts (every suite in exactly one part).
-module.exports = { lanes, JEST, POOL, POOL_ONLY, POOL_SLOTS, POOL_SLOTS_AFTER_NODE, QUIET_READERS, Pool, poolOrder, BUILDS, buildDone };
+module.exports = { lanes, JEST, POOL, POOL_ONLY, POOL_SLOTS, POOL_SLOTS_AFTER_NODE, QUIET_READERS, Pool, poolOrder };
 if (require.main === module) main();

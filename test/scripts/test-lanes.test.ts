@@ -1,24 +1,21 @@
 // npm test's lanes (scripts/test-lanes.js) run each suite in exactly one part: a suite in no part would
 // silently leave CI, one in two would run twice. jest's own --listTests resolves each part's patterns. The
 // pool is one part that both lanes take suites from, each suite once.
-import { execFileSync, spawnSync } from 'child_process';
-import * as fs from 'fs';
-import * as os from 'os';
+import { execFileSync } from 'child_process';
 import * as path from 'path';
 
 const ROOT = path.join(__dirname, '..', '..');
-type Part = { label: string; needs?: string; gated?: boolean; pool?: boolean; growsPool?: boolean; args: string[] };
+type Part = { label: string; gated?: boolean; pool?: boolean; growsPool?: boolean; args: string[] };
 interface PoolLike {
   slots: number; running: Set<string>; fits(f: string): boolean; take<T>(pick: () => T | undefined): Promise<T>;
   start(f: string): void; done(f: string): void; grow(n: number): void;
 }
 const {
-  lanes, JEST, POOL, POOL_ONLY, POOL_SLOTS, POOL_SLOTS_AFTER_NODE, QUIET_READERS, Pool, poolOrder, BUILDS, buildDone,
+  lanes, JEST, POOL, POOL_ONLY, POOL_SLOTS, POOL_SLOTS_AFTER_NODE, QUIET_READERS, Pool, poolOrder,
 } = require('../../scripts/test-lanes.js') as {
   lanes: Array<{ name: string; poolWorkers?: number; parts: Part[] }>; JEST: string; POOL: Part;
   POOL_ONLY: Record<string, { lane: string; needs: string }>; POOL_SLOTS: number; POOL_SLOTS_AFTER_NODE: number;
   QUIET_READERS: Set<string>; Pool: new (n: number) => PoolLike; poolOrder: (files: string[]) => string[];
-  BUILDS: Record<string, { what: string; pid: string; niced?: boolean }>; buildDone: (lane: string, status: string) => Promise<number>;
 };
 
 function listTests(args: string[]): string[] {
@@ -48,38 +45,7 @@ test('every suite runs in exactly one lane part, and the e2e suites wait for the
   expect(POOL_ONLY['test/node/network-policy.e2e.test.ts']).toEqual({ lane: 'node', needs: 'kube-router-status' });
   for (const f of Object.keys(POOL_ONLY)) expect(seen.get(f)).toEqual([`pool: ${POOL.label} (gated)`]);
   expect(seen.get('test/node/guide.e2e.test.ts')).toEqual(['node: real node']);
-  // The real-node part waits for the image and the first stage; the rest lane's own part waits for nothing (cold,
-  // it runs beside the first stage), so the one suite outside test/node that runs a first-stage binary is pooled.
-  expect(lanes.map((l) => [l.name, l.parts[0].needs])).toEqual([['node', 'first-status'], ['rest', undefined]]);
-  expect(seen.get('test/observability/promtool.test.ts')).toEqual([`pool: ${POOL.label} (gated)`]);
-  for (const l of lanes) for (const p of l.parts) if (p.needs) expect(Object.keys(BUILDS)).toContain(p.needs);
 }, 60000);
-
-test('a lane waits for a background build\'s status file, and a build gone without one counts as failed', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lanes-build-'));
-  const saved = process.env.BUILD_DIR;
-  const out = jest.spyOn(process.stdout, 'write').mockImplementation(() => true);
-  try {
-    process.env.BUILD_DIR = dir;
-    // Still building (its pid is this process): the wait ends when the status appears, with its code.
-    fs.writeFileSync(path.join(dir, 'first-pid'), String(process.pid));
-    let code: number | undefined;
-    const waiting = buildDone('node', 'first-status').then((c) => { code = c; });
-    await new Promise((r) => setTimeout(r, 100));
-    expect(code).toBeUndefined();
-    fs.writeFileSync(path.join(dir, 'first-status'), '3\n');
-    await waiting;
-    expect(code).toBe(3);
-    // The rest stage's session is gone and wrote nothing: failed (137), not waited for forever.
-    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout;
-    fs.writeFileSync(path.join(dir, 'pid'), dead);
-    expect(await buildDone('rest', 'status')).toBe(137);
-  } finally {
-    out.mockRestore();
-    if (saved === undefined) delete process.env.BUILD_DIR; else process.env.BUILD_DIR = saved;
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-}, 20000);
 
 test('the pool runs POOL_SLOTS suites at once, and one more once the guide is done, never beside a settle-window suite', async () => {
   // Three workers (the rest lane's two, the node lane's one). Beside the real-node part the rest lane runs two
