@@ -30,9 +30,10 @@ const path = require('path');
 const ROOT = path.join(__dirname, '..');
 const JEST = path.join(ROOT, 'node_modules', 'jest', 'bin', 'jest.js');
 const NODE_LANE = ['<rootDir>/test/node/'];
-// Suites that need the rest stage of the Go build (every pair, the oracles, the rendered v0.17.0 release).
+// Suites that need the rest stage of the Go build (every pair, the oracles, the rendered v0.17.0 release, promtool).
 const GATED = ['<rootDir>/test/agreement/', '<rootDir>/test/e2e/', '<rootDir>/test/attack/.*\\.e2e\\.test\\.ts$',
-  '<rootDir>/test/cli/check-corpus\\.test\\.ts$', '<rootDir>/test/install/install\\.test\\.ts$'];
+  '<rootDir>/test/cli/check-corpus\\.test\\.ts$', '<rootDir>/test/install/install\\.test\\.ts$',
+  '<rootDir>/test/observability/promtool\\.test\\.ts$'];
 const bare = (patterns) => patterns.map((p) => p.replace('<rootDir>/', ''));
 // Real-node suites that need the rest stage: the network-policy suite's enforcer (kube-router), which the background
 // build makes after the rest stage (scripts/test.sh), so the rest lane does not wait for it.

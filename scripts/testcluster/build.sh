@@ -328,7 +328,6 @@ track_others() {
   build_one "coredns $COREDNS_VERSION" "$BIN/coredns-$COREDNS_VERSION" coredns_build || f=1
   build_one "registry $DISTRIBUTION_VERSION" "$BIN/registry-$DISTRIBUTION_VERSION" registry_build || f=1
   build_one "kuberay $FIRST_KUBERAY" "$BIN/kuberay-operator-$FIRST_KUBERAY" kuberay_build "$FIRST_KUBERAY" || f=1
-  build_one "promtool $PROMETHEUS_MODULE_VERSION" "$BIN/promtool-$PROMETHEUS_MODULE_VERSION" promtool_build || f=1
   build_one "prometheus $PROMETHEUS_MODULE_VERSION" "$BIN/prometheus-$PROMETHEUS_MODULE_VERSION" prometheus_build || f=1
   build_one "prometheus-operator $PROMETHEUS_OPERATOR_VERSION" "$BIN/prometheus-operator-$PROMETHEUS_OPERATOR_VERSION" prometheus_operator_build || f=1
   return $f
@@ -342,8 +341,11 @@ if [ "$STAGE" != rest ]; then
 fi
 if [ "$STAGE" != first ]; then
   # A version the proxy refuses is reported; at least one of each must build. Kueue and KubeRay in two tracks.
-  ( ok=1; for v in ${KUEUE_VERSIONS#"$FIRST_KUEUE"}; do build_one "kueue $v" "$BIN/kueue-$v" kueue_build "$v" || ok=0; done
-    build_one "kustomize $KUSTOMIZE_VERSION" "$BIN/kustomize-$KUSTOMIZE_VERSION" kustomize_build || true ) & a=$!
+  # promtool: only its own suite (pooled) runs it, and here it reuses the packages Prometheus compiled in the first stage.
+  ( pf=0; build_one "promtool $PROMETHEUS_MODULE_VERSION" "$BIN/promtool-$PROMETHEUS_MODULE_VERSION" promtool_build || pf=1
+    for v in ${KUEUE_VERSIONS#"$FIRST_KUEUE"}; do build_one "kueue $v" "$BIN/kueue-$v" kueue_build "$v" || true; done
+    build_one "kustomize $KUSTOMIZE_VERSION" "$BIN/kustomize-$KUSTOMIZE_VERSION" kustomize_build || true
+    exit $pf ) & a=$!
   ( for v in ${KUBERAY_VERSIONS#"$FIRST_KUBERAY"}; do build_one "kuberay $v" "$BIN/kuberay-operator-$v" kuberay_build "$v" || true; done
     kv_fail=0; build_kuberay_validate
     # The network-policy suite's enforcer: here only for a whole build (STAGE=all); npm test builds it after the
@@ -351,7 +353,7 @@ if [ "$STAGE" != first ]; then
     # A failure is reported, and that suite fails in CI for want of it.
     if [ "$STAGE" = all ]; then build_one "kube-router $KUBE_ROUTER_VERSION" "$BIN/kube-router-$KUBE_ROUTER_VERSION" kube_router_build || true; fi
     exit $kv_fail ) & b=$!
-  wait $a || true
+  wait $a || base_fail=1
   wait $b || kv_fail=1
   for v in $KUEUE_VERSIONS; do [ -x "$BIN/kueue-$v" ] && kueue_ok=1; done
   for v in $KUBERAY_VERSIONS; do [ -x "$BIN/kuberay-operator-$v" ] && kuberay_ok=1; done

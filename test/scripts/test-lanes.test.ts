@@ -45,6 +45,8 @@ test('every suite runs in exactly one lane part, and the e2e suites wait for the
   expect(POOL_ONLY['test/node/network-policy.e2e.test.ts']).toEqual({ lane: 'node', needs: 'kube-router-status' });
   for (const f of Object.keys(POOL_ONLY)) expect(seen.get(f)).toEqual([`pool: ${POOL.label} (gated)`]);
   expect(seen.get('test/node/guide.e2e.test.ts')).toEqual(['node: real node']);
+  // promtool is built in the rest stage (only its suite runs it): that suite is pooled.
+  expect(seen.get('test/observability/promtool.test.ts')).toEqual([`pool: ${POOL.label} (gated)`]);
 }, 60000);
 
 test('the pool runs POOL_SLOTS suites at once, and one more once the guide is done, never beside a settle-window suite', async () => {
