@@ -91,6 +91,8 @@ describeCerts('controller certificates', () => {
     const server = new WebhookServer({ cert: pair.cert, key: pair.key, workers: 1,
       config: { kueue: kueueCapabilities(PAIR[0]), kubeRay: kubeRayCapabilities(PAIR[1]), elasticGate: 'on' }, view: () => ({ inventory: empty }) });
     const port = await server.listen();
+    // Only once ready (admission workers loaded), as a readiness probe gates the Service (support/controller-front.ts).
+    await waitFor('the webhook server ready (/readyz)', async () => server.isReady(), 120000, 100);
     const cfgPath = '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/rotation-under-load';
     try {
       // failurePolicy Fail, every namespace: any TLS or connection error during the rotation fails the create.

@@ -86,6 +86,8 @@ describeNeverBlock(`never block Kueue, KubeRay or a deletion, on Kueue ${PAIR[0]
       view: () => cache.view(), ready: () => cache.ready(),
     });
     const port = await server.listen();
+    // Only once ready (admission workers loaded), as a readiness probe gates the Service (support/controller-front.ts).
+    await waitFor('the webhook server ready (/readyz)', async () => server.isReady(), 120000, 100);
     const caBundle = fs.readFileSync(pki.caCrt).toString('base64');
     // The chart's configurations, pointed at this process instead of the in-cluster Service.
     for (const kind of ['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration']) {

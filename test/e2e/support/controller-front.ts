@@ -35,6 +35,10 @@ export async function frontController(
     view: () => cache.view(), ready: () => cache.ready(), ...server,
   });
   const port = await s.listen();
+  // As a Deployment's readiness probe gates its Service: no webhook points here before /readyz would answer 200 (the
+  // admission workers loaded). Without it, a loaded machine had the API server's first call time out at 5 s while
+  // the worker was still loading (cold CI of 2026-12-07: webhook-client-auth, 'context deadline exceeded', then 503).
+  await waitFor('the webhook server ready (/readyz)', async () => s.isReady(), 120000, 100);
   const caBundle = fs.readFileSync(pki.caCrt).toString('base64');
   for (const kind of ['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration']) {
     const cfg = JSON.parse(JSON.stringify(controller.find((x) => x.kind === kind)));
