@@ -34,6 +34,12 @@ KUBERAY_VERSIONS="${KUBERAY_VERSIONS:-$(node -p "const s = require(process.argv[
 export GOTOOLCHAIN=local CGO_ENABLED=0
 # No DWARF at all: -ldflags -s -w only drops it at link, after every package was compiled with it.
 export GOFLAGS="-trimpath -gcflags=all=-dwarf=false"
+# The compiler and linker spend about a tenth of their CPU collecting garbage at Go's default GOGC=100 (etcd's
+# build: 87 CPU s, 77 with GOGC=off, 83 with 400; the binaries are identical). The first stage runs alone, so its
+# processes collect only past 3 GiB each; the rest stage runs beside the suites, so it keeps GOGC=400 under 2 GiB.
+if [ -z "${GOGC:-}" ]; then
+  if [ "${STAGE:-all}" = first ]; then export GOGC=off GOMEMLIMIT=3GiB; else export GOGC=400 GOMEMLIMIT=2GiB; fi
+fi
 mkdir -p "$BIN" "$WORK"
 REPORT="$CACHE/build-report.txt"
 : > "$REPORT.tmp"
