@@ -230,7 +230,7 @@ function readInputs(f: PlanFlags, cluster?: { readonly facts: InstallFacts; read
       notes.push(`${project} ${fallback} (the default: no install in the files${cluster ? ' or the cluster' : ''} records a ${project} version; `
         + `pass --${project.toLowerCase()}-version)`);
     }
-    if (flag && live[key] && normalizeVersion(live[key]!) !== normalizeVersion(flag)) {
+    if (flag && live[key] && normalizeVersion(live[key]) !== normalizeVersion(flag)) {
       notes.push(`the cluster runs ${project} ${live[key]}, but the plan is for ${flag} (the flag)`);
     }
     return version ?? fallback;

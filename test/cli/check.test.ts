@@ -79,8 +79,8 @@ describe('findings and where they are', () => {
       + 'managed job should delete the cluster after finishing');
     expect(out).toMatch(/ {4}fix: set spec.shutdownAfterJobFinishes: true/);
     expect(out).toMatch(/ {4}rule: rayJobShutdownAfterFinish \(kueue-webhook\)/);
-    expect(out).toMatch(new RegExp('check: 1 error, 0 warnings in 1 Ray object and 4 Kueue objects \\(2 files\\); Kueue v0.19.2 \\(default\\), KubeRay v1.6.2 '
-      + '\\(default\\), elastic gate unknown \\(default\\); queues from the files \\(1 LocalQueue, 1 ClusterQueue'));
+    expect(out).toMatch(new RegExp('check: 1 error, 0 warnings in 1 Ray object and 4 Kueue objects \\(2 files\\); Kueue v0.19.2 \\(default\\), '
+      + 'KubeRay v1.6.2 \\(default\\), elastic gate unknown \\(default\\); queues from the files \\(1 LocalQueue, 1 ClusterQueue'));
   });
 
   test('an absent field points at its nearest written parent, and says so', async () => {

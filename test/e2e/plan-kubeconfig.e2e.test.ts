@@ -124,7 +124,8 @@ describeOnPair('plan --kubeconfig', PAIR)('plan --kubeconfig on Kueue v0.19.2', 
       spec: {
         selector: { matchLabels: { 'control-plane': 'controller-manager' } },
         template: { metadata: { labels: { 'control-plane': 'controller-manager' } },
-          spec: { containers: [{ name: 'manager', image: 'registry.k8s.io/kueue/kueue:v0.17.0', args: ['--config=/controller_manager_config.yaml'] }] } },
+          spec: { containers: [{ name: 'manager', image: 'registry.k8s.io/kueue/kueue:v0.17.0',
+            args: ['--config=/controller_manager_config.yaml'] }] } },
       },
     };
     await cluster.client.apply(manager);
