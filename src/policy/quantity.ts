@@ -116,7 +116,6 @@ const MI = 1n << 20n;
 const GI = 1n << 30n;
 const KI = 1n << 10n;
 
-/** Resources counted in bytes, whose users write decimal or binary units. */
 /**
  * Milli-units in one of Kueue's units of `resource`: Kueue keeps cpu in milli-CPU and every other resource in its
  * base unit (resources.Amount, NewRequestsFromResourceList: MilliValue for cpu, Value otherwise).
@@ -125,6 +124,7 @@ export function kueueMilliPerUnit(resource: string): bigint {
   return resource === 'cpu' ? 1n : 1000n;
 }
 
+/** Resources counted in bytes, whose users write decimal or binary units. */
 export function isByteResource(resource: string): boolean {
   return resource === 'memory' || resource.startsWith('hugepages-') || resource === 'ephemeral-storage';
 }
