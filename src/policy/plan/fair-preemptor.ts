@@ -15,7 +15,7 @@
 import type { FairSharingStrategy } from './kueue-config';
 import { compareDrs, dominantResourceShare, Drs, DrsArithmetic, ShareUnits } from './fair-share';
 import {
-  addUsageList, addUsageMap, almostLcas, borrowingWith, CohortNode, FlavorResource, fitsRequest, QuotaNode, rootOf, VersionStash,
+  addUsageList, addUsageMap, almostLcas, borrowingWith, CohortNode, FlavorResource, fitsRequestAndNodes, QuotaNode, rootOf, VersionStash,
 } from './quota-tree';
 import { compareUsage } from './afs';
 import { addTasUsage, admittedOrder, ClusterQueue, Workload } from './snapshot';
@@ -258,7 +258,7 @@ class FairSearch {
 
   /** workloadFits with borrowing allowed: every requested flavor/resource within what the ClusterQueue can take now. */
   private fitsNow(): boolean {
-    return fitsRequest(this.cq, this.request.ids, this.request.values, true) && (!this.tasFits || this.tasFits());
+    return fitsRequestAndNodes(this.cq, this.request.ids, this.request.values, true, this.tasFits);
   }
 
   /** workloadFitsForFairSharing: the fit without the preemptor's own usage, which the search holds added. */

@@ -10,7 +10,7 @@ import { fairPreemptions, FairPreemptionOptions, reclaimableQueues } from './fai
 import { granular, Granular, NO_CANDIDATES, PREEMPT, PreemptionOracle, RECLAIM } from './flavor-assigner';
 import { CandidateList, CandidateLists, candidateListOf, contestedOf, orderCandidates, policyAllowsPriority, Run, Target, Variant } from './ordering';
 import {
-  addUsage, addUsageList, addUsageMap, almostLcas, available, borrowingWith, CohortNode, fitsRequest, FlavorResource,
+  addUsage, addUsageList, addUsageMap, almostLcas, available, borrowingWith, CohortNode, fitsRequest, fitsRequestAndNodes, FlavorResource,
   heightOfLowestSubtreeThatFits, localAvailable, QuotaNode, removeUsage, subtreeHeight, VersionStash, withinNominal,
 } from './quota-tree';
 import { addTasUsage, ClusterQueue, Snapshot, TasPlacement, Workload } from './snapshot';
@@ -425,11 +425,11 @@ function minimalSet(
     if (!isValidCandidate(cq, x, ordered.runs[c], contested, borrow)) continue;
     take(x, -1);
     victims.push(c);
-    if (!fitsRequest(cq, requestIds, requestValues, borrow) || (tasFits && !tasFits())) continue;
+    if (!fitsRequestAndNodes(cq, requestIds, requestValues, borrow, tasFits)) continue;
     for (let i = victims.length - 2; i >= 0; i--) {
       const t = ordered.workloads[victims[i]];
       take(t, 1);
-      if (fitsRequest(cq, requestIds, requestValues, borrow) && (!tasFits || tasFits())) victims.splice(i, 1);
+      if (fitsRequestAndNodes(cq, requestIds, requestValues, borrow, tasFits)) victims.splice(i, 1);
       else take(t, -1);
     }
     for (const i of victims) take(ordered.workloads[i], 1);

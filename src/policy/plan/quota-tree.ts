@@ -174,6 +174,15 @@ export function fitsRequest(n: QuotaNode, ids: readonly FlavorResource[], values
   return true;
 }
 
+/**
+ * fitsRequest, and, when topology-aware scheduling asks (`tasFits`), the pods fit the nodes too: the preemptors'
+ * test of a set of victims. A plain function rather than a closure per search (a hot path).
+ */
+export function fitsRequestAndNodes(n: QuotaNode, ids: readonly FlavorResource[], values: readonly number[], borrow: boolean,
+  tasFits?: () => boolean): boolean {
+  return fitsRequest(n, ids, values, borrow) && (!tasFits || tasFits());
+}
+
 export function addUsageMap(n: QuotaNode, usage: ReadonlyMap<FlavorResource, number>, sign: 1 | -1): void {
   for (const fr of usage.keys()) {
     if (sign > 0) addUsage(n, fr, usage.get(fr)!);
