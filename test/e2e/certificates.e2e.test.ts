@@ -13,6 +13,7 @@ import { WebhookServer } from '../../src/controller/server';
 import { AdmissionController, AdmissionControllerProps } from '../../src/install/admission-controller/admission-controller';
 import { kubeRayCapabilities, kueueCapabilities } from '../../src/policy/versions';
 import { freePort, TestCluster } from './support/cluster';
+import { listenReady } from './support/controller-front';
 import { FILES_MOUNT, startImageController } from './support/image';
 import { waitFor } from './support/kube';
 import { describeOnPair } from './support/pairs';
@@ -90,9 +91,7 @@ describeCerts('controller certificates', () => {
     const empty = { localQueues: [], clusterQueues: [], cohorts: [], priorityClasses: [], namespaces: [] };
     const server = new WebhookServer({ cert: pair.cert, key: pair.key, workers: 1,
       config: { kueue: kueueCapabilities(PAIR[0]), kubeRay: kubeRayCapabilities(PAIR[1]), elasticGate: 'on' }, view: () => ({ inventory: empty }) });
-    const port = await server.listen();
-    // Only once ready (admission workers loaded), as a readiness probe gates the Service (support/controller-front.ts).
-    await waitFor('the webhook server ready (/readyz)', async () => server.isReady(), 120000, 100);
+    const port = await listenReady(server);
     const cfgPath = '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/rotation-under-load';
     try {
       // failurePolicy Fail, every namespace: any TLS or connection error during the rotation fails the create.

@@ -13,6 +13,7 @@ import { AdmissionController, KubeRayVersion, KueueRayVersions, KueueVersion, Qu
 import { kubeRayCapabilities, kueueCapabilities } from '../../src/policy/versions';
 import { tmpdir } from '../support/synth';
 import { TestCluster } from './support/cluster';
+import { listenReady } from './support/controller-front';
 import { KubeError, readKubeconfig, waitFor } from './support/kube';
 import { describeOnPair } from './support/pairs';
 
@@ -85,9 +86,7 @@ describeNeverBlock(`never block Kueue, KubeRay or a deletion, on Kueue ${PAIR[0]
       config: { kueue: kueueCapabilities(PAIR[0]), kubeRay: kubeRayCapabilities(PAIR[1]), elasticGate: 'on' },
       view: () => cache.view(), ready: () => cache.ready(),
     });
-    const port = await server.listen();
-    // Only once ready (admission workers loaded), as a readiness probe gates the Service (support/controller-front.ts).
-    await waitFor('the webhook server ready (/readyz)', async () => server.isReady(), 120000, 100);
+    const port = await listenReady(server);
     const caBundle = fs.readFileSync(pki.caCrt).toString('base64');
     // The chart's configurations, pointed at this process instead of the in-cluster Service.
     for (const kind of ['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration']) {

@@ -18,6 +18,18 @@ export interface ControllerFront {
 }
 
 /**
+ * Listens, then waits until the server is ready (/readyz would answer 200: the admission workers loaded), as a
+ * Deployment's readiness probe keeps its Service from routing to it before; only then may a webhook point at its port.
+ * Without the wait, a loaded machine had the API server's first call time out at 5 s while the worker was still loading
+ * (cold CI of 2026-12-07: webhook-client-auth, 'context deadline exceeded', then /readyz 503).
+ */
+export async function listenReady(s: WebhookServer): Promise<number> {
+  const port = await s.listen();
+  await waitFor('the webhook server ready (/readyz)', async () => s.isReady(), 120000, 100);
+  return port;
+}
+
+/**
  * Starts the webhook and registers the chart's two configurations (`controller` is the chart's JSON)
  * pointed at it. Resolves once the informers see `ready()`.
  */
@@ -34,11 +46,7 @@ export async function frontController(
     config: { kueue: kueueCapabilities(pair[0]), kubeRay: kubeRayCapabilities(pair[1]), elasticGate: 'on' },
     view: () => cache.view(), ready: () => cache.ready(), ...server,
   });
-  const port = await s.listen();
-  // As a Deployment's readiness probe gates its Service: no webhook points here before /readyz would answer 200 (the
-  // admission workers loaded). Without it, a loaded machine had the API server's first call time out at 5 s while
-  // the worker was still loading (cold CI of 2026-12-07: webhook-client-auth, 'context deadline exceeded', then 503).
-  await waitFor('the webhook server ready (/readyz)', async () => s.isReady(), 120000, 100);
+  const port = await listenReady(s);
   const caBundle = fs.readFileSync(pki.caCrt).toString('base64');
   for (const kind of ['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration']) {
     const cfg = JSON.parse(JSON.stringify(controller.find((x) => x.kind === kind)));
