@@ -18,7 +18,6 @@ import * as SUPPORTED from './supported-versions.json';
 export const SUPPORTED_KUEUE_VERSIONS: readonly string[] = SUPPORTED.kueue;
 /** KubeRay versions this library synthesizes for, oldest first. */
 export const SUPPORTED_KUBERAY_VERSIONS: readonly string[] = SUPPORTED.kubeRay;
-
 export const DEFAULT_KUEUE_VERSION: string = SUPPORTED.defaultKueue;
 export const DEFAULT_KUBERAY_VERSION: string = SUPPORTED.defaultKubeRay;
 
@@ -209,6 +208,8 @@ export interface KueueCapabilities {
   readonly tasSharedHostUsage: boolean;
   /** TASRecomputeAssignmentWithinSchedulingCycle (on from 0.19): a placement taken earlier in the cycle is redone, not skipped. */
   readonly tasRecomputeWithinCycle: boolean;
+  /** How TAS places a PodSet group's leader with its workers, by patch release: LeaderPlacement (plan/tas-assigner.ts). */
+  readonly tasLeaderPlacement: 'first' | 'contributors' | 'prioritized';
   /** FairSharingPreemptWithinNominal: absent before 0.17, Beta and on from 0.17 (a preemptor within nominal preempts without the DRS strategies). */
   readonly fairSharingPreemptWithinNominalGate: GateDefault;
   /** FairSharingPrioritizeNonBorrowing: absent before 0.17, Beta and on from 0.17 (the tournament puts non-borrowing subtrees first). */
@@ -364,6 +365,8 @@ export const KUEUE_FEATURES: FeatureTable<KueueFeatures> = {
   tasLeastFreeForUnconstrained: [{ version: BEFORE_ANY, value: false }, { version: 'v0.15.0', value: true }],
   tasSharedHostUsage: [{ version: BEFORE_ANY, value: false }, { version: 'v0.18.0', value: true }],
   tasRecomputeWithinCycle: [{ version: BEFORE_ANY, value: false }, { version: 'v0.19.0', value: true }],
+  tasLeaderPlacement: [{ version: BEFORE_ANY, value: 'first' }, { version: 'v0.17.2', value: 'contributors' },
+    { version: 'v0.18.6', value: 'prioritized' }, { version: 'v0.19.0', value: 'contributors' }, { version: 'v0.19.2', value: 'prioritized' }],
   fairSharingPreemptWithinNominalGate: [{ version: BEFORE_ANY, value: 'absent' }, { version: 'v0.17.0', value: 'on', preRelease: 'Beta' }],
   fairSharingPrioritizeNonBorrowingGate: [{ version: BEFORE_ANY, value: 'absent' }, { version: 'v0.17.0', value: 'on', preRelease: 'Beta' }],
   waitForPodsReady: [{ version: BEFORE_ANY, value: 'enable-field' }, { version: 'v0.16.0', value: 'presence' },

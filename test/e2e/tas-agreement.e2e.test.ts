@@ -74,6 +74,22 @@ function observed(workloads: readonly any[], want: ReadonlyMap<string, Seen>): M
   return out;
 }
 
+/** The RayClusters whose PodSets form a group (kueue.x-k8s.io/podset-group-name on a pod template). */
+function groupedClusters(s: TasScenario): Set<string> {
+  const templates = (o: any) => [o.spec.headGroupSpec.template, ...(o.spec.workerGroupSpecs ?? []).map((g: any) => g.template)];
+  return new Set(s.arrivals.filter((o) => templates(o).some((t) => t.metadata?.annotations?.['kueue.x-k8s.io/podset-group-name']))
+    .map((o) => o.metadata.name));
+}
+
+/**
+ * A group that does not fit fails for both its PodSets, and Kueue's message names the one its map iteration meets first
+ * (TASAssignmentsResult.Failure, Go's random map order): compared without the name.
+ */
+function groupFailure(s: Seen | undefined, grouped: boolean): Seen | undefined {
+  return s && grouped ? { ...s, message: s.message.replace(/^couldn't assign flavors to pod set [^:]+:/, "couldn't assign flavors to pod set (group):") }
+    : s;
+}
+
 /** The nodes of every scenario: created, made Ready with their allocatable, and given their own taints only. */
 async function createNodes(client: KubeClient, nodes: readonly any[]): Promise<void> {
   await Promise.all(nodes.map(async (n) => {
@@ -135,8 +151,9 @@ async function runBatch(cluster: TestCluster, kueue: string, scenarios: readonly
       if (g.preempted) counts.preempted++;
     }
     const diffs: string[] = [];
+    const grouped = groupedClusters(r.isolated);
     for (const name of new Set([...want.keys(), ...got.keys()])) {
-      const a = want.get(name), b = got.get(name);
+      const a = groupFailure(want.get(name), grouped.has(name)), b = groupFailure(got.get(name), grouped.has(name));
       if (!a || !b || show(a) !== show(b)) diffs.push(`${name}: plan says ${a ? show(a) : 'nothing'}; Kueue did ${b ? show(b) : 'nothing'}`);
     }
     return { scenario: r.scenario, diffs };

@@ -75,7 +75,8 @@ export class PlanSimulator extends QueueManager {
     const tasOn = this.snapshot.tasEnabled;
     this.assigner = new FlavorAssigner(this.snapshot, this.preemptor, this.fairSharing, tasOn ? {
       leastFreeForUnconstrained: this.kueue.tasLeastFreeForUnconstrained, multiLayer: this.kueue.tasAnnotations === 'multi-layer',
-      sharedHostUsage: this.kueue.tasSharedHostUsage, note: (m) => this.notes.push(m),
+      sharedHostUsage: this.kueue.tasSharedHostUsage, leaderPlacement: this.kueue.tasLeaderPlacement,
+      refusesEmptyAssignment: this.kueue.apiVersion === 'kueue.x-k8s.io/v1beta2', note: (m) => this.notes.push(m),
     } : undefined);
 
   }

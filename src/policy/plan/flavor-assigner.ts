@@ -89,7 +89,9 @@ export interface Assignment {
 
 /** What topology-aware scheduling needs of the version (the flavor assigner's TAS options but simulateEmpty). */
 export type TasSettings = Omit<TasWorkloadOptions, 'simulateEmpty'> & {
-  /** Says once per workload what the plan does not model of its request (PodSet groups). */
+  /** The Workload API is v1beta2 (0.16+), whose topologyAssignment requires slices: an empty assignment is refused. */
+  readonly refusesEmptyAssignment: boolean;
+  /** Says once per workload what Kueue does that a user would not expect (an empty assignment). */
   readonly note?: (message: string) => void;
 };
 
@@ -136,11 +138,12 @@ export interface LazyPending extends PendingBrief {
 const byLocale = new Intl.Collator().compare;
 
 export class FlavorAssigner {
-  /** `fairSharing`: Kueue's Configuration turns fair sharing on (a ClusterQueue that reclaims may then preempt while borrowing). */
-  private readonly groupsNoted = new Set<string>();
+  private readonly emptyNoted = new Set<string>();
 
   constructor(
-    private readonly snapshot: Snapshot, private readonly oracle: PreemptionOracle, private readonly fairSharing = false,
+    private readonly snapshot: Snapshot, private readonly oracle: PreemptionOracle,
+    /** Kueue's Configuration turns fair sharing on (a ClusterQueue that reclaims may then preempt while borrowing). */
+    private readonly fairSharing = false,
     /** Set when topology-aware scheduling is on. */
     private readonly tas?: TasSettings,
   ) {}
@@ -208,16 +211,11 @@ export class FlavorAssigner {
     a.tasRequested = true;
     const podSets = this.tasPodSets(w, cq, a);
     if (!podSets.length) return;
-    const grouped = podSets.map((p) => podSetTasOf(w, w.podSets[p.index], tas.multiLayer).groupName).filter((g) => g !== undefined);
-    if (grouped.length && !this.groupsNoted.has(w.ref)) {
-      this.groupsNoted.add(w.ref);
-      tas.note?.(`${w.ref}: PodSet group ${[...new Set(grouped)].join(', ')} (kueue.x-k8s.io/podset-group-name) asks Kueue to place a leader `
-        + 'with its workers; the plan does not model leader/worker placement and places each PodSet on its own');
-    }
     if (a.mode === 'Fit') {
       const r = placeWorkload(this.snapshot, w, cq, podSets, { ...tas, simulateEmpty: false });
       if (r.placements) {
         a.tas = r.placements;
+        this.checkEmptyPlacements(w, a);
         return;
       }
       const p = a.podSets.find((x) => x.name === r.failure.podSet)!;
@@ -239,6 +237,33 @@ export class FlavorAssigner {
     a.tas = empty.placements;
     for (const t of podSets) setMode(a.podSets[t.index], 'Preempt');
     a.mode = 'Preempt';
+  }
+
+  /**
+   * A PodSet group whose counts overstate the room beside its leader (the `first` rule) gets a placement with no
+   * domains ("unexpected remainingCount"). Kueue admits that as it is on the v1beta1 API; on v1beta2 the API server
+   * refuses the Workload's admission every time it is tried, so the workload stays pending while the nodes are as they are.
+   */
+  private checkEmptyPlacements(w: Workload, a: Assignment): void {
+    const empty = (a.tas ?? []).filter((t) => !t.placement.length && (a.podSets.find((p) => p.name === t.podSet)?.count ?? 0) > 0);
+    if (!empty.length) return;
+    const names = empty.map((t) => t.podSet).join(', ');
+    if (!this.tas!.refusesEmptyAssignment) {
+      if (this.emptyNoted.has(w.ref)) return;
+      this.emptyNoted.add(w.ref);
+      this.tas!.note?.(`${w.ref}: Kueue admits pod set ${names} with an empty topology assignment (its leader placement overstates the room; `
+        + 'Kueue logs "unexpected remainingCount"), so TAS does not place those pods');
+      return;
+    }
+    const p = a.podSets.find((x) => x.name === empty[0].podSet)!;
+    // Worded without "topology": it is the plan's account, not a message of Kueue's.
+    p.reasons.push(`Kueue places pod set ${names} on no node (its counts overstate the room beside the group's leader; Kueue logs `
+      + '"unexpected remainingCount"), and the API server refuses the Workload\'s admission with that empty placement (its slices are '
+      + 'required): Kueue tries again each cycle');
+    p.category = 'topology';
+    setMode(p, 'NoFit');
+    a.mode = 'NoFit';
+    a.tas = undefined;
   }
 
   /** workloadFits' TAS half: the workload's pods fit on the nodes as they are now. */

@@ -5,11 +5,12 @@
  * (FindTopologyAssignmentsForWorkload). Pure.
  */
 import { isRecord } from '../json';
+import type { PodTemplateJson } from '../kinds';
 import { requiredAffinityOf, tolerationsOf } from '../scheduling';
 import { TAS_ANNOTATION } from '../rules/kueue-topology';
 import type { ClusterQueue, PodSet, Snapshot, TasPlacement, Workload } from './snapshot';
-import { findTopologyAssignment, hasLevel, TasPodSetRequest, TopologyRequest } from './tas-assigner';
-import { HOSTNAME_LABEL, kueueRequests } from './topology';
+import { findTopologyAssignment, hasLevel, LeaderPlacement, TasPodSetRequest, TopologyRequest } from './tas-assigner';
+import { HOSTNAME_LABEL, kueueRequests, LeafCount } from './topology';
 import { podSetTemplate } from './workload';
 
 /** A PodSet's TAS request as read once: `explicit` is IsExplicitlyRequestingTAS. */
@@ -51,6 +52,20 @@ export function podSetTasOf(w: Workload, ps: PodSet, multiLayer: boolean): PodSe
   else if (slices.length) request = { slices };
   const groupName = str(TAS_ANNOTATION.groupName);
   const spec = template?.spec;
+  // The placement's inputs are read only when a placement is computed: most PodSets never ask for one.
+  let base: PodSetTas['base'] | undefined;
+  const out: PodSetTas = {
+    explicit: request !== undefined, request, groupName: request && (required !== undefined || preferred !== undefined) ? groupName : undefined,
+    get base() {
+      return base ??= placementInputsOf(ps, spec, request);
+    },
+  };
+  ps.tas = out;
+  return out;
+}
+
+/** What the TAS assigner reads of a PodSet besides its request: per-pod requests (with one pod slot), node selector, tolerations, affinity. */
+function placementInputsOf(ps: PodSet, spec: PodTemplateJson['spec'], request: TopologyRequest | undefined): PodSetTas['base'] {
   const selector: Record<string, string> = {};
   for (const [k, v] of Object.entries(isRecord(spec?.nodeSelector) ? spec.nodeSelector as Record<string, unknown> : {})) {
     if (typeof v === 'string') selector[k] = v;
@@ -58,13 +73,8 @@ export function podSetTasOf(w: Workload, ps: PodSet, multiLayer: boolean): PodSe
   const perPod = kueueRequests(ps.perPod);
   perPod.set('pods', (perPod.get('pods') ?? 0) + 1);
   const tolerations = tolerationsOf(spec?.tolerations);
-  const out: PodSetTas = {
-    explicit: request !== undefined, request, groupName: request && (required !== undefined || preferred !== undefined) ? groupName : undefined,
-    base: { perPod, nodeSelector: selector, tolerations, affinity: requiredAffinityOf(spec),
-      shapeKey: JSON.stringify([[...perPod], selector, tolerations, request ?? null]) },
-  };
-  ps.tas = out;
-  return out;
+  return { perPod, nodeSelector: selector, tolerations, affinity: requiredAffinityOf(spec),
+    shapeKey: JSON.stringify([[...perPod], selector, tolerations, request ?? null]) };
 }
 
 /** checkPodSetAndFlavorMatchForTAS: why `flavor` does not suit the PodSet's TAS request ('' when it does). */
@@ -102,6 +112,8 @@ export interface TasWorkloadOptions {
   readonly leastFreeForUnconstrained: boolean;
   readonly multiLayer: boolean;
   readonly sharedHostUsage: boolean;
+  /** How the release places a PodSet group's leader with its workers. */
+  readonly leaderPlacement: LeaderPlacement;
 }
 
 export type TasWorkloadResult = { readonly placements: TasPlacement[]; readonly failure?: undefined }
@@ -110,7 +122,9 @@ export type TasWorkloadResult = { readonly placements: TasPlacement[]; readonly 
 /**
  * FindTopologyAssignmentsForWorkload: each TAS PodSet placed on its flavor, flavors in name order, the PodSets of a
  * flavor in order, each seeing what the earlier ones took (assumedUsage; shared across hostname-level flavors where
- * Kueue aggregates their usage). The first failure ends it.
+ * Kueue aggregates their usage). Two PodSets of a flavor with one podset-group-name are placed in one call, the one of
+ * fewer pods (the second on a tie) as the leader of the other (findLeaderAndWorkers), under the workers' request. The
+ * first failure ends it; a group's failure is given to its workers (Kueue gives it to either, in map order).
  */
 export function placeWorkload(s: Snapshot, w: Workload, cq: ClusterQueue, podSets: readonly TasPodSetFlavor[], opts: TasWorkloadOptions)
   : TasWorkloadResult {
@@ -127,23 +141,59 @@ export function placeWorkload(s: Snapshot, w: Workload, cq: ClusterQueue, podSet
     const flavor = s.tasFlavors.get(name)!;
     const assumed = opts.sharedHostUsage && flavor.levelKeys[flavor.levelKeys.length - 1] === HOSTNAME_LABEL ? shared
       : new Map<string, Map<string, number>>();
-    for (const p of byFlavor.get(name)!) {
-      const ps = w.podSets[p.index];
+    for (const group of groupsOf(w, byFlavor.get(name)!, opts.multiLayer)) {
+      const [workers, leader] = group;
+      const ps = w.podSets[workers.index];
       const tas = podSetTasOf(w, ps, opts.multiLayer);
+      const leaderPs = leader && w.podSets[leader.index];
+      const leaderPerPod = leaderPs && podSetTasOf(w, leaderPs, opts.multiLayer).base.perPod;
       const result = findTopologyAssignment(flavor, {
         podSet: ps.name, count: ps.count, ...tas.base, request: tas.request, implied: !tas.explicit && cq.tasOnly,
-      }, { simulateEmpty: opts.simulateEmpty, leastFreeForUnconstrained: opts.leastFreeForUnconstrained, assumed });
+        ...(leaderPs ? { leader: { podSet: leaderPs.name, perPod: leaderPerPod! } } : {}),
+      }, { simulateEmpty: opts.simulateEmpty, leastFreeForUnconstrained: opts.leastFreeForUnconstrained, assumed,
+        leaderPlacement: opts.leaderPlacement });
       if (result.reason !== undefined) return { failure: { podSet: ps.name, reason: result.reason } };
-      placements.push({ podSet: ps.name, flavor, perPod: tas.base.perPod, placement: result.placement });
-      for (const l of result.placement) {
-        const id = flavor.leaves[l.leafIdx].id;
-        let used = assumed.get(id);
-        if (!used) assumed.set(id, used = new Map<string, number>());
-        for (const [r, v] of tas.base.perPod) used.set(r, (used.get(r) ?? 0) + v * l.count);
+      const placed: Array<{ index: number; perPod: ReadonlyMap<string, number>; placement: LeafCount[] }> = [
+        { index: workers.index, perPod: tas.base.perPod, placement: result.placement }];
+      if (leaderPs) placed.push({ index: leader.index, perPod: leaderPerPod!, placement: result.leader ?? [] });
+      for (const p of placed.sort((a, b) => a.index - b.index)) {
+        placements.push({ podSet: w.podSets[p.index].name, flavor, perPod: p.perPod, placement: p.placement });
+        for (const l of p.placement) {
+          const id = flavor.leaves[l.leafIdx].id;
+          let used = assumed.get(id);
+          if (!used) assumed.set(id, used = new Map<string, number>());
+          for (const [r, v] of p.perPod) used.set(r, (used.get(r) ?? 0) + v * l.count);
+        }
       }
     }
   }
   return { placements };
+}
+
+/**
+ * The PodSets of one flavor as Kueue groups them (by podset-group-name, else alone), in order of first appearance: each
+ * group as [workers] or [workers, leader]. A group of other than two PodSets, which Kueue's webhook refuses, is placed
+ * PodSet by PodSet.
+ */
+function groupsOf(w: Workload, list: readonly TasPodSetFlavor[], multiLayer: boolean): Array<[TasPodSetFlavor, TasPodSetFlavor?]> {
+  const byKey = new Map<string, TasPodSetFlavor[]>();
+  list.forEach((p, i) => {
+    const key = podSetTasOf(w, w.podSets[p.index], multiLayer).groupName ?? `#${i}`;
+    let members = byKey.get(key);
+    if (!members) byKey.set(key, members = []);
+    members.push(p);
+  });
+  const out: Array<[TasPodSetFlavor, TasPodSetFlavor?]> = [];
+  for (const members of byKey.values()) {
+    if (members.length !== 2) {
+      for (const m of members) out.push([m]);
+      continue;
+    }
+    // findLeaderAndWorkers: the second is the leader unless it has more pods than the first.
+    const [a, b] = members;
+    out.push(w.podSets[b.index].count > w.podSets[a.index].count ? [b, a] : [a, b]);
+  }
+  return out;
 }
 
 /** TASFlavorSnapshot.Fits: every pod of the placements still fits on its leaf (an earlier admission of the cycle may have taken it). */

@@ -7,68 +7,31 @@
  * upstream's, to grep for. Nodes and pods go in as objects through tasNodesOf, nodeServesFlavor and boundPodsOf (the
  * readers of Kueue's node and non-TAS pod caches); requests are in Kueue's units (cpu in milli, memory in bytes).
  * A case with several PodSets (MULTI_POD_SET_CASES) places them in order, as FindTopologyAssignmentsForFlavor does:
- * each sees through opts.assumed what the earlier ones took (addAssumedUsage: per domain, one pod's requests times its
+ * two of one podSetGroupName together (the one of fewer pods as the leader, findLeaderAndWorkers), the others alone,
+ * each seeing through opts.assumed what the earlier ones took (addAssumedUsage: per domain, one pod's requests times its
  * count, and the pods), and the first failure ends the call, the result then holding the PodSets placed so far.
  *
- * Upstream has 140 cases; 79 are here. The other 61 exercise what the port does not model (tas-assigner.ts):
- * - leader/worker PodSet groups (podSetGroupName), 26: the "balanced placement; leader worker set", "...should not
- *   prune domain", "...does not reserve leader space on every node", "...fallback to BestFit when leader worker set
- *   cannot meet threshold" cases, the 15 "find topology assignment for ... same group / grouped podsets ..." cases,
- *   "BestFit: podset group workers spread across hosts", the 4 "elastic workload ... with leader" cases, "LWS with
- *   leader and workers; preferred affinity on workers; ..." and "optimize the last domain for LWS using BestFit";
- * - TASBalancedPlacement on with a preferred request, 15: the other "balanced placement; ..." cases;
- * - TASRespectNodeAffinityPreferred (preferred node affinity), 10: "with preferred affinity", "with required and
+ * Upstream has 140 cases; 96 are here, the 17 PodSet-group cases among them. The other 44 exercise what the port does
+ * not model (tas-assigner.ts):
+ * - TASBalancedPlacement on with a preferred request, 19: the "balanced placement; ..." cases, 3 of them with a leader;
+ * - TASRespectNodeAffinityPreferred (preferred node affinity), 11: "with preferred affinity", "with required and
  *   preferred affinity", "with multiple preferred affinities", "affinity takes precedence over best fit", the 2
- *   "affinity ordering with ..." cases and the 4 "flat topology, ..." cases;
+ *   "affinity ordering with ..." cases, the 4 "flat topology, ..." cases and "LWS with leader and workers; preferred
+ *   affinity on workers; ...";
+ * - elastic workloads (ElasticJobsViaWorkloadSlicesWithTAS, a previous assignment), 8: the "elastic workload ..." cases;
  * - node replacement of an unhealthy node (a workload with UnhealthyNodes), 5: the "node replaced ..." / "node replacement ..." cases;
- * - elastic workloads (ElasticJobsViaWorkloadSlicesWithTAS, a previous assignment), 4: the "elastic workload scale
- *   up/down / same count: ..." cases without a leader;
  * - usage of an overlapping sibling flavor (priorFlavorUsage), 1: "sibling-flavor usage on the shared hostname reduces
  *   remaining capacity".
  * The two "stable tie break ...: TASBalancedPlacement enabled" cases are kept: their request is required, and Kueue
- * runs balanced placement only for preferred ones.
+ * runs balanced placement only for preferred ones. The group cases of the older releases, as their own tables have them,
+ * run under each release's leader placement (tas-cases.ts): 7 of v0.14.8 and 8 of v0.17.0 (`first`), 11 of v0.17.8
+ * (`contributors`).
  */
-import { findTopologyAssignment, TopologyRequest } from '../../../src/policy/plan/tas-assigner';
-import { boundPodsOf, HOSTNAME_LABEL, nodeServesFlavor, TasFlavor, tasNodesOf, TasUsageStore } from '../../../src/policy/plan/topology';
-import { requiredAffinityOf, Taint, Toleration } from '../../../src/policy/scheduling';
+import { findTopologyAssignment, LeaderPlacement, TopologyRequest } from '../../../src/policy/plan/tas-assigner';
+import { boundPodsOf, LeafCount, nodeServesFlavor, TasFlavor, tasNodesOf, TasUsageStore } from '../../../src/policy/plan/topology';
+import { requiredAffinityOf, Toleration } from '../../../src/policy/scheduling';
 
-const DC = 'cloud.com/datacenter';
-const AIZONE = 'cloud.com/aizone';
-const BLOCK = 'cloud.com/topology-block';
-const RACK = 'cloud.com/topology-rack';
-const HOST = HOSTNAME_LABEL;
-const ONE_LEVEL = [HOST];
-const TWO_LEVELS = [BLOCK, RACK];
-const THREE_LEVELS = [BLOCK, RACK, HOST];
-
-type Obj = Record<string, unknown>;
-
-interface NodeExtra {
-  /** Default: Ready. */
-  readonly conditions?: ReadonlyArray<{ type: string; status: string }>;
-  readonly unschedulable?: boolean;
-  readonly taints?: readonly Taint[];
-}
-
-/** A Node as testingnode.MakeNode(name).Label(...).StatusAllocatable(...).Ready() builds it. */
-function node(name: string, labels: Record<string, string>, allocatable: Record<string, string>, extra: NodeExtra = {}): Obj {
-  return {
-    kind: 'Node',
-    metadata: { name, labels },
-    spec: { unschedulable: extra.unschedulable, taints: extra.taints },
-    status: { allocatable, conditions: extra.conditions ?? [{ type: 'Ready', status: 'True' }] },
-  };
-}
-
-/** A Pod as testingpod.MakePod(name, 'test-ns').NodeName(...).Request(...).StatusPhase(...) builds it. */
-function pod(name: string, nodeName: string | undefined, requests: Record<string, string>, phase?: string): Obj {
-  return {
-    kind: 'Pod',
-    metadata: { name, namespace: 'test-ns' },
-    spec: { nodeName, containers: [{ name: 'c', resources: { requests } }] },
-    status: { phase },
-  };
-}
+import { AIZONE, BLOCK, DC, GROUP_CASES_BY_RELEASE, HOST, node, Obj, ONE_LEVEL, pod, RACK, THREE_LEVELS, TWO_LEVELS, ZONE } from './tas-cases';
 
 /** The GB200 case's nodes, which upstream builds in a loop: 8 racks of 18 nodes with 2 GPUs each. */
 function gb200Nodes(): Obj[] {
@@ -984,6 +947,339 @@ const MULTI_POD_SET_CASES: MultiCase[] = [
       },
     ],
   },
+  // PodSet groups (podSetGroupName): a leader of one pod placed with its workers in one call.
+  {
+    name: 'find topology assignment for two podsets with the same group',
+    nodes: [
+      node('b1', { [BLOCK]: 'b1' }, { cpu: '2', 'example.com/gpu': '2', memory: '2Gi', pods: '10' }),
+      node('b2', { [BLOCK]: 'b2' }, { cpu: '5', 'example.com/gpu': '4', pods: '10' }),
+      node('b3', { [BLOCK]: 'b3' }, { cpu: '2', 'example.com/gpu': '2', pods: '10' }),
+    ],
+    levels: [BLOCK],
+    podSets: [
+      {
+        name: 'leader', request: { required: BLOCK, slices: [] }, requests: { cpu: 1000 }, count: 1, group: 'sameGroup',
+        want: [{ values: ['b2'], count: 1 }],
+      },
+      {
+        name: 'workers', request: { required: BLOCK, slices: [] }, requests: { cpu: 1000, 'example.com/gpu': 1 }, count: 4, group: 'sameGroup',
+        want: [{ values: ['b2'], count: 4 }],
+      },
+    ],
+  },
+  {
+    name: 'find topology assignment for grouped podsets preserves worker capacity when placing leader',
+    nodes: [
+      node('h1', { [RACK]: 'r1', [HOST]: 'h1' }, { cpu: '2', pods: '10' }),
+      node('h2', { [RACK]: 'r1', [HOST]: 'h2' }, { cpu: '4', pods: '10' }),
+      node('h3', { [RACK]: 'r1', [HOST]: 'h3' }, { cpu: '3', pods: '10' }),
+    ],
+    levels: [RACK, HOST],
+    podSets: [
+      {
+        name: 'leader', request: { required: RACK, slices: [] }, requests: { cpu: 1000 }, count: 1, group: 'sameGroup',
+        want: [{ values: ['h3'], count: 1 }],
+      },
+      {
+        name: 'workers', request: { required: RACK, slices: [] }, requests: { cpu: 2000 }, count: 4, group: 'sameGroup',
+        want: [{ values: ['h1'], count: 1 }, { values: ['h2'], count: 2 }, { values: ['h3'], count: 1 }],
+      },
+    ],
+  },
+  {
+    name: 'find topology assignment for sliced grouped podsets preserves worker capacity when placing leader',
+    nodes: [
+      node('h1', { [RACK]: 'r1', [HOST]: 'h1' }, { cpu: '2', pods: '10' }),
+      node('h2', { [RACK]: 'r1', [HOST]: 'h2' }, { cpu: '4', pods: '10' }),
+      node('h3', { [RACK]: 'r1', [HOST]: 'h3' }, { cpu: '3', pods: '10' }),
+    ],
+    levels: [RACK, HOST],
+    podSets: [
+      {
+        name: 'leader', request: { required: RACK, slices: [] }, requests: { cpu: 1000 }, count: 1, group: 'sameGroup',
+        want: [{ values: ['h3'], count: 1 }],
+      },
+      {
+        name: 'workers', request: { required: RACK, slices: [{ topology: HOST, size: 2 }] }, requests: { cpu: 1000 }, count: 8, group: 'sameGroup',
+        want: [{ values: ['h1'], count: 2 }, { values: ['h2'], count: 4 }, { values: ['h3'], count: 2 }],
+      },
+    ],
+  },
+  {
+    name: 'find topology assignment for preferred grouped podsets preserves capacity across domains',
+    nodes: [
+      node('h1', { [HOST]: 'h1' }, { cpu: '8', pods: '10' }),
+      node('h2', { [HOST]: 'h2' }, { cpu: '3', pods: '10' }),
+    ],
+    levels: ONE_LEVEL,
+    podSets: [
+      {
+        name: 'leader', request: { preferred: HOST, slices: [] }, requests: { cpu: 1000 }, count: 1, group: 'sameGroup',
+        want: [{ values: ['h2'], count: 1 }],
+      },
+      {
+        name: 'workers', request: { preferred: HOST, slices: [] }, requests: { cpu: 2000 }, count: 5, group: 'sameGroup',
+        want: [{ values: ['h1'], count: 4 }, { values: ['h2'], count: 1 }],
+      },
+    ],
+  },
+  {
+    name: 'find topology assignment for unconstrained grouped podsets spreads leader and worker across domains with TASProfileMixed',
+    nodes: [
+      node('h1', { [HOST]: 'h1' }, { cpu: '1', pods: '10' }),
+      node('h2', { [HOST]: 'h2' }, { 'example.com/gpu': '1', pods: '10' }),
+    ],
+    levels: ONE_LEVEL,
+    podSets: [
+      {
+        name: 'leader', request: { unconstrained: true, slices: [] }, requests: { cpu: 1000 }, count: 1, group: 'sameGroup',
+        want: [{ values: ['h1'], count: 1 }],
+      },
+      {
+        name: 'workers', request: { unconstrained: true, slices: [] }, requests: { 'example.com/gpu': 1 }, count: 1, group: 'sameGroup',
+        want: [{ values: ['h2'], count: 1 }],
+      },
+    ],
+  },
+  {
+    name: 'find topology assignment for grouped podsets preserves leader below the slice level',
+    nodes: [
+      node('leader-host', { [RACK]: 'r1', [HOST]: 'leader-host' }, { cpu: '1', pods: '10' }),
+      node('worker-host', { [RACK]: 'r1', [HOST]: 'worker-host' }, { 'example.com/gpu': '1', pods: '10' }),
+    ],
+    levels: [RACK, HOST],
+    podSets: [
+      {
+        name: 'leader', request: { required: RACK, slices: [{ topology: RACK, size: 1 }] }, requests: { cpu: 1000 }, count: 1, group: 'sameGroup',
+        want: [{ values: ['leader-host'], count: 1 }],
+      },
+      {
+        name: 'workers', request: { required: RACK, slices: [{ topology: RACK, size: 1 }] },
+        requests: { 'example.com/gpu': 1 }, count: 1, group: 'sameGroup',
+        want: [{ values: ['worker-host'], count: 1 }],
+      },
+    ],
+  },
+  {
+    name: 'find topology assignment for two podsets with the same group with domains that can tightly fit leader and workers',
+    nodes: [
+      node('b1', { [BLOCK]: 'b1' }, { cpu: '2', 'example.com/gpu': '2', pods: '10' }),
+      node('b2', { [BLOCK]: 'b2' }, { cpu: '8', 'example.com/gpu': '8', pods: '10' }),
+      node('b3', { [BLOCK]: 'b3' }, { cpu: '2', 'example.com/gpu': '2', pods: '10' }),
+    ],
+    levels: [BLOCK],
+    podSets: [
+      {
+        name: 'leader', request: { required: BLOCK, slices: [] }, requests: { cpu: 1000 }, count: 1, group: 'sameGroup',
+        want: [{ values: ['b2'], count: 1 }],
+      },
+      {
+        name: 'workers', request: { required: BLOCK, slices: [] }, requests: { cpu: 1000, 'example.com/gpu': 2 }, count: 4, group: 'sameGroup',
+        want: [{ values: ['b2'], count: 4 }],
+      },
+    ],
+  },
+  {
+    name: 'find topology assignment for grouped podsets skips domain where only workers fit without leader',
+    nodes: [
+      node('small-used', { [BLOCK]: 'b1', [RACK]: 'small', [HOST]: 'small-used' }, { cpu: '2800m', pods: '10' }),
+      node('small-free', { [BLOCK]: 'b1', [RACK]: 'small', [HOST]: 'small-free' }, { cpu: '2800m', pods: '10' }),
+      node('large-free', { [BLOCK]: 'b1', [RACK]: 'large', [HOST]: 'large-free' }, { cpu: '6', pods: '10' }),
+    ],
+    pods: [
+      pod('filler', 'small-used', { cpu: '2500m' }, 'Running'),
+    ],
+    levels: THREE_LEVELS,
+    podSets: [
+      {
+        name: 'leader', request: { required: RACK, slices: [] }, requests: { cpu: 2500 }, count: 1, group: 'sameGroup',
+        want: [{ values: ['large-free'], count: 1 }],
+      },
+      {
+        name: 'workers', request: { required: RACK, slices: [] }, requests: { cpu: 2500 }, count: 1, group: 'sameGroup',
+        want: [{ values: ['large-free'], count: 1 }],
+      },
+    ],
+  },
+  {
+    name: 'find topology assignment for grouped podsets skips domain where mixed-size workers only fit without leader',
+    nodes: [
+      node('small-used', { [BLOCK]: 'b1', [RACK]: 'small', [HOST]: 'small-used' }, { cpu: '2800m', pods: '10' }),
+      node('small-free', { [BLOCK]: 'b1', [RACK]: 'small', [HOST]: 'small-free' }, { cpu: '2800m', pods: '10' }),
+      node('large-free', { [BLOCK]: 'b1', [RACK]: 'large', [HOST]: 'large-free' }, { cpu: '6', pods: '10' }),
+    ],
+    pods: [
+      pod('filler', 'small-used', { cpu: '2500m' }, 'Running'),
+    ],
+    levels: THREE_LEVELS,
+    podSets: [
+      {
+        name: 'leader', request: { required: RACK, slices: [] }, requests: { cpu: 2500 }, count: 1, group: 'sameGroup',
+        want: [{ values: ['large-free'], count: 1 }],
+      },
+      {
+        name: 'workers', request: { required: RACK, slices: [] }, requests: { cpu: 500 }, count: 2, group: 'sameGroup',
+        want: [{ values: ['large-free'], count: 2 }],
+      },
+    ],
+  },
+  {
+    name: 'find topology assignment for grouped podsets keeps tight domain when leader and workers fit together',
+    nodes: [
+      node('small-used', { [BLOCK]: 'b1', [RACK]: 'small', [HOST]: 'small-used' }, { cpu: '2800m', pods: '10' }),
+      node('small-free', { [BLOCK]: 'b1', [RACK]: 'small', [HOST]: 'small-free' }, { cpu: '2800m', pods: '10' }),
+      node('large-free', { [BLOCK]: 'b1', [RACK]: 'large', [HOST]: 'large-free' }, { cpu: '6', pods: '10' }),
+    ],
+    pods: [
+      pod('filler', 'small-used', { cpu: '2500m' }, 'Running'),
+    ],
+    levels: THREE_LEVELS,
+    podSets: [
+      {
+        name: 'leader', request: { required: RACK, slices: [] }, requests: { cpu: 1000 }, count: 1, group: 'sameGroup',
+        want: [{ values: ['small-free'], count: 1 }],
+      },
+      {
+        name: 'workers', request: { required: RACK, slices: [] }, requests: { cpu: 1000 }, count: 1, group: 'sameGroup',
+        want: [{ values: ['small-free'], count: 1 }],
+      },
+    ],
+  },
+  {
+    name: 'find topology assignment for two podsets with the same group - no fit',
+    nodes: [
+      node('b1', { [BLOCK]: 'b1' }, { cpu: '1', 'example.com/gpu': '0', pods: '10' }),
+      node('b2', { [BLOCK]: 'b2' }, { cpu: '4', 'example.com/gpu': '4', pods: '10' }),
+    ],
+    levels: [BLOCK],
+    podSets: [
+      {
+        name: 'leader', request: { required: BLOCK, slices: [] }, requests: { cpu: 1000 }, count: 1, group: 'sameGroup',
+        want: 'topology "default" allows to fit only 4 out of 4 pod(s). Total nodes: 2; excluded: resource "example.com/gpu": 1',
+      },
+      {
+        name: 'workers', request: { required: BLOCK, slices: [] }, requests: { cpu: 1000, 'example.com/gpu': 1 }, count: 4, group: 'sameGroup',
+        want: 'topology "default" allows to fit only 4 out of 4 pod(s). Total nodes: 2; excluded: resource "example.com/gpu": 1',
+      },
+    ],
+  },
+  {
+    name: 'find topology assignment for two podsets with the same group - optimizes domain for both leader and workers',
+    nodes: [
+      node('b1', { [BLOCK]: 'b1' }, { cpu: '11', 'example.com/gpu': '8', pods: '10' }),
+      node('b2', { [BLOCK]: 'b2' }, { cpu: '4', 'example.com/gpu': '4', pods: '10' }),
+    ],
+    levels: [BLOCK],
+    podSets: [
+      {
+        name: 'leader', request: { required: BLOCK, slices: [] }, requests: { cpu: 1000 }, count: 1, group: 'sameGroup',
+        want: [{ values: ['b1'], count: 1 }],
+      },
+      {
+        name: 'workers', request: { required: BLOCK, slices: [] }, requests: { cpu: 1000, 'example.com/gpu': 1 }, count: 4, group: 'sameGroup',
+        want: [{ values: ['b1'], count: 4 }],
+      },
+    ],
+  },
+  {
+    name: 'BestFit: podset group workers spread across hosts',
+    nodes: [
+      node('b1-r1-x1', { [BLOCK]: 'b1', [RACK]: 'r1', [HOST]: 'x1' }, { cpu: '20', 'example.com/gpu': '4', pods: '10' }),
+      node('b1-r1-x2', { [BLOCK]: 'b1', [RACK]: 'r1', [HOST]: 'x2' }, { cpu: '20', 'example.com/gpu': '2', pods: '10' }),
+      node('b1-r1-x3', { [BLOCK]: 'b1', [RACK]: 'r1', [HOST]: 'x3' }, { cpu: '20', 'example.com/gpu': '2', pods: '10' }),
+      node('b1-r1-x4', { [BLOCK]: 'b1', [RACK]: 'r1', [HOST]: 'x4' }, { cpu: '20', 'example.com/gpu': '2', pods: '10' }),
+    ],
+    levels: THREE_LEVELS,
+    podSets: [
+      {
+        name: 'leader', request: { preferred: BLOCK, slices: [] }, requests: { cpu: 1000 }, count: 1, group: 'sameGroup',
+        want: [{ values: ['x1'], count: 1 }],
+      },
+      {
+        name: 'workers', request: { preferred: BLOCK, slices: [{ topology: HOST, size: 2 }] },
+        requests: { cpu: 1000, 'example.com/gpu': 1 }, count: 6, group: 'sameGroup',
+        want: [{ values: ['x1'], count: 4 }, { values: ['x2'], count: 2 }],
+      },
+    ],
+  },
+  {
+    name: 'find topology assignment for two podsets with the same group - leader does not fit anywhere',
+    nodes: [
+      node('b1', { [BLOCK]: 'b1' }, { cpu: '4', 'example.com/gpu': '4', pods: '10' }),
+      node('b2', { [BLOCK]: 'b2' }, { cpu: '4', 'example.com/gpu': '4', pods: '10' }),
+    ],
+    levels: [BLOCK],
+    podSets: [
+      {
+        name: 'leader', request: { required: BLOCK, slices: [] }, requests: { cpu: 10000 }, count: 1, group: 'sameGroup',
+        want: 'topology "default" allows to fit only 4 out of 4 pod(s)',
+      },
+      {
+        name: 'workers', request: { required: BLOCK, slices: [] }, requests: { cpu: 1000, 'example.com/gpu': 1 }, count: 4, group: 'sameGroup',
+        want: 'topology "default" allows to fit only 4 out of 4 pod(s)',
+      },
+    ],
+  },
+  {
+    name: 'find topology assignment for two podsets with the same group - multiple hosts',
+    nodes: [
+      node('b1-r1-x3', { [BLOCK]: 'b1', [RACK]: 'r1', [HOST]: 'x3' }, { cpu: '2', pods: '10', 'example.com/gpu': '1' }),
+      node('b1-r1-x5', { [BLOCK]: 'b1', [RACK]: 'r1', [HOST]: 'x5' }, { cpu: '2', pods: '10', 'example.com/gpu': '1' }),
+      node('b1-r1-x1', { [BLOCK]: 'b1', [RACK]: 'r1', [HOST]: 'x1' }, { cpu: '2', pods: '10', 'example.com/gpu': '1' }),
+      node('b2-r4-x6', { [BLOCK]: 'b2', [RACK]: 'r4', [HOST]: 'x6' }, { cpu: '1', pods: '10', 'example.com/gpu': '1' }),
+      node('b2-r5-x2', { [BLOCK]: 'b2', [RACK]: 'r5', [HOST]: 'x2' }, { cpu: '2', pods: '10', 'example.com/gpu': '1' }),
+      node('b2-r6-x4', { [BLOCK]: 'b2', [RACK]: 'r6', [HOST]: 'x4' }, { cpu: '2', pods: '10', 'example.com/gpu': '1' }),
+    ],
+    levels: [BLOCK, RACK, HOST],
+    podSets: [
+      {
+        name: 'leader', request: { required: BLOCK, slices: [] }, requests: { cpu: 2000 }, count: 1, group: 'sameGroup',
+        want: [{ values: ['x1'], count: 1 }],
+      },
+      {
+        name: 'workers', request: { required: BLOCK, slices: [] }, requests: { cpu: 1000, 'example.com/gpu': 1 }, count: 2, group: 'sameGroup',
+        want: [{ values: ['x3'], count: 1 }, { values: ['x5'], count: 1 }],
+      },
+    ],
+  },
+  {
+    name: 'find topology assignment for two podsets with the same group requesting same resources and nodes in the same rack',
+    nodes: [
+      node('b1-r1-x3', { [BLOCK]: 'b1', [RACK]: 'r1', [HOST]: 'x3' }, { cpu: '1', pods: '10', 'example.com/gpu': '1' }),
+      node('b1-r1-x5', { [BLOCK]: 'b1', [RACK]: 'r1', [HOST]: 'x5' }, { cpu: '1', pods: '10', 'example.com/gpu': '1' }),
+      node('b1-r2-x1', { [BLOCK]: 'b1', [RACK]: 'r2', [HOST]: 'x1' }, { cpu: '1', pods: '10', 'example.com/gpu': '1' }),
+      node('b1-r2-x6', { [BLOCK]: 'b1', [RACK]: 'r2', [HOST]: 'x6' }, { cpu: '1', pods: '10', 'example.com/gpu': '1' }),
+      node('b2-r3-x2', { [BLOCK]: 'b2', [RACK]: 'r3', [HOST]: 'x2' }, { cpu: '1', pods: '10', 'example.com/gpu': '1' }),
+      node('b2-r3-x4', { [BLOCK]: 'b2', [RACK]: 'r3', [HOST]: 'x4' }, { cpu: '1', pods: '10', 'example.com/gpu': '1' }),
+      node('b2-r4-x7', { [BLOCK]: 'b2', [RACK]: 'r4', [HOST]: 'x7' }, { cpu: '1', pods: '10', 'example.com/gpu': '1' }),
+      node('b2-r4-x8', { [BLOCK]: 'b2', [RACK]: 'r4', [HOST]: 'x8' }, { cpu: '1', pods: '10', 'example.com/gpu': '1' }),
+    ],
+    levels: [BLOCK, RACK, HOST],
+    podSets: [
+      {
+        name: 'leader', request: { required: BLOCK, slices: [] }, requests: { cpu: 1000, 'example.com/gpu': 1 }, count: 1, group: 'sameGroup',
+        want: [{ values: ['x3'], count: 1 }],
+      },
+      {
+        name: 'workers', request: { required: BLOCK, slices: [] }, requests: { cpu: 1000, 'example.com/gpu': 1 }, count: 2, group: 'sameGroup',
+        want: [{ values: ['x5'], count: 1 }, { values: ['x1'], count: 1 }],
+      },
+    ],
+  },
+  {
+    name: 'optimize the last domain for LWS using BestFit',
+    nodes: [
+      node('dom1-node', { [ZONE]: 'dom1', [RACK]: 'rack1', [HOST]: 'dom1-node' }, { cpu: '10', memory: '10Gi', pods: '10' }),
+      node('dom2-node', { [ZONE]: 'dom2', [RACK]: 'rack2', [HOST]: 'dom2-node' }, { cpu: '6', memory: '10Gi', pods: '10' }),
+    ],
+    levels: [ZONE, RACK, HOST],
+    podSets: [
+      { name: 'leader', request: { required: ZONE, slices: [{ topology: RACK, size: 1 }] }, requests: { cpu: 1000, memory: 1024 * 1024 * 1024 },
+        count: 1, group: 'lws', want: [{ values: ['dom2-node'], count: 1 }] },
+      { name: 'workers', request: { required: ZONE, slices: [{ topology: RACK, size: 1 }] }, requests: { cpu: 1000, memory: 1024 * 1024 * 1024 },
+        count: 5, group: 'lws', want: [{ values: ['dom2-node'], count: 5 }] },
+    ],
+  },
 ];
 
 /** Kueue's TopologyAssignment.Domains: per domain its values and pod count; or the failure reason. */
@@ -1010,6 +1306,8 @@ interface PodSetCase {
   readonly tolerations?: readonly Toleration[];
   /** The template's spec.affinity.nodeAffinity (corev1.NodeAffinity). */
   readonly nodeAffinity?: Obj;
+  /** podSetGroupName: two PodSets of one group are placed together, the one of fewer pods as the leader. */
+  readonly group?: string;
 }
 
 interface Case extends FlavorCase {
@@ -1043,7 +1341,8 @@ function flavorOf(c: FlavorCase): TasFlavor {
   return flavor;
 }
 
-function placePodSet(flavor: TasFlavor, name: string, ps: PodSetCase, assumed?: ReadonlyMap<string, ReadonlyMap<string, number>>): Want {
+function placePodSet(flavor: TasFlavor, name: string, ps: PodSetCase, assumed?: ReadonlyMap<string, ReadonlyMap<string, number>>,
+  leader?: PodSetCase & { name: string }, leaderPlacement?: LeaderPlacement): Want | { workers: Want; leader: Want } {
   const result = findTopologyAssignment(flavor, {
     podSet: name,
     count: ps.count,
@@ -1053,37 +1352,53 @@ function placePodSet(flavor: TasFlavor, name: string, ps: PodSetCase, assumed?: 
     nodeSelector: ps.nodeSelector ?? {},
     tolerations: ps.tolerations ?? [],
     affinity: ps.nodeAffinity ? requiredAffinityOf({ affinity: { nodeAffinity: ps.nodeAffinity } }) : undefined,
-  }, { simulateEmpty: false, leastFreeForUnconstrained: true, assumed });
+    ...(leader ? { leader: { podSet: leader.name, perPod: perPodOf(leader.requests) } } : {}),
+  }, { simulateEmpty: false, leastFreeForUnconstrained: true, assumed, leaderPlacement });
   if (result.reason !== undefined) return result.reason;
-  return result.placement.map(({ leafIdx, count }) => {
+  const want = (placement: readonly LeafCount[]) => placement.map(({ leafIdx, count }) => {
     const values = flavor.leaves[leafIdx].levelValues;
     return { values: flavor.isLowestLevelNode ? values.slice(-1) : [...values], count };
   });
+  return leader ? { workers: want(result.placement), leader: want(result.leader ?? []) } : want(result.placement);
 }
 
 function place(c: Case): Want {
-  return placePodSet(flavorOf(c), 'main', c.podSet);
+  return placePodSet(flavorOf(c), 'main', c.podSet) as Want;
 }
 
 /**
- * FindTopologyAssignmentsForFlavor on several PodSets: each placed in turn, its assignment then added to assumedUsage
- * (addAssumedUsage: per utiltas.DomainID of the assignment's values, one pod's requests times the count, and the pods);
- * the first failure ends the call. By PodSet name, as TASAssignmentsResult.
+ * FindTopologyAssignmentsForFlavor on several PodSets: grouped by podSetGroupName (else each alone), in order of first
+ * appearance; a group of two placed in one call, the second the leader unless it has more pods (findLeaderAndWorkers).
+ * Each assignment is then added to assumedUsage (addAssumedUsage: per utiltas.DomainID of the assignment's values, one
+ * pod's requests times the count, and the pods); the first failure ends the call, given to every PodSet of its group.
+ * By PodSet name, as TASAssignmentsResult.
  */
-function placeAll(c: MultiCase): Record<string, Want> {
+function placeAll(c: MultiCase, leaderPlacement?: LeaderPlacement): Record<string, Want> {
   const flavor = flavorOf(c);
   const assumed = new Map<string, Map<string, number>>();
   const out: Record<string, Want> = {};
-  for (const ps of c.podSets) {
-    const got = placePodSet(flavor, ps.name, ps, assumed);
-    out[ps.name] = got;
-    if (typeof got === 'string') break;
-    const perPod = perPodOf(ps.requests);
-    for (const { values, count } of got) {
-      const id = values.join(',');
-      let used = assumed.get(id);
-      if (!used) assumed.set(id, used = new Map());
-      for (const [r, v] of perPod) used.set(r, (used.get(r) ?? 0) + v * count);
+  const groups = new Map<string, Array<MultiCase['podSets'][number]>>();
+  c.podSets.forEach((ps, i) => {
+    const key = ps.group ?? `#${i}`;
+    groups.set(key, [...(groups.get(key) ?? []), ps]);
+  });
+  for (const members of groups.values()) {
+    const [workers, leader] = members.length === 2 && members[1].count > members[0].count ? [members[1], members[0]] : members;
+    const got = placePodSet(flavor, workers.name, workers, assumed, leader, leaderPlacement);
+    if (typeof got === 'string') {
+      for (const ps of members) out[ps.name] = got;
+      break;
+    }
+    const placed: Array<[MultiCase['podSets'][number], Want]> = 'workers' in got ? [[workers, got.workers], [leader!, got.leader]] : [[workers, got]];
+    for (const [ps, want] of placed) {
+      out[ps.name] = want;
+      const perPod = perPodOf(ps.requests);
+      for (const { values, count } of want as Exclude<Want, string>) {
+        const id = values.join(',');
+        let used = assumed.get(id);
+        if (!used) assumed.set(id, used = new Map());
+        for (const [r, v] of perPod) used.set(r, (used.get(r) ?? 0) + v * count);
+      }
     }
   }
   return out;
@@ -1095,5 +1410,11 @@ describe('findTopologyAssignment: Kueue v0.19.2 TestFindTopologyAssignments', ()
   });
   test.each(MULTI_POD_SET_CASES)('$name', (c) => {
     expect(placeAll(c)).toEqual(Object.fromEntries(c.podSets.map((ps) => [ps.name, ps.want])));
+  });
+});
+
+describe.each(GROUP_CASES_BY_RELEASE)('PodSet groups: Kueue %s TestFindTopologyAssignments, leader placement %s', (_release, placement, cases) => {
+  test.each(cases)('$name', (c) => {
+    expect(placeAll(c, placement)).toEqual(Object.fromEntries(c.podSets.map((ps) => [ps.name, ps.want])));
   });
 });

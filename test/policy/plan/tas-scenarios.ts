@@ -95,6 +95,7 @@ export function tasCluster(name: string, j: TasJobSpec): any {
 const required = (level: string) => ({ 'kueue.x-k8s.io/podset-required-topology': level });
 const preferred = (level: string) => ({ 'kueue.x-k8s.io/podset-preferred-topology': level });
 const UNCONSTRAINED = { 'kueue.x-k8s.io/podset-unconstrained-topology': 'true' };
+const GROUP = 'kueue.x-k8s.io/podset-group-name';
 
 /** Two blocks of two racks, hosts of unequal size: BestFit and LeastFreeCapacity choose differently. */
 const NODES: NodeSpec[] = [
@@ -146,6 +147,14 @@ export function fixedTasScenarios(kueueVersion: string): TasScenario[] {
     // Pods already on the nodes take their requests: the 8-CPU host has 2 left, so the rack of two 4-CPU hosts is the fit.
     one('tas-bound-pods', [job('around', 2, '4', required(HOSTNAME_LABEL)), job('rest', 3, '2', required(RACK))],
       { pods: [boundPod('daemon-n5', 'n5', '6'), boundPod('daemon-n1', 'n1', '3')] }),
+    // PodSet groups (podset-group-name on the head and the workers): the head is placed with its workers. Apart, the head
+    // would take the fullest rack that holds one pod (r2) and the workers another (r1); grouped, both go to a rack that
+    // holds the workers with the head beside them.
+    one('tas-group-head-with-workers', [job('g', 4, '2', { ...required(RACK), [GROUP]: 'g' }),
+      job('h', 3, '4', { ...preferred(RACK), [GROUP]: 'h' }), job('apart', 4, '2', required(RACK))]),
+    // A group in a full cluster: the head must fit beside the workers, or the group waits.
+    one('tas-group-tight', [job('fill', 6, '4', required(BLOCK)), job('g', 3, '2', { ...required(RACK), [GROUP]: 'g' }),
+      job('g2', 1, '4', { ...required(HOSTNAME_LABEL), [GROUP]: 'g2' })]),
     // A non-TAS flavor first: a job without annotations takes it; one that asks for a rack cannot, and goes to the TAS flavor.
     one('tas-mixed-flavors', [job('anywhere', 2, '1'), job('racked', 2, '1', required(RACK))], {
       cq: { quotas: [{ flavor: 'plain', cpu: '4' }, { flavor: 'tas', cpu: '64' }] }, extra: [flavor(b, 'plain')] }),
@@ -156,6 +165,8 @@ export function fixedTasScenarios(kueueVersion: string): TasScenario[] {
 export function randomTasScenario(kueueVersion: string, seed: number): TasScenario {
   const b = builder(kueueVersion);
   const rnd = mulberry32(seed);
+  // PodSet groups draw from a stream of their own, so the rest of a seed's scenario is as before they were drawn.
+  const groupRnd = mulberry32(seed ^ 0x5bd1e995);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)];
   const nodes: NodeSpec[] = [];
   let n = 0;
@@ -183,7 +194,10 @@ export function randomTasScenario(kueueVersion: string, seed: number): TasScenar
     const ann = kind === 'required' ? required(level) : kind === 'preferred' ? preferred(level) : kind === 'unconstrained' ? UNCONSTRAINED
       : kind === 'slices' && sliceSize ? { ...required(BLOCK), 'kueue.x-k8s.io/podset-slice-required-topology': pick([RACK, HOSTNAME_LABEL]),
         'kueue.x-k8s.io/podset-slice-size': String(sliceSize) } : kind === 'slices' ? required(RACK) : undefined;
-    arrivals.push(tasCluster(`j${i}`, { lq: 'lq', headCpu: '1', workers, workerCpu: pick(['1', '2', '2', '4']), ann,
+    // A third of the jobs asking for a level group their head with their workers (the same request on both templates).
+    const grouped = (kind === 'required' || kind === 'preferred') && ann && groupRnd() < 0.35;
+    arrivals.push(tasCluster(`j${i}`, { lq: 'lq', headCpu: '1', workers, workerCpu: pick(['1', '2', '2', '4']),
+      ann: grouped ? { ...ann, [GROUP]: `g${i}` } : ann,
       headAnn: kind === 'slices' ? required(BLOCK) : undefined, priority: pick(['low', 'low', 'high']) }));
   }
   return { name: `tas-random-${seed}`, objects, arrivals, nodes: nodes.map((x) => node(x)) };

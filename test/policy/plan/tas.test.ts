@@ -63,6 +63,25 @@ describe('placement on the nodes', () => {
     expect(byName(plan(full), 'rest')!.pending?.message).toContain('resource "pods": 8');
   });
 
+  test('PodSet groups by release: a group whose counts overstate the room beside its leader is placed nowhere before v0.18.6', () => {
+    // g takes n5 and n6; h (a head of 1 CPU with three 4-CPU workers, preferring a rack, grouped) is then counted to
+    // fit block b1 with its head under the `first` rule, but the racks below do not hold it ("unexpected remainingCount").
+    const at = (v: string) => plan(scenario('tas-group-head-with-workers', v), v);
+    const v14 = at('v0.14.8');
+    expect(placed(byName(v14, 'h'))).toBe('head: workers:');
+    expect(v14.notes).toContain('RayCluster plan/h: Kueue admits pod set head, workers with an empty topology assignment (its leader placement '
+      + 'overstates the room; Kueue logs "unexpected remainingCount"), so TAS does not place those pods');
+    // v1beta2 (0.16+) requires the assignment's slices: the admission is refused, and the workload waits.
+    const h17 = byName(at('v0.17.0'), 'h')!;
+    expect(h17.outcome).toBe('pending');
+    expect(h17.pending?.category).toBe('topology');
+    expect(h17.pending?.message).toContain('the API server refuses the Workload\'s admission with that empty placement');
+    // Both leave the nodes to the next job, which the real Kueue puts on n1 and n2.
+    expect(placed(byName(v14, 'apart'))).toBe('head:n5x1 workers:n1x2,n2x2');
+    // v0.19.2 places the head beside its workers and h spreads over racks (it prefers one, none holds it).
+    expect(placed(byName(at(V), 'h'))).toBe('head:n4x1 workers:n1x1,n2x1,n3x1');
+  });
+
   test('only Ready, schedulable nodes count; a node whose allocatable does not parse is left out with a note', () => {
     const s = scenario('tas-required-rack-best-fit');
     const nodes = s.nodes.map((n) => (n.metadata.name === 'n3' ? { ...n, spec: { unschedulable: true } }
@@ -100,12 +119,20 @@ describe('the flavor match and the queues', () => {
       .toBe('admitted');
   });
 
-  test('a PodSet group (leader and workers) is placed PodSet by PodSet, and the plan says so', () => {
-    const ann = { 'kueue.x-k8s.io/podset-required-topology': RACK, 'kueue.x-k8s.io/podset-group-name': 'g' };
-    const p = plan({ name: 'x', objects: queues(), arrivals: [job(ann)], nodes });
-    expect(p.workloads[0].outcome).toBe('admitted');
-    expect(p.notes).toContain('RayCluster plan/j: PodSet group g (kueue.x-k8s.io/podset-group-name) asks Kueue to place a leader with its '
-      + 'workers; the plan does not model leader/worker placement and places each PodSet on its own');
+  test('a PodSet group (podset-group-name) puts the head in the rack of its workers; apart, each PodSet takes its own best fit', () => {
+    // r1 holds 3 workers of 2 CPUs, or the head and 2 of them; r2 (one host of 8) holds the head with 3.
+    const groupNodes = [node({ name: 'n1', block: 'b1', rack: 'r1', cpu: 4 }), node({ name: 'n2', block: 'b1', rack: 'r1', cpu: 2 }),
+      node({ name: 'n3', block: 'b1', rack: 'r2', cpu: 8 })];
+    const cluster = (ann: Record<string, string>) => tasCluster('j', { lq: 'lq', headCpu: '1', workers: 3, workerCpu: '2', ann });
+    const rack = { 'kueue.x-k8s.io/podset-required-topology': RACK };
+    const apart = plan({ name: 'x', objects: queues(), arrivals: [cluster(rack)], nodes: groupNodes }).workloads[0];
+    expect(placed(apart)).toBe('head:n2x1 workers:n3x3');
+    for (const version of ['v0.14.8', 'v0.17.0', V]) {
+      const p = plan({ name: 'x', objects: queues(), arrivals: [cluster({ ...rack, 'kueue.x-k8s.io/podset-group-name': 'g' })], nodes: groupNodes },
+        version);
+      expect(placed(p.workloads[0])).toBe('head:n3x1 workers:n3x3');
+      expect(p.notes.join('\n')).not.toContain('podset-group-name');
+    }
   });
 
   test('a TAS flavor whose Topology is missing makes its ClusterQueue inactive (TopologyNotFound)', () => {
