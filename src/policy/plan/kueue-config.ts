@@ -51,7 +51,18 @@ export interface KueueConfig {
   readonly gates: Readonly<Record<DecisionGate, GateDefault>>;
   /** Where each gate's value was set, when not at its default: "--feature-gates" or "featureGates". */
   readonly gatesSetBy?: '--feature-gates' | 'featureGates';
+  /** Gates turned on that change Kueue's decisions in ways the plan does not model (UNMODELLED_GATES), by name. */
+  readonly unmodelledGatesOn?: readonly string[];
 }
+
+/**
+ * Alpha gates, off by default, that change what Kueue decides and that the plan does not model: turned on, they are
+ * named in the plan's note with what the plan does instead.
+ */
+const UNMODELLED_GATES: Readonly<Record<string, string>> = {
+  TASBalancedPlacement: 'preferred topology requests are placed by BestFit, not balanced across domains',
+  TASRespectNodeAffinityPreferred: 'preferred node affinity does not rank the domains',
+};
 
 /** Where the Configuration and the gates come from. */
 export interface KueueConfigSource {
@@ -120,7 +131,7 @@ function gatesInArgs(args: readonly unknown[] | undefined, where: string, caps: 
 }
 
 function gatesOf(source: KueueConfigSource, config: Record<string, unknown>, caps: ConfigCaps)
-  : Pick<KueueConfig, 'gates' | 'gatesSetBy'> {
+  : Pick<KueueConfig, 'gates' | 'gatesSetBy' | 'unmodelledGatesOn'> {
   const fromArgs = gatesInArgs(source.args, source.where, caps);
   const fromConfig = config.featureGates;
   if (fromConfig !== undefined && fromConfig !== null && !isRecord(fromConfig)) {
@@ -150,7 +161,8 @@ function gatesOf(source: KueueConfigSource, config: Record<string, unknown>, cap
     }
     gates[name] = v ? 'on' : 'off';
   }
-  return { gates, ...(by ? { gatesSetBy: by } : {}) };
+  const unmodelled = Object.keys(UNMODELLED_GATES).filter((g) => set[g] === true);
+  return { gates, ...(by ? { gatesSetBy: by } : {}), ...(unmodelled.length ? { unmodelledGatesOn: unmodelled } : {}) };
 }
 
 function strategiesOf(v: unknown, where: string, caps: ConfigCaps): readonly FairSharingStrategy[] | undefined {
@@ -236,7 +248,8 @@ export function kueueConfigOf(source: KueueConfigSource, caps: ConfigCaps): Kueu
 
 /**
  * What the plan read, as a note, when it changes Kueue's decisions: fair sharing or admission fair sharing on,
- * with what of it the plan models. Undefined otherwise (the plan's answers stand as they are).
+ * with what of it the plan models, and any gate on that the plan does not model. Undefined otherwise (the plan's
+ * answers stand as they are).
  */
 export function kueueConfigNote(c: KueueConfig, caps: Pick<KueueCapabilities, 'version'>, from: string): string | undefined {
   const parts: string[] = [];
@@ -245,6 +258,7 @@ export function kueueConfigNote(c: KueueConfig, caps: Pick<KueueCapabilities, 'v
     const a = c.admissionFairSharing;
     parts.push(`admission fair sharing on (usageHalfLifeTime ${a.usageHalfLifeTime} s, usageSamplingInterval ${a.usageSamplingInterval} s)`);
   }
+  for (const g of c.unmodelledGatesOn ?? []) parts.push(`${g} on, which the plan does not model (${UNMODELLED_GATES[g]})`);
   if (!parts.length) return undefined;
   const fair = c.fairSharing ? ' The plan orders each cohort\'s heads and picks preemption victims by fair sharing\'s dominant resource '
     + 'shares, as Kueue does.' : '';

@@ -120,3 +120,16 @@ test('the note: what is on, how the plan models it, and where it was read; none 
   const neither = kueueConfigOf({ config: { apiVersion: V2, waitForPodsReady: { timeout: '5m' } }, where }, caps);
   expect(kueueConfigNote(neither, caps, where)).toBeUndefined();
 });
+
+test('an Alpha gate the plan does not model, turned on, is named in the note with what the plan does instead; off, it is not', () => {
+  const caps = kueueCapabilities('v0.19.2');
+  const on = kueueConfigOf({ config: { apiVersion: V2 }, args: ['--feature-gates=TASBalancedPlacement=true,TASRespectNodeAffinityPreferred=true'],
+    where }, caps);
+  expect(on.unmodelledGatesOn).toEqual(['TASBalancedPlacement', 'TASRespectNodeAffinityPreferred']);
+  expect(kueueConfigNote(on, caps, where)).toBe(`Kueue v0.19.2 configuration read from ${where}: TASBalancedPlacement on, which the plan does `
+    + 'not model (preferred topology requests are placed by BestFit, not balanced across domains), TASRespectNodeAffinityPreferred on, which '
+    + 'the plan does not model (preferred node affinity does not rank the domains).');
+  const off = kueueConfigOf({ config: { apiVersion: V2, featureGates: { TASBalancedPlacement: false } }, where }, caps);
+  expect(off.unmodelledGatesOn).toBeUndefined();
+  expect(kueueConfigNote(off, caps, where)).toBeUndefined();
+});
