@@ -9,7 +9,8 @@
  * (pkg/cache/queue/inadmissible_workloads.go), so the queued workloads settle first. Pure.
  */
 import { FairSharingIterator } from './fair-iterator';
-import { Assignment, briefOf, FlavorAssigner, quotaToReserve } from './flavor-assigner';
+import { Assignment, briefOf, quotaToReserve } from './assignment';
+import { FlavorAssigner } from './flavor-assigner';
 import type { Target } from './ordering';
 import { fitsAfterVictims, Preemptor } from './preemptor';
 import { addUsageMap, CohortNode, FlavorResource, QuotaNode, rootOf } from './quota-tree';
@@ -77,6 +78,7 @@ export class PlanSimulator extends QueueManager {
       leastFreeForUnconstrained: this.kueue.tasLeastFreeForUnconstrained, multiLayer: this.kueue.tasAnnotations === 'multi-layer',
       sharedHostUsage: this.kueue.tasSharedHostUsage, leaderPlacement: this.kueue.tasLeaderPlacement,
       refusesEmptyAssignment: this.kueue.apiVersion === 'kueue.x-k8s.io/v1beta2', note: (m) => this.notes.push(m),
+      ambiguity: (m) => this.ambiguities.add(m),
     } : undefined);
 
   }

@@ -8,84 +8,16 @@
 import type { ResourceFlavorJson } from '../inventory-objects';
 import type { TolerationJson } from '../kinds';
 import { taintsOf, untoleratedTaint } from '../scheduling';
-import type { PendingCategory } from './schema';
 import {
   available, FlavorResource, heightOfLowestSubtreeThatFits, NO_LIMIT, potentialAvailable, subtreeHeight, subtreeMayReclaim,
 } from './quota-tree';
-import type { ClusterQueue, PendingBrief, PodSet, ResourceGroup, Snapshot, TasPlacement, Workload } from './snapshot';
+import {
+  Assignment, FIT, FlavorAssignment, Granular, granular, granularBorrowing, granularMode, isPreferred, Mode, NO_CANDIDATES, NO_FIT,
+  PodSetAssignment, podSetMode, PreemptionOracle, rank, setMode, shouldTryNext, WORST,
+} from './assignment';
+import type { ClusterQueue, PodSet, ResourceGroup, Snapshot, Workload } from './snapshot';
 import { placeWorkload, podSetTasOf, requestsTas, TasPodSetFlavor, tasMismatch, TasWorkloadOptions } from './tas-flavor-assigner';
 import { podSetTemplate } from './workload';
-
-export type Mode = 'NoFit' | 'Preempt' | 'Fit';
-/** Kueue's granular preemption modes, worst first. */
-export const NO_FIT = 0, NO_CANDIDATES = 1, PREEMPT = 2, RECLAIM = 3, FIT = 4;
-/**
- * A granular mode and its borrowing level in one number (`mode * LEVELS + borrowing`): computed for
- * every flavor/resource of every evaluation, so no object. Read with `granularMode` and `granularBorrowing`.
- */
-export type Granular = number;
-const LEVELS = 1 << 16;
-export const granular = (mode: number, borrowing: number): Granular => mode * LEVELS + Math.min(borrowing, LEVELS - 1);
-export const granularMode = (g: Granular): number => Math.floor(g / LEVELS);
-export const granularBorrowing = (g: Granular): number => g % LEVELS;
-
-/** What the flavor assigner asks of preemption (Kueue's PreemptionOracle). */
-export interface PreemptionOracle {
-  /**
-   * The granular mode once `w` preempts for `value` of `flavorResource` (PREEMPT or RECLAIM, with the
-   * borrowing level then), or NO_CANDIDATES at `borrowingLevel`.
-   */
-  simulatePreemption(w: Workload, cq: ClusterQueue, flavorResource: FlavorResource, value: number, borrowingLevel: number): Granular;
-  /** Whether the last call found no candidates because the search bound failed (no larger request can do better). */
-  readonly lastEndedAtBound: boolean;
-}
-
-/** A resource's flavor in a PodSet: `value` is the PodSet's request of it (in the simulator's unit). */
-export interface FlavorAssignment {
-  readonly resource: string;
-  readonly flavor: string;
-  readonly flavorResource: FlavorResource;
-  readonly mode: Mode;
-  readonly borrowing: number;
-  readonly value: number;
-  /** Preempt mode without candidates because the preemption bound failed (see the cycle's nominate). */
-  readonly hopeless: boolean;
-}
-
-/** A flavor/resource short of quota, with the figures fitsResourceQuota saw: formatted only when read. */
-export interface QuotaMiss {
-  readonly flavorResource: FlavorResource;
-  /** Over the maximum capacity (else: over the unused quota). */
-  readonly overMax: boolean;
-  readonly assumed: number;
-  readonly request: number;
-  readonly available: number;
-  readonly maxCapacity: number;
-  readonly limitReached: boolean;
-}
-
-/** Why a flavor does not fit: a message, or a quota shortfall (which is also reported as such). */
-export type Reason = string | QuotaMiss;
-
-export interface PodSetAssignment {
-  readonly name: string;
-  readonly count: number;
-  /** One per assigned resource (a few: an array, not a map). */
-  flavors: FlavorAssignment[];
-  reasons: Reason[];
-  category?: PendingCategory;
-}
-
-export interface Assignment {
-  readonly podSets: PodSetAssignment[];
-  readonly usage: Map<FlavorResource, number>;
-  borrowing: number;
-  mode: Mode;
-  /** Where the TAS PodSets' pods go (topology-aware scheduling): on the nodes as they are, or, in Preempt mode, as the preemptor sees them. */
-  tas?: TasPlacement[];
-  /** The workload asks for TAS: preemption must also make room on the nodes. */
-  tasRequested?: boolean;
-}
 
 /** What topology-aware scheduling needs of the version (the flavor assigner's TAS options but simulateEmpty). */
 export type TasSettings = Omit<TasWorkloadOptions, 'simulateEmpty'> & {
@@ -93,6 +25,8 @@ export type TasSettings = Omit<TasWorkloadOptions, 'simulateEmpty'> & {
   readonly refusesEmptyAssignment: boolean;
   /** Says once per workload what Kueue does that a user would not expect (an empty assignment). */
   readonly note?: (message: string) => void;
+  /** Reports what Kueue decides by timing (a refused admission retried at once). */
+  readonly ambiguity?: (message: string) => void;
 };
 
 /** A PodSet's request of one resource in the simulator's unit; `index` is its position in the group's covered resources. */
@@ -115,30 +49,15 @@ export interface PodSetRequests {
   readonly steps: readonly AssignStep[];
 }
 
-export interface BriefPodSet {
-  readonly name: string;
-  readonly reasons: readonly Reason[];
-  readonly category?: PendingCategory;
-  readonly assigned: boolean;
-}
-
-/** What a pending message needs of an assignment: kept per workload until read, so only the failing PodSets. */
-export interface Brief {
-  readonly mode: Mode;
-  readonly clusterQueue: ClusterQueue;
-  readonly podSets: readonly BriefPodSet[];
-}
-
-/** A pending state built when read: the assignment's, or another message with its shortfalls. */
-export interface LazyPending extends PendingBrief {
-  readonly brief: Brief;
-}
-
 /** String.prototype.localeCompare's order (the same default collator), without building a collator per call. */
 const byLocale = new Intl.Collator().compare;
 
 export class FlavorAssigner {
   private readonly emptyNoted = new Set<string>();
+  /** unitsOf per workload (null: no PodSet is grouped). */
+  private readonly units = new WeakMap<Workload, PodSet[][] | null>();
+  /** A group's summed PodSet, by its first member. */
+  private readonly groupPodSets = new WeakMap<PodSet, PodSet>();
 
   constructor(
     private readonly snapshot: Snapshot, private readonly oracle: PreemptionOracle,
@@ -156,39 +75,19 @@ export class FlavorAssigner {
 
   private assignFlavors(w: Workload, cq: ClusterQueue): Assignment {
     const a: Assignment = { podSets: [], usage: new Map(), borrowing: 0, mode: 'Fit' };
-    for (const ps of w.podSets) {
-      const { steps } = this.requestsOf(ps, cq);
-      const podSetAssignment: PodSetAssignment = { name: ps.name, count: ps.count, flavors: [], reasons: [] };
-      let failed = false;
-      for (let i = 0; i < steps.length; i++) {
-        const { resource, value, group, groupRequests } = steps[i];
-        if (!group) {
-          if (value === 0) continue;
-          podSetAssignment.reasons.push(`resource ${resource} unavailable in ClusterQueue`);
-          podSetAssignment.category = 'max-capacity';
-          podSetAssignment.flavors = [];
-          failed = true;
-          break;
-        }
-        if (podSetAssignment.flavors.some((f) => f.resource === resource)) continue;
-        const found = this.findFlavor(w, cq, group, ps, groupRequests, a.usage, podSetAssignment);
-        if (found.length === 0 && groupRequests.length > 0) {
-          podSetAssignment.flavors = [];
-          failed = true;
-          break;
-        }
-        if (!podSetAssignment.flavors.length) podSetAssignment.flavors = found;
-        else podSetAssignment.flavors.push(...found);
+    const units = this.unitsOf(w);
+    if (!units) {
+      for (const ps of w.podSets) {
+        if (!this.assignUnit(w, cq, a, [ps])) return a;
       }
-      a.podSets.push(podSetAssignment);
-      for (const f of podSetAssignment.flavors) {
-        if (f.borrowing > a.borrowing) a.borrowing = f.borrowing;
-        a.usage.set(f.flavorResource, (a.usage.get(f.flavorResource) ?? 0) + f.value);
-      }
-      if (failed) {
-        a.mode = 'NoFit';
+    } else {
+      for (const unit of units) {
+        if (this.assignUnit(w, cq, a, unit)) continue;
+        // The PodSets assigned so far, in the workload's order (a group may join PodSets apart).
+        a.podSets.sort((x, y) => w.podSets.findIndex((ps) => ps.name === x.name) - w.podSets.findIndex((ps) => ps.name === y.name));
         return a;
       }
+      a.podSets.sort((x, y) => w.podSets.findIndex((ps) => ps.name === x.name) - w.podSets.findIndex((ps) => ps.name === y.name));
     }
     let mode: Mode = 'Fit';
     for (const podSetAssignment of a.podSets) {
@@ -198,6 +97,88 @@ export class FlavorAssigner {
     a.mode = mode;
     if (this.tas && this.snapshot.tasEnabled && mode !== 'NoFit' && requestsTas(w, cq, this.tas.multiLayer)) this.placeOnNodes(w, cq, a);
     return a;
+  }
+
+  /**
+   * The flavors of one PodSet, or of a PodSet group's PodSets together (assignFlavors' groupedRequests: their requests
+   * summed, one flavor per resource for the group, each PodSet then given those of the resources it asks for, with its own
+   * amounts). False when it fails: the assignment is then NoFit.
+   */
+  private assignUnit(w: Workload, cq: ClusterQueue, a: Assignment, members: readonly PodSet[]): boolean {
+    const lead = members.length === 1 ? members[0] : this.groupPodSetOf(members);
+    const { steps } = this.requestsOf(lead, cq);
+    const podSetAssignment: PodSetAssignment = { name: lead.name, count: lead.count, flavors: [], reasons: [] };
+    let failed = false;
+    for (let i = 0; i < steps.length; i++) {
+      const { resource, value, group, groupRequests } = steps[i];
+      if (!group) {
+        if (value === 0) continue;
+        podSetAssignment.reasons.push(`resource ${resource} unavailable in ClusterQueue`);
+        podSetAssignment.category = 'max-capacity';
+        podSetAssignment.flavors = [];
+        failed = true;
+        break;
+      }
+      if (podSetAssignment.flavors.some((f) => f.resource === resource)) continue;
+      const found = this.findFlavor(w, cq, group, members, groupRequests, a.usage, podSetAssignment);
+      if (found.length === 0 && groupRequests.length > 0) {
+        podSetAssignment.flavors = [];
+        failed = true;
+        break;
+      }
+      if (!podSetAssignment.flavors.length) podSetAssignment.flavors = found;
+      else podSetAssignment.flavors.push(...found);
+    }
+    const assigned = members.length === 1 ? [podSetAssignment] : members.map((m): PodSetAssignment => {
+      const own = this.requestsOf(m, cq).steps;
+      const flavors = podSetAssignment.flavors.flatMap((f) => {
+        const step = own.find((x) => x.resource === f.resource);
+        return step ? [{ ...f, value: step.value }] : [];
+      });
+      return { name: m.name, count: m.count, flavors, reasons: [...podSetAssignment.reasons], category: podSetAssignment.category };
+    });
+    for (const p of assigned) {
+      a.podSets.push(p);
+      for (const f of p.flavors) {
+        if (f.borrowing > a.borrowing) a.borrowing = f.borrowing;
+        a.usage.set(f.flavorResource, (a.usage.get(f.flavorResource) ?? 0) + f.value);
+      }
+    }
+    if (failed) a.mode = 'NoFit';
+    return !failed;
+  }
+
+  /**
+   * The workload's PodSets as the flavor assigner takes them: each alone, or the two of a PodSet group (podset-group-name
+   * with a required or preferred topology) together, in order of first appearance. Undefined when no PodSet is grouped.
+   * Kept per workload: the templates never change.
+   */
+  private unitsOf(w: Workload): PodSet[][] | undefined {
+    if (!this.tas || !this.snapshot.tasEnabled || w.podSets.length < 2) return undefined;
+    const known = this.units.get(w);
+    if (known !== undefined) return known ?? undefined;
+    const byKey = new Map<string, PodSet[]>();
+    let grouped = false;
+    w.podSets.forEach((ps, i) => {
+      const name = podSetTasOf(w, ps, this.tas!.multiLayer).groupName;
+      if (name !== undefined) grouped = true;
+      const key = name === undefined ? `#${i}` : `group ${name}`;
+      byKey.set(key, [...(byKey.get(key) ?? []), ps]);
+    });
+    const units = grouped ? [...byKey.values()] : null;
+    this.units.set(w, units);
+    return units ?? undefined;
+  }
+
+  /** A group's PodSets as one request (its pods and totals summed), kept per group. */
+  private groupPodSetOf(members: readonly PodSet[]): PodSet {
+    let g = this.groupPodSets.get(members[0]);
+    if (g) return g;
+    const total = new Map<string, bigint>();
+    for (const m of members) for (const [r, v] of m.total) total.set(r, (total.get(r) ?? 0n) + v);
+    g = { name: members[0].name, count: members.reduce((n, m) => n + m.count, 0), total, perPod: new Map() };
+    this.groupPodSets.set(members[0], g);
+    return g;
   }
 
   /**
@@ -255,6 +236,11 @@ export class FlavorAssigner {
         + 'Kueue logs "unexpected remainingCount"), so TAS does not place those pods');
       return;
     }
+    // Kueue puts it back at the head of its ClusterQueue at once (FailedAfterNomination), but the refusal comes back
+    // asynchronously: whether the workloads behind it pass meanwhile depends on timing. The plan lets them pass.
+    this.tas!.ambiguity?.(`${w.ref}: the API server refuses Kueue's admission of it (pod set ${names} placed on no node), and Kueue retries `
+      + `it at once; whether workloads behind it in ClusterQueue ${w.clusterQueueName} are admitted meanwhile depends on timing (the plan lets `
+      + 'them pass)');
     const p = a.podSets.find((x) => x.name === empty[0].podSet)!;
     // Worded without "topology": it is the plan's account, not a message of Kueue's.
     p.reasons.push(`Kueue places pod set ${names} on no node (its counts overstate the room beside the group's leader; Kueue logs `
@@ -354,14 +340,16 @@ export class FlavorAssigner {
 
   /** The flavor of one resource group for a PodSet (empty: none fits); reasons and category go to `podSetAssignment`. */
   private findFlavor(
-    w: Workload, cq: ClusterQueue, group: ResourceGroup, ps: PodSet, requests: readonly ResourceRequest[],
+    w: Workload, cq: ClusterQueue, group: ResourceGroup, members: readonly PodSet[], requests: readonly ResourceRequest[],
     assumed: Map<FlavorResource, number>, podSetAssignment: PodSetAssignment,
   ): FlavorAssignment[] {
     let best: FlavorAssignment[] | undefined;
-    let bestMode: Granular = granular(NO_FIT, LEVELS - 1);
+    let bestMode: Granular = WORST;
     for (let fi = 0; fi < group.flavors.length; fi++) {
       const flavor = group.flavors[fi];
-      const mismatch = this.mismatchOf(flavor, w, ps, cq, group.covered);
+      // checkFlavorForPodSets: the first PodSet of the group the flavor does not suit says why.
+      let mismatch = this.mismatchOf(flavor, w, members[0], cq, group.covered);
+      for (let m = 1; !mismatch && m < members.length; m++) mismatch = this.mismatchOf(flavor, w, members[m], cq, group.covered);
       if (mismatch) {
         podSetAssignment.reasons.push(mismatch);
         podSetAssignment.category ??= 'max-capacity';
@@ -490,66 +478,4 @@ export function flavorMismatch(flavorObject: Pick<ResourceFlavorJson, 'spec'> | 
     if (k in labels && labels[k] !== v) return `flavor ${flavor} doesn't match node affinity`;
   }
   return undefined;
-}
-
-/** Kueue's preference between two granular modes (flavor fungibility `preference`). */
-export function isPreferred(a: Granular, b: Granular, cq: ClusterQueue): boolean {
-  const ap = granularMode(a), bp = granularMode(b);
-  if (ap === NO_FIT) return false;
-  if (bp === NO_FIT) return true;
-  const an = ap === NO_CANDIDATES, bn = bp === NO_CANDIDATES;
-  if (an !== bn) return !an;
-  const ab = granularBorrowing(a), bb = granularBorrowing(b);
-  if (cq.preference === 'PreemptionOverBorrowing') {
-    if (ab !== bb) return ab < bb;
-    return ap > bp;
-  }
-  if (ap !== bp) return ap > bp;
-  return ab < bb;
-}
-
-/** Whether the flavor search goes on after a flavor of this mode (whenCanBorrow / whenCanPreempt). */
-export function shouldTryNext(m: Granular, cq: ClusterQueue): boolean {
-  const p = granularMode(m);
-  if (p === NO_FIT || p === NO_CANDIDATES) return true;
-  if ((p === PREEMPT || p === RECLAIM) && cq.tryNextOnPreempt) return true;
-  if (granularBorrowing(m) > 0 && cq.tryNextOnBorrow) return true;
-  return false;
-}
-
-function rank(m: Mode): number {
-  return m === 'NoFit' ? 0 : m === 'Preempt' ? 1 : 2;
-}
-
-/** updateMode: every flavor of the PodSet in `mode`. */
-function setMode(p: PodSetAssignment, mode: Mode): void {
-  p.flavors = p.flavors.map((f) => ({ ...f, mode }));
-}
-
-function podSetMode(podSetAssignment: PodSetAssignment): Mode {
-  if (!podSetAssignment.reasons.length) return 'Fit';
-  if (!podSetAssignment.flavors.length) return 'NoFit';
-  let mode: Mode = 'Fit';
-  for (const f of podSetAssignment.flavors) if (rank(f.mode) < rank(mode)) mode = f.mode;
-  return mode;
-}
-
-/** The failing PodSets of an assignment, for its pending message. */
-export function briefOf(a: Assignment, cq: ClusterQueue): Brief {
-  const podSets: BriefPodSet[] = [];
-  for (const p of a.podSets) {
-    if (p.reasons.length) podSets.push({ name: p.name, reasons: p.reasons, category: p.category, assigned: p.flavors.length > 0 });
-  }
-  return { mode: a.mode, clusterQueue: cq, podSets };
-}
-
-/** quotaResourcesToReserve: capacity a preempting workload without candidates holds for the cycle. */
-export function quotaToReserve(a: Assignment, cq: ClusterQueue): Map<FlavorResource, number> {
-  const out = new Map<FlavorResource, number>();
-  for (const [id, v] of a.usage) {
-    const nominal = cq.nominal[id], limit = cq.borrowingLimit[id], used = cq.usage[id];
-    if (a.borrowing > 0) out.set(id, limit === NO_LIMIT ? v : Math.min(v, nominal + limit - used));
-    else out.set(id, Math.max(0, Math.min(v, nominal - used)));
-  }
-  return out;
 }

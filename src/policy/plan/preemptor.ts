@@ -7,7 +7,7 @@
  */
 import { compareDrs, dominantResourceShare, Drs, ShareUnits } from './fair-share';
 import { fairPreemptions, FairPreemptionOptions, reclaimableQueues } from './fair-preemptor';
-import { granular, Granular, NO_CANDIDATES, PREEMPT, PreemptionOracle, RECLAIM } from './flavor-assigner';
+import { granular, Granular, NO_CANDIDATES, PREEMPT, PreemptionOracle, RECLAIM } from './assignment';
 import { CandidateList, CandidateLists, candidateListOf, contestedOf, orderCandidates, policyAllowsPriority, Run, Target, Variant } from './ordering';
 import {
   addUsage, addUsageList, addUsageMap, almostLcas, available, borrowingWith, CohortNode, fitsRequest, fitsRequestAndNodes, FlavorResource,

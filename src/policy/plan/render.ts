@@ -10,7 +10,8 @@ import { gangCanEverFit } from '../rules/cross-object';
 import type { KubeRayCapabilities, KueueCapabilities } from '../versions';
 import type { AfsLedger } from './afs';
 import { baseOf, PlanEnd, WAITS_FOR_LISTED } from './timeline';
-import type { Assignment, Brief, FlavorAssigner, LazyPending, QuotaMiss, Reason } from './flavor-assigner';
+import type { Assignment, Brief, LazyPending, QuotaMiss, Reason } from './assignment';
+import type { FlavorAssigner } from './flavor-assigner';
 import { CohortNode, FlavorResource, NO_LIMIT, QuotaNode, rootOf } from './quota-tree';
 import {
   PendingCategory, PLAN_SCHEMA_VERSION, PlanClusterQueue, PlanCohort, PlanCycle, PlanLocalQueue, PlanPending, PlanPodSetAssignment, PlanQuota,

@@ -5,9 +5,8 @@
  * matching the workload is NoMatchingFlavor (never admissible), not a quota wait.
  */
 import { FlavorResource } from '../../../src/policy/plan/quota-tree';
-import {
-  Assignment, briefOf, FlavorAssigner, Granular, granular, NO_CANDIDATES, PREEMPT, PreemptionOracle,
-} from '../../../src/policy/plan/flavor-assigner';
+import { Assignment, briefOf, Granular, granular, NO_CANDIDATES, PREEMPT, PreemptionOracle } from '../../../src/policy/plan/assignment';
+import { FlavorAssigner } from '../../../src/policy/plan/flavor-assigner';
 import { assignmentMessage } from '../../../src/policy/plan/render';
 import { ClusterQueue, Snapshot, Workload } from '../../../src/policy/plan/snapshot';
 import { simulatePlan } from '../../../src/policy/plan';

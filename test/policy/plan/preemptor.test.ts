@@ -3,7 +3,7 @@
  * ClusterQueue, reclaim in the cohort, borrowWithinCohort), the minimal set, the bound, and the
  * oracle the flavor assigner asks.
  */
-import { granular, NO_CANDIDATES, PREEMPT, RECLAIM } from '../../../src/policy/plan/flavor-assigner';
+import { granular, NO_CANDIDATES, PREEMPT, RECLAIM } from '../../../src/policy/plan/assignment';
 import { Preemptor } from '../../../src/policy/plan/preemptor';
 import { admit, B, fixture } from './fixtures';
 import { clusterQueue, CQSpec, flavor, localQueue, rayCluster, wpc } from './scenarios';

@@ -148,10 +148,11 @@ export function fixedTasScenarios(kueueVersion: string): TasScenario[] {
     one('tas-bound-pods', [job('around', 2, '4', required(HOSTNAME_LABEL)), job('rest', 3, '2', required(RACK))],
       { pods: [boundPod('daemon-n5', 'n5', '6'), boundPod('daemon-n1', 'n1', '3')] }),
     // PodSet groups (podset-group-name on the head and the workers): the head is placed with its workers. Apart, the head
-    // would take the fullest rack that holds one pod (r2) and the workers another (r1); grouped, both go to a rack that
-    // holds the workers with the head beside them.
-    one('tas-group-head-with-workers', [job('g', 4, '2', { ...required(RACK), [GROUP]: 'g' }),
-      job('h', 3, '4', { ...preferred(RACK), [GROUP]: 'h' }), job('apart', 4, '2', required(RACK))]),
+    // takes the fullest rack that holds one pod and the workers another; grouped, both go to a rack that holds the workers
+    // with the head beside them. h last: before v0.18.6 Kueue places it nowhere, and on v1beta2 retries it at once, so
+    // what it holds back behind it would depend on timing.
+    one('tas-group-head-with-workers', [job('g', 4, '2', { ...required(RACK), [GROUP]: 'g' }), job('apart', 4, '2', required(RACK)),
+      job('h', 3, '4', { ...preferred(RACK), [GROUP]: 'h' })]),
     // A group in a full cluster: the head must fit beside the workers, or the group waits.
     one('tas-group-tight', [job('fill', 6, '4', required(BLOCK)), job('g', 3, '2', { ...required(RACK), [GROUP]: 'g' }),
       job('g2', 1, '4', { ...required(HOSTNAME_LABEL), [GROUP]: 'g2' })]),

@@ -64,22 +64,25 @@ describe('placement on the nodes', () => {
   });
 
   test('PodSet groups by release: a group whose counts overstate the room beside its leader is placed nowhere before v0.18.6', () => {
-    // g takes n5 and n6; h (a head of 1 CPU with three 4-CPU workers, preferring a rack, grouped) is then counted to
-    // fit block b1 with its head under the `first` rule, but the racks below do not hold it ("unexpected remainingCount").
+    // g takes n5 and n6, apart n1 and n2; h (a head of 1 CPU with three 4-CPU workers, preferring a rack, grouped) is then
+    // counted to fit a block with its head under the `first` rule, but the racks below do not hold it ("unexpected
+    // remainingCount").
     const at = (v: string) => plan(scenario('tas-group-head-with-workers', v), v);
     const v14 = at('v0.14.8');
     expect(placed(byName(v14, 'h'))).toBe('head: workers:');
     expect(v14.notes).toContain('RayCluster plan/h: Kueue admits pod set head, workers with an empty topology assignment (its leader placement '
       + 'overstates the room; Kueue logs "unexpected remainingCount"), so TAS does not place those pods');
     // v1beta2 (0.16+) requires the assignment's slices: the admission is refused, and the workload waits.
-    const h17 = byName(at('v0.17.0'), 'h')!;
+    const v17 = at('v0.17.0');
+    const h17 = byName(v17, 'h')!;
     expect(h17.outcome).toBe('pending');
     expect(h17.pending?.category).toBe('topology');
     expect(h17.pending?.message).toContain('the API server refuses the Workload\'s admission with that empty placement');
-    // Both leave the nodes to the next job, which the real Kueue puts on n1 and n2.
-    expect(placed(byName(v14, 'apart'))).toBe('head:n5x1 workers:n1x2,n2x2');
-    // v0.19.2 places the head beside its workers and h spreads over racks (it prefers one, none holds it).
-    expect(placed(byName(at(V), 'h'))).toBe('head:n4x1 workers:n1x1,n2x1,n3x1');
+    // Kueue retries it at once, and what passes it meanwhile depends on timing: an ambiguity.
+    expect(v17.ambiguities.join('\n')).toContain('RayCluster plan/h: the API server refuses Kueue\'s admission of it');
+    expect(v14.ambiguities).toEqual([]);
+    // v0.19.2 places the head beside its workers, and h spreads over racks (it prefers one; none holds it).
+    expect(placed(byName(at(V), 'h'))).toBe('head:n4x1 workers:n3x1,n7x1,n8x1');
   });
 
   test('only Ready, schedulable nodes count; a node whose allocatable does not parse is left out with a note', () => {
