@@ -138,6 +138,19 @@ describe('the flavor match and the queues', () => {
     }
   });
 
+  test('a PodSet group gets its flavors together (their requests summed); apart, each PodSet takes the first flavor that fits it', () => {
+    // Flavor tas has quota for the head (1 CPU) but not for the head and the workers (2 x 2 CPUs); tas2 for all of them.
+    const objects = [topology(b, 'default'), tasFlavor(b, 'tas', 'default'), tasFlavor(b, 'tas2', 'default'),
+      clusterQueue(b, 'cq', { quotas: [{ flavor: 'tas', cpu: '3' }, { flavor: 'tas2', cpu: '64' }] }), localQueue(b, 'lq', 'cq')];
+    const cluster = (ann: Record<string, string>) => tasCluster('j', { lq: 'lq', headCpu: '1', workers: 2, workerCpu: '2', ann });
+    const rack = { 'kueue.x-k8s.io/podset-required-topology': RACK };
+    const big = [node({ name: 'n1', block: 'b1', rack: 'r1', cpu: 8 })];
+    const flavorsOf = (p: PlanResult) => (p.workloads[0].admission ?? []).map((a) => `${a.podSet}:${Object.values(a.flavors).join('+')}`).join(' ');
+    expect(flavorsOf(plan({ name: 'x', objects, arrivals: [cluster(rack)], nodes: big }))).toBe('head:tas workers:tas2');
+    expect(flavorsOf(plan({ name: 'x', objects, arrivals: [cluster({ ...rack, 'kueue.x-k8s.io/podset-group-name': 'g' })], nodes: big })))
+      .toBe('head:tas2 workers:tas2');
+  });
+
   test('a TAS flavor whose Topology is missing makes its ClusterQueue inactive (TopologyNotFound)', () => {
     const objects = [tasFlavor(b, 'tas', 'nowhere'), clusterQueue(b, 'cq', { quotas: [{ flavor: 'tas', cpu: '64' }] }), localQueue(b, 'lq', 'cq')];
     const w = plan({ name: 'x', objects, arrivals: [job()], nodes }).workloads[0];
