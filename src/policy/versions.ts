@@ -175,10 +175,7 @@ export interface KueueCapabilities {
    * without the section, off only with the DisableWaitForPodsReady feature gate).
    */
   readonly waitForPodsReady: 'enable-field' | 'presence' | 'default-on';
-  /**
-   * How the Configuration turns fair sharing on: v1beta1 `fairSharing.enable` (the preemption strategies
-   * defaulted); v1beta2 the section's presence, with `preemptionStrategies` required.
-   */
+  /** How the Configuration turns fair sharing on: v1beta1 `fairSharing.enable` (strategies defaulted); v1beta2 the section's presence. */
   readonly fairSharingSwitch: 'enable-field' | 'presence';
   /**
    * The dominant resource share's arithmetic (pkg/cache/.../fair_sharing.go): 'integer' up to 0.13
@@ -195,10 +192,7 @@ export interface KueueCapabilities {
    * sorts first.
    */
   readonly afsZeroWeightLast: boolean;
-  /**
-   * The LocalQueue usage comes from the manager's in-memory history and entry penalties (pkg/cache/queue/afs, 0.14 and
-   * later), which the plan models; 0.13 read it from the LocalQueue's status.
-   */
+  /** LocalQueue usage from the manager's history and entry penalties (pkg/cache/queue/afs, 0.14+); 0.13 reads the LocalQueue's status. */
   readonly afsUsageLedger: boolean;
   /** The TopologyAwareScheduling gate's default: Alpha and off from 0.9, Beta and on from 0.14. */
   readonly topologyAwareSchedulingGate: GateDefault;
@@ -210,6 +204,8 @@ export interface KueueCapabilities {
   readonly tasRecomputeWithinCycle: boolean;
   /** How TAS places a PodSet group's leader with its workers, by patch release: LeaderPlacement (plan/tas-assigner.ts). */
   readonly tasLeaderPlacement: 'first' | 'contributors' | 'prioritized';
+  /** FlavorFungibilityPreserveScanProgress (Beta, on; v0.18.6, v0.19.1+): a flavor scan resumes in the next cycle even if the generation moved. */
+  readonly flavorScanPreserved: boolean;
   /** FairSharingPreemptWithinNominal: absent before 0.17, Beta and on from 0.17 (a preemptor within nominal preempts without the DRS strategies). */
   readonly fairSharingPreemptWithinNominalGate: GateDefault;
   /** FairSharingPrioritizeNonBorrowing: absent before 0.17, Beta and on from 0.17 (the tournament puts non-borrowing subtrees first). */
@@ -367,6 +363,8 @@ export const KUEUE_FEATURES: FeatureTable<KueueFeatures> = {
   tasRecomputeWithinCycle: [{ version: BEFORE_ANY, value: false }, { version: 'v0.19.0', value: true }],
   tasLeaderPlacement: [{ version: BEFORE_ANY, value: 'first' }, { version: 'v0.17.2', value: 'contributors' },
     { version: 'v0.18.6', value: 'prioritized' }, { version: 'v0.19.0', value: 'contributors' }, { version: 'v0.19.2', value: 'prioritized' }],
+  flavorScanPreserved: [{ version: BEFORE_ANY, value: false }, { version: 'v0.18.6', value: true }, { version: 'v0.19.0', value: false },
+    { version: 'v0.19.1', value: true }],
   fairSharingPreemptWithinNominalGate: [{ version: BEFORE_ANY, value: 'absent' }, { version: 'v0.17.0', value: 'on', preRelease: 'Beta' }],
   fairSharingPrioritizeNonBorrowingGate: [{ version: BEFORE_ANY, value: 'absent' }, { version: 'v0.17.0', value: 'on', preRelease: 'Beta' }],
   waitForPodsReady: [{ version: BEFORE_ANY, value: 'enable-field' }, { version: 'v0.16.0', value: 'presence' },

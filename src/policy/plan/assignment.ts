@@ -44,6 +44,8 @@ export interface FlavorAssignment {
   readonly value: number;
   /** Preempt mode without candidates because the preemption bound failed (see the cycle's nominate). */
   readonly hopeless: boolean;
+  /** TriedFlavorIdx: the last flavor of its resource group the scan tried, -1 when that was the group's last. */
+  triedFlavorIdx: number;
 }
 
 /** A flavor/resource short of quota, with the figures fitsResourceQuota saw: formatted only when read. */
@@ -79,6 +81,14 @@ export interface Assignment {
   tas?: TasPlacement[];
   /** The workload asks for TAS: preemption must also make room on the nodes. */
   tasRequested?: boolean;
+  /** Per PodSet index, per assigned resource, its triedFlavorIdx (Kueue's LastState.LastTriedFlavorIdx). */
+  tried?: Array<Map<string, number> | undefined>;
+}
+
+/** PendingFlavors: some resource's scan stopped before its group's last flavor. */
+export function pendingFlavors(tried: ReadonlyArray<ReadonlyMap<string, number> | undefined> | undefined): boolean {
+  for (const m of tried ?? []) for (const i of m?.values() ?? []) if (i !== -1) return true;
+  return false;
 }
 
 export interface BriefPodSet {

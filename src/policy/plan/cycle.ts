@@ -9,8 +9,8 @@
  * (pkg/cache/queue/inadmissible_workloads.go), so the queued workloads settle first. Pure.
  */
 import { FairSharingIterator } from './fair-iterator';
-import { Assignment, briefOf, quotaToReserve } from './assignment';
-import { FlavorAssigner } from './flavor-assigner';
+import { Assignment, briefOf, pendingFlavors, quotaToReserve } from './assignment';
+import { FlavorAssigner, Nomination, nominationOf } from './flavor-assigner';
 import type { Target } from './ordering';
 import { fitsAfterVictims, Preemptor } from './preemptor';
 import { addUsageMap, CohortNode, FlavorResource, QuotaNode, rootOf } from './quota-tree';
@@ -19,7 +19,7 @@ import { QueueManager } from './queue-manager';
 import { assignmentMessage, describeAssignment, SimulationState } from './render';
 import type { PlanCandidate, PlanCycle } from './schema';
 import type { PlanAdmission, PlanInput } from './input';
-import { addAdmitted, addTasUsage, ClusterQueue, removeAdmitted, TasPlacement, Workload } from './snapshot';
+import { addAdmitted, addTasUsage, ClusterQueue, LastAssignment, removeAdmitted, TasPlacement, Workload } from './snapshot';
 import { arrivalSchedule, baseOf, DEFAULT_HORIZON_SECONDS, PlanEnd, WAITS_FOR_LISTED } from './timeline';
 import { admittedSetKey } from './workload';
 
@@ -272,6 +272,7 @@ export class PlanSimulator extends QueueManager {
       this.unadmitUsage(victim);
       victim.state = 'queued';
       victim.evicted = false;
+      victim.lastAssignment = undefined;
       this.snapshot.evicted.delete(victim);
       victim.flavors = undefined;
       victim.pending = { category: 'not-evaluated', message: 'preempted; requeued', shortfalls: [] };
@@ -309,6 +310,8 @@ export class PlanSimulator extends QueueManager {
     addTasUsage(w.tas, -1);
     if (removeAdmitted(cq, w)) this.admittedKey ^= admittedSetKey(w.id);
     cq.memo.version++;
+    // deleteWorkload: quota left the ClusterQueue.
+    cq.allocatableGeneration++;
     w.usage = new Map();
   }
 
@@ -328,9 +331,13 @@ export class PlanSimulator extends QueueManager {
     visit(root);
   }
 
-  private nominate(w: Workload): Entry {
+  private nominate(w: Workload, nomination?: Nomination): Entry {
     const cq = w.clusterQueue!;
-    const assignment = this.assigner.assign(w);
+    // getAssignments: a recorded flavor scan resumes, unless it is outdated.
+    if (w.lastAssignment && this.scanOutdated(w.lastAssignment, cq)) w.lastAssignment = undefined;
+    const assignment = this.assigner.assign(w, nomination);
+    // recordAssignment: where this scan stopped (only kept while a flavor is left untried).
+    w.lastAssignment = assignment.tried ? { tried: assignment.tried, generation: cq.allocatableGeneration, cycle: this.cycle } : undefined;
     let targets: Target[] = [];
     const considered = this.keepTrace ? [] : undefined;
     if (assignment.mode === 'Preempt') {
@@ -357,6 +364,15 @@ export class PlanSimulator extends QueueManager {
       }
     }
     return { workload: w, assignment, targets, considered };
+  }
+
+  /**
+   * lastAssignmentOutdated: the ClusterQueue's allocatable generation moved since the scan; from FlavorFungibilityPreserveScanProgress,
+   * not within the next cycle.
+   */
+  private scanOutdated(last: LastAssignment, cq: ClusterQueue): boolean {
+    if (this.kueue.flavorScanPreserved && this.cycle - last.cycle <= 1) return false;
+    return cq.allocatableGeneration > last.generation;
   }
 
   /** Decides one entry of a cycle. The trace line (when kept) goes to `trace`; the pending message is built when read. */
@@ -388,11 +404,15 @@ export class PlanSimulator extends QueueManager {
     else if (!fitsAfterVictims(cq, a.usage, preempted, targets, a.tas)) {
       // TASRecomputeAssignmentWithinSchedulingCycle: an earlier admission of the cycle took its nodes; assign again, once.
       if (!recomputed && a.tas && this.kueue.tasRecomputeWithinCycle && fitsAfterVictims(cq, a.usage, preempted, targets)) {
-        return this.process(this.nominate(w), preempted, temporary, trace, true);
+        // updateAssignmentIfNeeded: from the first flavor again, but only the nominated ones (NominationMapping).
+        w.lastAssignment = undefined;
+        return this.process(this.nominate(w, nominationOf(w, a)), preempted, temporary, trace, true);
       }
       skipped = 'Workload no longer fits after processing another workload';
     }
     if (skipped) {
+      // markSkipped: the scan's progress is kept only under FlavorFungibilityPreserveScanProgress.
+      if (!this.kueue.flavorScanPreserved) w.lastAssignment = undefined;
       w.pending = { brief: briefOf(a, cq), category: 'quota', message: skipped };
       cq.queue.push(w);
       if (this.keepTrace) trace.push(traceLine(e, 'skipped', skipped));
@@ -413,6 +433,8 @@ export class PlanSimulator extends QueueManager {
   private issuePreemptions(e: Entry, temporary: Temporary[]): void {
     const { workload: w, assignment: a, targets } = e;
     const cq = w.clusterQueue!;
+    // markPreemptionOutcome: after issuing preemptions, the next attempt tries every flavor.
+    w.lastAssignment = undefined;
     addUsageMap(cq, a.usage, 1);
     addTasUsage(a.tas, 1);
     temporary.push({ clusterQueue: cq, usage: a.usage, tas: a.tas });
@@ -440,7 +462,8 @@ export class PlanSimulator extends QueueManager {
 
   /** Back to the queue (StrictFIFO), or parked until quota is released, with its equivalent workloads (BestEffortFIFO). */
   private park(w: Workload, cq: ClusterQueue): void {
-    if (cq.strict) {
+    // requeueIfNotPresent: a workload with a flavor left untried goes back to the queue at once (LastAssignment.PendingFlavors).
+    if (cq.strict || pendingFlavors(w.lastAssignment?.tried)) {
       cq.queue.push(w);
       return;
     }
@@ -485,6 +508,9 @@ export class PlanSimulator extends QueueManager {
     addUsageMap(cq, w.usage, 1);
     this.markAdmitted(cq, w);
     cq.memo.version++;
+    // The admission's status update reaches the cache as an update (delete and add): the generation moves.
+    cq.allocatableGeneration++;
+    w.lastAssignment = undefined;
     if (cq.sticky === w) cq.sticky = undefined;
     w.state = 'admitted';
     w.pending = undefined;

@@ -67,28 +67,40 @@ export class FlavorAssigner {
     private readonly tas?: TasSettings,
   ) {}
 
-  /** The assignment of `w` in its ClusterQueue (a scale-up slice keeps its flavors). */
-  assign(w: Workload): Assignment {
+  /**
+   * The assignment of `w` in its ClusterQueue (a scale-up slice keeps its flavors). `nomination` (a recomputation within
+   * the cycle, NominationMapping): per PodSet index, the flavor each resource was nominated to, the only one then tried.
+   */
+  assign(w: Workload, nomination?: Nomination): Assignment {
     const cq = w.clusterQueue!;
-    return w.sliceOf ? this.assignSlice(w, cq) : this.assignFlavors(w, cq);
+    if (w.sliceOf) return this.assignSlice(w, cq);
+    this.nomination = nomination;
+    try {
+      return this.assignFlavors(w, cq);
+    } finally {
+      this.nomination = undefined;
+    }
   }
+
+  private nomination?: Nomination;
 
   private assignFlavors(w: Workload, cq: ClusterQueue): Assignment {
     const a: Assignment = { podSets: [], usage: new Map(), borrowing: 0, mode: 'Fit' };
     const units = this.unitsOf(w);
     if (!units) {
       for (const ps of w.podSets) {
-        if (!this.assignUnit(w, cq, a, [ps])) return a;
+        if (!this.assignUnit(w, cq, a, [ps])) return withTried(w, a);
       }
     } else {
       for (const unit of units) {
         if (this.assignUnit(w, cq, a, unit)) continue;
         // The PodSets assigned so far, in the workload's order (a group may join PodSets apart).
         a.podSets.sort((x, y) => w.podSets.findIndex((ps) => ps.name === x.name) - w.podSets.findIndex((ps) => ps.name === y.name));
-        return a;
+        return withTried(w, a);
       }
       a.podSets.sort((x, y) => w.podSets.findIndex((ps) => ps.name === x.name) - w.podSets.findIndex((ps) => ps.name === y.name));
     }
+    withTried(w, a);
     let mode: Mode = 'Fit';
     for (const podSetAssignment of a.podSets) {
       const m = podSetMode(podSetAssignment);
@@ -120,7 +132,10 @@ export class FlavorAssigner {
         break;
       }
       if (podSetAssignment.flavors.some((f) => f.resource === resource)) continue;
-      const found = this.findFlavor(w, cq, group, members, groupRequests, a.usage, podSetAssignment);
+      const index = w.podSets.indexOf(members[0]);
+      const last = w.lastAssignment?.tried[index]?.get(resource);
+      const found = this.findFlavor(w, cq, group, members, groupRequests, a.usage, podSetAssignment, last === undefined ? 0 : last + 1,
+        this.nomination?.[index]?.get(resource));
       if (found.length === 0 && groupRequests.length > 0) {
         podSetAssignment.flavors = [];
         failed = true;
@@ -326,7 +341,7 @@ export class FlavorAssigner {
         const r = this.fitsResourceQuota(w, cq, id, assumed, delta, podSetAssignment);
         const borrowing = granularBorrowing(r);
         const mode = granularMode(r) === FIT ? 'Fit' : 'NoFit';
-        podSetAssignment.flavors.push({ resource, flavor, flavorResource: id, mode, borrowing, value: delta, hopeless: false });
+        podSetAssignment.flavors.push({ resource, flavor, flavorResource: id, mode, borrowing, value: delta, hopeless: false, triedFlavorIdx: -1 });
         a.usage.set(id, assumed + delta);
         if (borrowing > a.borrowing) a.borrowing = borrowing;
       }
@@ -342,11 +357,18 @@ export class FlavorAssigner {
   private findFlavor(
     w: Workload, cq: ClusterQueue, group: ResourceGroup, members: readonly PodSet[], requests: readonly ResourceRequest[],
     assumed: Map<FlavorResource, number>, podSetAssignment: PodSetAssignment,
+    /** The first flavor to try: after the one where the last scan stopped (NextFlavorToTryForPodSetResource). */
+    start: number,
+    /** The one flavor a recomputation may take (shouldSkipBasedOnNominationMapping). */
+    nominated?: string,
   ): FlavorAssignment[] {
     let best: FlavorAssignment[] | undefined;
     let bestMode: Granular = WORST;
-    for (let fi = 0; fi < group.flavors.length; fi++) {
+    let attempted = -1;
+    for (let fi = start; fi < group.flavors.length; fi++) {
+      attempted = fi;
       const flavor = group.flavors[fi];
+      if (nominated !== undefined && flavor !== nominated) continue;
       // checkFlavorForPodSets: the first PodSet of the group the flavor does not suit says why.
       let mismatch = this.mismatchOf(flavor, w, members[0], cq, group.covered);
       for (let m = 1; !mismatch && m < members.length; m++) mismatch = this.mismatchOf(flavor, w, members[m], cq, group.covered);
@@ -366,7 +388,7 @@ export class FlavorAssigner {
         const p = granularMode(r);
         assignments.push({
           resource, flavor, flavorResource: id, mode: p === FIT ? 'Fit' : p === NO_FIT ? 'NoFit' : 'Preempt', borrowing: granularBorrowing(r), value,
-          hopeless: p === NO_CANDIDATES && this.oracle.lastEndedAtBound,
+          hopeless: p === NO_CANDIDATES && this.oracle.lastEndedAtBound, triedFlavorIdx: -1,
         });
       }
       if (!shouldTryNext(representative, cq)) {
@@ -384,6 +406,9 @@ export class FlavorAssigner {
       podSetAssignment.reasons = [];
       podSetAssignment.category = undefined;
     }
+    // Where the scan stopped, for the next one to resume after (-1: it reached the group's last flavor).
+    const tried = attempted === group.flavors.length - 1 ? -1 : attempted;
+    for (const f of best ?? []) f.triedFlavorIdx = tried;
     return best ?? [];
   }
 
@@ -458,6 +483,33 @@ export class FlavorAssigner {
     }
     return granular(NO_FIT, subtreeHeight(h));
   }
+}
+
+/** NominationMapping: per PodSet index, resource → the flavor it was nominated to. */
+export type Nomination = ReadonlyArray<ReadonlyMap<string, string> | undefined>;
+
+/** The flavors an assignment nominated, per PodSet index (readResourceToFlavorMapping). */
+export function nominationOf(w: Workload, a: Assignment): Nomination {
+  const out: Array<Map<string, string> | undefined> = [];
+  for (const p of a.podSets) out[w.podSets.findIndex((ps) => ps.name === p.name)] = new Map(p.flavors.map((f) => [f.resource, f.flavor]));
+  return out;
+}
+
+/** The assignment with its LastState: per PodSet index, where each resource's scan stopped (only when some flavor has a next). */
+function withTried(w: Workload, a: Assignment): Assignment {
+  let any = false;
+  const tried: Array<Map<string, number> | undefined> = [];
+  for (const p of a.podSets) {
+    if (!p.flavors.length) continue;
+    const m = new Map<string, number>();
+    for (const f of p.flavors) {
+      m.set(f.resource, f.triedFlavorIdx);
+      if (f.triedFlavorIdx !== -1) any = true;
+    }
+    tried[w.podSets.findIndex((ps) => ps.name === p.name)] = m;
+  }
+  if (any) a.tried = tried;
+  return a;
 }
 
 /**

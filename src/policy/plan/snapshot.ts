@@ -104,6 +104,19 @@ export interface Workload {
   waitsFor: Workload[];
   /** Its pods' places, per TAS PodSet, while admitted (their usage is on the flavors' nodes). */
   tas?: TasPlacement[];
+  /** Where its last flavor scan stopped (Kueue's LastAssignment), while the next one may resume from it. */
+  lastAssignment?: LastAssignment;
+}
+
+/**
+ * Kueue's AssignmentClusterQueueState: per PodSet (by index) and resource, the index of the last flavor tried in its
+ * resource group, -1 when that was the group's last flavor; with the ClusterQueue's allocatable generation and the
+ * scheduling cycle of the scan.
+ */
+export interface LastAssignment {
+  readonly tried: ReadonlyArray<ReadonlyMap<string, number> | undefined>;
+  readonly generation: number;
+  readonly cycle: number;
 }
 
 export type WorkloadInit = Pick<Workload, 'id' | 'ref' | 'kind' | 'namespace' | 'name' | 'arrival' | 'created' | 'obj' | 'podSets' | 'state'>
@@ -162,6 +175,11 @@ export interface ClusterQueue extends QuotaNode {
   queue: WorkloadQueue<Workload>;
   /** BestEffortFIFO: the workload that issued preemptions stays at the head until admitted (Kueue#6929). */
   sticky?: Workload;
+  /**
+   * AllocatableResourceGeneration: moves when a workload leaves the ClusterQueue's cache or is updated there (an
+   * admission's status update), and a recorded flavor scan older than it is not resumed.
+   */
+  allocatableGeneration: number;
   /** Scheduling-equivalence hashes parked as inadmissible (Kueue >= 0.18, BestEffortFIFO). */
   readonly parkedHashes: Set<number>;
   readonly admitted: Set<Workload>;
@@ -475,7 +493,8 @@ function addClusterQueue(s: Snapshot, c: ClusterQueueJson, resourceGroups: reado
   const size = s.flavorResourceNames.length;
   const cq: ClusterQueue = {
     // Every field set here, the optional ones too: one object shape for all ClusterQueues.
-    name: c.metadata?.name, isCohort: false, parent: undefined, inactiveReason: undefined, sticky: undefined, ...quotaArrays(size),
+    name: c.metadata?.name, isCohort: false, parent: undefined, inactiveReason: undefined, sticky: undefined, allocatableGeneration: 0,
+    ...quotaArrays(size),
     groups, groupByResource, strict: spec.queueingStrategy === 'StrictFIFO',
     preemption: {
       within: p.withinClusterQueue ?? 'Never', reclaim: p.reclaimWithinCohort ?? 'Never',

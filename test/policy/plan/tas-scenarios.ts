@@ -34,12 +34,14 @@ export interface NodeSpec {
   readonly rack: string;
   readonly cpu: number;
   readonly taint?: { readonly key: string; readonly value?: string; readonly effect: string };
+  /** More labels (a node pool a flavor selects). */
+  readonly labels?: Readonly<Record<string, string>>;
 }
 
 export function node(n: NodeSpec, scenario = BASE): any {
   return {
     apiVersion: 'v1', kind: 'Node',
-    metadata: { name: n.name, labels: { [BLOCK]: n.block, [RACK]: n.rack, [HOSTNAME_LABEL]: n.name, [SCENARIO_LABEL]: scenario } },
+    metadata: { name: n.name, labels: { ...n.labels, [BLOCK]: n.block, [RACK]: n.rack, [HOSTNAME_LABEL]: n.name, [SCENARIO_LABEL]: scenario } },
     spec: n.taint ? { taints: [n.taint] } : {},
     status: { allocatable: { cpu: String(n.cpu), memory: '64Gi', pods: '110' }, capacity: { cpu: String(n.cpu), memory: '64Gi', pods: '110' },
       conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'test node' }] },
@@ -51,9 +53,9 @@ export function topology(b: Builder, name: string, levels = [BLOCK, RACK, HOSTNA
   return { apiVersion: b.api, kind: 'Topology', metadata: { name }, spec: { levels: levels.map((nodeLabel) => ({ nodeLabel })) } };
 }
 
-export function tasFlavor(b: Builder, name: string, topologyName: string, tolerations?: any[]): any {
+export function tasFlavor(b: Builder, name: string, topologyName: string, tolerations?: any[], nodeLabels: Record<string, string> = {}): any {
   return { apiVersion: b.api, kind: 'ResourceFlavor', metadata: { name },
-    spec: { topologyName, nodeLabels: { [SCENARIO_LABEL]: BASE }, ...(tolerations ? { tolerations } : {}) } };
+    spec: { topologyName, nodeLabels: { ...nodeLabels, [SCENARIO_LABEL]: BASE }, ...(tolerations ? { tolerations } : {}) } };
 }
 
 export interface TasJobSpec {
@@ -112,11 +114,12 @@ function priorities(b: Builder): any[] {
 /** The fixed scenarios for a Kueue version. */
 export function fixedTasScenarios(kueueVersion: string): TasScenario[] {
   const b = builder(kueueVersion);
-  const base = [topology(b, 'default'), tasFlavor(b, 'tas', 'default'), ...priorities(b)];
+  const base = (tasNodeLabels?: Record<string, string>) => [topology(b, 'default'), tasFlavor(b, 'tas', 'default', undefined, tasNodeLabels),
+    ...priorities(b)];
   const cq = (s: Partial<CQSpec> = {}) => clusterQueue(b, 'cq', { quotas: [{ flavor: 'tas', cpu: '64' }], ...s });
-  const one = (name: string, arrivals: any[], opts: { cq?: Partial<CQSpec>; nodes?: NodeSpec[]; extra?: any[]; pods?: any[] } = {})
-  : TasScenario => ({
-    name, objects: [...base, ...(opts.extra ?? []), cq(opts.cq), localQueue(b, 'lq', 'cq')], arrivals,
+  const one = (name: string, arrivals: any[], opts: { cq?: Partial<CQSpec>; nodes?: NodeSpec[]; extra?: any[]; pods?: any[];
+    tasNodeLabels?: Record<string, string> } = {}): TasScenario => ({
+    name, objects: [...base(opts.tasNodeLabels), ...(opts.extra ?? []), cq(opts.cq), localQueue(b, 'lq', 'cq')], arrivals,
     nodes: (opts.nodes ?? NODES).map((n) => node(n)), ...(opts.pods ? { pods: opts.pods } : {}),
   });
   const job = (name: string, workers: number, workerCpu: string, ann?: Record<string, string>, extra: Partial<TasJobSpec> = {}) =>
@@ -156,6 +159,16 @@ export function fixedTasScenarios(kueueVersion: string): TasScenario[] {
     // A group in a full cluster: the head must fit beside the workers, or the group waits.
     one('tas-group-tight', [job('fill', 6, '4', required(BLOCK)), job('g', 3, '2', { ...required(RACK), [GROUP]: 'g' }),
       job('g2', 1, '4', { ...required(HOSTNAME_LABEL), [GROUP]: 'g2' })]),
+    // Where a flavor scan resumes: b's scan stops at tas (its quota fits) but a holds tas's one node, and no one may be
+    // preempted; tas2 is untried, so Kueue puts b back at once and the next scan starts there (LastAssignment).
+    one('tas-flavor-scan-resume', [job('a', 1, '7', required(HOSTNAME_LABEL)), tasCluster('b', { lq: 'lq2', headCpu: '1', workers: 1,
+      workerCpu: '7', ann: required(HOSTNAME_LABEL) })], {
+      cq: { cohort: 'co', quotas: [{ flavor: 'tas', cpu: '8' }] },
+      extra: [clusterQueue(b, 'cq2', { cohort: 'co', quotas: [{ flavor: 'tas', cpu: '8' }, { flavor: 'tas2', cpu: '8' }] }),
+        localQueue(b, 'lq2', 'cq2'), tasFlavor(b, 'tas2', 'default', undefined, { pool: 'b' })],
+      nodes: [{ name: 'n1', block: 'b1', rack: 'r1', cpu: 8, labels: { pool: 'a' } }, { name: 'n2', block: 'b1', rack: 'r1', cpu: 8,
+        labels: { pool: 'b' } }],
+      tasNodeLabels: { pool: 'a' } }),
     // A non-TAS flavor first: a job without annotations takes it; one that asks for a rack cannot, and goes to the TAS flavor.
     one('tas-mixed-flavors', [job('anywhere', 2, '1'), job('racked', 2, '1', required(RACK))], {
       cq: { quotas: [{ flavor: 'plain', cpu: '4' }, { flavor: 'tas', cpu: '64' }] }, extra: [flavor(b, 'plain')] }),
@@ -212,7 +225,8 @@ export function isolateTas(s: TasScenario, prefix: string): TasScenario {
   const iso = isolate(s, prefix);
   const objects = iso.objects.map((o) => {
     if (o.kind === 'ResourceFlavor' && o.spec.topologyName) {
-      return { ...o, spec: { ...o.spec, topologyName: `${prefix}-${o.spec.topologyName}`, nodeLabels: { [SCENARIO_LABEL]: prefix } } };
+      return { ...o, spec: { ...o.spec, topologyName: `${prefix}-${o.spec.topologyName}`,
+        nodeLabels: { ...o.spec.nodeLabels, [SCENARIO_LABEL]: prefix } } };
     }
     return o;
   });

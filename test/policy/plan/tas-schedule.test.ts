@@ -31,13 +31,10 @@
  *   nor are the QuotaReserved and Admitted events' messages (wait times, flavors considered).
  *
  * Counts: TestScheduleForTAS 67 cases, 35 translated, 32 skipped; TestScheduleForTASPreemption 11, 10 translated, 1
- * skipped; TestScheduleForTASCohorts 26, 16 translated, 9 skipped, and 1 the plan does not agree with:
- * - "two flavors in cohort; re-evaluation is sticky and does not switch to second flavor; ...enabled": a1 takes node-1
- *   of tas-flavor-1; b1's flavor search stopped at tas-flavor-1 (it fits the quota), its TAS placement fails there, and
- *   with no preemption candidates it waits. Kueue puts it back in the active queue because a flavor is still untried
- *   (ClusterQueue.requeueIfNotPresent on LastAssignment.PendingFlavors(), pkg/cache/queue/cluster_queue.go:678-685) and
- *   resumes the search at tas-flavor-2 in the next cycle, where node-2 admits it. The plan parks it and rescans from
- *   the first flavor on every retry (docs/plan.md, Simplifications), so b1 stays pending.
+ * skipped; TestScheduleForTASCohorts 26, 17 translated, 9 skipped. The "two flavors in cohort; re-evaluation is sticky and
+ * does not switch to second flavor; ...enabled" case also checks the cycle after upstream's one: b1, which waited on
+ * tas-flavor-1, goes back to the queue at once because tas-flavor-2 is untried (LastAssignment.PendingFlavors) and is
+ * admitted there.
  * Skipped, by reason:
  * - ProvisioningRequest / admission checks (10): "workload in CQ with ProvisioningRequest; second pass; baseline
  *   scenario", "...; second pass; multi-resource workload fully consumes quota", "workload in CQ with two TAS flavors,
@@ -812,6 +809,28 @@ describe('TestScheduleForTASCohorts (v0.19.2), through the plan', () => {
     expect(results(theCycle(p, 2))).toEqual({ a1: 'admitted', b1: 'admitted' });
     expect(admission(p, 'a1')).toEqual({ one: hostAt(1, { cpu: 'tas-default' }, 'node-1:1') });
     expect(admission(p, 'b1')).toEqual({ one: hostAt(1, { cpu: 'tas-default' }, 'node-2:1') });
+  });
+
+  test('two flavors in cohort; re-evaluation is sticky and does not switch to second flavor; TASRecomputeAssignmentWithinSchedulingCycle '
+    + 'enabled', () => {
+    const f1 = flavor('tas-flavor-1', 'tas-single-level', { nodeLabels: { 'tas-flavor': 'f1' } });
+    const f2 = flavor('tas-flavor-2', 'tas-single-level', { nodeLabels: { 'tas-flavor': 'f2' } });
+    const objects = [singleLevel, f1, f2, clusterQueue('tas-cq-a', [[['tas-flavor-1', { cpu: '8' }]]], { cohort }),
+      clusterQueue('tas-cq-b', [[['tas-flavor-1', { cpu: '8' }], ['tas-flavor-2', { cpu: '8' }]]], { cohort }), ...lqs];
+    const nodes = [node('node-1', host('node-1', { 'tas-flavor': 'f1' }), { cpu: '8', pods: '10' }),
+      node('node-2', host('node-2', { 'tas-flavor': 'f2' }), { cpu: '8', pods: '10' })];
+    const arrivals = a1b1([10, ps('one', 1, { cpu: '8' }, { required: HOST })], [5, ps('one', 1, { cpu: '8' }, { required: HOST })]);
+    const p = plan({ objects, nodes, arrivals, queuedAtStart: 2 });
+    // Upstream's one cycle: b1's scan stops at tas-flavor-1 (it fits the quota), whose node a1 took, and it waits.
+    const c = theCycle(p, 2);
+    expect(results(c)).toEqual({ a1: 'admitted', b1: 'pending' });
+    expect(detail(c, 'b1')).toBe('needs preemption but no workload may be preempted: couldn\'t assign flavors to pod set one: topology '
+      + '"tas-single-level" doesn\'t allow to fit any of 1 pod(s). Total nodes: 1; excluded: resource "cpu": 1');
+    expect(admission(p, 'a1')).toEqual({ one: hostAt(1, { cpu: 'tas-flavor-1' }, 'node-1:1') });
+    // tas-flavor-2 is still untried (LastAssignment.PendingFlavors): Kueue puts b1 back in the queue at once, and the next
+    // cycle resumes the scan there, where node-2 takes it.
+    expect(nextCycle(p, c)).toEqual(['b1']);
+    expect(admission(p, 'b1')).toEqual({ one: hostAt(1, { cpu: 'tas-flavor-2' }, 'node-2:1') });
   });
 
   test('two workloads considered; both overlapping in the initial flavor assignment; TASRecomputeAssignmentWithinSchedulingCycle enabled', () => {
