@@ -89,11 +89,11 @@ export class FlavorAssigner {
     const units = this.unitsOf(w);
     if (!units) {
       for (const ps of w.podSets) {
-        if (!this.assignUnit(w, cq, a, [ps])) return withTried(w, a);
+        if (!this.assignUnit(w, cq, a, ps)) return withTried(w, a);
       }
     } else {
       for (const unit of units) {
-        if (this.assignUnit(w, cq, a, unit)) continue;
+        if (this.assignUnit(w, cq, a, unit.length === 1 ? unit[0] : unit)) continue;
         // The PodSets assigned so far, in the workload's order (a group may join PodSets apart).
         a.podSets.sort((x, y) => w.podSets.findIndex((ps) => ps.name === x.name) - w.podSets.findIndex((ps) => ps.name === y.name));
         return withTried(w, a);
@@ -116,8 +116,11 @@ export class FlavorAssigner {
    * summed, one flavor per resource for the group, each PodSet then given those of the resources it asks for, with its own
    * amounts). False when it fails: the assignment is then NoFit.
    */
-  private assignUnit(w: Workload, cq: ClusterQueue, a: Assignment, members: readonly PodSet[]): boolean {
-    const lead = members.length === 1 ? members[0] : this.groupPodSetOf(members);
+  private assignUnit(w: Workload, cq: ClusterQueue, a: Assignment, unit: PodSet | readonly PodSet[]): boolean {
+    // One PodSet (most of them: no array per evaluation), or a group's.
+    const members = Array.isArray(unit) ? unit as readonly PodSet[] : undefined;
+    const first = members ? members[0] : unit as PodSet;
+    const lead = members ? this.groupPodSetOf(members) : first;
     const { steps } = this.requestsOf(lead, cq);
     const podSetAssignment: PodSetAssignment = { name: lead.name, count: lead.count, flavors: [], reasons: [] };
     let failed = false;
@@ -132,9 +135,9 @@ export class FlavorAssigner {
         break;
       }
       if (podSetAssignment.flavors.some((f) => f.resource === resource)) continue;
-      const index = w.podSets.indexOf(members[0]);
+      const index = w.lastAssignment || this.nomination ? w.podSets.indexOf(first) : -1;
       const last = w.lastAssignment?.tried[index]?.get(resource);
-      const found = this.findFlavor(w, cq, group, members, groupRequests, a.usage, podSetAssignment, last === undefined ? 0 : last + 1,
+      const found = this.findFlavor(w, cq, group, first, members, groupRequests, a.usage, podSetAssignment, last === undefined ? 0 : last + 1,
         this.nomination?.[index]?.get(resource));
       if (found.length === 0 && groupRequests.length > 0) {
         podSetAssignment.flavors = [];
@@ -144,7 +147,12 @@ export class FlavorAssigner {
       if (!podSetAssignment.flavors.length) podSetAssignment.flavors = found;
       else podSetAssignment.flavors.push(...found);
     }
-    const assigned = members.length === 1 ? [podSetAssignment] : members.map((m): PodSetAssignment => {
+    if (!members) {
+      this.addPodSet(a, podSetAssignment);
+      if (failed) a.mode = 'NoFit';
+      return !failed;
+    }
+    const assigned = members.map((m): PodSetAssignment => {
       const own = this.requestsOf(m, cq).steps;
       const flavors = podSetAssignment.flavors.flatMap((f) => {
         const step = own.find((x) => x.resource === f.resource);
@@ -152,15 +160,17 @@ export class FlavorAssigner {
       });
       return { name: m.name, count: m.count, flavors, reasons: [...podSetAssignment.reasons], category: podSetAssignment.category };
     });
-    for (const p of assigned) {
-      a.podSets.push(p);
-      for (const f of p.flavors) {
-        if (f.borrowing > a.borrowing) a.borrowing = f.borrowing;
-        a.usage.set(f.flavorResource, (a.usage.get(f.flavorResource) ?? 0) + f.value);
-      }
-    }
+    for (const p of assigned) this.addPodSet(a, p);
     if (failed) a.mode = 'NoFit';
     return !failed;
+  }
+
+  private addPodSet(a: Assignment, p: PodSetAssignment): void {
+    a.podSets.push(p);
+    for (const f of p.flavors) {
+      if (f.borrowing > a.borrowing) a.borrowing = f.borrowing;
+      a.usage.set(f.flavorResource, (a.usage.get(f.flavorResource) ?? 0) + f.value);
+    }
   }
 
   /**
@@ -355,7 +365,7 @@ export class FlavorAssigner {
 
   /** The flavor of one resource group for a PodSet (empty: none fits); reasons and category go to `podSetAssignment`. */
   private findFlavor(
-    w: Workload, cq: ClusterQueue, group: ResourceGroup, members: readonly PodSet[], requests: readonly ResourceRequest[],
+    w: Workload, cq: ClusterQueue, group: ResourceGroup, first: PodSet, members: readonly PodSet[] | undefined, requests: readonly ResourceRequest[],
     assumed: Map<FlavorResource, number>, podSetAssignment: PodSetAssignment,
     /** The first flavor to try: after the one where the last scan stopped (NextFlavorToTryForPodSetResource). */
     start: number,
@@ -370,8 +380,8 @@ export class FlavorAssigner {
       const flavor = group.flavors[fi];
       if (nominated !== undefined && flavor !== nominated) continue;
       // checkFlavorForPodSets: the first PodSet of the group the flavor does not suit says why.
-      let mismatch = this.mismatchOf(flavor, w, members[0], cq, group.covered);
-      for (let m = 1; !mismatch && m < members.length; m++) mismatch = this.mismatchOf(flavor, w, members[m], cq, group.covered);
+      let mismatch = this.mismatchOf(flavor, w, first, cq, group.covered);
+      for (let m = 1; members && !mismatch && m < members.length; m++) mismatch = this.mismatchOf(flavor, w, members[m], cq, group.covered);
       if (mismatch) {
         podSetAssignment.reasons.push(mismatch);
         podSetAssignment.category ??= 'max-capacity';
@@ -497,18 +507,13 @@ export function nominationOf(w: Workload, a: Assignment): Nomination {
 
 /** The assignment with its LastState: per PodSet index, where each resource's scan stopped (only when some flavor has a next). */
 function withTried(w: Workload, a: Assignment): Assignment {
-  let any = false;
+  // Most scans reach their group's last flavor: then there is nothing to keep, and nothing is built.
+  if (!a.podSets.some((p) => p.flavors.some((f) => f.triedFlavorIdx !== -1))) return a;
   const tried: Array<Map<string, number> | undefined> = [];
   for (const p of a.podSets) {
-    if (!p.flavors.length) continue;
-    const m = new Map<string, number>();
-    for (const f of p.flavors) {
-      m.set(f.resource, f.triedFlavorIdx);
-      if (f.triedFlavorIdx !== -1) any = true;
-    }
-    tried[w.podSets.findIndex((ps) => ps.name === p.name)] = m;
+    if (p.flavors.length) tried[w.podSets.findIndex((ps) => ps.name === p.name)] = new Map(p.flavors.map((f) => [f.resource, f.triedFlavorIdx]));
   }
-  if (any) a.tried = tried;
+  a.tried = tried;
   return a;
 }
 
