@@ -113,7 +113,7 @@ function workloadLine(w: PlanWorkload, plan?: PlanResult, byRef?: ReadonlyMap<st
     .join(', ');
   // Where a TAS flavor puts the pods: per PodSet, its domains (hosts, or the lowest level's values) and pods on each.
   const placements = () => (w.admission ?? []).filter((p) => p.topology).map((p) => `      ${p.podSet} on ${p.topology!.flavor}: `
-    + `${p.topology!.domains.map((d) => `${d.values.join('/')} ×${d.count}`).join(', ')}`);
+    + `${p.topology!.domains.map((d) => `${d.values.join('/')} ×${d.count}`).join(', ') || 'no node (an empty assignment: see the notes)'}`);
   switch (w.outcome) {
     case 'admitted':
       out.push(`    ADMITTED  ${flavors()}`, ...placements());

@@ -43,3 +43,11 @@ test('--nodes refuses a file of other objects, naming the object and the flag', 
     .toThrow(/not-nodes\.yaml: RayCluster a is not a Node; --nodes lists Node objects/);
   expect(() => planCommand([file('no-nodes.yaml'), '--nodes', file('missing.yaml')])).toThrow(/--nodes .*missing\.yaml: no such file/);
 });
+
+test('a PodSet group Kueue v0.14 admits with an empty assignment: the text says so, and the note why', () => {
+  const g = fixedTasScenarios('v0.14.8').find((x) => x.name === 'tas-group-head-with-workers')!;
+  const groups = tmpFiles({ 'groups.yaml': yaml([...g.objects, ...g.nodes, ...g.arrivals]) });
+  const text = planCommand([path.join(groups, 'groups.yaml'), '--kueue-version', 'v0.14.8']);
+  expect(text).toContain('      head on tas: no node (an empty assignment: see the notes)');
+  expect(text).toContain('RayCluster plan/h: Kueue admits pod set head, workers with an empty topology assignment');
+});
