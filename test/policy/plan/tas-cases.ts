@@ -62,6 +62,14 @@ export interface GroupCase {
   }>;
 }
 
+/** The nodes and the pod of the three "grouped podsets ... small / large" cases: a small rack half full, a large one free. */
+const SMALL_AND_LARGE_RACKS = [
+  node('small-used', { [BLOCK]: 'b1', [RACK]: 'small', [HOST]: 'small-used' }, { cpu: '2800m', pods: '10' }),
+  node('small-free', { [BLOCK]: 'b1', [RACK]: 'small', [HOST]: 'small-free' }, { cpu: '2800m', pods: '10' }),
+  node('large-free', { [BLOCK]: 'b1', [RACK]: 'large', [HOST]: 'large-free' }, { cpu: '6', pods: '10' }),
+];
+const FILLER = pod('filler', 'small-used', { cpu: '2500m' }, 'Running');
+
 /**
  * The 17 PodSet-group cases of Kueue's TestFindTopologyAssignments at v0.19.2 (pkg/cache/scheduler/tas_cache_test.go),
  * translated: a leader of one pod placed with its workers in one call.
@@ -200,14 +208,8 @@ export const GROUP_CASES: readonly GroupCase[] = [
   },
   {
     name: 'find topology assignment for grouped podsets skips domain where only workers fit without leader',
-    nodes: [
-      node('small-used', { [BLOCK]: 'b1', [RACK]: 'small', [HOST]: 'small-used' }, { cpu: '2800m', pods: '10' }),
-      node('small-free', { [BLOCK]: 'b1', [RACK]: 'small', [HOST]: 'small-free' }, { cpu: '2800m', pods: '10' }),
-      node('large-free', { [BLOCK]: 'b1', [RACK]: 'large', [HOST]: 'large-free' }, { cpu: '6', pods: '10' }),
-    ],
-    pods: [
-      pod('filler', 'small-used', { cpu: '2500m' }, 'Running'),
-    ],
+    nodes: SMALL_AND_LARGE_RACKS,
+    pods: [FILLER],
     levels: THREE_LEVELS,
     podSets: [
       {
@@ -222,14 +224,8 @@ export const GROUP_CASES: readonly GroupCase[] = [
   },
   {
     name: 'find topology assignment for grouped podsets skips domain where mixed-size workers only fit without leader',
-    nodes: [
-      node('small-used', { [BLOCK]: 'b1', [RACK]: 'small', [HOST]: 'small-used' }, { cpu: '2800m', pods: '10' }),
-      node('small-free', { [BLOCK]: 'b1', [RACK]: 'small', [HOST]: 'small-free' }, { cpu: '2800m', pods: '10' }),
-      node('large-free', { [BLOCK]: 'b1', [RACK]: 'large', [HOST]: 'large-free' }, { cpu: '6', pods: '10' }),
-    ],
-    pods: [
-      pod('filler', 'small-used', { cpu: '2500m' }, 'Running'),
-    ],
+    nodes: SMALL_AND_LARGE_RACKS,
+    pods: [FILLER],
     levels: THREE_LEVELS,
     podSets: [
       {
@@ -244,14 +240,8 @@ export const GROUP_CASES: readonly GroupCase[] = [
   },
   {
     name: 'find topology assignment for grouped podsets keeps tight domain when leader and workers fit together',
-    nodes: [
-      node('small-used', { [BLOCK]: 'b1', [RACK]: 'small', [HOST]: 'small-used' }, { cpu: '2800m', pods: '10' }),
-      node('small-free', { [BLOCK]: 'b1', [RACK]: 'small', [HOST]: 'small-free' }, { cpu: '2800m', pods: '10' }),
-      node('large-free', { [BLOCK]: 'b1', [RACK]: 'large', [HOST]: 'large-free' }, { cpu: '6', pods: '10' }),
-    ],
-    pods: [
-      pod('filler', 'small-used', { cpu: '2500m' }, 'Running'),
-    ],
+    nodes: SMALL_AND_LARGE_RACKS,
+    pods: [FILLER],
     levels: THREE_LEVELS,
     podSets: [
       {
