@@ -16,7 +16,7 @@ import {
   PodSetAssignment, podSetMode, PreemptionOracle, rank, setMode, shouldTryNext, WORST,
 } from './assignment';
 import type { ClusterQueue, PodSet, ResourceGroup, Snapshot, Workload } from './snapshot';
-import { placeWorkload, podSetTasOf, requestsTas, TasPodSetFlavor, tasMismatch, TasWorkloadOptions } from './tas-flavor-assigner';
+import { groupKeyOf, placeWorkload, podSetTasOf, requestsTas, TasPodSetFlavor, tasMismatch, TasWorkloadOptions } from './tas-flavor-assigner';
 import { podSetTemplate } from './workload';
 
 /** What topology-aware scheduling needs of the version (the flavor assigner's TAS options but simulateEmpty). */
@@ -183,14 +183,11 @@ export class FlavorAssigner {
     const known = this.units.get(w);
     if (known !== undefined) return known ?? undefined;
     const byKey = new Map<string, PodSet[]>();
-    let grouped = false;
     w.podSets.forEach((ps, i) => {
-      const name = podSetTasOf(w, ps, this.tas!.multiLayer).groupName;
-      if (name !== undefined) grouped = true;
-      const key = name === undefined ? `#${i}` : `group ${name}`;
+      const key = groupKeyOf(w, i, this.tas!.multiLayer);
       byKey.set(key, [...(byKey.get(key) ?? []), ps]);
     });
-    const units = grouped ? [...byKey.values()] : null;
+    const units = byKey.size < w.podSets.length ? [...byKey.values()] : null;
     this.units.set(w, units);
     return units ?? undefined;
   }

@@ -171,14 +171,23 @@ export function placeWorkload(s: Snapshot, w: Workload, cq: ClusterQueue, podSet
 }
 
 /**
+ * The key Kueue groups a workload's PodSets by, in the flavor assigner and in TAS alike: the podset-group-name of a
+ * required or preferred request, else the PodSet's own index.
+ */
+export function groupKeyOf(w: Workload, index: number, multiLayer: boolean): string {
+  const name = podSetTasOf(w, w.podSets[index], multiLayer).groupName;
+  return name === undefined ? `#${index}` : `group ${name}`;
+}
+
+/**
  * The PodSets of one flavor as Kueue groups them (by podset-group-name, else alone), in order of first appearance: each
  * group as [workers] or [workers, leader]. A group of other than two PodSets, which Kueue's webhook refuses, is placed
  * PodSet by PodSet.
  */
 function groupsOf(w: Workload, list: readonly TasPodSetFlavor[], multiLayer: boolean): Array<[TasPodSetFlavor, TasPodSetFlavor?]> {
   const byKey = new Map<string, TasPodSetFlavor[]>();
-  list.forEach((p, i) => {
-    const key = podSetTasOf(w, w.podSets[p.index], multiLayer).groupName ?? `#${i}`;
+  list.forEach((p) => {
+    const key = groupKeyOf(w, p.index, multiLayer);
     let members = byKey.get(key);
     if (!members) byKey.set(key, members = []);
     members.push(p);
