@@ -27,6 +27,8 @@ import { admittedSetKey } from './workload';
 interface Entry {
   readonly workload: Workload;
   readonly assignment: Assignment;
+  /** The assignment's usage (what the fair-sharing tournament reads of an entry). */
+  readonly usage: Assignment['usage'];
   readonly targets: Target[];
   readonly considered?: string[];
 }
@@ -257,7 +259,7 @@ export class PlanSimulator extends QueueManager {
       for (const e of entries) step(e);
       return;
     }
-    const it = new FairSharingIterator(entries.map((e) => ({ ...e, usage: e.assignment.usage })), this.snapshot.shareUnits(), {
+    const it = new FairSharingIterator(entries, this.snapshot.shareUnits(), {
       arithmetic: this.kueue.drsArithmetic, prioritizeNonBorrowing: this.input.kueueConfig?.gates.FairSharingPrioritizeNonBorrowing === 'on',
     });
     while (it.hasNext()) step(it.pop());
@@ -363,7 +365,7 @@ export class PlanSimulator extends QueueManager {
         for (const t of targets) addTasUsage(t.workload.tas, 1);
       }
     }
-    return { workload: w, assignment, targets, considered };
+    return { workload: w, assignment, usage: assignment.usage, targets, considered };
   }
 
   /**
