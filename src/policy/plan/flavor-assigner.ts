@@ -87,20 +87,16 @@ export class FlavorAssigner {
   private assignFlavors(w: Workload, cq: ClusterQueue): Assignment {
     const a: Assignment = { podSets: [], usage: new Map(), borrowing: 0, mode: 'Fit' };
     const units = this.unitsOf(w);
+    let assigned = true;
     if (!units) {
-      for (const ps of w.podSets) {
-        if (!this.assignUnit(w, cq, a, ps)) return withTried(w, a);
-      }
+      for (const ps of w.podSets) if (!(assigned = this.assignUnit(w, cq, a, ps))) break;
     } else {
-      for (const unit of units) {
-        if (this.assignUnit(w, cq, a, unit.length === 1 ? unit[0] : unit)) continue;
-        // The PodSets assigned so far, in the workload's order (a group may join PodSets apart).
-        a.podSets.sort((x, y) => w.podSets.findIndex((ps) => ps.name === x.name) - w.podSets.findIndex((ps) => ps.name === y.name));
-        return withTried(w, a);
-      }
-      a.podSets.sort((x, y) => w.podSets.findIndex((ps) => ps.name === x.name) - w.podSets.findIndex((ps) => ps.name === y.name));
+      for (const unit of units) if (!(assigned = this.assignUnit(w, cq, a, unit.length === 1 ? unit[0] : unit))) break;
+      // The PodSets assigned, in the workload's order (a group may join PodSets apart).
+      a.podSets.sort((x, y) => podSetIndex(w, x.name) - podSetIndex(w, y.name));
     }
     withTried(w, a);
+    if (!assigned) return a;
     let mode: Mode = 'Fit';
     for (const podSetAssignment of a.podSets) {
       const m = podSetMode(podSetAssignment);
@@ -492,13 +488,18 @@ export class FlavorAssigner {
   }
 }
 
+/** The index of the workload's PodSet `name` (an assignment names its PodSets; the scan state is kept by index). */
+function podSetIndex(w: Workload, name: string): number {
+  return w.podSets.findIndex((ps) => ps.name === name);
+}
+
 /** NominationMapping: per PodSet index, resource → the flavor it was nominated to. */
 export type Nomination = ReadonlyArray<ReadonlyMap<string, string> | undefined>;
 
 /** The flavors an assignment nominated, per PodSet index (readResourceToFlavorMapping). */
 export function nominationOf(w: Workload, a: Assignment): Nomination {
   const out: Array<Map<string, string> | undefined> = [];
-  for (const p of a.podSets) out[w.podSets.findIndex((ps) => ps.name === p.name)] = new Map(p.flavors.map((f) => [f.resource, f.flavor]));
+  for (const p of a.podSets) out[podSetIndex(w, p.name)] = new Map(p.flavors.map((f) => [f.resource, f.flavor]));
   return out;
 }
 
@@ -508,7 +509,7 @@ function withTried(w: Workload, a: Assignment): Assignment {
   if (!a.podSets.some((p) => p.flavors.some((f) => f.triedFlavorIdx !== -1))) return a;
   const tried: Array<Map<string, number> | undefined> = [];
   for (const p of a.podSets) {
-    if (p.flavors.length) tried[w.podSets.findIndex((ps) => ps.name === p.name)] = new Map(p.flavors.map((f) => [f.resource, f.triedFlavorIdx]));
+    if (p.flavors.length) tried[podSetIndex(w, p.name)] = new Map(p.flavors.map((f) => [f.resource, f.triedFlavorIdx]));
   }
   a.tried = tried;
   return a;
