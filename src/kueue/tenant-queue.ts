@@ -1,6 +1,5 @@
 import { ApiObject, JsonPatch } from 'cdk8s';
 import { lazyToken } from '../platform/lazy';
-import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { isDns1123Label, isDns1123Subdomain } from '../policy/k8s-names';
 import { TENANT_LABEL, tenantAnnotations } from '../policy/tenant';
@@ -199,8 +198,12 @@ export class TenantQueue extends Construct implements ILocalQueue {
       labels[KUEUE_MANAGED_NAMESPACE_LABEL] = 'true';
       AppInventory.of(this).kueueManagedNamespaces.push(props.namespace);
     }
-    const ns = new kplus.Namespace(this, 'Namespace', { metadata: { name: props.namespace, labels, annotations: tenantAnnotations(rules) } });
-    this.namespaceObject = ApiObject.of(ns);
+    // A raw ApiObject: cdk8s-plus's Namespace would add three selector constructs to a tree cdk8s walks once per chart.
+    // The empty spec is kept, so the manifest is the one cdk8s-plus wrote. Created first, it is written before the
+    // tenant's namespaced objects by construct order alone: node dependencies would cost cdk8s a resolution of each,
+    // for every chart of the app (docs/dev/benchmarks.md).
+    this.namespaceObject = new ApiObject(this, 'Namespace', { apiVersion: 'v1', kind: 'Namespace',
+      metadata: { name: props.namespace, labels, annotations: tenantAnnotations(rules) }, spec: {} });
     if (this.namespaceObject.metadata.namespace !== undefined) this.namespaceObject.addJsonPatch(JsonPatch.remove('/metadata/namespace'));
     // An existing namespace's other labels are unknown to the app: only a created one is in the inventory.
     if (props.createNamespace ?? true) {
@@ -230,7 +233,6 @@ export class TenantQueue extends Construct implements ILocalQueue {
       labels: { [TENANT_LABEL]: props.namespace },
     });
     this.localQueue._tenant = rules;
-    this.localQueue.node.addDependency(this.namespaceObject);
 
     this.resourceQuota = (props.resourceQuota ?? true) ? this.addResourceQuota(where) : undefined;
     this.networkPolicies = (props.networkPolicies ?? true) ? this.addNetworkPolicies(props, where) : [];
@@ -244,7 +246,6 @@ export class TenantQueue extends Construct implements ILocalQueue {
       // The cohort's other ClusterQueues may be constructed after this one: read at synth.
       spec: lazyToken(() => ({ hard: this.resourceQuotaHard() ?? {} })),
     });
-    rq.node.addDependency(this.namespaceObject);
     this.node.addValidation({ validate: () => (this.resourceQuotaHard() ? [] : [`${where}: resourceQuota needs the quota of ClusterQueue `
       + `"${this.clusterQueue.clusterQueueName}", which this app does not define. Fix: pass a ClusterQueue defined in the app, or set `
       + 'resourceQuota: false (then pods Kueue does not manage are not capped).']) });
@@ -276,7 +277,6 @@ export class TenantQueue extends Construct implements ILocalQueue {
         metadata: { name, namespace: this.namespace, labels: { [TENANT_LABEL]: this.namespace } },
         spec: lazyToken(() => tenantNetworkPolicies(input()).find((x) => x.metadata.name === name)!.spec),
       });
-      obj.node.addDependency(this.namespaceObject);
       return obj;
     });
   }

@@ -120,8 +120,11 @@ const DEFAULT_RAY_VERSION = '2.46.0';
  * Base of the queued Ray workloads: queue and priority labels, the spec built once, the policy run
  * at synth, and the gang as the chosen Kueue version counts it.
  */
-export abstract class RayWorkload extends Construct {
-  /** The Ray object as synthesized: add fields KubeRay accepts that no prop covers with `addJsonPatch`. */
+export abstract class RayWorkload extends ApiObject {
+  /**
+   * The Ray object as synthesized: the workload itself, an ApiObject. Add fields KubeRay accepts that no prop
+   * covers with `addJsonPatch`.
+   */
   public readonly apiObject: ApiObject;
   /** Namespace the workload is created in. */
   public readonly namespace: string;
@@ -140,64 +143,54 @@ export abstract class RayWorkload extends Construct {
   /** Whether the workload is elastic (annotation kueue.x-k8s.io/elastic-job). */
   public readonly elastic: boolean;
   private readonly generateName?: string;
-  private readonly metadata: { labels: Record<string, string>; annotations: Record<string, string> };
+  private readonly inventory: AppInventory;
+  private readonly ownMetadata: { labels: Record<string, string>; annotations: Record<string, string> };
   private generation = 0;
   private memo?: { generation: number; inventoryVersion: number; base: RayObject; manifest: RayObject };
   private findingsMemo?: { generation: number; inventoryVersion: number; findings: Finding[]; errors: string[]; warnings: string[] };
   /** Finding lines already printed, so each is printed once however often validation runs. */
   private readonly warned = new Set<string>();
 
-  protected constructor(scope: Construct, id: string, kind: string, props: RayWorkloadProps, elastic: boolean, generateName?: string) {
-    super(scope, id);
-    this._versions = resolveVersions(this);
-    this._props = props;
-    this._workers = [...(props.workerGroups ?? [])];
-    const where = `${kind} '${this.node.path}'`;
-    if (!!props.queue === !!props.queueName) {
-      throw new Error(`${where}: give exactly one of 'queue' (a LocalQueue/TenantQueue object) or 'queueName'. Fix: e.g. queue: myTenantQueue.`);
-    }
-    const queueNs = props.queue?.namespace;
-    this.namespace = props.namespace ?? queueNs ?? 'default';
-    if (queueNs !== undefined && queueNs !== this.namespace) {
-      throw new Error(`${where}: metadata.namespace "${this.namespace}" differs from the queue's namespace "${queueNs}"; a LocalQueue only serves `
-        + `its own namespace. Fix: drop 'namespace' or use a queue in "${this.namespace}".`);
-    }
-    this.queueName = props.queue?.localQueueName ?? props.queueName!;
-    const priority = props.priorityClass ?? props.queue?.defaultPriorityClass;
-    this.workloadPriorityClassName = priority?.workloadPriorityClassName;
-    this._referencedObjects = { queue: props.queue !== undefined, priorityClass: priority !== undefined };
-    for (const k of RESERVED_LABELS) {
-      if (props.labels && k in props.labels) {
-        throw new Error(`${where}: labels must not set "${k}"; the construct sets it `
-          + `from ${k === QUEUE_NAME_LABEL ? "'queue'/'queueName'" : "'priorityClass'"}. Fix: use that prop.`);
-      }
-    }
-    if (props.annotations && ELASTIC_JOB_ANNOTATION in props.annotations) {
-      throw new Error(`${where}: annotations must not set "${ELASTIC_JOB_ANNOTATION}"; ElasticRayCluster/ElasticRayService (or QueuedRayJob `
-        + 'autoscaling) set it. Fix: remove it.');
-    }
+  /**
+   * `instanceof` as for any class: ApiObject's own test says yes to every ApiObject, which would make each of the
+   * app's objects a QueuedRayJob.
+   * @internal
+   */
+  public static [Symbol.hasInstance](x: unknown): x is RayWorkload {
+    return Function.prototype[Symbol.hasInstance].call(this, x);
+  }
 
-    this.elastic = elastic;
-    const labels: Record<string, string> = { ...(props.labels ?? {}), [QUEUE_NAME_LABEL]: this.queueName };
-    if (this.workloadPriorityClassName) labels[PRIORITY_CLASS_LABEL] = this.workloadPriorityClassName;
-    const annotations: Record<string, string> = { ...(props.annotations ?? {}) };
-    if (elastic) annotations[ELASTIC_JOB_ANNOTATION] = 'true';
-    if (props.expectedDuration !== undefined) annotations[EXPECTED_DURATION_ANNOTATION] = expectedDurationText(props, where);
-    this.generateName = generateName;
-    const name = props.name ?? (generateName ? 'generated' : id);
-    this.metadata = { labels, annotations };
-    this.apiObject = new ApiObject(this, 'Resource', {
+  protected constructor(scope: Construct, id: string, kind: string, props: RayWorkloadProps, elastic: boolean, generateName?: string) {
+    // The workload is its own ApiObject rather than a construct holding one: cdk8s walks the whole construct
+    // tree once per chart at synth, so a wrapper per workload doubles that walk (docs/dev/benchmarks.md).
+    const init = initOf(scope, id, kind, props, elastic, generateName);
+    const self: { workload?: RayWorkload } = {};
+    super(scope, id, {
       apiVersion: 'ray.io/v1',
       kind,
-      metadata: { name, namespace: this.namespace, labels, annotations: Object.keys(annotations).length ? annotations : undefined },
-      spec: lazyToken(() => this.manifest().spec),
+      metadata: { name: init.name, namespace: init.namespace, labels: init.labels,
+        annotations: Object.keys(init.annotations).length ? init.annotations : undefined },
+      spec: lazyToken(() => self.workload!.manifest().spec),
     });
+    self.workload = this;
+    this.apiObject = this;
+    this._versions = init.versions;
+    this._props = props;
+    this._workers = [...(props.workerGroups ?? [])];
+    this.namespace = init.namespace;
+    this.queueName = init.queueName;
+    this.workloadPriorityClassName = init.priorityClassName;
+    this._referencedObjects = init.referenced;
+    this.elastic = elastic;
+    this.generateName = generateName;
+    this.ownMetadata = { labels: init.labels, annotations: init.annotations };
     if (generateName) {
       // ApiObject always has a name; the API server generates one from generateName instead.
-      this.apiObject.addJsonPatch(JsonPatch.remove('/metadata/name'), JsonPatch.add('/metadata/generateName', generateName));
+      this.addJsonPatch(JsonPatch.remove('/metadata/name'), JsonPatch.add('/metadata/generateName', generateName));
     }
 
-    AppInventory.of(this).registerWorkload(kind, elastic);
+    this.inventory = AppInventory.of(this);
+    this.inventory.registerWorkload(kind, elastic);
     // One validation per workload, memoized: cdk8s validates the whole app once per chart at synth.
     this.node.addValidation({ validate: () => this.validationErrors() });
   }
@@ -261,7 +254,7 @@ export abstract class RayWorkload extends Construct {
 
   /** @internal */
   protected get _where(): string {
-    return `${this.apiObject.kind} '${this.node.path}'`;
+    return `${this.kind} '${this.node.path}'`;
   }
 
   /** The RayClusterSpec of the shared props (head, worker groups, Ray version, image), with the kind's own settings. @internal */
@@ -305,7 +298,7 @@ export abstract class RayWorkload extends Construct {
   }
 
   private manifest(): RayObject {
-    const inventoryVersion = AppInventory.of(this).version;
+    const inventoryVersion = this.inventory.version;
     const memo = this.memo;
     if (memo && memo.generation === this.generation && memo.inventoryVersion === inventoryVersion) return memo.manifest;
     // The object as the props shape it is built once per change of them: of the app's other objects only the
@@ -315,7 +308,7 @@ export abstract class RayWorkload extends Construct {
     // A queue behind a MultiKueue AdmissionCheck: the manager's KubeRay must leave the object to MultiKueue,
     // and Kueue's adapter dispatches only objects managed by it. RayService has the field from KubeRay 1.6;
     // before, the policy (multiKueueDispatch) refuses the object instead of emitting a field the API server prunes.
-    if (multiKueueCheckOf(manifest, AppInventory.of(this).snapshot(), this._versions.kueue)
+    if (multiKueueCheckOf(manifest, this.inventory.snapshot(), this._versions.kueue)
       && (!RAY_SERVICE.is(manifest) || this._versions.kubeRay.rayServiceManagedBy)) {
       manifest = { ...manifest, spec: { ...manifest.spec, managedBy: MULTIKUEUE_CONTROLLER_NAME } };
     }
@@ -325,16 +318,16 @@ export abstract class RayWorkload extends Construct {
 
   private buildManifest(): RayObject {
     const metadata: ObjectMetaJson = {
-      ...(this.generateName ? { generateName: this.generateName } : { name: this.apiObject.name }),
+      ...(this.generateName ? { generateName: this.generateName } : { name: this.name }),
       namespace: this.namespace,
-      labels: { ...this.metadata.labels },
-      ...(Object.keys(this.metadata.annotations).length ? { annotations: { ...this.metadata.annotations } } : {}),
+      labels: { ...this.ownMetadata.labels },
+      ...(Object.keys(this.ownMetadata.annotations).length ? { annotations: { ...this.ownMetadata.annotations } } : {}),
     };
-    return compact({ apiVersion: 'ray.io/v1', kind: this.apiObject.kind, metadata, spec: this._buildSpec() });
+    return compact({ apiVersion: 'ray.io/v1', kind: this.kind, metadata, spec: this._buildSpec() });
   }
 
   private findings(): Finding[] {
-    const inv = AppInventory.of(this);
+    const inv = this.inventory;
     const m = this.findingsMemo;
     if (m && m.generation === this.generation && m.inventoryVersion === inv.version) return m.findings;
     const ctx: PolicyContext = {
@@ -386,6 +379,45 @@ export abstract class RayWorkload extends Construct {
       process.stderr.write(`[cdk8s-kueue-ray] ${severity}: ${line}\n`);
     }
   }
+}
+
+/** What the constructor checks and derives from the props before the ApiObject exists (its metadata needs them). */
+function initOf(scope: Construct, id: string, kind: string, props: RayWorkloadProps, elastic: boolean, generateName?: string) {
+  const path = scope.node.path ? `${scope.node.path}/${id}` : id;
+  const where = `${kind} '${path}'`;
+  const versions = resolveVersions(scope);
+  if (!!props.queue === !!props.queueName) {
+    throw new Error(`${where}: give exactly one of 'queue' (a LocalQueue/TenantQueue object) or 'queueName'. Fix: e.g. queue: myTenantQueue.`);
+  }
+  const queueNs = props.queue?.namespace;
+  const namespace = props.namespace ?? queueNs ?? 'default';
+  if (queueNs !== undefined && queueNs !== namespace) {
+    throw new Error(`${where}: metadata.namespace "${namespace}" differs from the queue's namespace "${queueNs}"; a LocalQueue only serves `
+      + `its own namespace. Fix: drop 'namespace' or use a queue in "${namespace}".`);
+  }
+  const queueName = props.queue?.localQueueName ?? props.queueName!;
+  const priority = props.priorityClass ?? props.queue?.defaultPriorityClass;
+  const priorityClassName = priority?.workloadPriorityClassName;
+  for (const k of RESERVED_LABELS) {
+    if (props.labels && k in props.labels) {
+      throw new Error(`${where}: labels must not set "${k}"; the construct sets it `
+        + `from ${k === QUEUE_NAME_LABEL ? "'queue'/'queueName'" : "'priorityClass'"}. Fix: use that prop.`);
+    }
+  }
+  if (props.annotations && ELASTIC_JOB_ANNOTATION in props.annotations) {
+    throw new Error(`${where}: annotations must not set "${ELASTIC_JOB_ANNOTATION}"; ElasticRayCluster/ElasticRayService (or QueuedRayJob `
+      + 'autoscaling) set it. Fix: remove it.');
+  }
+  const labels: Record<string, string> = { ...(props.labels ?? {}), [QUEUE_NAME_LABEL]: queueName };
+  if (priorityClassName) labels[PRIORITY_CLASS_LABEL] = priorityClassName;
+  const annotations: Record<string, string> = { ...(props.annotations ?? {}) };
+  if (elastic) annotations[ELASTIC_JOB_ANNOTATION] = 'true';
+  if (props.expectedDuration !== undefined) annotations[EXPECTED_DURATION_ANNOTATION] = expectedDurationText(props, where);
+  return {
+    versions, namespace, queueName, priorityClassName, labels, annotations,
+    referenced: { queue: props.queue !== undefined, priorityClass: priority !== undefined },
+    name: props.name ?? (generateName ? 'generated' : id),
+  };
 }
 
 /** The expectedDuration prop as a Go duration; refuses one that is no whole number of seconds above 0, or given twice. */

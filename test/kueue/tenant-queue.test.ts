@@ -27,6 +27,16 @@ describe('TenantQueue', () => {
       .toMatchObject({ namespace: 'team-a', labels: { 'kueue.x-k8s.io/queue-name': 'default', 'kueue.x-k8s.io/priority-class': 'dev' } });
   });
 
+  test('the Namespace is written before the tenant\'s namespaced objects, and the tenant adds no node dependency', () => {
+    const { chart, flavor } = setup();
+    const t = new TenantQueue(chart, 'team-a', { namespace: 'team-a',
+      resourceGroups: [{ flavors: [{ flavor, quotas: [{ resource: ResourceName.CPU, nominalQuota: Quantity.cpu(4) }] }] }] });
+    const kinds = chart.toJson().filter((o: any) => o.metadata.namespace === 'team-a' || o.kind === 'Namespace').map((o: any) => o.kind);
+    expect(kinds).toEqual(['Namespace', 'LocalQueue', 'ResourceQuota', 'NetworkPolicy', 'NetworkPolicy']);
+    // Dependencies would make cdk8s resolve each once per chart of the app (bench:synth).
+    expect(t.node.findAll().flatMap((c) => c.node.dependencies)).toEqual([]);
+  });
+
   test('a priority class the tenant does not allow is refused at synth', () => {
     const { app, chart, cq, dev } = setup();
     const prod = new WorkloadPriorityClass(chart, 'prod', { value: 1000 });

@@ -1,6 +1,6 @@
 // QueuedRayJob: what it emits, the podTemplate escape hatch, and the refusals at construction or synth.
-import { Duration } from 'cdk8s';
-import { LocalQueue, Quantity, QueuedRayCluster, QueuedRayJob, SubmissionMode, WorkloadPriorityClass } from '../../src';
+import { ApiObject, Duration, JsonPatch } from 'cdk8s';
+import { LocalQueue, Quantity, QueuedRayCluster, QueuedRayJob, RayWorkload, SubmissionMode, WorkloadPriorityClass } from '../../src';
 import { setup, head, worker } from '../support/constructs';
 
 describe('QueuedRayJob', () => {
@@ -14,6 +14,26 @@ describe('QueuedRayJob', () => {
     expect(out.spec).toMatchObject({ suspend: true, shutdownAfterJobFinishes: true, ttlSecondsAfterFinished: 0, entrypoint: 'python x.py',
       runtimeEnvYAML: '{"pip":["torch"]}' });
     expect(out).toEqual(job.toManifest()); // the policy saw exactly what is emitted
+  });
+
+  test('the workload is its own ApiObject: one construct, patched and found as cdk8s-plus resources are', () => {
+    const { app, chart, lq } = setup();
+    const job = new QueuedRayJob(chart, 'j', { queue: lq, entrypoint: 'python x.py', headGroup: head });
+    expect(job.apiObject).toBe(job);
+    expect(ApiObject.of(job)).toBe(job);
+    expect(job instanceof ApiObject).toBe(true);
+    expect(job instanceof QueuedRayJob && job instanceof RayWorkload).toBe(true);
+    expect(lq.apiObject instanceof ApiObject).toBe(true);
+    expect(lq.apiObject instanceof RayWorkload || lq.apiObject instanceof QueuedRayJob || job instanceof QueuedRayCluster).toBe(false);
+    expect(job.node.children).toEqual([]);
+    job.apiObject.addJsonPatch(JsonPatch.add('/spec/entrypointNumCpus', 1));
+    const out = chart.toJson().find((o: any) => o.kind === 'RayJob');
+    expect(out.spec.entrypointNumCpus).toBe(1);
+    expect(out.metadata.name).toBe('j');
+    // A refused workload is not left in the tree.
+    expect(() => new QueuedRayJob(chart, 'bad', { entrypoint: 'x', headGroup: head } as any)).toThrow(/RayJob 'c\/bad': give exactly one of 'queue'/);
+    expect(chart.node.tryFindChild('bad')).toBeUndefined();
+    app.synth();
   });
 
   test('an elastic RayJob on the 0.14 short-term path is emitted without suspend; on 0.19 with it', () => {
