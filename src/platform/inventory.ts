@@ -50,7 +50,7 @@ export class AppInventory {
   private ownVersion = 0;
   private readonly linked: AppInventory[] = [];
   private readonly members: InventoryMember[] = [];
-  private cache?: { version: number; inventory: Inventory; byKind: Map<string, Array<{ path: string; name: string }>> };
+  private cache?: { version: number; inventory: Inventory; duplicates: Map<InventoryMember, string[]> };
 
   /** Ray workloads of the app (kind and whether elastic), for the installs. */
   public readonly workloads: Array<{ kind: string; elastic: boolean }> = [];
@@ -93,11 +93,12 @@ export class AppInventory {
     return this.build().inventory;
   }
 
-  /** Construct paths of other members of the same kind and name (for duplicate-name errors). */
+  /**
+   * Construct paths of other members of the same kind and name (for duplicate-name errors). Found once per
+   * version: every queue asks at each of cdk8s's validations, one per chart.
+   */
   public duplicatesOf(member: InventoryMember): string[] {
-    const e = member._inventoryEntry();
-    const key = entryKey(e);
-    return (this.build().byKind.get(e.kind) ?? []).filter((x) => x.name === key && x.path !== member.node.path).map((x) => x.path);
+    return [...this.build().duplicates.get(member) ?? []];
   }
 
   private build() {
@@ -108,12 +109,13 @@ export class AppInventory {
       priorityClasses: [] as PriorityClassEntry[], namespaces: [] as NamespaceEntry[],
       multiKueueChecks: undefined as MultiKueueCheckEntry[] | undefined, workerClusters: undefined as WorkerClusterEntry[] | undefined,
     };
-    const byKind = new Map<string, Array<{ path: string; name: string }>>();
+    const byKey = new Map<string, InventoryMember[]>();
     for (const m of this.members) {
       const e = m._inventoryEntry();
-      const list = byKind.get(e.kind) ?? [];
-      list.push({ path: m.node.path, name: entryKey(e) });
-      byKind.set(e.kind, list);
+      const key = `${e.kind}\u0000${entryKey(e)}`;
+      const same = byKey.get(key);
+      if (same) same.push(m);
+      else byKey.set(key, [m]);
       switch (e.kind) {
         case 'LocalQueue': inv.localQueues.push(e.entry); break;
         case 'ClusterQueue': inv.clusterQueues.push(e.entry); break;
@@ -128,7 +130,13 @@ export class AppInventory {
     // Single-cluster apps keep the inventory shape they had (no MultiKueue keys).
     if (!inv.multiKueueChecks) delete inv.multiKueueChecks;
     if (!inv.workerClusters) delete inv.workerClusters;
-    this.cache = { version, inventory: inv, byKind };
+    const duplicates = new Map<InventoryMember, string[]>();
+    for (const same of byKey.values()) {
+      if (same.length < 2) continue;
+      const paths = same.map((m) => m.node.path);
+      same.forEach((m, i) => duplicates.set(m, paths.filter((_, j) => j !== i)));
+    }
+    this.cache = { version, inventory: inv, duplicates };
     return this.cache;
   }
 }
