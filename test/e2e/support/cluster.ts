@@ -91,7 +91,16 @@ function reapOrphans(): void {
   for (const f of fs.readdirSync(dir)) {
     const owner = Number(f.replace(/\.pids$/, ''));
     if (!owner || alive(owner)) continue;
-    for (const line of fs.readFileSync(path.join(dir, f), 'utf8').split('\n').filter(Boolean)) {
+    // A finished harness's record stays until the next harness reaps it, and harnesses start side by side (the CI
+    // lanes): another one may have reaped this file since readdir (a cold CI run on 2026-12-07 failed on that).
+    let recorded: string;
+    try {
+      recorded = fs.readFileSync(path.join(dir, f), 'utf8');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') continue;
+      throw e;
+    }
+    for (const line of recorded.split('\n').filter(Boolean)) {
       // Only the very process recorded: pids are reused within minutes on a busy machine, and a bare pid
       // could by now be another run's (a CI run's npm was killed that way).
       const [pid, started] = line.split(' ').map(Number);
