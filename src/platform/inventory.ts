@@ -50,7 +50,7 @@ export class AppInventory {
   private ownVersion = 0;
   private readonly linked: AppInventory[] = [];
   private readonly members: InventoryMember[] = [];
-  private cache?: { version: number; inventory: Inventory; duplicates: Map<InventoryMember, string[]> };
+  private cache?: { version: number; inventory: Inventory; duplicates: Map<InventoryMember, readonly string[]> };
 
   /** Ray workloads of the app (kind and whether elastic), for the installs. */
   public readonly workloads: Array<{ kind: string; elastic: boolean }> = [];
@@ -97,8 +97,8 @@ export class AppInventory {
    * Construct paths of other members of the same kind and name (for duplicate-name errors). Found once per
    * version: every queue asks at each of cdk8s's validations, one per chart.
    */
-  public duplicatesOf(member: InventoryMember): string[] {
-    return [...this.build().duplicates.get(member) ?? []];
+  public duplicatesOf(member: InventoryMember): readonly string[] {
+    return this.build().duplicates.get(member) ?? NO_DUPLICATES;
   }
 
   private build() {
@@ -130,7 +130,7 @@ export class AppInventory {
     // Single-cluster apps keep the inventory shape they had (no MultiKueue keys).
     if (!inv.multiKueueChecks) delete inv.multiKueueChecks;
     if (!inv.workerClusters) delete inv.workerClusters;
-    const duplicates = new Map<InventoryMember, string[]>();
+    const duplicates = new Map<InventoryMember, readonly string[]>();
     for (const same of byKey.values()) {
       if (same.length < 2) continue;
       const paths = same.map((m) => m.node.path);
@@ -140,6 +140,8 @@ export class AppInventory {
     return this.cache;
   }
 }
+
+const NO_DUPLICATES: readonly string[] = Object.freeze([]);
 
 function entryKey(e: InventoryEntry): string {
   return e.kind === 'LocalQueue' ? `${e.entry.namespace}/${e.entry.name}` : e.entry.name;
