@@ -49,6 +49,8 @@ interface Run {
   released: Map<string, string[]>;
   releasedAt: number;
   readonly durations: Map<string, number>;
+  /** Who preempted each workload last (the preemptor's name, as Kueue's eviction message names its job's UID). */
+  readonly preemptedBy: Map<string, string | undefined>;
   readonly rootOf: Map<string, string>;
   readonly obj: Map<string, any>;
 }
@@ -81,7 +83,7 @@ function start(scenario: PlanScenario, prefix: string): Run {
     .sort((a, b) => a.at - b.at || a.i - b.i);
   const run: Run = {
     scenario, isolated, namespace: isolated.arrivals[0]?.metadata.namespace, schedule, next: 0, now: 0, done: false, live: new Set(),
-    running: new Map(), events: new Map(), waitsFor: new Map(), released: new Map(), releasedAt: 0, durations: new Map(), rootOf: new Map(),
+    running: new Map(), events: new Map(), waitsFor: new Map(), released: new Map(), releasedAt: 0, durations: new Map(), preemptedBy: new Map(), rootOf: new Map(),
     obj: new Map(),
   };
   for (const { obj } of schedule) {
@@ -153,6 +155,7 @@ function observe(r: Run, workloads: readonly any[]): void {
   for (const { w, name } of current) {
     if (isAdmitted(w) || !r.running.has(name) || !wasPreempted(w)) continue;
     r.running.delete(name);
+    r.preemptedBy.set(name, preemptorOf(w, current));
     record(r, name, 'preempted');
     release(r, name);
   }
@@ -161,11 +164,22 @@ function observe(r: Run, workloads: readonly any[]): void {
     r.running.set(name, { since: r.now, duration: r.durations.get(name)! });
     const arrivedBefore = (r.events.get(name) ?? []).some((e) => e.event === 'arrived' && e.at < r.now);
     const freed = r.releasedAt === r.now ? r.released.get(r.rootOf.get(name)!) ?? [] : [];
-    // Waited: whatever released quota in its tree now. Arrived now: only what it preempted.
+    // Waited: whatever released quota in its tree now. Arrived now: only what it preempted itself (another arrival of
+    // the same instant may have preempted in its tree before it: seed 462488, fs-timeline-random-462496 on 0.14.8).
     r.waitsFor.set(name, arrivedBefore ? [...freed]
-      : freed.filter((v) => r.events.get(v)?.some((e) => e.event === 'preempted' && e.at === r.now)));
+      : freed.filter((v) => r.preemptedBy.get(v) === name && r.events.get(v)?.some((e) => e.event === 'preempted' && e.at === r.now)));
     record(r, name, 'admitted');
   }
+}
+
+/**
+ * The preemptor of a preempted Workload, by name: Kueue's eviction message (every modelled version) names the preemptor's
+ * job by UID ("Preempted to accommodate a workload (UID: ..., JobUID: ...)"). Undefined when no current workload is it.
+ */
+function preemptorOf(victim: any, current: ReadonlyArray<{ w: any; name: string }>): string | undefined {
+  const message = String(cond(victim, 'Preempted')?.message ?? cond(victim, 'Evicted')?.message ?? '');
+  const jobUid = /JobUID: ([^,)\s]+)/.exec(message)?.[1];
+  return jobUid === undefined ? undefined : current.find(({ w }) => w.metadata.ownerReferences?.[0]?.uid === jobUid)?.name;
 }
 
 async function settle(client: KubeClient, wlApi: string, watched: WatchedCollection, runs: readonly Run[],
