@@ -83,8 +83,8 @@ function start(scenario: PlanScenario, prefix: string): Run {
     .sort((a, b) => a.at - b.at || a.i - b.i);
   const run: Run = {
     scenario, isolated, namespace: isolated.arrivals[0]?.metadata.namespace, schedule, next: 0, now: 0, done: false, live: new Set(),
-    running: new Map(), events: new Map(), waitsFor: new Map(), released: new Map(), releasedAt: 0, durations: new Map(), preemptedBy: new Map(), rootOf: new Map(),
-    obj: new Map(),
+    running: new Map(), events: new Map(), waitsFor: new Map(), released: new Map(), releasedAt: 0, durations: new Map(), preemptedBy: new Map(),
+    rootOf: new Map(), obj: new Map(),
   };
   for (const { obj } of schedule) {
     run.durations.set(obj.metadata.name, annotation(obj, 'expected-duration'));
