@@ -37,6 +37,8 @@ interface Case {
   /** CPU of a low-priority workload admitted before in the first flavor. */
   readonly used?: number;
   readonly cpu: number;
+  /** CPU per worker of a worker group of one (a second PodSet asking for the same flavor/resource). */
+  readonly workerCpu?: number;
   readonly scheduling?: { tolerations?: any[]; nodeSelector?: Record<string, string> };
   readonly gpu?: boolean;
   readonly oracle?: Granular;
@@ -55,7 +57,8 @@ interface Expected {
 }
 
 function assign(c: Case): { a: Assignment; message: string; oracle: StubOracle; assigner: FlavorAssigner; w: Workload } {
-  const head = withScheduling(rayCluster('w', { lq: 'lq', priority: 'high', headCpu: String(c.cpu) }), c.scheduling ?? {});
+  const head = withScheduling(rayCluster('w', { lq: 'lq', priority: 'high', headCpu: String(c.cpu),
+    ...(c.workerCpu ? { workers: [{ name: 'workers', replicas: 1, cpu: String(c.workerCpu) }] } : {}) }), c.scheduling ?? {});
   if (c.gpu) head.spec.headGroupSpec.template.spec.containers[0].resources.requests['nvidia.com/gpu'] = '1';
   const arrivals = [head, ...(c.used ? [rayCluster('used', { lq: 'lq', priority: 'low', headCpu: String(c.used) })] : [])];
   const objects = [...(c.flavors ?? [flavor(B, 'f1'), flavor(B, 'f2')]), wpc(B, 'low', 10), wpc(B, 'high', 100),
@@ -137,6 +140,25 @@ describe('flavor assigner', () => {
       expected: {
         mode: 'Preempt', flavors: 'head:f1', category: 'quota', hopeless: true,
         message: 'couldn\'t assign flavors to pod set head: insufficient unused quota for cpu in flavor f1, 2 more needed',
+      },
+    },
+    {
+      name: 'a second PodSet on a flavor/resource whose search ended at its bound is not searched again (a larger total ends there too)',
+      queue: { quotas: [{ flavor: 'f1', cpu: '3' }], within: 'LowerPriority' }, used: 2, cpu: 2, workerCpu: 1, oracle: granular(NO_CANDIDATES, 0),
+      endsAtBound: true,
+      expected: {
+        mode: 'Preempt', flavors: 'head:f1 workers:f1', category: 'quota', hopeless: true, asked: ['f1'],
+        message: 'couldn\'t assign flavors to pod set head: insufficient unused quota for cpu in flavor f1, 1 more needed; couldn\'t assign '
+          + 'flavors to pod set workers: insufficient unused quota for cpu in flavor f1, 2 more needed',
+      },
+    },
+    {
+      name: 'without the bound, the second PodSet\'s total is searched again',
+      queue: { quotas: [{ flavor: 'f1', cpu: '3' }], within: 'LowerPriority' }, used: 2, cpu: 2, workerCpu: 1, oracle: granular(NO_CANDIDATES, 0),
+      expected: {
+        mode: 'Preempt', flavors: 'head:f1 workers:f1', category: 'quota', asked: ['f1', 'f1'],
+        message: 'couldn\'t assign flavors to pod set head: insufficient unused quota for cpu in flavor f1, 1 more needed; couldn\'t assign '
+          + 'flavors to pod set workers: insufficient unused quota for cpu in flavor f1, 2 more needed',
       },
     },
     {
