@@ -118,6 +118,15 @@ function recordPid(pid: number): void {
   fs.appendFileSync(path.join(dir, `${process.pid}.pids`), `${pid} ${startTime(pid) ?? 0}\n`);
 }
 
+/**
+ * The record goes once nothing it lists runs any more: a harness that stopped its clusters leaves no file for the next
+ * one to reap (jest's workers end without always running 'exit' handlers).
+ */
+function forgetIfIdle(): void {
+  if (children.size || pids.size) return;
+  fs.rmSync(path.join(cacheDir(), 'run', `${process.pid}.pids`), { force: true });
+}
+
 function installCleanup(): void {
   if (cleanupInstalled) return;
   cleanupInstalled = true;
@@ -141,7 +150,10 @@ export function trackChild(proc: ChildProcess): void {
   installCleanup();
   children.add(proc);
   if (proc.pid) recordPid(proc.pid);
-  proc.on('exit', () => children.delete(proc));
+  proc.on('exit', () => {
+    children.delete(proc);
+    forgetIfIdle();
+  });
 }
 
 /** The same for a process that is not our child; `untrack` once it is gone. */
@@ -149,7 +161,10 @@ export function trackPid(pid: number): { untrack(): void } {
   installCleanup();
   pids.add(pid);
   recordPid(pid);
-  return { untrack: () => pids.delete(pid) };
+  return { untrack: () => {
+    pids.delete(pid);
+    forgetIfIdle();
+  } };
 }
 
 export function binary(name: string): string {
@@ -285,9 +300,7 @@ export class TestCluster {
     const fd = fs.openSync(log, 'a');
     const proc = spawn(bin, args, { stdio: ['ignore', fd, fd], env: { ...process.env, ...env } });
     fs.closeSync(fd);
-    children.add(proc);
-    if (proc.pid) recordPid(proc.pid);
-    proc.on('exit', () => children.delete(proc));
+    trackChild(proc);
     this.procs.push({ name, proc, log });
     return proc;
   }
