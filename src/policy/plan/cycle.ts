@@ -13,7 +13,7 @@ import { Assignment, briefOf, pendingFlavors, quotaToReserve } from './assignmen
 import { FlavorAssigner, Nomination, nominationOf } from './flavor-assigner';
 import type { Target } from './ordering';
 import { fitsAfterVictims, Preemptor } from './preemptor';
-import { addUsageMap, CohortNode, FlavorResource, QuotaNode, rootOf } from './quota-tree';
+import { addUsageMap, CohortNode, FlavorResource, QuotaNode, rootOf, VersionStash } from './quota-tree';
 import { podSetTasOf } from './tas-flavor-assigner';
 import { QueueManager } from './queue-manager';
 import { assignmentMessage, describeAssignment, SimulationState } from './render';
@@ -38,6 +38,9 @@ interface Temporary {
   readonly clusterQueue: ClusterQueue;
   readonly usage: Map<FlavorResource, number>;
   readonly tas?: TasPlacement[];
+  /** The cycle stash's mark before its versions were kept, and its tree's version once it was added. */
+  readonly mark: number;
+  readonly treeVersion: number;
 }
 
 /** The simulator. One instance plans one input. */
@@ -61,6 +64,8 @@ export class PlanSimulator extends QueueManager {
   private readonly settlePreemptions = new Map<string, number>();
   /** Fair sharing is on: heads go by the tournament (fair-iterator.ts), not the classical order. */
   private readonly fairSharing: boolean;
+  /** The versions of the trees this cycle's reservations change (given back with them when nothing else changed). */
+  private readonly heldVersions = new VersionStash();
 
   constructor(private readonly input: PlanInput) {
     super(input);
@@ -237,10 +242,15 @@ export class PlanSimulator extends QueueManager {
       const result = this.process(e, preempted, temporary, candidates);
       if (result === 'admitted' || result === 'preempting') progress = true;
     });
-    for (const t of temporary) {
+    // Last held, first given back: one whose tree did not change since (the cycle admitted nothing there) leaves the tree
+    // as it was, versions too, so what is kept per tree version (the preemption bound's failures) stays valid.
+    for (let i = temporary.length - 1; i >= 0; i--) {
+      const t = temporary[i];
+      const untouched = rootOf(t.clusterQueue).treeVersion === t.treeVersion;
       addUsageMap(t.clusterQueue, t.usage, -1);
       addTasUsage(t.tas, -1);
-      t.clusterQueue.memo.version++;
+      if (untouched) this.heldVersions.restoreTo(t.mark);
+      else this.heldVersions.discardTo(t.mark);
     }
     for (const { workload } of preempted.values()) workload.clusterQueue!.memo.version++;
     const released = this.releaseVictims(preempted);
@@ -388,11 +398,11 @@ export class PlanSimulator extends QueueManager {
       w.pending = { brief };
       if (a.mode === 'Preempt' && cq.preemption.reclaim !== 'Any') {
         const reserve = quotaToReserve(a, cq);
+        const mark = this.hold(cq);
         addUsageMap(cq, reserve, 1);
         // The TAS placement as if the nodes were empty is held too (netUsage), so that no lower workload takes them.
         addTasUsage(a.tas, 1);
-        cq.memo.version++;
-        temporary.push({ clusterQueue: cq, usage: reserve, tas: a.tas });
+        temporary.push({ clusterQueue: cq, usage: reserve, tas: a.tas, mark, treeVersion: rootOf(cq).treeVersion });
       }
       this.park(w, cq);
       if (this.keepTrace) {
@@ -437,10 +447,10 @@ export class PlanSimulator extends QueueManager {
     const cq = w.clusterQueue!;
     // markPreemptionOutcome: after issuing preemptions, the next attempt tries every flavor.
     w.lastAssignment = undefined;
+    const mark = this.hold(cq);
     addUsageMap(cq, a.usage, 1);
     addTasUsage(a.tas, 1);
-    temporary.push({ clusterQueue: cq, usage: a.usage, tas: a.tas });
-    cq.memo.version++;
+    temporary.push({ clusterQueue: cq, usage: a.usage, tas: a.tas, mark, treeVersion: rootOf(cq).treeVersion });
     for (const t of targets) {
       t.workload.clusterQueue!.memo.version++;
       if (t.workload.sliceOf) continue;
@@ -460,6 +470,13 @@ export class PlanSimulator extends QueueManager {
     w.pending = { brief: briefOf(a, cq), category: 'preemption-in-progress', suffix: `. Pending the preemption of ${targets.length} workload(s)` };
     if (!cq.strict) cq.sticky = w;
     cq.queue.push(w);
+  }
+
+  /** Keeps the versions `cq`'s tree has before a reservation for the cycle; the mark to give them back with. */
+  private hold(cq: ClusterQueue): number {
+    const mark = this.heldVersions.mark;
+    this.heldVersions.keep(cq);
+    return mark;
   }
 
   /** Back to the queue (StrictFIFO), or parked until quota is released, with its equivalent workloads (BestEffortFIFO). */

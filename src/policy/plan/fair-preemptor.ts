@@ -64,19 +64,29 @@ export function fairPreemptions(
   addRequest(cq, request, -1);
   if (!fits) {
     restore(targets);
+    SEARCH_STASH.restore();
     return [];
   }
   const kept = search.fillBack(targets);
   restore(kept);
+  SEARCH_STASH.restore();
   return kept;
 }
 
+/**
+ * The versions the search's changes touch. Everything is put back by its end, and a tree's usage follows from its
+ * ClusterQueues' alone, so the versions go back too (a node kept twice gets its version from before both).
+ */
+const SEARCH_STASH = new VersionStash();
+
 function addRequest(cq: ClusterQueue, r: Request, sign: 1 | -1): void {
+  SEARCH_STASH.keep(cq);
   addUsageList(cq, r.ids, r.values, sign);
 }
 
 /** A victim out of the quota tree, and its pods off their nodes. */
 function remove(x: Workload): void {
+  SEARCH_STASH.keep(x.clusterQueue!);
   addUsageMap(x.clusterQueue!, x.usage, -1);
   addTasUsage(x.tas, -1);
 }

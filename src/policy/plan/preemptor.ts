@@ -11,7 +11,7 @@ import { granular, Granular, NO_CANDIDATES, PREEMPT, PreemptionOracle, RECLAIM }
 import { CandidateList, CandidateLists, candidateListOf, contestedOf, orderCandidates, policyAllowsPriority, Run, Target, Variant } from './ordering';
 import {
   addUsage, addUsageList, addUsageMap, almostLcas, available, borrowingWith, CohortNode, fitsRequest, fitsRequestAndNodes, FlavorResource,
-  heightOfLowestSubtreeThatFits, localAvailable, QuotaNode, removeUsage, subtreeHeight, VersionStash, withinNominal,
+  heightOfLowestSubtreeThatFits, localAvailable, QuotaNode, removeUsage, rootOf, subtreeHeight, VersionStash, withinNominal,
 } from './quota-tree';
 import { addTasUsage, ClusterQueue, Snapshot, TasPlacement, Workload } from './snapshot';
 import { placementsFit } from './tas-flavor-assigner';
@@ -35,6 +35,14 @@ export class Preemptor implements PreemptionOracle {
   private readonly undoNodes: QuotaNode[] = [];
   private readonly undoFlavorResources: FlavorResource[] = [];
   private readonly undoValues: number[] = [];
+  /** The versions the bound's and the oracle's exact undos put back, so what is kept per version stays valid. */
+  private readonly stash = new VersionStash();
+  /**
+   * Per ClusterQueue, for one tree version: per flavor/resource and preemptor priority, the smallest request of it alone
+   * whose bound failed. The bound reads the preemptor only through its priority (and creation, for
+   * LowerOrNewerEqualPriority, which is not kept) and the tree, and a larger request fails too (see mayPreemptEnough).
+   */
+  private readonly boundFailures = new Map<ClusterQueue, { tree: number; failed: Map<number, number> }>();
 
   /**
    * `keepTrace`: list each search's candidates (for the trace). `onTie`: two adjacent candidates that
@@ -56,9 +64,13 @@ export class Preemptor implements PreemptionOracle {
     values[0] = value;
     const targets = this.getTargets(w, cq, contested, contested, values, undefined);
     if (!targets.length) return granular(NO_CANDIDATES, borrowingLevel);
-    for (const t of targets) addUsageMap(t.workload.clusterQueue!, t.workload.usage, -1);
+    for (const t of targets) {
+      this.stash.keep(t.workload.clusterQueue!);
+      addUsageMap(t.workload.clusterQueue!, t.workload.usage, -1);
+    }
     const after = subtreeHeight(heightOfLowestSubtreeThatFits(cq, flavorResource, value));
     for (const t of targets) addUsageMap(t.workload.clusterQueue!, t.workload.usage, 1);
+    this.stash.restore();
     return granular(targets.some((t) => t.workload.clusterQueue === cq) ? PREEMPT : RECLAIM, after);
   }
 
@@ -77,14 +89,15 @@ export class Preemptor implements PreemptionOracle {
     tasFits?: () => boolean,
   ): Target[] {
     const memo = cq.memo;
-    if (memo.memoVersion !== memo.version) {
+    const tree = rootOf(cq).treeVersion;
+    if (memo.memoVersion !== memo.version || memo.memoTree !== tree) {
       memo.searches.clear();
       memo.candidateLists.clear();
       memo.memoVersion = memo.version;
+      memo.memoTree = tree;
     }
     // The bound first: most checks end there, without a memo key.
-    this.lastEndedAtBound = this.fair ? !mayFairPreemptEnough(w, cq, contested, requestIds, requestValues, this.snapshot.shareUnits(), this.fair)
-      : !this.mayPreemptEnough(w, cq, contested, requestIds, requestValues);
+    this.lastEndedAtBound = this.boundFails(w, cq, contested, requestIds, requestValues);
     if (this.lastEndedAtBound) return [];
     if (tasFits) {
       const refs: string[] = [];
@@ -111,6 +124,39 @@ export class Preemptor implements PreemptionOracle {
       for (const ref of found.refs) if (!already.has(ref)) considered.push(ref);
     }
     return found.targets;
+  }
+
+  /**
+   * Whether the search's bound fails. A request of one flavor/resource alone (the oracle's) is looked up first: the same
+   * tree, priority and flavor/resource failed before at no more.
+   */
+  private boundFails(
+    w: Workload, cq: ClusterQueue, contested: readonly FlavorResource[], requestIds: readonly FlavorResource[], requestValues: readonly number[],
+  ): boolean {
+    const alone = requestIds.length === 1 && contested.length === 1 && contested[0] === requestIds[0] && !readsCreation(cq);
+    let failed: Map<number, number> | undefined;
+    let key = 0;
+    if (alone) {
+      const tree = rootOf(cq).treeVersion;
+      let memo = this.boundFailures.get(cq);
+      if (!memo) this.boundFailures.set(cq, memo = { tree, failed: new Map() });
+      else if (memo.tree !== tree) {
+        memo.tree = tree;
+        memo.failed.clear();
+      }
+      failed = memo.failed;
+      // Priorities are int32 and flavor/resources few: one exact number.
+      key = requestIds[0] * 4294967296 + (w.priority + 2147483648);
+      const at = failed.get(key);
+      if (at !== undefined && requestValues[0] >= at) return true;
+    }
+    const fails = this.fair ? !mayFairPreemptEnough(w, cq, contested, requestIds, requestValues, this.snapshot.shareUnits(), this.fair)
+      : !this.mayPreemptEnough(w, cq, contested, requestIds, requestValues);
+    if (fails && failed) {
+      const at = failed.get(key);
+      if (at === undefined || requestValues[0] < at) failed.set(key, requestValues[0]);
+    }
+    return fails;
   }
 
   /**
@@ -143,6 +189,7 @@ export class Preemptor implements PreemptionOracle {
         for (let i = 0; i < nRequest; i++) {
           const v = eligibleUsage(cq, requestIds[i], within, w.priority, true, 0, threshold);
           if (v <= 0) continue;
+          this.stash.keep(cq);
           removeUsage(cq, requestIds[i], v);
           undoNodes[nUndo] = cq;
           undoIds[nUndo] = requestIds[i];
@@ -161,6 +208,7 @@ export class Preemptor implements PreemptionOracle {
             if (bound < v) v = bound;
           }
           if (v <= 0) continue;
+          this.stash.keep(c);
           removeUsage(c, id, v);
           undoNodes[nUndo] = c;
           undoIds[nUndo] = id;
@@ -168,8 +216,9 @@ export class Preemptor implements PreemptionOracle {
         }
       }
       const fits = fitsRequest(cq, requestIds, requestValues, borrow);
-      for (let k = 0; k < nUndo; k++) addUsage(undoNodes[k], undoIds[k], undoValues[k]);
+      for (let k = nUndo - 1; k >= 0; k--) addUsage(undoNodes[k], undoIds[k], undoValues[k]);
       nUndo = 0;
+      this.stash.restore();
       if (fits) return true;
     }
     return false;
@@ -423,6 +472,7 @@ function minimalSet(
   for (let c = 0; c < ordered.workloads.length; c++) {
     const x = ordered.workloads[c];
     if (!isValidCandidate(cq, x, ordered.runs[c], contested, borrow)) continue;
+    SEARCH_STASH.keep(x.clusterQueue!);
     take(x, -1);
     victims.push(c);
     if (!fitsRequestAndNodes(cq, requestIds, requestValues, borrow, tasFits)) continue;
@@ -433,11 +483,19 @@ function minimalSet(
       else take(t, -1);
     }
     for (const i of victims) take(ordered.workloads[i], 1);
+    SEARCH_STASH.restore();
     return victims;
   }
   for (const i of victims) take(ordered.workloads[i], 1);
+  SEARCH_STASH.restore();
   return undefined;
 }
+
+/**
+ * The versions the walk's removals touch. Every removal is put back by the end, and a tree's usage follows from its
+ * ClusterQueues' alone (each node passes up what exceeds its own quota), so the order of the put-backs does not matter.
+ */
+const SEARCH_STASH = new VersionStash();
 
 /** A candidate's usage out of (-1) or back into (1) the quota tree, and its pods off or back on their nodes. */
 function take(x: Workload, sign: 1 | -1): void {

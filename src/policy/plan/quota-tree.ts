@@ -34,6 +34,12 @@ export interface QuotaNode {
    * usage may be kept per version. A change undone exactly may put the versions back (VersionStash).
    */
   usageVersion: number;
+  /**
+   * On a tree's root (a top cohort, or a ClusterQueue without one): the clock of the last change of any usage in the
+   * tree, put back with the versions (VersionStash). Equal numbers, equal usage and admitted workloads in the whole tree
+   * (every admission and release changes usage): what reads only the tree may be kept per tree version.
+   */
+  treeVersion: number;
   parent?: CohortNode;
   /**
    * spec.fairSharing.weight as Kueue reads it (parseFairWeight: AsFloat64Slow, default 1), and in
@@ -56,13 +62,13 @@ export interface Quota {
 
 /** A node's quota arrays for `size` flavor/resources, all empty, and the default fair-sharing weight. */
 type QuotaArrays = Pick<QuotaNode, 'quotaFlavorResources' | 'nominal' | 'borrowingLimit' | 'lendingLimit' | 'subtree' | 'inSubtree' | 'usage'
-  | 'usageVersion' | 'fairWeight' | 'fairWeightMilli'>;
+  | 'usageVersion' | 'treeVersion' | 'fairWeight' | 'fairWeightMilli'>;
 
 export function quotaArrays(size: number): QuotaArrays {
   return {
     quotaFlavorResources: [], nominal: new Float64Array(size),
     borrowingLimit: new Float64Array(size).fill(NO_LIMIT), lendingLimit: new Float64Array(size).fill(NO_LIMIT),
-    subtree: new Float64Array(size), inSubtree: new Uint8Array(size), usage: new Float64Array(size), usageVersion: 0,
+    subtree: new Float64Array(size), inSubtree: new Uint8Array(size), usage: new Float64Array(size), usageVersion: 0, treeVersion: 0,
     fairWeight: 1, fairWeightMilli: 1000,
   };
 }
@@ -127,18 +133,43 @@ export class VersionStash {
   private readonly versions: number[] = [];
   private n = 0;
 
-  /** Keeps the versions of `node` and its ancestors (the nodes a change of its usage can reach). */
+  /** Keeps the versions of `node` and its ancestors (the nodes a change of its usage can reach), and its tree's. */
   keep(node: QuotaNode): void {
-    for (let x: QuotaNode | undefined = node; x; x = x.parent) {
+    let x: QuotaNode = node;
+    for (;;) {
       this.nodes[this.n] = x;
       this.versions[this.n++] = x.usageVersion;
+      if (!x.parent) break;
+      x = x.parent;
     }
+    // The root once more, for its tree version (a negative mark: restore tells the two apart).
+    this.nodes[this.n] = x;
+    this.versions[this.n++] = -1 - x.treeVersion;
+  }
+
+  /** How much is kept: a mark for `restoreTo` and `discardTo`. */
+  get mark(): number {
+    return this.n;
   }
 
   /** Puts the kept versions back, the first kept last (a node kept twice gets its version from before both). */
   restore(): void {
-    for (let i = this.n - 1; i >= 0; i--) this.nodes[i].usageVersion = this.versions[i];
-    this.n = 0;
+    this.restoreTo(0);
+  }
+
+  /** Puts back what was kept since `mark` (its changes were undone exactly). */
+  restoreTo(mark: number): void {
+    for (let i = this.n - 1; i >= mark; i--) {
+      const v = this.versions[i];
+      if (v < 0) this.nodes[i].treeVersion = -1 - v;
+      else this.nodes[i].usageVersion = v;
+    }
+    this.n = mark;
+  }
+
+  /** Forgets what was kept since `mark` (its changes stay, or were not undone exactly: their versions are new). */
+  discardTo(mark: number): void {
+    this.n = mark;
   }
 }
 
@@ -147,14 +178,25 @@ export function addUsage(n: QuotaNode, fr: FlavorResource, val: number): void {
   n.usage[fr] += val;
   n.usageVersion = ++usageClock;
   if (n.parent && val > la) addUsage(n.parent, fr, val - la);
+  else treeChanged(n);
 }
 
 export function removeUsage(n: QuotaNode, fr: FlavorResource, val: number): void {
   const storedInParent = n.usage[fr] - localQuota(n, fr);
   n.usage[fr] -= val;
   n.usageVersion = ++usageClock;
-  if (storedInParent <= 0 || !n.parent) return;
+  if (storedInParent <= 0 || !n.parent) {
+    treeChanged(n);
+    return;
+  }
   removeUsage(n.parent, fr, Math.min(val, storedInParent));
+}
+
+/** The tree of `n` changed: its root's tree version is the clock's (the change just made). */
+function treeChanged(n: QuotaNode): void {
+  let r = n;
+  while (r.parent) r = r.parent;
+  r.treeVersion = usageClock;
 }
 
 /** A request as parallel lists (flavor/resources and values) into (+1) or out of (-1) the node's usage. */

@@ -139,13 +139,16 @@ export interface PreemptionPolicy {
 
 /**
  * A cohort tree's (or a lone ClusterQueue's) memo of preemption searches. `version` is bumped by every
- * lasting change to the tree's usage, admitted sets or eviction marks; a search reads nothing outside its
- * tree, so its result is a function of its inputs and this version: equal searches in one version are
- * answered from `searches`, and a change in another tree keeps them.
+ * lasting change to the tree's admitted sets or eviction marks, and every change of its usage moves the tree's
+ * version (quota-tree.ts); a search reads nothing outside its tree, so its result is a function of its inputs and
+ * these two: equal searches at both are answered from `searches`, and a change in another tree keeps them. A
+ * reservation for one cycle alone, given back as it was, leaves them too.
  */
 export interface SearchMemo {
   version: number;
   memoVersion: number;
+  /** The tree version the memo holds for. */
+  memoTree: number;
   /** The preemptor's searches (typed there: the snapshot never imports the preemptor). */
   readonly searches: Map<string, unknown>;
   /** Candidate lists by ClusterQueue, preemptor priority, resources and reclaim advantage (typed in the preemptor). */
@@ -153,7 +156,7 @@ export interface SearchMemo {
 }
 
 export function newSearchMemo(): SearchMemo {
-  return { version: 0, memoVersion: -1, searches: new Map(), candidateLists: new Map() };
+  return { version: 0, memoVersion: -1, memoTree: -1, searches: new Map(), candidateLists: new Map() };
 }
 
 export interface ClusterQueue extends QuotaNode {

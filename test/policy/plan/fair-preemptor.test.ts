@@ -100,7 +100,13 @@ function targetsOf(c: Case): string[] {
   const flavor = c.assignmentFlavor ?? 'default';
   const id = snapshot.flavorResourceOf(flavor, 'cpu');
   const value = [...snapshot.usageOf(w.podSets, w.podSets.map(() => new Map([['cpu', flavor]]))).values()][0];
-  return preemptor.getTargets(w, w.clusterQueue!, [id], [id], [value], undefined).map((t) => `${t.workload.name}:${t.reason}`).sort();
+  const nodes = [...snapshot.clusterQueues.values(), ...snapshot.cohorts.values()];
+  const versions = () => nodes.map((n) => `${n.usageVersion}/${n.treeVersion}`);
+  const before = versions();
+  const targets = preemptor.getTargets(w, w.clusterQueue!, [id], [id], [value], undefined).map((t) => `${t.workload.name}:${t.reason}`).sort();
+  // The bound and the search put back what they took, and the versions with it: what is kept per version stays valid.
+  expect(versions()).toEqual(before);
+  return targets;
 }
 
 const CASES: Case[] = [

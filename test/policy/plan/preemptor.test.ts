@@ -5,6 +5,7 @@
  */
 import { granular, NO_CANDIDATES, PREEMPT, RECLAIM } from '../../../src/policy/plan/assignment';
 import { Preemptor } from '../../../src/policy/plan/preemptor';
+import { addUsage, rootOf } from '../../../src/policy/plan/quota-tree';
 import { admit, B, fixture } from './fixtures';
 import { clusterQueue, CQSpec, flavor, localQueue, rayCluster, wpc } from './scenarios';
 
@@ -188,5 +189,50 @@ describe('preemptor', () => {
     });
     const id = s.snapshot.flavorResourceOf('f1', 'cpu');
     expect(s.preemptor.simulatePreemption(s.w, s.w.clusterQueue!, id, s.snapshot.toUnits('cpu', 3000n), 3)).toBe(expected);
+  });
+});
+
+describe('the bound\'s failures, kept per tree version', () => {
+  const c: Case = {
+    name: 'a peer of equal priority', queues: { a: { quotas: [{ flavor: 'f1', cpu: '4' }], within: 'LowerPriority' } },
+    admitted: [['peer', 'a', 3, 'mid']], preemptor: ['a', 2, 'mid'], expected: [],
+  };
+
+  test('a request at least as large on an unchanged tree is not bounded again; a smaller one or a changed tree is', () => {
+    const s = setUp(c);
+    const bound = jest.spyOn(Preemptor.prototype as any, 'mayPreemptEnough');
+    try {
+      const id = s.snapshot.flavorResourceOf('f1', 'cpu');
+      const cpu = (n: number) => s.snapshot.toUnits('cpu', BigInt(n) * 1000n);
+      const cq = s.w.clusterQueue!;
+      const ask = (n: number) => s.preemptor.getTargets(s.w, cq, [id], [id], [cpu(n)], undefined);
+      const tree = rootOf(cq).treeVersion;
+      expect(ask(2)).toEqual([]);
+      expect(s.preemptor.lastEndedAtBound).toBe(true);
+      expect(bound).toHaveBeenCalledTimes(1);
+      // The bound's removals were undone exactly: the tree keeps its version.
+      expect(rootOf(cq).treeVersion).toBe(tree);
+      expect(ask(3)).toEqual([]);
+      expect(s.preemptor.lastEndedAtBound).toBe(true);
+      expect(bound).toHaveBeenCalledTimes(1);
+      ask(1);
+      expect(bound).toHaveBeenCalledTimes(2);
+      // The tree's usage changed (as an admission or a release changes it): the failure is not taken as known.
+      addUsage(cq, id, cpu(1));
+      expect(rootOf(cq).treeVersion).not.toBe(tree);
+      ask(3);
+      expect(bound).toHaveBeenCalledTimes(3);
+    } finally {
+      bound.mockRestore();
+    }
+  });
+
+  test('the oracle\'s search and trial removal of its targets leave the tree\'s version as it was', () => {
+    const s = setUp({ ...c, admitted: [['low', 'a', 3, 'low']], preemptor: ['a', 2, 'high'] });
+    const id = s.snapshot.flavorResourceOf('f1', 'cpu');
+    const cq = s.w.clusterQueue!;
+    const tree = rootOf(cq).treeVersion;
+    expect(s.preemptor.simulatePreemption(s.w, cq, id, s.snapshot.toUnits('cpu', 2000n), 0)).toBe(granular(PREEMPT, 0));
+    expect(rootOf(cq).treeVersion).toBe(tree);
   });
 });
