@@ -6,7 +6,7 @@
 import { formatGoDuration } from '../policy/go-duration';
 import { parseQuantity } from '../policy/quantity';
 import { describeQuantities, describeQuantity } from '../policy/quantity-text';
-import { PlanCohort, PlanPending, PlanQuota, PlanResult, PlanShortfall, PlanWorkload } from '../policy/plan/schema';
+import { PlanCohort, PlanPending, PlanPodSetAssignment, PlanQuota, PlanResult, PlanShortfall, PlanWorkload } from '../policy/plan/schema';
 
 export interface PlanTextOptions {
   /** Print the decision trace (every cycle and candidate). @default false */
@@ -104,6 +104,15 @@ export function whenText(w: PlanWorkload, plan: PlanResult,
   return `does not start: ${w.reason ?? 'pending'} with nothing left to finish ahead of it`;
 }
 
+/**
+ * Where a TAS flavor puts a PodSet's pods: its domains (hosts, or the lowest level's values) and the pods on each
+ * ("workers on tas: n3 ×3"); the text and the page both write it.
+ */
+export function placementText(p: PlanPodSetAssignment): string {
+  return `${p.podSet} on ${p.topology!.flavor}: `
+    + `${p.topology!.domains.map((d) => `${d.values.join('/')} ×${d.count}`).join(', ') || 'no node (an empty assignment: see the notes)'}`;
+}
+
 function workloadLine(w: PlanWorkload, plan?: PlanResult, byRef?: ReadonlyMap<string, PlanWorkload>): string[] {
   const prio = w.priorityClass ? `${w.priorityClass}=${w.priority}` : `priority ${w.priority}`;
   const head = `[${w.arrival}] ${w.workload} → ${w.clusterQueue ?? '-'} (${prio}; `
@@ -111,9 +120,7 @@ function workloadLine(w: PlanWorkload, plan?: PlanResult, byRef?: ReadonlyMap<st
   const out = [head];
   const flavors = () => (w.admission ?? []).map((p) => `${p.podSet}×${p.count}: ${[...new Set(Object.values(p.flavors))].join('+') || '-'}`)
     .join(', ');
-  // Where a TAS flavor puts the pods: per PodSet, its domains (hosts, or the lowest level's values) and pods on each.
-  const placements = () => (w.admission ?? []).filter((p) => p.topology).map((p) => `      ${p.podSet} on ${p.topology!.flavor}: `
-    + `${p.topology!.domains.map((d) => `${d.values.join('/')} ×${d.count}`).join(', ') || 'no node (an empty assignment: see the notes)'}`);
+  const placements = () => (w.admission ?? []).filter((p) => p.topology).map((p) => `      ${placementText(p)}`);
   switch (w.outcome) {
     case 'admitted':
       out.push(`    ADMITTED  ${flavors()}`, ...placements());

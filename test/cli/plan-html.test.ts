@@ -14,6 +14,7 @@ import { ganttOf } from '../../src/cli/plan-output/gantt';
 import { PlanResult, simulatePlan } from '../../src/policy/plan';
 import { stringify } from 'yaml';
 import { examples, tmpdir, tmpFiles } from '../support/synth';
+import { fixedTasScenarios } from '../policy/plan/tas-scenarios';
 
 function findChromium(): string | undefined {
   for (const c of [process.env.CHROMIUM, 'chromium', 'chromium-browser', 'google-chrome']) {
@@ -289,3 +290,57 @@ describeBrowser('plan --output html: the timeline of each ClusterQueue', () => {
     expect(JSON.parse(/<script type="application\/json" id="plan-data">(.*)<\/script>/.exec(html)![1])).not.toHaveProperty('timeline');
   });
 });
+
+describeBrowser('plan --output html: where topology-aware scheduling puts the pods', () => {
+  const s = fixedTasScenarios('v0.19.2').find((x) => x.name === 'tas-required-rack-best-fit')!;
+  let dir: string;
+  let dom: string;
+  let plan: PlanResult;
+
+  beforeAll(() => {
+    dir = tmpFiles({ 'tas.yaml': [...s.objects, ...s.nodes, ...s.arrivals].map((o) => stringify(o)).join('---\n') });
+    const args = [path.join(dir, 'tas.yaml'), '--kueue-version', 'v0.19.2'];
+    plan = JSON.parse(planCommand([...args, '-o', 'json']));
+    fs.writeFileSync(path.join(dir, 'tas.html'), planCommand([...args, '-o', 'html']));
+    dom = dumpDom(dir, path.join(dir, 'tas.html'), 'profile');
+  }, 120000);
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  test('a placement column lists each placed PodSet\'s domains and pods, as the text writes them', () => {
+    expect(dom).toContain('<th>placement (TAS)</th>');
+    const placed = plan.workloads.filter((w) => w.admission?.some((a) => a.topology));
+    expect(placed.length).toBeGreaterThan(0);
+    for (const w of plan.workloads) {
+      const row = new RegExp(`<tr class="[a-z-]+" data-workload="${esc(w.workload)}">([\\s\\S]*?)</tr>`).exec(dom)![1];
+      const cells = [...row.matchAll(/<td[^>]*>([\s\S]*?)<\/td>/g)].map((m) => m[1]);
+      expect(cells).toHaveLength(7);
+      const lines = [...cells[6].matchAll(/<div>([^<]*)<\/div>/g)].map((m) => unescape(m[1]));
+      expect(lines).toEqual((w.admission ?? []).filter((a) => a.topology).map((a) => `${a.podSet} on ${a.topology!.flavor}: `
+        + a.topology!.domains.map((d) => `${d.values.join('/')} ×${d.count}`).join(', ')));
+    }
+    // The scenario's admitted workload a: its workers on host n3, as plan-tas.test.ts pins them.
+    expect(dom).toMatch(/<div>workers on tas: n3 ×3<\/div>/);
+  });
+
+  test('a plan without topology-aware scheduling has no placement column', () => {
+    const html = planCommand([writePlain(dir), '-o', 'html']);
+    expect(html).not.toContain('placement (TAS)');
+    expect(JSON.parse(/<script type="application\/json" id="plan-data">(.*)<\/script>/.exec(html)![1])).not.toHaveProperty('placed');
+  });
+});
+
+/** A plan input without TAS: one plain flavor and queue, one RayCluster. */
+function writePlain(dir: string): string {
+  const API = 'kueue.x-k8s.io/v1beta2';
+  const file = path.join(dir, 'plain.yaml');
+  fs.writeFileSync(file, [
+    { apiVersion: API, kind: 'ResourceFlavor', metadata: { name: 'f' }, spec: {} },
+    { apiVersion: API, kind: 'ClusterQueue', metadata: { name: 'cq' }, spec: { namespaceSelector: {},
+      resourceGroups: [{ coveredResources: ['cpu'], flavors: [{ name: 'f', resources: [{ name: 'cpu', nominalQuota: '4' }] }] }] } },
+    { apiVersion: API, kind: 'LocalQueue', metadata: { name: 'cq', namespace: 'default' }, spec: { clusterQueue: 'cq' } },
+    { apiVersion: 'ray.io/v1', kind: 'RayCluster', metadata: { name: 'a', namespace: 'default', labels: { 'kueue.x-k8s.io/queue-name': 'cq' } },
+      spec: { headGroupSpec: { rayStartParams: {}, template: { spec: { containers: [{ name: 'ray-head', image: 'rayproject/ray:2.46.0',
+        resources: { requests: { cpu: '1' } } }] } } } } },
+  ].map((o) => stringify(o)).join('---\n'));
+  return file;
+}

@@ -8,7 +8,7 @@
  */
 import { parseQuantity } from '../../policy/quantity';
 import { PlanQuota, PlanResult, PlanWorkload } from '../../policy/plan/schema';
-import { pendingReason } from '../../plan/text';
+import { pendingReason, placementText } from '../../plan/text';
 import { chartOf, firstCycleAfterArrivals, PlanUsageSeries } from './chart';
 import { GANTT_CSS, GANTT_RENDER, GANTT_SECTION, ganttOf } from './gantt';
 
@@ -159,13 +159,17 @@ const RENDER_REST = String.raw`  var charts = document.getElementById('charts');
     el('text', { x: w - right, y: h - 4, 'text-anchor': 'end', 'class': 'axis' }, svg, true).textContent = 'cycle ' + (n - 1);
   });
   var rows = document.getElementById('workloads');
-  if (!data.workloads.length) el('td', { colspan: 6, 'class': 'none' }, el('tr', {}, rows)).textContent = 'none';
+  if (!data.workloads.length) el('td', { colspan: data.placed ? 7 : 6, 'class': 'none' }, el('tr', {}, rows)).textContent = 'none';
   data.workloads.forEach(function (w) {
     var tr = el('tr', { 'class': w.outcome, 'data-workload': w.workload }, rows);
     [w.arrival, w.workload, w.clusterQueue || '', w.priority, w.outcome].forEach(function (v) { el('td', {}, tr).textContent = String(v); });
     var why = el('td', { 'class': 'why' }, tr);
     why.textContent = w.why;
     if (w.kueue) why.setAttribute('title', 'Kueue: ' + w.kueue);
+    if (data.placed) {
+      var where = el('td', { 'class': 'placement' }, tr);
+      (w.placement || []).forEach(function (p) { el('div', {}, where).textContent = p; });
+    }
   });
   var pre = document.getElementById('preemptions');
   if (!data.preemptions.length) none(pre, 'li');
@@ -195,6 +199,8 @@ function why(w: PlanWorkload): string {
 export function planToHtml(plan: PlanResult, title = 'cdk8s-kueue-ray plan'): string {
   const firstCycle = firstCycleAfterArrivals(plan);
   const gantt = ganttOf(plan);
+  // Topology-aware scheduling placed pods: a column says where, per PodSet (a page without TAS stays as it was).
+  const placed = plan.workloads.some((w) => w.admission?.some((a) => a.topology));
   const data = {
     series: planUsageSeries(plan).map((s) => ({
       ...s, chart: chartOf(s, plan, new Set(s.kind === 'Cohort' ? cohortMembers(plan, s.name) : [s.name]), firstCycle),
@@ -202,7 +208,9 @@ export function planToHtml(plan: PlanResult, title = 'cdk8s-kueue-ray plan'): st
     workloads: plan.workloads.map((w) => ({
       arrival: w.arrival, workload: w.workload, clusterQueue: w.clusterQueue, priority: w.priority, outcome: w.outcome, why: why(w),
       ...(w.pending && (w.outcome === 'pending' || w.outcome === 'never-admissible') ? { kueue: w.pending.message } : {}),
+      ...(placed ? { placement: (w.admission ?? []).filter((a) => a.topology).map(placementText) } : {}),
     })),
+    ...(placed ? { placed } : {}),
     ambiguities: plan.ambiguities, notes: plan.notes,
     preemptions: plan.workloads.flatMap((w) => (w.preempted ?? []).map((v) => ({
       preemptor: w.workload, victim: v.workload, reason: v.reason, why: v.why,
@@ -235,7 +243,8 @@ purple: nominal plus borrowingLimit; teal: what the queue keeps for itself under
 queue. Hover a step or a mark for what happened there, a pending workload's reason for Kueue's own message.</p>
 <h2>Quota use over the cycles</h2><div id="charts"></div>
 ${gantt ? GANTT_SECTION : ''}<h2>Who preempted whom</h2><ul id="preemptions"></ul>
-<h2>Workloads</h2><table><thead><tr><th>arrival</th><th>workload</th><th>ClusterQueue</th><th>priority</th><th>outcome</th><th>why</th></tr></thead>`
+<h2>Workloads</h2><table><thead><tr><th>arrival</th><th>workload</th><th>ClusterQueue</th><th>priority</th><th>outcome</th><th>why</th>`
+  + `${placed ? '<th>placement (TAS)</th>' : ''}</tr></thead>`
   + `<tbody id="workloads"></tbody></table>
 <h2>Ties Kueue breaks by timing or UID</h2><ul id="ambiguities"></ul>
 <h2>Notes</h2><ul id="notes"></ul>
