@@ -13,7 +13,8 @@ import { Assignment, briefOf, pendingFlavors, quotaToReserve } from './assignmen
 import { FlavorAssigner, Nomination, nominationOf } from './flavor-assigner';
 import type { Target } from './ordering';
 import { fitsAfterVictims, Preemptor } from './preemptor';
-import { addUsageMap, CohortNode, FlavorResource, QuotaNode, rootOf, VersionStash } from './quota-tree';
+import { addUsageMap, CohortNode, FlavorResource, QuotaNode, rootOf } from './quota-tree';
+import { CycleReservations } from './reservations';
 import { podSetTasOf } from './tas-flavor-assigner';
 import { QueueManager } from './queue-manager';
 import { assignmentMessage, describeAssignment, SimulationState } from './render';
@@ -31,16 +32,6 @@ interface Entry {
   readonly usage: Assignment['usage'];
   readonly targets: Target[];
   readonly considered?: string[];
-}
-
-/** Usage held for the rest of a cycle only (a preempting workload's reservation), with its pods' places on TAS nodes. */
-interface Temporary {
-  readonly clusterQueue: ClusterQueue;
-  readonly usage: Map<FlavorResource, number>;
-  readonly tas?: TasPlacement[];
-  /** The cycle stash's mark before its versions were kept, and its tree's version once it was added. */
-  readonly mark: number;
-  readonly treeVersion: number;
 }
 
 /** The simulator. One instance plans one input. */
@@ -64,8 +55,8 @@ export class PlanSimulator extends QueueManager {
   private readonly settlePreemptions = new Map<string, number>();
   /** Fair sharing is on: heads go by the tournament (fair-iterator.ts), not the classical order. */
   private readonly fairSharing: boolean;
-  /** The versions of the trees this cycle's reservations change (given back with them when nothing else changed). */
-  private readonly heldVersions = new VersionStash();
+  /** What this cycle holds for itself (preemptors' and pending workloads' reservations), given back at its end. */
+  private readonly reservations = new CycleReservations();
 
   constructor(private readonly input: PlanInput) {
     super(input);
@@ -235,23 +226,13 @@ export class PlanSimulator extends QueueManager {
     this.cycle++;
     const entries = heads.map((w) => this.nominate(w));
     const preempted = new Map<Workload, Target>();
-    const temporary: Temporary[] = [];
     const candidates: PlanCandidate[] = [];
     let progress = false;
     this.inOrder(entries, (e) => {
-      const result = this.process(e, preempted, temporary, candidates);
+      const result = this.process(e, preempted, candidates);
       if (result === 'admitted' || result === 'preempting') progress = true;
     });
-    // Last held, first given back: one whose tree did not change since (the cycle admitted nothing there) leaves the tree
-    // as it was, versions too, so what is kept per tree version (the preemption bound's failures) stays valid.
-    for (let i = temporary.length - 1; i >= 0; i--) {
-      const t = temporary[i];
-      const untouched = rootOf(t.clusterQueue).treeVersion === t.treeVersion;
-      addUsageMap(t.clusterQueue, t.usage, -1);
-      addTasUsage(t.tas, -1);
-      if (untouched) this.heldVersions.restoreTo(t.mark);
-      else this.heldVersions.discardTo(t.mark);
-    }
+    this.reservations.releaseAll();
     for (const { workload } of preempted.values()) workload.clusterQueue!.memo.version++;
     const released = this.releaseVictims(preempted);
     if (this.keepTrace) this.trace.push({ cycle: this.cycle, afterArrival: arrival, candidates, released, at: this.clock.now });
@@ -388,7 +369,7 @@ export class PlanSimulator extends QueueManager {
   }
 
   /** Decides one entry of a cycle. The trace line (when kept) goes to `trace`; the pending message is built when read. */
-  private process(e: Entry, preempted: Map<Workload, Target>, temporary: Temporary[], trace: PlanCandidate[], recomputed = false)
+  private process(e: Entry, preempted: Map<Workload, Target>, trace: PlanCandidate[], recomputed = false)
     : PlanCandidate['result'] {
     const { workload: w, assignment: a, targets } = e;
     const cq = w.clusterQueue!;
@@ -397,12 +378,8 @@ export class PlanSimulator extends QueueManager {
       const brief = briefOf(a, cq);
       w.pending = { brief };
       if (a.mode === 'Preempt' && cq.preemption.reclaim !== 'Any') {
-        const reserve = quotaToReserve(a, cq);
-        const mark = this.hold(cq);
-        addUsageMap(cq, reserve, 1);
         // The TAS placement as if the nodes were empty is held too (netUsage), so that no lower workload takes them.
-        addTasUsage(a.tas, 1);
-        temporary.push({ clusterQueue: cq, usage: reserve, tas: a.tas, mark, treeVersion: rootOf(cq).treeVersion });
+        this.reservations.hold(cq, quotaToReserve(a, cq), a.tas);
       }
       this.park(w, cq);
       if (this.keepTrace) {
@@ -418,7 +395,7 @@ export class PlanSimulator extends QueueManager {
       if (!recomputed && a.tas && this.kueue.tasRecomputeWithinCycle && fitsAfterVictims(cq, a.usage, preempted, targets)) {
         // updateAssignmentIfNeeded: from the first flavor again, but only the nominated ones (NominationMapping).
         w.lastAssignment = undefined;
-        return this.process(this.nominate(w, nominationOf(w, a)), preempted, temporary, trace, true);
+        return this.process(this.nominate(w, nominationOf(w, a)), preempted, trace, true);
       }
       skipped = 'Workload no longer fits after processing another workload';
     }
@@ -432,7 +409,7 @@ export class PlanSimulator extends QueueManager {
     }
     for (const t of targets) preempted.set(t.workload, t);
     if (a.mode === 'Preempt') {
-      this.issuePreemptions(e, temporary);
+      this.issuePreemptions(e);
       if (this.keepTrace) trace.push(traceLine(e, 'preempting', `preempts ${targets.map((t) => `${t.workload.ref} (${t.reason})`).join(', ')}`));
       return 'preempting';
     }
@@ -442,15 +419,12 @@ export class PlanSimulator extends QueueManager {
   }
 
   /** The preemptor reserves its quota for the cycle, marks its victims and waits at the head for them to go. */
-  private issuePreemptions(e: Entry, temporary: Temporary[]): void {
+  private issuePreemptions(e: Entry): void {
     const { workload: w, assignment: a, targets } = e;
     const cq = w.clusterQueue!;
     // markPreemptionOutcome: after issuing preemptions, the next attempt tries every flavor.
     w.lastAssignment = undefined;
-    const mark = this.hold(cq);
-    addUsageMap(cq, a.usage, 1);
-    addTasUsage(a.tas, 1);
-    temporary.push({ clusterQueue: cq, usage: a.usage, tas: a.tas, mark, treeVersion: rootOf(cq).treeVersion });
+    this.reservations.hold(cq, a.usage, a.tas);
     for (const t of targets) {
       t.workload.clusterQueue!.memo.version++;
       if (t.workload.sliceOf) continue;
@@ -470,13 +444,6 @@ export class PlanSimulator extends QueueManager {
     w.pending = { brief: briefOf(a, cq), category: 'preemption-in-progress', suffix: `. Pending the preemption of ${targets.length} workload(s)` };
     if (!cq.strict) cq.sticky = w;
     cq.queue.push(w);
-  }
-
-  /** Keeps the versions `cq`'s tree has before a reservation for the cycle; the mark to give them back with. */
-  private hold(cq: ClusterQueue): number {
-    const mark = this.heldVersions.mark;
-    this.heldVersions.keep(cq);
-    return mark;
   }
 
   /** Back to the queue (StrictFIFO), or parked until quota is released, with its equivalent workloads (BestEffortFIFO). */
