@@ -8,7 +8,7 @@ import { addUsageMap } from '../../../src/policy/plan/quota-tree';
 import { addAdmitted, buildSnapshot, Snapshot, Workload } from '../../../src/policy/plan/snapshot';
 import { newWorkload } from '../../../src/policy/plan/workload';
 import { kueueCapabilities } from '../../../src/policy/versions';
-import { builder, NS } from './scenarios';
+import { builder, clusterQueue, flavor, localQueue, NS } from './scenarios';
 
 export const V = 'v0.19.2';
 export const B = builder(V);
@@ -59,4 +59,13 @@ export function withScheduling(rc: any, s: { tolerations?: any[]; nodeSelector?:
   const templates = [rc.spec.headGroupSpec.template, ...rc.spec.workerGroupSpecs.map((g: any) => g.template)];
   for (const t of templates) Object.assign(t.spec, s);
   return rc;
+}
+
+/** Two ClusterQueues a and b of 2 CPU in flavor f1, in cohort co, with nothing admitted: their nodes and the CPU's id. */
+export function twoQueueTree() {
+  const objects = [flavor(B, 'f1'),
+    clusterQueue(B, 'a', { cohort: 'co', quotas: [{ flavor: 'f1', cpu: '2' }] }), localQueue(B, 'lq-a', 'a'),
+    clusterQueue(B, 'b', { cohort: 'co', quotas: [{ flavor: 'f1', cpu: '2' }] }), localQueue(B, 'lq-b', 'b')];
+  const { snapshot } = fixture(objects, []);
+  return { snapshot, a: snapshot.clusterQueues.get('a')!, b: snapshot.clusterQueues.get('b')!, id: snapshot.flavorResourceOf('f1', 'cpu') };
 }

@@ -4,16 +4,10 @@
  * preemption bound's failures, the fair-sharing shares) stays valid only while the tree is as it was.
  */
 import { addUsage, removeUsage, rootOf, VersionStash } from '../../../src/policy/plan/quota-tree';
-import { B, fixture } from './fixtures';
-import { clusterQueue, flavor, localQueue } from './scenarios';
+import { twoQueueTree } from './fixtures';
 
 function tree() {
-  const objects = [flavor(B, 'f1'),
-    clusterQueue(B, 'a', { cohort: 'co', quotas: [{ flavor: 'f1', cpu: '2' }] }), localQueue(B, 'lq-a', 'a'),
-    clusterQueue(B, 'b', { cohort: 'co', quotas: [{ flavor: 'f1', cpu: '2' }] }), localQueue(B, 'lq-b', 'b')];
-  const { snapshot } = fixture(objects, []);
-  const a = snapshot.clusterQueues.get('a')!, b = snapshot.clusterQueues.get('b')!;
-  const id = snapshot.flavorResourceOf('f1', 'cpu');
+  const { snapshot, a, b, id } = twoQueueTree();
   const cpu = (n: number) => snapshot.toUnits('cpu', BigInt(n) * 1000n);
   const versions = () => [a.usageVersion, b.usageVersion, a.parent!.usageVersion, rootOf(a).treeVersion];
   return { a, b, id, cpu, versions };

@@ -4,16 +4,10 @@
  */
 import { addUsage, rootOf } from '../../../src/policy/plan/quota-tree';
 import { CycleReservations } from '../../../src/policy/plan/reservations';
-import { B, fixture } from './fixtures';
-import { clusterQueue, flavor, localQueue } from './scenarios';
+import { twoQueueTree } from './fixtures';
 
 function tree() {
-  const objects = [flavor(B, 'f1'),
-    clusterQueue(B, 'a', { cohort: 'co', quotas: [{ flavor: 'f1', cpu: '2' }] }), localQueue(B, 'lq-a', 'a'),
-    clusterQueue(B, 'b', { cohort: 'co', quotas: [{ flavor: 'f1', cpu: '2' }] }), localQueue(B, 'lq-b', 'b')];
-  const { snapshot } = fixture(objects, []);
-  const a = snapshot.clusterQueues.get('a')!, b = snapshot.clusterQueues.get('b')!;
-  const id = snapshot.flavorResourceOf('f1', 'cpu');
+  const { snapshot, a, b, id } = twoQueueTree();
   const cpu = (n: number) => new Map([[id, snapshot.toUnits('cpu', BigInt(n) * 1000n)]]);
   const state = () => [a.usage[id], b.usage[id], a.parent!.usage[id]];
   const versions = () => [a.usageVersion, b.usageVersion, a.parent!.usageVersion, rootOf(a).treeVersion];
