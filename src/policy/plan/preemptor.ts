@@ -37,12 +37,6 @@ export class Preemptor implements PreemptionOracle {
   private readonly undoValues: number[] = [];
   /** The versions the bound's and the oracle's exact undos put back, so what is kept per version stays valid. */
   private readonly stash = new VersionStash();
-  /**
-   * Per ClusterQueue, for one tree version: per flavor/resource and preemptor priority, the smallest request of it alone
-   * whose bound failed. The bound reads the preemptor only through its priority (and creation, for
-   * LowerOrNewerEqualPriority, which is not kept) and the tree, and a larger request fails too (see mayPreemptEnough).
-   */
-  private readonly boundFailures = new Map<ClusterQueue, { tree: number; failed: Map<number, number> }>();
 
   /**
    * `keepTrace`: list each search's candidates (for the trace). `onTie`: two adjacent candidates that
@@ -93,6 +87,7 @@ export class Preemptor implements PreemptionOracle {
     if (memo.memoVersion !== memo.version || memo.memoTree !== tree) {
       memo.searches.clear();
       memo.candidateLists.clear();
+      memo.boundFailures.clear();
       memo.memoVersion = memo.version;
       memo.memoTree = tree;
     }
@@ -127,8 +122,10 @@ export class Preemptor implements PreemptionOracle {
   }
 
   /**
-   * Whether the search's bound fails. A request of one flavor/resource alone (the oracle's) is looked up first: the same
-   * tree, priority and flavor/resource failed before at no more.
+   * Whether the search's bound fails. A request of one flavor/resource alone (the oracle's) is looked up first in the
+   * tree's memo (valid for this tree version, as the getTargets that calls this made sure): the same ClusterQueue,
+   * priority and flavor/resource failed before at no more. The bound reads the preemptor only through its priority (and
+   * creation, for LowerOrNewerEqualPriority, which is not kept), and a larger request fails too (see mayPreemptEnough).
    */
   private boundFails(
     w: Workload, cq: ClusterQueue, contested: readonly FlavorResource[], requestIds: readonly FlavorResource[], requestValues: readonly number[],
@@ -137,14 +134,8 @@ export class Preemptor implements PreemptionOracle {
     let failed: Map<number, number> | undefined;
     let key = 0;
     if (alone) {
-      const tree = rootOf(cq).treeVersion;
-      let memo = this.boundFailures.get(cq);
-      if (!memo) this.boundFailures.set(cq, memo = { tree, failed: new Map() });
-      else if (memo.tree !== tree) {
-        memo.tree = tree;
-        memo.failed.clear();
-      }
-      failed = memo.failed;
+      failed = cq.memo.boundFailures.get(cq);
+      if (!failed) cq.memo.boundFailures.set(cq, failed = new Map<number, number>());
       // Priorities are int32 and flavor/resources few: one exact number.
       key = requestIds[0] * 4294967296 + (w.priority + 2147483648);
       const at = failed.get(key);

@@ -153,10 +153,12 @@ export interface SearchMemo {
   readonly searches: Map<string, unknown>;
   /** Candidate lists by ClusterQueue, preemptor priority, resources and reclaim advantage (typed in the preemptor). */
   readonly candidateLists: Map<string, unknown>;
+  /** Per ClusterQueue, the bound's failures: the smallest lone request that failed, by flavor/resource and priority (see the preemptor). */
+  readonly boundFailures: Map<ClusterQueue, Map<number, number>>;
 }
 
 export function newSearchMemo(): SearchMemo {
-  return { version: 0, memoVersion: -1, memoTree: -1, searches: new Map(), candidateLists: new Map() };
+  return { version: 0, memoVersion: -1, memoTree: -1, searches: new Map(), candidateLists: new Map(), boundFailures: new Map() };
 }
 
 export interface ClusterQueue extends QuotaNode {
