@@ -58,16 +58,6 @@ export class FlavorAssigner {
   private readonly units = new WeakMap<Workload, PodSet[][] | null>();
   /** A group's summed PodSet, by its first member. */
   private readonly groupPodSets = new WeakMap<PodSet, PodSet>();
-  /**
-   * Within one assignment (`stamp`), per flavor/resource, the smallest total whose preemption search ended at its bound: a
-   * larger total of the same flavor/resource (a later PodSet's, on top of the earlier ones) ends there too, since the
-   * bound is monotone in the request and nothing changes the snapshot in between, so it is not searched again.
-   */
-  private readonly hopelessFrom: number[] = [];
-  private readonly hopelessStamp: number[] = [];
-  private stamp = 0;
-  /** Whether the last NoCandidates of fitsResourceQuota ended at the preemption bound (the oracle's lastEndedAtBound). */
-  private lastAtBound = false;
 
   constructor(
     private readonly snapshot: Snapshot, private readonly oracle: PreemptionOracle,
@@ -95,7 +85,6 @@ export class FlavorAssigner {
   private nomination?: Nomination;
 
   private assignFlavors(w: Workload, cq: ClusterQueue): Assignment {
-    this.stamp++;
     const a: Assignment = { podSets: [], usage: new Map(), borrowing: 0, mode: 'Fit' };
     const units = this.unitsOf(w);
     let assigned = true;
@@ -402,7 +391,7 @@ export class FlavorAssigner {
         const p = granularMode(r);
         assignments.push({
           resource, flavor, flavorResource: id, mode: p === FIT ? 'Fit' : p === NO_FIT ? 'NoFit' : 'Preempt', borrowing: granularBorrowing(r), value,
-          hopeless: p === NO_CANDIDATES && this.lastAtBound, triedFlavorIdx: -1,
+          hopeless: p === NO_CANDIDATES && this.oracle.lastEndedAtBound, triedFlavorIdx: -1,
         });
       }
       if (!shouldTryNext(representative, cq)) {
@@ -493,17 +482,7 @@ export class FlavorAssigner {
     // canPreemptWhileBorrowing (flavorassigner.go): borrowWithinCohort, or with fair sharing any reclaimWithinCohort.
     const canPreemptWhileBorrowing = cq.preemption.borrowPolicy !== 'Never' || (this.fairSharing && cq.preemption.reclaim !== 'Never');
     if (nominal >= value || subtreeMayReclaim(h) || canPreemptWhileBorrowing) {
-      if (this.hopelessStamp[id] === this.stamp && value >= this.hopelessFrom[id]) {
-        this.lastAtBound = true;
-        return granular(NO_CANDIDATES, subtreeHeight(h));
-      }
-      const g = this.oracle.simulatePreemption(w, cq, id, value, subtreeHeight(h));
-      this.lastAtBound = this.oracle.lastEndedAtBound;
-      if (this.lastAtBound && granularMode(g) === NO_CANDIDATES) {
-        this.hopelessStamp[id] = this.stamp;
-        this.hopelessFrom[id] = value;
-      }
-      return g;
+      return this.oracle.simulatePreemption(w, cq, id, value, subtreeHeight(h));
     }
     return granular(NO_FIT, subtreeHeight(h));
   }

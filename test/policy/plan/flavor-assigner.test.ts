@@ -143,20 +143,20 @@ describe('flavor assigner', () => {
       },
     },
     {
-      name: 'a second PodSet on a flavor/resource whose search ended at its bound is not searched again (a larger total ends there too)',
+      name: 'each PodSet on a flavor/resource whose search ended at its bound is hopeless (the preemptor answers the second from its memo)',
       queue: { quotas: [{ flavor: 'f1', cpu: '3' }], within: 'LowerPriority' }, used: 2, cpu: 2, workerCpu: 1, oracle: granular(NO_CANDIDATES, 0),
       endsAtBound: true,
       expected: {
-        mode: 'Preempt', flavors: 'head:f1 workers:f1', category: 'quota', hopeless: true, asked: ['f1'],
+        mode: 'Preempt', flavors: 'head:f1 workers:f1', category: 'quota', hopeless: true, asked: ['f1', 'f1'],
         message: 'couldn\'t assign flavors to pod set head: insufficient unused quota for cpu in flavor f1, 1 more needed; couldn\'t assign '
           + 'flavors to pod set workers: insufficient unused quota for cpu in flavor f1, 2 more needed',
       },
     },
     {
-      name: 'without the bound, the second PodSet\'s total is searched again',
+      name: 'without the bound, the second PodSet\'s total is searched again, and neither is hopeless',
       queue: { quotas: [{ flavor: 'f1', cpu: '3' }], within: 'LowerPriority' }, used: 2, cpu: 2, workerCpu: 1, oracle: granular(NO_CANDIDATES, 0),
       expected: {
-        mode: 'Preempt', flavors: 'head:f1 workers:f1', category: 'quota', asked: ['f1', 'f1'],
+        mode: 'Preempt', flavors: 'head:f1 workers:f1', category: 'quota', hopeless: false, asked: ['f1', 'f1'],
         message: 'couldn\'t assign flavors to pod set head: insufficient unused quota for cpu in flavor f1, 1 more needed; couldn\'t assign '
           + 'flavors to pod set workers: insufficient unused quota for cpu in flavor f1, 2 more needed',
       },
