@@ -146,6 +146,43 @@ function queuesOfTree(root: CohortNode): readonly ClusterQueue[] {
 interface Candidates {
   peek(): Workload | undefined;
   next(): Workload;
+  /** The least usage of the candidates still to come (see CandidateCursor), or undefined. */
+  leastRemaining?(): ReadonlyMap<FlavorResource, number> | undefined;
+}
+
+/**
+ * One admitted run (a ClusterQueue's workloads of one priority) as the first strategy's scan reads it: the least usage
+ * of its workloads on each flavor/resource (absent where one of them has none: 0), and whether two of them were admitted
+ * together (a tie but for UID, which the scan reports). Kept until the ClusterQueue's memo version moves, as every
+ * admission, eviction and release moves it.
+ */
+interface RunSummary {
+  readonly version: number;
+  readonly least: ReadonlyMap<FlavorResource, number>;
+  readonly tied: boolean;
+}
+
+const RUN_SUMMARIES = new WeakMap<readonly Workload[], RunSummary>();
+
+function runSummary(q: ClusterQueue, run: readonly Workload[]): RunSummary {
+  const known = RUN_SUMMARIES.get(run);
+  if (known && known.version === q.memo.version) return known;
+  const least = new Map<FlavorResource, number>(run.length ? run[0].usage : []);
+  let tied = false;
+  for (let i = 1; i < run.length; i++) {
+    const x = run[i];
+    if (x.admittedAt === run[i - 1].admittedAt) tied = true;
+    // Usages are interned: most workloads repeat a few shapes.
+    if (x.usage === run[i - 1].usage) continue;
+    for (const [id, v] of least) {
+      const u = x.usage.get(id);
+      if (u === undefined) least.delete(id);
+      else if (u < v) least.set(id, u);
+    }
+  }
+  const summary = { version: q.memo.version, least, tied };
+  RUN_SUMMARIES.set(run, summary);
+  return summary;
 }
 
 /** Candidates already listed (the retry list's). */
@@ -226,6 +263,30 @@ class CandidateCursor implements Candidates {
     this.last = x;
     return x;
   }
+
+  /**
+   * Per flavor/resource, no more than any candidate still to come uses (0 where absent): the least of the runs left, read
+   * from their summaries, not from the candidates. Undefined where a summary would not do: with this cycle's evicted or
+   * the order by LocalQueue usage first, or two candidates left that tie but for UID (taking them one by one reports it).
+   */
+  leastRemaining(): ReadonlyMap<FlavorResource, number> | undefined {
+    if (this.evictedFirst.length || this.byUsage) return undefined;
+    let least: Map<FlavorResource, number> | undefined;
+    for (let i = this.priorityAt; i < this.priorities.length; i++) {
+      const { least: runLeast, tied } = runSummary(this.q, this.q.admittedByPriority.get(this.priorities[i])!);
+      if (tied) return undefined;
+      if (!least) {
+        least = new Map(runLeast);
+        continue;
+      }
+      for (const [id, v] of least) {
+        const u = runLeast.get(id);
+        if (u === undefined) least.delete(id);
+        else if (u < v) least.set(id, u);
+      }
+    }
+    return least;
+  }
 }
 
 function clusterQueuesUnder(c: CohortNode): ClusterQueue[] {
@@ -264,6 +325,16 @@ class FairSearch {
 
   private drs(n: QuotaNode): Drs {
     return dominantResourceShare(n, this.units, this.options.arithmetic);
+  }
+
+  /** The share of `n` with `usage` out of `q` (out and back: the usage versions go back with it). */
+  private drsWithout(q: ClusterQueue, usage: ReadonlyMap<FlavorResource, number>, n: QuotaNode): Drs {
+    this.stash.keep(q);
+    addUsageMap(q, usage, -1);
+    const d = this.drs(n);
+    addUsageMap(q, usage, 1);
+    this.stash.restore();
+    return d;
   }
 
   /** workloadFits with borrowing allowed: every requested flavor/resource within what the ClusterQueue can take now. */
@@ -313,6 +384,15 @@ class FairSearch {
       // it fails for every candidate there. Kueue tests each and puts them all on the retry list, of which the second
       // strategy reads each ClusterQueue's first: the head alone gives the same outcome.
       if (!STRATEGY[strategy](preemptorNew, targetOld, targetOld)) {
+        passOver(ordering.pop(t));
+        ordering.drop(t);
+        continue;
+      }
+      // No candidate left here removes less than `least` on any flavor/resource, and removing more never raises the target's
+      // share: when the strategy fails even with `least` removed, it fails for every one of them (as above, the head alone
+      // then goes to the retry list).
+      const least = ordering.leastRemaining(t);
+      if (least?.size && !STRATEGY[strategy](preemptorNew, targetOld, this.drsWithout(t, least, targetNode))) {
         passOver(ordering.pop(t));
         ordering.drop(t);
         continue;
@@ -426,6 +506,10 @@ export class TargetOrdering {
 
   hasWorkload(q: ClusterQueue): boolean {
     return this.lists.get(q)?.peek() !== undefined;
+  }
+
+  leastRemaining(q: ClusterQueue): ReadonlyMap<FlavorResource, number> | undefined {
+    return this.lists.get(q)?.leastRemaining?.();
   }
 
   pop(q: ClusterQueue): Workload {

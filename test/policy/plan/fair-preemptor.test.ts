@@ -80,7 +80,11 @@ interface Case {
 
 const unit = (name: string, q: string, priority?: number, flavor?: string): Admitted => [name, q, '1', priority, flavor];
 
-function targetsOf(c: Case): string[] {
+/**
+ * The targets of the case's incoming workload. `admittedAt`: when each admitted workload was admitted (all at once if
+ * absent); `ties` collects the candidate pairs only a UID separates, as the preemptor reports them.
+ */
+function targetsOf(c: Case, admittedAt?: (name: string) => number, ties?: string[]): string[] {
   const queues = c.queues ?? BASE;
   const priorities = [...new Set([...c.admitted.map((a) => a[3] ?? 0), c.incoming[2] ?? 0])];
   const pc = (p: number) => `p${p < 0 ? 'm' : ''}${Math.abs(p)}`;
@@ -93,8 +97,8 @@ function targetsOf(c: Case): string[] {
   const arrivals = [...admitted.map(([n, q, cpu, p]) => rayCluster(n, { lq: `lq-${q}`, headCpu: cpu, priority: pc(p ?? 0) })),
     rayCluster('incoming', { lq: `lq-${c.incoming[0]}`, headCpu: c.incoming[1], priority: pc(c.incoming[2] ?? 0) })];
   const { snapshot, workloads } = fixture(objects, arrivals);
-  for (const [n, , , , flavor] of admitted) admit(snapshot, workloads.get(n)!, flavor ?? 'default', 0);
-  const preemptor = new Preemptor(snapshot, false, () => undefined,
+  for (const [n, , , , flavor] of admitted) admit(snapshot, workloads.get(n)!, flavor ?? 'default', admittedAt?.(n) ?? 0);
+  const preemptor = new Preemptor(snapshot, false, (a, b) => ties?.push(`${a.name}~${b.name}`),
     { strategies: c.strategies ?? BOTH, arithmetic: 'float', withinNominalBypass: true });
   const w = workloads.get('incoming')!;
   const flavor = c.assignmentFlavor ?? 'default';
@@ -272,6 +276,27 @@ const CASES: Case[] = [
 describe('fair-sharing preemption: Kueue v0.19.2 TestFairPreemptions and TestFairPreemptionSkipsUnsatisfiableTournament', () => {
   test.each(CASES)('$name (preemption_fair_test.go:$line)', (c) => {
     expect(targetsOf(c)).toEqual([...c.want].sort());
+  });
+});
+
+describe('the first strategy over a ClusterQueue none of whose candidates it passes', () => {
+  // a takes 1 CPU over its nominal 3; b borrows 3 in two workloads of 3. Removing either leaves b borrowing nothing, below a's
+  // share: LessThanOrEqualToFinalShare passes none, so every candidate of b goes on the retry list, and LessThanInitialShare
+  // (a's 1 borrowed below b's 3) takes the list's first: b's first candidate, the most recently admitted.
+  const c: Case = { name: 'two large candidates', line: 0, admitted: [['a1', 'a', '3'], ['b1', 'b', '3'], ['b2', 'b', '3']],
+    incoming: ['a', '1'], want: [] };
+
+  test('the second strategy takes the first of b\'s candidates in order: the most recently admitted', () => {
+    const ties: string[] = [];
+    expect(targetsOf(c, (n) => ({ a1: 1, b1: 2, b2: 3 } as Record<string, number>)[n], ties)).toEqual(['b2:InCohortFairSharing']);
+    expect(targetsOf(c, (n) => ({ a1: 1, b1: 3, b2: 2 } as Record<string, number>)[n], ties)).toEqual(['b1:InCohortFairSharing']);
+    expect(ties).toEqual([]);
+  });
+
+  test('candidates admitted together are still reported as a tie (Kueue orders them by UID), and the first by UID is taken', () => {
+    const ties: string[] = [];
+    expect(targetsOf(c, (n) => (n === 'a1' ? 1 : 2), ties)).toEqual(['b1:InCohortFairSharing']);
+    expect(ties).toEqual(['b1~b2']);
   });
 });
 
