@@ -88,6 +88,7 @@ export class Preemptor implements PreemptionOracle {
       memo.searches.clear();
       memo.candidateLists.clear();
       memo.boundFailures.clear();
+      memo.boundFailureShapes.clear();
       memo.memoVersion = memo.version;
       memo.memoTree = tree;
     }
@@ -122,32 +123,44 @@ export class Preemptor implements PreemptionOracle {
   }
 
   /**
-   * Whether the search's bound fails. A request of one flavor/resource alone (the oracle's) is looked up first in the
-   * tree's memo (valid for this tree version, as the getTargets that calls this made sure): the same ClusterQueue,
-   * priority and flavor/resource failed before at no more. The bound reads the preemptor only through its priority (and
-   * creation, for LowerOrNewerEqualPriority, which is not kept), and a larger request fails too (see mayPreemptEnough).
+   * Whether the search's bound fails, looked up first in the tree's memo (valid for this tree version, as the getTargets
+   * that calls this made sure): the same ClusterQueue, priority, contested and requested flavor/resources failed before
+   * at no more of each. The bound reads the preemptor only through its priority (and creation, for
+   * LowerOrNewerEqualPriority, which is not kept), and a larger request fails too (see mayPreemptEnough). A request of
+   * one flavor/resource alone (the oracle's, most of them) is kept as one number.
    */
   private boundFails(
     w: Workload, cq: ClusterQueue, contested: readonly FlavorResource[], requestIds: readonly FlavorResource[], requestValues: readonly number[],
   ): boolean {
-    const alone = requestIds.length === 1 && contested.length === 1 && contested[0] === requestIds[0] && !readsCreation(cq);
-    let failed: Map<number, number> | undefined;
-    let key = 0;
-    if (alone) {
-      failed = cq.memo.boundFailures.get(cq);
-      if (!failed) cq.memo.boundFailures.set(cq, failed = new Map<number, number>());
+    if (readsCreation(cq)) return this.boundFailsNow(w, cq, contested, requestIds, requestValues);
+    const memo = cq.memo;
+    if (requestIds.length === 1 && contested.length === 1 && contested[0] === requestIds[0]) {
       // Priorities are int32 and flavor/resources few: one exact number.
-      key = requestIds[0] * 4294967296 + (w.priority + 2147483648);
+      const key = requestIds[0] * 4294967296 + (w.priority + 2147483648);
+      let failed = memo.boundFailures.get(cq);
+      if (!failed) memo.boundFailures.set(cq, failed = new Map<number, number>());
       const at = failed.get(key);
       if (at !== undefined && requestValues[0] >= at) return true;
+      const fails = this.boundFailsNow(w, cq, contested, requestIds, requestValues);
+      if (fails) failed.set(key, requestValues[0]);
+      return fails;
     }
-    const fails = this.fair ? !mayFairPreemptEnough(w, cq, contested, requestIds, requestValues, this.snapshot.shareUnits(), this.fair)
-      : !this.mayPreemptEnough(w, cq, contested, requestIds, requestValues);
-    if (fails && failed) {
-      const at = failed.get(key);
-      if (at === undefined || requestValues[0] < at) failed.set(key, requestValues[0]);
+    const key = `${cq.name}\n${w.priority}\n${contested.join(',')}\n${requestIds.join(',')}`;
+    const failed = memo.boundFailureShapes.get(key);
+    if (failed?.some((at) => at.every((v, i) => requestValues[i] >= v))) return true;
+    const fails = this.boundFailsNow(w, cq, contested, requestIds, requestValues);
+    if (fails) {
+      if (failed) failed.push([...requestValues]);
+      else memo.boundFailureShapes.set(key, [[...requestValues]]);
     }
     return fails;
+  }
+
+  private boundFailsNow(
+    w: Workload, cq: ClusterQueue, contested: readonly FlavorResource[], requestIds: readonly FlavorResource[], requestValues: readonly number[],
+  ): boolean {
+    return this.fair ? !mayFairPreemptEnough(w, cq, contested, requestIds, requestValues, this.snapshot.shareUnits(), this.fair)
+      : !this.mayPreemptEnough(w, cq, contested, requestIds, requestValues);
   }
 
   /**

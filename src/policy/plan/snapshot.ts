@@ -153,13 +153,13 @@ export interface SearchMemo {
   readonly searches: Map<string, unknown>;
   /** Candidate lists by ClusterQueue, preemptor priority, resources and reclaim advantage (typed in the preemptor). */
   readonly candidateLists: Map<string, unknown>;
-  /** Per ClusterQueue, the bound's failures: the smallest lone request that failed, by flavor/resource and priority (see the preemptor). */
+  /** The bound's failures (see the preemptor), per ClusterQueue: the smallest lone request that failed by flavor/resource and priority; others by shape. */
   readonly boundFailures: Map<ClusterQueue, Map<number, number>>;
+  readonly boundFailureShapes: Map<string, number[][]>;
 }
 
-export function newSearchMemo(): SearchMemo {
-  return { version: 0, memoVersion: -1, memoTree: -1, searches: new Map(), candidateLists: new Map(), boundFailures: new Map() };
-}
+export const newSearchMemo = (): SearchMemo => ({ version: 0, memoVersion: -1, memoTree: -1, searches: new Map(), candidateLists: new Map(),
+  boundFailures: new Map(), boundFailureShapes: new Map() });
 
 export interface ClusterQueue extends QuotaNode {
   readonly groups: ResourceGroup[];

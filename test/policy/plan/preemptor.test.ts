@@ -227,6 +227,38 @@ describe('the bound\'s failures, kept per tree version', () => {
     }
   });
 
+  test('a request of several flavor/resources: kept by ClusterQueue, priority and shape, and taken as failing when no smaller', () => {
+    // a and b share the tree (and its memo). The preemptor's peer in a is of its own priority; b's workload is lower.
+    const cq = (): CQSpec => ({ cohort: 'co', quotas: [{ flavor: 'f1', cpu: '4' }, { flavor: 'f2', cpu: '4' }], within: 'LowerPriority' });
+    const objects = [flavor(B, 'f1'), flavor(B, 'f2'), ...PRIORITIES, clusterQueue(B, 'a', cq()), clusterQueue(B, 'b', cq()),
+      localQueue(B, 'lq-a', 'a'), localQueue(B, 'lq-b', 'b')];
+    const { snapshot, workloads } = fixture(objects, [rc('preemptor', 'lq-a', 2, 'mid'), rc('peer', 'lq-a', 4, 'mid'), rc('low', 'lq-b', 4, 'low')]);
+    admit(snapshot, workloads.get('peer')!, 'f1', 1);
+    admit(snapshot, workloads.get('low')!, 'f1', 2);
+    const preemptor = new Preemptor(snapshot, false, () => undefined);
+    const w = workloads.get('preemptor')!;
+    const [f1, f2] = ['f1', 'f2'].map((f) => snapshot.flavorResourceOf(f, 'cpu'));
+    const cpu = (n: number) => snapshot.toUnits('cpu', BigInt(n) * 1000n);
+    const bound = jest.spyOn(Preemptor.prototype as any, 'mayPreemptEnough');
+    try {
+      const ask = (q: string, one: number, two: number) => {
+        preemptor.getTargets(w, snapshot.clusterQueues.get(q)!, [f1], [f1, f2], [cpu(one), cpu(two)], undefined);
+        return preemptor.lastEndedAtBound;
+      };
+      // In units of 2 CPUs, the input's greatest common divisor: requests of whole units.
+      expect(ask('a', 2, 2)).toBe(true);
+      expect(ask('a', 4, 2)).toBe(true);
+      expect(bound).toHaveBeenCalledTimes(1);
+      expect(ask('a', 2, 0)).toBe(true);
+      expect(bound).toHaveBeenCalledTimes(2);
+      // The same priority and shape in b, which may preempt its lower workload: not a's failure.
+      expect(ask('b', 4, 2)).toBe(false);
+      expect(bound).toHaveBeenCalledTimes(3);
+    } finally {
+      bound.mockRestore();
+    }
+  });
+
   test('the oracle\'s search and trial removal of its targets leave the tree\'s version as it was', () => {
     const s = setUp({ ...c, admitted: [['low', 'a', 3, 'low']], preemptor: ['a', 2, 'high'] });
     const id = s.snapshot.flavorResourceOf('f1', 'cpu');
