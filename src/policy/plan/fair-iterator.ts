@@ -40,7 +40,8 @@ export class FairSharingIterator<E extends FairEntry> {
   }
 
   pop(): E {
-    const [cq, first] = this.byQueue.entries().next().value as [ClusterQueue, E];
+    const first = this.byQueue.values().next().value as E;
+    const cq = first.workload.clusterQueue!;
     if (!cq.parent) {
       this.byQueue.delete(cq);
       return first;
@@ -58,7 +59,8 @@ export class FairSharingIterator<E extends FairEntry> {
    */
   private computeShares(root: CohortNode): void {
     const trace = this.options.onTournament ? [] as Array<{ workload: Workload; cohort: string; drs: Drs }> : undefined;
-    for (const [cq, e] of this.byQueue) {
+    for (const e of this.byQueue.values()) {
+      const cq = e.workload.clusterQueue!;
       if (rootOf(cq) !== root) continue;
       const path = this.pathShares(cq, e);
       if (!trace) continue;
@@ -81,20 +83,21 @@ export class FairSharingIterator<E extends FairEntry> {
       for (let node: QuotaNode | undefined = cq; node; node = node.parent) if (known.versions[k++] !== node.usageVersion) break check;
       return known;
     }
-    const versions: number[] = [];
-    for (let node: QuotaNode | undefined = cq; node; node = node.parent) versions.push(node.usageVersion);
+    // A head's memo is refilled in place: its path is the same at every pop.
+    const out = known ?? { versions: [], drs: [] };
+    let k = 0;
+    for (let node: QuotaNode | undefined = cq; node; node = node.parent) out.versions[k++] = node.usageVersion;
     // Added for the shares and taken back exactly: the versions go back too, so the other heads' memos stay valid.
     this.stash.keep(cq);
     addUsageMap(cq, e.usage, 1);
-    const drs: Drs[] = [];
+    k = 0;
     let node: QuotaNode = cq;
     for (let ancestor = cq.parent; ancestor; node = ancestor, ancestor = ancestor.parent) {
-      drs.push(dominantResourceShare(node, this.units, this.options.arithmetic));
+      out.drs[k++] = dominantResourceShare(node, this.units, this.options.arithmetic);
     }
     addUsageMap(cq, e.usage, -1);
     this.stash.restore();
-    const out = { versions, drs };
-    this.pathMemo.set(e, out);
+    if (!known) this.pathMemo.set(e, out);
     return out;
   }
 
@@ -103,17 +106,16 @@ export class FairSharingIterator<E extends FairEntry> {
 
   /** runTournament: the least entry under `cohort`, child cohorts first, then its ClusterQueues. */
   private tournament(cohort: CohortNode): E | undefined {
-    const candidates: E[] = [];
+    // The child cohorts' winners, then the ClusterQueues' heads, each against the best so far.
+    let best: E | undefined;
     for (const c of cohort.childCohorts) {
       const e = this.tournament(c);
-      if (e) candidates.push(e);
+      if (e && (!best || this.less(e, best, cohort))) best = e;
     }
     for (const q of cohort.childQueues) {
       const e = this.byQueue.get(q as ClusterQueue);
-      if (e) candidates.push(e);
+      if (e && (!best || this.less(e, best, cohort))) best = e;
     }
-    let best = candidates[0];
-    for (let i = 1; i < candidates.length; i++) if (this.less(candidates[i], best, cohort)) best = candidates[i];
     return best;
   }
 
@@ -134,8 +136,8 @@ export class FairSharingIterator<E extends FairEntry> {
 
 /** A head's shares along its path, and the usage versions of the path (before its usage was added) they were computed at. */
 interface PathShares {
-  readonly versions: readonly number[];
-  readonly drs: readonly Drs[];
+  readonly versions: number[];
+  readonly drs: Drs[];
 }
 
 /** One side of a tournament's comparison: a head, its share under the cohort compared at, and its usage. */

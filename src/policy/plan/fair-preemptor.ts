@@ -185,6 +185,8 @@ function runSummary(q: ClusterQueue, run: readonly Workload[]): RunSummary {
   return summary;
 }
 
+const NONE: readonly Workload[] = [];
+
 /** Candidates already listed (the retry list's). */
 class CandidateList implements Candidates {
   private at = 0;
@@ -205,7 +207,7 @@ class CandidateList implements Candidates {
 class CandidateCursor implements Candidates {
   private readonly priorities: number[];
   /** This cycle's preempted workloads of the ClusterQueue that are candidates, in order: they come first. */
-  private readonly evictedFirst: Workload[];
+  private readonly evictedFirst: readonly Workload[];
   private evictedAt = 0;
   private priorityAt = 0;
   private runAt = 0;
@@ -219,9 +221,17 @@ class CandidateCursor implements Candidates {
   constructor(private readonly w: Workload, private readonly q: ClusterQueue, private readonly policy: string,
     private readonly contested: readonly FlavorResource[], evicted: ReadonlySet<Workload>, private readonly preemptorQueue: ClusterQueue,
     private readonly onTie: (a: Workload, b: Workload) => void, usage?: (w: Workload) => number | undefined) {
-    this.priorities = [...q.admittedByPriority.keys()].filter((p) => policyAllowsPriority(policy, p, w.priority)).sort((a, b) => a - b);
-    this.evictedFirst = [...evicted].filter((x) => x.clusterQueue === q && q.admitted.has(x) && this.eligible(x))
-      .sort((a, b) => a.priority - b.priority || admittedOrder(a, b));
+    // A cursor per ClusterQueue and search: a few priorities, sorted in place (no copy for sort), and mostly nothing evicted.
+    const priorities: number[] = [];
+    for (const p of q.admittedByPriority.keys()) {
+      if (!policyAllowsPriority(policy, p, w.priority)) continue;
+      let i = priorities.length;
+      for (; i > 0 && priorities[i - 1] > p; i--) priorities[i] = priorities[i - 1];
+      priorities[i] = p;
+    }
+    this.priorities = priorities;
+    this.evictedFirst = evicted.size ? [...evicted].filter((x) => x.clusterQueue === q && q.admitted.has(x) && this.eligible(x))
+      .sort((a, b) => a.priority - b.priority || admittedOrder(a, b)) : NONE;
     const first = q.admitted.values().next().value;
     if (usage && first && usage(first) !== undefined) {
       const u = new Map<Workload, number>();

@@ -94,6 +94,9 @@ function notBorrowing(n: QuotaNode, arithmetic: DrsArithmetic): Drs {
 
 const NOT_BORROWING = new WeakMap<QuotaNode, { integer?: Drs; float?: Drs }>();
 
+/** The list of one flavor/resource, by its number. */
+const ALONE: Array<readonly FlavorResource[]> = [];
+
 /** Scratch for each call's borrowed amount per resource (a call never runs inside another). */
 let borrowedScratch = new Float64Array(8);
 
@@ -127,16 +130,17 @@ function computeShare(n: QuotaNode, units: ShareUnits, arithmetic: DrsArithmetic
   if (borrowedScratch.length < nres) borrowedScratch = new Float64Array(nres);
   const borrowing = borrowedScratch;
   borrowing.fill(0, 0, nres);
-  const borrowed: FlavorResource[] = [];
+  // Most shares borrow on one flavor/resource: its list is shared, not built per call.
+  let borrowed: readonly FlavorResource[] | undefined;
   for (let fr = 0; fr < n.inSubtree.length; fr++) {
     if (!n.inSubtree[fr]) continue;
     const b = (request?.get(fr) ?? 0) + n.usage[fr] - n.subtree[fr];
     if (b > 0) {
       borrowing[units.resourceIndex[fr]] += b;
-      borrowed.push(fr);
+      borrowed = !borrowed ? (ALONE[fr] ??= Object.freeze([fr])) : [...borrowed, fr];
     }
   }
-  if (!borrowed.length) return notBorrowing(n, arithmetic);
+  if (!borrowed) return notBorrowing(n, arithmetic);
   const lendable = lendableOf(parent, units);
   if (arithmetic === 'integer') return integerShare(n, borrowing, lendable, borrowed, units);
   let ratio = 0;
@@ -159,7 +163,7 @@ function computeShare(n: QuotaNode, units: ShareUnits, arithmetic: DrsArithmetic
 }
 
 /** v0.13: integer division throughout, at least 1, math.MaxInt for a zero weight. */
-function integerShare(n: QuotaNode, borrowing: Float64Array, lendable: Float64Array, borrowed: FlavorResource[], units: ShareUnits): Drs {
+function integerShare(n: QuotaNode, borrowing: Float64Array, lendable: Float64Array, borrowed: readonly FlavorResource[], units: ShareUnits): Drs {
   let drs = -1n;
   let resource = -1;
   for (let r = 0; r < units.resourceNames.length; r++) {
