@@ -30,9 +30,18 @@ export interface FairIteratorOptions {
 export class FairSharingIterator<E extends FairEntry> {
   /** The remaining entries, by ClusterQueue, in the order given. */
   private readonly byQueue = new Map<ClusterQueue, E>();
+  /** The same, by cohort tree (a pop computes the shares of one tree's heads). */
+  private readonly byRoot = new Map<QuotaNode, Set<E>>();
 
   constructor(entries: readonly E[], private readonly units: ShareUnits, private readonly options: FairIteratorOptions) {
-    for (const e of entries) this.byQueue.set(e.workload.clusterQueue!, e);
+    for (const e of entries) {
+      const cq = e.workload.clusterQueue!;
+      this.byQueue.set(cq, e);
+      const root = rootOf(cq);
+      let heads = this.byRoot.get(root);
+      if (!heads) this.byRoot.set(root, heads = new Set());
+      heads.add(e);
+    }
   }
 
   hasNext(): boolean {
@@ -47,9 +56,11 @@ export class FairSharingIterator<E extends FairEntry> {
       return first;
     }
     const root = rootOf(cq) as CohortNode;
-    this.computeShares(root);
+    const heads = this.byRoot.get(root)!;
+    this.computeShares(heads);
     const winner = this.tournament(root)!;
     this.byQueue.delete(winner.workload.clusterQueue!);
+    heads.delete(winner);
     return winner;
   }
 
@@ -57,11 +68,10 @@ export class FairSharingIterator<E extends FairEntry> {
    * computeDRS: each head's share, with its usage added, for its ClusterQueue and every cohort on the way up (kept per
    * head while its path's usage stays as it was: pathShares).
    */
-  private computeShares(root: CohortNode): void {
+  private computeShares(heads: ReadonlySet<E>): void {
     const trace = this.options.onTournament ? [] as Array<{ workload: Workload; cohort: string; drs: Drs }> : undefined;
-    for (const e of this.byQueue.values()) {
+    for (const e of heads) {
       const cq = e.workload.clusterQueue!;
-      if (rootOf(cq) !== root) continue;
       const path = this.pathShares(cq, e);
       if (!trace) continue;
       let k = 0;
@@ -80,13 +90,13 @@ export class FairSharingIterator<E extends FairEntry> {
     const known = this.pathMemo.get(e);
     check: if (known) {
       let k = 0;
-      for (let node: QuotaNode | undefined = cq; node; node = node.parent) if (known.versions[k++] !== node.usageVersion) break check;
+      for (let node: QuotaNode = cq; node.parent; node = node.parent) if (known.versions[k++] !== node.usageVersion) break check;
       return known;
     }
     // A head's memo is refilled in place: its path is the same at every pop.
     const out = known ?? { versions: [], drs: [] };
     let k = 0;
-    for (let node: QuotaNode | undefined = cq; node; node = node.parent) out.versions[k++] = node.usageVersion;
+    for (let node: QuotaNode = cq; node.parent; node = node.parent) out.versions[k++] = node.usageVersion;
     // Added for the shares and taken back exactly: the versions go back too, so the other heads' memos stay valid.
     this.stash.keep(cq);
     addUsageMap(cq, e.usage, 1);
@@ -121,8 +131,8 @@ export class FairSharingIterator<E extends FairEntry> {
 
   /** entryComparer.less under `cohort`. */
   private less(a: E, b: E, cohort: CohortNode): boolean {
-    return entryLess({ drs: this.shareUnder(a, cohort), usage: a.usage, workload: a.workload },
-      { drs: this.shareUnder(b, cohort), usage: b.usage, workload: b.workload }, this.options.prioritizeNonBorrowing);
+    const { prioritizeNonBorrowing } = this.options;
+    return less(this.shareUnder(a, cohort), a.usage, a.workload, this.shareUnder(b, cohort), b.usage, b.workload, prioritizeNonBorrowing);
   }
 
   /** The share of `e` under `cohort` (an ancestor of its ClusterQueue), from this pop's computeShares. */
@@ -134,7 +144,7 @@ export class FairSharingIterator<E extends FairEntry> {
   }
 }
 
-/** A head's shares along its path, and the usage versions of the path (before its usage was added) they were computed at. */
+/** A head's shares along its path, and the usage versions of those nodes (before its usage was added) they were computed at. */
 interface PathShares {
   readonly versions: number[];
   readonly drs: Drs[];
@@ -153,13 +163,19 @@ export interface Contender {
  * on since 0.6), the earlier arrival. PrioritizePreemptorWorkloads (Alpha, off) is not modelled.
  */
 export function entryLess(a: Contender, b: Contender, prioritizeNonBorrowing: boolean): boolean {
+  return less(a.drs, a.usage, a.workload, b.drs, b.usage, b.workload, prioritizeNonBorrowing);
+}
+
+/** entryLess on its parts (the tournament compares at every step of every pop: nothing built). */
+function less(aDrs: Drs, aUsage: Contender['usage'], aWorkload: Contender['workload'], bDrs: Drs, bUsage: Contender['usage'],
+  bWorkload: Contender['workload'], prioritizeNonBorrowing: boolean): boolean {
   if (prioritizeNonBorrowing) {
-    const ab = isBorrowingOn(a.drs, a.usage);
-    const bb = isBorrowingOn(b.drs, b.usage);
+    const ab = isBorrowingOn(aDrs, aUsage);
+    const bb = isBorrowingOn(bDrs, bUsage);
     if (ab !== bb) return !ab;
   }
-  const c = compareDrs(a.drs, b.drs);
+  const c = compareDrs(aDrs, bDrs);
   if (c !== 0) return c < 0;
-  if (a.workload.priority !== b.workload.priority) return a.workload.priority > b.workload.priority;
-  return a.workload.created < b.workload.created;
+  if (aWorkload.priority !== bWorkload.priority) return aWorkload.priority > bWorkload.priority;
+  return aWorkload.created < bWorkload.created;
 }

@@ -222,7 +222,8 @@ function cmp(a: number, b: number): number {
 
 /** IsBorrowingOn: the node borrows on a flavor/resource the request asks for. */
 export function isBorrowingOn(d: Drs, request: ReadonlyMap<FlavorResource, number> | undefined): boolean {
-  return d.borrowed.some((fr) => (request?.get(fr) ?? 0) > 0);
+  for (const fr of d.borrowed) if ((request?.get(fr) ?? 0) > 0) return true;
+  return false;
 }
 
 /** Kueue's status.fairSharing.weightedShare: the share rounded up; Infinity stands for math.MaxInt64. */
