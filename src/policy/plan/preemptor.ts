@@ -127,7 +127,8 @@ export class Preemptor implements PreemptionOracle {
    * that calls this made sure): the same ClusterQueue, priority, contested and requested flavor/resources failed before
    * at no more of each. The bound reads the preemptor only through its priority (and creation, for
    * LowerOrNewerEqualPriority, which is not kept), and a larger request fails too (see mayPreemptEnough). A request of
-   * one flavor/resource alone (the oracle's, most of them) is kept as one number.
+   * one flavor/resource alone (the oracle's, most of them) is kept as two numbers: the least that failed and the largest
+   * that passed (a smaller one passes too).
    */
   private boundFails(
     w: Workload, cq: ClusterQueue, contested: readonly FlavorResource[], requestIds: readonly FlavorResource[], requestValues: readonly number[],
@@ -137,12 +138,16 @@ export class Preemptor implements PreemptionOracle {
     if (requestIds.length === 1 && contested.length === 1 && contested[0] === requestIds[0]) {
       // Priorities are int32 and flavor/resources few: one exact number.
       const key = requestIds[0] * 4294967296 + (w.priority + 2147483648);
-      let failed = memo.boundFailures.get(cq);
-      if (!failed) memo.boundFailures.set(cq, failed = new Map<number, number>());
-      const at = failed.get(key);
-      if (at !== undefined && requestValues[0] >= at) return true;
+      let known = memo.boundFailures.get(cq);
+      if (!known) memo.boundFailures.set(cq, known = new Map<number, { fail: number; pass: number }>());
+      let at = known.get(key);
+      if (at && requestValues[0] >= at.fail) return true;
+      // A smaller request than one that passed passes too.
+      if (at && requestValues[0] <= at.pass) return false;
       const fails = this.boundFailsNow(w, cq, contested, requestIds, requestValues);
-      if (fails) failed.set(key, requestValues[0]);
+      if (!at) known.set(key, at = { fail: Infinity, pass: -Infinity });
+      if (fails) at.fail = requestValues[0];
+      else at.pass = requestValues[0];
       return fails;
     }
     const key = `${cq.name}\n${w.priority}\n${contested.join(',')}\n${requestIds.join(',')}`;

@@ -153,8 +153,9 @@ export interface SearchMemo {
   readonly searches: Map<string, unknown>;
   /** Candidate lists by ClusterQueue, preemptor priority, resources and reclaim advantage (typed in the preemptor). */
   readonly candidateLists: Map<string, unknown>;
-  /** The bound's failures (see the preemptor), per ClusterQueue: the smallest lone request that failed by flavor/resource and priority; others by shape. */
-  readonly boundFailures: Map<ClusterQueue, Map<number, number>>;
+  /** The bound's results (see the preemptor), per ClusterQueue: lone requests' least failing and largest passing by flavor/resource and priority. */
+  readonly boundFailures: Map<ClusterQueue, Map<number, { fail: number; pass: number }>>;
+  /** Other requests' failures, by ClusterQueue, priority and shape. */
   readonly boundFailureShapes: Map<string, number[][]>;
 }
 

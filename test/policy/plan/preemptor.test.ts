@@ -198,7 +198,7 @@ describe('the bound\'s failures, kept per tree version', () => {
     admitted: [['peer', 'a', 3, 'mid']], preemptor: ['a', 2, 'mid'], expected: [],
   };
 
-  test('a request at least as large on an unchanged tree is not bounded again; a smaller one or a changed tree is', () => {
+  test('a request at least as large as a failed one, or no larger than a passed one, on an unchanged tree is not bounded again', () => {
     const s = setUp(c);
     const bound = jest.spyOn(Preemptor.prototype as any, 'mayPreemptEnough');
     try {
@@ -216,6 +216,11 @@ describe('the bound\'s failures, kept per tree version', () => {
       expect(s.preemptor.lastEndedAtBound).toBe(true);
       expect(bound).toHaveBeenCalledTimes(1);
       ask(1);
+      expect(s.preemptor.lastEndedAtBound).toBe(false);
+      expect(bound).toHaveBeenCalledTimes(2);
+      // It passed (1 CPU is free): no larger request was asked, and the same one passes again without the bound.
+      ask(1);
+      expect(s.preemptor.lastEndedAtBound).toBe(false);
       expect(bound).toHaveBeenCalledTimes(2);
       // The tree's usage changed (as an admission or a release changes it): the failure is not taken as known.
       addUsage(cq, id, cpu(1));
