@@ -118,8 +118,13 @@ function findCandidates(w: Workload, cq: ClusterQueue, contested: readonly Flavo
  * The ClusterQueues whose workloads `cq` may reclaim by fair sharing: with reclaimWithinCohort, every other
  * ClusterQueue of its tree borrowing on a contested flavor/resource (cqIsBorrowing). The search and its bound list them here.
  */
-export function reclaimableQueues(cq: ClusterQueue, contested: readonly FlavorResource[]): ClusterQueue[] {
-  if (!cq.parent || cq.preemption.reclaim === 'Never') return [];
+export function reclaimableQueues(cq: ClusterQueue, contested: readonly FlavorResource[]): readonly ClusterQueue[] {
+  if (!cq.parent || cq.preemption.reclaim === 'Never') return NO_QUEUES;
+  // The bound and the search ask again and again on one tree version: the last answer per ClusterQueue is kept (one
+  // contested flavor/resource, as most are).
+  const tree = rootOf(cq).treeVersion;
+  const known = contested.length === 1 ? RECLAIMABLE.get(cq) : undefined;
+  if (known && known.tree === tree && known.contested === contested[0]) return known.queues;
   const out: ClusterQueue[] = [];
   for (const q of queuesOfTree(rootOf(cq) as CohortNode)) {
     if (q === cq) continue;
@@ -130,8 +135,12 @@ export function reclaimableQueues(cq: ClusterQueue, contested: readonly FlavorRe
       }
     }
   }
+  if (contested.length === 1) RECLAIMABLE.set(cq, { tree, contested: contested[0], queues: out });
   return out;
 }
+
+const NO_QUEUES: readonly ClusterQueue[] = [];
+const RECLAIMABLE = new WeakMap<ClusterQueue, { tree: number; contested: FlavorResource; queues: readonly ClusterQueue[] }>();
 
 /** The ClusterQueues of a tree, listed once per root (the tree never changes once built). */
 const QUEUES_OF_TREE = new WeakMap<CohortNode, readonly ClusterQueue[]>();
