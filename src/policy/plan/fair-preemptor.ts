@@ -162,8 +162,10 @@ interface Candidates {
 /**
  * One admitted run (a ClusterQueue's workloads of one priority) as the first strategy's scan reads it: the least usage
  * of its workloads on each flavor/resource (absent where one of them has none: 0), and whether two of them were admitted
- * together (a tie but for UID, which the scan reports). Kept until the ClusterQueue's memo version moves, as every
- * admission, eviction and release moves it.
+ * together (a tie but for UID, which the scan reports). Kept while the ClusterQueue's usage version holds: an admission
+ * or a release moves it (the memo version would not do: the tree's ClusterQueues share it). A workload that uses nothing
+ * moves no usage, but it is never a candidate (a candidate uses a contested flavor/resource), so neither its usage nor its
+ * ties count.
  */
 interface RunSummary {
   readonly version: number;
@@ -175,7 +177,7 @@ const RUN_SUMMARIES = new WeakMap<readonly Workload[], RunSummary>();
 
 function runSummary(q: ClusterQueue, run: readonly Workload[]): RunSummary {
   const known = RUN_SUMMARIES.get(run);
-  if (known && known.version === q.memo.version) return known;
+  if (known && known.version === q.usageVersion) return known;
   const least = new Map<FlavorResource, number>(run.length ? run[0].usage : []);
   let tied = false;
   for (let i = 1; i < run.length; i++) {
@@ -189,7 +191,7 @@ function runSummary(q: ClusterQueue, run: readonly Workload[]): RunSummary {
       else if (u < v) least.set(id, u);
     }
   }
-  const summary = { version: q.memo.version, least, tied };
+  const summary = { version: q.usageVersion, least, tied };
   RUN_SUMMARIES.set(run, summary);
   return summary;
 }
