@@ -184,16 +184,20 @@ function runSummary(q: ClusterQueue, run: readonly Workload[]): RunSummary {
     const x = run[i];
     if (x.admittedAt === run[i - 1].admittedAt) tied = true;
     // Usages are interned: most workloads repeat a few shapes.
-    if (x.usage === run[i - 1].usage) continue;
-    for (const [id, v] of least) {
-      const u = x.usage.get(id);
-      if (u === undefined) least.delete(id);
-      else if (u < v) least.set(id, u);
-    }
+    if (x.usage !== run[i - 1].usage) lowerTo(least, x.usage);
   }
   const summary = { version: q.usageVersion, least, tied };
   RUN_SUMMARIES.set(run, summary);
   return summary;
+}
+
+/** `least` lowered to `usage` on each flavor/resource (one absent from `usage` counts 0: it leaves `least`). */
+function lowerTo(least: Map<FlavorResource, number>, usage: ReadonlyMap<FlavorResource, number>): void {
+  for (const [id, v] of least) {
+    const u = usage.get(id);
+    if (u === undefined) least.delete(id);
+    else if (u < v) least.set(id, u);
+  }
 }
 
 const NONE: readonly Workload[] = [];
@@ -296,15 +300,8 @@ class CandidateCursor implements Candidates {
     for (let i = this.priorityAt; i < this.priorities.length; i++) {
       const { least: runLeast, tied } = runSummary(this.q, this.q.admittedByPriority.get(this.priorities[i])!);
       if (tied) return undefined;
-      if (!least) {
-        least = new Map(runLeast);
-        continue;
-      }
-      for (const [id, v] of least) {
-        const u = runLeast.get(id);
-        if (u === undefined) least.delete(id);
-        else if (u < v) least.set(id, u);
-      }
+      if (!least) least = new Map(runLeast);
+      else lowerTo(least, runLeast);
     }
     return least;
   }
