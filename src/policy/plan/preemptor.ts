@@ -87,7 +87,7 @@ export class Preemptor implements PreemptionOracle {
     if (memo.memoVersion !== memo.version || memo.memoTree !== tree) {
       memo.searches.clear();
       memo.candidateLists.clear();
-      memo.boundFailures.clear();
+      memo.boundResults.clear();
       memo.boundFailureShapes.clear();
       memo.memoVersion = memo.version;
       memo.memoTree = tree;
@@ -138,8 +138,8 @@ export class Preemptor implements PreemptionOracle {
     if (requestIds.length === 1 && contested.length === 1 && contested[0] === requestIds[0]) {
       // Priorities are int32 and flavor/resources few: one exact number.
       const key = requestIds[0] * 4294967296 + (w.priority + 2147483648);
-      let known = memo.boundFailures.get(cq);
-      if (!known) memo.boundFailures.set(cq, known = new Map<number, { fail: number; pass: number }>());
+      let known = memo.boundResults.get(cq);
+      if (!known) memo.boundResults.set(cq, known = new Map<number, { fail: number; pass: number }>());
       let at = known.get(key);
       if (at && requestValues[0] >= at.fail) return true;
       // A smaller request than one that passed passes too.

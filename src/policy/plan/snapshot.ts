@@ -154,13 +154,13 @@ export interface SearchMemo {
   /** Candidate lists by ClusterQueue, preemptor priority, resources and reclaim advantage (typed in the preemptor). */
   readonly candidateLists: Map<string, unknown>;
   /** The bound's results (see the preemptor), per ClusterQueue: lone requests' least failing and largest passing by flavor/resource and priority. */
-  readonly boundFailures: Map<ClusterQueue, Map<number, { fail: number; pass: number }>>;
+  readonly boundResults: Map<ClusterQueue, Map<number, { fail: number; pass: number }>>;
   /** Other requests' failures, by ClusterQueue, priority and shape. */
   readonly boundFailureShapes: Map<string, number[][]>;
 }
 
 export const newSearchMemo = (): SearchMemo => ({ version: 0, memoVersion: -1, memoTree: -1, searches: new Map(), candidateLists: new Map(),
-  boundFailures: new Map(), boundFailureShapes: new Map() });
+  boundResults: new Map(), boundFailureShapes: new Map() });
 
 export interface ClusterQueue extends QuotaNode {
   readonly groups: ResourceGroup[];
