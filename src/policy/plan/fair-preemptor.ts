@@ -122,11 +122,12 @@ export function reclaimableQueues(cq: ClusterQueue, contested: readonly FlavorRe
   if (!cq.parent || cq.preemption.reclaim === 'Never') return NO_QUEUES;
   // The bound and the search ask again and again on one tree version: the last answer per ClusterQueue is kept (one
   // contested flavor/resource, as most are).
-  const tree = rootOf(cq).treeVersion;
+  const root = rootOf(cq) as CohortNode;
+  const tree = root.treeVersion;
   const known = contested.length === 1 ? RECLAIMABLE.get(cq) : undefined;
   if (known && known.tree === tree && known.contested === contested[0]) return known.queues;
   const out: ClusterQueue[] = [];
-  for (const q of queuesOfTree(rootOf(cq) as CohortNode)) {
+  for (const q of queuesOfTree(root)) {
     if (q === cq) continue;
     for (let i = 0; i < contested.length; i++) {
       if (borrowingWith(q, contested[i], 0)) {
@@ -425,11 +426,7 @@ class FairSearch {
           continue;
         }
         // The share without it: its quota out and back (its nodes play no part in shares).
-        this.stash.keep(x.clusterQueue!);
-        addUsageMap(x.clusterQueue!, x.usage, -1);
-        const targetNew = this.drs(targetNode);
-        addUsageMap(x.clusterQueue!, x.usage, 1);
-        this.stash.restore();
+        const targetNew = this.drsWithout(x.clusterQueue!, x.usage, targetNode);
         if (!STRATEGY[strategy](preemptorNew, targetOld, targetNew)) {
           (failed ??= new Set()).add(x.usage);
           passOver(x);
