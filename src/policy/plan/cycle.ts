@@ -314,7 +314,6 @@ export class PlanSimulator extends QueueManager {
       if (!n.isCohort) {
         const cq = n as ClusterQueue;
         cq.queue.requeueParked();
-        cq.parkedHashes.clear();
         return;
       }
       const c = n as CohortNode;
@@ -456,7 +455,7 @@ export class PlanSimulator extends QueueManager {
     cq.queue.park(w);
     if (this.kueue.schedulingEquivalenceHashing) {
       // Equivalent workloads waiting behind it are parked with it, unevaluated.
-      cq.parkedHashes.add(w.hash);
+      cq.queue.markInadmissible(w.hash);
       cq.queue.parkHash(w.hash);
     }
   }

@@ -245,7 +245,7 @@ export abstract class QueueManager {
    */
   protected push(w: Workload): void {
     const cq = w.clusterQueue!;
-    if (this.kueue.schedulingEquivalenceHashing && !cq.strict && cq.parkedHashes.has(w.hash)) cq.queue.park(w);
+    if (this.kueue.schedulingEquivalenceHashing && !cq.strict && cq.queue.isInadmissible(w.hash)) cq.queue.park(w);
     else cq.queue.push(w);
   }
 

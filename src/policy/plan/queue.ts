@@ -51,13 +51,57 @@ function mergeByCreation<T extends Queued>(a: T[], b: T[]): T[] {
   return out;
 }
 
-interface Group<T> { readonly key: number; readonly hash: number; members: T[] }
+/**
+ * Workloads of one key, newest first; `slot` is its index in the list of non-empty groups (-1: empty). A group is kept
+ * once made, empty or not: workloads park and come back all the time, and a Map that grows and shrinks with them
+ * reallocates its table each time (garbage the scheduling loop would otherwise make on every cycle).
+ */
+interface Group<T> { readonly key: number; readonly hash: number; members: T[]; slot: number }
+
+/** The non-empty groups of a map, in a list: added and removed in O(1). */
+class GroupList<T> {
+  readonly list: Array<Group<T>> = [];
+  private readonly byKey = new Map<number, Group<T>>();
+
+  /** The group of `key`, made (empty) the first time. */
+  of(key: number, hash: number): Group<T> {
+    let g = this.byKey.get(key);
+    if (!g) this.byKey.set(key, g = { key, hash, members: [], slot: -1 });
+    return g;
+  }
+
+  /** The non-empty group of `key`, if any. */
+  get(key: number): Group<T> | undefined {
+    const g = this.byKey.get(key);
+    return g && g.slot >= 0 ? g : undefined;
+  }
+
+  /** Lists `g` (it just became non-empty). */
+  add(g: Group<T>): void {
+    if (g.slot >= 0) return;
+    g.slot = this.list.length;
+    this.list.push(g);
+  }
+
+  /** Unlists `g` (it is empty now). */
+  unlist(g: Group<T>): void {
+    const last = this.list.pop()!;
+    if (last !== g) {
+      this.list[g.slot] = last;
+      last.slot = g.slot;
+    }
+    g.slot = -1;
+  }
+}
 
 export class WorkloadQueue<T extends Queued> {
-  /** Active groups by key (the hash; with admission fair sharing, hash and LocalQueue), and the same groups in a list that the head search scans. */
-  private readonly active = new Map<number, Group<T>>();
-  private readonly activeList: Array<Group<T>> = [];
-  private readonly parked = new Map<number, T[]>();
+  /** Active groups by key (the hash; with admission fair sharing, hash and LocalQueue); the head search scans the listed ones. */
+  private readonly active = new GroupList<T>();
+  /** Parked groups by hash. */
+  private readonly parked = new GroupList<T>();
+  /** Hashes found inadmissible since the last requeue (the workloads that arrive with one are parked unevaluated): hash → epoch. */
+  private readonly inadmissible = new Map<number, number>();
+  private epoch = 0;
   private activeCount = 0;
 
   /** `usageOf`: with admission fair sharing, a workload's LocalQueue usage (lower first). */
@@ -74,18 +118,27 @@ export class WorkloadQueue<T extends Queued> {
 
   /** Into the active queue. */
   push(w: T): void {
-    const key = this.keyOf(w);
-    const group = this.active.get(key);
-    if (group) insertByCreation(group.members, w);
-    else this.addGroup(key, w.hash, [w]);
+    const g = this.active.of(this.keyOf(w), w.hash);
+    insertByCreation(g.members, w);
+    this.active.add(g);
     this.activeCount++;
   }
 
   /** Into the parked ones. */
   park(w: T): void {
-    const group = this.parked.get(w.hash);
-    if (group) insertByCreation(group, w);
-    else this.parked.set(w.hash, [w]);
+    const g = this.parked.of(w.hash, w.hash);
+    insertByCreation(g.members, w);
+    this.parked.add(g);
+  }
+
+  /** `hash` was found inadmissible: its workloads are parked with it, unevaluated, until the next requeue. */
+  markInadmissible(hash: number): void {
+    this.inadmissible.set(hash, this.epoch);
+  }
+
+  /** Whether `hash` was found inadmissible since the last requeue. */
+  isInadmissible(hash: number): boolean {
+    return this.inadmissible.get(hash) === this.epoch;
   }
 
   /** Parks every active workload with this hash. */
@@ -95,44 +148,52 @@ export class WorkloadQueue<T extends Queued> {
       if (group) this.parkGroup(group);
       return;
     }
-    for (const group of this.activeList.filter((g) => g.hash === hash)) this.parkGroup(group);
+    for (const group of this.active.list.filter((g) => g.hash === hash)) this.parkGroup(group);
   }
 
   private parkGroup(group: Group<T>): void {
-    this.removeGroup(group);
     this.activeCount -= group.members.length;
-    this.parked.set(group.hash, mergeByCreation(this.parked.get(group.hash) ?? [], group.members));
+    const to = this.parked.of(group.hash, group.hash);
+    moveInto(to, group);
+    this.active.unlist(group);
+    this.parked.add(to);
   }
 
   /** Parks every active workload. */
   parkAll(): void {
-    for (const group of [...this.activeList]) this.parkGroup(group);
+    for (const group of [...this.active.list]) this.parkGroup(group);
   }
 
-  /** Every parked workload back into the active queue. */
+  /** Every parked workload back into the active queue; the inadmissible hashes are forgotten. */
   requeueParked(): void {
-    for (const [hash, members] of this.parked) {
-      if (!this.usageOf) this.requeueGroup(hash, hash, members);
+    this.epoch++;
+    for (const p of this.parked.list) {
+      this.activeCount += p.members.length;
+      if (!this.usageOf) this.requeueInto(this.active.of(p.hash, p.hash), p);
       else {
         // Split by LocalQueue, each part still newest first.
         const byKey = new Map<number, T[]>();
-        for (const w of members) {
+        for (const w of p.members) {
           const key = this.keyOf(w);
           const part = byKey.get(key);
           if (part) part.push(w);
           else byKey.set(key, [w]);
         }
-        for (const [key, part] of byKey) this.requeueGroup(key, hash, part);
+        for (const [key, part] of byKey) {
+          const g = this.active.of(key, p.hash);
+          g.members = mergeByCreation(g.members, part);
+          this.active.add(g);
+        }
+        p.members = [];
       }
-      this.activeCount += members.length;
+      p.slot = -1;
     }
-    this.parked.clear();
+    this.parked.list.length = 0;
   }
 
-  private requeueGroup(key: number, hash: number, members: T[]): void {
-    const group = this.active.get(key);
-    if (group) group.members = mergeByCreation(group.members, members);
-    else this.addGroup(key, hash, members);
+  private requeueInto(g: Group<T>, p: Group<T>): void {
+    moveInto(g, p);
+    this.active.add(g);
   }
 
   /** The head (`first` when it is active, else the best by priority and creation), taken out. */
@@ -143,7 +204,7 @@ export class WorkloadQueue<T extends Queued> {
       const i = group ? group.members.indexOf(first) : -1;
       if (i >= 0) return this.take(group!, i);
     }
-    const list = this.activeList;
+    const list = this.active.list;
     if (!list.length) return undefined;
     let best = list[0];
     let bestW = best.members[best.members.length - 1];
@@ -162,7 +223,7 @@ export class WorkloadQueue<T extends Queued> {
    * then priority and creation. Each group's candidate is its oldest member, or `first` in its own group.
    */
   private popByUsage(usageOf: (lqIndex: number) => number, first?: T): T | undefined {
-    const list = this.activeList;
+    const list = this.active.list;
     if (!list.length) return undefined;
     const firstGroup = first ? this.active.get(this.keyOf(first)) : undefined;
     const firstAt = firstGroup ? firstGroup.members.indexOf(first!) : -1;
@@ -184,24 +245,22 @@ export class WorkloadQueue<T extends Queued> {
     return this.take(best!, bestAt);
   }
 
-  private addGroup(key: number, hash: number, members: T[]): void {
-    const group: Group<T> = { key, hash, members };
-    this.active.set(key, group);
-    this.activeList.push(group);
-  }
-
-  private removeGroup(group: Group<T>): void {
-    this.active.delete(group.key);
-    const list = this.activeList;
-    const i = list.indexOf(group);
-    list[i] = list[list.length - 1];
-    list.pop();
-  }
-
   private take(group: Group<T>, i: number): T {
     const w = i === group.members.length - 1 ? group.members.pop()! : group.members.splice(i, 1)[0];
-    if (!group.members.length) this.removeGroup(group);
+    if (!group.members.length) this.active.unlist(group);
     this.activeCount--;
     return w;
   }
+}
+
+/** `from`'s workloads into `to` (both newest first), `from` left empty; no new array when `to` was empty. */
+function moveInto<T extends Queued>(to: Group<T>, from: Group<T>): void {
+  if (!to.members.length) {
+    const empty = to.members;
+    to.members = from.members;
+    from.members = empty;
+    return;
+  }
+  to.members = mergeByCreation(to.members, from.members);
+  from.members.length = 0;
 }

@@ -186,8 +186,6 @@ export interface ClusterQueue extends QuotaNode {
    * admission's status update), and a recorded flavor scan older than it is not resumed.
    */
   allocatableGeneration: number;
-  /** Scheduling-equivalence hashes parked as inadmissible (Kueue >= 0.18, BestEffortFIFO). */
-  readonly parkedHashes: Set<number>;
   readonly admitted: Set<Workload>;
   /** The same workloads by priority: a search lists only the priorities its policy allows. */
   readonly admittedByPriority: Map<number, Workload[]>;
@@ -512,7 +510,7 @@ function addClusterQueue(s: Snapshot, c: ClusterQueueJson, resourceGroups: reado
     namespaceSelector: spec.namespaceSelector ?? null, cohortName,
     usageBasedAdmission: (spec as { admissionScope?: { admissionMode?: unknown } }).admissionScope?.admissionMode
       === 'UsageBasedAdmissionFairSharing',
-    tasOnly: false, queue: new WorkloadQueue<Workload>(), parkedHashes: new Set(),
+    tasOnly: false, queue: new WorkloadQueue<Workload>(),
     admitted: new Set(), admittedByPriority: new Map(), admittedUsage: [],
     largestUsage: new Float64Array(size), memo: newSearchMemo(), requestsByShape: new Map(),
   };
