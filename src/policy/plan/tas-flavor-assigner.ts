@@ -26,7 +26,13 @@ export interface PodSetTas {
 export function podSetTasOf(w: Workload, ps: PodSet, multiLayer: boolean): PodSetTas {
   if (ps.tas) return ps.tas as PodSetTas;
   const template = podSetTemplate(w.obj, ps.name);
-  const ann: Record<string, unknown> = isRecord(template?.metadata?.annotations) ? template.metadata.annotations : {};
+  const ann = template?.metadata?.annotations;
+  const out = isRecord(ann) ? tasOfAnnotations(ps, template!.spec, ann, multiLayer) : new PodSetTasOf(ps, template?.spec, undefined, undefined);
+  ps.tas = out;
+  return out;
+}
+
+function tasOfAnnotations(ps: PodSet, spec: PodTemplateJson['spec'], ann: Record<string, unknown>, multiLayer: boolean): PodSetTas {
   const str = (k: string) => (typeof ann[k] === 'string' ? ann[k] : undefined);
   const required = str(TAS_ANNOTATION.required), preferred = str(TAS_ANNOTATION.preferred), unconstrainedText = str(TAS_ANNOTATION.unconstrained);
   const sliceTopology = str(TAS_ANNOTATION.sliceRequired), sliceSizeText = str(TAS_ANNOTATION.sliceSize);
@@ -51,17 +57,21 @@ export function podSetTasOf(w: Workload, ps: PodSet, multiLayer: boolean): PodSe
   else if (unconstrained !== undefined) request = { unconstrained, slices };
   else if (slices.length) request = { slices };
   const groupName = str(TAS_ANNOTATION.groupName);
-  const spec = template?.spec;
-  // The placement's inputs are read only when a placement is computed: most PodSets never ask for one.
-  let base: PodSetTas['base'] | undefined;
-  const out: PodSetTas = {
-    explicit: request !== undefined, request, groupName: request && (required !== undefined || preferred !== undefined) ? groupName : undefined,
-    get base() {
-      return base ??= placementInputsOf(ps, spec, request);
-    },
-  };
-  ps.tas = out;
-  return out;
+  return new PodSetTasOf(ps, spec, request, request && (required !== undefined || preferred !== undefined) ? groupName : undefined);
+}
+
+/** A PodSet's TAS request; the placement's inputs are read only when a placement is computed (most PodSets never ask for one). */
+class PodSetTasOf implements PodSetTas {
+  readonly explicit: boolean;
+  private inputs?: PodSetTas['base'];
+  constructor(private readonly ps: PodSet, private readonly spec: PodTemplateJson['spec'], readonly request: TopologyRequest | undefined,
+    readonly groupName: string | undefined) {
+    this.explicit = request !== undefined;
+  }
+
+  get base(): PodSetTas['base'] {
+    return this.inputs ??= placementInputsOf(this.ps, this.spec, this.request);
+  }
 }
 
 /** What the TAS assigner reads of a PodSet besides its request: per-pod requests (with one pod slot), node selector, tolerations, affinity. */
