@@ -71,38 +71,53 @@ function usesContested(x: Workload, c: Contested): boolean {
 
 
 /**
- * The runs' candidates in candidate order: by priority, and within one priority the runs merged. Only
- * workloads that use a contested flavor/resource, and under `byCreation` only those newer than the
- * preemptor (created at `preemptorCreated`). Sorts `runs`.
+ * The runs' candidates in candidate order: by priority, and within one priority the runs merged (each is in candidate
+ * order already, and the order is total). Only workloads that use a contested flavor/resource, and under `byCreation`
+ * only those newer than the preemptor (created at `preemptorCreated`). Sorts `runs`. The lists are sized once: a search
+ * lists hundreds of candidates, and growing arrays would copy them again and again.
  */
 export function candidateListOf(runs: Run[], contested: Contested, preemptorCreated: number): CandidateList {
   runs.sort((a, b) => a.priority - b.priority);
-  const out: CandidateList = { workloads: [], runs: [] };
+  let n = 0;
+  for (const r of runs) for (const x of r.admitted) if (isCandidate(x, r, contested, preemptorCreated)) n++;
+  const out: CandidateList = { workloads: new Array<Workload>(n), runs: new Array<Run>(n) };
+  let k = 0;
   for (let i = 0; i < runs.length;) {
     let j = i + 1;
     while (j < runs.length && runs[j].priority === runs[i].priority) j++;
-    const start = out.workloads.length;
-    for (let k = i; k < j; k++) {
-      const r = runs[k];
-      for (const x of r.admitted) {
-        if (!usesContested(x, contested)) continue;
-        if (r.byCreation && !(preemptorCreated < x.created)) continue;
-        out.workloads.push(x);
-        out.runs.push(r);
-      }
-    }
-    // Several ClusterQueues at one priority: sorted runs, which the sort merges.
-    if (j - i > 1) {
-      const order = out.workloads.slice(start).map((_, k) => start + k).sort((a, b) => admittedOrder(out.workloads[a], out.workloads[b]));
-      const workloads = order.map((k) => out.workloads[k]), ofRuns = order.map((k) => out.runs[k]);
-      for (let k = 0; k < order.length; k++) {
-        out.workloads[start + k] = workloads[k];
-        out.runs[start + k] = ofRuns[k];
-      }
-    }
+    k = j - i === 1 ? copyRun(runs[i], contested, preemptorCreated, out, k) : mergeRuns(runs.slice(i, j), contested, preemptorCreated, out, k);
     i = j;
   }
   return out;
+}
+
+function isCandidate(x: Workload, r: Run, contested: Contested, preemptorCreated: number): boolean {
+  return usesContested(x, contested) && !(r.byCreation && !(preemptorCreated < x.created));
+}
+
+function copyRun(r: Run, contested: Contested, preemptorCreated: number, out: CandidateList, k: number): number {
+  for (const x of r.admitted) {
+    if (!isCandidate(x, r, contested, preemptorCreated)) continue;
+    out.workloads[k] = x;
+    out.runs[k++] = r;
+  }
+  return k;
+}
+
+/** Several ClusterQueues' runs of one priority, merged into `out` from `k` (a few runs: the head is found by a scan). */
+function mergeRuns(runs: Run[], contested: Contested, preemptorCreated: number, out: CandidateList, k: number): number {
+  const at = runs.map(() => 0);
+  for (;;) {
+    let best = -1;
+    for (let r = 0; r < runs.length; r++) {
+      const list = runs[r].admitted;
+      while (at[r] < list.length && !isCandidate(list[at[r]], runs[r], contested, preemptorCreated)) at[r]++;
+      if (at[r] < list.length && (best < 0 || admittedOrder(list[at[r]], runs[best].admitted[at[best]]) < 0)) best = r;
+    }
+    if (best < 0) return k;
+    out.workloads[k] = runs[best].admitted[at[best]++];
+    out.runs[k++] = runs[best];
+  }
 }
 
 /**
@@ -122,13 +137,15 @@ export function orderCandidates(lists: CandidateLists, cq: ClusterQueue, onTie: 
       }
     }
   }
-  const ordered: CandidateList = { workloads: [], runs: [] };
+  const n = sameQueue.workloads.length + hierarchical.workloads.length + byPriority.workloads.length;
+  const ordered: CandidateList = { workloads: new Array<Workload>(n), runs: new Array<Run>(n) };
+  let k = 0;
   for (const evicted of [true, false]) {
     for (const l of [hierarchical, byPriority, sameQueue]) {
       for (let i = 0; i < l.workloads.length; i++) {
         if (l.workloads[i].evicted !== evicted) continue;
-        ordered.workloads.push(l.workloads[i]);
-        ordered.runs.push(l.runs[i]);
+        ordered.workloads[k] = l.workloads[i];
+        ordered.runs[k++] = l.runs[i];
       }
     }
   }
