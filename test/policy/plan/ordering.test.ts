@@ -6,6 +6,7 @@
 import { CandidateList, candidateListOf, contestedOf, orderCandidates, Run, tiesButForUid } from '../../../src/policy/plan/ordering';
 import { admittedOrder, buildSnapshot, ClusterQueue, Workload } from '../../../src/policy/plan/snapshot';
 import { newWorkload } from '../../../src/policy/plan/workload';
+import { mulberry32 } from '../../support/random';
 import { B } from './fixtures';
 import { clusterQueue, flavor } from './scenarios';
 
@@ -63,6 +64,25 @@ describe('candidate ordering', () => {
     expect(names(list)).toEqual(['low-other-new', 'low-own-mid', 'low-own-old', 'mid']);
     // Each candidate keeps the run it came from (its variant decides its reason).
     expect(list.runs.map((r) => r.variant)).toEqual(['ReclaimWithoutBorrowing', 'WithinCQ', 'WithinCQ', 'WithinCQ']);
+  });
+
+  test('several ClusterQueues\' runs of one priority, with the filters: the order of a sort of all their candidates', () => {
+    // Seeded: four priorities, up to four runs each, admissions that tie (the workload number decides), some on F2.
+    const r = mulberry32(7);
+    const runs: Run[] = [];
+    for (let p = 0; p < 4; p++) {
+      for (let k = 1 + Math.floor(r() * 4); k > 0; k--) {
+        const ws = Array.from({ length: 3 + Math.floor(r() * 8) }, () => candidate(`w${nextId}`,
+          { priority: p, admittedAt: Math.floor(r() * 5), created: Math.floor(r() * 10), uses: r() < 0.3 ? F2 : F1, cq: k % 2 ? own : other }));
+        runs.push(run(ws, { priority: p, byCreation: r() < 0.2 }));
+      }
+    }
+    const expected = runs.flatMap((x) => x.admitted.filter((w) => w.usage.has(F1) && !(x.byCreation && !(4 < w.created))).map((w) => ({ w, x })))
+      .sort((a, b) => a.x.priority - b.x.priority || admittedOrder(a.w, b.w));
+    const list = candidateListOf([...runs].reverse(), contestedOf([F1], 2), 4);
+    expect(names(list)).toEqual(expected.map((e) => e.w.ref));
+    expect(list.runs.every((x, i) => x === expected[i].x)).toBe(true);
+    expect(list.workloads.length).toBeGreaterThan(20);
   });
 
   test.each([

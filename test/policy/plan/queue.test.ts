@@ -50,6 +50,28 @@ describe('WorkloadQueue', () => {
     q.requeueParked();
     expect(drain(q)).toEqual(['a', 'b']);
   });
+
+  test('a hash found inadmissible stays so until the next requeue, and groups emptied and refilled keep their order', () => {
+    const q = new WorkloadQueue<W>();
+    q.markInadmissible(1);
+    expect([q.isInadmissible(1), q.isInadmissible(2)]).toEqual([true, false]);
+    for (const x of [w('a1', 5, 1, 1), w('b1', 5, 2, 2)]) q.push(x);
+    // Emptied by pops, parked, requeued, and pushed to again: the same groups serve each time.
+    for (let round = 0; round < 3; round++) {
+      expect(drain(q)).toEqual(['a1', 'b1']);
+      q.park(w('a1', 5, 1, 1));
+      q.park(w('b1', 5, 2, 2));
+      q.requeueParked();
+      expect(q.isInadmissible(1)).toBe(false);
+      q.markInadmissible(2);
+      expect(q.size).toBe(2);
+    }
+    expect(q.isInadmissible(2)).toBe(true);
+    q.parkHash(2);
+    expect(drain(q)).toEqual(['a1']);
+    q.requeueParked();
+    expect([q.isInadmissible(2), q.size]).toEqual([false, 1]);
+  });
 });
 
 describe('WorkloadQueue with admission fair sharing (LocalQueue usage first)', () => {
