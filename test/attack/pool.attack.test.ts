@@ -40,11 +40,13 @@ test('6. a review past the deadline fails alone; the reviews queued behind it ar
     // The pool forgives a stall of its own thread (a sweep more than 50 ms late: the answers may be waiting
     // behind it), by design, and reports it. On a loaded machine that can cover the whole slow review, so an
     // attempt during which the pool forgave a stall is repeated; an attempt without one must fail the slow review.
+    // Encoded before the clock starts: 15 MiB through TextEncoder is the caller's time, not the pool's.
+    const slowBytes = bytes(slow);
     let decided = false;
     for (let attempt = 1; attempt <= 5 && !decided; attempt++) {
       forgiven.length = 0;
       const t0 = Date.now();
-      const slowAnswer = pool.review('validate', bytes(slow)).then((o) => ({ o, ms: Date.now() - t0 }));
+      const slowAnswer = pool.review('validate', slowBytes).then((o) => ({ o, ms: Date.now() - t0 }));
       const queued = Array.from({ length: 5 }, (_, i) => pool.review('validate', bytes(JSON.stringify(review(rayJob(), { uid: `q${i}` })))));
       const s = await slowAnswer;
       const rest = await Promise.all(queued);
@@ -55,8 +57,13 @@ test('6. a review past the deadline fails alone; the reviews queued behind it ar
       expect(s.o.status).toBe(500);
       expect(s.o.body).toMatch(/not decided within 40 ms/);
       // Well before the API server's webhook timeout (seconds); posting 15 MiB to the worker and replacing it
-      // took up to 0.9 s in a loaded CI run, so the bound is not the deadline itself.
-      expect(s.ms).toBeLessThan(2000);
+      // took up to 0.9 s in a loaded CI run, so the bound is not the deadline itself. The stalls of this thread that
+      // the pool forgave lengthen the deadline by design (each is reported): they are the machine's, not the pool's.
+      // A cold CI run on two cores took 3.4 s against the bare bound; with two busy loops beside the test, 426 ms, of
+      // which the pool forgave 382 ms of stalls (the pool's own part: the 40 ms deadline and one sweep).
+      const stalled = forgiven.reduce((a, b) => a + b, 0);
+      if (stalled) process.stdout.write(`[pool.attack] attempt ${attempt}: failed after ${s.ms} ms, ${stalled} ms of them stalls the pool forgave\n`);
+      expect(s.ms - stalled).toBeLessThan(2000);
       expect(rest.map((o) => o.status)).toEqual([200, 200, 200, 200, 200]);
       expect(rest.map((o) => JSON.parse(o.body).response.uid)).toEqual(['q0', 'q1', 'q2', 'q3', 'q4']);
       decided = true;
