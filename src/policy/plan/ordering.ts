@@ -92,7 +92,7 @@ export function candidateListOf(runs: Run[], contested: Contested, preemptorCrea
 }
 
 function isCandidate(x: Workload, r: Run, contested: Contested, preemptorCreated: number): boolean {
-  return usesContested(x, contested) && !(r.byCreation && !(preemptorCreated < x.created));
+  return usesContested(x, contested) && (!r.byCreation || preemptorCreated < x.created);
 }
 
 function copyRun(r: Run, contested: Contested, preemptorCreated: number, out: CandidateList, k: number): number {

@@ -169,8 +169,11 @@ export class WorkloadQueue<T extends Queued> {
     this.epoch++;
     for (const p of this.parked.list) {
       this.activeCount += p.members.length;
-      if (!this.usageOf) this.requeueInto(this.active.of(p.hash, p.hash), p);
-      else {
+      if (!this.usageOf) {
+        const g = this.active.of(p.hash, p.hash);
+        moveInto(g, p);
+        this.active.add(g);
+      } else {
         // Split by LocalQueue, each part still newest first.
         const byKey = new Map<number, T[]>();
         for (const w of p.members) {
@@ -184,16 +187,11 @@ export class WorkloadQueue<T extends Queued> {
           g.members = mergeByCreation(g.members, part);
           this.active.add(g);
         }
-        p.members = [];
+        p.members.length = 0;
       }
       p.slot = -1;
     }
     this.parked.list.length = 0;
-  }
-
-  private requeueInto(g: Group<T>, p: Group<T>): void {
-    moveInto(g, p);
-    this.active.add(g);
   }
 
   /** The head (`first` when it is active, else the best by priority and creation), taken out. */
