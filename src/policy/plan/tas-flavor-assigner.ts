@@ -27,7 +27,7 @@ export function podSetTasOf(w: Workload, ps: PodSet, multiLayer: boolean): PodSe
   if (ps.tas) return ps.tas as PodSetTas;
   const template = podSetTemplate(w.obj, ps.name);
   const ann = template?.metadata?.annotations;
-  const out = isRecord(ann) ? tasOfAnnotations(ps, template!.spec, ann, multiLayer) : new PodSetTasOf(ps, template?.spec, undefined, undefined);
+  const out = isRecord(ann) ? tasOfAnnotations(ps, template!.spec, ann, multiLayer) : new PodSetTasRequest(ps, template?.spec, undefined, undefined);
   ps.tas = out;
   return out;
 }
@@ -57,11 +57,11 @@ function tasOfAnnotations(ps: PodSet, spec: PodTemplateJson['spec'], ann: Record
   else if (unconstrained !== undefined) request = { unconstrained, slices };
   else if (slices.length) request = { slices };
   const groupName = str(TAS_ANNOTATION.groupName);
-  return new PodSetTasOf(ps, spec, request, request && (required !== undefined || preferred !== undefined) ? groupName : undefined);
+  return new PodSetTasRequest(ps, spec, request, request && (required !== undefined || preferred !== undefined) ? groupName : undefined);
 }
 
 /** A PodSet's TAS request; the placement's inputs are read only when a placement is computed (most PodSets never ask for one). */
-class PodSetTasOf implements PodSetTas {
+class PodSetTasRequest implements PodSetTas {
   readonly explicit: boolean;
   private inputs?: PodSetTas['base'];
   constructor(private readonly ps: PodSet, private readonly spec: PodTemplateJson['spec'], readonly request: TopologyRequest | undefined,
