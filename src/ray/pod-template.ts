@@ -51,8 +51,14 @@ export function compact(x: unknown): unknown;
 export function compact(x: unknown): unknown {
   if (Array.isArray(x)) return x.map(compact);
   if (x && typeof x === 'object') {
+    // for-in over own keys, not entries: this copies every manifest, and an array per field was a third of the
+    // garbage a synth makes while building.
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(x)) if (v !== undefined) out[k] = compact(v);
+    for (const k in x) {
+      if (!Object.prototype.hasOwnProperty.call(x, k)) continue;
+      const v = (x as Record<string, unknown>)[k];
+      if (v !== undefined) out[k] = compact(v);
+    }
     return out;
   }
   return x;
