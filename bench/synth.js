@@ -3,8 +3,10 @@
 // same objects written as plain cdk8s ApiObjects (the baseline), measured in the same run.
 // Each side runs in its own child process so peak RSS is per side; the ratio is the median of
 // per-round ratios, timed after the modules are loaded. Runs against the compiled lib/.
+// Both sides run on the pinned LTS Node (the controller image's, scripts/image/node.sh), then on the machine's
+// node when that is another version: the target is read on the LTS (docs/dev/benchmarks.md#benchsynth).
 'use strict';
-const { fork } = require('child_process');
+const { execFileSync, fork } = require('child_process');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
@@ -100,11 +102,18 @@ function runSide(side, outRoot, manifestsFile) {
     fs.rmSync(outdir, { recursive: true, force: true });
     process.send({ ms, loadMs, rssMib: process.resourceUsage().maxRSS / 1024, objects });
   });
-  process.send({ ready: true, loadMs });
+  process.send({ ready: true, loadMs, node: process.version });
 }
 
-function startChild(side, outRoot, manifestsFile) {
-  const p = fork(__filename, ['--child', side, outRoot, manifestsFile], { execArgv: ['--expose-gc'] });
+// The pinned LTS Node (fetched once and checked against its pins by node.sh); BENCH_NODE=<path> runs on another.
+function ltsNode() {
+  if (process.env.BENCH_NODE) return process.env.BENCH_NODE;
+  return execFileSync('bash', [path.join(__dirname, '..', 'scripts', 'image', 'node.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] })
+    .trim();
+}
+
+function startChild(side, outRoot, manifestsFile, execPath) {
+  const p = fork(__filename, ['--child', side, outRoot, manifestsFile], { execPath, execArgv: ['--expose-gc'] });
   let waiting;
   p.on('message', (m) => { const w = waiting; waiting = undefined; w && w.resolve(m); });
   p.on('exit', (code) => { if (waiting) waiting.reject(new Error(`${side} exited with ${code}`)); });
@@ -117,16 +126,14 @@ function startChild(side, outRoot, manifestsFile) {
   };
 }
 
-async function main() {
-  if (!fs.existsSync(path.join(__dirname, '..', 'lib', 'src', 'index.js'))) {
-    throw new Error('lib/ is missing: run `npm run build` first (npm run bench:synth does)');
-  }
+// One run of alternating rounds on one Node: the printed summary, and the ratio.
+async function measure(execPath) {
   const outRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-synth-'));
   const manifestsFile = path.join(outRoot, 'manifests.json');
-  const ours = startChild('ours', outRoot, manifestsFile);
-  const oursLoad = (await ours.ready).loadMs;
+  const ours = startChild('ours', outRoot, manifestsFile, execPath);
+  const { loadMs: oursLoad, node } = await ours.ready;
   const warm = await ours.round({ writeManifests: true }); // warm-up round, also writes the baseline's input
-  const base = startChild('baseline', outRoot, manifestsFile);
+  const base = startChild('baseline', outRoot, manifestsFile, execPath);
   const baseLoad = (await base.ready).loadMs;
   await base.round(); // warm-up
   const o = [];
@@ -144,14 +151,33 @@ async function main() {
   base.stop();
   fs.rmSync(outRoot, { recursive: true, force: true });
   const ratios = o.map((x, i) => x / b[i]);
-  const ratio = median(ratios);
-  console.log(`objects: ${warm.objects} (${JOBS} RayJobs over ${TENANTS} TenantQueues), ${ROUNDS} alternating rounds after one warm-up each`);
-  console.log(`ours:     synth median ${median(o).toFixed(0)} ms, peak RSS ${last.rssMib.toFixed(0)} MiB, load ${oursLoad.toFixed(0)} ms`);
-  console.log(`baseline: synth median ${median(b).toFixed(0)} ms, peak RSS ${baseRss.toFixed(0)} MiB, load ${baseLoad.toFixed(0)} ms (same objects `
-    + 'as plain cdk8s ApiObjects)');
-  console.log(`per-round ratios: ${ratios.map((x) => x.toFixed(2)).join(' ')}`);
-  console.log('targets: ratio <= 1.5, peak RSS <= 512 MiB, load <= 1000 ms');
-  console.log(`bench:synth ratio=${ratio.toFixed(2)} peak_rss_mib=${last.rssMib.toFixed(0)} load_ms=${oursLoad.toFixed(0)} jobs=${JOBS}`);
+  return {
+    node, ratio: median(ratios), rssMib: last.rssMib, loadMs: oursLoad,
+    lines: [
+      `node ${node}: ${warm.objects} objects (${JOBS} RayJobs over ${TENANTS} TenantQueues), ${ROUNDS} alternating rounds after one warm-up each`,
+      `  ours:     synth median ${median(o).toFixed(0)} ms, peak RSS ${last.rssMib.toFixed(0)} MiB, load ${oursLoad.toFixed(0)} ms`,
+      `  baseline: synth median ${median(b).toFixed(0)} ms, peak RSS ${baseRss.toFixed(0)} MiB, load ${baseLoad.toFixed(0)} ms (same objects `
+        + 'as plain cdk8s ApiObjects)',
+      `  per-round ratios: ${ratios.map((x) => x.toFixed(2)).join(' ')}`,
+    ],
+  };
+}
+
+async function main() {
+  if (!fs.existsSync(path.join(__dirname, '..', 'lib', 'src', 'index.js'))) {
+    throw new Error('lib/ is missing: run `npm run build` first (npm run bench:synth does)');
+  }
+  const lts = await measure(ltsNode());
+  console.log(lts.lines.join('\n'));
+  // The machine's node too when it is another version (Node 20 is end-of-life): its figure is printed, not the target's.
+  const machine = lts.node === process.version ? undefined : await measure(process.execPath);
+  if (machine) console.log(machine.lines.join('\n'));
+  console.log(`targets (on the LTS, ${lts.node}): ratio <= 1.25, peak RSS <= 512 MiB, load <= 1000 ms`);
+  console.log(`bench:synth ratio=${lts.ratio.toFixed(2)} peak_rss_mib=${lts.rssMib.toFixed(0)} load_ms=${lts.loadMs.toFixed(0)} jobs=${JOBS} node=${lts.node}`);
+  if (machine) {
+    console.log(`bench:synth ratio=${machine.ratio.toFixed(2)} peak_rss_mib=${machine.rssMib.toFixed(0)} load_ms=${machine.loadMs.toFixed(0)} `
+      + `jobs=${JOBS} node=${machine.node} (the machine's node)`);
+  }
 }
 
 if (process.argv[2] === '--child') {
