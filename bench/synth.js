@@ -6,10 +6,11 @@
 // Both sides run on the pinned LTS Node (the controller image's, scripts/image/node.sh), then on the machine's
 // node when that is another version: the target is read on the LTS (docs/dev/benchmarks.md#benchsynth).
 'use strict';
-const { execFileSync, fork } = require('child_process');
+const { fork } = require('child_process');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
+const { ltsNode } = require('./lts-node');
 
 const TENANTS = 50;
 const JOBS = 1000;
@@ -103,13 +104,6 @@ function runSide(side, outRoot, manifestsFile) {
     process.send({ ms, loadMs, rssMib: process.resourceUsage().maxRSS / 1024, objects });
   });
   process.send({ ready: true, loadMs, node: process.version });
-}
-
-// The pinned LTS Node (fetched once and checked against its pins by node.sh); BENCH_NODE=<path> runs on another.
-function ltsNode() {
-  if (process.env.BENCH_NODE) return process.env.BENCH_NODE;
-  return execFileSync('bash', [path.join(__dirname, '..', 'scripts', 'image', 'node.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] })
-    .trim();
 }
 
 function startChild(side, outRoot, manifestsFile, execPath) {

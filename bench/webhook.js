@@ -22,6 +22,7 @@ const fs = require('fs');
 const https = require('https');
 const os = require('os');
 const path = require('path');
+const { ltsNode } = require('./lts-node');
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 20);
 const SECONDS = Number(process.env.BENCH_SECONDS || 5);
@@ -36,7 +37,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS || 6);
 // The commit the tenant-isolation work (issue 19) started from, where its figures were measured
 // (0.91 of parse-only, p99 2.7 ms, 160 MiB). BENCH_BASELINE=none leaves it out.
 const BASELINE = process.env.BENCH_BASELINE || '6610e7d';
-// Both Node servers run with the controller image's V8 flags and environment (package.json), as well as on its Node (serverNode).
+// Both Node servers run with the controller image's V8 flags and environment (package.json), as well as on its Node (ltsNode, lts-node.js).
 const { controllerNodeFlags: NODE_FLAGS, controllerEnvironment: CONTROLLER_ENV } = require('../package.json')['cdk8s-kueue-ray'];
 
 function pki(dir) {
@@ -277,15 +278,6 @@ async function phase(bin, target, opts) {
   return { ...res, serverCpuUs, cores: ((serverCpuUs + res.clientCpuUs) * res.rps) / 1e6 };
 }
 
-// The Node both servers run on: the controller image's (scripts/image/node.sh fetches it once, checked against
-// its pins), so that the figures are those of the webhook as it ships, whatever node runs this script.
-// BENCH_NODE=<path> runs them on another one (to compare runtimes).
-function serverNode() {
-  if (process.env.BENCH_NODE) return process.env.BENCH_NODE;
-  return execFileSync('bash', [path.join(__dirname, '..', 'scripts', 'image', 'node.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] })
-    .trim();
-}
-
 function start(kind, certs, objectsFile, payloads, execPath, script = __filename) {
   return new Promise((resolve) => {
     const p = fork(script, ['--server', kind, certs.cert, certs.key, objectsFile],
@@ -382,7 +374,7 @@ async function main() {
     const bad = Object.entries(xs).filter(([, x]) => x.errors).map(([k, x]) => `${k} ${x.errors}`);
     if (bad.length) throw new Error(`requests failed during ${round} (${bad.join(', ')}); the figures are not valid`);
   };
-  const node = serverNode();
+  const node = ltsNode();
   const runtime = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
   console.log(`runtime of both Node servers: node ${runtime} (${process.env.BENCH_NODE ? 'BENCH_NODE' : "the controller image's"}), `
     + `flags ${NODE_FLAGS.join(' ')}, environment ${Object.entries(CONTROLLER_ENV).map(([k, v]) => `${k}=${v}`).join(' ')}`);
