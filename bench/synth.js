@@ -167,7 +167,8 @@ async function main() {
   const machine = lts.node === process.version ? undefined : await measure(process.execPath);
   if (machine) console.log(machine.lines.join('\n'));
   console.log(`targets (on the LTS, ${lts.node}): ratio <= 1.25, peak RSS <= 512 MiB, load <= 1000 ms`);
-  console.log(`bench:synth ratio=${lts.ratio.toFixed(2)} peak_rss_mib=${lts.rssMib.toFixed(0)} load_ms=${lts.loadMs.toFixed(0)} jobs=${JOBS} node=${lts.node}`);
+  console.log(`bench:synth ratio=${lts.ratio.toFixed(2)} peak_rss_mib=${lts.rssMib.toFixed(0)} load_ms=${lts.loadMs.toFixed(0)} jobs=${JOBS} `
+    + `node=${lts.node}`);
   if (machine) {
     console.log(`bench:synth ratio=${machine.ratio.toFixed(2)} peak_rss_mib=${machine.rssMib.toFixed(0)} load_ms=${machine.loadMs.toFixed(0)} `
       + `jobs=${JOBS} node=${machine.node} (the machine's node)`);
