@@ -163,18 +163,25 @@ type Variant = 'sizes' | 'timeline' | 'fair-sharing' | 'tas' | 'tas-baseline';
 function child(n: number, variant: Variant): void {
   const input = variant === 'timeline' ? timelineScenario(n) : variant === 'tas' || variant === 'tas-baseline'
     ? tasScenario(n, TAS_NODES, variant === 'tas-baseline') : scenario(n);
+  // What the process holds before the plan runs (ts-node, the modules and the input), printed beside the peak.
+  const loadedRssMib = process.memoryUsage().rss / 1024 / 1024;
   const t0 = process.hrtime.bigint();
   const plan = simulatePlan({ ...input, kueueVersion: DEFAULT_KUEUE_VERSION, trace: false,
     ...(variant === 'fair-sharing' ? { kueueConfig: FAIR_SHARING } : {}) });
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
   const count = (o: string) => plan.workloads.filter((w) => w.outcome === o).length;
   process.send!({
-    n, seconds, peakRssMib: process.resourceUsage().maxRSS / 1024,
+    n, seconds, peakRssMib: process.resourceUsage().maxRSS / 1024, loadedRssMib,
     admitted: count('admitted'), preempting: count('admitted-by-preempting'), pending: count('pending') + count('never-admissible'),
     preempted: plan.workloads.filter((w) => w.preemptedBy?.length).length,
     finished: plan.workloads.filter((w) => w.finishedAt !== null).length, ended: `${plan.timeline.ended} at ${plan.timeline.at} s`,
     placed: plan.workloads.filter((w) => w.admission?.some((a) => a.topology)).length,
   });
+}
+
+/** A child's peak RSS, with what it held before the plan ran. */
+function rss(r: { peakRssMib: number; loadedRssMib: number }): string {
+  return `peak RSS ${r.peakRssMib.toFixed(0)} MiB (${r.loadedRssMib.toFixed(0)} before the plan ran)`;
 }
 
 /** One size in a child process of its own (peak RSS per size); `timedOut` past BENCH_PLAN_TIMEOUT seconds. */
@@ -197,7 +204,7 @@ async function sizes(): Promise<void> {
       continue;
     }
     results.push(r);
-    process.stdout.write(`workloads=${r.n}: ${r.seconds.toFixed(2)} s, peak RSS ${r.peakRssMib.toFixed(0)} MiB; ${r.admitted} `
+    process.stdout.write(`workloads=${r.n}: ${r.seconds.toFixed(2)} s, ${rss(r)}; ${r.admitted} `
       + `admitted, ${r.preempting} admitted by preempting, `
       + `${r.pending} pending, ${r.preempted} ever preempted\n`);
   }
@@ -218,7 +225,7 @@ async function sizes(): Promise<void> {
     return;
   }
   const same = results.find((r) => r.n === TIMELINE_SIZE);
-  process.stdout.write(`timeline workloads=${t.n}: ${t.seconds.toFixed(2)} s, peak RSS ${t.peakRssMib.toFixed(0)} MiB; ${t.finished} finished, `
+  process.stdout.write(`timeline workloads=${t.n}: ${t.seconds.toFixed(2)} s, ${rss(t)}; ${t.finished} finished, `
     + `${t.pending} never started, timeline ${t.ended}${same ? `; x${(t.seconds / same.seconds).toFixed(2)} the run without durations` : ''}`
     + '; target < 2 s, < 400 MiB\n');
   // Fair sharing: the same 10,000, ordered and preempted by dominant resource share; against the classical run.
@@ -227,7 +234,7 @@ async function sizes(): Promise<void> {
     process.stdout.write(`fair sharing workloads=${TIMELINE_SIZE}: did not finish within ${TIMEOUT_S} s\n`);
     return;
   }
-  process.stdout.write(`fair sharing workloads=${f.n}: ${f.seconds.toFixed(2)} s, peak RSS ${f.peakRssMib.toFixed(0)} MiB; ${f.admitted} admitted, `
+  process.stdout.write(`fair sharing workloads=${f.n}: ${f.seconds.toFixed(2)} s, ${rss(f)}; ${f.admitted} admitted, `
     + `${f.preempting} admitted by preempting, ${f.pending} pending${same ? `; x${(f.seconds / same.seconds).toFixed(2)} the classical run` : ''}`
     + '; target < 2 s\n');
 }
@@ -240,7 +247,7 @@ async function tas(): Promise<void> {
     process.stdout.write(`tas workloads=${TAS_SIZE} nodes=${TAS_NODES}: did not finish within ${TIMEOUT_S} s\n`);
     return;
   }
-  process.stdout.write(`tas workloads=${t.n} nodes=${TAS_NODES}: ${t.seconds.toFixed(2)} s, peak RSS ${t.peakRssMib.toFixed(0)} MiB; `
+  process.stdout.write(`tas workloads=${t.n} nodes=${TAS_NODES}: ${t.seconds.toFixed(2)} s, ${rss(t)}; `
     + `${t.placed} placed `
     + `on nodes (${t.preempting} by preempting), ${t.pending} pending; x${(t.seconds / base.seconds).toFixed(2)} the same workloads without `
     + `topology (${base.seconds.toFixed(2)} s, ${base.admitted + base.preempting} admitted); target < 2 s\n`);
@@ -290,6 +297,7 @@ function replays(): void {
 }
 
 async function main(): Promise<void> {
+  process.stdout.write(`node ${process.version}\n`);
   await sizes();
   await tas();
   if (REPLAYS.length) replays();
