@@ -8,6 +8,29 @@
 import * as https from 'https';
 import type { Configuration, Informer, KubeConfig, KubernetesObject, RequestContext } from '@kubernetes/client-node';
 
+/**
+ * Deprecations client-node's own dependencies set off, which its users cannot act on: node-fetch 2 calls `url.parse`
+ * (DEP0169) and its tr46 requires the builtin `punycode` (DEP0040). Node 22 and later print both once per process on
+ * stderr for code outside node_modules, which the bundle (lib/controller, the image's /app) is: the CLIs' output
+ * (`check --kubeconfig` is parsed as JSON) and the controller's log carried them. Only these two codes are dropped.
+ */
+const THIRD_PARTY_DEPRECATIONS: ReadonlySet<string> = new Set(['DEP0040', 'DEP0169']);
+
+function dropThirdPartyDeprecations(): void {
+  const emit = process.emitWarning.bind(process) as (warning: string | Error, ...rest: unknown[]) => void;
+  if ((process.emitWarning as { ckrFiltered?: boolean }).ckrFiltered) return;
+  const filtered = (warning: string | Error, ...rest: unknown[]): void => {
+    const opt = rest[0];
+    const code = warning instanceof Error ? (warning as { code?: unknown }).code
+      : opt !== null && typeof opt === 'object' ? (opt as { code?: unknown }).code : rest[1];
+    if (typeof code === 'string' && THIRD_PARTY_DEPRECATIONS.has(code)) return;
+    emit(warning, ...rest);
+  };
+  (filtered as { ckrFiltered?: boolean }).ckrFiltered = true;
+  process.emitWarning = filtered;
+}
+dropThirdPartyDeprecations();
+
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- ESM-only: a CommonJS build loads it with require(), typed as the module
 export const k8s = require('@kubernetes/client-node') as typeof import('@kubernetes/client-node');
 

@@ -4,6 +4,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { spawnSync } from 'child_process';
 import { loadKubeConfig, readRetryingWhileBusy, SharedAgentAuth } from '../../src/kube/client';
 
 function context() {
@@ -80,4 +81,23 @@ describe('readRetryingWhileBusy', () => {
     await expect(readRetryingWhileBusy(forbidden.fn)).rejects.toThrow('HTTP-Code: 403');
     expect(forbidden.calls()).toBe(1);
   }, 20000);
+});
+
+test('loading the client drops the two deprecations its dependencies set off, and no other warning', () => {
+  // A process of its own: the filter is process-wide. The real triggers (url.parse, the builtin punycode) warn only
+  // on Node 22+, so each form of emitWarning is also called with the codes directly.
+  const script = `
+    require(${JSON.stringify(path.join(__dirname, '..', '..', 'src', 'kube', 'client.ts'))});
+    require('url').parse('http://example.com/a');
+    require('punycode');
+    process.emitWarning('direct', 'DeprecationWarning', 'DEP0169');
+    process.emitWarning('options', { type: 'DeprecationWarning', code: 'DEP0040' });
+    process.emitWarning(Object.assign(new Error('an error'), { name: 'DeprecationWarning', code: 'DEP0169' }));
+    process.emitWarning('kept', 'DeprecationWarning', 'DEP9999');
+    process.emitWarning('kept too', { type: 'ExperimentalWarning', code: 'DEP0169X' });`;
+  const r = spawnSync(process.execPath, ['-r', 'ts-node/register/transpile-only', '-e', script], { encoding: 'utf8' });
+  expect(r.status).toBe(0);
+  expect(r.stderr).not.toMatch(/DEP0169\]|DEP0040\]/);
+  expect(r.stderr).toMatch(/\[DEP9999\] DeprecationWarning: kept/);
+  expect(r.stderr).toMatch(/\[DEP0169X\] ExperimentalWarning: kept too/);
 });
